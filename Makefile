@@ -1,0 +1,44 @@
+# ghostcheck — see README.md for what each target is for.
+
+GO        ?= go
+FUZZTIME  ?= 30s
+SMOKETIME ?= 3s
+# Packages that start goroutines; they also run under the race detector.
+RACE_PKGS ?= $(shell $(GO) list ./impl/... ./linearize/... 2>/dev/null)
+
+.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build
+
+## run: the main job (see README).
+run:
+	$(GO) run ./cmd/ghostcheck demo
+
+## test: everything CI runs: vet, gofmt, unit/property/corpus tests, race, fuzz smoke.
+test: vet fmt-check unit race fuzz-smoke
+
+build:
+	$(GO) build ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+unit:
+	$(GO) test ./...
+
+race:
+	@if [ -n "$(RACE_PKGS)" ]; then $(GO) test -race $(RACE_PKGS); else echo "race: no concurrent packages yet"; fi
+
+## fuzz-smoke: each fuzz target for SMOKETIME (default 3s).
+fuzz-smoke:
+	@FUZZTIME=$(SMOKETIME) GO=$(GO) ./scripts/fuzz-all
+
+## fuzz: each fuzz target for FUZZTIME (default 30s); Go fuzzes one target per run.
+fuzz:
+	@FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz-all
+
+## bench: all benchmarks, 6 runs each, into bench.txt for benchstat.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.txt

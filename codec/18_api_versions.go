@@ -1,0 +1,277 @@
+package codec
+
+// ApiVersions (api key 18), versions 0-4, flexible from v3. Its response
+// always uses response header v0 (KIP-511), and a broker that does not know
+// the request's version answers with a v0 body holding UNSUPPORTED_VERSION
+// and at least its own ApiVersions range.
+
+// ApiVersionsRequest asks which api versions the broker supports.
+type ApiVersionsRequest struct {
+	// ClientSoftwareName and ClientSoftwareVersion are v3+ (ignorable).
+	ClientSoftwareName    string
+	ClientSoftwareVersion string
+	UnknownTags           TaggedFields `json:",omitempty"`
+}
+
+func (*ApiVersionsRequest) Key() APIKey      { return ApiVersions }
+func (*ApiVersionsRequest) IsResponse() bool { return false }
+
+// AppendTo implements Message.
+func (m *ApiVersionsRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, ApiVersions, false, version)
+	if err != nil {
+		return dst, err
+	}
+	if version >= 3 {
+		w.String("ClientSoftwareName", m.ClientSoftwareName)
+		w.String("ClientSoftwareVersion", m.ClientSoftwareVersion)
+	}
+	w.UnknownTags("TaggedFields", m.UnknownTags)
+	return finish(&w)
+}
+
+// ReadFrom implements Message.
+func (m *ApiVersionsRequest) ReadFrom(r *Reader) {
+	m.ClientSoftwareName, m.ClientSoftwareVersion = "", ""
+	m.UnknownTags = nil
+	if r.Version() >= 3 {
+		m.ClientSoftwareName = r.String("ClientSoftwareName")
+		m.ClientSoftwareVersion = r.String("ClientSoftwareVersion")
+		m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+	}
+}
+
+// ApiVersionsResponse lists the broker's api version ranges. Tags 0-3 of
+// v3+ are known fields; a tagged field is written only when it differs from
+// its default, as Kafka does.
+type ApiVersionsResponse struct {
+	ErrorCode ErrorCode
+	ApiKeys   []ApiVersionsKey
+	// ThrottleTimeMs is v1+ (ignorable).
+	ThrottleTimeMs int32
+	// SupportedFeatures is tag 0 (v3+).
+	SupportedFeatures []SupportedFeature `json:",omitempty"`
+	// FinalizedFeaturesEpoch is tag 1 (v3+), default -1.
+	FinalizedFeaturesEpoch int64
+	// FinalizedFeatures is tag 2 (v3+).
+	FinalizedFeatures []FinalizedFeature `json:",omitempty"`
+	// ZkMigrationReady is tag 3 (v3+), default false.
+	ZkMigrationReady bool
+	UnknownTags      TaggedFields `json:",omitempty"`
+}
+
+// ApiVersionsKey is one api's supported range.
+type ApiVersionsKey struct {
+	ApiKey      APIKey
+	MinVersion  int16
+	MaxVersion  int16
+	UnknownTags TaggedFields `json:",omitempty"`
+}
+
+// SupportedFeature is one entry of SupportedFeatures.
+type SupportedFeature struct {
+	Name        string
+	MinVersion  int16
+	MaxVersion  int16
+	UnknownTags TaggedFields `json:",omitempty"`
+}
+
+// FinalizedFeature is one entry of FinalizedFeatures.
+type FinalizedFeature struct {
+	Name            string
+	MaxVersionLevel int16
+	MinVersionLevel int16
+	UnknownTags     TaggedFields `json:",omitempty"`
+}
+
+// Tags of ApiVersionsResponse v3+.
+const (
+	tagSupportedFeatures      = 0
+	tagFinalizedFeaturesEpoch = 1
+	tagFinalizedFeatures      = 2
+	tagZkMigrationReady       = 3
+)
+
+func (*ApiVersionsResponse) Key() APIKey      { return ApiVersions }
+func (*ApiVersionsResponse) IsResponse() bool { return true }
+
+// NewApiVersionsResponse returns a response with Kafka's defaults set
+// (FinalizedFeaturesEpoch -1).
+func NewApiVersionsResponse() *ApiVersionsResponse {
+	return &ApiVersionsResponse{FinalizedFeaturesEpoch: -1}
+}
+
+// AppendTo implements Message.
+func (m *ApiVersionsResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, ApiVersions, true, version)
+	if err != nil {
+		return dst, err
+	}
+	w.Int16(int16(m.ErrorCode))
+	w.ArrayLen(len(m.ApiKeys))
+	for i := range m.ApiKeys {
+		k := &m.ApiKeys[i]
+		w.Int16(int16(k.ApiKey))
+		w.Int16(k.MinVersion)
+		w.Int16(k.MaxVersion)
+		w.UnknownTags("ApiKeys.TaggedFields", k.UnknownTags)
+	}
+	if version >= 1 {
+		w.Int32(m.ThrottleTimeMs)
+	}
+	if !w.Flexible() {
+		w.UnknownTags("TaggedFields", m.UnknownTags)
+		return finish(&w)
+	}
+	var known uint64
+	n := len(m.UnknownTags)
+	if len(m.SupportedFeatures) > 0 {
+		known |= 1 << tagSupportedFeatures
+	}
+	if m.FinalizedFeaturesEpoch != -1 {
+		known |= 1 << tagFinalizedFeaturesEpoch
+	}
+	if len(m.FinalizedFeatures) > 0 {
+		known |= 1 << tagFinalizedFeatures
+	}
+	if m.ZkMigrationReady {
+		known |= 1 << tagZkMigrationReady
+	}
+	for k := known; k != 0; k &= k - 1 {
+		n++
+	}
+	if !w.CheckTags("TaggedFields", m.UnknownTags, known) {
+		return finish(&w)
+	}
+	w.Uvarint(uint32(n))
+	// Known tags are 0-3; unknown ones are above them or in between, so
+	// merge by tag number.
+	unknown := m.UnknownTags
+	emitUnknownBelow := func(tag uint32) {
+		for len(unknown) > 0 && unknown[0].Tag < tag {
+			w.B = AppendTagHeader(w.B, unknown[0].Tag, len(unknown[0].Data))
+			w.B = append(w.B, unknown[0].Data...)
+			unknown = unknown[1:]
+		}
+	}
+	var scratch []byte
+	if known&(1<<tagSupportedFeatures) != 0 {
+		emitUnknownBelow(tagSupportedFeatures)
+		sw := NewWriter(scratch[:0], w.message, version, true)
+		sw.ArrayLen(len(m.SupportedFeatures))
+		for i := range m.SupportedFeatures {
+			f := &m.SupportedFeatures[i]
+			sw.String("SupportedFeatures.Name", f.Name)
+			sw.Int16(f.MinVersion)
+			sw.Int16(f.MaxVersion)
+			sw.UnknownTags("SupportedFeatures.TaggedFields", f.UnknownTags)
+		}
+		if sw.err != nil && w.err == nil {
+			w.err = sw.err
+		}
+		scratch = sw.B
+		w.B = AppendTagHeader(w.B, tagSupportedFeatures, len(scratch))
+		w.B = append(w.B, scratch...)
+	}
+	if known&(1<<tagFinalizedFeaturesEpoch) != 0 {
+		emitUnknownBelow(tagFinalizedFeaturesEpoch)
+		w.B = AppendTagHeader(w.B, tagFinalizedFeaturesEpoch, 8)
+		w.Int64(m.FinalizedFeaturesEpoch)
+	}
+	if known&(1<<tagFinalizedFeatures) != 0 {
+		emitUnknownBelow(tagFinalizedFeatures)
+		sw := NewWriter(scratch[:0], w.message, version, true)
+		sw.ArrayLen(len(m.FinalizedFeatures))
+		for i := range m.FinalizedFeatures {
+			f := &m.FinalizedFeatures[i]
+			sw.String("FinalizedFeatures.Name", f.Name)
+			sw.Int16(f.MaxVersionLevel)
+			sw.Int16(f.MinVersionLevel)
+			sw.UnknownTags("FinalizedFeatures.TaggedFields", f.UnknownTags)
+		}
+		if sw.err != nil && w.err == nil {
+			w.err = sw.err
+		}
+		scratch = sw.B
+		w.B = AppendTagHeader(w.B, tagFinalizedFeatures, len(scratch))
+		w.B = append(w.B, scratch...)
+	}
+	if known&(1<<tagZkMigrationReady) != 0 {
+		emitUnknownBelow(tagZkMigrationReady)
+		w.B = AppendTagHeader(w.B, tagZkMigrationReady, 1)
+		w.Bool(true)
+	}
+	for _, t := range unknown {
+		w.B = AppendTagHeader(w.B, t.Tag, len(t.Data))
+		w.B = append(w.B, t.Data...)
+	}
+	return finish(&w)
+}
+
+// ReadFrom implements Message.
+func (m *ApiVersionsResponse) ReadFrom(r *Reader) {
+	v := r.Version()
+	m.ErrorCode = ErrorCode(r.Int16("ErrorCode"))
+	n := r.ArrayLen("ApiKeys", 6, false)
+	m.ApiKeys = resize(m.ApiKeys, n)
+	for i := range m.ApiKeys {
+		k := &m.ApiKeys[i]
+		k.ApiKey = APIKey(r.Int16("ApiKeys.ApiKey"))
+		k.MinVersion = r.Int16("ApiKeys.MinVersion")
+		k.MaxVersion = r.Int16("ApiKeys.MaxVersion")
+		k.UnknownTags = nil
+		if r.Flexible() {
+			k.UnknownTags = r.UnknownTags("ApiKeys.TaggedFields", k.UnknownTags)
+		}
+	}
+	m.ThrottleTimeMs = 0
+	if v >= 1 {
+		m.ThrottleTimeMs = r.Int32("ThrottleTimeMs")
+	}
+	m.SupportedFeatures = m.SupportedFeatures[:0]
+	m.FinalizedFeaturesEpoch = -1
+	m.FinalizedFeatures = m.FinalizedFeatures[:0]
+	m.ZkMigrationReady = false
+	m.UnknownTags = nil
+	if !r.Flexible() {
+		return
+	}
+	ts := r.BeginTags("TaggedFields")
+	for ts.Next(r) {
+		switch ts.Tag {
+		case tagSupportedFeatures:
+			n := r.ArrayLen("SupportedFeatures", 6, false)
+			m.SupportedFeatures = resize(m.SupportedFeatures, n)
+			for i := range m.SupportedFeatures {
+				f := &m.SupportedFeatures[i]
+				f.Name = r.String("SupportedFeatures.Name")
+				f.MinVersion = r.Int16("SupportedFeatures.MinVersion")
+				f.MaxVersion = r.Int16("SupportedFeatures.MaxVersion")
+				f.UnknownTags = r.UnknownTags("SupportedFeatures.TaggedFields", nil)
+			}
+			ts.EndKnown(r, "SupportedFeatures")
+		case tagFinalizedFeaturesEpoch:
+			m.FinalizedFeaturesEpoch = r.Int64("FinalizedFeaturesEpoch")
+			ts.EndKnown(r, "FinalizedFeaturesEpoch")
+		case tagFinalizedFeatures:
+			n := r.ArrayLen("FinalizedFeatures", 6, false)
+			m.FinalizedFeatures = resize(m.FinalizedFeatures, n)
+			for i := range m.FinalizedFeatures {
+				f := &m.FinalizedFeatures[i]
+				f.Name = r.String("FinalizedFeatures.Name")
+				f.MaxVersionLevel = r.Int16("FinalizedFeatures.MaxVersionLevel")
+				f.MinVersionLevel = r.Int16("FinalizedFeatures.MinVersionLevel")
+				f.UnknownTags = r.UnknownTags("FinalizedFeatures.TaggedFields", nil)
+			}
+			ts.EndKnown(r, "FinalizedFeatures")
+		case tagZkMigrationReady:
+			m.ZkMigrationReady = r.Bool("ZkMigrationReady")
+			ts.EndKnown(r, "ZkMigrationReady")
+		default:
+			m.UnknownTags = ts.Keep(r, m.UnknownTags)
+		}
+	}
+	if len(m.UnknownTags) == 0 {
+		m.UnknownTags = nil
+	}
+}

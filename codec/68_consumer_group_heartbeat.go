@@ -1,0 +1,182 @@
+package codec
+
+// ConsumerGroupHeartbeat (api key 68), versions 0-1, flexible from v0.
+//
+// v1 adds SubscribedTopicRegex and, by KIP-1082, makes a client-generated
+// MemberId mandatory on every request; the wire layout is otherwise the
+// same. The broker rules are in PROTOCOL.md §B4.
+
+// ConsumerGroupHeartbeatRequest joins (MemberEpoch 0), heartbeats (> 0) or
+// leaves (-1, or -2 for a static member leaving temporarily) a consumer group.
+type ConsumerGroupHeartbeatRequest struct {
+	GroupId     string
+	MemberId    string
+	MemberEpoch int32
+	// InstanceId is null when the member is not static or it did not change.
+	InstanceId NullableString
+	RackId     NullableString
+	// RebalanceTimeoutMs is -1 when unchanged.
+	RebalanceTimeoutMs int32
+	// SubscribedTopicNames is nil (null) when unchanged.
+	SubscribedTopicNames []string
+	// SubscribedTopicRegex (v1+) is null when unchanged.
+	SubscribedTopicRegex NullableString
+	ServerAssignor       NullableString
+	// TopicPartitions is nil (null) when unchanged; otherwise the partitions
+	// the member owns.
+	TopicPartitions []ConsumerGroupHeartbeatTopicPartitions
+	UnknownTags     TaggedFields `json:",omitempty"`
+}
+
+// ConsumerGroupHeartbeatTopicPartitions is one topic's partitions in a
+// request's TopicPartitions or a response's Assignment.
+type ConsumerGroupHeartbeatTopicPartitions struct {
+	TopicId     UUID
+	Partitions  []int32
+	UnknownTags TaggedFields `json:",omitempty"`
+}
+
+func (*ConsumerGroupHeartbeatRequest) Key() APIKey      { return ConsumerGroupHeartbeat }
+func (*ConsumerGroupHeartbeatRequest) IsResponse() bool { return false }
+
+// AppendTo implements Message.
+func (m *ConsumerGroupHeartbeatRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, ConsumerGroupHeartbeat, false, version)
+	if err != nil {
+		return dst, err
+	}
+	w.String("GroupId", m.GroupId)
+	w.String("MemberId", m.MemberId)
+	w.Int32(m.MemberEpoch)
+	w.NullableString("InstanceId", m.InstanceId)
+	w.NullableString("RackId", m.RackId)
+	w.Int32(m.RebalanceTimeoutMs)
+	w.StringArray("SubscribedTopicNames", m.SubscribedTopicNames, true)
+	if version >= 1 {
+		w.NullableString("SubscribedTopicRegex", m.SubscribedTopicRegex)
+	} else {
+		w.Absent("SubscribedTopicRegex", !m.SubscribedTopicRegex.Valid, false)
+	}
+	w.NullableString("ServerAssignor", m.ServerAssignor)
+	appendTopicPartitions(&w, m.TopicPartitions, true)
+	w.UnknownTags("TaggedFields", m.UnknownTags)
+	return finish(&w)
+}
+
+func appendTopicPartitions(w *Writer, tps []ConsumerGroupHeartbeatTopicPartitions, nullable bool) {
+	if tps == nil && nullable {
+		w.NullArray()
+		return
+	}
+	w.ArrayLen(len(tps))
+	for i := range tps {
+		tp := &tps[i]
+		w.UUID(tp.TopicId)
+		w.Int32Array(tp.Partitions, false)
+		w.UnknownTags("TopicPartitions.TaggedFields", tp.UnknownTags)
+	}
+}
+
+// ReadFrom implements Message.
+func (m *ConsumerGroupHeartbeatRequest) ReadFrom(r *Reader) {
+	m.GroupId = r.String("GroupId")
+	m.MemberId = r.String("MemberId")
+	m.MemberEpoch = r.Int32("MemberEpoch")
+	m.InstanceId = r.NullableString("InstanceId")
+	m.RackId = r.NullableString("RackId")
+	m.RebalanceTimeoutMs = r.Int32("RebalanceTimeoutMs")
+	m.SubscribedTopicNames = r.StringArray("SubscribedTopicNames", m.SubscribedTopicNames, true)
+	m.SubscribedTopicRegex = Null
+	if r.Version() >= 1 {
+		m.SubscribedTopicRegex = r.NullableString("SubscribedTopicRegex")
+	}
+	m.ServerAssignor = r.NullableString("ServerAssignor")
+	m.TopicPartitions = readTopicPartitions(r, "TopicPartitions", m.TopicPartitions, true)
+	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+func readTopicPartitions(r *Reader, field string, dst []ConsumerGroupHeartbeatTopicPartitions, nullable bool) []ConsumerGroupHeartbeatTopicPartitions {
+	// TopicId (16) + empty Partitions (1) + empty tags (1).
+	n := r.ArrayLen(field, 18, nullable)
+	if n < 0 {
+		return nil
+	}
+	dst = sized(dst, n, nullable)
+	for i := range dst {
+		tp := &dst[i]
+		tp.TopicId = r.UUID("TopicPartitions.TopicId")
+		tp.Partitions = r.Int32Array("TopicPartitions.Partitions", tp.Partitions, false)
+		tp.UnknownTags = r.UnknownTags("TopicPartitions.TaggedFields", tp.UnknownTags)
+	}
+	return dst
+}
+
+// ConsumerGroupHeartbeatResponse answers a ConsumerGroupHeartbeatRequest.
+type ConsumerGroupHeartbeatResponse struct {
+	ThrottleTimeMs int32
+	ErrorCode      ErrorCode
+	ErrorMessage   NullableString
+	// MemberId is the member's id on success (the request's, or one the
+	// coordinator made at v0), null on errors.
+	MemberId    NullableString
+	MemberEpoch int32
+	// HeartbeatIntervalMs is 0 on error responses.
+	HeartbeatIntervalMs int32
+	// Assignment is nil (null) when unchanged.
+	Assignment  *ConsumerGroupHeartbeatAssignment
+	UnknownTags TaggedFields `json:",omitempty"`
+}
+
+// ConsumerGroupHeartbeatAssignment is the member's assignment.
+type ConsumerGroupHeartbeatAssignment struct {
+	TopicPartitions []ConsumerGroupHeartbeatTopicPartitions
+	UnknownTags     TaggedFields `json:",omitempty"`
+}
+
+func (*ConsumerGroupHeartbeatResponse) Key() APIKey      { return ConsumerGroupHeartbeat }
+func (*ConsumerGroupHeartbeatResponse) IsResponse() bool { return true }
+
+// AppendTo implements Message.
+func (m *ConsumerGroupHeartbeatResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, ConsumerGroupHeartbeat, true, version)
+	if err != nil {
+		return dst, err
+	}
+	w.Int32(m.ThrottleTimeMs)
+	w.Int16(int16(m.ErrorCode))
+	w.NullableString("ErrorMessage", m.ErrorMessage)
+	w.NullableString("MemberId", m.MemberId)
+	w.Int32(m.MemberEpoch)
+	w.Int32(m.HeartbeatIntervalMs)
+	if m.Assignment == nil {
+		w.Int8(-1)
+	} else {
+		w.Int8(1)
+		appendTopicPartitions(&w, m.Assignment.TopicPartitions, false)
+		w.UnknownTags("Assignment.TaggedFields", m.Assignment.UnknownTags)
+	}
+	w.UnknownTags("TaggedFields", m.UnknownTags)
+	return finish(&w)
+}
+
+// ReadFrom implements Message.
+func (m *ConsumerGroupHeartbeatResponse) ReadFrom(r *Reader) {
+	m.ThrottleTimeMs = r.Int32("ThrottleTimeMs")
+	m.ErrorCode = ErrorCode(r.Int16("ErrorCode"))
+	m.ErrorMessage = r.NullableString("ErrorMessage")
+	m.MemberId = r.NullableString("MemberId")
+	m.MemberEpoch = r.Int32("MemberEpoch")
+	m.HeartbeatIntervalMs = r.Int32("HeartbeatIntervalMs")
+	// A nullable struct: an int8 marker, negative for null.
+	if r.Int8("Assignment") < 0 || r.Err() != nil {
+		m.Assignment = nil
+	} else {
+		if m.Assignment == nil {
+			m.Assignment = new(ConsumerGroupHeartbeatAssignment)
+		}
+		a := m.Assignment
+		a.TopicPartitions = readTopicPartitions(r, "Assignment.TopicPartitions", a.TopicPartitions, false)
+		a.UnknownTags = r.UnknownTags("Assignment.TaggedFields", a.UnknownTags)
+	}
+	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}

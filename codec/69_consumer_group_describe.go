@@ -1,0 +1,213 @@
+package codec
+
+// ConsumerGroupDescribe (api key 69), versions 0-1, flexible from v0.
+// v1 adds the member's MemberType (KIP-1099). It is how a checker sees a
+// group's members, and so its ghosts, from outside (PROTOCOL.md §B7.2).
+
+// ConsumerGroupDescribeRequest asks for the state of some groups.
+type ConsumerGroupDescribeRequest struct {
+	GroupIds                    []string
+	IncludeAuthorizedOperations bool
+	UnknownTags                 TaggedFields `json:",omitempty"`
+}
+
+func (*ConsumerGroupDescribeRequest) Key() APIKey      { return ConsumerGroupDescribe }
+func (*ConsumerGroupDescribeRequest) IsResponse() bool { return false }
+
+// AppendTo implements Message.
+func (m *ConsumerGroupDescribeRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, ConsumerGroupDescribe, false, version)
+	if err != nil {
+		return dst, err
+	}
+	w.StringArray("GroupIds", m.GroupIds, false)
+	w.Bool(m.IncludeAuthorizedOperations)
+	w.UnknownTags("TaggedFields", m.UnknownTags)
+	return finish(&w)
+}
+
+// ReadFrom implements Message.
+func (m *ConsumerGroupDescribeRequest) ReadFrom(r *Reader) {
+	m.GroupIds = r.StringArray("GroupIds", m.GroupIds, false)
+	m.IncludeAuthorizedOperations = r.Bool("IncludeAuthorizedOperations")
+	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// ConsumerGroupDescribeResponse describes each requested group.
+type ConsumerGroupDescribeResponse struct {
+	ThrottleTimeMs int32
+	Groups         []DescribedGroup
+	UnknownTags    TaggedFields `json:",omitempty"`
+}
+
+// AuthorizedOperationsOmitted is the AuthorizedOperations value when they
+// were not requested (Kafka's default, INT32_MIN).
+const AuthorizedOperationsOmitted int32 = -2147483648
+
+// DescribedGroup is one group of a ConsumerGroupDescribeResponse.
+type DescribedGroup struct {
+	ErrorCode            ErrorCode
+	ErrorMessage         NullableString
+	GroupId              string
+	GroupState           string
+	GroupEpoch           int32
+	AssignmentEpoch      int32
+	AssignorName         string
+	Members              []DescribedMember
+	AuthorizedOperations int32
+	UnknownTags          TaggedFields `json:",omitempty"`
+}
+
+// Member types of DescribedMember.MemberType (v1+, KIP-1099).
+const (
+	MemberTypeUnknown  int8 = -1
+	MemberTypeClassic  int8 = 0
+	MemberTypeConsumer int8 = 1
+)
+
+// DescribedMember is one member of a described group.
+type DescribedMember struct {
+	MemberId             string
+	InstanceId           NullableString
+	RackId               NullableString
+	MemberEpoch          int32
+	ClientId             string
+	ClientHost           string
+	SubscribedTopicNames []string
+	SubscribedTopicRegex NullableString
+	Assignment           DescribedAssignment
+	TargetAssignment     DescribedAssignment
+	// MemberType is v1+ (ignorable; default -1).
+	MemberType  int8
+	UnknownTags TaggedFields `json:",omitempty"`
+}
+
+// DescribedAssignment is a member's current or target assignment.
+type DescribedAssignment struct {
+	TopicPartitions []DescribedTopicPartitions
+	UnknownTags     TaggedFields `json:",omitempty"`
+}
+
+// DescribedTopicPartitions is one topic of a DescribedAssignment.
+type DescribedTopicPartitions struct {
+	TopicId     UUID
+	TopicName   string
+	Partitions  []int32
+	UnknownTags TaggedFields `json:",omitempty"`
+}
+
+func (*ConsumerGroupDescribeResponse) Key() APIKey      { return ConsumerGroupDescribe }
+func (*ConsumerGroupDescribeResponse) IsResponse() bool { return true }
+
+// AppendTo implements Message.
+func (m *ConsumerGroupDescribeResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, ConsumerGroupDescribe, true, version)
+	if err != nil {
+		return dst, err
+	}
+	w.Int32(m.ThrottleTimeMs)
+	w.ArrayLen(len(m.Groups))
+	for i := range m.Groups {
+		g := &m.Groups[i]
+		w.Int16(int16(g.ErrorCode))
+		w.NullableString("Groups.ErrorMessage", g.ErrorMessage)
+		w.String("Groups.GroupId", g.GroupId)
+		w.String("Groups.GroupState", g.GroupState)
+		w.Int32(g.GroupEpoch)
+		w.Int32(g.AssignmentEpoch)
+		w.String("Groups.AssignorName", g.AssignorName)
+		w.ArrayLen(len(g.Members))
+		for j := range g.Members {
+			mb := &g.Members[j]
+			w.String("Members.MemberId", mb.MemberId)
+			w.NullableString("Members.InstanceId", mb.InstanceId)
+			w.NullableString("Members.RackId", mb.RackId)
+			w.Int32(mb.MemberEpoch)
+			w.String("Members.ClientId", mb.ClientId)
+			w.String("Members.ClientHost", mb.ClientHost)
+			w.StringArray("Members.SubscribedTopicNames", mb.SubscribedTopicNames, false)
+			w.NullableString("Members.SubscribedTopicRegex", mb.SubscribedTopicRegex)
+			appendDescribedAssignment(&w, &mb.Assignment)
+			appendDescribedAssignment(&w, &mb.TargetAssignment)
+			if version >= 1 {
+				w.Int8(mb.MemberType)
+			} else {
+				w.Absent("Members.MemberType", mb.MemberType == MemberTypeUnknown, true)
+			}
+			w.UnknownTags("Members.TaggedFields", mb.UnknownTags)
+		}
+		w.Int32(g.AuthorizedOperations)
+		w.UnknownTags("Groups.TaggedFields", g.UnknownTags)
+	}
+	w.UnknownTags("TaggedFields", m.UnknownTags)
+	return finish(&w)
+}
+
+func appendDescribedAssignment(w *Writer, a *DescribedAssignment) {
+	w.ArrayLen(len(a.TopicPartitions))
+	for i := range a.TopicPartitions {
+		tp := &a.TopicPartitions[i]
+		w.UUID(tp.TopicId)
+		w.String("TopicPartitions.TopicName", tp.TopicName)
+		w.Int32Array(tp.Partitions, false)
+		w.UnknownTags("TopicPartitions.TaggedFields", tp.UnknownTags)
+	}
+	w.UnknownTags("Assignment.TaggedFields", a.UnknownTags)
+}
+
+// ReadFrom implements Message.
+func (m *ConsumerGroupDescribeResponse) ReadFrom(r *Reader) {
+	m.ThrottleTimeMs = r.Int32("ThrottleTimeMs")
+	// A group is at least: ErrorCode 2, ErrorMessage 1, three strings 3,
+	// two epochs 8, Members 1, AuthorizedOperations 4, tags 1.
+	n := r.ArrayLen("Groups", 20, false)
+	m.Groups = resize(m.Groups, n)
+	for i := range m.Groups {
+		g := &m.Groups[i]
+		g.ErrorCode = ErrorCode(r.Int16("Groups.ErrorCode"))
+		g.ErrorMessage = r.NullableString("Groups.ErrorMessage")
+		g.GroupId = r.String("Groups.GroupId")
+		g.GroupState = r.String("Groups.GroupState")
+		g.GroupEpoch = r.Int32("Groups.GroupEpoch")
+		g.AssignmentEpoch = r.Int32("Groups.AssignmentEpoch")
+		g.AssignorName = r.String("Groups.AssignorName")
+		// A member is at least 2+1+1+4+1+1+1+1+2+2+tags 1 bytes (+1 at v1).
+		nm := r.ArrayLen("Members", 17, false)
+		g.Members = resize(g.Members, nm)
+		for j := range g.Members {
+			mb := &g.Members[j]
+			mb.MemberId = r.String("Members.MemberId")
+			mb.InstanceId = r.NullableString("Members.InstanceId")
+			mb.RackId = r.NullableString("Members.RackId")
+			mb.MemberEpoch = r.Int32("Members.MemberEpoch")
+			mb.ClientId = r.String("Members.ClientId")
+			mb.ClientHost = r.String("Members.ClientHost")
+			mb.SubscribedTopicNames = r.StringArray("Members.SubscribedTopicNames", mb.SubscribedTopicNames, false)
+			mb.SubscribedTopicRegex = r.NullableString("Members.SubscribedTopicRegex")
+			readDescribedAssignment(r, &mb.Assignment)
+			readDescribedAssignment(r, &mb.TargetAssignment)
+			mb.MemberType = MemberTypeUnknown
+			if r.Version() >= 1 {
+				mb.MemberType = r.Int8("Members.MemberType")
+			}
+			mb.UnknownTags = r.UnknownTags("Members.TaggedFields", mb.UnknownTags)
+		}
+		g.AuthorizedOperations = r.Int32("Groups.AuthorizedOperations")
+		g.UnknownTags = r.UnknownTags("Groups.TaggedFields", g.UnknownTags)
+	}
+	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+func readDescribedAssignment(r *Reader, a *DescribedAssignment) {
+	// TopicId 16 + TopicName 1 + Partitions 1 + tags 1.
+	n := r.ArrayLen("Assignment.TopicPartitions", 19, false)
+	a.TopicPartitions = resize(a.TopicPartitions, n)
+	for i := range a.TopicPartitions {
+		tp := &a.TopicPartitions[i]
+		tp.TopicId = r.UUID("TopicPartitions.TopicId")
+		tp.TopicName = r.String("TopicPartitions.TopicName")
+		tp.Partitions = r.Int32Array("TopicPartitions.Partitions", tp.Partitions, false)
+		tp.UnknownTags = r.UnknownTags("TopicPartitions.TaggedFields", tp.UnknownTags)
+	}
+	a.UnknownTags = r.UnknownTags("Assignment.TaggedFields", a.UnknownTags)
+}

@@ -1,0 +1,104 @@
+package codec
+
+// GetTelemetrySubscriptions (api key 71), flexible from v0.
+//
+// v0 is KIP-714: the request carries ClientInstanceId (zero on a first call,
+// which makes the broker assign one) and the response returns it. v1 is
+// KIP-1313 as ghostcheck implements it (PROTOCOL.md A2): ClientInstanceId
+// leaves both request and response, because the client made its id before
+// connecting and sends it in every request header (tag 0).
+
+// GetTelemetrySubscriptionsRequest asks for the client's metrics
+// subscription.
+type GetTelemetrySubscriptionsRequest struct {
+	// ClientInstanceId is v0 only.
+	ClientInstanceId UUID
+	UnknownTags      TaggedFields `json:",omitempty"`
+}
+
+func (*GetTelemetrySubscriptionsRequest) Key() APIKey      { return GetTelemetrySubscriptions }
+func (*GetTelemetrySubscriptionsRequest) IsResponse() bool { return false }
+
+// AppendTo implements Message.
+func (m *GetTelemetrySubscriptionsRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, GetTelemetrySubscriptions, false, version)
+	if err != nil {
+		return dst, err
+	}
+	if version == 0 {
+		w.UUID(m.ClientInstanceId)
+	} else {
+		w.Absent("ClientInstanceId", m.ClientInstanceId.IsZero(), false)
+	}
+	w.UnknownTags("TaggedFields", m.UnknownTags)
+	return finish(&w)
+}
+
+// ReadFrom implements Message.
+func (m *GetTelemetrySubscriptionsRequest) ReadFrom(r *Reader) {
+	m.ClientInstanceId = UUID{}
+	if r.Version() == 0 {
+		m.ClientInstanceId = r.UUID("ClientInstanceId")
+	}
+	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// GetTelemetrySubscriptionsResponse carries the subscription.
+type GetTelemetrySubscriptionsResponse struct {
+	ThrottleTimeMs int32
+	ErrorCode      ErrorCode
+	// ClientInstanceId is v0 only: the request's, or one the broker
+	// assigned when the request sent zero.
+	ClientInstanceId         UUID
+	SubscriptionId           int32
+	AcceptedCompressionTypes []int8
+	PushIntervalMs           int32
+	TelemetryMaxBytes        int32
+	DeltaTemporality         bool
+	// RequestedMetrics: empty means none, a single "" means all.
+	RequestedMetrics []string
+	UnknownTags      TaggedFields `json:",omitempty"`
+}
+
+func (*GetTelemetrySubscriptionsResponse) Key() APIKey      { return GetTelemetrySubscriptions }
+func (*GetTelemetrySubscriptionsResponse) IsResponse() bool { return true }
+
+// AppendTo implements Message.
+func (m *GetTelemetrySubscriptionsResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, GetTelemetrySubscriptions, true, version)
+	if err != nil {
+		return dst, err
+	}
+	w.Int32(m.ThrottleTimeMs)
+	w.Int16(int16(m.ErrorCode))
+	if version == 0 {
+		w.UUID(m.ClientInstanceId)
+	} else {
+		w.Absent("ClientInstanceId", m.ClientInstanceId.IsZero(), false)
+	}
+	w.Int32(m.SubscriptionId)
+	w.Int8Array(m.AcceptedCompressionTypes, false)
+	w.Int32(m.PushIntervalMs)
+	w.Int32(m.TelemetryMaxBytes)
+	w.Bool(m.DeltaTemporality)
+	w.StringArray("RequestedMetrics", m.RequestedMetrics, false)
+	w.UnknownTags("TaggedFields", m.UnknownTags)
+	return finish(&w)
+}
+
+// ReadFrom implements Message.
+func (m *GetTelemetrySubscriptionsResponse) ReadFrom(r *Reader) {
+	m.ThrottleTimeMs = r.Int32("ThrottleTimeMs")
+	m.ErrorCode = ErrorCode(r.Int16("ErrorCode"))
+	m.ClientInstanceId = UUID{}
+	if r.Version() == 0 {
+		m.ClientInstanceId = r.UUID("ClientInstanceId")
+	}
+	m.SubscriptionId = r.Int32("SubscriptionId")
+	m.AcceptedCompressionTypes = r.Int8Array("AcceptedCompressionTypes", m.AcceptedCompressionTypes, false)
+	m.PushIntervalMs = r.Int32("PushIntervalMs")
+	m.TelemetryMaxBytes = r.Int32("TelemetryMaxBytes")
+	m.DeltaTemporality = r.Bool("DeltaTemporality")
+	m.RequestedMetrics = r.StringArray("RequestedMetrics", m.RequestedMetrics, false)
+	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}

@@ -1,0 +1,80 @@
+package codec
+
+// PushTelemetry (api key 72), flexible from v0. v1 drops ClientInstanceId
+// from the request (KIP-1313 as ghostcheck implements it, PROTOCOL.md A2);
+// the broker takes the id from the request header.
+
+// PushTelemetryRequest pushes a batch of client metrics.
+type PushTelemetryRequest struct {
+	// ClientInstanceId is v0 only.
+	ClientInstanceId UUID
+	SubscriptionId   int32
+	Terminating      bool
+	CompressionType  int8
+	Metrics          []byte
+	UnknownTags      TaggedFields `json:",omitempty"`
+}
+
+func (*PushTelemetryRequest) Key() APIKey      { return PushTelemetry }
+func (*PushTelemetryRequest) IsResponse() bool { return false }
+
+// AppendTo implements Message.
+func (m *PushTelemetryRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, PushTelemetry, false, version)
+	if err != nil {
+		return dst, err
+	}
+	if version == 0 {
+		w.UUID(m.ClientInstanceId)
+	} else {
+		w.Absent("ClientInstanceId", m.ClientInstanceId.IsZero(), false)
+	}
+	w.Int32(m.SubscriptionId)
+	w.Bool(m.Terminating)
+	w.Int8(m.CompressionType)
+	w.Bytes(m.Metrics)
+	w.UnknownTags("TaggedFields", m.UnknownTags)
+	return finish(&w)
+}
+
+// ReadFrom implements Message.
+func (m *PushTelemetryRequest) ReadFrom(r *Reader) {
+	m.ClientInstanceId = UUID{}
+	if r.Version() == 0 {
+		m.ClientInstanceId = r.UUID("ClientInstanceId")
+	}
+	m.SubscriptionId = r.Int32("SubscriptionId")
+	m.Terminating = r.Bool("Terminating")
+	m.CompressionType = r.Int8("CompressionType")
+	m.Metrics = r.Bytes("Metrics")
+	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// PushTelemetryResponse answers a push.
+type PushTelemetryResponse struct {
+	ThrottleTimeMs int32
+	ErrorCode      ErrorCode
+	UnknownTags    TaggedFields `json:",omitempty"`
+}
+
+func (*PushTelemetryResponse) Key() APIKey      { return PushTelemetry }
+func (*PushTelemetryResponse) IsResponse() bool { return true }
+
+// AppendTo implements Message.
+func (m *PushTelemetryResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
+	w, err := begin(dst, PushTelemetry, true, version)
+	if err != nil {
+		return dst, err
+	}
+	w.Int32(m.ThrottleTimeMs)
+	w.Int16(int16(m.ErrorCode))
+	w.UnknownTags("TaggedFields", m.UnknownTags)
+	return finish(&w)
+}
+
+// ReadFrom implements Message.
+func (m *PushTelemetryResponse) ReadFrom(r *Reader) {
+	m.ThrottleTimeMs = r.Int32("ThrottleTimeMs")
+	m.ErrorCode = ErrorCode(r.Int16("ErrorCode"))
+	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}

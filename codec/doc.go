@@ -1,0 +1,28 @@
+// Package codec reads and writes the Kafka wire protocol for the messages
+// ghostcheck checks: request and response headers, size-prefixed frames, and
+// the bodies of ApiVersions (18), LeaveGroup (13), ConsumerGroupHeartbeat (68),
+// ConsumerGroupDescribe (69), GetTelemetrySubscriptions (71) and
+// PushTelemetry (72), every version in scope.
+//
+// The shape follows encoding/binary and franz-go's kmsg:
+//
+//   - Encoding is append-style: AppendTo(dst, version) appends one message to
+//     dst and returns the extended slice, so a caller that reuses dst encodes
+//     without allocating.
+//   - Decoding goes through a Reader with a sticky error. The first failure is
+//     recorded as an *Error that names the message, the field, the version and
+//     the byte offset; every later read is a no-op, so message code checks the
+//     error once at the end.
+//   - Every length read from the wire is checked against the bytes that remain
+//     before anything is allocated. No input makes a decoder panic, loop
+//     without bound or allocate more than the input could fill.
+//   - Unknown tagged fields are kept and written back, so decode followed by
+//     encode reproduces canonical input byte for byte.
+//
+// Each API lives in a file named after its key (68_consumer_group_heartbeat.go)
+// so a reader can go from the protocol documentation to the code directly.
+// Adding an API is one such file and one row in the table in api.go.
+//
+// Field names follow Kafka's message schemas (GroupId, MemberId, ...), which
+// is also what the JSON form of a message shows.
+package codec

@@ -1,0 +1,170 @@
+package codec
+
+import (
+	"encoding/binary"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// DefaultMaxFrameSize is Kafka's default socket.request.max.bytes (100 MiB).
+const DefaultMaxFrameSize = 100 << 20
+
+// Frames: every request and response is an int32 size (big-endian, counting
+// the bytes that follow) and then that many bytes of header and body.
+
+// BeginFrame appends a placeholder size prefix and returns the extended
+// slice and the offset of the prefix, for FinishFrame.
+func BeginFrame(dst []byte) ([]byte, int) {
+	return append(dst, 0, 0, 0, 0), len(dst)
+}
+
+// FinishFrame writes the size of everything after the prefix at start.
+func FinishFrame(b []byte, start int) []byte {
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	return b
+}
+
+// SplitFrame takes one frame from the front of b: it returns the frame's
+// contents (without the size prefix) and the bytes after it. It returns
+// ErrTruncated when b does not yet hold a whole frame (more may arrive), and
+// ErrFrameTooLarge when the size prefix is negative or above max.
+func SplitFrame(b []byte, max int) (frame, rest []byte, err error) {
+	if len(b) < 4 {
+		return nil, b, &Error{Kind: ErrTruncated, Message: "Frame", Field: "Size", Offset: 0, Detail: "need 4 bytes, have " + strconv.Itoa(len(b))}
+	}
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	if err := checkFrameSize(n, max); err != nil {
+		return nil, b, err
+	}
+	if len(b)-4 < n {
+		return nil, b, &Error{Kind: ErrTruncated, Message: "Frame", Offset: 4, Detail: "frame of " + strconv.Itoa(n) + " bytes, have " + strconv.Itoa(len(b)-4)}
+	}
+	return b[4 : 4+n : 4+n], b[4+n:], nil
+}
+
+func checkFrameSize(n, max int) error {
+	if max <= 0 {
+		max = DefaultMaxFrameSize
+	}
+	if n < 0 || n > max {
+		return &Error{Kind: ErrFrameTooLarge, Message: "Frame", Field: "Size", Offset: 0, Detail: "size " + strconv.Itoa(n) + ", maximum " + strconv.Itoa(max)}
+	}
+	return nil
+}
+
+// ReadFrame reads one frame from rd into buf (reused when large enough) and
+// returns its contents without the size prefix. The size is checked against
+// max before anything is allocated, and the body is read in chunks, so a
+// peer that announces a large frame and sends little costs little memory.
+func ReadFrame(rd io.Reader, buf []byte, max int) ([]byte, error) {
+	var size [4]byte
+	if _, err := io.ReadFull(rd, size[:]); err != nil {
+		return nil, err
+	}
+	n := int(int32(binary.BigEndian.Uint32(size[:])))
+	if err := checkFrameSize(n, max); err != nil {
+		return nil, err
+	}
+	if cap(buf) >= n {
+		buf = buf[:n]
+		if _, err := io.ReadFull(rd, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	// Grow as data arrives rather than trusting the announced size.
+	const chunk = 64 << 10
+	buf = buf[:0]
+	for len(buf) < n {
+		want := n - len(buf)
+		if want > chunk && len(buf)+chunk < n {
+			want = chunk
+		}
+		start := len(buf)
+		buf = slices.Grow(buf, want)[:start+want]
+		if _, err := io.ReadFull(rd, buf[start:]); err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
+}
+
+// AppendRequest appends a whole request frame: size, header (at the version
+// the api key and version call for) and body.
+func AppendRequest(dst []byte, h *RequestHeader, body Message) ([]byte, error) {
+	if body.IsResponse() || body.Key() != h.RequestApiKey {
+		return dst, encodeError(ErrNotRepresentable, requestHeaderName, "RequestApiKey", 0, "header key "+h.RequestApiKey.String()+" does not match body "+body.Key().String())
+	}
+	hv, err := h.HeaderVersion()
+	if err != nil {
+		return dst, err
+	}
+	b, start := BeginFrame(dst)
+	if b, err = h.AppendTo(b, hv); err != nil {
+		return dst, err
+	}
+	if b, err = body.AppendTo(b, h.RequestApiVersion); err != nil {
+		return dst, err
+	}
+	return FinishFrame(b, start), nil
+}
+
+// AppendResponse appends a whole response frame for a request of key at
+// version: size, response header (v0 for ApiVersions, else by flexibility),
+// body.
+func AppendResponse(dst []byte, correlationID int32, version int16, body Message) ([]byte, error) {
+	if !body.IsResponse() {
+		return dst, encodeError(ErrNotRepresentable, responseHeaderName, "", 0, "body is a request")
+	}
+	hv, err := ResponseHeaderVersion(body.Key(), version)
+	if err != nil {
+		return dst, err
+	}
+	b, start := BeginFrame(dst)
+	h := ResponseHeader{CorrelationId: correlationID}
+	if b, err = h.AppendTo(b, hv); err != nil {
+		return dst, err
+	}
+	if b, err = body.AppendTo(b, version); err != nil {
+		return dst, err
+	}
+	return FinishFrame(b, start), nil
+}
+
+// DecodeRequest decodes a request frame (without its size prefix): the
+// header, then a new body of the type its api key names. Error offsets count
+// from the start of frame.
+func DecodeRequest(frame []byte, opts DecodeOptions) (RequestHeader, Message, error) {
+	var h RequestHeader
+	off, err := ParseRequestHeader(frame, &h, opts)
+	if err != nil {
+		return h, nil, err
+	}
+	body := Lookup(h.RequestApiKey).NewMessage(false)
+	if err := decodeBodyAt(body, frame, off, h.RequestApiVersion, opts); err != nil {
+		return h, body, err
+	}
+	return h, body, nil
+}
+
+// DecodeResponse decodes a response frame (without its size prefix) to a
+// request of key at version. Responses do not name their type, so the
+// caller says what it asked.
+func DecodeResponse(frame []byte, key APIKey, version int16, opts DecodeOptions) (ResponseHeader, Message, error) {
+	var h ResponseHeader
+	hv, err := ResponseHeaderVersion(key, version)
+	if err != nil {
+		return h, nil, err
+	}
+	r := NewReader(frame, responseHeaderName, hv, hv >= 1, opts)
+	h.ReadFrom(&r, hv)
+	if err := r.Err(); err != nil {
+		return h, nil, err
+	}
+	body := Lookup(key).NewMessage(true)
+	if err := decodeBodyAt(body, frame, r.off, version, opts); err != nil {
+		return h, body, err
+	}
+	return h, body, nil
+}

@@ -1,0 +1,180 @@
+package codec
+
+import "strconv"
+
+// NullableUUID is a uuid that may be absent. The request header's
+// ClientInstanceId (KIP-1313, tag 0) is absent when the tag is not sent,
+// which a checker must tell apart from a sent zero UUID.
+type NullableUUID struct {
+	UUID  UUID
+	Valid bool
+}
+
+// SomeUUID returns a present NullableUUID.
+func SomeUUID(u UUID) NullableUUID { return NullableUUID{UUID: u, Valid: true} }
+
+// MarshalJSON writes null or the uuid in Kafka's form.
+func (n NullableUUID) MarshalJSON() ([]byte, error) {
+	if !n.Valid {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + n.UUID.String() + `"`), nil
+}
+
+// RequestHeader is Kafka's RequestHeader, versions 1 and 2. Version 0 (no
+// ClientId) was removed in Kafka 4.0 and is rejected.
+//
+// ClientId is always the classic int16-prefixed nullable string, even in the
+// flexible v2, so that any broker can read the header of any ApiVersions
+// request. v2 ends with a tagged-field section in which tag 0 is the
+// ClientInstanceId of KIP-1313 (a uuid, 16 bytes).
+type RequestHeader struct {
+	RequestApiKey     APIKey
+	RequestApiVersion int16
+	CorrelationId     int32
+	ClientId          NullableString
+	// ClientInstanceId is tag 0 of header v2 (KIP-1313); never written in v1.
+	ClientInstanceId NullableUUID `json:",omitempty"`
+	// UnknownTags are other tags of header v2, kept for exact re-encoding.
+	UnknownTags TaggedFields `json:",omitempty"`
+}
+
+// ClientInstanceIDTag is the tag of ClientInstanceId in request header v2.
+const ClientInstanceIDTag = 0
+
+const requestHeaderName = "RequestHeader"
+
+// HeaderVersion is the header version h's api key and version call for.
+func (h *RequestHeader) HeaderVersion() (int16, error) {
+	return RequestHeaderVersion(h.RequestApiKey, h.RequestApiVersion)
+}
+
+// AppendTo appends the header at the given header version (1 or 2).
+func (h *RequestHeader) AppendTo(dst []byte, headerVersion int16) ([]byte, error) {
+	if headerVersion != 1 && headerVersion != 2 {
+		return dst, encodeError(ErrHeaderVersion, requestHeaderName, "", headerVersion, "request header versions are 1 and 2")
+	}
+	w := NewWriter(dst, requestHeaderName, headerVersion, headerVersion >= 2)
+	w.Int16(int16(h.RequestApiKey))
+	w.Int16(h.RequestApiVersion)
+	w.Int32(h.CorrelationId)
+	w.ClassicNullableString("ClientId", h.ClientId)
+	if headerVersion < 2 {
+		w.Absent("ClientInstanceId", !h.ClientInstanceId.Valid, false)
+		w.Absent("UnknownTags", len(h.UnknownTags) == 0, false)
+		return finish(&w)
+	}
+	var known uint64
+	n := len(h.UnknownTags)
+	if h.ClientInstanceId.Valid {
+		known |= 1 << ClientInstanceIDTag
+		n++
+	}
+	if !w.CheckTags("UnknownTags", h.UnknownTags, known) {
+		return finish(&w)
+	}
+	w.Uvarint(uint32(n))
+	if h.ClientInstanceId.Valid {
+		w.B = AppendTagHeader(w.B, ClientInstanceIDTag, 16)
+		w.UUID(h.ClientInstanceId.UUID)
+	}
+	for _, t := range h.UnknownTags {
+		w.B = AppendTagHeader(w.B, t.Tag, len(t.Data))
+		w.B = append(w.B, t.Data...)
+	}
+	return finish(&w)
+}
+
+// ReadFrom decodes a header of the given version from r. The Reader's own
+// version is used for error messages; pass headerVersion explicitly.
+func (h *RequestHeader) ReadFrom(r *Reader, headerVersion int16) {
+	if headerVersion != 1 && headerVersion != 2 {
+		r.Fail(ErrHeaderVersion, "", r.off, "request header v"+strconv.Itoa(int(headerVersion))+"; versions are 1 and 2 (v0 was removed in Kafka 4.0)")
+		return
+	}
+	h.RequestApiKey = APIKey(r.Int16("RequestApiKey"))
+	h.RequestApiVersion = r.Int16("RequestApiVersion")
+	h.CorrelationId = r.Int32("CorrelationId")
+	h.ClientId = r.ClassicNullableString("ClientId")
+	h.ClientInstanceId = NullableUUID{}
+	h.UnknownTags = h.UnknownTags[:0]
+	if headerVersion >= 2 {
+		if r.off < len(r.buf) && r.buf[r.off] == 0 {
+			r.off++
+		} else {
+			ts := r.BeginTags("TaggedFields")
+			for ts.Next(r) {
+				if ts.Tag == ClientInstanceIDTag {
+					// Repeated: the last one wins, as in Kafka's reader.
+					h.ClientInstanceId = SomeUUID(r.UUID("ClientInstanceId"))
+					ts.EndKnown(r, "ClientInstanceId")
+					continue
+				}
+				h.UnknownTags = ts.Keep(r, h.UnknownTags)
+			}
+		}
+	}
+	if len(h.UnknownTags) == 0 {
+		h.UnknownTags = nil
+	}
+}
+
+// ParseRequestHeader decodes the request header at the start of frame (a
+// frame without its size prefix), choosing the header version from the api
+// key and version it carries. It returns the offset at which the body
+// starts. An unknown api key is ErrUnknownAPIKey; h still holds the key,
+// version and correlation id when the input had them, so a server can log
+// what it refused.
+func ParseRequestHeader(frame []byte, h *RequestHeader, opts DecodeOptions) (int, error) {
+	if len(frame) >= 8 {
+		h.RequestApiKey = APIKey(int16(uint16(frame[0])<<8 | uint16(frame[1])))
+		h.RequestApiVersion = int16(uint16(frame[2])<<8 | uint16(frame[3]))
+		h.CorrelationId = int32(uint32(frame[4])<<24 | uint32(frame[5])<<16 | uint32(frame[6])<<8 | uint32(frame[7]))
+	} else {
+		r := NewReader(frame, requestHeaderName, 0, false, opts)
+		r.Int16("RequestApiKey")
+		r.Int16("RequestApiVersion")
+		r.Int32("CorrelationId")
+		return 0, r.Err()
+	}
+	hv, err := RequestHeaderVersion(h.RequestApiKey, h.RequestApiVersion)
+	if err != nil {
+		return 0, err
+	}
+	r := NewReader(frame, requestHeaderName, hv, hv >= 2, opts)
+	h.ReadFrom(&r, hv)
+	return r.off, r.Err()
+}
+
+// ResponseHeader is Kafka's ResponseHeader: v0 is the correlation id, v1
+// adds a tagged-field section (no tags are defined).
+type ResponseHeader struct {
+	CorrelationId int32
+	UnknownTags   TaggedFields `json:",omitempty"`
+}
+
+const responseHeaderName = "ResponseHeader"
+
+// AppendTo appends the header at the given header version (0 or 1).
+func (h *ResponseHeader) AppendTo(dst []byte, headerVersion int16) ([]byte, error) {
+	if headerVersion != 0 && headerVersion != 1 {
+		return dst, encodeError(ErrHeaderVersion, responseHeaderName, "", headerVersion, "response header versions are 0 and 1")
+	}
+	w := NewWriter(dst, responseHeaderName, headerVersion, headerVersion >= 1)
+	w.Int32(h.CorrelationId)
+	w.UnknownTags("TaggedFields", h.UnknownTags)
+	return finish(&w)
+}
+
+// ReadFrom decodes a response header of the given version.
+func (h *ResponseHeader) ReadFrom(r *Reader, headerVersion int16) {
+	if headerVersion != 0 && headerVersion != 1 {
+		r.Fail(ErrHeaderVersion, "", r.off, "response header v"+strconv.Itoa(int(headerVersion)))
+		return
+	}
+	h.CorrelationId = r.Int32("CorrelationId")
+	h.UnknownTags = nil
+	if headerVersion >= 1 {
+		h.UnknownTags = r.UnknownTags("TaggedFields", h.UnknownTags)
+	}
+}
