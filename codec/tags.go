@@ -89,10 +89,20 @@ func (ts *TagSection) Next(r *Reader) bool {
 
 // EndKnown finishes a known tag whose value the caller has read: the value
 // must have used exactly the declared size.
+//
+// Next already checked that the declared size fits in the input, so a value
+// that ran out of bytes while confined to its size (ErrTruncated, or a
+// length prefix reaching past it, ErrLengthOverrun) did not meet the end of
+// the input but the end of its declared size: that is reported as
+// ErrTagSize too, at the value's offset, so the kind says what is wrong.
 func (ts *TagSection) EndKnown(r *Reader, name string) {
 	full := ts.limit
 	ts.limit = nil
 	end := ts.start + ts.Size
+	if e := r.err; e != nil && e.Offset >= ts.start && (e.Kind == ErrTruncated || e.Kind == ErrLengthOverrun) {
+		e.Kind, e.Field, e.Offset = ErrTagSize, name, ts.start
+		e.Detail = "tag " + strconv.FormatUint(uint64(ts.Tag), 10) + " declared " + strconv.Itoa(ts.Size) + " bytes, value needs more: " + e.Detail
+	}
 	if r.err == nil && r.off != end {
 		r.Fail(ErrTagSize, name, ts.start, "tag "+strconv.FormatUint(uint64(ts.Tag), 10)+" declared "+strconv.Itoa(ts.Size)+" bytes, value used "+strconv.Itoa(r.off-ts.start))
 	}
