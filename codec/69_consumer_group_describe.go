@@ -161,6 +161,10 @@ func (m *ConsumerGroupDescribeResponse) ReadFrom(r *Reader) {
 	// A group is at least: ErrorCode 2, ErrorMessage 1, three strings 3,
 	// two epochs 8, Members 1, AuthorizedOperations 4, tags 1.
 	n := r.ArrayLen("Groups", 20, false)
+	minMemberSize := 16
+	if r.Version() >= 1 {
+		minMemberSize = 17
+	}
 	m.Groups = resize(m.Groups, n)
 	for i := range m.Groups {
 		g := &m.Groups[i]
@@ -171,8 +175,12 @@ func (m *ConsumerGroupDescribeResponse) ReadFrom(r *Reader) {
 		g.GroupEpoch = r.Int32("Groups.GroupEpoch")
 		g.AssignmentEpoch = r.Int32("Groups.AssignmentEpoch")
 		g.AssignorName = r.String("Groups.AssignorName")
-		// A member is at least 2+1+1+4+1+1+1+1+2+2+tags 1 bytes (+1 at v1).
-		nm := r.ArrayLen("Members", 17, false)
+		// A member is at least MemberId 1, InstanceId 1, RackId 1,
+		// MemberEpoch 4, ClientId 1, ClientHost 1, SubscribedTopicNames 1,
+		// SubscribedTopicRegex 1, two assignments of 2, tags 1: 16 bytes,
+		// and 17 from v1 with MemberType. Assuming 17 at v0 would reject
+		// valid responses with many small members.
+		nm := r.ArrayLen("Members", minMemberSize, false)
 		g.Members = resize(g.Members, nm)
 		for j := range g.Members {
 			mb := &g.Members[j]

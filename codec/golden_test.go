@@ -3,6 +3,7 @@ package codec_test
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -739,5 +740,42 @@ func TestDecodeEdgeCases(t *testing.T) {
 				t.Fatalf("\n got %#v\nwant %#v", got, tc.want)
 			}
 		})
+	}
+}
+
+// The smallest member of a ConsumerGroupDescribe v0 response is 16 bytes
+// (v1 adds the 1-byte MemberType). A decoder that assumes 17 before
+// allocating rejects a valid v0 response whose last group has seven or more
+// minimal members; this vector has eight.
+func TestDescribeV0ManyMinimalMembers(t *testing.T) {
+	const member = `
+		01 00 00      # MemberId "", InstanceId null, RackId null
+		00 00 00 00   # MemberEpoch 0
+		01 01         # ClientId "", ClientHost ""
+		01 00         # SubscribedTopicNames empty, SubscribedTopicRegex null
+		01 00 01 00   # Assignment, TargetAssignment: empty, no tags
+		00            # member tags: 16 bytes in all`
+	listing := `
+		00 00 00 00   # ThrottleTimeMs
+		02            # Groups: 1
+		00 00 00 01 01 00 00 00 00 00 00 00 00 01  # ErrorCode .. AssignorName
+		09            # Members: 8` + strings.Repeat(member, 8) + `
+		00 00 00 00   # AuthorizedOperations
+		00 00         # group tags, tags`
+	want := &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{
+		Members: make([]codec.DescribedMember, 8)}}}
+	for i := range want.Groups[0].Members {
+		want.Groups[0].Members[i].MemberType = codec.MemberTypeUnknown
+	}
+	b := wire(t, listing)
+	got := new(codec.ConsumerGroupDescribeResponse)
+	if err := codec.DecodeBody(got, b, 0, codec.DecodeOptions{Strict: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("\n got %#v\nwant %#v", got, want)
+	}
+	if enc, err := want.AppendTo(nil, 0); err != nil || !bytes.Equal(enc, b) {
+		t.Fatalf("encode: % x, %v", enc, err)
 	}
 }
