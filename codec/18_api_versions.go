@@ -140,7 +140,10 @@ func (m *ApiVersionsResponse) AppendTo(dst []byte, version int16) ([]byte, error
 	for k := known; k != 0; k &= k - 1 {
 		n++
 	}
-	if !w.CheckTags("TaggedFields", m.UnknownTags, known) {
+	// Unknown tags may not reuse a known tag's number, whether or not that
+	// known field is written: a reader would take it for the known field.
+	const allKnown = 1<<tagSupportedFeatures | 1<<tagFinalizedFeaturesEpoch | 1<<tagFinalizedFeatures | 1<<tagZkMigrationReady
+	if !w.CheckTags("TaggedFields", m.UnknownTags, allKnown) {
 		return finish(&w)
 	}
 	w.Uvarint(uint32(n))

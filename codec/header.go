@@ -33,7 +33,8 @@ type RequestHeader struct {
 	RequestApiVersion int16
 	CorrelationId     int32
 	ClientId          NullableString
-	// ClientInstanceId is tag 0 of header v2 (KIP-1313); never written in v1.
+	// ClientInstanceId is tag 0 of header v2 (KIP-1313); ignorable, so
+	// header v1 (which has no tags) drops it.
 	ClientInstanceId NullableUUID `json:",omitempty"`
 	// UnknownTags are other tags of header v2, kept for exact re-encoding.
 	UnknownTags TaggedFields `json:",omitempty"`
@@ -60,17 +61,19 @@ func (h *RequestHeader) AppendTo(dst []byte, headerVersion int16) ([]byte, error
 	w.Int32(h.CorrelationId)
 	w.ClassicNullableString("ClientId", h.ClientId)
 	if headerVersion < 2 {
-		w.Absent("ClientInstanceId", !h.ClientInstanceId.Valid, false)
+		// ClientInstanceId is an ignorable tagged field (PROTOCOL.md A2):
+		// a header without a tag section simply does not carry it.
+		w.Absent("ClientInstanceId", !h.ClientInstanceId.Valid, true)
 		w.Absent("UnknownTags", len(h.UnknownTags) == 0, false)
 		return finish(&w)
 	}
-	var known uint64
 	n := len(h.UnknownTags)
 	if h.ClientInstanceId.Valid {
-		known |= 1 << ClientInstanceIDTag
 		n++
 	}
-	if !w.CheckTags("UnknownTags", h.UnknownTags, known) {
+	// An unknown tag numbered like a known one is refused even when the
+	// known field is absent: a reader would take it for the known field.
+	if !w.CheckTags("UnknownTags", h.UnknownTags, 1<<ClientInstanceIDTag) {
 		return finish(&w)
 	}
 	w.Uvarint(uint32(n))

@@ -149,8 +149,8 @@ func AppendTagHeader(b []byte, tag uint32, size int) []byte {
 }
 
 // checkTags returns an error unless the unknown tags are strictly ascending
-// and none of them collides with a known tag in use (known is a bitmask of
-// the known tags the caller is about to write, tags 0..63).
+// and none of them collides with a known tag of the structure (known is a
+// bitmask of its known tags, 0..63, written or not).
 func checkTags(ts TaggedFields, known uint64, message, field string, version int16) *Error {
 	last := int64(-1)
 	for _, t := range ts {

@@ -1,0 +1,191 @@
+package codec_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// A field that a version lacks may hold only its default there, unless the
+// field is ignorable, in which case the writer drops it (Kafka's generated
+// writers do both). Tags cannot be written at a non-flexible version.
+func TestEncodeRefusals(t *testing.T) {
+	long := strings.Repeat("x", 0x8000)
+	cases := []struct {
+		name    string
+		msg     codec.Message
+		version int16
+		kind    error
+		field   string
+	}{
+		{"CGH SubscribedTopicRegex at v0", &codec.ConsumerGroupHeartbeatRequest{GroupId: "g",
+			SubscribedTopicRegex: codec.Str("a.*")}, 0, codec.ErrNotRepresentable, "SubscribedTopicRegex"},
+		{"CGH empty (non-null) SubscribedTopicRegex at v0", &codec.ConsumerGroupHeartbeatRequest{
+			SubscribedTopicRegex: codec.Str("")}, 0, codec.ErrNotRepresentable, "SubscribedTopicRegex"},
+		{"LeaveGroup v0 with Members", &codec.LeaveGroupRequest{GroupId: "g",
+			Members: []codec.LeaveGroupMember{{MemberId: "m"}}}, 0, codec.ErrNotRepresentable, "Members"},
+		{"LeaveGroup v2 with Members", &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m",
+			Members: []codec.LeaveGroupMember{{MemberId: "m"}}}, 2, codec.ErrNotRepresentable, "Members"},
+		{"LeaveGroup v3 with top-level MemberId", &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m"},
+			3, codec.ErrNotRepresentable, "MemberId"},
+		{"LeaveGroup v5 with top-level MemberId", &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m",
+			Members: []codec.LeaveGroupMember{{MemberId: "m"}}}, 5, codec.ErrNotRepresentable, "MemberId"},
+		{"LeaveGroup response v2 with Members", &codec.LeaveGroupResponse{
+			Members: []codec.LeaveGroupMemberResponse{{MemberId: "m"}}}, 2, codec.ErrNotRepresentable, "Members"},
+		{"GetTelemetrySubscriptions request v1 with ClientInstanceId", &codec.GetTelemetrySubscriptionsRequest{
+			ClientInstanceId: u10}, 1, codec.ErrNotRepresentable, "ClientInstanceId"},
+		{"GetTelemetrySubscriptions response v1 with ClientInstanceId", &codec.GetTelemetrySubscriptionsResponse{
+			ClientInstanceId: u10}, 1, codec.ErrNotRepresentable, "ClientInstanceId"},
+		{"PushTelemetry request v1 with ClientInstanceId", &codec.PushTelemetryRequest{
+			ClientInstanceId: u10}, 1, codec.ErrNotRepresentable, "ClientInstanceId"},
+		{"tags at LeaveGroup v3", &codec.LeaveGroupRequest{GroupId: "g",
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 3, codec.ErrNotRepresentable, "TaggedFields"},
+		{"member tags at LeaveGroup v3", &codec.LeaveGroupRequest{GroupId: "g",
+			Members: []codec.LeaveGroupMember{{UnknownTags: codec.TaggedFields{{Tag: 1}}}}}, 3, codec.ErrNotRepresentable, "Members.TaggedFields"},
+		{"tags at LeaveGroup v1", &codec.LeaveGroupRequest{GroupId: "g",
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 1, codec.ErrNotRepresentable, "TaggedFields"},
+		{"tags at LeaveGroup response v0", &codec.LeaveGroupResponse{
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 0, codec.ErrNotRepresentable, "TaggedFields"},
+		{"tags at ApiVersions request v2", &codec.ApiVersionsRequest{
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 2, codec.ErrNotRepresentable, "TaggedFields"},
+		{"ApiKeys tags at ApiVersions response v1", &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: -1,
+			ApiKeys: []codec.ApiVersionsKey{{UnknownTags: codec.TaggedFields{{Tag: 1}}}}}, 1, codec.ErrNotRepresentable, "ApiKeys.TaggedFields"},
+		{"unknown tags descending", &codec.GetTelemetrySubscriptionsRequest{
+			UnknownTags: codec.TaggedFields{{Tag: 5}, {Tag: 1}}}, 1, codec.ErrTagOrder, "TaggedFields"},
+		{"unknown tag repeated", &codec.PushTelemetryResponse{
+			UnknownTags: codec.TaggedFields{{Tag: 1}, {Tag: 1}}}, 0, codec.ErrTagOrder, "TaggedFields"},
+		{"nested unknown tags descending", &codec.ConsumerGroupHeartbeatRequest{
+			TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{{UnknownTags: codec.TaggedFields{{Tag: 3}, {Tag: 2}}}}},
+			0, codec.ErrTagOrder, "TopicPartitions.TaggedFields"},
+		{"unknown tag 1 beside FinalizedFeaturesEpoch", &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: 5,
+			UnknownTags: codec.TaggedFields{{Tag: 1, Data: make([]byte, 8)}}}, 3, codec.ErrTagOrder, "TaggedFields"},
+		{"unknown tag 3 while ZkMigrationReady is at its default", &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: -1,
+			UnknownTags: codec.TaggedFields{{Tag: 3, Data: []byte{1}}}}, 4, codec.ErrTagOrder, "TaggedFields"},
+		{"unknown tags out of order among known ones", &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: -1,
+			ZkMigrationReady: true, UnknownTags: codec.TaggedFields{{Tag: 9}, {Tag: 4}}}, 3, codec.ErrTagOrder, "TaggedFields"},
+		{"string of 32768 bytes", &codec.ConsumerGroupHeartbeatRequest{GroupId: long}, 1, codec.ErrStringTooLong, "GroupId"},
+		{"classic string of 32768 bytes", &codec.LeaveGroupRequest{GroupId: "g", MemberId: long}, 0, codec.ErrStringTooLong, "MemberId"},
+		{"nullable string of 32768 bytes", &codec.ConsumerGroupHeartbeatResponse{ErrorMessage: codec.Str(long)}, 0, codec.ErrStringTooLong, "ErrorMessage"},
+		{"array element of 32768 bytes", &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g", long}}, 0, codec.ErrStringTooLong, "GroupIds"},
+		{"known-tag array element of 32768 bytes", &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: -1,
+			SupportedFeatures: []codec.SupportedFeature{{Name: long}}}, 3, codec.ErrStringTooLong, "SupportedFeatures.Name"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.msg.AppendTo(nil, tc.version)
+			name := codec.Lookup(tc.msg.Key()).MessageName(tc.msg.IsResponse())
+			wantError(t, tc.name, err, tc.kind, name, tc.field, tc.version, -1)
+		})
+	}
+}
+
+func TestEncodeHeaderRefusals(t *testing.T) {
+	long := strings.Repeat("x", 0x8000)
+	cases := []struct {
+		name  string
+		h     codec.RequestHeader
+		hv    int16
+		kind  error
+		field string
+	}{
+		{"unknown tags at header v1", codec.RequestHeader{RequestApiKey: codec.LeaveGroup,
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 1, codec.ErrNotRepresentable, "UnknownTags"},
+		{"unknown tag 0 beside ClientInstanceId", codec.RequestHeader{RequestApiKey: codec.LeaveGroup, RequestApiVersion: 4,
+			ClientInstanceId: codec.SomeUUID(u00), UnknownTags: codec.TaggedFields{{Tag: 0, Data: make([]byte, 16)}}},
+			2, codec.ErrTagOrder, "UnknownTags"},
+		{"unknown tag 0 without ClientInstanceId", codec.RequestHeader{RequestApiKey: codec.LeaveGroup, RequestApiVersion: 4,
+			UnknownTags: codec.TaggedFields{{Tag: 0, Data: make([]byte, 16)}}}, 2, codec.ErrTagOrder, "UnknownTags"},
+		{"unknown tags descending", codec.RequestHeader{RequestApiKey: codec.LeaveGroup, RequestApiVersion: 4,
+			UnknownTags: codec.TaggedFields{{Tag: 2}, {Tag: 1}}}, 2, codec.ErrTagOrder, "UnknownTags"},
+		{"ClientId of 32768 bytes", codec.RequestHeader{RequestApiKey: codec.LeaveGroup, ClientId: codec.Str(long)},
+			1, codec.ErrStringTooLong, "ClientId"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.h.AppendTo(nil, tc.hv)
+			wantError(t, tc.name, err, tc.kind, "RequestHeader", tc.field, tc.hv, -1)
+		})
+	}
+	// AppendRequest refuses a body that does not match the header's key.
+	h := codec.RequestHeader{RequestApiKey: codec.LeaveGroup}
+	_, err := codec.AppendRequest(nil, &h, &codec.PushTelemetryRequest{})
+	wantError(t, "mismatched body", err, codec.ErrNotRepresentable, "RequestHeader", "RequestApiKey", 0, -1)
+	_, err = codec.AppendResponse(nil, 1, 0, &codec.LeaveGroupRequest{})
+	wantError(t, "request as response", err, codec.ErrNotRepresentable, "ResponseHeader", "", 0, -1)
+}
+
+// Ignorable fields are dropped silently at versions that lack them; the
+// expected bytes are those of the message without the field.
+func TestEncodeDropsIgnorable(t *testing.T) {
+	cases := []struct {
+		name    string
+		msg     codec.Message
+		version int16
+		wire    string
+	}{
+		{"ThrottleTimeMs at LeaveGroup v0", &codec.LeaveGroupResponse{ThrottleTimeMs: 50, ErrorCode: codec.UnknownMemberID}, 0, `
+			00 19  # ErrorCode only`},
+		{"ThrottleTimeMs at ApiVersions v0", &codec.ApiVersionsResponse{ThrottleTimeMs: 50, FinalizedFeaturesEpoch: -1}, 0, `
+			00 00 00 00 00 00  # ErrorCode 0, ApiKeys empty, no ThrottleTimeMs`},
+		{"known tags at ApiVersions v2", &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: 3, ZkMigrationReady: true,
+			SupportedFeatures: []codec.SupportedFeature{{Name: "f"}}}, 2, `
+			00 00 00 00 00 00 00 00 00 00  # ErrorCode, ApiKeys empty, ThrottleTimeMs 0; no tags at v2`},
+		{"LeaveGroup Reason at v3", &codec.LeaveGroupRequest{GroupId: "g", Members: []codec.LeaveGroupMember{
+			{MemberId: "m", Reason: codec.Str("bye")}}}, 3, `
+			00 01 67  00 00 00 01  00 01 6d  ff ff  # GroupId, 1 member "m", instance null, no Reason`},
+		{"LeaveGroup Reason at v4", &codec.LeaveGroupRequest{GroupId: "g", Members: []codec.LeaveGroupMember{
+			{MemberId: "m", Reason: codec.Str("bye")}}}, 4, `
+			02 67  02  02 6d 00 00  00  # GroupId, 1 member "m", instance null, member tags; no Reason; tags`},
+		{"CGD MemberType at v0", &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{
+			Members: []codec.DescribedMember{{MemberType: codec.MemberTypeConsumer}}}}}, 0, `
+			00 00 00 00  02  00 00 00 01 01 00 00 00 00 00 00 00 00 01  # ThrottleTimeMs; 1 group header
+			02  01 00 00 00 00 00 00 01 01 01 00 01 00 01 00 00  # 1 member, no MemberType at v0
+			00 00 00 00 00 00`},
+		{"ApiVersions software name and version at v2", &codec.ApiVersionsRequest{
+			ClientSoftwareName: "gc", ClientSoftwareVersion: "1"}, 2, ``},
+		{"ApiVersions software name and version at v0", &codec.ApiVersionsRequest{
+			ClientSoftwareName: "gc", ClientSoftwareVersion: "1"}, 0, ``},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.msg.AppendTo(nil, tc.version)
+			if want := wire(t, tc.wire); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("got % x, %v\nwant % x", got, err, want)
+			}
+		})
+	}
+	// A request header v1 has no tag section; ClientInstanceId is an
+	// ignorable tagged field (PROTOCOL.md A2), so it is dropped there.
+	h := codec.RequestHeader{RequestApiKey: codec.LeaveGroup, RequestApiVersion: 3, CorrelationId: 1,
+		ClientId: codec.Null, ClientInstanceId: codec.SomeUUID(u00)}
+	got, err := h.AppendTo(nil, 1)
+	if want := wire(t, `00 0d 00 03 00 00 00 01 ff ff`); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("header v1 with ClientInstanceId: % x, %v; want % x", got, err, want)
+	}
+}
+
+// Strings of exactly 32767 bytes are the longest allowed and round-trip.
+func TestLongestString(t *testing.T) {
+	s := strings.Repeat("y", 0x7fff)
+	for _, v := range []int16{0, 3} {
+		m := &codec.LeaveGroupRequest{GroupId: s}
+		if v == 0 {
+			m.MemberId = s
+		}
+		b, err := m.AppendTo(nil, v)
+		if err != nil {
+			t.Fatalf("v%d: %v", v, err)
+		}
+		var got codec.LeaveGroupRequest
+		if err := codec.DecodeBody(&got, b, v, codec.DecodeOptions{Strict: true}); err != nil || got.GroupId != s || got.MemberId != m.MemberId {
+			t.Fatalf("v%d: round trip: %v", v, err)
+		}
+	}
+	m := &codec.ConsumerGroupHeartbeatRequest{GroupId: s, MemberId: s}
+	b, err := m.AppendTo(nil, 1)
+	if err != nil || !bytes.Equal(b[:3], []byte{0x80, 0x80, 0x02}) {
+		t.Fatalf("compact length of 32767 is uvarint(32768) = 80 80 02: % x, %v", b[:3], err)
+	}
+}
