@@ -274,8 +274,9 @@ func (w *Writer) UnknownTags(field string, ts TaggedFields) {
 	}
 }
 
-// CheckTags validates unknown tags that will be merged with the known tags in
-// the bitmask known (tags 0..63).
+// CheckTags validates unknown tags that will be merged with known tagged
+// fields; known is the bitmask (tags 0..63) of every known tag of the
+// structure, whether or not it is written this time.
 func (w *Writer) CheckTags(field string, ts TaggedFields, known uint64) bool {
 	if err := checkTags(ts, known, w.message, field, w.version); err != nil {
 		if w.err == nil {
