@@ -1,0 +1,224 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// Conn identifies the connection a request arrived on. The coordinator keeps
+// per-connection context for KIP-1313: the ClientId of the connection's
+// first request, and the client instance id of its headers.
+type Conn struct {
+	ID uint64
+	// Host is what ConsumerGroupDescribe shows as ClientHost, e.g.
+	// "/127.0.0.1".
+	Host string
+}
+
+// ErrUnsupportedRequest is returned by Handle for a request the coordinator
+// does not serve (an api key it does not implement, or a version above what
+// it advertises). A Kafka broker closes the connection then, without a
+// response; a transport should do the same.
+var ErrUnsupportedRequest = errors.New("model: unsupported api key or version")
+
+// Coordinator is the reference group coordinator. It is not safe for
+// concurrent use: it is a sequential specification.
+type Coordinator struct {
+	cfg    Config
+	topics []Topic // in name order
+	now    int64
+	groups map[string]*group
+	conns  map[uint64]*connState
+	// telemetry state per client instance id
+	telemetry map[codec.UUID]*telemetryClient
+}
+
+type connState struct {
+	seen             bool
+	clientID         string
+	clientInstanceID codec.NullableUUID
+}
+
+// NewCoordinator returns a coordinator at logical time 0.
+func NewCoordinator(cfg Config) *Coordinator {
+	if cfg.NewID == nil {
+		cfg.NewID = SeededIDs(0)
+	}
+	return &Coordinator{
+		cfg:       cfg,
+		topics:    sortedTopics(cfg.Topics),
+		groups:    map[string]*group{},
+		conns:     map[uint64]*connState{},
+		telemetry: map[codec.UUID]*telemetryClient{},
+	}
+}
+
+// Now is the coordinator's logical time in milliseconds.
+func (c *Coordinator) Now() int64 { return c.now }
+
+// Config returns the configuration the coordinator runs with.
+func (c *Coordinator) Config() Config { return c.cfg }
+
+// Handle serves one request that arrived on conn and returns its response
+// body, to be encoded at the request's version. It returns
+// ErrUnsupportedRequest, and changes nothing, for a request the coordinator
+// does not serve.
+func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	if req == nil || req.IsResponse() || req.Key() != h.RequestApiKey {
+		return nil, fmt.Errorf("model: request body does not match header %v", h.RequestApiKey)
+	}
+	if !c.serves(h.RequestApiKey, h.RequestApiVersion) {
+		return nil, ErrUnsupportedRequest
+	}
+	cs := c.connContext(conn, h)
+	switch r := req.(type) {
+	case *codec.ApiVersionsRequest:
+		return c.apiVersions(h.RequestApiVersion, r), nil
+	case *codec.ConsumerGroupHeartbeatRequest:
+		return c.heartbeat(conn, cs, h.RequestApiVersion, r), nil
+	case *codec.ConsumerGroupDescribeRequest:
+		return c.describe(h.RequestApiVersion, r), nil
+	case *codec.LeaveGroupRequest:
+		return c.leaveGroup(h.RequestApiVersion, r), nil
+	case *codec.GetTelemetrySubscriptionsRequest:
+		return c.getTelemetrySubscriptions(h, r), nil
+	case *codec.PushTelemetryRequest:
+		return c.pushTelemetry(h, r), nil
+	}
+	return nil, ErrUnsupportedRequest
+}
+
+// connContext records the KIP-1313 per-connection context: the ClientId of
+// the connection's first request (null reads as ""), used for every later
+// request whose ClientId is null, and the latest header ClientInstanceId.
+func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) *connState {
+	cs := c.conns[conn.ID]
+	if cs == nil {
+		cs = &connState{}
+		c.conns[conn.ID] = cs
+	}
+	if !cs.seen {
+		cs.seen = true
+		cs.clientID = h.ClientId.Value
+	} else if h.ClientId.Valid {
+		cs.clientID = h.ClientId.Value
+	}
+	if h.ClientInstanceId.Valid {
+		cs.clientInstanceID = h.ClientInstanceId
+	}
+	return cs
+}
+
+// ConnClientID returns the ClientId the coordinator attributes to conn, and
+// whether the connection has sent a request.
+func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
+	cs := c.conns[conn]
+	if cs == nil {
+		return "", false
+	}
+	return cs.clientID, true
+}
+
+// Disconnect forgets a connection's context. A new connection with the same
+// id starts afresh.
+func (c *Coordinator) Disconnect(conn uint64) { delete(c.conns, conn) }
+
+// Advance moves logical time forward to t (never backward) and fires, in
+// order of deadline, every session and rebalance timeout due at or before
+// t. Each fires at its own deadline: time is set to the deadline first.
+func (c *Coordinator) Advance(t int64) {
+	for {
+		g, m, kind, at, ok := c.nextTimer(t)
+		if !ok {
+			break
+		}
+		c.now = at
+		switch kind {
+		case timerSession:
+			c.removeMember(g, m)
+		case timerRebalance:
+			m.rebalanceDeadline = noDeadline
+			if len(m.pending) > 0 {
+				c.removeMember(g, m)
+			}
+		}
+	}
+	if t > c.now {
+		c.now = t
+	}
+}
+
+type timerKind int
+
+const (
+	timerSession timerKind = iota
+	timerRebalance
+)
+
+const noDeadline = int64(-1)
+
+// nextTimer finds the earliest due timer. Ties break by group id, then
+// member id, then session before rebalance, so every implementation fires
+// them in the same order.
+func (c *Coordinator) nextTimer(limit int64) (*group, *member, timerKind, int64, bool) {
+	var (
+		bg   *group
+		bm   *member
+		bk   timerKind
+		best int64
+		ok   bool
+	)
+	consider := func(g *group, m *member, k timerKind, at int64) {
+		if at == noDeadline || at > limit {
+			return
+		}
+		if !ok || at < best || (at == best && (g.id < bg.id || (g.id == bg.id && (m.id < bm.id || (m.id == bm.id && k < bk))))) {
+			bg, bm, bk, best, ok = g, m, k, at, true
+		}
+	}
+	for _, g := range c.groups {
+		for _, m := range g.members {
+			consider(g, m, timerSession, m.sessionDeadline)
+			consider(g, m, timerRebalance, m.rebalanceDeadline)
+		}
+	}
+	return bg, bm, bk, best, ok
+}
+
+// serves reports whether the coordinator implements key at version and
+// advertises it.
+func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
+	for _, a := range c.advertised() {
+		if a.ApiKey == key {
+			return version >= a.MinVersion && version <= a.MaxVersion
+		}
+	}
+	return false
+}
+
+// advertised is the ApiVersions list: every api the model implements, in
+// key order, capped by Config.MaxVersions.
+func (c *Coordinator) advertised() []codec.ApiVersionsKey {
+	return AdvertisedVersions(c.cfg.MaxVersions)
+}
+
+// AdvertisedVersions is what a coordinator implementing the model's scope
+// advertises, capped by maxVersions.
+func AdvertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
+	var out []codec.ApiVersionsKey
+	for _, a := range codec.APIs() {
+		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}
+		if m, ok := maxVersions[a.Key]; ok && m < k.MaxVersion {
+			k.MaxVersion = m
+		}
+		if k.MaxVersion < k.MinVersion {
+			continue
+		}
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ApiKey < out[j].ApiKey })
+	return out
+}

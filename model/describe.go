@@ -1,0 +1,90 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// Group states as ConsumerGroupDescribe names them.
+const (
+	GroupStateEmpty       = "Empty"
+	GroupStateReconciling = "Reconciling"
+	GroupStateStable      = "Stable"
+)
+
+// Authorized operations on a group when no authorizer restricts them:
+// READ(3), DELETE(6), DESCRIBE(8), DESCRIBE_CONFIGS(10), ALTER_CONFIGS(11).
+const groupOperations int32 = 1<<3 | 1<<6 | 1<<8 | 1<<10 | 1<<11
+
+// groupState is Kafka's rule: Empty without members; Stable when every
+// member is at the target epoch with its whole target; Reconciling
+// otherwise (a member parked at -2 is not reconciled).
+func groupState(g *group) string {
+	if len(g.members) == 0 {
+		return GroupStateEmpty
+	}
+	for _, m := range g.members {
+		if m.epoch != g.epoch || m.state != stateStable {
+			return GroupStateReconciling
+		}
+	}
+	return GroupStateStable
+}
+
+// describe serves ConsumerGroupDescribe: exactly what each group holds.
+func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequest) *codec.ConsumerGroupDescribeResponse {
+	resp := &codec.ConsumerGroupDescribeResponse{}
+	for _, id := range r.GroupIds {
+		resp.Groups = append(resp.Groups, c.describeGroup(version, id, r.IncludeAuthorizedOperations))
+	}
+	return resp
+}
+
+func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) codec.DescribedGroup {
+	out := codec.DescribedGroup{GroupId: id, AuthorizedOperations: codec.AuthorizedOperationsOmitted}
+	if blank(id) {
+		out.ErrorCode = codec.InvalidGroupID
+		return out
+	}
+	g := c.groups[id]
+	if g == nil {
+		out.ErrorCode = codec.GroupIDNotFound
+		out.ErrorMessage = codec.Str(fmt.Sprintf("Group %s not found.", id))
+		return out
+	}
+	out.GroupState = groupState(g)
+	out.GroupEpoch = g.epoch
+	out.AssignmentEpoch = g.epoch
+	out.AssignorName = UniformAssignor
+	if includeOps {
+		out.AuthorizedOperations = groupOperations
+	}
+	ids := make([]string, 0, len(g.members))
+	for mid := range g.members {
+		ids = append(ids, mid)
+	}
+	sort.Strings(ids)
+	for _, mid := range ids {
+		m := g.members[mid]
+		dm := codec.DescribedMember{
+			MemberId:             m.id,
+			InstanceId:           m.instanceID,
+			RackId:               m.rackID,
+			MemberEpoch:          m.epoch,
+			ClientId:             m.clientID,
+			ClientHost:           m.clientHost,
+			SubscribedTopicNames: append([]string(nil), m.subscribedNames...),
+			SubscribedTopicRegex: m.subscribedRegex,
+			Assignment:           c.describedPartitions(m.assigned),
+			TargetAssignment:     c.describedPartitions(g.target[m.id]),
+			MemberType:           codec.MemberTypeUnknown,
+		}
+		if version >= 1 {
+			dm.MemberType = codec.MemberTypeConsumer
+		}
+		out.Members = append(out.Members, dm)
+	}
+	return out
+}

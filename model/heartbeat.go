@@ -1,0 +1,383 @@
+package model
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// Member epochs with a meaning of their own (PROTOCOL.md §B3.4).
+const (
+	JoinEpoch        int32 = 0
+	LeaveEpoch       int32 = -1
+	StaticLeaveEpoch int32 = -2
+)
+
+// hbError is a failed heartbeat: the code and Kafka's message.
+type hbError struct {
+	code codec.ErrorCode
+	msg  string
+}
+
+func invalid(msg string) *hbError { return &hbError{codec.InvalidRequest, msg} }
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// errorResponse is how Kafka answers a failed heartbeat: the code and
+// message, MemberId null, epoch 0, interval 0, no assignment.
+func errorResponse(e *hbError) *codec.ConsumerGroupHeartbeatResponse {
+	return &codec.ConsumerGroupHeartbeatResponse{ErrorCode: e.code, ErrorMessage: codec.Str(e.msg)}
+}
+
+// validateHeartbeat holds the request-only rules of §B4.2, in Kafka's order.
+// They run before any state is looked at.
+func validateHeartbeat(version int16, r *codec.ConsumerGroupHeartbeatRequest) *hbError {
+	if (version >= MemberIDRequiredVersion || r.MemberEpoch > 0 || r.MemberEpoch == LeaveEpoch) && blank(r.MemberId) {
+		return invalid("MemberId can't be empty.")
+	}
+	if blank(r.GroupId) {
+		return invalid("GroupId can't be empty.")
+	}
+	if r.InstanceId.Valid && blank(r.InstanceId.Value) {
+		return invalid("InstanceId can't be empty.")
+	}
+	if r.RackId.Valid && blank(r.RackId.Value) {
+		return invalid("RackId can't be empty.")
+	}
+	switch {
+	case r.MemberEpoch == JoinEpoch:
+		if r.RebalanceTimeoutMs == -1 {
+			return invalid("RebalanceTimeoutMs must be provided in first request.")
+		}
+		if r.TopicPartitions == nil || len(r.TopicPartitions) > 0 {
+			return invalid("TopicPartitions must be empty when (re-)joining.")
+		}
+		if r.SubscribedTopicNames == nil && !r.SubscribedTopicRegex.Valid {
+			return invalid("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
+		}
+	case r.MemberEpoch == StaticLeaveEpoch:
+		if !r.InstanceId.Valid {
+			return invalid("InstanceId can't be null.")
+		}
+	case r.MemberEpoch < StaticLeaveEpoch:
+		return invalid("MemberEpoch is invalid.")
+	}
+	if r.ServerAssignor.Valid && r.ServerAssignor.Value != UniformAssignor {
+		return &hbError{codec.UnsupportedAssignor, "ServerAssignor " + r.ServerAssignor.Value +
+			" is not supported. Supported assignors: " + UniformAssignor + "."}
+	}
+	return nil
+}
+
+func groupNotFound(id string) *hbError {
+	return &hbError{codec.GroupIDNotFound, fmt.Sprintf("Group %s not found.", id)}
+}
+
+func unknownMember(memberID, groupID string) *hbError {
+	return &hbError{codec.UnknownMemberID, fmt.Sprintf("Member %s is not a member of group %s.", memberID, groupID)}
+}
+
+func unknownInstance(instanceID string) *hbError {
+	return &hbError{codec.UnknownMemberID, "Instance id " + instanceID + " is unknown."}
+}
+
+func fencedInstance(memberID, instanceID, holder string) *hbError {
+	return &hbError{codec.FencedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
+		" was fenced by member " + holder + "."}
+}
+
+// heartbeat serves ConsumerGroupHeartbeat: validation, then the leave path
+// (epoch -1/-2) or the join/heartbeat path.
+func (c *Coordinator) heartbeat(conn Conn, cs *connState, version int16, r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
+	if e := validateHeartbeat(version, r); e != nil {
+		return errorResponse(e)
+	}
+	if r.MemberEpoch == LeaveEpoch || r.MemberEpoch == StaticLeaveEpoch {
+		resp, e := c.leave(r)
+		if e != nil {
+			return errorResponse(e)
+		}
+		return resp
+	}
+	resp, e := c.joinOrHeartbeat(conn, cs, r)
+	if e != nil {
+		return errorResponse(e)
+	}
+	return resp
+}
+
+// leave is the leave path of §B4.4: no epoch check against the stored epoch.
+func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
+	g := c.groups[r.GroupId]
+	if g == nil {
+		return nil, groupNotFound(r.GroupId)
+	}
+	if !r.InstanceId.Valid {
+		m := g.members[r.MemberId]
+		if m == nil {
+			return nil, unknownMember(r.MemberId, r.GroupId)
+		}
+		c.removeMember(g, m)
+		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: LeaveEpoch}, nil
+	}
+	holder, ok := g.instances[r.InstanceId.Value]
+	if !ok {
+		return nil, unknownInstance(r.InstanceId.Value)
+	}
+	if holder != r.MemberId {
+		return nil, fencedInstance(r.MemberId, r.InstanceId.Value, holder)
+	}
+	m := g.members[holder]
+	if r.MemberEpoch == LeaveEpoch {
+		c.removeMember(g, m)
+		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(m.id), MemberEpoch: LeaveEpoch}, nil
+	}
+	// A static member leaving temporarily is parked at -2: it keeps its
+	// assignment (and its place in the target) until it rejoins or its
+	// session expires; its pending revocations are released; its timers
+	// keep running. The group epoch does not move.
+	m.epoch = StaticLeaveEpoch
+	m.pending = partSet{}
+	m.rebalanceDeadline = noDeadline // nothing left to revoke
+	return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(m.id), MemberEpoch: StaticLeaveEpoch}, nil
+}
+
+// joinOrHeartbeat is the join/heartbeat path of §B4.4 with the decisions of
+// PROTOCOL.md A1 (idempotent joins, dynamic and static) and A5.
+func (c *Coordinator) joinOrHeartbeat(conn Conn, cs *connState, r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
+	join := r.MemberEpoch == JoinEpoch
+	// 1. Group lookup: a join creates the group, but only if it succeeds.
+	g := c.groups[r.GroupId]
+	created := false
+	if g == nil {
+		if !join {
+			return nil, groupNotFound(r.GroupId)
+		}
+		g = newGroup(r.GroupId)
+		created = true
+	}
+	// 2. Size cap, before the member lookup; parked members count.
+	if c.cfg.MaxGroupSize > 0 && len(g.members) >= c.cfg.MaxGroupSize {
+		if _, known := g.members[r.MemberId]; r.MemberId == "" || !known {
+			return nil, &hbError{codec.GroupMaxSizeReached, fmt.Sprintf("The consumer group has reached its maximum capacity of %d members.", c.cfg.MaxGroupSize)}
+		}
+	}
+	// 3. v0 only: the coordinator makes the member id (the ghost-prone
+	// behaviour KIP-1082 removed).
+	memberID := r.MemberId
+	if memberID == "" {
+		memberID = c.cfg.NewID().String()
+	}
+	// 4./5. Find, create or replace the member, and check the epoch.
+	lk, e := c.lookupMember(g, memberID, r)
+	if e != nil {
+		return nil, e
+	}
+	m := lk.member
+	// 6. The subscription: a changed regex must compile (v1+).
+	if re := r.SubscribedTopicRegex; re.Valid && re.Value != "" && re != m.subscribedRegex {
+		if _, err := regexp.Compile(re.Value); err != nil {
+			return nil, &hbError{codec.InvalidRegularExpression, "SubscribedTopicRegex `" + re.Value + "` is not a valid regular expression: " + err.Error() + "."}
+		}
+	}
+	// Every check has passed: from here on the request takes effect.
+	if lk.replaces != nil {
+		old := lk.replaces
+		delete(g.members, old.id)
+		delete(g.instances, old.instanceID.Value)
+		g.target[m.id] = g.target[old.id]
+		delete(g.target, old.id)
+	}
+	if lk.resumes {
+		m.epoch, m.prevEpoch = 0, 0
+		m.state, m.rebalanceDeadline = stateStable, noDeadline
+	}
+	changed := lk.isNew
+	before := m.assigned.clone()
+	if r.InstanceId.Valid {
+		m.instanceID = r.InstanceId
+	}
+	if r.RackId.Valid {
+		m.rackID = r.RackId
+	}
+	if r.RebalanceTimeoutMs != -1 {
+		m.rebalanceTimeoutMs = r.RebalanceTimeoutMs
+	}
+	if r.ServerAssignor.Valid {
+		m.serverAssignor = r.ServerAssignor
+	}
+	if r.SubscribedTopicNames != nil {
+		names := uniqueSorted(r.SubscribedTopicNames)
+		if !equalStrings(names, m.subscribedNames) {
+			changed = true
+		}
+		m.subscribedNames = names
+	}
+	if r.SubscribedTopicRegex.Valid && r.SubscribedTopicRegex != m.subscribedRegex {
+		m.subscribedRegex = r.SubscribedTopicRegex
+		changed = true
+	}
+	m.clientID = cs.clientID
+	m.clientHost = conn.Host
+	if created {
+		c.groups[g.id] = g
+	}
+	g.members[m.id] = m
+	if m.instanceID.Valid {
+		g.instances[m.instanceID.Value] = m.id
+	}
+	if changed {
+		c.bumpEpoch(g)
+	}
+	c.reconcile(g, m, r.TopicPartitions)
+	// 7. Success only: the session timer is (re)armed.
+	m.sessionDeadline = c.now + c.cfg.SessionTimeoutMs
+
+	resp := &codec.ConsumerGroupHeartbeatResponse{
+		MemberId:            codec.Str(m.id),
+		MemberEpoch:         m.epoch,
+		HeartbeatIntervalMs: c.cfg.HeartbeatIntervalMs,
+	}
+	full := join || (r.RebalanceTimeoutMs != -1 && r.SubscribedTopicNames != nil && r.TopicPartitions != nil)
+	if full || !before.equal(m.assigned) {
+		resp.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: c.heartbeatPartitions(m.assigned)}
+	}
+	return resp, nil
+}
+
+// lookup is what lookupMember found: the member the request is for, and
+// what accepting the request will change in the membership.
+type lookup struct {
+	member   *member
+	isNew    bool    // a member joins: the membership changes
+	replaces *member // a parked static member this new member id takes over
+	resumes  bool    // a parked static member rejoins under its own id
+}
+
+// lookupMember finds the member a join or heartbeat is for, or prepares a
+// new one (a join), including a new member id taking over a parked static
+// member, and applies the epoch check. It changes nothing: the caller
+// commits the result once every check has passed.
+func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerGroupHeartbeatRequest) (lookup, *hbError) {
+	join := r.MemberEpoch == JoinEpoch
+	existing := g.members[memberID]
+	if !r.InstanceId.Valid {
+		// Dynamic path (also a static member's keepalive with InstanceId
+		// null, meaning "unchanged").
+		if existing == nil {
+			if !join {
+				return lookup{}, unknownMember(memberID, g.id)
+			}
+			return lookup{member: c.newMember(memberID), isNew: true}, nil
+		}
+		if !join {
+			if e := c.checkEpoch(existing, r); e != nil {
+				return lookup{}, e
+			}
+		}
+		// A1: a join that repeats an id already in the group is accepted
+		// in place (KAFKA-19233).
+		return lookup{member: existing}, nil
+	}
+
+	instanceID := r.InstanceId.Value
+	holderID, held := g.instances[instanceID]
+	if !join {
+		if !held {
+			return lookup{}, unknownInstance(instanceID)
+		}
+		if holderID != memberID {
+			return lookup{}, fencedInstance(memberID, instanceID, holderID)
+		}
+		holder := g.members[holderID]
+		if e := c.checkEpoch(holder, r); e != nil {
+			return lookup{}, e
+		}
+		return lookup{member: holder}, nil
+	}
+	// A static join.
+	if existing != nil && !(held && holderID == memberID) {
+		// The member id is in the group under another (or no) instance id.
+		return lookup{}, invalid(fmt.Sprintf("Member %s is already in group %s with a different instance id.", memberID, g.id))
+	}
+	if !held {
+		return lookup{member: c.newMember(memberID), isNew: true}, nil
+	}
+	holder := g.members[holderID]
+	if holderID == memberID {
+		// A1: a static member's retried join is accepted in place (Kafka
+		// still answers UNRELEASED_INSTANCE_ID, apache/kafka PR #23542). A
+		// parked member resumes under its own id: the same membership,
+		// back at epoch 0 to reconcile.
+		return lookup{member: holder, resumes: holder.epoch == StaticLeaveEpoch}, nil
+	}
+	if holder.epoch != StaticLeaveEpoch {
+		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
+			" cannot join the group because the instance id is owned by " + holderID + " member."}
+	}
+	// A new member id takes over a parked instance: it inherits the parked
+	// member's assignment and settings at epoch 0, and the old member goes.
+	repl := *holder
+	repl.id = memberID
+	repl.epoch, repl.prevEpoch = 0, 0
+	repl.assigned = holder.assigned.clone()
+	repl.pending = partSet{}
+	repl.state, repl.rebalanceDeadline = stateStable, noDeadline
+	return lookup{member: &repl, isNew: true, replaces: holder}, nil
+}
+
+func (c *Coordinator) newMember(id string) *member {
+	return &member{
+		id:                id,
+		state:             stateStable,
+		assigned:          partSet{},
+		pending:           partSet{},
+		sessionDeadline:   noDeadline,
+		rebalanceDeadline: noDeadline,
+	}
+}
+
+// checkEpoch is Kafka's member epoch check for a heartbeat (epoch > 0): the
+// current epoch is accepted; the previous one only with owned partitions
+// that are a subset of the assignment (a lost response); anything else is
+// FENCED_MEMBER_EPOCH.
+func (c *Coordinator) checkEpoch(m *member, r *codec.ConsumerGroupHeartbeatRequest) *hbError {
+	e := r.MemberEpoch
+	switch {
+	case e > m.epoch:
+		return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+	case e < m.epoch:
+		if e != m.prevEpoch || r.TopicPartitions == nil || !c.isSubset(r.TopicPartitions, m.assigned) {
+			return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+		}
+	}
+	return nil
+}
+
+func uniqueSorted(in []string) []string {
+	out := append([]string{}, in...)
+	sort.Strings(out)
+	j := 0
+	for i, s := range out {
+		if i == 0 || s != out[j-1] {
+			out[j] = s
+			j++
+		}
+	}
+	return out[:j]
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,304 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// The invariants of DESIGN.md ("Ghosts, precisely"), each a function over
+// what an observer knows, returning a *Violation that says what broke.
+// Their names follow what they protect.
+
+// Violation is a broken invariant.
+type Violation struct {
+	Rule   string // e.g. "NoGhosts"
+	Detail string
+}
+
+func (v *Violation) Error() string { return v.Rule + ": " + v.Detail }
+
+func violation(rule, format string, args ...any) *Violation {
+	return &Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Process is what the harness knows of one client process when it observes
+// the coordinator.
+type Process struct {
+	Name             string
+	GroupID          string
+	ClientInstanceID codec.UUID
+	// MemberID is the id the process holds now ("" for a v0 process that
+	// has not learned one).
+	MemberID string
+	// Live is false once the process crashed or closed.
+	Live bool
+	// Left is true while a live process is deliberately outside its group
+	// (it left and has not joined again).
+	Left bool
+	// Joined is true while the process believes it is a member.
+	Joined bool
+	// InFlight are member ids carried by responses on their way to the
+	// process: it may still learn them.
+	InFlight []string
+	// AllIDs are every member id attributable to the process: its own,
+	// and every id the coordinator made for one of its requests (seen in
+	// a response, delivered or not).
+	AllIDs []string
+	// GraceUntil is the time before which a member the process abandoned
+	// (by crashing, closing or leaving) may still exist: the last time
+	// the coordinator processed one of its requests, plus one session
+	// timeout.
+	GraceUntil int64
+}
+
+// Observation is one look at the coordinator.
+type Observation struct {
+	Now       int64
+	Groups    []GroupSnapshot
+	Processes []Process
+	// GeneratedIDs are other ids the coordinator handed out (telemetry
+	// client instance ids); none may be zero.
+	GeneratedIDs []codec.UUID
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// legitimate reports whether some process accounts for member id m of
+// group g: a live process holding it as its current incarnation (or about
+// to learn it), or one that abandoned it less than a session timeout ago.
+func legitimate(o Observation, g, m string) bool {
+	for _, p := range o.Processes {
+		if p.GroupID != g {
+			continue
+		}
+		if p.Live && !p.Left && (p.MemberID == m && m != "" || contains(p.InFlight, m)) {
+			return true
+		}
+		if (!p.Live || p.Left) && contains(p.AllIDs, m) && o.Now < p.GraceUntil {
+			return true
+		}
+	}
+	return false
+}
+
+// NoGhosts: every member belongs to a live process that holds its id as its
+// current incarnation, or to a process that crashed, closed or left less
+// than one session timeout ago. A member the coordinator made for a join
+// whose response was lost (ConsumerGroupHeartbeat v0) is a ghost at once:
+// its process is alive and will never learn the id.
+func NoGhosts(o Observation) error {
+	for _, g := range o.Groups {
+		for _, m := range g.Members {
+			if !legitimate(o, g.GroupID, m.MemberID) {
+				return violation("NoGhosts", "group %s holds member %s (epoch %d) that no live process holds and no recently ended process accounts for, at t=%d",
+					g.GroupID, m.MemberID, m.Epoch, o.Now)
+			}
+		}
+	}
+	return nil
+}
+
+// OneMemberPerProcess: each live process accounts for at most one member.
+func OneMemberPerProcess(o Observation) error {
+	for _, p := range o.Processes {
+		if !p.Live {
+			continue
+		}
+		var ids []string
+		for _, g := range o.Groups {
+			if g.GroupID != p.GroupID {
+				continue
+			}
+			for _, m := range g.Members {
+				if contains(p.AllIDs, m.MemberID) || (m.MemberID == p.MemberID && m.MemberID != "") {
+					ids = append(ids, m.MemberID)
+				}
+			}
+		}
+		if len(ids) > 1 {
+			return violation("OneMemberPerProcess", "process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
+		}
+	}
+	return nil
+}
+
+// UniqueMemberIDs: no two live processes hold the same member id (weak
+// generators have produced duplicates in the field, librdkafka#5263).
+func UniqueMemberIDs(o Observation) error {
+	seen := map[string]string{}
+	for _, p := range o.Processes {
+		if !p.Live || p.MemberID == "" {
+			continue
+		}
+		key := p.GroupID + "\x00" + p.MemberID
+		if other, ok := seen[key]; ok {
+			return violation("UniqueMemberIDs", "processes %s and %s both hold member id %s in group %s", other, p.Name, p.MemberID, p.GroupID)
+		}
+		seen[key] = p.Name
+	}
+	return nil
+}
+
+// NoZeroUUIDs: no member id in UUID form, client instance id or generated
+// id is the zero UUID.
+func NoZeroUUIDs(o Observation) error {
+	for _, g := range o.Groups {
+		for _, m := range g.Members {
+			if IsZeroUUIDString(m.MemberID) {
+				return violation("NoZeroUUIDs", "group %s holds member id %q, the zero UUID", g.GroupID, m.MemberID)
+			}
+		}
+	}
+	for _, p := range o.Processes {
+		if p.ClientInstanceID.IsZero() {
+			return violation("NoZeroUUIDs", "process %s has the zero UUID as client instance id", p.Name)
+		}
+		if IsZeroUUIDString(p.MemberID) {
+			return violation("NoZeroUUIDs", "process %s holds member id %q, the zero UUID", p.Name, p.MemberID)
+		}
+	}
+	for _, u := range o.GeneratedIDs {
+		if u.IsZero() {
+			return violation("NoZeroUUIDs", "the coordinator handed out the zero UUID")
+		}
+	}
+	return nil
+}
+
+// IsZeroUUIDString reports whether s is the zero UUID in canonical
+// (8-4-4-4-12) or Kafka (22-character base64url) form.
+func IsZeroUUIDString(s string) bool {
+	u, err := codec.ParseUUID(s)
+	return err == nil && u.IsZero()
+}
+
+// NoDoubleClientAssignment: no partition is owned (assigned or pending
+// revocation) by two members of a group at once.
+func NoDoubleClientAssignment(groups []GroupSnapshot) error {
+	for _, g := range groups {
+		owner := map[TopicPartition]string{}
+		for _, m := range g.Members {
+			for _, p := range m.Owned() {
+				if o, ok := owner[p]; ok {
+					return violation("NoDoubleClientAssignment", "group %s: %s-%d is owned by both %s and %s", g.GroupID, p.Topic, p.Partition, o, m.MemberID)
+				}
+				owner[p] = m.MemberID
+			}
+		}
+	}
+	return nil
+}
+
+// QuiescentMembership: once every process has stopped acting and one
+// session timeout has passed, each group holds exactly its live, joined
+// processes.
+func QuiescentMembership(o Observation) error {
+	want := map[string]map[string]string{}
+	for _, p := range o.Processes {
+		if p.Live && p.Joined && p.MemberID != "" {
+			if want[p.GroupID] == nil {
+				want[p.GroupID] = map[string]string{}
+			}
+			want[p.GroupID][p.MemberID] = p.Name
+		}
+	}
+	for _, g := range o.Groups {
+		for _, m := range g.Members {
+			if _, ok := want[g.GroupID][m.MemberID]; !ok {
+				return violation("QuiescentMembership", "after quiescence group %s still holds %s, which no live joined process holds", g.GroupID, m.MemberID)
+			}
+			delete(want[g.GroupID], m.MemberID)
+		}
+	}
+	for gid, ms := range want {
+		for mid, name := range ms {
+			return violation("QuiescentMembership", "after quiescence process %s believes it is member %s of group %s, which the group does not hold", name, mid, gid)
+		}
+	}
+	return nil
+}
+
+// EpochTracker checks, across observations, that member epochs and group
+// epochs never go backwards (a member's positive epochs only grow; -2 while
+// parked and 0 while rejoining are not epochs of progress).
+type EpochTracker struct {
+	member map[string]int32 // group \x00 member -> highest positive epoch
+	group  map[string]int32
+}
+
+// Observe records groups and reports the first epoch that went backwards.
+func (t *EpochTracker) Observe(groups []GroupSnapshot) error {
+	if t.member == nil {
+		t.member, t.group = map[string]int32{}, map[string]int32{}
+	}
+	for _, g := range groups {
+		if last, ok := t.group[g.GroupID]; ok && g.Epoch < last {
+			return violation("MonotonicEpochs", "group %s epoch went from %d to %d", g.GroupID, last, g.Epoch)
+		}
+		t.group[g.GroupID] = g.Epoch
+		for _, m := range g.Members {
+			if m.Epoch <= 0 {
+				continue
+			}
+			key := g.GroupID + "\x00" + m.MemberID
+			if last, ok := t.member[key]; ok && m.Epoch < last {
+				return violation("MonotonicEpochs", "member %s of group %s went from epoch %d to %d", m.MemberID, g.GroupID, last, m.Epoch)
+			}
+			t.member[key] = m.Epoch
+		}
+	}
+	return nil
+}
+
+// MemberIDTracker checks that a KIP-1082 process keeps one member id for its
+// whole life, across leave, rejoin and fencing.
+type MemberIDTracker struct {
+	first map[string]string
+}
+
+// Observe records the process's current member id.
+func (t *MemberIDTracker) Observe(p Process) error {
+	if t.first == nil {
+		t.first = map[string]string{}
+	}
+	if p.MemberID == "" {
+		return nil
+	}
+	if f, ok := t.first[p.Name]; ok && f != p.MemberID {
+		return violation("StableMemberID", "process %s changed its member id from %s to %s", p.Name, f, p.MemberID)
+	}
+	t.first[p.Name] = p.MemberID
+	return nil
+}
+
+// CheckRequestHeader holds a client's request header to KIP-1313: a header
+// v2 carries the client's own instance id (never zero) in tag 0; ClientId is
+// the client's on the first request of a connection and null after it.
+func CheckRequestHeader(h *codec.RequestHeader, instanceID codec.UUID, clientID string, firstOnConn bool) error {
+	if hv, err := h.HeaderVersion(); err == nil && hv >= 2 {
+		switch {
+		case !h.ClientInstanceId.Valid:
+			return violation("ClientInstanceIDInHeader", "%v v%d request %d has no client instance id in header tag 0", h.RequestApiKey, h.RequestApiVersion, h.CorrelationId)
+		case h.ClientInstanceId.UUID.IsZero():
+			return violation("NoZeroUUIDs", "%v v%d request %d sends the zero UUID as client instance id", h.RequestApiKey, h.RequestApiVersion, h.CorrelationId)
+		case h.ClientInstanceId.UUID != instanceID:
+			return violation("ClientInstanceIDInHeader", "%v v%d request %d sends client instance id %s, not the client's %s", h.RequestApiKey, h.RequestApiVersion, h.CorrelationId, h.ClientInstanceId.UUID, instanceID)
+		}
+	}
+	if firstOnConn && (!h.ClientId.Valid || h.ClientId.Value != clientID) {
+		return violation("ClientIDOnFirstRequest", "the first request of a connection carries ClientId %v, want %q", h.ClientId, clientID)
+	}
+	if !firstOnConn && h.ClientId.Valid {
+		return violation("ClientIDOnFirstRequest", "a later request of a connection carries ClientId %q, want null", h.ClientId.Value)
+	}
+	return nil
+}
