@@ -90,10 +90,10 @@ func (m *member) owns(p tp) bool { return m.assigned.has(p) || m.pending.has(p) 
 // group is one consumer group.
 type group struct {
 	id        string
-	epoch     int32                // group epoch == target assignment epoch
-	members   map[string]*member   // by member id
-	instances map[string]string    // instance id -> member id
-	target    map[string]partSet   // member id -> target partitions
+	epoch     int32              // group epoch == target assignment epoch
+	members   map[string]*member // by member id
+	instances map[string]string  // instance id -> member id
+	target    map[string]partSet // member id -> target partitions
 }
 
 func newGroup(id string) *group {
