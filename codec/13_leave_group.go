@@ -72,7 +72,7 @@ func (m *LeaveGroupRequest) ReadFrom(r *Reader) {
 	m.UnknownTags = nil
 	if v <= 2 {
 		m.MemberId = r.String("MemberId")
-		m.Members = m.Members[:0]
+		m.Members = nil
 		return
 	}
 	// MemberId 1-2, GroupInstanceId 1-2, tags 0-1.
@@ -156,7 +156,7 @@ func (m *LeaveGroupResponse) ReadFrom(r *Reader) {
 	m.ErrorCode = ErrorCode(r.Int16("ErrorCode"))
 	m.UnknownTags = nil
 	if v <= 2 {
-		m.Members = m.Members[:0]
+		m.Members = nil
 		return
 	}
 	// MemberId 1-2, GroupInstanceId 1-2, ErrorCode 2, tags 0-1.

@@ -231,9 +231,12 @@ func (m *ApiVersionsResponse) ReadFrom(r *Reader) {
 	if v >= 1 {
 		m.ThrottleTimeMs = r.Int32("ThrottleTimeMs")
 	}
-	m.SupportedFeatures = m.SupportedFeatures[:0]
+	// The known tags keep their storage for reuse only while being read;
+	// absent or empty they decode to nil, as in a fresh message.
+	supported, finalized := m.SupportedFeatures, m.FinalizedFeatures
+	m.SupportedFeatures = nil
 	m.FinalizedFeaturesEpoch = -1
-	m.FinalizedFeatures = m.FinalizedFeatures[:0]
+	m.FinalizedFeatures = nil
 	m.ZkMigrationReady = false
 	m.UnknownTags = nil
 	if !r.Flexible() {
@@ -244,7 +247,7 @@ func (m *ApiVersionsResponse) ReadFrom(r *Reader) {
 		switch ts.Tag {
 		case tagSupportedFeatures:
 			n := r.ArrayLen("SupportedFeatures", 6, false)
-			m.SupportedFeatures = resize(m.SupportedFeatures, n)
+			m.SupportedFeatures = resize(supported, n)
 			for i := range m.SupportedFeatures {
 				f := &m.SupportedFeatures[i]
 				f.Name = r.String("SupportedFeatures.Name")
@@ -258,7 +261,7 @@ func (m *ApiVersionsResponse) ReadFrom(r *Reader) {
 			ts.EndKnown(r, "FinalizedFeaturesEpoch")
 		case tagFinalizedFeatures:
 			n := r.ArrayLen("FinalizedFeatures", 6, false)
-			m.FinalizedFeatures = resize(m.FinalizedFeatures, n)
+			m.FinalizedFeatures = resize(finalized, n)
 			for i := range m.FinalizedFeatures {
 				f := &m.FinalizedFeatures[i]
 				f.Name = r.String("FinalizedFeatures.Name")

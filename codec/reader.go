@@ -430,11 +430,13 @@ func grow[T any](dst []T, n int) []T {
 	return make([]T, n)
 }
 
-// resize is grow for non-nullable arrays, where empty and nil mean the same:
-// an empty array decodes to dst[:0], which is nil for a fresh message.
+// resize is grow for non-nullable arrays, where empty and nil mean the same.
+// An empty array always decodes to nil, so that decoding into a reused
+// message gives exactly (reflect.DeepEqual) what decoding into a fresh one
+// gives; the price is that an empty array drops the storage it had.
 func resize[T any](dst []T, n int) []T {
 	if n == 0 {
-		return dst[:0]
+		return nil
 	}
 	return grow(dst, n)
 }

@@ -1,0 +1,391 @@
+package codec_test
+
+import (
+	"slices"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"pgregory.net/rapid"
+)
+
+// Generators of valid messages for one version: only fields the version
+// has hold non-default values, so that decode(encode(x)) == x exactly. The
+// shapes follow what the decoder returns:
+//   - an empty non-nullable array is nil;
+//   - a nullable array is nil for null and non-nil (maybe empty) otherwise;
+//   - unknown tags exist only at flexible versions, are strictly ascending,
+//     never reuse a known tag's number, and hold non-nil Data;
+//   - a field a version lacks holds the value the decoder sets for it.
+
+// genString draws short strings mostly, and now and then one long enough
+// for a multi-byte compact length (> 126 bytes).
+var genString = rapid.Custom(func(t *rapid.T) string {
+	if rapid.IntRange(0, 9).Draw(t, "long") == 0 {
+		return string(rapid.SliceOfN(rapid.Byte(), 127, 400).Draw(t, "bytes"))
+	}
+	return string(rapid.SliceOfN(rapid.Byte(), 0, 12).Draw(t, "bytes"))
+})
+
+var genNullableString = rapid.Custom(func(t *rapid.T) codec.NullableString {
+	if rapid.Bool().Draw(t, "null") {
+		return codec.Null
+	}
+	return codec.Str(genString.Draw(t, "s"))
+})
+
+var genUUID = rapid.Custom(func(t *rapid.T) codec.UUID {
+	var u codec.UUID
+	copy(u[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "uuid"))
+	return u
+})
+
+// nilIfEmpty turns an empty slice into nil, as the decoder returns empty
+// non-nullable arrays.
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// genArray draws a non-nullable array of up to max elements.
+func genArray[T any](t *rapid.T, label string, max int, elem *rapid.Generator[T]) []T {
+	return nilIfEmpty(rapid.SliceOfN(elem, 0, max).Draw(t, label))
+}
+
+// genNullableArray draws null (nil) or a non-nil, possibly empty, array.
+func genNullableArray[T any](t *rapid.T, label string, max int, elem *rapid.Generator[T]) []T {
+	if rapid.IntRange(0, 3).Draw(t, label+"Null") == 0 {
+		return nil
+	}
+	s := rapid.SliceOfN(elem, 0, max).Draw(t, label)
+	if s == nil {
+		s = []T{}
+	}
+	return s
+}
+
+// genTags draws unknown tagged fields for a structure whose known tags are
+// below firstFree; at a non-flexible version there are none.
+func genTags(t *rapid.T, flexible bool, firstFree uint32) codec.TaggedFields {
+	// Draw first: a Custom generator must draw something even when the
+	// version has no tags.
+	if rapid.IntRange(0, 3).Draw(t, "hasTags") != 0 || !flexible {
+		return nil
+	}
+	n := rapid.IntRange(1, 3).Draw(t, "nTags")
+	set := map[uint32]bool{}
+	for i := 0; i < n; i++ {
+		var tag uint32
+		switch rapid.IntRange(0, 2).Draw(t, "tagRange") {
+		case 0:
+			tag = rapid.Uint32Range(firstFree, firstFree+10).Draw(t, "tag")
+		case 1:
+			tag = rapid.Uint32Range(firstFree, 1<<21).Draw(t, "tag")
+		default:
+			tag = rapid.Uint32Range(firstFree, ^uint32(0)).Draw(t, "tag")
+		}
+		set[tag] = true
+	}
+	var ts codec.TaggedFields
+	for tag := range set {
+		data := rapid.SliceOfN(rapid.Byte(), 0, 6).Draw(t, "data")
+		if data == nil {
+			data = []byte{}
+		}
+		ts = append(ts, codec.TaggedField{Tag: tag, Data: data})
+	}
+	slices.SortFunc(ts, func(a, b codec.TaggedField) int {
+		if a.Tag < b.Tag {
+			return -1
+		}
+		return 1
+	})
+	return ts
+}
+
+func int16s() *rapid.Generator[int16] { return rapid.Int16() }
+func int32s() *rapid.Generator[int32] { return rapid.Int32() }
+
+// messageGen is a generator of one message type at a given version.
+type messageGen struct {
+	name     string
+	key      codec.APIKey
+	response bool
+	gen      func(v int16) *rapid.Generator[codec.Message]
+}
+
+func flexible(key codec.APIKey, v int16) bool { return codec.Lookup(key).Flexible(v) }
+
+var messageGens = []messageGen{
+	{"ApiVersionsRequest", codec.ApiVersions, false, func(v int16) *rapid.Generator[codec.Message] {
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			m := &codec.ApiVersionsRequest{}
+			if v >= 3 {
+				m.ClientSoftwareName = genString.Draw(t, "name")
+				m.ClientSoftwareVersion = genString.Draw(t, "version")
+			}
+			m.UnknownTags = genTags(t, flexible(codec.ApiVersions, v), 0)
+			return m
+		})
+	}},
+	{"ApiVersionsResponse", codec.ApiVersions, true, func(v int16) *rapid.Generator[codec.Message] {
+		flex := flexible(codec.ApiVersions, v)
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			m := &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: -1}
+			m.ErrorCode = codec.ErrorCode(int16s().Draw(t, "ErrorCode"))
+			m.ApiKeys = genArray(t, "ApiKeys", 5, rapid.Custom(func(t *rapid.T) codec.ApiVersionsKey {
+				return codec.ApiVersionsKey{ApiKey: codec.APIKey(int16s().Draw(t, "key")),
+					MinVersion: int16s().Draw(t, "min"), MaxVersion: int16s().Draw(t, "max"),
+					UnknownTags: genTags(t, flex, 0)}
+			}))
+			if v >= 1 {
+				m.ThrottleTimeMs = int32s().Draw(t, "ThrottleTimeMs")
+			}
+			if flex {
+				m.SupportedFeatures = genArray(t, "SupportedFeatures", 3, rapid.Custom(func(t *rapid.T) codec.SupportedFeature {
+					return codec.SupportedFeature{Name: genString.Draw(t, "name"),
+						MinVersion: int16s().Draw(t, "min"), MaxVersion: int16s().Draw(t, "max"),
+						UnknownTags: genTags(t, true, 0)}
+				}))
+				if rapid.Bool().Draw(t, "hasEpoch") {
+					m.FinalizedFeaturesEpoch = rapid.Int64().Draw(t, "epoch")
+				}
+				m.FinalizedFeatures = genArray(t, "FinalizedFeatures", 3, rapid.Custom(func(t *rapid.T) codec.FinalizedFeature {
+					return codec.FinalizedFeature{Name: genString.Draw(t, "name"),
+						MaxVersionLevel: int16s().Draw(t, "max"), MinVersionLevel: int16s().Draw(t, "min"),
+						UnknownTags: genTags(t, true, 0)}
+				}))
+				m.ZkMigrationReady = rapid.Bool().Draw(t, "zk")
+				m.UnknownTags = genTags(t, true, 4)
+			}
+			return m
+		})
+	}},
+	{"LeaveGroupRequest", codec.LeaveGroup, false, func(v int16) *rapid.Generator[codec.Message] {
+		flex := flexible(codec.LeaveGroup, v)
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			m := &codec.LeaveGroupRequest{GroupId: genString.Draw(t, "GroupId")}
+			if v <= 2 {
+				m.MemberId = genString.Draw(t, "MemberId")
+				return m
+			}
+			m.Members = genArray(t, "Members", 6, rapid.Custom(func(t *rapid.T) codec.LeaveGroupMember {
+				mb := codec.LeaveGroupMember{MemberId: genString.Draw(t, "MemberId"),
+					GroupInstanceId: genNullableString.Draw(t, "GroupInstanceId")}
+				if v >= 5 {
+					mb.Reason = genNullableString.Draw(t, "Reason")
+				}
+				mb.UnknownTags = genTags(t, flex, 0)
+				return mb
+			}))
+			m.UnknownTags = genTags(t, flex, 0)
+			return m
+		})
+	}},
+	{"LeaveGroupResponse", codec.LeaveGroup, true, func(v int16) *rapid.Generator[codec.Message] {
+		flex := flexible(codec.LeaveGroup, v)
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			m := &codec.LeaveGroupResponse{ErrorCode: codec.ErrorCode(int16s().Draw(t, "ErrorCode"))}
+			if v >= 1 {
+				m.ThrottleTimeMs = int32s().Draw(t, "ThrottleTimeMs")
+			}
+			if v >= 3 {
+				m.Members = genArray(t, "Members", 6, rapid.Custom(func(t *rapid.T) codec.LeaveGroupMemberResponse {
+					return codec.LeaveGroupMemberResponse{MemberId: genString.Draw(t, "MemberId"),
+						GroupInstanceId: genNullableString.Draw(t, "GroupInstanceId"),
+						ErrorCode:       codec.ErrorCode(int16s().Draw(t, "ErrorCode")),
+						UnknownTags:     genTags(t, flex, 0)}
+				}))
+				m.UnknownTags = genTags(t, flex, 0)
+			}
+			return m
+		})
+	}},
+	{"ConsumerGroupHeartbeatRequest", codec.ConsumerGroupHeartbeat, false, func(v int16) *rapid.Generator[codec.Message] {
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			m := &codec.ConsumerGroupHeartbeatRequest{
+				GroupId:              genString.Draw(t, "GroupId"),
+				MemberId:             genString.Draw(t, "MemberId"),
+				MemberEpoch:          int32s().Draw(t, "MemberEpoch"),
+				InstanceId:           genNullableString.Draw(t, "InstanceId"),
+				RackId:               genNullableString.Draw(t, "RackId"),
+				RebalanceTimeoutMs:   int32s().Draw(t, "RebalanceTimeoutMs"),
+				SubscribedTopicNames: genNullableArray(t, "SubscribedTopicNames", 4, genString),
+				ServerAssignor:       genNullableString.Draw(t, "ServerAssignor"),
+				TopicPartitions:      genNullableArray(t, "TopicPartitions", 4, genHeartbeatTopicPartitions),
+				UnknownTags:          genTags(t, true, 0),
+			}
+			if v >= 1 {
+				m.SubscribedTopicRegex = genNullableString.Draw(t, "SubscribedTopicRegex")
+			}
+			return m
+		})
+	}},
+	{"ConsumerGroupHeartbeatResponse", codec.ConsumerGroupHeartbeat, true, func(v int16) *rapid.Generator[codec.Message] {
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			m := &codec.ConsumerGroupHeartbeatResponse{
+				ThrottleTimeMs:      int32s().Draw(t, "ThrottleTimeMs"),
+				ErrorCode:           codec.ErrorCode(int16s().Draw(t, "ErrorCode")),
+				ErrorMessage:        genNullableString.Draw(t, "ErrorMessage"),
+				MemberId:            genNullableString.Draw(t, "MemberId"),
+				MemberEpoch:         int32s().Draw(t, "MemberEpoch"),
+				HeartbeatIntervalMs: int32s().Draw(t, "HeartbeatIntervalMs"),
+				UnknownTags:         genTags(t, true, 0),
+			}
+			if rapid.Bool().Draw(t, "hasAssignment") {
+				m.Assignment = &codec.ConsumerGroupHeartbeatAssignment{
+					TopicPartitions: genArray(t, "TopicPartitions", 4, genHeartbeatTopicPartitions),
+					UnknownTags:     genTags(t, true, 0),
+				}
+			}
+			return m
+		})
+	}},
+	{"ConsumerGroupDescribeRequest", codec.ConsumerGroupDescribe, false, func(v int16) *rapid.Generator[codec.Message] {
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			return &codec.ConsumerGroupDescribeRequest{
+				GroupIds:                    genArray(t, "GroupIds", 5, genString),
+				IncludeAuthorizedOperations: rapid.Bool().Draw(t, "IncludeAuthorizedOperations"),
+				UnknownTags:                 genTags(t, true, 0),
+			}
+		})
+	}},
+	{"ConsumerGroupDescribeResponse", codec.ConsumerGroupDescribe, true, func(v int16) *rapid.Generator[codec.Message] {
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			return &codec.ConsumerGroupDescribeResponse{
+				ThrottleTimeMs: int32s().Draw(t, "ThrottleTimeMs"),
+				Groups:         genArray(t, "Groups", 3, genDescribedGroup(v)),
+				UnknownTags:    genTags(t, true, 0),
+			}
+		})
+	}},
+	{"GetTelemetrySubscriptionsRequest", codec.GetTelemetrySubscriptions, false, func(v int16) *rapid.Generator[codec.Message] {
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			m := &codec.GetTelemetrySubscriptionsRequest{UnknownTags: genTags(t, true, 0)}
+			if v == 0 {
+				m.ClientInstanceId = genUUID.Draw(t, "ClientInstanceId")
+			}
+			return m
+		})
+	}},
+	{"GetTelemetrySubscriptionsResponse", codec.GetTelemetrySubscriptions, true, func(v int16) *rapid.Generator[codec.Message] {
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			m := &codec.GetTelemetrySubscriptionsResponse{
+				ThrottleTimeMs:           int32s().Draw(t, "ThrottleTimeMs"),
+				ErrorCode:                codec.ErrorCode(int16s().Draw(t, "ErrorCode")),
+				SubscriptionId:           int32s().Draw(t, "SubscriptionId"),
+				AcceptedCompressionTypes: genArray(t, "AcceptedCompressionTypes", 5, rapid.Int8()),
+				PushIntervalMs:           int32s().Draw(t, "PushIntervalMs"),
+				TelemetryMaxBytes:        int32s().Draw(t, "TelemetryMaxBytes"),
+				DeltaTemporality:         rapid.Bool().Draw(t, "DeltaTemporality"),
+				RequestedMetrics:         genArray(t, "RequestedMetrics", 4, genString),
+				UnknownTags:              genTags(t, true, 0),
+			}
+			if v == 0 {
+				m.ClientInstanceId = genUUID.Draw(t, "ClientInstanceId")
+			}
+			return m
+		})
+	}},
+	{"PushTelemetryRequest", codec.PushTelemetry, false, func(v int16) *rapid.Generator[codec.Message] {
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			m := &codec.PushTelemetryRequest{
+				SubscriptionId:  int32s().Draw(t, "SubscriptionId"),
+				Terminating:     rapid.Bool().Draw(t, "Terminating"),
+				CompressionType: rapid.Int8().Draw(t, "CompressionType"),
+				Metrics:         nilIfEmpty(rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "Metrics")),
+				UnknownTags:     genTags(t, true, 0),
+			}
+			if v == 0 {
+				m.ClientInstanceId = genUUID.Draw(t, "ClientInstanceId")
+			}
+			return m
+		})
+	}},
+	{"PushTelemetryResponse", codec.PushTelemetry, true, func(v int16) *rapid.Generator[codec.Message] {
+		return rapid.Custom(func(t *rapid.T) codec.Message {
+			return &codec.PushTelemetryResponse{
+				ThrottleTimeMs: int32s().Draw(t, "ThrottleTimeMs"),
+				ErrorCode:      codec.ErrorCode(int16s().Draw(t, "ErrorCode")),
+				UnknownTags:    genTags(t, true, 0),
+			}
+		})
+	}},
+}
+
+var genHeartbeatTopicPartitions = rapid.Custom(func(t *rapid.T) codec.ConsumerGroupHeartbeatTopicPartitions {
+	return codec.ConsumerGroupHeartbeatTopicPartitions{
+		TopicId:     genUUID.Draw(t, "TopicId"),
+		Partitions:  genArray(t, "Partitions", 6, int32s()),
+		UnknownTags: genTags(t, true, 0),
+	}
+})
+
+var genDescribedAssignment = rapid.Custom(func(t *rapid.T) codec.DescribedAssignment {
+	return codec.DescribedAssignment{
+		TopicPartitions: genArray(t, "TopicPartitions", 3, rapid.Custom(func(t *rapid.T) codec.DescribedTopicPartitions {
+			return codec.DescribedTopicPartitions{
+				TopicId:     genUUID.Draw(t, "TopicId"),
+				TopicName:   genString.Draw(t, "TopicName"),
+				Partitions:  genArray(t, "Partitions", 5, int32s()),
+				UnknownTags: genTags(t, true, 0),
+			}
+		})),
+		UnknownTags: genTags(t, true, 0),
+	}
+})
+
+func genDescribedGroup(v int16) *rapid.Generator[codec.DescribedGroup] {
+	return rapid.Custom(func(t *rapid.T) codec.DescribedGroup {
+		return codec.DescribedGroup{
+			ErrorCode:       codec.ErrorCode(int16s().Draw(t, "ErrorCode")),
+			ErrorMessage:    genNullableString.Draw(t, "ErrorMessage"),
+			GroupId:         genString.Draw(t, "GroupId"),
+			GroupState:      genString.Draw(t, "GroupState"),
+			GroupEpoch:      int32s().Draw(t, "GroupEpoch"),
+			AssignmentEpoch: int32s().Draw(t, "AssignmentEpoch"),
+			AssignorName:    genString.Draw(t, "AssignorName"),
+			Members: genArray(t, "Members", 9, rapid.Custom(func(t *rapid.T) codec.DescribedMember {
+				mb := codec.DescribedMember{
+					MemberId:             genString.Draw(t, "MemberId"),
+					InstanceId:           genNullableString.Draw(t, "InstanceId"),
+					RackId:               genNullableString.Draw(t, "RackId"),
+					MemberEpoch:          int32s().Draw(t, "MemberEpoch"),
+					ClientId:             genString.Draw(t, "ClientId"),
+					ClientHost:           genString.Draw(t, "ClientHost"),
+					SubscribedTopicNames: genArray(t, "SubscribedTopicNames", 3, genString),
+					SubscribedTopicRegex: genNullableString.Draw(t, "SubscribedTopicRegex"),
+					Assignment:           genDescribedAssignment.Draw(t, "Assignment"),
+					TargetAssignment:     genDescribedAssignment.Draw(t, "TargetAssignment"),
+					MemberType:           codec.MemberTypeUnknown,
+					UnknownTags:          genTags(t, true, 0),
+				}
+				if v >= 1 {
+					mb.MemberType = rapid.Int8().Draw(t, "MemberType")
+				}
+				return mb
+			})),
+			AuthorizedOperations: int32s().Draw(t, "AuthorizedOperations"),
+			UnknownTags:          genTags(t, true, 0),
+		}
+	})
+}
+
+// genRequestHeader draws a header for a request of an implemented api at a
+// version in range, so that its header version follows from the key.
+var genRequestHeader = rapid.Custom(func(t *rapid.T) codec.RequestHeader {
+	a := rapid.SampledFrom(codec.APIs()).Draw(t, "api")
+	h := codec.RequestHeader{
+		RequestApiKey:     a.Key,
+		RequestApiVersion: rapid.Int16Range(a.MinVersion, a.MaxVersion).Draw(t, "version"),
+		CorrelationId:     int32s().Draw(t, "CorrelationId"),
+		ClientId:          genNullableString.Draw(t, "ClientId"),
+	}
+	if a.Flexible(h.RequestApiVersion) {
+		if rapid.Bool().Draw(t, "hasInstanceId") {
+			h.ClientInstanceId = codec.SomeUUID(genUUID.Draw(t, "ClientInstanceId"))
+		}
+		h.UnknownTags = genTags(t, true, 1)
+	}
+	return h
+})

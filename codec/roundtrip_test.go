@@ -1,0 +1,170 @@
+package codec_test
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"pgregory.net/rapid"
+)
+
+// forEachMessageVersion runs fn as a subtest for every message type and
+// every version this codec implements for it.
+func forEachMessageVersion(t *testing.T, fn func(t *testing.T, g messageGen, v int16)) {
+	for _, g := range messageGens {
+		a := codec.Lookup(g.key)
+		for v := a.MinVersion; v <= a.MaxVersion; v++ {
+			t.Run(fmt.Sprintf("%s/v%d", g.name, v), func(t *testing.T) { fn(t, g, v) })
+		}
+	}
+}
+
+// TestRoundTrip: for a value x valid at version v, decode(encode(x)) == x,
+// in strict, lenient and no-copy modes; and the encoding is canonical:
+// encoding the decoded value gives the same bytes back.
+func TestRoundTrip(t *testing.T) {
+	forEachMessageVersion(t, func(t *testing.T, g messageGen, v int16) {
+		rapid.Check(t, func(t *rapid.T) {
+			x := g.gen(v).Draw(t, "x")
+			b, err := x.AppendTo(nil, v)
+			if err != nil {
+				t.Fatalf("encode: %v", err)
+			}
+			for _, opts := range []codec.DecodeOptions{{Strict: true}, {}, {NoCopy: true}} {
+				y := fresh(x)
+				if err := codec.DecodeBody(y, b, v, opts); err != nil {
+					t.Fatalf("decode %+v: %v\n% x", opts, err, b)
+				}
+				if !reflect.DeepEqual(x, y) {
+					t.Fatalf("decode %+v:\n got %#v\nwant %#v", opts, y, x)
+				}
+				b2, err := y.AppendTo(nil, v)
+				if err != nil || !bytes.Equal(b, b2) {
+					t.Fatalf("re-encode: %v\n got % x\nwant % x", err, b2, b)
+				}
+			}
+		})
+	})
+}
+
+// TestDecodeIntoReused: decoding into a message that holds other data
+// (decoded from another value, possibly at another version, so its slices
+// have storage to reuse) gives exactly what decoding into a fresh one gives.
+func TestDecodeIntoReused(t *testing.T) {
+	forEachMessageVersion(t, func(t *testing.T, g messageGen, v int16) {
+		a := codec.Lookup(g.key)
+		rapid.Check(t, func(t *rapid.T) {
+			v0 := rapid.Int16Range(a.MinVersion, a.MaxVersion).Draw(t, "previousVersion")
+			prev := g.gen(v0).Draw(t, "previous")
+			x := g.gen(v).Draw(t, "x")
+			pb, err := prev.AppendTo(nil, v0)
+			if err != nil {
+				t.Fatalf("encode previous: %v", err)
+			}
+			b, err := x.AppendTo(nil, v)
+			if err != nil {
+				t.Fatalf("encode: %v", err)
+			}
+			for _, opts := range []codec.DecodeOptions{{}, {NoCopy: true}} {
+				m := fresh(x)
+				if err := codec.DecodeBody(m, pb, v0, opts); err != nil {
+					t.Fatalf("decode previous: %v", err)
+				}
+				if err := codec.DecodeBody(m, b, v, opts); err != nil {
+					t.Fatalf("decode into reused: %v", err)
+				}
+				if !reflect.DeepEqual(m, x) {
+					t.Fatalf("decode into reused %+v:\n got %#v\nwant %#v", opts, m, x)
+				}
+			}
+		})
+	})
+}
+
+// Request headers round-trip at the header version their key and version
+// call for, through ParseRequestHeader, including into a reused header.
+func TestRequestHeaderRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := genRequestHeader.Draw(t, "h")
+		prev := genRequestHeader.Draw(t, "previous")
+		hv, err := h.HeaderVersion()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := h.AppendTo(nil, hv)
+		if err != nil {
+			t.Fatalf("encode: %v", err)
+		}
+		pv, _ := prev.HeaderVersion()
+		pb, err := prev.AppendTo(nil, pv)
+		if err != nil {
+			t.Fatalf("encode previous: %v", err)
+		}
+		var reused codec.RequestHeader
+		if _, err := codec.ParseRequestHeader(pb, &reused, codec.DecodeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range []*codec.RequestHeader{new(codec.RequestHeader), &reused} {
+			off, err := codec.ParseRequestHeader(b, got, codec.DecodeOptions{Strict: true})
+			if err != nil || off != len(b) {
+				t.Fatalf("decode: %v, offset %d of %d", err, off, len(b))
+			}
+			if !reflect.DeepEqual(*got, h) {
+				t.Fatalf("\n got %#v\nwant %#v", *got, h)
+			}
+		}
+	})
+}
+
+// Whole request frames: AppendRequest then SplitFrame and DecodeRequest
+// give back header and body.
+func TestRequestFrameRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := genRequestHeader.Draw(t, "h")
+		var g messageGen
+		for _, mg := range messageGens {
+			if mg.key == h.RequestApiKey && !mg.response {
+				g = mg
+			}
+		}
+		body := g.gen(h.RequestApiVersion).Draw(t, "body")
+		frame, err := codec.AppendRequest(nil, &h, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, rest, err := codec.SplitFrame(frame, len(frame))
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("split: %v", err)
+		}
+		gh, gb, err := codec.DecodeRequest(f, codec.DecodeOptions{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gh, h) || !reflect.DeepEqual(gb, body) {
+			t.Fatalf("\n got %#v %#v\nwant %#v %#v", gh, gb, h, body)
+		}
+	})
+}
+
+// Whole response frames, for every response type and version.
+func TestResponseFrameRoundTrip(t *testing.T) {
+	forEachMessageVersion(t, func(t *testing.T, g messageGen, v int16) {
+		if !g.response {
+			return
+		}
+		rapid.Check(t, func(t *rapid.T) {
+			body := g.gen(v).Draw(t, "body")
+			corr := rapid.Int32().Draw(t, "correlation")
+			frame, err := codec.AppendResponse(nil, corr, v, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, gb, err := codec.DecodeResponse(frame[4:], g.key, v, codec.DecodeOptions{Strict: true})
+			if err != nil || h.CorrelationId != corr || !reflect.DeepEqual(gb, body) {
+				t.Fatalf("%v: %#v %#v", err, h, gb)
+			}
+		})
+	})
+}
