@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
 	"pgregory.net/rapid"
 )
 
 // forEachMessageVersion runs fn as a subtest for every message type and
 // every version this codec implements for it.
-func forEachMessageVersion(t *testing.T, fn func(t *testing.T, g messageGen, v int16)) {
-	for _, g := range messageGens {
-		a := codec.Lookup(g.key)
+func forEachMessageVersion(t *testing.T, fn func(t *testing.T, k codectest.Kind, v int16)) {
+	for _, k := range codectest.Kinds() {
+		a := k.API()
 		for v := a.MinVersion; v <= a.MaxVersion; v++ {
-			t.Run(fmt.Sprintf("%s/v%d", g.name, v), func(t *testing.T) { fn(t, g, v) })
+			t.Run(fmt.Sprintf("%s/v%d", k.Name(), v), func(t *testing.T) { fn(t, k, v) })
 		}
 	}
 }
@@ -25,9 +26,9 @@ func forEachMessageVersion(t *testing.T, fn func(t *testing.T, g messageGen, v i
 // in strict, lenient and no-copy modes; and the encoding is canonical:
 // encoding the decoded value gives the same bytes back.
 func TestRoundTrip(t *testing.T) {
-	forEachMessageVersion(t, func(t *testing.T, g messageGen, v int16) {
+	forEachMessageVersion(t, func(t *testing.T, k codectest.Kind, v int16) {
 		rapid.Check(t, func(t *rapid.T) {
-			x := g.gen(v).Draw(t, "x")
+			x := codectest.Message(k, v).Draw(t, "x")
 			b, err := x.AppendTo(nil, v)
 			if err != nil {
 				t.Fatalf("encode: %v", err)
@@ -53,12 +54,12 @@ func TestRoundTrip(t *testing.T) {
 // (decoded from another value, possibly at another version, so its slices
 // have storage to reuse) gives exactly what decoding into a fresh one gives.
 func TestDecodeIntoReused(t *testing.T) {
-	forEachMessageVersion(t, func(t *testing.T, g messageGen, v int16) {
-		a := codec.Lookup(g.key)
+	forEachMessageVersion(t, func(t *testing.T, k codectest.Kind, v int16) {
+		a := k.API()
 		rapid.Check(t, func(t *rapid.T) {
 			v0 := rapid.Int16Range(a.MinVersion, a.MaxVersion).Draw(t, "previousVersion")
-			prev := g.gen(v0).Draw(t, "previous")
-			x := g.gen(v).Draw(t, "x")
+			prev := codectest.Message(k, v0).Draw(t, "previous")
+			x := codectest.Message(k, v).Draw(t, "x")
 			pb, err := prev.AppendTo(nil, v0)
 			if err != nil {
 				t.Fatalf("encode previous: %v", err)
@@ -87,8 +88,8 @@ func TestDecodeIntoReused(t *testing.T) {
 // call for, through ParseRequestHeader, including into a reused header.
 func TestRequestHeaderRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		h := genRequestHeader.Draw(t, "h")
-		prev := genRequestHeader.Draw(t, "previous")
+		h := codectest.RequestHeader().Draw(t, "h")
+		prev := codectest.RequestHeader().Draw(t, "previous")
 		hv, err := h.HeaderVersion()
 		if err != nil {
 			t.Fatal(err)
@@ -122,14 +123,8 @@ func TestRequestHeaderRoundTrip(t *testing.T) {
 // give back header and body.
 func TestRequestFrameRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		h := genRequestHeader.Draw(t, "h")
-		var g messageGen
-		for _, mg := range messageGens {
-			if mg.key == h.RequestApiKey && !mg.response {
-				g = mg
-			}
-		}
-		body := g.gen(h.RequestApiVersion).Draw(t, "body")
+		h := codectest.RequestHeader().Draw(t, "h")
+		body := codectest.Message(codectest.Kind{Key: h.RequestApiKey}, h.RequestApiVersion).Draw(t, "body")
 		frame, err := codec.AppendRequest(nil, &h, body)
 		if err != nil {
 			t.Fatal(err)
@@ -150,18 +145,18 @@ func TestRequestFrameRoundTrip(t *testing.T) {
 
 // Whole response frames, for every response type and version.
 func TestResponseFrameRoundTrip(t *testing.T) {
-	forEachMessageVersion(t, func(t *testing.T, g messageGen, v int16) {
-		if !g.response {
+	forEachMessageVersion(t, func(t *testing.T, k codectest.Kind, v int16) {
+		if !k.Response {
 			return
 		}
 		rapid.Check(t, func(t *rapid.T) {
-			body := g.gen(v).Draw(t, "body")
+			body := codectest.Message(k, v).Draw(t, "body")
 			corr := rapid.Int32().Draw(t, "correlation")
 			frame, err := codec.AppendResponse(nil, corr, v, body)
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, gb, err := codec.DecodeResponse(frame[4:], g.key, v, codec.DecodeOptions{Strict: true})
+			h, gb, err := codec.DecodeResponse(frame[4:], k.Key, v, codec.DecodeOptions{Strict: true})
 			if err != nil || h.CorrelationId != corr || !reflect.DeepEqual(gb, body) {
 				t.Fatalf("%v: %#v %#v", err, h, gb)
 			}
