@@ -1,0 +1,173 @@
+package model
+
+import (
+	"encoding/binary"
+	"sort"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// Clone returns a deep copy of the coordinator: state changes to either do
+// not affect the other. The copy shares the configuration, including the id
+// source (replace it with SetIDSource). The linearizability checker steps
+// clones, never the original.
+func (c *Coordinator) Clone() *Coordinator {
+	out := &Coordinator{
+		cfg:       c.cfg,
+		topics:    c.topics,
+		now:       c.now,
+		groups:    make(map[string]*group, len(c.groups)),
+		conns:     make(map[uint64]*connState, len(c.conns)),
+		telemetry: make(map[codec.UUID]*telemetryClient, len(c.telemetry)),
+	}
+	for id, g := range c.groups {
+		out.groups[id] = g.clone()
+	}
+	for id, cs := range c.conns {
+		v := *cs
+		out.conns[id] = &v
+	}
+	for id, t := range c.telemetry {
+		v := *t
+		out.telemetry[id] = &v
+	}
+	return out
+}
+
+func (g *group) clone() *group {
+	out := &group{
+		id:        g.id,
+		epoch:     g.epoch,
+		members:   make(map[string]*member, len(g.members)),
+		instances: make(map[string]string, len(g.instances)),
+		target:    make(map[string]partSet, len(g.target)),
+	}
+	for id, m := range g.members {
+		v := *m
+		v.subscribedNames = append([]string(nil), m.subscribedNames...)
+		if m.subscribedNames != nil && v.subscribedNames == nil {
+			v.subscribedNames = []string{}
+		}
+		v.assigned = m.assigned.clone()
+		v.pending = m.pending.clone()
+		out.members[id] = &v
+	}
+	for k, v := range g.instances {
+		out.instances[k] = v
+	}
+	for k, v := range g.target {
+		out.target[k] = v.clone()
+	}
+	return out
+}
+
+// SetIDSource replaces the source of coordinator-made ids.
+func (c *Coordinator) SetIDSource(f func() codec.UUID) { c.cfg.NewID = f }
+
+// AppendState appends a canonical encoding of the coordinator's whole state
+// (time, groups, members with every field, connections, telemetry clients):
+// two coordinators behave the same from now on if their encodings are
+// equal. The linearizability checker uses it for Equal and Hash.
+func (c *Coordinator) AppendState(b []byte) []byte {
+	b = binary.AppendVarint(b, c.now)
+	gids := make([]string, 0, len(c.groups))
+	for id := range c.groups {
+		gids = append(gids, id)
+	}
+	sort.Strings(gids)
+	b = binary.AppendUvarint(b, uint64(len(gids)))
+	for _, id := range gids {
+		b = c.groups[id].appendState(b)
+	}
+	cids := make([]uint64, 0, len(c.conns))
+	for id := range c.conns {
+		cids = append(cids, id)
+	}
+	sort.Slice(cids, func(i, j int) bool { return cids[i] < cids[j] })
+	b = binary.AppendUvarint(b, uint64(len(cids)))
+	for _, id := range cids {
+		cs := c.conns[id]
+		b = binary.AppendUvarint(b, id)
+		b = appendBool(b, cs.seen)
+		b = appendString(b, cs.clientID)
+		b = appendBool(b, cs.clientInstanceID.Valid)
+		b = append(b, cs.clientInstanceID.UUID[:]...)
+	}
+	tids := make([]codec.UUID, 0, len(c.telemetry))
+	for id := range c.telemetry {
+		tids = append(tids, id)
+	}
+	sort.Slice(tids, func(i, j int) bool { return string(tids[i][:]) < string(tids[j][:]) })
+	b = binary.AppendUvarint(b, uint64(len(tids)))
+	for _, id := range tids {
+		t := c.telemetry[id]
+		b = append(b, id[:]...)
+		b = binary.AppendVarint(b, t.lastGet)
+		b = binary.AppendVarint(b, t.lastPush)
+		b = appendBool(b, t.terminating)
+	}
+	return b
+}
+
+func (g *group) appendState(b []byte) []byte {
+	b = appendString(b, g.id)
+	b = binary.AppendVarint(b, int64(g.epoch))
+	ids := make([]string, 0, len(g.members))
+	for id := range g.members {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	b = binary.AppendUvarint(b, uint64(len(ids)))
+	for _, id := range ids {
+		m := g.members[id]
+		b = appendString(b, m.id)
+		b = appendNullable(b, m.instanceID)
+		b = appendNullable(b, m.rackID)
+		b = appendString(b, m.clientID)
+		b = appendString(b, m.clientHost)
+		b = binary.AppendVarint(b, int64(m.epoch))
+		b = binary.AppendVarint(b, int64(m.prevEpoch))
+		b = appendString(b, m.state)
+		b = binary.AppendVarint(b, int64(m.rebalanceTimeoutMs))
+		b = appendBool(b, m.subscribedNames != nil)
+		b = binary.AppendUvarint(b, uint64(len(m.subscribedNames)))
+		for _, n := range m.subscribedNames {
+			b = appendString(b, n)
+		}
+		b = appendNullable(b, m.subscribedRegex)
+		b = appendNullable(b, m.serverAssignor)
+		b = appendParts(b, m.assigned)
+		b = appendParts(b, m.pending)
+		b = binary.AppendVarint(b, m.sessionDeadline)
+		b = binary.AppendVarint(b, m.rebalanceDeadline)
+	}
+	// The instance map and the target are functions of the members.
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func appendNullable(b []byte, s codec.NullableString) []byte {
+	b = appendBool(b, s.Valid)
+	return appendString(b, s.Value)
+}
+
+func appendParts(b []byte, s partSet) []byte {
+	ps := s.sorted()
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	for _, p := range ps {
+		b = appendString(b, p.topic)
+		b = binary.AppendVarint(b, int64(p.partition))
+	}
+	return b
+}
