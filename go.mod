@@ -7,6 +7,6 @@ require github.com/google/uuid v1.6.0
 require (
 	github.com/anishathalye/porcupine v1.3.1 // indirect
 	github.com/twmb/franz-go v1.22.3 // indirect
-	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 	pgregory.net/rapid v1.3.0
 )
