@@ -1,0 +1,150 @@
+package fuzz
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
+)
+
+// sharedKinds are the message kinds both codecs implement, each with the
+// versions they share (see kmsgMaxVersion).
+var sharedKinds = codectest.Kinds()
+
+// FuzzDifferentialKmsg decodes the same bytes with this codec (lenient, as
+// a broker reads) and with franz-go's kmsg. The first byte picks the
+// message kind, the second the version among those both implement.
+// Invariants:
+//   - both accept or both refuse, and when both accept they give the same
+//     value (unknown tags compared as kmsg holds them: ascending, the last
+//     of a repeated tag winning);
+//   - except where PROTOCOL.md §B2 says Kafka's Java reader and kmsg part
+//     ways and this codec follows Java, each pinned by TestDecodeDifferences:
+//     a compact string over 0x7fff (we refuse, kmsg reads it); a null
+//     length for a non-nullable array or bytes (we refuse, kmsg reads it as
+//     empty); a known tagged value shorter than its declared size (we
+//     refuse with ErrTagSize, kmsg skips the rest); a five-byte varint whose
+//     last byte is 0x08 or more (we drop the high bits and read wrapped
+//     lengths as null, kmsg refuses); a nullable struct marker below -1
+//     (we read null, kmsg reads the struct).
+func FuzzDifferentialKmsg(f *testing.F) {
+	for i, k := range sharedKinds {
+		for _, s := range bodySeeds(k) {
+			v := int16(s[0])
+			if v > kmsgMaxVersion(k.Key) {
+				continue
+			}
+			f.Add(append([]byte{byte(i)}, s...))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 {
+			return
+		}
+		k := sharedKinds[int(in[0])%len(sharedKinds)]
+		a := k.API()
+		v := a.MinVersion + int16(int(in[1])%int(kmsgMaxVersion(k.Key)-a.MinVersion+1))
+		b := in[2:]
+
+		ours := a.NewMessage(k.Response)
+		oerr := codec.DecodeBody(ours, b, v, lenient)
+		km := newKmsg(k.Key, k.Response, v)
+		kerr := km.ReadFrom(b)
+
+		switch {
+		case oerr == nil && kerr == nil:
+			normalizeTags(ours)
+			theirs := fromKmsg(km, v)
+			if reflect.DeepEqual(ours, theirs) {
+				return
+			}
+			if markerBelowMinusOne(ours, v, b) && onlyAssignmentDiffers(ours, theirs) {
+				return
+			}
+			t.Fatalf("%s v%d: values differ\n ours %#v\n kmsg %#v", k.Name(), v, ours, theirs)
+		case oerr != nil && kerr == nil:
+			if errors.Is(oerr, codec.ErrStringTooLong) || errors.Is(oerr, codec.ErrTagSize) {
+				return
+			}
+			var ce *codec.Error
+			if errors.As(oerr, &ce) && ce.Kind == codec.ErrNegativeLength && arrayOrBytesField[ce.Field] {
+				return
+			}
+			if hasWideVarint(b) {
+				// A wrapped length read as negative (non-nullable) by us
+				// and as a huge, then null, count by kmsg.
+				return
+			}
+			t.Fatalf("%s v%d: we refuse what kmsg accepts: %v", k.Name(), v, oerr)
+		case oerr == nil && kerr != nil:
+			if hasWideVarint(b) || markerBelowMinusOne(ours, v, b) {
+				return
+			}
+			t.Fatalf("%s v%d: kmsg refuses (%v) what we accept:\n%#v", k.Name(), v, kerr, ours)
+		}
+	})
+}
+
+// arrayOrBytesField names the non-nullable array and bytes fields of the
+// messages, as the decoders name them in errors.
+var arrayOrBytesField = map[string]bool{
+	"ApiKeys": true, "SupportedFeatures": true, "FinalizedFeatures": true,
+	"Members": true, "GroupIds": true, "Groups": true,
+	"TopicPartitions.Partitions": true, "Assignment.TopicPartitions": true,
+	"Members.SubscribedTopicNames": true, "AcceptedCompressionTypes": true,
+	"RequestedMetrics": true, "Metrics": true,
+}
+
+// hasWideVarint reports whether b holds four continuation bytes followed
+// by a byte of 0x08 or more: a five-byte varint of 2^31 or more, or one
+// whose last byte has bits above the 32nd.
+func hasWideVarint(b []byte) bool {
+	for i := 0; i+4 < len(b); i++ {
+		if b[i]&0x80 != 0 && b[i+1]&0x80 != 0 && b[i+2]&0x80 != 0 && b[i+3]&0x80 != 0 && b[i+4] >= 0x08 {
+			return true
+		}
+	}
+	return false
+}
+
+// markerBelowMinusOne reports whether ours is a ConsumerGroupHeartbeat
+// response that we read with a null Assignment from a marker byte in
+// -128..-2, which kmsg reads as present (and then reads the struct from the
+// bytes after it, or fails).
+func markerBelowMinusOne(ours codec.Message, v int16, b []byte) bool {
+	m, ok := ours.(*codec.ConsumerGroupHeartbeatResponse)
+	if !ok || m.Assignment != nil {
+		return false
+	}
+	// Where the marker sits: re-encode the fields before it.
+	prefix := *m
+	prefix.UnknownTags = nil
+	enc, err := prefix.AppendTo(nil, v)
+	if err != nil {
+		return false
+	}
+	pos := len(enc) - 2 // the marker, then the empty tag section
+	if pos < len(b) && string(b[:pos]) == string(enc[:pos]) {
+		return b[pos] >= 0x80 && b[pos] != 0xff
+	}
+	// A non-minimal varint before the marker moved it; look for any
+	// candidate byte.
+	for _, c := range b {
+		if c >= 0x80 && c != 0xff {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyAssignmentDiffers: the two responses are equal but for an Assignment
+// kmsg read and we did not, and the tags read after it.
+func onlyAssignmentDiffers(ours, theirs codec.Message) bool {
+	o := *ours.(*codec.ConsumerGroupHeartbeatResponse)
+	th := *theirs.(*codec.ConsumerGroupHeartbeatResponse)
+	th.Assignment = nil
+	th.UnknownTags, o.UnknownTags = nil, nil
+	return reflect.DeepEqual(o, th)
+}
