@@ -1,0 +1,228 @@
+package linearize
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// Verdict is the outcome of checking a run. Unknown is honest: the check
+// could not decide (the linearizability search timed out, or the harness's
+// own assumptions failed). It is never a pass.
+type Verdict string
+
+const (
+	Ok      Verdict = "Ok"
+	Illegal Verdict = "Illegal"
+	// VerdictUnknown: undecided.
+	VerdictUnknown Verdict = "Unknown"
+)
+
+// ErrNoResponse is what a Target returns (wrapped) when a request may or
+// may not have been processed (a connection reset with the request
+// written). Any other error means the coordinator refused the request
+// without applying it (a broker closing the connection on an unsupported
+// version).
+var ErrNoResponse = errors.New("linearize: no response, outcome unknown")
+
+// Report is the verdict of one run and why.
+type Report struct {
+	Verdict Verdict `json:"verdict"`
+	// Rule is the first rule broken (an invariant's name,
+	// "Linearizability", or "HarnessAssumption").
+	Rule   string `json:"rule,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	// Linearizable is porcupine's answer for the whole history.
+	Linearizable porcupine.CheckResult `json:"linearizable"`
+	// Mismatch is, for an Illegal history, the first operation the model
+	// answers differently when the history is replayed in delivery order.
+	Mismatch string `json:"mismatch,omitempty"`
+	// Invariants are the invariant violations observed during the run.
+	Invariants []RoundViolation `json:"invariants,omitempty"`
+	// CheckTime is how long the linearizability check took.
+	CheckTime time.Duration `json:"checkTime"`
+
+	info porcupine.LinearizationInfo
+	cfg  model.Config
+	ops  History
+}
+
+// CheckOptions tune Check.
+type CheckOptions struct {
+	// Timeout bounds the linearizability search (0: 30 s). When it
+	// expires the verdict is Unknown.
+	Timeout time.Duration
+	// Visualize keeps what the HTML timeline needs (costs memory).
+	Visualize bool
+}
+
+// Check judges a run: the harness's assumptions first (a broken one is a
+// harness error, Unknown), then the invariants observed during the run, then
+// linearizability of the history against the model.
+func Check(res *Result, opts CheckOptions) *Report {
+	rep := &Report{Invariants: res.Violations, cfg: res.Plan.ModelConfig(), ops: res.History}
+	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
+		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, "HarnessAssumption", errs[0]
+		return rep
+	}
+	rep.Linearizable, rep.info, rep.CheckTime = checkLinearizable(rep.cfg, res.History, opts)
+	switch {
+	case len(res.Violations) > 0:
+		v := res.Violations[0]
+		rep.Verdict, rep.Rule = Illegal, v.Rule
+		rep.Detail = fmt.Sprintf("round %d (t=%d ms): %s", v.Round, v.At, v.What)
+	case rep.Linearizable == porcupine.Illegal:
+		rep.Verdict, rep.Rule = Illegal, "Linearizability"
+		rep.Detail = "no sequential order of the history is legal under the model"
+	case rep.Linearizable == porcupine.Unknown:
+		rep.Verdict, rep.Rule = VerdictUnknown, "Linearizability"
+		rep.Detail = fmt.Sprintf("the linearizability search timed out after %v", rep.CheckTime)
+	default:
+		rep.Verdict = Ok
+	}
+	if rep.Linearizable == porcupine.Illegal {
+		rep.Mismatch = FirstMismatch(rep.cfg, res.History)
+		if rep.Rule == "Linearizability" && rep.Mismatch != "" {
+			rep.Detail = rep.Mismatch
+		}
+	}
+	return rep
+}
+
+// CheckHistory checks a recorded history alone (no invariants, which need
+// the run's client state): linearizability against the model configured by
+// plan.
+func CheckHistory(plan Plan, h History, opts CheckOptions) *Report {
+	return Check(&Result{Plan: plan, History: h}, opts)
+}
+
+func checkLinearizable(cfg model.Config, h History, opts CheckOptions) (porcupine.CheckResult, porcupine.LinearizationInfo, time.Duration) {
+	ops := make([]porcupine.Operation, len(h))
+	for i := range h {
+		op := &h[i]
+		ops[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op.Response, Return: op.Return}
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	start := time.Now()
+	var (
+		res  porcupine.CheckResult
+		info porcupine.LinearizationInfo
+	)
+	if opts.Visualize {
+		res, info = porcupine.CheckOperationsVerbose(porcupineModel(cfg), ops, timeout)
+	} else {
+		res = porcupine.CheckOperationsTimeout(porcupineModel(cfg), ops, timeout)
+	}
+	return res, info, time.Since(start)
+}
+
+// CheckAssumptions checks what the checker itself relies on, and returns
+// each broken assumption: every operation's call precedes its return; each
+// client's calls are in order; operation ids are their positions.
+func CheckAssumptions(h History) []string {
+	var errs []string
+	lastCall := map[int]int64{}
+	for i, op := range h {
+		if op.ID != i {
+			errs = append(errs, fmt.Sprintf("op at position %d has id %d", i, op.ID))
+		}
+		if op.Return != Unknown && op.Call >= op.Return {
+			errs = append(errs, fmt.Sprintf("op %d returns (%d) before it is called (%d)", op.ID, op.Return, op.Call))
+		}
+		if op.Return != Unknown && op.Response == nil && !op.Refused {
+			errs = append(errs, fmt.Sprintf("op %d has a return time but no response", op.ID))
+		}
+		if op.Request == nil {
+			errs = append(errs, fmt.Sprintf("op %d has no request", op.ID))
+		}
+		if c, ok := lastCall[op.Client]; ok && op.Call < c && !isRedelivery(h, i) {
+			// Deliveries may overtake each other across a client's
+			// connections, but not its sends on one connection.
+			if sameConnEarlier(h, i) {
+				errs = append(errs, fmt.Sprintf("op %d of %s was called before an earlier op on the same connection", op.ID, op.Name))
+			}
+		}
+		if op.Call > lastCall[op.Client] {
+			lastCall[op.Client] = op.Call
+		}
+	}
+	return errs
+}
+
+func isRedelivery(h History, i int) bool {
+	for j := 0; j < i; j++ {
+		if h[j].Call == h[i].Call && h[j].Client == h[i].Client {
+			return true
+		}
+	}
+	return false
+}
+
+func sameConnEarlier(h History, i int) bool {
+	for j := 0; j < i; j++ {
+		if h[j].Conn.ID == h[i].Conn.ID && h[j].Call > h[i].Call {
+			return true
+		}
+	}
+	return false
+}
+
+// FirstMismatch replays the history partition by partition in delivery
+// order and describes the first operation whose recorded response the
+// model does not give ("" if there is none in that order).
+func FirstMismatch(cfg model.Config, h History) string {
+	states := map[string]*pstate{}
+	initial := newPState(model.NewCoordinator(cfg))
+	type hit struct {
+		id  int
+		msg string
+	}
+	var first *hit
+	for i := range h {
+		op := &h[i]
+		k := partitionKey(op)
+		s := states[k]
+		if s == nil {
+			s = initial
+		}
+		ok, next, why := stepOp(s, op)
+		if !ok {
+			if first == nil || op.ID < first.id {
+				first = &hit{op.ID, fmt.Sprintf("op %d (%s): %s", op.ID, describeOp(op), why)}
+			}
+			continue
+		}
+		states[k] = next
+	}
+	if first == nil {
+		return ""
+	}
+	return first.msg
+}
+
+// Summary counts a run's operations by api.
+func (h History) Summary() map[string]int {
+	out := map[string]int{}
+	for _, op := range h {
+		out[op.Header.RequestApiKey.String()]++
+	}
+	return out
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

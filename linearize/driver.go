@@ -1,0 +1,773 @@
+package linearize
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// RoundViolation is an invariant broken at one observation.
+type RoundViolation struct {
+	Round int    `json:"round"`
+	At    int64  `json:"at"`
+	Rule  string `json:"rule"`
+	What  string `json:"what"`
+}
+
+// Result is what one run produced.
+type Result struct {
+	Plan    Plan
+	History History
+	// Violations are the invariants broken, in order; each rule is
+	// reported at its first observation only, plus a count.
+	Violations []RoundViolation
+	// ViolationCounts counts observations that broke each rule.
+	ViolationCounts map[string]int
+	// Ghosts are the distinct member ids NoGhosts flagged.
+	Ghosts []string
+	// HarnessErrors are failures of the harness's own assumptions (a
+	// target error it cannot interpret, a request it could not build).
+	HarnessErrors []string
+	// Faults counts the faults actually applied, by kind.
+	Faults map[FaultKind]int
+	// Quiescent reports whether the run ended with everything delivered
+	// and one session timeout passed (QuiescentMembership was checked).
+	Quiescent bool
+}
+
+type outstanding struct {
+	corr  int32
+	kind  string // "hb", "leave", "apiversions", "telemetry", "describe", "leavegroup"
+	sent  int    // round
+	conn  uint64
+	call  *LeaveGroupCallState
+	group string
+}
+
+// LeaveGroupCallState tracks one admin LeaveGroup call.
+type LeaveGroupCallState struct {
+	Version int16
+}
+
+type proc struct {
+	idx   int
+	name  string
+	group string
+	plan  ClientPlan
+	role  string // "client", "admin", "observer"
+	c     *model.Client
+
+	conn     *model.ClientConn
+	connID   uint64
+	host     string
+	versions bool // an ApiVersions response has arrived
+
+	live      bool
+	wants     bool
+	hb        *outstanding
+	leave     *outstanding
+	others    []*outstanding
+	lastHB    int
+	nextTry   int
+	nreq      int
+	nextAct   int
+	subID     int32
+	hasSub    bool
+	allIDs    map[string]bool
+	inflight  map[string]int
+	lastSeen  int64 // coordinator time of the last delivered request; -1 none
+	ended     int   // round the process ended
+	triedJoin bool
+}
+
+type request struct {
+	p        *proc
+	conn     Conn
+	h        codec.RequestHeader
+	req      codec.Message
+	call     int64
+	deliver  int
+	fault    *Fault // what happens to the response (lost/delayed)
+	dup      bool
+	note     string
+	firstReq bool
+}
+
+type response struct {
+	p       *proc
+	conn    uint64
+	corr    int32
+	resp    codec.Message
+	deliver int
+	ids     []string
+}
+
+type driver struct {
+	plan    *Plan
+	target  Target
+	snap    Snapshotter
+	procs   []*proc
+	round   int
+	now     int64
+	events  atomic.Int64
+	connSeq uint64
+
+	reqs  []*request
+	resps []*response
+	// lastDeliver keeps each connection FIFO: a delayed request or
+	// response delays what follows it on the same connection.
+	lastReqDeliver  map[uint64]int
+	lastRespDeliver map[uint64]int
+	connClientID    map[uint64]*string
+	closedConns     map[uint64]bool
+
+	mu      sync.Mutex
+	hist    History
+	faults  map[[2]int]Fault
+	res     *Result
+	epochs  model.EpochTracker
+	ids     model.MemberIDTracker
+	ghosts  map[string]bool
+	hbEvery int
+	genIDs  []codec.UUID
+}
+
+// Run executes plan against target. The run is deterministic for a
+// deterministic target unless plan.Parallel is set. It returns an error
+// only when the plan is malformed; what went wrong in the run is in the
+// Result.
+func Run(target Target, plan Plan) (*Result, error) {
+	if err := plan.Validate(); err != nil {
+		return nil, err
+	}
+	d := &driver{
+		plan:            &plan,
+		target:          target,
+		lastReqDeliver:  map[uint64]int{},
+		lastRespDeliver: map[uint64]int{},
+		connClientID:    map[uint64]*string{},
+		closedConns:     map[uint64]bool{},
+		faults:          map[[2]int]Fault{},
+		ghosts:          map[string]bool{},
+		res:             &Result{Plan: plan, ViolationCounts: map[string]int{}, Faults: map[FaultKind]int{}},
+	}
+	d.snap, _ = target.(Snapshotter)
+	d.hbEvery = int(int64(plan.HeartbeatIntervalMs) / plan.RoundMs)
+	if d.hbEvery < 1 {
+		d.hbEvery = 1
+	}
+	for _, f := range plan.Faults {
+		d.faults[[2]int{f.Client, f.Request}] = f
+	}
+	for i, cp := range plan.Clients {
+		p, err := d.newProc(i, cp.Name, cp.Group, "client", cp)
+		if err != nil {
+			return nil, err
+		}
+		d.procs = append(d.procs, p)
+	}
+	admin, err := d.newProc(len(plan.Clients), "admin", "", "admin", ClientPlan{Name: "admin", Seed: plan.Seed ^ 0xad, HeartbeatVersion: 1})
+	if err != nil {
+		return nil, err
+	}
+	observer, err := d.newProc(len(plan.Clients)+1, "observer", "", "observer", ClientPlan{Name: "observer", Seed: plan.Seed ^ 0x0b, HeartbeatVersion: 1})
+	if err != nil {
+		return nil, err
+	}
+	d.procs = append(d.procs, admin, observer)
+
+	// The planned rounds, then closing: every live client closes, the
+	// network drains, and one session timeout passes.
+	closing := plan.Rounds
+	last := plan.Rounds + 4*plan.RequestTimeout + 50
+	for d.round = 0; d.round <= last; d.round++ {
+		d.now = int64(d.round) * plan.RoundMs
+		if err := target.Advance(d.now); err != nil {
+			d.harness("advance to %d: %v", d.now, err)
+			return d.res, nil
+		}
+		d.deliverResponses()
+		d.timeouts()
+		if d.round == closing {
+			for _, p := range d.procs[:len(plan.Clients)] {
+				if p.live {
+					d.close(p)
+				}
+			}
+		}
+		for _, p := range d.procs {
+			d.act(p)
+		}
+		d.deliverRequests()
+		d.observe(false)
+		if d.round > closing && len(d.reqs) == 0 && len(d.resps) == 0 && d.noneOutstanding() {
+			break
+		}
+	}
+	// Quiescence: one session timeout after the last request any client
+	// process got delivered.
+	var lastSeen int64
+	for _, p := range d.procs[:len(plan.Clients)] {
+		if p.lastSeen > lastSeen {
+			lastSeen = p.lastSeen
+		}
+	}
+	end := lastSeen + plan.SessionTimeoutMs + plan.RoundMs
+	if end > d.now {
+		d.now = end
+		d.round++
+		if err := target.Advance(d.now); err != nil {
+			d.harness("advance to %d: %v", d.now, err)
+			return d.res, nil
+		}
+	}
+	d.observer().versions = true
+	for _, g := range plan.Groups() {
+		d.sendDescribe(d.observer(), g)
+	}
+	d.deliverRequests()
+	d.observe(true)
+	d.res.Quiescent = true
+	d.res.History = d.hist
+	sort.Strings(d.res.Ghosts)
+	return d.res, nil
+}
+
+func (d *driver) observer() *proc { return d.procs[len(d.procs)-1] }
+func (d *driver) admin() *proc    { return d.procs[len(d.procs)-2] }
+
+func (d *driver) noneOutstanding() bool {
+	for _, p := range d.procs {
+		if p.live && (p.hb != nil || p.leave != nil || len(p.others) > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *driver) harness(format string, args ...any) {
+	d.res.HarnessErrors = append(d.res.HarnessErrors, fmt.Sprintf("round %d: ", d.round)+fmt.Sprintf(format, args...))
+}
+
+// seedReader is an io.Reader of deterministic bytes for a client's UUIDs.
+type seedReader struct{ r *rand.Rand }
+
+func (s seedReader) Read(b []byte) (int, error) {
+	for i := 0; i < len(b); i += 8 {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], s.r.Uint64())
+		copy(b[i:], w[:])
+	}
+	return len(b), nil
+}
+
+func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*proc, error) {
+	c, err := model.NewClient(model.ClientConfig{
+		ClientID:           "ghostcheck-" + name,
+		GroupID:            group,
+		InstanceID:         cp.InstanceID,
+		Topics:             cp.Topics,
+		HeartbeatVersion:   cp.HeartbeatVersion,
+		RebalanceTimeoutMs: int32(4 * d.plan.RoundMs * int64(d.plan.RequestTimeout)),
+		Rand:               seedReader{rand.New(rand.NewPCG(cp.Seed, uint64(idx)))},
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &proc{idx: idx, name: name, group: group, plan: cp, role: role, c: c, live: true,
+		allIDs: map[string]bool{}, inflight: map[string]int{}, lastSeen: -1, lastHB: -1 << 30,
+		host: fmt.Sprintf("/10.0.%d.%d", idx/250, idx%250+1)}
+	if id := c.MemberID(); id != "" {
+		p.allIDs[id] = true
+	}
+	d.openConn(p)
+	return p, nil
+}
+
+func (d *driver) openConn(p *proc) {
+	d.connSeq++
+	p.connID = d.connSeq
+	p.conn = &model.ClientConn{}
+}
+
+// send puts a request of p on the simulated network, applying the fault
+// planned for it.
+func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Message, kind string) *outstanding {
+	first := p.conn != nil && d.firstOnConn(p)
+	h := p.c.Header(p.conn, key, version)
+	if err := model.CheckRequestHeader(&h, p.c.InstanceID(), p.c.Config().ClientID, first); err != nil {
+		d.violate(err)
+	}
+	p.nreq++
+	r := &request{p: p, conn: Conn{ID: p.connID, Host: p.host}, h: h, req: req, call: d.events.Add(1), deliver: d.round, firstReq: first}
+	o := &outstanding{corr: h.CorrelationId, kind: kind, sent: d.round, conn: p.connID}
+	if f, ok := d.faults[[2]int{p.idx, p.nreq}]; ok && p.role == "client" {
+		d.res.Faults[f.Kind]++
+		switch f.Kind {
+		case LostRequest:
+			return o // never delivered
+		case DelayRequest:
+			r.deliver += f.Delay
+			r.note = fmt.Sprintf("request delayed %d rounds", f.Delay)
+		case Duplicate:
+			dup := *r
+			dup.dup = true
+			dup.note = "duplicate delivery"
+			defer d.enqueue(&dup)
+		case LostResponse, DelayResponse:
+			ff := f
+			r.fault = &ff
+		}
+	}
+	d.enqueue(r)
+	return o
+}
+
+func (d *driver) firstOnConn(p *proc) bool { return p.conn != nil && isFresh(p.conn) }
+
+// isFresh reports whether no request was built on the connection yet.
+func isFresh(c *model.ClientConn) bool {
+	// model.ClientConn counts requests privately; a fresh one compares
+	// equal to the zero value.
+	return *c == model.ClientConn{}
+}
+
+func (d *driver) enqueue(r *request) {
+	if last, ok := d.lastReqDeliver[r.conn.ID]; ok && last > r.deliver {
+		r.deliver = last
+	}
+	d.lastReqDeliver[r.conn.ID] = r.deliver
+	d.reqs = append(d.reqs, r)
+}
+
+// deliverRequests hands every request due this round to the target, in
+// send order (or concurrently per connection when the plan is parallel).
+func (d *driver) deliverRequests() {
+	var due, later []*request
+	for _, r := range d.reqs {
+		if r.deliver <= d.round {
+			due = append(due, r)
+		} else {
+			later = append(later, r)
+		}
+	}
+	d.reqs = later
+	if !d.plan.Parallel {
+		for _, r := range due {
+			d.deliver(r)
+		}
+		return
+	}
+	byConn := map[uint64][]*request{}
+	var order []uint64
+	for _, r := range due {
+		if _, ok := byConn[r.conn.ID]; !ok {
+			order = append(order, r.conn.ID)
+		}
+		byConn[r.conn.ID] = append(byConn[r.conn.ID], r)
+	}
+	var wg sync.WaitGroup
+	for _, id := range order {
+		rs := byConn[id]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, r := range rs {
+				d.deliver(r)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// deliver gives one request to the target and schedules its response.
+func (d *driver) deliver(r *request) {
+	d.mu.Lock()
+	if d.closedConns[r.conn.ID] {
+		d.mu.Unlock()
+		return // the connection was reset before the request arrived
+	}
+	// KIP-1313: the coordinator attributes the ClientId of a
+	// connection's first delivered request to the whole connection.
+	if d.connClientID[r.conn.ID] == nil {
+		s := r.h.ClientId.Value
+		d.connClientID[r.conn.ID] = &s
+	}
+	clientID := *d.connClientID[r.conn.ID]
+	d.mu.Unlock()
+
+	h := r.h
+	resp, err := d.target.Handle(r.conn, &h, r.req)
+	ret := d.events.Add(1)
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	op := Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.now,
+		Call: r.call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
+	if r.p.role == "client" && d.now > r.p.lastSeen {
+		r.p.lastSeen = d.now
+	}
+	if err != nil {
+		op.Response = nil
+		if errors.Is(err, ErrNoResponse) {
+			op.Return = Unknown
+		} else {
+			op.Refused = true
+		}
+		op.Note = joinNote(op.Note, "no response: "+err.Error())
+		d.hist = append(d.hist, op)
+		return
+	}
+	if resp != nil {
+		if _, err := resp.AppendTo(nil, r.h.RequestApiVersion); err != nil {
+			d.harness("%s v%d response does not encode: %v", r.h.RequestApiKey, r.h.RequestApiVersion, err)
+		}
+	}
+	out := &response{p: r.p, conn: r.conn.ID, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1}
+	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == "client" {
+		r.p.allIDs[hb.MemberId.Value] = true
+		out.ids = []string{hb.MemberId.Value}
+	}
+	if g, ok := resp.(*codec.GetTelemetrySubscriptionsResponse); ok && r.h.RequestApiVersion == 0 && g.ErrorCode == codec.None {
+		d.genIDs = append(d.genIDs, g.ClientInstanceId)
+	}
+	switch {
+	case r.dup:
+		op.Note = joinNote(op.Note, "response to the duplicate dropped by the client")
+		d.hist = append(d.hist, op)
+		return
+	case r.fault != nil && r.fault.Kind == LostResponse:
+		op.Note = joinNote(op.Note, "response lost")
+		d.hist = append(d.hist, op)
+		return
+	case r.fault != nil && r.fault.Kind == DelayResponse:
+		out.deliver += r.fault.Delay
+		op.Note = joinNote(op.Note, fmt.Sprintf("response delayed %d rounds", r.fault.Delay))
+	}
+	if last, ok := d.lastRespDeliver[out.conn]; ok && last > out.deliver {
+		out.deliver = last
+	}
+	d.lastRespDeliver[out.conn] = out.deliver
+	for _, id := range out.ids {
+		r.p.inflight[id]++
+	}
+	d.resps = append(d.resps, out)
+	d.hist = append(d.hist, op)
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// deliverResponses gives clients the responses due this round.
+func (d *driver) deliverResponses() {
+	var later []*response
+	for _, r := range d.resps {
+		if r.deliver > d.round {
+			later = append(later, r)
+			continue
+		}
+		for _, id := range r.ids {
+			if r.p.inflight[id]--; r.p.inflight[id] <= 0 {
+				delete(r.p.inflight, id)
+			}
+		}
+		if r.p.live && r.p.connID == r.conn && !d.closedConns[r.conn] {
+			d.absorb(r.p, r)
+		}
+	}
+	d.resps = later
+}
+
+// absorb hands a response to the process that awaits it.
+func (d *driver) absorb(p *proc, r *response) {
+	switch {
+	case p.hb != nil && p.hb.corr == r.corr:
+		p.hb = nil
+		hb := r.resp.(*codec.ConsumerGroupHeartbeatResponse)
+		p.c.OnHeartbeat(hb)
+		p.lastHB = d.round
+		if hb.ErrorCode != codec.None {
+			p.nextTry = d.round + 1
+		}
+		return
+	case p.leave != nil && p.leave.corr == r.corr:
+		p.leave = nil
+		p.c.OnLeaveDone()
+		return
+	}
+	for i, o := range p.others {
+		if o.corr != r.corr {
+			continue
+		}
+		p.others = append(p.others[:i], p.others[i+1:]...)
+		switch resp := r.resp.(type) {
+		case *codec.ApiVersionsResponse:
+			p.c.OnApiVersions(resp)
+			if resp.ErrorCode == codec.None {
+				p.versions = true
+			}
+		case *codec.GetTelemetrySubscriptionsResponse:
+			if resp.ErrorCode == codec.None {
+				p.subID, p.hasSub = resp.SubscriptionId, true
+			}
+		case *codec.PushTelemetryResponse:
+			if resp.ErrorCode == codec.UnknownSubscriptionID {
+				p.hasSub = false
+			}
+		}
+		return
+	}
+	// A late response to a request the client gave up on: dropped.
+}
+
+// timeouts gives up on requests that went unanswered too long.
+func (d *driver) timeouts() {
+	limit := d.round - d.plan.RequestTimeout
+	for _, p := range d.procs {
+		if !p.live {
+			continue
+		}
+		if p.hb != nil && p.hb.sent <= limit {
+			p.hb = nil
+			p.c.OnHeartbeatLost()
+			p.nextTry = d.round
+		}
+		if p.leave != nil && p.leave.sent <= limit {
+			p.leave = nil
+			p.c.OnLeaveDone()
+		}
+		kept := p.others[:0]
+		for _, o := range p.others {
+			if o.sent > limit {
+				kept = append(kept, o)
+			}
+		}
+		p.others = kept
+	}
+}
+
+// act runs one process's turn: its scheduled actions, then whatever
+// request its state calls for.
+func (d *driver) act(p *proc) {
+	if !p.live {
+		return
+	}
+	if !p.versions {
+		if len(p.others) == 0 {
+			req, v := p.c.ApiVersionsRequest()
+			p.others = append(p.others, d.send(p, codec.ApiVersions, v, req, "apiversions"))
+		}
+		return
+	}
+	switch p.role {
+	case "admin":
+		d.actAdmin(p)
+		return
+	case "observer":
+		if d.plan.DescribeEvery > 0 && d.round%d.plan.DescribeEvery == 0 {
+			for _, g := range d.plan.Groups() {
+				d.sendDescribe(p, g)
+			}
+		}
+		return
+	}
+	for p.nextAct < len(p.plan.Actions) && p.plan.Actions[p.nextAct].Round <= d.round {
+		a := p.plan.Actions[p.nextAct]
+		p.nextAct++
+		d.do(p, a.Kind)
+		if !p.live {
+			return
+		}
+	}
+	if p.wants && p.hb == nil && p.leave == nil && d.round >= p.nextTry {
+		st := p.c.State()
+		if st != model.Joined || d.round-p.lastHB >= d.hbEvery {
+			req, v := p.c.NextHeartbeat()
+			p.hb = d.send(p, codec.ConsumerGroupHeartbeat, v, req, "hb")
+		}
+	}
+}
+
+func (d *driver) do(p *proc, k ActionKind) {
+	switch k {
+	case Join:
+		p.wants = true
+		p.nextTry = d.round
+	case Leave, StaticLeave:
+		p.wants = false
+		st := p.c.State()
+		if st == model.Joined || st == model.Joining {
+			p.hb = nil
+			req, v := p.c.Leave(k == StaticLeave)
+			p.leave = d.send(p, codec.ConsumerGroupHeartbeat, v, req, "leave")
+		}
+	case Close:
+		d.close(p)
+	case Crash:
+		p.c.Crash()
+		p.live, p.wants, p.ended = false, false, d.round
+	case Reset:
+		d.mu.Lock()
+		d.closedConns[p.connID] = true
+		d.mu.Unlock()
+		d.target.Disconnect(p.connID)
+		d.openConn(p)
+		// ApiVersions again on the new connection, without blocking.
+		req, v := p.c.ApiVersionsRequest()
+		p.others = append(p.others, d.send(p, codec.ApiVersions, v, req, "apiversions"))
+	case Telemetry:
+		if p.hasSub {
+			v := p.version(codec.PushTelemetry, 1)
+			req := p.c.PushTelemetry(v, p.subID, false, []byte("metrics"))
+			p.others = append(p.others, d.send(p, codec.PushTelemetry, v, req, "telemetry"))
+		} else {
+			v := p.version(codec.GetTelemetrySubscriptions, 1)
+			req := p.c.GetTelemetrySubscriptions(v)
+			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, v, req, "telemetry"))
+		}
+	}
+}
+
+func (p *proc) version(key codec.APIKey, want int16) int16 {
+	if m, ok := p.c.BrokerMaxVersion(key); ok && m < want {
+		return m
+	}
+	return want
+}
+
+// close ends a process cleanly: its leave (if any) is sent with its own id.
+func (d *driver) close(p *proc) {
+	req, v := p.c.Close()
+	if req != nil {
+		d.send(p, codec.ConsumerGroupHeartbeat, v, req, "leave")
+	}
+	p.live, p.wants, p.ended = false, false, d.round
+	p.hb, p.leave, p.others = nil, nil, nil
+}
+
+func (d *driver) actAdmin(p *proc) {
+	for _, a := range d.plan.Admin {
+		if a.Round != d.round {
+			continue
+		}
+		var members []codec.LeaveGroupMember
+		for _, id := range a.InstanceIDs {
+			members = append(members, codec.LeaveGroupMember{GroupInstanceId: codec.Str(id), Reason: codec.Str("ghostcheck admin removal")})
+		}
+		max := p.version(codec.LeaveGroup, 5)
+		calls, _ := model.PlanLeaveGroup(a.Group, members, max)
+		for _, call := range calls {
+			p.others = append(p.others, d.send(p, codec.LeaveGroup, call.Version, call.Request, "leavegroup"))
+		}
+	}
+}
+
+func (d *driver) sendDescribe(p *proc, group string) {
+	v := p.version(codec.ConsumerGroupDescribe, 1)
+	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}}
+	p.others = append(p.others, d.send(p, codec.ConsumerGroupDescribe, v, req, "describe"))
+}
+
+func (d *driver) violate(err error) {
+	v, ok := err.(*model.Violation)
+	rule, what := "Harness", err.Error()
+	if ok {
+		rule, what = v.Rule, v.Detail
+	}
+	if d.res.ViolationCounts[rule] == 0 {
+		d.res.Violations = append(d.res.Violations, RoundViolation{Round: d.round, At: d.now, Rule: rule, What: what})
+	}
+	d.res.ViolationCounts[rule]++
+}
+
+// observe checks the invariants on what the coordinator holds now: its
+// snapshot when the target offers one, else the describes delivered this
+// round.
+func (d *driver) observe(final bool) {
+	var groups []model.GroupSnapshot
+	if d.snap != nil {
+		groups = d.snap.Snapshot()
+	} else {
+		seen := false
+		for _, op := range d.hist {
+			if op.At != d.now || op.Response == nil {
+				continue
+			}
+			if r, ok := op.Response.(*codec.ConsumerGroupDescribeResponse); ok {
+				groups = append(groups, model.SnapshotFromDescribe(r)...)
+				seen = true
+			}
+		}
+		if !seen {
+			return
+		}
+	}
+	o := model.Observation{Now: d.now, Groups: groups, GeneratedIDs: d.genIDs}
+	for _, p := range d.procs[:len(d.plan.Clients)] {
+		mp := model.Process{
+			Name:             p.name,
+			GroupID:          p.group,
+			ClientInstanceID: p.c.InstanceID(),
+			MemberID:         p.c.MemberID(),
+			Live:             p.live,
+			Left:             p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
+			Joined:           p.live && p.c.State() == model.Joined,
+		}
+		for id := range p.inflight {
+			mp.InFlight = append(mp.InFlight, id)
+		}
+		for id := range p.allIDs {
+			mp.AllIDs = append(mp.AllIDs, id)
+		}
+		sort.Strings(mp.InFlight)
+		sort.Strings(mp.AllIDs)
+		mp.GraceUntil = p.lastSeen + d.plan.SessionTimeoutMs
+		if p.lastSeen < 0 {
+			mp.GraceUntil = 0
+		}
+		o.Processes = append(o.Processes, mp)
+		if p.plan.HeartbeatVersion >= model.MemberIDRequiredVersion {
+			if err := d.ids.Observe(mp); err != nil {
+				d.violate(err)
+			}
+		}
+	}
+	if err := model.NoGhosts(o); err != nil {
+		d.violate(err)
+		for _, g := range groups {
+			for _, m := range g.Members {
+				if model.NoGhosts(model.Observation{Now: o.Now, Groups: []model.GroupSnapshot{{GroupID: g.GroupID, Members: []model.MemberSnapshot{m}}}, Processes: o.Processes}) != nil && !d.ghosts[m.MemberID] {
+					d.ghosts[m.MemberID] = true
+					d.res.Ghosts = append(d.res.Ghosts, m.MemberID)
+				}
+			}
+		}
+	}
+	for _, check := range []func(model.Observation) error{model.OneMemberPerProcess, model.UniqueMemberIDs, model.NoZeroUUIDs} {
+		if err := check(o); err != nil {
+			d.violate(err)
+		}
+	}
+	if err := model.NoDoubleClientAssignment(groups); err != nil {
+		d.violate(err)
+	}
+	if err := d.epochs.Observe(groups); err != nil {
+		d.violate(err)
+	}
+	if final {
+		if err := model.QuiescentMembership(o); err != nil {
+			d.violate(err)
+		}
+	}
+}

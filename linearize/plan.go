@@ -1,0 +1,421 @@
+package linearize
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"pgregory.net/rapid"
+
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// ActionKind is something a client process does at a chosen round.
+type ActionKind string
+
+// What a client process can be told to do.
+const (
+	// Join makes the process want membership: it joins, then heartbeats
+	// every heartbeat interval.
+	Join ActionKind = "join"
+	// Leave leaves the group for good (epoch -1); the process lives on.
+	Leave ActionKind = "leave"
+	// StaticLeave leaves temporarily (epoch -2, static members only).
+	StaticLeave ActionKind = "static-leave"
+	// Close ends the process cleanly: a leave is sent with the client's own
+	// id if it is a member or joining (even before the join response).
+	Close ActionKind = "close"
+	// Crash ends the process without a leave.
+	Crash ActionKind = "crash"
+	// Reset closes the process's connection; the next request opens a new
+	// one (which carries ClientId again).
+	Reset ActionKind = "reset"
+	// Telemetry fetches the metrics subscription, or pushes if it has one.
+	Telemetry ActionKind = "telemetry"
+)
+
+// Action is one scheduled action of a client process.
+type Action struct {
+	Round int        `json:"round"`
+	Kind  ActionKind `json:"kind"`
+}
+
+// ClientPlan describes one client process.
+type ClientPlan struct {
+	Name  string `json:"name"`
+	Group string `json:"group"`
+	// InstanceID makes it a static member.
+	InstanceID string `json:"instanceId,omitempty"`
+	// HeartbeatVersion is 1 for a KIP-1082 client, 0 for an old one.
+	HeartbeatVersion int16    `json:"heartbeatVersion"`
+	Topics           []string `json:"topics"`
+	// Seed feeds the client's UUIDs.
+	Seed    uint64   `json:"seed"`
+	Actions []Action `json:"actions"`
+}
+
+// FaultKind is a way the simulated network mistreats one request.
+type FaultKind string
+
+// The network faults.
+const (
+	// LostRequest: the request never reaches the coordinator.
+	LostRequest FaultKind = "lost-request"
+	// LostResponse: the coordinator processes the request, the client
+	// never sees the response (it times out and retries with the same id).
+	LostResponse FaultKind = "lost-response"
+	// Duplicate: the request is delivered twice.
+	Duplicate FaultKind = "duplicate"
+	// DelayRequest: the request reaches the coordinator Delay rounds late,
+	// after requests sent later on other connections.
+	DelayRequest FaultKind = "delay-request"
+	// DelayResponse: the response reaches the client Delay rounds late.
+	DelayResponse FaultKind = "delay-response"
+)
+
+// FaultKinds lists every network fault kind.
+func FaultKinds() []FaultKind {
+	return []FaultKind{LostRequest, LostResponse, Duplicate, DelayRequest, DelayResponse}
+}
+
+// ParseFaultKind accepts a fault kind's name.
+func ParseFaultKind(s string) (FaultKind, error) {
+	for _, k := range FaultKinds() {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("unknown fault %q (known: %v)", s, FaultKinds())
+}
+
+// Fault applies to one request: the Request-th (1-based) a process sends.
+type Fault struct {
+	Client  int       `json:"client"`
+	Request int       `json:"request"`
+	Kind    FaultKind `json:"kind"`
+	Delay   int       `json:"delay,omitempty"` // rounds, for the delay kinds
+}
+
+// AdminRemoval is a KIP-345 administrative LeaveGroup: remove static
+// members of a group by instance id.
+type AdminRemoval struct {
+	Round       int      `json:"round"`
+	Group       string   `json:"group"`
+	InstanceIDs []string `json:"instanceIds"`
+}
+
+// Plan is a complete, replayable description of one run.
+type Plan struct {
+	// Seed is what the plan was drawn from (informational: a plan
+	// replays from its own content, on any commit).
+	Seed uint64 `json:"seed"`
+	// Coordinator configuration; the target must be built with the same.
+	Topics              []PlanTopic `json:"topics"`
+	SessionTimeoutMs    int64       `json:"sessionTimeoutMs"`
+	HeartbeatIntervalMs int32       `json:"heartbeatIntervalMs"`
+	MaxGroupSize        int         `json:"maxGroupSize,omitempty"`
+	// Simulation.
+	Rounds         int  `json:"rounds"`
+	RoundMs        int64 `json:"roundMs"`
+	RequestTimeout int  `json:"requestTimeoutRounds"`
+	DescribeEvery  int  `json:"describeEvery"`
+	// Parallel delivers each round's requests concurrently (exercises a
+	// concurrent target; the order within a round is then the target's).
+	Parallel bool           `json:"parallel,omitempty"`
+	Clients  []ClientPlan   `json:"clients"`
+	Admin    []AdminRemoval `json:"admin,omitempty"`
+	Faults   []Fault        `json:"faults,omitempty"`
+}
+
+// PlanTopic is a topic of the coordinator's configuration.
+type PlanTopic struct {
+	Name       string `json:"name"`
+	Partitions int32  `json:"partitions"`
+}
+
+// ModelConfig is the model configuration the plan's coordinator must have.
+// Topic ids derive from names (model.TopicIDFor).
+func (p *Plan) ModelConfig() model.Config {
+	cfg := model.DefaultConfig(p.Seed)
+	cfg.Topics = nil
+	for _, t := range p.Topics {
+		cfg.Topics = append(cfg.Topics, model.Topic{Name: t.Name, ID: model.TopicIDFor(t.Name), Partitions: t.Partitions})
+	}
+	cfg.SessionTimeoutMs = p.SessionTimeoutMs
+	cfg.HeartbeatIntervalMs = p.HeartbeatIntervalMs
+	cfg.MaxGroupSize = p.MaxGroupSize
+	return cfg
+}
+
+// Groups lists the plan's group ids in order.
+func (p *Plan) Groups() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range p.Clients {
+		if !seen[c.Group] {
+			seen[c.Group] = true
+			out = append(out, c.Group)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Validate checks that the plan is well formed (as a corpus file may not be).
+func (p *Plan) Validate() error {
+	switch {
+	case p.Rounds <= 0 || p.Rounds > 100000:
+		return fmt.Errorf("plan: rounds %d out of range", p.Rounds)
+	case p.RoundMs <= 0:
+		return fmt.Errorf("plan: roundMs %d must be positive", p.RoundMs)
+	case p.SessionTimeoutMs <= 0:
+		return fmt.Errorf("plan: sessionTimeoutMs %d must be positive", p.SessionTimeoutMs)
+	case p.RequestTimeout <= 0:
+		return fmt.Errorf("plan: requestTimeoutRounds must be positive")
+	case len(p.Clients) == 0 || len(p.Clients) > 10000:
+		return fmt.Errorf("plan: %d clients", len(p.Clients))
+	}
+	for i, c := range p.Clients {
+		if c.Group == "" || c.Name == "" {
+			return fmt.Errorf("plan: client %d needs a name and a group", i)
+		}
+		if c.HeartbeatVersion != 0 && c.HeartbeatVersion != 1 {
+			return fmt.Errorf("plan: client %s heartbeat version %d", c.Name, c.HeartbeatVersion)
+		}
+	}
+	for _, f := range p.Faults {
+		if f.Client < 0 || f.Client >= len(p.Clients) || f.Request < 1 {
+			return fmt.Errorf("plan: fault %+v names no request", f)
+		}
+		if _, err := ParseFaultKind(string(f.Kind)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Options shape the plans a generator draws.
+type Options struct {
+	Clients int
+	Groups  int
+	Rounds  int
+	// HeartbeatVersion: 0 or 1 for every client, -1 for a mix.
+	HeartbeatVersion int
+	// StaticPercent of clients are static members.
+	StaticPercent int
+	// FaultPercent is the chance, per request, of a fault; FaultKinds
+	// restricts the kinds (nil = all).
+	FaultPercent int
+	FaultKinds   []FaultKind
+	// Crashes, Leaves, Resets, Telemetry and Admin turn those actions on.
+	Crashes, Leaves, Resets, Telemetry, Admin bool
+	Parallel                                  bool
+}
+
+// DefaultOptions is a small, busy run: 6 clients in 2 groups over 60
+// rounds of 500 ms with 10 % of requests mistreated.
+func DefaultOptions() Options {
+	return Options{Clients: 6, Groups: 2, Rounds: 60, HeartbeatVersion: 1, StaticPercent: 30,
+		FaultPercent: 10, Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true}
+}
+
+// drawer is the source of a generator's choices: rapid (so failing plans
+// shrink) or a seeded PRNG (so the command can run without rapid).
+type drawer interface {
+	intn(label string, n int) int // in [0, n)
+}
+
+type rapidDrawer struct{ t *rapid.T }
+
+func (d rapidDrawer) intn(label string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	return rapid.IntRange(0, n-1).Draw(d.t, label)
+}
+
+type randDrawer struct{ r *rand.Rand }
+
+func (d randDrawer) intn(_ string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	return d.r.IntN(n)
+}
+
+// DrawPlan draws a plan with rapid; a failing property shrinks it.
+func DrawPlan(t *rapid.T, o Options) Plan {
+	seed := uint64(rapid.Uint32().Draw(t, "seed"))
+	return generate(rapidDrawer{t}, o, seed)
+}
+
+// NewPlan draws a plan from a seed, deterministically.
+func NewPlan(seed uint64, o Options) Plan {
+	return generate(randDrawer{rand.New(rand.NewPCG(seed, 0x706c616e))}, o, seed)
+}
+
+func generate(d drawer, o Options, seed uint64) Plan {
+	if o.Clients <= 0 {
+		o.Clients = 1
+	}
+	if o.Groups <= 0 {
+		o.Groups = 1
+	}
+	if o.Rounds < 10 {
+		o.Rounds = 10
+	}
+	p := Plan{
+		Seed:                seed,
+		Topics:              []PlanTopic{{"alpha", 6}, {"beta", 3}, {"gamma", 2}},
+		SessionTimeoutMs:    6000,
+		HeartbeatIntervalMs: 1000,
+		Rounds:              o.Rounds,
+		RoundMs:             500,
+		RequestTimeout:      3,
+		DescribeEvery:       4,
+		Parallel:            o.Parallel,
+	}
+	topicSets := [][]string{{"alpha"}, {"alpha", "beta"}, {"beta", "gamma"}, {"alpha", "beta", "gamma"}}
+	for i := 0; i < o.Clients; i++ {
+		c := ClientPlan{
+			Name:             fmt.Sprintf("c%d", i),
+			Group:            fmt.Sprintf("g%d", i%o.Groups),
+			HeartbeatVersion: 1,
+			Topics:           topicSets[d.intn("topics", len(topicSets))],
+			Seed:             uint64(d.intn("client seed", 1<<30)) + 1,
+		}
+		switch o.HeartbeatVersion {
+		case 0:
+			c.HeartbeatVersion = 0
+		case -1:
+			c.HeartbeatVersion = int16(d.intn("version", 2))
+		}
+		if d.intn("static", 100) < o.StaticPercent {
+			c.InstanceID = fmt.Sprintf("inst-%d", i)
+		}
+		c.Actions = drawActions(d, o, c.InstanceID != "", p.Rounds)
+		p.Clients = append(p.Clients, c)
+	}
+	if o.Admin {
+		for r := 0; r < p.Rounds; r += 10 + d.intn("admin gap", 20) {
+			if d.intn("admin", 4) != 0 {
+				continue
+			}
+			var static []ClientPlan
+			for _, c := range p.Clients {
+				if c.InstanceID != "" {
+					static = append(static, c)
+				}
+			}
+			if len(static) == 0 {
+				break
+			}
+			c := static[d.intn("admin target", len(static))]
+			ids := []string{c.InstanceID}
+			if d.intn("admin unknown", 3) == 0 {
+				ids = append(ids, "inst-unknown")
+			}
+			p.Admin = append(p.Admin, AdminRemoval{Round: r, Group: c.Group, InstanceIDs: ids})
+		}
+	}
+	kinds := o.FaultKinds
+	if kinds == nil {
+		kinds = FaultKinds()
+	}
+	if o.FaultPercent > 0 && len(kinds) > 0 {
+		// About one request per client per two rounds; faults on early
+		// requests (the join) are drawn more often, as they are where
+		// ghosts are made.
+		perClient := p.Rounds / 2
+		for ci := range p.Clients {
+			for req := 1; req <= perClient; req++ {
+				pct := o.FaultPercent
+				if req <= 4 {
+					pct *= 3
+				}
+				if d.intn("fault?", 100) >= pct {
+					continue
+				}
+				f := Fault{Client: ci, Request: req, Kind: kinds[d.intn("fault kind", len(kinds))]}
+				if f.Kind == DelayRequest || f.Kind == DelayResponse {
+					f.Delay = 1 + d.intn("delay", 4)
+				}
+				p.Faults = append(p.Faults, f)
+			}
+		}
+	}
+	return p
+}
+
+// drawActions draws a process's life: it joins early, then perhaps leaves
+// and rejoins, leaves temporarily (static), resets its connection, uses
+// telemetry, and ends by closing or crashing (or lives to the end, when the
+// driver closes it).
+func drawActions(d drawer, o Options, static bool, rounds int) []Action {
+	r := d.intn("join round", rounds/4)
+	acts := []Action{{r, Join}}
+	// A close right after the join (before its response, with a delayed
+	// response fault) is KAFKA-17116's race.
+	if d.intn("early close", 10) == 0 {
+		return append(acts, Action{r + 1, Close})
+	}
+	for r < rounds-4 {
+		r += 2 + d.intn("gap", rounds/3)
+		if r >= rounds-1 {
+			break
+		}
+		switch d.intn("action", 8) {
+		case 0:
+			if o.Leaves {
+				acts = append(acts, Action{r, Leave}, Action{r + 1 + d.intn("rejoin gap", 6), Join})
+				r = acts[len(acts)-1].Round
+			}
+		case 1:
+			if static && o.Leaves {
+				acts = append(acts, Action{r, StaticLeave}, Action{r + 1 + d.intn("rejoin gap", 4), Join})
+				r = acts[len(acts)-1].Round
+			}
+		case 2:
+			if o.Resets {
+				acts = append(acts, Action{r, Reset})
+			}
+		case 3:
+			if o.Telemetry {
+				acts = append(acts, Action{r, Telemetry})
+			}
+		case 4:
+			if o.Crashes {
+				return append(acts, Action{r, Crash})
+			}
+		case 5:
+			return append(acts, Action{r, Close})
+		}
+	}
+	return acts
+}
+
+// String is a one-line summary of the plan.
+func (p *Plan) String() string {
+	v := map[int16]int{}
+	static := 0
+	for _, c := range p.Clients {
+		v[c.HeartbeatVersion]++
+		if c.InstanceID != "" {
+			static++
+		}
+	}
+	kinds := map[FaultKind]int{}
+	for _, f := range p.Faults {
+		kinds[f.Kind]++
+	}
+	var ks []string
+	for _, k := range FaultKinds() {
+		if kinds[k] > 0 {
+			ks = append(ks, fmt.Sprintf("%s=%d", k, kinds[k]))
+		}
+	}
+	return fmt.Sprintf("%d clients (v0=%d v1=%d, static=%d) in %d groups, %d rounds, faults: %s",
+		len(p.Clients), v[0], v[1], static, len(p.Groups()), p.Rounds, strings.Join(ks, " "))
+}
+

@@ -1,0 +1,298 @@
+package linearize
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// The porcupine model: per partition, the state is a model.Coordinator that
+// has seen only that partition's requests. A partition is one group (every
+// ConsumerGroupHeartbeat, LeaveGroup and single-group Describe names
+// exactly one), one client instance id for telemetry, and one for
+// ApiVersions, which has no state. Groups never interact in the model, so
+// checking each partition alone is exact, and it keeps each search small.
+
+// pstate is one partition's state: the coordinator and its canonical
+// encoding (for Equal and Hash, computed once).
+type pstate struct {
+	c   *model.Coordinator
+	enc []byte
+}
+
+func newPState(c *model.Coordinator) *pstate {
+	return &pstate{c: c, enc: c.AppendState(nil)}
+}
+
+// partitionKey names the partition of an operation.
+func partitionKey(op *Op) string {
+	switch r := op.Request.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		return "group:" + r.GroupId
+	case *codec.LeaveGroupRequest:
+		return "group:" + r.GroupId
+	case *codec.ConsumerGroupDescribeRequest:
+		if len(r.GroupIds) == 1 {
+			return "group:" + r.GroupIds[0]
+		}
+		return "describe:multi"
+	case *codec.GetTelemetrySubscriptionsRequest, *codec.PushTelemetryRequest:
+		return "telemetry:" + telemetryID(op).String()
+	case *codec.ApiVersionsRequest:
+		return "apiversions"
+	}
+	return "other"
+}
+
+// telemetryID is the client instance id a telemetry request is about: the
+// header's at v1 (KIP-1313), the body's at v0.
+func telemetryID(op *Op) codec.UUID {
+	if op.Header.RequestApiVersion >= 1 {
+		return op.Header.ClientInstanceId.UUID
+	}
+	switch r := op.Request.(type) {
+	case *codec.GetTelemetrySubscriptionsRequest:
+		return r.ClientInstanceId
+	case *codec.PushTelemetryRequest:
+		return r.ClientInstanceId
+	}
+	return codec.UUID{}
+}
+
+// stepOp applies op to a clone of s. It returns whether the recorded
+// response is what the model answers, the new state, and (when not) both
+// encoded responses for the report.
+func stepOp(s *pstate, op *Op) (bool, *pstate, string) {
+	c := s.c.Clone()
+	if c.Now() < op.At {
+		c.Advance(op.At)
+	}
+	// Ids the coordinator makes are random in the target: take them from
+	// the recorded response, so the model makes the same ones.
+	c.SetIDSource(idsFrom(op))
+	h := op.Header
+	// The model sees each request as the first of a fresh connection
+	// carrying the ClientId the target must attribute (KIP-1313): per
+	// connection state does not cross partitions.
+	h.ClientId = codec.Str(op.ClientID)
+	resp, err := c.Handle(model.Conn{ID: uint64(op.ID) + 1<<40, Host: op.Conn.Host}, &h, op.Request)
+	c.Disconnect(uint64(op.ID) + 1<<40)
+	next := newPState(c)
+	if op.Return == Unknown {
+		return true, next, ""
+	}
+	v := op.Header.RequestApiVersion
+	if err != nil || op.Refused {
+		if err != nil && op.Refused {
+			return true, next, ""
+		}
+		if err != nil {
+			return false, next, fmt.Sprintf("model refuses the request (%v), target answered %s", err, summarize(op.Response))
+		}
+		return false, next, "model answers " + summarize(resp) + ", target refused the request"
+	}
+	want, err1 := resp.AppendTo(nil, v)
+	got, err2 := op.Response.AppendTo(nil, v)
+	if err1 != nil || err2 != nil {
+		return false, next, fmt.Sprintf("cannot encode (model: %v, target: %v)", err1, err2)
+	}
+	if !bytes.Equal(want, got) {
+		return false, next, describeDiff(resp, op.Response)
+	}
+	return true, next, ""
+}
+
+// idsFrom returns an id source that yields the id the target made for op (a
+// v0 member id or a telemetry client instance id), then fresh ones.
+func idsFrom(op *Op) func() codec.UUID {
+	var queue []codec.UUID
+	switch r := op.Response.(type) {
+	case *codec.ConsumerGroupHeartbeatResponse:
+		if r.MemberId.Valid {
+			if u, err := codec.ParseUUID(r.MemberId.Value); err == nil {
+				queue = append(queue, u)
+			}
+		}
+	case *codec.GetTelemetrySubscriptionsResponse:
+		queue = append(queue, r.ClientInstanceId)
+	}
+	fallback := model.SeededIDs(uint64(op.ID))
+	return func() codec.UUID {
+		if len(queue) > 0 {
+			u := queue[0]
+			queue = queue[1:]
+			if !u.IsZero() {
+				return u
+			}
+		}
+		return fallback()
+	}
+}
+
+func describeDiff(want, got codec.Message) string {
+	return fmt.Sprintf("model answers %s; target answered %s", summarize(want), summarize(got))
+}
+
+// summarize renders a response in one line for reports.
+func summarize(m codec.Message) string {
+	switch r := m.(type) {
+	case *codec.ConsumerGroupHeartbeatResponse:
+		s := fmt.Sprintf("%s member=%s epoch=%d interval=%d", r.ErrorCode, r.MemberId, r.MemberEpoch, r.HeartbeatIntervalMs)
+		if r.ErrorMessage.Valid {
+			s += fmt.Sprintf(" msg=%q", r.ErrorMessage.Value)
+		}
+		if r.Assignment != nil {
+			s += " assignment=" + tpsString(r.Assignment.TopicPartitions)
+		}
+		return s
+	case *codec.LeaveGroupResponse:
+		var parts []string
+		for _, m := range r.Members {
+			parts = append(parts, fmt.Sprintf("%s/%s:%s", m.MemberId, m.GroupInstanceId, m.ErrorCode))
+		}
+		return fmt.Sprintf("%s [%s]", r.ErrorCode, strings.Join(parts, " "))
+	case *codec.ConsumerGroupDescribeResponse:
+		var parts []string
+		for _, g := range r.Groups {
+			var ms []string
+			for _, m := range g.Members {
+				ms = append(ms, fmt.Sprintf("%s@%d", short(m.MemberId), m.MemberEpoch))
+			}
+			parts = append(parts, fmt.Sprintf("%s %s %s epoch=%d members=[%s]", g.GroupId, g.ErrorCode, g.GroupState, g.GroupEpoch, strings.Join(ms, " ")))
+		}
+		return strings.Join(parts, "; ")
+	case *codec.ApiVersionsResponse:
+		return fmt.Sprintf("%s (%d apis)", r.ErrorCode, len(r.ApiKeys))
+	case *codec.GetTelemetrySubscriptionsResponse:
+		return fmt.Sprintf("%s subscription=%d id=%s", r.ErrorCode, r.SubscriptionId, r.ClientInstanceId)
+	case *codec.PushTelemetryResponse:
+		return r.ErrorCode.String()
+	case nil:
+		return "nothing"
+	}
+	return fmt.Sprintf("%+v", m)
+}
+
+func tpsString(tps []codec.ConsumerGroupHeartbeatTopicPartitions) string {
+	var parts []string
+	for _, t := range tps {
+		parts = append(parts, fmt.Sprintf("%s%v", t.TopicId.String()[:4], t.Partitions))
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// describeOp renders a request and its response for the timeline.
+func describeOp(op *Op) string {
+	var req string
+	switch r := op.Request.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		kind := "heartbeat"
+		switch {
+		case r.MemberEpoch == 0:
+			kind = "join"
+		case r.MemberEpoch == -1:
+			kind = "leave"
+		case r.MemberEpoch == -2:
+			kind = "static-leave"
+		}
+		req = fmt.Sprintf("%s v%d %s member=%s epoch=%d", kind, op.Header.RequestApiVersion, r.GroupId, short(r.MemberId), r.MemberEpoch)
+		if r.InstanceId.Valid {
+			req += " instance=" + r.InstanceId.Value
+		}
+	case *codec.LeaveGroupRequest:
+		var ids []string
+		for _, m := range r.Members {
+			ids = append(ids, m.GroupInstanceId.Value)
+		}
+		req = fmt.Sprintf("LeaveGroup v%d %s %s%v", op.Header.RequestApiVersion, r.GroupId, r.MemberId, ids)
+	case *codec.ConsumerGroupDescribeRequest:
+		req = fmt.Sprintf("describe %v", r.GroupIds)
+	default:
+		req = fmt.Sprintf("%s v%d", op.Header.RequestApiKey, op.Header.RequestApiVersion)
+	}
+	out := "?"
+	if op.Return != Unknown {
+		out = summarize(op.Response)
+	}
+	return fmt.Sprintf("t=%d %s: %s → %s", op.At, op.Name, req, out)
+}
+
+// porcupineModel builds the porcupine model for histories of a coordinator
+// configured by cfg.
+func porcupineModel(cfg model.Config) porcupine.Model {
+	initial := newPState(model.NewCoordinator(cfg))
+	return porcupine.Model{
+		Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
+			parts := map[string][]porcupine.Operation{}
+			var keys []string
+			for _, o := range history {
+				k := partitionKey(o.Input.(*Op))
+				if _, ok := parts[k]; !ok {
+					keys = append(keys, k)
+				}
+				parts[k] = append(parts[k], o)
+			}
+			sort.Strings(keys)
+			out := make([][]porcupine.Operation, 0, len(keys))
+			for _, k := range keys {
+				out = append(out, parts[k])
+			}
+			return out
+		},
+		Init: func() any { return initial },
+		Step: func(state, input, _ any) (bool, any) {
+			ok, next, _ := stepOp(state.(*pstate), input.(*Op))
+			return ok, next
+		},
+		StepContext: func(ctx context.Context, state, input, _ any) (bool, any) {
+			if ctx.Err() != nil {
+				return false, state
+			}
+			ok, next, _ := stepOp(state.(*pstate), input.(*Op))
+			return ok, next
+		},
+		Equal: func(a, b any) bool { return bytes.Equal(a.(*pstate).enc, b.(*pstate).enc) },
+		Hash: func(s any) uint64 {
+			h := fnv.New64a()
+			h.Write(s.(*pstate).enc)
+			return h.Sum64()
+		},
+		DescribeOperation: func(input, _ any) string { return describeOp(input.(*Op)) },
+		DescribeState:     func(s any) string { return describeState(s.(*pstate).c) },
+	}
+}
+
+// describeState renders a partition's state for the timeline.
+func describeState(c *model.Coordinator) string {
+	var parts []string
+	for _, g := range c.Snapshot() {
+		var ms []string
+		for _, m := range g.Members {
+			s := fmt.Sprintf("%s@%d", short(m.MemberID), m.Epoch)
+			if m.InstanceID != "" {
+				s += "(" + m.InstanceID + ")"
+			}
+			ms = append(ms, s)
+		}
+		parts = append(parts, fmt.Sprintf("%s epoch %d: %s", g.GroupID, g.Epoch, strings.Join(ms, ", ")))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("t=%d (no groups)", c.Now())
+	}
+	return fmt.Sprintf("t=%d %s", c.Now(), strings.Join(parts, "; "))
+}

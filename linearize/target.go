@@ -1,0 +1,130 @@
+package linearize
+
+import (
+	"sync"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// Conn names the connection a request travels on. A connection id is never
+// reused within a run: a reset connection gets a new id.
+type Conn struct {
+	ID uint64
+	// Host is the client's address as the coordinator reports it in
+	// ConsumerGroupDescribe (ClientHost), e.g. "/10.0.0.3".
+	Host string
+}
+
+// Target is a group coordinator under test, reached through the wire
+// vocabulary of package codec. Implement it to run ghostcheck's checks
+// against your own coordinator (a broker, a fake, a proxy) in your own go
+// test; see the package example.
+//
+// The driver calls a Target from one goroutine at a time unless the plan asks
+// for parallel delivery, in which case Handle is called concurrently (for
+// different connections) and must be safe for that.
+type Target interface {
+	// Handle delivers one request that a client sent on conn, and returns
+	// the coordinator's response body, to be encoded at the request's
+	// version. An error means no response will ever come (a broker closes
+	// the connection); the driver records the outcome as unknown.
+	Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
+	// Disconnect closes a connection: the coordinator forgets its
+	// per-connection context (KIP-1313's first ClientId).
+	Disconnect(connID uint64)
+	// Advance moves the coordinator's clock to nowMs (milliseconds since
+	// the run began; never backwards) and lets every session and rebalance
+	// timeout due by then fire.
+	Advance(nowMs int64) error
+}
+
+// Snapshotter is implemented by targets that can show their whole state,
+// including what ConsumerGroupDescribe cannot (pending revocations). The
+// driver then checks invariants on snapshots after every round; without it,
+// it observes through ConsumerGroupDescribe only.
+type Snapshotter interface {
+	Snapshot() []model.GroupSnapshot
+}
+
+// ModelTarget is the reference model as a Target. It serializes calls,
+// since the model is sequential.
+type ModelTarget struct {
+	mu sync.Mutex
+	c  *model.Coordinator
+}
+
+// NewModelTarget returns the model coordinator configured by cfg.
+func NewModelTarget(cfg model.Config) *ModelTarget {
+	return &ModelTarget{c: model.NewCoordinator(cfg)}
+}
+
+// Handle implements Target.
+func (t *ModelTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.c.Handle(model.Conn{ID: conn.ID, Host: conn.Host}, h, req)
+}
+
+// Disconnect implements Target.
+func (t *ModelTarget) Disconnect(connID uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.c.Disconnect(connID)
+}
+
+// Advance implements Target.
+func (t *ModelTarget) Advance(nowMs int64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.c.Advance(nowMs)
+	return nil
+}
+
+// Snapshot implements Snapshotter.
+func (t *ModelTarget) Snapshot() []model.GroupSnapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.c.Snapshot()
+}
+
+// Funcs adapts plain functions to a Target, for coordinators that have a
+// different method set (such as ghostcheck's own impl). SnapshotFunc is
+// optional; use WithSnapshot to expose it.
+type Funcs struct {
+	HandleFunc     func(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
+	DisconnectFunc func(connID uint64)
+	AdvanceFunc    func(nowMs int64) error
+}
+
+// Handle implements Target.
+func (f Funcs) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	return f.HandleFunc(conn, h, req)
+}
+
+// Disconnect implements Target.
+func (f Funcs) Disconnect(connID uint64) {
+	if f.DisconnectFunc != nil {
+		f.DisconnectFunc(connID)
+	}
+}
+
+// Advance implements Target.
+func (f Funcs) Advance(nowMs int64) error {
+	if f.AdvanceFunc != nil {
+		return f.AdvanceFunc(nowMs)
+	}
+	return nil
+}
+
+// WithSnapshot returns a Target that is also a Snapshotter.
+func WithSnapshot(t Target, snapshot func() []model.GroupSnapshot) Target {
+	return snapshotTarget{t, snapshot}
+}
+
+type snapshotTarget struct {
+	Target
+	snap func() []model.GroupSnapshot
+}
+
+func (s snapshotTarget) Snapshot() []model.GroupSnapshot { return s.snap() }
