@@ -116,10 +116,10 @@ type Plan struct {
 	HeartbeatIntervalMs int32       `json:"heartbeatIntervalMs"`
 	MaxGroupSize        int         `json:"maxGroupSize,omitempty"`
 	// Simulation.
-	Rounds         int  `json:"rounds"`
+	Rounds         int   `json:"rounds"`
 	RoundMs        int64 `json:"roundMs"`
-	RequestTimeout int  `json:"requestTimeoutRounds"`
-	DescribeEvery  int  `json:"describeEvery"`
+	RequestTimeout int   `json:"requestTimeoutRounds"`
+	DescribeEvery  int   `json:"describeEvery"`
 	// Parallel delivers each round's requests concurrently (exercises a
 	// concurrent target; the order within a round is then the target's).
 	Parallel bool           `json:"parallel,omitempty"`
@@ -418,4 +418,3 @@ func (p *Plan) String() string {
 	return fmt.Sprintf("%d clients (v0=%d v1=%d, static=%d) in %d groups, %d rounds, faults: %s",
 		len(p.Clients), v[0], v[1], static, len(p.Groups()), p.Rounds, strings.Join(ks, " "))
 }
-
