@@ -182,6 +182,9 @@ func DecodeBody(m Message, b []byte, version int16, opts DecodeOptions) error {
 
 // decodeBodyAt decodes b[start:] so that error offsets count from b[0].
 func decodeBodyAt(m Message, b []byte, start int, version int16, opts DecodeOptions) error {
+	if err, ok := decodeKnown(m, b, start, version, opts); ok {
+		return err
+	}
 	a := Lookup(m.Key())
 	name := a.MessageName(m.IsResponse())
 	if !a.Supports(version) {

@@ -451,6 +451,11 @@ func TestGoldenBodies(t *testing.T) {
 					t.Fatalf("decode %+v:\n got %#v\nwant %#v", opts, got, tc.msg)
 				}
 			}
+			// The concrete Decode method agrees with DecodeBody.
+			d := fresh(tc.msg)
+			if err := d.(decoder).Decode(b, tc.version, codec.DecodeOptions{Strict: true}); err != nil || !reflect.DeepEqual(d, tc.msg) {
+				t.Fatalf("Decode: %v\n got %#v", err, d)
+			}
 			enc, err := tc.msg.AppendTo(nil, tc.version)
 			if err != nil {
 				t.Fatalf("encode: %v", err)
