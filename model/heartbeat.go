@@ -191,7 +191,13 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, cs *connState, r *codec.Consume
 		g.target[m.id] = g.target[old.id]
 		delete(g.target, old.id)
 	}
-	if lk.resumes {
+	if join && m.epoch == StaticLeaveEpoch {
+		// A parked static member joining under its own id resumes: the
+		// same membership (no group-epoch bump, A5 "Static members"), back
+		// at epoch 0 to reconcile. This holds on the dynamic path too (an
+		// InstanceId of null means "unchanged"): a successful response
+		// never carries epoch -2, which a client would send back as a
+		// leave (§B3.4).
 		m.epoch, m.prevEpoch = 0, 0
 		m.state, m.rebalanceDeadline = stateStable, noDeadline
 	}
@@ -254,7 +260,6 @@ type lookup struct {
 	member   *member
 	isNew    bool    // a member joins: the membership changes
 	replaces *member // a parked static member this new member id takes over
-	resumes  bool    // a parked static member rejoins under its own id
 }
 
 // lookupMember finds the member a join or heartbeat is for, or prepares a
@@ -309,10 +314,9 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 	holder := g.members[holderID]
 	if holderID == memberID {
 		// A1: a static member's retried join is accepted in place (Kafka
-		// still answers UNRELEASED_INSTANCE_ID, apache/kafka PR #23542). A
-		// parked member resumes under its own id: the same membership,
-		// back at epoch 0 to reconcile.
-		return lookup{member: holder, resumes: holder.epoch == StaticLeaveEpoch}, nil
+		// still answers UNRELEASED_INSTANCE_ID, apache/kafka PR #23542); a
+		// parked one resumes (see joinOrHeartbeat).
+		return lookup{member: holder}, nil
 	}
 	if holder.epoch != StaticLeaveEpoch {
 		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
