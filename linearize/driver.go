@@ -92,7 +92,7 @@ type request struct {
 	conn     Conn
 	h        codec.RequestHeader
 	req      codec.Message
-	call     int64
+	sent     int
 	deliver  int
 	fault    *Fault // what happens to the response (lost/delayed)
 	dup      bool
@@ -306,7 +306,7 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 		d.violate(err)
 	}
 	p.nreq++
-	r := &request{p: p, conn: Conn{ID: p.connID, Host: p.host}, h: h, req: req, call: d.events.Add(1), deliver: d.round, firstReq: first}
+	r := &request{p: p, conn: Conn{ID: p.connID, Host: p.host}, h: h, req: req, sent: d.round, deliver: d.round, firstReq: first}
 	o := &outstanding{corr: h.CorrelationId, kind: kind, sent: d.round, conn: p.connID}
 	if f, ok := d.faults[[2]int{p.idx, p.nreq}]; ok && p.role == "client" {
 		d.res.Faults[f.Kind]++
@@ -403,14 +403,17 @@ func (d *driver) deliver(r *request) {
 	clientID := *d.connClientID[r.conn.ID]
 	d.mu.Unlock()
 
+	// The operation's interval is the target's handling of it: the
+	// tightest interval known to contain its linearization point.
 	h := r.h
+	call := d.events.Add(1)
 	resp, err := d.target.Handle(r.conn, &h, r.req)
 	ret := d.events.Add(1)
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	op := Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.now,
-		Call: r.call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
+		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
 	if r.p.role == "client" && d.now > r.p.lastSeen {
 		r.p.lastSeen = d.now
 	}

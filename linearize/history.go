@@ -24,9 +24,12 @@ type Op struct {
 	ClientID string
 	// At is the coordinator's clock (ms) when the request was delivered.
 	At int64
-	// Call and Return are logical event times: when the client sent the
-	// request, and when the response left the coordinator. Return is
-	// Unknown when no response came.
+	// Sent is the round in which the client sent the request (it may
+	// have been delivered later).
+	Sent int
+	// Call and Return are logical event times bracketing the target's
+	// handling of the request: just before it was handed over, and when
+	// the response came back. Return is Unknown when no response came.
 	Call, Return int64
 	Header       codec.RequestHeader
 	Request      codec.Message
@@ -55,6 +58,7 @@ type opJSON struct {
 	Host     string              `json:"host"`
 	ClientID string              `json:"clientId"`
 	At       int64               `json:"at"`
+	Sent     int                 `json:"sent"`
 	Call     int64               `json:"call"`
 	Return   *int64              `json:"return"` // null: unknown
 	API      string              `json:"api"`
@@ -69,7 +73,7 @@ type opJSON struct {
 // corpus file is readable.
 func (o Op) MarshalJSON() ([]byte, error) {
 	j := opJSON{ID: o.ID, Client: o.Client, Name: o.Name, Conn: o.Conn.ID, Host: o.Conn.Host, ClientID: o.ClientID,
-		At: o.At, Call: o.Call, API: o.Header.RequestApiKey.String(), Header: o.Header, Refused: o.Refused, Note: o.Note}
+		At: o.At, Sent: o.Sent, Call: o.Call, API: o.Header.RequestApiKey.String(), Header: o.Header, Refused: o.Refused, Note: o.Note}
 	if o.Return != Unknown {
 		r := o.Return
 		j.Return = &r
@@ -97,7 +101,7 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("op %d: unknown api key %d", j.ID, j.Header.RequestApiKey)
 	}
 	*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, Conn: Conn{ID: j.Conn, Host: j.Host}, ClientID: j.ClientID,
-		At: j.At, Call: j.Call, Return: Unknown, Header: j.Header, Refused: j.Refused, Note: j.Note}
+		At: j.At, Sent: j.Sent, Call: j.Call, Return: Unknown, Header: j.Header, Refused: j.Refused, Note: j.Note}
 	if j.Return != nil {
 		o.Return = *j.Return
 	}

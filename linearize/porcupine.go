@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -77,7 +78,13 @@ func stepOp(s *pstate, op *Op) (bool, *pstate, string) {
 	}
 	// Ids the coordinator makes are random in the target: take them from
 	// the recorded response, so the model makes the same ones.
-	c.SetIDSource(idsFrom(op))
+	ids := idsFrom(op)
+	var drawn []string
+	c.SetIDSource(func() codec.UUID {
+		u := ids()
+		drawn = append(drawn, u.String())
+		return u
+	})
 	h := op.Header
 	// The model sees each request as the first of a fresh connection
 	// carrying the ClientId the target must attribute (KIP-1313): per
@@ -104,10 +111,36 @@ func stepOp(s *pstate, op *Op) (bool, *pstate, string) {
 	if err1 != nil || err2 != nil {
 		return false, next, fmt.Sprintf("cannot encode (model: %v, target: %v)", err1, err2)
 	}
-	if !bytes.Equal(want, got) {
+	if !bytes.Equal(want, got) && !sameUpToDrawnIDs(resp, op.Response, drawn) {
 		return false, next, describeDiff(resp, op.Response)
 	}
 	return true, next, ""
+}
+
+// sameUpToDrawnIDs covers the one place a made id shows without being
+// returned as such: a v0 join with an empty member id that fails after the
+// coordinator made an id (e.g. UNRELEASED_INSTANCE_ID) names that id in its
+// error message. The responses are the same if the messages match with the
+// model's made ids standing for any id.
+func sameUpToDrawnIDs(want, got codec.Message, drawn []string) bool {
+	w, ok1 := want.(*codec.ConsumerGroupHeartbeatResponse)
+	g, ok2 := got.(*codec.ConsumerGroupHeartbeatResponse)
+	if !ok1 || !ok2 || len(drawn) == 0 || w.ErrorCode == codec.None || !w.ErrorMessage.Valid || !g.ErrorMessage.Valid {
+		return false
+	}
+	pattern := regexp.QuoteMeta(w.ErrorMessage.Value)
+	for _, id := range drawn {
+		pattern = strings.ReplaceAll(pattern, regexp.QuoteMeta(id), `[A-Za-z0-9_-]{22}`)
+	}
+	re, err := regexp.Compile("^" + pattern + "$")
+	if err != nil || !re.MatchString(g.ErrorMessage.Value) {
+		return false
+	}
+	w2, g2 := *w, *g
+	w2.ErrorMessage, g2.ErrorMessage = codec.Null, codec.Null
+	a, _ := w2.AppendTo(nil, 1)
+	b, _ := g2.AppendTo(nil, 1)
+	return bytes.Equal(a, b)
 }
 
 // idsFrom returns an id source that yields the id the target made for op (a
