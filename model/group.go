@@ -217,7 +217,9 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 	}
 	if len(m.pending) > 0 {
 		if m.state != stateUnrevokedPartitions {
-			m.rebalanceDeadline = c.now + int64(m.rebalanceTimeoutMs)
+			// A timeout of zero or below (only -1 is refused, §B4.2)
+			// fires at once: at the next Advance, at the current time.
+			m.rebalanceDeadline = c.now + max(int64(m.rebalanceTimeoutMs), 0)
 		}
 		m.state = stateUnrevokedPartitions
 		return
