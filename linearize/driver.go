@@ -83,6 +83,7 @@ type proc struct {
 	allIDs    map[string]bool
 	inflight  map[string]int
 	lastSeen  int64 // coordinator time of the last delivered request; -1 none
+	leftAt    int64 // coordinator time its last leave (epoch -1) was processed; -1 none
 	ended     int   // round the process ended
 	triedJoin bool
 }
@@ -282,7 +283,7 @@ func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*pro
 		return nil, err
 	}
 	p := &proc{idx: idx, name: name, group: group, plan: cp, role: role, c: c, live: true,
-		allIDs: map[string]bool{}, inflight: map[string]int{}, lastSeen: -1, lastHB: -1 << 30,
+		allIDs: map[string]bool{}, inflight: map[string]int{}, lastSeen: -1, leftAt: -1, lastHB: -1 << 30,
 		host: fmt.Sprintf("/10.0.%d.%d", idx/250, idx%250+1)}
 	if id := c.MemberID(); id != "" {
 		p.allIDs[id] = true
@@ -414,8 +415,18 @@ func (d *driver) deliver(r *request) {
 	defer d.mu.Unlock()
 	op := Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.now,
 		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
-	if r.p.role == "client" && d.now > r.p.lastSeen {
-		r.p.lastSeen = d.now
+	if r.p.role == "client" {
+		if d.now > r.p.lastSeen {
+			r.p.lastSeen = d.now
+		}
+		if hb, ok := r.req.(*codec.ConsumerGroupHeartbeatRequest); ok {
+			switch hb.MemberEpoch {
+			case model.LeaveEpoch:
+				r.p.leftAt = d.now
+			case model.JoinEpoch:
+				r.p.leftAt = -1
+			}
+		}
 	}
 	if err != nil {
 		op.Response = nil
@@ -735,9 +746,17 @@ func (d *driver) observe(final bool) {
 		}
 		sort.Strings(mp.InFlight)
 		sort.Strings(mp.AllIDs)
-		mp.GraceUntil = p.lastSeen + d.plan.SessionTimeoutMs
-		if p.lastSeen < 0 {
+		// A member may outlive its process by one session timeout (a
+		// crash, a lost leave, a static member parked at -2), but not a
+		// leave the coordinator processed: from then on, a member left
+		// behind (KAFKA-17116's leave with an empty id) is a ghost.
+		switch {
+		case p.lastSeen < 0:
 			mp.GraceUntil = 0
+		case p.leftAt >= 0:
+			mp.GraceUntil = p.leftAt
+		default:
+			mp.GraceUntil = p.lastSeen + d.plan.SessionTimeoutMs
 		}
 		o.Processes = append(o.Processes, mp)
 		if p.plan.HeartbeatVersion >= model.MemberIDRequiredVersion {

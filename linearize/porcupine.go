@@ -2,6 +2,8 @@ package linearize
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -157,7 +159,16 @@ func idsFrom(op *Op) func() codec.UUID {
 	case *codec.GetTelemetrySubscriptionsResponse:
 		queue = append(queue, r.ClientInstanceId)
 	}
-	fallback := model.SeededIDs(uint64(op.ID))
+	// Other draws (a made id the response does not show) come from a
+	// stream of the harness's own, which cannot collide with a target
+	// seeded by model.SeededIDs.
+	r := rand.New(rand.NewPCG(uint64(op.ID), 0x6661_6c6c_6261_636b))
+	fallback := func() codec.UUID {
+		var u codec.UUID
+		binary.BigEndian.PutUint64(u[:8], r.Uint64())
+		binary.BigEndian.PutUint64(u[8:], r.Uint64()|1)
+		return u
+	}
 	return func() codec.UUID {
 		if len(queue) > 0 {
 			u := queue[0]
