@@ -2,11 +2,11 @@ package linearize
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/rand/v2"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"math/rand/v2"
 	"regexp"
 	"sort"
 	"strings"
