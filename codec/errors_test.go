@@ -299,6 +299,8 @@ func TestFrameErrors(t *testing.T) {
 		{"size over the default max", `06 40 00 01`, 0, codec.ErrFrameTooLarge},
 		{"size prefix cut short", `00 00 00`, 10, codec.ErrTruncated},
 		{"body cut short", `00 00 00 05 01 02 03`, 10, codec.ErrTruncated},
+		{"size prefix and no body (found by FuzzFrame)", `00 00 00 05`, 10, codec.ErrTruncated},
+		{"size prefix and no body, beyond a small buffer", `00 30 30 30`, 0, codec.ErrTruncated},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,6 +57,10 @@ func checkFrameSize(n, max int) error {
 // returns its contents without the size prefix. The size is checked against
 // max before anything is allocated, and the body is read in chunks, so a
 // peer that announces a large frame and sends little costs little memory.
+//
+// io.EOF means the stream ended cleanly before a frame began; a stream that
+// ends anywhere inside a frame, even right after its size prefix, is
+// io.ErrUnexpectedEOF.
 func ReadFrame(rd io.Reader, buf []byte, max int) ([]byte, error) {
 	var size [4]byte
 	if _, err := io.ReadFull(rd, size[:]); err != nil {
@@ -69,7 +73,7 @@ func ReadFrame(rd io.Reader, buf []byte, max int) ([]byte, error) {
 	if cap(buf) >= n {
 		buf = buf[:n]
 		if _, err := io.ReadFull(rd, buf); err != nil {
-			return nil, err
+			return nil, insideFrame(err)
 		}
 		return buf, nil
 	}
@@ -84,10 +88,20 @@ func ReadFrame(rd io.Reader, buf []byte, max int) ([]byte, error) {
 		start := len(buf)
 		buf = slices.Grow(buf, want)[:start+want]
 		if _, err := io.ReadFull(rd, buf[start:]); err != nil {
-			return nil, err
+			return nil, insideFrame(err)
 		}
 	}
 	return buf, nil
+}
+
+// insideFrame reports an end of stream met after a frame's size prefix as
+// unexpected: io.ReadFull says io.EOF when it read nothing, but the frame
+// had begun.
+func insideFrame(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // AppendRequest appends a whole request frame: size, header (at the version
