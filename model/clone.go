@@ -17,15 +17,14 @@ func (c *Coordinator) Clone() *Coordinator {
 		topics:    c.topics,
 		now:       c.now,
 		groups:    make(map[string]*group, len(c.groups)),
-		conns:     make(map[uint64]*connState, len(c.conns)),
+		conns:     make(map[uint64]string, len(c.conns)),
 		telemetry: make(map[codec.UUID]*telemetryClient, len(c.telemetry)),
 	}
 	for id, g := range c.groups {
 		out.groups[id] = g.clone()
 	}
-	for id, cs := range c.conns {
-		v := *cs
-		out.conns[id] = &v
+	for id, clientID := range c.conns {
+		out.conns[id] = clientID
 	}
 	for id, t := range c.telemetry {
 		v := *t
@@ -86,12 +85,8 @@ func (c *Coordinator) AppendState(b []byte) []byte {
 	sort.Slice(cids, func(i, j int) bool { return cids[i] < cids[j] })
 	b = binary.AppendUvarint(b, uint64(len(cids)))
 	for _, id := range cids {
-		cs := c.conns[id]
 		b = binary.AppendUvarint(b, id)
-		b = appendBool(b, cs.seen)
-		b = appendString(b, cs.clientID)
-		b = appendBool(b, cs.clientInstanceID.Valid)
-		b = append(b, cs.clientInstanceID.UUID[:]...)
+		b = appendString(b, c.conns[id])
 	}
 	tids := make([]codec.UUID, 0, len(c.telemetry))
 	for id := range c.telemetry {

@@ -10,7 +10,7 @@ import (
 
 // Conn identifies the connection a request arrived on. The coordinator keeps
 // per-connection context for KIP-1313: the ClientId of the connection's
-// first request, and the client instance id of its headers.
+// first request.
 type Conn struct {
 	ID uint64
 	// Host is what ConsumerGroupDescribe shows as ClientHost, e.g.
@@ -31,15 +31,10 @@ type Coordinator struct {
 	topics []Topic // in name order
 	now    int64
 	groups map[string]*group
-	conns  map[uint64]*connState
+	// conns holds the ClientId of each connection's first request.
+	conns map[uint64]string
 	// telemetry state per client instance id
 	telemetry map[codec.UUID]*telemetryClient
-}
-
-type connState struct {
-	seen             bool
-	clientID         string
-	clientInstanceID codec.NullableUUID
 }
 
 // NewCoordinator returns a coordinator at logical time 0.
@@ -51,7 +46,7 @@ func NewCoordinator(cfg Config) *Coordinator {
 		cfg:       cfg,
 		topics:    sortedTopics(cfg.Topics),
 		groups:    map[string]*group{},
-		conns:     map[uint64]*connState{},
+		conns:     map[uint64]string{},
 		telemetry: map[codec.UUID]*telemetryClient{},
 	}
 }
@@ -73,12 +68,12 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 	if !c.serves(h.RequestApiKey, h.RequestApiVersion) {
 		return nil, ErrUnsupportedRequest
 	}
-	cs := c.connContext(conn, h)
+	clientID := c.connContext(conn, h)
 	switch r := req.(type) {
 	case *codec.ApiVersionsRequest:
 		return c.apiVersions(h.RequestApiVersion, r), nil
 	case *codec.ConsumerGroupHeartbeatRequest:
-		return c.heartbeat(conn, cs, h.RequestApiVersion, r), nil
+		return c.heartbeat(conn, clientID, h.RequestApiVersion, r), nil
 	case *codec.ConsumerGroupDescribeRequest:
 		return c.describe(h.RequestApiVersion, r), nil
 	case *codec.LeaveGroupRequest:
@@ -91,35 +86,29 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 	return nil, ErrUnsupportedRequest
 }
 
-// connContext records the KIP-1313 per-connection context: the ClientId of
-// the connection's first request (null reads as ""), used for every later
-// request whose ClientId is null, and the latest header ClientInstanceId.
-func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) *connState {
-	cs := c.conns[conn.ID]
-	if cs == nil {
-		cs = &connState{}
-		c.conns[conn.ID] = cs
+// connContext records the KIP-1313 per-connection context and returns the
+// ClientId the request is attributed to (PROTOCOL.md A2): the broker
+// remembers the ClientId of a connection's first request (null reads as "")
+// and uses it for every later request whose ClientId is null. A later
+// request that does send a ClientId is attributed to its own, and the
+// connection keeps remembering its first.
+func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) string {
+	first, seen := c.conns[conn.ID]
+	if !seen {
+		first = h.ClientId.Value
+		c.conns[conn.ID] = first
 	}
-	if !cs.seen {
-		cs.seen = true
-		cs.clientID = h.ClientId.Value
-	} else if h.ClientId.Valid {
-		cs.clientID = h.ClientId.Value
+	if h.ClientId.Valid {
+		return h.ClientId.Value
 	}
-	if h.ClientInstanceId.Valid {
-		cs.clientInstanceID = h.ClientInstanceId
-	}
-	return cs
+	return first
 }
 
 // ConnClientID returns the ClientId the coordinator attributes to conn, and
 // whether the connection has sent a request.
 func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
-	cs := c.conns[conn]
-	if cs == nil {
-		return "", false
-	}
-	return cs.clientID, true
+	id, ok := c.conns[conn]
+	return id, ok
 }
 
 // Disconnect forgets a connection's context. A new connection with the same

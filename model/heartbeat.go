@@ -91,7 +91,7 @@ func fencedInstance(memberID, instanceID, holder string) *hbError {
 
 // heartbeat serves ConsumerGroupHeartbeat: validation, then the leave path
 // (epoch -1/-2) or the join/heartbeat path.
-func (c *Coordinator) heartbeat(conn Conn, cs *connState, version int16, r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
+func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
 	if e := validateHeartbeat(version, r); e != nil {
 		return errorResponse(e)
 	}
@@ -102,7 +102,7 @@ func (c *Coordinator) heartbeat(conn Conn, cs *connState, version int16, r *code
 		}
 		return resp
 	}
-	resp, e := c.joinOrHeartbeat(conn, cs, r)
+	resp, e := c.joinOrHeartbeat(conn, clientID, r)
 	if e != nil {
 		return errorResponse(e)
 	}
@@ -147,7 +147,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 
 // joinOrHeartbeat is the join/heartbeat path of §B4.4 with the decisions of
 // PROTOCOL.md A1 (idempotent joins, dynamic and static) and A5.
-func (c *Coordinator) joinOrHeartbeat(conn Conn, cs *connState, r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
+func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
 	join := r.MemberEpoch == JoinEpoch
 	// 1. Group lookup: a join creates the group, but only if it succeeds.
 	g := c.groups[r.GroupId]
@@ -226,7 +226,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, cs *connState, r *codec.Consume
 		m.subscribedRegex = r.SubscribedTopicRegex
 		changed = true
 	}
-	m.clientID = cs.clientID
+	m.clientID = clientID
 	m.clientHost = conn.Host
 	if created {
 		c.groups[g.id] = g
