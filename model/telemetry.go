@@ -21,17 +21,21 @@ type telemetryClient struct {
 //   - a Get within PushIntervalMs of the instance's previous Get →
 //     THROTTLING_QUOTA_EXCEEDED.
 //
-// PushTelemetry:
+// PushTelemetry, in the order §B6 lists (which is also Kafka's):
 //   - the id (header at v1, body at v0) absent or reserved → INVALID_REQUEST;
+//   - a push after an accepted terminating push → INVALID_REQUEST;
+//   - a non-terminating push within PushIntervalMs of the previous accepted
+//     push → THROTTLING_QUOTA_EXCEEDED;
 //   - an instance that never fetched its subscription, or a wrong
 //     SubscriptionId → UNKNOWN_SUBSCRIPTION_ID;
-//   - a push after a terminating push → INVALID_REQUEST;
-//   - a non-terminating push within PushIntervalMs of the previous push →
-//     THROTTLING_QUOTA_EXCEEDED;
 //   - a compression type not accepted → UNSUPPORTED_COMPRESSION_TYPE;
 //   - a payload over TelemetryMaxBytes → TELEMETRY_TOO_LARGE.
 //
-// The payload itself is not decoded, so INVALID_RECORD never occurs.
+// A refused request changes nothing, and only accepted requests count for
+// throttling (Kafka also starts the push clock, and marks a terminating
+// instance, when a later check refuses the push; §B6 does not say, and the
+// model keeps every error free of effects). The payload itself is not
+// decoded, so INVALID_RECORD never occurs.
 
 func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec.GetTelemetrySubscriptionsRequest) *codec.GetTelemetrySubscriptionsResponse {
 	version := h.RequestApiVersion
@@ -91,12 +95,12 @@ func (c *Coordinator) pushTelemetry(h *codec.RequestHeader, r *codec.PushTelemet
 	tc := c.telemetry[id]
 	t := c.cfg.Telemetry
 	switch {
+	case tc != nil && tc.terminating:
+		return fail(codec.InvalidRequest)
+	case tc != nil && !r.Terminating && tc.lastPush >= 0 && t.PushIntervalMs > 0 && c.now-tc.lastPush < int64(t.PushIntervalMs):
+		return fail(codec.ThrottlingQuotaExceeded)
 	case tc == nil || r.SubscriptionId != t.SubscriptionID:
 		return fail(codec.UnknownSubscriptionID)
-	case tc.terminating:
-		return fail(codec.InvalidRequest)
-	case !r.Terminating && tc.lastPush >= 0 && t.PushIntervalMs > 0 && c.now-tc.lastPush < int64(t.PushIntervalMs):
-		return fail(codec.ThrottlingQuotaExceeded)
 	case !acceptsCompression(t.AcceptedCompressionTypes, r.CompressionType):
 		return fail(codec.UnsupportedCompressionType)
 	case len(r.Metrics) > int(t.TelemetryMaxBytes):
