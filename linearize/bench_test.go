@@ -1,0 +1,63 @@
+package linearize
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// benchHistory runs a plan of the given shape against the model (without
+// invariant observations, which the checker does not need) and returns its
+// history. Groups have two clients each, so the cost per partition stays
+// small and the total grows with the number of groups.
+func benchHistory(tb testing.TB, groups, rounds int) (Plan, History) {
+	o := DefaultOptions()
+	o.Clients, o.Groups, o.Rounds = 2*groups, groups, rounds
+	plan := NewPlan(42, o)
+	plan.DescribeEvery = 8
+	m := NewModelTarget(plan.ModelConfig())
+	target := Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
+	res, err := Run(target, plan)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return plan, res.History
+}
+
+// BenchmarkCheck measures the linearizability check alone on histories of
+// about 1k, 10k and 100k operations (10, 100 and 1000 groups). Partitioning
+// by group keeps the cost per operation about flat.
+func BenchmarkCheck(b *testing.B) {
+	for _, groups := range []int{10, 100, 1000} {
+		plan, h := benchHistory(b, groups, 60)
+		b.Run(fmt.Sprintf("ops=%d/groups=%d", len(h), groups), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if rep := CheckHistory(plan, h, CheckOptions{}); rep.Linearizable != "Ok" {
+					b.Fatalf("%s: %s", rep.Linearizable, rep.Mismatch)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(h)), "ns/checked-op")
+		})
+	}
+}
+
+// BenchmarkCheckIllegal measures finding a wrong response in the last
+// operations of a 100k-operation history.
+func BenchmarkCheckIllegal(b *testing.B) {
+	plan, h := benchHistory(b, 1000, 60)
+	for i := len(h) - 1; i >= 0; i-- {
+		if r, ok := h[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
+			r.MemberEpoch += 7
+			break
+		}
+	}
+	b.Run(fmt.Sprintf("ops=%d", len(h)), func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if rep := CheckHistory(plan, h, CheckOptions{}); rep.Linearizable != "Illegal" {
+				b.Fatalf("tampered history checks %s", rep.Linearizable)
+			}
+		}
+	})
+}

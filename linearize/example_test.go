@@ -1,0 +1,48 @@
+package linearize_test
+
+import (
+	"fmt"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/linearize"
+)
+
+// leakyCoordinator is a coordinator ghostcheck did not write: it wraps
+// another one and, like a broker with a bug, acknowledges a leave (epoch -1)
+// without removing the member.
+type leakyCoordinator struct {
+	inner linearize.Target
+}
+
+func (l *leakyCoordinator) Handle(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
+		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
+	}
+	return l.inner.Handle(conn, h, req)
+}
+
+func (l *leakyCoordinator) Disconnect(id uint64)    { l.inner.Disconnect(id) }
+func (l *leakyCoordinator) Advance(ms int64) error { return l.inner.Advance(ms) }
+
+// Plug your own coordinator into ghostcheck by implementing Target (three
+// methods), then run plans against it and check the result. Here the
+// coordinator forgets members that leave: ghostcheck reports the member left
+// behind as a ghost, and the history as not linearizable.
+func Example() {
+	plan := linearize.NewPlan(1, linearize.DefaultOptions())
+	target := &leakyCoordinator{inner: linearize.NewModelTarget(plan.ModelConfig())}
+
+	res, err := linearize.Run(target, plan)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep := linearize.Check(res, linearize.CheckOptions{})
+	fmt.Println("verdict:", rep.Verdict)
+	fmt.Println("rule:", rep.Rule)
+	fmt.Println("linearizable:", rep.Linearizable)
+	// Output:
+	// verdict: Illegal
+	// rule: NoGhosts
+	// linearizable: Illegal
+}
