@@ -21,7 +21,7 @@ func (l *leakyCoordinator) Handle(conn linearize.Conn, h *codec.RequestHeader, r
 	return l.inner.Handle(conn, h, req)
 }
 
-func (l *leakyCoordinator) Disconnect(id uint64)    { l.inner.Disconnect(id) }
+func (l *leakyCoordinator) Disconnect(id uint64)   { l.inner.Disconnect(id) }
 func (l *leakyCoordinator) Advance(ms int64) error { return l.inner.Advance(ms) }
 
 // Plug your own coordinator into ghostcheck by implementing Target (three

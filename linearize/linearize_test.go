@@ -53,7 +53,7 @@ func TestModelTargetHasNoFalseAlarms(t *testing.T) {
 // and the same faults it finds none.
 func TestKIP1082GhostsV0FoundV1None(t *testing.T) {
 	o := DefaultOptions()
-	o.FaultKinds = []FaultKind{LostResponse}
+	o.Faults = OnlyFault(LostResponse, 10)
 	o.HeartbeatVersion = 0
 	const bound = 10
 	took := 0
@@ -147,7 +147,7 @@ func TestPropertyV1ClientsKeepEveryPromise(t *testing.T) {
 func TestShrinkKeepsTheFailure(t *testing.T) {
 	o := DefaultOptions()
 	o.HeartbeatVersion = 0
-	o.FaultKinds = []FaultKind{LostResponse}
+	o.Faults = OnlyFault(LostResponse, 10)
 	var plan Plan
 	for seed := uint64(1); ; seed++ {
 		plan = NewPlan(seed, o)

@@ -204,10 +204,11 @@ type Options struct {
 	HeartbeatVersion int
 	// StaticPercent of clients are static members.
 	StaticPercent int
-	// FaultPercent is the chance, per request, of a fault; FaultKinds
-	// restricts the kinds (nil = all).
-	FaultPercent int
-	FaultKinds   []FaultKind
+	// Faults is the chance in percent, per request, of each fault kind
+	// (at most one fault hits a request). The first requests of a client
+	// (its ApiVersions and join) are hit three times as often, as they are
+	// where ghosts are made.
+	Faults map[FaultKind]int
 	// Crashes, Leaves, Resets, Telemetry and Admin turn those actions on.
 	Crashes, Leaves, Resets, Telemetry, Admin bool
 	Parallel                                  bool
@@ -217,8 +218,23 @@ type Options struct {
 // rounds of 500 ms with 10 % of requests mistreated.
 func DefaultOptions() Options {
 	return Options{Clients: 6, Groups: 2, Rounds: 60, HeartbeatVersion: 1, StaticPercent: 30,
-		FaultPercent: 10, Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true}
+		Faults: UniformFaults(10), Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true}
 }
+
+// UniformFaults spreads percent evenly over every fault kind.
+func UniformFaults(percent int) map[FaultKind]int {
+	m := map[FaultKind]int{}
+	for _, k := range FaultKinds() {
+		m[k] = percent / len(FaultKinds())
+		if m[k] == 0 && percent > 0 {
+			m[k] = 1
+		}
+	}
+	return m
+}
+
+// OnlyFault puts percent on one fault kind.
+func OnlyFault(k FaultKind, percent int) map[FaultKind]int { return map[FaultKind]int{k: percent} }
 
 // drawer is the source of a generator's choices: rapid (so failing plans
 // shrink) or a seeded PRNG (so the command can run without rapid).
@@ -319,29 +335,33 @@ func generate(d drawer, o Options, seed uint64) Plan {
 			p.Admin = append(p.Admin, AdminRemoval{Round: r, Group: c.Group, InstanceIDs: ids})
 		}
 	}
-	kinds := o.FaultKinds
-	if kinds == nil {
-		kinds = FaultKinds()
+	total := 0
+	for _, k := range FaultKinds() {
+		total += o.Faults[k]
 	}
-	if o.FaultPercent > 0 && len(kinds) > 0 {
-		// About one request per client per two rounds; faults on early
-		// requests (the join) are drawn more often, as they are where
-		// ghosts are made.
+	if total > 0 {
+		// About one request per client per two rounds.
 		perClient := p.Rounds / 2
 		for ci := range p.Clients {
 			for req := 1; req <= perClient; req++ {
-				pct := o.FaultPercent
+				scale := 1
 				if req <= 4 {
-					pct *= 3
+					scale = 3
 				}
-				if d.intn("fault?", 100) >= pct {
-					continue
+				roll := d.intn("fault?", 100)
+				for _, k := range FaultKinds() {
+					pct := o.Faults[k] * scale
+					if roll >= pct {
+						roll -= pct
+						continue
+					}
+					f := Fault{Client: ci, Request: req, Kind: k}
+					if k == DelayRequest || k == DelayResponse {
+						f.Delay = 1 + d.intn("delay", 4)
+					}
+					p.Faults = append(p.Faults, f)
+					break
 				}
-				f := Fault{Client: ci, Request: req, Kind: kinds[d.intn("fault kind", len(kinds))]}
-				if f.Kind == DelayRequest || f.Kind == DelayResponse {
-					f.Delay = 1 + d.intn("delay", 4)
-				}
-				p.Faults = append(p.Faults, f)
 			}
 		}
 	}
