@@ -1,0 +1,386 @@
+package impl
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"regexp"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// Conn identifies the connection a request arrived on, as model.Conn does.
+type Conn struct {
+	ID uint64
+	// Host is what ConsumerGroupDescribe shows as ClientHost.
+	Host string
+}
+
+// ErrUnsupportedRequest is returned by Handle for a request the coordinator
+// does not serve (an api key it does not implement, or a version above what
+// it advertises). A transport closes the connection then, without a
+// response.
+var ErrUnsupportedRequest = errors.New("impl: unsupported api key or version")
+
+const (
+	nTimerShards = 64
+	nConnShards  = 64
+	nTeleShards  = 64
+)
+
+// Coordinator is the optimized group coordinator. It is safe for
+// concurrent use.
+type Coordinator struct {
+	cfg   Config
+	clock Clock
+	ids   idSource
+	mut   Mutants
+
+	topics    []Topic // in name order
+	base      []int32 // first global partition index of each topic
+	nparts    int
+	topicByID map[codec.UUID]int32
+
+	advertised []codec.ApiVersionsKey
+	served     map[codec.APIKey][2]int16
+
+	groups    sync.Map // group id -> *group
+	nextShard atomic.Uint32
+	shards    [nTimerShards]timerShard
+	expireGen atomic.Uint64
+	conns     [nConnShards]connShard
+	telemetry [nTeleShards]teleShard
+	teleSeed  maphash.Seed
+}
+
+type connShard struct {
+	mu sync.Mutex
+	m  map[uint64]string // the ClientId of each connection's first request
+	_  [40]byte          // keep shards on separate cache lines
+}
+
+// timerShard is a heap of (deadline, group): a group is pushed when its
+// earliest deadline moves earlier than what it registered, so an entry may
+// be early (then the group is visited for nothing and re-registers) but
+// never late.
+type timerShard struct {
+	mu sync.Mutex
+	h  []shardTimer
+	_  [32]byte
+}
+
+type shardTimer struct {
+	at int64
+	g  *group
+}
+
+func (s *timerShard) push(at int64, g *group) {
+	s.mu.Lock()
+	s.h = append(s.h, shardTimer{at, g})
+	i := len(s.h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if s.h[p].at <= s.h[i].at {
+			break
+		}
+		s.h[p], s.h[i] = s.h[i], s.h[p]
+		i = p
+	}
+	s.mu.Unlock()
+}
+
+// popDue removes and returns the entries due at now.
+func (s *timerShard) popDue(now int64, out []*group) []*group {
+	s.mu.Lock()
+	for len(s.h) > 0 && s.h[0].at <= now {
+		out = append(out, s.h[0].g)
+		n := len(s.h) - 1
+		s.h[0] = s.h[n]
+		s.h[n] = shardTimer{}
+		s.h = s.h[:n]
+		i := 0
+		for {
+			l := 2*i + 1
+			if l >= n {
+				break
+			}
+			m := l
+			if r := l + 1; r < n && s.h[r].at < s.h[l].at {
+				m = r
+			}
+			if s.h[i].at <= s.h[m].at {
+				break
+			}
+			s.h[i], s.h[m] = s.h[m], s.h[i]
+			i = m
+		}
+	}
+	s.mu.Unlock()
+	return out
+}
+
+// New returns a coordinator.
+func New(cfg Config) *Coordinator {
+	if cfg.NewID == nil {
+		cfg.NewID = randomIDs
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock
+	}
+	c := &Coordinator{cfg: cfg, clock: cfg.Clock, mut: cfg.Mutants, teleSeed: maphash.MakeSeed()}
+	c.ids.new = cfg.NewID
+	c.topics = append([]Topic(nil), cfg.Topics...)
+	sort.SliceStable(c.topics, func(i, j int) bool { return c.topics[i].Name < c.topics[j].Name })
+	c.topicByID = map[codec.UUID]int32{}
+	for i, t := range c.topics {
+		c.base = append(c.base, int32(c.nparts))
+		if t.Partitions > 0 {
+			c.nparts += int(t.Partitions)
+		}
+		if _, dup := c.topicByID[t.ID]; !dup {
+			c.topicByID[t.ID] = int32(i)
+		}
+	}
+	c.advertised = advertisedVersions(cfg.MaxVersions)
+	c.served = map[codec.APIKey][2]int16{}
+	for _, a := range c.advertised {
+		c.served[a.ApiKey] = [2]int16{a.MinVersion, a.MaxVersion}
+	}
+	for i := range c.conns {
+		c.conns[i].m = map[uint64]string{}
+	}
+	for i := range c.telemetry {
+		c.telemetry[i].m = map[codec.UUID]*telemetryClient{}
+	}
+	return c
+}
+
+// randomIDs makes version-4 UUIDs from crypto/rand, never zero or one.
+func randomIDs() codec.UUID {
+	for {
+		var u codec.UUID
+		_, _ = rand.Read(u[:])
+		u[6] = u[6]&0x0f | 0x40
+		u[8] = u[8]&0x3f | 0x80
+		if !isReservedUUID(u) && u.String()[0] != '-' {
+			return u
+		}
+	}
+}
+
+var oneUUID = codec.UUID{15: 1}
+
+func isReservedUUID(u codec.UUID) bool { return u.IsZero() || u == oneUUID }
+
+// Now is the coordinator's time in milliseconds.
+func (c *Coordinator) Now() int64 { return c.clock.Now() }
+
+// Config returns the configuration the coordinator runs with.
+func (c *Coordinator) Config() Config { return c.cfg }
+
+// AdvertisedVersions is the ApiVersions list the coordinator serves.
+func (c *Coordinator) AdvertisedVersions() []codec.ApiVersionsKey {
+	return append([]codec.ApiVersionsKey(nil), c.advertised...)
+}
+
+func advertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
+	var out []codec.ApiVersionsKey
+	for _, a := range codec.APIs() {
+		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}
+		if m, ok := maxVersions[a.Key]; ok && m < k.MaxVersion {
+			k.MaxVersion = m
+		}
+		if k.MaxVersion < k.MinVersion {
+			continue
+		}
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ApiKey < out[j].ApiKey })
+	return out
+}
+
+func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
+	r, ok := c.served[key]
+	return ok && version >= r[0] && version <= r[1]
+}
+
+// Handle serves one request that arrived on conn and returns its response
+// body, to be encoded at the request's version. It returns
+// ErrUnsupportedRequest, and changes nothing, for a request the coordinator
+// does not serve.
+func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	if req == nil || req.IsResponse() || req.Key() != h.RequestApiKey {
+		return nil, fmt.Errorf("impl: request body does not match header %v", h.RequestApiKey)
+	}
+	if !c.serves(h.RequestApiKey, h.RequestApiVersion) {
+		return nil, ErrUnsupportedRequest
+	}
+	clientID := c.connContext(conn, h)
+	switch r := req.(type) {
+	case *codec.ApiVersionsRequest:
+		return c.apiVersions(h.RequestApiVersion, r), nil
+	case *codec.ConsumerGroupHeartbeatRequest:
+		resp := &codec.ConsumerGroupHeartbeatResponse{}
+		c.heartbeat(conn, clientID, h.RequestApiVersion, r, resp)
+		return resp, nil
+	case *codec.ConsumerGroupDescribeRequest:
+		return c.describe(h.RequestApiVersion, r), nil
+	case *codec.LeaveGroupRequest:
+		return c.leaveGroup(h.RequestApiVersion, r), nil
+	case *codec.GetTelemetrySubscriptionsRequest:
+		return c.getTelemetrySubscriptions(h, r), nil
+	case *codec.PushTelemetryRequest:
+		return c.pushTelemetry(h, r), nil
+	}
+	return nil, ErrUnsupportedRequest
+}
+
+// HandleHeartbeat is the server's fast path for ConsumerGroupHeartbeat: it
+// fills the caller's resp (reusing resp.Assignment's slices when it is
+// non-nil and the response carries an assignment) and allocates nothing
+// for a steady heartbeat of a known member. It behaves exactly as Handle.
+func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) error {
+	if h.RequestApiKey != codec.ConsumerGroupHeartbeat {
+		return fmt.Errorf("impl: request body does not match header %v", h.RequestApiKey)
+	}
+	if !c.serves(codec.ConsumerGroupHeartbeat, h.RequestApiVersion) {
+		return ErrUnsupportedRequest
+	}
+	clientID := c.connContext(conn, h)
+	c.heartbeat(conn, clientID, h.RequestApiVersion, req, resp)
+	return nil
+}
+
+// connContext records the KIP-1313 per-connection context and returns the
+// ClientId the request is attributed to (PROTOCOL.md A2): the ClientId of a
+// connection's first request (null reads as "") is remembered and used for
+// every later request whose ClientId is null; a later request that sends a
+// ClientId is attributed to its own, and the connection keeps its first.
+func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) string {
+	s := &c.conns[conn.ID%nConnShards]
+	s.mu.Lock()
+	first, seen := s.m[conn.ID]
+	if !seen {
+		first = h.ClientId.Value
+		s.m[conn.ID] = first
+	}
+	s.mu.Unlock()
+	if h.ClientId.Valid {
+		return h.ClientId.Value
+	}
+	return first
+}
+
+// ConnClientID returns the ClientId the coordinator attributes to conn, and
+// whether the connection has sent a request.
+func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
+	s := &c.conns[conn%nConnShards]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.m[conn]
+	return id, ok
+}
+
+// Disconnect forgets a connection's context. A new connection with the same
+// id starts afresh.
+func (c *Coordinator) Disconnect(connID uint64) {
+	s := &c.conns[connID%nConnShards]
+	s.mu.Lock()
+	delete(s.m, connID)
+	s.mu.Unlock()
+}
+
+// Expire fires every session and rebalance timer due at the clock's current
+// time. It visits only groups with a due timer and, in them, only the
+// members whose timers fire.
+func (c *Coordinator) Expire() {
+	now := c.clock.Now()
+	gen := c.expireGen.Add(1)
+	var due []*group
+	for i := range c.shards {
+		due = c.shards[i].popDue(now, due[:0])
+		for _, g := range due {
+			g.mu.Lock()
+			if g.expireGen != gen {
+				g.expireGen = gen
+				g.expire(now)
+			}
+			g.mu.Unlock()
+		}
+	}
+}
+
+// liveGroup returns the group with id, locked, or nil if it does not exist.
+func (c *Coordinator) liveGroup(id string) *group {
+	v, ok := c.groups.Load(id)
+	if !ok {
+		return nil
+	}
+	g := v.(*group)
+	g.mu.Lock()
+	if g.status != gLive {
+		g.mu.Unlock()
+		return nil
+	}
+	return g
+}
+
+// joinGroup returns the group with id, locked, creating a phantom for a
+// join if it does not exist. The caller makes the phantom live if the join
+// succeeds, or calls dropPhantom.
+func (c *Coordinator) joinGroup(id string) *group {
+	for {
+		v, ok := c.groups.Load(id)
+		if !ok {
+			g := newGroup(c, id)
+			g.shard = &c.shards[c.nextShard.Add(1)%nTimerShards]
+			v, _ = c.groups.LoadOrStore(id, g)
+		}
+		g := v.(*group)
+		g.mu.Lock()
+		if g.status != gDead {
+			return g
+		}
+		g.mu.Unlock()
+	}
+}
+
+// dropPhantom removes a phantom group whose join failed; g is locked.
+func (c *Coordinator) dropPhantom(g *group) {
+	if g.status == gPhantom {
+		g.status = gDead
+		c.groups.CompareAndDelete(g.id, g)
+	}
+}
+
+// softwareNamePattern is what ApiVersions v3+ requires of the client's
+// software name and version (§B7.1).
+var softwareNamePattern = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)
+
+func (c *Coordinator) apiVersions(version int16, r *codec.ApiVersionsRequest) *codec.ApiVersionsResponse {
+	resp := codec.NewApiVersionsResponse()
+	if version >= 3 && (!softwareNamePattern.MatchString(r.ClientSoftwareName) || !softwareNamePattern.MatchString(r.ClientSoftwareVersion)) {
+		resp.ErrorCode = codec.InvalidRequest
+		return resp
+	}
+	resp.ApiKeys = c.AdvertisedVersions()
+	return resp
+}
+
+// UnsupportedApiVersionsResponse is the answer to an ApiVersions request of
+// a version the coordinator does not know (KIP-511): encoded at v0, error
+// UNSUPPORTED_VERSION, listing the ApiVersions range.
+func (c *Coordinator) UnsupportedApiVersionsResponse() *codec.ApiVersionsResponse {
+	resp := codec.NewApiVersionsResponse()
+	resp.ErrorCode = codec.UnsupportedVersion
+	for _, k := range c.advertised {
+		if k.ApiKey == codec.ApiVersions {
+			resp.ApiKeys = append(resp.ApiKeys, k)
+		}
+	}
+	return resp
+}

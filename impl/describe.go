@@ -1,0 +1,103 @@
+package impl
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// Authorized operations on a group when no authorizer restricts them:
+// READ(3), DELETE(6), DESCRIBE(8), DESCRIBE_CONFIGS(10), ALTER_CONFIGS(11).
+const groupOperations int32 = 1<<3 | 1<<6 | 1<<8 | 1<<10 | 1<<11
+
+// describe serves ConsumerGroupDescribe. Each group is read under its own
+// lock; a request naming several groups is not atomic across them.
+func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequest) *codec.ConsumerGroupDescribeResponse {
+	resp := &codec.ConsumerGroupDescribeResponse{}
+	for _, id := range r.GroupIds {
+		resp.Groups = append(resp.Groups, c.describeGroup(version, id, r.IncludeAuthorizedOperations))
+	}
+	return resp
+}
+
+func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) codec.DescribedGroup {
+	out := codec.DescribedGroup{GroupId: id, AuthorizedOperations: codec.AuthorizedOperationsOmitted}
+	if blank(id) {
+		out.ErrorCode = codec.InvalidGroupID
+		return out
+	}
+	g := c.liveGroup(id)
+	if g == nil {
+		out.ErrorCode = codec.GroupIDNotFound
+		out.ErrorMessage = codec.Str(fmt.Sprintf("Group %s not found.", id))
+		return out
+	}
+	defer g.mu.Unlock()
+	out.GroupState = g.stateName()
+	out.GroupEpoch = g.epoch
+	out.AssignmentEpoch = g.epoch
+	out.AssignorName = UniformAssignor
+	if includeOps {
+		out.AuthorizedOperations = groupOperations
+	}
+	for _, e := range g.sortedMembers() {
+		mi := e.mi
+		m := &g.mem[mi]
+		ck := g.clientOf(mi)
+		sub := g.subOf(mi)
+		dm := codec.DescribedMember{
+			MemberId:             e.id,
+			InstanceId:           g.instanceOf(mi),
+			RackId:               g.rackOf(mi),
+			MemberEpoch:          m.epoch,
+			ClientId:             ck.id,
+			ClientHost:           ck.host,
+			SubscribedTopicNames: append([]string(nil), sub.names...),
+			SubscribedTopicRegex: sub.regex,
+			MemberType:           codec.MemberTypeUnknown,
+		}
+		if s := g.sideOf(mi); s != nil {
+			dm.Assignment = c.describedPartitions(s.assigned)
+			dm.TargetAssignment = c.describedPartitions(s.target)
+		}
+		if version >= 1 {
+			dm.MemberType = codec.MemberTypeConsumer
+		}
+		out.Members = append(out.Members, dm)
+	}
+	return out
+}
+
+type idEntry struct {
+	id string
+	mi uint32
+}
+
+// sortedMembers lists the live members in member-id order.
+func (g *group) sortedMembers() []idEntry {
+	out := make([]idEntry, 0, g.count)
+	for mi := 1; mi < len(g.mem); mi++ {
+		if g.mem[mi].flags&flLive != 0 {
+			out = append(out, idEntry{g.idString(uint32(mi)), uint32(mi)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// describedPartitions renders sorted partition indexes for
+// ConsumerGroupDescribe.
+func (c *Coordinator) describedPartitions(ps []int32) codec.DescribedAssignment {
+	var out []codec.DescribedTopicPartitions
+	ti := -1
+	for _, p := range ps {
+		if t := c.topicOf(p); t != ti {
+			ti = t
+			out = append(out, codec.DescribedTopicPartitions{TopicId: c.topics[t].ID, TopicName: c.topics[t].Name})
+		}
+		n := len(out) - 1
+		out[n].Partitions = append(out[n].Partitions, p-c.base[ti])
+	}
+	return codec.DescribedAssignment{TopicPartitions: out}
+}

@@ -1,0 +1,37 @@
+// Package impl is ghostcheck's optimized group coordinator. It answers the
+// same requests with the same bytes as the reference model (package model)
+// for the same operations and the same clock, and is built for throughput
+// and memory:
+//
+//   - Sharding. Groups live in a concurrent map (sync.Map: lock-free reads,
+//     groups are created once and never replaced), and each group has its
+//     own mutex. Requests for one group are serialized by that mutex alone;
+//     requests for different groups share no lock. Connection context and
+//     telemetry state are sharded the same way.
+//   - Heartbeats. A heartbeat of a known member at its current epoch is
+//     O(1) and allocation-free on the fast path (HandleHeartbeat): a map
+//     lookup by the member id's 16 bytes, an epoch check, and moving the
+//     member to the tail of its group's session list.
+//   - Timers. Session deadlines are now + SessionTimeoutMs with a clock that
+//     never goes back, so a group's session list, kept in heartbeat order,
+//     is also in deadline order: expiry pops from its head. Rebalance
+//     deadlines vary per member and live in a per-group indexed min-heap.
+//     Each shard of groups keeps a heap of (earliest deadline, group) that
+//     is only pushed when a group's earliest deadline moves earlier, so a
+//     steady heartbeat never touches it. Expiring k members costs
+//     O(k log n) plus one target recomputation per group.
+//   - Records. Members are fixed-size, pointer-free structs in a per-group
+//     arena: ids in UUID form are kept as 16 bytes, other strings
+//     (instance, rack, client id and host, subscriptions) are interned per
+//     group with reference counts, and partition state lives in a side
+//     record that only members owning or targeted by partitions have.
+//   - Assignment. The uniform assignor is a function of each topic's
+//     subscribers in member-id order. Each topic keeps its subscribers in an
+//     order-statistic list, so a recomputation is one select per partition
+//     (O(P log n)), not a sort of the group. Partition ownership is an
+//     array, so "owned by another member" is O(1).
+//
+// Timers fire only in Expire, never inside Handle, as the model's fire only
+// in Advance. Deliberately wrong behaviours ("mutants", see Mutant) can be
+// switched on in Config for testing the checkers; they are off unless set.
+package impl

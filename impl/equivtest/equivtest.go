@@ -1,0 +1,486 @@
+// Package equivtest is the model-versus-impl equivalence property: a rapid
+// state machine that feeds the same generated operations to the reference
+// coordinator (package model) and the optimized one (package impl) and
+// requires byte-identical encoded responses after every operation, and
+// equal snapshots (pending revocations included) and Describe output after
+// every step. impl's tests and the fuzz target in fuzz/ both run it.
+//
+// It lives in its own package because impl must not import model outside
+// its tests; nothing but tests imports this package.
+package equivtest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+
+	"pgregory.net/rapid"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// Property returns the equivalence property with the given mutants planted
+// in impl. With none it must hold; with any it should fail quickly.
+func Property(mut impl.Mutants) func(*rapid.T) {
+	return func(t *rapid.T) {
+		h := newHarness(t, mut)
+		t.Repeat(h.actions())
+	}
+}
+
+var debug = os.Getenv("EQUIVTEST_DEBUG") != ""
+
+var topicNames = []string{"alpha", "beta", "gamma", "delta"}
+
+// process is one simulated client: what it believes, updated from the
+// (identical) responses.
+type process struct {
+	group    string
+	memberID string // "" until a v0 process learns one
+	instance codec.NullableString
+	version  int16
+	conn     uint64
+	epoch    int32
+	owned    []codec.ConsumerGroupHeartbeatTopicPartitions
+}
+
+type harness struct {
+	m     *model.Coordinator
+	i     *impl.Coordinator
+	clock *impl.ManualClock
+	now   int64
+	cfg   model.Config
+	procs []*process
+	conns map[uint64]bool                      // connections that sent a request
+	seen  []string                             // member ids seen in responses
+	inst  []codec.UUID                         // client instance ids used
+	resp  codec.ConsumerGroupHeartbeatResponse // reused by HandleHeartbeat
+	steps int
+}
+
+func newHarness(t *rapid.T, mut impl.Mutants) *harness {
+	seed := rapid.Uint64().Draw(t, "seed")
+	cfg := model.DefaultConfig(seed)
+	n := rapid.IntRange(1, 3).Draw(t, "topics")
+	cfg.Topics = nil
+	for _, name := range rapid.Permutation(topicNames).Draw(t, "topicOrder")[:n] {
+		cfg.Topics = append(cfg.Topics, model.Topic{Name: name, ID: model.TopicIDFor(name), Partitions: rapid.Int32Range(0, 4).Draw(t, "partitions")})
+	}
+	cfg.SessionTimeoutMs = rapid.SampledFrom([]int64{1000, 10000, 45000}).Draw(t, "session")
+	cfg.MaxGroupSize = rapid.SampledFrom([]int{0, 0, 2, 3}).Draw(t, "maxSize")
+	switch rapid.IntRange(0, 5).Draw(t, "maxVersions") {
+	case 0:
+		cfg.MaxVersions = map[codec.APIKey]int16{codec.LeaveGroup: 2}
+	case 1:
+		cfg.MaxVersions = map[codec.APIKey]int16{codec.ConsumerGroupHeartbeat: 0, codec.GetTelemetrySubscriptions: 0}
+	}
+	cfg.Telemetry.PushIntervalMs = rapid.SampledFrom([]int32{0, 1000}).Draw(t, "pushInterval")
+	clock := impl.NewManualClock(0)
+	icfg := impl.Config{
+		SessionTimeoutMs:    cfg.SessionTimeoutMs,
+		HeartbeatIntervalMs: cfg.HeartbeatIntervalMs,
+		MaxGroupSize:        cfg.MaxGroupSize,
+		Telemetry:           impl.TelemetryConfig(cfg.Telemetry),
+		MaxVersions:         cfg.MaxVersions,
+		NewID:               model.SeededIDs(seed),
+		Clock:               clock,
+		Mutants:             mut,
+	}
+	for _, tp := range cfg.Topics {
+		icfg.Topics = append(icfg.Topics, impl.Topic(tp))
+	}
+	h := &harness{m: model.NewCoordinator(cfg), i: impl.New(icfg), clock: clock, cfg: cfg, conns: map[uint64]bool{}}
+	return h
+}
+
+func (h *harness) actions() map[string]func(*rapid.T) {
+	return map[string]func(*rapid.T){
+		"join":        h.join,
+		"rejoin":      h.join,
+		"heartbeat":   h.heartbeat,
+		"heartbeat2":  h.heartbeat,
+		"leave":       h.leave,
+		"leaveGroup":  h.leaveGroup,
+		"describe":    h.describe,
+		"telemetry":   h.telemetry,
+		"apiVersions": h.apiVersions,
+		"advance":     h.advance,
+		"advance2":    h.advance,
+		"disconnect":  h.disconnect,
+		"":            h.check,
+	}
+}
+
+// ---- drawing ----
+
+func (h *harness) drawGroup(t *rapid.T) string {
+	return rapid.SampledFrom([]string{"g1", "g1", "g2", "g3", " "}).Draw(t, "group")
+}
+
+func drawUUID(t *rapid.T, label string) codec.UUID {
+	var u codec.UUID
+	for i := range u {
+		u[i] = byte(rapid.IntRange(0, 255).Draw(t, label))
+	}
+	return u
+}
+
+// process returns an existing process or makes a new one.
+func (h *harness) process(t *rapid.T) *process {
+	if len(h.procs) > 0 && rapid.IntRange(0, 3).Draw(t, "newProcess") > 0 {
+		return h.procs[rapid.IntRange(0, len(h.procs)-1).Draw(t, "process")]
+	}
+	p := &process{group: h.drawGroup(t), version: int16(rapid.IntRange(0, 1).Draw(t, "version")), conn: uint64(rapid.IntRange(1, 4).Draw(t, "conn"))}
+	if p.version == 1 {
+		switch rapid.IntRange(0, 9).Draw(t, "idKind") {
+		case 0:
+			p.memberID = rapid.SampledFrom([]string{"m-1", "m-2", "M", "   ", ""}).Draw(t, "oddID")
+		case 1:
+			p.memberID = drawUUID(t, "id").String() // Kafka's base64 form
+		default:
+			p.memberID = drawUUID(t, "id").Hex()
+		}
+	}
+	if rapid.IntRange(0, 2).Draw(t, "static") == 0 {
+		p.instance = codec.Str(rapid.SampledFrom([]string{"i1", "i2", "i3"}).Draw(t, "instance"))
+	}
+	h.procs = append(h.procs, p)
+	return p
+}
+
+func (h *harness) drawMemberID(t *rapid.T) string {
+	switch rapid.IntRange(0, 5).Draw(t, "otherID") {
+	case 0:
+		return ""
+	case 1:
+		return "ghost"
+	}
+	if len(h.seen) > 0 {
+		return h.seen[rapid.IntRange(0, len(h.seen)-1).Draw(t, "seenID")]
+	}
+	return "nobody"
+}
+
+func (h *harness) header(t *rapid.T, key codec.APIKey, version int16, conn uint64) *codec.RequestHeader {
+	hd := &codec.RequestHeader{RequestApiKey: key, RequestApiVersion: version, CorrelationId: int32(h.steps)}
+	if !h.conns[conn] || rapid.IntRange(0, 4).Draw(t, "clientIdAgain") == 0 {
+		hd.ClientId = codec.Str(rapid.SampledFrom([]string{"app", "app-2", ""}).Draw(t, "clientId"))
+	}
+	switch rapid.IntRange(0, 5).Draw(t, "instanceHeader") {
+	case 0:
+	case 1:
+		hd.ClientInstanceId = codec.SomeUUID(codec.UUID{})
+	default:
+		if len(h.inst) == 0 || rapid.Bool().Draw(t, "newInstanceId") {
+			h.inst = append(h.inst, drawUUID(t, "instanceId"))
+		}
+		hd.ClientInstanceId = codec.SomeUUID(h.inst[rapid.IntRange(0, len(h.inst)-1).Draw(t, "instanceIdx")])
+	}
+	return hd
+}
+
+func (h *harness) drawNames(t *rapid.T) []string {
+	names := []string{}
+	for _, n := range append([]string{"nope"}, topicNames...) {
+		if rapid.IntRange(0, 2).Draw(t, "subscribe") == 0 {
+			names = append(names, n)
+		}
+	}
+	if rapid.IntRange(0, 5).Draw(t, "dupName") == 0 && len(names) > 0 {
+		names = append(names, names[0])
+	}
+	return names
+}
+
+// ---- running one request on both ----
+
+// do sends one request to both coordinators and requires identical
+// results. It returns the model's response (nil for an unsupported one).
+func (h *harness) do(t *rapid.T, conn uint64, hd *codec.RequestHeader, req codec.Message) codec.Message {
+	h.steps++
+	host := fmt.Sprintf("/10.0.0.%d", conn)
+	mr, merr := h.m.Handle(model.Conn{ID: conn, Host: host}, hd, req)
+	var ir codec.Message
+	var ierr error
+	if hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && rapid.Bool().Draw(t, "fastPath") {
+		// The server's path: a response the caller owns and reuses.
+		ierr = h.i.HandleHeartbeat(impl.Conn{ID: conn, Host: host}, hd, hb, &h.resp)
+		ir = &h.resp
+	} else {
+		ir, ierr = h.i.Handle(impl.Conn{ID: conn, Host: host}, hd, req)
+	}
+	if (merr == nil) != (ierr == nil) || errors.Is(merr, model.ErrUnsupportedRequest) != errors.Is(ierr, impl.ErrUnsupportedRequest) {
+		t.Fatalf("%v v%d %+v: model error %v, impl error %v", hd.RequestApiKey, hd.RequestApiVersion, req, merr, ierr)
+	}
+	if merr != nil {
+		return nil
+	}
+	h.conns[conn] = true
+	if debug {
+		t.Logf("step %d: %v v%d %+v -> %+v\n  model %+v\n  impl  %+v", h.steps, hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), h.m.Snapshot(), ModelSnapshot(h.i.Snapshot()))
+	}
+	mb, err1 := mr.AppendTo(nil, hd.RequestApiVersion)
+	ib, err2 := ir.AppendTo(nil, hd.RequestApiVersion)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("encoding %v v%d: model %v, impl %v", hd.RequestApiKey, hd.RequestApiVersion, err1, err2)
+	}
+	if !bytes.Equal(mb, ib) {
+		t.Fatalf("%v v%d request %+v\nmodel response %+v\nimpl response  %+v\nmodel now %+v\nimpl now  %+v", hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), show(ir), h.m.Snapshot(), ModelSnapshot(h.i.Snapshot()))
+	}
+	return mr
+}
+
+func show(m codec.Message) string {
+	if hb, ok := m.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.Assignment != nil {
+		return fmt.Sprintf("%+v assignment %+v", *hb, *hb.Assignment)
+	}
+	return fmt.Sprintf("%+v", m)
+}
+
+func (h *harness) absorb(p *process, resp codec.Message) {
+	r, ok := resp.(*codec.ConsumerGroupHeartbeatResponse)
+	if !ok {
+		return
+	}
+	if r.ErrorCode != codec.None {
+		if r.ErrorCode == codec.FencedMemberEpoch || r.ErrorCode == codec.UnknownMemberID {
+			p.epoch = 0
+		}
+		return
+	}
+	if r.MemberId.Valid {
+		p.memberID = r.MemberId.Value
+		h.seen = append(h.seen, r.MemberId.Value)
+	}
+	p.epoch = r.MemberEpoch
+	if p.epoch < 0 {
+		p.epoch = 0
+	}
+	if r.Assignment != nil {
+		p.owned = append([]codec.ConsumerGroupHeartbeatTopicPartitions{}, r.Assignment.TopicPartitions...)
+	}
+}
+
+// ---- actions ----
+
+func (h *harness) join(t *rapid.T) {
+	p := h.process(t)
+	req := &codec.ConsumerGroupHeartbeatRequest{
+		GroupId:            p.group,
+		MemberId:           p.memberID,
+		InstanceId:         p.instance,
+		RebalanceTimeoutMs: rapid.SampledFrom([]int32{5000, 5000, 60000, 0, -1}).Draw(t, "rebalanceTimeout"),
+		TopicPartitions:    []codec.ConsumerGroupHeartbeatTopicPartitions{},
+	}
+	if rapid.IntRange(0, 7).Draw(t, "rackSet") == 0 {
+		req.RackId = codec.Str(rapid.SampledFrom([]string{"r1", "r2", " "}).Draw(t, "rack"))
+	}
+	if p.version >= 1 && rapid.IntRange(0, 3).Draw(t, "useRegex") == 0 {
+		req.SubscribedTopicRegex = codec.Str(rapid.SampledFrom([]string{"a.*", "(beta|gamma)", "", "[bad"}).Draw(t, "regex"))
+	}
+	if !req.SubscribedTopicRegex.Valid || rapid.Bool().Draw(t, "namesToo") {
+		req.SubscribedTopicNames = h.drawNames(t)
+	}
+	switch rapid.IntRange(0, 11).Draw(t, "joinOddity") {
+	case 0:
+		req.TopicPartitions = nil
+	case 1:
+		req.ServerAssignor = codec.Str(rapid.SampledFrom([]string{"uniform", "range"}).Draw(t, "assignor"))
+	case 2:
+		req.MemberId = h.drawMemberID(t)
+	case 3:
+		req.GroupId = h.drawGroup(t)
+	}
+	resp := h.do(t, p.conn, h.header(t, codec.ConsumerGroupHeartbeat, p.version, p.conn), req)
+	if rapid.IntRange(0, 4).Draw(t, "lostResponse") > 0 {
+		h.absorb(p, resp)
+	}
+}
+
+func (h *harness) heartbeat(t *rapid.T) {
+	if len(h.procs) == 0 {
+		t.Skip("no process yet")
+	}
+	p := h.procs[rapid.IntRange(0, len(h.procs)-1).Draw(t, "process")]
+	req := &codec.ConsumerGroupHeartbeatRequest{GroupId: p.group, MemberId: p.memberID, InstanceId: p.instance, RebalanceTimeoutMs: -1}
+	switch rapid.IntRange(0, 5).Draw(t, "epochKind") {
+	case 0:
+		req.MemberEpoch = p.epoch - 1 // stale
+	case 1:
+		req.MemberEpoch = rapid.Int32Range(-3, 12).Draw(t, "epoch") // wrong
+	default:
+		req.MemberEpoch = p.epoch
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "report") {
+	case 0:
+	case 1:
+		req.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{}
+	default:
+		req.TopicPartitions = append([]codec.ConsumerGroupHeartbeatTopicPartitions{}, p.owned...)
+		if len(req.TopicPartitions) > 0 && rapid.IntRange(0, 3).Draw(t, "dropReported") == 0 {
+			req.TopicPartitions = req.TopicPartitions[1:]
+		}
+		if rapid.IntRange(0, 7).Draw(t, "bogusReported") == 0 {
+			req.TopicPartitions = append(req.TopicPartitions, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: model.TopicIDFor("alpha"), Partitions: []int32{0, 9}})
+		}
+	}
+	if rapid.IntRange(0, 5).Draw(t, "full") == 0 {
+		req.RebalanceTimeoutMs = 5000
+		req.SubscribedTopicNames = h.drawNames(t)
+	}
+	if rapid.IntRange(0, 5).Draw(t, "dropInstance") == 0 {
+		req.InstanceId = codec.Null
+	}
+	resp := h.do(t, p.conn, h.header(t, codec.ConsumerGroupHeartbeat, p.version, p.conn), req)
+	if rapid.IntRange(0, 5).Draw(t, "lostResponse") > 0 {
+		h.absorb(p, resp)
+	}
+}
+
+func (h *harness) leave(t *rapid.T) {
+	if len(h.procs) == 0 {
+		t.Skip("no process yet")
+	}
+	p := h.procs[rapid.IntRange(0, len(h.procs)-1).Draw(t, "process")]
+	req := &codec.ConsumerGroupHeartbeatRequest{GroupId: p.group, MemberId: p.memberID, InstanceId: p.instance, MemberEpoch: -1, RebalanceTimeoutMs: -1}
+	if p.instance.Valid && rapid.Bool().Draw(t, "temporary") {
+		req.MemberEpoch = -2
+	}
+	switch rapid.IntRange(0, 5).Draw(t, "leaveOddity") {
+	case 0:
+		req.MemberId = h.drawMemberID(t)
+	case 1:
+		req.InstanceId = codec.Null
+	case 2:
+		req.InstanceId = codec.Str(rapid.SampledFrom([]string{"i1", "i2", "i3"}).Draw(t, "instance"))
+	}
+	resp := h.do(t, p.conn, h.header(t, codec.ConsumerGroupHeartbeat, p.version, p.conn), req)
+	if r, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None {
+		p.epoch, p.owned = 0, nil
+	}
+}
+
+func (h *harness) leaveGroup(t *rapid.T) {
+	version := int16(rapid.IntRange(0, 5).Draw(t, "leaveGroupVersion"))
+	req := &codec.LeaveGroupRequest{GroupId: h.drawGroup(t)}
+	if version <= 2 {
+		req.MemberId = h.drawMemberID(t)
+	} else {
+		for n := rapid.IntRange(0, 3).Draw(t, "batch"); n > 0; n-- {
+			m := codec.LeaveGroupMember{MemberId: h.drawMemberID(t)}
+			if rapid.IntRange(0, 3).Draw(t, "nullInstance") > 0 {
+				m.GroupInstanceId = codec.Str(rapid.SampledFrom([]string{"i1", "i2", "i3", "i9"}).Draw(t, "instance"))
+			}
+			req.Members = append(req.Members, m)
+		}
+	}
+	conn := uint64(rapid.IntRange(1, 4).Draw(t, "conn"))
+	h.do(t, conn, h.header(t, codec.LeaveGroup, version, conn), req)
+}
+
+func (h *harness) describe(t *rapid.T) {
+	version := int16(rapid.IntRange(0, 1).Draw(t, "describeVersion"))
+	req := &codec.ConsumerGroupDescribeRequest{IncludeAuthorizedOperations: rapid.Bool().Draw(t, "ops")}
+	for n := rapid.IntRange(0, 3).Draw(t, "describeN"); n > 0; n-- {
+		req.GroupIds = append(req.GroupIds, rapid.SampledFrom([]string{"g1", "g2", "g3", "", "zz"}).Draw(t, "describeGroup"))
+	}
+	conn := uint64(rapid.IntRange(1, 4).Draw(t, "conn"))
+	h.do(t, conn, h.header(t, codec.ConsumerGroupDescribe, version, conn), req)
+}
+
+func (h *harness) telemetry(t *rapid.T) {
+	conn := uint64(rapid.IntRange(1, 4).Draw(t, "conn"))
+	version := int16(rapid.IntRange(0, 1).Draw(t, "telemetryVersion"))
+	var body codec.UUID
+	if version == 0 && rapid.Bool().Draw(t, "bodyID") && len(h.inst) > 0 {
+		body = h.inst[rapid.IntRange(0, len(h.inst)-1).Draw(t, "instanceIdx")]
+	}
+	if rapid.Bool().Draw(t, "get") {
+		h.do(t, conn, h.header(t, codec.GetTelemetrySubscriptions, version, conn), &codec.GetTelemetrySubscriptionsRequest{ClientInstanceId: body})
+		return
+	}
+	req := &codec.PushTelemetryRequest{
+		ClientInstanceId: body,
+		SubscriptionId:   rapid.Int32Range(1, 2).Draw(t, "subscription"),
+		Terminating:      rapid.IntRange(0, 4).Draw(t, "terminating") == 0,
+		CompressionType:  int8(rapid.IntRange(0, 1).Draw(t, "compression")),
+		Metrics:          make([]byte, rapid.IntRange(0, 3).Draw(t, "metrics")),
+	}
+	h.do(t, conn, h.header(t, codec.PushTelemetry, version, conn), req)
+}
+
+func (h *harness) apiVersions(t *rapid.T) {
+	conn := uint64(rapid.IntRange(1, 4).Draw(t, "conn"))
+	version := int16(rapid.IntRange(0, 4).Draw(t, "apiVersionsVersion"))
+	req := &codec.ApiVersionsRequest{ClientSoftwareName: rapid.SampledFrom([]string{"ghostcheck", "bad name"}).Draw(t, "software"), ClientSoftwareVersion: "1.0"}
+	h.do(t, conn, h.header(t, codec.ApiVersions, version, conn), req)
+}
+
+func (h *harness) advance(t *rapid.T) {
+	st := h.cfg.SessionTimeoutMs
+	d := rapid.SampledFrom([]int64{0, 1, 1000, st / 2, st - 1, st, st + 1, 5000, 60000}).Draw(t, "advance")
+	h.now += d
+	h.m.Advance(h.now)
+	h.clock.Set(h.now)
+	h.i.Expire()
+}
+
+func (h *harness) disconnect(t *rapid.T) {
+	conn := uint64(rapid.IntRange(1, 4).Draw(t, "conn"))
+	h.m.Disconnect(conn)
+	h.i.Disconnect(conn)
+	delete(h.conns, conn)
+}
+
+// check compares what each coordinator holds, pending revocations
+// included, and what Describe shows of every group.
+func (h *harness) check(t *rapid.T) {
+	ms, is := h.m.Snapshot(), ModelSnapshot(h.i.Snapshot())
+	if len(ms) == 0 {
+		ms = nil
+	}
+	if !reflect.DeepEqual(ms, is) {
+		t.Fatalf("snapshots differ\nmodel %+v\nimpl  %+v", ms, is)
+	}
+	if err := h.i.CheckInternal(); err != nil {
+		t.Fatalf("impl bookkeeping: %v", err)
+	}
+	if err := model.NoDoubleClientAssignment(is); err != nil {
+		t.Fatalf("impl: %v", err)
+	}
+	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g1", "g2", "g3"}, IncludeAuthorizedOperations: true}
+	hd := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupDescribe, RequestApiVersion: 1}
+	mr, _ := h.m.Handle(model.Conn{ID: 99}, hd, req)
+	ir, _ := h.i.Handle(impl.Conn{ID: 99}, hd, req)
+	mb, _ := mr.AppendTo(nil, 1)
+	ib, _ := ir.AppendTo(nil, 1)
+	if !bytes.Equal(mb, ib) {
+		t.Fatalf("describe differs\nmodel %+v\nimpl  %+v", mr, ir)
+	}
+}
+
+// ModelSnapshot converts impl's snapshot to the model's types.
+func ModelSnapshot(gs []impl.GroupSnapshot) []model.GroupSnapshot {
+	var out []model.GroupSnapshot
+	for _, g := range gs {
+		mg := model.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
+		for _, m := range g.Members {
+			mm := model.MemberSnapshot{MemberID: m.MemberID, InstanceID: m.InstanceID, Epoch: m.Epoch, Assigned: []model.TopicPartition{}, Pending: []model.TopicPartition{}}
+			for _, p := range m.Assigned {
+				mm.Assigned = append(mm.Assigned, model.TopicPartition(p))
+			}
+			for _, p := range m.Pending {
+				mm.Pending = append(mm.Pending, model.TopicPartition(p))
+			}
+			mg.Members = append(mg.Members, mm)
+		}
+		out = append(out, mg)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GroupID < out[j].GroupID })
+	return out
+}

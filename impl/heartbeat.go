@@ -1,0 +1,477 @@
+package impl
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// Member epochs with a meaning of their own (PROTOCOL.md §B3.4).
+const (
+	joinEpoch        int32 = 0
+	leaveEpoch       int32 = -1
+	staticLeaveEpoch int32 = -2
+)
+
+// hbError is a failed heartbeat: the code and Kafka's message.
+type hbError struct {
+	code codec.ErrorCode
+	msg  string
+}
+
+func invalid(msg string) *hbError { return &hbError{codec.InvalidRequest, msg} }
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// validate holds the request-only rules of §B4.2, in Kafka's order.
+func (c *Coordinator) validate(version int16, r *codec.ConsumerGroupHeartbeatRequest) *hbError {
+	requireID := version >= MemberIDRequiredVersion && !c.mut.Has(MutV1EmptyMemberID)
+	if (requireID || r.MemberEpoch > 0 || r.MemberEpoch == leaveEpoch) && blank(r.MemberId) {
+		return invalid("MemberId can't be empty.")
+	}
+	if blank(r.GroupId) {
+		return invalid("GroupId can't be empty.")
+	}
+	if r.InstanceId.Valid && blank(r.InstanceId.Value) {
+		return invalid("InstanceId can't be empty.")
+	}
+	if r.RackId.Valid && blank(r.RackId.Value) {
+		return invalid("RackId can't be empty.")
+	}
+	switch {
+	case r.MemberEpoch == joinEpoch:
+		if r.RebalanceTimeoutMs == -1 {
+			return invalid("RebalanceTimeoutMs must be provided in first request.")
+		}
+		if r.TopicPartitions == nil || len(r.TopicPartitions) > 0 {
+			return invalid("TopicPartitions must be empty when (re-)joining.")
+		}
+		if r.SubscribedTopicNames == nil && !r.SubscribedTopicRegex.Valid {
+			return invalid("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
+		}
+	case r.MemberEpoch == staticLeaveEpoch:
+		if !r.InstanceId.Valid {
+			return invalid("InstanceId can't be null.")
+		}
+	case r.MemberEpoch < staticLeaveEpoch:
+		return invalid("MemberEpoch is invalid.")
+	}
+	if r.ServerAssignor.Valid && r.ServerAssignor.Value != UniformAssignor {
+		return &hbError{codec.UnsupportedAssignor, "ServerAssignor " + r.ServerAssignor.Value +
+			" is not supported. Supported assignors: " + UniformAssignor + "."}
+	}
+	return nil
+}
+
+func groupNotFound(id string) *hbError {
+	return &hbError{codec.GroupIDNotFound, fmt.Sprintf("Group %s not found.", id)}
+}
+
+func unknownMember(memberID, groupID string) *hbError {
+	return &hbError{codec.UnknownMemberID, fmt.Sprintf("Member %s is not a member of group %s.", memberID, groupID)}
+}
+
+func unknownInstance(instanceID string) *hbError {
+	return &hbError{codec.UnknownMemberID, "Instance id " + instanceID + " is unknown."}
+}
+
+func fencedInstance(memberID, instanceID, holder string) *hbError {
+	return &hbError{codec.FencedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
+		" was fenced by member " + holder + "."}
+}
+
+// resetResponse clears resp for a new answer, keeping its assignment buffer.
+func resetResponse(resp *codec.ConsumerGroupHeartbeatResponse) *codec.ConsumerGroupHeartbeatAssignment {
+	a := resp.Assignment
+	*resp = codec.ConsumerGroupHeartbeatResponse{}
+	return a
+}
+
+func fail(resp *codec.ConsumerGroupHeartbeatResponse, e *hbError) {
+	resetResponse(resp)
+	resp.ErrorCode = e.code
+	resp.ErrorMessage = codec.Str(e.msg)
+}
+
+// heartbeat serves ConsumerGroupHeartbeat into resp: validation, then the
+// leave path (epoch -1/-2) or the join/heartbeat path.
+func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+	if e := c.validate(version, r); e != nil {
+		fail(resp, e)
+		return
+	}
+	if r.MemberEpoch == leaveEpoch || r.MemberEpoch == staticLeaveEpoch {
+		c.leave(r, resp)
+		return
+	}
+	c.joinOrHeartbeat(conn, clientID, r, resp)
+}
+
+// leave is the leave path of §B4.4: no epoch check against the stored epoch.
+func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+	g := c.liveGroup(r.GroupId)
+	if g == nil {
+		fail(resp, groupNotFound(r.GroupId))
+		return
+	}
+	defer g.mu.Unlock()
+	ok := func(id string, epoch int32) {
+		resetResponse(resp)
+		resp.MemberId = codec.Str(id)
+		resp.MemberEpoch = epoch
+	}
+	if !r.InstanceId.Valid {
+		mi := g.find(r.MemberId)
+		if mi == 0 {
+			if c.mut.Has(MutLeaveUnknownIgnored) {
+				ok(r.MemberId, leaveEpoch)
+				return
+			}
+			c.failKnown(g, r, resp, unknownMember(r.MemberId, r.GroupId))
+			return
+		}
+		g.removeMember(mi)
+		g.bump()
+		ok(r.MemberId, leaveEpoch)
+		return
+	}
+	holder := g.holder(r.InstanceId.Value)
+	if holder == 0 {
+		c.failKnown(g, r, resp, unknownInstance(r.InstanceId.Value))
+		return
+	}
+	if !g.idIs(holder, r.MemberId) {
+		c.failKnown(g, r, resp, fencedInstance(r.MemberId, r.InstanceId.Value, g.idString(holder)))
+		return
+	}
+	if r.MemberEpoch == leaveEpoch {
+		g.removeMember(holder)
+		g.bump()
+		ok(r.MemberId, leaveEpoch)
+		return
+	}
+	// Parked at -2: keeps its assignment and its place in the target until
+	// it rejoins or its session expires; pending revocations are released;
+	// the session timer keeps running; the group epoch does not move.
+	m := &g.mem[holder]
+	m.epoch = staticLeaveEpoch
+	if s := g.sideOf(holder); s != nil {
+		for _, p := range s.pending {
+			g.release(p, holder)
+		}
+		s.pending = s.pending[:0]
+	}
+	g.setRebalance(holder, noDeadline)
+	g.maybeFreeSide(holder)
+	ok(r.MemberId, staticLeaveEpoch)
+}
+
+// failKnown answers e; with MutErrorRefreshesSession it also refreshes the
+// session of the member the request names, if it exists.
+func (c *Coordinator) failKnown(g *group, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, e *hbError) {
+	if c.mut.Has(MutErrorRefreshesSession) && g != nil && g.status == gLive {
+		if mi := g.find(r.MemberId); mi != 0 {
+			g.armSession(mi, c.clock.Now())
+		}
+	}
+	fail(resp, e)
+}
+
+// lookup is what lookupMember found.
+type lookup struct {
+	mi       uint32 // the existing member, 0 for a new one
+	id       string // the member id
+	isNew    bool   // a member joins: the membership changes
+	replaces uint32 // a parked static member the new member id takes over
+}
+
+// joinOrHeartbeat is the join/heartbeat path of §B4.4 with the decisions of
+// PROTOCOL.md A1 and A5, step for step as in the model.
+func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+	join := r.MemberEpoch == joinEpoch
+	// 1. Group lookup: a join creates the group, but only if it succeeds.
+	var g *group
+	if join {
+		g = c.joinGroup(r.GroupId)
+	} else if g = c.liveGroup(r.GroupId); g == nil {
+		fail(resp, groupNotFound(r.GroupId))
+		return
+	}
+	defer g.mu.Unlock()
+	now := c.clock.Now()
+	e := c.joinLocked(g, conn, clientID, r, resp, now)
+	if e != nil {
+		c.dropPhantom(g)
+		c.failKnown(g, r, resp, e)
+	}
+}
+
+func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, now int64) *hbError {
+	join := r.MemberEpoch == joinEpoch
+	// 2. Size cap, before the member lookup; parked members count.
+	if max := c.cfg.MaxGroupSize; max > 0 && g.count >= max {
+		if r.MemberId == "" || g.find(r.MemberId) == 0 {
+			return &hbError{codec.GroupMaxSizeReached, fmt.Sprintf("The consumer group has reached its maximum capacity of %d members.", max)}
+		}
+	}
+	// 3. v0 only: the coordinator makes the member id.
+	memberID := r.MemberId
+	if memberID == "" {
+		memberID = c.ids.next().String()
+	}
+	// 4./5. Find, create or replace the member, and check the epoch.
+	lk, e := c.lookupMember(g, memberID, r)
+	if e != nil {
+		return e
+	}
+	// 6. The subscription: a changed regex must compile (v1+).
+	if re := r.SubscribedTopicRegex; re.Valid && re.Value != "" {
+		cur := codec.Null
+		switch {
+		case lk.replaces != 0:
+			cur = g.subOf(lk.replaces).regex
+		case !lk.isNew:
+			cur = g.subOf(lk.mi).regex
+		}
+		if re != cur {
+			if _, err := regexp.Compile(re.Value); err != nil {
+				return &hbError{codec.InvalidRegularExpression, "SubscribedTopicRegex `" + re.Value + "` is not a valid regular expression: " + err.Error() + "."}
+			}
+		}
+	}
+	// Every check has passed: from here on the request takes effect.
+	mi := lk.mi
+	if lk.isNew {
+		mi = g.alloc(lk.id)
+		if old := lk.replaces; old != 0 {
+			g.takeOver(mi, old)
+		}
+	}
+	if join && g.mem[mi].epoch == staticLeaveEpoch {
+		// A parked static member joining under its own id resumes, on the
+		// dynamic path too: back at epoch 0 to reconcile, no epoch bump.
+		m := &g.mem[mi]
+		m.epoch, m.prevEpoch, m.state = 0, 0, stStable
+		g.setRebalance(mi, noDeadline)
+		g.maybeFreeSide(mi)
+	}
+	changed := lk.isNew
+	if r.InstanceId.Valid {
+		g.setInstance(mi, r.InstanceId.Value)
+	}
+	if r.RackId.Valid {
+		g.setRack(mi, r.RackId.Value)
+	}
+	if r.RebalanceTimeoutMs != -1 {
+		g.mem[mi].rto = r.RebalanceTimeoutMs
+	}
+	if r.SubscribedTopicNames != nil || r.SubscribedTopicRegex.Valid {
+		cur := g.subOf(mi)
+		names, regex := cur.names, cur.regex
+		if r.SubscribedTopicNames != nil {
+			n := uniqueSorted(r.SubscribedTopicNames)
+			if !equalStrings(n, names) {
+				changed = true
+				names = n
+			}
+		}
+		if r.SubscribedTopicRegex.Valid && r.SubscribedTopicRegex != regex {
+			regex = r.SubscribedTopicRegex
+			changed = true
+		}
+		if !equalStrings(names, cur.names) || regex != cur.regex {
+			g.setSubscription(mi, names, regex)
+		}
+	}
+	g.setClient(mi, clientID, conn.Host)
+	g.status = gLive
+	if g.mem[mi].inst != 0 {
+		g.insts.get(g.mem[mi].inst).val = mi
+	}
+	if changed {
+		g.bump()
+	}
+	assignmentChanged := g.reconcile(mi, r.TopicPartitions, now)
+	// 7. Success only: the session timer is (re)armed.
+	g.armSession(mi, now)
+
+	asg := resetResponse(resp)
+	resp.MemberId = codec.Str(lk.id)
+	resp.MemberEpoch = g.mem[mi].epoch
+	resp.HeartbeatIntervalMs = c.cfg.HeartbeatIntervalMs
+	full := join || (r.RebalanceTimeoutMs != -1 && r.SubscribedTopicNames != nil && r.TopicPartitions != nil)
+	if full || assignmentChanged {
+		if asg == nil {
+			asg = &codec.ConsumerGroupHeartbeatAssignment{}
+		}
+		var assigned []int32
+		if s := g.sideOf(mi); s != nil {
+			assigned = s.assigned
+		}
+		asg.TopicPartitions = c.heartbeatPartitions(asg.TopicPartitions[:0], assigned)
+		asg.UnknownTags = nil
+		resp.Assignment = asg
+	}
+	return nil
+}
+
+// takeOver makes new member mi inherit parked member old (a new member id
+// for a parked static instance): its settings and assigned partitions at
+// epoch 0; the old member goes.
+func (g *group) takeOver(mi, old uint32) {
+	o := &g.mem[old]
+	m := &g.mem[mi]
+	m.rto = o.rto
+	if o.inst != 0 {
+		g.insts.get(o.inst).refs++
+		m.inst = o.inst
+	}
+	if o.rack != 0 {
+		g.racks.get(o.rack).refs++
+		m.rack = o.rack
+	}
+	if o.client != 0 {
+		g.clients.get(o.client).refs++
+		m.client = o.client
+	}
+	if o.sub != 0 {
+		g.subs.get(o.sub).refs++
+		g.moveSubscription(mi, o.sub)
+	}
+	if os := g.sideOf(old); os != nil && len(os.assigned) > 0 {
+		moved := append([]int32(nil), os.assigned...)
+		os.assigned = os.assigned[:0]
+		s := g.ensureSide(mi)
+		s.assigned = moved
+		for _, p := range moved {
+			g.owner[p] = mi << 1
+		}
+	}
+	g.removeMember(old)
+}
+
+// lookupMember finds the member a join or heartbeat is for, or prepares a
+// new one, and applies the epoch check. It changes nothing.
+func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerGroupHeartbeatRequest) (lookup, *hbError) {
+	join := r.MemberEpoch == joinEpoch
+	existing := g.find(memberID)
+	if !r.InstanceId.Valid {
+		if existing == 0 {
+			if !join {
+				return lookup{}, unknownMember(memberID, g.id)
+			}
+			return lookup{id: memberID, isNew: true}, nil
+		}
+		if !join {
+			if e := c.checkEpoch(g, existing, r); e != nil {
+				return lookup{}, e
+			}
+		} else if c.mut.Has(MutRetriedJoinNewMember) {
+			return lookup{id: c.ids.next().String(), isNew: true}, nil
+		}
+		return lookup{mi: existing, id: memberID}, nil
+	}
+	instanceID := r.InstanceId.Value
+	holder := g.holder(instanceID)
+	if !join {
+		if holder == 0 {
+			return lookup{}, unknownInstance(instanceID)
+		}
+		if holder != existing {
+			return lookup{}, fencedInstance(memberID, instanceID, g.idString(holder))
+		}
+		if e := c.checkEpoch(g, holder, r); e != nil {
+			return lookup{}, e
+		}
+		return lookup{mi: holder, id: memberID}, nil
+	}
+	if existing != 0 && holder != existing {
+		return lookup{}, invalid(fmt.Sprintf("Member %s is already in group %s with a different instance id.", memberID, g.id))
+	}
+	if holder == 0 {
+		return lookup{id: memberID, isNew: true}, nil
+	}
+	if holder == existing {
+		return lookup{mi: holder, id: memberID}, nil
+	}
+	if g.mem[holder].epoch != staticLeaveEpoch {
+		holderID := g.idString(holder)
+		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
+			" cannot join the group because the instance id is owned by " + holderID + " member."}
+	}
+	return lookup{id: memberID, isNew: true, replaces: holder}, nil
+}
+
+// checkEpoch is Kafka's member epoch check for a heartbeat (epoch > 0).
+func (c *Coordinator) checkEpoch(g *group, mi uint32, r *codec.ConsumerGroupHeartbeatRequest) *hbError {
+	e, m := r.MemberEpoch, &g.mem[mi]
+	switch {
+	case e > m.epoch:
+		return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+	case e < m.epoch:
+		if e != m.prevEpoch || r.TopicPartitions == nil || !g.isSubset(r.TopicPartitions, mi) {
+			return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+		}
+	}
+	return nil
+}
+
+// heartbeatPartitions renders sorted partition indexes as a heartbeat's
+// TopicPartitions, reusing dst's slices.
+func (c *Coordinator) heartbeatPartitions(dst []codec.ConsumerGroupHeartbeatTopicPartitions, ps []int32) []codec.ConsumerGroupHeartbeatTopicPartitions {
+	if dst == nil {
+		dst = []codec.ConsumerGroupHeartbeatTopicPartitions{}
+	}
+	ti := -1
+	for _, p := range ps {
+		t := c.topicOf(p)
+		if t != ti {
+			ti = t
+			n := len(dst)
+			if n < cap(dst) {
+				dst = dst[:n+1]
+				dst[n].Partitions = dst[n].Partitions[:0]
+				dst[n].UnknownTags = nil
+			} else {
+				dst = append(dst, codec.ConsumerGroupHeartbeatTopicPartitions{})
+			}
+			dst[n].TopicId = c.topics[t].ID
+		}
+		n := len(dst) - 1
+		dst[n].Partitions = append(dst[n].Partitions, p-c.base[t])
+	}
+	return dst
+}
+
+// topicOf is the topic index of global partition p.
+func (c *Coordinator) topicOf(p int32) int {
+	return sort.Search(len(c.base), func(i int) bool { return c.base[i] > p }) - 1
+}
+
+func uniqueSorted(in []string) []string {
+	out := append([]string{}, in...)
+	sort.Strings(out)
+	j := 0
+	for i, s := range out {
+		if i == 0 || s != out[j-1] {
+			out[j] = s
+			j++
+		}
+	}
+	return out[:j]
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

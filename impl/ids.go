@@ -1,0 +1,94 @@
+package impl
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+)
+
+// Member ids are any non-blank strings, but clients send UUIDs: the
+// canonical RFC 4122 text (KIP-1082 clients, 36 characters) or Kafka's
+// base64url form (ids a v0 broker makes, 22 characters). Both are kept as
+// their 16 bytes and a form tag; anything else is kept as a string.
+type idForm uint8
+
+const (
+	formNone idForm = iota
+	formHex         // 8-4-4-4-12 lowercase hex
+	formB64         // 22 characters of unpadded base64url
+	formStr         // any other string, kept in group.strIDs
+)
+
+// parseID finds the compact form of a member id.
+func parseID(s string) (u [16]byte, f idForm) {
+	switch len(s) {
+	case 36:
+		if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+			return u, formStr
+		}
+		j := 0
+		for i := 0; i < 36; {
+			if i == 8 || i == 13 || i == 18 || i == 23 {
+				i++
+				continue
+			}
+			hi, ok1 := lowerHex(s[i])
+			lo, ok2 := lowerHex(s[i+1])
+			if !ok1 || !ok2 {
+				return [16]byte{}, formStr
+			}
+			u[j] = hi<<4 | lo
+			j++
+			i += 2
+		}
+		return u, formHex
+	case 22:
+		var b [22]byte
+		copy(b[:], s)
+		n, err := base64.RawURLEncoding.Decode(u[:], b[:])
+		if err != nil || n != 16 {
+			return [16]byte{}, formStr
+		}
+		// Only the canonical encoding (zero padding bits) is kept compact,
+		// so that formatting gives the same string back.
+		var e [22]byte
+		base64.RawURLEncoding.Encode(e[:], u[:])
+		if e != b {
+			return [16]byte{}, formStr
+		}
+		return u, formB64
+	}
+	return u, formStr
+}
+
+func lowerHex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+// appendID appends the text of a compact id.
+func appendID(dst []byte, u *[16]byte, f idForm) []byte {
+	switch f {
+	case formHex:
+		var b [36]byte
+		hex.Encode(b[0:8], u[0:4])
+		b[8] = '-'
+		hex.Encode(b[9:13], u[4:6])
+		b[13] = '-'
+		hex.Encode(b[14:18], u[6:8])
+		b[18] = '-'
+		hex.Encode(b[19:23], u[8:10])
+		b[23] = '-'
+		hex.Encode(b[24:], u[10:])
+		return append(dst, b[:]...)
+	case formB64:
+		var b [22]byte
+		base64.RawURLEncoding.Encode(b[:], u[:])
+		return append(dst, b[:]...)
+	}
+	return dst
+}

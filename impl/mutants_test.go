@@ -1,0 +1,113 @@
+package impl_test
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/impl/equivtest"
+)
+
+// recorder is a rapid.TB that keeps a failure instead of failing the test,
+// so a test can require that the property fails.
+type recorder struct {
+	name   string
+	failed bool
+	errors []string
+	logs   []string
+}
+
+func (r *recorder) Helper()                  {}
+func (r *recorder) Name() string             { return r.name }
+func (r *recorder) Logf(f string, a ...any)  { r.logs = append(r.logs, fmt.Sprintf(f, a...)) }
+func (r *recorder) Log(a ...any)             { r.logs = append(r.logs, fmt.Sprint(a...)) }
+func (r *recorder) Skipf(f string, a ...any) { panic("skip") }
+func (r *recorder) Skip(a ...any)            { panic("skip") }
+func (r *recorder) SkipNow()                 { panic("skip") }
+func (r *recorder) Errorf(f string, a ...any) {
+	r.failed = true
+	r.errors = append(r.errors, fmt.Sprintf(f, a...))
+}
+func (r *recorder) Error(a ...any)            { r.failed = true; r.errors = append(r.errors, fmt.Sprint(a...)) }
+func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...) }
+func (r *recorder) Fatal(a ...any)            { r.Error(a...) }
+func (r *recorder) FailNow()                  { r.failed = true }
+func (r *recorder) Fail()                     { r.failed = true }
+func (r *recorder) Failed() bool              { return r.failed }
+
+// steps counts the actions of the (shrunk) counterexample rapid replays.
+func (r *recorder) steps() int {
+	n := 0
+	for _, l := range r.logs {
+		if strings.Contains(l, "draw action:") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMutantsAreCaught plants each mutant in impl and requires the
+// equivalence property to fail; it logs the length of the shrunk
+// counterexample.
+func TestMutantsAreCaught(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("shrinking seven counterexamples takes a while; sequential, nothing for the race detector")
+	}
+	setFlag(t, "rapid.nofailfile", "true")
+	setFlag(t, "rapid.checks", "2000")
+	for _, m := range impl.AllMutants() {
+		t.Run(m.Name, func(t *testing.T) {
+			r := &recorder{name: t.Name()}
+			rapid.Check(r, equivtest.Property(impl.Mutants(0).With(m.Mutant)))
+			if !r.failed {
+				t.Fatalf("mutant %s (%s) was not caught", m.Name, m.Description)
+			}
+			first := r.errors[0]
+			if i := strings.Index(first, "\n"); i > 0 {
+				first = first[:i]
+			}
+			t.Logf("mutant %s caught; shrunk counterexample: %d steps; %s", m.Name, r.steps(), first)
+			if testing.Verbose() {
+				t.Log(strings.Join(r.errors, "\n"))
+			}
+		})
+	}
+}
+
+func setFlag(t *testing.T, name, value string) {
+	f := flag.Lookup(name)
+	if f == nil {
+		t.Fatalf("no flag %s", name)
+	}
+	old := f.Value.String()
+	if err := flag.Set(name, value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = flag.Set(name, old) })
+}
+
+// TestMutantNames: every mutant has a unique name that parses back, and
+// unknown names are refused.
+func TestMutantNames(t *testing.T) {
+	seen := map[string]bool{}
+	for _, m := range impl.AllMutants() {
+		if seen[m.Name] || m.Description == "" {
+			t.Fatalf("mutant %q: duplicate name or no description", m.Name)
+		}
+		seen[m.Name] = true
+		got, err := impl.ParseMutant(m.Name)
+		if err != nil || got != m.Mutant || got.String() != m.Name {
+			t.Fatalf("ParseMutant(%q) = %v, %v", m.Name, got, err)
+		}
+	}
+	if len(seen) < 7 {
+		t.Fatalf("%d mutants, want at least 7", len(seen))
+	}
+	if _, err := impl.ParseMutant("no-such-bug"); err == nil {
+		t.Fatal("ParseMutant accepted an unknown name")
+	}
+}

@@ -1,0 +1,118 @@
+package impl
+
+import (
+	"hash/maphash"
+	"sync"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// telemetryClient is what the coordinator remembers of one client instance.
+type telemetryClient struct {
+	lastGet     int64 // time of the last successful Get; -1 none
+	lastPush    int64 // time of the last successful Push; -1 none
+	terminating bool
+}
+
+type teleShard struct {
+	mu sync.Mutex
+	m  map[codec.UUID]*telemetryClient
+	_  [40]byte
+}
+
+func (c *Coordinator) teleShard(id codec.UUID) *teleShard {
+	return &c.telemetry[maphash.Comparable(c.teleSeed, id)%nTeleShards]
+}
+
+// getTelemetrySubscriptions follows the model's rules (PROTOCOL.md §B6, A2).
+func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec.GetTelemetrySubscriptionsRequest) *codec.GetTelemetrySubscriptionsResponse {
+	version := h.RequestApiVersion
+	zeroOK := c.mut.Has(MutZeroInstanceIDAccepted)
+	var id codec.UUID
+	if version >= 1 {
+		if !h.ClientInstanceId.Valid || (!zeroOK && isReservedUUID(h.ClientInstanceId.UUID)) {
+			return &codec.GetTelemetrySubscriptionsResponse{ErrorCode: codec.InvalidRequest}
+		}
+		id = h.ClientInstanceId.UUID
+	} else {
+		id = r.ClientInstanceId
+		if id.IsZero() && !zeroOK {
+			id = c.ids.next()
+		}
+	}
+	s := c.teleShard(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := c.clock.Now()
+	tc := s.m[id]
+	pi := int64(c.cfg.Telemetry.PushIntervalMs)
+	if tc != nil && tc.lastGet >= 0 && pi > 0 && now-tc.lastGet < pi {
+		return &codec.GetTelemetrySubscriptionsResponse{ErrorCode: codec.ThrottlingQuotaExceeded}
+	}
+	if tc == nil {
+		tc = &telemetryClient{lastGet: -1, lastPush: -1}
+		s.m[id] = tc
+	}
+	tc.lastGet = now
+	t := c.cfg.Telemetry
+	resp := &codec.GetTelemetrySubscriptionsResponse{
+		SubscriptionId:           t.SubscriptionID,
+		AcceptedCompressionTypes: append([]int8(nil), t.AcceptedCompressionTypes...),
+		PushIntervalMs:           t.PushIntervalMs,
+		TelemetryMaxBytes:        t.TelemetryMaxBytes,
+		DeltaTemporality:         t.DeltaTemporality,
+		RequestedMetrics:         append([]string(nil), t.RequestedMetrics...),
+	}
+	if version == 0 {
+		resp.ClientInstanceId = id
+	}
+	return resp
+}
+
+func (c *Coordinator) pushTelemetry(h *codec.RequestHeader, r *codec.PushTelemetryRequest) *codec.PushTelemetryResponse {
+	fail := func(code codec.ErrorCode) *codec.PushTelemetryResponse {
+		return &codec.PushTelemetryResponse{ErrorCode: code}
+	}
+	var id codec.UUID
+	if h.RequestApiVersion >= 1 {
+		if !h.ClientInstanceId.Valid {
+			return fail(codec.InvalidRequest)
+		}
+		id = h.ClientInstanceId.UUID
+	} else {
+		id = r.ClientInstanceId
+	}
+	if isReservedUUID(id) && !c.mut.Has(MutZeroInstanceIDAccepted) {
+		return fail(codec.InvalidRequest)
+	}
+	s := c.teleShard(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := c.clock.Now()
+	tc := s.m[id]
+	t := c.cfg.Telemetry
+	switch {
+	case tc != nil && tc.terminating:
+		return fail(codec.InvalidRequest)
+	case tc != nil && !r.Terminating && tc.lastPush >= 0 && t.PushIntervalMs > 0 && now-tc.lastPush < int64(t.PushIntervalMs):
+		return fail(codec.ThrottlingQuotaExceeded)
+	case tc == nil || r.SubscriptionId != t.SubscriptionID:
+		return fail(codec.UnknownSubscriptionID)
+	case !acceptsCompression(t.AcceptedCompressionTypes, r.CompressionType):
+		return fail(codec.UnsupportedCompressionType)
+	case len(r.Metrics) > int(t.TelemetryMaxBytes):
+		return fail(codec.TelemetryTooLarge)
+	}
+	tc.lastPush = now
+	tc.terminating = r.Terminating
+	return &codec.PushTelemetryResponse{}
+}
+
+func acceptsCompression(accepted []int8, ct int8) bool {
+	for _, a := range accepted {
+		if a == ct {
+			return true
+		}
+	}
+	return false
+}
