@@ -96,7 +96,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.RebalanceTimeoutMs <= 0 {
 		cfg.RebalanceTimeoutMs = 300000
 	}
-	c := &Client{cfg: cfg, owned: map[codec.UUID][]int32{}, hbVersion: cfg.HeartbeatVersion, lgVersion: 5}
+	c := &Client{cfg: cfg, owned: map[codec.UUID][]int32{}, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion}
 	id, err := newUUID(cfg.Rand)
 	if err != nil {
 		return nil, err
@@ -185,7 +185,8 @@ func (c *Client) ApiVersionsRequest() (*codec.ApiVersionsRequest, int16) {
 }
 
 // OnApiVersions negotiates: the client uses, per api, the lower of its own
-// highest version and the broker's.
+// highest version and the broker's. Each negotiation starts again from the
+// client's own highest versions, so a newer broker is spoken to at them.
 func (c *Client) OnApiVersions(resp *codec.ApiVersionsResponse) {
 	if resp.ErrorCode != codec.None {
 		return
@@ -194,6 +195,7 @@ func (c *Client) OnApiVersions(resp *codec.ApiVersionsResponse) {
 	for _, k := range resp.ApiKeys {
 		c.maxSeen[k.ApiKey] = k.MaxVersion
 	}
+	c.hbVersion, c.lgVersion = c.cfg.HeartbeatVersion, maxLeaveGroupVersion
 	if m, ok := c.maxSeen[codec.ConsumerGroupHeartbeat]; ok && m < c.hbVersion {
 		c.hbVersion = m
 	}
@@ -201,6 +203,9 @@ func (c *Client) OnApiVersions(resp *codec.ApiVersionsResponse) {
 		c.lgVersion = m
 	}
 }
+
+// maxLeaveGroupVersion is the highest LeaveGroup version the client speaks.
+const maxLeaveGroupVersion = 5
 
 // BrokerMaxVersion is the broker's highest version of key as last
 // negotiated, and whether it advertised key at all.
@@ -211,8 +216,12 @@ func (c *Client) BrokerMaxVersion(key codec.APIKey) (int16, bool) {
 
 // NextHeartbeat builds the client's next ConsumerGroupHeartbeat: a join
 // while not a member (repeating the same member id after a lost response),
-// a heartbeat at its epoch otherwise. It returns the request and its
-// version; the client then awaits OnHeartbeat or OnHeartbeatLost.
+// a heartbeat at its epoch otherwise. A member the coordinator keeps at
+// epoch 0 (one that took over, or resumed, a parked static member and must
+// first revoke what it inherited, PROTOCOL.md A5) sends joins too: a
+// request at epoch 0 is a join and must be full (§B3.4, §B4.2). It returns
+// the request and its version; the client then awaits OnHeartbeat or
+// OnHeartbeatLost.
 func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 	r := &codec.ConsumerGroupHeartbeatRequest{
 		GroupId:            c.cfg.GroupID,
@@ -223,8 +232,8 @@ func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 	if c.cfg.InstanceID != "" {
 		r.InstanceId = codec.Str(c.cfg.InstanceID)
 	}
-	switch c.state {
-	case Unjoined, Joining, Left:
+	switch {
+	case c.state == Unjoined || c.state == Joining || c.state == Left || c.state == Joined && c.epoch == 0:
 		c.state = Joining
 		c.epoch = 0
 		r.MemberEpoch = 0
