@@ -219,9 +219,9 @@ func QuiescentMembership(o Observation) error {
 			delete(want[g.GroupID], m.MemberID)
 		}
 	}
-	for gid, ms := range want {
-		for mid, name := range ms {
-			return violation("QuiescentMembership", "after quiescence process %s believes it is member %s of group %s, which the group does not hold", name, mid, gid)
+	for _, p := range o.Processes { // in order, so the report is deterministic
+		if name, ok := want[p.GroupID][p.MemberID]; ok {
+			return violation("QuiescentMembership", "after quiescence process %s believes it is member %s of group %s, which the group does not hold", name, p.MemberID, p.GroupID)
 		}
 	}
 	return nil
