@@ -138,6 +138,8 @@ type driver struct {
 	ghosts  map[string]bool
 	hbEvery int
 	genIDs  []codec.UUID
+	// nextProbeHeader spoils the next prober header (probe.go).
+	nextProbeHeader ProbeKind
 }
 
 // Run executes plan against target. The run is deterministic for a
@@ -178,11 +180,15 @@ func Run(target Target, plan Plan) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	observer, err := d.newProc(len(plan.Clients)+1, "observer", "", "observer", ClientPlan{Name: "observer", Seed: plan.Seed ^ 0x0b, HeartbeatVersion: 1})
+	prober, err := d.newProc(len(plan.Clients)+1, "prober", "", "prober", ClientPlan{Name: "prober", Seed: plan.Seed ^ 0x9b, HeartbeatVersion: 1})
 	if err != nil {
 		return nil, err
 	}
-	d.procs = append(d.procs, admin, observer)
+	observer, err := d.newProc(len(plan.Clients)+2, "observer", "", "observer", ClientPlan{Name: "observer", Seed: plan.Seed ^ 0x0b, HeartbeatVersion: 1})
+	if err != nil {
+		return nil, err
+	}
+	d.procs = append(d.procs, admin, prober, observer)
 
 	// The planned rounds, then closing: every live client closes, the
 	// network drains, and one session timeout passes.
@@ -242,7 +248,6 @@ func Run(target Target, plan Plan) (*Result, error) {
 }
 
 func (d *driver) observer() *proc { return d.procs[len(d.procs)-1] }
-func (d *driver) admin() *proc    { return d.procs[len(d.procs)-2] }
 
 func (d *driver) noneOutstanding() bool {
 	for _, p := range d.procs {
@@ -303,7 +308,9 @@ func (d *driver) openConn(p *proc) {
 func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Message, kind string) *outstanding {
 	first := p.conn != nil && d.firstOnConn(p)
 	h := p.c.Header(p.conn, key, version)
-	if err := model.CheckRequestHeader(&h, p.c.InstanceID(), p.c.Config().ClientID, first); err != nil {
+	if p.role == "prober" {
+		d.probeHeader(&h)
+	} else if err := model.CheckRequestHeader(&h, p.c.InstanceID(), p.c.Config().ClientID, first); err != nil {
 		d.violate(err)
 	}
 	p.nreq++
@@ -587,6 +594,9 @@ func (d *driver) act(p *proc) {
 	switch p.role {
 	case "admin":
 		d.actAdmin(p)
+		return
+	case "prober":
+		d.actProber(p)
 		return
 	case "observer":
 		if d.plan.DescribeEvery > 0 && d.round%d.plan.DescribeEvery == 0 {

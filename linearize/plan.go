@@ -105,6 +105,42 @@ type AdminRemoval struct {
 	InstanceIDs []string `json:"instanceIds"`
 }
 
+// ProbeKind is a request a well-behaved client never sends, which a
+// coordinator must still answer by the rules: the prober sends them.
+type ProbeKind string
+
+// The probes.
+const (
+	// ProbeEmptyMemberID: a ConsumerGroupHeartbeat v1 join with an empty
+	// member id (KIP-1082: INVALID_REQUEST, and no member made).
+	ProbeEmptyMemberID ProbeKind = "v1-join-empty-member-id"
+	// ProbeZeroInstanceID: GetTelemetrySubscriptions v1 whose header
+	// carries the zero UUID as client instance id (INVALID_REQUEST).
+	ProbeZeroInstanceID ProbeKind = "telemetry-zero-instance-id"
+	// ProbeNoInstanceID: PushTelemetry v1 whose header carries no client
+	// instance id (INVALID_REQUEST).
+	ProbeNoInstanceID ProbeKind = "telemetry-no-instance-id"
+	// ProbeStaleHeartbeat: a heartbeat for a member the observer last saw,
+	// with an epoch far ahead (FENCED_MEMBER_EPOCH; an error must not
+	// refresh the member's session).
+	ProbeStaleHeartbeat ProbeKind = "stale-heartbeat"
+)
+
+// ProbeKinds lists every probe.
+func ProbeKinds() []ProbeKind {
+	return []ProbeKind{ProbeEmptyMemberID, ProbeZeroInstanceID, ProbeNoInstanceID, ProbeStaleHeartbeat}
+}
+
+// Probe is one request of the prober.
+type Probe struct {
+	Round int       `json:"round"`
+	Kind  ProbeKind `json:"kind"`
+	Group string    `json:"group"`
+	// Pick chooses the member (of those last described) a stale
+	// heartbeat names.
+	Pick int `json:"pick,omitempty"`
+}
+
 // Plan is a complete, replayable description of one run.
 type Plan struct {
 	// Seed is what the plan was drawn from (informational: a plan
@@ -125,6 +161,7 @@ type Plan struct {
 	Parallel bool           `json:"parallel,omitempty"`
 	Clients  []ClientPlan   `json:"clients"`
 	Admin    []AdminRemoval `json:"admin,omitempty"`
+	Probes   []Probe        `json:"probes,omitempty"`
 	Faults   []Fault        `json:"faults,omitempty"`
 }
 
@@ -209,16 +246,17 @@ type Options struct {
 	// (its ApiVersions and join) are hit three times as often, as they are
 	// where ghosts are made.
 	Faults map[FaultKind]int
-	// Crashes, Leaves, Resets, Telemetry and Admin turn those actions on.
-	Crashes, Leaves, Resets, Telemetry, Admin bool
-	Parallel                                  bool
+	// Crashes, Leaves, Resets, Telemetry and Admin turn those actions on;
+	// Probes adds a prober sending requests no good client sends.
+	Crashes, Leaves, Resets, Telemetry, Admin, Probes bool
+	Parallel                                          bool
 }
 
 // DefaultOptions is a small, busy run: 6 clients in 2 groups over 60
 // rounds of 500 ms with 10 % of requests mistreated.
 func DefaultOptions() Options {
 	return Options{Clients: 6, Groups: 2, Rounds: 60, HeartbeatVersion: 1, StaticPercent: 30,
-		Faults: UniformFaults(10), Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true}
+		Faults: UniformFaults(10), Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true, Probes: true}
 }
 
 // UniformFaults spreads percent evenly over every fault kind.
@@ -333,6 +371,14 @@ func generate(d drawer, o Options, seed uint64) Plan {
 				ids = append(ids, "inst-unknown")
 			}
 			p.Admin = append(p.Admin, AdminRemoval{Round: r, Group: c.Group, InstanceIDs: ids})
+		}
+	}
+	if o.Probes {
+		groups := p.Groups()
+		for r := 2 + d.intn("probe start", 4); r < p.Rounds; r += 2 + d.intn("probe gap", 5) {
+			kinds := ProbeKinds()
+			p.Probes = append(p.Probes, Probe{Round: r, Kind: kinds[d.intn("probe kind", len(kinds))],
+				Group: groups[d.intn("probe group", len(groups))], Pick: d.intn("probe pick", 16)})
 		}
 	}
 	total := 0

@@ -29,10 +29,43 @@ func Shrink(p Plan, fails func(Plan) bool, budget int) Plan {
 				p, progress = q, true
 			}
 		}
+		// A fault that caused a retry renumbers the requests after it:
+		// remove it and move the client's later faults one request back.
+		for i := len(p.Faults) - 1; i >= 0; i-- {
+			q := clonePlan(p)
+			gone := q.Faults[i]
+			q.Faults = append(q.Faults[:i:i], q.Faults[i+1:]...)
+			for j := range q.Faults {
+				if q.Faults[j].Client == gone.Client && q.Faults[j].Request > gone.Request {
+					q.Faults[j].Request--
+				}
+			}
+			if try(q) {
+				p, progress = q, true
+			}
+		}
+		// Faults on earlier requests.
+		for i := range p.Faults {
+			if p.Faults[i].Request > 1 {
+				q := clonePlan(p)
+				q.Faults[i].Request--
+				if try(q) {
+					p, progress = q, true
+				}
+			}
+		}
 		// Admin removals.
 		for i := len(p.Admin) - 1; i >= 0; i-- {
 			q := clonePlan(p)
 			q.Admin = append(q.Admin[:i:i], q.Admin[i+1:]...)
+			if try(q) {
+				p, progress = q, true
+			}
+		}
+		// Probes.
+		for i := len(p.Probes) - 1; i >= 0; i-- {
+			q := clonePlan(p)
+			q.Probes = append(q.Probes[:i:i], q.Probes[i+1:]...)
 			if try(q) {
 				p, progress = q, true
 			}
@@ -68,6 +101,7 @@ func clonePlan(p Plan) Plan {
 	q.Topics = append([]PlanTopic(nil), p.Topics...)
 	q.Faults = append([]Fault(nil), p.Faults...)
 	q.Admin = append([]AdminRemoval(nil), p.Admin...)
+	q.Probes = append([]Probe(nil), p.Probes...)
 	q.Clients = make([]ClientPlan, len(p.Clients))
 	for i, c := range p.Clients {
 		c.Actions = append([]Action(nil), c.Actions...)
@@ -95,10 +129,11 @@ func withoutClient(p Plan, i int) Plan {
 	return q
 }
 
-// Size is a plan's size for reporting shrinking: clients, actions, faults.
+// Size is a plan's size for reporting shrinking: clients, actions
+// (including admin removals and probes), faults.
 func (p *Plan) Size() (clients, actions, faults int) {
 	for _, c := range p.Clients {
 		actions += len(c.Actions)
 	}
-	return len(p.Clients), actions, len(p.Faults)
+	return len(p.Clients), actions + len(p.Admin) + len(p.Probes), len(p.Faults)
 }

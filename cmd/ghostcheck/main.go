@@ -3,6 +3,8 @@
 //
 // Usage:
 //
+//	ghostcheck run [--target impl|model] [--seed N] [--histories N | --duration D] ...
+//	ghostcheck replay FILE|DIR...
 //	ghostcheck decode [--response KEY:VERSION] [--strict] [HEX]
 //	ghostcheck demo
 //
@@ -26,6 +28,8 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"run", "the main job: check a coordinator with client processes under network faults", runRun},
+		{"replay", "re-run corpus histories and check each reproduces its stored verdict", runReplay},
 		{"demo", "encode and decode a KIP-1082 join to show the codec at work", runDemo},
 		{"decode", "decode a captured Kafka frame (hex) to JSON", runDecode},
 	}
