@@ -126,7 +126,7 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tc := range decodeErrorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := wire(t, tc.wire)
-			for _, opts := range []codec.DecodeOptions{{}, {Strict: true}, {NoCopy: true}} {
+			for _, opts := range []codec.DecodeOptions{{}, {Strict: true}, {NoCopy: true}, {OneCopy: true}} {
 				err := codec.DecodeBody(fresh(tc.msg), b, tc.version, opts)
 				name := codec.Lookup(tc.msg.Key()).MessageName(tc.msg.IsResponse())
 				wantError(t, tc.name, err, tc.kind, name, tc.field, tc.version, tc.offset)

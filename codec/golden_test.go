@@ -442,7 +442,7 @@ func TestGoldenBodies(t *testing.T) {
 	for _, tc := range goldenBodies {
 		t.Run(tc.name, func(t *testing.T) {
 			b := wire(t, tc.wire)
-			for _, opts := range []codec.DecodeOptions{{Strict: true}, {}, {NoCopy: true}} {
+			for _, opts := range []codec.DecodeOptions{{Strict: true}, {}, {NoCopy: true}, {OneCopy: true}} {
 				got := fresh(tc.msg)
 				if err := codec.DecodeBody(got, b, tc.version, opts); err != nil {
 					t.Fatalf("decode %+v: %v", opts, err)
@@ -570,7 +570,7 @@ func TestGoldenRequestHeaders(t *testing.T) {
 			if err != nil || hv != tc.headerVersion {
 				t.Fatalf("HeaderVersion = %d, %v; want %d", hv, err, tc.headerVersion)
 			}
-			for _, opts := range []codec.DecodeOptions{{Strict: true}, {NoCopy: true}} {
+			for _, opts := range []codec.DecodeOptions{{Strict: true}, {NoCopy: true}, {OneCopy: true}} {
 				var got codec.RequestHeader
 				off, err := codec.ParseRequestHeader(b, &got, opts)
 				if err != nil {

@@ -21,6 +21,15 @@ type DecodeOptions struct {
 	// reused. Decoding then allocates nothing beyond growing the caller's
 	// slices.
 	NoCopy bool
+
+	// OneCopy (ignored with NoCopy) makes the decoded strings of a message
+	// share one copy of the input, taken at the first non-empty string and
+	// reaching to the end of the message, instead of one allocation per
+	// string: the input buffer may still be reused at once. The price is
+	// retention: a string kept after the message keeps that whole copy
+	// alive, so keep strings.Clone of what you store for long. Byte slices
+	// and unknown tagged fields are still copied one by one.
+	OneCopy bool
 }
 
 // Reader decodes Kafka primitives from a byte slice with a sticky error: the
@@ -40,6 +49,9 @@ type Reader struct {
 	version  int16
 	flexible bool
 	opts     DecodeOptions
+	// The OneCopy copy of buf[copyAt:] that strings alias.
+	copied []byte
+	copyAt int
 }
 
 // NewReader returns a Reader over b for one message at the given version.
@@ -81,6 +93,12 @@ func (r *Reader) Fail(kind error, field string, at int, detail string) {
 	r.off = len(r.buf)
 }
 
+// truncated records that a fixed-size field of need bytes did not fit; it
+// is out of line so that the reads calling it can be inlined.
+//
+//go:noinline
+func (r *Reader) truncated(field string, need int) { r.short(field, r.off, need) }
+
 func (r *Reader) short(field string, at, need int) {
 	if r.err != nil {
 		return
@@ -96,15 +114,18 @@ func (r *Reader) Finish() error {
 	return r.Err()
 }
 
+// The fixed-size reads below are written to be inlined: the bounds test
+// and the load, with the failure in an outlined call. Decoders spend most
+// of their time in them and in the compact length fast paths further down.
+
 // Int8 reads one byte as a signed integer.
 func (r *Reader) Int8(field string) int8 {
-	if r.off >= len(r.buf) {
-		r.short(field, r.off, 1)
-		return 0
+	if off := r.off; off < len(r.buf) {
+		r.off = off + 1
+		return int8(r.buf[off])
 	}
-	v := r.buf[r.off]
-	r.off++
-	return int8(v)
+	r.truncated(field, 1)
+	return 0
 }
 
 // Bool reads one byte; any non-zero byte is true, as in Kafka's readers.
@@ -112,13 +133,12 @@ func (r *Reader) Bool(field string) bool { return r.Int8(field) != 0 }
 
 // Int16 reads a big-endian int16.
 func (r *Reader) Int16(field string) int16 {
-	if len(r.buf)-r.off < 2 {
-		r.short(field, r.off, 2)
-		return 0
+	if off := r.off; len(r.buf)-off >= 2 {
+		r.off = off + 2
+		return int16(binary.BigEndian.Uint16(r.buf[off:]))
 	}
-	v := binary.BigEndian.Uint16(r.buf[r.off:])
-	r.off += 2
-	return int16(v)
+	r.truncated(field, 2)
+	return 0
 }
 
 // Uint16 reads a big-endian uint16.
@@ -126,13 +146,12 @@ func (r *Reader) Uint16(field string) uint16 { return uint16(r.Int16(field)) }
 
 // Int32 reads a big-endian int32.
 func (r *Reader) Int32(field string) int32 {
-	if len(r.buf)-r.off < 4 {
-		r.short(field, r.off, 4)
-		return 0
+	if off := r.off; len(r.buf)-off >= 4 {
+		r.off = off + 4
+		return int32(binary.BigEndian.Uint32(r.buf[off:]))
 	}
-	v := binary.BigEndian.Uint32(r.buf[r.off:])
-	r.off += 4
-	return int32(v)
+	r.truncated(field, 4)
+	return 0
 }
 
 // Uint32 reads a big-endian uint32.
@@ -140,23 +159,21 @@ func (r *Reader) Uint32(field string) uint32 { return uint32(r.Int32(field)) }
 
 // Int64 reads a big-endian int64.
 func (r *Reader) Int64(field string) int64 {
-	if len(r.buf)-r.off < 8 {
-		r.short(field, r.off, 8)
-		return 0
+	if off := r.off; len(r.buf)-off >= 8 {
+		r.off = off + 8
+		return int64(binary.BigEndian.Uint64(r.buf[off:]))
 	}
-	v := binary.BigEndian.Uint64(r.buf[r.off:])
-	r.off += 8
-	return int64(v)
+	r.truncated(field, 8)
+	return 0
 }
 
 // UUID reads 16 bytes.
 func (r *Reader) UUID(field string) (u UUID) {
-	if len(r.buf)-r.off < 16 {
-		r.short(field, r.off, 16)
-		return u
+	if off := r.off; len(r.buf)-off >= 16 {
+		r.off = off + 16
+		return UUID(r.buf[off : off+16])
 	}
-	copy(u[:], r.buf[r.off:r.off+16])
-	r.off += 16
+	r.truncated(field, 16)
 	return u
 }
 
@@ -165,11 +182,15 @@ func (r *Reader) UUID(field string) (u UUID) {
 // byte beyond the 32nd are dropped and non-minimal encodings are accepted; a
 // fifth byte with its continuation bit set is ErrVarintTooLong.
 func (r *Reader) Uvarint(field string) uint32 {
-	b := r.buf[r.off:]
-	if len(b) > 0 && b[0] < 0x80 {
-		r.off++
-		return uint32(b[0])
+	if off := r.off; off < len(r.buf) && r.buf[off] < 0x80 {
+		r.off = off + 1
+		return uint32(r.buf[off])
 	}
+	return r.uvarintSlow(field)
+}
+
+func (r *Reader) uvarintSlow(field string) uint32 {
+	b := r.buf[r.off:]
 	var v uint32
 	for i := 0; i < 5; i++ {
 		if i >= len(b) {
@@ -246,6 +267,8 @@ func (r *Reader) take(field string, at, n int) []byte {
 	return b
 }
 
+// str returns b, which the caller has just consumed (so it ends at r.off),
+// as a string according to the copy options.
 func (r *Reader) str(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -253,7 +276,24 @@ func (r *Reader) str(b []byte) string {
 	if r.opts.NoCopy {
 		return unsafe.String(&b[0], len(b))
 	}
+	if r.opts.OneCopy {
+		return r.sharedString(len(b))
+	}
 	return string(b)
+}
+
+// sharedString returns the n bytes before r.off as a string inside the
+// reader's one copy of the input, making that copy (from here to the end of
+// the readable input) when there is none yet or it does not cover them,
+// as after a known tagged field, whose value was read with buf confined.
+func (r *Reader) sharedString(n int) string {
+	start := r.off - n
+	i := start - r.copyAt
+	if r.copied == nil || i < 0 || i+n > len(r.copied) {
+		r.copied = append([]byte(nil), r.buf[start:]...)
+		r.copyAt, i = start, 0
+	}
+	return unsafe.String(&r.copied[i], n)
 }
 
 func (r *Reader) bytes(b []byte) []byte {
@@ -276,8 +316,35 @@ func (r *Reader) stringBody(field string, at int, n int) string {
 	return r.str(r.take(field, at, n))
 }
 
+// compactShort is the fast path of compact strings and byte strings: when
+// the version is flexible and the length is one varint byte, non-null, with
+// all its bytes present, it returns them and moves past; otherwise ok is
+// false and the caller takes the general path (which also handles null,
+// long and truncated values, and a recorded error, after which r.off is at
+// the end of the input).
+func (r *Reader) compactShort() (b []byte, ok bool) {
+	off := r.off
+	if !r.flexible || off >= len(r.buf) {
+		return nil, false
+	}
+	c := int(r.buf[off])
+	end := off + c // one length byte, then c-1 bytes
+	if c == 0 || c >= 0x80 || end > len(r.buf) {
+		return nil, false
+	}
+	r.off = end
+	return r.buf[off+1 : end : end], true
+}
+
 // String reads a non-nullable string in the version's encoding.
 func (r *Reader) String(field string) string {
+	if b, ok := r.compactShort(); ok {
+		return r.str(b)
+	}
+	return r.stringSlow(field)
+}
+
+func (r *Reader) stringSlow(field string) string {
 	at := r.off
 	n := r.length(field, true, r.flexible)
 	if n < 0 {
@@ -291,6 +358,13 @@ func (r *Reader) String(field string) string {
 
 // NullableString reads a nullable string in the version's encoding.
 func (r *Reader) NullableString(field string) NullableString {
+	if b, ok := r.compactShort(); ok {
+		return NullableString{Value: r.str(b), Valid: true}
+	}
+	return r.nullableStringSlow(field)
+}
+
+func (r *Reader) nullableStringSlow(field string) NullableString {
 	at := r.off
 	n := r.length(field, true, r.flexible)
 	if n < 0 {
@@ -350,6 +424,17 @@ func (r *Reader) NullableBytes(field string) []byte {
 // so the caller may allocate count elements. It returns -1 for a null array;
 // nullable says whether null is allowed.
 func (r *Reader) ArrayLen(field string, minSize int, nullable bool) int {
+	// Fast path: a compact count in one byte, non-null, that fits.
+	if off := r.off; r.flexible && off < len(r.buf) {
+		if c := int(r.buf[off]); c > 0 && c < 0x80 && (c-1)*max(minSize, 1) <= len(r.buf)-off-1 {
+			r.off = off + 1
+			return c - 1
+		}
+	}
+	return r.arrayLenSlow(field, minSize, nullable)
+}
+
+func (r *Reader) arrayLenSlow(field string, minSize int, nullable bool) int {
 	at := r.off
 	n := r.length(field, false, r.flexible)
 	if n < 0 {

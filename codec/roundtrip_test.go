@@ -33,7 +33,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("encode: %v", err)
 			}
-			for _, opts := range []codec.DecodeOptions{{Strict: true}, {}, {NoCopy: true}} {
+			for _, opts := range []codec.DecodeOptions{{Strict: true}, {}, {NoCopy: true}, {OneCopy: true}} {
 				y := fresh(x)
 				if err := codec.DecodeBody(y, b, v, opts); err != nil {
 					t.Fatalf("decode %+v: %v\n% x", opts, err, b)
@@ -68,7 +68,7 @@ func TestDecodeIntoReused(t *testing.T) {
 			if err != nil {
 				t.Fatalf("encode: %v", err)
 			}
-			for _, opts := range []codec.DecodeOptions{{}, {NoCopy: true}} {
+			for _, opts := range []codec.DecodeOptions{{}, {NoCopy: true}, {OneCopy: true}} {
 				m := fresh(x)
 				if err := codec.DecodeBody(m, pb, v0, opts); err != nil {
 					t.Fatalf("decode previous: %v", err)

@@ -127,10 +127,14 @@ func (ts *TagSection) Keep(r *Reader, dst TaggedFields) TaggedFields {
 // UnknownTags reads a section in which this codec knows no tag. It returns
 // nil when the section is empty and otherwise appends to dst[:0].
 func (r *Reader) UnknownTags(field string, dst TaggedFields) TaggedFields {
-	if r.off < len(r.buf) && r.buf[r.off] == 0 {
-		r.off++ // the common case: no tags
+	if off := r.off; off < len(r.buf) && r.buf[off] == 0 {
+		r.off = off + 1 // the common case, inlined: no tags
 		return nil
 	}
+	return r.unknownTagsSlow(field, dst)
+}
+
+func (r *Reader) unknownTagsSlow(field string, dst TaggedFields) TaggedFields {
 	ts := r.BeginTags(field)
 	dst = dst[:0]
 	for ts.Next(r) {

@@ -15,6 +15,7 @@ var (
 	lenient = codec.DecodeOptions{}
 	strict  = codec.DecodeOptions{Strict: true}
 	noCopy  = codec.DecodeOptions{NoCopy: true}
+	oneCopy = codec.DecodeOptions{OneCopy: true}
 )
 
 // checkDecodeError: every decoding failure is an *codec.Error whose offset
@@ -53,7 +54,8 @@ func strictAgrees(t *testing.T, errL, errS error) {
 //   - strict and lenient decoding agree, except that strict also reports
 //     trailing bytes and tags out of order (and then lenient gives the
 //     same value as strict would have);
-//   - decoding without copies (NoCopy) gives the same value and error;
+//   - decoding without copies (NoCopy) or with one shared copy (OneCopy)
+//     gives the same value and error;
 //   - decoding into a message that held another value gives the same value
 //     as decoding into a fresh one;
 //   - a decoded value encodes at v, unless lenient decoding accepted tags
@@ -74,6 +76,11 @@ func checkBody(t *testing.T, k codectest.Kind, v int16, b []byte, reused codec.M
 	errN := codec.DecodeBody(mn, b, v, noCopy)
 	if (errN == nil) != (errL == nil) || (errL == nil && !reflect.DeepEqual(m, mn)) {
 		t.Fatalf("NoCopy decoding differs: %v vs %v", errN, errL)
+	}
+	mo := a.NewMessage(k.Response)
+	errO := codec.DecodeBody(mo, b, v, oneCopy)
+	if (errO == nil) != (errL == nil) || (errL == nil && !reflect.DeepEqual(m, mo)) {
+		t.Fatalf("OneCopy decoding differs: %v vs %v", errO, errL)
 	}
 	if errL != nil {
 		checkDecodeError(t, errL, len(b))
