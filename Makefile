@@ -6,11 +6,11 @@ SMOKETIME ?= 3s
 # Packages that start goroutines; they also run under the race detector.
 RACE_PKGS ?= $(shell $(GO) list ./impl/... ./linearize/... 2>/dev/null)
 
-.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build
+.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay
 
-## run: the main job (see README).
+## run: the main job: a property run of the embedded coordinator, KIP-1082 clients vs v0 (see README).
 run:
-	$(GO) run ./cmd/ghostcheck demo
+	$(GO) run ./cmd/ghostcheck run $(RUNFLAGS)
 
 ## test: everything CI runs: vet, gofmt, unit/property/corpus tests, race, fuzz smoke.
 test: vet fmt-check unit race fuzz-smoke
@@ -42,3 +42,14 @@ fuzz:
 ## bench: all benchmarks, 6 runs each, into bench.txt for benchstat.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.txt
+
+## replay: replay the whole corpus.
+replay:
+	$(GO) run ./cmd/ghostcheck replay corpus/histories
+
+## corpus-add: FILE=out/x.jsonl NAME=short-name: check that a history replays, then add it to the corpus.
+corpus-add:
+	@test -n "$(FILE)" -a -n "$(NAME)" || { echo "usage: make corpus-add FILE=out/x.jsonl NAME=short-name"; exit 2; }
+	$(GO) run ./cmd/ghostcheck replay $(FILE)
+	cp $(FILE) corpus/histories/$(NAME).jsonl
+	@echo "added corpus/histories/$(NAME).jsonl; add a row to the README track record"

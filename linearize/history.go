@@ -127,6 +127,9 @@ type Expect struct {
 	// Rule is the violated rule for Illegal verdicts (e.g. "NoGhosts",
 	// "Linearizability").
 	Rule string `json:"rule,omitempty"`
+	// Linearizable is what the stored history checks to against the model
+	// ("Ok", "Illegal"); an invariant violation may come with either.
+	Linearizable string `json:"linearizable,omitempty"`
 }
 
 // FileHeader is the first line of a corpus history file.

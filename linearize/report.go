@@ -27,7 +27,7 @@ func WriteArtifacts(dir, name string, hdr FileHeader, res *Result, rep *Report) 
 		return Artifacts{}, err
 	}
 	art := Artifacts{History: filepath.Join(dir, name+".jsonl"), HTML: filepath.Join(dir, name+".html")}
-	hdr.Expect = Expect{Verdict: rep.Verdict, Rule: rep.Rule}
+	hdr.Expect = Expect{Verdict: rep.Verdict, Rule: rep.Rule, Linearizable: string(rep.Linearizable)}
 	f, err := os.Create(art.History)
 	if err != nil {
 		return art, err
