@@ -144,6 +144,9 @@ func ParseRequestHeader(frame []byte, h *RequestHeader, opts DecodeOptions) (int
 	if err != nil {
 		return 0, err
 	}
+	// The header's one string, ClientId, is copied on its own: a OneCopy
+	// copy would reach to the end of the frame and keep the body alive.
+	opts.OneCopy = false
 	r := NewReader(frame, requestHeaderName, hv, hv >= 2, opts)
 	h.ReadFrom(&r, hv)
 	return r.off, r.Err()

@@ -138,6 +138,11 @@ func (w *Writer) strLen(field string, n int) bool {
 
 // String appends a non-nullable string.
 func (w *Writer) String(field, s string) {
+	if w.flexible && len(s) < 0x7f {
+		// The common case, inlined: a one-byte compact length.
+		w.B = append(append(w.B, byte(len(s)+1)), s...)
+		return
+	}
 	if w.strLen(field, len(s)) {
 		w.B = append(w.B, s...)
 	}
@@ -219,9 +224,11 @@ func (w *Writer) Int32Array(v []int32, nullable bool) {
 		return
 	}
 	w.ArrayLen(len(v))
+	b := w.B // a local slice stays in registers across the loop
 	for _, x := range v {
-		w.B = AppendInt32(w.B, x)
+		b = AppendInt32(b, x)
 	}
+	w.B = b
 }
 
 // Int8Array appends an array of int8.
@@ -251,6 +258,14 @@ func (w *Writer) StringArray(field string, v []string, nullable bool) {
 // UnknownTags appends a tagged-field section holding only unknown tags. At a
 // non-flexible version it writes nothing and refuses non-empty tags.
 func (w *Writer) UnknownTags(field string, ts TaggedFields) {
+	if len(ts) == 0 && w.flexible {
+		w.B = append(w.B, 0) // the common case: no tags
+		return
+	}
+	w.unknownTagsSlow(field, ts)
+}
+
+func (w *Writer) unknownTagsSlow(field string, ts TaggedFields) {
 	if !w.flexible {
 		if len(ts) > 0 {
 			w.Fail(ErrNotRepresentable, field, "tagged fields at a non-flexible version")
