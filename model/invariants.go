@@ -47,9 +47,12 @@ type Process struct {
 	// a response, delivered or not).
 	AllIDs []string
 	// GraceUntil is the time before which a member the process abandoned
-	// (by crashing, closing or leaving) may still exist: the last time
-	// the coordinator processed one of its requests, plus one session
-	// timeout.
+	// (by crashing, closing or leaving) may still exist: exactly, the
+	// coordinator time of its last successful join or heartbeat (epoch
+	// >= 0; error responses and leaves do not refresh a session, A4) plus
+	// one session timeout. A harness that cannot tell which requests
+	// succeeded may use the last time the coordinator processed one of
+	// its requests instead, a later bound that loosens the check.
 	GraceUntil int64
 }
 

@@ -24,10 +24,10 @@ type world struct {
 	cfg      model.Config
 	procs    []*proc
 	nextConn uint64
-	// lastClient is, per member id, the process whose request last
-	// succeeded for it: ConsumerGroupDescribe must show its ClientId and
-	// host.
-	lastClient map[string]*proc
+	// lastClient is, per member id, the ClientId and host of the last
+	// successful join or heartbeat for it: what ConsumerGroupDescribe must
+	// show.
+	lastClient map[string][2]string
 }
 
 // proc is one client process and what the harness knows of it.
@@ -48,7 +48,7 @@ type proc struct {
 }
 
 func newWorld(t rapid.TB, cfg model.Config) *world {
-	return &world{t: t, coord: model.NewCoordinator(cfg), cfg: cfg, nextConn: 1, lastClient: map[string]*proc{}}
+	return &world{t: t, coord: model.NewCoordinator(cfg), cfg: cfg, nextConn: 1, lastClient: map[string][2]string{}}
 }
 
 // seededReader is a deterministic io.Reader for client UUIDs.
@@ -127,7 +127,7 @@ func (w *world) sendHeartbeat(p *proc, req *codec.ConsumerGroupHeartbeatRequest,
 		}
 		if req.MemberEpoch >= 0 {
 			p.lastRefresh = w.coord.Now()
-			w.lastClient[resp.MemberId.Value] = p
+			w.lastClient[resp.MemberId.Value] = [2]string{p.client.Config().ClientID, p.host}
 		}
 	}
 	return resp
