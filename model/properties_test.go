@@ -104,24 +104,34 @@ func (m *machine) lose(t *rapid.T, p *proc) bool {
 
 func (m *machine) heartbeat(t *rapid.T) {
 	p := m.pick(t, func(*proc) bool { return true })
-	m.w.heartbeat(p, m.lose(t, p))
+	valid(t, p, m.w.heartbeat(p, m.lose(t, p)))
+}
+
+// valid: the reference client never sends a request the reference
+// coordinator finds malformed (§B4.2). Only a v0 client that lost its join
+// response does, by leaving with an empty id, and v0 responses are never
+// lost here.
+func valid(t *rapid.T, p *proc, resp *codec.ConsumerGroupHeartbeatResponse) {
+	if resp != nil && resp.ErrorCode == codec.InvalidRequest {
+		t.Fatalf("%s sent a request its coordinator finds invalid: %q", p.name, resp.ErrorMessage.Value)
+	}
 }
 
 func (m *machine) leave(t *rapid.T) {
 	p := m.pick(t, func(p *proc) bool { return p.client.State() == model.Joined || p.client.State() == model.Joining })
-	m.w.leave(p, false)
+	valid(t, p, m.w.leave(p, false))
 	m.leftNothingBehind(t, p)
 }
 
 func (m *machine) staticLeave(t *rapid.T) {
 	p := m.pick(t, func(p *proc) bool { return p.client.Config().InstanceID != "" && p.client.State() == model.Joined })
-	m.w.leave(p, true)
+	valid(t, p, m.w.leave(p, true))
 }
 
 func (m *machine) close(t *rapid.T) {
 	p := m.pick(t, func(*proc) bool { return true })
 	st := p.client.State()
-	m.w.close(p)
+	valid(t, p, m.w.close(p))
 	if st == model.Joined || st == model.Joining {
 		m.leftNothingBehind(t, p)
 	}
@@ -234,7 +244,7 @@ func (m *machine) finish(t *rapid.T) {
 	for _, p := range m.live() {
 		if rapid.Bool().Draw(t, "close, not crash") {
 			st := p.client.State()
-			m.w.close(p)
+			valid(t, p, m.w.close(p))
 			if st == model.Joined || st == model.Joining {
 				m.leftNothingBehind(t, p)
 			}
