@@ -44,6 +44,8 @@ func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequ
 
 func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) codec.DescribedGroup {
 	out := codec.DescribedGroup{GroupId: id, AuthorizedOperations: codec.AuthorizedOperationsOmitted}
+	// §B7.2 does not say what a blank group id gets; the model answers as
+	// §B5 does for LeaveGroup: INVALID_GROUP_ID.
 	if blank(id) {
 		out.ErrorCode = codec.InvalidGroupID
 		return out

@@ -124,7 +124,9 @@ func (c *Coordinator) subscribedTopics(m *member) map[string]bool {
 // subscriptions, topics): topics in name order with a running offset from 0;
 // for each topic that has subscribers, sort them by member id (k of them),
 // give partition p to subscriber (offset + p) mod k, then add the topic's
-// partition count to the offset. No stickiness, no randomness.
+// partition count to the offset. A topic without subscribers is skipped
+// whole, offset included: in A5 the offset step is one of the steps "for
+// each topic with subscribers". No stickiness, no randomness.
 func (c *Coordinator) computeTarget(g *group) {
 	g.target = map[string]partSet{}
 	ids := make([]string, 0, len(g.members))

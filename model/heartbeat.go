@@ -110,6 +110,11 @@ func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *co
 }
 
 // leave is the leave path of §B4.4: no epoch check against the stored epoch.
+// A successful leave answers the member id and the epoch (-1 or -2) and
+// nothing else: HeartbeatIntervalMs 0 and no Assignment, as Kafka's leave
+// does. A5's "configured interval on success" belongs to the join and
+// heartbeat path it describes (there is no next heartbeat to schedule after
+// a leave), and A4 sends the leave rules to §B4.4.
 func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
 	g := c.groups[r.GroupId]
 	if g == nil {
