@@ -3,6 +3,7 @@ package model_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -293,4 +294,50 @@ func TestPropertyInvariantsWithoutFaults(t *testing.T) {
 // member, never a second one; every invariant still holds.
 func TestPropertyV1LostResponsesNeverMakeTwoMembers(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) { newMachine(t, true).run(t) })
+}
+
+// The checker must find what it exists to find (DESIGN.md: under v0 with
+// lost join responses ghosts are expected, and the harness must find them):
+// whatever else happens in the group, a v0 join whose response was lost is
+// reported by NoGhosts from that moment until exactly one session timeout
+// after the join, and not after.
+func TestPropertyV0LostJoinIsAlwaysReported(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := testConfig()
+		cfg.NewID = model.SeededIDs(rapid.Uint64().Draw(t, "id seed"))
+		w := newWorld(t, cfg)
+		seed := rapid.Uint64().Draw(t, "client seed")
+		others := rapid.IntRange(0, 3).Draw(t, "other members")
+		for i := 0; i < others; i++ {
+			p := w.spawn(model.ClientConfig{ClientID: fmt.Sprintf("o%d", i), GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 1}, seed+uint64(i)+1)
+			w.heartbeat(p, false)
+		}
+		vc := model.ClientConfig{ClientID: "old", GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 0}
+		if rapid.Bool().Draw(t, "static") {
+			vc.InstanceID = "i1"
+		}
+		old := w.spawn(vc, seed)
+		w.coord.Advance(int64(rapid.IntRange(0, 10000).Draw(t, "join at")))
+		joinedAt := w.coord.Now()
+		ghost := w.heartbeat(old, true).MemberId.Value
+		for w.coord.Now() < joinedAt+cfg.SessionTimeoutMs {
+			if err := model.NoGhosts(w.observation()); err == nil || !strings.Contains(err.Error(), ghost) {
+				t.Fatalf("t=%d (join at %d): NoGhosts says %v, want the ghost %s reported", w.coord.Now(), joinedAt, err, ghost)
+			}
+			step := int64(rapid.IntRange(1, 5000).Draw(t, "step"))
+			w.coord.Advance(min(w.coord.Now()+step, joinedAt+cfg.SessionTimeoutMs-1))
+			for _, p := range w.procs {
+				w.heartbeat(p, false) // everyone else keeps its session
+			}
+			if w.coord.Now() == joinedAt+cfg.SessionTimeoutMs-1 {
+				if err := model.NoGhosts(w.observation()); err == nil {
+					t.Fatalf("1 ms before the ghost's session ends, NoGhosts reports nothing")
+				}
+				w.coord.Advance(joinedAt + cfg.SessionTimeoutMs)
+			}
+		}
+		if err := model.NoGhosts(w.observation()); err != nil {
+			t.Fatalf("at the ghost's session end: %v", err)
+		}
+	})
 }
