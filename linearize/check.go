@@ -3,7 +3,10 @@ package linearize
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -102,26 +105,110 @@ func CheckHistory(plan Plan, h History, opts CheckOptions) *Report {
 }
 
 func checkLinearizable(cfg model.Config, h History, opts CheckOptions) (porcupine.CheckResult, porcupine.LinearizationInfo, time.Duration) {
-	ops := make([]porcupine.Operation, len(h))
-	for i := range h {
-		op := &h[i]
-		ops[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op.Response, Return: op.Return}
-	}
 	timeout := opts.Timeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
 	}
 	start := time.Now()
+	var rest History
+	if opts.Visualize {
+		rest = h
+	} else {
+		// A partition whose operations never overlap in time has one
+		// order only: replay it on a single coordinator, without the
+		// search (and its copies of the state). Porcupine gets the rest.
+		var ok bool
+		ok, rest = checkSequentialPartitions(cfg, h)
+		if !ok {
+			return porcupine.Illegal, porcupine.LinearizationInfo{}, time.Since(start)
+		}
+	}
+	if len(rest) == 0 {
+		return porcupine.Ok, porcupine.LinearizationInfo{}, time.Since(start)
+	}
+	ops := make([]porcupine.Operation, len(rest))
+	for i := range rest {
+		op := &rest[i]
+		ops[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op.Response, Return: op.Return}
+	}
 	var (
 		res  porcupine.CheckResult
 		info porcupine.LinearizationInfo
 	)
+	left := timeout - time.Since(start)
 	if opts.Visualize {
-		res, info = porcupine.CheckOperationsVerbose(porcupineModel(cfg), ops, timeout)
+		res, info = porcupine.CheckOperationsVerbose(porcupineModel(cfg), ops, left)
 	} else {
-		res = porcupine.CheckOperationsTimeout(porcupineModel(cfg), ops, timeout)
+		res = porcupine.CheckOperationsTimeout(porcupineModel(cfg), ops, left)
 	}
 	return res, info, time.Since(start)
+}
+
+// checkSequentialPartitions replays, on the model, every partition whose
+// operations are totally ordered by their intervals, spreading partitions
+// over the CPUs. It reports whether all of them were legal, and returns the
+// operations of the partitions it could not decide this way.
+func checkSequentialPartitions(cfg model.Config, h History) (bool, History) {
+	parts := map[string][]*Op{}
+	var keys []string
+	for i := range h {
+		k := partitionKey(&h[i])
+		if _, ok := parts[k]; !ok {
+			keys = append(keys, k)
+		}
+		parts[k] = append(parts[k], &h[i])
+	}
+	var rest History
+	var seq [][]*Op
+	for _, k := range keys {
+		ops := parts[k]
+		sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
+		if totallyOrdered(ops) {
+			seq = append(seq, ops)
+			continue
+		}
+		for _, op := range ops {
+			rest = append(rest, *op)
+		}
+	}
+	var illegal atomic.Bool
+	work := make(chan []*Op)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ops := range work {
+				if illegal.Load() {
+					continue
+				}
+				c := model.NewCoordinator(cfg)
+				for _, op := range ops {
+					if ok, _ := applyOp(c, op); !ok {
+						illegal.Store(true)
+						break
+					}
+				}
+			}
+		}()
+	}
+	for _, ops := range seq {
+		work <- ops
+	}
+	close(work)
+	wg.Wait()
+	return !illegal.Load(), rest
+}
+
+// totallyOrdered reports whether each operation (sorted by call) returns
+// before the next one is called.
+func totallyOrdered(ops []*Op) bool {
+	for i := 0; i+1 < len(ops); i++ {
+		if ops[i].Return == Unknown || ops[i].Return >= ops[i+1].Call {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckAssumptions checks what the checker itself relies on, and returns
@@ -179,33 +266,20 @@ func sameConnEarlier(h History, i int) bool {
 // order and describes the first operation whose recorded response the
 // model does not give ("" if there is none in that order).
 func FirstMismatch(cfg model.Config, h History) string {
-	states := map[string]*pstate{}
-	initial := newPState(model.NewCoordinator(cfg))
-	type hit struct {
-		id  int
-		msg string
-	}
-	var first *hit
+	coords := map[string]*model.Coordinator{}
 	for i := range h {
 		op := &h[i]
 		k := partitionKey(op)
-		s := states[k]
-		if s == nil {
-			s = initial
+		c := coords[k]
+		if c == nil {
+			c = model.NewCoordinator(cfg)
+			coords[k] = c
 		}
-		ok, next, why := stepOp(s, op)
-		if !ok {
-			if first == nil || op.ID < first.id {
-				first = &hit{op.ID, fmt.Sprintf("op %d (%s): %s", op.ID, describeOp(op), why)}
-			}
-			continue
+		if ok, why := applyOp(c, op); !ok {
+			return fmt.Sprintf("op %d (%s): %s", op.ID, describeOp(op), why)
 		}
-		states[k] = next
 	}
-	if first == nil {
-		return ""
-	}
-	return first.msg
+	return ""
 }
 
 // Summary counts a run's operations by api.

@@ -75,6 +75,13 @@ func telemetryID(op *Op) codec.UUID {
 // encoded responses for the report.
 func stepOp(s *pstate, op *Op) (bool, *pstate, string) {
 	c := s.c.Clone()
+	ok, why := applyOp(c, op)
+	return ok, newPState(c), why
+}
+
+// applyOp applies op to c in place and reports whether the recorded
+// response is what the model answers (and, when not, both answers).
+func applyOp(c *model.Coordinator, op *Op) (bool, string) {
 	if c.Now() < op.At {
 		c.Advance(op.At)
 	}
@@ -94,29 +101,28 @@ func stepOp(s *pstate, op *Op) (bool, *pstate, string) {
 	h.ClientId = codec.Str(op.ClientID)
 	resp, err := c.Handle(model.Conn{ID: uint64(op.ID) + 1<<40, Host: op.Conn.Host}, &h, op.Request)
 	c.Disconnect(uint64(op.ID) + 1<<40)
-	next := newPState(c)
 	if op.Return == Unknown {
-		return true, next, ""
+		return true, ""
 	}
 	v := op.Header.RequestApiVersion
 	if err != nil || op.Refused {
 		if err != nil && op.Refused {
-			return true, next, ""
+			return true, ""
 		}
 		if err != nil {
-			return false, next, fmt.Sprintf("model refuses the request (%v), target answered %s", err, summarize(op.Response))
+			return false, fmt.Sprintf("model refuses the request (%v), target answered %s", err, summarize(op.Response))
 		}
-		return false, next, "model answers " + summarize(resp) + ", target refused the request"
+		return false, "model answers " + summarize(resp) + ", target refused the request"
 	}
 	want, err1 := resp.AppendTo(nil, v)
 	got, err2 := op.Response.AppendTo(nil, v)
 	if err1 != nil || err2 != nil {
-		return false, next, fmt.Sprintf("cannot encode (model: %v, target: %v)", err1, err2)
+		return false, fmt.Sprintf("cannot encode (model: %v, target: %v)", err1, err2)
 	}
 	if !bytes.Equal(want, got) && !sameUpToDrawnIDs(resp, op.Response, drawn) {
-		return false, next, describeDiff(resp, op.Response)
+		return false, describeDiff(resp, op.Response)
 	}
-	return true, next, ""
+	return true, ""
 }
 
 // sameUpToDrawnIDs covers the one place a made id shows without being

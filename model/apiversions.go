@@ -17,7 +17,7 @@ func (c *Coordinator) apiVersions(version int16, r *codec.ApiVersionsRequest) *c
 		resp.ErrorCode = codec.InvalidRequest
 		return resp
 	}
-	resp.ApiKeys = c.advertised()
+	resp.ApiKeys = append([]codec.ApiVersionsKey(nil), c.advertised()...)
 	return resp
 }
 

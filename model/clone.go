@@ -15,6 +15,7 @@ func (c *Coordinator) Clone() *Coordinator {
 	out := &Coordinator{
 		cfg:       c.cfg,
 		topics:    c.topics,
+		apis:      c.apis,
 		now:       c.now,
 		groups:    make(map[string]*group, len(c.groups)),
 		conns:     make(map[uint64]string, len(c.conns)),

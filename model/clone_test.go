@@ -42,7 +42,7 @@ func sharedRefs(a, b reflect.Value, path string) string {
 	case reflect.Struct:
 		for i := 0; i < a.NumField(); i++ {
 			name := a.Type().Field(i).Name
-			if name == "cfg" || name == "topics" {
+			if name == "cfg" || name == "topics" || name == "apis" {
 				continue
 			}
 			if p := sharedRefs(a.Field(i), b.Field(i), path+"."+name); p != "" {

@@ -28,7 +28,8 @@ var ErrUnsupportedRequest = errors.New("model: unsupported api key or version")
 // concurrent use: it is a sequential specification.
 type Coordinator struct {
 	cfg    Config
-	topics []Topic // in name order
+	topics []Topic                // in name order
+	apis   []codec.ApiVersionsKey // what ApiVersions advertises (see advertised)
 	now    int64
 	groups map[string]*group
 	// conns holds the ClientId of each connection's first request.
@@ -189,9 +190,13 @@ func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
 }
 
 // advertised is the ApiVersions list: every api the model implements, in
-// key order, capped by Config.MaxVersions.
+// key order, capped by Config.MaxVersions. It is computed once; callers
+// copy it before handing it out.
 func (c *Coordinator) advertised() []codec.ApiVersionsKey {
-	return AdvertisedVersions(c.cfg.MaxVersions)
+	if c.apis == nil {
+		c.apis = AdvertisedVersions(c.cfg.MaxVersions)
+	}
+	return c.apis
 }
 
 // AdvertisedVersions is what a coordinator implementing the model's scope
