@@ -18,6 +18,19 @@
 //     without bound or allocate more than the input could fill.
 //   - Unknown tagged fields are kept and written back, so decode followed by
 //     encode reproduces canonical input byte for byte.
+//   - Decoding into a reused message gives exactly what decoding into a
+//     fresh one gives (empty non-nullable arrays are nil either way) while
+//     reusing slice storage. Each message type's Decode method is the
+//     allocation-free entry point (DecodeBody goes through the Message
+//     interface, which would move the Reader to the heap, so it switches to
+//     Decode for this package's types). DecodeOptions choose how strings are
+//     made: one copy each (the default), one shared copy per message
+//     (OneCopy), or aliases of the input (NoCopy).
+//
+// Tests: hand-written golden vectors (golden_test.go), exact error
+// locations, encoding refusals, rapid round trips (generators in
+// codectest), allocation budgets and benchmarks beside franz-go's kmsg;
+// fuzz targets and the differential tests against kmsg are in ../fuzz.
 //
 // Each API lives in a file named after its key (68_consumer_group_heartbeat.go)
 // so a reader can go from the protocol documentation to the code directly.
