@@ -177,7 +177,6 @@ func TestBadPeersCannotHurtTheServer(t *testing.T) {
 	t.Logf("stats: %+v", h.srv.Stats())
 }
 
-
 // Thousands of idle connections cost the server little and do not stop it
 // serving a good client; they close when the server shuts down.
 func TestThousandsOfIdleConnections(t *testing.T) {
