@@ -32,6 +32,7 @@ func commands() []command {
 		{"replay", "re-run corpus histories and check each reproduces its stored verdict", runReplay},
 		{"demo", "encode and decode a KIP-1082 join to show the codec at work", runDemo},
 		{"decode", "decode a captured Kafka frame (hex) to JSON", runDecode},
+		{"serve", "serve ghostcheck's coordinator over TCP in Kafka's framing", runServe},
 	}
 }
 

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/impl/server"
+)
+
+// serveConfig is what `ghostcheck serve` was asked to run.
+type serveConfig struct {
+	listen  string
+	coord   impl.Config
+	server  server.Config
+	drain   time.Duration
+	verbose bool
+}
+
+func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	cfg, code := parseServeFlags(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "ghostcheck serve:", err)
+		return 1
+	}
+	if err := serve(ctx, ln, cfg, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "ghostcheck serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the server on ln until ctx ends, then shuts it down
+// gracefully.
+func serve(ctx context.Context, ln net.Listener, cfg serveConfig, stdout, stderr io.Writer) error {
+	coord := impl.New(cfg.coord)
+	scfg := cfg.server
+	scfg.Coordinator = coord
+	if cfg.verbose {
+		scfg.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	}
+	srv, err := server.New(scfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	fmt.Fprintf(stdout, "ghostcheck serve: listening on %s (session timeout %v, heartbeat interval %v", ln.Addr(),
+		time.Duration(cfg.coord.SessionTimeoutMs)*time.Millisecond, time.Duration(cfg.coord.HeartbeatIntervalMs)*time.Millisecond)
+	if cfg.coord.MaxGroupSize > 0 {
+		fmt.Fprintf(stdout, ", max group size %d", cfg.coord.MaxGroupSize)
+	}
+	fmt.Fprintln(stdout, ")")
+	for _, t := range cfg.coord.Topics {
+		fmt.Fprintf(stdout, "  topic %s: %d partitions, id %s\n", t.Name, t.Partitions, t.ID)
+	}
+	var apis []string
+	for _, k := range coord.AdvertisedVersions() {
+		apis = append(apis, fmt.Sprintf("%v v%d-v%d", k.ApiKey, k.MinVersion, k.MaxVersion))
+	}
+	fmt.Fprintf(stdout, "  serves %s\n", strings.Join(apis, ", "))
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		srv.Close()
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "ghostcheck serve: shutting down (draining in-flight requests)")
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.drain)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if serr := <-done; !errors.Is(serr, server.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	st := srv.Stats()
+	fmt.Fprintf(stdout, "ghostcheck serve: stopped after %d connections (%d refused over the cap) and %d requests\n", st.Accepted, st.Refused, st.Requests)
+	return err
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg serveConfig
+	fs.StringVar(&cfg.listen, "listen", "127.0.0.1:9092", "address to listen on")
+	session := fs.Duration("session-timeout", 45*time.Second, "group.consumer.session.timeout.ms: a member that does not heartbeat for this long is removed")
+	interval := fs.Duration("heartbeat-interval", 5*time.Second, "group.consumer.heartbeat.interval.ms: the interval members are told to heartbeat at")
+	fs.IntVar(&cfg.coord.MaxGroupSize, "max-group-size", 0, "group.consumer.max.size (0: no limit)")
+	topics := fs.String("topics", "alpha:6,beta:3", "the topics the assignor serves, NAME:PARTITIONS,... (topic ids are generated)")
+	fs.IntVar(&cfg.server.MaxConns, "max-connections", server.DefaultMaxConns, "cap on open connections; over it a new connection is closed at once")
+	fs.IntVar(&cfg.server.MaxFrameSize, "max-frame-size", server.DefaultMaxFrameSize, "largest request frame accepted, in bytes (socket.request.max.bytes)")
+	fs.DurationVar(&cfg.server.FrameTimeout, "frame-timeout", server.DefaultFrameTimeout, "how long the rest of a request may take once its first byte has arrived")
+	fs.DurationVar(&cfg.server.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close connections silent for this long (connections.max.idle.ms)")
+	fs.DurationVar(&cfg.drain, "drain-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for in-flight requests")
+	fs.BoolVar(&cfg.verbose, "v", false, "log connections closed for protocol errors")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ghostcheck serve [flags]")
+		fmt.Fprintln(stderr, "Serves ghostcheck's coordinator (impl) over TCP in Kafka's framing until SIGINT or SIGTERM.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, 0
+		}
+		return cfg, 2
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return cfg, 2
+	}
+	if *session < time.Millisecond || *interval < time.Millisecond || *session > 24*time.Hour || *interval > time.Hour {
+		fmt.Fprintln(stderr, "ghostcheck serve: --session-timeout and --heartbeat-interval must be between 1ms and a day (an hour)")
+		return cfg, 2
+	}
+	if cfg.coord.MaxGroupSize < 0 {
+		fmt.Fprintln(stderr, "ghostcheck serve: --max-group-size must not be negative")
+		return cfg, 2
+	}
+	cfg.coord.SessionTimeoutMs = session.Milliseconds()
+	cfg.coord.HeartbeatIntervalMs = int32(interval.Milliseconds())
+	cfg.coord.Telemetry = impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20,
+		AcceptedCompressionTypes: []int8{0}, DeltaTemporality: true, RequestedMetrics: []string{""}}
+	var err error
+	if cfg.coord.Topics, err = parseTopics(*topics); err != nil {
+		fmt.Fprintln(stderr, "ghostcheck serve:", err)
+		return cfg, 2
+	}
+	return cfg, -1
+}
+
+// parseTopics reads "alpha:6,beta:3" and gives each topic a random id.
+func parseTopics(s string) ([]impl.Topic, error) {
+	var out []impl.Topic
+	seen := map[string]bool{}
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		name, count, ok := strings.Cut(strings.TrimSpace(part), ":")
+		n, err := strconv.Atoi(count)
+		if !ok || name == "" || err != nil || n < 0 || n > 100000 {
+			return nil, fmt.Errorf("--topics: %q: want NAME:PARTITIONS with 0-100000 partitions", part)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("--topics: %q named twice", name)
+		}
+		seen[name] = true
+		out = append(out, impl.Topic{Name: name, ID: randomTopicID(), Partitions: int32(n)})
+	}
+	return out, nil
+}
+
+func randomTopicID() codec.UUID {
+	for {
+		var u codec.UUID
+		_, _ = rand.Read(u[:])
+		u[6] = u[6]&0x0f | 0x40
+		u[8] = u[8]&0x3f | 0x80
+		if s := u.String(); s[0] != '-' {
+			return u
+		}
+	}
+}

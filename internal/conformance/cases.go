@@ -1,0 +1,802 @@
+package conformance
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/linearize"
+)
+
+// Cases lists every case, in the order of PROTOCOL.md.
+func Cases() []Case {
+	return []Case{
+		// A1: KIP-1082.
+		{Name: "A1/v1-join-empty-member-id", Rule: "ConsumerGroupHeartbeat v1 join with MemberId \"\" is INVALID_REQUEST and makes no member", run: caseV1Empty("")},
+		{Name: "A1/v1-join-blank-member-id", Rule: "a whitespace-only MemberId counts as empty at v1: INVALID_REQUEST, no member", run: caseV1Empty("   ")},
+		{Name: "A1/v1-heartbeat-empty-member-id", Rule: "an empty MemberId on any v1 heartbeat (epoch > 0) is INVALID_REQUEST", run: caseV1HeartbeatEmpty},
+		{Name: "A1/v0-join-empty-member-id", Rule: "v0 join with MemberId \"\": the broker makes an id (non-empty, not the zero UUID)", run: caseV0Generated},
+		{Name: "A1/retried-join-same-member", Rule: "a repeated join (epoch 0) with an id already in the group is accepted in place: one member, epoch kept", run: caseRetriedJoin(false)},
+		{Name: "A1/static-retried-join-same-member", Rule: "a static member's repeated join with its own id and instance is accepted in place (shipped Kafka: UNRELEASED_INSTANCE_ID, PR #23542)", run: caseRetriedJoin(true)},
+		{Name: "A1/static-join-other-member-unreleased", Rule: "a join by another member id for an instance held by an active member is UNRELEASED_INSTANCE_ID", run: caseUnreleased},
+		{Name: "A1/join-existing-member-other-instance", Rule: "a join naming a member id in the group with a different instance id is INVALID_REQUEST", run: caseOtherInstance},
+		{Name: "A1/member-id-any-string", Rule: "the broker does not check the member id's format: any non-blank string joins", run: caseAnyString},
+
+		// A2: KIP-1313.
+		{Name: "A2/first-clientid-remembered", Rule: "a connection's first ClientId is used for later requests that send null (Describe shows it)", run: caseClientIDRemembered},
+		{Name: "A2/null-first-clientid-reads-empty", Rule: "a null ClientId on a connection's first request reads as \"\"", run: caseNullFirstClientID},
+		{Name: "A2/later-clientid-keeps-first", Rule: "a later request sending a ClientId does not replace the connection's first", run: caseLaterClientID},
+		{Name: "A2/header-tags-ignorable", Rule: "request header v2 tag 0 (client instance id) and unknown tags are accepted and ignored", run: caseHeaderTags},
+		{Name: "A2/telemetry-v1-no-instance-id", Rule: "GetTelemetrySubscriptions v1 without a header client instance id is INVALID_REQUEST", run: caseTelemetryV1(false)},
+		{Name: "A2/telemetry-v1-zero-instance-id", Rule: "GetTelemetrySubscriptions v1 whose header carries the zero UUID is INVALID_REQUEST", run: caseTelemetryV1(true)},
+		{Name: "A2/telemetry-v1-header-id", Rule: "GetTelemetrySubscriptions v1 takes the client instance id from the header: NONE", run: caseTelemetryV1Header},
+		{Name: "A2/telemetry-v0-id-echoed", Rule: "GetTelemetrySubscriptions v0 with a non-zero id keeps and echoes it", run: caseTelemetryV0(false)},
+		{Name: "A2/telemetry-v0-zero-id-assigned", Rule: "GetTelemetrySubscriptions v0 with the zero id gets a broker-made, non-zero id", run: caseTelemetryV0(true)},
+
+		// A3: KIP-345 LeaveGroup on a consumer group.
+		{Name: "A3/admin-removal-by-instance", Rule: "LeaveGroup v3+ {MemberId \"\", held instance}: the static member is removed, NONE", run: caseAdminRemoval},
+		{Name: "A3/unknown-instance", Rule: "LeaveGroup v3+ {\"\", unknown instance}: UNKNOWN_MEMBER_ID for the member, top-level NONE", run: caseLGOne(lgUnknownInstance)},
+		{Name: "A3/empty-member-and-instance", Rule: "LeaveGroup v3+ {\"\", null}: UNKNOWN_MEMBER_ID", run: caseLGOne(lgEmptyBoth)},
+		{Name: "A3/instance-held-by-other-member", Rule: "LeaveGroup v3+ {other id, held instance}: FENCED_INSTANCE_ID", run: caseLGOne(lgFenced)},
+		{Name: "A3/consumer-member-own-instance", Rule: "LeaveGroup v3+ {holder's id, its instance}: UNKNOWN_MEMBER_ID (not a classic member), member kept", run: caseLGOne(lgOwn)},
+		{Name: "A3/dynamic-consumer-member", Rule: "LeaveGroup v3+ {consumer member id, null}: UNKNOWN_MEMBER_ID, member kept", run: caseLGOne(lgDynamic)},
+		{Name: "A3/batch-per-member-errors", Rule: "one LeaveGroup v3+ batch answers each member on its own", run: caseLGBatch},
+
+		// §B4.2: request validation, INVALID_REQUEST unless noted.
+		{Name: "B4.2/blank-group-id", Rule: "GroupId blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.GroupId = " " }, codec.InvalidRequest)},
+		{Name: "B4.2/blank-instance-id", Rule: "InstanceId non-null and blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.InstanceId = codec.Str("") }, codec.InvalidRequest)},
+		{Name: "B4.2/blank-rack-id", Rule: "RackId non-null and blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.RackId = codec.Str(" ") }, codec.InvalidRequest)},
+		{Name: "B4.2/join-without-rebalance-timeout", Rule: "epoch 0 with RebalanceTimeoutMs -1: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.RebalanceTimeoutMs = -1 }, codec.InvalidRequest)},
+		{Name: "B4.2/join-null-topic-partitions", Rule: "epoch 0 with TopicPartitions null: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.TopicPartitions = nil }, codec.InvalidRequest)},
+		{Name: "B4.2/join-nonempty-topic-partitions", Rule: "epoch 0 with TopicPartitions non-empty: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) {
+			r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: codec.UUID{1}, Partitions: []int32{0}}}
+		}, codec.InvalidRequest)},
+		{Name: "B4.2/join-without-subscription", Rule: "epoch 0 with neither SubscribedTopicNames nor SubscribedTopicRegex: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.SubscribedTopicNames = nil }, codec.InvalidRequest)},
+		{Name: "B4.2/static-leave-null-instance", Rule: "epoch -2 with InstanceId null: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.MemberEpoch = -2 }, codec.InvalidRequest)},
+		{Name: "B4.2/epoch-below-minus-two", Rule: "epoch < -2: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.MemberEpoch = -3 }, codec.InvalidRequest)},
+		{Name: "B4.2/unsupported-assignor", Rule: "ServerAssignor not configured: UNSUPPORTED_ASSIGNOR", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.ServerAssignor = codec.Str("no-such-assignor") }, codec.UnsupportedAssignor)},
+		{Name: "B4.2/empty-subscription-allowed", Rule: "epoch 0 with an empty SubscribedTopicNames list is a valid join (NONE)", run: caseEmptySubscription},
+
+		// §B4.4: state rules.
+		{Name: "B4.4/heartbeat-missing-group", Rule: "epoch > 0 to a group that does not exist: GROUP_ID_NOT_FOUND", run: caseMissingGroup(1)},
+		{Name: "B4.4/heartbeat-unknown-member", Rule: "epoch > 0 for a member id the group does not hold: UNKNOWN_MEMBER_ID", run: caseUnknownMember},
+		{Name: "B4.4/epoch-ahead-fenced", Rule: "a heartbeat at an epoch above the member's: FENCED_MEMBER_EPOCH", run: caseEpochAhead},
+		{Name: "B4.4/previous-epoch-with-owned-subset", Rule: "a heartbeat at the member's previous epoch reporting a subset of its assignment is accepted (a lost response)", run: casePreviousEpoch(true)},
+		{Name: "B4.4/previous-epoch-without-partitions", Rule: "a heartbeat at the previous epoch with TopicPartitions null: FENCED_MEMBER_EPOCH", run: casePreviousEpoch(false)},
+		{Name: "B4.4/leave-missing-group", Rule: "a leave (epoch -1) to a group that does not exist: GROUP_ID_NOT_FOUND", run: caseMissingGroup(-1)},
+		{Name: "B4.4/leave-unknown-member", Rule: "a leave for a member id the group does not hold: UNKNOWN_MEMBER_ID", run: caseLeaveUnknown},
+		{Name: "B4.4/leave-removes-member", Rule: "a leave (epoch -1) answers NONE with epoch -1 and removes the member", run: caseLeaveRemoves},
+		{Name: "B4.4/leave-twice", Rule: "a leave is not idempotent: the second gets UNKNOWN_MEMBER_ID", run: caseLeaveTwice},
+		{Name: "B4.4/static-leave-parks", Rule: "a static leave (epoch -2) answers epoch -2 and keeps the member, listed at epoch -2", run: caseStaticPark},
+		{Name: "B4.4/static-takeover-of-parked", Rule: "a new member id joining with a parked member's instance replaces it", run: caseTakeover},
+		{Name: "B4.4/static-heartbeat-unknown-instance", Rule: "epoch > 0 with an instance no member holds: UNKNOWN_MEMBER_ID", run: caseStaticUnknownInstance},
+		{Name: "B4.4/static-heartbeat-fenced-instance", Rule: "epoch > 0 with an instance held by another member id: FENCED_INSTANCE_ID", run: caseStaticFenced(1)},
+		{Name: "B4.4/static-leave-fenced-instance", Rule: "a leave with an instance held by another member id: FENCED_INSTANCE_ID", run: caseStaticFenced(-1)},
+		{Name: "B4.4/group-max-size", Rule: "a new member when the group holds group.consumer.max.size members: GROUP_MAX_SIZE_REACHED; members already in may rejoin", run: caseMaxSize},
+		{Name: "B4.4/error-response-shape", Rule: "an error response carries MemberId null, MemberEpoch 0, HeartbeatIntervalMs 0 (§B3.3)", run: caseErrorShape},
+		{Name: "B4.4/success-heartbeat-interval", Rule: "a successful heartbeat carries the broker's heartbeat interval", run: caseInterval},
+		{Name: "B4.4/session-expiry", Rule: "a member that stops heartbeating stays for its session timeout, then is removed", Slow: true, run: caseSessionExpiry},
+		{Name: "B4.4/error-does-not-refresh-session", Rule: "an error response does not refresh the session", Slow: true, run: caseErrorNoRefresh},
+		{Name: "B4.4/parked-member-expires", Rule: "a member parked at epoch -2 is removed when its session times out", Slow: true, run: caseParkedExpires},
+
+		// §B5: LeaveGroup outside A3's table.
+		{Name: "B5/missing-group-v3", Rule: "LeaveGroup v3+ to a missing group: each member UNKNOWN_MEMBER_ID, top-level NONE", run: caseLGMissing(true)},
+		{Name: "B5/missing-group-v0-v2", Rule: "LeaveGroup v0-v2 to a missing group: top-level UNKNOWN_MEMBER_ID", run: caseLGMissing(false)},
+		{Name: "B5/blank-group-id", Rule: "LeaveGroup with a blank GroupId: top-level INVALID_GROUP_ID", run: caseLGBlank},
+
+		// §B1 and §B7: what a client needs to talk to the broker at all.
+		{Name: "B7.1/unknown-version-answered-v0", Rule: "ApiVersions at a version the broker does not know: v0 body, UNSUPPORTED_VERSION, the ApiVersions range", run: caseAVUnknown},
+		{Name: "B7.1/bad-software-name", Rule: "ApiVersions v3+ with a software name outside the pattern: INVALID_REQUEST", run: caseAVBadName},
+		{Name: "B7.1/advertises-group-apis", Rule: "ApiVersions lists ConsumerGroupHeartbeat v1, ConsumerGroupDescribe and LeaveGroup v3+", run: caseAVLists},
+		{Name: "B7.2/describe-missing-group", Rule: "ConsumerGroupDescribe of a missing group: GROUP_ID_NOT_FOUND", run: caseDescribeMissing},
+		{Name: "B1.1/trailing-bytes-ignored", Rule: "bytes after a complete request body are ignored", run: caseTrailing},
+		{Name: "B1.1/unsupported-version-closes", Rule: "a request at a version the broker does not offer: the connection is closed, no response", run: caseUnsupportedVersion},
+		{Name: "B1.1/unknown-api-key-closes", Rule: "a request with an api key the broker does not know: the connection is closed, no response, the broker keeps serving", Risky: true, run: caseUnknownKey},
+	}
+}
+
+// --- A1 ---
+
+func caseV1Empty(id string) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		if !p.offers(codec.ConsumerGroupHeartbeat, 1) {
+			return skip("the broker does not offer ConsumerGroupHeartbeat v1")
+		}
+		c := p.conn()
+		g := p.id("g")
+		r := c.hb(1, p.joinReq(g, id))
+		d := c.describe(g)
+		obs := hbString(r) + "; " + describeString(d)
+		return want(r.ErrorCode == codec.InvalidRequest && len(members(d)) == 0, obs, "INVALID_REQUEST and no member")
+	}
+}
+
+func caseV1HeartbeatEmpty(p *probe) verdict {
+	if !p.offers(codec.ConsumerGroupHeartbeat, 1) {
+		return skip("the broker does not offer ConsumerGroupHeartbeat v1")
+	}
+	c := p.conn()
+	g := p.id("g")
+	c.mustJoin(p.joinReq(g, p.id("m")))
+	r := c.hb(1, keepalive(g, "", 1))
+	return want(r.ErrorCode == codec.InvalidRequest, hbString(r), "INVALID_REQUEST")
+}
+
+func caseV0Generated(p *probe) verdict {
+	if !p.offers(codec.ConsumerGroupHeartbeat, 0) {
+		return skip("the broker does not offer ConsumerGroupHeartbeat v0")
+	}
+	c := p.conn()
+	g := p.id("g")
+	r := c.hb(0, p.joinReq(g, ""))
+	ok := r.ErrorCode == codec.None && r.MemberId.Valid && r.MemberId.Value != "" && !zeroID(r.MemberId.Value)
+	if ok {
+		c.hb(0, leave(g, r.MemberId.Value, -1))
+	}
+	return want(ok, hbString(r)+" id="+r.MemberId.String(), "NONE with a non-empty, non-zero member id")
+}
+
+func zeroID(s string) bool {
+	u, err := codec.ParseUUID(s)
+	return err == nil && u.IsZero()
+}
+
+func caseRetriedJoin(isStatic bool) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		c := p.conn()
+		g, m, inst := p.id("g"), p.id("m"), p.id("i")
+		req := func() *codec.ConsumerGroupHeartbeatRequest {
+			r := p.joinReq(g, m)
+			if isStatic {
+				static(r, inst)
+			}
+			return r
+		}
+		r1 := c.mustJoin(req())
+		r2 := c.hb(p.hbv(), req())
+		d := c.describe(g)
+		obs := fmt.Sprintf("first %s; retry %s; %s", hbString(r1), hbString(r2), describeString(d))
+		ms := members(d)
+		return want(r2.ErrorCode == codec.None && r2.MemberEpoch == r1.MemberEpoch && len(ms) == 1 && ms[m] == r1.MemberEpoch,
+			obs, "the retry NONE at the same epoch, one member")
+	}
+}
+
+func caseUnreleased(p *probe) verdict {
+	c := p.conn()
+	g, inst := p.id("g"), p.id("i")
+	c.mustJoin(static(p.joinReq(g, p.id("m")), inst))
+	r := c.hb(p.hbv(), static(p.joinReq(g, p.id("m")), inst))
+	return want(r.ErrorCode == codec.UnreleasedInstanceID, hbString(r), "UNRELEASED_INSTANCE_ID")
+}
+
+func caseOtherInstance(p *probe) verdict {
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	c.mustJoin(static(p.joinReq(g, m), p.id("i")))
+	r := c.hb(p.hbv(), static(p.joinReq(g, m), p.id("i")))
+	d := c.describe(g)
+	return want(r.ErrorCode == codec.InvalidRequest, hbString(r)+"; "+describeString(d), "INVALID_REQUEST")
+}
+
+func caseAnyString(p *probe) verdict {
+	c := p.conn()
+	g := p.id("g")
+	id := "not a uuid! " + p.id("m")
+	r := c.hb(p.hbv(), p.joinReq(g, id))
+	return want(r.ErrorCode == codec.None && r.MemberId.Value == id, hbString(r), "NONE, the id echoed")
+}
+
+// --- A2 ---
+
+// clientIDOf joins on c (a request with null ClientId unless it is the
+// connection's first) and returns the ClientId Describe shows.
+func clientIDOf(p *probe, c *pconn) (string, string) {
+	g, m := p.id("g"), p.id("m")
+	c.mustJoin(p.joinReq(g, m))
+	d := p.conn().describe(g)
+	for _, mm := range d.Members {
+		if mm.MemberId == m {
+			return mm.ClientId, fmt.Sprintf("Describe shows ClientId %q", mm.ClientId)
+		}
+	}
+	panic(abort{fail(describeString(d), "the joined member listed")})
+}
+
+func caseClientIDRemembered(p *probe) verdict {
+	c := p.connAs(codec.Str("ghostcheck-first"))
+	c.do(codec.ApiVersions, 3, &codec.ApiVersionsRequest{ClientSoftwareName: "ghostcheck", ClientSoftwareVersion: "1.0"})
+	id, obs := clientIDOf(p, c) // the join carries a null ClientId
+	return want(id == "ghostcheck-first", obs+" for a join sent with a null ClientId", `"ghostcheck-first", the connection's first`)
+}
+
+func caseNullFirstClientID(p *probe) verdict {
+	c := p.connAs(codec.Null)
+	id, obs := clientIDOf(p, c)
+	return want(id == "", obs, `""`)
+}
+
+func caseLaterClientID(p *probe) verdict {
+	c := p.connAs(codec.Str("ghostcheck-first"))
+	c.do(codec.ApiVersions, 3, &codec.ApiVersionsRequest{ClientSoftwareName: "ghostcheck", ClientSoftwareVersion: "1.0"})
+	h := c.header(codec.ApiVersions, 3)
+	h.ClientId = codec.Str("ghostcheck-second")
+	if _, err := c.try(h, &codec.ApiVersionsRequest{ClientSoftwareName: "ghostcheck", ClientSoftwareVersion: "1.0"}); err != nil {
+		return fail(err.Error(), "a response")
+	}
+	id, obs := clientIDOf(p, c)
+	return want(id == "ghostcheck-first", obs+" after a later request sent another ClientId", `"ghostcheck-first"`)
+}
+
+func caseHeaderTags(p *probe) verdict {
+	c := p.conn()
+	h := c.header(codec.ConsumerGroupDescribe, min(p.max(codec.ConsumerGroupDescribe), 1))
+	h.UnknownTags = codec.TaggedFields{{Tag: 7, Data: []byte("ghostcheck")}}
+	resp, err := c.try(h, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{p.id("g")}})
+	if err != nil {
+		return fail("a header with tag 0 and tag 7: "+err.Error(), "a response")
+	}
+	g := resp.(*codec.ConsumerGroupDescribeResponse).Groups
+	return want(len(g) == 1, "answered: "+describeString(g[0]), "an answer")
+}
+
+func caseTelemetryV1(zero bool) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		if !p.offers(codec.GetTelemetrySubscriptions, 1) {
+			return skip(fmt.Sprintf("the broker offers GetTelemetrySubscriptions up to v%d (v1 is KIP-1313's)", p.max(codec.GetTelemetrySubscriptions)))
+		}
+		c := p.conn()
+		h := c.header(codec.GetTelemetrySubscriptions, 1)
+		h.ClientInstanceId = codec.NullableUUID{}
+		if zero {
+			h.ClientInstanceId = codec.SomeUUID(codec.UUID{})
+		}
+		resp, err := c.try(h, &codec.GetTelemetrySubscriptionsRequest{})
+		if err != nil {
+			return fail(err.Error(), "INVALID_REQUEST")
+		}
+		r := resp.(*codec.GetTelemetrySubscriptionsResponse)
+		return want(r.ErrorCode == codec.InvalidRequest, r.ErrorCode.String(), "INVALID_REQUEST")
+	}
+}
+
+func caseTelemetryV1Header(p *probe) verdict {
+	if !p.offers(codec.GetTelemetrySubscriptions, 1) {
+		return skip(fmt.Sprintf("the broker offers GetTelemetrySubscriptions up to v%d (v1 is KIP-1313's)", p.max(codec.GetTelemetrySubscriptions)))
+	}
+	c := p.conn()
+	c.instance = newInstance()
+	r := c.do(codec.GetTelemetrySubscriptions, 1, &codec.GetTelemetrySubscriptionsRequest{}).(*codec.GetTelemetrySubscriptionsResponse)
+	return want(r.ErrorCode == codec.None, fmt.Sprintf("%s subscription=%d", r.ErrorCode, r.SubscriptionId), "NONE")
+}
+
+func newInstance() codec.UUID {
+	var u codec.UUID
+	for u.IsZero() {
+		_, _ = rand.Read(u[:])
+	}
+	return u
+}
+
+func caseTelemetryV0(zero bool) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		if !p.offers(codec.GetTelemetrySubscriptions, 0) {
+			return skip("the broker does not offer GetTelemetrySubscriptions v0")
+		}
+		c := p.conn()
+		var id codec.UUID
+		if !zero {
+			id = newInstance()
+		}
+		r := c.do(codec.GetTelemetrySubscriptions, 0, &codec.GetTelemetrySubscriptionsRequest{ClientInstanceId: id}).(*codec.GetTelemetrySubscriptionsResponse)
+		obs := fmt.Sprintf("%s id=%s", r.ErrorCode, r.ClientInstanceId)
+		if zero {
+			return want(r.ErrorCode == codec.None && !r.ClientInstanceId.IsZero(), obs, "NONE with a non-zero id")
+		}
+		return want(r.ErrorCode == codec.None && r.ClientInstanceId == id, obs, "NONE echoing "+id.String())
+	}
+}
+
+// --- A3 ---
+
+func (p *probe) lgv() (int16, bool) {
+	v := min(p.max(codec.LeaveGroup), 5)
+	return v, v >= 3
+}
+
+func caseAdminRemoval(p *probe) verdict {
+	v, ok := p.lgv()
+	if !ok {
+		return skip("the broker does not offer LeaveGroup v3")
+	}
+	c := p.conn()
+	g, inst := p.id("g"), p.id("i")
+	c.mustJoin(static(p.joinReq(g, p.id("m")), inst))
+	r := c.leaveGroup(v, g, codec.LeaveGroupMember{GroupInstanceId: codec.Str(inst)})
+	d := c.describe(g)
+	ok = r.ErrorCode == codec.None && len(r.Members) == 1 && r.Members[0].ErrorCode == codec.None && len(members(d)) == 0
+	return want(ok, lgString(r)+"; "+describeString(d), "NONE for the member, and the group empty")
+}
+
+// An lgCase sets up a group with one static member (m, inst) and returns
+// the LeaveGroup entry to send and the per-member code expected.
+type lgCase func(p *probe, m, inst string) (codec.LeaveGroupMember, codec.ErrorCode, bool)
+
+func lgUnknownInstance(p *probe, _, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{GroupInstanceId: codec.Str(p.id("nobody"))}, codec.UnknownMemberID, true
+}
+func lgEmptyBoth(*probe, string, string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{}, codec.UnknownMemberID, true
+}
+func lgFenced(p *probe, _, inst string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{MemberId: p.id("other"), GroupInstanceId: codec.Str(inst)}, codec.FencedInstanceID, true
+}
+func lgOwn(_ *probe, m, inst string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{MemberId: m, GroupInstanceId: codec.Str(inst)}, codec.UnknownMemberID, true
+}
+func lgDynamic(_ *probe, m, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{MemberId: m}, codec.UnknownMemberID, true
+}
+
+func caseLGOne(mk lgCase) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		v, ok := p.lgv()
+		if !ok {
+			return skip("the broker does not offer LeaveGroup v3")
+		}
+		c := p.conn()
+		g, m, inst := p.id("g"), p.id("m"), p.id("i")
+		c.mustJoin(static(p.joinReq(g, m), inst))
+		entry, code, keep := mk(p, m, inst)
+		r := c.leaveGroup(v, g, entry)
+		d := c.describe(g)
+		_, kept := members(d)[m]
+		ok = r.ErrorCode == codec.None && len(r.Members) == 1 && r.Members[0].ErrorCode == code && kept == keep
+		return want(ok, lgString(r)+"; "+describeString(d), fmt.Sprintf("top NONE, member %s, the static member kept", code))
+	}
+}
+
+func caseLGBatch(p *probe) verdict {
+	v, ok := p.lgv()
+	if !ok {
+		return skip("the broker does not offer LeaveGroup v3")
+	}
+	c := p.conn()
+	g, inst := p.id("g"), p.id("i")
+	c.mustJoin(static(p.joinReq(g, p.id("m")), inst))
+	r := c.leaveGroup(v, g, codec.LeaveGroupMember{GroupInstanceId: codec.Str(inst)}, codec.LeaveGroupMember{GroupInstanceId: codec.Str(p.id("nobody"))})
+	ok = r.ErrorCode == codec.None && len(r.Members) == 2 && r.Members[0].ErrorCode == codec.None && r.Members[1].ErrorCode == codec.UnknownMemberID
+	return want(ok, lgString(r), "top NONE, members [NONE UNKNOWN_MEMBER_ID]")
+}
+
+// --- §B4.2 ---
+
+func caseInvalid(mod func(*codec.ConsumerGroupHeartbeatRequest), code codec.ErrorCode) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		c := p.conn()
+		g, m := p.id("g"), p.id("m")
+		r := p.joinReq(g, m)
+		mod(r)
+		resp := c.hb(p.hbv(), r)
+		d := c.describe(g)
+		_, made := members(d)[m]
+		return want(resp.ErrorCode == code && !made, hbString(resp)+"; "+describeString(d), code.String()+" and no member made")
+	}
+}
+
+func caseEmptySubscription(p *probe) verdict {
+	c := p.conn()
+	r := p.joinReq(p.id("g"), p.id("m"))
+	r.SubscribedTopicNames = []string{}
+	resp := c.hb(p.hbv(), r)
+	return want(resp.ErrorCode == codec.None, hbString(resp), "NONE")
+}
+
+// --- §B4.4 ---
+
+func caseMissingGroup(epoch int32) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		r := p.conn().hb(p.hbv(), keepalive(p.id("g"), p.id("m"), epoch))
+		return want(r.ErrorCode == codec.GroupIDNotFound, hbString(r), "GROUP_ID_NOT_FOUND")
+	}
+}
+
+func caseUnknownMember(p *probe) verdict {
+	c := p.conn()
+	g := p.id("g")
+	c.mustJoin(p.joinReq(g, p.id("m")))
+	r := c.hb(p.hbv(), keepalive(g, p.id("stranger"), 1))
+	return want(r.ErrorCode == codec.UnknownMemberID, hbString(r), "UNKNOWN_MEMBER_ID")
+}
+
+func caseEpochAhead(p *probe) verdict {
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	j := c.mustJoin(p.joinReq(g, m))
+	r := c.hb(p.hbv(), keepalive(g, m, j.MemberEpoch+5))
+	return want(r.ErrorCode == codec.FencedMemberEpoch, hbString(r), "FENCED_MEMBER_EPOCH")
+}
+
+// owned turns a response's assignment into a heartbeat's TopicPartitions.
+func owned(a *codec.ConsumerGroupHeartbeatAssignment) []codec.ConsumerGroupHeartbeatTopicPartitions {
+	out := []codec.ConsumerGroupHeartbeatTopicPartitions{}
+	if a != nil {
+		for _, t := range a.TopicPartitions {
+			out = append(out, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: t.TopicId, Partitions: append([]int32{}, t.Partitions...)})
+		}
+	}
+	return out
+}
+
+// casePreviousEpoch moves a member's epoch forward once (a second member
+// joins; the first reconciles, reporting what it owns) and then sends a
+// heartbeat at its previous epoch.
+func casePreviousEpoch(withPartitions bool) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		c := p.conn()
+		g, m1 := p.id("g"), p.id("m")
+		j := c.mustJoin(p.joinReq(g, m1))
+		epoch, own := j.MemberEpoch, owned(j.Assignment)
+		prev := int32(-1)
+		c.mustJoin(p.joinReq(g, p.id("m")))
+		for i := 0; i < 10 && prev < 0; i++ {
+			req := keepalive(g, m1, epoch)
+			req.TopicPartitions = own
+			r := c.hb(p.hbv(), req)
+			if r.ErrorCode != codec.None {
+				return fail("reconciling: "+hbString(r), "the setup heartbeats to succeed")
+			}
+			if r.Assignment != nil {
+				own = owned(r.Assignment)
+			}
+			if r.MemberEpoch != epoch {
+				prev, epoch = epoch, r.MemberEpoch
+			}
+		}
+		if prev < 0 {
+			return skip("the member's epoch did not move in 10 heartbeats after a second member joined")
+		}
+		req := keepalive(g, m1, prev)
+		if withPartitions {
+			req.TopicPartitions = own
+		}
+		r := c.hb(p.hbv(), req)
+		obs := fmt.Sprintf("member at epoch %d (previous %d); heartbeat at %d: %s", epoch, prev, prev, hbString(r))
+		if withPartitions {
+			return want(r.ErrorCode == codec.None && r.MemberEpoch >= epoch, obs, "NONE at the current epoch")
+		}
+		return want(r.ErrorCode == codec.FencedMemberEpoch, obs, "FENCED_MEMBER_EPOCH")
+	}
+}
+
+func caseLeaveUnknown(p *probe) verdict {
+	c := p.conn()
+	g := p.id("g")
+	c.mustJoin(p.joinReq(g, p.id("m")))
+	r := c.hb(p.hbv(), leave(g, p.id("stranger"), -1))
+	return want(r.ErrorCode == codec.UnknownMemberID, hbString(r), "UNKNOWN_MEMBER_ID")
+}
+
+func caseLeaveRemoves(p *probe) verdict {
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	c.mustJoin(p.joinReq(g, m))
+	r := c.hb(p.hbv(), leave(g, m, -1))
+	d := c.describe(g)
+	_, still := members(d)[m]
+	return want(r.ErrorCode == codec.None && r.MemberEpoch == -1 && !still, hbString(r)+"; "+describeString(d), "NONE epoch -1, member gone")
+}
+
+func caseLeaveTwice(p *probe) verdict {
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	c.mustJoin(p.joinReq(g, m))
+	c.mustJoin(p.joinReq(g, p.id("m"))) // the group outlives the leave
+	r1 := c.hb(p.hbv(), leave(g, m, -1))
+	r2 := c.hb(p.hbv(), leave(g, m, -1))
+	return want(r1.ErrorCode == codec.None && r2.ErrorCode == codec.UnknownMemberID, "first "+hbString(r1)+"; second "+hbString(r2), "NONE, then UNKNOWN_MEMBER_ID")
+}
+
+func caseStaticPark(p *probe) verdict {
+	c := p.conn()
+	g, m, inst := p.id("g"), p.id("m"), p.id("i")
+	c.mustJoin(static(p.joinReq(g, m), inst))
+	r := c.hb(p.hbv(), static(leave(g, m, -2), inst))
+	d := c.describe(g)
+	e, listed := members(d)[m]
+	return want(r.ErrorCode == codec.None && r.MemberEpoch == -2 && listed && e == -2, hbString(r)+"; "+describeString(d), "NONE epoch -2, listed at -2")
+}
+
+func caseTakeover(p *probe) verdict {
+	c := p.conn()
+	g, m1, m2, inst := p.id("g"), p.id("m"), p.id("m"), p.id("i")
+	c.mustJoin(static(p.joinReq(g, m1), inst))
+	if r := c.hb(p.hbv(), static(leave(g, m1, -2), inst)); r.ErrorCode != codec.None {
+		return fail("static leave: "+hbString(r), "the setup static leave to succeed")
+	}
+	r := c.hb(p.hbv(), static(p.joinReq(g, m2), inst))
+	d := c.describe(g)
+	ms := members(d)
+	_, old := ms[m1]
+	_, now := ms[m2]
+	return want(r.ErrorCode == codec.None && !old && now && len(ms) == 1, hbString(r)+"; "+describeString(d), "NONE; only the new member id listed")
+}
+
+func caseStaticUnknownInstance(p *probe) verdict {
+	c := p.conn()
+	g := p.id("g")
+	c.mustJoin(p.joinReq(g, p.id("m")))
+	r := c.hb(p.hbv(), static(keepalive(g, p.id("stranger"), 1), p.id("nobody")))
+	return want(r.ErrorCode == codec.UnknownMemberID, hbString(r), "UNKNOWN_MEMBER_ID")
+}
+
+func caseStaticFenced(epoch int32) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		c := p.conn()
+		g, inst := p.id("g"), p.id("i")
+		c.mustJoin(static(p.joinReq(g, p.id("m")), inst))
+		r := c.hb(p.hbv(), static(keepalive(g, p.id("other"), epoch), inst))
+		return want(r.ErrorCode == codec.FencedInstanceID, hbString(r), "FENCED_INSTANCE_ID")
+	}
+}
+
+func caseMaxSize(p *probe) verdict {
+	n := p.peer.MaxGroupSize
+	if n <= 0 {
+		return skip("the broker's group.consumer.max.size was not given (--max-group-size)")
+	}
+	if n > 200 {
+		return skip("group.consumer.max.size above 200: too many members to make")
+	}
+	c := p.conn()
+	g := p.id("g")
+	var first string
+	for i := 0; i < n; i++ {
+		m := p.id("m")
+		if i == 0 {
+			first = m
+		}
+		c.mustJoin(p.joinReq(g, m))
+	}
+	r := c.hb(p.hbv(), p.joinReq(g, p.id("m")))
+	again := c.hb(p.hbv(), p.joinReq(g, first))
+	obs := fmt.Sprintf("member %d: %s; rejoin of a member: %s", n+1, hbString(r), hbString(again))
+	return want(r.ErrorCode == codec.GroupMaxSizeReached && again.ErrorCode == codec.None, obs, "GROUP_MAX_SIZE_REACHED, then NONE for the rejoin")
+}
+
+func caseErrorShape(p *probe) verdict {
+	c := p.conn()
+	g := p.id("g")
+	c.mustJoin(p.joinReq(g, p.id("m")))
+	r := c.hb(p.hbv(), keepalive(g, p.id("stranger"), 1))
+	ok := r.ErrorCode != codec.None && !r.MemberId.Valid && r.MemberEpoch == 0 && r.HeartbeatIntervalMs == 0 && r.Assignment == nil
+	return want(ok, fmt.Sprintf("%s member=%v epoch=%d interval=%d", r.ErrorCode, r.MemberId, r.MemberEpoch, r.HeartbeatIntervalMs), "an error with member null, epoch 0, interval 0")
+}
+
+func caseInterval(p *probe) verdict {
+	c := p.conn()
+	r := c.mustJoin(p.joinReq(p.id("g"), p.id("m")))
+	if p.peer.HeartbeatInterval > 0 {
+		w := int32(p.peer.HeartbeatInterval.Milliseconds())
+		return want(r.HeartbeatIntervalMs == w, hbString(r), fmt.Sprintf("interval=%d", w))
+	}
+	return want(r.HeartbeatIntervalMs > 0, hbString(r), "a positive interval")
+}
+
+// expiryMargin is how long after a session timeout a removal may take.
+func (p *probe) expiryMargin() time.Duration {
+	return max(300*time.Millisecond, p.peer.SessionTimeout/4)
+}
+
+// present reports whether member m is listed in group g.
+func present(c *pconn, g, m string) (bool, string) {
+	d := c.describe(g)
+	_, ok := members(d)[m]
+	return ok, describeString(d)
+}
+
+func caseSessionExpiry(p *probe) verdict {
+	s := p.peer.SessionTimeout
+	if s <= 0 {
+		return skip("the broker's session timeout was not given (--session-timeout)")
+	}
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	start := time.Now()
+	c.mustJoin(p.joinReq(g, m))
+	time.Sleep(s / 2)
+	mid, d1 := present(c, g, m)
+	time.Sleep(time.Until(start.Add(s + p.expiryMargin())))
+	end, d2 := present(c, g, m)
+	obs := fmt.Sprintf("at %v: %s; at %v: %s", s/2, d1, s+p.expiryMargin(), d2)
+	return want(mid && !end, obs, "listed at half the session timeout, gone after it")
+}
+
+func caseErrorNoRefresh(p *probe) verdict {
+	s := p.peer.SessionTimeout
+	if s <= 0 {
+		return skip("the broker's session timeout was not given (--session-timeout)")
+	}
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	start := time.Now()
+	j := c.mustJoin(p.joinReq(g, m))
+	time.Sleep(s * 6 / 10)
+	e := c.hb(p.hbv(), keepalive(g, m, j.MemberEpoch+7))
+	time.Sleep(time.Until(start.Add(s + p.expiryMargin())))
+	gone, d := present(c, g, m)
+	return want(e.ErrorCode != codec.None && !gone, fmt.Sprintf("error heartbeat at %v: %s; at %v: %s", s*6/10, hbString(e), s+p.expiryMargin(), d),
+		"the member gone one session timeout after its last successful heartbeat")
+}
+
+func caseParkedExpires(p *probe) verdict {
+	s := p.peer.SessionTimeout
+	if s <= 0 {
+		return skip("the broker's session timeout was not given (--session-timeout)")
+	}
+	c := p.conn()
+	g, m, inst := p.id("g"), p.id("m"), p.id("i")
+	c.mustJoin(static(p.joinReq(g, m), inst))
+	start := time.Now()
+	if r := c.hb(p.hbv(), static(leave(g, m, -2), inst)); r.ErrorCode != codec.None {
+		return fail("static leave: "+hbString(r), "the setup static leave to succeed")
+	}
+	parked, d1 := present(c, g, m)
+	time.Sleep(time.Until(start.Add(s + p.expiryMargin())))
+	still, d2 := present(c, g, m)
+	return want(parked && !still, fmt.Sprintf("parked: %s; after %v: %s", d1, s+p.expiryMargin(), d2), "listed while parked, gone after the session timeout")
+}
+
+// --- §B5 ---
+
+func caseLGMissing(v3 bool) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		c := p.conn()
+		g := p.id("g")
+		if v3 {
+			v, ok := p.lgv()
+			if !ok {
+				return skip("the broker does not offer LeaveGroup v3")
+			}
+			r := c.leaveGroup(v, g, codec.LeaveGroupMember{MemberId: p.id("m")})
+			return want(r.ErrorCode == codec.None && len(r.Members) == 1 && r.Members[0].ErrorCode == codec.UnknownMemberID, lgString(r), "top NONE, member UNKNOWN_MEMBER_ID")
+		}
+		if !p.offers(codec.LeaveGroup, 0) && !p.offers(codec.LeaveGroup, 2) {
+			return skip("the broker does not offer LeaveGroup v0-v2")
+		}
+		v := int16(2)
+		if !p.offers(codec.LeaveGroup, 2) {
+			v = 0
+		}
+		r := c.leaveGroup(v, g, codec.LeaveGroupMember{MemberId: p.id("m")})
+		return want(r.ErrorCode == codec.UnknownMemberID, fmt.Sprintf("v%d: %s", v, lgString(r)), "top UNKNOWN_MEMBER_ID")
+	}
+}
+
+func caseLGBlank(p *probe) verdict {
+	v := min(p.max(codec.LeaveGroup), 5)
+	if v < 0 {
+		return skip("the broker does not offer LeaveGroup")
+	}
+	r := p.conn().leaveGroup(v, "  ", codec.LeaveGroupMember{MemberId: p.id("m")})
+	return want(r.ErrorCode == codec.InvalidGroupID, lgString(r), "top INVALID_GROUP_ID")
+}
+
+// --- §B1, §B7 ---
+
+func caseAVUnknown(p *probe) verdict {
+	c := p.conn()
+	h := c.header(codec.ApiVersions, 127)
+	b, _ := codec.BeginFrame(nil)
+	b, err := h.AppendTo(b, 2)
+	if err != nil {
+		return fail(err.Error(), "")
+	}
+	b = append(b, 0xde, 0xad) // a body no version parses: it must not be read
+	if err := c.w.WriteRaw(codec.FinishFrame(b, 0)); err != nil {
+		return fail(err.Error(), "a response")
+	}
+	frame, err := c.w.ReadFrame()
+	if err != nil {
+		return fail(err.Error(), "a v0 response")
+	}
+	rh, resp, err := codec.DecodeResponse(frame, codec.ApiVersions, 0, codec.DecodeOptions{})
+	if err != nil {
+		return fail("undecodable at v0: "+err.Error(), "a v0 response")
+	}
+	r := resp.(*codec.ApiVersionsResponse)
+	var av []string
+	ok := rh.CorrelationId == h.CorrelationId && r.ErrorCode == codec.UnsupportedVersion
+	has := false
+	for _, k := range r.ApiKeys {
+		av = append(av, fmt.Sprintf("%v v%d-v%d", k.ApiKey, k.MinVersion, k.MaxVersion))
+		has = has || k.ApiKey == codec.ApiVersions
+	}
+	return want(ok && has, fmt.Sprintf("%s %v", r.ErrorCode, av), "UNSUPPORTED_VERSION listing the ApiVersions range")
+}
+
+func caseAVBadName(p *probe) verdict {
+	r := p.conn().do(codec.ApiVersions, 3, &codec.ApiVersionsRequest{ClientSoftwareName: "-bad name-", ClientSoftwareVersion: "1.0"}).(*codec.ApiVersionsResponse)
+	return want(r.ErrorCode == codec.InvalidRequest, r.ErrorCode.String(), "INVALID_REQUEST")
+}
+
+func caseAVLists(p *probe) verdict {
+	obs := fmt.Sprintf("ConsumerGroupHeartbeat up to v%d, ConsumerGroupDescribe up to v%d, LeaveGroup up to v%d",
+		p.max(codec.ConsumerGroupHeartbeat), p.max(codec.ConsumerGroupDescribe), p.max(codec.LeaveGroup))
+	return want(p.offers(codec.ConsumerGroupHeartbeat, 1) && p.max(codec.ConsumerGroupDescribe) >= 0 && p.max(codec.LeaveGroup) >= 3, obs, "v1, v0+, v3+")
+}
+
+func caseDescribeMissing(p *probe) verdict {
+	d := p.conn().describe(p.id("g"))
+	return want(d.ErrorCode == codec.GroupIDNotFound, describeString(d), "GROUP_ID_NOT_FOUND")
+}
+
+func caseTrailing(p *probe) verdict {
+	c := p.conn()
+	v := min(p.max(codec.ConsumerGroupDescribe), 1)
+	h := c.header(codec.ConsumerGroupDescribe, v)
+	b, err := codec.AppendRequest(nil, h, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{p.id("g")}})
+	if err != nil {
+		return fail(err.Error(), "")
+	}
+	b = append(b, 1, 2, 3)
+	b = codec.FinishFrame(b, 0)
+	if err := c.w.WriteRaw(b); err != nil {
+		return fail(err.Error(), "a response")
+	}
+	frame, err := c.w.ReadFrame()
+	if err != nil {
+		return fail(err.Error(), "a response")
+	}
+	_, resp, err := codec.DecodeResponse(frame, codec.ConsumerGroupDescribe, v, codec.DecodeOptions{})
+	if err != nil {
+		return fail(err.Error(), "a response")
+	}
+	return pass("answered: " + describeString(resp.(*codec.ConsumerGroupDescribeResponse).Groups[0]))
+}
+
+// closed sends a raw frame on a fresh connection and reports whether the
+// broker closed it without answering; then checks the broker still serves.
+func closed(p *probe, frame []byte, what string) verdict {
+	c := p.conn()
+	if err := c.w.WriteRaw(frame); err != nil {
+		return fail(err.Error(), "")
+	}
+	_, err := c.w.ReadFrame()
+	if err == nil {
+		return fail(what+": answered", "the connection closed without a response")
+	}
+	if !isClosed(err) {
+		return fail(what+": "+err.Error(), "the connection closed without a response")
+	}
+	d := p.conn().describe(p.id("g"))
+	return pass(what + ": connection closed; the broker still serves (" + describeString(d) + ")")
+}
+
+func isClosed(err error) bool {
+	return errors.Is(err, linearize.ErrConnClosed)
+}
+
+func caseUnsupportedVersion(p *probe) verdict {
+	v := p.max(codec.ConsumerGroupHeartbeat) + 1
+	c := p.conn()
+	h := c.header(codec.ConsumerGroupHeartbeat, v)
+	return closed(p, rawFrame(h, []byte{}), fmt.Sprintf("ConsumerGroupHeartbeat v%d", v))
+}
+
+func caseUnknownKey(p *probe) verdict {
+	h := &codec.RequestHeader{RequestApiKey: 1000, RequestApiVersion: 0, CorrelationId: 1}
+	return closed(p, rawFrame(h, nil), "api key 1000")
+}
+
+// rawFrame builds a frame with a header v2 (whatever the key) and body.
+func rawFrame(h *codec.RequestHeader, body []byte) []byte {
+	b, _ := codec.BeginFrame(nil)
+	b = append(b, byte(uint16(h.RequestApiKey)>>8), byte(h.RequestApiKey), byte(uint16(h.RequestApiVersion)>>8), byte(h.RequestApiVersion))
+	b = append(b, byte(h.CorrelationId>>24), byte(h.CorrelationId>>16), byte(h.CorrelationId>>8), byte(h.CorrelationId))
+	b = append(b, 0xff, 0xff, 0) // null ClientId, empty tags
+	b = append(b, body...)
+	return codec.FinishFrame(b, 0)
+}
