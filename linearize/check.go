@@ -62,12 +62,24 @@ type CheckOptions struct {
 	Timeout time.Duration
 	// Visualize keeps what the HTML timeline needs (costs memory).
 	Visualize bool
+	// Level is LevelExact (the zero value: the reference model) or
+	// LevelObservable (only what the protocol promises; observable.go).
+	Level CheckLevel
+	// LagMs (observable level) bounds how far real time ran ahead of the
+	// history's logical times (TCPTarget.MaxLagMs).
+	LagMs int64
+	// SessionTimeoutMs (observable level) is the broker's session timeout
+	// (0: the plan's).
+	SessionTimeoutMs int64
 }
 
 // Check judges a run: the harness's assumptions first (a broken one is a
 // harness error, Unknown), then the invariants observed during the run, then
 // linearizability of the history against the model.
 func Check(res *Result, opts CheckOptions) *Report {
+	if opts.Level == LevelObservable {
+		return checkObservable(res, opts)
+	}
 	rep := &Report{Invariants: res.Violations, cfg: res.Plan.ModelConfig(), ops: res.History}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
 		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, "HarnessAssumption", errs[0]

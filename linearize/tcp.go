@@ -366,6 +366,9 @@ type TCPOptions struct {
 	HeartbeatIntervalMs int32
 	// RoundMs is one round of real time (0: 50).
 	RoundMs int64
+	// GroupPrefix starts the plan's group ids, so runs against a broker
+	// that keeps its state do not meet each other's groups.
+	GroupPrefix string
 }
 
 // TCPPlan draws a plan for a broker over TCP: short rounds of real time,
@@ -388,5 +391,16 @@ func TCPPlan(seed uint64, o Options, t TCPOptions) Plan {
 		p.RequestTimeout++
 	}
 	p.DescribeEvery = 2
+	if t.GroupPrefix != "" {
+		for i := range p.Clients {
+			p.Clients[i].Group = t.GroupPrefix + p.Clients[i].Group
+		}
+		for i := range p.Admin {
+			p.Admin[i].Group = t.GroupPrefix + p.Admin[i].Group
+		}
+		for i := range p.Probes {
+			p.Probes[i].Group = t.GroupPrefix + p.Probes[i].Group
+		}
+	}
 	return p
 }

@@ -33,6 +33,7 @@ func commands() []command {
 		{"demo", "encode and decode a KIP-1082 join to show the codec at work", runDemo},
 		{"decode", "decode a captured Kafka frame (hex) to JSON", runDecode},
 		{"serve", "serve ghostcheck's coordinator over TCP in Kafka's framing", runServe},
+		{"check", "check a broker over TCP: conformance suite, then fault-injected histories", runCheck},
 	}
 }
 

@@ -1,0 +1,67 @@
+package linearize
+
+import (
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// The reference model judged at the observable level has no false alarms:
+// everything the model does, the protocol allows.
+func TestObservableCheckPassesTheModel(t *testing.T) {
+	for _, version := range []int{1, -1} {
+		o := DefaultOptions()
+		o.HeartbeatVersion = version
+		for seed := uint64(1); seed <= 30; seed++ {
+			plan := NewPlan(seed, o)
+			res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := Check(res, CheckOptions{Level: LevelObservable})
+			if version == 1 && rep.Verdict != Ok {
+				t.Fatalf("version %d seed %d: %s %s: %s", version, seed, rep.Verdict, rep.Rule, rep.Detail)
+			}
+			if version == -1 && rep.Rule != "" && rep.Rule != "NoGhosts" && rep.Rule != "OneMemberPerProcess" && rep.Rule != "QuiescentMembership" {
+				t.Fatalf("mixed seed %d: %s %s: %s", seed, rep.Verdict, rep.Rule, rep.Detail)
+			}
+		}
+	}
+}
+
+// forgetful drops members without a leave: a member vanishes at once.
+type forgetful struct {
+	Target
+}
+
+func (f forgetful) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	resp, err := f.Target.Handle(conn, h, req)
+	if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch > 0 && err == nil {
+		if hb := resp.(*codec.ConsumerGroupHeartbeatResponse); hb.ErrorCode == codec.None {
+			// Forget the member right after answering it.
+			f.Target.Handle(Conn{ID: 1 << 50}, &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1},
+				&codec.ConsumerGroupHeartbeatRequest{GroupId: r.GroupId, MemberId: r.MemberId, MemberEpoch: -1, RebalanceTimeoutMs: -1})
+		}
+	}
+	return resp, err
+}
+
+// A broker that loses members before their session timeout is caught at
+// the observable level.
+func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
+	o := DefaultOptions()
+	o.Faults = nil
+	o.Crashes, o.Leaves = false, false
+	for seed := uint64(1); seed <= 10; seed++ {
+		plan := NewPlan(seed, o)
+		res, err := Run(forgetful{NewModelTarget(plan.ModelConfig())}, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict == Illegal {
+			t.Logf("seed %d: %s: %s", seed, rep.Rule, rep.Detail)
+			return
+		}
+	}
+	t.Fatal("members vanishing right after their heartbeats went unnoticed in 10 histories")
+}
