@@ -91,6 +91,7 @@ func Cases() []Case {
 		{Name: "B7.1/bad-software-name", Rule: "ApiVersions v3+ with a software name outside the pattern: INVALID_REQUEST", run: caseAVBadName},
 		{Name: "B7.1/advertises-group-apis", Rule: "ApiVersions lists ConsumerGroupHeartbeat v1, ConsumerGroupDescribe and LeaveGroup v3+", run: caseAVLists},
 		{Name: "B7.2/describe-missing-group", Rule: "ConsumerGroupDescribe of a missing group: GROUP_ID_NOT_FOUND", run: caseDescribeMissing},
+		{Name: "B7.2/describe-topic-names", Rule: "ConsumerGroupDescribe names each assigned topic (TopicName) beside its id", run: caseDescribeNames},
 		{Name: "B1.1/trailing-bytes-ignored", Rule: "bytes after a complete request body are ignored", run: caseTrailing},
 		{Name: "B1.1/unsupported-version-closes", Rule: "a request at a version the broker does not offer: the connection is closed, no response", run: caseUnsupportedVersion},
 		{Name: "B1.1/unknown-api-key-closes", Rule: "a request with an api key the broker does not know: the connection is closed, no response, the broker keeps serving", Risky: true, run: caseUnknownKey},
@@ -731,6 +732,22 @@ func caseAVLists(p *probe) verdict {
 func caseDescribeMissing(p *probe) verdict {
 	d := p.conn().describe(p.id("g"))
 	return want(d.ErrorCode == codec.GroupIDNotFound, describeString(d), "GROUP_ID_NOT_FOUND")
+}
+
+func caseDescribeNames(p *probe) verdict {
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	c.mustJoin(p.joinReq(g, m))
+	d := c.describe(g)
+	var names []string
+	ok := len(d.Members) == 1 && len(d.Members[0].Assignment.TopicPartitions) > 0
+	if ok {
+		for _, t := range d.Members[0].Assignment.TopicPartitions {
+			names = append(names, fmt.Sprintf("%q", t.TopicName))
+			ok = ok && t.TopicName == p.peer.Topic
+		}
+	}
+	return want(ok, fmt.Sprintf("%s; assignment topic names %v", describeString(d), names), fmt.Sprintf("%q", p.peer.Topic))
 }
 
 func caseTrailing(p *probe) verdict {
