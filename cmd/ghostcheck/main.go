@@ -30,6 +30,7 @@ func commands() []command {
 	return []command{
 		{"run", "the main job: check a coordinator with client processes under network faults", runRun},
 		{"replay", "re-run corpus histories and check each reproduces its stored verdict", runReplay},
+		{"members", "list a group's members, or remove static members by instance id (KIP-345)", runMembers},
 		{"demo", "encode and decode a KIP-1082 join to show the codec at work", runDemo},
 		{"decode", "decode a captured Kafka frame (hex) to JSON", runDecode},
 		{"serve", "serve ghostcheck's coordinator over TCP in Kafka's framing", runServe},

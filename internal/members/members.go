@@ -1,0 +1,430 @@
+// Package members is KIP-345's membership management from the command line:
+// list a consumer group's members as ConsumerGroupDescribe shows them, and
+// remove static members by group.instance.id with one LeaveGroup batch.
+// Both speak to any broker over TCP with version negotiation, and with
+// KIP-1313 headers (the client instance id in tag 0, ClientId on the first
+// request only).
+package members
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// Options say where and how long.
+type Options struct {
+	Bootstrap string
+	ClientID  string
+	// Timeout bounds the dial and each request.
+	Timeout time.Duration
+}
+
+// session is one negotiated connection.
+type session struct {
+	w        *linearize.WireConn
+	c        *model.Client
+	conn     *model.ClientConn
+	versions map[codec.APIKey][2]int16
+}
+
+func open(o Options) (*session, error) {
+	if o.ClientID == "" {
+		o.ClientID = "ghostcheck-members"
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	c, err := model.NewClient(model.ClientConfig{ClientID: o.ClientID, HeartbeatVersion: 1, Rand: rand.Reader})
+	if err != nil {
+		return nil, err
+	}
+	w, err := linearize.DialWire(o.Bootstrap, o.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", o.Bootstrap, err)
+	}
+	s := &session{w: w, c: c, conn: &model.ClientConn{}}
+	if err := s.negotiate(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *session) close() { s.w.Close() }
+
+// negotiate sends ApiVersions at the highest version ghostcheck speaks and
+// retries at the broker's highest when it answers UNSUPPORTED_VERSION
+// (KIP-511).
+func (s *session) negotiate() error {
+	req, version := s.c.ApiVersionsRequest()
+	for try := 0; try < 2; try++ {
+		h := s.c.Header(s.conn, codec.ApiVersions, version)
+		resp, err := s.w.RoundTrip(&h, req)
+		if err != nil {
+			return fmt.Errorf("ApiVersions: %w", err)
+		}
+		r := resp.(*codec.ApiVersionsResponse)
+		s.versions = map[codec.APIKey][2]int16{}
+		for _, k := range r.ApiKeys {
+			s.versions[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
+		}
+		switch r.ErrorCode {
+		case codec.None:
+			return nil
+		case codec.UnsupportedVersion:
+			if v, ok := s.versions[codec.ApiVersions]; ok && v[1] < version {
+				version = v[1]
+				continue
+			}
+		}
+		return &BrokerError{API: "ApiVersions", Code: r.ErrorCode}
+	}
+	return errors.New("ApiVersions: the broker's versions did not settle")
+}
+
+// version picks the highest version of key both sides speak, or reports
+// that the broker has none in [min, max].
+func (s *session) version(key codec.APIKey, min, max int16) (int16, error) {
+	v, ok := s.versions[key]
+	if !ok {
+		return 0, fmt.Errorf("the broker does not offer %v", key)
+	}
+	hi := max
+	if v[1] < hi {
+		hi = v[1]
+	}
+	if hi < min || hi < v[0] {
+		return 0, fmt.Errorf("the broker offers %v v%d-v%d, ghostcheck needs v%d-v%d", key, v[0], v[1], min, max)
+	}
+	return hi, nil
+}
+
+func (s *session) roundTrip(key codec.APIKey, version int16, req codec.Message) (codec.Message, error) {
+	h := s.c.Header(s.conn, key, version)
+	resp, err := s.w.RoundTrip(&h, req)
+	if err != nil {
+		return nil, fmt.Errorf("%v v%d: %w", key, version, err)
+	}
+	return resp, nil
+}
+
+// BrokerError is an error code the broker answered, by name and meaning.
+type BrokerError struct {
+	API     string
+	Code    codec.ErrorCode
+	Message string
+}
+
+func (e *BrokerError) Error() string {
+	s := fmt.Sprintf("%s: %s (%d): %s", e.API, e.Code, int16(e.Code), Meaning(e.Code))
+	if e.Message != "" {
+		s += " — broker says: " + e.Message
+	}
+	return s
+}
+
+// Member is one member as listed.
+type Member struct {
+	MemberID   string   `json:"memberId"`
+	InstanceID string   `json:"instanceId,omitempty"`
+	ClientID   string   `json:"clientId"`
+	ClientHost string   `json:"clientHost"`
+	Epoch      int32    `json:"memberEpoch"`
+	State      string   `json:"state"`
+	Owned      []string `json:"owned"`
+	Target     []string `json:"target"`
+	Type       string   `json:"memberType,omitempty"`
+}
+
+// Group is a group as listed.
+type Group struct {
+	GroupID         string   `json:"groupId"`
+	State           string   `json:"state"`
+	GroupEpoch      int32    `json:"groupEpoch"`
+	AssignmentEpoch int32    `json:"assignmentEpoch"`
+	Assignor        string   `json:"assignor"`
+	Members         []Member `json:"members"`
+	// DescribeVersion is the ConsumerGroupDescribe version used.
+	DescribeVersion int16 `json:"describeVersion"`
+}
+
+// Member states as the list shows them. They are read off what the
+// broker reports (epochs and assignments), nothing more.
+const (
+	StateStable      = "STABLE"
+	StateParked      = "PARKED (-2)"
+	StateReconciling = "RECONCILING"
+	StateUnreleased  = "UNRELEASED_PARTITIONS"
+	StateJoining     = "JOINING"
+)
+
+// List describes group.
+func List(o Options, group string) (*Group, error) {
+	s, err := open(o)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	v, err := s.version(codec.ConsumerGroupDescribe, 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.roundTrip(codec.ConsumerGroupDescribe, v, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}})
+	if err != nil {
+		return nil, err
+	}
+	r := resp.(*codec.ConsumerGroupDescribeResponse)
+	if len(r.Groups) != 1 {
+		return nil, fmt.Errorf("ConsumerGroupDescribe answered %d groups for one", len(r.Groups))
+	}
+	g := r.Groups[0]
+	if g.ErrorCode != codec.None {
+		return nil, &BrokerError{API: "ConsumerGroupDescribe", Code: g.ErrorCode, Message: g.ErrorMessage.Value}
+	}
+	out := &Group{GroupID: g.GroupId, State: g.GroupState, GroupEpoch: g.GroupEpoch, AssignmentEpoch: g.AssignmentEpoch,
+		Assignor: g.AssignorName, DescribeVersion: v}
+	for _, m := range g.Members {
+		mm := Member{MemberID: m.MemberId, InstanceID: m.InstanceId.Value, ClientID: m.ClientId, ClientHost: m.ClientHost,
+			Epoch: m.MemberEpoch, Owned: partitions(m.Assignment), Target: partitions(m.TargetAssignment)}
+		switch m.MemberType {
+		case codec.MemberTypeClassic:
+			mm.Type = "classic"
+		case codec.MemberTypeConsumer:
+			mm.Type = "consumer"
+		}
+		mm.State = memberState(mm, g.AssignmentEpoch)
+		out.Members = append(out.Members, mm)
+	}
+	sort.Slice(out.Members, func(i, j int) bool { return out.Members[i].MemberID < out.Members[j].MemberID })
+	return out, nil
+}
+
+// memberState reads a member's reconciliation state off what Describe
+// shows: parked at -2; behind the assignment epoch; at it but still
+// waiting for partitions another member holds; or stable.
+func memberState(m Member, assignmentEpoch int32) string {
+	switch {
+	case m.Epoch == model.StaticLeaveEpoch:
+		return StateParked
+	case m.Epoch == 0:
+		return StateJoining
+	case m.Epoch < assignmentEpoch:
+		return StateReconciling
+	case !sameStrings(m.Owned, m.Target):
+		return StateUnreleased
+	}
+	return StateStable
+}
+
+func partitions(a codec.DescribedAssignment) []string {
+	out := []string{}
+	for _, t := range a.TopicPartitions {
+		name := t.TopicName
+		if name == "" {
+			name = t.TopicId.String()
+		}
+		for _, p := range t.Partitions {
+			out = append(out, fmt.Sprintf("%s-%d", name, p))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrNeedsV3 is returned, before anything is sent, when the broker's
+// LeaveGroup is older than v3: removal by instance id needs the KIP-345
+// batch form.
+var ErrNeedsV3 = errors.New("removing members by group.instance.id needs LeaveGroup v3 (KIP-345)")
+
+// Removal is one member's result.
+type Removal struct {
+	InstanceID string          `json:"instanceId"`
+	MemberID   string          `json:"memberId"`
+	Code       codec.ErrorCode `json:"errorCode"`
+	Error      string          `json:"error"`
+	Meaning    string          `json:"meaning,omitempty"`
+}
+
+// Removed reports whether the member was removed.
+func (r Removal) Removed() bool { return r.Code == codec.None }
+
+// Remove sends one LeaveGroup batch removing the static members with the
+// given instance ids (MemberId "" is the administrative removal), at the
+// highest version both sides speak, with reason at v5. It returns the
+// version used and each member's result.
+func Remove(o Options, group string, instanceIDs []string, reason string) (int16, []Removal, error) {
+	if len(instanceIDs) == 0 {
+		return 0, nil, errors.New("no instance ids to remove")
+	}
+	s, err := open(o)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer s.close()
+	v, ok := s.versions[codec.LeaveGroup]
+	if !ok {
+		return 0, nil, fmt.Errorf("the broker does not offer LeaveGroup: %w", ErrNeedsV3)
+	}
+	if v[1] < 3 {
+		return 0, nil, fmt.Errorf("the broker's LeaveGroup stops at v%d: %w", v[1], ErrNeedsV3)
+	}
+	members := make([]codec.LeaveGroupMember, len(instanceIDs))
+	for i, id := range instanceIDs {
+		members[i] = codec.LeaveGroupMember{GroupInstanceId: codec.Str(id)}
+		if reason != "" {
+			members[i].Reason = codec.Str(reason)
+		}
+	}
+	// Who holds each instance id now, to say which member went (the
+	// response echoes the request's empty member id).
+	holders := s.instanceHolders(group)
+	calls, _ := model.PlanLeaveGroup(group, members, v[1])
+	if len(calls) != 1 {
+		return 0, nil, fmt.Errorf("internal: a v%d removal planned %d requests", v[1], len(calls))
+	}
+	call := calls[0]
+	resp, err := s.roundTrip(codec.LeaveGroup, call.Version, call.Request)
+	if err != nil {
+		return call.Version, nil, err
+	}
+	r := resp.(*codec.LeaveGroupResponse)
+	if r.ErrorCode != codec.None {
+		return call.Version, nil, &BrokerError{API: "LeaveGroup", Code: r.ErrorCode}
+	}
+	byInstance := map[string]codec.LeaveGroupMemberResponse{}
+	for _, m := range r.Members {
+		byInstance[m.GroupInstanceId.Value] = m
+	}
+	out := make([]Removal, len(instanceIDs))
+	for i, id := range instanceIDs {
+		m, ok := byInstance[id]
+		if !ok {
+			return call.Version, nil, fmt.Errorf("LeaveGroup v%d answered no result for instance %s", call.Version, id)
+		}
+		out[i] = Removal{InstanceID: id, MemberID: m.MemberId, Code: m.ErrorCode, Error: m.ErrorCode.String()}
+		if out[i].MemberID == "" {
+			out[i].MemberID = holders[id]
+		}
+		if m.ErrorCode != codec.None {
+			out[i].Meaning = Meaning(m.ErrorCode)
+		}
+	}
+	return call.Version, out, nil
+}
+
+// instanceHolders maps the group's instance ids to member ids, from a
+// ConsumerGroupDescribe when the broker offers it (best effort: nil
+// otherwise).
+func (s *session) instanceHolders(group string) map[string]string {
+	v, err := s.version(codec.ConsumerGroupDescribe, 0, 1)
+	if err != nil {
+		return nil
+	}
+	resp, err := s.roundTrip(codec.ConsumerGroupDescribe, v, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}})
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, g := range resp.(*codec.ConsumerGroupDescribeResponse).Groups {
+		for _, m := range g.Members {
+			if m.InstanceId.Valid {
+				out[m.InstanceId.Value] = m.MemberId
+			}
+		}
+	}
+	return out
+}
+
+// Meaning says in words what an error code means for these requests.
+func Meaning(c codec.ErrorCode) string {
+	switch c {
+	case codec.None:
+		return "success"
+	case codec.UnknownMemberID:
+		return "no member holds that id or instance id (already gone, or never joined)"
+	case codec.FencedInstanceID:
+		return "the instance id is held by a different member id"
+	case codec.GroupIDNotFound:
+		return "the group does not exist (or is not a consumer group)"
+	case codec.InvalidGroupID:
+		return "the group id is empty or invalid"
+	case codec.GroupAuthorizationFailed:
+		return "the principal may not access this group"
+	case codec.NotCoordinator:
+		return "this broker is not the group's coordinator; ask FindCoordinator"
+	case codec.CoordinatorNotAvailable:
+		return "the group coordinator is not available"
+	case codec.CoordinatorLoadInProgress:
+		return "the coordinator is still loading the group; retry"
+	case codec.UnsupportedVersion:
+		return "the broker does not support this version"
+	case codec.InvalidRequest:
+		return "the broker judged the request malformed"
+	case codec.FencedMemberEpoch:
+		return "the member's epoch is not the one the coordinator knows"
+	case codec.UnreleasedInstanceID:
+		return "the instance id is still held by an active member"
+	}
+	return "see Kafka's protocol documentation for " + c.String()
+}
+
+// Table renders a group for a terminal.
+func Table(g *Group) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "group %s: state %s, group epoch %d, assignment epoch %d, assignor %s, %d members\n\n",
+		g.GroupID, g.State, g.GroupEpoch, g.AssignmentEpoch, g.Assignor, len(g.Members))
+	rows := [][]string{{"MEMBER ID", "INSTANCE ID", "CLIENT ID", "HOST", "EPOCH", "STATE", "OWNED"}}
+	for _, m := range g.Members {
+		inst := m.InstanceID
+		if inst == "" {
+			inst = "-"
+		}
+		owned := strings.Join(m.Owned, ",")
+		if owned == "" {
+			owned = "-"
+		}
+		rows = append(rows, []string{m.MemberID, inst, m.ClientID, m.ClientHost, fmt.Sprint(m.Epoch), m.State, owned})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			if len(c) > widths[i] {
+				widths[i] = len(c)
+			}
+		}
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(c)
+			} else {
+				fmt.Fprintf(&b, "%-*s  ", widths[i], c)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("\nConsumerGroupDescribe reports no heartbeat times, so a ghost cannot be told from a live member\n" +
+		"from outside; members parked at -2 are static members away within their session timeout.\n" +
+		"To find ghosts, run ghostcheck check against the broker.\n")
+	return b.String()
+}
