@@ -27,6 +27,7 @@ type Conn struct {
 var ErrUnsupportedRequest = errors.New("impl: unsupported api key or version")
 
 const (
+	nGroupShards = 256
 	nTimerShards = 64
 	nConnShards  = 64
 	nTeleShards  = 64
@@ -46,15 +47,44 @@ type Coordinator struct {
 	topicByID map[codec.UUID]int32
 
 	advertised []codec.ApiVersionsKey
-	served     map[codec.APIKey][2]int16
+	served     [128]struct {
+		ok       bool
+		min, max int16
+	}
 
-	groups    sync.Map // group id -> *group
+	groups    [nGroupShards]groupShard
 	nextShard atomic.Uint32
 	shards    [nTimerShards]timerShard
 	expireGen atomic.Uint64
 	conns     [nConnShards]connShard
 	telemetry [nTeleShards]teleShard
 	teleSeed  maphash.Seed
+}
+
+// groupShard maps group ids to groups. Groups are created once and removed
+// only as failed phantoms, so the lock is held just for the lookup.
+type groupShard struct {
+	mu sync.RWMutex
+	m  map[string]*group
+	_  [24]byte
+}
+
+// groupShardOf picks a shard from the id's length and last bytes (group
+// ids of one application tend to differ at the end).
+func (c *Coordinator) groupShardOf(id string) *groupShard {
+	h := uint(len(id))
+	for i := len(id) - 1; i >= 0 && i >= len(id)-4; i-- {
+		h = h*131 + uint(id[i])
+	}
+	return &c.groups[h%nGroupShards]
+}
+
+func (c *Coordinator) loadGroup(id string) *group {
+	s := c.groupShardOf(id)
+	s.mu.RLock()
+	g := s.m[id]
+	s.mu.RUnlock()
+	return g
 }
 
 type connShard struct {
@@ -146,9 +176,14 @@ func New(cfg Config) *Coordinator {
 		}
 	}
 	c.advertised = advertisedVersions(cfg.MaxVersions)
-	c.served = map[codec.APIKey][2]int16{}
 	for _, a := range c.advertised {
-		c.served[a.ApiKey] = [2]int16{a.MinVersion, a.MaxVersion}
+		if a.ApiKey >= 0 && int(a.ApiKey) < len(c.served) {
+			s := &c.served[a.ApiKey]
+			s.ok, s.min, s.max = true, a.MinVersion, a.MaxVersion
+		}
+	}
+	for i := range c.groups {
+		c.groups[i].m = map[string]*group{}
 	}
 	for i := range c.conns {
 		c.conns[i].m = map[uint64]string{}
@@ -204,8 +239,11 @@ func advertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsK
 }
 
 func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
-	r, ok := c.served[key]
-	return ok && version >= r[0] && version <= r[1]
+	if key < 0 || int(key) >= len(c.served) {
+		return false
+	}
+	s := &c.served[key]
+	return s.ok && version >= s.min && version <= s.max
 }
 
 // Handle serves one request that arrived on conn and returns its response
@@ -316,11 +354,10 @@ func (c *Coordinator) Expire() {
 
 // liveGroup returns the group with id, locked, or nil if it does not exist.
 func (c *Coordinator) liveGroup(id string) *group {
-	v, ok := c.groups.Load(id)
-	if !ok {
+	g := c.loadGroup(id)
+	if g == nil {
 		return nil
 	}
-	g := v.(*group)
 	g.mu.Lock()
 	if g.status != gLive {
 		g.mu.Unlock()
@@ -334,13 +371,17 @@ func (c *Coordinator) liveGroup(id string) *group {
 // succeeds, or calls dropPhantom.
 func (c *Coordinator) joinGroup(id string) *group {
 	for {
-		v, ok := c.groups.Load(id)
-		if !ok {
-			g := newGroup(c, id)
-			g.shard = &c.shards[c.nextShard.Add(1)%nTimerShards]
-			v, _ = c.groups.LoadOrStore(id, g)
+		g := c.loadGroup(id)
+		if g == nil {
+			s := c.groupShardOf(id)
+			s.mu.Lock()
+			if g = s.m[id]; g == nil {
+				g = newGroup(c, id)
+				g.shard = &c.shards[c.nextShard.Add(1)%nTimerShards]
+				s.m[id] = g
+			}
+			s.mu.Unlock()
 		}
-		g := v.(*group)
 		g.mu.Lock()
 		if g.status != gDead {
 			return g
@@ -353,7 +394,12 @@ func (c *Coordinator) joinGroup(id string) *group {
 func (c *Coordinator) dropPhantom(g *group) {
 	if g.status == gPhantom {
 		g.status = gDead
-		c.groups.CompareAndDelete(g.id, g)
+		s := c.groupShardOf(g.id)
+		s.mu.Lock()
+		if s.m[g.id] == g {
+			delete(s.m, g.id)
+		}
+		s.mu.Unlock()
 	}
 }
 

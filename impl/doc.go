@@ -3,9 +3,9 @@
 // for the same operations and the same clock, and is built for throughput
 // and memory:
 //
-//   - Sharding. Groups live in a concurrent map (sync.Map: lock-free reads,
-//     groups are created once and never replaced), and each group has its
-//     own mutex. Requests for one group are serialized by that mutex alone;
+//   - Sharding. Groups live in 256 read-mostly map shards (groups are
+//     created once and never replaced, so a lookup holds a shard's read
+//     lock only for the map access), and each group has its own mutex. Requests for one group are serialized by that mutex alone;
 //     requests for different groups share no lock. Connection context and
 //     telemetry state are sharded the same way.
 //   - Heartbeats. A heartbeat of a known member at its current epoch is

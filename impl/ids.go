@@ -25,20 +25,14 @@ func parseID(s string) (u [16]byte, f idForm) {
 		if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 			return u, formStr
 		}
-		j := 0
-		for i := 0; i < 36; {
-			if i == 8 || i == 13 || i == 18 || i == 23 {
-				i++
-				continue
-			}
-			hi, ok1 := lowerHex(s[i])
-			lo, ok2 := lowerHex(s[i+1])
-			if !ok1 || !ok2 {
-				return [16]byte{}, formStr
-			}
+		bad := byte(0)
+		for j, i := range hexPos {
+			hi, lo := hexVal[s[i]], hexVal[s[i+1]]
+			bad |= hi | lo
 			u[j] = hi<<4 | lo
-			j++
-			i += 2
+		}
+		if bad&0xf0 != 0 {
+			return [16]byte{}, formStr
 		}
 		return u, formHex
 	case 22:
@@ -60,15 +54,22 @@ func parseID(s string) (u [16]byte, f idForm) {
 	return u, formStr
 }
 
-func lowerHex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
+// hexPos are the offsets of the 16 byte pairs in the 36-character form.
+var hexPos = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// hexVal maps a lowercase hex digit to its value, anything else to 0xff.
+var hexVal = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c-'a') + 10
+	}
+	return t
+}()
 
 // appendID appends the text of a compact id.
 func appendID(dst []byte, u *[16]byte, f idForm) []byte {

@@ -57,10 +57,14 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 
 func (c *Coordinator) allGroups() []*group {
 	var gs []*group
-	c.groups.Range(func(_, v any) bool {
-		gs = append(gs, v.(*group))
-		return true
-	})
+	for i := range c.groups {
+		s := &c.groups[i]
+		s.mu.RLock()
+		for _, g := range s.m {
+			gs = append(gs, g)
+		}
+		s.mu.RUnlock()
+	}
 	sort.Slice(gs, func(i, j int) bool { return gs[i].id < gs[j].id })
 	return gs
 }

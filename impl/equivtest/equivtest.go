@@ -69,7 +69,7 @@ func newHarness(t *rapid.T, mut impl.Mutants) *harness {
 	n := rapid.IntRange(1, 3).Draw(t, "topics")
 	cfg.Topics = nil
 	for _, name := range rapid.Permutation(topicNames).Draw(t, "topicOrder")[:n] {
-		cfg.Topics = append(cfg.Topics, model.Topic{Name: name, ID: model.TopicIDFor(name), Partitions: rapid.Int32Range(0, 4).Draw(t, "partitions")})
+		cfg.Topics = append(cfg.Topics, model.Topic{Name: name, ID: model.TopicIDFor(name), Partitions: rapid.SampledFrom([]int32{0, 1, 2, 3, 4, 4}).Draw(t, "partitions")})
 	}
 	cfg.SessionTimeoutMs = rapid.SampledFrom([]int64{1000, 10000, 45000}).Draw(t, "session")
 	cfg.MaxGroupSize = rapid.SampledFrom([]int{0, 0, 2, 3}).Draw(t, "maxSize")
@@ -119,7 +119,7 @@ func (h *harness) actions() map[string]func(*rapid.T) {
 // ---- drawing ----
 
 func (h *harness) drawGroup(t *rapid.T) string {
-	return rapid.SampledFrom([]string{"g1", "g1", "g2", "g3", " "}).Draw(t, "group")
+	return rapid.SampledFrom([]string{"g1", "g1", "g1", "g1", "g2", "g3", " "}).Draw(t, "group")
 }
 
 func drawUUID(t *rapid.T, label string) codec.UUID {
@@ -187,7 +187,7 @@ func (h *harness) header(t *rapid.T, key codec.APIKey, version int16, conn uint6
 func (h *harness) drawNames(t *rapid.T) []string {
 	names := []string{}
 	for _, n := range append([]string{"nope"}, topicNames...) {
-		if rapid.IntRange(0, 2).Draw(t, "subscribe") == 0 {
+		if rapid.IntRange(0, 2).Draw(t, "subscribe") > 0 {
 			names = append(names, n)
 		}
 	}
