@@ -343,6 +343,7 @@ type conn struct {
 
 	draining atomic.Bool
 	deadline time.Time // the read deadline currently set
+	wdl      time.Time // the write deadline currently set
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
@@ -462,8 +463,12 @@ func (c *conn) nextFrame() ([]byte, error) {
 		if err := c.flush(); err != nil {
 			return nil, err
 		}
-		if err := c.setDeadline(time.Now().Add(c.s.cfg.IdleTimeout)); err != nil {
-			return nil, err
+		// The idle deadline is renewed only once half of it has passed:
+		// setting a deadline on every request costs more than the request.
+		if now := time.Now(); c.deadline.Sub(now) < c.s.cfg.IdleTimeout/2 || c.deadline.Sub(now) > c.s.cfg.IdleTimeout {
+			if err := c.setDeadline(now.Add(c.s.cfg.IdleTimeout)); err != nil {
+				return nil, err
+			}
 		}
 		if _, err := c.br.Peek(1); err != nil {
 			return nil, c.readErr(err)
@@ -530,7 +535,13 @@ func (c *conn) flush() error {
 	if len(c.out) == 0 {
 		return nil
 	}
-	_ = c.nc.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteTimeout))
+	// Like the idle deadline, the write deadline is renewed once half
+	// of it has passed: a write may then take between half and all of
+	// WriteTimeout before the peer is dropped.
+	if now := time.Now(); c.wdl.Sub(now) < c.s.cfg.WriteTimeout/2 {
+		c.wdl = now.Add(c.s.cfg.WriteTimeout)
+		_ = c.nc.SetWriteDeadline(c.wdl)
+	}
 	_, err := c.nc.Write(c.out)
 	if cap(c.out) > 4*flushAt {
 		c.out = nil // let a burst's buffer go

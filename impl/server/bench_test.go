@@ -1,0 +1,149 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/linearize"
+)
+
+// BenchmarkLoad compares ghostcheck's server with kfake over loopback, side
+// by side in one run: each of 1, 8 or 64 clients has its own connection
+// and member, joins, heartbeats one request at a time (the next is sent
+// when the previous is answered), and leaves. b.N heartbeats are shared
+// among the clients. Reported: heartbeats/s and the p50/p99 of a
+// heartbeat's round trip.
+//
+//	go test -run '^$' -bench Load -benchtime 200000x ./impl/server
+func BenchmarkLoad(b *testing.B) {
+	for _, broker := range []string{"ghostcheck", "kfake"} {
+		for _, clients := range []int{1, 8, 64} {
+			b.Run(fmt.Sprintf("%s/clients=%d", broker, clients), func(b *testing.B) {
+				var addr string
+				if broker == "kfake" {
+					c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(6, "alpha"), kfake.SeedTopics(3, "beta"))
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer c.Close()
+					addr = c.ListenAddrs()[0]
+				} else {
+					srv, err := server.New(server.Config{Coordinator: longSessions()})
+					if err != nil {
+						b.Fatal(err)
+					}
+					ln, err := net.Listen("tcp", "127.0.0.1:0")
+					if err != nil {
+						b.Fatal(err)
+					}
+					done := make(chan error, 1)
+					go func() { done <- srv.Serve(ln) }()
+					defer func() {
+						ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+						defer cancel()
+						srv.Shutdown(ctx)
+						<-done
+					}()
+					addr = ln.Addr().String()
+				}
+				runLoad(b, addr, clients)
+			})
+		}
+	}
+}
+
+func runLoad(b *testing.B, addr string, clients int) {
+	type worker struct {
+		w      *linearize.WireConn
+		member string
+		group  string
+		epoch  int32
+		corr   int32
+		lat    []time.Duration
+	}
+	hdr := func(wk *worker) *codec.RequestHeader {
+		wk.corr++
+		h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: wk.corr, ClientInstanceId: codec.SomeUUID(codec.UUID{7, 7})}
+		if wk.corr == 1 {
+			h.ClientId = codec.Str("bench")
+		}
+		return h
+	}
+	ws := make([]*worker, clients)
+	for i := range ws {
+		w, err := linearize.DialWire(addr, 10*time.Second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		wk := &worker{w: w, member: fmt.Sprintf("bench-member-%d-%d", i, time.Now().UnixNano()), group: fmt.Sprintf("bench-g%d", i%4)}
+		r, err := w.RoundTrip(hdr(wk), &codec.ConsumerGroupHeartbeatRequest{GroupId: wk.group, MemberId: wk.member, RebalanceTimeoutMs: 30000,
+			SubscribedTopicNames: []string{"alpha", "beta"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if hb := r.(*codec.ConsumerGroupHeartbeatResponse); hb.ErrorCode != codec.None {
+			b.Fatalf("join: %v", hb.ErrorCode)
+		} else {
+			wk.epoch = hb.MemberEpoch
+		}
+		ws[i] = wk
+	}
+	var next atomic.Int64
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for _, wk := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: wk.group, MemberId: wk.member, RebalanceTimeoutMs: -1}
+			for next.Add(1) <= int64(b.N) {
+				req.MemberEpoch = wk.epoch
+				t0 := time.Now()
+				r, err := wk.w.RoundTrip(hdr(wk), req)
+				wk.lat = append(wk.lat, time.Since(t0))
+				if err != nil {
+					failed.Add(1)
+					return
+				}
+				if hb := r.(*codec.ConsumerGroupHeartbeatResponse); hb.ErrorCode == codec.None {
+					wk.epoch = hb.MemberEpoch
+				} else {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	for _, wk := range ws {
+		wk.w.RoundTrip(hdr(wk), &codec.ConsumerGroupHeartbeatRequest{GroupId: wk.group, MemberId: wk.member, MemberEpoch: -1, RebalanceTimeoutMs: -1})
+	}
+	var all []time.Duration
+	for _, wk := range ws {
+		all = append(all, wk.lat...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	if len(all) == 0 {
+		return
+	}
+	if f := failed.Load(); f > 0 {
+		b.Logf("%d heartbeats failed", f)
+	}
+	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "hb/s")
+	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
+}
