@@ -788,8 +788,18 @@ func closed(p *probe, frame []byte, what string) verdict {
 	if !isClosed(err) {
 		return fail(what+": "+err.Error(), "the connection closed without a response")
 	}
-	d := p.conn().describe(p.id("g"))
-	return pass(what + ": connection closed; the broker still serves (" + describeString(d) + ")")
+	w, err := linearize.DialWire(p.peer.Addr, p.peer.Timeout)
+	if err != nil {
+		return fail(what+": connection closed, then the broker stopped serving (dial: "+err.Error()+")", "the broker to keep serving")
+	}
+	c2 := &pconn{p: p, w: w, clientID: codec.Str("ghostcheck-check"), instance: probeInstance}
+	p.conns = append(p.conns, c2)
+	v := min(p.max(codec.ConsumerGroupDescribe), 1)
+	resp, err := c2.try(c2.header(codec.ConsumerGroupDescribe, v), &codec.ConsumerGroupDescribeRequest{GroupIds: []string{p.id("g")}})
+	if err != nil {
+		return fail(what+": connection closed, then the broker stopped serving (a describe on a new connection: "+err.Error()+")", "the broker to keep serving")
+	}
+	return pass(what + ": connection closed; the broker still serves (" + describeString(resp.(*codec.ConsumerGroupDescribeResponse).Groups[0]) + ")")
 }
 
 func isClosed(err error) bool {
