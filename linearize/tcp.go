@@ -398,16 +398,17 @@ type TCPOptions struct {
 // the broker's session timeout and heartbeat interval, and request
 // timeouts long enough that the clients' rebalance timeout (four request
 // timeouts) is at least the session timeout. The plan's SessionTimeoutMs
-// is the broker's plus a slack of five rounds: the driver's invariants
+// is the broker's plus a slack of ten rounds: the driver's invariants
 // then give a crashed process's member that much longer to expire, which
-// absorbs the difference between logical and real time.
+// absorbs the difference between logical and real time (a stall of the
+// checking process shorter than the slack cannot raise a false alarm).
 func TCPPlan(seed uint64, o Options, t TCPOptions) Plan {
 	p := NewPlan(seed, o)
 	if t.RoundMs <= 0 {
 		t.RoundMs = 50
 	}
 	p.RoundMs = t.RoundMs
-	p.SessionTimeoutMs = t.SessionTimeoutMs + 5*t.RoundMs
+	p.SessionTimeoutMs = t.SessionTimeoutMs + 10*t.RoundMs
 	p.HeartbeatIntervalMs = t.HeartbeatIntervalMs
 	p.RequestTimeout = 4
 	for int64(4*p.RequestTimeout)*p.RoundMs < t.SessionTimeoutMs {
