@@ -24,6 +24,23 @@ type WireConn struct {
 	// pending are the (key, version, correlation id) of requests sent and
 	// not yet received, in order.
 	pending []sent
+	// rdl, wdl are the deadlines set; renewed once half of timeout has
+	// passed, not on every request (a deadline costs a timer update).
+	rdl, wdl time.Time
+}
+
+func (w *WireConn) readDeadline() {
+	if now := time.Now(); w.rdl.Sub(now) < w.timeout/2 {
+		w.rdl = now.Add(w.timeout)
+		_ = w.nc.SetReadDeadline(w.rdl)
+	}
+}
+
+func (w *WireConn) writeDeadline() {
+	if now := time.Now(); w.wdl.Sub(now) < w.timeout/2 {
+		w.wdl = now.Add(w.timeout)
+		_ = w.nc.SetWriteDeadline(w.wdl)
+	}
 }
 
 type sent struct {
@@ -42,7 +59,8 @@ var ErrConnClosed = fmt.Errorf("%w: the broker closed the connection", ErrNoResp
 const MaxResponseSize = 16 << 20
 
 // DialWire connects to a broker. timeout bounds the dial and, later, each
-// request's wait for its response (0: 10 s).
+// write and each wait for a response (0: 10 s; a wait may get between half
+// of it and all of it).
 func DialWire(addr string, timeout time.Duration) (*WireConn, error) {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -75,7 +93,7 @@ func (w *WireConn) Send(h *codec.RequestHeader, req codec.Message) error {
 	}
 	w.wbuf = b[:0]
 	w.pending = append(w.pending, sent{h.RequestApiKey, h.RequestApiVersion, h.CorrelationId})
-	_ = w.nc.SetWriteDeadline(time.Now().Add(w.timeout))
+	w.writeDeadline()
 	if _, err := w.nc.Write(b); err != nil {
 		return fmt.Errorf("%w: write: %v", ErrNoResponse, err)
 	}
@@ -99,7 +117,7 @@ func (w *WireConn) Flush() error {
 	if len(w.wbuf) == 0 {
 		return nil
 	}
-	_ = w.nc.SetWriteDeadline(time.Now().Add(w.timeout))
+	w.writeDeadline()
 	_, err := w.nc.Write(w.wbuf)
 	w.wbuf = w.wbuf[:0]
 	if err != nil {
@@ -110,14 +128,14 @@ func (w *WireConn) Flush() error {
 
 // WriteRaw writes bytes as they are (for tests that send malformed input).
 func (w *WireConn) WriteRaw(b []byte) error {
-	_ = w.nc.SetWriteDeadline(time.Now().Add(w.timeout))
+	w.writeDeadline()
 	_, err := w.nc.Write(b)
 	return err
 }
 
 // ReadFrame reads one response frame (without its size prefix).
 func (w *WireConn) ReadFrame() ([]byte, error) {
-	_ = w.nc.SetReadDeadline(time.Now().Add(w.timeout))
+	w.readDeadline()
 	b, err := codec.ReadFrame(w.br, w.rbuf[:0], MaxResponseSize)
 	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF || errors.Is(err, net.ErrClosed) || isReset(err) {

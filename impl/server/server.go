@@ -509,8 +509,12 @@ func (c *conn) nextFrame() ([]byte, error) {
 	if err != nil {
 		return nil, c.readErr(err)
 	}
-	if cap(b) <= 4*c.s.cfg.MaxFrameSize {
+	// Keep a modest buffer for the next large frame; let a huge one go
+	// once it has been handled, so idle connections stay small.
+	if cap(b) <= 64<<10 {
 		c.big = b[:0]
+	} else {
+		c.big = nil
 	}
 	return b, nil
 }
