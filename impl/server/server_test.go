@@ -517,3 +517,40 @@ func TestConcurrentClients(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A frame larger than the connection's read buffer (but under the
+// maximum) is read whole and answered, and pipelined small requests
+// around it are answered in order.
+func TestLargeFrame(t *testing.T) {
+	h := start(t, nil)
+	c := h.dial()
+	gt := c.do(codec.GetTelemetrySubscriptions, 1, &codec.GetTelemetrySubscriptionsRequest{}).(*codec.GetTelemetrySubscriptionsResponse)
+	if gt.ErrorCode != codec.None {
+		t.Fatal(gt.ErrorCode)
+	}
+	big := make([]byte, 300<<10)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	if err := c.w.Buffer(c.header(codec.ConsumerGroupDescribe, 1), &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.w.Buffer(c.header(codec.PushTelemetry, 1), &codec.PushTelemetryRequest{SubscriptionId: gt.SubscriptionId, Metrics: big}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.w.Buffer(c.header(codec.ConsumerGroupDescribe, 1), &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		resp, err := c.w.Receive()
+		if err != nil {
+			t.Fatalf("response %d: %v", i, err)
+		}
+		if p, ok := resp.(*codec.PushTelemetryResponse); ok && p.ErrorCode != codec.None {
+			t.Fatalf("push of %d bytes: %v", len(big), p.ErrorCode)
+		}
+	}
+}
