@@ -788,6 +788,9 @@ func closed(p *probe, frame []byte, what string) verdict {
 	if !isClosed(err) {
 		return fail(what+": "+err.Error(), "the connection closed without a response")
 	}
+	// A broker that crashed on the request may close the connection on
+	// its way down: give it a moment before checking it still serves.
+	time.Sleep(100 * time.Millisecond)
 	w, err := linearize.DialWire(p.peer.Addr, p.peer.Timeout)
 	if err != nil {
 		return fail(what+": connection closed, then the broker stopped serving (dial: "+err.Error()+")", "the broker to keep serving")

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
@@ -135,6 +136,9 @@ func TestKfakeUnknownAPIKeyIsolated(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("child: %s %s", rs[0].Status, rs[0].Observed)
+		// The panic runs kfake's deferred Close before it kills the
+		// process: wait, so the child cannot exit 0 first.
+		time.Sleep(time.Second)
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKfakeUnknownAPIKeyIsolated$", "-test.v")
