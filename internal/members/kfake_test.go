@@ -1,0 +1,78 @@
+package members
+
+import (
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// kfake as a peer nobody here wrote, in-process on 127.0.0.1.
+func startKfake(t *testing.T) string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "alpha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c.ListenAddrs()[0]
+}
+
+// list shows the members kfake holds: the ones our consumers joined, with
+// the epochs kfake gave them.
+func TestListAgainstKfake(t *testing.T) {
+	addr := startKfake(t)
+	a := join(t, addr, "app-a", "inst-a")
+	b := join(t, addr, "app-b", "")
+	g, err := List(opts(addr), "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Members) != 2 {
+		t.Fatalf("listed %d members, joined 2: %+v", len(g.Members), g.Members)
+	}
+	want := map[string]*consumer{a.c.MemberID(): a, b.c.MemberID(): b}
+	for _, m := range g.Members {
+		k := want[m.MemberID]
+		if k == nil {
+			t.Fatalf("listed member %s that nobody joined", m.MemberID)
+		}
+		if m.Epoch != k.c.Epoch() {
+			t.Errorf("%s listed at epoch %d, the client holds %d", m.MemberID, m.Epoch, k.c.Epoch())
+		}
+		if m.InstanceID != k.c.Config().InstanceID {
+			t.Errorf("%s instance %q, want %q", m.MemberID, m.InstanceID, k.c.Config().InstanceID)
+		}
+	}
+}
+
+// kfake finding K4 (README track record): LeaveGroup against a consumer
+// group does not remove by instance id; every entry is UNKNOWN_MEMBER_ID
+// and the members stay. Recorded, not loosened: if kfake starts removing
+// them, this test fails and the finding must be updated.
+func TestRemoveAgainstKfakeFindingK4(t *testing.T) {
+	addr := startKfake(t)
+	parked := join(t, addr, "app-p", "inst-p")
+	join(t, addr, "app-x", "inst-x")
+	parked.park()
+	v, rs, err := Remove(opts(addr), "orders", []string{"inst-p", "inst-x", "inst-unknown"}, "decommissioned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v < 3 {
+		t.Fatalf("LeaveGroup v%d, want v3 or later", v)
+	}
+	for _, r := range rs {
+		if r.Code != codec.UnknownMemberID {
+			t.Fatalf("finding K4 no longer reproduces: %s got %s; update the README's track record", r.InstanceID, r.Code)
+		}
+	}
+	g, err := List(opts(addr), "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Members) != 2 {
+		t.Fatalf("finding K4: both static members should still be there, listed %d", len(g.Members))
+	}
+}
