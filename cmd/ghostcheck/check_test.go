@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -24,23 +25,8 @@ func startCoordinator(t *testing.T, muts impl.Mutants) string {
 		Telemetry:           impl.TelemetryConfig{SubscriptionID: 1, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}},
 		Mutants:             muts,
 	})
-	srv, err := server.New(server.Config{Coordinator: coord})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-	})
-	return ln.Addr().String()
+	addr, _ := servertest.Start(t, coord, server.Config{})
+	return addr
 }
 
 func TestCheckAgainstOurServerExitsZero(t *testing.T) {

@@ -1,14 +1,13 @@
 package conformance_test
 
 import (
-	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -32,23 +31,8 @@ func startServe(t testing.TB) string {
 		MaxGroupSize:        maxGroupSize,
 		Telemetry:           impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}, RequestedMetrics: []string{""}},
 	})
-	srv, err := server.New(server.Config{Coordinator: coord})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-	})
-	return ln.Addr().String()
+	addr, _ := servertest.Start(t, coord, server.Config{})
+	return addr
 }
 
 func peer(addr string) conformance.Peer {

@@ -1,10 +1,8 @@
 package members
 
 import (
-	"context"
 	"crypto/rand"
 	"errors"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -27,23 +26,7 @@ func serve(t *testing.T, maxVersions map[codec.APIKey]int16) (string, *server.Se
 		HeartbeatIntervalMs: 1000,
 		MaxVersions:         maxVersions,
 	})
-	srv, err := server.New(server.Config{Coordinator: coord})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-	})
-	return ln.Addr().String(), srv
+	return servertest.Start(t, coord, server.Config{})
 }
 
 // consumer is a KIP-1082 client process on its own connection.
