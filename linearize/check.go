@@ -85,7 +85,8 @@ func Check(res *Result, opts CheckOptions) *Report {
 		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, "HarnessAssumption", errs[0]
 		return rep
 	}
-	rep.Linearizable, rep.info, rep.CheckTime = checkLinearizable(rep.cfg, res.History, opts)
+	var mismatch string
+	rep.Linearizable, rep.info, rep.CheckTime, mismatch = checkLinearizable(rep.cfg, res.History, opts)
 	switch {
 	case len(res.Violations) > 0:
 		v := res.Violations[0]
@@ -101,7 +102,10 @@ func Check(res *Result, opts CheckOptions) *Report {
 		rep.Verdict = Ok
 	}
 	if rep.Linearizable == porcupine.Illegal {
-		rep.Mismatch = FirstMismatch(rep.cfg, res.History)
+		rep.Mismatch = mismatch
+		if rep.Mismatch == "" {
+			rep.Mismatch = FirstMismatch(rep.cfg, res.History)
+		}
 		if rep.Rule == "Linearizability" && rep.Mismatch != "" {
 			rep.Detail = rep.Mismatch
 		}
@@ -116,7 +120,10 @@ func CheckHistory(plan Plan, h History, opts CheckOptions) *Report {
 	return Check(&Result{Plan: plan, History: h}, opts)
 }
 
-func checkLinearizable(cfg model.Config, h History, opts CheckOptions) (porcupine.CheckResult, porcupine.LinearizationInfo, time.Duration) {
+// checkLinearizable checks h against the model. When a totally ordered
+// partition fails, it also describes the failing operation (the earliest of
+// those the parallel replay reached).
+func checkLinearizable(cfg model.Config, h History, opts CheckOptions) (porcupine.CheckResult, porcupine.LinearizationInfo, time.Duration, string) {
 	timeout := opts.Timeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
@@ -129,14 +136,14 @@ func checkLinearizable(cfg model.Config, h History, opts CheckOptions) (porcupin
 		// A partition whose operations never overlap in time has one
 		// order only: replay it on a single coordinator, without the
 		// search (and its copies of the state). Porcupine gets the rest.
-		var ok bool
-		ok, rest = checkSequentialPartitions(cfg, h)
-		if !ok {
-			return porcupine.Illegal, porcupine.LinearizationInfo{}, time.Since(start)
+		var mismatch string
+		mismatch, rest = checkSequentialPartitions(cfg, h)
+		if mismatch != "" {
+			return porcupine.Illegal, porcupine.LinearizationInfo{}, time.Since(start), mismatch
 		}
 	}
 	if len(rest) == 0 {
-		return porcupine.Ok, porcupine.LinearizationInfo{}, time.Since(start)
+		return porcupine.Ok, porcupine.LinearizationInfo{}, time.Since(start), ""
 	}
 	ops := make([]porcupine.Operation, len(rest))
 	for i := range rest {
@@ -153,14 +160,15 @@ func checkLinearizable(cfg model.Config, h History, opts CheckOptions) (porcupin
 	} else {
 		res = porcupine.CheckOperationsTimeout(porcupineModel(cfg), ops, left)
 	}
-	return res, info, time.Since(start)
+	return res, info, time.Since(start), ""
 }
 
 // checkSequentialPartitions replays, on the model, every partition whose
 // operations are totally ordered by their intervals, spreading partitions
-// over the CPUs. It reports whether all of them were legal, and returns the
-// operations of the partitions it could not decide this way.
-func checkSequentialPartitions(cfg model.Config, h History) (bool, History) {
+// over the CPUs. It returns the first mismatch found ("" if every such
+// partition is legal) and the operations of the partitions it could not
+// decide this way.
+func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
 	parts := map[string][]*Op{}
 	var keys []string
 	for i := range h {
@@ -183,7 +191,12 @@ func checkSequentialPartitions(cfg model.Config, h History) (bool, History) {
 			rest = append(rest, *op)
 		}
 	}
-	var illegal atomic.Bool
+	var (
+		mu       sync.Mutex
+		firstID  = -1
+		mismatch string
+		failed   atomic.Bool
+	)
 	work := make(chan []*Op)
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -191,13 +204,19 @@ func checkSequentialPartitions(cfg model.Config, h History) (bool, History) {
 		go func() {
 			defer wg.Done()
 			for ops := range work {
-				if illegal.Load() {
+				if failed.Load() {
 					continue
 				}
 				c := model.NewCoordinator(cfg)
 				for _, op := range ops {
-					if ok, _ := applyOp(c, op); !ok {
-						illegal.Store(true)
+					if ok, why := applyOp(c, op); !ok {
+						mu.Lock()
+						if firstID < 0 || op.ID < firstID {
+							firstID = op.ID
+							mismatch = fmt.Sprintf("op %d (%s): %s", op.ID, describeOp(op), why)
+						}
+						mu.Unlock()
+						failed.Store(true)
 						break
 					}
 				}
@@ -209,7 +228,7 @@ func checkSequentialPartitions(cfg model.Config, h History) (bool, History) {
 	}
 	close(work)
 	wg.Wait()
-	return !illegal.Load(), rest
+	return mismatch, rest
 }
 
 // totallyOrdered reports whether each operation (sorted by call) returns
