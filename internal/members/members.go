@@ -424,7 +424,8 @@ func Table(g *Group) string {
 		b.WriteByte('\n')
 	}
 	b.WriteString("\nConsumerGroupDescribe reports no heartbeat times, so a ghost cannot be told from a live member\n" +
-		"from outside; members parked at -2 are static members away within their session timeout.\n" +
+		"from outside; a member parked at -2 is a static member away, which the coordinator must remove\n" +
+		"at its session timeout if it does not come back.\n" +
 		"To find ghosts, run ghostcheck check against the broker.\n")
 	return b.String()
 }
