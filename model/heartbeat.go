@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -222,7 +223,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	}
 	if r.SubscribedTopicNames != nil {
 		names := uniqueSorted(r.SubscribedTopicNames)
-		if !equalStrings(names, m.subscribedNames) {
+		if !slices.Equal(names, m.subscribedNames) {
 			changed = true
 		}
 		m.subscribedNames = names
@@ -377,16 +378,4 @@ func uniqueSorted(in []string) []string {
 		}
 	}
 	return out[:j]
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

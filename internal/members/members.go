@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -218,7 +219,7 @@ func memberState(m Member, assignmentEpoch int32) string {
 		return StateJoining
 	case m.Epoch < assignmentEpoch:
 		return StateReconciling
-	case !sameStrings(m.Owned, m.Target):
+	case !slices.Equal(m.Owned, m.Target):
 		return StateUnreleased
 	}
 	return StateStable
@@ -237,18 +238,6 @@ func partitions(a codec.DescribedAssignment) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ErrNeedsV3 is returned, before anything is sent, when the broker's
