@@ -87,10 +87,18 @@ func (c *Coordinator) loadGroup(id string) *group {
 	return g
 }
 
+// connState is what the coordinator keeps per connection.
+type connState struct {
+	first string // the ClientId of the connection's first request
+	// group caches the live group the connection's last heartbeat went
+	// to (live groups are never removed), sparing the shard lookup.
+	group atomic.Pointer[group]
+}
+
 type connShard struct {
 	mu sync.Mutex
-	m  map[uint64]string // the ClientId of each connection's first request
-	_  [40]byte          // keep shards on separate cache lines
+	m  map[uint64]*connState
+	_  [40]byte // keep shards on separate cache lines
 }
 
 // timerShard is a heap of (deadline, group): a group is pushed when its
@@ -186,7 +194,7 @@ func New(cfg Config) *Coordinator {
 		c.groups[i].m = map[string]*group{}
 	}
 	for i := range c.conns {
-		c.conns[i].m = map[uint64]string{}
+		c.conns[i].m = map[uint64]*connState{}
 	}
 	for i := range c.telemetry {
 		c.telemetry[i].m = map[codec.UUID]*telemetryClient{}
@@ -257,13 +265,13 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 	if !c.serves(h.RequestApiKey, h.RequestApiVersion) {
 		return nil, ErrUnsupportedRequest
 	}
-	clientID := c.connContext(conn, h)
+	clientID, cs := c.connContext(conn, h)
 	switch r := req.(type) {
 	case *codec.ApiVersionsRequest:
 		return c.apiVersions(h.RequestApiVersion, r), nil
 	case *codec.ConsumerGroupHeartbeatRequest:
 		resp := &codec.ConsumerGroupHeartbeatResponse{}
-		c.heartbeat(conn, clientID, h.RequestApiVersion, r, resp)
+		c.heartbeat(conn, clientID, cs, h.RequestApiVersion, r, resp)
 		return resp, nil
 	case *codec.ConsumerGroupDescribeRequest:
 		return c.describe(h.RequestApiVersion, r), nil
@@ -288,8 +296,8 @@ func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *co
 	if !c.serves(codec.ConsumerGroupHeartbeat, h.RequestApiVersion) {
 		return ErrUnsupportedRequest
 	}
-	clientID := c.connContext(conn, h)
-	c.heartbeat(conn, clientID, h.RequestApiVersion, req, resp)
+	clientID, cs := c.connContext(conn, h)
+	c.heartbeat(conn, clientID, cs, h.RequestApiVersion, req, resp)
 	return nil
 }
 
@@ -298,19 +306,19 @@ func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *co
 // connection's first request (null reads as "") is remembered and used for
 // every later request whose ClientId is null; a later request that sends a
 // ClientId is attributed to its own, and the connection keeps its first.
-func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) string {
+func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) (string, *connState) {
 	s := &c.conns[conn.ID%nConnShards]
 	s.mu.Lock()
-	first, seen := s.m[conn.ID]
-	if !seen {
-		first = h.ClientId.Value
-		s.m[conn.ID] = first
+	cs := s.m[conn.ID]
+	if cs == nil {
+		cs = &connState{first: h.ClientId.Value}
+		s.m[conn.ID] = cs
 	}
 	s.mu.Unlock()
 	if h.ClientId.Valid {
-		return h.ClientId.Value
+		return h.ClientId.Value, cs
 	}
-	return first
+	return cs.first, cs
 }
 
 // ConnClientID returns the ClientId the coordinator attributes to conn, and
@@ -319,8 +327,10 @@ func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
 	s := &c.conns[conn%nConnShards]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id, ok := s.m[conn]
-	return id, ok
+	if cs := s.m[conn]; cs != nil {
+		return cs.first, true
+	}
+	return "", false
 }
 
 // Disconnect forgets a connection's context. A new connection with the same

@@ -98,7 +98,7 @@ func fail(resp *codec.ConsumerGroupHeartbeatResponse, e *hbError) {
 
 // heartbeat serves ConsumerGroupHeartbeat into resp: validation, then the
 // leave path (epoch -1/-2) or the join/heartbeat path.
-func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+func (c *Coordinator) heartbeat(conn Conn, clientID string, cs *connState, version int16, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
 	if e := c.validate(version, r); e != nil {
 		fail(resp, e)
 		return
@@ -107,7 +107,7 @@ func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *co
 		c.leave(r, resp)
 		return
 	}
-	c.joinOrHeartbeat(conn, clientID, r, resp)
+	c.joinOrHeartbeat(conn, clientID, cs, r, resp)
 }
 
 // leave is the leave path of §B4.4: no epoch check against the stored epoch.
@@ -190,15 +190,22 @@ type lookup struct {
 
 // joinOrHeartbeat is the join/heartbeat path of §B4.4 with the decisions of
 // PROTOCOL.md A1 and A5, step for step as in the model.
-func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
 	join := r.MemberEpoch == joinEpoch
 	// 1. Group lookup: a join creates the group, but only if it succeeds.
 	var g *group
-	if join {
+	switch cg := cs.group.Load(); {
+	case cg != nil && cg.id == r.GroupId:
+		g = cg // live groups stay live
+		g.mu.Lock()
+	case join:
 		g = c.joinGroup(r.GroupId)
-	} else if g = c.liveGroup(r.GroupId); g == nil {
-		fail(resp, groupNotFound(r.GroupId))
-		return
+	default:
+		if g = c.liveGroup(r.GroupId); g == nil {
+			fail(resp, groupNotFound(r.GroupId))
+			return
+		}
+		cs.group.Store(g)
 	}
 	defer g.mu.Unlock()
 	now := c.clock.Now()
@@ -206,7 +213,9 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	if e != nil {
 		c.dropPhantom(g)
 		c.failKnown(g, r, resp, e)
+		return
 	}
+	cs.group.Store(g)
 }
 
 func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, now int64) *hbError {
