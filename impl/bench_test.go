@@ -331,12 +331,17 @@ func dropFixtures() {
 	runtime.GC()
 }
 
-// BenchmarkChurn: a member joins a group of 1000 and leaves again.
+// BenchmarkChurn: a member joins a group of n and leaves again (two epoch
+// bumps, two target recomputations).
 func BenchmarkChurn(b *testing.B) {
 	dropFixtures()
-	for _, kind := range []string{"model", "impl"} {
-		b.Run(fmt.Sprintf("members=1k/coord=%s", kind), func(b *testing.B) {
-			f := buildFixture(kind, 1000, 0)
+	for _, c := range []struct {
+		kind string
+		n    int
+	}{{"model", 1000}, {"impl", 1000}, {"impl", 100000}, {"impl", 1000000}} {
+		kind := c.kind
+		b.Run(fmt.Sprintf("members=%s/coord=%s", sizeName(c.n), kind), func(b *testing.B) {
+			f := buildFixture(kind, c.n, 0)
 			var resp codec.ConsumerGroupHeartbeatResponse
 			join := codec.ConsumerGroupHeartbeatRequest{GroupId: "group-0", RebalanceTimeoutMs: 60000,
 				SubscribedTopicNames: []string{"alpha", "beta", "gamma"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}

@@ -73,6 +73,11 @@ func TestMutantsAreCaught(t *testing.T) {
 			t.Logf("mutant %s caught; shrunk counterexample: %d steps; %s", m.Name, r.steps(), first)
 			if testing.Verbose() {
 				t.Log(strings.Join(r.errors, "\n"))
+				for _, l := range r.logs {
+					if strings.Contains(l, "draw action") {
+						t.Log(l)
+					}
+				}
 			}
 		})
 	}

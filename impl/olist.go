@@ -3,19 +3,21 @@ package impl
 import "sort"
 
 // olist is an order-statistic list of member indexes: sorted by a
-// comparison the caller supplies, with O(log n) select by rank and
-// O(log n + chunk) insert and delete. It is a list of sorted chunks with a
-// prefix count over the chunks, rebuilt lazily before a select.
+// comparison the caller supplies, with select by rank. It is a list of
+// sorted chunks of at most olistChunk elements and a Fenwick tree over the
+// chunk sizes: insert and delete cost O(log n + olistChunk), select
+// O(log n). The tree is rebuilt (O(n/olistChunk)) only when a chunk splits
+// or empties, once per ~olistChunk/2 updates at worst.
 type olist struct {
 	chunks [][]uint32
-	prefix []int // prefix[i] = number of elements before chunks[i]
+	tree   []int // Fenwick tree over len(chunks[i]), 1-based
+	valid  bool  // tree matches chunks
 	n      int
-	dirty  bool
 }
 
 const olistChunk = 512
 
-// less orders member indexes.
+// lessFunc orders member indexes.
 type lessFunc func(a, b uint32) bool
 
 func (l *olist) len() int { return l.n }
@@ -33,11 +35,38 @@ func (l *olist) chunkFor(x uint32, less lessFunc) int {
 	return i
 }
 
+// add changes chunk ci's count by d in the tree, if the tree is valid.
+func (l *olist) add(ci, d int) {
+	if !l.valid {
+		return
+	}
+	for i := ci + 1; i <= len(l.tree)-1; i += i & -i {
+		l.tree[i] += d
+	}
+}
+
+func (l *olist) rebuild() {
+	n := len(l.chunks)
+	if cap(l.tree) < n+1 {
+		l.tree = make([]int, n+1, 2*n+2)
+	}
+	l.tree = l.tree[:n+1]
+	clear(l.tree)
+	for i, c := range l.chunks {
+		j := i + 1
+		l.tree[j] += len(c)
+		if k := j + j&-j; k <= n {
+			l.tree[k] += l.tree[j]
+		}
+	}
+	l.valid = true
+}
+
 func (l *olist) insert(x uint32, less lessFunc) {
 	l.n++
-	l.dirty = true
 	if len(l.chunks) == 0 {
 		l.chunks = append(l.chunks, append(make([]uint32, 0, 8), x))
+		l.valid = false
 		return
 	}
 	ci := l.chunkFor(x, less)
@@ -53,6 +82,9 @@ func (l *olist) insert(x uint32, less lessFunc) {
 		l.chunks = append(l.chunks, nil)
 		copy(l.chunks[ci+2:], l.chunks[ci+1:])
 		l.chunks[ci+1] = right
+		l.valid = false
+	} else {
+		l.add(ci, 1)
 	}
 	l.chunks[ci] = c
 }
@@ -68,29 +100,36 @@ func (l *olist) remove(x uint32, less lessFunc) {
 	copy(c[j:], c[j+1:])
 	c = c[:len(c)-1]
 	l.n--
-	l.dirty = true
 	if len(c) == 0 {
 		copy(l.chunks[ci:], l.chunks[ci+1:])
 		l.chunks[len(l.chunks)-1] = nil
 		l.chunks = l.chunks[:len(l.chunks)-1]
+		l.valid = false
 		return
 	}
 	l.chunks[ci] = c
+	l.add(ci, -1)
 }
 
-// at returns the element of rank r (0-based).
+// at returns the element of rank r (0-based, r < len).
 func (l *olist) at(r int) uint32 {
-	if l.dirty {
-		l.prefix = l.prefix[:0]
-		s := 0
-		for _, c := range l.chunks {
-			l.prefix = append(l.prefix, s)
-			s += len(c)
-		}
-		l.dirty = false
+	if !l.valid {
+		l.rebuild()
 	}
-	i := sort.Search(len(l.prefix), func(i int) bool { return l.prefix[i] > r }) - 1
-	return l.chunks[i][r-l.prefix[i]]
+	// Fenwick descent: the largest prefix of chunks holding at most r
+	// elements.
+	pos, rem := 0, r
+	step := 1
+	for step*2 <= len(l.tree)-1 {
+		step *= 2
+	}
+	for ; step > 0; step /= 2 {
+		if next := pos + step; next <= len(l.tree)-1 && l.tree[next] <= rem {
+			pos = next
+			rem -= l.tree[next]
+		}
+	}
+	return l.chunks[pos][rem]
 }
 
 // each calls f on every element in order.

@@ -132,54 +132,84 @@ func drawUUID(t *rapid.T, label string) codec.UUID {
 
 // process returns an existing process or makes a new one.
 func (h *harness) process(t *rapid.T) *process {
-	if len(h.procs) > 0 && rapid.IntRange(0, 3).Draw(t, "newProcess") > 0 {
-		return h.procs[rapid.IntRange(0, len(h.procs)-1).Draw(t, "process")]
+	// Every draw is made whatever the state, so that rapid can delete a
+	// step without shifting how later steps read their draws; draws
+	// shrink towards 0, so 0 is the choice that makes the shortest
+	// counterexamples (an existing process, a v1 client).
+	fresh := rapid.IntRange(0, 3).Draw(t, "newProcess") == 3
+	pick := rapid.IntRange(0, 63).Draw(t, "process")
+	group := h.drawGroup(t)
+	version := 1 - int16(rapid.IntRange(0, 1).Draw(t, "v0"))
+	conn := uint64(rapid.IntRange(1, 4).Draw(t, "conn"))
+	idKind := rapid.IntRange(0, 9).Draw(t, "idKind")
+	odd := rapid.SampledFrom([]string{"", "m-1", "m-2", "M", "   "}).Draw(t, "oddID")
+	id := drawUUID(t, "id")
+	static := rapid.IntRange(0, 2).Draw(t, "static") == 0
+	instance := rapid.SampledFrom([]string{"i1", "i2", "i3"}).Draw(t, "instance")
+	if len(h.procs) > 0 && !fresh {
+		return h.procs[pick%len(h.procs)]
 	}
-	p := &process{group: h.drawGroup(t), version: int16(rapid.IntRange(0, 1).Draw(t, "version")), conn: uint64(rapid.IntRange(1, 4).Draw(t, "conn"))}
+	p := &process{group: group, version: version, conn: conn}
 	if p.version == 1 {
-		switch rapid.IntRange(0, 9).Draw(t, "idKind") {
+		switch idKind {
 		case 0:
-			p.memberID = rapid.SampledFrom([]string{"m-1", "m-2", "M", "   ", ""}).Draw(t, "oddID")
+			p.memberID = odd
 		case 1:
-			p.memberID = drawUUID(t, "id").String() // Kafka's base64 form
+			p.memberID = id.String() // Kafka's base64 form
 		default:
-			p.memberID = drawUUID(t, "id").Hex()
+			p.memberID = id.Hex()
 		}
 	}
-	if rapid.IntRange(0, 2).Draw(t, "static") == 0 {
-		p.instance = codec.Str(rapid.SampledFrom([]string{"i1", "i2", "i3"}).Draw(t, "instance"))
+	if static {
+		p.instance = codec.Str(instance)
 	}
 	h.procs = append(h.procs, p)
 	return p
 }
 
-func (h *harness) drawMemberID(t *rapid.T) string {
-	switch rapid.IntRange(0, 5).Draw(t, "otherID") {
-	case 0:
-		return ""
-	case 1:
-		return "ghost"
+// existing picks an existing process, or skips the step if there is none.
+func (h *harness) existing(t *rapid.T) *process {
+	pick := rapid.IntRange(0, 63).Draw(t, "process")
+	if len(h.procs) == 0 {
+		t.Skip("no process yet")
 	}
-	if len(h.seen) > 0 {
-		return h.seen[rapid.IntRange(0, len(h.seen)-1).Draw(t, "seenID")]
+	return h.procs[pick%len(h.procs)]
+}
+
+func (h *harness) drawMemberID(t *rapid.T) string {
+	kind := rapid.IntRange(0, 5).Draw(t, "otherID")
+	pick := rapid.IntRange(0, 63).Draw(t, "seenID")
+	switch {
+	case kind == 0:
+		return ""
+	case kind == 1:
+		return "ghost"
+	case len(h.seen) > 0:
+		return h.seen[pick%len(h.seen)]
 	}
 	return "nobody"
 }
 
 func (h *harness) header(t *rapid.T, key codec.APIKey, version int16, conn uint64) *codec.RequestHeader {
 	hd := &codec.RequestHeader{RequestApiKey: key, RequestApiVersion: version, CorrelationId: int32(h.steps)}
-	if !h.conns[conn] || rapid.IntRange(0, 4).Draw(t, "clientIdAgain") == 0 {
-		hd.ClientId = codec.Str(rapid.SampledFrom([]string{"app", "app-2", ""}).Draw(t, "clientId"))
+	again := rapid.IntRange(0, 4).Draw(t, "clientIdAgain") == 0
+	clientID := rapid.SampledFrom([]string{"app", "app-2", ""}).Draw(t, "clientId")
+	if !h.conns[conn] || again {
+		hd.ClientId = codec.Str(clientID)
 	}
-	switch rapid.IntRange(0, 5).Draw(t, "instanceHeader") {
+	kind := rapid.IntRange(0, 5).Draw(t, "instanceHeader")
+	fresh := rapid.Bool().Draw(t, "newInstanceId")
+	u := drawUUID(t, "instanceId")
+	pick := rapid.IntRange(0, 63).Draw(t, "instanceIdx")
+	switch kind {
 	case 0:
 	case 1:
 		hd.ClientInstanceId = codec.SomeUUID(codec.UUID{})
 	default:
-		if len(h.inst) == 0 || rapid.Bool().Draw(t, "newInstanceId") {
-			h.inst = append(h.inst, drawUUID(t, "instanceId"))
+		if len(h.inst) == 0 || fresh {
+			h.inst = append(h.inst, u)
 		}
-		hd.ClientInstanceId = codec.SomeUUID(h.inst[rapid.IntRange(0, len(h.inst)-1).Draw(t, "instanceIdx")])
+		hd.ClientInstanceId = codec.SomeUUID(h.inst[pick%len(h.inst)])
 	}
 	return hd
 }
@@ -280,11 +310,15 @@ func (h *harness) join(t *rapid.T) {
 	if rapid.IntRange(0, 7).Draw(t, "rackSet") == 0 {
 		req.RackId = codec.Str(rapid.SampledFrom([]string{"r1", "r2", " "}).Draw(t, "rack"))
 	}
-	if p.version >= 1 && rapid.IntRange(0, 3).Draw(t, "useRegex") == 0 {
-		req.SubscribedTopicRegex = codec.Str(rapid.SampledFrom([]string{"a.*", "(beta|gamma)", "", "[bad"}).Draw(t, "regex"))
+	useRegex := rapid.IntRange(0, 3).Draw(t, "useRegex") == 0
+	regex := rapid.SampledFrom([]string{"a.*", "(beta|gamma)", "", "[bad"}).Draw(t, "regex")
+	namesToo := rapid.Bool().Draw(t, "namesToo")
+	names := h.drawNames(t)
+	if p.version >= 1 && useRegex {
+		req.SubscribedTopicRegex = codec.Str(regex)
 	}
-	if !req.SubscribedTopicRegex.Valid || rapid.Bool().Draw(t, "namesToo") {
-		req.SubscribedTopicNames = h.drawNames(t)
+	if !req.SubscribedTopicRegex.Valid || namesToo {
+		req.SubscribedTopicNames = names
 	}
 	switch rapid.IntRange(0, 11).Draw(t, "joinOddity") {
 	case 0:
@@ -303,10 +337,7 @@ func (h *harness) join(t *rapid.T) {
 }
 
 func (h *harness) heartbeat(t *rapid.T) {
-	if len(h.procs) == 0 {
-		t.Skip("no process yet")
-	}
-	p := h.procs[rapid.IntRange(0, len(h.procs)-1).Draw(t, "process")]
+	p := h.existing(t)
 	req := &codec.ConsumerGroupHeartbeatRequest{GroupId: p.group, MemberId: p.memberID, InstanceId: p.instance, RebalanceTimeoutMs: -1}
 	switch rapid.IntRange(0, 5).Draw(t, "epochKind") {
 	case 0:
@@ -322,7 +353,7 @@ func (h *harness) heartbeat(t *rapid.T) {
 		req.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{}
 	default:
 		req.TopicPartitions = append([]codec.ConsumerGroupHeartbeatTopicPartitions{}, p.owned...)
-		if len(req.TopicPartitions) > 0 && rapid.IntRange(0, 3).Draw(t, "dropReported") == 0 {
+		if rapid.IntRange(0, 3).Draw(t, "dropReported") == 0 && len(req.TopicPartitions) > 0 {
 			req.TopicPartitions = req.TopicPartitions[1:]
 		}
 		if rapid.IntRange(0, 7).Draw(t, "bogusReported") == 0 {
@@ -343,12 +374,9 @@ func (h *harness) heartbeat(t *rapid.T) {
 }
 
 func (h *harness) leave(t *rapid.T) {
-	if len(h.procs) == 0 {
-		t.Skip("no process yet")
-	}
-	p := h.procs[rapid.IntRange(0, len(h.procs)-1).Draw(t, "process")]
+	p := h.existing(t)
 	req := &codec.ConsumerGroupHeartbeatRequest{GroupId: p.group, MemberId: p.memberID, InstanceId: p.instance, MemberEpoch: -1, RebalanceTimeoutMs: -1}
-	if p.instance.Valid && rapid.Bool().Draw(t, "temporary") {
+	if rapid.Bool().Draw(t, "temporary") && p.instance.Valid {
 		req.MemberEpoch = -2
 	}
 	switch rapid.IntRange(0, 5).Draw(t, "leaveOddity") {
@@ -397,8 +425,10 @@ func (h *harness) telemetry(t *rapid.T) {
 	conn := uint64(rapid.IntRange(1, 4).Draw(t, "conn"))
 	version := int16(rapid.IntRange(0, 1).Draw(t, "telemetryVersion"))
 	var body codec.UUID
-	if version == 0 && rapid.Bool().Draw(t, "bodyID") && len(h.inst) > 0 {
-		body = h.inst[rapid.IntRange(0, len(h.inst)-1).Draw(t, "instanceIdx")]
+	useBody := rapid.Bool().Draw(t, "bodyID")
+	pick := rapid.IntRange(0, 63).Draw(t, "instanceIdx")
+	if version == 0 && useBody && len(h.inst) > 0 {
+		body = h.inst[pick%len(h.inst)]
 	}
 	if rapid.Bool().Draw(t, "get") {
 		h.do(t, conn, h.header(t, codec.GetTelemetrySubscriptions, version, conn), &codec.GetTelemetrySubscriptionsRequest{ClientInstanceId: body})
