@@ -11,9 +11,9 @@ import (
 // invariant observations, which the checker does not need) and returns its
 // history. Groups have two clients each, so the cost per partition stays
 // small and the total grows with the number of groups.
-func benchHistory(tb testing.TB, groups, rounds int) (Plan, History) {
+func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (Plan, History) {
 	o := DefaultOptions()
-	o.Clients, o.Groups, o.Rounds = 2*groups, groups, rounds
+	o.Clients, o.Groups, o.Rounds, o.Parallel = 2*groups, groups, rounds, parallel
 	plan := NewPlan(42, o)
 	plan.DescribeEvery = 8
 	m := NewModelTarget(plan.ModelConfig())
@@ -30,7 +30,7 @@ func benchHistory(tb testing.TB, groups, rounds int) (Plan, History) {
 // clients). Partitioning by group keeps the cost per operation about flat.
 func BenchmarkCheck(b *testing.B) {
 	for _, groups := range []int{10, 100, 1000} {
-		plan, h := benchHistory(b, groups, 170)
+		plan, h := benchHistory(b, groups, 210, false)
 		b.Run(fmt.Sprintf("ops=%d/groups=%d", len(h), groups), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
@@ -46,7 +46,7 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkCheckIllegal measures finding a wrong response in the last
 // operations of a 100k-operation history.
 func BenchmarkCheckIllegal(b *testing.B) {
-	plan, h := benchHistory(b, 1000, 170)
+	plan, h := benchHistory(b, 1000, 210, false)
 	for i := len(h) - 1; i >= 0; i-- {
 		if r, ok := h[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
 			r.MemberEpoch += 7
@@ -60,4 +60,21 @@ func BenchmarkCheckIllegal(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCheckParallel measures histories whose rounds were delivered
+// concurrently (against impl's concurrency, operations of one round
+// overlap): porcupine searches those partitions.
+func BenchmarkCheckParallel(b *testing.B) {
+	for _, groups := range []int{10, 100, 1000} {
+		plan, h := benchHistory(b, groups, 210, true)
+		b.Run(fmt.Sprintf("ops=%d/groups=%d", len(h), groups), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if rep := CheckHistory(plan, h, CheckOptions{}); rep.Linearizable != "Ok" {
+					b.Fatalf("%s: %s", rep.Linearizable, rep.Mismatch)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(h)), "ns/checked-op")
+		})
+	}
 }
