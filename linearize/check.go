@@ -312,22 +312,3 @@ func FirstMismatch(cfg model.Config, h History) string {
 	}
 	return ""
 }
-
-// Summary counts a run's operations by api.
-func (h History) Summary() map[string]int {
-	out := map[string]int{}
-	for _, op := range h {
-		out[op.Header.RequestApiKey.String()]++
-	}
-	return out
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}

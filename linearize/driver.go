@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -42,18 +44,10 @@ type Result struct {
 	Quiescent bool
 }
 
+// outstanding is a request a process awaits the response to.
 type outstanding struct {
-	corr  int32
-	kind  string // "hb", "leave", "apiversions", "telemetry", "describe", "leavegroup"
-	sent  int    // round
-	conn  uint64
-	call  *LeaveGroupCallState
-	group string
-}
-
-// LeaveGroupCallState tracks one admin LeaveGroup call.
-type LeaveGroupCallState struct {
-	Version int16
+	corr int32
+	sent int // round
 }
 
 type proc struct {
@@ -69,36 +63,34 @@ type proc struct {
 	host     string
 	versions bool // an ApiVersions response has arrived
 
-	live      bool
-	wants     bool
-	hb        *outstanding
-	leave     *outstanding
-	others    []*outstanding
-	lastHB    int
-	nextTry   int
-	nreq      int
-	nextAct   int
-	subID     int32
-	hasSub    bool
-	allIDs    map[string]bool
-	inflight  map[string]int
-	lastSeen  int64 // coordinator time of the last delivered request; -1 none
-	leftAt    int64 // coordinator time its last leave (epoch -1) was processed; -1 none
-	ended     int   // round the process ended
-	triedJoin bool
+	live     bool
+	wants    bool
+	hb       *outstanding
+	leave    *outstanding
+	others   []*outstanding
+	lastHB   int
+	nextTry  int
+	nreq     int
+	nextAct  int
+	subID    int32
+	hasSub   bool
+	allIDs   map[string]bool
+	inflight map[string]int
+	lastSeen int64 // coordinator time of the last delivered request; -1 none
+	leftAt   int64 // coordinator time its last leave (epoch -1) was processed; -1 none
+	ended    int   // round the process ended
 }
 
 type request struct {
-	p        *proc
-	conn     Conn
-	h        codec.RequestHeader
-	req      codec.Message
-	sent     int
-	deliver  int
-	fault    *Fault // what happens to the response (lost/delayed)
-	dup      bool
-	note     string
-	firstReq bool
+	p       *proc
+	conn    Conn
+	h       codec.RequestHeader
+	req     codec.Message
+	sent    int
+	deliver int
+	fault   *Fault // what happens to the response (lost/delayed)
+	dup     bool
+	note    string
 }
 
 type response struct {
@@ -138,6 +130,9 @@ type driver struct {
 	ghosts  map[string]bool
 	hbEvery int
 	genIDs  []codec.UUID
+	// described are the describe responses delivered this round, for
+	// observe when the target has no snapshot.
+	described []*codec.ConsumerGroupDescribeResponse
 	// nextProbeHeader spoils the next prober header (probe.go).
 	nextProbeHeader ProbeKind
 }
@@ -305,8 +300,8 @@ func (d *driver) openConn(p *proc) {
 
 // send puts a request of p on the simulated network, applying the fault
 // planned for it.
-func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Message, kind string) *outstanding {
-	first := p.conn != nil && d.firstOnConn(p)
+func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Message) *outstanding {
+	first := p.conn.Fresh()
 	h := p.c.Header(p.conn, key, version)
 	if p.role == "prober" {
 		d.probeHeader(&h)
@@ -314,8 +309,8 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 		d.violate(err)
 	}
 	p.nreq++
-	r := &request{p: p, conn: Conn{ID: p.connID, Host: p.host}, h: h, req: req, sent: d.round, deliver: d.round, firstReq: first}
-	o := &outstanding{corr: h.CorrelationId, kind: kind, sent: d.round, conn: p.connID}
+	r := &request{p: p, conn: Conn{ID: p.connID, Host: p.host}, h: h, req: req, sent: d.round, deliver: d.round}
+	o := &outstanding{corr: h.CorrelationId, sent: d.round}
 	if f, ok := d.faults[[2]int{p.idx, p.nreq}]; ok && p.role == "client" {
 		d.res.Faults[f.Kind]++
 		switch f.Kind {
@@ -336,15 +331,6 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 	}
 	d.enqueue(r)
 	return o
-}
-
-func (d *driver) firstOnConn(p *proc) bool { return p.conn != nil && isFresh(p.conn) }
-
-// isFresh reports whether no request was built on the connection yet.
-func isFresh(c *model.ClientConn) bool {
-	// model.ClientConn counts requests privately; a fresh one compares
-	// equal to the zero value.
-	return *c == model.ClientConn{}
 }
 
 func (d *driver) enqueue(r *request) {
@@ -455,6 +441,9 @@ func (d *driver) deliver(r *request) {
 	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == "client" {
 		r.p.allIDs[hb.MemberId.Value] = true
 		out.ids = []string{hb.MemberId.Value}
+	}
+	if r, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok {
+		d.described = append(d.described, r)
 	}
 	if g, ok := resp.(*codec.GetTelemetrySubscriptionsResponse); ok && r.h.RequestApiVersion == 0 && g.ErrorCode == codec.None {
 		d.genIDs = append(d.genIDs, g.ClientInstanceId)
@@ -587,7 +576,7 @@ func (d *driver) act(p *proc) {
 	if !p.versions {
 		if len(p.others) == 0 {
 			req, v := p.c.ApiVersionsRequest()
-			p.others = append(p.others, d.send(p, codec.ApiVersions, v, req, "apiversions"))
+			p.others = append(p.others, d.send(p, codec.ApiVersions, v, req))
 		}
 		return
 	}
@@ -618,7 +607,7 @@ func (d *driver) act(p *proc) {
 		st := p.c.State()
 		if st != model.Joined || d.round-p.lastHB >= d.hbEvery {
 			req, v := p.c.NextHeartbeat()
-			p.hb = d.send(p, codec.ConsumerGroupHeartbeat, v, req, "hb")
+			p.hb = d.send(p, codec.ConsumerGroupHeartbeat, v, req)
 		}
 	}
 }
@@ -634,7 +623,7 @@ func (d *driver) do(p *proc, k ActionKind) {
 		if st == model.Joined || st == model.Joining {
 			p.hb = nil
 			req, v := p.c.Leave(k == StaticLeave)
-			p.leave = d.send(p, codec.ConsumerGroupHeartbeat, v, req, "leave")
+			p.leave = d.send(p, codec.ConsumerGroupHeartbeat, v, req)
 		}
 	case Close:
 		d.close(p)
@@ -649,16 +638,16 @@ func (d *driver) do(p *proc, k ActionKind) {
 		d.openConn(p)
 		// ApiVersions again on the new connection, without blocking.
 		req, v := p.c.ApiVersionsRequest()
-		p.others = append(p.others, d.send(p, codec.ApiVersions, v, req, "apiversions"))
+		p.others = append(p.others, d.send(p, codec.ApiVersions, v, req))
 	case Telemetry:
 		if p.hasSub {
 			v := p.version(codec.PushTelemetry, 1)
 			req := p.c.PushTelemetry(v, p.subID, false, []byte("metrics"))
-			p.others = append(p.others, d.send(p, codec.PushTelemetry, v, req, "telemetry"))
+			p.others = append(p.others, d.send(p, codec.PushTelemetry, v, req))
 		} else {
 			v := p.version(codec.GetTelemetrySubscriptions, 1)
 			req := p.c.GetTelemetrySubscriptions(v)
-			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, v, req, "telemetry"))
+			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, v, req))
 		}
 	}
 }
@@ -674,7 +663,7 @@ func (p *proc) version(key codec.APIKey, want int16) int16 {
 func (d *driver) close(p *proc) {
 	req, v := p.c.Close()
 	if req != nil {
-		d.send(p, codec.ConsumerGroupHeartbeat, v, req, "leave")
+		d.send(p, codec.ConsumerGroupHeartbeat, v, req)
 	}
 	p.live, p.wants, p.ended = false, false, d.round
 	p.hb, p.leave, p.others = nil, nil, nil
@@ -692,7 +681,7 @@ func (d *driver) actAdmin(p *proc) {
 		max := p.version(codec.LeaveGroup, 5)
 		calls, _ := model.PlanLeaveGroup(a.Group, members, max)
 		for _, call := range calls {
-			p.others = append(p.others, d.send(p, codec.LeaveGroup, call.Version, call.Request, "leavegroup"))
+			p.others = append(p.others, d.send(p, codec.LeaveGroup, call.Version, call.Request))
 		}
 	}
 }
@@ -700,7 +689,7 @@ func (d *driver) actAdmin(p *proc) {
 func (d *driver) sendDescribe(p *proc, group string) {
 	v := p.version(codec.ConsumerGroupDescribe, 1)
 	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}}
-	p.others = append(p.others, d.send(p, codec.ConsumerGroupDescribe, v, req, "describe"))
+	p.others = append(p.others, d.send(p, codec.ConsumerGroupDescribe, v, req))
 }
 
 func (d *driver) violate(err error) {
@@ -720,21 +709,16 @@ func (d *driver) violate(err error) {
 // round.
 func (d *driver) observe(final bool) {
 	var groups []model.GroupSnapshot
+	described := d.described
+	d.described = nil
 	if d.snap != nil {
 		groups = d.snap.Snapshot()
 	} else {
-		seen := false
-		for _, op := range d.hist {
-			if op.At != d.now || op.Response == nil {
-				continue
-			}
-			if r, ok := op.Response.(*codec.ConsumerGroupDescribeResponse); ok {
-				groups = append(groups, model.SnapshotFromDescribe(r)...)
-				seen = true
-			}
-		}
-		if !seen {
+		if len(described) == 0 {
 			return
+		}
+		for _, r := range described {
+			groups = append(groups, model.SnapshotFromDescribe(r)...)
 		}
 	}
 	o := model.Observation{Now: d.now, Groups: groups, GeneratedIDs: d.genIDs}
@@ -748,14 +732,8 @@ func (d *driver) observe(final bool) {
 			Left:             p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
 			Joined:           p.live && p.c.State() == model.Joined,
 		}
-		for id := range p.inflight {
-			mp.InFlight = append(mp.InFlight, id)
-		}
-		for id := range p.allIDs {
-			mp.AllIDs = append(mp.AllIDs, id)
-		}
-		sort.Strings(mp.InFlight)
-		sort.Strings(mp.AllIDs)
+		mp.InFlight = slices.Sorted(maps.Keys(p.inflight))
+		mp.AllIDs = slices.Sorted(maps.Keys(p.allIDs))
 		// A member may outlive its process by one session timeout (a
 		// crash, a lost leave, a static member parked at -2), but not a
 		// leave the coordinator processed: from then on, a member left

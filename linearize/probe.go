@@ -32,21 +32,21 @@ func (d *driver) actProber(p *proc) {
 		case ProbeEmptyMemberID:
 			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberEpoch: 0, RebalanceTimeoutMs: 30000,
 				SubscribedTopicNames: []string{"alpha"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
-			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req, "probe"))
+			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
 		case ProbeZeroInstanceID:
 			d.nextProbeHeader = pr.Kind
-			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, 1, &codec.GetTelemetrySubscriptionsRequest{}, "probe"))
+			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, 1, &codec.GetTelemetrySubscriptionsRequest{}))
 		case ProbeNoInstanceID:
 			d.nextProbeHeader = pr.Kind
 			req := &codec.PushTelemetryRequest{SubscriptionId: 1, Metrics: []byte("m")}
-			p.others = append(p.others, d.send(p, codec.PushTelemetry, 1, req, "probe"))
+			p.others = append(p.others, d.send(p, codec.PushTelemetry, 1, req))
 		case ProbeStaleHeartbeat:
 			id, epoch, ok := d.lastDescribed(pr.Group, pr.Pick)
 			if !ok {
 				continue
 			}
 			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch + 1000, RebalanceTimeoutMs: -1}
-			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req, "probe"))
+			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
 		}
 	}
 }

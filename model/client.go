@@ -163,6 +163,9 @@ type ClientConn struct {
 	sent int
 }
 
+// Fresh reports whether no request was built on the connection yet.
+func (c *ClientConn) Fresh() bool { return c.sent == 0 }
+
 // Header builds the header of the next request on conn: a fresh
 // correlation id, ClientId on the connection's first request only, and the
 // client instance id in tag 0 whenever the header is v2.

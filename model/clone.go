@@ -2,6 +2,8 @@ package model
 
 import (
 	"encoding/binary"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -70,20 +72,12 @@ func (c *Coordinator) SetIDSource(f func() codec.UUID) { c.cfg.NewID = f }
 // equal. The linearizability checker uses it for Equal and Hash.
 func (c *Coordinator) AppendState(b []byte) []byte {
 	b = binary.AppendVarint(b, c.now)
-	gids := make([]string, 0, len(c.groups))
-	for id := range c.groups {
-		gids = append(gids, id)
-	}
-	sort.Strings(gids)
+	gids := slices.Sorted(maps.Keys(c.groups))
 	b = binary.AppendUvarint(b, uint64(len(gids)))
 	for _, id := range gids {
 		b = c.groups[id].appendState(b)
 	}
-	cids := make([]uint64, 0, len(c.conns))
-	for id := range c.conns {
-		cids = append(cids, id)
-	}
-	sort.Slice(cids, func(i, j int) bool { return cids[i] < cids[j] })
+	cids := slices.Sorted(maps.Keys(c.conns))
 	b = binary.AppendUvarint(b, uint64(len(cids)))
 	for _, id := range cids {
 		b = binary.AppendUvarint(b, id)
@@ -108,11 +102,7 @@ func (c *Coordinator) AppendState(b []byte) []byte {
 func (g *group) appendState(b []byte) []byte {
 	b = appendString(b, g.id)
 	b = binary.AppendVarint(b, int64(g.epoch))
-	ids := make([]string, 0, len(g.members))
-	for id := range g.members {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(g.members))
 	b = binary.AppendUvarint(b, uint64(len(ids)))
 	for _, id := range ids {
 		m := g.members[id]

@@ -2,7 +2,8 @@ package model
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -63,12 +64,7 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	if includeOps {
 		out.AuthorizedOperations = groupOperations
 	}
-	ids := make([]string, 0, len(g.members))
-	for mid := range g.members {
-		ids = append(ids, mid)
-	}
-	sort.Strings(ids)
-	for _, mid := range ids {
+	for _, mid := range slices.Sorted(maps.Keys(g.members)) {
 		m := g.members[mid]
 		dm := codec.DescribedMember{
 			MemberId:             m.id,

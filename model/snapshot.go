@@ -1,6 +1,8 @@
 package model
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -39,21 +41,12 @@ type GroupSnapshot struct {
 // Snapshot returns every group the coordinator holds, in group id order,
 // including what Describe cannot show (pending revocations).
 func (c *Coordinator) Snapshot() []GroupSnapshot {
-	ids := make([]string, 0, len(c.groups))
-	for id := range c.groups {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(c.groups))
 	out := make([]GroupSnapshot, 0, len(ids))
 	for _, id := range ids {
 		g := c.groups[id]
 		gs := GroupSnapshot{GroupID: id, Epoch: g.epoch}
-		mids := make([]string, 0, len(g.members))
-		for mid := range g.members {
-			mids = append(mids, mid)
-		}
-		sort.Strings(mids)
-		for _, mid := range mids {
+		for _, mid := range slices.Sorted(maps.Keys(g.members)) {
 			m := g.members[mid]
 			gs.Members = append(gs.Members, MemberSnapshot{
 				MemberID:   m.id,
