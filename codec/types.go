@@ -20,7 +20,11 @@ func (u UUID) IsZero() bool { return u == UUID{} }
 func (u UUID) String() string { return base64.RawURLEncoding.EncodeToString(u[:]) }
 
 // Hex formats u in the RFC 4122 form (8-4-4-4-12 hex digits).
-func (u UUID) Hex() string {
+func (u UUID) Hex() string { return string(u.AppendHex(nil)) }
+
+// AppendHex appends the RFC 4122 form of u to dst, without allocating when
+// dst has room.
+func (u *UUID) AppendHex(dst []byte) []byte {
 	var b [36]byte
 	hex.Encode(b[0:8], u[0:4])
 	b[8] = '-'
@@ -31,7 +35,7 @@ func (u UUID) Hex() string {
 	hex.Encode(b[19:23], u[8:10])
 	b[23] = '-'
 	hex.Encode(b[24:], u[10:])
-	return string(b[:])
+	return append(dst, b[:]...)
 }
 
 // MostSignificant and LeastSignificant return the two int64 halves, as

@@ -2,7 +2,8 @@ package impl
 
 import (
 	"encoding/base64"
-	"encoding/hex"
+
+	"github.com/ghostcheck/ghostcheck/codec"
 )
 
 // Member ids are any non-blank strings, but clients send UUIDs: the
@@ -75,17 +76,7 @@ var hexVal = func() (t [256]byte) {
 func appendID(dst []byte, u *[16]byte, f idForm) []byte {
 	switch f {
 	case formHex:
-		var b [36]byte
-		hex.Encode(b[0:8], u[0:4])
-		b[8] = '-'
-		hex.Encode(b[9:13], u[4:6])
-		b[13] = '-'
-		hex.Encode(b[14:18], u[6:8])
-		b[18] = '-'
-		hex.Encode(b[19:23], u[8:10])
-		b[23] = '-'
-		hex.Encode(b[24:], u[10:])
-		return append(dst, b[:]...)
+		return (*codec.UUID)(u).AppendHex(dst)
 	case formB64:
 		var b [22]byte
 		base64.RawURLEncoding.Encode(b[:], u[:])
