@@ -90,13 +90,13 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		printSummary(stdout, cfg, phases)
 	}
-	return exitStatus(cfg, phases)
+	return exitStatus(phases)
 }
 
 // exitStatus: 0 when every checked phase is Ok. In the v1-vs-v0 comparison
 // the v0 phase is the control: its ghosts are expected, so only the KIP-1082
 // clients decide the status.
-func exitStatus(cfg runConfig, phases []*phaseSummary) int {
+func exitStatus(phases []*phaseSummary) int {
 	for _, p := range phases {
 		if len(phases) > 1 && p.Version == 0 {
 			continue
