@@ -755,12 +755,10 @@ func (d *driver) observe(final bool) {
 	}
 	if err := model.NoGhosts(o); err != nil {
 		d.violate(err)
-		for _, g := range groups {
-			for _, m := range g.Members {
-				if model.NoGhosts(model.Observation{Now: o.Now, Groups: []model.GroupSnapshot{{GroupID: g.GroupID, Members: []model.MemberSnapshot{m}}}, Processes: o.Processes}) != nil && !d.ghosts[m.MemberID] {
-					d.ghosts[m.MemberID] = true
-					d.res.Ghosts = append(d.res.Ghosts, m.MemberID)
-				}
+		for _, g := range model.Ghosts(o) {
+			if id := g.Member.MemberID; !d.ghosts[id] {
+				d.ghosts[id] = true
+				d.res.Ghosts = append(d.res.Ghosts, id)
 			}
 		}
 	}

@@ -99,15 +99,31 @@ func legitimate(o Observation, g, m string) bool {
 // whose response was lost (ConsumerGroupHeartbeat v0) is a ghost at once:
 // its process is alive and will never learn the id.
 func NoGhosts(o Observation) error {
+	if gs := Ghosts(o); len(gs) > 0 {
+		g := gs[0]
+		return violation("NoGhosts", "group %s holds member %s (epoch %d) that no live process holds and no recently ended process accounts for, at t=%d",
+			g.GroupID, g.Member.MemberID, g.Member.Epoch, o.Now)
+	}
+	return nil
+}
+
+// Ghost is a member NoGhosts objects to.
+type Ghost struct {
+	GroupID string
+	Member  MemberSnapshot
+}
+
+// Ghosts lists every ghost of the observation, in group and member order.
+func Ghosts(o Observation) []Ghost {
+	var out []Ghost
 	for _, g := range o.Groups {
 		for _, m := range g.Members {
 			if !legitimate(o, g.GroupID, m.MemberID) {
-				return violation("NoGhosts", "group %s holds member %s (epoch %d) that no live process holds and no recently ended process accounts for, at t=%d",
-					g.GroupID, m.MemberID, m.Epoch, o.Now)
+				out = append(out, Ghost{GroupID: g.GroupID, Member: m})
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // OneMemberPerProcess: each live process accounts for at most one member.

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -231,4 +232,22 @@ func TestMemberIDTracker(t *testing.T) {
 	wantRule(t, "another process may have its own", tr.Observe(live("q", "g", "m2")), "")
 	p.MemberID = "m1-again"
 	wantRule(t, "a process changing its member id", tr.Observe(p), "StableMemberID")
+}
+
+// Ghosts names every ghost, not only the first NoGhosts reports.
+func TestGhostsListsEveryGhost(t *testing.T) {
+	o := Observation{
+		Now: 1000,
+		Groups: []GroupSnapshot{{GroupID: "g", Members: []MemberSnapshot{
+			{MemberID: "a", Epoch: 1}, {MemberID: "live", Epoch: 1}, {MemberID: "z", Epoch: 2},
+		}}},
+		Processes: []Process{{Name: "p", GroupID: "g", MemberID: "live", Live: true, Joined: true, AllIDs: []string{"live"}}},
+	}
+	gs := Ghosts(o)
+	if len(gs) != 2 || gs[0].Member.MemberID != "a" || gs[1].Member.MemberID != "z" || gs[0].GroupID != "g" {
+		t.Fatalf("Ghosts = %+v, want members a and z of group g", gs)
+	}
+	if err := NoGhosts(o); err == nil || !strings.Contains(err.Error(), "member a ") {
+		t.Fatalf("NoGhosts = %v, want it to report member a first", err)
+	}
 }
