@@ -236,18 +236,18 @@ func TestMemberIDTracker(t *testing.T) {
 
 // Ghosts names every ghost, not only the first NoGhosts reports.
 func TestGhostsListsEveryGhost(t *testing.T) {
-	o := Observation{
+	o := model.Observation{
 		Now: 1000,
-		Groups: []GroupSnapshot{{GroupID: "g", Members: []MemberSnapshot{
+		Groups: []model.GroupSnapshot{{GroupID: "g", Members: []model.MemberSnapshot{
 			{MemberID: "a", Epoch: 1}, {MemberID: "live", Epoch: 1}, {MemberID: "z", Epoch: 2},
 		}}},
-		Processes: []Process{{Name: "p", GroupID: "g", MemberID: "live", Live: true, Joined: true, AllIDs: []string{"live"}}},
+		Processes: []model.Process{{Name: "p", GroupID: "g", MemberID: "live", Live: true, Joined: true, AllIDs: []string{"live"}}},
 	}
-	gs := Ghosts(o)
+	gs := model.Ghosts(o)
 	if len(gs) != 2 || gs[0].Member.MemberID != "a" || gs[1].Member.MemberID != "z" || gs[0].GroupID != "g" {
 		t.Fatalf("Ghosts = %+v, want members a and z of group g", gs)
 	}
-	if err := NoGhosts(o); err == nil || !strings.Contains(err.Error(), "member a ") {
+	if err := model.NoGhosts(o); err == nil || !strings.Contains(err.Error(), "member a ") {
 		t.Fatalf("NoGhosts = %v, want it to report member a first", err)
 	}
 }
