@@ -67,11 +67,12 @@ func (m *LeaveGroupRequest) AppendTo(dst []byte, version int16) ([]byte, error) 
 // ReadFrom implements Message.
 func (m *LeaveGroupRequest) ReadFrom(r *Reader) {
 	v := r.Version()
-	m.GroupId = r.String("GroupId")
+	m.GroupId = r.String("GroupId", m.GroupId)
+	memberID := m.MemberId
 	m.MemberId = ""
 	m.UnknownTags = nil
 	if v <= 2 {
-		m.MemberId = r.String("MemberId")
+		m.MemberId = r.String("MemberId", memberID)
 		m.Members = nil
 		return
 	}
@@ -80,11 +81,12 @@ func (m *LeaveGroupRequest) ReadFrom(r *Reader) {
 	m.Members = resize(m.Members, n)
 	for i := range m.Members {
 		mb := &m.Members[i]
-		mb.MemberId = r.String("Members.MemberId")
-		mb.GroupInstanceId = r.NullableString("Members.GroupInstanceId")
+		mb.MemberId = r.String("Members.MemberId", mb.MemberId)
+		mb.GroupInstanceId = r.NullableString("Members.GroupInstanceId", mb.GroupInstanceId)
+		reason := mb.Reason
 		mb.Reason = Null
 		if v >= 5 {
-			mb.Reason = r.NullableString("Members.Reason")
+			mb.Reason = r.NullableString("Members.Reason", reason)
 		}
 		mb.UnknownTags = nil
 		if r.Flexible() {
@@ -164,8 +166,8 @@ func (m *LeaveGroupResponse) ReadFrom(r *Reader) {
 	m.Members = resize(m.Members, n)
 	for i := range m.Members {
 		mb := &m.Members[i]
-		mb.MemberId = r.String("Members.MemberId")
-		mb.GroupInstanceId = r.NullableString("Members.GroupInstanceId")
+		mb.MemberId = r.String("Members.MemberId", mb.MemberId)
+		mb.GroupInstanceId = r.NullableString("Members.GroupInstanceId", mb.GroupInstanceId)
 		mb.ErrorCode = ErrorCode(r.Int16("Members.ErrorCode"))
 		mb.UnknownTags = nil
 		if r.Flexible() {

@@ -35,8 +35,8 @@ func (m *ApiVersionsRequest) ReadFrom(r *Reader) {
 	m.ClientSoftwareName, m.ClientSoftwareVersion = "", ""
 	m.UnknownTags = nil
 	if r.Version() >= 3 {
-		m.ClientSoftwareName = r.String("ClientSoftwareName")
-		m.ClientSoftwareVersion = r.String("ClientSoftwareVersion")
+		m.ClientSoftwareName = r.String("ClientSoftwareName", m.ClientSoftwareName)
+		m.ClientSoftwareVersion = r.String("ClientSoftwareVersion", m.ClientSoftwareVersion)
 		m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
 	}
 }
@@ -250,7 +250,7 @@ func (m *ApiVersionsResponse) ReadFrom(r *Reader) {
 			m.SupportedFeatures = resize(supported, n)
 			for i := range m.SupportedFeatures {
 				f := &m.SupportedFeatures[i]
-				f.Name = r.String("SupportedFeatures.Name")
+				f.Name = r.String("SupportedFeatures.Name", f.Name)
 				f.MinVersion = r.Int16("SupportedFeatures.MinVersion")
 				f.MaxVersion = r.Int16("SupportedFeatures.MaxVersion")
 				f.UnknownTags = r.UnknownTags("SupportedFeatures.TaggedFields", nil)
@@ -264,7 +264,7 @@ func (m *ApiVersionsResponse) ReadFrom(r *Reader) {
 			m.FinalizedFeatures = resize(finalized, n)
 			for i := range m.FinalizedFeatures {
 				f := &m.FinalizedFeatures[i]
-				f.Name = r.String("FinalizedFeatures.Name")
+				f.Name = r.String("FinalizedFeatures.Name", f.Name)
 				f.MaxVersionLevel = r.Int16("FinalizedFeatures.MaxVersionLevel")
 				f.MinVersionLevel = r.Int16("FinalizedFeatures.MinVersionLevel")
 				f.UnknownTags = r.UnknownTags("FinalizedFeatures.TaggedFields", nil)

@@ -79,18 +79,19 @@ func appendTopicPartitions(w *Writer, tps []ConsumerGroupHeartbeatTopicPartition
 
 // ReadFrom implements Message.
 func (m *ConsumerGroupHeartbeatRequest) ReadFrom(r *Reader) {
-	m.GroupId = r.String("GroupId")
-	m.MemberId = r.String("MemberId")
+	m.GroupId = r.String("GroupId", m.GroupId)
+	m.MemberId = r.String("MemberId", m.MemberId)
 	m.MemberEpoch = r.Int32("MemberEpoch")
-	m.InstanceId = r.NullableString("InstanceId")
-	m.RackId = r.NullableString("RackId")
+	m.InstanceId = r.NullableString("InstanceId", m.InstanceId)
+	m.RackId = r.NullableString("RackId", m.RackId)
 	m.RebalanceTimeoutMs = r.Int32("RebalanceTimeoutMs")
 	m.SubscribedTopicNames = r.StringArray("SubscribedTopicNames", m.SubscribedTopicNames, true)
+	regex := m.SubscribedTopicRegex
 	m.SubscribedTopicRegex = Null
 	if r.Version() >= 1 {
-		m.SubscribedTopicRegex = r.NullableString("SubscribedTopicRegex")
+		m.SubscribedTopicRegex = r.NullableString("SubscribedTopicRegex", regex)
 	}
-	m.ServerAssignor = r.NullableString("ServerAssignor")
+	m.ServerAssignor = r.NullableString("ServerAssignor", m.ServerAssignor)
 	m.TopicPartitions = readTopicPartitions(r, "TopicPartitions", m.TopicPartitions, true)
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
 }
@@ -163,8 +164,8 @@ func (m *ConsumerGroupHeartbeatResponse) AppendTo(dst []byte, version int16) ([]
 func (m *ConsumerGroupHeartbeatResponse) ReadFrom(r *Reader) {
 	m.ThrottleTimeMs = r.Int32("ThrottleTimeMs")
 	m.ErrorCode = ErrorCode(r.Int16("ErrorCode"))
-	m.ErrorMessage = r.NullableString("ErrorMessage")
-	m.MemberId = r.NullableString("MemberId")
+	m.ErrorMessage = r.NullableString("ErrorMessage", m.ErrorMessage)
+	m.MemberId = r.NullableString("MemberId", m.MemberId)
 	m.MemberEpoch = r.Int32("MemberEpoch")
 	m.HeartbeatIntervalMs = r.Int32("HeartbeatIntervalMs")
 	// A nullable struct: an int8 marker, negative for null.

@@ -169,12 +169,12 @@ func (m *ConsumerGroupDescribeResponse) ReadFrom(r *Reader) {
 	for i := range m.Groups {
 		g := &m.Groups[i]
 		g.ErrorCode = ErrorCode(r.Int16("Groups.ErrorCode"))
-		g.ErrorMessage = r.NullableString("Groups.ErrorMessage")
-		g.GroupId = r.String("Groups.GroupId")
-		g.GroupState = r.String("Groups.GroupState")
+		g.ErrorMessage = r.NullableString("Groups.ErrorMessage", g.ErrorMessage)
+		g.GroupId = r.String("Groups.GroupId", g.GroupId)
+		g.GroupState = r.String("Groups.GroupState", g.GroupState)
 		g.GroupEpoch = r.Int32("Groups.GroupEpoch")
 		g.AssignmentEpoch = r.Int32("Groups.AssignmentEpoch")
-		g.AssignorName = r.String("Groups.AssignorName")
+		g.AssignorName = r.String("Groups.AssignorName", g.AssignorName)
 		// A member is at least MemberId 1, InstanceId 1, RackId 1,
 		// MemberEpoch 4, ClientId 1, ClientHost 1, SubscribedTopicNames 1,
 		// SubscribedTopicRegex 1, two assignments of 2, tags 1: 16 bytes,
@@ -184,14 +184,14 @@ func (m *ConsumerGroupDescribeResponse) ReadFrom(r *Reader) {
 		g.Members = resize(g.Members, nm)
 		for j := range g.Members {
 			mb := &g.Members[j]
-			mb.MemberId = r.String("Members.MemberId")
-			mb.InstanceId = r.NullableString("Members.InstanceId")
-			mb.RackId = r.NullableString("Members.RackId")
+			mb.MemberId = r.String("Members.MemberId", mb.MemberId)
+			mb.InstanceId = r.NullableString("Members.InstanceId", mb.InstanceId)
+			mb.RackId = r.NullableString("Members.RackId", mb.RackId)
 			mb.MemberEpoch = r.Int32("Members.MemberEpoch")
-			mb.ClientId = r.String("Members.ClientId")
-			mb.ClientHost = r.String("Members.ClientHost")
+			mb.ClientId = r.String("Members.ClientId", mb.ClientId)
+			mb.ClientHost = r.String("Members.ClientHost", mb.ClientHost)
 			mb.SubscribedTopicNames = r.StringArray("Members.SubscribedTopicNames", mb.SubscribedTopicNames, false)
-			mb.SubscribedTopicRegex = r.NullableString("Members.SubscribedTopicRegex")
+			mb.SubscribedTopicRegex = r.NullableString("Members.SubscribedTopicRegex", mb.SubscribedTopicRegex)
 			readDescribedAssignment(r, &mb.Assignment)
 			readDescribedAssignment(r, &mb.TargetAssignment)
 			mb.MemberType = MemberTypeUnknown
@@ -213,7 +213,7 @@ func readDescribedAssignment(r *Reader, a *DescribedAssignment) {
 	for i := range a.TopicPartitions {
 		tp := &a.TopicPartitions[i]
 		tp.TopicId = r.UUID("TopicPartitions.TopicId")
-		tp.TopicName = r.String("TopicPartitions.TopicName")
+		tp.TopicName = r.String("TopicPartitions.TopicName", tp.TopicName)
 		tp.Partitions = r.Int32Array("TopicPartitions.Partitions", tp.Partitions, false)
 		tp.UnknownTags = r.UnknownTags("TopicPartitions.TaggedFields", tp.UnknownTags)
 	}

@@ -15,10 +15,13 @@ import (
 //	go test ./codec -run '^$' -bench . -benchmem -count 6 > /tmp/bench.txt
 //
 // Sub-benchmark names: ours (fresh message each time), ours-reused (decode
-// into one message, strings copied), ours-onecopy (reused, strings sharing
-// one copy of the input per message), ours-nocopy (reused, strings aliasing
-// the input), kmsg (kmsg's ReadFrom into a fresh message, body only: kmsg
-// has no header decoder, so ours does more work in this comparison).
+// into one message, strings copied unless unchanged), ours-onecopy (reused,
+// strings sharing one copy of the input per message), ours-nocopy (reused,
+// strings aliasing the input); -changed marks the worst case in which every
+// string changed since the previous decode (see benchDecodeReused); kmsg
+// (kmsg's ReadFrom into a fresh message) and kmsg-unsafe (UnsafeReadFrom,
+// aliasing), body only: kmsg has no header decoder, so ours does more work
+// in every comparison.
 
 const benchMemberID = "5f0c3a5e-8c1d-4e5b-9a2f-3d7b6c1e0a94" // 36 characters
 
@@ -78,6 +81,46 @@ func kmsgLeave() *kmsg.LeaveGroupRequest {
 	return k
 }
 
+// changeStrings changes every non-empty string of a benchmark header and
+// message (header ClientId, group, member ids, instance ids, rack, topics,
+// assignor, reasons) to a different string of the same length, so that
+// decoding it into a message that held the original copies every string.
+func changeStrings(h *codec.RequestHeader, m codec.Message) {
+	flip := func(s string) string {
+		if s == "" {
+			return s
+		}
+		b := []byte(s)
+		b[len(b)-1] ^= 1
+		return string(b)
+	}
+	flipN := func(n codec.NullableString) codec.NullableString {
+		n.Value = flip(n.Value)
+		return n
+	}
+	h.ClientId = flipN(h.ClientId)
+	switch m := m.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		m.GroupId, m.MemberId = flip(m.GroupId), flip(m.MemberId)
+		m.InstanceId, m.RackId, m.ServerAssignor = flipN(m.InstanceId), flipN(m.RackId), flipN(m.ServerAssignor)
+		names := make([]string, len(m.SubscribedTopicNames))
+		for i, n := range m.SubscribedTopicNames {
+			names[i] = flip(n)
+		}
+		m.SubscribedTopicNames = names
+	case *codec.LeaveGroupRequest:
+		m.GroupId = flip(m.GroupId)
+		members := append([]codec.LeaveGroupMember(nil), m.Members...)
+		for i := range members {
+			mb := &members[i]
+			mb.MemberId, mb.GroupInstanceId, mb.Reason = flip(mb.MemberId), flipN(mb.GroupInstanceId), flipN(mb.Reason)
+		}
+		m.Members = members
+	default:
+		panic("changeStrings: unexpected message")
+	}
+}
+
 // kmsgBody skips the request header in front of a kmsg frame (size, key,
 // version, correlation id, client id, and the empty tag section of a
 // flexible header) to reach the body.
@@ -135,19 +178,40 @@ func BenchmarkDecodeHeartbeatV1(b *testing.B) {
 			}
 		}
 	})
-	benchDecodeReused(b, frame, new(codec.ConsumerGroupHeartbeatRequest))
-	b.Run("kmsg", func(b *testing.B) {
-		k := kmsgHeartbeat()
-		body := kmsgBody(kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)).AppendRequest(nil, k, 1))
-		b.ReportAllocs()
-		for b.Loop() {
-			req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
-			req.Version = 1
-			if err := req.ReadFrom(body); err != nil {
-				b.Fatal(err)
+	h2, m2 := benchHeartbeat()
+	changeStrings(&h2, m2)
+	changed, err := codec.AppendRequest(nil, &h2, m2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDecodeReused(b, frame, changed[4:], new(codec.ConsumerGroupHeartbeatRequest))
+	body := kmsgBody(kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)).AppendRequest(nil, kmsgHeartbeat(), 1))
+	for _, unsafe := range []bool{false, true} {
+		b.Run(kmsgName(unsafe), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+				req.Version = 1
+				read := req.ReadFrom
+				if unsafe {
+					read = req.UnsafeReadFrom
+				}
+				if err := read(body); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
+}
+
+// kmsgName names kmsg's decoders: kmsg (ReadFrom, strings copied) and
+// kmsg-unsafe (UnsafeReadFrom, strings aliasing the input, the peer of
+// ours-nocopy).
+func kmsgName(unsafe bool) string {
+	if unsafe {
+		return "kmsg-unsafe"
+	}
+	return "kmsg"
 }
 
 func BenchmarkEncodeLeaveGroupV5(b *testing.B) {
@@ -194,18 +258,30 @@ func BenchmarkDecodeLeaveGroupV5(b *testing.B) {
 			}
 		}
 	})
-	benchDecodeReused(b, frame, new(codec.LeaveGroupRequest))
-	b.Run("kmsg", func(b *testing.B) {
-		body := kmsgBody(kmsg.NewRequestFormatter().AppendRequest(nil, kmsgLeave(), 1))
-		b.ReportAllocs()
-		for b.Loop() {
-			req := kmsg.NewPtrLeaveGroupRequest()
-			req.Version = 5
-			if err := req.ReadFrom(body); err != nil {
-				b.Fatal(err)
+	h2, m2 := benchLeave()
+	changeStrings(&h2, m2)
+	changed, err := codec.AppendRequest(nil, &h2, m2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDecodeReused(b, frame, changed[4:], new(codec.LeaveGroupRequest))
+	body := kmsgBody(kmsg.NewRequestFormatter().AppendRequest(nil, kmsgLeave(), 1))
+	for _, unsafe := range []bool{false, true} {
+		b.Run(kmsgName(unsafe), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req := kmsg.NewPtrLeaveGroupRequest()
+				req.Version = 5
+				read := req.ReadFrom
+				if unsafe {
+					read = req.UnsafeReadFrom
+				}
+				if err := read(body); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }
 
 // decoder is the concrete, non-escaping decode path of a message type.
@@ -213,24 +289,41 @@ type decoder interface {
 	Decode(b []byte, version int16, opts codec.DecodeOptions) error
 }
 
-// benchDecodeReused decodes the frame's header and body into one header
-// and one message again and again, copying strings (ours-reused) and
-// aliasing them (ours-nocopy).
-func benchDecodeReused(b *testing.B, frame []byte, m decoder) {
+// benchDecodeReused decodes frames' headers and bodies into one header and
+// one message again and again: ours-reused copies strings, ours-onecopy
+// shares one copy per message, ours-nocopy aliases the input. Without a
+// suffix the same frame is decoded each time, as on a connection carrying
+// one member's heartbeats: every string is unchanged and kept, so nothing
+// is copied. The -changed variants alternate frame with changed, whose
+// strings all differ, so every string is copied: the worst case.
+func benchDecodeReused(b *testing.B, frame, changed []byte, m decoder) {
 	for _, mode := range []struct {
-		name string
-		opts codec.DecodeOptions
-	}{{"ours-reused", codec.DecodeOptions{}}, {"ours-onecopy", codec.DecodeOptions{OneCopy: true}},
-		{"ours-nocopy", codec.DecodeOptions{NoCopy: true}}} {
+		name    string
+		opts    codec.DecodeOptions
+		changed bool
+	}{
+		{"ours-reused", codec.DecodeOptions{}, false},
+		{"ours-reused-changed", codec.DecodeOptions{}, true},
+		{"ours-onecopy", codec.DecodeOptions{OneCopy: true}, false},
+		{"ours-onecopy-changed", codec.DecodeOptions{OneCopy: true}, true},
+		{"ours-nocopy", codec.DecodeOptions{NoCopy: true}, false},
+	} {
 		b.Run(mode.name, func(b *testing.B) {
 			var gh codec.RequestHeader
+			frames := [][]byte{frame, frame}
+			if mode.changed {
+				frames[1] = changed
+			}
+			i := 0
 			b.ReportAllocs()
 			for b.Loop() {
-				off, err := codec.ParseRequestHeader(frame, &gh, mode.opts)
+				f := frames[i&1]
+				i++
+				off, err := codec.ParseRequestHeader(f, &gh, mode.opts)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := m.Decode(frame[off:], gh.RequestApiVersion, mode.opts); err != nil {
+				if err := m.Decode(f[off:], gh.RequestApiVersion, mode.opts); err != nil {
 					b.Fatal(err)
 				}
 			}

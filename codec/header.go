@@ -98,12 +98,23 @@ func (h *RequestHeader) ReadFrom(r *Reader, headerVersion int16) {
 	h.RequestApiKey = APIKey(r.Int16("RequestApiKey"))
 	h.RequestApiVersion = r.Int16("RequestApiVersion")
 	h.CorrelationId = r.Int32("CorrelationId")
-	h.ClientId = r.ClassicNullableString("ClientId")
+	h.readAfterCorrelation(r, headerVersion)
+}
+
+// readAfterCorrelation reads the header from ClientId on.
+func (h *RequestHeader) readAfterCorrelation(r *Reader, headerVersion int16) {
+	h.ClientId = r.ClassicNullableString("ClientId", h.ClientId)
 	h.ClientInstanceId = NullableUUID{}
 	h.UnknownTags = h.UnknownTags[:0]
 	if headerVersion >= 2 {
-		if r.off < len(r.buf) && r.buf[r.off] == 0 {
+		b := r.buf[r.off:]
+		if len(b) > 0 && b[0] == 0 {
 			r.off++
+		} else if len(b) >= 19 && b[0] == 1 && b[1] == ClientInstanceIDTag && b[2] == 16 {
+			// The section a KIP-1313 client always sends: exactly one
+			// tag, 0, of 16 bytes.
+			h.ClientInstanceId = SomeUUID(UUID(b[3:19]))
+			r.off += 19
 		} else {
 			ts := r.BeginTags("TaggedFields")
 			for ts.Next(r) {
@@ -148,7 +159,8 @@ func ParseRequestHeader(frame []byte, h *RequestHeader, opts DecodeOptions) (int
 	// copy would reach to the end of the frame and keep the body alive.
 	opts.OneCopy = false
 	r := NewReader(frame, requestHeaderName, hv, hv >= 2, opts)
-	h.ReadFrom(&r, hv)
+	r.off = 8 // the key, version and correlation id read above
+	h.readAfterCorrelation(&r, hv)
 	return r.off, r.Err()
 }
 

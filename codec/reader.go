@@ -19,7 +19,11 @@ type DecodeOptions struct {
 	// alias the input instead of copying it. Lifetime rule: the decoded
 	// message is valid only while the input buffer is neither modified nor
 	// reused. Decoding then allocates nothing beyond growing the caller's
-	// slices.
+	// slices. Without NoCopy, decoding into a reused message keeps each
+	// string the message already holds when the new bytes are equal, so a
+	// message holding NoCopy strings must be reset (*m = T{}) before it is
+	// decoded into without NoCopy: an unchanged string would still alias
+	// the old input.
 	NoCopy bool
 
 	// OneCopy (ignored with NoCopy) makes the decoded strings of a message
@@ -268,13 +272,21 @@ func (r *Reader) take(field string, at, n int) []byte {
 }
 
 // str returns b, which the caller has just consumed (so it ends at r.off),
-// as a string according to the copy options.
-func (r *Reader) str(b []byte) string {
+// as a string according to the copy options. prev is the field's value
+// before this decode: when b holds the same bytes, prev itself is returned
+// and nothing is copied. A reused message whose strings have not changed
+// (a member's group, id, rack and topics on every heartbeat) thus decodes
+// without allocating. NoCopy ignores prev: its strings must alias this
+// input, whose lifetime the caller controls, not an earlier one.
+func (r *Reader) str(b []byte, prev string) string {
 	if len(b) == 0 {
 		return ""
 	}
 	if r.opts.NoCopy {
 		return unsafe.String(&b[0], len(b))
+	}
+	if string(b) == prev {
+		return prev
 	}
 	if r.opts.OneCopy {
 		return r.sharedString(len(b))
@@ -308,12 +320,12 @@ func (r *Reader) bytes(b []byte) []byte {
 	return out
 }
 
-func (r *Reader) stringBody(field string, at int, n int) string {
+func (r *Reader) stringBody(field string, at int, n int, prev string) string {
 	if n > 0x7fff {
 		r.Fail(ErrStringTooLong, field, at, "length "+strconv.Itoa(n))
 		return ""
 	}
-	return r.str(r.take(field, at, n))
+	return r.str(r.take(field, at, n), prev)
 }
 
 // compactShort is the fast path of compact strings and byte strings: when
@@ -336,15 +348,19 @@ func (r *Reader) compactShort() (b []byte, ok bool) {
 	return r.buf[off+1 : end : end], true
 }
 
-// String reads a non-nullable string in the version's encoding.
-func (r *Reader) String(field string) string {
+// String reads a non-nullable string in the version's encoding. prev is
+// the value the field held before (the empty string in a fresh message):
+// without NoCopy, an unchanged string is returned as prev, uncopied. Pass
+// a value from an earlier NoCopy decode only under NoCopy, since it aliases
+// that decode's input.
+func (r *Reader) String(field string, prev string) string {
 	if b, ok := r.compactShort(); ok {
-		return r.str(b)
+		return r.str(b, prev)
 	}
-	return r.stringSlow(field)
+	return r.stringSlow(field, prev)
 }
 
-func (r *Reader) stringSlow(field string) string {
+func (r *Reader) stringSlow(field string, prev string) string {
 	at := r.off
 	n := r.length(field, true, r.flexible)
 	if n < 0 {
@@ -353,35 +369,36 @@ func (r *Reader) stringSlow(field string) string {
 		}
 		return ""
 	}
-	return r.stringBody(field, at, n)
+	return r.stringBody(field, at, n, prev)
 }
 
-// NullableString reads a nullable string in the version's encoding.
-func (r *Reader) NullableString(field string) NullableString {
+// NullableString reads a nullable string in the version's encoding; prev
+// is as for String.
+func (r *Reader) NullableString(field string, prev NullableString) NullableString {
 	if b, ok := r.compactShort(); ok {
-		return NullableString{Value: r.str(b), Valid: true}
+		return NullableString{Value: r.str(b, prev.Value), Valid: true}
 	}
-	return r.nullableStringSlow(field)
+	return r.nullableStringSlow(field, prev.Value)
 }
 
-func (r *Reader) nullableStringSlow(field string) NullableString {
+func (r *Reader) nullableStringSlow(field string, prev string) NullableString {
 	at := r.off
 	n := r.length(field, true, r.flexible)
 	if n < 0 {
 		return Null
 	}
-	return NullableString{Value: r.stringBody(field, at, n), Valid: r.err == nil}
+	return NullableString{Value: r.stringBody(field, at, n, prev), Valid: r.err == nil}
 }
 
 // ClassicNullableString reads an int16-prefixed nullable string whatever the
-// version (the request header's ClientId).
-func (r *Reader) ClassicNullableString(field string) NullableString {
+// version (the request header's ClientId); prev is as for String.
+func (r *Reader) ClassicNullableString(field string, prev NullableString) NullableString {
 	at := r.off
 	n := int(r.Int16(field))
 	if n < 0 {
 		return Null
 	}
-	return NullableString{Value: r.str(r.take(field, at, n)), Valid: r.err == nil}
+	return NullableString{Value: r.str(r.take(field, at, n), prev.Value), Valid: r.err == nil}
 }
 
 // Bytes reads a non-nullable byte string in the version's encoding.
@@ -488,7 +505,8 @@ func (r *Reader) Int8Array(field string, dst []int8, nullable bool) []int8 {
 	return dst
 }
 
-// StringArray reads an array of non-nullable strings into dst[:0].
+// StringArray reads an array of non-nullable strings into dst[:0]; the
+// strings dst already holds serve as prev values (see String).
 func (r *Reader) StringArray(field string, dst []string, nullable bool) []string {
 	min := 2
 	if r.flexible {
@@ -500,7 +518,7 @@ func (r *Reader) StringArray(field string, dst []string, nullable bool) []string
 	}
 	dst = sized(dst, n, nullable)
 	for i := range dst {
-		dst[i] = r.String(field)
+		dst[i] = r.String(field, dst[i])
 	}
 	return dst
 }
