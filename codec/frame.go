@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 	"slices"
 	"strconv"
@@ -167,18 +168,43 @@ func DecodeRequest(frame []byte, opts DecodeOptions) (RequestHeader, Message, er
 // caller says what it asked.
 func DecodeResponse(frame []byte, key APIKey, version int16, opts DecodeOptions) (ResponseHeader, Message, error) {
 	var h ResponseHeader
-	hv, err := ResponseHeaderVersion(key, version)
+	off, err := readResponseHeader(frame, &h, key, version, opts)
 	if err != nil {
 		return h, nil, err
 	}
-	r := NewReader(frame, responseHeaderName, hv, hv >= 1, opts)
-	h.ReadFrom(&r, hv)
-	if err := r.Err(); err != nil {
-		return h, nil, err
-	}
 	body := Lookup(key).NewMessage(true)
-	if err := decodeBodyAt(body, frame, r.off, version, opts); err != nil {
+	if err := decodeBodyAt(body, frame, off, version, opts); err != nil {
 		return h, body, err
 	}
 	return h, body, nil
+}
+
+// errNotResponse is DecodeResponseInto's answer to a request message.
+var errNotResponse = errors.New("codec: DecodeResponseInto needs a response message")
+
+// DecodeResponseInto is DecodeResponse into the caller's header and
+// response m (whose type says what was asked), reusing their storage: a
+// client reading a stream of the same responses allocates nothing.
+func DecodeResponseInto(frame []byte, h *ResponseHeader, m Message, version int16, opts DecodeOptions) error {
+	if !m.IsResponse() {
+		return errNotResponse
+	}
+	off, err := readResponseHeader(frame, h, m.Key(), version, opts)
+	if err != nil {
+		return err
+	}
+	return decodeBodyAt(m, frame, off, version, opts)
+}
+
+// readResponseHeader decodes the response header a response of key at
+// version has, returning where the body starts.
+func readResponseHeader(frame []byte, h *ResponseHeader, key APIKey, version int16, opts DecodeOptions) (int, error) {
+	hv, err := ResponseHeaderVersion(key, version)
+	if err != nil {
+		return 0, err
+	}
+	var r Reader
+	r.Reset(frame, responseHeaderName, hv, hv >= 1, opts)
+	h.ReadFrom(&r, hv)
+	return r.off, r.Err()
 }

@@ -160,6 +160,40 @@ func TestResponseFrameRoundTrip(t *testing.T) {
 			if err != nil || h.CorrelationId != corr || !reflect.DeepEqual(gb, body) {
 				t.Fatalf("%v: %#v %#v", err, h, gb)
 			}
+			// The same frame decoded into a header and a message that
+			// held another response gives the same values.
+			prev := codectest.Message(k, v).Draw(t, "previous")
+			pframe, err := codec.AppendResponse(nil, corr+1, v, prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rh codec.ResponseHeader
+			into := fresh(body)
+			for _, f := range [][]byte{pframe, frame} {
+				if err := codec.DecodeResponseInto(f[4:], &rh, into, v, codec.DecodeOptions{Strict: true}); err != nil {
+					t.Fatalf("DecodeResponseInto: %v", err)
+				}
+			}
+			if rh.CorrelationId != corr || !reflect.DeepEqual(into, body) {
+				t.Fatalf("DecodeResponseInto into a reused message:\n got %#v %#v\nwant %#v", rh, into, body)
+			}
 		})
 	})
+}
+
+// DecodeResponseInto refuses a request message: responses do not name
+// their type, so the message passed is what was asked.
+func TestDecodeResponseIntoNeedsResponse(t *testing.T) {
+	frame, err := codec.AppendResponse(nil, 7, 1, &codec.ConsumerGroupHeartbeatResponse{MemberEpoch: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h codec.ResponseHeader
+	if err := codec.DecodeResponseInto(frame[4:], &h, new(codec.ConsumerGroupHeartbeatRequest), 1, codec.DecodeOptions{}); err == nil {
+		t.Fatal("a request message was accepted")
+	}
+	var resp codec.ConsumerGroupHeartbeatResponse
+	if err := codec.DecodeResponseInto(frame[4:], &h, &resp, 1, codec.DecodeOptions{}); err != nil || h.CorrelationId != 7 || resp.MemberEpoch != 3 {
+		t.Fatalf("%v %+v %+v", err, h, resp)
+	}
 }

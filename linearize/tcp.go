@@ -24,6 +24,8 @@ type WireConn struct {
 	// pending are the (key, version, correlation id) of requests sent and
 	// not yet received, in order.
 	pending []sent
+	// rh is ReceiveInto's response header.
+	rh codec.ResponseHeader
 	// rdl, wdl are the deadlines set; renewed once half of timeout has
 	// passed, not on every request (a deadline costs a timer update).
 	rdl, wdl time.Time
@@ -161,7 +163,7 @@ func (w *WireConn) Receive() (codec.Message, error) {
 		return nil, errors.New("linearize: Receive with no request outstanding")
 	}
 	p := w.pending[0]
-	w.pending = w.pending[1:]
+	w.popPending()
 	frame, err := w.ReadFrame()
 	if err != nil {
 		return nil, err
@@ -177,6 +179,42 @@ func (w *WireConn) Receive() (codec.Message, error) {
 		return nil, fmt.Errorf("%w: %v response carries correlation id %d, want %d", ErrNoResponse, p.key, h.CorrelationId, p.corr)
 	}
 	return resp, nil
+}
+
+// ReceiveInto is Receive into the caller's response m, which must be of
+// the oldest pending request's api, reusing m's storage: a client reading
+// a stream of heartbeat responses allocates nothing.
+func (w *WireConn) ReceiveInto(m codec.Message) error {
+	if len(w.pending) == 0 {
+		return errors.New("linearize: ReceiveInto with no request outstanding")
+	}
+	p := w.pending[0]
+	if m.Key() != p.key {
+		return fmt.Errorf("linearize: ReceiveInto a %v response, but the oldest request is %v", m.Key(), p.key)
+	}
+	w.popPending()
+	frame, err := w.ReadFrame()
+	if err != nil {
+		return err
+	}
+	err = codec.DecodeResponseInto(frame, &w.rh, m, p.version, codec.DecodeOptions{})
+	if err != nil && p.key == codec.ApiVersions && p.version > 0 {
+		err = codec.DecodeResponseInto(frame, &w.rh, m, 0, codec.DecodeOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("%w: undecodable %v v%d response: %v", ErrNoResponse, p.key, p.version, err)
+	}
+	if w.rh.CorrelationId != p.corr {
+		return fmt.Errorf("%w: %v response carries correlation id %d, want %d", ErrNoResponse, p.key, w.rh.CorrelationId, p.corr)
+	}
+	return nil
+}
+
+// popPending drops the oldest pending request, shifting the rest down so
+// that the slice's storage is reused (a few requests are pending at most).
+func (w *WireConn) popPending() {
+	n := copy(w.pending, w.pending[1:])
+	w.pending = w.pending[:n]
 }
 
 // RoundTrip sends one request and returns its response.
