@@ -271,6 +271,44 @@ func benchHeartbeat(b *testing.B, f *fixture) {
 	}
 }
 
+// BenchmarkHeartbeatFloor measures the least any coordinator must spend on
+// a steady heartbeat if, as impl must, it serializes a group's requests and
+// finds the member by its id: an uncontended lock and unlock (op=lock), and
+// that plus a map lookup of a 36-character member id among 1,000
+// (op=lock+lookup). It bounds how far below the model a heartbeat can go:
+// a target of n× the model's throughput is out of reach on a machine where
+// op=lock+lookup costs more than the model's heartbeat divided by n.
+func BenchmarkHeartbeatFloor(b *testing.B) {
+	ids := make([]string, 1000)
+	byID := make(map[string]uint32, len(ids))
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%08x-0000-4000-8000-%012x", i*2654435761, i)
+		byID[ids[i]] = uint32(i + 1)
+	}
+	var mu sync.Mutex
+	b.Run("members=1k/op=lock", func(b *testing.B) {
+		for b.Loop() {
+			mu.Lock()
+			mu.Unlock() //nolint:staticcheck // the empty critical section is what is measured
+		}
+	})
+	b.Run("members=1k/op=lock+lookup", func(b *testing.B) {
+		var sum uint32
+		j := 0
+		for b.Loop() {
+			mu.Lock()
+			sum += byID[ids[j]]
+			mu.Unlock()
+			if j++; j == len(ids) {
+				j = 0
+			}
+		}
+		if sum == 0 {
+			b.Fatal("no member found")
+		}
+	})
+}
+
 // BenchmarkHeartbeatParallel: steady heartbeats from GOMAXPROCS goroutines
 // over disjoint members (impl only: the model is sequential).
 func BenchmarkHeartbeatParallel(b *testing.B) {
