@@ -3,6 +3,7 @@
 GO        ?= go
 FUZZTIME  ?= 30s
 SMOKETIME ?= 3s
+FUZZMINIMIZE ?= 100x
 # Packages that start goroutines; they also run under the race detector.
 RACE_PKGS ?= $(shell $(GO) list ./impl/... ./linearize/... 2>/dev/null)
 
@@ -33,11 +34,11 @@ race:
 
 ## fuzz-smoke: each fuzz target for SMOKETIME (default 3s).
 fuzz-smoke:
-	@FUZZTIME=$(SMOKETIME) GO=$(GO) ./scripts/fuzz-all
+	@FUZZTIME=$(SMOKETIME) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) ./scripts/fuzz-all
 
-## fuzz: each fuzz target for FUZZTIME (default 30s); Go fuzzes one target per run.
+## fuzz: each fuzz target for FUZZTIME (default 30s), minimizing new inputs for at most FUZZMINIMIZE (default 100x); Go fuzzes one target per run.
 fuzz:
-	@FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz-all
+	@FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) ./scripts/fuzz-all
 
 ## bench: all benchmarks, 6 runs each, into bench.txt for benchstat.
 bench:
