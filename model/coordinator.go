@@ -116,6 +116,31 @@ func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
 // id starts afresh.
 func (c *Coordinator) Disconnect(conn uint64) { delete(c.conns, conn) }
 
+// Restart is a restart (or failover) of the broker hosting the coordinator,
+// at the current time; call Advance first, so that the timers due by then
+// have fired. What the coordinator persists survives: groups, epochs,
+// targets, members with their subscriptions, epochs, assignments and
+// pending revocations (Kafka writes them to __consumer_offsets and replays
+// them on load). What lives only in memory is lost: every connection's
+// KIP-1313 context (clients reconnect, and their next first request
+// carries ClientId again) and the telemetry client state. Timers are not
+// persisted either: as Kafka's coordinator does when it loads a group,
+// every member's session timer starts afresh (a full session timeout from
+// now, parked static members included), and a member waiting for
+// revocations (UNREVOKED_PARTITIONS) gets a fresh rebalance timeout.
+func (c *Coordinator) Restart() {
+	clear(c.conns)
+	clear(c.telemetry)
+	for _, g := range c.groups {
+		for _, m := range g.members {
+			m.sessionDeadline = c.now + c.cfg.SessionTimeoutMs
+			if m.state == stateUnrevokedPartitions {
+				m.rebalanceDeadline = c.now + max(int64(m.rebalanceTimeoutMs), 0)
+			}
+		}
+	}
+}
+
 // Advance moves logical time forward to t (never backward) and fires, in
 // order of deadline, every session and rebalance timeout due at or before
 // t. Each fires at its own deadline: time is set to the deadline first.
