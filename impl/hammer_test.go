@@ -35,7 +35,8 @@ type hammerOp struct {
 
 // TestHammer: many goroutines join, heartbeat (right and stale epochs),
 // leave, park, describe and batch-leave on a few shared groups while
-// another moves the clock and fires timers and another takes snapshots.
+// another moves the clock, fires timers and now and then restarts the
+// coordinator, and another takes snapshots.
 // Under -race: no data race, no deadlock; every snapshot has each partition
 // owned by at most one member; at the end the bookkeeping is consistent and,
 // once every client has left, every group is empty (no ghosts).
@@ -144,9 +145,9 @@ func TestHammer(t *testing.T) {
 	}
 	var bg sync.WaitGroup
 	bg.Add(2)
-	go func() { // the clock
+	go func() { // the clock, and now and then a coordinator restart
 		defer bg.Done()
-		for {
+		for tick := 1; ; tick++ {
 			select {
 			case <-stop:
 				return
@@ -154,6 +155,9 @@ func TestHammer(t *testing.T) {
 			}
 			clock.Advance(7)
 			c.Expire()
+			if tick%128 == 0 {
+				c.Restart()
+			}
 		}
 	}()
 	go func() { // an observer

@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -81,5 +82,54 @@ func TestParseID(t *testing.T) {
 func TestMemberRecordSize(t *testing.T) {
 	if n := sizeofMember(); n > 72 {
 		t.Fatalf("member record is %d bytes, want at most 72", n)
+	}
+}
+
+// TestRestartRebuildsSessionList: a restart gives every session the same
+// deadline and rebuilds the list in member-id order, the order in which the
+// model fires equal deadlines, whatever order the members heartbeat in; a
+// member armed later goes to the tail.
+func TestRestartRebuildsSessionList(t *testing.T) {
+	clock := NewManualClock(0)
+	c := New(Config{Topics: []Topic{{Name: "a", Partitions: 2}}, SessionTimeoutMs: 1000, Clock: clock})
+	join := func(id string) {
+		t.Helper()
+		h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1}
+		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: id, RebalanceTimeoutMs: 5000,
+			SubscribedTopicNames: []string{"a"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
+		resp, err := c.Handle(Conn{ID: 1}, h, req)
+		if err != nil || resp.(*codec.ConsumerGroupHeartbeatResponse).ErrorCode != codec.None {
+			t.Fatalf("join %s: %v %+v", id, err, resp)
+		}
+	}
+	list := func() (ids []string, deadlines []int64) {
+		g := c.loadGroup("g")
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for mi := g.sessHead; mi != 0; mi = g.mem[mi].next {
+			ids = append(ids, g.idString(mi))
+			deadlines = append(deadlines, g.mem[mi].session)
+		}
+		return ids, deadlines
+	}
+	for i, id := range []string{"z", "a", "m"} {
+		clock.Set(int64(10 * i))
+		join(id)
+	}
+	if ids, dl := list(); fmt.Sprint(ids, dl) != "[z a m] [1000 1010 1020]" {
+		t.Fatalf("before the restart the list is %v %v, want heartbeat order [z a m] [1000 1010 1020]", ids, dl)
+	}
+	clock.Set(500)
+	c.Restart()
+	if ids, dl := list(); fmt.Sprint(ids, dl) != "[a m z] [1500 1500 1500]" {
+		t.Fatalf("after the restart the list is %v %v, want member-id order [a m z], all at 1500", ids, dl)
+	}
+	clock.Set(600)
+	join("b") // a new member, armed after the restart
+	if ids, dl := list(); fmt.Sprint(ids, dl) != "[a m z b] [1500 1500 1500 1600]" {
+		t.Fatalf("after a later join the list is %v %v, want b at the tail", ids, dl)
+	}
+	if err := c.CheckInternal(); err != nil {
+		t.Fatal(err)
 	}
 }

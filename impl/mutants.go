@@ -37,6 +37,10 @@ const (
 	// MutEarlyHandoff: a partition is handed to a new owner before the old
 	// one revoked it.
 	MutEarlyHandoff
+	// MutRestartKeepsDeadlines: a coordinator restart forgets connections
+	// and telemetry state but keeps the old session and rebalance
+	// deadlines instead of starting them afresh.
+	MutRestartKeepsDeadlines
 	mutEnd
 )
 
@@ -51,6 +55,7 @@ var mutantInfo = []struct {
 	{MutErrorRefreshesSession, "error-refreshes-session", "an error response to a known member refreshes its session"},
 	{MutZeroInstanceIDAccepted, "zero-instance-id-accepted", "the zero UUID is accepted as a client instance id"},
 	{MutEarlyHandoff, "early-handoff", "a partition is handed to a new owner before the old one revoked it"},
+	{MutRestartKeepsDeadlines, "restart-keeps-deadlines", "a coordinator restart keeps the old session and rebalance deadlines instead of starting them afresh"},
 }
 
 // MutantInfo names and describes one mutant.

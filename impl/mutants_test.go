@@ -55,7 +55,7 @@ func (r *recorder) steps() int {
 // counterexample.
 func TestMutantsAreCaught(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("shrinking seven counterexamples takes a while; sequential, nothing for the race detector")
+		t.Skip("shrinking a counterexample per mutant takes a while; sequential, nothing for the race detector")
 	}
 	setFlag(t, "rapid.nofailfile", "true")
 	setFlag(t, "rapid.checks", "2000")

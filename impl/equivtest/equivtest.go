@@ -112,6 +112,7 @@ func (h *harness) actions() map[string]func(*rapid.T) {
 		"advance":     h.advance,
 		"advance2":    h.advance,
 		"disconnect":  h.disconnect,
+		"restart":     h.restart,
 		"":            h.check,
 	}
 }
@@ -465,6 +466,21 @@ func (h *harness) disconnect(t *rapid.T) {
 	h.m.Disconnect(conn)
 	h.i.Disconnect(conn)
 	delete(h.conns, conn)
+}
+
+// restart restarts both coordinators at the current time (both have
+// already fired the timers due by then: advance moves them together).
+// Restarting forgets every connection's context; the clients either
+// reconnect, so their next request on each connection carries ClientId
+// again, or, drawn otherwise, carry on as if nothing happened, so that a
+// request without ClientId meets the forgotten context.
+func (h *harness) restart(t *rapid.T) {
+	reconnect := rapid.Bool().Draw(t, "reconnect")
+	h.m.Restart()
+	h.i.Restart()
+	if reconnect {
+		clear(h.conns)
+	}
 }
 
 // check compares what each coordinator holds, pending revocations
