@@ -169,15 +169,11 @@ func checkLinearizable(cfg model.Config, h History, opts CheckOptions) (porcupin
 // partition is legal) and the operations of the partitions it could not
 // decide this way.
 func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
-	parts := map[string][]*Op{}
-	var keys []string
+	all := make([]*Op, len(h))
 	for i := range h {
-		k := partitionKey(&h[i])
-		if _, ok := parts[k]; !ok {
-			keys = append(keys, k)
-		}
-		parts[k] = append(parts[k], &h[i])
+		all[i] = &h[i]
 	}
+	keys, parts := partitionOps(all, func(op *Op) *Op { return op })
 	var rest History
 	var seq [][]*Op
 	for _, k := range keys {
@@ -188,7 +184,16 @@ func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
 			continue
 		}
 		for _, op := range ops {
-			rest = append(rest, *op)
+			if !op.Restart { // every partition has them: added once below
+				rest = append(rest, *op)
+			}
+		}
+	}
+	if len(rest) > 0 {
+		for _, op := range all {
+			if op.Restart {
+				rest = append(rest, *op)
+			}
 		}
 	}
 	var (
@@ -255,11 +260,14 @@ func CheckAssumptions(h History) []string {
 		if op.Return != Unknown && op.Call >= op.Return {
 			errs = append(errs, fmt.Sprintf("op %d returns (%d) before it is called (%d)", op.ID, op.Return, op.Call))
 		}
-		if op.Return != Unknown && op.Response == nil && !op.Refused {
+		if op.Return != Unknown && op.Response == nil && !op.Refused && !op.Restart {
 			errs = append(errs, fmt.Sprintf("op %d has a return time but no response", op.ID))
 		}
-		if op.Request == nil {
+		if op.Request == nil && !op.Restart {
 			errs = append(errs, fmt.Sprintf("op %d has no request", op.ID))
+		}
+		if op.Restart && op.Return == Unknown {
+			errs = append(errs, fmt.Sprintf("op %d, a restart, has no return time", op.ID))
 		}
 		if c, ok := lastCall[op.Client]; ok && op.Call < c && !isRedelivery(h, i) {
 			// Deliveries may overtake each other across a client's
@@ -300,6 +308,13 @@ func FirstMismatch(cfg model.Config, h History) string {
 	coords := map[string]*model.Coordinator{}
 	for i := range h {
 		op := &h[i]
+		if op.Restart {
+			// Partitions that appear later had nothing to restart.
+			for _, c := range coords {
+				applyOp(c, op)
+			}
+			continue
+		}
 		k := partitionKey(op)
 		c := coords[k]
 		if c == nil {

@@ -135,6 +135,8 @@ type driver struct {
 	described []*codec.ConsumerGroupDescribeResponse
 	// nextProbeHeader spoils the next prober header (probe.go).
 	nextProbeHeader ProbeKind
+	// restartAt are the coordinator times of the restarts so far.
+	restartAt []int64
 }
 
 // Run executes plan against target. The run is deterministic for a
@@ -185,15 +187,27 @@ func Run(target Target, plan Plan) (*Result, error) {
 	}
 	d.procs = append(d.procs, admin, prober, observer)
 
+	if len(plan.Restarts) > 0 && !CanRestart(target) {
+		d.harness("the plan restarts the coordinator %d times, and the target cannot restart (linearize.Restarter)", len(plan.Restarts))
+		return d.res, nil
+	}
+
 	// The planned rounds, then closing: every live client closes, the
 	// network drains, and one session timeout passes.
 	closing := plan.Rounds
 	last := plan.Rounds + 4*plan.RequestTimeout + 50
+	restarts := plan.Restarts
 	for d.round = 0; d.round <= last; d.round++ {
 		d.now = int64(d.round) * plan.RoundMs
 		if err := target.Advance(d.now); err != nil {
 			d.harness("advance to %d: %v", d.now, err)
 			return d.res, nil
+		}
+		if len(restarts) > 0 && restarts[0] == d.round {
+			restarts = restarts[1:]
+			if !d.restart() {
+				return d.res, nil
+			}
 		}
 		d.deliverResponses()
 		d.timeouts()
@@ -221,6 +235,10 @@ func Run(target Target, plan Plan) (*Result, error) {
 			lastSeen = p.lastSeen
 		}
 	}
+	// A restart starts every session afresh.
+	if n := len(d.restartAt); n > 0 && d.restartAt[n-1] > lastSeen {
+		lastSeen = d.restartAt[n-1]
+	}
 	end := lastSeen + plan.SessionTimeoutMs + plan.RoundMs
 	if end > d.now {
 		d.now = end
@@ -243,6 +261,56 @@ func Run(target Target, plan Plan) (*Result, error) {
 }
 
 func (d *driver) observer() *proc { return d.procs[len(d.procs)-1] }
+
+// restart restarts the coordinator at the start of the round, before any
+// delivery: it is recorded as an operation of its own; every connection
+// closes, so the requests and responses still on them are lost (requests
+// time out and are retried as after a lost response); each live process
+// reconnects and sends ApiVersions first, and its next first request on
+// the new connection carries ClientId again. It reports false when the
+// target failed to restart (a harness error).
+func (d *driver) restart() bool {
+	r, _ := d.target.(Restarter)
+	call := d.events.Add(1)
+	err := ErrCannotRestart
+	if r != nil {
+		err = r.Restart()
+	}
+	ret := d.events.Add(1)
+	if err != nil {
+		d.harness("restart: %v", err)
+		return false
+	}
+	d.mu.Lock()
+	d.hist = append(d.hist, Op{ID: len(d.hist), Client: len(d.procs), Name: "coordinator", At: d.now, Sent: d.round,
+		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"})
+	for _, p := range d.procs {
+		d.closedConns[p.connID] = true
+	}
+	d.mu.Unlock()
+	d.restartAt = append(d.restartAt, d.now)
+	for _, p := range d.procs {
+		if !p.live {
+			continue
+		}
+		d.openConn(p)
+		req, v := p.c.ApiVersionsRequest()
+		p.others = append(p.others, d.send(p, codec.ApiVersions, v, req))
+	}
+	return true
+}
+
+// sessionEnd is when a session refreshed at t ends, counting the restarts
+// after t that found it running: each starts it afresh.
+func (d *driver) sessionEnd(t int64) int64 {
+	end := t + d.plan.SessionTimeoutMs
+	for _, r := range d.restartAt {
+		if r >= t && r < end {
+			end = r + d.plan.SessionTimeoutMs
+		}
+	}
+	return end
+}
 
 func (d *driver) noneOutstanding() bool {
 	for _, p := range d.procs {
@@ -735,7 +803,8 @@ func (d *driver) observe(final bool) {
 		mp.InFlight = slices.Sorted(maps.Keys(p.inflight))
 		mp.AllIDs = slices.Sorted(maps.Keys(p.allIDs))
 		// A member may outlive its process by one session timeout (a
-		// crash, a lost leave, a static member parked at -2), but not a
+		// crash, a lost leave, a static member parked at -2), counted
+		// afresh from each coordinator restart it lived through, but not a
 		// leave the coordinator processed: from then on, a member left
 		// behind (KAFKA-17116's leave with an empty id) is a ghost.
 		switch {
@@ -744,7 +813,7 @@ func (d *driver) observe(final bool) {
 		case p.leftAt >= 0:
 			mp.GraceUntil = p.leftAt
 		default:
-			mp.GraceUntil = p.lastSeen + d.plan.SessionTimeoutMs
+			mp.GraceUntil = d.sessionEnd(p.lastSeen)
 		}
 		o.Processes = append(o.Processes, mp)
 		if p.plan.HeartbeatVersion >= model.MemberIDRequiredVersion {

@@ -29,7 +29,11 @@ func (l *leakyCoordinator) Advance(ms int64) error { return l.inner.Advance(ms) 
 // coordinator forgets members that leave: ghostcheck reports the member left
 // behind as a ghost, and the history as not linearizable.
 func Example() {
-	plan := linearize.NewPlan(1, linearize.DefaultOptions())
+	opts := linearize.DefaultOptions()
+	// leakyCoordinator does not implement linearize.Restarter: no
+	// coordinator restarts in its plans.
+	opts.Restarts = false
+	plan := linearize.NewPlan(1, opts)
 	target := &leakyCoordinator{inner: linearize.NewModelTarget(plan.ModelConfig())}
 
 	res, err := linearize.Run(target, plan)

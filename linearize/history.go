@@ -41,7 +41,14 @@ type Op struct {
 	Refused bool
 	// Note says what the network did to it (e.g. "response lost").
 	Note string
+	// Restart marks a coordinator restart rather than a request (Header,
+	// Request and Response are empty): it belongs to every partition of
+	// the check, since it touches every group's timers.
+	Restart bool
 }
+
+// restartAPI is what a restart op's "api" reads in a history file.
+const restartAPI = "CoordinatorRestart"
 
 // Unknown is the Return of an operation whose outcome is unknown: it may
 // take effect at any point after its call (porcupine's +∞).
@@ -67,6 +74,7 @@ type opJSON struct {
 	Response json.RawMessage     `json:"response,omitempty"`
 	Refused  bool                `json:"refused,omitempty"`
 	Note     string              `json:"note,omitempty"`
+	Restart  bool                `json:"restart,omitempty"`
 }
 
 // MarshalJSON writes the op with its request and response decoded, so a
@@ -77,6 +85,11 @@ func (o Op) MarshalJSON() ([]byte, error) {
 	if o.Return != Unknown {
 		r := o.Return
 		j.Return = &r
+	}
+	if o.Restart {
+		j.API, j.Restart = restartAPI, true
+		j.Request = json.RawMessage("null")
+		return json.Marshal(j)
 	}
 	var err error
 	if j.Request, err = json.Marshal(o.Request); err != nil {
@@ -95,6 +108,13 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 	var j opJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
+	}
+	if j.Restart {
+		*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, At: j.At, Sent: j.Sent, Call: j.Call, Return: Unknown, Note: j.Note, Restart: true}
+		if j.Return != nil {
+			o.Return = *j.Return
+		}
+		return nil
 	}
 	api := codec.Lookup(j.Header.RequestApiKey)
 	if api == nil {

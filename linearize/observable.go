@@ -155,6 +155,10 @@ func (o *observer) vanish(op *Op, g *obsGroup, group, id, how string) {
 }
 
 func (o *observer) step(op *Op) {
+	if op.Restart {
+		o.restart(op)
+		return
+	}
 	if op.Refused {
 		return
 	}
@@ -173,6 +177,22 @@ func (o *observer) step(op *Op) {
 		o.telemetry(op, op.Response.(*codec.GetTelemetrySubscriptionsResponse).ErrorCode)
 	case *codec.PushTelemetryRequest:
 		o.telemetry(op, op.Response.(*codec.PushTelemetryResponse).ErrorCode)
+	}
+}
+
+// restart: a coordinator restart starts the session of every member still
+// within it afresh, and the rebalance timer of every member revoking, so
+// none of them may vanish sooner than before.
+func (o *observer) restart(op *Op) {
+	for _, g := range o.groups {
+		for _, m := range g.members {
+			if op.At < m.lastOK+o.sessionMs {
+				m.lastOK = op.At
+			}
+			if m.revokeAt >= 0 {
+				m.revokeAt = op.At
+			}
+		}
 	}
 }
 

@@ -163,6 +163,11 @@ type Plan struct {
 	Admin    []AdminRemoval `json:"admin,omitempty"`
 	Probes   []Probe        `json:"probes,omitempty"`
 	Faults   []Fault        `json:"faults,omitempty"`
+	// Restarts are the rounds at whose start the coordinator restarts
+	// (ascending): every connection closes, what is in flight on them is
+	// lost, timers start afresh (model.Coordinator.Restart). They need a
+	// target that can restart (CanRestart).
+	Restarts []int `json:"restarts,omitempty"`
 }
 
 // PlanTopic is a topic of the coordinator's configuration.
@@ -221,6 +226,11 @@ func (p *Plan) Validate() error {
 			return fmt.Errorf("plan: client %s heartbeat version %d", c.Name, c.HeartbeatVersion)
 		}
 	}
+	for i, r := range p.Restarts {
+		if r < 1 || r >= p.Rounds || i > 0 && r <= p.Restarts[i-1] {
+			return fmt.Errorf("plan: restarts %v must ascend within rounds 1 to %d", p.Restarts, p.Rounds-1)
+		}
+	}
 	for _, f := range p.Faults {
 		if f.Client < 0 || f.Client >= len(p.Clients) || f.Request < 1 {
 			return fmt.Errorf("plan: fault %+v names no request", f)
@@ -250,13 +260,19 @@ type Options struct {
 	// Probes adds a prober sending requests no good client sends.
 	Crashes, Leaves, Resets, Telemetry, Admin, Probes bool
 	Parallel                                          bool
+	// Restarts restarts the coordinator now and then (about once every
+	// 45 rounds); only for targets that can (CanRestart).
+	Restarts bool
 }
 
 // DefaultOptions is a small, busy run: 6 clients in 2 groups over 60
-// rounds of 500 ms with 10 % of requests mistreated.
+// rounds of 500 ms with 10 % of requests mistreated and a coordinator
+// restart now and then (turn Restarts off for a target that cannot
+// restart: CanRestart).
 func DefaultOptions() Options {
 	return Options{Clients: 6, Groups: 2, Rounds: 60, HeartbeatVersion: 1, StaticPercent: 30,
-		Faults: UniformFaults(10), Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true, Probes: true}
+		Faults: UniformFaults(10), Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true, Probes: true,
+		Restarts: true}
 }
 
 // UniformFaults spreads percent evenly over every fault kind.
@@ -411,6 +427,15 @@ func generate(d drawer, o Options, seed uint64) Plan {
 			}
 		}
 	}
+	// Drawn last, so that turning restarts on leaves the rest of the plan
+	// a seed gives unchanged.
+	if o.Restarts {
+		for r := 5 + d.intn("restart start", 20); r < p.Rounds; r += 15 + d.intn("restart gap", 30) {
+			if d.intn("restart", 2) == 0 {
+				p.Restarts = append(p.Restarts, r)
+			}
+		}
+	}
 	return p
 }
 
@@ -480,6 +505,9 @@ func (p *Plan) String() string {
 		if kinds[k] > 0 {
 			ks = append(ks, fmt.Sprintf("%s=%d", k, kinds[k]))
 		}
+	}
+	if len(p.Restarts) > 0 {
+		ks = append(ks, fmt.Sprintf("restarts=%d", len(p.Restarts)))
 	}
 	return fmt.Sprintf("%d clients (v0=%d v1=%d, static=%d) in %d groups, %d rounds, faults: %s",
 		len(p.Clients), v[0], v[1], static, len(p.Groups()), p.Rounds, strings.Join(ks, " "))

@@ -55,6 +55,33 @@ func partitionKey(op *Op) string {
 	return "other"
 }
 
+// partitionOps splits items (operations, or porcupine operations holding
+// them) into the check's partitions, keyed by partitionKey in order of
+// first appearance. A coordinator restart is not about one group: it
+// joins every partition, since it restarts the timers of every group's
+// members and forgets every telemetry client.
+func partitionOps[T any](items []T, opOf func(T) *Op) ([]string, map[string][]T) {
+	parts := map[string][]T{}
+	var keys []string
+	var restarts []T
+	for _, it := range items {
+		op := opOf(it)
+		if op.Restart {
+			restarts = append(restarts, it)
+			continue
+		}
+		k := partitionKey(op)
+		if _, ok := parts[k]; !ok {
+			keys = append(keys, k)
+		}
+		parts[k] = append(parts[k], it)
+	}
+	for _, k := range keys {
+		parts[k] = append(parts[k], restarts...)
+	}
+	return keys, parts
+}
+
 // telemetryID is the client instance id a telemetry request is about: the
 // header's at v1 (KIP-1313), the body's at v0.
 func telemetryID(op *Op) codec.UUID {
@@ -84,6 +111,10 @@ func stepOp(s *pstate, op *Op) (bool, *pstate, string) {
 func applyOp(c *model.Coordinator, op *Op) (bool, string) {
 	if c.Now() < op.At {
 		c.Advance(op.At)
+	}
+	if op.Restart {
+		c.Restart()
+		return true, ""
 	}
 	// Ids the coordinator makes are random in the target: take them from
 	// the recorded response, so the model makes the same ones.
@@ -248,6 +279,9 @@ func short(id string) string {
 
 // describeOp renders a request and its response for the timeline.
 func describeOp(op *Op) string {
+	if op.Restart {
+		return fmt.Sprintf("t=%d coordinator restart", op.At)
+	}
 	var req string
 	switch r := op.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
@@ -288,15 +322,7 @@ func porcupineModel(cfg model.Config) porcupine.Model {
 	initial := newPState(model.NewCoordinator(cfg))
 	return porcupine.Model{
 		Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
-			parts := map[string][]porcupine.Operation{}
-			var keys []string
-			for _, o := range history {
-				k := partitionKey(o.Input.(*Op))
-				if _, ok := parts[k]; !ok {
-					keys = append(keys, k)
-				}
-				parts[k] = append(parts[k], o)
-			}
+			keys, parts := partitionOps(history, func(o porcupine.Operation) *Op { return o.Input.(*Op) })
 			sort.Strings(keys)
 			out := make([][]porcupine.Operation, 0, len(keys))
 			for _, k := range keys {

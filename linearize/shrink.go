@@ -1,7 +1,7 @@
 package linearize
 
 // Shrink minimizes a failing plan: it keeps removing pieces (whole clients,
-// faults, actions, admin removals, trailing rounds) while fails still
+// faults, restarts, actions, admin removals, trailing rounds) while fails still
 // reports the failure, and returns the smallest plan found. fails is called
 // at most budget times. Under rapid, shrinking is rapid's own; this is for
 // seeded runs (ghostcheck run), which must leave a small counterexample too.
@@ -62,6 +62,14 @@ func Shrink(p Plan, fails func(Plan) bool, budget int) Plan {
 				p, progress = q, true
 			}
 		}
+		// Coordinator restarts.
+		for i := len(p.Restarts) - 1; i >= 0; i-- {
+			q := clonePlan(p)
+			q.Restarts = append(q.Restarts[:i:i], q.Restarts[i+1:]...)
+			if try(q) {
+				p, progress = q, true
+			}
+		}
 		// Probes.
 		for i := len(p.Probes) - 1; i >= 0; i-- {
 			q := clonePlan(p)
@@ -86,6 +94,12 @@ func Shrink(p Plan, fails func(Plan) bool, budget int) Plan {
 			if r >= 1 && r < p.Rounds {
 				q := clonePlan(p)
 				q.Rounds = r
+				q.Restarts = nil
+				for _, at := range p.Restarts {
+					if at < r {
+						q.Restarts = append(q.Restarts, at)
+					}
+				}
 				if try(q) {
 					p, progress = q, true
 					break
@@ -102,6 +116,7 @@ func clonePlan(p Plan) Plan {
 	q.Faults = append([]Fault(nil), p.Faults...)
 	q.Admin = append([]AdminRemoval(nil), p.Admin...)
 	q.Probes = append([]Probe(nil), p.Probes...)
+	q.Restarts = append([]int(nil), p.Restarts...)
 	q.Clients = make([]ClientPlan, len(p.Clients))
 	for i, c := range p.Clients {
 		c.Actions = append([]Action(nil), c.Actions...)
@@ -130,10 +145,11 @@ func withoutClient(p Plan, i int) Plan {
 }
 
 // Size is a plan's size for reporting shrinking: clients, actions
-// (including admin removals and probes), faults.
+// (including admin removals and probes), faults (including coordinator
+// restarts).
 func (p *Plan) Size() (clients, actions, faults int) {
 	for _, c := range p.Clients {
 		actions += len(c.Actions)
 	}
-	return len(p.Clients), actions + len(p.Admin) + len(p.Probes), len(p.Faults)
+	return len(p.Clients), actions + len(p.Admin) + len(p.Probes), len(p.Faults) + len(p.Restarts)
 }

@@ -1,6 +1,7 @@
 package linearize
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -47,6 +48,30 @@ type Snapshotter interface {
 	Snapshot() []model.GroupSnapshot
 }
 
+// Restarter is implemented by targets that can restart their coordinator
+// (a broker restart or coordinator failover, simulated at once between two
+// rounds): what the coordinator persists survives, its connections,
+// per-connection context and timers do not (model.Coordinator.Restart
+// defines it). Plans with restarts need such a target; see CanRestart.
+type Restarter interface {
+	Restart() error
+}
+
+// ErrCannotRestart is what Restart returns on a target that cannot restart.
+var ErrCannotRestart = errors.New("linearize: the target cannot restart its coordinator")
+
+// CanRestart reports whether t can run plans with coordinator restarts.
+func CanRestart(t Target) bool {
+	r, ok := t.(Restarter)
+	if !ok {
+		return false
+	}
+	if c, ok := r.(interface{ canRestart() bool }); ok {
+		return c.canRestart()
+	}
+	return true
+}
+
 // ModelTarget is the reference model as a Target. It serializes calls,
 // since the model is sequential.
 type ModelTarget struct {
@@ -81,6 +106,14 @@ func (t *ModelTarget) Advance(nowMs int64) error {
 	return nil
 }
 
+// Restart implements Restarter.
+func (t *ModelTarget) Restart() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.c.Restart()
+	return nil
+}
+
 // Snapshot implements Snapshotter.
 func (t *ModelTarget) Snapshot() []model.GroupSnapshot {
 	t.mu.Lock()
@@ -95,7 +128,19 @@ type Funcs struct {
 	HandleFunc     func(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
 	DisconnectFunc func(connID uint64)
 	AdvanceFunc    func(nowMs int64) error
+	// RestartFunc, when set, makes the target a Restarter.
+	RestartFunc func() error
 }
+
+// Restart implements Restarter: ErrCannotRestart without a RestartFunc.
+func (f Funcs) Restart() error {
+	if f.RestartFunc == nil {
+		return ErrCannotRestart
+	}
+	return f.RestartFunc()
+}
+
+func (f Funcs) canRestart() bool { return f.RestartFunc != nil }
 
 // Handle implements Target.
 func (f Funcs) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
@@ -128,3 +173,13 @@ type snapshotTarget struct {
 }
 
 func (s snapshotTarget) Snapshot() []model.GroupSnapshot { return s.snap() }
+
+// Restart forwards to the wrapped target.
+func (s snapshotTarget) Restart() error {
+	if r, ok := s.Target.(Restarter); ok {
+		return r.Restart()
+	}
+	return ErrCannotRestart
+}
+
+func (s snapshotTarget) canRestart() bool { return CanRestart(s.Target) }

@@ -50,7 +50,9 @@ type Process struct {
 	// (by crashing, closing or leaving) may still exist: exactly, the
 	// coordinator time of its last successful join or heartbeat (epoch
 	// >= 0; error responses and leaves do not refresh a session, A4) plus
-	// one session timeout. A harness that cannot tell which requests
+	// one session timeout, and if the coordinator restarted before that
+	// end, the restart's time plus one session timeout (a restart starts
+	// every session afresh: Coordinator.Restart). A harness that cannot tell which requests
 	// succeeded may use the last time the coordinator processed one of
 	// its requests instead, a later bound that loosens the check.
 	GraceUntil int64

@@ -37,6 +37,7 @@ type phaseSummary struct {
 	Histories  int                         `json:"histories"`
 	Operations int                         `json:"operations"`
 	Faults     map[linearize.FaultKind]int `json:"faults"`
+	Restarts   int                         `json:"restarts"`
 	Verdicts   map[linearize.Verdict]int   `json:"verdicts"`
 	Ghosts     int                         `json:"ghosts"`
 	// FirstGhost is the 1-based history in which the first ghost showed.
@@ -72,8 +73,13 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	if _, err := targets.New(cfg.target, linearize.NewPlan(1, cfg.opts), cfg.mutant); err != nil {
+	t, err := targets.New(cfg.target, linearize.NewPlan(1, cfg.opts), cfg.mutant)
+	if err != nil {
 		fmt.Fprintln(stderr, "ghostcheck run:", err)
+		return 2
+	}
+	if cfg.opts.Restarts && !linearize.CanRestart(t) {
+		fmt.Fprintf(stderr, "ghostcheck run: target %s cannot restart its coordinator; pass --restarts=false\n", cfg.target)
 		return 2
 	}
 	prog := newProgress(stderr)
@@ -126,6 +132,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	fs.StringVar(&cfg.out, "out", "out", "directory for failure reports (history, timeline)")
 	fs.BoolVar(&cfg.json, "json", false, "print the summary as JSON")
 	fs.BoolVar(&cfg.opts.Parallel, "parallel", false, "deliver each round's requests concurrently (exercises a concurrent target)")
+	fs.BoolVar(&cfg.opts.Restarts, "restarts", cfg.opts.Restarts, "restart the coordinator now and then (state persists, connections close, timers start afresh)")
 	fs.IntVar(&cfg.shrink, "shrink", 300, "re-runs allowed to shrink a failing plan")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck run [flags]")
@@ -264,6 +271,11 @@ func runPhase(cfg runConfig, version, index int, budget time.Duration, prog *pro
 		for k, n := range res.Faults {
 			ps.Faults[k] += n
 		}
+		for _, op := range res.History {
+			if op.Restart {
+				ps.Restarts++
+			}
+		}
 		ps.Verdicts[rep.Verdict]++
 		for rule, n := range res.ViolationCounts {
 			ps.Violations[rule] += n
@@ -368,6 +380,7 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 	for _, k := range linearize.FaultKinds() {
 		row("fault "+string(k), func(p *phaseSummary) string { return strconv.Itoa(p.Faults[k]) })
 	}
+	row("coordinator restarts", func(p *phaseSummary) string { return strconv.Itoa(p.Restarts) })
 	row("verdict Ok", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[linearize.Ok]) })
 	row("verdict Illegal", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[linearize.Illegal]) })
 	row("verdict Unknown", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[linearize.VerdictUnknown]) })

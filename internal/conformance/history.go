@@ -41,6 +41,7 @@ type HistoryResult struct {
 func DefaultHistoryOptions() linearize.Options {
 	o := linearize.DefaultOptions()
 	o.Rounds = 40
+	o.Restarts = false // a broker reached by address is not restarted by ghostcheck
 	return o
 }
 

@@ -57,6 +57,10 @@ func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
 			c.Expire()
 			return nil
 		},
+		RestartFunc: func() error {
+			c.Restart()
+			return nil
+		},
 	}
 	return linearize.WithSnapshot(t, func() []model.GroupSnapshot { return toModel(c.Snapshot()) }), nil
 }
