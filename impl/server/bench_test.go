@@ -41,17 +41,30 @@ import (
 // between two brokers' cpu-µs/hb is the difference of their own CPU cost.
 //
 //	go test -run '^$' -bench Load -benchtime 200000x ./impl/server
+//
+// The churn workload (churn/...) has each client cycle through the whole
+// membership life: join (epoch 0), eight heartbeats (acknowledging each
+// new assignment in the next one, as a client does), leave (epoch -1),
+// again and again under the member id it keeps for life (KIP-1082). Every
+// join and leave moves the group epoch and the target assignment of the
+// client's group (16 members at 64 clients), so this is where a broker's
+// own work shows; it reports requests/s (req/s, cpu-µs/req) instead.
 func BenchmarkLoad(b *testing.B) {
 	for _, depth := range []int{1, 4} {
 		for _, broker := range []string{"floor", "ghostcheck", "kfake"} {
 			for _, clients := range []int{1, 8, 64} {
-				b.Run(fmt.Sprintf("depth=%d/%s/clients=%d", depth, broker, clients), func(b *testing.B) { loadRun(b, broker, clients, depth) })
+				b.Run(fmt.Sprintf("depth=%d/%s/clients=%d", depth, broker, clients), func(b *testing.B) { loadRun(b, broker, clients, depth, false) })
 			}
+		}
+	}
+	for _, broker := range []string{"floor", "ghostcheck", "kfake"} {
+		for _, clients := range []int{1, 8, 64} {
+			b.Run(fmt.Sprintf("churn/%s/clients=%d", broker, clients), func(b *testing.B) { loadRun(b, broker, clients, 1, true) })
 		}
 	}
 }
 
-func loadRun(b *testing.B, broker string, clients, depth int) {
+func loadRun(b *testing.B, broker string, clients, depth int, churn bool) {
 	var addr string
 	switch broker {
 	case "kfake":
@@ -87,6 +100,10 @@ func loadRun(b *testing.B, broker string, clients, depth int) {
 			<-done
 		}()
 		addr = ln.Addr().String()
+	}
+	if churn {
+		runChurn(b, addr, clients)
+		return
 	}
 	runLoad(b, addr, clients, depth)
 }
@@ -254,21 +271,138 @@ func runLoad(b *testing.B, addr string, clients, depth int) {
 			wk.w.RoundTrip(hdr(wk), &codec.ConsumerGroupHeartbeatRequest{GroupId: wk.group, MemberId: m, MemberEpoch: -1, RebalanceTimeoutMs: -1})
 		}
 	}
-	var all []time.Duration
+	var lats [][]time.Duration
 	for _, wk := range ws {
-		all = append(all, wk.lat...)
+		lats = append(lats, wk.lat)
+	}
+	reportLoad(b, lats, elapsed, cpu, failed.Load(), "hb")
+}
+
+// reportLoad reports a load run: requests per second, the p50 and p99 of
+// their round trips, and process CPU per request, with unit naming the
+// request ("hb" for heartbeats, "req" for any).
+func reportLoad(b *testing.B, lats [][]time.Duration, elapsed, cpu time.Duration, failed int64, unit string) {
+	var all []time.Duration
+	for _, l := range lats {
+		all = append(all, l...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
 	if len(all) == 0 {
 		return
 	}
-	if f := failed.Load(); f > 0 {
-		b.Logf("%d heartbeats failed", f)
+	if failed > 0 {
+		b.Logf("%d requests failed", failed)
 	}
-	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "hb/s")
+	b.ReportMetric(float64(len(all))/elapsed.Seconds(), unit+"/s")
 	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
 	if cpu > 0 {
-		b.ReportMetric(cpu.Seconds()*1e6/float64(len(all)), "cpu-µs/hb")
+		b.ReportMetric(cpu.Seconds()*1e6/float64(len(all)), "cpu-µs/"+unit)
 	}
+}
+
+// runChurn is the churn workload (see BenchmarkLoad): b.N requests shared
+// among the clients, each cycling join, eight heartbeats, leave.
+func runChurn(b *testing.B, addr string, clients int) {
+	type worker struct {
+		w      *linearize.WireConn
+		req    codec.ConsumerGroupHeartbeatRequest
+		h      codec.RequestHeader
+		resp   codec.ConsumerGroupHeartbeatResponse
+		corr   int32
+		step   int
+		epoch  int32
+		owned  []codec.ConsumerGroupHeartbeatTopicPartitions
+		report bool // the next heartbeat acknowledges a new assignment
+		lat    []time.Duration
+	}
+	const cycle = 10 // join, 8 heartbeats, leave
+	ws := make([]*worker, clients)
+	for i := range ws {
+		w, err := linearize.DialWire(addr, 10*time.Second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		ws[i] = &worker{w: w, lat: make([]time.Duration, 0, 2*b.N/clients+16), req: codec.ConsumerGroupHeartbeatRequest{
+			GroupId: fmt.Sprintf("churn-g%d", i%4), MemberId: fmt.Sprintf("churn-member-%d-%d", i, time.Now().UnixNano())}}
+	}
+	var next, failed atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	cpu0 := processCPU()
+	start := time.Now()
+	for _, wk := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(b.N) {
+				r := &wk.req
+				r.SubscribedTopicNames, r.TopicPartitions, r.RebalanceTimeoutMs = nil, nil, -1
+				switch {
+				case wk.step == 0:
+					r.MemberEpoch, r.RebalanceTimeoutMs = 0, 30000
+					r.SubscribedTopicNames = []string{"alpha", "beta"}
+					r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{}
+					wk.owned = wk.owned[:0]
+				case wk.step == cycle-1:
+					r.MemberEpoch = -1
+				default:
+					r.MemberEpoch = wk.epoch
+					if wk.report {
+						r.TopicPartitions, wk.report = wk.owned, false
+						if r.TopicPartitions == nil {
+							r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{}
+						}
+					}
+				}
+				wk.corr++
+				wk.h = codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: wk.corr, ClientInstanceId: codec.SomeUUID(codec.UUID{7, 7})}
+				if wk.corr == 1 {
+					wk.h.ClientId = codec.Str("bench")
+				}
+				t0 := time.Now()
+				if err := wk.w.Send(&wk.h, r); err != nil {
+					failed.Add(1)
+					return
+				}
+				err := wk.w.ReceiveInto(&wk.resp)
+				wk.lat = append(wk.lat, time.Since(t0))
+				if err != nil {
+					failed.Add(1)
+					return
+				}
+				if wk.resp.ErrorCode != codec.None {
+					failed.Add(1)
+					wk.step = 0 // rejoin
+					continue
+				}
+				wk.epoch = wk.resp.MemberEpoch
+				if a := wk.resp.Assignment; a != nil {
+					// Keep a copy: the response is decoded into again.
+					wk.owned = wk.owned[:0]
+					for _, tp := range a.TopicPartitions {
+						wk.owned = append(wk.owned, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: tp.TopicId, Partitions: append([]int32(nil), tp.Partitions...)})
+					}
+					wk.report = true
+				}
+				wk.step = (wk.step + 1) % cycle
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
+	b.StopTimer()
+	var lats [][]time.Duration
+	for _, wk := range ws {
+		if wk.step != 0 {
+			wk.req.MemberEpoch = -1
+			wk.corr++
+			wk.h.CorrelationId, wk.h.ClientId = wk.corr, codec.Null
+			wk.w.RoundTrip(&wk.h, &wk.req)
+		}
+		lats = append(lats, wk.lat)
+	}
+	reportLoad(b, lats, elapsed, cpu, failed.Load(), "req")
 }
