@@ -1,5 +1,7 @@
 package codec
 
+import "encoding/binary"
+
 // ConsumerGroupHeartbeat (api key 68), versions 0-1, flexible from v0.
 //
 // v1 adds SubscribedTopicRegex and, by KIP-1082, makes a client-generated
@@ -105,11 +107,44 @@ func readTopicPartitions(r *Reader, field string, dst []ConsumerGroupHeartbeatTo
 	dst = sized(dst, n, nullable)
 	for i := range dst {
 		tp := &dst[i]
+		if r.flexible && readTopicPartitionsFast(r, tp) {
+			continue
+		}
 		tp.TopicId = r.UUID("TopicPartitions.TopicId")
 		tp.Partitions = r.Int32Array("TopicPartitions.Partitions", tp.Partitions, false)
 		tp.UnknownTags = r.UnknownTags("TopicPartitions.TaggedFields", tp.UnknownTags)
 	}
 	return dst
+}
+
+// readTopicPartitionsFast reads one element in the form nearly every
+// element has, in one bounds check: a topic id, a compact partition count
+// in one byte, the partitions, and an empty tag section. It reports false,
+// reading nothing, for anything else (more than 126 partitions, tags,
+// truncation), which the general path then reads and judges. The result is
+// what the general path gives: no partitions decode to nil, no tags to nil.
+func readTopicPartitionsFast(r *Reader, tp *ConsumerGroupHeartbeatTopicPartitions) bool {
+	b := r.buf[r.off:]
+	if len(b) < 18 {
+		return false
+	}
+	c := int(b[16])
+	if c == 0 || c >= 0x80 {
+		return false
+	}
+	n := c - 1
+	end := 17 + 4*n // the tag count
+	if end >= len(b) || b[end] != 0 {
+		return false
+	}
+	tp.TopicId = UUID(b[:16])
+	tp.Partitions = resize(tp.Partitions, n)
+	for j := range tp.Partitions {
+		tp.Partitions[j] = int32(binary.BigEndian.Uint32(b[17+4*j:]))
+	}
+	tp.UnknownTags = nil
+	r.off += end + 1
+	return true
 }
 
 // ConsumerGroupHeartbeatResponse answers a ConsumerGroupHeartbeatRequest.
