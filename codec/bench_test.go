@@ -178,20 +178,44 @@ func BenchmarkDecodeHeartbeatV1(b *testing.B) {
 			}
 		}
 	})
-	h2, m2 := benchHeartbeat()
-	changeStrings(&h2, m2)
-	changed, err := codec.AppendRequest(nil, &h2, m2)
+	benchDecodeReused(b, frame, changedFrame(b, benchHeartbeat), new(codec.ConsumerGroupHeartbeatRequest))
+	body := kmsgBody(kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)).AppendRequest(nil, kmsgHeartbeat(), 1))
+	benchKmsgDecode(b, body, 1, func() kmsgRequest { return kmsg.NewPtrConsumerGroupHeartbeatRequest() })
+}
+
+// changedFrame is the frame (without its size) of the benchmark message
+// build gives, with every string changed (changeStrings).
+func changedFrame[M codec.Message](b *testing.B, build func() (codec.RequestHeader, M)) []byte {
+	h, m := build()
+	changeStrings(&h, m)
+	frame, err := codec.AppendRequest(nil, &h, m)
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchDecodeReused(b, frame, changed[4:], new(codec.ConsumerGroupHeartbeatRequest))
-	body := kmsgBody(kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)).AppendRequest(nil, kmsgHeartbeat(), 1))
+	return frame[4:]
+}
+
+// kmsgRequest is what the benchmarks use of a kmsg request.
+type kmsgRequest interface {
+	SetVersion(int16)
+	ReadFrom([]byte) error
+	UnsafeReadFrom([]byte) error
+}
+
+// benchKmsgDecode runs kmsg's two decoders on body into fresh requests:
+// kmsg (ReadFrom, strings copied) and kmsg-unsafe (UnsafeReadFrom, strings
+// aliasing the input, the peer of ours-nocopy).
+func benchKmsgDecode(b *testing.B, body []byte, version int16, newRequest func() kmsgRequest) {
 	for _, unsafe := range []bool{false, true} {
-		b.Run(kmsgName(unsafe), func(b *testing.B) {
+		name := "kmsg"
+		if unsafe {
+			name = "kmsg-unsafe"
+		}
+		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
-				req.Version = 1
+				req := newRequest()
+				req.SetVersion(version)
 				read := req.ReadFrom
 				if unsafe {
 					read = req.UnsafeReadFrom
@@ -202,16 +226,6 @@ func BenchmarkDecodeHeartbeatV1(b *testing.B) {
 			}
 		})
 	}
-}
-
-// kmsgName names kmsg's decoders: kmsg (ReadFrom, strings copied) and
-// kmsg-unsafe (UnsafeReadFrom, strings aliasing the input, the peer of
-// ours-nocopy).
-func kmsgName(unsafe bool) string {
-	if unsafe {
-		return "kmsg-unsafe"
-	}
-	return "kmsg"
 }
 
 func BenchmarkEncodeLeaveGroupV5(b *testing.B) {
@@ -258,30 +272,9 @@ func BenchmarkDecodeLeaveGroupV5(b *testing.B) {
 			}
 		}
 	})
-	h2, m2 := benchLeave()
-	changeStrings(&h2, m2)
-	changed, err := codec.AppendRequest(nil, &h2, m2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchDecodeReused(b, frame, changed[4:], new(codec.LeaveGroupRequest))
+	benchDecodeReused(b, frame, changedFrame(b, benchLeave), new(codec.LeaveGroupRequest))
 	body := kmsgBody(kmsg.NewRequestFormatter().AppendRequest(nil, kmsgLeave(), 1))
-	for _, unsafe := range []bool{false, true} {
-		b.Run(kmsgName(unsafe), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				req := kmsg.NewPtrLeaveGroupRequest()
-				req.Version = 5
-				read := req.ReadFrom
-				if unsafe {
-					read = req.UnsafeReadFrom
-				}
-				if err := read(body); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchKmsgDecode(b, body, 5, func() kmsgRequest { return kmsg.NewPtrLeaveGroupRequest() })
 }
 
 // decoder is the concrete, non-escaping decode path of a message type.
