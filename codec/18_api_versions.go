@@ -32,11 +32,12 @@ func (m *ApiVersionsRequest) AppendTo(dst []byte, version int16) ([]byte, error)
 
 // ReadFrom implements Message.
 func (m *ApiVersionsRequest) ReadFrom(r *Reader) {
+	name, version := m.ClientSoftwareName, m.ClientSoftwareVersion
 	m.ClientSoftwareName, m.ClientSoftwareVersion = "", ""
 	m.UnknownTags = nil
 	if r.Version() >= 3 {
-		m.ClientSoftwareName = r.String("ClientSoftwareName", m.ClientSoftwareName)
-		m.ClientSoftwareVersion = r.String("ClientSoftwareVersion", m.ClientSoftwareVersion)
+		m.ClientSoftwareName = r.String("ClientSoftwareName", name)
+		m.ClientSoftwareVersion = r.String("ClientSoftwareVersion", version)
 		m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
 	}
 }

@@ -27,11 +27,13 @@ type DecodeOptions struct {
 	NoCopy bool
 
 	// OneCopy (ignored with NoCopy) makes the decoded strings of a message
-	// share one copy of the input, taken at the first non-empty string and
-	// reaching to the end of the message, instead of one allocation per
-	// string: the input buffer may still be reused at once. The price is
-	// retention: a string kept after the message keeps that whole copy
-	// alive, so keep strings.Clone of what you store for long. Byte slices
+	// share one copy of the input, taken at the first string that must be
+	// copied (non-empty and changed) and reaching to the end of the
+	// message, instead of one allocation per string: the input buffer may
+	// still be reused at once. The price is retention: a string kept after
+	// the message (by you, or by a reused message across decodes, as long
+	// as it does not change) keeps that whole copy alive, so keep
+	// strings.Clone of what you store for long. Byte slices
 	// and unknown tagged fields are still copied one by one.
 	OneCopy bool
 }

@@ -20,13 +20,14 @@ package impl
 // waiting for revocations gets now + max(its rebalance timeout, 0); other
 // members have no rebalance timer and get none.
 //
-// The clock is read once, so every group restarts at the same time, as in
-// the model. Restart is safe for concurrent use but not atomic: it takes each shard's
+// Restart is safe for concurrent use but not atomic: it takes each shard's
 // and each group's lock in turn, so a concurrent request sees a group
-// either before or after its restart. It costs O(n log n) in the members
-// of each group, which is fine for something as rare as a restart.
+// either before or after its restart. The clock is read under each group's
+// lock, so that a heartbeat served meanwhile on a real clock never sees its
+// deadline moved back; on a manual clock (the model's time) every group
+// restarts at the same time, as in the model. It costs O(n log n) in the
+// members of each group, which is fine for something as rare as a restart.
 func (c *Coordinator) Restart() {
-	now := c.clock.Now()
 	c.forgetConns()
 	c.forgetTelemetry()
 	if c.mut.Has(MutRestartKeepsDeadlines) {
@@ -35,7 +36,7 @@ func (c *Coordinator) Restart() {
 	for _, g := range c.allGroups() {
 		g.mu.Lock()
 		if g.status == gLive {
-			g.restartTimers(now)
+			g.restartTimers(c.clock.Now())
 		}
 		g.mu.Unlock()
 	}

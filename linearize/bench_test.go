@@ -17,10 +17,13 @@ func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (Plan, Histo
 	plan := NewPlan(42, o)
 	plan.DescribeEvery = 8
 	m := NewModelTarget(plan.ModelConfig())
-	target := Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
+	target := Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance, RestartFunc: m.Restart}
 	res, err := Run(target, plan)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if len(res.HarnessErrors) > 0 {
+		tb.Fatalf("harness errors: %v", res.HarnessErrors)
 	}
 	return plan, res.History
 }

@@ -148,7 +148,7 @@ func (o *observer) mayVanish(m *obsMember, t int64) bool {
 
 func (o *observer) vanish(op *Op, g *obsGroup, group, id, how string) {
 	if m := g.members[id]; m != nil && !o.mayVanish(m, op.At) {
-		o.violate(op, "MemberVanished", "member %s of group %s is gone (%s) %d ms after its last successful heartbeat, before its session timeout (%d ms)",
+		o.violate(op, "MemberVanished", "member %s of group %s is gone (%s) %d ms after its last successful heartbeat or coordinator restart, before its session timeout (%d ms)",
 			id, group, how, op.At-m.lastOK, o.sessionMs)
 	}
 	delete(g.members, id)
@@ -180,15 +180,18 @@ func (o *observer) step(op *Op) {
 	}
 }
 
-// restart: a coordinator restart starts the session of every member still
-// within it afresh, and the rebalance timer of every member revoking, so
-// none of them may vanish sooner than before.
+// restart: a coordinator restart starts afresh the session of every member
+// it finds, and the rebalance timer of every member it finds revoking, so
+// none of them may vanish sooner than before. A member whose session or
+// rebalance timeout had already run out by the restart may be gone (the
+// timers due at the restart's time fire before it): it is left as it was.
 func (o *observer) restart(op *Op) {
 	for _, g := range o.groups {
 		for _, m := range g.members {
-			if op.At < m.lastOK+o.sessionMs {
-				m.lastOK = op.At
+			if o.mayVanish(m, op.At) {
+				continue
 			}
+			m.lastOK = op.At
 			if m.revokeAt >= 0 {
 				m.revokeAt = op.At
 			}

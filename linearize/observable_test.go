@@ -52,6 +52,7 @@ func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
 	o := DefaultOptions()
 	o.Faults = nil
 	o.Crashes, o.Leaves = false, false
+	o.Restarts = false // forgetful cannot restart
 	for seed := uint64(1); seed <= 10; seed++ {
 		plan := NewPlan(seed, o)
 		res, err := Run(forgetful{NewModelTarget(plan.ModelConfig())}, plan)
