@@ -60,6 +60,9 @@ type obsMember struct {
 	revokeAt  int64  // At it was first asked to revoke, -1 none
 	instance  string // "" dynamic
 	highEpoch int32  // highest positive epoch seen for it
+	// given is the assignment the broker last sent it: what the broker
+	// takes it to own until it reports otherwise.
+	given map[[2]any]bool
 }
 
 type obsGroup struct {
@@ -307,14 +310,19 @@ func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, r
 		}
 	}
 	// Revocations: asked when the new assignment lacks something the
-	// member reported owning; done when it reports no more than it has.
-	if resp.Assignment != nil && req.TopicPartitions != nil {
+	// member owns, as it reported or as the broker last gave it (a rejoin
+	// at epoch 0 reports nothing, yet the broker may still count what it
+	// gave before); the rebalance timer may run from then on.
+	if resp.Assignment != nil {
 		now := ownedSet(resp.Assignment.TopicPartitions)
-		for p := range ownedSet(req.TopicPartitions) {
-			if !now[p] && m.revokeAt < 0 {
-				m.revokeAt = op.At
+		for _, owned := range []map[[2]any]bool{ownedSet(req.TopicPartitions), m.given} {
+			for p := range owned {
+				if !now[p] && m.revokeAt < 0 {
+					m.revokeAt = op.At
+				}
 			}
 		}
+		m.given = now
 	}
 }
 
