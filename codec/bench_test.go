@@ -136,8 +136,14 @@ func kmsgBody(frame []byte) []byte {
 
 func BenchmarkEncodeHeartbeatV1(b *testing.B) {
 	h, m := benchHeartbeat()
+	benchEncode(b, h, m, kmsgHeartbeat(), kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)))
+}
+
+// benchEncode encodes h and m (ours) and k with f (kmsg) into a reused
+// buffer again and again.
+func benchEncode(b *testing.B, h codec.RequestHeader, m codec.Message, k kmsg.Request, f *kmsg.RequestFormatter) {
 	b.Run("ours", func(b *testing.B) {
-		buf := make([]byte, 0, 512)
+		buf := make([]byte, 0, 2048)
 		b.ReportAllocs()
 		for b.Loop() {
 			var err error
@@ -147,9 +153,7 @@ func BenchmarkEncodeHeartbeatV1(b *testing.B) {
 		}
 	})
 	b.Run("kmsg", func(b *testing.B) {
-		k := kmsgHeartbeat()
-		f := kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value))
-		buf := make([]byte, 0, 512)
+		buf := make([]byte, 0, 2048)
 		b.ReportAllocs()
 		for b.Loop() {
 			buf = f.AppendRequest(buf[:0], k, h.CorrelationId)
@@ -230,25 +234,7 @@ func benchKmsgDecode(b *testing.B, body []byte, version int16, newRequest func()
 
 func BenchmarkEncodeLeaveGroupV5(b *testing.B) {
 	h, m := benchLeave()
-	b.Run("ours", func(b *testing.B) {
-		buf := make([]byte, 0, 2048)
-		b.ReportAllocs()
-		for b.Loop() {
-			var err error
-			if buf, err = codec.AppendRequest(buf[:0], &h, m); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("kmsg", func(b *testing.B) {
-		k := kmsgLeave()
-		f := kmsg.NewRequestFormatter()
-		buf := make([]byte, 0, 2048)
-		b.ReportAllocs()
-		for b.Loop() {
-			buf = f.AppendRequest(buf[:0], k, h.CorrelationId)
-		}
-	})
+	benchEncode(b, h, m, kmsgLeave(), kmsg.NewRequestFormatter())
 }
 
 func BenchmarkDecodeLeaveGroupV5(b *testing.B) {

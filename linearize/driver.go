@@ -290,14 +290,19 @@ func (d *driver) restart() bool {
 	d.mu.Unlock()
 	d.restartAt = append(d.restartAt, d.now)
 	for _, p := range d.procs {
-		if !p.live {
-			continue
+		if p.live {
+			d.reconnect(p)
 		}
-		d.openConn(p)
-		req, v := p.c.ApiVersionsRequest()
-		p.others = append(p.others, d.send(p, codec.ApiVersions, v, req))
 	}
 	return true
+}
+
+// reconnect opens p a new connection (its old one is closed) and sends
+// ApiVersions on it first, without blocking p's other requests.
+func (d *driver) reconnect(p *proc) {
+	d.openConn(p)
+	req, v := p.c.ApiVersionsRequest()
+	p.others = append(p.others, d.send(p, codec.ApiVersions, v, req))
 }
 
 // sessionEnd is when a session refreshed at t ends, counting the restarts
@@ -703,10 +708,7 @@ func (d *driver) do(p *proc, k ActionKind) {
 		d.closedConns[p.connID] = true
 		d.mu.Unlock()
 		d.target.Disconnect(p.connID)
-		d.openConn(p)
-		// ApiVersions again on the new connection, without blocking.
-		req, v := p.c.ApiVersionsRequest()
-		p.others = append(p.others, d.send(p, codec.ApiVersions, v, req))
+		d.reconnect(p)
 	case Telemetry:
 		if p.hasSub {
 			v := p.version(codec.PushTelemetry, 1)

@@ -187,17 +187,7 @@ func runLoad(b *testing.B, addr string, clients, depth int) {
 		h      codec.RequestHeader
 		resp   codec.ConsumerGroupHeartbeatResponse
 	}
-	// hdr is the worker's header for its next request, reused so that the
-	// clients allocate nothing per heartbeat (their garbage would slow
-	// every broker and lengthen the latency tail with GC work).
-	hdr := func(wk *worker) *codec.RequestHeader {
-		wk.corr++
-		wk.h = codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: wk.corr, ClientInstanceId: codec.SomeUUID(codec.UUID{7, 7})}
-		if wk.corr == 1 {
-			wk.h.ClientId = codec.Str("bench")
-		}
-		return &wk.h
-	}
+	hdr := func(wk *worker) *codec.RequestHeader { return nextHeader(&wk.h, &wk.corr) }
 	ws := make([]*worker, clients)
 	for i := range ws {
 		w, err := linearize.DialWire(addr, 10*time.Second)
@@ -278,6 +268,19 @@ func runLoad(b *testing.B, addr string, clients, depth int) {
 	reportLoad(b, lats, elapsed, cpu, failed.Load(), "hb")
 }
 
+// nextHeader fills h, a client's one reused header, for its next
+// ConsumerGroupHeartbeat v1 (the clients allocate nothing per request:
+// their garbage would slow every broker and lengthen the latency tail with
+// GC work). ClientId rides on the connection's first request only.
+func nextHeader(h *codec.RequestHeader, corr *int32) *codec.RequestHeader {
+	*corr++
+	*h = codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: *corr, ClientInstanceId: codec.SomeUUID(codec.UUID{7, 7})}
+	if *corr == 1 {
+		h.ClientId = codec.Str("bench")
+	}
+	return h
+}
+
 // reportLoad reports a load run: requests per second, the p50 and p99 of
 // their round trips, and process CPU per request, with unit naming the
 // request ("hb" for heartbeats, "req" for any).
@@ -356,13 +359,8 @@ func runChurn(b *testing.B, addr string, clients int) {
 						}
 					}
 				}
-				wk.corr++
-				wk.h = codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: wk.corr, ClientInstanceId: codec.SomeUUID(codec.UUID{7, 7})}
-				if wk.corr == 1 {
-					wk.h.ClientId = codec.Str("bench")
-				}
 				t0 := time.Now()
-				if err := wk.w.Send(&wk.h, r); err != nil {
+				if err := wk.w.Send(nextHeader(&wk.h, &wk.corr), r); err != nil {
 					failed.Add(1)
 					return
 				}
@@ -398,9 +396,7 @@ func runChurn(b *testing.B, addr string, clients int) {
 	for _, wk := range ws {
 		if wk.step != 0 {
 			wk.req.MemberEpoch = -1
-			wk.corr++
-			wk.h.CorrelationId, wk.h.ClientId = wk.corr, codec.Null
-			wk.w.RoundTrip(&wk.h, &wk.req)
+			wk.w.RoundTrip(nextHeader(&wk.h, &wk.corr), &wk.req)
 		}
 		lats = append(lats, wk.lat)
 	}
