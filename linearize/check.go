@@ -50,18 +50,18 @@ type Report struct {
 	// CheckTime is how long the linearizability check took.
 	CheckTime time.Duration `json:"checkTime"`
 
-	info porcupine.LinearizationInfo
-	cfg  model.Config
-	ops  History
+	// budget is the bound the linearizability search ran under; the
+	// timeline's search (WriteArtifacts) gets no more, so writing the
+	// report of a history whose search ran out cannot hang.
+	budget time.Duration
 }
 
 // CheckOptions tune Check.
 type CheckOptions struct {
 	// Timeout bounds the linearizability search (0: 30 s). When it
-	// expires the verdict is Unknown.
+	// expires the verdict is Unknown. It also bounds the search that
+	// draws the report's timeline (WriteArtifacts).
 	Timeout time.Duration
-	// Visualize keeps what the HTML timeline needs (costs memory).
-	Visualize bool
 	// Level is LevelExact (the zero value: the reference model) or
 	// LevelObservable (only what the protocol promises; observable.go).
 	Level CheckLevel
@@ -80,13 +80,14 @@ func Check(res *Result, opts CheckOptions) *Report {
 	if opts.Level == LevelObservable {
 		return checkObservable(res, opts)
 	}
-	rep := &Report{Invariants: res.Violations, cfg: res.Plan.ModelConfig(), ops: res.History}
+	cfg := res.Plan.ModelConfig()
+	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
 		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, "HarnessAssumption", errs[0]
 		return rep
 	}
 	var mismatch string
-	rep.Linearizable, rep.info, rep.CheckTime, mismatch = checkLinearizable(rep.cfg, res.History, opts)
+	rep.Linearizable, rep.CheckTime, mismatch = checkLinearizable(cfg, res.History, rep.budget)
 	switch {
 	case len(res.Violations) > 0:
 		v := res.Violations[0]
@@ -104,7 +105,7 @@ func Check(res *Result, opts CheckOptions) *Report {
 	if rep.Linearizable == porcupine.Illegal {
 		rep.Mismatch = mismatch
 		if rep.Mismatch == "" {
-			rep.Mismatch = FirstMismatch(rep.cfg, res.History)
+			rep.Mismatch = FirstMismatch(cfg, res.History)
 		}
 		if rep.Rule == "Linearizability" && rep.Mismatch != "" {
 			rep.Detail = rep.Mismatch
@@ -120,47 +121,42 @@ func CheckHistory(plan Plan, h History, opts CheckOptions) *Report {
 	return Check(&Result{Plan: plan, History: h}, opts)
 }
 
-// checkLinearizable checks h against the model. When a totally ordered
-// partition fails, it also describes the failing operation (the earliest of
-// those the parallel replay reached).
-func checkLinearizable(cfg model.Config, h History, opts CheckOptions) (porcupine.CheckResult, porcupine.LinearizationInfo, time.Duration, string) {
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = 30 * time.Second
+// timeout is the bound of the linearizability search.
+func (o CheckOptions) timeout() time.Duration {
+	if o.Timeout <= 0 {
+		return 30 * time.Second
 	}
+	return o.Timeout
+}
+
+// checkLinearizable checks h against the model within timeout. When a
+// totally ordered partition fails, it also describes the failing operation
+// (the earliest of those the parallel replay reached).
+func checkLinearizable(cfg model.Config, h History, timeout time.Duration) (porcupine.CheckResult, time.Duration, string) {
 	start := time.Now()
-	var rest History
-	if opts.Visualize {
-		rest = h
-	} else {
-		// A partition whose operations never overlap in time has one
-		// order only: replay it on a single coordinator, without the
-		// search (and its copies of the state). Porcupine gets the rest.
-		var mismatch string
-		mismatch, rest = checkSequentialPartitions(cfg, h)
-		if mismatch != "" {
-			return porcupine.Illegal, porcupine.LinearizationInfo{}, time.Since(start), mismatch
-		}
+	// A partition whose operations never overlap in time has one order
+	// only: replay it on a single coordinator, without the search (and
+	// its copies of the state). Porcupine gets the rest.
+	mismatch, rest := checkSequentialPartitions(cfg, h)
+	if mismatch != "" {
+		return porcupine.Illegal, time.Since(start), mismatch
 	}
 	if len(rest) == 0 {
-		return porcupine.Ok, porcupine.LinearizationInfo{}, time.Since(start), ""
+		return porcupine.Ok, time.Since(start), ""
 	}
-	ops := make([]porcupine.Operation, len(rest))
-	for i := range rest {
-		op := &rest[i]
+	res := porcupine.CheckOperationsTimeout(porcupineModel(cfg), porcupineOps(rest), timeout-time.Since(start))
+	return res, time.Since(start), ""
+}
+
+// porcupineOps wraps h's operations for porcupine; each carries its Op as
+// the input, which the model's partition and step functions read.
+func porcupineOps(h History) []porcupine.Operation {
+	ops := make([]porcupine.Operation, len(h))
+	for i := range h {
+		op := &h[i]
 		ops[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op.Response, Return: op.Return}
 	}
-	var (
-		res  porcupine.CheckResult
-		info porcupine.LinearizationInfo
-	)
-	left := timeout - time.Since(start)
-	if opts.Visualize {
-		res, info = porcupine.CheckOperationsVerbose(porcupineModel(cfg), ops, left)
-	} else {
-		res = porcupine.CheckOperationsTimeout(porcupineModel(cfg), ops, left)
-	}
-	return res, info, time.Since(start), ""
+	return ops
 }
 
 // checkSequentialPartitions replays, on the model, every partition whose

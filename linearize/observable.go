@@ -82,7 +82,7 @@ type observer struct {
 
 // checkObservable is Check at LevelObservable.
 func checkObservable(res *Result, opts CheckOptions) *Report {
-	rep := &Report{Invariants: res.Violations, ops: res.History, cfg: res.Plan.ModelConfig()}
+	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
 		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, "HarnessAssumption", errs[0]
 		return rep

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -18,10 +19,18 @@ type Artifacts struct {
 	// HTML is porcupine's timeline of the history, with the violation
 	// annotated.
 	HTML string
+	// Partial: the timeline's search ran out of its bound (the check's
+	// timeout), so the timeline shows the longest partial linearizations
+	// it found rather than a whole one.
+	Partial bool
 }
 
 // WriteArtifacts writes the history file and the HTML timeline of a checked
-// run into dir (created if needed) as name.jsonl and name.html.
+// run into dir (created if needed) as name.jsonl and name.html. The timeline
+// needs porcupine's verbose search, which Check does not run (it replays
+// sequential partitions without a search, and its search keeps no
+// linearization); that search is bounded by the check's own timeout, so a
+// history whose check ran out costs at most as much again, never a hang.
 func WriteArtifacts(dir, name string, hdr FileHeader, res *Result, rep *Report) (Artifacts, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Artifacts{}, err
@@ -39,14 +48,9 @@ func WriteArtifacts(dir, name string, hdr FileHeader, res *Result, rep *Report) 
 	if err := f.Close(); err != nil {
 		return art, err
 	}
-	// A verbose check keeps what the timeline needs.
 	m := porcupineModel(res.Plan.ModelConfig())
-	ops := make([]porcupine.Operation, len(res.History))
-	for i := range res.History {
-		op := &res.History[i]
-		ops[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op.Response, Return: op.Return}
-	}
-	_, info := porcupine.CheckOperationsVerbose(m, ops, 0)
+	lin, info := porcupine.CheckOperationsVerbose(m, porcupineOps(res.History), rep.timelineBudget())
+	art.Partial = lin == porcupine.Unknown
 	var notes []porcupine.Annotation
 	for _, v := range res.Violations {
 		t := eventAt(res.History, v.At)
@@ -61,6 +65,15 @@ func WriteArtifacts(dir, name string, hdr FileHeader, res *Result, rep *Report) 
 		return art, err
 	}
 	return art, nil
+}
+
+// timelineBudget bounds the timeline's search: the check's own bound (a
+// Report not made by Check gets the default).
+func (r *Report) timelineBudget() time.Duration {
+	if r.budget <= 0 {
+		return CheckOptions{}.timeout()
+	}
+	return r.budget
 }
 
 // eventAt is the event time of the last operation delivered at or before
@@ -98,7 +111,9 @@ func (r *Report) Explain(w io.Writer, art Artifacts, replay string) {
 	if art.History != "" {
 		fmt.Fprintf(w, "history:  %s\n", art.History)
 	}
-	if art.HTML != "" {
+	if art.HTML != "" && art.Partial {
+		fmt.Fprintf(w, "timeline: %s (partial: its search ran out of time)\n", art.HTML)
+	} else if art.HTML != "" {
 		fmt.Fprintf(w, "timeline: %s\n", art.HTML)
 	}
 	if replay != "" {

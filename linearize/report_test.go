@@ -1,0 +1,97 @@
+package linearize
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// overlappingHistory is a real history of one group whose operations are
+// all made concurrent (called at 1, returned far later): porcupine must
+// consider every order of them, which it cannot finish in any useful time.
+func overlappingHistory(t *testing.T) *Result {
+	t.Helper()
+	o := DefaultOptions()
+	o.Clients, o.Groups, o.Rounds, o.Faults, o.Restarts = 4, 1, 60, nil, false
+	plan := NewPlan(7, o)
+	res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.History {
+		res.History[i].Call, res.History[i].Return = 1, 1<<40
+	}
+	return res
+}
+
+// A report on a history whose check ran out of time returns within the
+// check's bound: the timeline's verbose search is given the same bound and
+// the timeline is marked partial, instead of searching without limit.
+func TestWriteArtifactsAfterTimeoutReturns(t *testing.T) {
+	res := overlappingHistory(t)
+	rep := Check(res, CheckOptions{Timeout: 100 * time.Millisecond})
+	if rep.Verdict != VerdictUnknown || rep.Rule != "Linearizability" {
+		t.Fatalf("the check of %d overlapping operations should time out: %s %s %s", len(res.History), rep.Verdict, rep.Rule, rep.Detail)
+	}
+	type written struct {
+		art Artifacts
+		err error
+	}
+	done := make(chan written, 1)
+	dir := t.TempDir()
+	go func() {
+		art, err := WriteArtifacts(dir, "timeout", FileHeader{Title: "timed out", Plan: res.Plan}, res, rep)
+		done <- written{art, err}
+	}()
+	// Generous: the bound is 100 ms; without it the search runs for hours.
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	var w written
+	select {
+	case w = <-done:
+	case <-timer.C:
+		t.Fatal("WriteArtifacts still searching 30 s after a check bounded at 100 ms")
+	}
+	if w.err != nil {
+		t.Fatal(w.err)
+	}
+	if !w.art.Partial {
+		t.Error("the timeline of a search that ran out is not marked partial")
+	}
+	for _, p := range []string{w.art.History, w.art.HTML} {
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 || filepath.Dir(p) != dir {
+			t.Errorf("%s: not written (%v)", p, err)
+		}
+	}
+	var b bytes.Buffer
+	rep.Explain(&b, w.art, "")
+	if !strings.Contains(b.String(), "partial") {
+		t.Errorf("Explain does not say the timeline is partial:\n%s", b.String())
+	}
+}
+
+// A decided history's timeline holds a whole linearization.
+func TestWriteArtifactsWholeTimeline(t *testing.T) {
+	o := DefaultOptions()
+	o.HeartbeatVersion = 0
+	o.Faults = OnlyFault(LostResponse, 10)
+	for seed := uint64(1); seed <= 10; seed++ {
+		plan := NewPlan(seed, o)
+		res, rep := runModel(t, plan)
+		if rep.Verdict != Illegal {
+			continue
+		}
+		art, err := WriteArtifacts(t.TempDir(), "ghost", FileHeader{Plan: plan}, res, rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if art.Partial {
+			t.Errorf("seed %d: the timeline of a decided %d-operation history is partial", seed, len(res.History))
+		}
+		return
+	}
+	t.Fatal("no v0 history with lost responses broke a rule in 10 seeds")
+}
