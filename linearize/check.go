@@ -144,7 +144,13 @@ func checkLinearizable(cfg model.Config, h History, timeout time.Duration) (porc
 	if len(rest) == 0 {
 		return porcupine.Ok, time.Since(start), ""
 	}
-	res := porcupine.CheckOperationsTimeout(porcupineModel(cfg), porcupineOps(rest), timeout-time.Since(start))
+	left := timeout - time.Since(start)
+	if left <= 0 {
+		// The replay used the whole budget; porcupine would read a
+		// bound of zero or less as none.
+		return porcupine.Unknown, time.Since(start), ""
+	}
+	res := porcupine.CheckOperationsTimeout(porcupineModel(cfg), porcupineOps(rest), left)
 	return res, time.Since(start), ""
 }
 

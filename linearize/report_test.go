@@ -95,3 +95,21 @@ func TestWriteArtifactsWholeTimeline(t *testing.T) {
 	}
 	t.Fatal("no v0 history with lost responses broke a rule in 10 seeds")
 }
+
+// A budget the sequential replay uses up leaves the search no time, not
+// unlimited time (porcupine reads a bound of zero or less as none).
+func TestCheckSpentBudgetIsUnknown(t *testing.T) {
+	res := overlappingHistory(t)
+	done := make(chan *Report, 1)
+	go func() { done <- Check(res, CheckOptions{Timeout: time.Nanosecond}) }()
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	select {
+	case rep := <-done:
+		if rep.Verdict != VerdictUnknown || rep.Rule != "Linearizability" {
+			t.Errorf("check with a spent budget: %s %s %s", rep.Verdict, rep.Rule, rep.Detail)
+		}
+	case <-timer.C:
+		t.Fatal("Check still searching 30 s after a 1 ns budget")
+	}
+}
