@@ -1,0 +1,100 @@
+package linearize
+
+// Observation: after each round's deliveries, the invariants checked on what
+// the coordinator holds (model/invariants.go), and the violations counted.
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+func (d *driver) violate(err error) {
+	v, ok := err.(*model.Violation)
+	rule, what := "Harness", err.Error()
+	if ok {
+		rule, what = v.Rule, v.Detail
+	}
+	if d.res.ViolationCounts[rule] == 0 {
+		d.res.Violations = append(d.res.Violations, RoundViolation{Round: d.round, At: d.now, Rule: rule, What: what})
+	}
+	d.res.ViolationCounts[rule]++
+}
+
+// observe checks the invariants on what the coordinator holds now: its
+// snapshot when the target offers one, else the describes delivered this
+// round.
+func (d *driver) observe(final bool) {
+	var groups []model.GroupSnapshot
+	described := d.described
+	d.described = nil
+	if d.snap != nil {
+		groups = d.snap.Snapshot()
+	} else {
+		if len(described) == 0 {
+			return
+		}
+		for _, r := range described {
+			groups = append(groups, model.SnapshotFromDescribe(r)...)
+		}
+	}
+	o := model.Observation{Now: d.now, Groups: groups, GeneratedIDs: d.genIDs}
+	for _, p := range d.procs[:len(d.plan.Clients)] {
+		mp := model.Process{
+			Name:             p.name,
+			GroupID:          p.group,
+			ClientInstanceID: p.c.InstanceID(),
+			MemberID:         p.c.MemberID(),
+			Live:             p.live,
+			Left:             p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
+			Joined:           p.live && p.c.State() == model.Joined,
+		}
+		mp.InFlight = slices.Sorted(maps.Keys(p.inflight))
+		mp.AllIDs = slices.Sorted(maps.Keys(p.allIDs))
+		// A member may outlive its process by one session timeout (a
+		// crash, a lost leave, a static member parked at -2), counted
+		// afresh from each coordinator restart it lived through, but not a
+		// leave the coordinator processed: from then on, a member left
+		// behind (KAFKA-17116's leave with an empty id) is a ghost.
+		switch {
+		case p.lastSeen < 0:
+			mp.GraceUntil = 0
+		case p.leftAt >= 0:
+			mp.GraceUntil = p.leftAt
+		default:
+			mp.GraceUntil = d.sessionEnd(p.lastSeen)
+		}
+		o.Processes = append(o.Processes, mp)
+		if p.plan.HeartbeatVersion >= model.MemberIDRequiredVersion {
+			if err := d.ids.Observe(mp); err != nil {
+				d.violate(err)
+			}
+		}
+	}
+	if err := model.NoGhosts(o); err != nil {
+		d.violate(err)
+		for _, g := range model.Ghosts(o) {
+			if id := g.Member.MemberID; !d.ghosts[id] {
+				d.ghosts[id] = true
+				d.res.Ghosts = append(d.res.Ghosts, id)
+			}
+		}
+	}
+	for _, check := range []func(model.Observation) error{model.OneMemberPerProcess, model.UniqueMemberIDs, model.NoZeroUUIDs} {
+		if err := check(o); err != nil {
+			d.violate(err)
+		}
+	}
+	if err := model.NoDoubleClientAssignment(groups); err != nil {
+		d.violate(err)
+	}
+	if err := d.epochs.Observe(groups); err != nil {
+		d.violate(err)
+	}
+	if final {
+		if err := model.QuiescentMembership(o); err != nil {
+			d.violate(err)
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package linearize
+
+// The processes of a run: the plan's clients (each a model.Client), the
+// admin, the prober (probe.go) and the observer, and what each does on its
+// turn of a round.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+type proc struct {
+	idx   int
+	name  string
+	group string
+	plan  ClientPlan
+	role  string // "client", "admin", "observer"
+	c     *model.Client
+
+	conn     *model.ClientConn
+	connID   uint64
+	host     string
+	versions bool // an ApiVersions response has arrived
+
+	live     bool
+	wants    bool
+	hb       *outstanding
+	leave    *outstanding
+	others   []*outstanding
+	lastHB   int
+	nextTry  int
+	nreq     int
+	nextAct  int
+	subID    int32
+	hasSub   bool
+	allIDs   map[string]bool
+	inflight map[string]int
+	lastSeen int64 // coordinator time of the last delivered request; -1 none
+	leftAt   int64 // coordinator time its last leave (epoch -1) was processed; -1 none
+	ended    int   // round the process ended
+}
+
+// seedReader is an io.Reader of deterministic bytes for a client's UUIDs.
+type seedReader struct{ r *rand.Rand }
+
+func (s seedReader) Read(b []byte) (int, error) {
+	for i := 0; i < len(b); i += 8 {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], s.r.Uint64())
+		copy(b[i:], w[:])
+	}
+	return len(b), nil
+}
+
+func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*proc, error) {
+	c, err := model.NewClient(model.ClientConfig{
+		ClientID:           "ghostcheck-" + name,
+		GroupID:            group,
+		InstanceID:         cp.InstanceID,
+		Topics:             cp.Topics,
+		HeartbeatVersion:   cp.HeartbeatVersion,
+		RebalanceTimeoutMs: int32(4 * d.plan.RoundMs * int64(d.plan.RequestTimeout)),
+		Rand:               seedReader{rand.New(rand.NewPCG(cp.Seed, uint64(idx)))},
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &proc{idx: idx, name: name, group: group, plan: cp, role: role, c: c, live: true,
+		allIDs: map[string]bool{}, inflight: map[string]int{}, lastSeen: -1, leftAt: -1, lastHB: -1 << 30,
+		host: fmt.Sprintf("/10.0.%d.%d", idx/250, idx%250+1)}
+	if id := c.MemberID(); id != "" {
+		p.allIDs[id] = true
+	}
+	d.openConn(p)
+	return p, nil
+}
+
+// act runs one process's turn: its scheduled actions, then whatever
+// request its state calls for.
+func (d *driver) act(p *proc) {
+	if !p.live {
+		return
+	}
+	if !p.versions {
+		if len(p.others) == 0 {
+			req, v := p.c.ApiVersionsRequest()
+			p.others = append(p.others, d.send(p, codec.ApiVersions, v, req))
+		}
+		return
+	}
+	switch p.role {
+	case "admin":
+		d.actAdmin(p)
+		return
+	case "prober":
+		d.actProber(p)
+		return
+	case "observer":
+		if d.plan.DescribeEvery > 0 && d.round%d.plan.DescribeEvery == 0 {
+			for _, g := range d.plan.Groups() {
+				d.sendDescribe(p, g)
+			}
+		}
+		return
+	}
+	for p.nextAct < len(p.plan.Actions) && p.plan.Actions[p.nextAct].Round <= d.round {
+		a := p.plan.Actions[p.nextAct]
+		p.nextAct++
+		d.do(p, a.Kind)
+		if !p.live {
+			return
+		}
+	}
+	if p.wants && p.hb == nil && p.leave == nil && d.round >= p.nextTry {
+		st := p.c.State()
+		if st != model.Joined || d.round-p.lastHB >= d.hbEvery {
+			req, v := p.c.NextHeartbeat()
+			p.hb = d.send(p, codec.ConsumerGroupHeartbeat, v, req)
+		}
+	}
+}
+
+func (d *driver) do(p *proc, k ActionKind) {
+	switch k {
+	case Join:
+		p.wants = true
+		p.nextTry = d.round
+	case Leave, StaticLeave:
+		p.wants = false
+		st := p.c.State()
+		if st == model.Joined || st == model.Joining {
+			p.hb = nil
+			req, v := p.c.Leave(k == StaticLeave)
+			p.leave = d.send(p, codec.ConsumerGroupHeartbeat, v, req)
+		}
+	case Close:
+		d.close(p)
+	case Crash:
+		p.c.Crash()
+		p.live, p.wants, p.ended = false, false, d.round
+	case Reset:
+		d.mu.Lock()
+		d.closedConns[p.connID] = true
+		d.mu.Unlock()
+		d.target.Disconnect(p.connID)
+		d.reconnect(p)
+	case Telemetry:
+		if p.hasSub {
+			v := p.version(codec.PushTelemetry, 1)
+			req := p.c.PushTelemetry(v, p.subID, false, []byte("metrics"))
+			p.others = append(p.others, d.send(p, codec.PushTelemetry, v, req))
+		} else {
+			v := p.version(codec.GetTelemetrySubscriptions, 1)
+			req := p.c.GetTelemetrySubscriptions(v)
+			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, v, req))
+		}
+	}
+}
+
+func (p *proc) version(key codec.APIKey, want int16) int16 {
+	if m, ok := p.c.BrokerMaxVersion(key); ok && m < want {
+		return m
+	}
+	return want
+}
+
+// close ends a process cleanly: its leave (if any) is sent with its own id.
+func (d *driver) close(p *proc) {
+	req, v := p.c.Close()
+	if req != nil {
+		d.send(p, codec.ConsumerGroupHeartbeat, v, req)
+	}
+	p.live, p.wants, p.ended = false, false, d.round
+	p.hb, p.leave, p.others = nil, nil, nil
+}
+
+func (d *driver) actAdmin(p *proc) {
+	for _, a := range d.plan.Admin {
+		if a.Round != d.round {
+			continue
+		}
+		var members []codec.LeaveGroupMember
+		for _, id := range a.InstanceIDs {
+			members = append(members, codec.LeaveGroupMember{GroupInstanceId: codec.Str(id), Reason: codec.Str("ghostcheck admin removal")})
+		}
+		max := p.version(codec.LeaveGroup, 5)
+		calls, _ := model.PlanLeaveGroup(a.Group, members, max)
+		for _, call := range calls {
+			p.others = append(p.others, d.send(p, codec.LeaveGroup, call.Version, call.Request))
+		}
+	}
+}
+
+func (d *driver) sendDescribe(p *proc, group string) {
+	v := p.version(codec.ConsumerGroupDescribe, 1)
+	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}}
+	p.others = append(p.others, d.send(p, codec.ConsumerGroupDescribe, v, req))
+}
