@@ -84,6 +84,27 @@ func Run(target Target, plan Plan) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, err
 	}
+	d, err := newDriver(target, plan)
+	if err != nil {
+		return nil, err
+	}
+	if len(plan.Restarts) > 0 && !CanRestart(target) {
+		d.harness("the plan restarts the coordinator %d times, and the target cannot restart (linearize.Restarter)", len(plan.Restarts))
+		return d.res, nil
+	}
+	if !d.runRounds() || !d.quiesce() {
+		return d.res, nil
+	}
+	d.res.Quiescent = true
+	d.res.History = d.hist
+	sort.Strings(d.res.Ghosts)
+	return d.res, nil
+}
+
+// newDriver sets up a run of plan: the plan's client processes, then the
+// admin, the prober and the observer (in this order: each draws its
+// connection ids and its UUIDs from its place).
+func newDriver(target Target, plan Plan) (*driver, error) {
 	d := &driver{
 		plan:            &plan,
 		target:          target,
@@ -123,78 +144,88 @@ func Run(target Target, plan Plan) (*Result, error) {
 		return nil, err
 	}
 	d.procs = append(d.procs, admin, prober, observer)
+	return d, nil
+}
 
-	if len(plan.Restarts) > 0 && !CanRestart(target) {
-		d.harness("the plan restarts the coordinator %d times, and the target cannot restart (linearize.Restarter)", len(plan.Restarts))
-		return d.res, nil
-	}
-
-	// The planned rounds, then closing: every live client closes, the
-	// network drains, and one session timeout passes.
-	closing := plan.Rounds
-	last := plan.Rounds + 4*plan.RequestTimeout + 50
-	restarts := plan.Restarts
+// runRounds runs the planned rounds, then closing: every live client
+// closes, the network drains, and one session timeout passes. It reports
+// false when the target failed (a harness error ends the run).
+func (d *driver) runRounds() bool {
+	closing := d.plan.Rounds
+	last := d.plan.Rounds + 4*d.plan.RequestTimeout + 50
+	restarts := d.plan.Restarts
 	for d.round = 0; d.round <= last; d.round++ {
-		d.now = int64(d.round) * plan.RoundMs
-		if err := target.Advance(d.now); err != nil {
+		d.now = int64(d.round) * d.plan.RoundMs
+		if err := d.target.Advance(d.now); err != nil {
 			d.harness("advance to %d: %v", d.now, err)
-			return d.res, nil
+			return false
 		}
 		if len(restarts) > 0 && restarts[0] == d.round {
 			restarts = restarts[1:]
 			if !d.restart() {
-				return d.res, nil
+				return false
 			}
 		}
-		d.deliverResponses()
-		d.timeouts()
-		if d.round == closing {
-			for _, p := range d.procs[:len(plan.Clients)] {
-				if p.live {
-					d.close(p)
-				}
-			}
-		}
-		for _, p := range d.procs {
-			d.act(p)
-		}
-		d.deliverRequests()
-		d.observe(false)
+		d.runRound(closing)
 		if d.round > closing && len(d.reqs) == 0 && len(d.resps) == 0 && d.noneOutstanding() {
 			break
 		}
 	}
-	// Quiescence: one session timeout after the last request any client
-	// process got delivered.
+	return true
+}
+
+// runRound is one round after the clock moved: responses due reach their
+// processes, unanswered requests time out, every process takes its turn
+// (at the closing round, every live client closes first), the requests
+// due reach the target, and the invariants are checked.
+func (d *driver) runRound(closing int) {
+	d.deliverResponses()
+	d.timeouts()
+	if d.round == closing {
+		for _, p := range d.procs[:len(d.plan.Clients)] {
+			if p.live {
+				d.close(p)
+			}
+		}
+	}
+	for _, p := range d.procs {
+		d.act(p)
+	}
+	d.deliverRequests()
+	d.observe(false)
+}
+
+// quiesce moves the clock one session timeout past the last request any
+// client process got delivered (or the last restart, which starts every
+// session afresh), has the observer describe every group, and checks the
+// final observation, QuiescentMembership included. It reports false when
+// the target failed.
+func (d *driver) quiesce() bool {
 	var lastSeen int64
-	for _, p := range d.procs[:len(plan.Clients)] {
+	for _, p := range d.procs[:len(d.plan.Clients)] {
 		if p.lastSeen > lastSeen {
 			lastSeen = p.lastSeen
 		}
 	}
-	// A restart starts every session afresh.
 	if n := len(d.restartAt); n > 0 && d.restartAt[n-1] > lastSeen {
 		lastSeen = d.restartAt[n-1]
 	}
-	end := lastSeen + plan.SessionTimeoutMs + plan.RoundMs
+	end := lastSeen + d.plan.SessionTimeoutMs + d.plan.RoundMs
 	if end > d.now {
 		d.now = end
 		d.round++
-		if err := target.Advance(d.now); err != nil {
+		if err := d.target.Advance(d.now); err != nil {
 			d.harness("advance to %d: %v", d.now, err)
-			return d.res, nil
+			return false
 		}
 	}
 	d.observer().versions = true
-	for _, g := range plan.Groups() {
+	for _, g := range d.plan.Groups() {
 		d.sendDescribe(d.observer(), g)
 	}
 	d.deliverRequests()
 	d.observe(true)
-	d.res.Quiescent = true
-	d.res.History = d.hist
-	sort.Strings(d.res.Ghosts)
-	return d.res, nil
+	return true
 }
 
 func (d *driver) observer() *proc { return d.procs[len(d.procs)-1] }
