@@ -325,6 +325,9 @@ func NewPlan(seed uint64, o Options) Plan {
 	return generate(randDrawer{rand.New(rand.NewPCG(seed, 0x706c616e))}, o, seed)
 }
 
+// generate draws a plan. The order of the draws is part of what a seed
+// means: each step draws after the previous one, so a seed gives the same
+// plan on every commit that keeps the order.
 func generate(d drawer, o Options, seed uint64) Plan {
 	if o.Clients <= 0 {
 		o.Clients = 1
@@ -346,7 +349,27 @@ func generate(d drawer, o Options, seed uint64) Plan {
 		DescribeEvery:       4,
 		Parallel:            o.Parallel,
 	}
+	p.Clients = drawClients(d, o, p.Rounds)
+	if o.Admin {
+		p.Admin = drawAdmin(d, p.Clients, p.Rounds)
+	}
+	if o.Probes {
+		p.Probes = drawProbes(d, p.Groups(), p.Rounds)
+	}
+	p.Faults = drawFaults(d, o.Faults, len(p.Clients), p.Rounds)
+	// Drawn last, so that turning restarts on leaves the rest of the plan
+	// a seed gives unchanged.
+	if o.Restarts {
+		p.Restarts = drawRestarts(d, p.Rounds)
+	}
+	return p
+}
+
+// drawClients draws the client processes: their topics, UUID seeds,
+// heartbeat versions, static instance ids and lives.
+func drawClients(d drawer, o Options, rounds int) []ClientPlan {
 	topicSets := [][]string{{"alpha"}, {"alpha", "beta"}, {"beta", "gamma"}, {"alpha", "beta", "gamma"}}
+	var clients []ClientPlan
 	for i := 0; i < o.Clients; i++ {
 		c := ClientPlan{
 			Name:             fmt.Sprintf("c%d", i),
@@ -364,79 +387,97 @@ func generate(d drawer, o Options, seed uint64) Plan {
 		if d.intn("static", 100) < o.StaticPercent {
 			c.InstanceID = fmt.Sprintf("inst-%d", i)
 		}
-		c.Actions = drawActions(d, o, c.InstanceID != "", p.Rounds)
-		p.Clients = append(p.Clients, c)
+		c.Actions = drawActions(d, o, c.InstanceID != "", rounds)
+		clients = append(clients, c)
 	}
-	if o.Admin {
-		for r := 0; r < p.Rounds; r += 10 + d.intn("admin gap", 20) {
-			if d.intn("admin", 4) != 0 {
-				continue
-			}
-			var static []ClientPlan
-			for _, c := range p.Clients {
-				if c.InstanceID != "" {
-					static = append(static, c)
-				}
-			}
-			if len(static) == 0 {
-				break
-			}
-			c := static[d.intn("admin target", len(static))]
-			ids := []string{c.InstanceID}
-			if d.intn("admin unknown", 3) == 0 {
-				ids = append(ids, "inst-unknown")
-			}
-			p.Admin = append(p.Admin, AdminRemoval{Round: r, Group: c.Group, InstanceIDs: ids})
+	return clients
+}
+
+// drawAdmin draws KIP-345 administrative removals of static members
+// (sometimes naming an unknown instance too), about one every 80 rounds.
+func drawAdmin(d drawer, clients []ClientPlan, rounds int) []AdminRemoval {
+	var out []AdminRemoval
+	for r := 0; r < rounds; r += 10 + d.intn("admin gap", 20) {
+		if d.intn("admin", 4) != 0 {
+			continue
 		}
-	}
-	if o.Probes {
-		groups := p.Groups()
-		for r := 2 + d.intn("probe start", 4); r < p.Rounds; r += 2 + d.intn("probe gap", 5) {
-			kinds := ProbeKinds()
-			p.Probes = append(p.Probes, Probe{Round: r, Kind: kinds[d.intn("probe kind", len(kinds))],
-				Group: groups[d.intn("probe group", len(groups))], Pick: d.intn("probe pick", 16)})
+		var static []ClientPlan
+		for _, c := range clients {
+			if c.InstanceID != "" {
+				static = append(static, c)
+			}
 		}
+		if len(static) == 0 {
+			break
+		}
+		c := static[d.intn("admin target", len(static))]
+		ids := []string{c.InstanceID}
+		if d.intn("admin unknown", 3) == 0 {
+			ids = append(ids, "inst-unknown")
+		}
+		out = append(out, AdminRemoval{Round: r, Group: c.Group, InstanceIDs: ids})
 	}
+	return out
+}
+
+// drawProbes draws the prober's requests, one every few rounds.
+func drawProbes(d drawer, groups []string, rounds int) []Probe {
+	var out []Probe
+	for r := 2 + d.intn("probe start", 4); r < rounds; r += 2 + d.intn("probe gap", 5) {
+		kinds := ProbeKinds()
+		out = append(out, Probe{Round: r, Kind: kinds[d.intn("probe kind", len(kinds))],
+			Group: groups[d.intn("probe group", len(groups))], Pick: d.intn("probe pick", 16)})
+	}
+	return out
+}
+
+// drawFaults draws at most one fault for each of a client's first
+// requests (about one request per client per two rounds), at the rates of
+// rates; a client's first four requests are hit three times as often.
+func drawFaults(d drawer, rates map[FaultKind]int, clients, rounds int) []Fault {
 	total := 0
 	for _, k := range FaultKinds() {
-		total += o.Faults[k]
+		total += rates[k]
 	}
-	if total > 0 {
-		// About one request per client per two rounds.
-		perClient := p.Rounds / 2
-		for ci := range p.Clients {
-			for req := 1; req <= perClient; req++ {
-				scale := 1
-				if req <= 4 {
-					scale = 3
+	if total <= 0 {
+		return nil
+	}
+	var out []Fault
+	perClient := rounds / 2
+	for ci := 0; ci < clients; ci++ {
+		for req := 1; req <= perClient; req++ {
+			scale := 1
+			if req <= 4 {
+				scale = 3
+			}
+			roll := d.intn("fault?", 100)
+			for _, k := range FaultKinds() {
+				pct := rates[k] * scale
+				if roll >= pct {
+					roll -= pct
+					continue
 				}
-				roll := d.intn("fault?", 100)
-				for _, k := range FaultKinds() {
-					pct := o.Faults[k] * scale
-					if roll >= pct {
-						roll -= pct
-						continue
-					}
-					f := Fault{Client: ci, Request: req, Kind: k}
-					if k == DelayRequest || k == DelayResponse {
-						f.Delay = 1 + d.intn("delay", 4)
-					}
-					p.Faults = append(p.Faults, f)
-					break
+				f := Fault{Client: ci, Request: req, Kind: k}
+				if k == DelayRequest || k == DelayResponse {
+					f.Delay = 1 + d.intn("delay", 4)
 				}
+				out = append(out, f)
+				break
 			}
 		}
 	}
-	// Drawn last, so that turning restarts on leaves the rest of the plan
-	// a seed gives unchanged.
-	if o.Restarts {
-		for r := 5 + d.intn("restart start", 20); r < p.Rounds; r += 15 + d.intn("restart gap", 30) {
-			if d.intn("restart", 2) == 0 {
-				p.Restarts = append(p.Restarts, r)
-			}
+	return out
+}
+
+// drawRestarts draws coordinator restarts, about one every 45 rounds.
+func drawRestarts(d drawer, rounds int) []int {
+	var out []int
+	for r := 5 + d.intn("restart start", 20); r < rounds; r += 15 + d.intn("restart gap", 30) {
+		if d.intn("restart", 2) == 0 {
+			out = append(out, r)
 		}
 	}
-	return p
+	return out
 }
 
 // drawActions draws a process's life: it joins early, then perhaps leaves
