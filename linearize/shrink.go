@@ -6,109 +6,148 @@ package linearize
 // at most budget times. Under rapid, shrinking is rapid's own; this is for
 // seeded runs (ghostcheck run), which must leave a small counterexample too.
 func Shrink(p Plan, fails func(Plan) bool, budget int) Plan {
-	try := func(q Plan) bool {
-		if budget <= 0 || q.Validate() != nil {
-			return false
-		}
-		budget--
-		return fails(q)
+	s := &shrinker{p: p, fails: fails, budget: budget}
+	passes := []func() bool{
+		s.dropClients,
+		func() bool { return s.dropEach(len(s.p.Faults), dropFault) },
+		func() bool { return s.dropEach(len(s.p.Faults), dropFaultRenumbering) },
+		s.earlierFaults,
+		func() bool { return s.dropEach(len(s.p.Admin), dropAdmin) },
+		func() bool { return s.dropEach(len(s.p.Restarts), dropRestart) },
+		func() bool { return s.dropEach(len(s.p.Probes), dropProbe) },
+		s.dropActions,
+		s.fewerRounds,
 	}
-	for progress := true; progress && budget > 0; {
+	for progress := true; progress && s.budget > 0; {
 		progress = false
-		// Whole clients, last first.
-		for i := len(p.Clients) - 1; i >= 0 && len(p.Clients) > 1; i-- {
-			if q := withoutClient(p, i); try(q) {
-				p, progress = q, true
-			}
-		}
-		// Faults.
-		for i := len(p.Faults) - 1; i >= 0; i-- {
-			q := clonePlan(p)
-			q.Faults = append(q.Faults[:i:i], q.Faults[i+1:]...)
-			if try(q) {
-				p, progress = q, true
-			}
-		}
-		// A fault that caused a retry renumbers the requests after it:
-		// remove it and move the client's later faults one request back.
-		for i := len(p.Faults) - 1; i >= 0; i-- {
-			q := clonePlan(p)
-			gone := q.Faults[i]
-			q.Faults = append(q.Faults[:i:i], q.Faults[i+1:]...)
-			for j := range q.Faults {
-				if q.Faults[j].Client == gone.Client && q.Faults[j].Request > gone.Request {
-					q.Faults[j].Request--
-				}
-			}
-			if try(q) {
-				p, progress = q, true
-			}
-		}
-		// Faults on earlier requests.
-		for i := range p.Faults {
-			if p.Faults[i].Request > 1 {
-				q := clonePlan(p)
-				q.Faults[i].Request--
-				if try(q) {
-					p, progress = q, true
-				}
-			}
-		}
-		// Admin removals.
-		for i := len(p.Admin) - 1; i >= 0; i-- {
-			q := clonePlan(p)
-			q.Admin = append(q.Admin[:i:i], q.Admin[i+1:]...)
-			if try(q) {
-				p, progress = q, true
-			}
-		}
-		// Coordinator restarts.
-		for i := len(p.Restarts) - 1; i >= 0; i-- {
-			q := clonePlan(p)
-			q.Restarts = append(q.Restarts[:i:i], q.Restarts[i+1:]...)
-			if try(q) {
-				p, progress = q, true
-			}
-		}
-		// Probes.
-		for i := len(p.Probes) - 1; i >= 0; i-- {
-			q := clonePlan(p)
-			q.Probes = append(q.Probes[:i:i], q.Probes[i+1:]...)
-			if try(q) {
-				p, progress = q, true
-			}
-		}
-		// Actions after the first join.
-		for ci := range p.Clients {
-			for ai := len(p.Clients[ci].Actions) - 1; ai >= 1; ai-- {
-				q := clonePlan(p)
-				acts := q.Clients[ci].Actions
-				q.Clients[ci].Actions = append(acts[:ai:ai], acts[ai+1:]...)
-				if try(q) {
-					p, progress = q, true
-				}
-			}
-		}
-		// Fewer rounds.
-		for _, r := range []int{p.Rounds / 2, p.Rounds * 3 / 4, p.Rounds - 1} {
-			if r >= 1 && r < p.Rounds {
-				q := clonePlan(p)
-				q.Rounds = r
-				q.Restarts = nil
-				for _, at := range p.Restarts {
-					if at < r {
-						q.Restarts = append(q.Restarts, at)
-					}
-				}
-				if try(q) {
-					p, progress = q, true
-					break
-				}
+		for _, pass := range passes {
+			if pass() {
+				progress = true
 			}
 		}
 	}
-	return p
+	return s.p
 }
+
+// shrinker is the state of one Shrink: the smallest failing plan so far
+// and the calls of fails left.
+type shrinker struct {
+	p      Plan
+	fails  func(Plan) bool
+	budget int
+}
+
+// keep adopts q when it is valid, the budget allows one more call, and q
+// still fails.
+func (s *shrinker) keep(q Plan) bool {
+	if s.budget <= 0 || q.Validate() != nil {
+		return false
+	}
+	s.budget--
+	if !s.fails(q) {
+		return false
+	}
+	s.p = q
+	return true
+}
+
+// dropEach tries, last first, each of the n elements of a list of the
+// plan without it (drop edits a copy of the plan).
+func (s *shrinker) dropEach(n int, drop func(q *Plan, i int)) bool {
+	progress := false
+	for i := n - 1; i >= 0; i-- {
+		q := clonePlan(s.p)
+		drop(&q, i)
+		if s.keep(q) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// dropClients tries without each client, last first, keeping at least one.
+func (s *shrinker) dropClients() bool {
+	progress := false
+	for i := len(s.p.Clients) - 1; i >= 0 && len(s.p.Clients) > 1; i-- {
+		if s.keep(withoutClient(s.p, i)) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// earlierFaults tries each fault on the request before its own.
+func (s *shrinker) earlierFaults() bool {
+	progress := false
+	for i := range s.p.Faults {
+		if s.p.Faults[i].Request > 1 {
+			q := clonePlan(s.p)
+			q.Faults[i].Request--
+			if s.keep(q) {
+				progress = true
+			}
+		}
+	}
+	return progress
+}
+
+// dropActions tries without each action of a client after its first join.
+func (s *shrinker) dropActions() bool {
+	progress := false
+	for ci := range s.p.Clients {
+		for ai := len(s.p.Clients[ci].Actions) - 1; ai >= 1; ai-- {
+			q := clonePlan(s.p)
+			acts := q.Clients[ci].Actions
+			q.Clients[ci].Actions = append(acts[:ai:ai], acts[ai+1:]...)
+			if s.keep(q) {
+				progress = true
+			}
+		}
+	}
+	return progress
+}
+
+// fewerRounds tries a half, three quarters, then all but one of the
+// rounds (dropping the restarts past the end), keeping the first that
+// fails.
+func (s *shrinker) fewerRounds() bool {
+	p := s.p
+	for _, r := range []int{p.Rounds / 2, p.Rounds * 3 / 4, p.Rounds - 1} {
+		if r >= 1 && r < p.Rounds {
+			q := clonePlan(p)
+			q.Rounds = r
+			q.Restarts = nil
+			for _, at := range p.Restarts {
+				if at < r {
+					q.Restarts = append(q.Restarts, at)
+				}
+			}
+			if s.keep(q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func dropFault(q *Plan, i int) { q.Faults = append(q.Faults[:i:i], q.Faults[i+1:]...) }
+
+// dropFaultRenumbering removes a fault that caused a retry, which
+// renumbers the requests after it: the client's later faults move one
+// request back.
+func dropFaultRenumbering(q *Plan, i int) {
+	gone := q.Faults[i]
+	q.Faults = append(q.Faults[:i:i], q.Faults[i+1:]...)
+	for j := range q.Faults {
+		if q.Faults[j].Client == gone.Client && q.Faults[j].Request > gone.Request {
+			q.Faults[j].Request--
+		}
+	}
+}
+
+func dropAdmin(q *Plan, i int)   { q.Admin = append(q.Admin[:i:i], q.Admin[i+1:]...) }
+func dropRestart(q *Plan, i int) { q.Restarts = append(q.Restarts[:i:i], q.Restarts[i+1:]...) }
+func dropProbe(q *Plan, i int)   { q.Probes = append(q.Probes[:i:i], q.Probes[i+1:]...) }
 
 func clonePlan(p Plan) Plan {
 	q := p
