@@ -9,18 +9,60 @@ import (
 
 // The invariants of DESIGN.md ("Ghosts, precisely"), each a function over
 // what an observer knows, returning a *Violation that says what broke.
-// Their names follow what they protect.
+// Their names follow what they protect. Each rule's id and its meaning in
+// words are declared beside the function that checks it.
+
+// Rule is the id of an invariant. The id is what reports and corpus files
+// store, so a rule's id never changes.
+type Rule string
+
+// Rules lists every rule the checks of this file can report.
+func Rules() []Rule {
+	return []Rule{RuleNoGhosts, RuleOneMemberPerProcess, RuleUniqueMemberIDs, RuleNoZeroUUIDs,
+		RuleNoDoubleClientAssignment, RuleQuiescentMembership, RuleMonotonicEpochs, RuleStableMemberID,
+		RuleClientInstanceIDInHeader, RuleClientIDOnFirstRequest}
+}
+
+// Meaning says in words what the rule protects ("" for an id that is not
+// one of Rules).
+func (r Rule) Meaning() string {
+	switch r {
+	case RuleNoGhosts:
+		return meaningNoGhosts
+	case RuleOneMemberPerProcess:
+		return meaningOneMemberPerProcess
+	case RuleUniqueMemberIDs:
+		return meaningUniqueMemberIDs
+	case RuleNoZeroUUIDs:
+		return meaningNoZeroUUIDs
+	case RuleNoDoubleClientAssignment:
+		return meaningNoDoubleClientAssignment
+	case RuleQuiescentMembership:
+		return meaningQuiescentMembership
+	case RuleMonotonicEpochs:
+		return meaningMonotonicEpochs
+	case RuleStableMemberID:
+		return meaningStableMemberID
+	case RuleClientInstanceIDInHeader:
+		return meaningClientInstanceIDInHeader
+	case RuleClientIDOnFirstRequest:
+		return meaningClientIDOnFirstRequest
+	}
+	return ""
+}
 
 // Violation is a broken invariant.
 type Violation struct {
-	Rule   string // e.g. "NoGhosts"
+	Rule   string // the id of one of Rules
 	Detail string
 }
 
 func (v *Violation) Error() string { return v.Rule + ": " + v.Detail }
 
-func violation(rule, format string, args ...any) *Violation {
-	return &Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)}
+// violation takes a Rule, not a string, so that every id a check reports
+// is a declared rule (a test holds the calls to Rules' constants).
+func violation(rule Rule, format string, args ...any) *Violation {
+	return &Violation{Rule: string(rule), Detail: fmt.Sprintf(format, args...)}
 }
 
 // Process is what the harness knows of one client process when it observes
@@ -95,6 +137,12 @@ func legitimate(o Observation, g, m string) bool {
 	return false
 }
 
+// RuleNoGhosts is the rule NoGhosts reports.
+const (
+	RuleNoGhosts    Rule = "NoGhosts"
+	meaningNoGhosts      = "every member belongs to a live process that holds its id, or to one that ended less than a session timeout ago"
+)
+
 // NoGhosts: every member belongs to a live process that holds its id as its
 // current incarnation, or to a process that crashed, closed or left less
 // than one session timeout ago. A member the coordinator made for a join
@@ -103,7 +151,7 @@ func legitimate(o Observation, g, m string) bool {
 func NoGhosts(o Observation) error {
 	if gs := Ghosts(o); len(gs) > 0 {
 		g := gs[0]
-		return violation("NoGhosts", "group %s holds member %s (epoch %d) that no live process holds and no recently ended process accounts for, at t=%d",
+		return violation(RuleNoGhosts, "group %s holds member %s (epoch %d) that no live process holds and no recently ended process accounts for, at t=%d",
 			g.GroupID, g.Member.MemberID, g.Member.Epoch, o.Now)
 	}
 	return nil
@@ -128,6 +176,12 @@ func Ghosts(o Observation) []Ghost {
 	return out
 }
 
+// RuleOneMemberPerProcess is the rule OneMemberPerProcess reports.
+const (
+	RuleOneMemberPerProcess    Rule = "OneMemberPerProcess"
+	meaningOneMemberPerProcess      = "each live process accounts for at most one member"
+)
+
 // OneMemberPerProcess: each live process accounts for at most one member.
 func OneMemberPerProcess(o Observation) error {
 	for _, p := range o.Processes {
@@ -146,11 +200,17 @@ func OneMemberPerProcess(o Observation) error {
 			}
 		}
 		if len(ids) > 1 {
-			return violation("OneMemberPerProcess", "process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
+			return violation(RuleOneMemberPerProcess, "process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
 		}
 	}
 	return nil
 }
+
+// RuleUniqueMemberIDs is the rule UniqueMemberIDs reports.
+const (
+	RuleUniqueMemberIDs    Rule = "UniqueMemberIDs"
+	meaningUniqueMemberIDs      = "no two live processes hold the same member id"
+)
 
 // UniqueMemberIDs: no two live processes hold the same member id (weak
 // generators have produced duplicates in the field, librdkafka#5263).
@@ -162,12 +222,18 @@ func UniqueMemberIDs(o Observation) error {
 		}
 		key := p.GroupID + "\x00" + p.MemberID
 		if other, ok := seen[key]; ok {
-			return violation("UniqueMemberIDs", "processes %s and %s both hold member id %s in group %s", other, p.Name, p.MemberID, p.GroupID)
+			return violation(RuleUniqueMemberIDs, "processes %s and %s both hold member id %s in group %s", other, p.Name, p.MemberID, p.GroupID)
 		}
 		seen[key] = p.Name
 	}
 	return nil
 }
+
+// RuleNoZeroUUIDs is the rule NoZeroUUIDs (and CheckRequestHeader, for a header's instance id) reports.
+const (
+	RuleNoZeroUUIDs    Rule = "NoZeroUUIDs"
+	meaningNoZeroUUIDs      = "no member id, client instance id or generated id is the zero UUID"
+)
 
 // NoZeroUUIDs: no member id in UUID form, client instance id or generated
 // id is the zero UUID.
@@ -175,21 +241,21 @@ func NoZeroUUIDs(o Observation) error {
 	for _, g := range o.Groups {
 		for _, m := range g.Members {
 			if IsZeroUUIDString(m.MemberID) {
-				return violation("NoZeroUUIDs", "group %s holds member id %q, the zero UUID", g.GroupID, m.MemberID)
+				return violation(RuleNoZeroUUIDs, "group %s holds member id %q, the zero UUID", g.GroupID, m.MemberID)
 			}
 		}
 	}
 	for _, p := range o.Processes {
 		if p.ClientInstanceID.IsZero() {
-			return violation("NoZeroUUIDs", "process %s has the zero UUID as client instance id", p.Name)
+			return violation(RuleNoZeroUUIDs, "process %s has the zero UUID as client instance id", p.Name)
 		}
 		if IsZeroUUIDString(p.MemberID) {
-			return violation("NoZeroUUIDs", "process %s holds member id %q, the zero UUID", p.Name, p.MemberID)
+			return violation(RuleNoZeroUUIDs, "process %s holds member id %q, the zero UUID", p.Name, p.MemberID)
 		}
 	}
 	for _, u := range o.GeneratedIDs {
 		if u.IsZero() {
-			return violation("NoZeroUUIDs", "the coordinator handed out the zero UUID")
+			return violation(RuleNoZeroUUIDs, "the coordinator handed out the zero UUID")
 		}
 	}
 	return nil
@@ -202,6 +268,12 @@ func IsZeroUUIDString(s string) bool {
 	return err == nil && u.IsZero()
 }
 
+// RuleNoDoubleClientAssignment is the rule NoDoubleClientAssignment reports.
+const (
+	RuleNoDoubleClientAssignment    Rule = "NoDoubleClientAssignment"
+	meaningNoDoubleClientAssignment      = "no partition is owned by two members at once"
+)
+
 // NoDoubleClientAssignment: no partition is owned (assigned or pending
 // revocation) by two members of a group at once.
 func NoDoubleClientAssignment(groups []GroupSnapshot) error {
@@ -210,7 +282,7 @@ func NoDoubleClientAssignment(groups []GroupSnapshot) error {
 		for _, m := range g.Members {
 			for _, p := range m.Owned() {
 				if o, ok := owner[p]; ok {
-					return violation("NoDoubleClientAssignment", "group %s: %s-%d is owned by both %s and %s", g.GroupID, p.Topic, p.Partition, o, m.MemberID)
+					return violation(RuleNoDoubleClientAssignment, "group %s: %s-%d is owned by both %s and %s", g.GroupID, p.Topic, p.Partition, o, m.MemberID)
 				}
 				owner[p] = m.MemberID
 			}
@@ -218,6 +290,12 @@ func NoDoubleClientAssignment(groups []GroupSnapshot) error {
 	}
 	return nil
 }
+
+// RuleQuiescentMembership is the rule QuiescentMembership reports.
+const (
+	RuleQuiescentMembership    Rule = "QuiescentMembership"
+	meaningQuiescentMembership      = "after every client stops and a session timeout passes, a group holds exactly its live joined processes"
+)
 
 // QuiescentMembership: once every process has stopped acting and one
 // session timeout has passed, each group holds exactly its live, joined
@@ -235,18 +313,24 @@ func QuiescentMembership(o Observation) error {
 	for _, g := range o.Groups {
 		for _, m := range g.Members {
 			if _, ok := want[g.GroupID][m.MemberID]; !ok {
-				return violation("QuiescentMembership", "after quiescence group %s still holds %s, which no live joined process holds", g.GroupID, m.MemberID)
+				return violation(RuleQuiescentMembership, "after quiescence group %s still holds %s, which no live joined process holds", g.GroupID, m.MemberID)
 			}
 			delete(want[g.GroupID], m.MemberID)
 		}
 	}
 	for _, p := range o.Processes { // in order, so the report is deterministic
 		if name, ok := want[p.GroupID][p.MemberID]; ok {
-			return violation("QuiescentMembership", "after quiescence process %s believes it is member %s of group %s, which the group does not hold", name, p.MemberID, p.GroupID)
+			return violation(RuleQuiescentMembership, "after quiescence process %s believes it is member %s of group %s, which the group does not hold", name, p.MemberID, p.GroupID)
 		}
 	}
 	return nil
 }
+
+// RuleMonotonicEpochs is the rule EpochTracker reports.
+const (
+	RuleMonotonicEpochs    Rule = "MonotonicEpochs"
+	meaningMonotonicEpochs      = "member and group epochs never go backwards"
+)
 
 // EpochTracker checks, across observations, that member epochs and group
 // epochs never go backwards (a member's positive epochs only grow; -2 while
@@ -263,7 +347,7 @@ func (t *EpochTracker) Observe(groups []GroupSnapshot) error {
 	}
 	for _, g := range groups {
 		if last, ok := t.group[g.GroupID]; ok && g.Epoch < last {
-			return violation("MonotonicEpochs", "group %s epoch went from %d to %d", g.GroupID, last, g.Epoch)
+			return violation(RuleMonotonicEpochs, "group %s epoch went from %d to %d", g.GroupID, last, g.Epoch)
 		}
 		t.group[g.GroupID] = g.Epoch
 		for _, m := range g.Members {
@@ -272,13 +356,19 @@ func (t *EpochTracker) Observe(groups []GroupSnapshot) error {
 			}
 			key := g.GroupID + "\x00" + m.MemberID
 			if last, ok := t.member[key]; ok && m.Epoch < last {
-				return violation("MonotonicEpochs", "member %s of group %s went from epoch %d to %d", m.MemberID, g.GroupID, last, m.Epoch)
+				return violation(RuleMonotonicEpochs, "member %s of group %s went from epoch %d to %d", m.MemberID, g.GroupID, last, m.Epoch)
 			}
 			t.member[key] = m.Epoch
 		}
 	}
 	return nil
 }
+
+// RuleStableMemberID is the rule MemberIDTracker reports.
+const (
+	RuleStableMemberID    Rule = "StableMemberID"
+	meaningStableMemberID      = "a KIP-1082 process keeps one member id for its whole life"
+)
 
 // MemberIDTracker checks that a KIP-1082 process keeps one member id for its
 // whole life, across leave, rejoin and fencing.
@@ -295,11 +385,20 @@ func (t *MemberIDTracker) Observe(p Process) error {
 		return nil
 	}
 	if f, ok := t.first[p.Name]; ok && f != p.MemberID {
-		return violation("StableMemberID", "process %s changed its member id from %s to %s", p.Name, f, p.MemberID)
+		return violation(RuleStableMemberID, "process %s changed its member id from %s to %s", p.Name, f, p.MemberID)
 	}
 	t.first[p.Name] = p.MemberID
 	return nil
 }
+
+// The KIP-1313 header rules CheckRequestHeader reports.
+const (
+	RuleClientInstanceIDInHeader    Rule = "ClientInstanceIDInHeader"
+	meaningClientInstanceIDInHeader      = "every request header v2 carries the client's own instance id in tag 0 (KIP-1313)"
+
+	RuleClientIDOnFirstRequest    Rule = "ClientIDOnFirstRequest"
+	meaningClientIDOnFirstRequest      = "ClientId rides on a connection's first request only, null after (KIP-1313)"
+)
 
 // CheckRequestHeader holds a client's request header to KIP-1313: a header
 // v2 carries the client's own instance id (never zero) in tag 0; ClientId is
@@ -308,18 +407,18 @@ func CheckRequestHeader(h *codec.RequestHeader, instanceID codec.UUID, clientID 
 	if hv, err := h.HeaderVersion(); err == nil && hv >= 2 {
 		switch {
 		case !h.ClientInstanceId.Valid:
-			return violation("ClientInstanceIDInHeader", "%v v%d request %d has no client instance id in header tag 0", h.RequestApiKey, h.RequestApiVersion, h.CorrelationId)
+			return violation(RuleClientInstanceIDInHeader, "%v v%d request %d has no client instance id in header tag 0", h.RequestApiKey, h.RequestApiVersion, h.CorrelationId)
 		case h.ClientInstanceId.UUID.IsZero():
-			return violation("NoZeroUUIDs", "%v v%d request %d sends the zero UUID as client instance id", h.RequestApiKey, h.RequestApiVersion, h.CorrelationId)
+			return violation(RuleNoZeroUUIDs, "%v v%d request %d sends the zero UUID as client instance id", h.RequestApiKey, h.RequestApiVersion, h.CorrelationId)
 		case h.ClientInstanceId.UUID != instanceID:
-			return violation("ClientInstanceIDInHeader", "%v v%d request %d sends client instance id %s, not the client's %s", h.RequestApiKey, h.RequestApiVersion, h.CorrelationId, h.ClientInstanceId.UUID, instanceID)
+			return violation(RuleClientInstanceIDInHeader, "%v v%d request %d sends client instance id %s, not the client's %s", h.RequestApiKey, h.RequestApiVersion, h.CorrelationId, h.ClientInstanceId.UUID, instanceID)
 		}
 	}
 	if firstOnConn && (!h.ClientId.Valid || h.ClientId.Value != clientID) {
-		return violation("ClientIDOnFirstRequest", "the first request of a connection carries ClientId %v, want %q", h.ClientId, clientID)
+		return violation(RuleClientIDOnFirstRequest, "the first request of a connection carries ClientId %v, want %q", h.ClientId, clientID)
 	}
 	if !firstOnConn && h.ClientId.Valid {
-		return violation("ClientIDOnFirstRequest", "a later request of a connection carries ClientId %q, want null", h.ClientId.Value)
+		return violation(RuleClientIDOnFirstRequest, "a later request of a connection carries ClientId %q, want null", h.ClientId.Value)
 	}
 	return nil
 }

@@ -1,0 +1,104 @@
+package model_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// ruleSource is what the package's source (tests aside) says about rules:
+// the constants declared of type Rule (name to id), and each call of
+// violation with what its rule argument is.
+type ruleSource struct {
+	consts map[string]string
+	calls  []ruleCall
+}
+
+type ruleCall struct {
+	pos string
+	arg ast.Expr
+}
+
+func readRuleSource(t *testing.T) ruleSource {
+	t.Helper()
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := ruleSource{consts: map[string]string{}}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, e.Name(), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "Rule" {
+					for i, name := range n.Names {
+						lit, ok := n.Values[i].(*ast.BasicLit)
+						if !ok {
+							t.Fatalf("%s: rule %s is not a string literal", fset.Position(n.Pos()), name.Name)
+						}
+						v, _ := strconv.Unquote(lit.Value)
+						src.consts[name.Name] = v
+					}
+				}
+			case *ast.CallExpr:
+				if fn, ok := n.Fun.(*ast.Ident); ok && fn.Name == "violation" && len(n.Args) > 0 {
+					src.calls = append(src.calls, ruleCall{fset.Position(n.Pos()).String(), n.Args[0]})
+				}
+			}
+			return true
+		})
+	}
+	return src
+}
+
+// Every violation the checks can report names a rule of Rules: each call of
+// violation passes a declared Rule constant (an untyped string would
+// convert silently), every declared Rule is listed by Rules, and each has
+// its meaning.
+func TestEveryViolationNamesARule(t *testing.T) {
+	src := readRuleSource(t)
+	listed := map[string]bool{}
+	for _, r := range model.Rules() {
+		if listed[string(r)] {
+			t.Errorf("Rules lists %s twice", r)
+		}
+		listed[string(r)] = true
+		if r.Meaning() == "" {
+			t.Errorf("rule %s has no meaning", r)
+		}
+	}
+	for name, id := range src.consts {
+		if !listed[id] {
+			t.Errorf("%s (%q) is declared but not in Rules", name, id)
+		}
+	}
+	if len(src.consts) != len(listed) {
+		t.Errorf("%d Rule constants declared, %d listed by Rules", len(src.consts), len(listed))
+	}
+	if len(src.calls) < len(listed) {
+		t.Errorf("found %d calls of violation for %d rules: the source reader misses some", len(src.calls), len(listed))
+	}
+	for _, c := range src.calls {
+		id, ok := c.arg.(*ast.Ident)
+		if !ok || src.consts[id.Name] == "" {
+			t.Errorf("%s: violation's rule is not a declared Rule constant", c.pos)
+		}
+	}
+	if got := model.Rule("NoSuchRule").Meaning(); got != "" {
+		t.Errorf("an unknown rule means %q", got)
+	}
+}
