@@ -33,11 +33,25 @@ const (
 // version).
 var ErrNoResponse = errors.New("linearize: no response, outcome unknown")
 
+// The rules Check reports besides the invariants (Rules lists them all).
+const (
+	// RuleLinearizability is broken when no sequential order of the
+	// history is legal under the model, and Unknown when the search for
+	// one ran out of time.
+	RuleLinearizability    model.Rule = "Linearizability"
+	meaningLinearizability            = "the concurrent history has a legal sequential order under the reference model"
+
+	// RuleHarnessAssumption is broken when the history breaks what the
+	// checker relies on (CheckAssumptions) or the harness failed in the
+	// run (Result.HarnessErrors): the verdict is Unknown.
+	RuleHarnessAssumption    model.Rule = "HarnessAssumption"
+	meaningHarnessAssumption            = "the harness's own assumptions held (a failure here is not the target's bug)"
+)
+
 // Report is the verdict of one run and why.
 type Report struct {
 	Verdict Verdict `json:"verdict"`
-	// Rule is the first rule broken (an invariant's name,
-	// "Linearizability", or "HarnessAssumption").
+	// Rule is the id of the first rule broken (one of Rules).
 	Rule   string `json:"rule,omitempty"`
 	Detail string `json:"detail,omitempty"`
 	// Linearizable is porcupine's answer for the whole history.
@@ -83,7 +97,7 @@ func Check(res *Result, opts CheckOptions) *Report {
 	cfg := res.Plan.ModelConfig()
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
-		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, "HarnessAssumption", errs[0]
+		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, string(RuleHarnessAssumption), errs[0]
 		return rep
 	}
 	var mismatch string
@@ -94,10 +108,10 @@ func Check(res *Result, opts CheckOptions) *Report {
 		rep.Verdict, rep.Rule = Illegal, v.Rule
 		rep.Detail = fmt.Sprintf("round %d (t=%d ms): %s", v.Round, v.At, v.What)
 	case rep.Linearizable == porcupine.Illegal:
-		rep.Verdict, rep.Rule = Illegal, "Linearizability"
+		rep.Verdict, rep.Rule = Illegal, string(RuleLinearizability)
 		rep.Detail = "no sequential order of the history is legal under the model"
 	case rep.Linearizable == porcupine.Unknown:
-		rep.Verdict, rep.Rule = VerdictUnknown, "Linearizability"
+		rep.Verdict, rep.Rule = VerdictUnknown, string(RuleLinearizability)
 		rep.Detail = fmt.Sprintf("the linearizability search timed out after %v", rep.CheckTime)
 	default:
 		rep.Verdict = Ok
@@ -107,7 +121,7 @@ func Check(res *Result, opts CheckOptions) *Report {
 		if rep.Mismatch == "" {
 			rep.Mismatch = FirstMismatch(cfg, res.History)
 		}
-		if rep.Rule == "Linearizability" && rep.Mismatch != "" {
+		if rep.Rule == string(RuleLinearizability) && rep.Mismatch != "" {
 			rep.Detail = rep.Mismatch
 		}
 	}

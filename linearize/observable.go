@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // The observable check (DESIGN.md, level 2) holds a broker we did not
@@ -35,6 +36,21 @@ import (
 //
 // Within those windows the check cannot tell a correct broker from an
 // early timer; it passes them rather than raise a false alarm.
+
+// The rules the observable check reports besides the driver's invariants
+// and model.RuleMonotonicEpochs (Rules lists them all).
+const (
+	// RuleObservableResponse is broken by a response the protocol does
+	// not allow for its request.
+	RuleObservableResponse    model.Rule = "ObservableResponse"
+	meaningObservableResponse            = "each response is one the protocol allows for its request: error codes the API may answer, member ids and epochs echoed as promised, INVALID_REQUEST where KIP-1082 and KIP-1313 demand it"
+
+	// RuleMemberVanished is broken by a member that left its group
+	// without a leave, a removal, a takeover or a timer that may have
+	// fired.
+	RuleMemberVanished    model.Rule = "MemberVanished"
+	meaningMemberVanished            = "a member leaves its group only by a leave, an administrative removal, a static takeover, or a session or rebalance timeout that has passed"
+)
 
 // CheckLevel is how much a check demands.
 type CheckLevel int
@@ -84,7 +100,7 @@ type observer struct {
 func checkObservable(res *Result, opts CheckOptions) *Report {
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
-		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, "HarnessAssumption", errs[0]
+		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, string(RuleHarnessAssumption), errs[0]
 		return rep
 	}
 	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}}
@@ -122,10 +138,12 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 	return rep
 }
 
-func (o *observer) violate(op *Op, rule, format string, args ...any) {
+// violate records a broken rule at op. It takes a model.Rule, so the id is
+// a declared one (a test holds the calls to the constants of Rules).
+func (o *observer) violate(op *Op, rule model.Rule, format string, args ...any) {
 	o.count++
 	if o.first == nil {
-		o.first = &RoundViolation{Round: op.Sent, At: op.At, Rule: rule, What: fmt.Sprintf("op %d (%s): ", op.ID, describeOp(op)) + fmt.Sprintf(format, args...)}
+		o.first = &RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, describeOp(op)) + fmt.Sprintf(format, args...)}
 	}
 }
 
@@ -151,7 +169,7 @@ func (o *observer) mayVanish(m *obsMember, t int64) bool {
 
 func (o *observer) vanish(op *Op, g *obsGroup, group, id, how string) {
 	if m := g.members[id]; m != nil && !o.mayVanish(m, op.At) {
-		o.violate(op, "MemberVanished", "member %s of group %s is gone (%s) %d ms after its last successful heartbeat or coordinator restart, before its session timeout (%d ms)",
+		o.violate(op, RuleMemberVanished, "member %s of group %s is gone (%s) %d ms after its last successful heartbeat or coordinator restart, before its session timeout (%d ms)",
 			id, group, how, op.At-m.lastOK, o.sessionMs)
 	}
 	delete(g.members, id)
@@ -222,7 +240,7 @@ func (o *observer) uncertain(op *Op) {
 
 func (o *observer) telemetry(op *Op, code codec.ErrorCode) {
 	if op.Header.RequestApiVersion >= 1 && (!op.Header.ClientInstanceId.Valid || op.Header.ClientInstanceId.UUID.IsZero()) && code != codec.InvalidRequest {
-		o.violate(op, "ObservableResponse", "a v1 telemetry request without a usable header client instance id must be INVALID_REQUEST, got %v", code)
+		o.violate(op, RuleObservableResponse, "a v1 telemetry request without a usable header client instance id must be INVALID_REQUEST, got %v", code)
 	}
 }
 
@@ -239,10 +257,10 @@ func ownedSet(tps []codec.ConsumerGroupHeartbeatTopicPartitions) map[[2]any]bool
 func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
 	v := op.Header.RequestApiVersion
 	if !heartbeatErrors[resp.ErrorCode] {
-		o.violate(op, "ObservableResponse", "ConsumerGroupHeartbeat may not answer %v", resp.ErrorCode)
+		o.violate(op, RuleObservableResponse, "ConsumerGroupHeartbeat may not answer %v", resp.ErrorCode)
 	}
 	if v >= 1 && strings.TrimSpace(req.MemberId) == "" && resp.ErrorCode != codec.InvalidRequest {
-		o.violate(op, "ObservableResponse", "KIP-1082: an empty member id at v%d must be INVALID_REQUEST, got %v", v, resp.ErrorCode)
+		o.violate(op, RuleObservableResponse, "KIP-1082: an empty member id at v%d must be INVALID_REQUEST, got %v", v, resp.ErrorCode)
 	}
 	g := o.group(req.GroupId)
 	id := req.MemberId
@@ -258,11 +276,11 @@ func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, r
 		return
 	}
 	if v >= 1 && (!resp.MemberId.Valid || resp.MemberId.Value != id) {
-		o.violate(op, "ObservableResponse", "a v%d success must echo member id %q, got %v", v, id, resp.MemberId)
+		o.violate(op, RuleObservableResponse, "a v%d success must echo member id %q, got %v", v, id, resp.MemberId)
 	}
 	if id == "" {
 		if !resp.MemberId.Valid || resp.MemberId.Value == "" || zeroUUIDString(resp.MemberId.Value) {
-			o.violate(op, "ObservableResponse", "a v0 join without an id must be given a non-empty, non-zero one, got %v", resp.MemberId)
+			o.violate(op, RuleObservableResponse, "a v0 join without an id must be given a non-empty, non-zero one, got %v", resp.MemberId)
 			return
 		}
 		id = resp.MemberId.Value
@@ -271,7 +289,7 @@ func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, r
 	switch req.MemberEpoch {
 	case -1, -2:
 		if resp.MemberEpoch != req.MemberEpoch {
-			o.violate(op, "ObservableResponse", "a leave at epoch %d must echo it, got %d", req.MemberEpoch, resp.MemberEpoch)
+			o.violate(op, RuleObservableResponse, "a leave at epoch %d must echo it, got %d", req.MemberEpoch, resp.MemberEpoch)
 		}
 		if req.MemberEpoch == -1 {
 			delete(g.members, id)
@@ -281,20 +299,20 @@ func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, r
 		return
 	}
 	if resp.HeartbeatIntervalMs <= 0 {
-		o.violate(op, "ObservableResponse", "a successful heartbeat must carry a heartbeat interval, got %d", resp.HeartbeatIntervalMs)
+		o.violate(op, RuleObservableResponse, "a successful heartbeat must carry a heartbeat interval, got %d", resp.HeartbeatIntervalMs)
 	}
 	if req.MemberEpoch > 0 && resp.MemberEpoch < req.MemberEpoch {
-		o.violate(op, "MonotonicEpochs", "a heartbeat at epoch %d was answered with epoch %d", req.MemberEpoch, resp.MemberEpoch)
+		o.violate(op, model.RuleMonotonicEpochs, "a heartbeat at epoch %d was answered with epoch %d", req.MemberEpoch, resp.MemberEpoch)
 	}
 	if req.MemberEpoch > 0 && m != nil && m.definite && m.highEpoch > 0 && req.MemberEpoch > m.highEpoch {
-		o.violate(op, "ObservableResponse", "a heartbeat at epoch %d, above any epoch the broker gave member %s (%d), must be fenced", req.MemberEpoch, id, m.highEpoch)
+		o.violate(op, RuleObservableResponse, "a heartbeat at epoch %d, above any epoch the broker gave member %s (%d), must be fenced", req.MemberEpoch, id, m.highEpoch)
 	}
 	if m == nil {
 		m = &obsMember{revokeAt: -1}
 		g.members[id] = m
 	}
 	if m.highEpoch > 0 && resp.MemberEpoch > 0 && resp.MemberEpoch < m.highEpoch {
-		o.violate(op, "MonotonicEpochs", "member %s went from epoch %d to %d", id, m.highEpoch, resp.MemberEpoch)
+		o.violate(op, model.RuleMonotonicEpochs, "member %s went from epoch %d to %d", id, m.highEpoch, resp.MemberEpoch)
 	}
 	m.highEpoch = max(m.highEpoch, resp.MemberEpoch)
 	m.definite, m.lastOK = true, op.At
@@ -337,7 +355,7 @@ func (o *observer) describe(op *Op, req *codec.ConsumerGroupDescribeRequest, res
 			continue
 		case codec.None:
 		default:
-			o.violate(op, "ObservableResponse", "ConsumerGroupDescribe answered group %s with %v", dg.GroupId, dg.ErrorCode)
+			o.violate(op, RuleObservableResponse, "ConsumerGroupDescribe answered group %s with %v", dg.GroupId, dg.ErrorCode)
 			continue
 		}
 		listed := map[string]int32{}
@@ -355,7 +373,7 @@ func (o *observer) describe(op *Op, req *codec.ConsumerGroupDescribeRequest, res
 				continue // NoGhosts judges members no process accounts for
 			}
 			if e > 0 && m.highEpoch > 0 && e < m.highEpoch {
-				o.violate(op, "MonotonicEpochs", "ConsumerGroupDescribe lists member %s at epoch %d after it was given %d", id, e, m.highEpoch)
+				o.violate(op, model.RuleMonotonicEpochs, "ConsumerGroupDescribe lists member %s at epoch %d after it was given %d", id, e, m.highEpoch)
 			}
 			m.highEpoch = max(m.highEpoch, e)
 			m.definite = true
@@ -366,21 +384,21 @@ func (o *observer) describe(op *Op, req *codec.ConsumerGroupDescribeRequest, res
 func (o *observer) leaveGroup(op *Op, req *codec.LeaveGroupRequest, resp *codec.LeaveGroupResponse) {
 	v := op.Header.RequestApiVersion
 	if v >= 3 && resp.ErrorCode != codec.None {
-		o.violate(op, "ObservableResponse", "LeaveGroup v%d answered top-level %v, want NONE", v, resp.ErrorCode)
+		o.violate(op, RuleObservableResponse, "LeaveGroup v%d answered top-level %v, want NONE", v, resp.ErrorCode)
 	}
 	g := o.group(req.GroupId)
 	for i, mr := range resp.Members {
 		switch mr.ErrorCode {
 		case codec.None, codec.UnknownMemberID, codec.FencedInstanceID:
 		default:
-			o.violate(op, "ObservableResponse", "LeaveGroup member %d answered %v", i, mr.ErrorCode)
+			o.violate(op, RuleObservableResponse, "LeaveGroup member %d answered %v", i, mr.ErrorCode)
 		}
 		inst := mr.GroupInstanceId
 		if i < len(req.Members) {
 			inst = req.Members[i].GroupInstanceId
 		}
 		if inst.Valid && !o.instances[inst.Value] && mr.ErrorCode != codec.UnknownMemberID {
-			o.violate(op, "ObservableResponse", "LeaveGroup of instance %q, which no client ever used, must be UNKNOWN_MEMBER_ID, got %v", inst.Value, mr.ErrorCode)
+			o.violate(op, RuleObservableResponse, "LeaveGroup of instance %q, which no client ever used, must be UNKNOWN_MEMBER_ID, got %v", inst.Value, mr.ErrorCode)
 		}
 		if mr.ErrorCode == codec.None && inst.Valid {
 			for id, m := range g.members {

@@ -10,16 +10,19 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
+// violate records a broken invariant: each rule at its first observation
+// (Result.Violations), and how often (Result.ViolationCounts). A check
+// failing without naming its rule is the harness's error.
 func (d *driver) violate(err error) {
 	v, ok := err.(*model.Violation)
-	rule, what := "Harness", err.Error()
-	if ok {
-		rule, what = v.Rule, v.Detail
+	if !ok {
+		d.harness("an invariant check failed without naming its rule: %v", err)
+		return
 	}
-	if d.res.ViolationCounts[rule] == 0 {
-		d.res.Violations = append(d.res.Violations, RoundViolation{Round: d.round, At: d.now, Rule: rule, What: what})
+	if d.res.ViolationCounts[v.Rule] == 0 {
+		d.res.Violations = append(d.res.Violations, RoundViolation{Round: d.round, At: d.now, Rule: v.Rule, What: v.Detail})
 	}
-	d.res.ViolationCounts[rule]++
+	d.res.ViolationCounts[v.Rule]++
 }
 
 // observe checks the invariants on what the coordinator holds now: its

@@ -120,34 +120,3 @@ func (r *Report) Explain(w io.Writer, art Artifacts, replay string) {
 		fmt.Fprintf(w, "replay:   %s\n", replay)
 	}
 }
-
-// RuleMeaning says in words what a rule protects.
-func RuleMeaning(rule string) string {
-	switch rule {
-	case "NoGhosts":
-		return "every member belongs to a live process that holds its id, or to one that ended less than a session timeout ago"
-	case "OneMemberPerProcess":
-		return "each live process accounts for at most one member"
-	case "UniqueMemberIDs":
-		return "no two live processes hold the same member id"
-	case "NoZeroUUIDs":
-		return "no member id, client instance id or generated id is the zero UUID"
-	case "NoDoubleClientAssignment":
-		return "no partition is owned by two members at once"
-	case "MonotonicEpochs":
-		return "member and group epochs never go backwards"
-	case "StableMemberID":
-		return "a KIP-1082 process keeps one member id for its whole life"
-	case "QuiescentMembership":
-		return "after every client stops and a session timeout passes, a group holds exactly its live joined processes"
-	case "ClientInstanceIDInHeader":
-		return "every request header v2 carries the client's own instance id in tag 0 (KIP-1313)"
-	case "ClientIDOnFirstRequest":
-		return "ClientId rides on a connection's first request only, null after (KIP-1313)"
-	case "Linearizability":
-		return "the concurrent history has a legal sequential order under the reference model"
-	case "HarnessAssumption":
-		return "the harness's own assumptions held (a failure here is not the target's bug)"
-	}
-	return "see DESIGN.md"
-}

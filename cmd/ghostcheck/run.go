@@ -262,7 +262,7 @@ func runPhase(cfg runConfig, version, index int, budget time.Duration, prog *pro
 		if err != nil {
 			ps.Verdicts[linearize.VerdictUnknown]++
 			if ps.Failure == nil {
-				ps.Failure = &failure{Seed: seed, Rule: "HarnessAssumption", Detail: err.Error()}
+				ps.Failure = &failure{Seed: seed, Rule: string(linearize.RuleHarnessAssumption), Detail: err.Error()}
 			}
 			continue
 		}

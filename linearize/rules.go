@@ -1,0 +1,58 @@
+package linearize
+
+import "github.com/ghostcheck/ghostcheck/model"
+
+// Checker is what checks a rule.
+type Checker string
+
+const (
+	// ByRun: the driver, on every observation of the coordinator during
+	// a run (model's invariants, and the request headers its clients
+	// send); Check reports them at either level.
+	ByRun Checker = "run"
+	// ByExact: Check at LevelExact.
+	ByExact Checker = "exact"
+	// ByObservable: Check at LevelObservable.
+	ByObservable Checker = "observable"
+)
+
+// RuleInfo describes a rule a report can name.
+type RuleInfo struct {
+	// ID is what Report.Rule, RoundViolation.Rule and corpus files hold.
+	ID model.Rule
+	// Meaning says in words what the rule protects.
+	Meaning string
+	// CheckedBy lists what checks it.
+	CheckedBy []Checker
+}
+
+// Rules lists every rule a run or a check can report: model's invariants,
+// then the rules of the checks. Each is documented under its id in
+// docs/PROTOCOL.md.
+func Rules() []RuleInfo {
+	var out []RuleInfo
+	for _, r := range model.Rules() {
+		by := []Checker{ByRun}
+		if r == model.RuleMonotonicEpochs {
+			by = append(by, ByObservable) // from the epochs responses carry
+		}
+		out = append(out, RuleInfo{ID: r, Meaning: r.Meaning(), CheckedBy: by})
+	}
+	return append(out,
+		RuleInfo{ID: RuleLinearizability, Meaning: meaningLinearizability, CheckedBy: []Checker{ByExact}},
+		RuleInfo{ID: RuleHarnessAssumption, Meaning: meaningHarnessAssumption, CheckedBy: []Checker{ByRun, ByExact, ByObservable}},
+		RuleInfo{ID: RuleObservableResponse, Meaning: meaningObservableResponse, CheckedBy: []Checker{ByObservable}},
+		RuleInfo{ID: RuleMemberVanished, Meaning: meaningMemberVanished, CheckedBy: []Checker{ByObservable}},
+	)
+}
+
+// RuleMeaning says in words what the rule with this id protects (Rules);
+// an id no rule has, as an old corpus file may hold, says so.
+func RuleMeaning(id string) string {
+	for _, r := range Rules() {
+		if string(r.ID) == id {
+			return r.Meaning
+		}
+	}
+	return "not a rule this version of ghostcheck checks"
+}

@@ -1,0 +1,219 @@
+package linearize
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// parsePackage parses the non-test Go files of dir.
+func parsePackage(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// ruleConsts maps the constants the files declare of type typ (an
+// identifier, or pkg.Ident) to their ids.
+func ruleConsts(t *testing.T, files []*ast.File, typ string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok || vs.Type == nil || exprString(vs.Type) != typ {
+				return true
+			}
+			for i, name := range vs.Names {
+				lit, ok := vs.Values[i].(*ast.BasicLit)
+				if !ok {
+					t.Fatalf("rule %s is not a string literal", name.Name)
+				}
+				out[name.Name], _ = strconv.Unquote(lit.Value)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func exprString(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return exprString(e.X) + "." + e.Sel.Name
+	}
+	return ""
+}
+
+// Every rule id linearize can put in a report or a violation is one of
+// Rules: the observer's violate is passed a declared rule constant (its own
+// or model's; an untyped string would convert silently), every Rule field
+// is set from a declared rule constant, from a model.Rule parameter, or
+// copied from another Rule field, and every declared rule is listed by
+// Rules with its meaning. (model's own test holds its violation calls.)
+func TestEveryReportedRuleIsListed(t *testing.T) {
+	fset := token.NewFileSet()
+	files := parsePackage(t, fset, ".")
+	own := ruleConsts(t, files, "model.Rule")
+	models := ruleConsts(t, parsePackage(t, fset, "../model"), "Rule")
+
+	listed := map[string]bool{}
+	for _, r := range Rules() {
+		if listed[string(r.ID)] {
+			t.Errorf("Rules lists %s twice", r.ID)
+		}
+		listed[string(r.ID)] = true
+		if r.Meaning == "" || len(r.CheckedBy) == 0 || RuleMeaning(string(r.ID)) != r.Meaning {
+			t.Errorf("rule %s: meaning %q, checked by %v", r.ID, r.Meaning, r.CheckedBy)
+		}
+	}
+	for _, consts := range []map[string]string{own, models} {
+		for name, id := range consts {
+			if !listed[id] {
+				t.Errorf("%s (%q) is declared but not in Rules", name, id)
+			}
+		}
+	}
+	if len(own)+len(models) != len(listed) {
+		t.Errorf("%d rules declared, %d listed", len(own)+len(models), len(listed))
+	}
+
+	// isRule: a declared rule constant.
+	isRule := func(e ast.Expr) bool {
+		switch e := e.(type) {
+		case *ast.Ident:
+			return own[e.Name] != ""
+		case *ast.SelectorExpr:
+			return exprString(e.X) == "model" && models[e.Sel.Name] != ""
+		}
+		return false
+	}
+	sites := 0
+	for _, f := range files {
+		var params map[string]bool // the model.Rule parameters of the function being read
+		// ruleValue: what a Rule field may be set from.
+		ruleValue := func(e ast.Expr) bool {
+			if sel, ok := e.(*ast.SelectorExpr); ok && sel.Sel.Name == "Rule" {
+				return true // copied from another record
+			}
+			call, ok := e.(*ast.CallExpr)
+			if !ok || exprString(call.Fun) != "string" || len(call.Args) != 1 {
+				return false
+			}
+			id, ok := call.Args[0].(*ast.Ident)
+			return isRule(call.Args[0]) || ok && params[id.Name]
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				params = map[string]bool{}
+				for _, fld := range n.Type.Params.List {
+					if exprString(fld.Type) == "model.Rule" {
+						for _, name := range fld.Names {
+							params[name.Name] = true
+						}
+					}
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "violate" && len(n.Args) > 1 {
+					sites++
+					if !isRule(n.Args[1]) {
+						t.Errorf("%s: violate's rule is not a declared rule constant", fset.Position(n.Pos()))
+					}
+				}
+			case *ast.KeyValueExpr:
+				if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Rule" {
+					sites++
+					if !ruleValue(n.Value) {
+						t.Errorf("%s: a Rule field set from something other than a rule", fset.Position(n.Pos()))
+					}
+				}
+			case *ast.AssignStmt:
+				for i, lhs := range n.Lhs {
+					if sel, ok := lhs.(*ast.SelectorExpr); ok && sel.Sel.Name == "Rule" && len(n.Rhs) == len(n.Lhs) {
+						sites++
+						if !ruleValue(n.Rhs[i]) {
+							t.Errorf("%s: a Rule field set from something other than a rule", fset.Position(n.Pos()))
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	if sites < 20 {
+		t.Errorf("found %d places that set a rule: the source reader misses some", sites)
+	}
+}
+
+// What runs and checks report, sampled: ghosts of v0 clients at both
+// levels, a tampered history and a broken assumption; every rule named is
+// one of Rules.
+func TestReportedRulesAreListed(t *testing.T) {
+	listed := map[string]bool{}
+	for _, r := range Rules() {
+		listed[string(r.ID)] = true
+	}
+	seen := map[string]bool{}
+	see := func(rule string) {
+		if rule != "" {
+			seen[rule] = true
+		}
+		if rule != "" && !listed[rule] {
+			t.Errorf("reported rule %q is not in Rules", rule)
+		}
+	}
+	o := DefaultOptions()
+	o.HeartbeatVersion = -1
+	o.Faults = UniformFaults(30)
+	for seed := uint64(1); seed <= 10; seed++ {
+		res, rep := runModel(t, NewPlan(seed, o))
+		for rule := range res.ViolationCounts {
+			see(rule)
+		}
+		see(rep.Rule)
+		see(Check(res, CheckOptions{Level: LevelObservable}).Rule)
+		h := append(History(nil), res.History...)
+		for i := len(h) - 1; i >= 0; i-- {
+			if r, ok := h[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
+				tampered := *r
+				tampered.MemberEpoch = -5
+				h[i].Response = &tampered
+				break
+			}
+		}
+		see(CheckHistory(res.Plan, h, CheckOptions{}).Rule)
+		see(Check(&Result{Plan: res.Plan, History: h}, CheckOptions{Level: LevelObservable}).Rule)
+		h[0].ID = 7
+		see(CheckHistory(res.Plan, h, CheckOptions{}).Rule)
+	}
+	for _, want := range []model.Rule{model.RuleNoGhosts, RuleLinearizability, RuleHarnessAssumption, model.RuleMonotonicEpochs} {
+		if !seen[string(want)] {
+			t.Errorf("the sample never reported %s: it does not exercise what it should (saw %v)", want, seen)
+		}
+	}
+}
