@@ -1,23 +1,46 @@
 // Package linearize runs client processes against a group coordinator under
-// network faults, records what happened as a history, and checks it three
-// ways (DESIGN.md): invariants on every observation (no ghosts, no zero
-// UUIDs, one member per process, no double ownership, epochs only forward),
-// and linearizability of the whole concurrent history against the reference
-// model with porcupine, partitioned by group.
+// network faults, records what happened as a history, and checks it: the
+// invariants on every observation during the run (no ghosts, no zero UUIDs,
+// one member per process, no double ownership, epochs only forward), then
+// the history at one of two levels, the reference model's exact answers
+// (linearizability with porcupine, partitioned by group) or only what the
+// protocol promises a client can see.
 //
-// The pieces, each in its own file:
+// The files, and what each owns:
 //
-//   - target.go: the Target interface a coordinator under test satisfies,
-//     and the in-process adapter for the model.
+//   - target.go: the Target interface a coordinator under test satisfies
+//     (with Snapshotter and Restarter), the in-process adapter for the
+//     model, and Funcs for adapting others.
 //   - plan.go: a Plan, the complete, readable description of one run
-//     (clients, what each does when, which network events fail how), drawn
-//     up front from rapid or from a seed, so a run replays exactly.
-//   - driver.go: executes a Plan against a Target on simulated time and a
-//     simulated network, producing a History.
-//   - history.go: operations and their JSON-lines form (the corpus format).
-//   - porcupine.go: the porcupine model built on model.Coordinator.
-//   - check.go: the verdict: harness assumptions first, then invariants,
-//     then linearizability; Unknown is never reported as a pass.
-//   - report.go: what a failure leaves behind: the violated rule, the HTML
-//     timeline, the JSON-lines history and the command that replays it.
+//     (clients, what each does when, which requests fail how, admin
+//     removals, probes, coordinator restarts), drawn up front from rapid
+//     or from a seed, so a run replays exactly.
+//   - shrink.go: Shrink, which cuts a failing plan down to a small one
+//     that still fails.
+//   - driver.go: Run, which executes a Plan against a Target on simulated
+//     time: the round loop, coordinator restarts, and the final quiet
+//     observation.
+//   - network.go: the simulated network: requests sent with the plan's
+//     faults, delivered in order per connection (concurrently when the
+//     plan is parallel), responses delivered back, requests given up on.
+//   - process.go: the processes of a run (the plan's clients, each a
+//     model.Client, and the admin and the observer) and what each does
+//     on its turn.
+//   - probe.go: the prober, which sends requests no good client sends.
+//   - observation.go: the invariants (model/invariants.go) checked on
+//     what the coordinator holds after each round.
+//   - history.go: operations and their JSON-lines form (the corpus
+//     format).
+//   - porcupine.go: the porcupine model built on model.Coordinator, and
+//     how operations are partitioned and described.
+//   - check.go: Check at the exact level: harness assumptions first, then
+//     the run's invariants, then linearizability; Unknown is never
+//     reported as a pass.
+//   - observable.go: Check at the observable level, for brokers we did
+//     not write.
+//   - rules.go: Rules, every rule a report can name, with its meaning and
+//     what checks it.
+//   - report.go: what a failure leaves behind: the JSON-lines history, the
+//     HTML timeline (its search bounded by the check's timeout) and the
+//     explanation.
 package linearize
