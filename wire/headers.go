@@ -70,6 +70,10 @@ func (m *Headers) Fill(h *codec.RequestHeader, key codec.APIKey, version int16) 
 	return h
 }
 
+// Corr is the correlation id of the last header made (0 before the
+// first): a test writing a raw frame after them numbers it Corr()+1.
+func (m *Headers) Corr() int32 { return m.corr }
+
 // Fresh reports whether no header was made yet: the next carries ClientId.
 func (m *Headers) Fresh() bool { return m.made == 0 }
 
