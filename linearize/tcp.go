@@ -1,260 +1,15 @@
 package linearize
 
 import (
-	"bufio"
+	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sync"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
-
-// WireConn is one Kafka connection that speaks in codec types: it frames
-// requests, reads responses, and matches their correlation ids. It is not
-// safe for concurrent use.
-type WireConn struct {
-	nc      net.Conn
-	br      *bufio.Reader
-	wbuf    []byte
-	rbuf    []byte
-	timeout time.Duration
-	// pending are the (key, version, correlation id) of requests sent and
-	// not yet received, in order.
-	pending []sent
-	// rh is ReceiveInto's response header.
-	rh codec.ResponseHeader
-	// rdl, wdl are the deadlines set; renewed once half of timeout has
-	// passed, not on every request (a deadline costs a timer update).
-	rdl, wdl time.Time
-}
-
-func (w *WireConn) readDeadline() {
-	if now := time.Now(); w.rdl.Sub(now) < w.timeout/2 {
-		w.rdl = now.Add(w.timeout)
-		_ = w.nc.SetReadDeadline(w.rdl)
-	}
-}
-
-func (w *WireConn) writeDeadline() {
-	if now := time.Now(); w.wdl.Sub(now) < w.timeout/2 {
-		w.wdl = now.Add(w.timeout)
-		_ = w.nc.SetWriteDeadline(w.wdl)
-	}
-}
-
-type sent struct {
-	key     codec.APIKey
-	version int16
-	corr    int32
-}
-
-// ErrConnClosed is returned (wrapping ErrNoResponse) when the broker closed
-// the connection instead of answering: a broker does that to a request it
-// does not serve, and then it applied nothing, but from outside a closed
-// connection cannot be told from a crash after the request was applied.
-var ErrConnClosed = fmt.Errorf("%w: the broker closed the connection", ErrNoResponse)
-
-// MaxResponseSize bounds a response frame a WireConn accepts.
-const MaxResponseSize = 16 << 20
-
-// DialWire connects to a broker. timeout bounds the dial and, later, each
-// write and each wait for a response (0: 10 s; a wait may get between half
-// of it and all of it).
-func DialWire(addr string, timeout time.Duration) (*WireConn, error) {
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	nc, err := net.DialTimeout("tcp", addr, timeout)
-	if err != nil {
-		return nil, err
-	}
-	if tc, ok := nc.(*net.TCPConn); ok {
-		_ = tc.SetNoDelay(true)
-	}
-	return &WireConn{nc: nc, br: bufio.NewReaderSize(nc, 16<<10), timeout: timeout}, nil
-}
-
-// Close closes the connection.
-func (w *WireConn) Close() error { return w.nc.Close() }
-
-// NetConn is the underlying connection, for tests that misbehave on it.
-func (w *WireConn) NetConn() net.Conn { return w.nc }
-
-// Send writes one request frame. Requests may be pipelined: Send several,
-// then Receive each, in order.
-func (w *WireConn) Send(h *codec.RequestHeader, req codec.Message) error {
-	if len(w.wbuf) > 0 {
-		return errors.New("linearize: Send with requests buffered; Flush first")
-	}
-	b, err := codec.AppendRequest(w.wbuf[:0], h, req)
-	if err != nil {
-		return err
-	}
-	w.wbuf = b[:0]
-	w.pending = append(w.pending, sent{h.RequestApiKey, h.RequestApiVersion, h.CorrelationId})
-	w.writeDeadline()
-	if _, err := w.nc.Write(b); err != nil {
-		return fmt.Errorf("%w: write: %v", ErrNoResponse, err)
-	}
-	return nil
-}
-
-// Buffer appends one request frame to the output without writing it;
-// Flush writes everything buffered at once (pipelining in one write).
-func (w *WireConn) Buffer(h *codec.RequestHeader, req codec.Message) error {
-	b, err := codec.AppendRequest(w.wbuf, h, req)
-	if err != nil {
-		return err
-	}
-	w.wbuf = b
-	w.pending = append(w.pending, sent{h.RequestApiKey, h.RequestApiVersion, h.CorrelationId})
-	return nil
-}
-
-// Flush writes the buffered requests.
-func (w *WireConn) Flush() error {
-	if len(w.wbuf) == 0 {
-		return nil
-	}
-	w.writeDeadline()
-	_, err := w.nc.Write(w.wbuf)
-	w.wbuf = w.wbuf[:0]
-	if err != nil {
-		return fmt.Errorf("%w: write: %v", ErrNoResponse, err)
-	}
-	return nil
-}
-
-// WriteRaw writes bytes as they are (for tests that send malformed input).
-func (w *WireConn) WriteRaw(b []byte) error {
-	w.writeDeadline()
-	_, err := w.nc.Write(b)
-	return err
-}
-
-// ReadFrame reads one response frame (without its size prefix).
-func (w *WireConn) ReadFrame() ([]byte, error) {
-	w.readDeadline()
-	b, err := codec.ReadFrame(w.br, w.rbuf[:0], MaxResponseSize)
-	if err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF || errors.Is(err, net.ErrClosed) || isReset(err) {
-			return nil, ErrConnClosed
-		}
-		return nil, fmt.Errorf("%w: %v", ErrNoResponse, err)
-	}
-	w.rbuf = b
-	return b, nil
-}
-
-func isReset(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && !op.Timeout()
-}
-
-// Receive reads the response to the oldest request sent and not yet
-// received. An ApiVersions response that does not decode at the request's
-// version is decoded at v0 (a broker answers a version it does not know
-// with a v0 body, KIP-511).
-func (w *WireConn) Receive() (codec.Message, error) {
-	if len(w.pending) == 0 {
-		return nil, errors.New("linearize: Receive with no request outstanding")
-	}
-	p := w.pending[0]
-	w.popPending()
-	frame, err := w.ReadFrame()
-	if err != nil {
-		return nil, err
-	}
-	h, resp, err := codec.DecodeResponse(frame, p.key, p.version, codec.DecodeOptions{})
-	if err != nil && p.key == codec.ApiVersions && p.version > 0 {
-		h, resp, err = codec.DecodeResponse(frame, p.key, 0, codec.DecodeOptions{})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: undecodable %v v%d response: %v", ErrNoResponse, p.key, p.version, err)
-	}
-	if h.CorrelationId != p.corr {
-		return nil, fmt.Errorf("%w: %v response carries correlation id %d, want %d", ErrNoResponse, p.key, h.CorrelationId, p.corr)
-	}
-	return resp, nil
-}
-
-// ReceiveInto is Receive into the caller's response m, which must be of
-// the oldest pending request's api, reusing m's storage: a client reading
-// a stream of heartbeat responses allocates nothing.
-func (w *WireConn) ReceiveInto(m codec.Message) error {
-	if len(w.pending) == 0 {
-		return errors.New("linearize: ReceiveInto with no request outstanding")
-	}
-	p := w.pending[0]
-	if m.Key() != p.key {
-		return fmt.Errorf("linearize: ReceiveInto a %v response, but the oldest request is %v", m.Key(), p.key)
-	}
-	w.popPending()
-	frame, err := w.ReadFrame()
-	if err != nil {
-		return err
-	}
-	err = codec.DecodeResponseInto(frame, &w.rh, m, p.version, codec.DecodeOptions{})
-	if err != nil && p.key == codec.ApiVersions && p.version > 0 {
-		err = codec.DecodeResponseInto(frame, &w.rh, m, 0, codec.DecodeOptions{})
-	}
-	if err != nil {
-		return fmt.Errorf("%w: undecodable %v v%d response: %v", ErrNoResponse, p.key, p.version, err)
-	}
-	if w.rh.CorrelationId != p.corr {
-		return fmt.Errorf("%w: %v response carries correlation id %d, want %d", ErrNoResponse, p.key, w.rh.CorrelationId, p.corr)
-	}
-	return nil
-}
-
-// popPending drops the oldest pending request, shifting the rest down so
-// that the slice's storage is reused (a few requests are pending at most).
-func (w *WireConn) popPending() {
-	n := copy(w.pending, w.pending[1:])
-	w.pending = w.pending[:n]
-}
-
-// RoundTrip sends one request and returns its response.
-func (w *WireConn) RoundTrip(h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	if err := w.Send(h, req); err != nil {
-		w.pending = w.pending[:0]
-		return nil, err
-	}
-	return w.Receive()
-}
-
-// Negotiate sends ApiVersions (v3, falling back to what the broker
-// offers) and returns the broker's ranges by api key.
-func Negotiate(w *WireConn, clientID string, corr int32) (map[codec.APIKey][2]int16, error) {
-	version := int16(3)
-	for try := 0; try < 2; try++ {
-		h := codec.RequestHeader{RequestApiKey: codec.ApiVersions, RequestApiVersion: version, CorrelationId: corr, ClientId: codec.Str(clientID)}
-		resp, err := w.RoundTrip(&h, &codec.ApiVersionsRequest{ClientSoftwareName: "ghostcheck", ClientSoftwareVersion: "1.0"})
-		if err != nil {
-			return nil, err
-		}
-		r := resp.(*codec.ApiVersionsResponse)
-		out := map[codec.APIKey][2]int16{}
-		for _, k := range r.ApiKeys {
-			out[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
-		}
-		if r.ErrorCode == codec.UnsupportedVersion {
-			if av, ok := out[codec.ApiVersions]; ok && av[1] < version {
-				version = av[1]
-				corr++
-				continue
-			}
-		}
-		if r.ErrorCode != codec.None {
-			return out, fmt.Errorf("linearize: ApiVersions answered %v", r.ErrorCode)
-		}
-		return out, nil
-	}
-	return nil, errors.New("linearize: ApiVersions negotiation did not settle")
-}
 
 // TCPTarget is a broker reached over TCP, as a Target. Each of the driver's
 // connections is a real TCP connection, opened on its first request and
@@ -273,7 +28,7 @@ type TCPTarget struct {
 
 	mu       sync.Mutex
 	conns    map[uint64]*tcpConn
-	versions map[codec.APIKey][2]int16
+	versions wire.Versions
 	start    time.Time
 	started  bool
 	logical  int64 // the last Advance
@@ -282,7 +37,7 @@ type TCPTarget struct {
 
 type tcpConn struct {
 	mu sync.Mutex
-	w  *WireConn
+	w  *wire.Conn
 }
 
 // NewTCPTarget connects to the broker at addr once to learn its api
@@ -290,20 +45,28 @@ type tcpConn struct {
 // connections start fresh). timeout bounds each dial and each wait for a
 // response.
 func NewTCPTarget(addr string, timeout time.Duration) (*TCPTarget, error) {
-	w, err := DialWire(addr, timeout)
+	w, err := wire.Dial(addr, wire.Options{Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	vs, err := Negotiate(w, "ghostcheck-negotiate", 1)
+	instance, err := wire.NewInstanceID(rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	return &TCPTarget{addr: addr, timeout: timeout, conns: map[uint64]*tcpConn{}, versions: vs}, nil
+	hm, err := wire.NewHeaders(codec.Str("ghostcheck-negotiate"), instance)
+	if err != nil {
+		return nil, err
+	}
+	n, err := w.Negotiate(hm, wire.NegotiateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &TCPTarget{addr: addr, timeout: timeout, conns: map[uint64]*tcpConn{}, versions: n.Versions}, nil
 }
 
 // Versions returns the broker's advertised version ranges.
-func (t *TCPTarget) Versions() map[codec.APIKey][2]int16 { return t.versions }
+func (t *TCPTarget) Versions() wire.Versions { return t.versions }
 
 // ErrVersionNotOffered is the local refusal of a request at a version the
 // broker did not advertise.
@@ -328,7 +91,7 @@ func (t *TCPTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message)
 	defer c.mu.Unlock()
 	defer t.noteLag()
 	if c.w == nil {
-		w, err := DialWire(t.addr, t.timeout)
+		w, err := wire.Dial(t.addr, wire.Options{Timeout: t.timeout})
 		if err != nil {
 			return nil, fmt.Errorf("dial: %w", err) // not sent: nothing applied
 		}
@@ -339,6 +102,9 @@ func (t *TCPTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message)
 		// The connection is unusable now; the next request dials again.
 		c.w.Close()
 		c.w = nil
+		if errors.Is(err, wire.ErrNoResponse) {
+			return nil, noResponse{err}
+		}
 		return nil, err
 	}
 	if d, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok {
@@ -346,6 +112,14 @@ func (t *TCPTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message)
 	}
 	return resp, nil
 }
+
+// noResponse is a wire error of unknown outcome, which is the driver's
+// ErrNoResponse too (errors.Is holds for both), keeping wire's message.
+type noResponse struct{ err error }
+
+func (e noResponse) Error() string        { return e.err.Error() }
+func (e noResponse) Unwrap() error        { return e.err }
+func (e noResponse) Is(target error) bool { return target == ErrNoResponse }
 
 // nameTopics gives a described assignment's topics without a TopicName
 // (a broker may leave it empty) a name made from the topic id, so that the

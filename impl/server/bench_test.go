@@ -16,7 +16,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl/server"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // BenchmarkLoad compares ghostcheck's server with kfake over loopback, side
@@ -178,24 +178,24 @@ func serveFloor(b *testing.B, ln net.Listener) (stop func()) {
 
 func runLoad(b *testing.B, addr string, clients, depth int) {
 	type worker struct {
-		w      *linearize.WireConn
+		w      *wire.Conn
 		member []string
 		group  string
 		epoch  []int32
-		corr   int32
+		hm     *wire.Headers
 		lat    []time.Duration
 		h      codec.RequestHeader
 		resp   codec.ConsumerGroupHeartbeatResponse
 	}
-	hdr := func(wk *worker) *codec.RequestHeader { return nextHeader(&wk.h, &wk.corr) }
+	hdr := func(wk *worker) *codec.RequestHeader { return nextHeader(wk.hm, &wk.h) }
 	ws := make([]*worker, clients)
 	for i := range ws {
-		w, err := linearize.DialWire(addr, 10*time.Second)
+		w, err := wire.Dial(addr, wire.Options{Timeout: 10 * time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer w.Close()
-		wk := &worker{w: w, group: fmt.Sprintf("bench-g%d", i%4), lat: make([]time.Duration, 0, 2*b.N/clients+16)}
+		wk := &worker{w: w, hm: benchHeaders(b), group: fmt.Sprintf("bench-g%d", i%4), lat: make([]time.Duration, 0, 2*b.N/clients+16)}
 		for j := 0; j < depth; j++ {
 			m := fmt.Sprintf("bench-member-%d-%d-%d", i, j, time.Now().UnixNano())
 			r, err := w.RoundTrip(hdr(wk), &codec.ConsumerGroupHeartbeatRequest{GroupId: wk.group, MemberId: m, RebalanceTimeoutMs: 30000,
@@ -268,17 +268,21 @@ func runLoad(b *testing.B, addr string, clients, depth int) {
 	reportLoad(b, lats, elapsed, cpu, failed.Load(), "hb")
 }
 
+// benchHeaders is a load client's header maker, one per connection.
+func benchHeaders(b *testing.B) *wire.Headers {
+	hm, err := wire.NewHeaders(codec.Str("bench"), codec.UUID{7, 7})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return hm
+}
+
 // nextHeader fills h, a client's one reused header, for its next
 // ConsumerGroupHeartbeat v1 (the clients allocate nothing per request:
 // their garbage would slow every broker and lengthen the latency tail with
 // GC work). ClientId rides on the connection's first request only.
-func nextHeader(h *codec.RequestHeader, corr *int32) *codec.RequestHeader {
-	*corr++
-	*h = codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: *corr, ClientInstanceId: codec.SomeUUID(codec.UUID{7, 7})}
-	if *corr == 1 {
-		h.ClientId = codec.Str("bench")
-	}
-	return h
+func nextHeader(hm *wire.Headers, h *codec.RequestHeader) *codec.RequestHeader {
+	return hm.Fill(h, codec.ConsumerGroupHeartbeat, 1)
 }
 
 // reportLoad reports a load run: requests per second, the p50 and p99 of
@@ -308,11 +312,11 @@ func reportLoad(b *testing.B, lats [][]time.Duration, elapsed, cpu time.Duration
 // among the clients, each cycling join, eight heartbeats, leave.
 func runChurn(b *testing.B, addr string, clients int) {
 	type worker struct {
-		w      *linearize.WireConn
+		w      *wire.Conn
 		req    codec.ConsumerGroupHeartbeatRequest
 		h      codec.RequestHeader
 		resp   codec.ConsumerGroupHeartbeatResponse
-		corr   int32
+		hm     *wire.Headers
 		step   int
 		epoch  int32
 		owned  []codec.ConsumerGroupHeartbeatTopicPartitions
@@ -322,12 +326,12 @@ func runChurn(b *testing.B, addr string, clients int) {
 	const cycle = 10 // join, 8 heartbeats, leave
 	ws := make([]*worker, clients)
 	for i := range ws {
-		w, err := linearize.DialWire(addr, 10*time.Second)
+		w, err := wire.Dial(addr, wire.Options{Timeout: 10 * time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer w.Close()
-		ws[i] = &worker{w: w, lat: make([]time.Duration, 0, 2*b.N/clients+16), req: codec.ConsumerGroupHeartbeatRequest{
+		ws[i] = &worker{w: w, hm: benchHeaders(b), lat: make([]time.Duration, 0, 2*b.N/clients+16), req: codec.ConsumerGroupHeartbeatRequest{
 			GroupId: fmt.Sprintf("churn-g%d", i%4), MemberId: fmt.Sprintf("churn-member-%d-%d", i, time.Now().UnixNano())}}
 	}
 	var next, failed atomic.Int64
@@ -360,7 +364,7 @@ func runChurn(b *testing.B, addr string, clients int) {
 					}
 				}
 				t0 := time.Now()
-				if err := wk.w.Send(nextHeader(&wk.h, &wk.corr), r); err != nil {
+				if err := wk.w.Send(nextHeader(wk.hm, &wk.h), r); err != nil {
 					failed.Add(1)
 					return
 				}
@@ -396,7 +400,7 @@ func runChurn(b *testing.B, addr string, clients int) {
 	for _, wk := range ws {
 		if wk.step != 0 {
 			wk.req.MemberEpoch = -1
-			wk.w.RoundTrip(nextHeader(&wk.h, &wk.corr), &wk.req)
+			wk.w.RoundTrip(nextHeader(wk.hm, &wk.h), &wk.req)
 		}
 		lats = append(lats, wk.lat)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl/server"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // Bad peers cannot hurt the server: each attack below runs while a
@@ -138,7 +138,7 @@ func TestBadPeersCannotHurtTheServer(t *testing.T) {
 		timedOut := h.srv.Stats().TimedOut
 		h.ln.sndbuf.Store(4096)
 		defer h.ln.sndbuf.Store(0)
-		w, err := linearize.DialWire(h.addr, 5*time.Second)
+		w, err := wire.Dial(h.addr, wire.Options{Timeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

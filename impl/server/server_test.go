@@ -15,8 +15,9 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -118,32 +119,22 @@ func startWith(t *testing.T, coord *impl.Coordinator, mod func(*server.Config)) 
 
 // client is a test client: one connection, its own ids.
 type client struct {
-	t        *testing.T
-	w        *linearize.WireConn
-	corr     int32
-	instance codec.UUID
-	first    bool
+	t  *testing.T
+	w  *wire.Conn
+	hm *wire.Headers
 }
 
 func (h *harness) dial() *client {
 	h.t.Helper()
-	w, err := linearize.DialWire(h.addr, 5*time.Second)
+	w := servertest.Dial(h.t, h.addr)
+	hm, err := wire.NewHeaders(codec.Str("server-test"), codec.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.t.Cleanup(func() { w.Close() })
-	return &client{t: h.t, w: w, instance: codec.UUID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, first: true}
+	return &client{t: h.t, w: w, hm: hm}
 }
 
-func (c *client) header(key codec.APIKey, v int16) *codec.RequestHeader {
-	c.corr++
-	h := &codec.RequestHeader{RequestApiKey: key, RequestApiVersion: v, CorrelationId: c.corr, ClientInstanceId: codec.SomeUUID(c.instance)}
-	if c.first {
-		h.ClientId = codec.Str("server-test")
-		c.first = false
-	}
-	return h
-}
+func (c *client) header(key codec.APIKey, v int16) *codec.RequestHeader { return c.hm.Next(key, v) }
 
 func (c *client) do(key codec.APIKey, v int16, req codec.Message) codec.Message {
 	c.t.Helper()
@@ -178,7 +169,7 @@ func (c *client) describe(group string) codec.DescribedGroup {
 func (c *client) expectClosed(what string) {
 	c.t.Helper()
 	_, err := c.w.ReadFrame()
-	if !errors.Is(err, linearize.ErrConnClosed) {
+	if !errors.Is(err, wire.ErrConnClosed) {
 		c.t.Fatalf("%s: want the connection closed without a response, got %v", what, err)
 	}
 }
@@ -273,11 +264,11 @@ func TestUnservedRequestsCloseTheConnection(t *testing.T) {
 		name  string
 		frame func(c *client) []byte
 	}{
-		{"unknown api key", func(c *client) []byte { return rawFrame(1000, 0, c.corr+1, nil) }},
-		{"JoinGroup (not served)", func(c *client) []byte { return rawFrame(11, 5, c.corr+1, []byte{0, 1, 'g'}) }},
-		{"ConsumerGroupHeartbeat v9", func(c *client) []byte { return rawFrame(68, 9, c.corr+1, nil) }},
-		{"negative version", func(c *client) []byte { return rawFrame(68, -1, c.corr+1, nil) }},
-		{"undecodable body", func(c *client) []byte { return rawFrame(69, 0, c.corr+1, []byte{0x05}) }},
+		{"unknown api key", func(c *client) []byte { return rawFrame(1000, 0, c.hm.Corr()+1, nil) }},
+		{"JoinGroup (not served)", func(c *client) []byte { return rawFrame(11, 5, c.hm.Corr()+1, []byte{0, 1, 'g'}) }},
+		{"ConsumerGroupHeartbeat v9", func(c *client) []byte { return rawFrame(68, 9, c.hm.Corr()+1, nil) }},
+		{"negative version", func(c *client) []byte { return rawFrame(68, -1, c.hm.Corr()+1, nil) }},
+		{"undecodable body", func(c *client) []byte { return rawFrame(69, 0, c.hm.Corr()+1, []byte{0x05}) }},
 		{"empty frame", func(c *client) []byte { return []byte{0, 0, 0, 0} }},
 	}
 	for _, tc := range cases {
@@ -385,7 +376,7 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	w, err := linearize.DialWire(ln.Addr().String(), 5*time.Second)
+	w, err := wire.Dial(ln.Addr().String(), wire.Options{Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +406,7 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 			t.Fatalf("response %d: %v", i, r.ErrorCode)
 		}
 	}
-	if _, err := w.ReadFrame(); !errors.Is(err, linearize.ErrConnClosed) {
+	if _, err := w.ReadFrame(); !errors.Is(err, wire.ErrConnClosed) {
 		t.Fatalf("after the drain: %v, want closed", err)
 	}
 	if err := <-done; !errors.Is(err, server.ErrServerClosed) {
@@ -452,7 +443,7 @@ func TestConnectionCap(t *testing.T) {
 		cs = append(cs, c)
 	}
 	over := h.dial()
-	if _, err := over.w.RoundTrip(over.header(codec.ConsumerGroupDescribe, 1), &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}); !errors.Is(err, linearize.ErrNoResponse) {
+	if _, err := over.w.RoundTrip(over.header(codec.ConsumerGroupDescribe, 1), &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}); !errors.Is(err, wire.ErrNoResponse) {
 		t.Fatalf("a 4th connection over a cap of 3: %v, want it closed", err)
 	}
 	cs[0].describe("g")
@@ -481,9 +472,9 @@ func TestCloseEndsIdleConnections(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	var ws []*linearize.WireConn
+	var ws []*wire.Conn
 	for i := 0; i < 10; i++ {
-		w, err := linearize.DialWire(ln.Addr().String(), time.Second)
+		w, err := wire.Dial(ln.Addr().String(), wire.Options{Timeout: time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -494,7 +485,7 @@ func TestCloseEndsIdleConnections(t *testing.T) {
 	srv.Close()
 	<-done
 	for _, w := range ws {
-		if _, err := w.ReadFrame(); !errors.Is(err, linearize.ErrConnClosed) {
+		if _, err := w.ReadFrame(); !errors.Is(err, wire.ErrConnClosed) {
 			t.Fatalf("after Close: %v", err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // Cases lists every case, in the order of PROTOCOL.md.
@@ -268,15 +268,18 @@ func caseTelemetryV1Header(p *probe) verdict {
 		return skip(fmt.Sprintf("the broker offers GetTelemetrySubscriptions up to v%d (v1 is KIP-1313's)", p.max(codec.GetTelemetrySubscriptions)))
 	}
 	c := p.conn()
-	c.instance = newInstance()
+	if err := c.hm.SetInstanceID(newInstance()); err != nil {
+		return fail(err.Error(), "a fresh client instance id")
+	}
 	r := c.do(codec.GetTelemetrySubscriptions, 1, &codec.GetTelemetrySubscriptionsRequest{}).(*codec.GetTelemetrySubscriptionsResponse)
 	return want(r.ErrorCode == codec.None, fmt.Sprintf("%s subscription=%d", r.ErrorCode, r.SubscriptionId), "NONE")
 }
 
+// newInstance is a fresh client instance id (never the zero UUID).
 func newInstance() codec.UUID {
-	var u codec.UUID
-	for u.IsZero() {
-		_, _ = rand.Read(u[:])
+	u, err := wire.NewInstanceID(rand.Reader)
+	if err != nil {
+		panic(abort{fail(err.Error(), "a fresh client instance id")})
 	}
 	return u
 }
@@ -791,12 +794,10 @@ func closed(p *probe, frame []byte, what string) verdict {
 	// A broker that crashed on the request may close the connection on
 	// its way down: give it a moment before checking it still serves.
 	time.Sleep(100 * time.Millisecond)
-	w, err := linearize.DialWire(p.peer.Addr, p.peer.Timeout)
+	c2, err := p.dial(codec.Str("ghostcheck-check"))
 	if err != nil {
 		return fail(what+": connection closed, then the broker stopped serving (dial: "+err.Error()+")", "the broker to keep serving")
 	}
-	c2 := &pconn{p: p, w: w, clientID: codec.Str("ghostcheck-check"), instance: probeInstance}
-	p.conns = append(p.conns, c2)
 	v := min(p.max(codec.ConsumerGroupDescribe), 1)
 	resp, err := c2.try(c2.header(codec.ConsumerGroupDescribe, v), &codec.ConsumerGroupDescribeRequest{GroupIds: []string{p.id("g")}})
 	if err != nil {
@@ -806,7 +807,7 @@ func closed(p *probe, frame []byte, what string) verdict {
 }
 
 func isClosed(err error) bool {
-	return errors.Is(err, linearize.ErrConnClosed)
+	return errors.Is(err, wire.ErrConnClosed)
 }
 
 func caseUnsupportedVersion(p *probe) verdict {

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // Status is a case's outcome.
@@ -119,14 +119,9 @@ func Run(peer Peer, cases []Case, progress func(Result)) ([]Result, error) {
 		_, _ = rand.Read(b[:])
 		peer.Prefix = "gc-" + hex.EncodeToString(b[:]) + "-"
 	}
-	w, err := linearize.DialWire(peer.Addr, peer.Timeout)
+	versions, err := negotiate(peer)
 	if err != nil {
 		return nil, err
-	}
-	versions, err := linearize.Negotiate(w, "ghostcheck-check", 1)
-	w.Close()
-	if err != nil {
-		return nil, fmt.Errorf("ApiVersions: %w", err)
 	}
 	var out []Result
 	for _, c := range cases {
@@ -141,6 +136,24 @@ func Run(peer Peer, cases []Case, progress func(Result)) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// negotiate learns the broker's api versions on a connection of its own.
+func negotiate(peer Peer) (wire.Versions, error) {
+	w, err := wire.Dial(peer.Addr, wire.Options{Timeout: peer.Timeout})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	hm, err := wire.NewHeaders(codec.Str("ghostcheck-check"), probeInstance)
+	if err != nil {
+		return nil, err
+	}
+	n, err := w.Negotiate(hm, wire.NegotiateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("ApiVersions: %w", err)
+	}
+	return n.Versions, nil
 }
 
 func (p *probe) run(c Case) (v verdict) {
@@ -217,7 +230,7 @@ func oneLine(s string) string {
 // request helpers that abort the case on a transport error.
 type probe struct {
 	peer     Peer
-	versions map[codec.APIKey][2]int16
+	versions wire.Versions
 	caseName string
 	conns    []*pconn
 	seq      int
@@ -238,31 +251,20 @@ func (p *probe) id(kind string) string {
 }
 
 // max is the broker's highest version of key, or -1.
-func (p *probe) max(key codec.APIKey) int16 {
-	r, ok := p.versions[key]
-	if !ok {
-		return -1
-	}
-	return r[1]
-}
+func (p *probe) max(key codec.APIKey) int16 { return p.versions.Max(key) }
 
 // offers reports whether the broker offers key at version.
-func (p *probe) offers(key codec.APIKey, v int16) bool {
-	r, ok := p.versions[key]
-	return ok && v >= r[0] && v <= r[1]
-}
+func (p *probe) offers(key codec.APIKey, v int16) bool { return p.versions.Offers(key, v) }
 
 // hbv is the ConsumerGroupHeartbeat version the suite uses: 1 (KIP-1082)
 // when offered.
 func (p *probe) hbv() int16 { return min(p.max(codec.ConsumerGroupHeartbeat), 1) }
 
+// pconn is one of a case's connections, with its KIP-1313 headers.
 type pconn struct {
-	p        *probe
-	w        *linearize.WireConn
-	corr     int32
-	sent     int
-	clientID codec.NullableString
-	instance codec.UUID
+	p  *probe
+	w  *wire.Conn
+	hm *wire.Headers
 }
 
 var probeInstance = codec.UUID{0x67, 0x68, 0x6f, 0x73, 0x74, 0x63, 0x68, 0x65, 0x63, 0x6b, 0x2d, 0x63, 0x6f, 0x6e, 0x66, 0x31}
@@ -272,29 +274,32 @@ var probeInstance = codec.UUID{0x67, 0x68, 0x6f, 0x73, 0x74, 0x63, 0x68, 0x65, 0
 func (p *probe) conn() *pconn { return p.connAs(codec.Str("ghostcheck-check")) }
 
 func (p *probe) connAs(clientID codec.NullableString) *pconn {
-	w, err := linearize.DialWire(p.peer.Addr, p.peer.Timeout)
+	c, err := p.dial(clientID)
 	if err != nil {
 		panic(abort{fail("dial: "+err.Error(), "a connection")})
 	}
-	c := &pconn{p: p, w: w, clientID: clientID, instance: probeInstance}
-	p.conns = append(p.conns, c)
 	return c
+}
+
+// dial opens a connection whose first request carries clientID.
+func (p *probe) dial(clientID codec.NullableString) (*pconn, error) {
+	w, err := wire.Dial(p.peer.Addr, wire.Options{Timeout: p.peer.Timeout})
+	if err != nil {
+		return nil, err
+	}
+	hm, err := wire.NewHeaders(clientID, probeInstance)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	c := &pconn{p: p, w: w, hm: hm}
+	p.conns = append(p.conns, c)
+	return c, nil
 }
 
 // header builds a KIP-1313 header: ClientId on the connection's first
 // request only, the client instance id in tag 0 of every v2 header.
-func (c *pconn) header(key codec.APIKey, v int16) *codec.RequestHeader {
-	c.corr++
-	h := &codec.RequestHeader{RequestApiKey: key, RequestApiVersion: v, CorrelationId: c.corr}
-	if c.sent == 0 {
-		h.ClientId = c.clientID
-	}
-	c.sent++
-	if hv, err := codec.RequestHeaderVersion(key, v); err == nil && hv >= 2 {
-		h.ClientInstanceId = codec.SomeUUID(c.instance)
-	}
-	return h
-}
+func (c *pconn) header(key codec.APIKey, v int16) *codec.RequestHeader { return c.hm.Next(key, v) }
 
 // try sends one request and returns the response or the transport error.
 func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
@@ -306,7 +311,7 @@ func (c *pconn) do(key codec.APIKey, v int16, req codec.Message) codec.Message {
 	resp, err := c.try(c.header(key, v), req)
 	if err != nil {
 		what := fmt.Sprintf("%v v%d: %v", key, v, err)
-		if errors.Is(err, linearize.ErrConnClosed) {
+		if errors.Is(err, wire.ErrConnClosed) {
 			what = fmt.Sprintf("%v v%d: the broker closed the connection without a response", key, v)
 		}
 		panic(abort{fail(what, "a response")})

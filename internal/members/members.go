@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // Options say where and how long.
@@ -30,10 +30,9 @@ type Options struct {
 
 // session is one negotiated connection.
 type session struct {
-	w        *linearize.WireConn
-	c        *model.Client
-	conn     *model.ClientConn
-	versions map[codec.APIKey][2]int16
+	w        *wire.Conn
+	hm       *wire.Headers
+	versions wire.Versions
 }
 
 func open(o Options) (*session, error) {
@@ -43,74 +42,40 @@ func open(o Options) (*session, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	c, err := model.NewClient(model.ClientConfig{ClientID: o.ClientID, HeartbeatVersion: 1, Rand: rand.Reader})
+	instance, err := wire.NewInstanceID(rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	w, err := linearize.DialWire(o.Bootstrap, o.Timeout)
+	hm, err := wire.NewHeaders(codec.Str(o.ClientID), instance)
+	if err != nil {
+		return nil, err
+	}
+	w, err := wire.Dial(o.Bootstrap, wire.Options{Timeout: o.Timeout})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", o.Bootstrap, err)
 	}
-	s := &session{w: w, c: c, conn: &model.ClientConn{}}
-	if err := s.negotiate(); err != nil {
+	n, err := w.Negotiate(hm, wire.NegotiateOptions{})
+	if err != nil {
 		w.Close()
-		return nil, err
+		var ae *wire.ApiVersionsError
+		if errors.As(err, &ae) {
+			return nil, &BrokerError{API: "ApiVersions", Code: ae.Code}
+		}
+		return nil, fmt.Errorf("ApiVersions: %w", err)
 	}
-	return s, nil
+	return &session{w: w, hm: hm, versions: n.Versions}, nil
 }
 
 func (s *session) close() { s.w.Close() }
 
-// negotiate sends ApiVersions at the highest version ghostcheck speaks and
-// retries at the broker's highest when it answers UNSUPPORTED_VERSION
-// (KIP-511).
-func (s *session) negotiate() error {
-	req, version := s.c.ApiVersionsRequest()
-	for try := 0; try < 2; try++ {
-		h := s.c.Header(s.conn, codec.ApiVersions, version)
-		resp, err := s.w.RoundTrip(&h, req)
-		if err != nil {
-			return fmt.Errorf("ApiVersions: %w", err)
-		}
-		r := resp.(*codec.ApiVersionsResponse)
-		s.versions = map[codec.APIKey][2]int16{}
-		for _, k := range r.ApiKeys {
-			s.versions[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
-		}
-		switch r.ErrorCode {
-		case codec.None:
-			return nil
-		case codec.UnsupportedVersion:
-			if v, ok := s.versions[codec.ApiVersions]; ok && v[1] < version {
-				version = v[1]
-				continue
-			}
-		}
-		return &BrokerError{API: "ApiVersions", Code: r.ErrorCode}
-	}
-	return errors.New("ApiVersions: the broker's versions did not settle")
-}
-
 // version picks the highest version of key both sides speak, or reports
 // that the broker has none in [min, max].
 func (s *session) version(key codec.APIKey, min, max int16) (int16, error) {
-	v, ok := s.versions[key]
-	if !ok {
-		return 0, fmt.Errorf("the broker does not offer %v", key)
-	}
-	hi := max
-	if v[1] < hi {
-		hi = v[1]
-	}
-	if hi < min || hi < v[0] {
-		return 0, fmt.Errorf("the broker offers %v v%d-v%d, ghostcheck needs v%d-v%d", key, v[0], v[1], min, max)
-	}
-	return hi, nil
+	return s.versions.Pick(key, min, max)
 }
 
 func (s *session) roundTrip(key codec.APIKey, version int16, req codec.Message) (codec.Message, error) {
-	h := s.c.Header(s.conn, key, version)
-	resp, err := s.w.RoundTrip(&h, req)
+	resp, err := s.w.RoundTrip(s.hm.Next(key, version), req)
 	if err != nil {
 		return nil, fmt.Errorf("%v v%d: %w", key, version, err)
 	}

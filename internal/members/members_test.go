@@ -12,8 +12,8 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // serve starts ghostcheck's server on 127.0.0.1 with the given version caps
@@ -33,7 +33,7 @@ func serve(t *testing.T, maxVersions map[codec.APIKey]int16) (string, *server.Se
 type consumer struct {
 	t    *testing.T
 	c    *model.Client
-	w    *linearize.WireConn
+	w    *wire.Conn
 	conn *model.ClientConn
 }
 
@@ -44,12 +44,7 @@ func join(t *testing.T, addr, clientID, instance string) *consumer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := linearize.DialWire(addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	k := &consumer{t: t, c: c, w: w, conn: &model.ClientConn{}}
+	k := &consumer{t: t, c: c, w: servertest.Dial(t, addr), conn: &model.ClientConn{}}
 	k.heartbeat() // join
 	k.heartbeat() // take the assignment
 	return k

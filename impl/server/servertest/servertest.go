@@ -1,5 +1,6 @@
 // Package servertest starts ghostcheck's server for tests: on 127.0.0.1,
-// an ephemeral port, shut down (draining) when the test ends.
+// an ephemeral port, shut down (draining) when the test ends; and dials
+// it with wire, the client every tool uses.
 package servertest
 
 import (
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // Start serves coord with cfg (cfg.Coordinator is set to coord) until tb
@@ -34,4 +36,15 @@ func Start(tb testing.TB, coord *impl.Coordinator, cfg server.Config) (string, *
 		<-done
 	})
 	return ln.Addr().String(), srv
+}
+
+// Dial connects a test client to addr (5 s timeouts), closed when tb ends.
+func Dial(tb testing.TB, addr string) *wire.Conn {
+	tb.Helper()
+	w, err := wire.Dial(addr, wire.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { w.Close() })
+	return w
 }

@@ -1,0 +1,44 @@
+// Package wire is ghostcheck's Kafka client connection, the one every tool
+// builds on: the TCP target of linearize, the conformance suite, the members
+// admin and the server's own tests all speak to a broker through it, and so
+// should anything new that talks to a broker.
+//
+// It owns what any client must get right before it can say anything about a
+// broker:
+//
+//   - Dial with a timeout; read and write deadlines on every wait, renewed
+//     only once half of the timeout has passed (a deadline costs a timer
+//     update, and a client heartbeating at full speed should not pay it on
+//     every request).
+//   - Round trips, and pipelining: Buffer several requests, Flush them in
+//     one write, Receive each in order; every response is matched to the
+//     correlation id of the request it answers.
+//   - A response size cap, checked against the size prefix before anything
+//     is allocated, so a broker (or anything posing as one) cannot make the
+//     client allocate what it announces.
+//   - ApiVersions negotiation (Conn.Negotiate) with KIP-511's fallback: a
+//     broker that does not know the version sent answers a v0 body with
+//     UNSUPPORTED_VERSION and its own range, and the client retries at the
+//     broker's highest. A reply that does not parse, or an error reply that
+//     makes no sense, falls back to the next lower version instead of
+//     failing; the Negotiation says what happened.
+//   - KIP-1313 request headers (Headers): ClientId on a connection's first
+//     request only and null afterwards; the client instance id in tag 0 of
+//     every v2 header, never the zero UUID (refused when the Headers is
+//     made); the header version per api from codec.
+//   - Zero allocations on the steady path: Conn.ReceiveInto decodes into
+//     the caller's response and Headers.Fill into the caller's header, so a
+//     load generator measures the broker, not its own garbage.
+//
+// Keeping one client matters because a checker's findings are only as good
+// as the client that makes them: a mistake in framing, negotiation or
+// headers made in one copy and not another would show up as a broker bug in
+// one tool and not in the next. wire imports only codec and the standard
+// library, so anything above it may use it.
+//
+// Errors: a request whose outcome is unknown (written, then no response)
+// returns an error wrapping ErrNoResponse; ErrConnClosed (which wraps it)
+// when the broker closed the connection. After a transport error the
+// connection's stream can no longer be trusted to be framed, so every later
+// call returns the same error.
+package wire
