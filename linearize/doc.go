@@ -1,6 +1,6 @@
 // Package linearize runs client processes against a group coordinator under
 // network faults, records what happened as a history, and checks it three
-// ways (DESIGN.md): invariants on every observation (no ghosts, no zero
+// ways (docs/DESIGN.md): invariants on every observation (no ghosts, no zero
 // UUIDs, one member per process, no double ownership, epochs only forward),
 // and linearizability of the whole concurrent history against the reference
 // model with porcupine, partitioned by group.

@@ -134,5 +134,5 @@ func RuleMeaning(rule string) string {
 	case "HarnessAssumption":
 		return "the harness's own assumptions held (a failure here is not the target's bug)"
 	}
-	return "see DESIGN.md"
+	return "see docs/PROTOCOL.md, Part C"
 }

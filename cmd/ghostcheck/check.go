@@ -32,7 +32,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print results as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck check --bootstrap HOST:PORT [flags]")
-		fmt.Fprintln(stderr, "Runs the conformance suite (one case per rule of PROTOCOL.md A1-A3, §B4.2, §B4.4, §B5) against a broker,")
+		fmt.Fprintln(stderr, "Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, §B4.2, §B4.4, §B5) against a broker,")
 		fmt.Fprintln(stderr, "then fault-injected client histories checked at the observable level. Exit 1 if anything fails.")
 		fs.PrintDefaults()
 	}
