@@ -28,7 +28,7 @@ func TestEveryCaseHasARowInItsSection(t *testing.T) {
 		}
 		row, ok := docs.FindCase(c.Name)
 		if !ok {
-			t.Errorf("case %s has no row in PROTOCOL.md (add `| `+\"`%s`\"+` | what it checks | source |` to section %s)", c.Name, c.Name, prefix)
+			t.Errorf("case %s has no row in PROTOCOL.md: add \"| `%s` | what it checks | source |\" to section %s's table", c.Name, c.Name, prefix)
 			continue
 		}
 		if row.Section != prefix {
@@ -90,7 +90,7 @@ func TestEveryRuleHasASection(t *testing.T) {
 // Part A's sections and the sections cases cite say what the rule is, where
 // it comes from and what a failure looks like.
 func TestCitedSectionsHaveRuleSourceAndWire(t *testing.T) {
-	for _, id := range []string{"A1", "A2", "A3", "A3.1", "A3.2", "A3.3", "A5.5", "B1.1", "B4.2", "B4.4", "B5", "B7.1"} {
+	for _, id := range []string{"A1", "A2", "A3", "A3.1", "A3.2", "A3.3", "A5.5", "B1.1", "B4.2", "B4.4", "B5", "B6", "B7.1", "B7.2"} {
 		s, ok := docs.Lookup(id)
 		if !ok {
 			t.Errorf("no section %s", id)
