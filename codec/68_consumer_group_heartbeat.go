@@ -6,7 +6,7 @@ import "encoding/binary"
 //
 // v1 adds SubscribedTopicRegex and, by KIP-1082, makes a client-generated
 // MemberId mandatory on every request; the wire layout is otherwise the
-// same. The broker rules are in PROTOCOL.md §B4.
+// same. The broker rules are in docs/PROTOCOL.md §B4.
 
 // ConsumerGroupHeartbeatRequest joins (MemberEpoch 0), heartbeats (> 0) or
 // leaves (-1, or -2 for a static member leaving temporarily) a consumer group.

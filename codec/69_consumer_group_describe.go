@@ -2,7 +2,7 @@ package codec
 
 // ConsumerGroupDescribe (api key 69), versions 0-1, flexible from v0.
 // v1 adds the member's MemberType (KIP-1099). It is how a checker sees a
-// group's members, and so its ghosts, from outside (PROTOCOL.md §B7.2).
+// group's members, and so its ghosts, from outside (docs/PROTOCOL.md §B7.2).
 
 // ConsumerGroupDescribeRequest asks for the state of some groups.
 type ConsumerGroupDescribeRequest struct {

@@ -4,7 +4,7 @@ package codec
 //
 // v0 is KIP-714: the request carries ClientInstanceId (zero on a first call,
 // which makes the broker assign one) and the response returns it. v1 is
-// KIP-1313 as ghostcheck implements it (PROTOCOL.md A2): ClientInstanceId
+// KIP-1313 as ghostcheck implements it (docs/PROTOCOL.md A2): ClientInstanceId
 // leaves both request and response, because the client made its id before
 // connecting and sends it in every request header (tag 0).
 

@@ -1,7 +1,7 @@
 package codec
 
 // PushTelemetry (api key 72), flexible from v0. v1 drops ClientInstanceId
-// from the request (KIP-1313 as ghostcheck implements it, PROTOCOL.md A2);
+// from the request (KIP-1313 as ghostcheck implements it, docs/PROTOCOL.md A2);
 // the broker takes the id from the request header.
 
 // PushTelemetryRequest pushes a batch of client metrics.

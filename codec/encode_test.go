@@ -157,7 +157,7 @@ func TestEncodeDropsIgnorable(t *testing.T) {
 		})
 	}
 	// A request header v1 has no tag section; ClientInstanceId is an
-	// ignorable tagged field (PROTOCOL.md A2), so it is dropped there.
+	// ignorable tagged field (docs/PROTOCOL.md A2), so it is dropped there.
 	h := codec.RequestHeader{RequestApiKey: codec.LeaveGroup, RequestApiVersion: 3, CorrelationId: 1,
 		ClientId: codec.Null, ClientInstanceId: codec.SomeUUID(u00)}
 	got, err := h.AppendTo(nil, 1)

@@ -2,7 +2,7 @@ package codec
 
 import "strconv"
 
-// ErrorCode is a Kafka protocol error code (PROTOCOL.md §B9).
+// ErrorCode is a Kafka protocol error code (docs/PROTOCOL.md §B9).
 type ErrorCode int16
 
 // The error codes the messages here can carry.

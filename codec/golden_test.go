@@ -11,7 +11,7 @@ import (
 
 // golden is one hand-written wire vector: decoding Wire at Version must
 // give Msg, and encoding Msg at Version must give Wire. The bytes were
-// written from PROTOCOL.md Part B (§B2 primitives, §B3 ConsumerGroupHeartbeat,
+// written from docs/PROTOCOL.md Part B (§B2 primitives, §B3 ConsumerGroupHeartbeat,
 // §B5 LeaveGroup, §B6 telemetry with Part A2's v1, §B7 ApiVersions and
 // ConsumerGroupDescribe), never produced by this codec.
 type golden struct {
@@ -498,7 +498,7 @@ func TestGoldenCoversEveryVersion(t *testing.T) {
 
 // goldenRequestHeaders are request headers, decoded with ParseRequestHeader
 // (which picks the header version from the api key and version it reads)
-// and encoded with AppendTo at the version HeaderVersion reports. PROTOCOL.md
+// and encoded with AppendTo at the version HeaderVersion reports. docs/PROTOCOL.md
 // §B1.2 and Part A2: ClientId is int16-prefixed in every version; v2 ends
 // with a tag section whose tag 0 is the ClientInstanceId uuid.
 var goldenRequestHeaders = []struct {

@@ -61,7 +61,7 @@ func (h *RequestHeader) AppendTo(dst []byte, headerVersion int16) ([]byte, error
 	w.Int32(h.CorrelationId)
 	w.ClassicNullableString("ClientId", h.ClientId)
 	if headerVersion < 2 {
-		// ClientInstanceId is an ignorable tagged field (PROTOCOL.md A2):
+		// ClientInstanceId is an ignorable tagged field (docs/PROTOCOL.md A2):
 		// a header without a tag section simply does not carry it.
 		w.Absent("ClientInstanceId", !h.ClientInstanceId.Valid, true)
 		w.Absent("UnknownTags", len(h.UnknownTags) == 0, false)

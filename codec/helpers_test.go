@@ -12,7 +12,7 @@ import (
 
 // wire turns an annotated hex listing into bytes. On each line everything
 // after '#' is a comment; spaces are ignored. Test vectors are written this
-// way so that a reader can check every field against PROTOCOL.md.
+// way so that a reader can check every field against docs/PROTOCOL.md.
 func wire(t testing.TB, listing string) []byte {
 	t.Helper()
 	var sb strings.Builder

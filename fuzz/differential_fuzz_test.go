@@ -20,7 +20,7 @@ var sharedKinds = codectest.Kinds()
 //   - both accept or both refuse, and when both accept they give the same
 //     value (unknown tags compared as kmsg holds them: ascending, the last
 //     of a repeated tag winning);
-//   - except where PROTOCOL.md §B2 says Kafka's Java reader and kmsg part
+//   - except where docs/PROTOCOL.md §B2 says Kafka's Java reader and kmsg part
 //     ways and this codec follows Java, each pinned by TestDecodeDifferences:
 //     a compact string over 0x7fff (we refuse, kmsg reads it); a null
 //     length for a non-nullable array or bytes (we refuse, kmsg reads it as

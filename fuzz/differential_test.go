@@ -19,10 +19,10 @@ import (
 //
 // Versions left out, because kmsg does not have them (not differences):
 // telemetry v1 (GetTelemetrySubscriptions and PushTelemetry v1 are
-// PROTOCOL.md A2's KIP-1313 layout; kmsg has v0 only) and, the other way
+// docs/PROTOCOL.md A2's KIP-1313 layout; kmsg has v0 only) and, the other way
 // round, ApiVersions v5 (kmsg has it, this codec stops at v4). Strings drawn
 // here are at most 400 bytes, so kmsg not checking compact strings against
-// 0x7fff (PROTOCOL.md §B2) does not arise; TestDecodeDifferences pins it.
+// 0x7fff (docs/PROTOCOL.md §B2) does not arise; TestDecodeDifferences pins it.
 func TestDifferentialKmsg(t *testing.T) {
 	for _, k := range codectest.Kinds() {
 		for v := k.API().MinVersion; v <= kmsgMaxVersion(k.Key); v++ {
@@ -93,7 +93,7 @@ func TestDifferentialRequestFrame(t *testing.T) {
 
 // TestDecodeDifferences pins, one input each, every place where this codec
 // and kmsg decode the same bytes differently. This codec follows Kafka's
-// Java reader (PROTOCOL.md §B2) in each; FuzzDifferentialKmsg tolerates
+// Java reader (docs/PROTOCOL.md §B2) in each; FuzzDifferentialKmsg tolerates
 // exactly these.
 func TestDecodeDifferences(t *testing.T) {
 	long := append([]byte{0x82, 0x80, 0x02}, bytes.Repeat([]byte{'x'}, 0x8001)...)

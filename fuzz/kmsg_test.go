@@ -39,7 +39,7 @@ func newKmsg(key codec.APIKey, response bool, v int16) kmsgMessage {
 
 // kmsgMaxVersion is the highest version both codecs implement for key.
 // kmsg has ApiVersions v5, this codec stops at v4; kmsg has only v0 of the
-// telemetry apis, whose v1 is PROTOCOL.md A2's (KIP-1313) layout.
+// telemetry apis, whose v1 is docs/PROTOCOL.md A2's (KIP-1313) layout.
 func kmsgMaxVersion(key codec.APIKey) int16 {
 	ours := codec.Lookup(key).MaxVersion
 	theirs := kmsg.RequestForKey(int16(key)).MaxVersion()

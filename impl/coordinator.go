@@ -302,7 +302,7 @@ func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *co
 }
 
 // connContext records the KIP-1313 per-connection context and returns the
-// ClientId the request is attributed to (PROTOCOL.md A2): the ClientId of a
+// ClientId the request is attributed to (docs/PROTOCOL.md A2): the ClientId of a
 // connection's first request (null reads as "") is remembered and used for
 // every later request whose ClientId is null; a later request that sends a
 // ClientId is attributed to its own, and the connection keeps its first.

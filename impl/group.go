@@ -10,7 +10,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
-// Member states of KIP-848 reconciliation (PROTOCOL.md A5).
+// Member states of KIP-848 reconciliation (docs/PROTOCOL.md A5).
 const (
 	stStable uint8 = iota
 	stUnrevoked
@@ -692,7 +692,7 @@ func (g *group) bump() {
 	g.computeTarget()
 }
 
-// computeTarget is the uniform assignor (PROTOCOL.md A5): topics in name
+// computeTarget is the uniform assignor (docs/PROTOCOL.md A5): topics in name
 // order with a running offset from 0; for each topic with k subscribers in
 // member-id order, partition p goes to subscriber (offset+p) mod k, then
 // the offset grows by the partition count. The subscribers of each topic
@@ -782,7 +782,7 @@ func (g *group) isSubset(tps []codec.ConsumerGroupHeartbeatTopicPartitions, mi u
 }
 
 // reconcile moves mi towards its target after a successful heartbeat or
-// join, exactly as the model's reconcile (PROTOCOL.md A5). It reports
+// join, exactly as the model's reconcile (docs/PROTOCOL.md A5). It reports
 // whether the assigned set changed.
 func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopicPartitions, now int64) bool {
 	m := &g.mem[mi]

@@ -9,7 +9,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
-// Member epochs with a meaning of their own (PROTOCOL.md §B3.4).
+// Member epochs with a meaning of their own (docs/PROTOCOL.md §B3.4).
 const (
 	joinEpoch        int32 = 0
 	leaveEpoch       int32 = -1
@@ -189,7 +189,7 @@ type lookup struct {
 }
 
 // joinOrHeartbeat is the join/heartbeat path of §B4.4 with the decisions of
-// PROTOCOL.md A1 and A5, step for step as in the model.
+// docs/PROTOCOL.md A1 and A5, step for step as in the model.
 func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
 	join := r.MemberEpoch == joinEpoch
 	// 1. Group lookup: a join creates the group, but only if it succeeds.

@@ -2,7 +2,7 @@ package impl
 
 import "github.com/ghostcheck/ghostcheck/codec"
 
-// leaveGroup serves LeaveGroup against consumer-protocol groups (PROTOCOL.md
+// leaveGroup serves LeaveGroup against consumer-protocol groups (docs/PROTOCOL.md
 // A3), as the model does: only the administrative removal of a static
 // member by instance id (MemberId "") removes anyone. A batch is applied
 // under one lock of its group, and the target is recomputed once.

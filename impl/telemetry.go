@@ -24,7 +24,7 @@ func (c *Coordinator) teleShard(id codec.UUID) *teleShard {
 	return &c.telemetry[maphash.Comparable(c.teleSeed, id)%nTeleShards]
 }
 
-// getTelemetrySubscriptions follows the model's rules (PROTOCOL.md §B6, A2).
+// getTelemetrySubscriptions follows the model's rules (docs/PROTOCOL.md §B6, A2).
 func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec.GetTelemetrySubscriptionsRequest) *codec.GetTelemetrySubscriptionsResponse {
 	version := h.RequestApiVersion
 	zeroOK := c.mut.Has(MutZeroInstanceIDAccepted)

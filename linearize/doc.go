@@ -2,7 +2,7 @@
 // network faults, records what happened as a history, and checks it: the
 // invariants on every observation during the run (no ghosts, no zero UUIDs,
 // one member per process, no double ownership, epochs only forward), then
-// the history at one of two levels, the reference model's exact answers
+// the history at one of two levels (docs/DESIGN.md), the reference model's exact answers
 // (linearizability with porcupine, partitioned by group) or only what the
 // protocol promises a client can see.
 //

@@ -9,7 +9,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// The observable check (DESIGN.md, level 2) holds a broker we did not
+// The observable check (docs/DESIGN.md, level 3) holds a broker we did not
 // write only to what the protocol promises a client can see, never to the
 // reference model's assignor, messages or internals:
 //

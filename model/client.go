@@ -49,7 +49,7 @@ func (s ClientState) String() string {
 	return fmt.Sprintf("ClientState(%d)", int(s))
 }
 
-// Client is the reference consumer of PROTOCOL.md A1/A2. It is a pure state
+// Client is the reference consumer of docs/PROTOCOL.md A1/A2. It is a pure state
 // machine: it builds requests and absorbs responses; the caller moves the
 // bytes (and decides which are lost). Its promises:
 //
@@ -221,7 +221,7 @@ func (c *Client) BrokerMaxVersion(key codec.APIKey) (int16, bool) {
 // while not a member (repeating the same member id after a lost response),
 // a heartbeat at its epoch otherwise. A member the coordinator keeps at
 // epoch 0 (one that took over, or resumed, a parked static member and must
-// first revoke what it inherited, PROTOCOL.md A5) sends joins too: a
+// first revoke what it inherited, docs/PROTOCOL.md A5) sends joins too: a
 // request at epoch 0 is a join and must be full (§B3.4, §B4.2). It returns
 // the request and its version; the client then awaits OnHeartbeat or
 // OnHeartbeatLost.
@@ -378,7 +378,7 @@ type LeaveGroupCall struct {
 
 // PlanLeaveGroup builds the LeaveGroup requests that remove members, for a
 // broker whose highest LeaveGroup version is brokerMax (KIP-345 and
-// PROTOCOL.md A3). At v3+ it is one batch at min(brokerMax, 5). Below v3 a
+// docs/PROTOCOL.md A3). At v3+ it is one batch at min(brokerMax, 5). Below v3 a
 // request names one member id, so it is one request per member with a
 // member id; a member named only by instance id cannot be removed and gets
 // UNSUPPORTED_VERSION in the returned per-member results (other entries are

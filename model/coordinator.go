@@ -88,7 +88,7 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 }
 
 // connContext records the KIP-1313 per-connection context and returns the
-// ClientId the request is attributed to (PROTOCOL.md A2): the broker
+// ClientId the request is attributed to (docs/PROTOCOL.md A2): the broker
 // remembers the ClientId of a connection's first request (null reads as "")
 // and uses it for every later request whose ClientId is null. A later
 // request that does send a ClientId is attributed to its own, and the

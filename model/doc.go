@@ -4,7 +4,7 @@
 // over TCP) is judged against it.
 //
 // The coordinator is written to be read beside the protocol notes
-// (PROTOCOL.md Part A, then §B4, §B5, §B6, §B7.2), not to be fast:
+// (docs/PROTOCOL.md Part A, then §B4, §B5, §B6, §B7.2), not to be fast:
 //
 //   - It is sequential and deterministic. Handle takes a connection, a
 //     request header and a decoded body (codec types: the wire format is the

@@ -53,7 +53,7 @@ func (s partSet) sorted() []tp {
 	return out
 }
 
-// Member states of KIP-848 reconciliation (PROTOCOL.md A5).
+// Member states of KIP-848 reconciliation (docs/PROTOCOL.md A5).
 const (
 	stateStable               = "STABLE"
 	stateUnrevokedPartitions  = "UNREVOKED_PARTITIONS"
@@ -185,7 +185,7 @@ func ownedByOther(g *group, m *member, p tp) bool {
 }
 
 // reconcile moves m towards its target after a successful heartbeat or join
-// (PROTOCOL.md A5):
+// (docs/PROTOCOL.md A5):
 //
 //  1. Partitions pending revocation that the request no longer reports
 //     (when it reports owned partitions at all) are released.

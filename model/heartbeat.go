@@ -10,7 +10,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
-// Member epochs with a meaning of their own (PROTOCOL.md §B3.4).
+// Member epochs with a meaning of their own (docs/PROTOCOL.md §B3.4).
 const (
 	JoinEpoch        int32 = 0
 	LeaveEpoch       int32 = -1
@@ -152,7 +152,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 }
 
 // joinOrHeartbeat is the join/heartbeat path of §B4.4 with the decisions of
-// PROTOCOL.md A1 (idempotent joins, dynamic and static) and A5.
+// docs/PROTOCOL.md A1 (idempotent joins, dynamic and static) and A5.
 func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
 	join := r.MemberEpoch == JoinEpoch
 	// 1. Group lookup: a join creates the group, but only if it succeeds.

@@ -7,7 +7,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// Hand-computed assignments (PROTOCOL.md A5, uniform assignor; topics
+// Hand-computed assignments (docs/PROTOCOL.md A5, uniform assignor; topics
 // a:3, b:2, c:1; subscribers sorted by member id; partition p of a topic
 // goes to subscriber (offset+p) mod k, and offset grows by the partition
 // count of each topic that has subscribers):
@@ -60,7 +60,7 @@ func stableTwo(static bool) wantGroup {
 	}}
 }
 
-// errWant is an error whose message PROTOCOL.md does not quote: the code
+// errWant is an error whose message docs/PROTOCOL.md does not quote: the code
 // and what the message must name.
 type errWant struct {
 	code     codec.ErrorCode

@@ -16,11 +16,11 @@ import (
 // The rule tests drive a Coordinator the way a transcript reads: every
 // request goes through Handle with a real request header, and every
 // expectation is stated in words first (after golang.org/x/net/http2's
-// tc.wantFrame). Expected values are written by hand from PROTOCOL.md; none
+// tc.wantFrame). Expected values are written by hand from docs/PROTOCOL.md; none
 // is computed by the code under test.
 
 // The test cluster: three topics, listed out of name order on purpose (the
-// assignor walks them in name order, PROTOCOL.md A5).
+// assignor walks them in name order, docs/PROTOCOL.md A5).
 //
 //	a: 3 partitions   b: 2 partitions   c: 1 partition
 func testConfig() model.Config {
@@ -174,7 +174,7 @@ func dump(v any) string {
 	return string(b)
 }
 
-// wantHeartbeatError checks an error response whose message PROTOCOL.md does
+// wantHeartbeatError checks an error response whose message docs/PROTOCOL.md does
 // not quote: the code, a message naming each of mentions, and the rest of
 // an error response (§B3.3: MemberId null, epoch 0, interval 0, no
 // assignment).

@@ -7,7 +7,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
-// The invariants of DESIGN.md ("Ghosts, precisely"), each a function over
+// The invariants of docs/DESIGN.md ("Ghosts, precisely"), each a function over
 // what an observer knows, returning a *Violation that says what broke.
 // Their names follow what they protect. Each rule's id and its meaning in
 // words are declared beside the function that checks it.

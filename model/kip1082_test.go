@@ -10,7 +10,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// KIP-1082's motivating scenario, both ways (DESIGN.md "Ghosts, precisely"):
+// KIP-1082's motivating scenario, both ways (docs/DESIGN.md "Ghosts, precisely"):
 // a consumer's first heartbeat (its join) reaches the coordinator, but the
 // response is lost, and the consumer retries.
 //

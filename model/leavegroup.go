@@ -2,7 +2,7 @@ package model
 
 import "github.com/ghostcheck/ghostcheck/codec"
 
-// leaveGroup serves LeaveGroup against consumer-protocol groups (PROTOCOL.md
+// leaveGroup serves LeaveGroup against consumer-protocol groups (docs/PROTOCOL.md
 // A3). Members of such a group leave with a heartbeat at epoch -1 or -2, so
 // the only LeaveGroup entry that removes anyone is the administrative
 // removal of a static member by instance id (MemberId ""):

@@ -8,7 +8,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// LeaveGroup against a consumer-protocol group: the table of PROTOCOL.md A3
+// LeaveGroup against a consumer-protocol group: the table of docs/PROTOCOL.md A3
 // (§B5). Group g holds m1 (static, instance i1) and m2 (dynamic), stable at
 // epoch 2. Only the administrative removal (MemberId "" with a held
 // instance id) removes anyone.

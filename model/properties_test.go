@@ -296,7 +296,7 @@ func TestPropertyV1LostResponsesNeverMakeTwoMembers(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) { newMachine(t, true).run(t) })
 }
 
-// The checker must find what it exists to find (DESIGN.md: under v0 with
+// The checker must find what it exists to find (docs/DESIGN.md: under v0 with
 // lost join responses ghosts are expected, and the harness must find them):
 // whatever else happens in the group, a v0 join whose response was lost is
 // reported by NoGhosts from that moment until exactly one session timeout

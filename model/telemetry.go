@@ -11,7 +11,7 @@ type telemetryClient struct {
 	terminating bool  // a terminating push was accepted
 }
 
-// Telemetry rules (PROTOCOL.md §B6, A2), checked in this order:
+// Telemetry rules (docs/PROTOCOL.md §B6, A2), checked in this order:
 //
 // GetTelemetrySubscriptions:
 //   - v1: the id comes from the request header (KIP-1313); absent or

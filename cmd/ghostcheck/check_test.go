@@ -11,6 +11,8 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
+	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -41,6 +43,9 @@ func TestCheckAgainstOurServerExitsZero(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, "ghostcheck explain") {
+		t.Errorf("a clean run cites rules:\n%s", out)
+	}
 }
 
 // A broker that makes a member for an empty v1 member id fails A1's cases
@@ -54,11 +59,46 @@ func TestCheckFindsAPlantedBug(t *testing.T) {
 	if !strings.Contains(out, "A1/v1-join-empty-member-id  FAIL") {
 		t.Errorf("the table does not show the failure:\n%s", out)
 	}
+	// After the table, each failing case cites its rule: the section's id
+	// and title, what the case checks, the rule's first lines, and where
+	// to read the rest.
+	_, after, _ := strings.Cut(out, "cases:")
+	for _, want := range []string{
+		"\nA1/v1-join-empty-member-id  FAIL\n  section  A1. Client-made member ids (KIP-1082)\n  checks   a v1 join with MemberId \"\" is INVALID_REQUEST",
+		"\n  source   KIP-1082, Kafka 4.0\n  rule     From ConsumerGroupHeartbeat v1 on, the client makes its",
+		"\n  more     ghostcheck explain A1/v1-join-empty-member-id\n           docs/PROTOCOL.md#a1-client-made-member-ids-kip-1082\n",
+		"\nA1/v1-join-blank-member-id  FAIL\n",
+		"ghostcheck explain A1/v1-join-blank-member-id",
+	} {
+		if !strings.Contains(after, want) {
+			t.Errorf("the failures after the table lack %q:\n%s", want, after)
+		}
+	}
+	// The rule's first lines are there in full, wrapped.
+	if flat := strings.Join(strings.Fields(after), " "); !strings.Contains(flat, "sends it on every heartbeat, the first (the join, epoch 0) included. more") {
+		t.Errorf("the rule's first paragraph is not printed whole:\n%s", after)
+	}
+}
+
+func TestCheckHelpExitsZero(t *testing.T) {
+	code, out, errOut := run(t, "", "check", "-h")
+	if code != 0 || out != "" || !strings.Contains(errOut, "usage: ghostcheck check --bootstrap") || !strings.Contains(errOut, "-session-timeout") {
+		t.Fatalf("check -h: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
 }
 
 func TestCheckUsage(t *testing.T) {
-	if code, _, _ := run(t, "", "check"); code != 2 {
-		t.Fatalf("check without --bootstrap: exit %d, want 2", code)
+	for _, args := range [][]string{
+		{"check"},
+		{"check", "--bootstrap", "127.0.0.1:1", "extra"},
+		{"check", "--bootstrap", "127.0.0.1:1", "--rounds", "5"},
+		{"check", "--bootstrap", "127.0.0.1:1", "--histories", "-1"},
+		{"check", "--bootstrap", "127.0.0.1:1", "--faults", "lost-response=90"},
+		{"check", "--no-such-flag"},
+	} {
+		if code, _, _ := run(t, "", args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
 	}
 }
 
@@ -101,5 +141,29 @@ func TestServeStartsAndDrains(t *testing.T) {
 		if _, code := parseServeFlags(bad, &errOut); code != 2 {
 			t.Errorf("flags %v: code %d, want 2", bad, code)
 		}
+	}
+}
+
+// A failing history names its rule and the command that explains it; a
+// rule docs/PROTOCOL.md does not know gets no such line.
+func TestPrintCheckCitesHistoryRules(t *testing.T) {
+	var b strings.Builder
+	printCheck(&b, conformance.Peer{Addr: "broker:9092", SessionTimeout: time.Second}, nil, []conformance.HistoryResult{
+		{Seed: 1, Verdict: linearize.Ok},
+		{Seed: 2, Verdict: linearize.Illegal, Rule: "NoGhosts", Detail: "group g holds member m", File: "out/check-seed2.jsonl"},
+		{Seed: 3, Verdict: linearize.VerdictUnknown, Rule: "Harness", Detail: "advance failed"},
+	})
+	out := b.String()
+	for _, want := range []string{
+		"  seed 2    Illegal     0 ops",
+		"    NoGhosts: group g holds member m\n    history: out/check-seed2.jsonl\n    rule:    ghostcheck explain NoGhosts\n",
+		"    Harness: advance failed\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "ghostcheck explain") != 1 {
+		t.Errorf("want one explain line (NoGhosts only):\n%s", out)
 	}
 }

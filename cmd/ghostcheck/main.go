@@ -3,13 +3,31 @@
 //
 // Usage:
 //
-//	ghostcheck run [--target impl|model] [--seed N] [--histories N | --duration D] ...
-//	ghostcheck replay FILE|DIR...
+//	ghostcheck run [--target impl|model] [--seed N] [--histories N | --duration D]
+//	               [--heartbeat-version 1|0|mixed|compare] [--faults KIND=PCT,...] [--mutant NAME] ...
+//	ghostcheck check --bootstrap HOST:PORT [--session-timeout D --heartbeat-interval D]
+//	               [--cases A1,B4.2] [--histories N] [--risky=false] ...
+//	ghostcheck serve [--listen HOST:PORT] [--session-timeout D] [--heartbeat-interval D] [--topics NAME:N,...] ...
+//	ghostcheck replay [--target T] FILE|DIR...
 //	ghostcheck decode [--response KEY:VERSION] [--strict] [HEX]
+//	ghostcheck members list --bootstrap HOST:PORT --group G [--json]
+//	ghostcheck members remove --bootstrap HOST:PORT --group G --instance-id A[,B,...] [--reason TEXT]
 //	ghostcheck demo
+//	ghostcheck version
+//	ghostcheck help [COMMAND]
+//	ghostcheck explain ID
 //
-// Every subcommand prints its own flags with -h. Exit status: 0 success, 1 a
-// check failed or the input was bad, 2 bad usage.
+// run is the property run of the embedded coordinator under network faults;
+// check holds a broker reached by address to docs/PROTOCOL.md; serve runs
+// ghostcheck's coordinator as a Kafka listener; replay re-runs corpus
+// histories; decode prints a captured frame as JSON; members lists a
+// group's members or removes static members (KIP-345); demo shows the codec
+// at work; version prints the build; help prints a command's help; explain
+// prints the docs/PROTOCOL.md section of a case name, section id or rule id.
+//
+// `ghostcheck help COMMAND` and `ghostcheck COMMAND -h` print a command's
+// flags. Exit status: 0 success, 1 a check failed or the input was bad, 2 bad
+// usage.
 package main
 
 import (
@@ -29,13 +47,25 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"run", "the main job: check a coordinator with client processes under network faults", runRun},
+		{"check", "check a broker over TCP: conformance suite, then fault-injected histories", runCheck},
+		{"serve", "serve ghostcheck's coordinator over TCP in Kafka's framing", runServe},
 		{"replay", "re-run corpus histories and check each reproduces its stored verdict", runReplay},
+		{"decode", "decode a captured Kafka frame (hex) to JSON", runDecode},
 		{"members", "list a group's members, or remove static members by instance id (KIP-345)", runMembers},
 		{"demo", "encode and decode a KIP-1082 join to show the codec at work", runDemo},
-		{"decode", "decode a captured Kafka frame (hex) to JSON", runDecode},
-		{"serve", "serve ghostcheck's coordinator over TCP in Kafka's framing", runServe},
-		{"check", "check a broker over TCP: conformance suite, then fault-injected histories", runCheck},
+		{"version", "print ghostcheck's version, the commit it was built from and its Go version", runVersion},
+		{"help", "print a command's help (the same as COMMAND -h)", runHelp},
+		{"explain", "print the rule a case name, section id or rule id cites (docs/PROTOCOL.md)", runExplain},
 	}
+}
+
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 func main() {
@@ -45,17 +75,16 @@ func main() {
 // Main runs ghostcheck with args (without the program name) and returns the
 // exit status. Tests call it directly.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
 		return 0
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(args[1:], stdin, stdout, stderr)
-		}
+	if c, ok := lookupCommand(args[0]); ok {
+		return c.run(args[1:], stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "ghostcheck: unknown command %q\n\n", args[0])
 	usage(stderr)
@@ -70,5 +99,32 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'ghostcheck COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'ghostcheck help COMMAND' (or 'ghostcheck COMMAND -h') for a command's flags,")
+	fmt.Fprintln(w, "and 'ghostcheck explain ID' for a rule a report cites (docs/PROTOCOL.md).")
+}
+
+// runHelp prints the usage of ghostcheck, or of one command, on stdout: a
+// command's help is what it prints for -h, whatever status that returns.
+func runHelp(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return 0
+	}
+	if len(args) > 1 || args[0] == "-h" || args[0] == "--help" {
+		w, code := stderr, 2
+		if len(args) == 1 {
+			w, code = stdout, 0
+		}
+		fmt.Fprintln(w, "usage: ghostcheck help [COMMAND]")
+		fmt.Fprintln(w, "Prints a command's help, the same as 'ghostcheck COMMAND -h'; without COMMAND, the list of commands.")
+		return code
+	}
+	c, ok := lookupCommand(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "ghostcheck help: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	c.run([]string{"-h"}, stdin, stdout, stdout)
+	return 0
 }

@@ -3,7 +3,7 @@
 // It answers ApiVersions, ConsumerGroupHeartbeat, ConsumerGroupDescribe,
 // LeaveGroup, GetTelemetrySubscriptions and PushTelemetry, at the versions
 // the coordinator advertises; anything else is treated as a real broker
-// treats it (PROTOCOL.md §B1.1): the connection is closed without a
+// treats it (docs/PROTOCOL.md §B1.1): the connection is closed without a
 // response. An ApiVersions request of a version the coordinator does not
 // know is answered with a v0 body holding UNSUPPORTED_VERSION and the
 // ApiVersions range (§B7.1, KIP-511).

@@ -10,7 +10,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
-// Cases lists every case, in the order of PROTOCOL.md.
+// Cases lists every case, in the order of docs/PROTOCOL.md.
 func Cases() []Case {
 	return []Case{
 		// A1: KIP-1082.

@@ -1,5 +1,5 @@
 // Package conformance holds ghostcheck's conformance suite: one named case
-// per rule of PROTOCOL.md A1-A3, §B4.2, §B4.4 and §B5 (plus the framing
+// per rule of docs/PROTOCOL.md A1-A3, §B4.2, §B4.4 and §B5 (plus the framing
 // and ApiVersions rules of §B1 and §B7 a broker needs to be talked to),
 // each run against a broker over TCP and reported pass or fail with what
 // the broker answered. `ghostcheck check` prints it as a table; tests run it

@@ -36,7 +36,7 @@ func startKfake(t testing.TB) string {
 	return c.ListenAddrs()[0]
 }
 
-// kfakeFindings are kfake's known deviations from PROTOCOL.md: each case
+// kfakeFindings are kfake's known deviations from docs/PROTOCOL.md: each case
 // here must fail against kfake with an observation containing the text
 // given (so a change in kfake's behaviour shows up as a test failure, in
 // either direction). The README's track record lists them.
