@@ -11,6 +11,12 @@ import "strconv"
 //	v4     flexible
 //	v5     Members[].Reason (KIP-800, ignorable)
 
+// LeaveGroup is api key 13.
+const LeaveGroup APIKey = 13
+
+// leaveGroupAPI is LeaveGroup's row of the api table.
+var leaveGroupAPI = defineAPI[LeaveGroupRequest, LeaveGroupResponse](API{Key: LeaveGroup, Name: "LeaveGroup", MinVersion: 0, MaxVersion: 5, FlexibleFrom: 4})
+
 // LeaveGroupRequest removes one member (v0-v2) or a batch (v3+) from a group.
 type LeaveGroupRequest struct {
 	GroupId string
@@ -98,6 +104,21 @@ func (m *LeaveGroupRequest) ReadFrom(r *Reader) {
 	}
 }
 
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *LeaveGroupRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *LeaveGroupRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, LeaveGroup, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
+}
+
 // LeaveGroupResponse answers a LeaveGroupRequest. At v3+ errors are per
 // member and ErrorCode is a group-level error only; at v0-v2 ErrorCode
 // carries the one member's result.
@@ -177,4 +198,19 @@ func (m *LeaveGroupResponse) ReadFrom(r *Reader) {
 	if r.Flexible() {
 		m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
 	}
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *LeaveGroupResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *LeaveGroupResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, LeaveGroup, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

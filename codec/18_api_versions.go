@@ -1,9 +1,17 @@
 package codec
 
+import "math/bits"
+
 // ApiVersions (api key 18), versions 0-4, flexible from v3. Its response
 // always uses response header v0 (KIP-511), and a broker that does not know
 // the request's version answers with a v0 body holding UNSUPPORTED_VERSION
 // and at least its own ApiVersions range.
+
+// ApiVersions is api key 18.
+const ApiVersions APIKey = 18
+
+// apiVersionsAPI is ApiVersions's row of the api table.
+var apiVersionsAPI = defineAPI[ApiVersionsRequest, ApiVersionsResponse](API{Key: ApiVersions, Name: "ApiVersions", MinVersion: 0, MaxVersion: 4, FlexibleFrom: 3, responseHeaderV0: true})
 
 // ApiVersionsRequest asks which api versions the broker supports.
 type ApiVersionsRequest struct {
@@ -40,6 +48,21 @@ func (m *ApiVersionsRequest) ReadFrom(r *Reader) {
 		m.ClientSoftwareVersion = r.String("ClientSoftwareVersion", version)
 		m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
 	}
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ApiVersionsRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ApiVersionsRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ApiVersions, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 // ApiVersionsResponse lists the broker's api version ranges. Tags 0-3 of
@@ -124,8 +147,15 @@ func (m *ApiVersionsResponse) AppendTo(dst []byte, version int16) ([]byte, error
 		w.UnknownTags("TaggedFields", m.UnknownTags)
 		return finish(&w)
 	}
+	m.appendTags(&w)
+	return finish(&w)
+}
+
+// appendTags writes the tag section of v3+: the known tags whose values
+// differ from their defaults (Kafka writes no others), merged by tag number
+// with the unknown ones.
+func (m *ApiVersionsResponse) appendTags(w *Writer) {
 	var known uint64
-	n := len(m.UnknownTags)
 	if len(m.SupportedFeatures) > 0 {
 		known |= 1 << tagSupportedFeatures
 	}
@@ -138,78 +168,60 @@ func (m *ApiVersionsResponse) AppendTo(dst []byte, version int16) ([]byte, error
 	if m.ZkMigrationReady {
 		known |= 1 << tagZkMigrationReady
 	}
-	for k := known; k != 0; k &= k - 1 {
-		n++
-	}
 	// Unknown tags may not reuse a known tag's number, whether or not that
 	// known field is written: a reader would take it for the known field.
 	const allKnown = 1<<tagSupportedFeatures | 1<<tagFinalizedFeaturesEpoch | 1<<tagFinalizedFeatures | 1<<tagZkMigrationReady
 	if !w.CheckTags("TaggedFields", m.UnknownTags, allKnown) {
-		return finish(&w)
+		return
 	}
-	w.Uvarint(uint32(n))
-	// Known tags are 0-3; unknown ones are above them or in between, so
-	// merge by tag number.
+	w.Uvarint(uint32(len(m.UnknownTags) + bits.OnesCount64(known)))
 	unknown := m.UnknownTags
-	emitUnknownBelow := func(tag uint32) {
+	var scratch []byte
+	for tag := uint32(0); tag <= tagZkMigrationReady; tag++ {
+		if known&(1<<tag) == 0 {
+			continue
+		}
+		// Known tags are 0-3; unknown ones are above them or in between.
 		for len(unknown) > 0 && unknown[0].Tag < tag {
 			w.B = AppendTagHeader(w.B, unknown[0].Tag, len(unknown[0].Data))
 			w.B = append(w.B, unknown[0].Data...)
 			unknown = unknown[1:]
 		}
-	}
-	var scratch []byte
-	if known&(1<<tagSupportedFeatures) != 0 {
-		emitUnknownBelow(tagSupportedFeatures)
-		sw := NewWriter(scratch[:0], w.message, version, true)
-		sw.ArrayLen(len(m.SupportedFeatures))
-		for i := range m.SupportedFeatures {
-			f := &m.SupportedFeatures[i]
-			sw.String("SupportedFeatures.Name", f.Name)
-			sw.Int16(f.MinVersion)
-			sw.Int16(f.MaxVersion)
-			sw.UnknownTags("SupportedFeatures.TaggedFields", f.UnknownTags)
+		switch tag {
+		case tagSupportedFeatures:
+			sw := w.scratchWriter(scratch)
+			sw.ArrayLen(len(m.SupportedFeatures))
+			for i := range m.SupportedFeatures {
+				f := &m.SupportedFeatures[i]
+				sw.String("SupportedFeatures.Name", f.Name)
+				sw.Int16(f.MinVersion)
+				sw.Int16(f.MaxVersion)
+				sw.UnknownTags("SupportedFeatures.TaggedFields", f.UnknownTags)
+			}
+			scratch = w.endTagged(tag, &sw)
+		case tagFinalizedFeaturesEpoch:
+			w.B = AppendTagHeader(w.B, tag, 8)
+			w.Int64(m.FinalizedFeaturesEpoch)
+		case tagFinalizedFeatures:
+			sw := w.scratchWriter(scratch)
+			sw.ArrayLen(len(m.FinalizedFeatures))
+			for i := range m.FinalizedFeatures {
+				f := &m.FinalizedFeatures[i]
+				sw.String("FinalizedFeatures.Name", f.Name)
+				sw.Int16(f.MaxVersionLevel)
+				sw.Int16(f.MinVersionLevel)
+				sw.UnknownTags("FinalizedFeatures.TaggedFields", f.UnknownTags)
+			}
+			scratch = w.endTagged(tag, &sw)
+		case tagZkMigrationReady:
+			w.B = AppendTagHeader(w.B, tag, 1)
+			w.Bool(true)
 		}
-		if sw.err != nil && w.err == nil {
-			w.err = sw.err
-		}
-		scratch = sw.B
-		w.B = AppendTagHeader(w.B, tagSupportedFeatures, len(scratch))
-		w.B = append(w.B, scratch...)
-	}
-	if known&(1<<tagFinalizedFeaturesEpoch) != 0 {
-		emitUnknownBelow(tagFinalizedFeaturesEpoch)
-		w.B = AppendTagHeader(w.B, tagFinalizedFeaturesEpoch, 8)
-		w.Int64(m.FinalizedFeaturesEpoch)
-	}
-	if known&(1<<tagFinalizedFeatures) != 0 {
-		emitUnknownBelow(tagFinalizedFeatures)
-		sw := NewWriter(scratch[:0], w.message, version, true)
-		sw.ArrayLen(len(m.FinalizedFeatures))
-		for i := range m.FinalizedFeatures {
-			f := &m.FinalizedFeatures[i]
-			sw.String("FinalizedFeatures.Name", f.Name)
-			sw.Int16(f.MaxVersionLevel)
-			sw.Int16(f.MinVersionLevel)
-			sw.UnknownTags("FinalizedFeatures.TaggedFields", f.UnknownTags)
-		}
-		if sw.err != nil && w.err == nil {
-			w.err = sw.err
-		}
-		scratch = sw.B
-		w.B = AppendTagHeader(w.B, tagFinalizedFeatures, len(scratch))
-		w.B = append(w.B, scratch...)
-	}
-	if known&(1<<tagZkMigrationReady) != 0 {
-		emitUnknownBelow(tagZkMigrationReady)
-		w.B = AppendTagHeader(w.B, tagZkMigrationReady, 1)
-		w.Bool(true)
 	}
 	for _, t := range unknown {
 		w.B = AppendTagHeader(w.B, t.Tag, len(t.Data))
 		w.B = append(w.B, t.Data...)
 	}
-	return finish(&w)
 }
 
 // ReadFrom implements Message.
@@ -281,4 +293,19 @@ func (m *ApiVersionsResponse) ReadFrom(r *Reader) {
 	if len(m.UnknownTags) == 0 {
 		m.UnknownTags = nil
 	}
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ApiVersionsResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ApiVersionsResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ApiVersions, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

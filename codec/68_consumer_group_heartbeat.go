@@ -8,6 +8,12 @@ import "encoding/binary"
 // MemberId mandatory on every request; the wire layout is otherwise the
 // same. The broker rules are in PROTOCOL.md §B4.
 
+// ConsumerGroupHeartbeat is api key 68.
+const ConsumerGroupHeartbeat APIKey = 68
+
+// consumerGroupHeartbeatAPI is ConsumerGroupHeartbeat's row of the api table.
+var consumerGroupHeartbeatAPI = defineAPI[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse](API{Key: ConsumerGroupHeartbeat, Name: "ConsumerGroupHeartbeat", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0})
+
 // ConsumerGroupHeartbeatRequest joins (MemberEpoch 0), heartbeats (> 0) or
 // leaves (-1, or -2 for a static member leaving temporarily) a consumer group.
 type ConsumerGroupHeartbeatRequest struct {
@@ -96,6 +102,21 @@ func (m *ConsumerGroupHeartbeatRequest) ReadFrom(r *Reader) {
 	m.ServerAssignor = r.NullableString("ServerAssignor", m.ServerAssignor)
 	m.TopicPartitions = readTopicPartitions(r, "TopicPartitions", m.TopicPartitions, true)
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ConsumerGroupHeartbeatRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ConsumerGroupHeartbeatRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ConsumerGroupHeartbeat, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 func readTopicPartitions(r *Reader, field string, dst []ConsumerGroupHeartbeatTopicPartitions, nullable bool) []ConsumerGroupHeartbeatTopicPartitions {
@@ -215,4 +236,19 @@ func (m *ConsumerGroupHeartbeatResponse) ReadFrom(r *Reader) {
 		a.UnknownTags = r.UnknownTags("Assignment.TaggedFields", a.UnknownTags)
 	}
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ConsumerGroupHeartbeatResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ConsumerGroupHeartbeatResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ConsumerGroupHeartbeat, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

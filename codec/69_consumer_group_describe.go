@@ -4,6 +4,12 @@ package codec
 // v1 adds the member's MemberType (KIP-1099). It is how a checker sees a
 // group's members, and so its ghosts, from outside (PROTOCOL.md §B7.2).
 
+// ConsumerGroupDescribe is api key 69.
+const ConsumerGroupDescribe APIKey = 69
+
+// consumerGroupDescribeAPI is ConsumerGroupDescribe's row of the api table.
+var consumerGroupDescribeAPI = defineAPI[ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse](API{Key: ConsumerGroupDescribe, Name: "ConsumerGroupDescribe", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0})
+
 // ConsumerGroupDescribeRequest asks for the state of some groups.
 type ConsumerGroupDescribeRequest struct {
 	GroupIds                    []string
@@ -31,6 +37,21 @@ func (m *ConsumerGroupDescribeRequest) ReadFrom(r *Reader) {
 	m.GroupIds = r.StringArray("GroupIds", m.GroupIds, false)
 	m.IncludeAuthorizedOperations = r.Bool("IncludeAuthorizedOperations")
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ConsumerGroupDescribeRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ConsumerGroupDescribeRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ConsumerGroupDescribe, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 // ConsumerGroupDescribeResponse describes each requested group.
@@ -204,6 +225,21 @@ func (m *ConsumerGroupDescribeResponse) ReadFrom(r *Reader) {
 		g.UnknownTags = r.UnknownTags("Groups.TaggedFields", g.UnknownTags)
 	}
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ConsumerGroupDescribeResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ConsumerGroupDescribeResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ConsumerGroupDescribe, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 func readDescribedAssignment(r *Reader, a *DescribedAssignment) {

@@ -8,6 +8,12 @@ package codec
 // leaves both request and response, because the client made its id before
 // connecting and sends it in every request header (tag 0).
 
+// GetTelemetrySubscriptions is api key 71.
+const GetTelemetrySubscriptions APIKey = 71
+
+// getTelemetrySubscriptionsAPI is GetTelemetrySubscriptions's row of the api table.
+var getTelemetrySubscriptionsAPI = defineAPI[GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse](API{Key: GetTelemetrySubscriptions, Name: "GetTelemetrySubscriptions", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0})
+
 // GetTelemetrySubscriptionsRequest asks for the client's metrics
 // subscription.
 type GetTelemetrySubscriptionsRequest struct {
@@ -41,6 +47,21 @@ func (m *GetTelemetrySubscriptionsRequest) ReadFrom(r *Reader) {
 		m.ClientInstanceId = r.UUID("ClientInstanceId")
 	}
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *GetTelemetrySubscriptionsRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *GetTelemetrySubscriptionsRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, GetTelemetrySubscriptions, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 // GetTelemetrySubscriptionsResponse carries the subscription.
@@ -101,4 +122,19 @@ func (m *GetTelemetrySubscriptionsResponse) ReadFrom(r *Reader) {
 	m.DeltaTemporality = r.Bool("DeltaTemporality")
 	m.RequestedMetrics = r.StringArray("RequestedMetrics", m.RequestedMetrics, false)
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *GetTelemetrySubscriptionsResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *GetTelemetrySubscriptionsResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, GetTelemetrySubscriptions, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

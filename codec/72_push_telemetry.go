@@ -4,6 +4,12 @@ package codec
 // from the request (KIP-1313 as ghostcheck implements it, PROTOCOL.md A2);
 // the broker takes the id from the request header.
 
+// PushTelemetry is api key 72.
+const PushTelemetry APIKey = 72
+
+// pushTelemetryAPI is PushTelemetry's row of the api table.
+var pushTelemetryAPI = defineAPI[PushTelemetryRequest, PushTelemetryResponse](API{Key: PushTelemetry, Name: "PushTelemetry", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0})
+
 // PushTelemetryRequest pushes a batch of client metrics.
 type PushTelemetryRequest struct {
 	// ClientInstanceId is v0 only.
@@ -50,6 +56,21 @@ func (m *PushTelemetryRequest) ReadFrom(r *Reader) {
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
 }
 
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *PushTelemetryRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *PushTelemetryRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, PushTelemetry, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
+}
+
 // PushTelemetryResponse answers a push.
 type PushTelemetryResponse struct {
 	ThrottleTimeMs int32
@@ -77,4 +98,19 @@ func (m *PushTelemetryResponse) ReadFrom(r *Reader) {
 	m.ThrottleTimeMs = r.Int32("ThrottleTimeMs")
 	m.ErrorCode = ErrorCode(r.Int16("ErrorCode"))
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *PushTelemetryResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *PushTelemetryResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, PushTelemetry, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

@@ -329,35 +329,8 @@ func FuzzTaggedFields(f *testing.F) {
 			opts = codec.DecodeOptions{NoCopy: true}
 		}
 		b := in[1:]
-		readSection := func(opts codec.DecodeOptions) (int64, bool, codec.TaggedFields, int, []uint32, error) {
-			r := codec.NewReader(b, "Section", 0, true, opts)
-			var known int64
-			var sawKnown bool
-			var kept codec.TaggedFields
-			var order []uint32
-			ts := r.BeginTags("TaggedFields")
-			for ts.Next(&r) {
-				order = append(order, ts.Tag)
-				if ts.Tag == 1 {
-					if ts.Size != 8 {
-						// Read anyway: EndKnown must report the size.
-						known = r.Int64("Known")
-						ts.EndKnown(&r, "Known")
-						if !errors.Is(r.Err(), codec.ErrTagSize) {
-							t.Fatalf("known tag of declared size %d: %v", ts.Size, r.Err())
-						}
-						continue
-					}
-					known, sawKnown = r.Int64("Known"), true
-					ts.EndKnown(&r, "Known")
-					continue
-				}
-				kept = ts.Keep(&r, kept)
-			}
-			return known, sawKnown, kept, r.Offset(), order, r.Err()
-		}
-		_, _, kept, off, order, errL := readSection(opts)
-		_, _, _, _, _, errS := readSection(codec.DecodeOptions{Strict: true, NoCopy: opts.NoCopy})
+		kept, off, order, errL := readTagSection(t, b, opts)
+		_, _, _, errS := readTagSection(t, b, codec.DecodeOptions{Strict: true, NoCopy: opts.NoCopy})
 		if errL != nil {
 			checkDecodeError(t, errL, len(b))
 			if errS == nil {
@@ -419,6 +392,30 @@ func FuzzTaggedFields(f *testing.F) {
 			}
 		}
 	})
+}
+
+// readTagSection reads b as FuzzTaggedFields describes, tag 1 being a
+// known int64 and every other tag kept. It returns the kept tags, the
+// offset reached, the tags in the order read and the error.
+func readTagSection(t *testing.T, b []byte, opts codec.DecodeOptions) (codec.TaggedFields, int, []uint32, error) {
+	t.Helper()
+	r := codec.NewReader(b, "Section", 0, true, opts)
+	var kept codec.TaggedFields
+	var order []uint32
+	ts := r.BeginTags("TaggedFields")
+	for ts.Next(&r) {
+		order = append(order, ts.Tag)
+		if ts.Tag != 1 {
+			kept = ts.Keep(&r, kept)
+			continue
+		}
+		r.Int64("Known")
+		ts.EndKnown(&r, "Known")
+		if ts.Size != 8 && !errors.Is(r.Err(), codec.ErrTagSize) {
+			t.Fatalf("known tag of declared size %d: %v", ts.Size, r.Err())
+		}
+	}
+	return kept, r.Offset(), order, r.Err()
 }
 
 // tagsOrNil is how decoders return an empty tag section: nil.
