@@ -42,32 +42,34 @@ func (*LeaveGroupRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *LeaveGroupRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, LeaveGroup, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(LeaveGroup, false, version); err != nil {
 		return dst, err
 	}
-	w.String("GroupId", m.GroupId)
+	b := dst
+	b = w.String(b, "GroupId", m.GroupId)
 	if version <= 2 {
-		w.String("MemberId", m.MemberId)
+		b = w.String(b, "MemberId", m.MemberId)
 		if len(m.Members) > 0 {
 			w.Fail(ErrNotRepresentable, "Members", "v0-v2 name one member in MemberId; "+strconv.Itoa(len(m.Members))+" members given (send one request per member)")
 		}
-		w.UnknownTags("TaggedFields", m.UnknownTags)
-		return finish(&w)
+		b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+		return finish(b, &w)
 	}
 	w.Absent("MemberId", m.MemberId == "", false)
-	w.ArrayLen(len(m.Members))
-	for i := range m.Members {
-		mb := &m.Members[i]
-		w.String("Members.MemberId", mb.MemberId)
-		w.NullableString("Members.GroupInstanceId", mb.GroupInstanceId)
+	members := m.Members // a local: the calls below would make m.Members be reloaded
+	b = w.ArrayLen(b, len(members))
+	for i := range members {
+		mb := &members[i]
+		b = w.String(b, "Members.MemberId", mb.MemberId)
+		b = w.NullableString(b, "Members.GroupInstanceId", mb.GroupInstanceId)
 		if version >= 5 {
-			w.NullableString("Members.Reason", mb.Reason)
+			b = w.NullableString(b, "Members.Reason", mb.Reason)
 		}
-		w.UnknownTags("Members.TaggedFields", mb.UnknownTags)
+		b = w.UnknownTags(b, "Members.TaggedFields", mb.UnknownTags)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -144,29 +146,30 @@ func (*LeaveGroupResponse) IsResponse() bool { return true }
 
 // AppendTo implements Message.
 func (m *LeaveGroupResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, LeaveGroup, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(LeaveGroup, true, version); err != nil {
 		return dst, err
 	}
+	b := dst
 	if version >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = AppendInt32(b, m.ThrottleTimeMs)
 	}
-	w.Int16(int16(m.ErrorCode))
+	b = AppendInt16(b, int16(m.ErrorCode))
 	if version <= 2 {
 		w.Absent("Members", len(m.Members) == 0, false)
-		w.UnknownTags("TaggedFields", m.UnknownTags)
-		return finish(&w)
+		b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+		return finish(b, &w)
 	}
-	w.ArrayLen(len(m.Members))
+	b = w.ArrayLen(b, len(m.Members))
 	for i := range m.Members {
 		mb := &m.Members[i]
-		w.String("Members.MemberId", mb.MemberId)
-		w.NullableString("Members.GroupInstanceId", mb.GroupInstanceId)
-		w.Int16(int16(mb.ErrorCode))
-		w.UnknownTags("Members.TaggedFields", mb.UnknownTags)
+		b = w.String(b, "Members.MemberId", mb.MemberId)
+		b = w.NullableString(b, "Members.GroupInstanceId", mb.GroupInstanceId)
+		b = AppendInt16(b, int16(mb.ErrorCode))
+		b = w.UnknownTags(b, "Members.TaggedFields", mb.UnknownTags)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.

@@ -26,16 +26,17 @@ func (*ApiVersionsRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *ApiVersionsRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, ApiVersions, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(ApiVersions, false, version); err != nil {
 		return dst, err
 	}
+	b := dst
 	if version >= 3 {
-		w.String("ClientSoftwareName", m.ClientSoftwareName)
-		w.String("ClientSoftwareVersion", m.ClientSoftwareVersion)
+		b = w.String(b, "ClientSoftwareName", m.ClientSoftwareName)
+		b = w.String(b, "ClientSoftwareVersion", m.ClientSoftwareVersion)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -127,34 +128,35 @@ func NewApiVersionsResponse() *ApiVersionsResponse {
 
 // AppendTo implements Message.
 func (m *ApiVersionsResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, ApiVersions, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(ApiVersions, true, version); err != nil {
 		return dst, err
 	}
-	w.Int16(int16(m.ErrorCode))
-	w.ArrayLen(len(m.ApiKeys))
+	b := dst
+	b = AppendInt16(b, int16(m.ErrorCode))
+	b = w.ArrayLen(b, len(m.ApiKeys))
 	for i := range m.ApiKeys {
 		k := &m.ApiKeys[i]
-		w.Int16(int16(k.ApiKey))
-		w.Int16(k.MinVersion)
-		w.Int16(k.MaxVersion)
-		w.UnknownTags("ApiKeys.TaggedFields", k.UnknownTags)
+		b = AppendInt16(b, int16(k.ApiKey))
+		b = AppendInt16(b, k.MinVersion)
+		b = AppendInt16(b, k.MaxVersion)
+		b = w.UnknownTags(b, "ApiKeys.TaggedFields", k.UnknownTags)
 	}
 	if version >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = AppendInt32(b, m.ThrottleTimeMs)
 	}
 	if !w.Flexible() {
-		w.UnknownTags("TaggedFields", m.UnknownTags)
-		return finish(&w)
+		b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+		return finish(b, &w)
 	}
-	m.appendTags(&w)
-	return finish(&w)
+	b = m.appendTags(&w, b)
+	return finish(b, &w)
 }
 
 // appendTags writes the tag section of v3+: the known tags whose values
 // differ from their defaults (Kafka writes no others), merged by tag number
 // with the unknown ones.
-func (m *ApiVersionsResponse) appendTags(w *Writer) {
+func (m *ApiVersionsResponse) appendTags(w *Writer, b []byte) []byte {
 	var known uint64
 	if len(m.SupportedFeatures) > 0 {
 		known |= 1 << tagSupportedFeatures
@@ -172,9 +174,9 @@ func (m *ApiVersionsResponse) appendTags(w *Writer) {
 	// known field is written: a reader would take it for the known field.
 	const allKnown = 1<<tagSupportedFeatures | 1<<tagFinalizedFeaturesEpoch | 1<<tagFinalizedFeatures | 1<<tagZkMigrationReady
 	if !w.CheckTags("TaggedFields", m.UnknownTags, allKnown) {
-		return
+		return b
 	}
-	w.Uvarint(uint32(len(m.UnknownTags) + bits.OnesCount64(known)))
+	b = AppendUvarint(b, uint32(len(m.UnknownTags)+bits.OnesCount64(known)))
 	unknown := m.UnknownTags
 	var scratch []byte
 	for tag := uint32(0); tag <= tagZkMigrationReady; tag++ {
@@ -183,45 +185,41 @@ func (m *ApiVersionsResponse) appendTags(w *Writer) {
 		}
 		// Known tags are 0-3; unknown ones are above them or in between.
 		for len(unknown) > 0 && unknown[0].Tag < tag {
-			w.B = AppendTagHeader(w.B, unknown[0].Tag, len(unknown[0].Data))
-			w.B = append(w.B, unknown[0].Data...)
+			b = AppendTagHeader(b, unknown[0].Tag, len(unknown[0].Data))
+			b = append(b, unknown[0].Data...)
 			unknown = unknown[1:]
 		}
 		switch tag {
 		case tagSupportedFeatures:
-			sw := w.scratchWriter(scratch)
-			sw.ArrayLen(len(m.SupportedFeatures))
+			// The value goes to scratch first: its size precedes it.
+			scratch = w.ArrayLen(scratch[:0], len(m.SupportedFeatures))
 			for i := range m.SupportedFeatures {
 				f := &m.SupportedFeatures[i]
-				sw.String("SupportedFeatures.Name", f.Name)
-				sw.Int16(f.MinVersion)
-				sw.Int16(f.MaxVersion)
-				sw.UnknownTags("SupportedFeatures.TaggedFields", f.UnknownTags)
+				scratch = w.String(scratch, "SupportedFeatures.Name", f.Name)
+				scratch = AppendInt16(scratch, f.MinVersion)
+				scratch = AppendInt16(scratch, f.MaxVersion)
+				scratch = w.UnknownTags(scratch, "SupportedFeatures.TaggedFields", f.UnknownTags)
 			}
-			scratch = w.endTagged(tag, &sw)
+			b = appendTagged(b, tag, scratch)
 		case tagFinalizedFeaturesEpoch:
-			w.B = AppendTagHeader(w.B, tag, 8)
-			w.Int64(m.FinalizedFeaturesEpoch)
+			b = AppendTagHeader(b, tag, 8)
+			b = AppendInt64(b, m.FinalizedFeaturesEpoch)
 		case tagFinalizedFeatures:
-			sw := w.scratchWriter(scratch)
-			sw.ArrayLen(len(m.FinalizedFeatures))
+			scratch = w.ArrayLen(scratch[:0], len(m.FinalizedFeatures))
 			for i := range m.FinalizedFeatures {
 				f := &m.FinalizedFeatures[i]
-				sw.String("FinalizedFeatures.Name", f.Name)
-				sw.Int16(f.MaxVersionLevel)
-				sw.Int16(f.MinVersionLevel)
-				sw.UnknownTags("FinalizedFeatures.TaggedFields", f.UnknownTags)
+				scratch = w.String(scratch, "FinalizedFeatures.Name", f.Name)
+				scratch = AppendInt16(scratch, f.MaxVersionLevel)
+				scratch = AppendInt16(scratch, f.MinVersionLevel)
+				scratch = w.UnknownTags(scratch, "FinalizedFeatures.TaggedFields", f.UnknownTags)
 			}
-			scratch = w.endTagged(tag, &sw)
+			b = appendTagged(b, tag, scratch)
 		case tagZkMigrationReady:
-			w.B = AppendTagHeader(w.B, tag, 1)
-			w.Bool(true)
+			b = AppendTagHeader(b, tag, 1)
+			b = AppendBool(b, true)
 		}
 	}
-	for _, t := range unknown {
-		w.B = AppendTagHeader(w.B, t.Tag, len(t.Data))
-		w.B = append(w.B, t.Data...)
-	}
+	return appendTags(b, unknown)
 }
 
 // ReadFrom implements Message.

@@ -27,17 +27,18 @@ func (*GetTelemetrySubscriptionsRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *GetTelemetrySubscriptionsRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, GetTelemetrySubscriptions, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(GetTelemetrySubscriptions, false, version); err != nil {
 		return dst, err
 	}
+	b := dst
 	if version == 0 {
-		w.UUID(m.ClientInstanceId)
+		b = AppendUUID(b, m.ClientInstanceId)
 	} else {
 		w.Absent("ClientInstanceId", m.ClientInstanceId.IsZero(), false)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -86,25 +87,26 @@ func (*GetTelemetrySubscriptionsResponse) IsResponse() bool { return true }
 
 // AppendTo implements Message.
 func (m *GetTelemetrySubscriptionsResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, GetTelemetrySubscriptions, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(GetTelemetrySubscriptions, true, version); err != nil {
 		return dst, err
 	}
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(int16(m.ErrorCode))
+	b := dst
+	b = AppendInt32(b, m.ThrottleTimeMs)
+	b = AppendInt16(b, int16(m.ErrorCode))
 	if version == 0 {
-		w.UUID(m.ClientInstanceId)
+		b = AppendUUID(b, m.ClientInstanceId)
 	} else {
 		w.Absent("ClientInstanceId", m.ClientInstanceId.IsZero(), false)
 	}
-	w.Int32(m.SubscriptionId)
-	w.Int8Array(m.AcceptedCompressionTypes, false)
-	w.Int32(m.PushIntervalMs)
-	w.Int32(m.TelemetryMaxBytes)
-	w.Bool(m.DeltaTemporality)
-	w.StringArray("RequestedMetrics", m.RequestedMetrics, false)
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = AppendInt32(b, m.SubscriptionId)
+	b = w.Int8Array(b, m.AcceptedCompressionTypes, false)
+	b = AppendInt32(b, m.PushIntervalMs)
+	b = AppendInt32(b, m.TelemetryMaxBytes)
+	b = AppendBool(b, m.DeltaTemporality)
+	b = w.StringArray(b, "RequestedMetrics", m.RequestedMetrics, false)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.

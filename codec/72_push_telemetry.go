@@ -26,21 +26,22 @@ func (*PushTelemetryRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *PushTelemetryRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, PushTelemetry, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(PushTelemetry, false, version); err != nil {
 		return dst, err
 	}
+	b := dst
 	if version == 0 {
-		w.UUID(m.ClientInstanceId)
+		b = AppendUUID(b, m.ClientInstanceId)
 	} else {
 		w.Absent("ClientInstanceId", m.ClientInstanceId.IsZero(), false)
 	}
-	w.Int32(m.SubscriptionId)
-	w.Bool(m.Terminating)
-	w.Int8(m.CompressionType)
-	w.Bytes(m.Metrics)
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = AppendInt32(b, m.SubscriptionId)
+	b = AppendBool(b, m.Terminating)
+	b = AppendInt8(b, m.CompressionType)
+	b = w.Bytes(b, m.Metrics)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -83,14 +84,15 @@ func (*PushTelemetryResponse) IsResponse() bool { return true }
 
 // AppendTo implements Message.
 func (m *PushTelemetryResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, PushTelemetry, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(PushTelemetry, true, version); err != nil {
 		return dst, err
 	}
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(int16(m.ErrorCode))
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b := dst
+	b = AppendInt32(b, m.ThrottleTimeMs)
+	b = AppendInt16(b, int16(m.ErrorCode))
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.

@@ -165,21 +165,23 @@ func ResponseHeaderVersion(key APIKey, version int16) (int16, error) {
 	return 1, nil
 }
 
-// begin starts encoding m at version: it checks the version and returns a
-// Writer over dst.
-func begin(dst []byte, key APIKey, response bool, version int16) (Writer, error) {
+// begin starts encoding a message of key at version: it checks the version
+// and sets up w for the message.
+func (w *Writer) begin(key APIKey, response bool, version int16) error {
 	a := apis[key]
 	name := a.MessageName(response)
 	if !a.Supports(version) {
-		return Writer{}, encodeError(ErrUnsupportedVersion, name, "", version, a.Name+" supports v"+strconv.Itoa(int(a.MinVersion))+"-v"+strconv.Itoa(int(a.MaxVersion)))
+		return encodeError(ErrUnsupportedVersion, name, "", version, a.Name+" supports v"+strconv.Itoa(int(a.MinVersion))+"-v"+strconv.Itoa(int(a.MaxVersion)))
 	}
-	return NewWriter(dst, name, version, a.Flexible(version)), nil
+	w.reset(name, version, a.Flexible(version))
+	return nil
 }
 
-// finish returns the writer's result.
-func finish(w *Writer) ([]byte, error) {
+// finish returns a message encoder's result: the bytes appended and the
+// writer's error.
+func finish(b []byte, w *Writer) ([]byte, error) {
 	if w.err != nil {
-		return w.B, w.err
+		return b, w.err
 	}
-	return w.B, nil
+	return b, nil
 }

@@ -169,21 +169,9 @@ func checkTags(ts TaggedFields, known uint64, message, field string, version int
 	return nil
 }
 
-// A known tagged field of variable size is written in two steps, since its
-// size precedes it: the value goes to a scratch Writer (scratchWriter),
-// then endTagged appends the tag, the size and the value to w, and keeps
-// an error the value recorded. The scratch buffer returned is for the next
-// value.
-
-func (w *Writer) scratchWriter(scratch []byte) Writer {
-	return NewWriter(scratch[:0], w.message, w.version, true)
-}
-
-func (w *Writer) endTagged(tag uint32, sw *Writer) []byte {
-	if sw.err != nil && w.err == nil {
-		w.err = sw.err
-	}
-	w.B = AppendTagHeader(w.B, tag, len(sw.B))
-	w.B = append(w.B, sw.B...)
-	return sw.B
+// appendTagged appends a known tagged field: its tag, its size and its
+// value, encoded beforehand since the size comes first.
+func appendTagged(b []byte, tag uint32, value []byte) []byte {
+	b = AppendTagHeader(b, tag, len(value))
+	return append(b, value...)
 }
