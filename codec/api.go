@@ -31,6 +31,12 @@ type API struct {
 	MinVersion   int16
 	MaxVersion   int16
 	FlexibleFrom int16 // first flexible version
+	// Routing marks the apis that tell a client where brokers are
+	// (Metadata, FindCoordinator). ghostcheck reads and writes them for its
+	// recording proxy, which rewrites their hosts and ports, but its
+	// coordinator neither serves nor advertises them: APIs leaves them
+	// out, AllAPIs has them.
+	Routing bool
 
 	// responseHeaderV0 makes every response use header v0, flexible or
 	// not: ApiVersions (KIP-511), whose client must read the header before
@@ -95,6 +101,8 @@ const maxKnownKey = 127
 // named after the key, which defines the key, the messages and the API
 // description the row points to.
 var apis = [maxKnownKey + 1]*API{
+	Metadata:                  &metadataAPI,
+	FindCoordinator:           &findCoordinatorAPI,
 	LeaveGroup:                &leaveGroupAPI,
 	ApiVersions:               &apiVersionsAPI,
 	ConsumerGroupHeartbeat:    &consumerGroupHeartbeatAPI,
@@ -112,8 +120,21 @@ func Lookup(key APIKey) *API {
 	return apis[key]
 }
 
-// APIs lists every implemented api in key order.
+// APIs lists the apis ghostcheck checks, in key order: those a coordinator
+// serves and advertises. The routing apis are left out (see API.Routing).
 func APIs() []*API {
+	var out []*API
+	for _, a := range apis {
+		if a != nil && !a.Routing {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// AllAPIs lists every api this codec implements, in key order: APIs and
+// the routing apis. Lookup finds each of them.
+func AllAPIs() []*API {
 	var out []*API
 	for _, a := range apis {
 		if a != nil {

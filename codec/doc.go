@@ -2,7 +2,11 @@
 // ghostcheck checks: request and response headers, size-prefixed frames, and
 // the bodies of ApiVersions (18), LeaveGroup (13), ConsumerGroupHeartbeat (68),
 // ConsumerGroupDescribe (69), GetTelemetrySubscriptions (71) and
-// PushTelemetry (72), every version in scope.
+// PushTelemetry (72), every version in scope. It also has the two routing
+// apis, Metadata (3, v0-v13) and FindCoordinator (10, v0-v6), whose
+// answers tell clients where brokers are: the recording proxy rewrites
+// their hosts and ports. ghostcheck's coordinator does not serve them, so
+// APIs lists the six checked apis and AllAPIs all eight.
 //
 // The shape follows encoding/binary and franz-go's kmsg:
 //

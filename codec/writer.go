@@ -195,6 +195,20 @@ func (w *Writer) nullableStringSlow(b []byte, field string, s NullableString) []
 	return w.stringSlow(b, field, s.Value)
 }
 
+// NullableStringAt appends a string field that is nullable at some versions
+// only; nullable says whether it is at this one. Null where it is not is
+// ErrNotRepresentable, as Kafka's writers refuse it.
+func (w *Writer) NullableStringAt(b []byte, field string, s NullableString, nullable bool) []byte {
+	if nullable {
+		return w.NullableString(b, field, s)
+	}
+	if !s.Valid {
+		w.Fail(ErrNotRepresentable, field, "null where this version's field is not nullable")
+		return b
+	}
+	return w.String(b, field, s.Value)
+}
+
 // ClassicNullableString appends an int16-prefixed nullable string whatever
 // the version.
 func (w *Writer) ClassicNullableString(b []byte, field string, s NullableString) []byte {
