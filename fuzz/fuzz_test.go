@@ -179,6 +179,16 @@ func FuzzPushTelemetryRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key:
 func FuzzPushTelemetryResponse(f *testing.F) {
 	fuzzMessage(f, codectest.Kind{Key: codec.PushTelemetry, Response: true})
 }
+func FuzzMetadataRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: codec.Metadata}) }
+func FuzzMetadataResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.Metadata, Response: true})
+}
+func FuzzFindCoordinatorRequest(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.FindCoordinator})
+}
+func FuzzFindCoordinatorResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.FindCoordinator, Response: true})
+}
 
 // FuzzRequestHeader decodes the input as a request header, both through
 // ParseRequestHeader (header version chosen by the api key and version it
