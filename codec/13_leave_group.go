@@ -11,6 +11,12 @@ import "strconv"
 //	v4     flexible
 //	v5     Members[].Reason (KIP-800, ignorable)
 
+// LeaveGroup is api key 13.
+const LeaveGroup APIKey = 13
+
+// leaveGroupAPI is LeaveGroup's row of the api table.
+var leaveGroupAPI = defineAPI[LeaveGroupRequest, LeaveGroupResponse](API{Key: LeaveGroup, Name: "LeaveGroup", MinVersion: 0, MaxVersion: 5, FlexibleFrom: 4})
+
 // LeaveGroupRequest removes one member (v0-v2) or a batch (v3+) from a group.
 type LeaveGroupRequest struct {
 	GroupId string
@@ -36,32 +42,34 @@ func (*LeaveGroupRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *LeaveGroupRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, LeaveGroup, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(LeaveGroup, false, version); err != nil {
 		return dst, err
 	}
-	w.String("GroupId", m.GroupId)
+	b := dst
+	b = w.String(b, "GroupId", m.GroupId)
 	if version <= 2 {
-		w.String("MemberId", m.MemberId)
+		b = w.String(b, "MemberId", m.MemberId)
 		if len(m.Members) > 0 {
 			w.Fail(ErrNotRepresentable, "Members", "v0-v2 name one member in MemberId; "+strconv.Itoa(len(m.Members))+" members given (send one request per member)")
 		}
-		w.UnknownTags("TaggedFields", m.UnknownTags)
-		return finish(&w)
+		b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+		return finish(b, &w)
 	}
 	w.Absent("MemberId", m.MemberId == "", false)
-	w.ArrayLen(len(m.Members))
-	for i := range m.Members {
-		mb := &m.Members[i]
-		w.String("Members.MemberId", mb.MemberId)
-		w.NullableString("Members.GroupInstanceId", mb.GroupInstanceId)
+	members := m.Members // a local: the calls below would make m.Members be reloaded
+	b = w.ArrayLen(b, len(members))
+	for i := range members {
+		mb := &members[i]
+		b = w.String(b, "Members.MemberId", mb.MemberId)
+		b = w.NullableString(b, "Members.GroupInstanceId", mb.GroupInstanceId)
 		if version >= 5 {
-			w.NullableString("Members.Reason", mb.Reason)
+			b = w.NullableString(b, "Members.Reason", mb.Reason)
 		}
-		w.UnknownTags("Members.TaggedFields", mb.UnknownTags)
+		b = w.UnknownTags(b, "Members.TaggedFields", mb.UnknownTags)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -98,6 +106,21 @@ func (m *LeaveGroupRequest) ReadFrom(r *Reader) {
 	}
 }
 
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *LeaveGroupRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *LeaveGroupRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, LeaveGroup, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
+}
+
 // LeaveGroupResponse answers a LeaveGroupRequest. At v3+ errors are per
 // member and ErrorCode is a group-level error only; at v0-v2 ErrorCode
 // carries the one member's result.
@@ -123,29 +146,30 @@ func (*LeaveGroupResponse) IsResponse() bool { return true }
 
 // AppendTo implements Message.
 func (m *LeaveGroupResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, LeaveGroup, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(LeaveGroup, true, version); err != nil {
 		return dst, err
 	}
+	b := dst
 	if version >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = AppendInt32(b, m.ThrottleTimeMs)
 	}
-	w.Int16(int16(m.ErrorCode))
+	b = AppendInt16(b, int16(m.ErrorCode))
 	if version <= 2 {
 		w.Absent("Members", len(m.Members) == 0, false)
-		w.UnknownTags("TaggedFields", m.UnknownTags)
-		return finish(&w)
+		b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+		return finish(b, &w)
 	}
-	w.ArrayLen(len(m.Members))
+	b = w.ArrayLen(b, len(m.Members))
 	for i := range m.Members {
 		mb := &m.Members[i]
-		w.String("Members.MemberId", mb.MemberId)
-		w.NullableString("Members.GroupInstanceId", mb.GroupInstanceId)
-		w.Int16(int16(mb.ErrorCode))
-		w.UnknownTags("Members.TaggedFields", mb.UnknownTags)
+		b = w.String(b, "Members.MemberId", mb.MemberId)
+		b = w.NullableString(b, "Members.GroupInstanceId", mb.GroupInstanceId)
+		b = AppendInt16(b, int16(mb.ErrorCode))
+		b = w.UnknownTags(b, "Members.TaggedFields", mb.UnknownTags)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -177,4 +201,19 @@ func (m *LeaveGroupResponse) ReadFrom(r *Reader) {
 	if r.Flexible() {
 		m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
 	}
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *LeaveGroupResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *LeaveGroupResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, LeaveGroup, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

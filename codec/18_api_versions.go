@@ -1,9 +1,17 @@
 package codec
 
+import "math/bits"
+
 // ApiVersions (api key 18), versions 0-4, flexible from v3. Its response
 // always uses response header v0 (KIP-511), and a broker that does not know
 // the request's version answers with a v0 body holding UNSUPPORTED_VERSION
 // and at least its own ApiVersions range.
+
+// ApiVersions is api key 18.
+const ApiVersions APIKey = 18
+
+// apiVersionsAPI is ApiVersions's row of the api table.
+var apiVersionsAPI = defineAPI[ApiVersionsRequest, ApiVersionsResponse](API{Key: ApiVersions, Name: "ApiVersions", MinVersion: 0, MaxVersion: 4, FlexibleFrom: 3, responseHeaderV0: true})
 
 // ApiVersionsRequest asks which api versions the broker supports.
 type ApiVersionsRequest struct {
@@ -18,16 +26,17 @@ func (*ApiVersionsRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *ApiVersionsRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, ApiVersions, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(ApiVersions, false, version); err != nil {
 		return dst, err
 	}
+	b := dst
 	if version >= 3 {
-		w.String("ClientSoftwareName", m.ClientSoftwareName)
-		w.String("ClientSoftwareVersion", m.ClientSoftwareVersion)
+		b = w.String(b, "ClientSoftwareName", m.ClientSoftwareName)
+		b = w.String(b, "ClientSoftwareVersion", m.ClientSoftwareVersion)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -40,6 +49,21 @@ func (m *ApiVersionsRequest) ReadFrom(r *Reader) {
 		m.ClientSoftwareVersion = r.String("ClientSoftwareVersion", version)
 		m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
 	}
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ApiVersionsRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ApiVersionsRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ApiVersions, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 // ApiVersionsResponse lists the broker's api version ranges. Tags 0-3 of
@@ -104,28 +128,36 @@ func NewApiVersionsResponse() *ApiVersionsResponse {
 
 // AppendTo implements Message.
 func (m *ApiVersionsResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, ApiVersions, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(ApiVersions, true, version); err != nil {
 		return dst, err
 	}
-	w.Int16(int16(m.ErrorCode))
-	w.ArrayLen(len(m.ApiKeys))
+	b := dst
+	b = AppendInt16(b, int16(m.ErrorCode))
+	b = w.ArrayLen(b, len(m.ApiKeys))
 	for i := range m.ApiKeys {
 		k := &m.ApiKeys[i]
-		w.Int16(int16(k.ApiKey))
-		w.Int16(k.MinVersion)
-		w.Int16(k.MaxVersion)
-		w.UnknownTags("ApiKeys.TaggedFields", k.UnknownTags)
+		b = AppendInt16(b, int16(k.ApiKey))
+		b = AppendInt16(b, k.MinVersion)
+		b = AppendInt16(b, k.MaxVersion)
+		b = w.UnknownTags(b, "ApiKeys.TaggedFields", k.UnknownTags)
 	}
 	if version >= 1 {
-		w.Int32(m.ThrottleTimeMs)
+		b = AppendInt32(b, m.ThrottleTimeMs)
 	}
 	if !w.Flexible() {
-		w.UnknownTags("TaggedFields", m.UnknownTags)
-		return finish(&w)
+		b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+		return finish(b, &w)
 	}
+	b = m.appendTags(&w, b)
+	return finish(b, &w)
+}
+
+// appendTags writes the tag section of v3+: the known tags whose values
+// differ from their defaults (Kafka writes no others), merged by tag number
+// with the unknown ones.
+func (m *ApiVersionsResponse) appendTags(w *Writer, b []byte) []byte {
 	var known uint64
-	n := len(m.UnknownTags)
 	if len(m.SupportedFeatures) > 0 {
 		known |= 1 << tagSupportedFeatures
 	}
@@ -138,78 +170,56 @@ func (m *ApiVersionsResponse) AppendTo(dst []byte, version int16) ([]byte, error
 	if m.ZkMigrationReady {
 		known |= 1 << tagZkMigrationReady
 	}
-	for k := known; k != 0; k &= k - 1 {
-		n++
-	}
 	// Unknown tags may not reuse a known tag's number, whether or not that
 	// known field is written: a reader would take it for the known field.
 	const allKnown = 1<<tagSupportedFeatures | 1<<tagFinalizedFeaturesEpoch | 1<<tagFinalizedFeatures | 1<<tagZkMigrationReady
 	if !w.CheckTags("TaggedFields", m.UnknownTags, allKnown) {
-		return finish(&w)
+		return b
 	}
-	w.Uvarint(uint32(n))
-	// Known tags are 0-3; unknown ones are above them or in between, so
-	// merge by tag number.
+	b = AppendUvarint(b, uint32(len(m.UnknownTags)+bits.OnesCount64(known)))
 	unknown := m.UnknownTags
-	emitUnknownBelow := func(tag uint32) {
+	var scratch []byte
+	for tag := uint32(0); tag <= tagZkMigrationReady; tag++ {
+		if known&(1<<tag) == 0 {
+			continue
+		}
+		// Known tags are 0-3; unknown ones are above them or in between.
 		for len(unknown) > 0 && unknown[0].Tag < tag {
-			w.B = AppendTagHeader(w.B, unknown[0].Tag, len(unknown[0].Data))
-			w.B = append(w.B, unknown[0].Data...)
+			b = AppendTagHeader(b, unknown[0].Tag, len(unknown[0].Data))
+			b = append(b, unknown[0].Data...)
 			unknown = unknown[1:]
 		}
-	}
-	var scratch []byte
-	if known&(1<<tagSupportedFeatures) != 0 {
-		emitUnknownBelow(tagSupportedFeatures)
-		sw := NewWriter(scratch[:0], w.message, version, true)
-		sw.ArrayLen(len(m.SupportedFeatures))
-		for i := range m.SupportedFeatures {
-			f := &m.SupportedFeatures[i]
-			sw.String("SupportedFeatures.Name", f.Name)
-			sw.Int16(f.MinVersion)
-			sw.Int16(f.MaxVersion)
-			sw.UnknownTags("SupportedFeatures.TaggedFields", f.UnknownTags)
+		switch tag {
+		case tagSupportedFeatures:
+			// The value goes to scratch first: its size precedes it.
+			scratch = w.ArrayLen(scratch[:0], len(m.SupportedFeatures))
+			for i := range m.SupportedFeatures {
+				f := &m.SupportedFeatures[i]
+				scratch = w.String(scratch, "SupportedFeatures.Name", f.Name)
+				scratch = AppendInt16(scratch, f.MinVersion)
+				scratch = AppendInt16(scratch, f.MaxVersion)
+				scratch = w.UnknownTags(scratch, "SupportedFeatures.TaggedFields", f.UnknownTags)
+			}
+			b = appendTagged(b, tag, scratch)
+		case tagFinalizedFeaturesEpoch:
+			b = AppendTagHeader(b, tag, 8)
+			b = AppendInt64(b, m.FinalizedFeaturesEpoch)
+		case tagFinalizedFeatures:
+			scratch = w.ArrayLen(scratch[:0], len(m.FinalizedFeatures))
+			for i := range m.FinalizedFeatures {
+				f := &m.FinalizedFeatures[i]
+				scratch = w.String(scratch, "FinalizedFeatures.Name", f.Name)
+				scratch = AppendInt16(scratch, f.MaxVersionLevel)
+				scratch = AppendInt16(scratch, f.MinVersionLevel)
+				scratch = w.UnknownTags(scratch, "FinalizedFeatures.TaggedFields", f.UnknownTags)
+			}
+			b = appendTagged(b, tag, scratch)
+		case tagZkMigrationReady:
+			b = AppendTagHeader(b, tag, 1)
+			b = AppendBool(b, true)
 		}
-		if sw.err != nil && w.err == nil {
-			w.err = sw.err
-		}
-		scratch = sw.B
-		w.B = AppendTagHeader(w.B, tagSupportedFeatures, len(scratch))
-		w.B = append(w.B, scratch...)
 	}
-	if known&(1<<tagFinalizedFeaturesEpoch) != 0 {
-		emitUnknownBelow(tagFinalizedFeaturesEpoch)
-		w.B = AppendTagHeader(w.B, tagFinalizedFeaturesEpoch, 8)
-		w.Int64(m.FinalizedFeaturesEpoch)
-	}
-	if known&(1<<tagFinalizedFeatures) != 0 {
-		emitUnknownBelow(tagFinalizedFeatures)
-		sw := NewWriter(scratch[:0], w.message, version, true)
-		sw.ArrayLen(len(m.FinalizedFeatures))
-		for i := range m.FinalizedFeatures {
-			f := &m.FinalizedFeatures[i]
-			sw.String("FinalizedFeatures.Name", f.Name)
-			sw.Int16(f.MaxVersionLevel)
-			sw.Int16(f.MinVersionLevel)
-			sw.UnknownTags("FinalizedFeatures.TaggedFields", f.UnknownTags)
-		}
-		if sw.err != nil && w.err == nil {
-			w.err = sw.err
-		}
-		scratch = sw.B
-		w.B = AppendTagHeader(w.B, tagFinalizedFeatures, len(scratch))
-		w.B = append(w.B, scratch...)
-	}
-	if known&(1<<tagZkMigrationReady) != 0 {
-		emitUnknownBelow(tagZkMigrationReady)
-		w.B = AppendTagHeader(w.B, tagZkMigrationReady, 1)
-		w.Bool(true)
-	}
-	for _, t := range unknown {
-		w.B = AppendTagHeader(w.B, t.Tag, len(t.Data))
-		w.B = append(w.B, t.Data...)
-	}
-	return finish(&w)
+	return appendTags(b, unknown)
 }
 
 // ReadFrom implements Message.
@@ -281,4 +291,19 @@ func (m *ApiVersionsResponse) ReadFrom(r *Reader) {
 	if len(m.UnknownTags) == 0 {
 		m.UnknownTags = nil
 	}
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ApiVersionsResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ApiVersionsResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ApiVersions, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

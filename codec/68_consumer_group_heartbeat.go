@@ -8,6 +8,12 @@ import "encoding/binary"
 // MemberId mandatory on every request; the wire layout is otherwise the
 // same. The broker rules are in docs/PROTOCOL.md §B4.
 
+// ConsumerGroupHeartbeat is api key 68.
+const ConsumerGroupHeartbeat APIKey = 68
+
+// consumerGroupHeartbeatAPI is ConsumerGroupHeartbeat's row of the api table.
+var consumerGroupHeartbeatAPI = defineAPI[ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse](API{Key: ConsumerGroupHeartbeat, Name: "ConsumerGroupHeartbeat", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0})
+
 // ConsumerGroupHeartbeatRequest joins (MemberEpoch 0), heartbeats (> 0) or
 // leaves (-1, or -2 for a static member leaving temporarily) a consumer group.
 type ConsumerGroupHeartbeatRequest struct {
@@ -43,40 +49,41 @@ func (*ConsumerGroupHeartbeatRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *ConsumerGroupHeartbeatRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, ConsumerGroupHeartbeat, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(ConsumerGroupHeartbeat, false, version); err != nil {
 		return dst, err
 	}
-	w.String("GroupId", m.GroupId)
-	w.String("MemberId", m.MemberId)
-	w.Int32(m.MemberEpoch)
-	w.NullableString("InstanceId", m.InstanceId)
-	w.NullableString("RackId", m.RackId)
-	w.Int32(m.RebalanceTimeoutMs)
-	w.StringArray("SubscribedTopicNames", m.SubscribedTopicNames, true)
+	b := dst
+	b = w.String(b, "GroupId", m.GroupId)
+	b = w.String(b, "MemberId", m.MemberId)
+	b = AppendInt32(b, m.MemberEpoch)
+	b = w.NullableString(b, "InstanceId", m.InstanceId)
+	b = w.NullableString(b, "RackId", m.RackId)
+	b = AppendInt32(b, m.RebalanceTimeoutMs)
+	b = w.StringArray(b, "SubscribedTopicNames", m.SubscribedTopicNames, true)
 	if version >= 1 {
-		w.NullableString("SubscribedTopicRegex", m.SubscribedTopicRegex)
+		b = w.NullableString(b, "SubscribedTopicRegex", m.SubscribedTopicRegex)
 	} else {
 		w.Absent("SubscribedTopicRegex", !m.SubscribedTopicRegex.Valid, false)
 	}
-	w.NullableString("ServerAssignor", m.ServerAssignor)
-	appendTopicPartitions(&w, m.TopicPartitions, true)
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.NullableString(b, "ServerAssignor", m.ServerAssignor)
+	b = appendTopicPartitions(&w, b, m.TopicPartitions, true)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
-func appendTopicPartitions(w *Writer, tps []ConsumerGroupHeartbeatTopicPartitions, nullable bool) {
+func appendTopicPartitions(w *Writer, b []byte, tps []ConsumerGroupHeartbeatTopicPartitions, nullable bool) []byte {
 	if tps == nil && nullable {
-		w.NullArray()
-		return
+		return w.NullArray(b)
 	}
-	w.ArrayLen(len(tps))
+	b = w.ArrayLen(b, len(tps))
 	for i := range tps {
 		tp := &tps[i]
-		w.UUID(tp.TopicId)
-		w.Int32Array(tp.Partitions, false)
-		w.UnknownTags("TopicPartitions.TaggedFields", tp.UnknownTags)
+		b = AppendUUID(b, tp.TopicId)
+		b = w.Int32Array(b, tp.Partitions, false)
+		b = w.UnknownTags(b, "TopicPartitions.TaggedFields", tp.UnknownTags)
 	}
+	return b
 }
 
 // ReadFrom implements Message.
@@ -96,6 +103,21 @@ func (m *ConsumerGroupHeartbeatRequest) ReadFrom(r *Reader) {
 	m.ServerAssignor = r.NullableString("ServerAssignor", m.ServerAssignor)
 	m.TopicPartitions = readTopicPartitions(r, "TopicPartitions", m.TopicPartitions, true)
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ConsumerGroupHeartbeatRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ConsumerGroupHeartbeatRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ConsumerGroupHeartbeat, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 func readTopicPartitions(r *Reader, field string, dst []ConsumerGroupHeartbeatTopicPartitions, nullable bool) []ConsumerGroupHeartbeatTopicPartitions {
@@ -174,25 +196,26 @@ func (*ConsumerGroupHeartbeatResponse) IsResponse() bool { return true }
 
 // AppendTo implements Message.
 func (m *ConsumerGroupHeartbeatResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, ConsumerGroupHeartbeat, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(ConsumerGroupHeartbeat, true, version); err != nil {
 		return dst, err
 	}
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(int16(m.ErrorCode))
-	w.NullableString("ErrorMessage", m.ErrorMessage)
-	w.NullableString("MemberId", m.MemberId)
-	w.Int32(m.MemberEpoch)
-	w.Int32(m.HeartbeatIntervalMs)
+	b := dst
+	b = AppendInt32(b, m.ThrottleTimeMs)
+	b = AppendInt16(b, int16(m.ErrorCode))
+	b = w.NullableString(b, "ErrorMessage", m.ErrorMessage)
+	b = w.NullableString(b, "MemberId", m.MemberId)
+	b = AppendInt32(b, m.MemberEpoch)
+	b = AppendInt32(b, m.HeartbeatIntervalMs)
 	if m.Assignment == nil {
-		w.Int8(-1)
+		b = AppendInt8(b, -1)
 	} else {
-		w.Int8(1)
-		appendTopicPartitions(&w, m.Assignment.TopicPartitions, false)
-		w.UnknownTags("Assignment.TaggedFields", m.Assignment.UnknownTags)
+		b = AppendInt8(b, 1)
+		b = appendTopicPartitions(&w, b, m.Assignment.TopicPartitions, false)
+		b = w.UnknownTags(b, "Assignment.TaggedFields", m.Assignment.UnknownTags)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -215,4 +238,19 @@ func (m *ConsumerGroupHeartbeatResponse) ReadFrom(r *Reader) {
 		a.UnknownTags = r.UnknownTags("Assignment.TaggedFields", a.UnknownTags)
 	}
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ConsumerGroupHeartbeatResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ConsumerGroupHeartbeatResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ConsumerGroupHeartbeat, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

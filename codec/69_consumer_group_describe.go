@@ -4,6 +4,12 @@ package codec
 // v1 adds the member's MemberType (KIP-1099). It is how a checker sees a
 // group's members, and so its ghosts, from outside (docs/PROTOCOL.md §B7.2).
 
+// ConsumerGroupDescribe is api key 69.
+const ConsumerGroupDescribe APIKey = 69
+
+// consumerGroupDescribeAPI is ConsumerGroupDescribe's row of the api table.
+var consumerGroupDescribeAPI = defineAPI[ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse](API{Key: ConsumerGroupDescribe, Name: "ConsumerGroupDescribe", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0})
+
 // ConsumerGroupDescribeRequest asks for the state of some groups.
 type ConsumerGroupDescribeRequest struct {
 	GroupIds                    []string
@@ -16,14 +22,15 @@ func (*ConsumerGroupDescribeRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *ConsumerGroupDescribeRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, ConsumerGroupDescribe, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(ConsumerGroupDescribe, false, version); err != nil {
 		return dst, err
 	}
-	w.StringArray("GroupIds", m.GroupIds, false)
-	w.Bool(m.IncludeAuthorizedOperations)
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b := dst
+	b = w.StringArray(b, "GroupIds", m.GroupIds, false)
+	b = AppendBool(b, m.IncludeAuthorizedOperations)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -31,6 +38,21 @@ func (m *ConsumerGroupDescribeRequest) ReadFrom(r *Reader) {
 	m.GroupIds = r.StringArray("GroupIds", m.GroupIds, false)
 	m.IncludeAuthorizedOperations = r.Bool("IncludeAuthorizedOperations")
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ConsumerGroupDescribeRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ConsumerGroupDescribeRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ConsumerGroupDescribe, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 // ConsumerGroupDescribeResponse describes each requested group.
@@ -101,58 +123,59 @@ func (*ConsumerGroupDescribeResponse) IsResponse() bool { return true }
 
 // AppendTo implements Message.
 func (m *ConsumerGroupDescribeResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, ConsumerGroupDescribe, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(ConsumerGroupDescribe, true, version); err != nil {
 		return dst, err
 	}
-	w.Int32(m.ThrottleTimeMs)
-	w.ArrayLen(len(m.Groups))
+	b := dst
+	b = AppendInt32(b, m.ThrottleTimeMs)
+	b = w.ArrayLen(b, len(m.Groups))
 	for i := range m.Groups {
 		g := &m.Groups[i]
-		w.Int16(int16(g.ErrorCode))
-		w.NullableString("Groups.ErrorMessage", g.ErrorMessage)
-		w.String("Groups.GroupId", g.GroupId)
-		w.String("Groups.GroupState", g.GroupState)
-		w.Int32(g.GroupEpoch)
-		w.Int32(g.AssignmentEpoch)
-		w.String("Groups.AssignorName", g.AssignorName)
-		w.ArrayLen(len(g.Members))
+		b = AppendInt16(b, int16(g.ErrorCode))
+		b = w.NullableString(b, "Groups.ErrorMessage", g.ErrorMessage)
+		b = w.String(b, "Groups.GroupId", g.GroupId)
+		b = w.String(b, "Groups.GroupState", g.GroupState)
+		b = AppendInt32(b, g.GroupEpoch)
+		b = AppendInt32(b, g.AssignmentEpoch)
+		b = w.String(b, "Groups.AssignorName", g.AssignorName)
+		b = w.ArrayLen(b, len(g.Members))
 		for j := range g.Members {
 			mb := &g.Members[j]
-			w.String("Members.MemberId", mb.MemberId)
-			w.NullableString("Members.InstanceId", mb.InstanceId)
-			w.NullableString("Members.RackId", mb.RackId)
-			w.Int32(mb.MemberEpoch)
-			w.String("Members.ClientId", mb.ClientId)
-			w.String("Members.ClientHost", mb.ClientHost)
-			w.StringArray("Members.SubscribedTopicNames", mb.SubscribedTopicNames, false)
-			w.NullableString("Members.SubscribedTopicRegex", mb.SubscribedTopicRegex)
-			appendDescribedAssignment(&w, &mb.Assignment)
-			appendDescribedAssignment(&w, &mb.TargetAssignment)
+			b = w.String(b, "Members.MemberId", mb.MemberId)
+			b = w.NullableString(b, "Members.InstanceId", mb.InstanceId)
+			b = w.NullableString(b, "Members.RackId", mb.RackId)
+			b = AppendInt32(b, mb.MemberEpoch)
+			b = w.String(b, "Members.ClientId", mb.ClientId)
+			b = w.String(b, "Members.ClientHost", mb.ClientHost)
+			b = w.StringArray(b, "Members.SubscribedTopicNames", mb.SubscribedTopicNames, false)
+			b = w.NullableString(b, "Members.SubscribedTopicRegex", mb.SubscribedTopicRegex)
+			b = appendDescribedAssignment(&w, b, &mb.Assignment)
+			b = appendDescribedAssignment(&w, b, &mb.TargetAssignment)
 			if version >= 1 {
-				w.Int8(mb.MemberType)
+				b = AppendInt8(b, mb.MemberType)
 			} else {
 				w.Absent("Members.MemberType", mb.MemberType == MemberTypeUnknown, true)
 			}
-			w.UnknownTags("Members.TaggedFields", mb.UnknownTags)
+			b = w.UnknownTags(b, "Members.TaggedFields", mb.UnknownTags)
 		}
-		w.Int32(g.AuthorizedOperations)
-		w.UnknownTags("Groups.TaggedFields", g.UnknownTags)
+		b = AppendInt32(b, g.AuthorizedOperations)
+		b = w.UnknownTags(b, "Groups.TaggedFields", g.UnknownTags)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
-func appendDescribedAssignment(w *Writer, a *DescribedAssignment) {
-	w.ArrayLen(len(a.TopicPartitions))
+func appendDescribedAssignment(w *Writer, b []byte, a *DescribedAssignment) []byte {
+	b = w.ArrayLen(b, len(a.TopicPartitions))
 	for i := range a.TopicPartitions {
 		tp := &a.TopicPartitions[i]
-		w.UUID(tp.TopicId)
-		w.String("TopicPartitions.TopicName", tp.TopicName)
-		w.Int32Array(tp.Partitions, false)
-		w.UnknownTags("TopicPartitions.TaggedFields", tp.UnknownTags)
+		b = AppendUUID(b, tp.TopicId)
+		b = w.String(b, "TopicPartitions.TopicName", tp.TopicName)
+		b = w.Int32Array(b, tp.Partitions, false)
+		b = w.UnknownTags(b, "TopicPartitions.TaggedFields", tp.UnknownTags)
 	}
-	w.UnknownTags("Assignment.TaggedFields", a.UnknownTags)
+	return w.UnknownTags(b, "Assignment.TaggedFields", a.UnknownTags)
 }
 
 // ReadFrom implements Message.
@@ -204,6 +227,21 @@ func (m *ConsumerGroupDescribeResponse) ReadFrom(r *Reader) {
 		g.UnknownTags = r.UnknownTags("Groups.TaggedFields", g.UnknownTags)
 	}
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *ConsumerGroupDescribeResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *ConsumerGroupDescribeResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, ConsumerGroupDescribe, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 func readDescribedAssignment(r *Reader, a *DescribedAssignment) {

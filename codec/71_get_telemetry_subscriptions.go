@@ -8,6 +8,12 @@ package codec
 // leaves both request and response, because the client made its id before
 // connecting and sends it in every request header (tag 0).
 
+// GetTelemetrySubscriptions is api key 71.
+const GetTelemetrySubscriptions APIKey = 71
+
+// getTelemetrySubscriptionsAPI is GetTelemetrySubscriptions's row of the api table.
+var getTelemetrySubscriptionsAPI = defineAPI[GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse](API{Key: GetTelemetrySubscriptions, Name: "GetTelemetrySubscriptions", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0})
+
 // GetTelemetrySubscriptionsRequest asks for the client's metrics
 // subscription.
 type GetTelemetrySubscriptionsRequest struct {
@@ -21,17 +27,18 @@ func (*GetTelemetrySubscriptionsRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *GetTelemetrySubscriptionsRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, GetTelemetrySubscriptions, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(GetTelemetrySubscriptions, false, version); err != nil {
 		return dst, err
 	}
+	b := dst
 	if version == 0 {
-		w.UUID(m.ClientInstanceId)
+		b = AppendUUID(b, m.ClientInstanceId)
 	} else {
 		w.Absent("ClientInstanceId", m.ClientInstanceId.IsZero(), false)
 	}
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -41,6 +48,21 @@ func (m *GetTelemetrySubscriptionsRequest) ReadFrom(r *Reader) {
 		m.ClientInstanceId = r.UUID("ClientInstanceId")
 	}
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *GetTelemetrySubscriptionsRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *GetTelemetrySubscriptionsRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, GetTelemetrySubscriptions, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }
 
 // GetTelemetrySubscriptionsResponse carries the subscription.
@@ -65,25 +87,26 @@ func (*GetTelemetrySubscriptionsResponse) IsResponse() bool { return true }
 
 // AppendTo implements Message.
 func (m *GetTelemetrySubscriptionsResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, GetTelemetrySubscriptions, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(GetTelemetrySubscriptions, true, version); err != nil {
 		return dst, err
 	}
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(int16(m.ErrorCode))
+	b := dst
+	b = AppendInt32(b, m.ThrottleTimeMs)
+	b = AppendInt16(b, int16(m.ErrorCode))
 	if version == 0 {
-		w.UUID(m.ClientInstanceId)
+		b = AppendUUID(b, m.ClientInstanceId)
 	} else {
 		w.Absent("ClientInstanceId", m.ClientInstanceId.IsZero(), false)
 	}
-	w.Int32(m.SubscriptionId)
-	w.Int8Array(m.AcceptedCompressionTypes, false)
-	w.Int32(m.PushIntervalMs)
-	w.Int32(m.TelemetryMaxBytes)
-	w.Bool(m.DeltaTemporality)
-	w.StringArray("RequestedMetrics", m.RequestedMetrics, false)
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = AppendInt32(b, m.SubscriptionId)
+	b = w.Int8Array(b, m.AcceptedCompressionTypes, false)
+	b = AppendInt32(b, m.PushIntervalMs)
+	b = AppendInt32(b, m.TelemetryMaxBytes)
+	b = AppendBool(b, m.DeltaTemporality)
+	b = w.StringArray(b, "RequestedMetrics", m.RequestedMetrics, false)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -101,4 +124,19 @@ func (m *GetTelemetrySubscriptionsResponse) ReadFrom(r *Reader) {
 	m.DeltaTemporality = r.Bool("DeltaTemporality")
 	m.RequestedMetrics = r.StringArray("RequestedMetrics", m.RequestedMetrics, false)
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *GetTelemetrySubscriptionsResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *GetTelemetrySubscriptionsResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, GetTelemetrySubscriptions, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

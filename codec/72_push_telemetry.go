@@ -4,6 +4,12 @@ package codec
 // from the request (KIP-1313 as ghostcheck implements it, docs/PROTOCOL.md A2);
 // the broker takes the id from the request header.
 
+// PushTelemetry is api key 72.
+const PushTelemetry APIKey = 72
+
+// pushTelemetryAPI is PushTelemetry's row of the api table.
+var pushTelemetryAPI = defineAPI[PushTelemetryRequest, PushTelemetryResponse](API{Key: PushTelemetry, Name: "PushTelemetry", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0})
+
 // PushTelemetryRequest pushes a batch of client metrics.
 type PushTelemetryRequest struct {
 	// ClientInstanceId is v0 only.
@@ -20,21 +26,22 @@ func (*PushTelemetryRequest) IsResponse() bool { return false }
 
 // AppendTo implements Message.
 func (m *PushTelemetryRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, PushTelemetry, false, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(PushTelemetry, false, version); err != nil {
 		return dst, err
 	}
+	b := dst
 	if version == 0 {
-		w.UUID(m.ClientInstanceId)
+		b = AppendUUID(b, m.ClientInstanceId)
 	} else {
 		w.Absent("ClientInstanceId", m.ClientInstanceId.IsZero(), false)
 	}
-	w.Int32(m.SubscriptionId)
-	w.Bool(m.Terminating)
-	w.Int8(m.CompressionType)
-	w.Bytes(m.Metrics)
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b = AppendInt32(b, m.SubscriptionId)
+	b = AppendBool(b, m.Terminating)
+	b = AppendInt8(b, m.CompressionType)
+	b = w.Bytes(b, m.Metrics)
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -50,6 +57,21 @@ func (m *PushTelemetryRequest) ReadFrom(r *Reader) {
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
 }
 
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *PushTelemetryRequest) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *PushTelemetryRequest) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, PushTelemetry, false, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
+}
+
 // PushTelemetryResponse answers a push.
 type PushTelemetryResponse struct {
 	ThrottleTimeMs int32
@@ -62,14 +84,15 @@ func (*PushTelemetryResponse) IsResponse() bool { return true }
 
 // AppendTo implements Message.
 func (m *PushTelemetryResponse) AppendTo(dst []byte, version int16) ([]byte, error) {
-	w, err := begin(dst, PushTelemetry, true, version)
-	if err != nil {
+	var w Writer
+	if err := w.begin(PushTelemetry, true, version); err != nil {
 		return dst, err
 	}
-	w.Int32(m.ThrottleTimeMs)
-	w.Int16(int16(m.ErrorCode))
-	w.UnknownTags("TaggedFields", m.UnknownTags)
-	return finish(&w)
+	b := dst
+	b = AppendInt32(b, m.ThrottleTimeMs)
+	b = AppendInt16(b, int16(m.ErrorCode))
+	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom implements Message.
@@ -77,4 +100,19 @@ func (m *PushTelemetryResponse) ReadFrom(r *Reader) {
 	m.ThrottleTimeMs = r.Int32("ThrottleTimeMs")
 	m.ErrorCode = ErrorCode(r.Int16("ErrorCode"))
 	m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
+}
+
+// Decode decodes b as the body of m at version, overwriting every field
+// (slices are reused); it is DecodeBody without the allocation.
+func (m *PushTelemetryResponse) Decode(b []byte, version int16, opts DecodeOptions) error {
+	return m.decodeAt(b, 0, version, opts)
+}
+
+func (m *PushTelemetryResponse) decodeAt(b []byte, start int, version int16, opts DecodeOptions) error {
+	var r Reader
+	if err := bodyReader(&r, b, start, PushTelemetry, true, version, opts); err != nil {
+		return err
+	}
+	m.ReadFrom(&r)
+	return r.Finish()
 }

@@ -2,18 +2,9 @@ package codec
 
 import "strconv"
 
-// APIKey is a Kafka request type.
+// APIKey is a Kafka request type. The constants naming the keys this codec
+// implements (LeaveGroup, ApiVersions, ...) are in their APIs' files.
 type APIKey int16
-
-// The api keys this codec implements.
-const (
-	LeaveGroup                APIKey = 13
-	ApiVersions               APIKey = 18
-	ConsumerGroupHeartbeat    APIKey = 68
-	ConsumerGroupDescribe     APIKey = 69
-	GetTelemetrySubscriptions APIKey = 71
-	PushTelemetry             APIKey = 72
-)
 
 // Message is a request or response body. Implementations are the *XxxRequest
 // and *XxxResponse types of this package.
@@ -32,16 +23,53 @@ type Message interface {
 	ReadFrom(r *Reader)
 }
 
-// API describes one api key as this codec implements it.
+// API describes one api key as this codec implements it. Each API's file
+// defines its description with defineAPI; the table below lists them.
 type API struct {
 	Key          APIKey
 	Name         string // Kafka's name, e.g. "ConsumerGroupHeartbeat"
 	MinVersion   int16
 	MaxVersion   int16
 	FlexibleFrom int16 // first flexible version
+	// Routing marks the apis that tell a client where brokers are
+	// (Metadata, FindCoordinator). ghostcheck reads and writes them for its
+	// recording proxy, which rewrites their hosts and ports, but its
+	// coordinator neither serves nor advertises them: APIs leaves them
+	// out, AllAPIs has them.
+	Routing bool
 
-	requestName, responseName string
-	newRequest, newResponse   func() Message
+	// responseHeaderV0 makes every response use header v0, flexible or
+	// not: ApiVersions (KIP-511), whose client must read the header before
+	// it knows which version the broker answered.
+	responseHeaderV0 bool
+
+	requestName, responseName     string
+	newRequest, newResponse       func() Message
+	decodeRequest, decodeResponse decodeFunc
+}
+
+// decodeFunc decodes b[start:] into m without an interface call when m is
+// the message type it was made for (see decodeAs); ok is false otherwise.
+type decodeFunc func(m Message, b []byte, start int, version int16, opts DecodeOptions) (err error, ok bool)
+
+// body is what defineAPI needs of a message type T: *T is a Message with
+// the concrete decode entry every type of this package has.
+type body[T any] interface {
+	*T
+	Message
+	decodeAt(b []byte, start int, version int16, opts DecodeOptions) error
+}
+
+// defineAPI completes a's description from its request and response types:
+// their names, constructors and concrete decoders.
+func defineAPI[Req, Resp any, PReq body[Req], PResp body[Resp]](a API) API {
+	a.requestName = a.Name + "Request"
+	a.responseName = a.Name + "Response"
+	a.newRequest = func() Message { return PReq(new(Req)) }
+	a.newResponse = func() Message { return PResp(new(Resp)) }
+	a.decodeRequest = decodeAs[Req, PReq]
+	a.decodeResponse = decodeAs[Resp, PResp]
+	return a
 }
 
 // Flexible reports whether version uses compact encodings and tagged fields.
@@ -70,28 +98,18 @@ func (a *API) NewMessage(response bool) Message {
 const maxKnownKey = 127
 
 // apis is indexed by api key. Adding an API is one row here and one file
-// named after the key.
-var apis = func() (t [maxKnownKey + 1]*API) {
-	add := func(a API, req, resp func() Message) {
-		a.requestName = a.Name + "Request"
-		a.responseName = a.Name + "Response"
-		a.newRequest, a.newResponse = req, resp
-		t[a.Key] = &a
-	}
-	add(API{Key: LeaveGroup, Name: "LeaveGroup", MinVersion: 0, MaxVersion: 5, FlexibleFrom: 4},
-		func() Message { return new(LeaveGroupRequest) }, func() Message { return new(LeaveGroupResponse) })
-	add(API{Key: ApiVersions, Name: "ApiVersions", MinVersion: 0, MaxVersion: 4, FlexibleFrom: 3},
-		func() Message { return new(ApiVersionsRequest) }, func() Message { return new(ApiVersionsResponse) })
-	add(API{Key: ConsumerGroupHeartbeat, Name: "ConsumerGroupHeartbeat", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0},
-		func() Message { return new(ConsumerGroupHeartbeatRequest) }, func() Message { return new(ConsumerGroupHeartbeatResponse) })
-	add(API{Key: ConsumerGroupDescribe, Name: "ConsumerGroupDescribe", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0},
-		func() Message { return new(ConsumerGroupDescribeRequest) }, func() Message { return new(ConsumerGroupDescribeResponse) })
-	add(API{Key: GetTelemetrySubscriptions, Name: "GetTelemetrySubscriptions", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0},
-		func() Message { return new(GetTelemetrySubscriptionsRequest) }, func() Message { return new(GetTelemetrySubscriptionsResponse) })
-	add(API{Key: PushTelemetry, Name: "PushTelemetry", MinVersion: 0, MaxVersion: 1, FlexibleFrom: 0},
-		func() Message { return new(PushTelemetryRequest) }, func() Message { return new(PushTelemetryResponse) })
-	return t
-}()
+// named after the key, which defines the key, the messages and the API
+// description the row points to.
+var apis = [maxKnownKey + 1]*API{
+	Metadata:                  &metadataAPI,
+	FindCoordinator:           &findCoordinatorAPI,
+	LeaveGroup:                &leaveGroupAPI,
+	ApiVersions:               &apiVersionsAPI,
+	ConsumerGroupHeartbeat:    &consumerGroupHeartbeatAPI,
+	ConsumerGroupDescribe:     &consumerGroupDescribeAPI,
+	GetTelemetrySubscriptions: &getTelemetrySubscriptionsAPI,
+	PushTelemetry:             &pushTelemetryAPI,
+}
 
 // Lookup returns the description of key, or nil if this codec does not
 // implement it.
@@ -102,8 +120,21 @@ func Lookup(key APIKey) *API {
 	return apis[key]
 }
 
-// APIs lists every implemented api in key order.
+// APIs lists the apis ghostcheck checks, in key order: those a coordinator
+// serves and advertises. The routing apis are left out (see API.Routing).
 func APIs() []*API {
+	var out []*API
+	for _, a := range apis {
+		if a != nil && !a.Routing {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// AllAPIs lists every api this codec implements, in key order: APIs and
+// the routing apis. Lookup finds each of them.
+func AllAPIs() []*API {
 	var out []*API
 	for _, a := range apis {
 		if a != nil {
@@ -149,50 +180,29 @@ func ResponseHeaderVersion(key APIKey, version int16) (int16, error) {
 	if a == nil {
 		return 0, &Error{Kind: ErrUnknownAPIKey, Message: "ResponseHeader", Offset: -1, Detail: "api key " + strconv.Itoa(int(key))}
 	}
-	if key == ApiVersions || !a.Flexible(version) {
+	if a.responseHeaderV0 || !a.Flexible(version) {
 		return 0, nil
 	}
 	return 1, nil
 }
 
-// begin starts encoding m at version: it checks the version and returns a
-// Writer over dst.
-func begin(dst []byte, key APIKey, response bool, version int16) (Writer, error) {
+// begin starts encoding a message of key at version: it checks the version
+// and sets up w for the message.
+func (w *Writer) begin(key APIKey, response bool, version int16) error {
 	a := apis[key]
 	name := a.MessageName(response)
 	if !a.Supports(version) {
-		return Writer{}, encodeError(ErrUnsupportedVersion, name, "", version, a.Name+" supports v"+strconv.Itoa(int(a.MinVersion))+"-v"+strconv.Itoa(int(a.MaxVersion)))
+		return encodeError(ErrUnsupportedVersion, name, "", version, a.Name+" supports v"+strconv.Itoa(int(a.MinVersion))+"-v"+strconv.Itoa(int(a.MaxVersion)))
 	}
-	return NewWriter(dst, name, version, a.Flexible(version)), nil
+	w.reset(name, version, a.Flexible(version))
+	return nil
 }
 
-// finish returns the writer's result.
-func finish(w *Writer) ([]byte, error) {
+// finish returns a message encoder's result: the bytes appended and the
+// writer's error.
+func finish(b []byte, w *Writer) ([]byte, error) {
 	if w.err != nil {
-		return w.B, w.err
+		return b, w.err
 	}
-	return w.B, nil
-}
-
-// DecodeBody decodes b as the body of m at version. Error offsets count from
-// the start of b.
-func DecodeBody(m Message, b []byte, version int16, opts DecodeOptions) error {
-	return decodeBodyAt(m, b, 0, version, opts)
-}
-
-// decodeBodyAt decodes b[start:] so that error offsets count from b[0].
-func decodeBodyAt(m Message, b []byte, start int, version int16, opts DecodeOptions) error {
-	if err, ok := decodeKnown(m, b, start, version, opts); ok {
-		return err
-	}
-	a := Lookup(m.Key())
-	name := a.MessageName(m.IsResponse())
-	if !a.Supports(version) {
-		return &Error{Kind: ErrUnsupportedVersion, Message: name, Version: version, Offset: start,
-			Detail: a.Name + " supports v" + strconv.Itoa(int(a.MinVersion)) + "-v" + strconv.Itoa(int(a.MaxVersion))}
-	}
-	r := NewReader(b, name, version, a.Flexible(version), opts)
-	r.off = start
-	m.ReadFrom(&r)
-	return r.Finish()
+	return b, nil
 }

@@ -2,7 +2,11 @@
 // ghostcheck checks: request and response headers, size-prefixed frames, and
 // the bodies of ApiVersions (18), LeaveGroup (13), ConsumerGroupHeartbeat (68),
 // ConsumerGroupDescribe (69), GetTelemetrySubscriptions (71) and
-// PushTelemetry (72), every version in scope.
+// PushTelemetry (72), every version in scope. It also has the two routing
+// apis, Metadata (3, v0-v13) and FindCoordinator (10, v0-v6), whose
+// answers tell clients where brokers are: the recording proxy rewrites
+// their hosts and ports. ghostcheck's coordinator does not serve them, so
+// APIs lists the six checked apis and AllAPIs all eight.
 //
 // The shape follows encoding/binary and franz-go's kmsg:
 //
@@ -21,9 +25,10 @@
 //   - Decoding into a reused message gives exactly what decoding into a
 //     fresh one gives (empty non-nullable arrays are nil either way) while
 //     reusing slice storage. Each message type's Decode method is the
-//     allocation-free entry point (DecodeBody goes through the Message
-//     interface, which would move the Reader to the heap, so it switches to
-//     Decode for this package's types). DecodeOptions choose how strings are
+//     allocation-free entry point: calling ReadFrom through the Message
+//     interface would move the Reader to the heap, so DecodeBody,
+//     DecodeRequest and DecodeResponse reach Decode's concrete code through
+//     the api table (decode.go). DecodeOptions choose how strings are
 //     made: one copy each (the default), one shared copy per message
 //     (OneCopy), or aliases of the input (NoCopy).
 //
@@ -32,9 +37,28 @@
 // codectest), allocation budgets and benchmarks beside franz-go's kmsg;
 // fuzz targets and the differential tests against kmsg are in ../fuzz.
 //
-// Each API lives in a file named after its key (68_consumer_group_heartbeat.go)
-// so a reader can go from the protocol documentation to the code directly.
-// Adding an API is one such file and one row in the table in api.go.
+// Files. Each API lives in a file named after its key
+// (68_consumer_group_heartbeat.go), so a reader can go from the protocol
+// documentation to the code directly. The file holds everything about the
+// API: its key constant, its description for the api table (name, version
+// range, first flexible version, response header rule, made by defineAPI
+// from the request and response types), the message types with their
+// AppendTo, ReadFrom and Decode methods. Adding an API is one such file and
+// one row in the table in api.go; DecodeRequest, DecodeResponse, Lookup and
+// the JSON form then work for it. Its tests are rows too: golden vectors, a
+// generator in codectest, the kmsg conversions and a fuzz target in ../fuzz.
+// The rest of the package is shared by every API:
+//
+//	api.go        the api table, Message, API, header version rules
+//	decode.go     DecodeBody and the concrete decode dispatch
+//	frame.go      size-prefixed frames, AppendRequest/Response, DecodeRequest/Response
+//	header.go     request and response headers
+//	reader.go     Reader: primitives, lengths checked before allocating
+//	writer.go     Writer: append-style primitives
+//	tags.go       tagged-field sections (KIP-482)
+//	types.go      UUID, NullableString, TaggedFields
+//	json.go       reading a NullableUUID from JSON
+//	errors.go     Error and its kinds; errorcodes.go Kafka's error codes
 //
 // Field names follow Kafka's message schemas (GroupId, MemberId, ...), which
 // is also what the JSON form of a message shows.

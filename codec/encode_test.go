@@ -69,6 +69,33 @@ func TestEncodeRefusals(t *testing.T) {
 		{"classic string of 32768 bytes", &codec.LeaveGroupRequest{GroupId: "g", MemberId: long}, 0, codec.ErrStringTooLong, "MemberId"},
 		{"nullable string of 32768 bytes", &codec.ConsumerGroupHeartbeatResponse{ErrorMessage: codec.Str(long)}, 0, codec.ErrStringTooLong, "ErrorMessage"},
 		{"array element of 32768 bytes", &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g", long}}, 0, codec.ErrStringTooLong, "GroupIds"},
+		{"Metadata v0 null topic name", &codec.MetadataRequest{AllowAutoTopicCreation: true,
+			Topics: []codec.MetadataRequestTopic{{Name: codec.Null}}}, 0, codec.ErrNotRepresentable, "Topics.Name"},
+		{"Metadata v9 null topic name (nullable from v10)", &codec.MetadataRequest{AllowAutoTopicCreation: true,
+			Topics: []codec.MetadataRequestTopic{{Name: codec.Null}}}, 9, codec.ErrNotRepresentable, "Topics.Name"},
+		{"Metadata v3 without auto topic creation", &codec.MetadataRequest{}, 3, codec.ErrNotRepresentable, "AllowAutoTopicCreation"},
+		{"Metadata v11 IncludeClusterAuthorizedOperations", &codec.MetadataRequest{AllowAutoTopicCreation: true,
+			IncludeClusterAuthorizedOperations: true}, 11, codec.ErrNotRepresentable, "IncludeClusterAuthorizedOperations"},
+		{"Metadata v7 IncludeTopicAuthorizedOperations", &codec.MetadataRequest{AllowAutoTopicCreation: true,
+			IncludeTopicAuthorizedOperations: true}, 7, codec.ErrNotRepresentable, "IncludeTopicAuthorizedOperations"},
+		{"Metadata response v11 ClusterAuthorizedOperations", &codec.MetadataResponse{ControllerId: -1},
+			11, codec.ErrNotRepresentable, "ClusterAuthorizedOperations"},
+		{"Metadata response v7 TopicAuthorizedOperations", &codec.MetadataResponse{ClusterAuthorizedOperations: opsUnknown,
+			Topics: []codec.MetadataResponseTopic{{Name: codec.Str("t")}}}, 7, codec.ErrNotRepresentable, "Topics.TopicAuthorizedOperations"},
+		{"Metadata response v11 null topic name (nullable from v12)", &codec.MetadataResponse{ClusterAuthorizedOperations: opsUnknown,
+			Topics: []codec.MetadataResponseTopic{{TopicAuthorizedOperations: opsUnknown}}}, 11, codec.ErrNotRepresentable, "Topics.Name"},
+		{"Metadata response broker host of 32768 bytes", &codec.MetadataResponse{ClusterAuthorizedOperations: opsUnknown,
+			Brokers: []codec.MetadataResponseBroker{{Host: long}}}, 12, codec.ErrStringTooLong, "Brokers.Host"},
+		{"FindCoordinator v4 with Key", &codec.FindCoordinatorRequest{CoordinatorKey: "g",
+			CoordinatorKeys: []string{"g"}}, 4, codec.ErrNotRepresentable, "Key"},
+		{"FindCoordinator v3 with CoordinatorKeys", &codec.FindCoordinatorRequest{CoordinatorKey: "g",
+			CoordinatorKeys: []string{"h"}}, 3, codec.ErrNotRepresentable, "CoordinatorKeys"},
+		{"FindCoordinator v0 transaction key", &codec.FindCoordinatorRequest{CoordinatorKey: "t",
+			KeyType: codec.CoordinatorKeyTransaction}, 0, codec.ErrNotRepresentable, "KeyType"},
+		{"FindCoordinator response v4 with a single answer", &codec.FindCoordinatorResponse{NodeId: 1,
+			Coordinators: []codec.FindCoordinatorCoordinator{{Key: "g"}}}, 4, codec.ErrNotRepresentable, "NodeId"},
+		{"FindCoordinator response v3 with Coordinators", &codec.FindCoordinatorResponse{
+			Coordinators: []codec.FindCoordinatorCoordinator{{Key: "g"}}}, 3, codec.ErrNotRepresentable, "Coordinators"},
 		{"known-tag array element of 32768 bytes", &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: -1,
 			SupportedFeatures: []codec.SupportedFeature{{Name: long}}}, 3, codec.ErrStringTooLong, "SupportedFeatures.Name"},
 	}
@@ -143,6 +170,24 @@ func TestEncodeDropsIgnorable(t *testing.T) {
 			00 00 00 00  02  00 00 00 01 01 00 00 00 00 00 00 00 00 01  # ThrottleTimeMs; 1 group header
 			02  01 00 00 00 00 00 00 01 01 01 00 01 00 01 00 00  # 1 member, no MemberType at v0
 			00 00 00 00 00 00`},
+		{"Metadata response fields of later versions at v0", &codec.MetadataResponse{ThrottleTimeMs: 9,
+			Brokers:   []codec.MetadataResponseBroker{{NodeId: 1, Host: "h", Port: 2, Rack: codec.Str("r")}},
+			ClusterId: codec.Str("c"), ControllerId: 3, ClusterAuthorizedOperations: opsUnknown, ErrorCode: codec.UnknownServerError,
+			Topics: []codec.MetadataResponseTopic{{Name: codec.Str("t"), TopicId: u00, IsInternal: true,
+				TopicAuthorizedOperations: opsUnknown, Partitions: []codec.MetadataResponsePartition{{
+					LeaderEpoch: 5, OfflineReplicas: []int32{1}}}}}}, 0, `
+			00 00 00 01  00 00 00 01 00 01 68 00 00 00 02  # Brokers: 1, NodeId 1, "h", Port 2; no Rack
+			00 00 00 01  00 00 00 01 74                     # Topics: 1, ErrorCode 0, "t"; no TopicId, IsInternal
+			00 00 00 01  00 00 00 00 00 00 00 00 00 00      # Partitions: 1, ErrorCode, PartitionIndex, LeaderId; no LeaderEpoch
+			00 00 00 00  00 00 00 00                        # ReplicaNodes, IsrNodes empty; no OfflineReplicas`},
+		{"Metadata request topic id at v9", &codec.MetadataRequest{AllowAutoTopicCreation: true,
+			Topics: []codec.MetadataRequestTopic{{TopicId: u00, Name: codec.Str("t")}}}, 9, `
+			02 02 74 00  01 00 00  00  # Topics: ["t"] without its TopicId; flags; tags`},
+		{"FindCoordinator response throttle and message at v0", &codec.FindCoordinatorResponse{ThrottleTimeMs: 1,
+			ErrorMessage: codec.Str("m"), NodeId: 1, Host: "h", Port: 2}, 0, `
+			00 00  00 00 00 01  00 01 68  00 00 00 02  # ErrorCode, NodeId, Host, Port only`},
+		{"FindCoordinator response top-level message at v4", &codec.FindCoordinatorResponse{ErrorMessage: codec.Str("m")}, 4, `
+			00 00 00 00  01  00  # ThrottleTimeMs, Coordinators empty, tags`},
 		{"ApiVersions software name and version at v2", &codec.ApiVersionsRequest{
 			ClientSoftwareName: "gc", ClientSoftwareVersion: "1"}, 2, ``},
 		{"ApiVersions software name and version at v0", &codec.ApiVersionsRequest{

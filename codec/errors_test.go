@@ -116,6 +116,39 @@ var decodeErrorCases = []struct {
 		02 02 67        # one feature named "g": MinVersion, MaxVersion and tags lie past the size
 		00 01 00 02 00`,
 		codec.ErrTagSize, "SupportedFeatures", 10},
+	{"Metadata v0: null topics (nullable from v1)", &codec.MetadataRequest{}, 0, `ff ff ff ff`,
+		codec.ErrNegativeLength, "Topics", 0},
+	{"Metadata v9: null topic name (nullable from v10)", &codec.MetadataRequest{}, 9, `02 00 00 01 00 00 00`,
+		codec.ErrNegativeLength, "Topics.Name", 1},
+	{"Metadata v10: topic count needs 18 bytes each", &codec.MetadataRequest{}, 10, `
+		02           # Topics: 1 (TopicId 16 + Name 1 + tags 1 at least)
+		00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f  # 16 bytes only`,
+		codec.ErrLengthOverrun, "Topics", 0},
+	{"Metadata response v0: null brokers", &codec.MetadataResponse{}, 0, `ff ff ff ff 00 00 00 00`,
+		codec.ErrNegativeLength, "Brokers", 0},
+	{"Metadata response v9: partition count larger than the input", &codec.MetadataResponse{}, 9, `
+		00 00 00 00  01  00  ff ff ff ff  # ThrottleTimeMs, Brokers empty, ClusterId null, ControllerId
+		02  00 00  02 74  00  # Topics: 1, ErrorCode, Name "t", IsInternal
+		05           # Partitions: 4, at least 18 bytes each
+		00 00 00 00 00 00 00 00 00 00`,
+		codec.ErrLengthOverrun, "Topics.Partitions", 16},
+	{"Metadata response v12: input ends inside a topic", &codec.MetadataResponse{}, 12, `
+		00 00 00 00  01  00  ff ff ff ff  # ThrottleTimeMs, Brokers empty, ClusterId null, ControllerId
+		02           # Topics: 1 (26 bytes at least, and 26 follow)
+		00 00  03 61 62  # ErrorCode, Name "ab"
+		00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f  # TopicId
+		00  01       # IsInternal, Partitions empty
+		80 00 00     # TopicAuthorizedOperations: 3 of its 4 bytes`,
+		codec.ErrTruncated, "Topics.TopicAuthorizedOperations", 34},
+	{"FindCoordinator v4: null keys", &codec.FindCoordinatorRequest{}, 4, `00 00 00`,
+		codec.ErrNegativeLength, "CoordinatorKeys", 1},
+	{"FindCoordinator response v4: coordinators larger than the input", &codec.FindCoordinatorResponse{}, 4, `
+		00 00 00 00  03  02 67 00 00 00 01 02 68 00 00 00 01 00 00 00 00  00`,
+		codec.ErrLengthOverrun, "Coordinators", 4},
+	{"FindCoordinator v7", &codec.FindCoordinatorRequest{}, 7, `00`,
+		codec.ErrUnsupportedVersion, "", 0},
+	{"Metadata v14", &codec.MetadataResponse{}, 14, `00`,
+		codec.ErrUnsupportedVersion, "", 0},
 	{"unsupported version", &codec.ConsumerGroupHeartbeatRequest{}, 2, `00`,
 		codec.ErrUnsupportedVersion, "", 0},
 	{"negative version", &codec.LeaveGroupResponse{}, -1, `00 00`,

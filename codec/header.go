@@ -55,17 +55,18 @@ func (h *RequestHeader) AppendTo(dst []byte, headerVersion int16) ([]byte, error
 	if headerVersion != 1 && headerVersion != 2 {
 		return dst, encodeError(ErrHeaderVersion, requestHeaderName, "", headerVersion, "request header versions are 1 and 2")
 	}
-	w := NewWriter(dst, requestHeaderName, headerVersion, headerVersion >= 2)
-	w.Int16(int16(h.RequestApiKey))
-	w.Int16(h.RequestApiVersion)
-	w.Int32(h.CorrelationId)
-	w.ClassicNullableString("ClientId", h.ClientId)
+	var w Writer
+	w.reset(requestHeaderName, headerVersion, headerVersion >= 2)
+	b := AppendInt16(dst, int16(h.RequestApiKey))
+	b = AppendInt16(b, h.RequestApiVersion)
+	b = AppendInt32(b, h.CorrelationId)
+	b = w.ClassicNullableString(b, "ClientId", h.ClientId)
 	if headerVersion < 2 {
 		// ClientInstanceId is an ignorable tagged field (docs/PROTOCOL.md A2):
 		// a header without a tag section simply does not carry it.
 		w.Absent("ClientInstanceId", !h.ClientInstanceId.Valid, true)
 		w.Absent("UnknownTags", len(h.UnknownTags) == 0, false)
-		return finish(&w)
+		return finish(b, &w)
 	}
 	n := len(h.UnknownTags)
 	if h.ClientInstanceId.Valid {
@@ -74,18 +75,14 @@ func (h *RequestHeader) AppendTo(dst []byte, headerVersion int16) ([]byte, error
 	// An unknown tag numbered like a known one is refused even when the
 	// known field is absent: a reader would take it for the known field.
 	if !w.CheckTags("UnknownTags", h.UnknownTags, 1<<ClientInstanceIDTag) {
-		return finish(&w)
+		return finish(b, &w)
 	}
-	w.Uvarint(uint32(n))
+	b = AppendUvarint(b, uint32(n))
 	if h.ClientInstanceId.Valid {
-		w.B = AppendTagHeader(w.B, ClientInstanceIDTag, 16)
-		w.UUID(h.ClientInstanceId.UUID)
+		b = AppendTagHeader(b, ClientInstanceIDTag, 16)
+		b = AppendUUID(b, h.ClientInstanceId.UUID)
 	}
-	for _, t := range h.UnknownTags {
-		w.B = AppendTagHeader(w.B, t.Tag, len(t.Data))
-		w.B = append(w.B, t.Data...)
-	}
-	return finish(&w)
+	return finish(appendTags(b, h.UnknownTags), &w)
 }
 
 // ReadFrom decodes a header of the given version from r. The Reader's own
@@ -178,10 +175,11 @@ func (h *ResponseHeader) AppendTo(dst []byte, headerVersion int16) ([]byte, erro
 	if headerVersion != 0 && headerVersion != 1 {
 		return dst, encodeError(ErrHeaderVersion, responseHeaderName, "", headerVersion, "response header versions are 0 and 1")
 	}
-	w := NewWriter(dst, responseHeaderName, headerVersion, headerVersion >= 1)
-	w.Int32(h.CorrelationId)
-	w.UnknownTags("TaggedFields", h.UnknownTags)
-	return finish(&w)
+	var w Writer
+	w.reset(responseHeaderName, headerVersion, headerVersion >= 1)
+	b := AppendInt32(dst, h.CorrelationId)
+	b = w.UnknownTags(b, "TaggedFields", h.UnknownTags)
+	return finish(b, &w)
 }
 
 // ReadFrom decodes a response header of the given version.

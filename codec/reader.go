@@ -392,6 +392,16 @@ func (r *Reader) nullableStringSlow(field string, prev string) NullableString {
 	return NullableString{Value: r.stringBody(field, at, n, prev), Valid: r.err == nil}
 }
 
+// NullableStringAt reads a string field that is nullable at some versions
+// only; nullable says whether it is at this one. Where it is not, the value
+// read is never null.
+func (r *Reader) NullableStringAt(field string, prev NullableString, nullable bool) NullableString {
+	if nullable {
+		return r.NullableString(field, prev)
+	}
+	return NullableString{Value: r.String(field, prev.Value), Valid: true}
+}
+
 // ClassicNullableString reads an int16-prefixed nullable string whatever the
 // version (the request header's ClientId); prev is as for String.
 func (r *Reader) ClassicNullableString(field string, prev NullableString) NullableString {

@@ -168,3 +168,10 @@ func checkTags(ts TaggedFields, known uint64, message, field string, version int
 	}
 	return nil
 }
+
+// appendTagged appends a known tagged field: its tag, its size and its
+// value, encoded beforehand since the size comes first.
+func appendTagged(b []byte, tag uint32, value []byte) []byte {
+	b = AppendTagHeader(b, tag, len(value))
+	return append(b, value...)
+}

@@ -18,7 +18,14 @@ func AppendUint16(b []byte, v uint16) []byte {
 func AppendUint32(b []byte, v uint32) []byte {
 	return binary.BigEndian.AppendUint32(b, v)
 }
-func AppendUUID(b []byte, u UUID) []byte { return append(b, u[:]...) }
+
+// AppendUUID appends the 16 bytes of u. Two 8-byte moves (the byte order
+// is kept, little-endian in and out) cost less than append's call to
+// memmove.
+func AppendUUID(b []byte, u UUID) []byte {
+	b = binary.LittleEndian.AppendUint64(b, binary.LittleEndian.Uint64(u[:8]))
+	return binary.LittleEndian.AppendUint64(b, binary.LittleEndian.Uint64(u[8:]))
+}
 
 // AppendBool writes 1 for true and 0 for false.
 func AppendBool(b []byte, v bool) []byte {
@@ -66,21 +73,52 @@ func UvarintLen(v uint32) int {
 	return n
 }
 
-// Writer appends one message at one version. Like Reader it picks the
-// compact or classic form of strings, bytes and arrays from the version's
-// flexibility, and it keeps the first error (a string too long, a value the
-// version cannot carry) so message encoders check once at the end.
+// Writer is the encoding state of one message at one version besides its
+// bytes: whether the version is flexible, which picks the compact or
+// classic form of strings, bytes and arrays, and the first error (a string
+// too long, a value the version cannot carry), so message encoders check
+// once at the end.
+//
+// The bytes are not in the Writer: every method takes the slice being
+// appended to and returns it extended, like the Append functions above, so
+// an encoder keeps it in a local variable. A slice held in the Writer would
+// live in memory, the Writer's address being taken, and every field would
+// load and store it; a local one stays in registers. The methods are small
+// enough to be inlined, with anything unusual (a long string, tags, an
+// error) in an out-of-line slow path.
 type Writer struct {
-	B        []byte
 	err      *Error
 	message  string
 	version  int16
 	flexible bool
+	// short is the length below which String writes a string inline:
+	// 0x7f at flexible versions, whose compact length is then one byte,
+	// and 0 at classic ones. One comparison with it, rather than two
+	// tests, keeps String within the inliner's budget.
+	short int
 }
 
-// NewWriter returns a Writer appending to b.
-func NewWriter(b []byte, message string, version int16, flexible bool) Writer {
-	return Writer{B: b, message: message, version: version, flexible: flexible}
+// NewWriter returns a Writer for message at version.
+func NewWriter(message string, version int16, flexible bool) Writer {
+	var w Writer
+	w.reset(message, version, flexible)
+	return w
+}
+
+// reset prepares w for message at version. Encoders set up their Writer in
+// place with it: a Writer built and then copied, as NewWriter's result is,
+// is written field by field and read back in wider loads, which the
+// processor cannot forward from the pending narrow stores, a stall that
+// cost a small message's encoding a tenth of its time.
+func (w *Writer) reset(message string, version int16, flexible bool) {
+	w.err = nil
+	w.message = message
+	w.version = version
+	w.flexible = flexible
+	w.short = 0
+	if flexible {
+		w.short = 0x7f
+	}
 }
 
 // Err returns the first error, or nil.
@@ -113,186 +151,202 @@ func (w *Writer) Absent(field string, isDefault, ignorable bool) {
 	}
 }
 
-func (w *Writer) Int8(v int8)   { w.B = append(w.B, byte(v)) }
-func (w *Writer) Bool(v bool)   { w.B = AppendBool(w.B, v) }
-func (w *Writer) Int16(v int16) { w.B = AppendInt16(w.B, v) }
-func (w *Writer) Int32(v int32) { w.B = AppendInt32(w.B, v) }
-func (w *Writer) Int64(v int64) { w.B = AppendInt64(w.B, v) }
-func (w *Writer) UUID(u UUID)   { w.B = append(w.B, u[:]...) }
+// String appends a non-nullable string.
+func (w *Writer) String(b []byte, field, s string) []byte {
+	if len(s) < w.short {
+		// The common case, inlined: a one-byte compact length.
+		return append(append(b, byte(len(s)+1)), s...)
+	}
+	return w.stringSlow(b, field, s)
+}
 
-// Uvarint appends an unsigned varint.
-func (w *Writer) Uvarint(v uint32) { w.B = AppendUvarint(w.B, v) }
-
-func (w *Writer) strLen(field string, n int) bool {
-	if n > 0x7fff {
-		w.Fail(ErrStringTooLong, field, "length "+strconv.Itoa(n))
-		return false
+// stringSlow appends a classic string, or a compact one whose length takes
+// more than one byte; it refuses one longer than 0x7fff bytes.
+func (w *Writer) stringSlow(b []byte, field, s string) []byte {
+	if len(s) > 0x7fff {
+		w.Fail(ErrStringTooLong, field, "length "+strconv.Itoa(len(s)))
+		return b
 	}
 	if w.flexible {
-		w.B = AppendUvarint(w.B, uint32(n)+1)
+		b = AppendUvarint(b, uint32(len(s))+1)
 	} else {
-		w.B = AppendInt16(w.B, int16(n))
+		b = AppendInt16(b, int16(len(s)))
 	}
-	return true
+	return append(b, s...)
 }
 
-// String appends a non-nullable string.
-func (w *Writer) String(field, s string) {
-	if w.flexible && len(s) < 0x7f {
-		// The common case, inlined: a one-byte compact length.
-		w.B = append(append(w.B, byte(len(s)+1)), s...)
-		return
+// NullableString appends a nullable string. It is a little too large to
+// be inlined, so the common cases come first: null or a one-byte compact
+// length.
+func (w *Writer) NullableString(b []byte, field string, s NullableString) []byte {
+	if len(s.Value) < w.short {
+		if !s.Valid {
+			return append(b, 0)
+		}
+		return append(append(b, byte(len(s.Value)+1)), s.Value...)
 	}
-	if w.strLen(field, len(s)) {
-		w.B = append(w.B, s...)
-	}
+	return w.nullableStringSlow(b, field, s)
 }
 
-// NullableString appends a nullable string.
-func (w *Writer) NullableString(field string, s NullableString) {
+func (w *Writer) nullableStringSlow(b []byte, field string, s NullableString) []byte {
 	if !s.Valid {
-		w.NullString()
-		return
+		return w.NullString(b)
 	}
-	w.String(field, s.Value)
+	return w.stringSlow(b, field, s.Value)
+}
+
+// NullableStringAt appends a string field that is nullable at some versions
+// only; nullable says whether it is at this one. Null where it is not is
+// ErrNotRepresentable, as Kafka's writers refuse it.
+func (w *Writer) NullableStringAt(b []byte, field string, s NullableString, nullable bool) []byte {
+	if nullable {
+		return w.NullableString(b, field, s)
+	}
+	if !s.Valid {
+		w.Fail(ErrNotRepresentable, field, "null where this version's field is not nullable")
+		return b
+	}
+	return w.String(b, field, s.Value)
 }
 
 // ClassicNullableString appends an int16-prefixed nullable string whatever
 // the version.
-func (w *Writer) ClassicNullableString(field string, s NullableString) {
+func (w *Writer) ClassicNullableString(b []byte, field string, s NullableString) []byte {
 	if !s.Valid {
-		w.B = AppendInt16(w.B, -1)
-		return
+		return AppendInt16(b, -1)
 	}
 	if len(s.Value) > 0x7fff {
 		w.Fail(ErrStringTooLong, field, "length "+strconv.Itoa(len(s.Value)))
-		return
+		return b
 	}
-	w.B = AppendInt16(w.B, int16(len(s.Value)))
-	w.B = append(w.B, s.Value...)
+	return append(AppendInt16(b, int16(len(s.Value))), s.Value...)
 }
 
 // NullString appends the null marker of a nullable string (int16 -1 in the
 // classic form).
-func (w *Writer) NullString() {
+func (w *Writer) NullString(b []byte) []byte {
 	if w.flexible {
-		w.B = append(w.B, 0)
-	} else {
-		w.B = AppendInt16(w.B, -1)
+		return append(b, 0)
 	}
+	return AppendInt16(b, -1)
 }
 
 // NullArray appends the null marker of a nullable array or bytes field
 // (int32 -1 in the classic form).
-func (w *Writer) NullArray() {
+func (w *Writer) NullArray(b []byte) []byte {
 	if w.flexible {
-		w.B = append(w.B, 0)
-	} else {
-		w.B = AppendInt32(w.B, -1)
+		return append(b, 0)
 	}
+	return AppendInt32(b, -1)
 }
 
 // ArrayLen appends the count of a non-null array (or the length of a non-null
 // byte string).
-func (w *Writer) ArrayLen(n int) {
+func (w *Writer) ArrayLen(b []byte, n int) []byte {
 	if w.flexible {
-		w.B = AppendUvarint(w.B, uint32(n)+1)
-	} else {
-		w.B = AppendInt32(w.B, int32(n))
+		return AppendUvarint(b, uint32(n)+1)
 	}
+	return AppendInt32(b, int32(n))
 }
 
 // Bytes appends a non-nullable byte string.
-func (w *Writer) Bytes(b []byte) {
-	w.ArrayLen(len(b))
-	w.B = append(w.B, b...)
+func (w *Writer) Bytes(b, v []byte) []byte {
+	return append(w.ArrayLen(b, len(v)), v...)
 }
 
 // NullableBytes appends a nullable byte string (nil is null).
-func (w *Writer) NullableBytes(b []byte) {
-	if b == nil {
-		w.NullArray()
-		return
+func (w *Writer) NullableBytes(b, v []byte) []byte {
+	if v == nil {
+		return w.NullArray(b)
 	}
-	w.Bytes(b)
+	return w.Bytes(b, v)
 }
 
 // Int32Array appends an array of int32; when nullable, nil is written as null.
-func (w *Writer) Int32Array(v []int32, nullable bool) {
+func (w *Writer) Int32Array(b []byte, v []int32, nullable bool) []byte {
 	if v == nil && nullable {
-		w.NullArray()
-		return
+		return w.NullArray(b)
 	}
-	w.ArrayLen(len(v))
-	b := w.B // a local slice stays in registers across the loop
+	b = w.ArrayLen(b, len(v))
 	for _, x := range v {
 		b = AppendInt32(b, x)
 	}
-	w.B = b
+	return b
 }
 
 // Int8Array appends an array of int8.
-func (w *Writer) Int8Array(v []int8, nullable bool) {
+func (w *Writer) Int8Array(b []byte, v []int8, nullable bool) []byte {
 	if v == nil && nullable {
-		w.NullArray()
-		return
+		return w.NullArray(b)
 	}
-	w.ArrayLen(len(v))
+	b = w.ArrayLen(b, len(v))
 	for _, x := range v {
-		w.B = append(w.B, byte(x))
+		b = append(b, byte(x))
 	}
+	return b
 }
 
 // StringArray appends an array of non-nullable strings.
-func (w *Writer) StringArray(field string, v []string, nullable bool) {
+func (w *Writer) StringArray(b []byte, field string, v []string, nullable bool) []byte {
 	if v == nil && nullable {
-		w.NullArray()
-		return
+		return w.NullArray(b)
 	}
-	w.ArrayLen(len(v))
+	b = w.ArrayLen(b, len(v))
 	for _, s := range v {
-		w.String(field, s)
+		b = w.String(b, field, s)
 	}
+	return b
 }
 
 // UnknownTags appends a tagged-field section holding only unknown tags. At a
 // non-flexible version it writes nothing and refuses non-empty tags.
-func (w *Writer) UnknownTags(field string, ts TaggedFields) {
+func (w *Writer) UnknownTags(b []byte, field string, ts TaggedFields) []byte {
 	if len(ts) == 0 && w.flexible {
-		w.B = append(w.B, 0) // the common case: no tags
-		return
+		return append(b, 0) // the common case: no tags
 	}
-	w.unknownTagsSlow(field, ts)
+	return w.unknownTagsSlow(b, field, ts)
 }
 
-func (w *Writer) unknownTagsSlow(field string, ts TaggedFields) {
+func (w *Writer) unknownTagsSlow(b []byte, field string, ts TaggedFields) []byte {
 	if !w.flexible {
 		if len(ts) > 0 {
 			w.Fail(ErrNotRepresentable, field, "tagged fields at a non-flexible version")
 		}
-		return
+		return b
 	}
 	if len(ts) == 0 {
-		w.B = append(w.B, 0)
-		return
+		return append(b, 0)
 	}
 	if err := checkTags(ts, 0, w.message, field, w.version); err != nil {
 		if w.err == nil {
 			w.err = err
 		}
-		return
+		return b
 	}
-	w.B = AppendUvarint(w.B, uint32(len(ts)))
+	b = AppendUvarint(b, uint32(len(ts)))
+	return appendTags(b, ts)
+}
+
+// appendTags appends the entries of ts, without a count.
+func appendTags(b []byte, ts TaggedFields) []byte {
 	for _, t := range ts {
-		w.B = AppendTagHeader(w.B, t.Tag, len(t.Data))
-		w.B = append(w.B, t.Data...)
+		b = AppendTagHeader(b, t.Tag, len(t.Data))
+		b = append(b, t.Data...)
 	}
+	return b
 }
 
 // CheckTags validates unknown tags that will be merged with known tagged
 // fields; known is the bitmask (tags 0..63) of every known tag of the
 // structure, whether or not it is written this time.
 func (w *Writer) CheckTags(field string, ts TaggedFields, known uint64) bool {
+	if len(ts) == 0 {
+		return true // the common case, inlined
+	}
+	return w.checkTagsSlow(field, ts, known)
+}
+
+func (w *Writer) checkTagsSlow(field string, ts TaggedFields, known uint64) bool {
 	if err := checkTags(ts, known, w.message, field, w.version); err != nil {
 		if w.err == nil {
 			w.err = err

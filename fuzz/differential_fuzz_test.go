@@ -9,9 +9,33 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec/codectest"
 )
 
-// sharedKinds are the message kinds both codecs implement, each with the
-// versions they share (see kmsgMaxVersion).
-var sharedKinds = codectest.Kinds()
+// checkedKinds are the message kinds of the apis ghostcheck checks
+// (codec.APIs) and routingKinds those of the routing apis; both codecs
+// implement them all, each with the versions they share (see
+// kmsgMaxVersion). They are two targets so that the first byte of an input
+// saved under testdata/fuzz keeps naming the kind it was found for.
+var (
+	checkedKinds = kindsOf(codec.APIs())
+	routingKinds = kindsOf(routingAPIs())
+)
+
+func kindsOf(apis []*codec.API) []codectest.Kind {
+	var ks []codectest.Kind
+	for _, a := range apis {
+		ks = append(ks, codectest.Kind{Key: a.Key}, codectest.Kind{Key: a.Key, Response: true})
+	}
+	return ks
+}
+
+func routingAPIs() []*codec.API {
+	var out []*codec.API
+	for _, a := range codec.AllAPIs() {
+		if a.Routing {
+			out = append(out, a)
+		}
+	}
+	return out
+}
 
 // FuzzDifferentialKmsg decodes the same bytes with this codec (lenient, as
 // a broker reads) and with franz-go's kmsg. The first byte picks the
@@ -29,8 +53,14 @@ var sharedKinds = codectest.Kinds()
 //     last byte is 0x08 or more (we drop the high bits and read wrapped
 //     lengths as null, kmsg refuses); a nullable struct marker below -1
 //     (we read null, kmsg reads the struct).
-func FuzzDifferentialKmsg(f *testing.F) {
-	for i, k := range sharedKinds {
+func FuzzDifferentialKmsg(f *testing.F) { fuzzDifferential(f, checkedKinds) }
+
+// FuzzDifferentialKmsgRouting is FuzzDifferentialKmsg for the routing apis
+// (Metadata, FindCoordinator), with the same invariants.
+func FuzzDifferentialKmsgRouting(f *testing.F) { fuzzDifferential(f, routingKinds) }
+
+func fuzzDifferential(f *testing.F, kinds []codectest.Kind) {
+	for i, k := range kinds {
 		for _, s := range bodySeeds(k) {
 			v := int16(s[0])
 			if v > kmsgMaxVersion(k.Key) {
@@ -43,7 +73,7 @@ func FuzzDifferentialKmsg(f *testing.F) {
 		if len(in) < 2 {
 			return
 		}
-		k := sharedKinds[int(in[0])%len(sharedKinds)]
+		k := kinds[int(in[0])%len(kinds)]
 		a := k.API()
 		v := a.MinVersion + int16(int(in[1])%int(kmsgMaxVersion(k.Key)-a.MinVersion+1))
 		b := in[2:]
@@ -95,6 +125,8 @@ func FuzzDifferentialKmsg(f *testing.F) {
 // arrayOrBytesField names the non-nullable array and bytes fields of the
 // messages, as the decoders name them in errors.
 var arrayOrBytesField = map[string]bool{
+	"Topics": true, "Brokers": true, "Topics.Partitions": true, "Partitions.ReplicaNodes": true,
+	"Partitions.IsrNodes": true, "Partitions.OfflineReplicas": true, "CoordinatorKeys": true, "Coordinators": true,
 	"ApiKeys": true, "SupportedFeatures": true, "FinalizedFeatures": true,
 	"Members": true, "GroupIds": true, "Groups": true,
 	"TopicPartitions.Partitions": true, "Assignment.TopicPartitions": true,

@@ -20,9 +20,11 @@ import (
 // Versions left out, because kmsg does not have them (not differences):
 // telemetry v1 (GetTelemetrySubscriptions and PushTelemetry v1 are
 // docs/PROTOCOL.md A2's KIP-1313 layout; kmsg has v0 only) and, the other way
-// round, ApiVersions v5 (kmsg has it, this codec stops at v4). Strings drawn
-// here are at most 400 bytes, so kmsg not checking compact strings against
-// 0x7fff (docs/PROTOCOL.md §B2) does not arise; TestDecodeDifferences pins it.
+// round, ApiVersions v5 (kmsg has it, this codec stops at v4). Metadata
+// (v0-v13) and FindCoordinator (v0-v6) are compared at every version.
+// Strings drawn here are at most 400 bytes, so kmsg not checking compact
+// strings against 0x7fff (docs/PROTOCOL.md §B2) does not arise;
+// TestDecodeDifferences pins it.
 func TestDifferentialKmsg(t *testing.T) {
 	for _, k := range codectest.Kinds() {
 		for v := k.API().MinVersion; v <= kmsgMaxVersion(k.Key); v++ {

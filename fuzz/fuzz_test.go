@@ -179,6 +179,16 @@ func FuzzPushTelemetryRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key:
 func FuzzPushTelemetryResponse(f *testing.F) {
 	fuzzMessage(f, codectest.Kind{Key: codec.PushTelemetry, Response: true})
 }
+func FuzzMetadataRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: codec.Metadata}) }
+func FuzzMetadataResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.Metadata, Response: true})
+}
+func FuzzFindCoordinatorRequest(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.FindCoordinator})
+}
+func FuzzFindCoordinatorResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.FindCoordinator, Response: true})
+}
 
 // FuzzRequestHeader decodes the input as a request header, both through
 // ParseRequestHeader (header version chosen by the api key and version it
@@ -329,35 +339,8 @@ func FuzzTaggedFields(f *testing.F) {
 			opts = codec.DecodeOptions{NoCopy: true}
 		}
 		b := in[1:]
-		readSection := func(opts codec.DecodeOptions) (int64, bool, codec.TaggedFields, int, []uint32, error) {
-			r := codec.NewReader(b, "Section", 0, true, opts)
-			var known int64
-			var sawKnown bool
-			var kept codec.TaggedFields
-			var order []uint32
-			ts := r.BeginTags("TaggedFields")
-			for ts.Next(&r) {
-				order = append(order, ts.Tag)
-				if ts.Tag == 1 {
-					if ts.Size != 8 {
-						// Read anyway: EndKnown must report the size.
-						known = r.Int64("Known")
-						ts.EndKnown(&r, "Known")
-						if !errors.Is(r.Err(), codec.ErrTagSize) {
-							t.Fatalf("known tag of declared size %d: %v", ts.Size, r.Err())
-						}
-						continue
-					}
-					known, sawKnown = r.Int64("Known"), true
-					ts.EndKnown(&r, "Known")
-					continue
-				}
-				kept = ts.Keep(&r, kept)
-			}
-			return known, sawKnown, kept, r.Offset(), order, r.Err()
-		}
-		_, _, kept, off, order, errL := readSection(opts)
-		_, _, _, _, _, errS := readSection(codec.DecodeOptions{Strict: true, NoCopy: opts.NoCopy})
+		kept, off, order, errL := readTagSection(t, b, opts)
+		_, _, _, errS := readTagSection(t, b, codec.DecodeOptions{Strict: true, NoCopy: opts.NoCopy})
 		if errL != nil {
 			checkDecodeError(t, errL, len(b))
 			if errS == nil {
@@ -389,8 +372,8 @@ func FuzzTaggedFields(f *testing.F) {
 		if total > off {
 			t.Fatalf("kept %d bytes of data from %d bytes read", total, off)
 		}
-		w := codec.NewWriter(nil, "Section", 0, true)
-		w.UnknownTags("TaggedFields", kept)
+		w := codec.NewWriter("Section", 0, true)
+		enc := w.UnknownTags(nil, "TaggedFields", kept)
 		sortedKept := true
 		for i := 1; i < len(kept); i++ {
 			if kept[i].Tag <= kept[i-1].Tag {
@@ -406,7 +389,7 @@ func FuzzTaggedFields(f *testing.F) {
 		if w.Err() != nil {
 			t.Fatalf("ordered tags do not encode: %v", w.Err())
 		}
-		r := codec.NewReader(w.B, "Section", 0, true, strict)
+		r := codec.NewReader(enc, "Section", 0, true, strict)
 		again := r.UnknownTags("TaggedFields", nil)
 		if err := r.Finish(); err != nil || !reflect.DeepEqual(again, tagsOrNil(kept)) {
 			t.Fatalf("re-read tags: %v\n got %#v\nwant %#v", err, again, kept)
@@ -419,6 +402,30 @@ func FuzzTaggedFields(f *testing.F) {
 			}
 		}
 	})
+}
+
+// readTagSection reads b as FuzzTaggedFields describes, tag 1 being a
+// known int64 and every other tag kept. It returns the kept tags, the
+// offset reached, the tags in the order read and the error.
+func readTagSection(t *testing.T, b []byte, opts codec.DecodeOptions) (codec.TaggedFields, int, []uint32, error) {
+	t.Helper()
+	r := codec.NewReader(b, "Section", 0, true, opts)
+	var kept codec.TaggedFields
+	var order []uint32
+	ts := r.BeginTags("TaggedFields")
+	for ts.Next(&r) {
+		order = append(order, ts.Tag)
+		if ts.Tag != 1 {
+			kept = ts.Keep(&r, kept)
+			continue
+		}
+		r.Int64("Known")
+		ts.EndKnown(&r, "Known")
+		if ts.Size != 8 && !errors.Is(r.Err(), codec.ErrTagSize) {
+			t.Fatalf("known tag of declared size %d: %v", ts.Size, r.Err())
+		}
+	}
+	return kept, r.Offset(), order, r.Err()
 }
 
 // tagsOrNil is how decoders return an empty tag section: nil.

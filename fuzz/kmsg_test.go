@@ -161,6 +161,8 @@ func toKmsg(m codec.Message, v int16) kmsgMessage {
 	case *codec.PushTelemetryResponse:
 		k = &kmsg.PushTelemetryResponse{ThrottleMillis: m.ThrottleTimeMs, ErrorCode: int16(m.ErrorCode),
 			UnknownTags: tagsToKmsg(m.UnknownTags)}
+	case *codec.MetadataRequest, *codec.MetadataResponse, *codec.FindCoordinatorRequest, *codec.FindCoordinatorResponse:
+		k = routingToKmsg(m)
 	default:
 		panic("toKmsg: no conversion for " + reflect.TypeOf(m).String())
 	}
@@ -271,6 +273,8 @@ func fromKmsg(k kmsgMessage, v int16) codec.Message {
 	case *kmsg.PushTelemetryResponse:
 		return &codec.PushTelemetryResponse{ThrottleTimeMs: k.ThrottleMillis, ErrorCode: codec.ErrorCode(k.ErrorCode),
 			UnknownTags: tagsFromKmsg(k.UnknownTags)}
+	case *kmsg.MetadataRequest, *kmsg.MetadataResponse, *kmsg.FindCoordinatorRequest, *kmsg.FindCoordinatorResponse:
+		return routingFromKmsg(k, v)
 	}
 	panic("fromKmsg: no conversion for " + reflect.TypeOf(k).String())
 }

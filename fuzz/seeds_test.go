@@ -44,7 +44,7 @@ func requestFrameSeeds() [][]byte {
 		}
 		out = append(out, b)
 	}
-	for _, a := range codec.APIs() {
+	for _, a := range codec.AllAPIs() {
 		for v := a.MinVersion; v <= a.MaxVersion; v++ {
 			h := codec.RequestHeader{RequestApiKey: a.Key, RequestApiVersion: v, CorrelationId: 1, ClientId: codec.Str("c")}
 			if a.Flexible(v) {

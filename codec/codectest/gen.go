@@ -124,11 +124,11 @@ func (k Kind) Name() string { return codec.Lookup(k.Key).MessageName(k.Response)
 // API is the api the kind belongs to.
 func (k Kind) API() *codec.API { return codec.Lookup(k.Key) }
 
-// Kinds lists every message type the codec implements, requests first
-// within each key, in key order.
+// Kinds lists every message type the codec implements (codec.AllAPIs),
+// requests first within each key, in key order.
 func Kinds() []Kind {
 	var ks []Kind
-	for _, a := range codec.APIs() {
+	for _, a := range codec.AllAPIs() {
 		ks = append(ks, Kind{a.Key, false}, Kind{a.Key, true})
 	}
 	return ks
@@ -156,6 +156,10 @@ type messageGen struct {
 func flexible(key codec.APIKey, v int16) bool { return codec.Lookup(key).Flexible(v) }
 
 var messageGens = []messageGen{
+	{"MetadataRequest", codec.Metadata, false, genMetadataRequest},
+	{"MetadataResponse", codec.Metadata, true, genMetadataResponse},
+	{"FindCoordinatorRequest", codec.FindCoordinator, false, genFindCoordinatorRequest},
+	{"FindCoordinatorResponse", codec.FindCoordinator, true, genFindCoordinatorResponse},
 	{"ApiVersionsRequest", codec.ApiVersions, false, func(v int16) *rapid.Generator[codec.Message] {
 		return rapid.Custom(func(t *rapid.T) codec.Message {
 			m := &codec.ApiVersionsRequest{}
@@ -416,7 +420,7 @@ func genDescribedGroup(v int16) *rapid.Generator[codec.DescribedGroup] {
 func RequestHeader() *rapid.Generator[codec.RequestHeader] { return genRequestHeader }
 
 var genRequestHeader = rapid.Custom(func(t *rapid.T) codec.RequestHeader {
-	a := rapid.SampledFrom(codec.APIs()).Draw(t, "api")
+	a := rapid.SampledFrom(codec.AllAPIs()).Draw(t, "api")
 	h := codec.RequestHeader{
 		RequestApiKey:     a.Key,
 		RequestApiVersion: rapid.Int16Range(a.MinVersion, a.MaxVersion).Draw(t, "version"),
@@ -431,3 +435,158 @@ var genRequestHeader = rapid.Custom(func(t *rapid.T) codec.RequestHeader {
 	}
 	return h
 })
+
+// genNullableAt draws a string that is nullable at this version only when
+// nullable says so; otherwise it is never null.
+func genNullableAt(t *rapid.T, label string, nullable bool) codec.NullableString {
+	if nullable {
+		return genNullableString.Draw(t, label)
+	}
+	return codec.Str(genString.Draw(t, label))
+}
+
+func genMetadataRequest(v int16) *rapid.Generator[codec.Message] {
+	flex := flexible(codec.Metadata, v)
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		topic := rapid.Custom(func(t *rapid.T) codec.MetadataRequestTopic {
+			tp := codec.MetadataRequestTopic{}
+			if v >= 10 {
+				tp.TopicId = genUUID.Draw(t, "TopicId")
+			}
+			tp.Name = genNullableAt(t, "Name", v >= 10)
+			tp.UnknownTags = genTags(t, flex, 0)
+			return tp
+		})
+		m := &codec.MetadataRequest{AllowAutoTopicCreation: true}
+		if v >= 1 {
+			m.Topics = genNullableArray(t, "Topics", 4, topic)
+		} else {
+			m.Topics = genArray(t, "Topics", 4, topic)
+		}
+		if v >= 4 {
+			m.AllowAutoTopicCreation = rapid.Bool().Draw(t, "AllowAutoTopicCreation")
+		}
+		if v >= 8 && v <= 10 {
+			m.IncludeClusterAuthorizedOperations = rapid.Bool().Draw(t, "IncludeClusterAuthorizedOperations")
+		}
+		if v >= 8 {
+			m.IncludeTopicAuthorizedOperations = rapid.Bool().Draw(t, "IncludeTopicAuthorizedOperations")
+		}
+		m.UnknownTags = genTags(t, flex, 0)
+		return m
+	})
+}
+
+func genMetadataResponse(v int16) *rapid.Generator[codec.Message] {
+	flex := flexible(codec.Metadata, v)
+	broker := rapid.Custom(func(t *rapid.T) codec.MetadataResponseBroker {
+		b := codec.MetadataResponseBroker{NodeId: int32s().Draw(t, "NodeId"), Host: genString.Draw(t, "Host"),
+			Port: int32s().Draw(t, "Port")}
+		if v >= 1 {
+			b.Rack = genNullableString.Draw(t, "Rack")
+		}
+		b.UnknownTags = genTags(t, flex, 0)
+		return b
+	})
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		m := codec.NewMetadataResponse()
+		if v >= 3 {
+			m.ThrottleTimeMs = int32s().Draw(t, "ThrottleTimeMs")
+		}
+		m.Brokers = genArray(t, "Brokers", 4, broker)
+		if v >= 2 {
+			m.ClusterId = genNullableString.Draw(t, "ClusterId")
+		}
+		if v >= 1 {
+			m.ControllerId = int32s().Draw(t, "ControllerId")
+		}
+		m.Topics = genArray(t, "Topics", 3, genMetadataTopic(v, flex))
+		if v >= 8 && v <= 10 {
+			m.ClusterAuthorizedOperations = int32s().Draw(t, "ClusterAuthorizedOperations")
+		}
+		if v >= 13 {
+			m.ErrorCode = codec.ErrorCode(int16s().Draw(t, "ErrorCode"))
+		}
+		m.UnknownTags = genTags(t, flex, 0)
+		return m
+	})
+}
+
+func genMetadataTopic(v int16, flex bool) *rapid.Generator[codec.MetadataResponseTopic] {
+	partition := rapid.Custom(func(t *rapid.T) codec.MetadataResponsePartition {
+		p := codec.MetadataResponsePartition{ErrorCode: codec.ErrorCode(int16s().Draw(t, "ErrorCode")),
+			PartitionIndex: int32s().Draw(t, "PartitionIndex"), LeaderId: int32s().Draw(t, "LeaderId"), LeaderEpoch: -1}
+		if v >= 7 {
+			p.LeaderEpoch = int32s().Draw(t, "LeaderEpoch")
+		}
+		p.ReplicaNodes = genArray(t, "ReplicaNodes", 4, int32s())
+		p.IsrNodes = genArray(t, "IsrNodes", 4, int32s())
+		if v >= 5 {
+			p.OfflineReplicas = genArray(t, "OfflineReplicas", 3, int32s())
+		}
+		p.UnknownTags = genTags(t, flex, 0)
+		return p
+	})
+	return rapid.Custom(func(t *rapid.T) codec.MetadataResponseTopic {
+		tp := codec.MetadataResponseTopic{ErrorCode: codec.ErrorCode(int16s().Draw(t, "ErrorCode")),
+			Name: genNullableAt(t, "Name", v >= 12), TopicAuthorizedOperations: codec.AuthorizedOperationsUnknown}
+		if v >= 10 {
+			tp.TopicId = genUUID.Draw(t, "TopicId")
+		}
+		if v >= 1 {
+			tp.IsInternal = rapid.Bool().Draw(t, "IsInternal")
+		}
+		tp.Partitions = genArray(t, "Partitions", 4, partition)
+		if v >= 8 {
+			tp.TopicAuthorizedOperations = int32s().Draw(t, "TopicAuthorizedOperations")
+		}
+		tp.UnknownTags = genTags(t, flex, 0)
+		return tp
+	})
+}
+
+func genFindCoordinatorRequest(v int16) *rapid.Generator[codec.Message] {
+	flex := flexible(codec.FindCoordinator, v)
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		m := &codec.FindCoordinatorRequest{}
+		if v <= 3 {
+			m.CoordinatorKey = genString.Draw(t, "Key")
+		}
+		if v >= 1 {
+			m.KeyType = rapid.Int8().Draw(t, "KeyType")
+		}
+		if v >= 4 {
+			m.CoordinatorKeys = genArray(t, "CoordinatorKeys", 4, genString)
+		}
+		m.UnknownTags = genTags(t, flex, 0)
+		return m
+	})
+}
+
+func genFindCoordinatorResponse(v int16) *rapid.Generator[codec.Message] {
+	flex := flexible(codec.FindCoordinator, v)
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		m := &codec.FindCoordinatorResponse{}
+		if v >= 1 {
+			m.ThrottleTimeMs = int32s().Draw(t, "ThrottleTimeMs")
+		}
+		if v <= 3 {
+			m.ErrorCode = codec.ErrorCode(int16s().Draw(t, "ErrorCode"))
+			if v >= 1 {
+				m.ErrorMessage = genNullableString.Draw(t, "ErrorMessage")
+			}
+			m.NodeId = int32s().Draw(t, "NodeId")
+			m.Host = genString.Draw(t, "Host")
+			m.Port = int32s().Draw(t, "Port")
+		} else {
+			m.Coordinators = genArray(t, "Coordinators", 4, rapid.Custom(func(t *rapid.T) codec.FindCoordinatorCoordinator {
+				return codec.FindCoordinatorCoordinator{Key: genString.Draw(t, "Key"), NodeId: int32s().Draw(t, "NodeId"),
+					Host: genString.Draw(t, "Host"), Port: int32s().Draw(t, "Port"),
+					ErrorCode:    codec.ErrorCode(int16s().Draw(t, "ErrorCode")),
+					ErrorMessage: genNullableString.Draw(t, "ErrorMessage"), UnknownTags: genTags(t, true, 0)}
+			}))
+		}
+		m.UnknownTags = genTags(t, flex, 0)
+		return m
+	})
+}
