@@ -8,7 +8,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/impl/equivtest"
+	"github.com/ghostcheck/ghostcheck/internal/equivtest"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 

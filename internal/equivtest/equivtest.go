@@ -5,8 +5,9 @@
 // equal snapshots (pending revocations included) and Describe output after
 // every step. impl's tests and the fuzz target in fuzz/ both run it.
 //
-// It lives in its own package because impl must not import model outside
-// its tests; nothing but tests imports this package.
+// It lives beside impl, not under it, because impl must not import model
+// outside its tests, and a package under impl/ that imports model would put
+// model among impl/...'s dependencies. Nothing but tests imports it.
 package equivtest
 
 import (
