@@ -16,12 +16,12 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"sort"
 
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -254,7 +254,7 @@ func (h *harness) do(t *rapid.T, conn uint64, hd *codec.RequestHeader, req codec
 	}
 	h.conns[conn] = true
 	if debug {
-		t.Logf("step %d: %v v%d %+v -> %+v\n  model %+v\n  impl  %+v", h.steps, hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), h.m.Snapshot(), ModelSnapshot(h.i.Snapshot()))
+		t.Logf("step %d: %v v%d %+v -> %+v\n  model %+v\n  impl  %+v", h.steps, hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), h.m.Snapshot(), targets.ModelSnapshot(h.i.Snapshot()))
 	}
 	mb, err1 := mr.AppendTo(nil, hd.RequestApiVersion)
 	ib, err2 := ir.AppendTo(nil, hd.RequestApiVersion)
@@ -262,7 +262,7 @@ func (h *harness) do(t *rapid.T, conn uint64, hd *codec.RequestHeader, req codec
 		t.Fatalf("encoding %v v%d: model %v, impl %v", hd.RequestApiKey, hd.RequestApiVersion, err1, err2)
 	}
 	if !bytes.Equal(mb, ib) {
-		t.Fatalf("%v v%d request %+v\nmodel response %+v\nimpl response  %+v\nmodel now %+v\nimpl now  %+v", hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), show(ir), h.m.Snapshot(), ModelSnapshot(h.i.Snapshot()))
+		t.Fatalf("%v v%d request %+v\nmodel response %+v\nimpl response  %+v\nmodel now %+v\nimpl now  %+v", hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), show(ir), h.m.Snapshot(), targets.ModelSnapshot(h.i.Snapshot()))
 	}
 	return mr
 }
@@ -487,10 +487,7 @@ func (h *harness) restart(t *rapid.T) {
 // check compares what each coordinator holds, pending revocations
 // included, and what Describe shows of every group.
 func (h *harness) check(t *rapid.T) {
-	ms, is := h.m.Snapshot(), ModelSnapshot(h.i.Snapshot())
-	if len(ms) == 0 {
-		ms = nil
-	}
+	ms, is := h.m.Snapshot(), targets.ModelSnapshot(h.i.Snapshot())
 	if !reflect.DeepEqual(ms, is) {
 		t.Fatalf("snapshots differ\nmodel %+v\nimpl  %+v", ms, is)
 	}
@@ -509,25 +506,4 @@ func (h *harness) check(t *rapid.T) {
 	if !bytes.Equal(mb, ib) {
 		t.Fatalf("describe differs\nmodel %+v\nimpl  %+v", mr, ir)
 	}
-}
-
-// ModelSnapshot converts impl's snapshot to the model's types.
-func ModelSnapshot(gs []impl.GroupSnapshot) []model.GroupSnapshot {
-	var out []model.GroupSnapshot
-	for _, g := range gs {
-		mg := model.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
-		for _, m := range g.Members {
-			mm := model.MemberSnapshot{MemberID: m.MemberID, InstanceID: m.InstanceID, Epoch: m.Epoch, Assigned: []model.TopicPartition{}, Pending: []model.TopicPartition{}}
-			for _, p := range m.Assigned {
-				mm.Assigned = append(mm.Assigned, model.TopicPartition(p))
-			}
-			for _, p := range m.Pending {
-				mm.Pending = append(mm.Pending, model.TopicPartition(p))
-			}
-			mg.Members = append(mg.Members, mm)
-		}
-		out = append(out, mg)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].GroupID < out[j].GroupID })
-	return out
 }
