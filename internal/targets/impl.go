@@ -10,10 +10,6 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-func init() {
-	builders["impl"] = NewImpl
-}
-
 // Mutants lists impl's mutants: name and description.
 func Mutants() [][2]string {
 	var out [][2]string
