@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // TestOlist: inserts and removes in random order keep the list sorted and
@@ -131,5 +132,37 @@ func TestRestartRebuildsSessionList(t *testing.T) {
 	}
 	if err := c.CheckInternal(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRandomIDIsModels: impl's default id generator mirrors
+// model.RandomUUID (impl may not import model outside its tests): from the
+// same bytes both give the same ids, through the draws both reject.
+func TestRandomIDIsModels(t *testing.T) {
+	var seed [32]byte
+	mr, ir, peek := rand.NewChaCha8(seed), rand.NewChaCha8(seed), rand.NewChaCha8(seed)
+	const n = 2000
+	for i := 0; i < n; i++ {
+		want, err := model.RandomUUID(mr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := randomID(ir); got != want {
+			t.Fatalf("id %d: impl made %v, model %v", i, got, want)
+		}
+	}
+	// The stream must hold draws to reject, or the test shows nothing about
+	// rejection: a draw whose Kafka form starts with '-' has 0b111110 as
+	// its first six bits.
+	var draw [16]byte
+	dashes := 0
+	for i := 0; i < n; i++ {
+		_, _ = peek.Read(draw[:])
+		if draw[0]>>2 == 62 {
+			dashes++
+		}
+	}
+	if dashes == 0 {
+		t.Fatalf("no draw among the first %d would be rejected", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // The observable check (DESIGN.md, level 2) holds a broker we did not
@@ -393,6 +394,5 @@ func (o *observer) leaveGroup(op *Op, req *codec.LeaveGroupRequest, resp *codec.
 }
 
 func zeroUUIDString(s string) bool {
-	u, err := codec.ParseUUID(s)
-	return err == nil && u.IsZero()
+	return model.IsZeroUUIDString(s)
 }
