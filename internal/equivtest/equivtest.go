@@ -82,19 +82,8 @@ func newHarness(t *rapid.T, mut impl.Mutants) *harness {
 	}
 	cfg.Telemetry.PushIntervalMs = rapid.SampledFrom([]int32{0, 1000}).Draw(t, "pushInterval")
 	clock := impl.NewManualClock(0)
-	icfg := impl.Config{
-		SessionTimeoutMs:    cfg.SessionTimeoutMs,
-		HeartbeatIntervalMs: cfg.HeartbeatIntervalMs,
-		MaxGroupSize:        cfg.MaxGroupSize,
-		Telemetry:           impl.TelemetryConfig(cfg.Telemetry),
-		MaxVersions:         cfg.MaxVersions,
-		NewID:               model.SeededIDs(seed),
-		Clock:               clock,
-		Mutants:             mut,
-	}
-	for _, tp := range cfg.Topics {
-		icfg.Topics = append(icfg.Topics, impl.Topic(tp))
-	}
+	icfg := targets.ImplConfig(cfg, clock, mut)
+	icfg.NewID = model.SeededIDs(seed) // a source of its own, giving the model's ids
 	h := &harness{m: model.NewCoordinator(cfg), i: impl.New(icfg), clock: clock, cfg: cfg, conns: map[uint64]bool{}}
 	return h
 }

@@ -52,7 +52,9 @@ func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
 
 // ImplConfig is impl's configuration for the coordinator the model config
 // mc describes (the same topics, timeouts, limits and id source), on clock,
-// with muts planted.
+// with muts planted. NewID is mc's own function: a caller that also runs a
+// model on mc gives impl a source of its own (the same seed gives the same
+// ids), or the two would draw from one sequence.
 func ImplConfig(mc model.Config, clock impl.Clock, muts impl.Mutants) impl.Config {
 	cfg := impl.Config{
 		SessionTimeoutMs:    mc.SessionTimeoutMs,
