@@ -6,11 +6,11 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/ghostcheck/ghostcheck/impl/equivtest"
+	"github.com/ghostcheck/ghostcheck/internal/equivtest"
 )
 
 // FuzzImplEquivalence runs the model-versus-impl equivalence property
-// (impl/equivtest) on operations decoded from the fuzzer's bytes through
+// (internal/equivtest) on operations decoded from the fuzzer's bytes through
 // rapid.MakeFuzz. Invariants, after every operation:
 //   - model and impl give byte-identical encoded responses (or refuse the
 //     same requests);

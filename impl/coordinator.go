@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"regexp"
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/google/uuid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -202,15 +205,24 @@ func New(cfg Config) *Coordinator {
 	return c
 }
 
-// randomIDs makes version-4 UUIDs from crypto/rand, never zero or one.
-func randomIDs() codec.UUID {
+// randomIDs is the default NewID: randomID from crypto/rand.
+func randomIDs() codec.UUID { return randomID(cryptoRand{}) }
+
+// cryptoRand reads crypto/rand.Read, which never fails: it ends the
+// program instead.
+type cryptoRand struct{}
+
+func (cryptoRand) Read(b []byte) (int, error) { return rand.Read(b) }
+
+// randomID draws an id from r as Kafka's Uuid.randomUuid does: a version-4
+// UUID (google/uuid), never zero or Uuid.ONE, whose Kafka string form does
+// not start with '-'. It is model.RandomUUID, which impl may not import;
+// TestRandomIDIsModels holds the two to the same output. r must not fail.
+func randomID(r io.Reader) codec.UUID {
 	for {
-		var u codec.UUID
-		_, _ = rand.Read(u[:])
-		u[6] = u[6]&0x0f | 0x40
-		u[8] = u[8]&0x3f | 0x80
-		if !isReservedUUID(u) && u.String()[0] != '-' {
-			return u
+		u, err := uuid.NewRandomFromReader(r)
+		if id := codec.UUID(u); err == nil && !isReservedUUID(id) && id.String()[0] != '-' {
+			return id
 		}
 	}
 }

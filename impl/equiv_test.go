@@ -5,7 +5,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/ghostcheck/ghostcheck/impl/equivtest"
+	"github.com/ghostcheck/ghostcheck/internal/equivtest"
 )
 
 // TestEquivalence: model and impl, fed the same generated operations (joins,

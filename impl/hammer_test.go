@@ -8,7 +8,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/impl/equivtest"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -168,7 +168,7 @@ func TestHammer(t *testing.T) {
 				return
 			default:
 			}
-			if err := model.NoDoubleClientAssignment(equivtest.ModelSnapshot(c.Snapshot())); err != nil {
+			if err := model.NoDoubleClientAssignment(targets.ModelSnapshot(c.Snapshot())); err != nil {
 				errs <- err
 				return
 			}

@@ -218,6 +218,9 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	cs.group.Store(g)
 }
 
+// joinLocked runs steps 2 to 7 of the join/heartbeat path on g, locked,
+// writing the response into resp on success; on failure it returns the
+// error and the group is as it was.
 func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, now int64) *hbError {
 	join := r.MemberEpoch == joinEpoch
 	// 2. Size cap, before the member lookup; parked members count.
@@ -237,19 +240,8 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 		return e
 	}
 	// 6. The subscription: a changed regex must compile (v1+).
-	if re := r.SubscribedTopicRegex; re.Valid && re.Value != "" {
-		cur := codec.Null
-		switch {
-		case lk.replaces != 0:
-			cur = g.subOf(lk.replaces).regex
-		case !lk.isNew:
-			cur = g.subOf(lk.mi).regex
-		}
-		if re != cur {
-			if _, err := regexp.Compile(re.Value); err != nil {
-				return &hbError{codec.InvalidRegularExpression, "SubscribedTopicRegex `" + re.Value + "` is not a valid regular expression: " + err.Error() + "."}
-			}
-		}
+	if e := g.checkRegex(lk, r.SubscribedTopicRegex); e != nil {
+		return e
 	}
 	// Every check has passed: from here on the request takes effect.
 	mi := lk.mi
@@ -267,7 +259,50 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 		g.setRebalance(mi, noDeadline)
 		g.maybeFreeSide(mi)
 	}
-	changed := lk.isNew
+	// 6. (cont.) The fields take effect; a new member or a changed
+	// subscription bumps the group epoch, and the member is reconciled.
+	changed := g.applyFields(mi, conn, clientID, r) || lk.isNew
+	g.status = gLive
+	if g.mem[mi].inst != 0 {
+		g.insts.get(g.mem[mi].inst).val = mi
+	}
+	if changed {
+		g.bump()
+	}
+	assignmentChanged := g.reconcile(mi, r.TopicPartitions, now)
+	// 7. Success only: the session timer is (re)armed.
+	g.armSession(mi, now)
+
+	c.succeed(g, mi, lk.id, r, resp, assignmentChanged)
+	return nil
+}
+
+// checkRegex is step 6's check: a regex the member did not already have
+// must compile. It changes nothing.
+func (g *group) checkRegex(lk lookup, re codec.NullableString) *hbError {
+	if !re.Valid || re.Value == "" {
+		return nil
+	}
+	cur := codec.Null
+	switch {
+	case lk.replaces != 0:
+		cur = g.subOf(lk.replaces).regex
+	case !lk.isNew:
+		cur = g.subOf(lk.mi).regex
+	}
+	if re != cur {
+		if _, err := regexp.Compile(re.Value); err != nil {
+			return &hbError{codec.InvalidRegularExpression, "SubscribedTopicRegex `" + re.Value + "` is not a valid regular expression: " + err.Error() + "."}
+		}
+	}
+	return nil
+}
+
+// applyFields applies the fields a join or heartbeat may change (null or
+// -1 means unchanged) and records the client's id and host, as the
+// model's applyFields. It reports whether the subscription changed, which
+// moves the group epoch on (step 6).
+func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest) (subscriptionChanged bool) {
 	if r.InstanceId.Valid {
 		g.setInstance(mi, r.InstanceId.Value)
 	}
@@ -283,34 +318,32 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 		if r.SubscribedTopicNames != nil {
 			n := uniqueSorted(r.SubscribedTopicNames)
 			if !equalStrings(n, names) {
-				changed = true
+				subscriptionChanged = true
 				names = n
 			}
 		}
 		if r.SubscribedTopicRegex.Valid && r.SubscribedTopicRegex != regex {
 			regex = r.SubscribedTopicRegex
-			changed = true
+			subscriptionChanged = true
 		}
 		if !equalStrings(names, cur.names) || regex != cur.regex {
 			g.setSubscription(mi, names, regex)
 		}
 	}
 	g.setClient(mi, clientID, conn.Host)
-	g.status = gLive
-	if g.mem[mi].inst != 0 {
-		g.insts.get(g.mem[mi].inst).val = mi
-	}
-	if changed {
-		g.bump()
-	}
-	assignmentChanged := g.reconcile(mi, r.TopicPartitions, now)
-	// 7. Success only: the session timer is (re)armed.
-	g.armSession(mi, now)
+	return subscriptionChanged
+}
 
+// succeed writes a successful join or heartbeat's response for member mi
+// (id memberID) into resp, reusing its assignment. The assignment goes
+// with a join, with a full request (a client that may have lost its
+// state), and whenever it changed.
+func (c *Coordinator) succeed(g *group, mi uint32, memberID string, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, assignmentChanged bool) {
 	asg := resetResponse(resp)
-	resp.MemberId = codec.Str(lk.id)
+	resp.MemberId = codec.Str(memberID)
 	resp.MemberEpoch = g.mem[mi].epoch
 	resp.HeartbeatIntervalMs = c.cfg.HeartbeatIntervalMs
+	join := r.MemberEpoch == joinEpoch
 	full := join || (r.RebalanceTimeoutMs != -1 && r.SubscribedTopicNames != nil && r.TopicPartitions != nil)
 	if full || assignmentChanged {
 		if asg == nil {
@@ -324,7 +357,6 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 		asg.UnknownTags = nil
 		resp.Assignment = asg
 	}
-	return nil
 }
 
 // takeOver makes new member mi inherit parked member old (a new member id

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // TestOlist: inserts and removes in random order keep the list sorted and
@@ -131,5 +133,92 @@ func TestRestartRebuildsSessionList(t *testing.T) {
 	}
 	if err := c.CheckInternal(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRandomIDIsModels: impl's default id generator mirrors
+// model.RandomUUID (impl may not import model outside its tests): from the
+// same bytes both give the same ids, through the draws both reject.
+func TestRandomIDIsModels(t *testing.T) {
+	var seed [32]byte
+	mr, ir, peek := rand.NewChaCha8(seed), rand.NewChaCha8(seed), rand.NewChaCha8(seed)
+	const n = 2000
+	for i := 0; i < n; i++ {
+		want, err := model.RandomUUID(mr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := randomID(ir); got != want {
+			t.Fatalf("id %d: impl made %v, model %v", i, got, want)
+		}
+	}
+	// The stream must hold draws to reject, or the test shows nothing about
+	// rejection: a draw whose Kafka form starts with '-' has 0b111110 as
+	// its first six bits.
+	var draw [16]byte
+	dashes := 0
+	for i := 0; i < n; i++ {
+		_, _ = peek.Read(draw[:])
+		if draw[0]>>2 == 62 {
+			dashes++
+		}
+	}
+	if dashes == 0 {
+		t.Fatalf("no draw among the first %d would be rejected", n)
+	}
+}
+
+// TestCheckInternalCatches: the self-check the equivalence and hammer tests
+// lean on must notice each kind of broken bookkeeping, not only pass on
+// sound state.
+func TestCheckInternalCatches(t *testing.T) {
+	build := func(t *testing.T) (*Coordinator, *group) {
+		c := New(Config{Topics: []Topic{{Name: "a", Partitions: 2}}, SessionTimeoutMs: 1000, Clock: NewManualClock(0)})
+		for i, id := range []string{"m1", "m2"} {
+			h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1}
+			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: id, RebalanceTimeoutMs: 5000,
+				SubscribedTopicNames: []string{"a"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
+			if i == 0 {
+				req.InstanceId, req.RackId = codec.Str("i1"), codec.Str("r1")
+			}
+			resp, err := c.Handle(Conn{ID: 1}, h, req)
+			if err != nil || resp.(*codec.ConsumerGroupHeartbeatResponse).ErrorCode != codec.None {
+				t.Fatalf("join %s: %v %+v", id, err, resp)
+			}
+		}
+		if err := c.CheckInternal(); err != nil {
+			t.Fatalf("sound state fails the check: %v", err)
+		}
+		return c, c.loadGroup("g")
+	}
+	cases := []struct {
+		name    string
+		corrupt func(g *group)
+		want    string
+	}{
+		{"member count", func(g *group) { g.count++ }, "count 3, live members 2"},
+		{"id index", func(g *group) { delete(g.byStr, "m2") }, "(m2) found as 0"},
+		{"instance reference count", func(g *group) { g.insts.get(g.mem[g.find("m1")].inst).refs++ }, "instance ref"},
+		{"rack reference count", func(g *group) { g.racks.get(g.mem[g.find("m1")].rack).refs++ }, "rack ref"},
+		{"subscription reference count", func(g *group) { g.subs.get(g.mem[g.find("m1")].sub).refs++ }, "subscription ref"},
+		{"target array", func(g *group) { g.tgt[0], g.tgt[1] = g.tgt[1], g.tgt[0] }, "target"},
+		{"ownership array", func(g *group) { g.owner[1] = g.find("m2")<<1 | 1 }, "partition 1: owner"},
+		{"side back-pointer", func(g *group) { g.sideOf(g.find("m1")).mem = 7 }, "side of"},
+		{"rebalance deadline off the heap", func(g *group) { g.sideOf(g.find("m1")).rdl = 5 }, "heap position -1"},
+		{"topic subscriber list", func(g *group) { g.topicSubs[0].remove(g.find("m2"), g.less) }, "1 subscribers listed, 2 subscribed"},
+		{"session list order", func(g *group) { g.mem[g.sessHead].session = 9999 }, "session list out of order"},
+		{"timer registration", func(g *group) { g.registered = 1 << 62 }, "earliest timer"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, g := build(t)
+			g.mu.Lock()
+			tc.corrupt(g)
+			g.mu.Unlock()
+			err := c.CheckInternal()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("CheckInternal after breaking the %s: %v, want an error containing %q", tc.name, err, tc.want)
+			}
+		})
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/impl/equivtest"
+	"github.com/ghostcheck/ghostcheck/internal/equivtest"
 )
 
 // recorder is a rapid.TB that keeps a failure instead of failing the test,

@@ -411,6 +411,5 @@ func (o *observer) leaveGroup(op *Op, req *codec.LeaveGroupRequest, resp *codec.
 }
 
 func zeroUUIDString(s string) bool {
-	u, err := codec.ParseUUID(s)
-	return err == nil && u.IsZero()
+	return model.IsZeroUUIDString(s)
 }

@@ -2,8 +2,12 @@ package model
 
 import (
 	"encoding/binary"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"sort"
+
+	"github.com/google/uuid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -90,30 +94,61 @@ func TopicIDFor(name string) codec.UUID {
 		h ^= uint64(name[i])
 		h *= 1099511628211
 	}
-	r := rand.New(rand.NewPCG(h, 0x746f706963))
-	return randomUUID(r)
+	u, _ := RandomUUID(&pcgReader{pcg: rand.NewPCG(h, 0x746f706963)}) // a pcgReader never fails
+	return u
 }
 
-// SeededIDs returns a deterministic id source: version-4 UUIDs drawn from a
-// PCG generator seeded with seed. Like Kafka's Uuid.randomUuid it never
-// returns the zero UUID or Uuid.ONE, nor one whose Kafka string form starts
-// with '-'.
+// SeededIDs returns a deterministic id source: RandomUUID's ids drawn from
+// a PCG generator seeded with seed. Two sources from the same seed return
+// the same sequence, which is what lets model and impl be compared byte for
+// byte.
 func SeededIDs(seed uint64) func() codec.UUID {
-	r := rand.New(rand.NewPCG(seed, 0x6964736f75726365))
-	return func() codec.UUID { return randomUUID(r) }
+	r := &pcgReader{pcg: rand.NewPCG(seed, 0x6964736f75726365)}
+	return func() codec.UUID {
+		u, _ := RandomUUID(r) // a pcgReader never fails
+		return u
+	}
 }
 
-func randomUUID(r *rand.Rand) codec.UUID {
+// RandomUUID draws an id from r as Kafka's Uuid.randomUuid does: a
+// version-4 UUID (google/uuid) that is neither the zero UUID nor Uuid.ONE
+// (no version-4 UUID is) and whose Kafka string form does not start with
+// '-', which a command line would take for a flag. It fails only when r
+// does. It is the one generator of coordinator-made ids: the model's, the
+// command's (topic ids) and, mirrored because impl may not import model,
+// impl's default (impl's tests hold the two to the same output).
+func RandomUUID(r io.Reader) (codec.UUID, error) {
 	for {
-		var u codec.UUID
-		binary.BigEndian.PutUint64(u[:8], r.Uint64())
-		binary.BigEndian.PutUint64(u[8:], r.Uint64())
-		u[6] = u[6]&0x0f | 0x40 // version 4
-		u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
-		if !u.IsZero() && u != oneUUID && u.String()[0] != '-' {
-			return u
+		u, err := uuid.NewRandomFromReader(r)
+		if err != nil {
+			return codec.UUID{}, fmt.Errorf("model: drawing a uuid: %w", err)
+		}
+		if id := codec.UUID(u); !IsReservedUUID(id) && id.String()[0] != '-' {
+			return id, nil
 		}
 	}
+}
+
+// pcgReader reads a PCG generator as bytes, each 64-bit output big-endian,
+// so that ids drawn through it are the ones the generator always gave.
+type pcgReader struct {
+	pcg  *rand.PCG
+	buf  [8]byte
+	left []byte // the unread tail of buf
+}
+
+func (r *pcgReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if len(r.left) == 0 {
+			binary.BigEndian.PutUint64(r.buf[:], r.pcg.Uint64())
+			r.left = r.buf[:]
+		}
+		c := copy(p[n:], r.left)
+		r.left = r.left[c:]
+		n += c
+	}
+	return n, nil
 }
 
 // oneUUID is Kafka's reserved Uuid.ONE_UUID (0, 1).

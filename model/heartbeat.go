@@ -207,33 +207,10 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		m.epoch, m.prevEpoch = 0, 0
 		m.state, m.rebalanceDeadline = stateStable, noDeadline
 	}
-	changed := lk.isNew
+	// 6. (cont.) The fields take effect; a new member or a changed
+	// subscription bumps the group epoch, and the member is reconciled.
 	before := m.assigned.clone()
-	if r.InstanceId.Valid {
-		m.instanceID = r.InstanceId
-	}
-	if r.RackId.Valid {
-		m.rackID = r.RackId
-	}
-	if r.RebalanceTimeoutMs != -1 {
-		m.rebalanceTimeoutMs = r.RebalanceTimeoutMs
-	}
-	if r.ServerAssignor.Valid {
-		m.serverAssignor = r.ServerAssignor
-	}
-	if r.SubscribedTopicNames != nil {
-		names := uniqueSorted(r.SubscribedTopicNames)
-		if !slices.Equal(names, m.subscribedNames) {
-			changed = true
-		}
-		m.subscribedNames = names
-	}
-	if r.SubscribedTopicRegex.Valid && r.SubscribedTopicRegex != m.subscribedRegex {
-		m.subscribedRegex = r.SubscribedTopicRegex
-		changed = true
-	}
-	m.clientID = clientID
-	m.clientHost = conn.Host
+	changed := applyFields(m, conn, clientID, r) || lk.isNew
 	if created {
 		c.groups[g.id] = g
 	}
@@ -258,6 +235,39 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		resp.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: c.heartbeatPartitions(m.assigned)}
 	}
 	return resp, nil
+}
+
+// applyFields applies the fields a join or heartbeat may change (a null
+// field, or a RebalanceTimeoutMs of -1, means unchanged, §B3.2) and
+// records the client's id and host. It reports whether the subscription
+// changed, which moves the group epoch on (§B4.4 rule 6).
+func applyFields(m *member, conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest) (subscriptionChanged bool) {
+	if r.InstanceId.Valid {
+		m.instanceID = r.InstanceId
+	}
+	if r.RackId.Valid {
+		m.rackID = r.RackId
+	}
+	if r.RebalanceTimeoutMs != -1 {
+		m.rebalanceTimeoutMs = r.RebalanceTimeoutMs
+	}
+	if r.ServerAssignor.Valid {
+		m.serverAssignor = r.ServerAssignor
+	}
+	if r.SubscribedTopicNames != nil {
+		names := uniqueSorted(r.SubscribedTopicNames)
+		if !slices.Equal(names, m.subscribedNames) {
+			subscriptionChanged = true
+		}
+		m.subscribedNames = names
+	}
+	if r.SubscribedTopicRegex.Valid && r.SubscribedTopicRegex != m.subscribedRegex {
+		m.subscribedRegex = r.SubscribedTopicRegex
+		subscriptionChanged = true
+	}
+	m.clientID = clientID
+	m.clientHost = conn.Host
+	return subscriptionChanged
 }
 
 // lookup is what lookupMember found: the member the request is for, and

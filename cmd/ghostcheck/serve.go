@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // serveConfig is what `ghostcheck serve` was asked to run.
@@ -163,19 +163,11 @@ func parseTopics(s string) ([]impl.Topic, error) {
 			return nil, fmt.Errorf("--topics: %q named twice", name)
 		}
 		seen[name] = true
-		out = append(out, impl.Topic{Name: name, ID: randomTopicID(), Partitions: int32(n)})
+		id, err := model.RandomUUID(rand.Reader)
+		if err != nil {
+			return nil, fmt.Errorf("--topics: an id for %q: %w", name, err)
+		}
+		out = append(out, impl.Topic{Name: name, ID: id, Partitions: int32(n)})
 	}
 	return out, nil
-}
-
-func randomTopicID() codec.UUID {
-	for {
-		var u codec.UUID
-		_, _ = rand.Read(u[:])
-		u[6] = u[6]&0x0f | 0x40
-		u[8] = u[8]&0x3f | 0x80
-		if s := u.String(); s[0] != '-' {
-			return u
-		}
-	}
 }

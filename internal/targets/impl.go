@@ -1,15 +1,14 @@
 package targets
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 )
-
-func init() {
-	builders["impl"] = NewImpl
-}
 
 // Mutants lists impl's mutants: name and description.
 func Mutants() [][2]string {
@@ -31,22 +30,8 @@ func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
 		}
 		muts = muts.With(m)
 	}
-	mc := plan.ModelConfig()
-	cfg := impl.Config{
-		SessionTimeoutMs:    mc.SessionTimeoutMs,
-		HeartbeatIntervalMs: mc.HeartbeatIntervalMs,
-		MaxGroupSize:        mc.MaxGroupSize,
-		Telemetry:           impl.TelemetryConfig(mc.Telemetry),
-		MaxVersions:         mc.MaxVersions,
-		NewID:               mc.NewID,
-		Mutants:             muts,
-	}
-	for _, t := range mc.Topics {
-		cfg.Topics = append(cfg.Topics, impl.Topic(t))
-	}
 	clock := impl.NewManualClock(0)
-	cfg.Clock = clock
-	c := impl.New(cfg)
+	c := impl.New(ImplConfig(plan.ModelConfig(), clock, muts))
 	t := linearize.Funcs{
 		HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			return c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host}, h, req)
@@ -62,24 +47,67 @@ func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
 			return nil
 		},
 	}
-	return linearize.WithSnapshot(t, func() []model.GroupSnapshot { return toModel(c.Snapshot()) }), nil
+	return linearize.WithSnapshot(t, func() []model.GroupSnapshot { return ModelSnapshot(c.Snapshot()) }), nil
 }
 
-func toModel(gs []impl.GroupSnapshot) []model.GroupSnapshot {
+// ImplConfig is impl's configuration for the coordinator the model config
+// mc describes (the same topics, timeouts, limits and id source), on clock,
+// with muts planted. NewID is mc's own function: a caller that also runs a
+// model on mc gives impl a source of its own (the same seed gives the same
+// ids), or the two would draw from one sequence.
+func ImplConfig(mc model.Config, clock impl.Clock, muts impl.Mutants) impl.Config {
+	cfg := impl.Config{
+		SessionTimeoutMs:    mc.SessionTimeoutMs,
+		HeartbeatIntervalMs: mc.HeartbeatIntervalMs,
+		MaxGroupSize:        mc.MaxGroupSize,
+		Telemetry:           impl.TelemetryConfig(mc.Telemetry),
+		MaxVersions:         mc.MaxVersions,
+		NewID:               mc.NewID,
+		Clock:               clock,
+		Mutants:             muts,
+	}
+	for _, t := range mc.Topics {
+		cfg.Topics = append(cfg.Topics, impl.Topic(t))
+	}
+	return cfg
+}
+
+// ModelSnapshot converts impl's snapshot to the model's types, in the
+// canonical form model.Coordinator.Snapshot produces, so that the two can
+// be compared with reflect.DeepEqual and fed to the same invariants: the
+// list is never nil (empty when there are no groups); groups are in id
+// order and members in id order (Members nil for a group without members);
+// Assigned and Pending are never nil (a snapshot sees pending revocations,
+// unlike model.SnapshotFromDescribe, whose nil Pending means "not seen"),
+// and are in (topic, partition) order. impl.Snapshot already keeps these
+// orders; sorting here makes the form hold whatever the input.
+func ModelSnapshot(gs []impl.GroupSnapshot) []model.GroupSnapshot {
 	out := make([]model.GroupSnapshot, 0, len(gs))
 	for _, g := range gs {
 		mg := model.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
 		for _, m := range g.Members {
-			mm := model.MemberSnapshot{MemberID: m.MemberID, InstanceID: m.InstanceID, Epoch: m.Epoch}
-			for _, p := range m.Assigned {
-				mm.Assigned = append(mm.Assigned, model.TopicPartition(p))
-			}
-			for _, p := range m.Pending {
-				mm.Pending = append(mm.Pending, model.TopicPartition(p))
-			}
-			mg.Members = append(mg.Members, mm)
+			mg.Members = append(mg.Members, model.MemberSnapshot{
+				MemberID:   m.MemberID,
+				InstanceID: m.InstanceID,
+				Epoch:      m.Epoch,
+				Assigned:   modelPartitions(m.Assigned),
+				Pending:    modelPartitions(m.Pending),
+			})
 		}
+		slices.SortFunc(mg.Members, func(a, b model.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) })
 		out = append(out, mg)
 	}
+	slices.SortFunc(out, func(a, b model.GroupSnapshot) int { return cmp.Compare(a.GroupID, b.GroupID) })
+	return out
+}
+
+func modelPartitions(ps []impl.TopicPartition) []model.TopicPartition {
+	out := make([]model.TopicPartition, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, model.TopicPartition(p))
+	}
+	slices.SortFunc(out, func(a, b model.TopicPartition) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
 	return out
 }

@@ -5,8 +5,9 @@
 // equal snapshots (pending revocations included) and Describe output after
 // every step. impl's tests and the fuzz target in fuzz/ both run it.
 //
-// It lives in its own package because impl must not import model outside
-// its tests; nothing but tests imports this package.
+// It lives beside impl, not under it, because impl must not import model
+// outside its tests, and a package under impl/ that imports model would put
+// model among impl/...'s dependencies. Nothing but tests imports it.
 package equivtest
 
 import (
@@ -15,12 +16,12 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"sort"
 
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -81,19 +82,8 @@ func newHarness(t *rapid.T, mut impl.Mutants) *harness {
 	}
 	cfg.Telemetry.PushIntervalMs = rapid.SampledFrom([]int32{0, 1000}).Draw(t, "pushInterval")
 	clock := impl.NewManualClock(0)
-	icfg := impl.Config{
-		SessionTimeoutMs:    cfg.SessionTimeoutMs,
-		HeartbeatIntervalMs: cfg.HeartbeatIntervalMs,
-		MaxGroupSize:        cfg.MaxGroupSize,
-		Telemetry:           impl.TelemetryConfig(cfg.Telemetry),
-		MaxVersions:         cfg.MaxVersions,
-		NewID:               model.SeededIDs(seed),
-		Clock:               clock,
-		Mutants:             mut,
-	}
-	for _, tp := range cfg.Topics {
-		icfg.Topics = append(icfg.Topics, impl.Topic(tp))
-	}
+	icfg := targets.ImplConfig(cfg, clock, mut)
+	icfg.NewID = model.SeededIDs(seed) // a source of its own, giving the model's ids
 	h := &harness{m: model.NewCoordinator(cfg), i: impl.New(icfg), clock: clock, cfg: cfg, conns: map[uint64]bool{}}
 	return h
 }
@@ -253,7 +243,7 @@ func (h *harness) do(t *rapid.T, conn uint64, hd *codec.RequestHeader, req codec
 	}
 	h.conns[conn] = true
 	if debug {
-		t.Logf("step %d: %v v%d %+v -> %+v\n  model %+v\n  impl  %+v", h.steps, hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), h.m.Snapshot(), ModelSnapshot(h.i.Snapshot()))
+		t.Logf("step %d: %v v%d %+v -> %+v\n  model %+v\n  impl  %+v", h.steps, hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), h.m.Snapshot(), targets.ModelSnapshot(h.i.Snapshot()))
 	}
 	mb, err1 := mr.AppendTo(nil, hd.RequestApiVersion)
 	ib, err2 := ir.AppendTo(nil, hd.RequestApiVersion)
@@ -261,7 +251,7 @@ func (h *harness) do(t *rapid.T, conn uint64, hd *codec.RequestHeader, req codec
 		t.Fatalf("encoding %v v%d: model %v, impl %v", hd.RequestApiKey, hd.RequestApiVersion, err1, err2)
 	}
 	if !bytes.Equal(mb, ib) {
-		t.Fatalf("%v v%d request %+v\nmodel response %+v\nimpl response  %+v\nmodel now %+v\nimpl now  %+v", hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), show(ir), h.m.Snapshot(), ModelSnapshot(h.i.Snapshot()))
+		t.Fatalf("%v v%d request %+v\nmodel response %+v\nimpl response  %+v\nmodel now %+v\nimpl now  %+v", hd.RequestApiKey, hd.RequestApiVersion, req, show(mr), show(ir), h.m.Snapshot(), targets.ModelSnapshot(h.i.Snapshot()))
 	}
 	return mr
 }
@@ -486,10 +476,7 @@ func (h *harness) restart(t *rapid.T) {
 // check compares what each coordinator holds, pending revocations
 // included, and what Describe shows of every group.
 func (h *harness) check(t *rapid.T) {
-	ms, is := h.m.Snapshot(), ModelSnapshot(h.i.Snapshot())
-	if len(ms) == 0 {
-		ms = nil
-	}
+	ms, is := h.m.Snapshot(), targets.ModelSnapshot(h.i.Snapshot())
 	if !reflect.DeepEqual(ms, is) {
 		t.Fatalf("snapshots differ\nmodel %+v\nimpl  %+v", ms, is)
 	}
@@ -508,25 +495,4 @@ func (h *harness) check(t *rapid.T) {
 	if !bytes.Equal(mb, ib) {
 		t.Fatalf("describe differs\nmodel %+v\nimpl  %+v", mr, ir)
 	}
-}
-
-// ModelSnapshot converts impl's snapshot to the model's types.
-func ModelSnapshot(gs []impl.GroupSnapshot) []model.GroupSnapshot {
-	var out []model.GroupSnapshot
-	for _, g := range gs {
-		mg := model.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
-		for _, m := range g.Members {
-			mm := model.MemberSnapshot{MemberID: m.MemberID, InstanceID: m.InstanceID, Epoch: m.Epoch, Assigned: []model.TopicPartition{}, Pending: []model.TopicPartition{}}
-			for _, p := range m.Assigned {
-				mm.Assigned = append(mm.Assigned, model.TopicPartition(p))
-			}
-			for _, p := range m.Pending {
-				mm.Pending = append(mm.Pending, model.TopicPartition(p))
-			}
-			mg.Members = append(mg.Members, mm)
-		}
-		out = append(out, mg)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].GroupID < out[j].GroupID })
-	return out
 }
