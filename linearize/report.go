@@ -34,6 +34,9 @@ type Artifacts struct {
 	// timeout), so the timeline shows the longest partial linearizations
 	// it found rather than a whole one.
 	Partial bool
+	// Window says which operations the timeline shows when the history
+	// was too large to show whole ("" when it shows every one).
+	Window string
 }
 
 // WriteArtifacts writes the history file and porcupine's timeline of a
@@ -54,7 +57,7 @@ func WriteArtifacts(dir, name string, hdr FileHeader, res *Result, rep *Report) 
 	}
 	err := writeFileAt(art.Timeline, func(w io.Writer) error {
 		tl, err := WriteTimeline(w, res, rep, TimelineOptions{Title: name})
-		art.Partial = tl.Partial
+		art.Partial, art.Window = tl.Partial, tl.Scope
 		return err
 	})
 	return art, err
@@ -363,7 +366,7 @@ func RequestLabel(op *Op) string {
 			kind = "join"
 		case model.LeaveEpoch:
 			kind = "leave"
-		case -2:
+		case model.StaticLeaveEpoch:
 			kind = "static-leave"
 		}
 		s := fmt.Sprintf("%s v%d", kind, v)
