@@ -18,7 +18,7 @@ func DocURL(s docs.Section) string {
 	return RepoURL + "/blob/main/" + s.Link()
 }
 
-// markdown renders the Markdown PROTOCOL.md's sections use (paragraphs,
+// markdown renders the Markdown the sections of docs/PROTOCOL.md use (paragraphs,
 // lists, tables, code blocks, emphasis, code spans, links) as HTML, so a
 // page can carry a rule's text without a network or a checkout. Relative
 // links point at the repository on the web.
