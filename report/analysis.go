@@ -22,6 +22,10 @@ type event struct {
 	Class string
 	// First marks the first violation, where the story is opened.
 	First bool
+	// Group is the group the event is about ("" for none); Minor marks
+	// what a long story leaves out first (ApiVersions and telemetry).
+	Group string
+	Minor bool
 }
 
 // analysis is what a failure page derives from a run: the story and the
@@ -37,6 +41,10 @@ type analysis struct {
 	marks   map[string][]mark // group-wide marks: violations, restarts
 	end     int64
 	omitted int // routine events left out of the story
+	// focus is the group of the first violation ("" when it names none);
+	// clientGroup is each client's group, from the plan.
+	focus       string
+	clientGroup map[string]string
 
 	// known are the member ids each process learned (from a response it
 	// received) or sent; current is the id each uses now.
@@ -56,6 +64,10 @@ func analyze(res *linearize.Result, rep *linearize.Report, ghosts []string) *ana
 	a := &analysis{lanes: map[string][]*lane{}, byID: map[string]*lane{}, ghosts: map[string]bool{}, marks: map[string][]mark{},
 		known: map[string]map[string]bool{}, current: map[string]string{}, lastCorr: map[uint64]int32{}, present: map[string]map[string]bool{}}
 	a.groups = res.Plan.Groups()
+	a.clientGroup = map[string]string{}
+	for _, c := range res.Plan.Clients {
+		a.clientGroup[c.Name] = c.Group
+	}
 	for _, g := range ghostIDs(res, ghosts) {
 		a.ghosts[g] = true
 	}
@@ -132,12 +144,15 @@ func ghostIDs(res *linearize.Result, ghosts []string) []string {
 // violation adds a broken rule to the story and marks its group (every
 // group when its words name none).
 func (a *analysis) violation(v linearize.RoundViolation, first bool, groups []string, group ...string) {
-	a.events = append(a.events, event{At: v.At, Who: "checker", Class: "violation", First: first,
-		Text: fmt.Sprintf("%s broken (round %d): %s", v.Rule, v.Round, v.What)})
 	g := linearize.GroupIn(v.What, groups)
 	if len(group) > 0 && group[0] != "" {
 		g = group[0]
 	}
+	if first {
+		a.focus = g
+	}
+	a.events = append(a.events, event{At: v.At, Who: "checker", Class: "violation", First: first, Group: g,
+		Text: fmt.Sprintf("%s broken (round %d): %s", v.Rule, v.Round, v.What)})
 	targets := groups
 	if g != "" {
 		targets = []string{g}
@@ -171,7 +186,11 @@ func (a *analysis) op(op *linearize.Op) {
 
 // say adds a story line about op.
 func (a *analysis) say(op *linearize.Op, class, text string) {
-	a.events = append(a.events, event{At: op.At, Who: op.Name, Text: text, Class: class})
+	g := groupOf(op)
+	if g == "" {
+		g = a.clientGroup[op.Name]
+	}
+	a.events = append(a.events, event{At: op.At, Who: op.Name, Text: text, Class: class, Group: g})
 }
 
 // lostBefore finds a request the network lost: a gap in the correlation

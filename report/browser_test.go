@@ -208,6 +208,9 @@ func TestFailurePageInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	boxes := b.open(t, art.HTML, "verdict", "violation", "replay")
+	for _, bx := range boxes {
+		t.Logf("#%s at top %.0f, bottom %.0f, left %.0f, right %.0f", bx.ID, bx.Top, bx.Bottom, bx.Left, bx.Right)
+	}
 	b.noErrors(t, art.HTML)
 	inViewport(t, art.HTML, boxes)
 	for _, want := range []string{"Illegal", "holds member", f.Replay} {

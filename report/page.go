@@ -120,7 +120,7 @@ func failureData(f Failure, art linearize.Artifacts) failurePage {
 	p.Also = strings.Join(also, "; ")
 	p.Doc = docFor(rep.Rule)
 	a := analyze(res, rep, f.Ghosts)
-	p.Story, p.Omitted = storyWindow(a.events, a.omitted)
+	p.Story, p.Omitted = storyWindow(a.events, a.omitted, a.focus)
 	for _, g := range a.groups {
 		svg, hidden := groupSVG(a, g)
 		p.Groups = append(p.Groups, groupView{Name: g, SVG: svg, Hidden: hidden})
@@ -146,9 +146,28 @@ func docFor(id string) *docView {
 // around the first violation.
 const maxStory = 120
 
-// storyWindow cuts a long story to the lines around its first violation,
-// counting what it leaves out.
-func storyWindow(evs []event, omitted int) ([]event, int) {
+// storyWindow cuts a long story down to maxStory lines: first without
+// ApiVersions and telemetry, then to the first violation's group (and the
+// restarts), then to the lines around the first violation. It counts what
+// it leaves out.
+func storyWindow(evs []event, omitted int, focus string) ([]event, int) {
+	keep := func(ok func(e event) bool) {
+		if len(evs) <= maxStory {
+			return
+		}
+		var out []event
+		for _, e := range evs {
+			if ok(e) {
+				out = append(out, e)
+			}
+		}
+		omitted += len(evs) - len(out)
+		evs = out
+	}
+	keep(func(e event) bool { return !e.Minor })
+	if focus != "" {
+		keep(func(e event) bool { return e.Group == focus || e.Class == "restart" })
+	}
 	if len(evs) <= maxStory {
 		return evs, omitted
 	}

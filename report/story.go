@@ -224,4 +224,5 @@ func (a *analysis) other(op *linearize.Op) {
 		class = "fault"
 	}
 	a.say(op, class, text)
+	a.events[len(a.events)-1].Minor = op.Name != "prober"
 }
