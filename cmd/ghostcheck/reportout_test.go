@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ghostcheck/ghostcheck/impl"
 )
 
 func readText(t *testing.T, path string) string {
@@ -76,5 +78,31 @@ func TestCheckWritesTheIndex(t *testing.T) {
 		if !strings.Contains(index, want) && !strings.Contains(index, strings.ReplaceAll(want, "ConsumerGroup", "CG")) {
 			t.Errorf("index.html lacks %q", want)
 		}
+	}
+}
+
+// A failing case and a failing history of check each appear in the
+// index; the history gets a page whose command runs it again.
+func TestCheckIndexLinksFailures(t *testing.T) {
+	addr := startCoordinator(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID))
+	dir := t.TempDir()
+	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
+		"--cases", "A1/v1-join-empty", "--histories", "1", "--rounds", "20", "--out", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	index := readText(t, filepath.Join(dir, "index.html"))
+	if !strings.Contains(index, `href="#case-A1/v1-join-empty-member-id"`) {
+		t.Errorf("index.html does not link the failing case")
+	}
+	if strings.Contains(out, "seed 1    Ok") {
+		t.Skipf("the history passed against the mutant; nothing more to check:\n%s", out)
+	}
+	page := filepath.Join(dir, "check-seed1.html")
+	if !strings.Contains(index, `href="check-seed1.html"`) {
+		t.Errorf("index.html does not link %s", page)
+	}
+	if p := readText(t, page); !strings.Contains(p, "ghostcheck check --bootstrap "+addr) || !strings.Contains(p, `class="lanes"`) {
+		t.Errorf("%s lacks the command that runs it again, or its membership timeline", page)
 	}
 }
