@@ -40,7 +40,9 @@
 //     not write.
 //   - rules.go: Rules, every rule a report can name, with its meaning and
 //     what checks it.
-//   - report.go: what a failure leaves behind: the JSON-lines history, the
-//     HTML timeline (its search bounded by the check's timeout) and the
-//     explanation.
+//   - report.go: what a failure leaves behind: the JSON-lines history,
+//     porcupine's timeline (each operation labelled with its network fate,
+//     a window of a history too large for one page, its search bounded by
+//     the check's timeout) and the explanation. The page a person reads
+//     first is the report package's.
 package linearize

@@ -1,7 +1,10 @@
 package linearize
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,6 +12,9 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // Artifacts are the files a failed check leaves behind.
@@ -16,55 +22,58 @@ type Artifacts struct {
 	// History is the JSON-lines history, in the corpus format, with the
 	// plan and the verdict it must reproduce.
 	History string
-	// HTML is porcupine's timeline of the history, with the violation
-	// annotated.
+	// Timeline is porcupine's timeline of the history (NAME.timeline.html),
+	// with the violation annotated and each operation's network fate in
+	// its label and tooltip.
+	Timeline string
+	// HTML is the failure page a person reads first (NAME.html): the
+	// report package writes it around the timeline. Empty when only
+	// WriteArtifacts ran.
 	HTML string
 	// Partial: the timeline's search ran out of its bound (the check's
 	// timeout), so the timeline shows the longest partial linearizations
 	// it found rather than a whole one.
 	Partial bool
+	// Window says which operations the timeline shows when the history
+	// was too large to show whole ("" when it shows every one).
+	Window string
 }
 
-// WriteArtifacts writes the history file and the HTML timeline of a checked
-// run into dir (created if needed) as name.jsonl and name.html. The timeline
-// needs porcupine's verbose search, which Check does not run (it replays
-// sequential partitions without a search, and its search keeps no
-// linearization); that search is bounded by the check's own timeout, so a
-// history whose check ran out costs at most as much again, never a hang.
+// WriteArtifacts writes the history file and porcupine's timeline of a
+// checked run into dir (created if needed) as name.jsonl and
+// name.timeline.html. The timeline needs porcupine's verbose search, which
+// Check does not run (it replays sequential partitions without a search,
+// and its search keeps no linearization); that search is bounded by the
+// check's own timeout, so a history whose check ran out costs at most as
+// much again, never a hang.
 func WriteArtifacts(dir, name string, hdr FileHeader, res *Result, rep *Report) (Artifacts, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Artifacts{}, err
 	}
-	art := Artifacts{History: filepath.Join(dir, name+".jsonl"), HTML: filepath.Join(dir, name+".html")}
+	art := Artifacts{History: filepath.Join(dir, name+".jsonl"), Timeline: filepath.Join(dir, name+".timeline.html")}
 	hdr.Expect = Expect{Verdict: rep.Verdict, Rule: rep.Rule, Linearizable: string(rep.Linearizable)}
-	f, err := os.Create(art.History)
+	if err := writeFileAt(art.History, func(w io.Writer) error { return WriteFile(w, hdr, res.History) }); err != nil {
+		return art, err
+	}
+	err := writeFileAt(art.Timeline, func(w io.Writer) error {
+		tl, err := WriteTimeline(w, res, rep, TimelineOptions{Title: name})
+		art.Partial, art.Window = tl.Partial, tl.Scope
+		return err
+	})
+	return art, err
+}
+
+// writeFileAt creates path and lets write fill it.
+func writeFileAt(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
 	if err != nil {
-		return art, err
+		return err
 	}
-	if err := WriteFile(f, hdr, res.History); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
-		return art, err
+		return err
 	}
-	if err := f.Close(); err != nil {
-		return art, err
-	}
-	m := porcupineModel(res.Plan.ModelConfig())
-	lin, info := porcupine.CheckOperationsVerbose(m, porcupineOps(res.History), rep.timelineBudget())
-	art.Partial = lin == porcupine.Unknown
-	var notes []porcupine.Annotation
-	for _, v := range res.Violations {
-		t := eventAt(res.History, v.At)
-		notes = append(notes, porcupine.Annotation{
-			ClientId: len(res.Plan.Clients) + 1, Tag: "invariants", Start: t, End: t,
-			Description: v.Rule, Details: fmt.Sprintf("round %d, t=%d ms: %s", v.Round, v.At, v.What),
-			BackgroundColor: "#f8c4c4",
-		})
-	}
-	info.AddAnnotations(notes)
-	if err := porcupine.VisualizePath(m, info, art.HTML); err != nil {
-		return art, err
-	}
-	return art, nil
+	return f.Close()
 }
 
 // timelineBudget bounds the timeline's search: the check's own bound (a
@@ -88,6 +97,41 @@ func eventAt(h History, at int64) int64 {
 	return t
 }
 
+// Fate says in words what the network did to an operation, from the
+// client's side: "" when it went and came back normally. Reports put it
+// beside the response, because a response the client never saw (lost,
+// dropped as the answer to a duplicate) explains most ghosts.
+func Fate(op Op) string {
+	if op.Restart {
+		return "the coordinator restarted: every connection closed, timers start afresh"
+	}
+	var out []string
+	for _, part := range strings.Split(op.Note, "; ") {
+		switch {
+		case part == "":
+		case part == "response lost":
+			out = append(out, "response lost: the client never saw this")
+		case part == "duplicate delivery":
+			out = append(out, "a second delivery of the same request (the network duplicated it)")
+		case part == "response to the duplicate dropped by the client":
+			out = append(out, "the client dropped this response (it answers the duplicate)")
+		case strings.HasPrefix(part, "request delayed"):
+			out = append(out, part+": it arrived after later requests of other connections")
+		case strings.HasPrefix(part, "response delayed"):
+			out = append(out, part+": the client saw it late")
+		case strings.HasPrefix(part, "no response: "):
+			what := "the outcome is unknown"
+			if op.Refused {
+				what = "refused: the coordinator applied nothing"
+			}
+			out = append(out, fmt.Sprintf("no response (%s): %s", strings.TrimPrefix(part, "no response: "), what))
+		default:
+			out = append(out, part)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 // Explain writes the report for a person: the verdict, the rule broken in
 // words, where to look, and the command that replays it.
 func (r *Report) Explain(w io.Writer, art Artifacts, replay string) {
@@ -108,15 +152,347 @@ func (r *Report) Explain(w io.Writer, art Artifacts, replay string) {
 		}
 		fmt.Fprintf(w, "also broken: %s\n", strings.Join(more, ", "))
 	}
+	if art.HTML != "" {
+		fmt.Fprintf(w, "report:   %s\n", art.HTML)
+	}
 	if art.History != "" {
 		fmt.Fprintf(w, "history:  %s\n", art.History)
 	}
-	if art.HTML != "" && art.Partial {
-		fmt.Fprintf(w, "timeline: %s (partial: its search ran out of time)\n", art.HTML)
-	} else if art.HTML != "" {
-		fmt.Fprintf(w, "timeline: %s\n", art.HTML)
+	if art.Timeline != "" && art.Partial {
+		fmt.Fprintf(w, "timeline: %s (partial: its search ran out of time)\n", art.Timeline)
+	} else if art.Timeline != "" {
+		fmt.Fprintf(w, "timeline: %s\n", art.Timeline)
 	}
 	if replay != "" {
 		fmt.Fprintf(w, "replay:   %s\n", replay)
 	}
+}
+
+// TimelineOptions shape WriteTimeline.
+type TimelineOptions struct {
+	// Title names the page (the report's name).
+	Title string
+	// MaxBytes bounds the page (0: 900 KiB). A history whose timeline
+	// would be larger is shown as a window: the operations of the first
+	// violation's group up to just after it, as many as fit, and the page
+	// says which.
+	MaxBytes int
+}
+
+// Timeline says what WriteTimeline drew.
+type Timeline struct {
+	// Partial: the search ran out of its bound before it found a whole
+	// linearization.
+	Partial bool
+	// Shown of Total operations are drawn; Scope says which, when not all.
+	Shown, Total int
+	Scope        string
+}
+
+// maxTimelineOps is the largest window WriteTimeline tries first; past
+// that porcupine's page (every operation with its states) is megabytes.
+const maxTimelineOps = 1500
+
+// WriteTimeline writes porcupine's timeline of a checked run: one row per
+// process (named), each operation labelled with its request, response
+// and network fate (the tooltip has the whole of each), the invariant
+// violations on a row of their own, and a script that opens the page
+// scrolled to the first violation. Its searches share the check's bound
+// (Report's budget), so writing it never runs an unbounded search.
+func WriteTimeline(w io.Writer, res *Result, rep *Report, opts TimelineOptions) (Timeline, error) {
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = 900 << 10
+	}
+	deadline := time.Now().Add(rep.timelineBudget())
+	limit := min(len(res.History), maxTimelineOps)
+	for attempt := 0; ; attempt++ {
+		win := windowFor(res, rep, limit)
+		page, partial, err := renderTimeline(res, rep, win, time.Until(deadline), opts.Title)
+		if err != nil {
+			return Timeline{}, err
+		}
+		tl := Timeline{Partial: partial, Shown: len(win.ops), Total: len(res.History), Scope: win.scope}
+		if len(page) <= opts.MaxBytes || limit <= 20 || attempt >= 4 {
+			_, err = w.Write(page)
+			return tl, err
+		}
+		limit = int(float64(limit) * float64(opts.MaxBytes) / float64(len(page)) * 0.9)
+	}
+}
+
+// timelineWindow is the part of a history a timeline draws.
+type timelineWindow struct {
+	ops History
+	// before are the operations replayed on the model, in delivery
+	// order, to give the window its starting state.
+	before History
+	scope  string
+}
+
+// windowFor picks at most limit operations: the whole history when it
+// fits, else the first violation's group (and every restart), ending a
+// little after the violation.
+func windowFor(res *Result, rep *Report, limit int) timelineWindow {
+	h := res.History
+	if len(h) <= limit {
+		return timelineWindow{ops: h}
+	}
+	focus, group := timelineFocus(res, rep)
+	part := h
+	if group != "" {
+		part = nil
+		for i := range h {
+			if h[i].Restart || partitionKey(&h[i]) == "group:"+group {
+				part = append(part, h[i])
+			}
+		}
+	}
+	end := len(part)
+	for i := range part {
+		if part[i].At > focus {
+			end = min(len(part), i+limit/10)
+			break
+		}
+	}
+	start := max(0, end-limit)
+	where := "the history"
+	if group != "" {
+		where = "group " + group
+	}
+	scope := fmt.Sprintf("a window: %d of the %d operations of %s (%d in the whole history), from its start to just after the first violation",
+		end-start, len(part), where, len(h))
+	if start > 0 {
+		scope = fmt.Sprintf("a window: %d of the %d operations of %s (%d in the whole history), ending just after the first violation; it starts from the model's state after the %d operations before it, replayed in delivery order",
+			end-start, len(part), where, len(h), start)
+	}
+	return timelineWindow{ops: part[start:end], before: part[:start], scope: scope}
+}
+
+// timelineFocus is the coordinator time and group of the first
+// violation: the first invariant broken, else the operation the model
+// answers differently, else the end.
+func timelineFocus(res *Result, rep *Report) (int64, string) {
+	h := res.History
+	if len(rep.Invariants) > 0 {
+		v := rep.Invariants[0]
+		return v.At, GroupIn(v.What, res.Plan.Groups())
+	}
+	var id int
+	if _, err := fmt.Sscanf(rep.Mismatch, "op %d", &id); err == nil && id >= 0 && id < len(h) {
+		k := partitionKey(&h[id])
+		return h[id].At, strings.TrimPrefix(k, "group:")
+	}
+	if len(h) == 0 {
+		return 0, ""
+	}
+	return h[len(h)-1].At, ""
+}
+
+// GroupIn finds the group a violation's words name ("group g1 holds
+// ..."), if it is one of groups.
+func GroupIn(text string, groups []string) string {
+	for _, f := range strings.Split(text, "group ")[1:] {
+		name := strings.TrimRight(strings.Fields(f + " ")[0], ".,:;)")
+		for _, g := range groups {
+			if g == name {
+				return g
+			}
+		}
+	}
+	return ""
+}
+
+// renderTimeline runs porcupine's verbose search on the window (bounded
+// by budget) and returns its page with ghostcheck's labels, banner and
+// scroll script.
+func renderTimeline(res *Result, rep *Report, win timelineWindow, budget time.Duration, title string) ([]byte, bool, error) {
+	cfg := res.Plan.ModelConfig()
+	m := porcupineModel(cfg)
+	if len(win.before) > 0 {
+		c := model.NewCoordinator(cfg)
+		for i := range win.before {
+			applyOp(c, &win.before[i])
+		}
+		start := newPState(c)
+		m.Init = func() any { return start }
+	}
+	m.DescribeOperation = func(in, _ any) string { return timelineLabel(in.(*Op)) }
+	m.DescribeOperationMetadata = func(md any) string { s, _ := md.(string); return s }
+	ops := porcupineOps(win.ops)
+	for i := range ops {
+		ops[i].Metadata = timelineTooltip(&win.ops[i])
+	}
+	budget = max(budget, time.Millisecond) // porcupine reads 0 as no bound
+	lin, info := porcupine.CheckOperationsVerbose(m, ops, budget)
+	var notes []porcupine.Annotation
+	for _, v := range res.Violations {
+		t := eventAt(win.ops, v.At)
+		notes = append(notes, porcupine.Annotation{
+			Tag: "invariants", Start: t, End: t, Description: v.Rule,
+			Details:         fmt.Sprintf("round %d, t=%d ms: %s", v.Round, v.At, v.What),
+			BackgroundColor: "#f8c4c4",
+		})
+	}
+	info.AddAnnotations(notes)
+	var b bytes.Buffer
+	if err := porcupine.Visualize(m, info, &b); err != nil {
+		return nil, false, err
+	}
+	return decorateTimeline(b.Bytes(), res.History, rep, win, title), lin == porcupine.Unknown, nil
+}
+
+// timelineLabel is an operation's box: the request in short, the response
+// in short, and what the network did to it.
+func timelineLabel(op *Op) string {
+	if op.Restart {
+		return "coordinator restart"
+	}
+	s := RequestLabel(op) + " → " + ResponseLabel(op)
+	if f := Fate(*op); f != "" {
+		s += " (" + f + ")"
+	}
+	return s
+}
+
+// RequestLabel says what an operation asked in a few words: "join v0",
+// "heartbeat v1 member=3fa2b6c1 epoch=4", "describe g1".
+func RequestLabel(op *Op) string {
+	v := op.Header.RequestApiVersion
+	switch r := op.Request.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		kind := "heartbeat"
+		switch r.MemberEpoch {
+		case model.JoinEpoch:
+			kind = "join"
+		case model.LeaveEpoch:
+			kind = "leave"
+		case model.StaticLeaveEpoch:
+			kind = "static-leave"
+		}
+		s := fmt.Sprintf("%s v%d", kind, v)
+		if r.MemberId != "" {
+			s += " member=" + short(r.MemberId)
+		}
+		if r.MemberEpoch > 0 {
+			s += fmt.Sprintf(" epoch=%d", r.MemberEpoch)
+		}
+		return s
+	case *codec.LeaveGroupRequest:
+		var ids []string
+		for _, m := range r.Members {
+			ids = append(ids, m.GroupInstanceId.Value)
+		}
+		return fmt.Sprintf("LeaveGroup v%d %s %v", v, r.GroupId, ids)
+	case *codec.ConsumerGroupDescribeRequest:
+		return "describe " + strings.Join(r.GroupIds, ",")
+	}
+	return fmt.Sprintf("%s v%d", op.Header.RequestApiKey, v)
+}
+
+// ResponseLabel says what the coordinator answered in a few words ("?"
+// when the outcome is unknown).
+func ResponseLabel(op *Op) string {
+	switch {
+	case op.Restart:
+		return "done"
+	case op.Refused:
+		return "refused"
+	case op.Return == Unknown || op.Response == nil:
+		return "?"
+	}
+	switch r := op.Response.(type) {
+	case *codec.ConsumerGroupHeartbeatResponse:
+		if r.ErrorCode != codec.None {
+			return r.ErrorCode.String()
+		}
+		return fmt.Sprintf("NONE member=%s epoch=%d", short(r.MemberId.Value), r.MemberEpoch)
+	case *codec.ConsumerGroupDescribeResponse:
+		var parts []string
+		for _, g := range r.Groups {
+			if g.ErrorCode != codec.None {
+				parts = append(parts, g.ErrorCode.String())
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%d members", len(g.Members)))
+		}
+		return strings.Join(parts, "; ")
+	case *codec.LeaveGroupResponse:
+		return r.ErrorCode.String()
+	}
+	return summarize(op.Response)
+}
+
+// timelineTooltip is an operation's tooltip (porcupine shows it as HTML):
+// who sent it on which connection and when, the whole request and
+// response, and the network's part.
+func timelineTooltip(op *Op) string {
+	esc := html.EscapeString
+	if op.Restart {
+		return fmt.Sprintf("<b>coordinator restart</b> at t=%d ms (round %d): %s", op.At, op.Sent, esc(Fate(*op)))
+	}
+	s := fmt.Sprintf("<b>%s</b>, connection %d, sent in round %d, delivered at t=%d ms<br><br>%s",
+		esc(op.Name), op.Conn.ID, op.Sent, op.At, esc(describeOp(op)))
+	if f := Fate(*op); f != "" {
+		s += "<br><br><b>network:</b> " + esc(f)
+	}
+	return s
+}
+
+// timelineScript names porcupine's rows after the processes and opens the
+// page at the first violation: the first annotation on the invariants
+// row, else porcupine's first illegal linearization point. It scrolls
+// only its own window, so a page that frames the timeline stays put.
+const timelineScript = `
+;(function () {
+  var names = %s
+  var labels = document.querySelectorAll('#canvas svg > g:first-of-type > text')
+  labels.forEach(function (t) {
+    var i = Number(t.textContent)
+    if (String(i) === t.textContent && names[i]) t.textContent = names[i]
+  })
+  var marks = Array.prototype.slice.call(document.querySelectorAll('rect.client-annotation-rect'))
+  if (marks.length === 0) marks = Array.prototype.slice.call(document.querySelectorAll('.linearization-invalid'))
+  if (marks.length === 0) return
+  marks.sort(function (a, b) { return a.getBoundingClientRect().left - b.getBoundingClientRect().left })
+  var r = marks[0].getBoundingClientRect()
+  window.scrollTo(Math.max(0, window.scrollX + r.left - window.innerWidth / 2),
+    Math.max(0, window.scrollY + r.top - window.innerHeight / 2))
+})()
+`
+
+// decorateTimeline gives porcupine's page a title, a banner that says how
+// to read it (and which window of the history it shows), and the script.
+func decorateTimeline(page []byte, h History, rep *Report, win timelineWindow, title string) []byte {
+	names := map[int]string{}
+	maxID := 0
+	for _, op := range h {
+		names[op.Client] = op.Name
+		maxID = max(maxID, op.Client)
+	}
+	list := make([]string, maxID+1)
+	for i := range list {
+		list[i] = names[i]
+	}
+	js, _ := json.Marshal(list)
+	esc := html.EscapeString
+	banner := fmt.Sprintf(`<div id="gc-banner" style="margin:0 10px;padding-top:42px;font:13px/1.4 sans-serif;color:#333">`+
+		`<b>%s</b>: porcupine's timeline (%s %s). One row per process; a box spans the coordinator's handling of one request. `+
+		`Hover a box for the whole request, the response and what the network did to it; click to pin it. `+
+		`The red box on the <i>invariants</i> row is the first violation.%s</div>`,
+		esc(title), esc(string(rep.Verdict)), esc(rep.Rule), scopeNote(win))
+	s := string(page)
+	s = strings.Replace(s, "<title>Porcupine</title>", "<title>"+esc(title)+" — timeline</title>", 1)
+	s = strings.Replace(s, "<body>", "<body>\n"+banner, 1)
+	s = strings.Replace(s, "margin-top: 45px;", "margin-top: 8px;", 1)
+	if i := strings.LastIndex(s, "</script>"); i >= 0 {
+		s = s[:i] + fmt.Sprintf(timelineScript, js) + s[i:]
+	}
+	return []byte(s)
+}
+
+func scopeNote(win timelineWindow) string {
+	if win.scope == "" {
+		return ""
+	}
+	return " <b>Shown:</b> " + html.EscapeString(win.scope) + "."
 }

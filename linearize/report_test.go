@@ -61,7 +61,7 @@ func TestWriteArtifactsAfterTimeoutReturns(t *testing.T) {
 	if !w.art.Partial {
 		t.Error("the timeline of a search that ran out is not marked partial")
 	}
-	for _, p := range []string{w.art.History, w.art.HTML} {
+	for _, p := range []string{w.art.History, w.art.Timeline} {
 		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 || filepath.Dir(p) != dir {
 			t.Errorf("%s: not written (%v)", p, err)
 		}
@@ -111,5 +111,77 @@ func TestCheckSpentBudgetIsUnknown(t *testing.T) {
 		}
 	case <-timer.C:
 		t.Fatal("Check still searching 30 s after a 1 ns budget")
+	}
+}
+
+// The timeline labels each operation with its network fate, names the
+// rows after the processes, and scrolls to the first violation.
+func TestTimelineShowsFatesAndNames(t *testing.T) {
+	o := DefaultOptions()
+	o.HeartbeatVersion = 0
+	o.Faults = OnlyFault(LostResponse, 10)
+	for seed := uint64(1); seed <= 10; seed++ {
+		plan := NewPlan(seed, o)
+		res, rep := runModel(t, plan)
+		if rep.Verdict != Illegal || len(res.Violations) == 0 {
+			continue
+		}
+		var b bytes.Buffer
+		tl, err := WriteTimeline(&b, res, rep, TimelineOptions{Title: "ghost"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		for _, want := range []string{"(response lost: the client never saw this)", `"observer"`, "window.scrollTo", "<title>ghost — timeline</title>", rep.Rule} {
+			if !strings.Contains(page, want) {
+				t.Errorf("seed %d: the timeline lacks %q", seed, want)
+			}
+		}
+		if tl.Shown != len(res.History) || tl.Scope != "" {
+			t.Errorf("seed %d: a %d-operation history drawn as a window: %+v", seed, len(res.History), tl)
+		}
+		return
+	}
+	t.Fatal("no v0 history with lost responses broke an invariant in 10 seeds")
+}
+
+// A history too large for one page is drawn as a window around the first
+// violation, and the page stays under its bound.
+func TestTimelineOfALargeHistoryIsBounded(t *testing.T) {
+	o := DefaultOptions()
+	o.HeartbeatVersion = 0
+	o.Clients, o.Groups, o.Rounds = 12, 3, 400
+	o.Faults = OnlyFault(LostResponse, 5)
+	plan := NewPlan(3, o)
+	res, rep := runModel(t, plan)
+	var b bytes.Buffer
+	tl, err := WriteTimeline(&b, res, rep, TimelineOptions{Title: "big", MaxBytes: 300 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d operations: %d shown in %d bytes (%s)", tl.Total, tl.Shown, b.Len(), tl.Scope)
+	if b.Len() > 300<<10 {
+		t.Errorf("the timeline of %d operations is %d bytes, over its 300 KiB bound", tl.Total, b.Len())
+	}
+	if tl.Shown >= tl.Total || tl.Scope == "" || !strings.Contains(b.String(), "a window:") {
+		t.Errorf("a window was not chosen or not said: %+v", tl)
+	}
+}
+
+func TestFate(t *testing.T) {
+	for _, c := range []struct {
+		op   Op
+		want string
+	}{
+		{Op{}, ""},
+		{Op{Note: "response lost"}, "response lost: the client never saw this"},
+		{Op{Note: "request delayed 2 rounds; response lost"}, "request delayed 2 rounds: it arrived after later requests of other connections; response lost: the client never saw this"},
+		{Op{Note: "no response: connection reset", Return: Unknown}, "no response (connection reset): the outcome is unknown"},
+		{Op{Note: "no response: unsupported", Refused: true}, "no response (unsupported): refused: the coordinator applied nothing"},
+		{Op{Restart: true}, "the coordinator restarted: every connection closed, timers start afresh"},
+	} {
+		if got := Fate(c.op); got != c.want {
+			t.Errorf("Fate(%q) = %q, want %q", c.op.Note, got, c.want)
+		}
 	}
 }

@@ -33,6 +33,9 @@ type TCPTarget struct {
 	started  bool
 	logical  int64 // the last Advance
 	maxLag   int64
+	// rtt are the round trips answered, by API, in real time (reports
+	// plot their distribution).
+	rtt map[codec.APIKey][]time.Duration
 }
 
 type tcpConn struct {
@@ -97,7 +100,11 @@ func (t *TCPTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message)
 		}
 		c.w = w
 	}
+	sent := time.Now()
 	resp, err := c.w.RoundTrip(h, req)
+	if err == nil {
+		t.noteRTT(h.RequestApiKey, time.Since(sent))
+	}
 	if err != nil {
 		// The connection is unusable now; the next request dials again.
 		c.w.Close()
@@ -184,6 +191,28 @@ func (t *TCPTarget) noteLag() {
 		}
 	}
 	t.mu.Unlock()
+}
+
+func (t *TCPTarget) noteRTT(key codec.APIKey, d time.Duration) {
+	t.mu.Lock()
+	if t.rtt == nil {
+		t.rtt = map[codec.APIKey][]time.Duration{}
+	}
+	t.rtt[key] = append(t.rtt[key], d)
+	t.mu.Unlock()
+}
+
+// RoundTrips are the real times from writing each answered request to
+// reading its response, by API name: the broker's latency as a client on
+// this machine sees it (the history's Call and Return are logical).
+func (t *TCPTarget) RoundTrips() map[string][]time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string][]time.Duration, len(t.rtt))
+	for k, ds := range t.rtt {
+		out[k.String()] = append([]time.Duration(nil), ds...)
+	}
+	return out
 }
 
 // MaxLagMs is the most real time ran ahead of the driver's logical time

@@ -116,6 +116,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		printCheck(stdout, cfg.peer, results, hist)
 	}
+	writeCheckReport(cfg, results, hist, stdout, stderr)
 	if checkFailures(results, hist) > 0 {
 		return 1
 	}

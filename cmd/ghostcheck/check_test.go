@@ -52,7 +52,7 @@ func TestCheckAgainstOurServerExitsZero(t *testing.T) {
 // and the command says so with exit status 1.
 func TestCheckFindsAPlantedBug(t *testing.T) {
 	addr := startCoordinator(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID))
-	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--cases", "A1/v1-join", "--histories", "0")
+	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--cases", "A1/v1-join", "--histories", "0", "--out", t.TempDir())
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 	}

@@ -45,7 +45,8 @@ type phaseSummary struct {
 	Violations map[string]int `json:"violations"`
 	Seconds    float64        `json:"seconds"`
 	// Failure describes the first failing history, if any.
-	Failure *failure `json:"failure,omitempty"`
+	Failure *failure      `json:"failure,omitempty"`
+	series  historySeries // for the HTML report's plots
 }
 
 type failure struct {
@@ -96,6 +97,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		printSummary(stdout, cfg, phases)
 	}
+	writeRunIndex(cfg, phases, stdout, stderr)
 	return exitStatus(phases)
 }
 
@@ -288,6 +290,7 @@ func runPhase(cfg runConfig, version, index int, budget time.Duration, prog *pro
 			ps.Failure = report(cfg, version, plan, res, rep, prog)
 		}
 		ps.Seconds = time.Since(start).Seconds()
+		ps.series.add(time.Since(start), ps)
 		prog.update(ps, index)
 	}
 	ps.Seconds = time.Since(start).Seconds()
@@ -335,7 +338,7 @@ func report(cfg runConfig, version int, plan linearize.Plan, res *linearize.Resu
 	}
 	hdr := linearize.FileHeader{Target: cfg.target, Mutant: cfg.mutant,
 		Title: fmt.Sprintf("%s found by ghostcheck run (seed %d, %s)", rep.Rule, plan.Seed, phaseLabel(version)), Plan: small}
-	art, err := linearize.WriteArtifacts(cfg.out, name, hdr, res, rep)
+	art, err := writeFailurePage(cfg.out, name, hdr, res, rep)
 	if err != nil {
 		f.Detail += " (writing the report failed: " + err.Error() + ")"
 		f.Replay = fmt.Sprintf("ghostcheck run --target %s --seed %d --histories 1 --heartbeat-version %s%s", cfg.target, plan.Seed, versionFlag(version), mutantFlag(cfg.mutant))
@@ -427,7 +430,7 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		}
 		if p.Failure.History != "" {
 			fmt.Fprintf(w, "  history:  %s\n", p.Failure.History)
-			fmt.Fprintf(w, "  timeline: %s\n", p.Failure.Timeline)
+			fmt.Fprintf(w, "  report:   %s\n", p.Failure.Timeline)
 		}
 		fmt.Fprintf(w, "  replay:   %s\n", p.Failure.Replay)
 	}

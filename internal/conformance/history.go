@@ -34,6 +34,11 @@ type HistoryResult struct {
 	LagMs      int64
 	Seconds    float64
 	File       string `json:",omitempty"`
+	// Run and Report are the history and its verdict, and RoundTrips the
+	// broker's round-trip times by API (real time), for the HTML report.
+	Run        *linearize.Result          `json:"-"`
+	Report     *linearize.Report          `json:"-"`
+	RoundTrips map[string][]time.Duration `json:"-"`
 }
 
 // DefaultHistoryOptions is a busy plan sized for real time: 6 clients in
@@ -80,7 +85,8 @@ func RunHistories(cfg HistoryConfig, progress func(HistoryResult)) ([]HistoryRes
 		rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
 			SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds()})
 		hr := HistoryResult{Seed: seed, Plan: plan.String(), Operations: len(res.History), Faults: res.Faults,
-			Verdict: rep.Verdict, Rule: rep.Rule, Detail: rep.Detail, LagMs: target.MaxLagMs(), Seconds: time.Since(start).Seconds()}
+			Verdict: rep.Verdict, Rule: rep.Rule, Detail: rep.Detail, LagMs: target.MaxLagMs(), Seconds: time.Since(start).Seconds(),
+			Run: res, Report: rep, RoundTrips: target.RoundTrips()}
 		if rep.Verdict != linearize.Ok && cfg.Out != "" {
 			if err := os.MkdirAll(cfg.Out, 0o755); err == nil {
 				hr.File = filepath.Join(cfg.Out, fmt.Sprintf("check-seed%d.jsonl", seed))

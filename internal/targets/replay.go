@@ -25,6 +25,11 @@ type ReplayResult struct {
 	Stored string
 	// Pass: the re-run reproduced the expected verdict and rule.
 	Pass bool
+	// Header, Run and Report are the file's header, the re-run and its
+	// verdict, for a report page.
+	Header linearize.FileHeader
+	Run    *linearize.Result
+	Report *linearize.Report
 }
 
 // ReplayFile re-runs the plan stored in a corpus history file against its
@@ -41,7 +46,7 @@ func ReplayFile(path, target string) (ReplayResult, error) {
 	if err != nil {
 		return ReplayResult{Path: path}, fmt.Errorf("%s: %w", path, err)
 	}
-	rr := ReplayResult{Path: path, Target: hdr.Target, Mutant: hdr.Mutant, Expect: hdr.Expect}
+	rr := ReplayResult{Path: path, Target: hdr.Target, Mutant: hdr.Mutant, Expect: hdr.Expect, Header: hdr}
 	if target != "" {
 		rr.Target = target
 	}
@@ -54,6 +59,7 @@ func ReplayFile(path, target string) (ReplayResult, error) {
 		return rr, err
 	}
 	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 30 * time.Second})
+	rr.Run, rr.Report = res, rep
 	rr.Got = linearize.Expect{Verdict: rep.Verdict, Rule: rep.Rule}
 	rr.Detail = rep.Detail
 	stored := linearize.CheckHistory(hdr.Plan, h, linearize.CheckOptions{Timeout: 30 * time.Second})

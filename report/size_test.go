@@ -1,0 +1,58 @@
+package report
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/linearize"
+)
+
+// bigFailure runs a plan of at least 10,000 operations whose v0 clients
+// lose join responses, so it fails with ghosts.
+func bigFailure(t *testing.T) Failure {
+	t.Helper()
+	o := linearize.DefaultOptions()
+	o.HeartbeatVersion = 0
+	o.Clients, o.Groups, o.Rounds = 64, 4, 1000
+	plan := linearize.NewPlan(5, o)
+	res, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.History) < 10000 {
+		t.Fatalf("the plan made %d operations, want at least 10,000", len(res.History))
+	}
+	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second})
+	if rep.Verdict == linearize.Ok {
+		t.Fatalf("the big v0 history passed; it should show ghosts")
+	}
+	return Failure{Name: "big", Header: linearize.FileHeader{Target: "model", Title: "10k operations", Plan: plan},
+		Result: res, Report: rep, Replay: "ghostcheck replay out/big.jsonl"}
+}
+
+// The pages of a 10,000-operation history stay under 1 MB each, and
+// writing them is bounded (the timeline's search by the check's bound).
+func TestPagesOfALargeHistoryStayUnderOneMB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 10k-operation run")
+	}
+	f := bigFailure(t)
+	dir := outDir(t)
+	start := time.Now()
+	art, err := WriteFailure(dir, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d operations: pages written in %v; timeline: %s", len(f.Result.History), time.Since(start).Round(time.Millisecond), art.Window)
+	for _, p := range []string{art.HTML, art.Timeline} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d bytes", p, fi.Size())
+		if fi.Size() >= 1<<20 {
+			t.Errorf("%s is %d bytes, over 1 MB", p, fi.Size())
+		}
+	}
+}
