@@ -100,3 +100,31 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 		t.Fatalf("observable check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 }
+
+// The observable check reports the first violation of every rule broken,
+// not only the first violation: `check --known` sets a rule aside and
+// still sees the others.
+func TestObservableReportsEachRuleBroken(t *testing.T) {
+	plan := NewPlan(1, DefaultOptions())
+	b := newHistoryBuilder(t, plan)
+	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
+	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1})
+	b.do(1000, "c2", codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}})
+	// A code ConsumerGroupHeartbeat may not answer, twice; then a
+	// describe without m1, long before its session could end.
+	b.h[1].Response = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.ErrorCode(41)}
+	b.h = append(b.h, b.h[1])
+	b.h[3].ID, b.h[3].At, b.h[3].Call, b.h[3].Return = 3, 1200, b.events+1, b.events+2
+	b.h[2].Response = &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "g"}}}
+	rep := Check(&Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
+	if rep.Verdict != Illegal || rep.Rule != string(RuleObservableResponse) {
+		t.Fatalf("%s %s: %s, want Illegal ObservableResponse", rep.Verdict, rep.Rule, rep.Detail)
+	}
+	var rules []string
+	for _, v := range rep.Invariants {
+		rules = append(rules, v.Rule)
+	}
+	if len(rules) != 2 || rules[0] != string(RuleObservableResponse) || rules[1] != string(RuleMemberVanished) {
+		t.Fatalf("violations by rule %v, want [ObservableResponse MemberVanished], one each", rules)
+	}
+}
