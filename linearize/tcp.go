@@ -134,6 +134,7 @@ func (t *TCPTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message)
 	if t.Rewrite != nil {
 		req = t.Rewrite(h, req)
 	}
+	h = t.apiVersionsAt(h)
 	resp, err := c.w.RoundTrip(h, req)
 	if err != nil {
 		// The connection is unusable now; the next request dials again.
@@ -148,6 +149,23 @@ func (t *TCPTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message)
 		nameTopics(d)
 	}
 	return resp, nil
+}
+
+// apiVersionsAt sends an ApiVersions request above the version the
+// negotiation settled at (NewTCPTarget's) at that version instead, as a
+// client library that fell back once keeps to the version that worked:
+// the driver's clients ask at their highest and cannot fall back past a
+// reply that does not parse, so against a broker that garbles v3+ replies
+// they would ask forever and never join. The negotiation's notes report
+// the broker's replies.
+func (t *TCPTarget) apiVersionsAt(h *codec.RequestHeader) *codec.RequestHeader {
+	v := t.negotiation.Version
+	if h.RequestApiKey != codec.ApiVersions || v < 0 || h.RequestApiVersion <= v {
+		return h
+	}
+	lower := *h
+	lower.RequestApiVersion = v
+	return &lower
 }
 
 // noResponse is a wire error of unknown outcome, which is the driver's

@@ -138,6 +138,16 @@ func TestTCPTargetNegotiationNotes(t *testing.T) {
 	if target.Versions().Max(codec.ConsumerGroupHeartbeat) != 1 {
 		t.Fatalf("versions %v", target.Versions())
 	}
+	// The driver's clients ask at v4; the target asks at v2, which works,
+	// so they can go on and join.
+	h := &codec.RequestHeader{RequestApiKey: codec.ApiVersions, RequestApiVersion: 4, CorrelationId: 1, ClientId: codec.Str("c"), ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
+	resp, err := target.Handle(linearize.Conn{ID: 1}, h, &codec.ApiVersionsRequest{ClientSoftwareName: "c", ClientSoftwareVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resp.(*codec.ApiVersionsResponse); r.ErrorCode != codec.None || len(r.ApiKeys) == 0 || h.RequestApiVersion != 4 {
+		t.Fatalf("ApiVersions v4 through the target: %v %d keys (the driver's header says v%d)", r.ErrorCode, len(r.ApiKeys), h.RequestApiVersion)
+	}
 }
 
 // runTCP runs the plan of seed against the broker at addr and checks it at
