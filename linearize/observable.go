@@ -96,7 +96,11 @@ type observer struct {
 	// report shows them all, so a rule set aside as known (check --known)
 	// hides no other.
 	firsts []RoundViolation
-	count  int
+	// setAside says which violations are known findings' (CheckOptions);
+	// known are the first of each rule it set aside.
+	setAside func(rule, what string) bool
+	known    []RoundViolation
+	count    int
 }
 
 // checkObservable is Check at LevelObservable.
@@ -106,7 +110,7 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, string(RuleHarnessAssumption), errs[0]
 		return rep
 	}
-	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}}
+	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}, setAside: opts.SetAside}
 	o.sessionMs = opts.SessionTimeoutMs
 	if o.sessionMs <= 0 {
 		o.sessionMs = res.Plan.SessionTimeoutMs
@@ -123,6 +127,7 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 	for i := range ops {
 		o.step(&ops[i])
 	}
+	rep.SetAside = o.known
 	switch {
 	case len(res.Violations) > 0:
 		v := res.Violations[0]
@@ -147,12 +152,17 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 // to the constants of Rules).
 func (o *observer) violate(op *Op, rule model.Rule, format string, args ...any) {
 	o.count++
-	for _, v := range o.firsts {
-		if v.Rule == string(rule) {
+	v := RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, describeOp(op)) + fmt.Sprintf(format, args...)}
+	list := &o.firsts
+	if o.setAside != nil && o.setAside(v.Rule, v.What) {
+		list = &o.known
+	}
+	for _, f := range *list {
+		if f.Rule == v.Rule {
 			return
 		}
 	}
-	o.firsts = append(o.firsts, RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, describeOp(op)) + fmt.Sprintf(format, args...)})
+	*list = append(*list, v)
 }
 
 func (o *observer) group(id string) *obsGroup {

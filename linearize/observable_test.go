@@ -1,6 +1,7 @@
 package linearize
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -126,5 +127,39 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 	}
 	if len(rules) != 2 || rules[0] != string(RuleObservableResponse) || rules[1] != string(RuleMemberVanished) {
 		t.Fatalf("violations by rule %v, want [ObservableResponse MemberVanished], one each", rules)
+	}
+}
+
+// A violation CheckOptions.SetAside sets aside (a known finding) is
+// reported apart and does not hide the rule's next violation.
+func TestObservableSetAside(t *testing.T) {
+	plan := NewPlan(1, DefaultOptions())
+	b := newHistoryBuilder(t, plan)
+	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
+	hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1}
+	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, hb)
+	b.do(1000, "c1", codec.ConsumerGroupHeartbeat, 1, hb)
+	// A success that does not echo the member id, then a code the API may
+	// not answer: two ObservableResponse violations.
+	b.h[1].Response = &codec.ConsumerGroupHeartbeatResponse{MemberEpoch: j.MemberEpoch, HeartbeatIntervalMs: 100}
+	b.h[2].Response = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.ErrorCode(41)}
+	res := &Result{Plan: plan, History: b.h}
+	echo := func(rule, what string) bool {
+		return rule == string(RuleObservableResponse) && strings.Contains(what, "must echo member id")
+	}
+	for _, tc := range []struct {
+		setAside func(rule, what string) bool
+		verdict  Verdict
+		detail   string
+		known    int
+	}{
+		{nil, Illegal, "must echo member id", 0},
+		{echo, Illegal, "may not answer", 1},
+		{func(string, string) bool { return true }, Ok, "", 1},
+	} {
+		rep := Check(res, CheckOptions{Level: LevelObservable, SetAside: tc.setAside})
+		if rep.Verdict != tc.verdict || !strings.Contains(rep.Detail, tc.detail) || len(rep.SetAside) != tc.known {
+			t.Errorf("%s %s (set aside %v), want %s with %q and %d set aside", rep.Verdict, rep.Detail, rep.SetAside, tc.verdict, tc.detail, tc.known)
+		}
 	}
 }
