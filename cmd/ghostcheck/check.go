@@ -43,9 +43,11 @@ SIGTERM (as peers/librdkafka's rdmock does). --broker-cmd alone starts the first
                    status (OBSERVED, if given, must be in what the case observed)
   probe KIND       histories leave out the prober's requests of KIND (v1-join-empty-member-id,
                    telemetry-zero-instance-id, telemetry-no-instance-id, stale-heartbeat)
-  rule RULE        a history breaking only known rules is KNOWN, not Illegal
-  workaround NAME  change ghostcheck's requests to get past a known crash (join-regex-empty:
-                   heartbeats naming topics send SubscribedTopicRegex "" instead of null)
+  rule RULE        violations of RULE (containing OBSERVED, if given) are known; a history whose
+                   only violations are known is KNOWN, not Illegal
+  workaround NAME  change ghostcheck's requests to get past a known crash: join-regex-empty
+                   (heartbeats naming topics send SubscribedTopicRegex "" instead of null),
+                   push-metrics-empty (PushTelemetry carries no metrics)
 `
 
 func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -78,6 +80,7 @@ func Cases() []Case {
 		{Name: "B4.4/group-max-size", Rule: "a new member when the group holds group.consumer.max.size members: GROUP_MAX_SIZE_REACHED; members already in may rejoin", run: caseMaxSize},
 		{Name: "B4.4/error-response-shape", Rule: "an error response carries MemberId null, MemberEpoch 0, HeartbeatIntervalMs 0 (§B3.3)", run: caseErrorShape},
 		{Name: "B4.4/success-heartbeat-interval", Rule: "a successful heartbeat carries the broker's heartbeat interval", run: caseInterval},
+		{Name: "B4.4/closed-connection-keeps-assignment", Rule: "a member's partitions stay its own when its connection closes: another member is given none of them until it revokes", run: caseClosedConnection},
 		{Name: "B4.4/session-expiry", Rule: "a member that stops heartbeating stays for its session timeout, then is removed", Slow: true, run: caseSessionExpiry},
 		{Name: "B4.4/error-does-not-refresh-session", Rule: "an error response does not refresh the session", Slow: true, run: caseErrorNoRefresh},
 		{Name: "B4.4/parked-member-expires", Rule: "a member parked at epoch -2 is removed when its session times out", Slow: true, run: caseParkedExpires},
@@ -609,6 +612,85 @@ func caseInterval(p *probe) verdict {
 	return want(r.HeartbeatIntervalMs > 0, hbString(r), "a positive interval")
 }
 
+// caseClosedConnection: m1 joins and is given partitions; m2 joins, so m1
+// must give some up; m1's connection closes, and m1 goes on heartbeating
+// on a new one, reporting that it still owns every partition it was given
+// (it has not revoked yet, as a slow client may not for up to its
+// rebalance timeout). KIP-848 members are not bound to connections: m2
+// must be given none of m1's partitions, however often it heartbeats, and
+// in whatever order the two heartbeat.
+func caseClosedConnection(p *probe) verdict {
+	a := p.conn()
+	g, m1, m2 := p.id("g"), p.id("m"), p.id("m")
+	j := a.mustJoin(p.joinReq(g, m1))
+	own := owned(j.Assignment)
+	for i := 0; i < 5 && len(partitionSet(own)) == 0; i++ {
+		req := keepalive(g, m1, j.MemberEpoch)
+		req.TopicPartitions = own
+		if j = a.hb(p.hbv(), req); j.ErrorCode != codec.None {
+			return fail("m1's setup heartbeat: "+hbString(j), "the setup heartbeats to succeed")
+		}
+		if j.Assignment != nil {
+			own = owned(j.Assignment)
+		}
+	}
+	ownSet := partitionSet(own)
+	if len(ownSet) == 0 {
+		return skip("the broker gave the group's only member no partitions")
+	}
+	b := p.conn()
+	r := b.mustJoin(p.joinReq(g, m2))
+	given := partitionSet(owned(r.Assignment))
+	a.w.Close()
+	a = p.conn()
+	var seen []string
+	for i := 0; i < 4; i++ {
+		time.Sleep(50 * time.Millisecond) // the broker sees the close
+		if i > 0 {                        // m1, still owning everything, keeps its session
+			req := keepalive(g, m1, j.MemberEpoch)
+			req.TopicPartitions = own
+			if j = a.hb(p.hbv(), req); j.ErrorCode != codec.None {
+				return fail("m1's heartbeat on a new connection: "+hbString(j), "m1's heartbeats to succeed")
+			}
+		}
+		req := p.joinReq(g, m2)
+		if r.MemberEpoch > 0 {
+			req = keepalive(g, m2, r.MemberEpoch)
+			req.TopicPartitions = owned(r.Assignment)
+		}
+		if r = b.hb(p.hbv(), req); r.ErrorCode != codec.None {
+			return fail("m2's heartbeat: "+hbString(r), "m2's heartbeats to succeed")
+		}
+		seen = append(seen, hbString(r))
+		for k := range partitionSet(owned(r.Assignment)) {
+			given[k] = true
+		}
+	}
+	var both []string
+	for k := range given {
+		if ownSet[k] {
+			both = append(both, fmt.Sprint(k[1]))
+		}
+	}
+	sort.Strings(both)
+	obs := fmt.Sprintf("m1 owns %d partitions and does not revoke; after its connection closed, m2's heartbeats: %s", len(ownSet), strings.Join(seen, "; "))
+	if len(both) > 0 {
+		obs = fmt.Sprintf("m2 was given partitions %s that m1 still owns; ", strings.Join(both, ",")) + obs
+	}
+	return want(len(both) == 0, obs, "none of m1's partitions for m2 until m1 revokes them")
+}
+
+// partitionSet is the (topic id, partition) pairs of an owned list.
+func partitionSet(tps []codec.ConsumerGroupHeartbeatTopicPartitions) map[[2]any]bool {
+	s := map[[2]any]bool{}
+	for _, t := range tps {
+		for _, p := range t.Partitions {
+			s[[2]any{t.TopicId, p}] = true
+		}
+	}
+	return s
+}
+
 // expiryMargin is how long after a session timeout a removal may take.
 func (p *probe) expiryMargin() time.Duration {
 	return max(300*time.Millisecond, p.peer.SessionTimeout/4)
@@ -626,6 +708,7 @@ func caseSessionExpiry(p *probe) verdict {
 	if s <= 0 {
 		return skip("the broker's session timeout was not given (--session-timeout)")
 	}
+	p.needs(codec.ConsumerGroupDescribe) // before waiting a session out
 	c := p.conn()
 	g, m := p.id("g"), p.id("m")
 	start := time.Now()
@@ -643,6 +726,7 @@ func caseErrorNoRefresh(p *probe) verdict {
 	if s <= 0 {
 		return skip("the broker's session timeout was not given (--session-timeout)")
 	}
+	p.needs(codec.ConsumerGroupDescribe) // before waiting a session out
 	c := p.conn()
 	g, m := p.id("g"), p.id("m")
 	start := time.Now()
@@ -660,6 +744,7 @@ func caseParkedExpires(p *probe) verdict {
 	if s <= 0 {
 		return skip("the broker's session timeout was not given (--session-timeout)")
 	}
+	p.needs(codec.ConsumerGroupDescribe) // before waiting a session out
 	c := p.conn()
 	g, m, inst := p.id("g"), p.id("m"), p.id("i")
 	c.mustJoin(static(p.joinReq(g, m), inst))
@@ -747,8 +832,13 @@ func caseAVBadName(p *probe) verdict {
 }
 
 func caseAVLists(p *probe) verdict {
-	obs := fmt.Sprintf("ConsumerGroupHeartbeat up to v%d, ConsumerGroupDescribe up to v%d, LeaveGroup up to v%d",
-		p.max(codec.ConsumerGroupHeartbeat), p.max(codec.ConsumerGroupDescribe), p.max(codec.LeaveGroup))
+	upTo := func(key codec.APIKey) string {
+		if v := p.max(key); v >= 0 {
+			return fmt.Sprintf("%v up to v%d", key, v)
+		}
+		return fmt.Sprintf("no %v", key)
+	}
+	obs := fmt.Sprintf("%s, %s, %s", upTo(codec.ConsumerGroupHeartbeat), upTo(codec.ConsumerGroupDescribe), upTo(codec.LeaveGroup))
 	return want(p.offers(codec.ConsumerGroupHeartbeat, 1) && p.max(codec.ConsumerGroupDescribe) >= 0 && p.max(codec.LeaveGroup) >= 3, obs, "v1, v0+, v3+")
 }
 

@@ -376,6 +376,13 @@ func (p *probe) max(key codec.APIKey) int16 { return p.versions.Max(key) }
 // offers reports whether the broker offers key at version.
 func (p *probe) offers(key codec.APIKey, v int16) bool { return p.versions.Offers(key, v) }
 
+// needs ends the case as SKIP when the broker does not offer key at all.
+func (p *probe) needs(key codec.APIKey) {
+	if p.max(key) < 0 {
+		panic(abort{skip(fmt.Sprintf("needs %v, which the broker does not offer", key))})
+	}
+}
+
 // offered says which versions of key the broker offers, in words.
 func (p *probe) offered(key codec.APIKey) string {
 	r, ok := p.versions[key]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -173,9 +174,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 	if err != nil {
 		return HistoryResult{}, err
 	}
-	if cfg.Known.Workaround(WorkaroundJoinRegex) {
-		target.Rewrite = joinRegexEmpty
-	}
+	target.Rewrite = cfg.Known.rewrite()
 	if rep.Negotiation == nil && rep.Unchecked == nil {
 		rep.Negotiation = target.Negotiation().Notes
 		for _, r := range target.Unchecked() {
@@ -188,9 +187,13 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 		return HistoryResult{}, err
 	}
 	lr := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
-		SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds()})
+		SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds(), SetAside: cfg.Known.setAside()})
 	hr := HistoryResult{Seed: seed, Plan: plan.String(), Operations: len(res.History), Faults: res.Faults,
 		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), Seconds: time.Since(start).Seconds()}
+	if lr.Verdict == linearize.Ok && !anyJoined(res.History) {
+		hr.Verdict, hr.Status, hr.Rule = linearize.VerdictUnknown, string(linearize.VerdictUnknown), string(linearize.RuleHarnessAssumption)
+		hr.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
+	}
 	setAsideKnown(&hr, lr, cfg.Known)
 	if lr.Verdict != linearize.Ok && cfg.Out != "" {
 		if err := os.MkdirAll(cfg.Out, 0o755); err == nil {
@@ -206,6 +209,18 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 	return hr, nil
 }
 
+// anyJoined reports whether some heartbeat was answered NONE: a history
+// in which no client ever joined (a broker whose answers the clients
+// cannot use) says nothing about the broker, and must not pass as Ok.
+func anyJoined(h linearize.History) bool {
+	for _, op := range h {
+		if r, ok := op.Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None {
+			return true
+		}
+	}
+	return false
+}
+
 // leaveOutKnown drops the probes of known findings.
 func leaveOutKnown(probes []linearize.Probe, k *Known) []linearize.Probe {
 	var out []linearize.Probe
@@ -217,18 +232,36 @@ func leaveOutKnown(probes []linearize.Probe, k *Known) []linearize.Probe {
 	return out
 }
 
-// setAsideKnown makes an Illegal history that breaks only rules of known
-// findings KNOWN, and otherwise names the first rule broken that is not
-// known.
+// setAsideKnown makes a history whose only violations are known
+// findings' KNOWN, and otherwise names the first rule broken that is not
+// known. The observable check has set aside the known violations of its
+// own rules (Report.SetAside); the driver's invariants are sorted here,
+// by their first violation.
 func setAsideKnown(hr *HistoryResult, lr *linearize.Report, k *Known) {
-	if lr.Verdict != linearize.Illegal || len(k.Of(KnownRule)) == 0 {
+	add := func(id, rule string) {
+		if s := id + " " + rule; !slices.Contains(hr.Known, s) {
+			hr.Known = append(hr.Known, s)
+		}
+	}
+	for _, v := range lr.SetAside {
+		if e, ok := k.Rule(v.Rule); ok {
+			add(e.ID, v.Rule)
+		}
+	}
+	if lr.Verdict == linearize.Ok {
+		if len(hr.Known) > 0 {
+			hr.Status = HistoryKnown
+		}
+		return
+	}
+	if lr.Verdict != linearize.Illegal {
 		return
 	}
 	var other *linearize.RoundViolation
 	for i, v := range lr.Invariants {
-		e, ok := k.Rule(v.Rule)
-		if ok && (e.Observed == "" || strings.Contains(v.What, e.Observed)) {
-			hr.Known = append(hr.Known, e.ID+" "+v.Rule)
+		if k.knownViolation(v.Rule, v.What) {
+			e, _ := k.Rule(v.Rule)
+			add(e.ID, v.Rule)
 			continue
 		}
 		if other == nil {
@@ -243,8 +276,8 @@ func setAsideKnown(hr *HistoryResult, lr *linearize.Report, k *Known) {
 	}
 }
 
-// joinRegexEmpty is WorkaroundJoinRegex for the TCP target: a heartbeat
-// naming topics with a null regex is sent with "" instead.
+// joinRegexEmpty is WorkaroundJoinRegex for a request: a heartbeat naming
+// topics with a null regex is sent with "" instead.
 func joinRegexEmpty(_ *codec.RequestHeader, req codec.Message) codec.Message {
 	hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest)
 	if !ok || hb.SubscribedTopicNames == nil || hb.SubscribedTopicRegex.Valid {
@@ -252,5 +285,17 @@ func joinRegexEmpty(_ *codec.RequestHeader, req codec.Message) codec.Message {
 	}
 	c := *hb
 	c.SubscribedTopicRegex = codec.Str("")
+	return &c
+}
+
+// pushMetricsEmpty is WorkaroundPushMetrics for a request: a PushTelemetry
+// is sent with no metrics.
+func pushMetricsEmpty(_ *codec.RequestHeader, req codec.Message) codec.Message {
+	p, ok := req.(*codec.PushTelemetryRequest)
+	if !ok || len(p.Metrics) == 0 {
+		return req
+	}
+	c := *p
+	c.Metrics = []byte{}
 	return &c
 }

@@ -255,3 +255,16 @@ func TestHistoriesBrokerGone(t *testing.T) {
 		t.Fatalf("with a launcher: %+v, %d started", rep.Histories, n.Load())
 	}
 }
+
+// A history in which no client could join checked nothing: it is
+// Unknown, not Ok.
+func TestHistoryWhereNobodyJoinedIsUnknown(t *testing.T) {
+	p := differing(t, brokertest.Options{Hide: []codec.APIKey{codec.ConsumerGroupHeartbeat}})
+	rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(p.Addr()), Seed: 1, Histories: 1, Options: shortHistories()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := rep.Histories[0]; h.Status != "Unknown" || h.Rule != "HarnessAssumption" || !h.Failed() {
+		t.Fatalf("%+v", h)
+	}
+}
