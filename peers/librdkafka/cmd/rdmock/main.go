@@ -62,7 +62,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rdmock:", err)
 		return 1
 	}
-	defer c.Close()
+	// The cluster is not destroyed on the way out: the process ends, which
+	// frees it, and librdkafka's destroy can wait a second for its threads
+	// (a check starting a broker per case stops dozens).
 	// Signals are caught before the address is printed: a parent that
 	// reads it and at once sends SIGTERM gets a clean stop.
 	sig := make(chan os.Signal, 1)

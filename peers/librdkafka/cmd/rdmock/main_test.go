@@ -13,8 +13,8 @@ func TestParseTopics(t *testing.T) {
 		want []mock.Topic
 		ok   bool
 	}{
-		{"alpha:6", []mock.Topic{{"alpha", 6}}, true},
-		{"alpha:6, beta:3", []mock.Topic{{"alpha", 6}, {"beta", 3}}, true},
+		{"alpha:6", []mock.Topic{{Name: "alpha", Partitions: 6}}, true},
+		{"alpha:6, beta:3", []mock.Topic{{Name: "alpha", Partitions: 6}, {Name: "beta", Partitions: 3}}, true},
 		{"alpha", nil, false},
 		{"alpha:0", nil, false},
 		{":3", nil, false},
