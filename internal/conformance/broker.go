@@ -160,6 +160,9 @@ type Broker struct {
 	addr    string
 	current Launched // launched by us (nil: given by address)
 	fresh   bool     // a broker per case from now on
+	// negotiation is the first broker's ApiVersions, which every later
+	// Run reuses.
+	negotiation *wire.Negotiation
 	// Launches counts the brokers started.
 	Launches int
 }

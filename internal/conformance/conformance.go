@@ -171,9 +171,15 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	n, err := negotiate(peer, b.Addr())
-	if err != nil {
-		return nil, err
+	// One negotiation per broker command: after a crash the broker at
+	// b.Addr() may be the dead one, and a fresh one offers the same.
+	n := b.negotiation
+	if n == nil {
+		var err error
+		if n, err = negotiate(peer, b.Addr()); err != nil {
+			return nil, err
+		}
+		b.negotiation = n
 	}
 	rep := &Report{Negotiation: n.Notes, Versions: n.Versions}
 	for i, c := range cases {

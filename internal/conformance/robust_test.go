@@ -268,3 +268,32 @@ func TestHistoryWhereNobodyJoinedIsUnknown(t *testing.T) {
 		t.Fatalf("%+v", h)
 	}
 }
+
+// After a history crashed the broker, a later Run (check's risky cases)
+// starts on a fresh broker, without asking the dead one its versions.
+func TestRunAfterHistoryCrash(t *testing.T) {
+	var beats atomic.Int32
+	dies := brokertest.Options{DieOn: func(_ *codec.RequestHeader, req codec.Message) bool {
+		_, ok := req.(*codec.ConsumerGroupHeartbeatRequest)
+		return ok && beats.Add(1) == 10
+	}}
+	var n atomic.Int32
+	b, err := conformance.NewBroker(differing(t, dies).Addr(), launcher(t, brokertest.Options{}, &n), 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := peer(b.Addr())
+	if _, err := conformance.Run(pr, conformance.Select([]string{"B7.1/advertises"}, false, false), conformance.Options{Broker: b}); err != nil {
+		t.Fatal(err)
+	}
+	o := shortHistories()
+	o.Rounds = 10
+	h, err := conformance.RunHistories(conformance.HistoryConfig{Peer: pr, Seed: 1, Histories: 1, Options: o, Broker: b}, nil)
+	if err != nil || h.Histories[0].Status != conformance.HistoryCrash {
+		t.Fatalf("%v %+v", err, h)
+	}
+	rep, err := conformance.Run(pr, conformance.Select([]string{"B4.2/join-null-regex"}, true, false), conformance.Options{Broker: b})
+	if err != nil || len(rep.Results) != 1 || rep.Results[0].Status != conformance.Pass || n.Load() != 1 {
+		t.Fatalf("the risky case after the crash: %v %+v, %d started", err, rep, n.Load())
+	}
+}
