@@ -230,9 +230,14 @@ func checkHistories(cfg checkConfig, stderr io.Writer) (*conformance.HistoryRepo
 }
 
 // checkFailures counts the findings that are not known: failing or
-// crashing cases, histories not Ok or KNOWN, and a check that stopped.
+// crashing cases, histories not Ok or KNOWN, and a check that stopped with
+// cases or histories left (even at a known crash: what was not run was
+// not checked).
 func checkFailures(out checkOutcome) int {
 	n := 0
+	if len(out.cases.NotRun) > 0 || out.hist != nil && out.hist.Stopped != "" {
+		n++
+	}
 	for _, r := range out.cases.Results {
 		if r.Failed() {
 			n++

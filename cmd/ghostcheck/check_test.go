@@ -261,6 +261,13 @@ func TestCheckBrokerGoneMidCase(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "CRASH (known X1)") || !strings.Contains(out, "(1 of the fail and crash known)") {
 		t.Fatalf("a known crash: exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
+	// Known, but with nothing to start another broker the cases after it
+	// went unchecked: exit 1.
+	p2 := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{DieOn: epochBelowMinusTwo})
+	code, out, errOut = run(t, "", "check", "--bootstrap", p2.Addr(), "--known", known, "--cases", "B4.2", "--histories", "0", "--out", dir)
+	if code != 1 || !strings.Contains(out, "CRASH (known X1)") || !strings.Contains(out, "not run: 3 cases") {
+		t.Fatalf("a known crash that stopped the check: exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
 }
 
 // A broker whose ApiVersions v3+ replies do not parse and that offers no
