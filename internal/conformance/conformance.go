@@ -3,7 +3,14 @@
 // and ApiVersions rules of §B1 and §B7 a broker needs to be talked to),
 // each run against a broker over TCP and reported pass or fail with what
 // the broker answered. `ghostcheck check` prints it as a table; tests run it
-// against ghostcheck's own server and against kfake.
+// against ghostcheck's own server and against kfake, and peers/librdkafka's
+// against librdkafka's mock cluster.
+//
+// Brokers we did not write differ: a case that needs an api or version the
+// broker lacks is SKIP; a broker that stops answering during a case makes
+// it CRASH (crash.go), and a Broker with a Launcher replaces it (broker.go);
+// findings already recorded are read from a known-findings file (known.go)
+// and set aside. The fault-injected histories are in history.go.
 //
 // A case holds the broker only to what a client can observe: error codes,
 // member ids and epochs, membership as ConsumerGroupDescribe shows it.
