@@ -7,7 +7,7 @@ FUZZMINIMIZE ?= 100x
 # Packages that start goroutines; they also run under the race detector.
 RACE_PKGS ?= $(shell $(GO) list ./impl/... ./linearize/... 2>/dev/null)
 
-.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay
+.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay peers
 
 ## run: the main job: a property run of the embedded coordinator, KIP-1082 clients vs v0 (see README).
 run:
@@ -31,6 +31,12 @@ unit:
 
 race:
 	@if [ -n "$(RACE_PKGS)" ]; then $(GO) test -race $(RACE_PKGS); else echo "race: no concurrent packages yet"; fi
+
+## peers: the modules of peers/ (software we did not write, run as peers; cgo, needs gcc): vet and test
+## librdkafka's mock cluster against the suite and its recorded findings (about 1-2 min; PEERSTIMEOUT bounds it).
+PEERSTIMEOUT ?= 15m
+peers:
+	cd peers/librdkafka && $(GO) vet ./... && $(GO) test -timeout $(PEERSTIMEOUT) ./...
 
 ## fuzz-smoke: each fuzz target for SMOKETIME (default 3s).
 fuzz-smoke:

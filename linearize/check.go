@@ -61,6 +61,10 @@ type Report struct {
 	Mismatch string `json:"mismatch,omitempty"`
 	// Invariants are the invariant violations observed during the run.
 	Invariants []RoundViolation `json:"invariants,omitempty"`
+	// SetAside are, at the observable level, the first violation of each
+	// rule that CheckOptions.SetAside set aside (a known finding); they do
+	// not make the verdict.
+	SetAside []RoundViolation `json:"setAside,omitempty"`
 	// CheckTime is how long the linearizability check took.
 	CheckTime time.Duration `json:"checkTime"`
 
@@ -85,6 +89,11 @@ type CheckOptions struct {
 	// SessionTimeoutMs (observable level) is the broker's session timeout
 	// (0: the plan's).
 	SessionTimeoutMs int64
+	// SetAside (observable level), if set, reports whether a violation
+	// is a known finding's (`ghostcheck check --known`): the check then
+	// records it in Report.SetAside and goes on looking for the rule's
+	// first other violation.
+	SetAside func(rule, what string) bool
 }
 
 // Check judges a run: the harness's assumptions first (a broken one is a

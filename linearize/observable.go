@@ -92,8 +92,15 @@ type observer struct {
 	lagMs     int64
 	groups    map[string]*obsGroup
 	instances map[string]bool // every instance id a plan client uses
-	first     *RoundViolation
-	count     int
+	// firsts are the first violation of each rule broken, in order: a
+	// report shows them all, so a rule set aside as known (check --known)
+	// hides no other.
+	firsts []RoundViolation
+	// setAside says which violations are known findings' (CheckOptions);
+	// known are the first of each rule it set aside.
+	setAside func(rule, what string) bool
+	known    []RoundViolation
+	count    int
 }
 
 // checkObservable is Check at LevelObservable.
@@ -103,7 +110,7 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, string(RuleHarnessAssumption), errs[0]
 		return rep
 	}
-	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}}
+	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}, setAside: opts.SetAside}
 	o.sessionMs = opts.SessionTimeoutMs
 	if o.sessionMs <= 0 {
 		o.sessionMs = res.Plan.SessionTimeoutMs
@@ -120,31 +127,42 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 	for i := range ops {
 		o.step(&ops[i])
 	}
+	rep.SetAside = o.known
 	switch {
 	case len(res.Violations) > 0:
 		v := res.Violations[0]
 		rep.Verdict, rep.Rule = Illegal, v.Rule
 		rep.Detail = fmt.Sprintf("round %d (t=%d ms): %s", v.Round, v.At, v.What)
-		if o.first != nil {
-			rep.Invariants = append(append([]RoundViolation(nil), res.Violations...), *o.first)
+		if len(o.firsts) > 0 {
+			rep.Invariants = append(append([]RoundViolation(nil), res.Violations...), o.firsts...)
 		}
-	case o.first != nil:
-		rep.Verdict, rep.Rule = Illegal, o.first.Rule
-		rep.Detail = fmt.Sprintf("t=%d ms: %s", o.first.At, o.first.What)
-		rep.Invariants = []RoundViolation{*o.first}
+	case len(o.firsts) > 0:
+		first := o.firsts[0]
+		rep.Verdict, rep.Rule = Illegal, first.Rule
+		rep.Detail = fmt.Sprintf("t=%d ms: %s", first.At, first.What)
+		rep.Invariants = o.firsts
 	default:
 		rep.Verdict = Ok
 	}
 	return rep
 }
 
-// violate records a broken rule at op. It takes a model.Rule, so the id is
-// a declared one (a test holds the calls to the constants of Rules).
+// violate records a broken rule at op, if it is the rule's first. It
+// takes a model.Rule, so the id is a declared one (a test holds the calls
+// to the constants of Rules).
 func (o *observer) violate(op *Op, rule model.Rule, format string, args ...any) {
 	o.count++
-	if o.first == nil {
-		o.first = &RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, describeOp(op)) + fmt.Sprintf(format, args...)}
+	v := RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, describeOp(op)) + fmt.Sprintf(format, args...)}
+	list := &o.firsts
+	if o.setAside != nil && o.setAside(v.Rule, v.What) {
+		list = &o.known
 	}
+	for _, f := range *list {
+		if f.Rule == v.Rule {
+			return
+		}
+	}
+	*list = append(*list, v)
 }
 
 func (o *observer) group(id string) *obsGroup {

@@ -1,6 +1,7 @@
 package linearize
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -98,5 +99,67 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 	}
 	if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict != Ok {
 		t.Fatalf("observable check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
+	}
+}
+
+// The observable check reports the first violation of every rule broken,
+// not only the first violation: `check --known` sets a rule aside and
+// still sees the others.
+func TestObservableReportsEachRuleBroken(t *testing.T) {
+	plan := NewPlan(1, DefaultOptions())
+	b := newHistoryBuilder(t, plan)
+	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
+	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1})
+	b.do(1000, "c2", codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}})
+	// A code ConsumerGroupHeartbeat may not answer, twice; then a
+	// describe without m1, long before its session could end.
+	b.h[1].Response = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.ErrorCode(41)}
+	b.h = append(b.h, b.h[1])
+	b.h[3].ID, b.h[3].At, b.h[3].Call, b.h[3].Return = 3, 1200, b.events+1, b.events+2
+	b.h[2].Response = &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "g"}}}
+	rep := Check(&Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
+	if rep.Verdict != Illegal || rep.Rule != string(RuleObservableResponse) {
+		t.Fatalf("%s %s: %s, want Illegal ObservableResponse", rep.Verdict, rep.Rule, rep.Detail)
+	}
+	var rules []string
+	for _, v := range rep.Invariants {
+		rules = append(rules, v.Rule)
+	}
+	if len(rules) != 2 || rules[0] != string(RuleObservableResponse) || rules[1] != string(RuleMemberVanished) {
+		t.Fatalf("violations by rule %v, want [ObservableResponse MemberVanished], one each", rules)
+	}
+}
+
+// A violation CheckOptions.SetAside sets aside (a known finding) is
+// reported apart and does not hide the rule's next violation.
+func TestObservableSetAside(t *testing.T) {
+	plan := NewPlan(1, DefaultOptions())
+	b := newHistoryBuilder(t, plan)
+	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
+	hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1}
+	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, hb)
+	b.do(1000, "c1", codec.ConsumerGroupHeartbeat, 1, hb)
+	// A success that does not echo the member id, then a code the API may
+	// not answer: two ObservableResponse violations.
+	b.h[1].Response = &codec.ConsumerGroupHeartbeatResponse{MemberEpoch: j.MemberEpoch, HeartbeatIntervalMs: 100}
+	b.h[2].Response = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.ErrorCode(41)}
+	res := &Result{Plan: plan, History: b.h}
+	echo := func(rule, what string) bool {
+		return rule == string(RuleObservableResponse) && strings.Contains(what, "must echo member id")
+	}
+	for _, tc := range []struct {
+		setAside func(rule, what string) bool
+		verdict  Verdict
+		detail   string
+		known    int
+	}{
+		{nil, Illegal, "must echo member id", 0},
+		{echo, Illegal, "may not answer", 1},
+		{func(string, string) bool { return true }, Ok, "", 1},
+	} {
+		rep := Check(res, CheckOptions{Level: LevelObservable, SetAside: tc.setAside})
+		if rep.Verdict != tc.verdict || !strings.Contains(rep.Detail, tc.detail) || len(rep.SetAside) != tc.known {
+			t.Errorf("%s %s (set aside %v), want %s with %q and %d set aside", rep.Verdict, rep.Detail, rep.SetAside, tc.verdict, tc.detail, tc.known)
+		}
 	}
 }

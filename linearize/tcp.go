@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -21,10 +22,20 @@ import (
 //
 // A request above the version the broker advertised is refused locally
 // without being sent (a client library does the same), so a probe at a
-// version the broker lacks does not cost the connection.
+// version the broker lacks does not cost the connection. In particular,
+// against a broker without ConsumerGroupDescribe every describe is
+// refused: the driver then observes nothing, and the rules it checks only
+// through Describe (Unchecked) are not checked.
 type TCPTarget struct {
-	addr    string
-	timeout time.Duration
+	// Rewrite, if set before the run, gives the request to send in place
+	// of req (it must not modify req): a workaround for a broker that
+	// cannot take what the driver's clients send. The history keeps the
+	// driver's request.
+	Rewrite func(h *codec.RequestHeader, req codec.Message) codec.Message
+
+	addr        string
+	timeout     time.Duration
+	negotiation *wire.Negotiation
 
 	mu       sync.Mutex
 	conns    map[uint64]*tcpConn
@@ -63,13 +74,36 @@ func NewTCPTarget(addr string, timeout time.Duration) (*TCPTarget, error) {
 	}
 	n, err := w.Negotiate(hm, wire.NegotiateOptions{})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (%s)", err, n)
 	}
-	return &TCPTarget{addr: addr, timeout: timeout, conns: map[uint64]*tcpConn{}, versions: n.Versions}, nil
+	return &TCPTarget{addr: addr, timeout: timeout, conns: map[uint64]*tcpConn{}, versions: n.Versions, negotiation: n}, nil
 }
 
 // Versions returns the broker's advertised version ranges.
 func (t *TCPTarget) Versions() wire.Versions { return t.versions }
+
+// Negotiation says how the broker's ApiVersions were learned: its Notes
+// say which replies did not parse or did not settle it, and what was
+// asked next.
+func (t *TCPTarget) Negotiation() *wire.Negotiation { return t.negotiation }
+
+// describeRules are the rules the driver checks only on what
+// ConsumerGroupDescribe shows (observation.go, without a snapshot).
+var describeRules = []model.Rule{
+	model.RuleNoGhosts, model.RuleOneMemberPerProcess, model.RuleUniqueMemberIDs, model.RuleNoZeroUUIDs,
+	model.RuleNoDoubleClientAssignment, model.RuleStableMemberID, model.RuleQuiescentMembership,
+}
+
+// Unchecked lists the rules a history against this broker cannot check:
+// none when it offers ConsumerGroupDescribe; else every rule the driver
+// observes only through Describe. (MonotonicEpochs and MemberVanished are
+// then checked on the heartbeat answers alone.)
+func (t *TCPTarget) Unchecked() []model.Rule {
+	if t.versions.Max(codec.ConsumerGroupDescribe) >= 0 {
+		return nil
+	}
+	return append([]model.Rule(nil), describeRules...)
+}
 
 // ErrVersionNotOffered is the local refusal of a request at a version the
 // broker did not advertise.
@@ -100,6 +134,10 @@ func (t *TCPTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message)
 		}
 		c.w = w
 	}
+	if t.Rewrite != nil {
+		req = t.Rewrite(h, req)
+	}
+	h = t.apiVersionsAt(h)
 	sent := time.Now()
 	resp, err := c.w.RoundTrip(h, req)
 	if err == nil {
@@ -118,6 +156,23 @@ func (t *TCPTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message)
 		nameTopics(d)
 	}
 	return resp, nil
+}
+
+// apiVersionsAt sends an ApiVersions request above the version the
+// negotiation settled at (NewTCPTarget's) at that version instead, as a
+// client library that fell back once keeps to the version that worked:
+// the driver's clients ask at their highest and cannot fall back past a
+// reply that does not parse, so against a broker that garbles v3+ replies
+// they would ask forever and never join. The negotiation's notes report
+// the broker's replies.
+func (t *TCPTarget) apiVersionsAt(h *codec.RequestHeader) *codec.RequestHeader {
+	v := t.negotiation.Version
+	if h.RequestApiKey != codec.ApiVersions || v < 0 || h.RequestApiVersion <= v {
+		return h
+	}
+	lower := *h
+	lower.RequestApiVersion = v
+	return &lower
 }
 
 // noResponse is a wire error of unknown outcome, which is the driver's

@@ -3,12 +3,19 @@ package linearize_test
 import (
 	"errors"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
+	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -97,5 +104,97 @@ func TestTCPTargetErrors(t *testing.T) {
 	_, err = target.Handle(linearize.Conn{ID: 1}, h, hb)
 	if !errors.Is(err, linearize.ErrNoResponse) || !errors.Is(err, wire.ErrConnClosed) {
 		t.Fatalf("a closed connection should be an unknown outcome: %v", err)
+	}
+}
+
+// startImpl serves ghostcheck's coordinator (800 ms sessions, 100 ms
+// heartbeats) with mutants on 127.0.0.1 until the test ends.
+func startImpl(t *testing.T, muts impl.Mutants) string {
+	t.Helper()
+	coord := impl.New(impl.Config{
+		Topics:              []impl.Topic{{Name: "alpha", ID: model.TopicIDFor("alpha"), Partitions: 6}, {Name: "beta", ID: model.TopicIDFor("beta"), Partitions: 3}, {Name: "gamma", ID: model.TopicIDFor("gamma"), Partitions: 2}},
+		SessionTimeoutMs:    800,
+		HeartbeatIntervalMs: 100,
+		Telemetry:           impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}, RequestedMetrics: []string{""}},
+		Mutants:             muts,
+	})
+	addr, _ := servertest.Start(t, coord, server.Config{})
+	return addr
+}
+
+// A broker whose ApiVersions v3+ replies do not parse is negotiated with
+// at v2, and the target says how.
+func TestTCPTargetNegotiationNotes(t *testing.T) {
+	p := brokertest.Start(t, startImpl(t, 0), brokertest.Options{GarbleApiVersionsFrom: 3})
+	target, err := linearize.NewTCPTarget(p.Addr(), 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	n := target.Negotiation()
+	if n.Version != 2 || len(n.Notes) != 2 || !strings.Contains(n.Notes[0], "v4 reply did not parse") || !strings.Contains(n.Notes[1], "fell back to v2") {
+		t.Fatalf("settled at v%d, notes %q; want v2 after two fallbacks", n.Version, n.Notes)
+	}
+	if target.Versions().Max(codec.ConsumerGroupHeartbeat) != 1 {
+		t.Fatalf("versions %v", target.Versions())
+	}
+	// The driver's clients ask at v4; the target asks at v2, which works,
+	// so they can go on and join.
+	h := &codec.RequestHeader{RequestApiKey: codec.ApiVersions, RequestApiVersion: 4, CorrelationId: 1, ClientId: codec.Str("c"), ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
+	resp, err := target.Handle(linearize.Conn{ID: 1}, h, &codec.ApiVersionsRequest{ClientSoftwareName: "c", ClientSoftwareVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resp.(*codec.ApiVersionsResponse); r.ErrorCode != codec.None || len(r.ApiKeys) == 0 || h.RequestApiVersion != 4 {
+		t.Fatalf("ApiVersions v4 through the target: %v %d keys (the driver's header says v%d)", r.ErrorCode, len(r.ApiKeys), h.RequestApiVersion)
+	}
+}
+
+// runTCP runs the plan of seed against the broker at addr and checks it at
+// the observable level.
+func runTCP(t *testing.T, addr string, seed uint64) (*linearize.TCPTarget, *linearize.Report) {
+	t.Helper()
+	target, err := linearize.NewTCPTarget(addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := linearize.DefaultOptions()
+	o.Rounds, o.Restarts = 30, false
+	plan := linearize.TCPPlan(seed, o, linearize.TCPOptions{SessionTimeoutMs: 800, HeartbeatIntervalMs: 100})
+	res, err := linearize.Run(target, plan)
+	target.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target, linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(), SessionTimeoutMs: 800})
+}
+
+// Without ConsumerGroupDescribe a history is judged from the responses
+// alone: a ghost that only Describe shows (a parked static member that
+// never expires) is not reported, and the target lists the rules it could
+// not check; with Describe the same broker is caught.
+func TestTCPTargetWithoutDescribe(t *testing.T) {
+	addr := startImpl(t, impl.Mutants(0).With(impl.MutParkedNeverExpires))
+	seed := uint64(0)
+	for s := uint64(1); s <= 6 && seed == 0; s++ {
+		target, rep := runTCP(t, addr, s)
+		if len(target.Unchecked()) != 0 {
+			t.Fatalf("a broker with Describe: unchecked %v", target.Unchecked())
+		}
+		if rep.Rule == string(model.RuleNoGhosts) {
+			seed = s
+		}
+	}
+	if seed == 0 {
+		t.Fatal("no history in 6 caught the parked member that never expires")
+	}
+	p := brokertest.Start(t, addr, brokertest.Options{Hide: []codec.APIKey{codec.ConsumerGroupDescribe}})
+	target, rep := runTCP(t, p.Addr(), seed)
+	if rep.Verdict != linearize.Ok {
+		t.Fatalf("seed %d without Describe: %s %s: %s (nothing the responses show is wrong)", seed, rep.Verdict, rep.Rule, rep.Detail)
+	}
+	un := target.Unchecked()
+	if !slices.Contains(un, model.RuleNoGhosts) || !slices.Contains(un, model.RuleQuiescentMembership) || slices.Contains(un, linearize.RuleObservableResponse) {
+		t.Fatalf("unchecked without Describe: %v", un)
 	}
 }

@@ -76,7 +76,11 @@ type HistoryRow struct {
 func CaseRows(results []conformance.Result) []CaseRow {
 	out := make([]CaseRow, 0, len(results))
 	for _, r := range results {
-		row := CaseRow{Name: r.Name, Status: string(r.Status), Observed: r.Observed, Expected: r.Expected, Checks: r.Rule}
+		status := string(r.Status)
+		if r.Known != "" {
+			status += " (known " + r.Known + ")"
+		}
+		row := CaseRow{Name: r.Name, Status: status, Observed: r.Observed, Expected: r.Expected, Checks: r.Rule}
 		if c, ok := docs.FindCase(r.Name); ok {
 			row.Checks, row.Source = c.Checks, c.Source
 		}
@@ -94,7 +98,11 @@ func CaseRows(results []conformance.Result) []CaseRow {
 func HistoryRows(hs []conformance.HistoryResult, pages map[uint64]string) []HistoryRow {
 	out := make([]HistoryRow, 0, len(hs))
 	for _, h := range hs {
-		out = append(out, HistoryRow{Seed: h.Seed, Verdict: string(h.Verdict), Rule: h.Rule, Detail: h.Detail,
+		verdict := string(h.Verdict)
+		if h.Status != "" {
+			verdict = h.Status // KNOWN or CRASH say more than the verdict
+		}
+		out = append(out, HistoryRow{Seed: h.Seed, Verdict: verdict, Rule: h.Rule, Detail: h.Detail,
 			Operations: h.Operations, LagMs: h.LagMs, Seconds: h.Seconds, Href: pages[h.Seed], File: h.File})
 	}
 	return out

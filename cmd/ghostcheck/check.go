@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/docs"
@@ -19,16 +20,42 @@ type checkConfig struct {
 	prefixes []string // case name prefixes; none: every case
 	risky    bool
 	// hist is the history run; hist.Histories 0 runs none.
-	hist   conformance.HistoryConfig
-	asJSON bool
+	hist      conformance.HistoryConfig
+	asJSON    bool
+	brokerCmd string
+	known     *conformance.Known
+	knownFile string
 }
+
+// checkUsage is check's help after its usage line.
+const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, §B4.2, §B4.4, §B5) against a broker,
+then fault-injected client histories checked at the observable level. Exit 1 if anything fails;
+each failure names its rule, which 'ghostcheck explain' prints.
+
+A broker that stops answering during a case makes it CRASH (a finding), with the last request the case
+sent written to OUT/crash-CASE.hex ('ghostcheck decode < FILE' reads it). Without --broker-cmd the check
+stops there; with it, every case and history from then on gets a fresh broker: COMMAND runs with sh -c,
+prints the broker's bootstrap address as its first stdout line, and runs until its stdin closes or
+SIGTERM (as peers/librdkafka's rdmock does). --broker-cmd alone starts the first broker too.
+
+--known FILE names findings already recorded, one a line: 'ID KIND NAME [OBSERVED]', # comments.
+  case NAME        the case is known to FAIL or CRASH; reported "(known ID)", not counted in the exit
+                   status (OBSERVED, if given, must be in what the case observed)
+  probe KIND       histories leave out the prober's requests of KIND (v1-join-empty-member-id,
+                   telemetry-zero-instance-id, telemetry-no-instance-id, stale-heartbeat)
+  rule RULE        violations of RULE (containing OBSERVED, if given) are known; a history whose
+                   only violations are known is KNOWN, not Illegal
+  workaround NAME  change ghostcheck's requests to get past a known crash: join-regex-empty
+                   (heartbeats naming topics send SubscribedTopicRegex "" instead of null),
+                   push-metrics-empty (PushTelemetry carries no metrics)
+`
 
 func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg checkConfig
 	p := &cfg.peer
-	fs.StringVar(&p.Addr, "bootstrap", "", "the broker to check, HOST:PORT (required)")
+	fs.StringVar(&p.Addr, "bootstrap", "", "the broker to check, HOST:PORT (required unless --broker-cmd)")
 	fs.DurationVar(&p.SessionTimeout, "session-timeout", 0, "the broker's consumer session timeout; needed by the session cases and the history run (keep it short, e.g. 1s)")
 	fs.DurationVar(&p.HeartbeatInterval, "heartbeat-interval", 0, "the broker's consumer heartbeat interval; needed by the history run")
 	fs.IntVar(&p.MaxGroupSize, "max-group-size", 0, "the broker's group.consumer.max.size, for the size-cap case (0: skip it)")
@@ -41,13 +68,13 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.IntVar(&cfg.hist.Options.Clients, "clients", 6, "client processes per history")
 	fs.IntVar(&cfg.hist.Options.Rounds, "rounds", 40, "rounds of 50 ms real time per history")
 	faults := fs.String("faults", "uniform=10", "fault rates per request, as for ghostcheck run")
-	fs.StringVar(&cfg.hist.Out, "out", "out", "directory for failing histories")
+	fs.StringVar(&cfg.hist.Out, "out", "out", "directory for failing histories and the requests that crashed a broker")
 	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON")
+	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")
+	fs.StringVar(&cfg.knownFile, "known", "", "a `FILE` of findings already recorded (see above)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ghostcheck check --bootstrap HOST:PORT [flags]")
-		fmt.Fprintln(stderr, "Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, §B4.2, §B4.4, §B5) against a broker,")
-		fmt.Fprintln(stderr, "then fault-injected client histories checked at the observable level. Exit 1 if anything fails;")
-		fmt.Fprintln(stderr, "each failure names its rule, which 'ghostcheck explain' prints.")
+		fmt.Fprintln(stderr, "usage: ghostcheck check --bootstrap HOST:PORT | --broker-cmd COMMAND [flags]")
+		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -57,7 +84,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 		return cfg, 2
 	}
 	o := cfg.hist.Options
-	if p.Addr == "" || fs.NArg() > 0 || cfg.hist.Histories < 0 || o.Clients < 1 || o.Rounds < 10 {
+	if p.Addr == "" && cfg.brokerCmd == "" || fs.NArg() > 0 || cfg.hist.Histories < 0 || o.Clients < 1 || o.Rounds < 10 {
 		fs.Usage()
 		return cfg, 2
 	}
@@ -69,8 +96,29 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	if *cases != "" {
 		cfg.prefixes = strings.Split(*cases, ",")
 	}
-	cfg.hist.Peer = cfg.peer
+	if cfg.knownFile != "" {
+		f, err := os.Open(cfg.knownFile)
+		if err == nil {
+			cfg.known, err = conformance.ParseKnown(f)
+			f.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "ghostcheck check: --known:", err)
+			return cfg, 2
+		}
+	}
+	cfg.hist.Peer, cfg.hist.Known = cfg.peer, cfg.known
 	return cfg, -1
+}
+
+// checkOutcome is everything check found, for printing.
+type checkOutcome struct {
+	addr      string
+	brokerCmd string
+	peer      conformance.Peer
+	cases     *conformance.Report
+	hist      *conformance.HistoryReport
+	launches  int
 }
 
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -86,46 +134,87 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			safe = append(safe, c)
 		}
 	}
-	progress := func(r conformance.Result) {
-		if !cfg.asJSON {
-			fmt.Fprintf(stderr, "  %-44s %s\n", r.Name, r.Status)
-		}
+	var launch conformance.Launcher
+	if cfg.brokerCmd != "" {
+		launch = conformance.CommandLauncher(cfg.brokerCmd)
 	}
-	fmt.Fprintf(stderr, "ghostcheck check: %d conformance cases against %s\n", len(safe)+len(last), cfg.peer.Addr)
-	results, err := conformance.Run(cfg.peer, safe, progress)
+	broker, err := conformance.NewBroker(cfg.peer.Addr, launch, 0)
 	if err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return 1
 	}
-	hist, err := checkHistories(cfg, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "ghostcheck check: history run:", err)
+	defer broker.Close()
+	out := checkOutcome{addr: broker.Addr(), brokerCmd: cfg.brokerCmd, peer: cfg.peer}
+	opts := conformance.Options{Known: cfg.known, Broker: broker, Out: cfg.hist.Out, Progress: func(r conformance.Result) {
+		if !cfg.asJSON {
+			fmt.Fprintf(stderr, "  %-44s %s\n", r.Name, r.Status)
+		}
+	}}
+	fmt.Fprintf(stderr, "ghostcheck check: %d conformance cases against %s\n", len(safe)+len(last), out.addr)
+	if out.cases, err = conformance.Run(cfg.peer, safe, opts); err != nil {
+		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return 1
 	}
-	if len(last) > 0 {
-		more, err := conformance.Run(cfg.peer, last, progress)
-		if err != nil {
-			fmt.Fprintln(stderr, "ghostcheck check: risky cases:", err)
+	if out.cases.Stopped == "" {
+		cfg.hist.Broker = broker
+		if out.hist, err = checkHistories(cfg, stderr); err != nil {
+			fmt.Fprintln(stderr, "ghostcheck check: history run:", err)
+			return 1
 		}
-		results = append(results, more...)
 	}
+	if len(last) > 0 {
+		if out.cases.Stopped != "" || out.hist != nil && out.hist.Stopped != "" {
+			for _, c := range last {
+				out.cases.NotRun = append(out.cases.NotRun, c.Name)
+			}
+		} else if more, err := conformance.Run(cfg.peer, last, opts); err != nil {
+			fmt.Fprintln(stderr, "ghostcheck check: risky cases:", err)
+		} else {
+			out.cases.Results = append(out.cases.Results, more.Results...)
+			out.cases.Stopped, out.cases.NotRun = more.Stopped, append(out.cases.NotRun, more.NotRun...)
+		}
+	}
+	out.launches = broker.Launches
 	if cfg.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(map[string]any{"bootstrap": cfg.peer.Addr, "cases": results, "histories": hist})
+		printCheckJSON(stdout, out)
 	} else {
-		printCheck(stdout, cfg.peer, results, hist)
+		printCheck(stdout, out)
 	}
-	writeCheckReport(cfg, results, hist, stdout, stderr)
-	if checkFailures(results, hist) > 0 {
+	writeCheckReport(cfg, out, stdout, stderr)
+	if checkFailures(out) > 0 {
 		return 1
 	}
 	return 0
 }
 
+func printCheckJSON(w io.Writer, out checkOutcome) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	v := map[string]any{"bootstrap": out.addr, "cases": out.cases.Results}
+	if out.brokerCmd != "" {
+		v["brokerCmd"], v["brokersStarted"] = out.brokerCmd, out.launches
+	}
+	if len(out.cases.Negotiation) > 0 {
+		v["negotiation"] = out.cases.Negotiation
+	}
+	if out.cases.Stopped != "" {
+		v["stopped"] = out.cases.Stopped
+	}
+	if len(out.cases.NotRun) > 0 {
+		v["notRun"] = out.cases.NotRun
+	}
+	if out.hist != nil {
+		v["histories"] = out.hist.Histories
+		hn := *out.hist
+		hn.Histories = nil
+		v["historyNotes"] = hn
+	}
+	_ = enc.Encode(v)
+}
+
 // checkHistories runs the fault-injected histories, if asked and if the
 // broker's timers are known.
-func checkHistories(cfg checkConfig, stderr io.Writer) ([]conformance.HistoryResult, error) {
+func checkHistories(cfg checkConfig, stderr io.Writer) (*conformance.HistoryReport, error) {
 	if cfg.hist.Histories == 0 {
 		return nil, nil
 	}
@@ -136,54 +225,127 @@ func checkHistories(cfg checkConfig, stderr io.Writer) ([]conformance.HistoryRes
 	fmt.Fprintf(stderr, "ghostcheck check: %d fault-injected histories\n", cfg.hist.Histories)
 	return conformance.RunHistories(cfg.hist, func(h conformance.HistoryResult) {
 		if !cfg.asJSON {
-			fmt.Fprintf(stderr, "  seed %d: %s %s (%.1fs)\n", h.Seed, h.Verdict, h.Rule, h.Seconds)
+			fmt.Fprintf(stderr, "  seed %d: %s %s (%.1fs)\n", h.Seed, h.Status, h.Rule, h.Seconds)
 		}
 	})
 }
 
-func checkFailures(results []conformance.Result, hist []conformance.HistoryResult) int {
+// checkFailures counts the findings that are not known: failing or
+// crashing cases, histories not Ok or KNOWN, and a check that stopped with
+// cases or histories left (even at a known crash: what was not run was
+// not checked).
+func checkFailures(out checkOutcome) int {
 	n := 0
-	for _, r := range results {
-		if r.Status == conformance.Fail {
+	if len(out.cases.NotRun) > 0 || out.hist != nil && out.hist.Stopped != "" {
+		n++
+	}
+	for _, r := range out.cases.Results {
+		if r.Failed() {
 			n++
 		}
 	}
-	for _, h := range hist {
-		if h.Verdict != linearize.Ok {
-			n++
+	if out.hist != nil {
+		for _, h := range out.hist.Histories {
+			if h.Failed() {
+				n++
+			}
 		}
 	}
 	return n
 }
 
-// printCheck prints the results: the table of cases, the rule each failing
-// case checks (from docs/PROTOCOL.md), then the histories.
-func printCheck(w io.Writer, peer conformance.Peer, results []conformance.Result, hist []conformance.HistoryResult) {
-	fmt.Fprintf(w, "conformance of %s\n\n", peer.Addr)
-	conformance.Table(w, results, nil)
-	c := conformance.Counts(results)
-	fmt.Fprintf(w, "\n%d cases: %d pass, %d fail, %d skip\n", len(results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip])
-	for _, r := range results {
-		if r.Status == conformance.Fail {
-			fmt.Fprintf(w, "\n%s  FAIL\n", r.Name)
+// printCheck prints the results: the table of cases, what the check could
+// not do, the rule each failing case checks (from docs/PROTOCOL.md), then
+// the histories.
+func printCheck(w io.Writer, out checkOutcome) {
+	fmt.Fprintf(w, "conformance of %s\n\n", out.addr)
+	rs := out.cases.Results
+	conformance.Table(w, rs)
+	c := conformance.Counts(rs)
+	known := 0
+	for _, r := range rs {
+		if r.Known != "" {
+			known++
+		}
+	}
+	fmt.Fprintf(w, "\n%d cases: %d pass, %d fail, %d skip, %d crash", len(rs), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash])
+	if known > 0 {
+		fmt.Fprintf(w, " (%d of the fail and crash known)", known)
+	}
+	fmt.Fprintln(w)
+	printCaseNotes(w, out)
+	for _, r := range rs {
+		if r.Failed() {
+			fmt.Fprintf(w, "\n%s  %s\n", r.Name, r.Status)
+			if r.FrameFile != "" {
+				fmt.Fprintf(w, "  request  %s (ghostcheck decode < %s)\n", r.FrameFile, r.FrameFile)
+			}
 			citeRule(w, r.Name)
 		}
 	}
-	if len(hist) == 0 {
+	if out.hist == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nhistories (observable level, %s session timeout)\n", peer.SessionTimeout)
-	for _, h := range hist {
-		fmt.Fprintf(w, "  seed %-4d %-8s %4d ops, lag %3d ms, %.1fs\n", h.Seed, h.Verdict, h.Operations, h.LagMs, h.Seconds)
-		if h.Verdict == linearize.Ok {
-			continue
+	printHistories(w, out)
+}
+
+// printCaseNotes says how ApiVersions was settled, when the check stopped
+// or started fresh brokers, and which known findings did not reproduce.
+func printCaseNotes(w io.Writer, out checkOutcome) {
+	rep := out.cases
+	if len(rep.Negotiation) > 0 {
+		fmt.Fprintf(w, "ApiVersions: %s\n", strings.Join(rep.Negotiation, "; "))
+	}
+	if out.launches > 0 && out.brokerCmd != "" {
+		fmt.Fprintf(w, "brokers started by --broker-cmd: %d\n", out.launches)
+	}
+	if rep.Stopped != "" {
+		fmt.Fprintf(w, "stopped: %s\n", rep.Stopped)
+	}
+	if len(rep.NotRun) > 0 {
+		fmt.Fprintf(w, "not run: %d cases (%s)\n", len(rep.NotRun), strings.Join(rep.NotRun, ", "))
+	}
+	for _, r := range rep.Results {
+		if r.Note != "" {
+			fmt.Fprintf(w, "note: %s: %s\n", r.Name, r.Note)
 		}
-		fmt.Fprintf(w, "    %s: %s\n", h.Rule, h.Detail)
-		if h.File != "" {
-			fmt.Fprintf(w, "    history: %s\n", h.File)
+	}
+}
+
+func printHistories(w io.Writer, out checkOutcome) {
+	h := out.hist
+	fmt.Fprintf(w, "\nhistories (observable level, %s session timeout)\n", out.peer.SessionTimeout)
+	if len(h.Unchecked) > 0 {
+		fmt.Fprintf(w, "  without ConsumerGroupDescribe, not checked: %s (MonotonicEpochs and MemberVanished only from heartbeat answers)\n", strings.Join(h.Unchecked, ", "))
+	}
+	if len(h.LeftOut) > 0 {
+		fmt.Fprintf(w, "  probes left out (known): %s\n", strings.Join(h.LeftOut, ", "))
+	}
+	if len(h.Workarounds) > 0 {
+		fmt.Fprintf(w, "  workarounds (known): %s\n", strings.Join(h.Workarounds, ", "))
+	}
+	if len(h.Negotiation) > 0 && (out.cases == nil || strings.Join(h.Negotiation, "; ") != strings.Join(out.cases.Negotiation, "; ")) {
+		fmt.Fprintf(w, "  ApiVersions: %s\n", strings.Join(h.Negotiation, "; "))
+	}
+	for _, hr := range h.Histories {
+		fmt.Fprintf(w, "  seed %-4d %-8s %4d ops, lag %3d ms, %.1fs\n", hr.Seed, hr.Status, hr.Operations, hr.LagMs, hr.Seconds)
+		if len(hr.Known) > 0 {
+			fmt.Fprintf(w, "    known:   %s\n", strings.Join(hr.Known, ", "))
 		}
-		if _, ok := docs.Lookup(h.Rule); ok {
-			fmt.Fprintf(w, "    rule:    ghostcheck explain %s\n", h.Rule)
+		if hr.Crash != "" {
+			fmt.Fprintf(w, "    crash:   the broker stopped answering: %s\n", hr.Crash)
 		}
+		if hr.Rule != "" && hr.Verdict != linearize.Ok {
+			fmt.Fprintf(w, "    %s: %s\n", hr.Rule, hr.Detail)
+		}
+		if hr.File != "" && hr.Failed() {
+			fmt.Fprintf(w, "    history: %s\n", hr.File)
+		}
+		if _, ok := docs.Lookup(hr.Rule); ok && hr.Failed() {
+			fmt.Fprintf(w, "    rule:    ghostcheck explain %s\n", hr.Rule)
+		}
+	}
+	if h.Stopped != "" {
+		fmt.Fprintf(w, "  stopped: %s\n", h.Stopped)
 	}
 }

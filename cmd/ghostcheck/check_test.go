@@ -3,14 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
+	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -148,11 +155,12 @@ func TestServeStartsAndDrains(t *testing.T) {
 // rule docs/PROTOCOL.md does not know gets no such line.
 func TestPrintCheckCitesHistoryRules(t *testing.T) {
 	var b strings.Builder
-	printCheck(&b, conformance.Peer{Addr: "broker:9092", SessionTimeout: time.Second}, nil, []conformance.HistoryResult{
-		{Seed: 1, Verdict: linearize.Ok},
-		{Seed: 2, Verdict: linearize.Illegal, Rule: "NoGhosts", Detail: "group g holds member m", File: "out/check-seed2.jsonl"},
-		{Seed: 3, Verdict: linearize.VerdictUnknown, Rule: "Harness", Detail: "advance failed"},
-	})
+	printCheck(&b, checkOutcome{addr: "broker:9092", peer: conformance.Peer{Addr: "broker:9092", SessionTimeout: time.Second}, cases: &conformance.Report{},
+		hist: &conformance.HistoryReport{Histories: []conformance.HistoryResult{
+			{Seed: 1, Verdict: linearize.Ok, Status: "Ok"},
+			{Seed: 2, Verdict: linearize.Illegal, Status: "Illegal", Rule: "NoGhosts", Detail: "group g holds member m", File: "out/check-seed2.jsonl"},
+			{Seed: 3, Verdict: linearize.VerdictUnknown, Status: "Unknown", Rule: "Harness", Detail: "advance failed"},
+		}}})
 	out := b.String()
 	for _, want := range []string{
 		"  seed 2    Illegal     0 ops",
@@ -165,5 +173,153 @@ func TestPrintCheckCitesHistoryRules(t *testing.T) {
 	}
 	if strings.Count(out, "ghostcheck explain") != 1 {
 		t.Errorf("want one explain line (NoGhosts only):\n%s", out)
+	}
+}
+
+// TestHelperBroker is not a test: run as a child by --broker-cmd (with
+// GHOSTCHECK_HELPER_BROKER set), it serves ghostcheck's coordinator behind
+// a proxy that dies on a heartbeat at epoch -3 (as librdkafka's mock
+// aborts on one), prints the address, and serves until stdin closes.
+func TestHelperBroker(t *testing.T) {
+	if os.Getenv("GHOSTCHECK_HELPER_BROKER") != "1" {
+		t.Skip("a broker for --broker-cmd, not a test")
+	}
+	p := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{DieOn: epochBelowMinusTwo})
+	fmt.Println(p.Addr())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+// rowStatus is the RESULT column of a case's row in check's table.
+func rowStatus(out, name string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == name {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+func epochBelowMinusTwo(_ *codec.RequestHeader, req codec.Message) bool {
+	hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest)
+	return ok && hb.MemberEpoch < -2
+}
+
+// A broker that dies on a case: the case is CRASH, the request is written
+// where decode reads it, and the check stops; with --broker-cmd every case
+// after it runs on a fresh broker, and the table is whole.
+func TestCheckBrokerGoneMidCase(t *testing.T) {
+	dir := t.TempDir()
+	p := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{DieOn: epochBelowMinusTwo})
+	code, out, errOut := run(t, "", "check", "--bootstrap", p.Addr(), "--cases", "B4.2", "--histories", "0", "--out", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	frame := filepath.Join(dir, "crash-B4.2_epoch-below-minus-two.hex")
+	if st := rowStatus(out, "B4.2/epoch-below-minus-two"); st != "CRASH" || !strings.Contains(out, "CRASH   the broker stopped answering after ConsumerGroupHeartbeat v1") {
+		t.Errorf("the crash's row: %s\n%s", st, out)
+	}
+	for _, want := range []string{
+		", 1 crash\n", "stopped: the broker stopped answering during B4.2/epoch-below-minus-two",
+		"not run: 3 cases (B4.2/unsupported-assignor, B4.2/empty-subscription-allowed, B4.2/join-null-regex-allowed)",
+		"\nB4.2/epoch-below-minus-two  CRASH\n  request  " + frame + " (ghostcheck decode < " + frame + ")\n  section  B4.2.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	hexFrame, err := os.ReadFile(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, dec, errOut := run(t, string(hexFrame), "decode"); code != 0 || !strings.Contains(dec, `"MemberEpoch": -3`) {
+		t.Fatalf("decode of the crash frame: exit %d\n%s\n%s", code, dec, errOut)
+	}
+
+	t.Setenv("GHOSTCHECK_HELPER_BROKER", "1")
+	cmd := os.Args[0] + " -test.run=^TestHelperBroker$"
+	code, out, errOut = run(t, "", "check", "--broker-cmd", cmd, "--cases", "B4.2", "--histories", "0", "--out", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"12 cases: 11 pass, 0 fail, 0 skip, 1 crash", "brokers started by --broker-cmd: 4\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("with --broker-cmd, output lacks %q:\n%s", want, out)
+		}
+	}
+	if st := rowStatus(out, "B4.2/join-null-regex-allowed"); st != "PASS" {
+		t.Errorf("the last case, on a fresh broker: %s\n%s", st, out)
+	}
+	if strings.Contains(out, "stopped:") || strings.Contains(out, "not run:") {
+		t.Errorf("with --broker-cmd the check should not stop:\n%s", out)
+	}
+	// The crash, recorded as known: exit 0.
+	known := filepath.Join(dir, "known")
+	if err := os.WriteFile(known, []byte("X1 case B4.2/epoch-below-minus-two stopped answering after ConsumerGroupHeartbeat v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, "", "check", "--broker-cmd", cmd, "--known", known, "--cases", "B4.2/epoch", "--histories", "0", "--out", dir)
+	if code != 0 || !strings.Contains(out, "CRASH (known X1)") || !strings.Contains(out, "(1 of the fail and crash known)") {
+		t.Fatalf("a known crash: exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	// Known, but with nothing to start another broker the cases after it
+	// went unchecked: exit 1.
+	p2 := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{DieOn: epochBelowMinusTwo})
+	code, out, errOut = run(t, "", "check", "--bootstrap", p2.Addr(), "--known", known, "--cases", "B4.2", "--histories", "0", "--out", dir)
+	if code != 1 || !strings.Contains(out, "CRASH (known X1)") || !strings.Contains(out, "not run: 3 cases") {
+		t.Fatalf("a known crash that stopped the check: exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+}
+
+// A broker whose ApiVersions v3+ replies do not parse and that offers no
+// ConsumerGroupDescribe: check says how it negotiated, skips what needs
+// Describe, and says what the histories could not check.
+func TestCheckBrokerThatDiffers(t *testing.T) {
+	p := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{GarbleApiVersionsFrom: 3, Hide: []codec.APIKey{codec.ConsumerGroupDescribe}})
+	code, out, errOut := run(t, "", "check", "--bootstrap", p.Addr(), "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
+		"--cases", "A1/v1-join-empty,B7.2", "--histories", "1", "--rounds", "20", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"ApiVersions: v4 reply did not parse", "fell back to v2\n",
+		"SKIP    INVALID_REQUEST; the rest of the rule needs ConsumerGroupDescribe",
+		"3 cases: 0 pass, 0 fail, 3 skip, 0 crash",
+		"  without ConsumerGroupDescribe, not checked: NoGhosts, OneMemberPerProcess",
+		"seed 1    Ok",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = run(t, "", "check", "--bootstrap", p.Addr(), "--cases", "B7.2", "--histories", "0", "--json")
+	var v struct {
+		Negotiation []string
+		Cases       []conformance.Result
+	}
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Negotiation) != 2 || len(v.Cases) != 2 || v.Cases[0].Status != conformance.Skip {
+		t.Fatalf("--json: exit %d, %v: %s", code, err, out)
+	}
+}
+
+func TestCheckKnownUsage(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	if err := os.WriteFile(bad, []byte("K1 case A1/no-such-case\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"check", "--bootstrap", "127.0.0.1:1", "--known", bad},
+		{"check", "--bootstrap", "127.0.0.1:1", "--known", filepath.Join(dir, "missing")},
+		{"check", "--known", bad},
+	} {
+		if code, _, errOut := run(t, "", args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", args, code, errOut)
+		}
+	}
+	_, _, errOut := run(t, "", "check", "-h")
+	for _, want := range []string{"--known FILE", "case NAME", "probe KIND", "rule RULE", "workaround NAME", "-broker-cmd COMMAND"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("check -h lacks %q", want)
+		}
 	}
 }

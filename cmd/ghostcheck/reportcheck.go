@@ -17,18 +17,26 @@ import (
 // writeCheckReport writes out/index.html for `ghostcheck check`: the
 // conformance table with each case's rule, the histories with a page for
 // each failing one, and the broker's round-trip times per API.
-func writeCheckReport(cfg checkConfig, results []conformance.Result, hist []conformance.HistoryResult, stdout, stderr io.Writer) {
+func writeCheckReport(cfg checkConfig, out checkOutcome, stdout, stderr io.Writer) {
 	dir := cfg.hist.Out
+	results := out.cases.Results
+	var hist []conformance.HistoryResult
+	if out.hist != nil {
+		hist = out.hist.Histories
+	}
 	ix := pages.Index{Kind: "check", Title: "check of " + cfg.peer.Addr, Verdict: "Ok", Cases: pages.CaseRows(results)}
 	c := conformance.Counts(results)
-	ix.Headline = fmt.Sprintf("%d conformance cases: %d pass, %d fail, %d skip", len(results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip])
-	if n := checkFailures(results, hist); n > 0 {
+	ix.Headline = fmt.Sprintf("%d conformance cases: %d pass, %d fail, %d skip, %d crash", len(results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash])
+	if out.cases.Stopped != "" {
+		ix.Headline += "; stopped: " + out.cases.Stopped
+	}
+	if n := checkFailures(out); n > 0 {
 		ix.Verdict = "FAIL"
 	}
 	ix.Subtitle = fmt.Sprintf("session timeout %v, heartbeat interval %v; %d fault-injected histories (observable level)",
 		cfg.peer.SessionTimeout, cfg.peer.HeartbeatInterval, len(hist))
 	for _, r := range results {
-		if r.Status == conformance.Fail {
+		if r.Failed() {
 			ix.Failures = append(ix.Failures, pages.FailureLink{Label: "case " + r.Name, Verdict: "FAIL", Rule: r.Name,
 				Detail: fmt.Sprintf("observed %s; expected %s", r.Observed, r.Expected), Href: "#case-" + r.Name})
 		}
@@ -39,7 +47,7 @@ func writeCheckReport(cfg checkConfig, results []conformance.Result, hist []conf
 		for api, ds := range h.RoundTrips {
 			rtt[api] = append(rtt[api], ds...)
 		}
-		if h.Verdict == linearize.Ok || h.Run == nil || h.Report == nil {
+		if !h.Failed() || h.Run == nil || h.Report == nil {
 			continue
 		}
 		name := fmt.Sprintf("check-seed%d", h.Seed)
@@ -86,7 +94,7 @@ func checkPlots(results []conformance.Result, rtt map[string][]time.Duration) []
 	}
 	sort.Strings(secs)
 	var bars []pages.Bars
-	for _, st := range []conformance.Status{conformance.Pass, conformance.Fail, conformance.Skip} {
+	for _, st := range []conformance.Status{conformance.Pass, conformance.Fail, conformance.Skip, conformance.Crash} {
 		b := pages.Bars{Label: string(st)}
 		for _, s := range secs {
 			b.Values = append(b.Values, float64(bySection[s][st]))

@@ -3,7 +3,14 @@
 // and ApiVersions rules of §B1 and §B7 a broker needs to be talked to),
 // each run against a broker over TCP and reported pass or fail with what
 // the broker answered. `ghostcheck check` prints it as a table; tests run it
-// against ghostcheck's own server and against kfake.
+// against ghostcheck's own server and against kfake, and peers/librdkafka's
+// against librdkafka's mock cluster.
+//
+// Brokers we did not write differ: a case that needs an api or version the
+// broker lacks is SKIP; a broker that stops answering during a case makes
+// it CRASH (crash.go), and a Broker with a Launcher replaces it (broker.go);
+// findings already recorded are read from a known-findings file (known.go)
+// and set aside. The fault-injected histories are in history.go.
 //
 // A case holds the broker only to what a client can observe: error codes,
 // member ids and epochs, membership as ConsumerGroupDescribe shows it.
@@ -18,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -35,6 +43,9 @@ const (
 	// Skip: the case does not apply to this broker (it does not offer the
 	// api version the rule is about, or the setting it needs is unknown).
 	Skip Status = "SKIP"
+	// Crash: the broker stopped answering during the case (it died, or
+	// hangs). Result.Frame is the last request the case sent.
+	Crash Status = "CRASH"
 )
 
 // Peer is the broker under test and what the suite must know of its
@@ -80,6 +91,23 @@ type Result struct {
 	Observed string `json:"observed"`
 	Expected string `json:"expected,omitempty"`
 	Seconds  float64
+	// Known is the id of the known finding (Options.Known) this FAIL or
+	// CRASH reproduces; "" when it is new.
+	Known string `json:"known,omitempty"`
+	// Note says more: a known finding that did not reproduce, or failed
+	// otherwise than recorded.
+	Note string `json:"note,omitempty"`
+	// Frame is, for a CRASH, the last request the case sent before the
+	// broker stopped answering, as hex with its size prefix (what
+	// `ghostcheck decode` reads); FrameFile is where it was written.
+	Frame     string `json:"frame,omitempty"`
+	FrameFile string `json:"frameFile,omitempty"`
+}
+
+// Failed reports whether the result is a finding that is not known: a
+// FAIL or CRASH without a known finding that it reproduces.
+func (r Result) Failed() bool {
+	return (r.Status == Fail || r.Status == Crash) && r.Known == ""
 }
 
 type verdict struct {
@@ -105,42 +133,143 @@ func want(ok bool, observed, expected string) verdict {
 // unexpected response type).
 type abort struct{ v verdict }
 
-// Run runs cases against the peer, in order, and returns their results.
-// progress, if non-nil, sees each result as it is made.
-func Run(peer Peer, cases []Case, progress func(Result)) ([]Result, error) {
-	if peer.Timeout <= 0 {
-		peer.Timeout = 5 * time.Second
-	}
-	if peer.Topic == "" {
-		peer.Topic = "alpha"
-	}
-	if peer.Prefix == "" {
-		var b [4]byte
-		_, _ = rand.Read(b[:])
-		peer.Prefix = "gc-" + hex.EncodeToString(b[:]) + "-"
-	}
-	versions, err := negotiate(peer)
-	if err != nil {
-		return nil, err
-	}
-	var out []Result
-	for _, c := range cases {
-		p := &probe{peer: peer, versions: versions, caseName: c.Name}
-		start := time.Now()
-		v := p.run(c)
-		p.close()
-		r := Result{Name: c.Name, Rule: c.Rule, Status: v.status, Observed: v.observed, Expected: v.expected, Seconds: time.Since(start).Seconds()}
-		out = append(out, r)
-		if progress != nil {
-			progress(r)
+// Options shape a Run.
+type Options struct {
+	// Progress, if non-nil, sees each result as it is made.
+	Progress func(Result)
+	// Known are the findings already recorded against the broker: a FAIL
+	// or CRASH of a case listed is marked with its id, and the
+	// workarounds listed are applied.
+	Known *Known
+	// Broker is where the cases go (nil: Peer.Addr, never replaced). With
+	// a Launcher, the cases after a crash each get a fresh broker.
+	Broker *Broker
+	// Out is the directory where the request that crashed a broker is
+	// written ("": not written).
+	Out string
+}
+
+// Report is what a Run found.
+type Report struct {
+	Results []Result `json:"cases"`
+	// Negotiation says how ApiVersions was settled when the broker's
+	// first reply did not settle it (a reply that did not parse, an
+	// UNSUPPORTED_VERSION): wire.Negotiation's notes, in order.
+	Negotiation []string `json:"negotiation,omitempty"`
+	// Versions are the broker's api versions.
+	Versions wire.Versions `json:"-"`
+	// Stopped, when set, says why the run ended before its last case: the
+	// broker stopped answering and there was no launcher to start another.
+	Stopped string `json:"stopped,omitempty"`
+	// NotRun are the cases left out when it stopped.
+	NotRun []string `json:"notRun,omitempty"`
+}
+
+// Run runs cases against the peer, in order, each on connections of its
+// own, and checks after each that the broker still answers: a case after
+// which it does not is a CRASH, and the run stops there unless
+// opts.Broker can start a fresh broker (then every later case gets one).
+func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
+	peer = peer.withDefaults()
+	b := opts.Broker
+	if b == nil {
+		var err error
+		if b, err = NewBroker(peer.Addr, nil, 0); err != nil {
+			return nil, err
 		}
 	}
-	return out, nil
+	// One negotiation per broker command: after a crash the broker at
+	// b.Addr() may be the dead one, and a fresh one offers the same.
+	n := b.negotiation
+	if n == nil {
+		var err error
+		if n, err = negotiate(peer, b.Addr()); err != nil {
+			return nil, err
+		}
+		b.negotiation = n
+	}
+	rep := &Report{Negotiation: n.Notes, Versions: n.Versions}
+	for i, c := range cases {
+		addr, err := b.next()
+		if err != nil {
+			rep.stop(err.Error(), cases[i:])
+			break
+		}
+		r, alive := runCase(peer, addr, c, n.Versions, b, opts)
+		rep.Results = append(rep.Results, r)
+		if opts.Progress != nil {
+			opts.Progress(r)
+		}
+		if !alive && !b.crashed() {
+			rep.stop(fmt.Sprintf("the broker stopped answering during %s (give a command that starts one, --broker-cmd, to go on with a fresh broker per case)", c.Name), cases[i+1:])
+			break
+		}
+	}
+	return rep, nil
+}
+
+func (rep *Report) stop(why string, rest []Case) {
+	rep.Stopped = why
+	for _, c := range rest {
+		rep.NotRun = append(rep.NotRun, c.Name)
+	}
+}
+
+func (p Peer) withDefaults() Peer {
+	if p.Timeout <= 0 {
+		p.Timeout = 5 * time.Second
+	}
+	if p.Topic == "" {
+		p.Topic = "alpha"
+	}
+	if p.Prefix == "" {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		p.Prefix = "gc-" + hex.EncodeToString(b[:]) + "-"
+	}
+	return p
+}
+
+// runCase runs one case against the broker at addr, then checks that the
+// broker still answers (alive false: it does not, and the result is a
+// CRASH), and marks a known finding.
+func runCase(peer Peer, addr string, c Case, versions wire.Versions, b *Broker, opts Options) (Result, bool) {
+	peer.Addr = addr
+	p := &probe{peer: peer, versions: versions, caseName: c.Name, known: opts.Known}
+	start := time.Now()
+	v := p.run(c)
+	p.close()
+	r := Result{Name: c.Name, Rule: c.Rule, Status: v.status, Observed: v.observed, Expected: v.expected}
+	alive := true
+	if err := b.alive(addr); err != nil {
+		alive = false
+		p.crash(&r, err, b, opts.Out)
+	}
+	r.Seconds = time.Since(start).Seconds()
+	markKnown(&r, opts.Known)
+	return r, alive
+}
+
+// markKnown marks a FAIL or CRASH that reproduces a known finding, and
+// notes a known finding that did not reproduce.
+func markKnown(r *Result, k *Known) {
+	e, ok := k.Case(r.Name)
+	if !ok {
+		return
+	}
+	switch {
+	case r.Status != Fail && r.Status != Crash:
+		r.Note = fmt.Sprintf("known finding %s did not reproduce", e.ID)
+	case e.Observed != "" && !strings.Contains(r.Observed, e.Observed):
+		r.Note = fmt.Sprintf("known finding %s was recorded as %q; this %s differs", e.ID, e.Observed, r.Status)
+	default:
+		r.Known = e.ID
+	}
 }
 
 // negotiate learns the broker's api versions on a connection of its own.
-func negotiate(peer Peer) (wire.Versions, error) {
-	w, err := wire.Dial(peer.Addr, wire.Options{Timeout: peer.Timeout})
+func negotiate(peer Peer, addr string) (*wire.Negotiation, error) {
+	w, err := wire.Dial(addr, wire.Options{Timeout: peer.Timeout})
 	if err != nil {
 		return nil, err
 	}
@@ -151,9 +280,9 @@ func negotiate(peer Peer) (wire.Versions, error) {
 	}
 	n, err := w.Negotiate(hm, wire.NegotiateOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("ApiVersions: %w", err)
+		return nil, fmt.Errorf("ApiVersions: %w (%s)", err, n)
 	}
-	return n.Versions, nil
+	return n, nil
 }
 
 func (p *probe) run(c Case) (v verdict) {
@@ -202,16 +331,16 @@ func Counts(rs []Result) map[Status]int {
 }
 
 // Table writes the results as an aligned table: case, status, what the
-// broker answered, and for failures what the rule expects. known maps case
-// names to findings already recorded; a failing case listed there is
-// marked "FAIL (known)".
-func Table(w io.Writer, rs []Result, known map[string]string) {
+// broker answered, and for failures what the rule expects. A FAIL or
+// CRASH that reproduces a known finding is marked with its id, e.g.
+// "FAIL (known K1)".
+func Table(w io.Writer, rs []Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tRESULT\tOBSERVED\tEXPECTED")
 	for _, r := range rs {
 		st := string(r.Status)
-		if _, ok := known[r.Name]; ok && r.Status == Fail {
-			st = "FAIL (known)"
+		if r.Known != "" {
+			st += " (known " + r.Known + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, st, oneLine(r.Observed), oneLine(r.Expected))
 	}
@@ -232,8 +361,12 @@ type probe struct {
 	peer     Peer
 	versions wire.Versions
 	caseName string
+	known    *Known
 	conns    []*pconn
 	seq      int
+	// sent are the request frames the case wrote, in order (size prefix
+	// included): the last is what a crash report names.
+	sent [][]byte
 }
 
 func (p *probe) close() {
@@ -255,6 +388,22 @@ func (p *probe) max(key codec.APIKey) int16 { return p.versions.Max(key) }
 
 // offers reports whether the broker offers key at version.
 func (p *probe) offers(key codec.APIKey, v int16) bool { return p.versions.Offers(key, v) }
+
+// needs ends the case as SKIP when the broker does not offer key at all.
+func (p *probe) needs(key codec.APIKey) {
+	if p.max(key) < 0 {
+		panic(abort{skip(fmt.Sprintf("needs %v, which the broker does not offer", key))})
+	}
+}
+
+// offered says which versions of key the broker offers, in words.
+func (p *probe) offered(key codec.APIKey) string {
+	r, ok := p.versions[key]
+	if !ok {
+		return "none"
+	}
+	return fmt.Sprintf("v%d-v%d", r[0], r[1])
+}
 
 // hbv is the ConsumerGroupHeartbeat version the suite uses: 1 (KIP-1082)
 // when offered.
@@ -281,12 +430,17 @@ func (p *probe) connAs(clientID codec.NullableString) *pconn {
 	return c
 }
 
-// dial opens a connection whose first request carries clientID.
+// dial opens a connection whose first request carries clientID. What the
+// case writes on it is recorded (probe.sent).
 func (p *probe) dial(clientID codec.NullableString) (*pconn, error) {
-	w, err := wire.Dial(p.peer.Addr, wire.Options{Timeout: p.peer.Timeout})
+	nc, err := net.DialTimeout("tcp", p.peer.Addr, p.peer.Timeout)
 	if err != nil {
 		return nil, err
 	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	w := wire.NewConn(recorder{nc, p}, wire.Options{Timeout: p.peer.Timeout})
 	hm, err := wire.NewHeaders(clientID, probeInstance)
 	if err != nil {
 		w.Close()
@@ -306,8 +460,16 @@ func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, e
 	return c.w.RoundTrip(h, req)
 }
 
-// do sends one request; a transport error fails the case.
+// do sends one request; a transport error fails the case. A request at a
+// version the broker does not offer ends the case as SKIP: the rule needs
+// what the broker lacks.
 func (c *pconn) do(key codec.APIKey, v int16, req codec.Message) codec.Message {
+	if !c.p.offers(key, v) {
+		if _, ok := c.p.versions[key]; !ok {
+			panic(abort{skip(fmt.Sprintf("needs %v, which the broker does not offer", key))})
+		}
+		panic(abort{skip(fmt.Sprintf("needs %v v%d; the broker offers %s", key, v, c.p.offered(key)))})
+	}
 	resp, err := c.try(c.header(key, v), req)
 	if err != nil {
 		what := fmt.Sprintf("%v v%d: %v", key, v, err)
@@ -319,7 +481,13 @@ func (c *pconn) do(key codec.APIKey, v int16, req codec.Message) codec.Message {
 	return resp
 }
 
+// hb sends a heartbeat. Under WorkaroundJoinRegex, one naming topics with
+// a null SubscribedTopicRegex is sent with "" instead (as the histories'
+// requests are).
 func (c *pconn) hb(v int16, r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
+	if c.p.known.Workaround(WorkaroundJoinRegex) {
+		r = joinRegexEmpty(nil, r).(*codec.ConsumerGroupHeartbeatRequest)
+	}
 	return c.do(codec.ConsumerGroupHeartbeat, v, r).(*codec.ConsumerGroupHeartbeatResponse)
 }
 
@@ -359,6 +527,39 @@ func (c *pconn) describe(group string) codec.DescribedGroup {
 		panic(abort{fail(fmt.Sprintf("describe of one group answered %d groups", len(r.Groups)), "one group")})
 	}
 	return r.Groups[0]
+}
+
+// describeFor describes group when the broker offers
+// ConsumerGroupDescribe. Without it the case ends here: FAIL when what it
+// saw so far already breaks the rule (ok false), else SKIP, since the rest
+// of the rule (who is in the group) shows only through Describe.
+func (c *pconn) describeFor(group string, ok bool, observed, expected string) codec.DescribedGroup {
+	if c.p.max(codec.ConsumerGroupDescribe) < 0 {
+		if !ok {
+			panic(abort{fail(observed, expected)})
+		}
+		panic(abort{skip(observed + "; the rest of the rule needs ConsumerGroupDescribe, which the broker does not offer")})
+	}
+	return c.describe(group)
+}
+
+// harmless is a request any broker in scope answers without changing
+// anything a case looks at: ConsumerGroupDescribe of a group that does not
+// exist, or, from a broker without Describe, a heartbeat (epoch 1) of a
+// member of such a group. say puts its response in words.
+func (p *probe) harmless() (key codec.APIKey, v int16, req codec.Message, say func(codec.Message) string) {
+	if v := min(p.max(codec.ConsumerGroupDescribe), 1); v >= 0 {
+		return codec.ConsumerGroupDescribe, v, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{p.id("g")}}, func(m codec.Message) string {
+			gs := m.(*codec.ConsumerGroupDescribeResponse).Groups
+			if len(gs) != 1 {
+				return fmt.Sprintf("describe: %d groups", len(gs))
+			}
+			return describeString(gs[0])
+		}
+	}
+	return codec.ConsumerGroupHeartbeat, p.hbv(), keepalive(p.id("g"), p.id("m"), 1), func(m codec.Message) string {
+		return "heartbeat: " + hbString(m.(*codec.ConsumerGroupHeartbeatResponse))
+	}
 }
 
 // members lists a group's members as id@epoch ("" for a missing group).

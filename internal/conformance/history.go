@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
@@ -18,9 +21,24 @@ type HistoryConfig struct {
 	Options   linearize.Options
 	// RoundMs is one round of real time (0: 50).
 	RoundMs int64
-	// Out, if set, receives each failing history as JSON lines.
+	// Out, if set, receives each history that is not Ok as JSON lines.
 	Out string
+	// Known are findings already recorded: their probes are left out of
+	// the plans, violations of their rules are KNOWN, their workarounds
+	// are applied.
+	Known *Known
+	// Broker is where the histories go (nil: Peer.Addr). After a crash,
+	// with a Launcher, each history gets a fresh broker.
+	Broker *Broker
 }
+
+// History statuses besides the verdicts Ok, Illegal and Unknown.
+const (
+	// HistoryKnown: Illegal, breaking only rules of known findings.
+	HistoryKnown = "KNOWN"
+	// HistoryCrash: the broker stopped answering during the history.
+	HistoryCrash = "CRASH"
+)
 
 // HistoryResult is one history's verdict.
 type HistoryResult struct {
@@ -29,16 +47,46 @@ type HistoryResult struct {
 	Operations int
 	Faults     map[linearize.FaultKind]int
 	Verdict    linearize.Verdict
-	Rule       string
-	Detail     string
-	LagMs      int64
-	Seconds    float64
-	File       string `json:",omitempty"`
+	// Status is the Verdict, or KNOWN or CRASH.
+	Status string
+	// Rule and Detail are the first rule broken that is not known.
+	Rule    string
+	Detail  string
+	LagMs   int64
+	Seconds float64
+	File    string `json:",omitempty"`
+	// Known lists the known findings the history reproduced, as "ID
+	// rule".
+	Known []string `json:",omitempty"`
+	// Crash says how the broker stopped answering.
+	Crash string `json:",omitempty"`
 	// Run and Report are the history and its verdict, and RoundTrips the
 	// broker's round-trip times by API (real time), for the HTML report.
 	Run        *linearize.Result          `json:"-"`
 	Report     *linearize.Report          `json:"-"`
 	RoundTrips map[string][]time.Duration `json:"-"`
+}
+
+// Failed reports whether the history is a finding that is not known.
+func (h HistoryResult) Failed() bool {
+	return h.Status != string(linearize.Ok) && h.Status != HistoryKnown
+}
+
+// HistoryReport is what RunHistories found.
+type HistoryReport struct {
+	Histories []HistoryResult
+	// Negotiation are the notes of the ApiVersions negotiation (the
+	// first history's).
+	Negotiation []string `json:",omitempty"`
+	// Unchecked are the rules the histories could not check: the broker
+	// offers no ConsumerGroupDescribe (linearize.TCPTarget.Unchecked).
+	Unchecked []string `json:",omitempty"`
+	// LeftOut are the probes left out, as "KIND (ID)".
+	LeftOut []string `json:",omitempty"`
+	// Workarounds are the workarounds applied, as "NAME (ID)".
+	Workarounds []string `json:",omitempty"`
+	// Stopped, when set, says why the run ended early.
+	Stopped string `json:",omitempty"`
 }
 
 // DefaultHistoryOptions is a busy plan sized for real time: 6 clients in
@@ -50,58 +98,210 @@ func DefaultHistoryOptions() linearize.Options {
 	return o
 }
 
-// RunHistories runs cfg.Histories plans against the broker and checks each
-// at the observable level.
-func RunHistories(cfg HistoryConfig, progress func(HistoryResult)) ([]HistoryResult, error) {
+// RunHistories runs cfg.Histories plans against the broker, checks each
+// at the observable level, and checks after each that the broker still
+// answers.
+func RunHistories(cfg HistoryConfig, progress func(HistoryResult)) (*HistoryReport, error) {
 	if cfg.Peer.SessionTimeout <= 0 || cfg.Peer.HeartbeatInterval <= 0 {
 		return nil, fmt.Errorf("a history needs the broker's session timeout and heartbeat interval")
 	}
 	if cfg.Peer.Timeout <= 0 {
 		cfg.Peer.Timeout = 5 * time.Second
 	}
+	b := cfg.Broker
+	if b == nil {
+		var err error
+		if b, err = NewBroker(cfg.Peer.Addr, nil, 0); err != nil {
+			return nil, err
+		}
+	}
 	prefix := cfg.Peer.Prefix
 	if prefix == "" {
 		prefix = fmt.Sprintf("gc-h%d-", time.Now().UnixNano()%1e9)
 	}
-	var out []HistoryResult
+	rep := &HistoryReport{}
+	for _, e := range cfg.Known.Of(KnownProbe) {
+		rep.LeftOut = append(rep.LeftOut, fmt.Sprintf("%s (%s)", e.Name, e.ID))
+	}
+	for _, e := range cfg.Known.Of(KnownWorkaround) {
+		rep.Workarounds = append(rep.Workarounds, fmt.Sprintf("%s (%s)", e.Name, e.ID))
+	}
 	for i := 0; i < cfg.Histories; i++ {
 		seed := cfg.Seed + uint64(i)
-		start := time.Now()
-		plan := linearize.TCPPlan(seed, cfg.Options, linearize.TCPOptions{
-			SessionTimeoutMs:    cfg.Peer.SessionTimeout.Milliseconds(),
-			HeartbeatIntervalMs: int32(cfg.Peer.HeartbeatInterval.Milliseconds()),
-			RoundMs:             cfg.RoundMs,
-			GroupPrefix:         fmt.Sprintf("%s%d-", prefix, seed),
-		})
-		target, err := linearize.NewTCPTarget(cfg.Peer.Addr, cfg.Peer.Timeout)
+		addr, err := b.next()
 		if err != nil {
-			return out, err
+			rep.Stopped = err.Error()
+			return rep, nil
 		}
-		res, err := linearize.Run(target, plan)
-		target.Close()
+		hr, err := runHistory(cfg, rep, addr, seed, prefix)
 		if err != nil {
-			return out, err
+			return rep, err
 		}
-		rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
-			SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds()})
-		hr := HistoryResult{Seed: seed, Plan: plan.String(), Operations: len(res.History), Faults: res.Faults,
-			Verdict: rep.Verdict, Rule: rep.Rule, Detail: rep.Detail, LagMs: target.MaxLagMs(), Seconds: time.Since(start).Seconds(),
-			Run: res, Report: rep, RoundTrips: target.RoundTrips()}
-		if rep.Verdict != linearize.Ok && cfg.Out != "" {
-			if err := os.MkdirAll(cfg.Out, 0o755); err == nil {
-				hr.File = filepath.Join(cfg.Out, fmt.Sprintf("check-seed%d.jsonl", seed))
-				if f, err := os.Create(hr.File); err == nil {
-					hdr := linearize.FileHeader{Target: cfg.Peer.Addr, Title: "ghostcheck check: " + rep.Rule, Plan: plan,
-						Expect: linearize.Expect{Verdict: rep.Verdict, Rule: rep.Rule}}
-					_ = linearize.WriteFile(f, hdr, res.History)
-					f.Close()
-				}
+		if err := b.alive(addr); err != nil {
+			hr.Status, hr.Crash = HistoryCrash, crashWords(err, b)
+			if !b.crashed() {
+				rep.Stopped = fmt.Sprintf("the broker stopped answering during history seed %d (give a command that starts one, --broker-cmd, to go on)", seed)
 			}
 		}
-		out = append(out, hr)
+		rep.Histories = append(rep.Histories, hr)
 		if progress != nil {
 			progress(hr)
 		}
+		if rep.Stopped != "" {
+			break
+		}
 	}
-	return out, nil
+	return rep, nil
+}
+
+func crashWords(err error, b *Broker) string {
+	s := err.Error()
+	if st, words := b.exit(); st != "" || words != "" {
+		s += "; its process: " + orNone(st, "still running")
+		if words != "" {
+			s += "; its stderr ends: " + strings.ReplaceAll(words, "\n", " | ")
+		}
+	}
+	return s
+}
+
+// runHistory runs and checks one plan against the broker at addr.
+func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64, prefix string) (HistoryResult, error) {
+	start := time.Now()
+	plan := linearize.TCPPlan(seed, cfg.Options, linearize.TCPOptions{
+		SessionTimeoutMs:    cfg.Peer.SessionTimeout.Milliseconds(),
+		HeartbeatIntervalMs: int32(cfg.Peer.HeartbeatInterval.Milliseconds()),
+		RoundMs:             cfg.RoundMs,
+		GroupPrefix:         fmt.Sprintf("%s%d-", prefix, seed),
+	})
+	plan.Probes = leaveOutKnown(plan.Probes, cfg.Known)
+	target, err := linearize.NewTCPTarget(addr, cfg.Peer.Timeout)
+	if err != nil {
+		return HistoryResult{}, err
+	}
+	target.Rewrite = cfg.Known.rewrite()
+	if rep.Negotiation == nil && rep.Unchecked == nil {
+		rep.Negotiation = target.Negotiation().Notes
+		for _, r := range target.Unchecked() {
+			rep.Unchecked = append(rep.Unchecked, string(r))
+		}
+	}
+	res, err := linearize.Run(target, plan)
+	target.Close()
+	if err != nil {
+		return HistoryResult{}, err
+	}
+	lr := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
+		SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds(), SetAside: cfg.Known.setAside()})
+	hr := HistoryResult{Seed: seed, Plan: plan.String(), Operations: len(res.History), Faults: res.Faults,
+		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), Seconds: time.Since(start).Seconds(),
+		Run: res, Report: lr, RoundTrips: target.RoundTrips()}
+	if lr.Verdict == linearize.Ok && !anyJoined(res.History) {
+		hr.Verdict, hr.Status, hr.Rule = linearize.VerdictUnknown, string(linearize.VerdictUnknown), string(linearize.RuleHarnessAssumption)
+		hr.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
+	}
+	setAsideKnown(&hr, lr, cfg.Known)
+	if lr.Verdict != linearize.Ok && cfg.Out != "" {
+		if err := os.MkdirAll(cfg.Out, 0o755); err == nil {
+			hr.File = filepath.Join(cfg.Out, fmt.Sprintf("check-seed%d.jsonl", seed))
+			if f, err := os.Create(hr.File); err == nil {
+				hdr := linearize.FileHeader{Target: addr, Title: "ghostcheck check: " + lr.Rule, Plan: plan,
+					Expect: linearize.Expect{Verdict: lr.Verdict, Rule: lr.Rule}}
+				_ = linearize.WriteFile(f, hdr, res.History)
+				f.Close()
+			}
+		}
+	}
+	return hr, nil
+}
+
+// anyJoined reports whether some heartbeat was answered NONE: a history
+// in which no client ever joined (a broker whose answers the clients
+// cannot use) says nothing about the broker, and must not pass as Ok.
+func anyJoined(h linearize.History) bool {
+	for _, op := range h {
+		if r, ok := op.Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None {
+			return true
+		}
+	}
+	return false
+}
+
+// leaveOutKnown drops the probes of known findings.
+func leaveOutKnown(probes []linearize.Probe, k *Known) []linearize.Probe {
+	var out []linearize.Probe
+	for _, p := range probes {
+		if _, known := k.Probe(p.Kind); !known {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// setAsideKnown makes a history whose only violations are known
+// findings' KNOWN, and otherwise names the first rule broken that is not
+// known. The observable check has set aside the known violations of its
+// own rules (Report.SetAside); the driver's invariants are sorted here,
+// by their first violation.
+func setAsideKnown(hr *HistoryResult, lr *linearize.Report, k *Known) {
+	add := func(id, rule string) {
+		if s := id + " " + rule; !slices.Contains(hr.Known, s) {
+			hr.Known = append(hr.Known, s)
+		}
+	}
+	for _, v := range lr.SetAside {
+		if e, ok := k.Rule(v.Rule); ok {
+			add(e.ID, v.Rule)
+		}
+	}
+	if lr.Verdict == linearize.Ok {
+		if len(hr.Known) > 0 {
+			hr.Status = HistoryKnown
+		}
+		return
+	}
+	if lr.Verdict != linearize.Illegal {
+		return
+	}
+	var other *linearize.RoundViolation
+	for i, v := range lr.Invariants {
+		if k.knownViolation(v.Rule, v.What) {
+			e, _ := k.Rule(v.Rule)
+			add(e.ID, v.Rule)
+			continue
+		}
+		if other == nil {
+			other = &lr.Invariants[i]
+		}
+	}
+	switch {
+	case other == nil && len(hr.Known) > 0:
+		hr.Status, hr.Rule, hr.Detail = HistoryKnown, "", ""
+	case other != nil && other.Rule != lr.Rule:
+		hr.Rule, hr.Detail = other.Rule, fmt.Sprintf("round %d (t=%d ms): %s", other.Round, other.At, other.What)
+	}
+}
+
+// joinRegexEmpty is WorkaroundJoinRegex for a request: a heartbeat naming
+// topics with a null regex is sent with "" instead.
+func joinRegexEmpty(_ *codec.RequestHeader, req codec.Message) codec.Message {
+	hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest)
+	if !ok || hb.SubscribedTopicNames == nil || hb.SubscribedTopicRegex.Valid {
+		return req
+	}
+	c := *hb
+	c.SubscribedTopicRegex = codec.Str("")
+	return &c
+}
+
+// pushMetricsEmpty is WorkaroundPushMetrics for a request: a PushTelemetry
+// is sent with no metrics.
+func pushMetricsEmpty(_ *codec.RequestHeader, req codec.Message) codec.Message {
+	p, ok := req.(*codec.PushTelemetryRequest)
+	if !ok || len(p.Metrics) == 0 {
+		return req
+	}
+	c := *p
+	c.Metrics = []byte{}
+	return &c
 }

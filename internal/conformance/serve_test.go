@@ -42,12 +42,13 @@ func peer(addr string) conformance.Peer {
 // ghostcheck's own server passes every case.
 func TestServePassesEveryCase(t *testing.T) {
 	addr := startServe(t)
-	rs, err := conformance.Run(peer(addr), conformance.Select(nil, true, true), nil)
+	rep, err := conformance.Run(peer(addr), conformance.Select(nil, true, true), conformance.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rs := rep.Results
 	var b strings.Builder
-	conformance.Table(&b, rs, nil)
+	conformance.Table(&b, rs)
 	t.Logf("conformance of ghostcheck serve:\n%s", b.String())
 	for _, r := range rs {
 		if r.Status != conformance.Pass {

@@ -1,0 +1,285 @@
+package mock_test
+
+import (
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/wire"
+)
+
+// librdkafka's mock cluster as a peer, held to docs/PROTOCOL.md by the
+// conformance suite and the histories, as `ghostcheck check --broker-cmd`
+// runs them. The mock aborts on some requests, so it never runs in this
+// test binary: each broker is cmd/rdmock, a child process, started afresh
+// after a crash. Its findings are testdata/mock.known (the README's
+// L1-L15): a finding that stops reproducing, or a failure not recorded
+// there, fails these tests.
+
+// The timers every mock here runs with: short, so the histories take
+// seconds. The mock checks sessions once a second, so a member outlives
+// its session by up to a second; no check here can see that (it needs
+// ConsumerGroupDescribe, which the mock lacks).
+const (
+	sessionTimeout    = time.Second
+	heartbeatInterval = 100 * time.Millisecond
+)
+
+// rdmock is the command built for these tests.
+var rdmock string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rdmock")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	rdmock = filepath.Join(dir, "rdmock")
+	build := exec.Command("go", "build", "-o", rdmock, "../cmd/rdmock")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building rdmock:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// launch is what check's --broker-cmd would be.
+func launch() conformance.Launcher {
+	return conformance.CommandLauncher(fmt.Sprintf("%s --session-timeout %v --heartbeat-interval %v", rdmock, sessionTimeout, heartbeatInterval))
+}
+
+func peer(addr string) conformance.Peer {
+	// No MaxGroupSize: the mock has no group.consumer.max.size.
+	return conformance.Peer{Addr: addr, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval}
+}
+
+func known(t testing.TB) *conformance.Known {
+	t.Helper()
+	f, err := os.Open("../testdata/mock.known")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	k, err := conformance.ParseKnown(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// rdmock starts, prints its address, serves ApiVersions (the versions it
+// offers are what the findings rest on), and stops when its stdin closes.
+func TestRdmock(t *testing.T) {
+	b, err := launch()()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wire.Dial(b.Addr(), wire.Options{Timeout: 3 * time.Second})
+	if err != nil {
+		b.Stop()
+		t.Fatal(err)
+	}
+	hm, _ := wire.NewHeaders(codec.Str("t"), codec.UUID{1})
+	n, err := w.Negotiate(hm, wire.NegotiateOptions{})
+	w.Close()
+	b.Stop()
+	if err != nil {
+		t.Fatalf("ApiVersions: %v (%s)", err, n)
+	}
+	for key, want := range map[codec.APIKey][2]int16{
+		codec.ApiVersions: {0, 2}, codec.ConsumerGroupHeartbeat: {1, 1}, codec.LeaveGroup: {0, 4},
+		codec.GetTelemetrySubscriptions: {0, 0}, codec.PushTelemetry: {0, 0},
+	} {
+		if got, ok := n.Versions[key]; !ok || got != want {
+			t.Errorf("%v: v%d-v%d (offered %v), want v%d-v%d", key, got[0], got[1], ok, want[0], want[1])
+		}
+	}
+	if _, ok := n.Versions[codec.ConsumerGroupDescribe]; ok {
+		t.Error("the mock offers ConsumerGroupDescribe now: L7 no longer holds")
+	}
+	// L5: v4 and v3 are answered with bodies that parse as no version.
+	if n.Version != 2 || len(n.Notes) != 2 {
+		t.Errorf("ApiVersions settled at v%d after %q, want v2 after two fallbacks (L5)", n.Version, n.Notes)
+	}
+	if st, words := b.Exit(); st != "exited 0" || !strings.Contains(words, "stdin closed: stopping") {
+		t.Errorf("rdmock ended %q: %s", st, words)
+	}
+}
+
+// The conformance table: every case, against a fresh mock from the first
+// crash on.
+func TestMockConformance(t *testing.T) {
+	k := known(t)
+	b, err := conformance.NewBroker("", launch(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rep, err := conformance.Run(peer(b.Addr()), conformance.Select(nil, true, true), conformance.Options{Known: k, Broker: b, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table strings.Builder
+	conformance.Table(&table, rep.Results)
+	c := conformance.Counts(rep.Results)
+	t.Logf("conformance of librdkafka's mock:\n%s\n%d cases: %d pass, %d fail, %d skip, %d crash; %d brokers started; ApiVersions: %s",
+		table.String(), len(rep.Results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash], b.Launches, strings.Join(rep.Negotiation, "; "))
+	if len(rep.Results) != len(conformance.Cases()) || rep.Stopped != "" {
+		t.Fatalf("%d results of %d cases; stopped %q", len(rep.Results), len(conformance.Cases()), rep.Stopped)
+	}
+	for _, m := range k.Mismatches(rep.Results) {
+		t.Error(m)
+	}
+	for _, e := range k.Of(conformance.KnownCase) {
+		found := false
+		for _, r := range rep.Results {
+			found = found || r.Name == e.Name
+		}
+		if !found {
+			t.Errorf("%s: known finding %s names a case that did not run", e.Name, e.ID)
+		}
+	}
+}
+
+// Histories at the observable level, with the known findings set aside:
+// the prober's empty-id join (L2) left out, the workarounds for L1 and L4
+// applied, the null member id of every leave (L15) known. Nothing else may
+// break, and the broker must survive every history.
+func TestMockHistories(t *testing.T) {
+	b, err := conformance.NewBroker("", launch(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(b.Addr()), Seed: 1, Histories: 3, Options: conformance.DefaultHistoryOptions(),
+		Known: known(t), Broker: b, Out: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("unchecked without Describe: %v; left out %v; workarounds %v", rep.Unchecked, rep.LeftOut, rep.Workarounds)
+	if len(rep.Unchecked) == 0 || len(rep.Histories) != 3 {
+		t.Fatalf("%d histories, unchecked %v", len(rep.Histories), rep.Unchecked)
+	}
+	for _, h := range rep.Histories {
+		t.Logf("seed %d: %s %v %s %s (%d ops)", h.Seed, h.Status, h.Known, h.Rule, h.Detail, h.Operations)
+		if h.Failed() {
+			t.Errorf("seed %d: %s %s: %s %s", h.Seed, h.Status, h.Rule, h.Detail, h.Crash)
+		}
+	}
+	if !strings.Contains(strings.Join(rep.Histories[0].Known, " "), "L15 ObservableResponse") {
+		t.Errorf("L15 (a leave answered with a null member id) did not reproduce in history 1: %v", rep.Histories[0].Known)
+	}
+}
+
+// crashes are the README's reproductions: each frame (hex, size prefix
+// included) sent alone on a fresh connection to a fresh mock aborts it
+// with the assertion given.
+var crashes = []struct {
+	id, what, frame, assertion string
+}{
+	{"L1", "a join naming topics, SubscribedTopicRegex null",
+		"000000240044000100000001ffff000267026d000000000000000075300206616c70686100000100",
+		"validate_subscription: Assertion `(SubscribedTopicNames == ((void *)0)) == ((SubscribedTopicRegex)->len == -1)' failed"},
+	{"L1", "a join by regex, SubscribedTopicNames null",
+		"000000230044000100000001ffff000267026d000000000000000075300006616c706861000100",
+		"validate_subscription: Assertion `(SubscribedTopicNames == ((void *)0)) == ((SubscribedTopicRegex)->len == -1)' failed"},
+	{"L1", "a join with an empty subscription",
+		"0000001e0044000100000001ffff000267026d000000000000000075300101000100",
+		"validate_subscription: Assertion `SubscribedTopicNames == ((void *)0) || SubscribedTopicNamesCnt > 0"},
+	{"L2", "a v1 join with MemberId \"\"",
+		"000000230044000100000001ffff00026701000000000000000075300206616c70686101000100",
+		"rd_kafka_mock_cgrp_consumer_member_topic_id_set: Assertion `(((MemberId)->len) == -1 ? 0 : ((MemberId)->len)) > 0' failed"},
+	{"L3", "a heartbeat at MemberEpoch -3",
+		"0000001e0044000100000001ffff000267026dfffffffd0000ffffffff0000000000",
+		"Assertion `MemberEpoch >= -2' failed"},
+	{"L3", "a heartbeat with RebalanceTimeoutMs -2",
+		"0000001e0044000100000001ffff000267026d000000010000fffffffe0000000000",
+		"Assertion `RebalanceTimeoutMs >= -1' failed"},
+	{"L3", "a heartbeat with GroupId null",
+		"0000001d0044000100000001ffff0000026d000000010000ffffffff0000000000",
+		"Assertion `!((&GroupId)->len == -1)' failed"},
+	{"L4", "PushTelemetry v0 with Metrics \"m\" (not OTLP)",
+		"000000240048000000000001ffff0001000000000000000000000000000000000000000000026d00",
+		"rd_kafka_mock_handle_PushTelemetry_decode_error: Assertion `!*\"Failure while decoding telemetry data\"' failed"},
+}
+
+func TestMockCrashReproductions(t *testing.T) {
+	for _, c := range crashes {
+		t.Run(c.id+" "+c.what, func(t *testing.T) {
+			frame, err := hex.DecodeString(c.frame)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := int(frame[0])<<24 | int(frame[1])<<16 | int(frame[2])<<8 | int(frame[3]); n+4 != len(frame) {
+				t.Fatalf("size prefix %d for %d bytes", n, len(frame))
+			}
+			if _, _, err := codec.DecodeRequest(frame[4:], codec.DecodeOptions{}); err != nil && !strings.Contains(c.what, "GroupId null") {
+				t.Fatalf("the frame does not decode: %v", err)
+			}
+			b, err := launch()()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Stop()
+			nc, err := net.DialTimeout("tcp", b.Addr(), 3*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			if _, err := nc.Write(frame); err != nil {
+				t.Fatal(err)
+			}
+			var st, words string
+			for end := time.Now().Add(5 * time.Second); st == "" && time.Now().Before(end); {
+				st, words = b.Exit()
+			}
+			if st != "exit status 134" || !strings.Contains(words, c.assertion) {
+				t.Fatalf("finding %s no longer reproduces: the mock ended %q, saying:\n%s", c.id, st, words)
+			}
+		})
+	}
+}
+
+// The same crashes through check: each is a CRASH whose frame is written
+// out and decodes to the request that was sent.
+func TestMockCrashFramesDecode(t *testing.T) {
+	b, err := conformance.NewBroker("", launch(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rep, err := conformance.Run(peer(b.Addr()), conformance.Select([]string{"B4.2/epoch-below-minus-two"}, false, false), conformance.Options{Broker: b, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if r.Status != conformance.Crash || r.FrameFile == "" {
+		t.Fatalf("%s %s", r.Status, r.Observed)
+	}
+	text, err := os.ReadFile(r.FrameFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := hex.DecodeString(strings.TrimSpace(string(text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, req, err := codec.DecodeRequest(raw[4:], codec.DecodeOptions{})
+	if hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest); err != nil || !ok || hb.MemberEpoch != -3 {
+		t.Fatalf("%s does not hold the heartbeat at epoch -3: %v %v", r.FrameFile, req, err)
+	}
+	if !strings.Contains(r.Observed, "Assertion `MemberEpoch >= -2' failed") || !strings.Contains(r.Observed, "exit status 134") {
+		t.Errorf("the crash report lacks the mock's last words: %s", r.Observed)
+	}
+}
