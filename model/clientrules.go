@@ -36,6 +36,9 @@ type ClientRequest struct {
 	// proxy knows it for every api, codec only for those it decodes.
 	HeaderVersion int16
 	Header        codec.RequestHeader
+	// API is the api's name (Kafka's, for every key the proxy knows, not
+	// only those codec decodes).
+	API string
 	// Request is the decoded body for the apis the rules read
 	// (ConsumerGroupHeartbeat, LeaveGroup, telemetry, ApiVersions), nil
 	// for the others, which are recorded by name.
