@@ -99,13 +99,13 @@ type ClientResult struct {
 }
 
 // Violated reports whether the client broke any rule.
-func (c *ClientResult) Violated() bool {
+func (c ClientResult) Violated() bool {
 	return c.First() != nil
 }
 
 // First is the first violated rule's result, in ClientRules order (nil if
 // none).
-func (c *ClientResult) First() *RuleResult {
+func (c ClientResult) First() *RuleResult {
 	for i := range c.Results {
 		if c.Results[i].Outcome == OutcomeViolated {
 			return &c.Results[i]
@@ -115,7 +115,7 @@ func (c *ClientResult) First() *RuleResult {
 }
 
 // Result is the result of rule r (the zero RuleResult if not checked).
-func (c *ClientResult) Result(r Rule) RuleResult {
+func (c ClientResult) Result(r Rule) RuleResult {
 	for _, x := range c.Results {
 		if x.Rule == r {
 			return x
