@@ -2,6 +2,8 @@ package clients_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
@@ -120,14 +123,36 @@ func consume(cl *kgo.Client, d time.Duration) int {
 }
 
 // verdicts closes the proxy and judges the recording: each client's
-// results by ClientId.
+// results by ClientId. With GHOSTCHECK_RECORD=DIR set, the recording is
+// kept as DIR/NAME.jsonl (NAME from the test's), with the verdict it
+// replays to: that is how the corpus's kgo entry was made.
 func (e *kgoEnv) verdicts() map[string]model.ClientResult {
 	e.proxy.Close()
+	reqs := e.proxy.Recording()
+	results := model.CheckClients(reqs)
+	if dir := os.Getenv("GHOSTCHECK_RECORD"); dir != "" {
+		e.keep(filepath.Join(dir, "kgo-"+strings.ReplaceAll(e.group, "g-TestKgo", "")+".jsonl"), reqs, results)
+	}
 	out := map[string]model.ClientResult{}
-	for _, c := range model.CheckClients(e.proxy.Recording()) {
+	for _, c := range results {
 		out[c.ClientID] = c
 	}
 	return out
+}
+
+// keep writes a recording and its verdict to path.
+func (e *kgoEnv) keep(path string, reqs []model.ClientRequest, results []model.ClientResult) {
+	f, err := os.Create(path)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer f.Close()
+	hdr := linearize.ClientFileHeader{Target: "kfake (3 brokers, in-process)", Title: "franz-go kgo v1.22.3 through ghostcheck proxy: " + e.t.Name(),
+		Expect: linearize.ClientExpect(results)}
+	if err := linearize.WriteClientFile(f, hdr, reqs); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Logf("recording kept: %s", path)
 }
 
 // expect holds a kgo client to its outcomes: every violation one of the

@@ -25,7 +25,7 @@ func replayClientFile(path string) (ReplayResult, error) {
 	if err != nil {
 		return rr, fmt.Errorf("%s: %w", path, err)
 	}
-	rr.Target = "clients recorded through the proxy to " + hdr.Target
+	rr.Target = "recorded clients, " + hdr.Target
 	rr.Expect = hdr.Expect
 	rr.Clients = model.CheckClients(reqs)
 	got := linearize.ClientExpect(rr.Clients)
