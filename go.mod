@@ -2,6 +2,10 @@ module github.com/ghostcheck/ghostcheck
 
 go 1.26.0
 
+// peers/ holds modules of their own (cgo, other toolchains): never part of
+// this one, even before a peer's go.mod is in place.
+ignore ./peers
+
 require (
 	github.com/google/uuid v1.6.0
 	go.uber.org/goleak v1.3.0

@@ -295,11 +295,12 @@ func TestKgoInjectedErrors(t *testing.T) {
 	for _, tc := range []struct {
 		code     codec.ErrorCode
 		findings []kgoFinding
+		rejoin   bool // the next heartbeat must be a rejoin at epoch 0
 	}{
-		{codec.CoordinatorNotAvailable, nil},
-		{codec.NotCoordinator, nil},
-		{codec.UnknownMemberID, []kgoFinding{findingNewIDAfterUnknownMember}},
-		{codec.FencedMemberEpoch, nil},
+		{codec.CoordinatorNotAvailable, nil, false},
+		{codec.NotCoordinator, nil, false},
+		{codec.UnknownMemberID, []kgoFinding{findingNewIDAfterUnknownMember}, true},
+		{codec.FencedMemberEpoch, nil, true},
 	} {
 		t.Run(tc.code.String(), func(t *testing.T) {
 			e := newKgoEnv(t, onceFor(isHeartbeat, proxy.Fault{Kind: proxy.AnswerError, Code: tc.code}))
@@ -309,6 +310,9 @@ func TestKgoInjectedErrors(t *testing.T) {
 			c := e.verdicts()["kgo-error"]
 			e.faulted()
 			expect(t, c, tc.findings...)
+			if tc.rejoin {
+				rejoined(t, e.proxy.Recording())
+			}
 		})
 	}
 }
@@ -328,5 +332,38 @@ func TestKgoStaticMemberRestarted(t *testing.T) {
 	got := e.verdicts()
 	for _, id := range []string{"kgo-static-a", "kgo-static-b"} {
 		t.Run(id, func(t *testing.T) { expect(t, got[id], findingStaticLeaveNoInstance) })
+	}
+}
+
+// afterFault is the client's first ConsumerGroupHeartbeat after the one
+// the proxy faulted, and the faulted one's member id.
+func afterFault(reqs []model.ClientRequest) (next *codec.ConsumerGroupHeartbeatRequest, faultedID string) {
+	for _, r := range reqs {
+		hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest)
+		switch {
+		case !ok:
+		case r.Fault != "" && faultedID == "":
+			faultedID = hb.MemberId
+		case faultedID != "":
+			return hb, faultedID
+		}
+	}
+	return nil, faultedID
+}
+
+// rejoined fails the test unless the client's heartbeat after the faulted
+// one is a rejoin (epoch 0), and says under which member id.
+func rejoined(t *testing.T, reqs []model.ClientRequest) {
+	t.Helper()
+	next, id := afterFault(reqs)
+	switch {
+	case next == nil:
+		t.Error("no heartbeat after the fault")
+	case next.MemberEpoch != 0:
+		t.Errorf("after the error the client heartbeats at epoch %d, not a rejoin at 0", next.MemberEpoch)
+	case next.MemberId == id:
+		t.Logf("rejoined at epoch 0 under the same member id %s", id)
+	default:
+		t.Logf("rejoined at epoch 0 under a new member id %s (was %s)", next.MemberId, id)
 	}
 }
