@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -162,12 +163,26 @@ func TestCapVersions(t *testing.T) {
 	}
 }
 
-// Nothing capVersions reads makes it panic or read past the body.
-func FuzzCapVersions(f *testing.F) {
-	frame, _ := codec.AppendResponse(nil, 5, 3, &codec.ApiVersionsResponse{ApiKeys: []codec.ApiVersionsKey{{ApiKey: 3, MaxVersion: 20}}})
-	f.Add(frame[8:], int16(3))
-	f.Fuzz(func(t *testing.T, body []byte, v int16) {
-		capVersions(body, v)
+// Nothing capVersions or skipTags reads makes them panic or read past
+// the body (random bodies, and mutations of a real one; FuzzProxy in
+// fuzz/ reaches them through the proxy).
+func TestCapVersionsRandom(t *testing.T) {
+	frame, _ := codec.AppendResponse(nil, 5, 3, &codec.ApiVersionsResponse{ApiKeys: []codec.ApiVersionsKey{{ApiKey: 3, MaxVersion: 20}, {ApiKey: 10, MaxVersion: 9}}})
+	real := frame[8:]
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20000; i++ {
+		var body []byte
+		if i%2 == 0 {
+			body = make([]byte, rng.IntN(40))
+			for j := range body {
+				body[j] = byte(rng.IntN(256))
+			}
+		} else {
+			body = bytes.Clone(real)
+			body[rng.IntN(len(body))] = byte(rng.IntN(256))
+			body = body[:rng.IntN(len(body)+1)]
+		}
+		capVersions(body, int16(rng.IntN(6)))
 		skipTags(body, 0)
-	})
+	}
 }
