@@ -37,6 +37,11 @@ var (
 // clients keep a handful in flight).
 const maxInFlight = 1024
 
+// maxRecordedFrame bounds the answers read whole to be recorded; a larger
+// one (no group answer is near it) is relayed unrecorded. Routing answers,
+// which must be read to be rewritten, are bounded by MaxFrameSize only.
+const maxRecordedFrame = 16 << 20
+
 // readerSize is each side's read buffer: a frame that fits is forwarded
 // from it without a copy; a larger one is streamed (or, for the few
 // answers the proxy reads, read whole).

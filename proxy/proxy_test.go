@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -293,5 +294,57 @@ func TestLimits(t *testing.T) {
 	st := p.Stats()
 	if n := len(p.Recording()); n != 3 || st.Unrecorded != 3 || st.Refused != 1 || st.Requests != 6 {
 		t.Errorf("%d recorded, stats %+v", n, st)
+	}
+}
+
+// The same under many patterns and timings: requests written one by one
+// or several at once, the proxy answering some of them, the broker the
+// rest; every answer comes in order under its request's correlation id.
+func TestInjectedAnswersKeepTheOrderRandom(t *testing.T) {
+	inj := proxy.InjectorFunc(func(r proxy.GroupRequest) proxy.Fault {
+		if r.Heartbeat != nil && r.Heartbeat.MemberEpoch >= 200 {
+			return proxy.Fault{Kind: proxy.AnswerError, Code: codec.NotCoordinator}
+		}
+		return proxy.Fault{}
+	})
+	p := startProxy(t, proxy.Config{Upstream: serveCoordinator(t), Faults: inj})
+	w, err := wire.Dial(p.Addr(), wire.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	hm, _ := wire.NewHeaders(codec.Str("pipe"), codec.UUID{1})
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := 0; round < 200; round++ {
+		n := 1 + rng.IntN(8)
+		want := make([]codec.ErrorCode, n)
+		for i := range want {
+			epoch := int32(100)
+			want[i] = codec.GroupIDNotFound
+			if rng.IntN(2) == 0 {
+				epoch, want[i] = 200, codec.NotCoordinator
+			}
+			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", MemberEpoch: epoch, RebalanceTimeoutMs: -1}
+			if err := w.Buffer(hm.Next(codec.ConsumerGroupHeartbeat, 1), req); err != nil {
+				t.Fatal(err)
+			}
+			if rng.IntN(3) == 0 {
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			resp, err := w.Receive()
+			if err != nil {
+				t.Fatalf("round %d, answer %d: %v", round, i, err)
+			}
+			if got := resp.(*codec.ConsumerGroupHeartbeatResponse).ErrorCode; got != want[i] {
+				t.Fatalf("round %d, answer %d is %v, want %v", round, i, got, want[i])
+			}
+		}
 	}
 }

@@ -238,6 +238,9 @@ func (c *conn) pumpResponses() error {
 		}
 		c.mu.Lock()
 		c.busy = true
+		// Answers of the proxy's queued while the last answer owed was
+		// being read go first: they precede this one.
+		out = c.drainAnswers(out)
 		var e entry
 		ok := len(c.q) > 0
 		if ok {
@@ -308,8 +311,19 @@ func (c *conn) response(out []byte, e entry, size int, b []byte, whole bool) ([]
 			return out, errProxyClosed
 		}
 	}
+	if e.fault.Kind == DropResponse && !whole {
+		// Too large to keep: the broker answered, which is all a drop
+		// needs.
+		if e.rec != nil {
+			e.rec.dropped = true
+		}
+		if err := c.writeClient(out); err != nil {
+			return out[:0], err
+		}
+		return out[:0], errDropped
+	}
 	read := e.key == codec.Metadata || e.key == codec.FindCoordinator || e.key == codec.ApiVersions ||
-		e.rec != nil && decodedBodies(e.key) || e.fault.Kind == DropResponse
+		e.rec != nil && decodedBodies(e.key) && size <= maxRecordedFrame || e.fault.Kind == DropResponse
 	if !read {
 		if whole {
 			c.uresp.br.Discard(len(b))
