@@ -2,6 +2,10 @@ module github.com/ghostcheck/ghostcheck
 
 go 1.26.0
 
+// peers/ holds modules of their own (cgo, other toolchains): never part of
+// this one, even before a peer's go.mod is in place.
+ignore ./peers
+
 require (
 	github.com/google/uuid v1.6.0
 	go.uber.org/goleak v1.3.0
@@ -11,6 +15,7 @@ require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 	gonum.org/v1/plot v0.17.0
@@ -27,7 +32,6 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
-	github.com/twmb/franz-go v1.22.3 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )

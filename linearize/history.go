@@ -150,11 +150,20 @@ type Expect struct {
 	// Linearizable is what the stored history checks to against the model
 	// ("Ok", "Illegal"); an invariant violation may come with either.
 	Linearizable string `json:"linearizable,omitempty"`
+	// Clients, in a recording of client traffic (KindClients), is each
+	// client's outcome per rule (PASS, VIOLATED, NOT ADOPTED, -), by the
+	// client's label.
+	Clients map[string]map[string]string `json:"clients,omitempty"`
 }
 
 // FileHeader is the first line of a corpus history file.
 type FileHeader struct {
 	Schema string `json:"schema"`
+	// Kind names what the lines after the header are: "" (as in every
+	// file written before kinds existed) a plan's operations, or
+	// KindClients a recording of client traffic, which ReadFile refuses
+	// (ErrClientRecording).
+	Kind string `json:"kind,omitempty"`
 	// Target is what the plan ran against: "model", "impl", or an address.
 	Target string `json:"target"`
 	// Mutant is the impl mutant switched on, if any.
@@ -200,6 +209,13 @@ func ReadFile(r io.Reader) (FileHeader, History, error) {
 	}
 	if hdr.Schema != Schema {
 		return hdr, nil, fmt.Errorf("history: schema %q, this build reads %q", hdr.Schema, Schema)
+	}
+	switch hdr.Kind {
+	case "":
+	case KindClients:
+		return hdr, nil, ErrClientRecording
+	default:
+		return hdr, nil, fmt.Errorf("history: kind %q, this build reads plans and %q", hdr.Kind, KindClients)
 	}
 	if err := hdr.Plan.Validate(); err != nil {
 		return hdr, nil, err

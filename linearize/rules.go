@@ -14,6 +14,9 @@ const (
 	ByExact Checker = "exact"
 	// ByObservable: Check at LevelObservable.
 	ByObservable Checker = "observable"
+	// ByClient: model.CheckClients, on the traffic of a real client
+	// library that the recording proxy (ghostcheck proxy) saw.
+	ByClient Checker = "client"
 )
 
 // RuleInfo describes a rule a report can name.
@@ -26,15 +29,25 @@ type RuleInfo struct {
 	CheckedBy []Checker
 }
 
-// Rules lists every rule a run or a check can report: model's invariants,
-// then the rules of the checks. Each is documented under its id in
-// docs/PROTOCOL.md.
+// Rules lists every rule a run, a check or the proxy can report: model's
+// invariants and client rules, then the rules of the checks. Each is
+// documented under its id in docs/PROTOCOL.md.
 func Rules() []RuleInfo {
+	client := map[model.Rule]bool{}
+	for _, r := range model.ClientRules() {
+		client[r] = true
+	}
 	var out []RuleInfo
 	for _, r := range model.Rules() {
-		by := []Checker{ByRun}
+		var by []Checker
+		if !r.IsClientOnly() {
+			by = append(by, ByRun)
+		}
 		if r == model.RuleMonotonicEpochs {
 			by = append(by, ByObservable) // from the epochs responses carry
+		}
+		if client[r] {
+			by = append(by, ByClient)
 		}
 		out = append(out, RuleInfo{ID: r, Meaning: r.Meaning(), CheckedBy: by})
 	}

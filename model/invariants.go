@@ -16,11 +16,12 @@ import (
 // store, so a rule's id never changes.
 type Rule string
 
-// Rules lists every rule the checks of this file can report.
+// Rules lists every rule the checks of this file and of clientrules.go
+// (the client rules judged on recorded traffic) can report.
 func Rules() []Rule {
-	return []Rule{RuleNoGhosts, RuleOneMemberPerProcess, RuleUniqueMemberIDs, RuleNoZeroUUIDs,
+	return append([]Rule{RuleNoGhosts, RuleOneMemberPerProcess, RuleUniqueMemberIDs, RuleNoZeroUUIDs,
 		RuleNoDoubleClientAssignment, RuleQuiescentMembership, RuleMonotonicEpochs, RuleStableMemberID,
-		RuleClientInstanceIDInHeader, RuleClientIDOnFirstRequest}
+		RuleClientInstanceIDInHeader, RuleClientIDOnFirstRequest}, clientOnlyRules()...)
 }
 
 // Meaning says in words what the rule protects ("" for an id that is not
@@ -48,7 +49,7 @@ func (r Rule) Meaning() string {
 	case RuleClientIDOnFirstRequest:
 		return meaningClientIDOnFirstRequest
 	}
-	return ""
+	return clientRuleMeaning(r)
 }
 
 // Violation is a broken invariant.

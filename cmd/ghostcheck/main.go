@@ -8,6 +8,7 @@
 //	ghostcheck check --bootstrap HOST:PORT | --broker-cmd COMMAND [--session-timeout D --heartbeat-interval D]
 //	               [--cases A1,B4.2] [--histories N] [--risky=false] [--known FILE] ...
 //	ghostcheck serve [--listen HOST:PORT] [--session-timeout D] [--heartbeat-interval D] [--topics NAME:N,...] ...
+//	ghostcheck proxy --upstream HOST:PORT [--listen ADDR] [--duration D] [--faults KIND=PCT,...] [--seed N] [--out DIR]
 //	ghostcheck replay [--target T] [--html [--out DIR]] FILE|DIR...
 //	ghostcheck decode [--response KEY:VERSION] [--strict] [HEX]
 //	ghostcheck members list --bootstrap HOST:PORT --group G [--json]
@@ -19,8 +20,10 @@
 //
 // run is the property run of the embedded coordinator under network faults;
 // check holds a broker reached by address to docs/PROTOCOL.md; serve runs
-// ghostcheck's coordinator as a Kafka listener; replay re-runs corpus
-// histories; decode prints a captured frame as JSON; members lists a
+// ghostcheck's coordinator as a Kafka listener; proxy records a client
+// library's traffic to a broker, injects faults, and judges the client
+// against the client rules; replay re-runs corpus histories (and
+// re-checks recordings of clients); decode prints a captured frame as JSON; members lists a
 // group's members or removes static members (KIP-345); demo shows the codec
 // at work; version prints the build; help prints a command's help; explain
 // prints the docs/PROTOCOL.md section of a case name, section id or rule id.
@@ -49,6 +52,7 @@ func commands() []command {
 		{"run", "the main job: check a coordinator with client processes under network faults", runRun},
 		{"check", "check a broker over TCP: conformance suite, then fault-injected histories", runCheck},
 		{"serve", "serve ghostcheck's coordinator over TCP in Kafka's framing", runServe},
+		{"proxy", "record a client library's traffic to a broker, inject faults, and check the client rules", runProxy},
 		{"replay", "re-run corpus histories and check each reproduces its stored verdict", runReplay},
 		{"decode", "decode a captured Kafka frame (hex) to JSON", runDecode},
 		{"members", "list a group's members, or remove static members by instance id (KIP-345)", runMembers},

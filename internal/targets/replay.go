@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // ReplayResult is what replaying one corpus file showed.
@@ -30,12 +32,16 @@ type ReplayResult struct {
 	Header linearize.FileHeader
 	Run    *linearize.Result
 	Report *linearize.Report
+	// Clients is, for a recording of client traffic, each client's
+	// outcome per rule as judged again.
+	Clients []model.ClientResult
 }
 
 // ReplayFile re-runs the plan stored in a corpus history file against its
 // target (or target, when non-empty) and compares the verdict with the one
 // the file expects. It also checks the stored history itself, so a file
-// whose recorded operations contradict its expected verdict is caught.
+// whose recorded operations contradict its expected verdict is caught. A
+// recording of client traffic is re-checked instead (target is ignored).
 func ReplayFile(path, target string) (ReplayResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -43,6 +49,9 @@ func ReplayFile(path, target string) (ReplayResult, error) {
 	}
 	defer f.Close()
 	hdr, h, err := linearize.ReadFile(f)
+	if errors.Is(err, linearize.ErrClientRecording) {
+		return replayClientFile(path)
+	}
 	if err != nil {
 		return ReplayResult{Path: path}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/proxy"
+	pages "github.com/ghostcheck/ghostcheck/report"
+)
+
+// proxyConfig is what `ghostcheck proxy` was asked to run.
+type proxyConfig struct {
+	proxy    proxy.Config
+	duration time.Duration
+	rates    proxy.Rates
+	delay    time.Duration
+	seed     uint64
+	out      string
+	verbose  bool
+}
+
+func runProxy(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	cfg, code := parseProxyFlags(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if cfg.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.duration)
+		defer cancel()
+	}
+	return proxyRun(ctx, cfg, stdout, stderr, nil)
+}
+
+// proxyRun runs the proxy until ctx ends, then prints the verdicts and
+// writes the recording and the report. ready, when set, is called with
+// the running proxy (tests drive clients through it, then cancel ctx).
+func proxyRun(ctx context.Context, cfg proxyConfig, stdout, stderr io.Writer, ready func(*proxy.Proxy)) int {
+	if len(cfg.rates) > 0 {
+		cfg.proxy.Faults = proxy.NewRandomFaults(cfg.seed, cfg.rates, cfg.delay)
+	}
+	if cfg.verbose {
+		cfg.proxy.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	}
+	p, err := proxy.Start(cfg.proxy)
+	if err != nil {
+		fmt.Fprintln(stderr, "ghostcheck proxy:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "ghostcheck proxy: listening on %s for %s (faults %s, seed %d)\n", p.Addr(), cfg.proxy.Upstream, cfg.rates, cfg.seed)
+	fmt.Fprintln(stdout, "  the other brokers get listeners of their own as Metadata and FindCoordinator answers name them")
+	if ready != nil {
+		go ready(p)
+	}
+	<-ctx.Done()
+	p.Close()
+	for _, l := range p.Listeners() {
+		fmt.Fprintf(stdout, "  %s forwarded to %s\n", l.Addr, l.Upstream)
+	}
+	reqs := p.Recording()
+	results := model.CheckClients(reqs)
+	st := p.Stats()
+	fmt.Fprintf(stdout, "ghostcheck proxy: stopped after %d connections (%d refused), %d requests (%d not recorded), %d faults applied, %d brokers\n\n",
+		st.Accepted, st.Refused, st.Requests, st.Unrecorded, st.Faults, st.Brokers)
+	proxy.WriteVerdicts(stdout, results)
+	path, err := writeProxyFiles(cfg, reqs, results)
+	if err != nil {
+		fmt.Fprintln(stderr, "ghostcheck proxy: writing the recording:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "\nhistory:  %s\nreplay:   ghostcheck replay %s\n", path, path)
+	writeProxyIndex(cfg, path, reqs, results, st, stdout, stderr)
+	if linearize.ClientExpect(results).Verdict != linearize.Ok {
+		return 1
+	}
+	return 0
+}
+
+// writeProxyFiles writes the recording, with the verdict it must replay
+// to, as out/proxy.jsonl.
+func writeProxyFiles(cfg proxyConfig, reqs []model.ClientRequest, results []model.ClientResult) (string, error) {
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(cfg.out, "proxy.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	hdr := linearize.ClientFileHeader{Target: cfg.proxy.Upstream, Title: "clients recorded by ghostcheck proxy",
+		Faults: cfg.rates.String(), Seed: cfg.seed, Expect: linearize.ClientExpect(results)}
+	if err := linearize.WriteClientFile(f, hdr, reqs); err != nil {
+		f.Close()
+		return "", err
+	}
+	return path, f.Close()
+}
+
+// writeProxyIndex writes out/index.html: the verdict table, a failure per
+// violated rule, and what the outcomes and the counts mean.
+func writeProxyIndex(cfg proxyConfig, history string, reqs []model.ClientRequest, results []model.ClientResult, st proxy.Stats, stdout, stderr io.Writer) {
+	ix := pages.Index{Kind: "proxy", Title: "clients through ghostcheck proxy to " + cfg.proxy.Upstream, Verdict: "Ok"}
+	ix.Subtitle = fmt.Sprintf("%d clients, %d requests on %d connections to %d brokers; faults %s (seed %d), %d applied",
+		len(results), st.Requests, st.Accepted, st.Brokers, cfg.rates, cfg.seed, st.Faults)
+	cols, rows := proxy.VerdictTable(results)
+	ix.Summary = pages.Table{Columns: cols, Rows: rows}
+	vs := proxy.Violations(results)
+	ix.Headline = fmt.Sprintf("%d clients, %d rules broken", len(results), len(vs))
+	for _, v := range vs {
+		ix.Verdict = "FAIL"
+		ix.Failures = append(ix.Failures, pages.FailureLink{Label: v.Column + " " + v.Client, Verdict: string(linearize.Illegal),
+			Rule: string(v.Rule), Detail: v.Detail, Replay: "ghostcheck replay " + history})
+	}
+	ix.Notes = append(proxy.Legend(results),
+		"PASS: kept every time the client could have broken it; VIOLATED: broken (see the failures); NOT ADOPTED: the client does not implement that change yet (no tag 0 in its headers, ClientId on every request, ConsumerGroupHeartbeat v0 only); -: nothing the rule speaks of happened. ghostcheck explain RULE prints a rule.",
+		"Requests by api: "+strings.Join(proxy.APICounts(reqs), ", ")+".",
+		"The recording, "+history+", replays with: ghostcheck replay "+history)
+	path, err := pages.WriteIndex(cfg.out, ix)
+	sayIndex(path, err, false, stdout, stderr)
+}
+
+func parseProxyFlags(args []string, stderr io.Writer) (proxyConfig, int) {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg proxyConfig
+	fs.StringVar(&cfg.proxy.Listen, "listen", "127.0.0.1:9192", "the bootstrap address clients connect to (the other brokers get listeners on the same host)")
+	fs.StringVar(&cfg.proxy.Upstream, "upstream", "", "the broker to forward to, HOST:PORT (required)")
+	fs.StringVar(&cfg.proxy.Advertise, "advertise", "", "the host written into rewritten Metadata and FindCoordinator answers (default: --listen's host)")
+	fs.DurationVar(&cfg.duration, "duration", 0, "stop after this long (0: at SIGINT or SIGTERM)")
+	faults := fs.String("faults", "none", "fault rates in percent per group request: drop, delay, close, coordinator-not-available, not-coordinator, unknown-member-id, fenced-member-epoch, or uniform=N, error=N")
+	fs.DurationVar(&cfg.delay, "delay", 200*time.Millisecond, "how long the delay fault holds an answer")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the fault draws")
+	fs.StringVar(&cfg.out, "out", "out", "where the recording (proxy.jsonl) and the report (index.html) go")
+	fs.IntVar(&cfg.proxy.MaxConns, "max-connections", proxy.DefaultMaxConns, "cap on open client connections")
+	fs.IntVar(&cfg.proxy.MaxFrameSize, "max-frame-size", proxy.DefaultMaxFrameSize, "largest frame either way, in bytes")
+	fs.IntVar(&cfg.proxy.MaxRecords, "max-records", proxy.DefaultMaxRecords, "requests recorded; later ones are forwarded and counted")
+	fs.DurationVar(&cfg.proxy.IdleTimeout, "idle-timeout", proxy.DefaultIdleTimeout, "close client connections silent for this long")
+	fs.BoolVar(&cfg.verbose, "v", false, "log connections that end early, and why")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ghostcheck proxy --upstream HOST:PORT [--listen ADDR] [--duration D] [--faults ...] [--seed N] [--out DIR]")
+		fmt.Fprintln(stderr, "Forwards a client library's traffic to a broker, records it, injects faults on group requests, and at the end")
+		fmt.Fprintln(stderr, "judges each client against the client rules of docs/PROTOCOL.md (exit 1 if one was broken).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, 0
+		}
+		return cfg, 2
+	}
+	if fs.NArg() > 0 || cfg.proxy.Upstream == "" {
+		fs.Usage()
+		return cfg, 2
+	}
+	var err error
+	if cfg.rates, err = proxy.ParseRates(*faults); err != nil {
+		fmt.Fprintln(stderr, "ghostcheck proxy:", err)
+		return cfg, 2
+	}
+	if cfg.duration < 0 || cfg.delay < 0 {
+		fmt.Fprintln(stderr, "ghostcheck proxy: --duration and --delay must not be negative")
+		return cfg, 2
+	}
+	return cfg, -1
+}

@@ -1,0 +1,369 @@
+package clients_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"go.uber.org/goleak"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/proxy"
+)
+
+// franz-go's kgo (v1.22.3), a real KIP-848 client, through the recording
+// proxy to an in-process kfake cluster of three brokers, one scenario per
+// test: kgo is held to the client rules of docs/PROTOCOL.md Part C. What
+// kgo does not implement yet (KIP-1313: no tag 0 in its headers, ClientId
+// on every request) is NOT ADOPTED; where it breaks a rule it adopted, the
+// violation is a known finding (kgoFindings, the README's G rows) with the
+// behaviour observed: a finding that stops reproducing, or a violation
+// that is not one, fails the test.
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// kgoFinding is a rule kgo breaks, and how.
+type kgoFinding struct {
+	id     string
+	rule   model.Rule
+	detail string // a substring of the violation's detail: what kgo did
+}
+
+var (
+	// G1: after UNKNOWN_MEMBER_ID kgo abandons its member id and rejoins
+	// under a fresh one (consumer_group_848.go, manage848), so the member
+	// its old id names is left to its session timeout, and one process
+	// has had two ids.
+	findingNewIDAfterUnknownMember = kgoFinding{"G1", model.RuleStableMemberID, "its previous heartbeat got UNKNOWN_MEMBER_ID (injected by the proxy)"}
+	// G2: a static member's leave (close) is epoch -2 without InstanceId
+	// (leave848 sets no InstanceID), which Kafka refuses (INVALID_REQUEST,
+	// §B4.2): the member is not parked and its successor is fenced.
+	findingStaticLeaveNoInstance = kgoFinding{"G2", model.RuleStaticLeaveWithInstanceID, "at epoch -2 without InstanceId (instance static-1)"}
+)
+
+// kgoEnv is a scenario's world: the cluster, the proxy in front of it.
+type kgoEnv struct {
+	t       *testing.T
+	cluster *kfake.Cluster
+	proxy   *proxy.Proxy
+	group   string
+}
+
+// newKgoEnv starts three kfake brokers (1 s consumer sessions, 100 ms
+// heartbeats) with topic alpha holding a few records, and the proxy in
+// front of them with faults.
+func newKgoEnv(t *testing.T, faults proxy.Injector) *kgoEnv {
+	t.Helper()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"), kfake.BrokerConfigs(map[string]string{
+		"group.consumer.session.timeout.ms":    "1000",
+		"group.consumer.heartbeat.interval.ms": "100",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	produce(t, cluster.ListenAddrs())
+	p, err := proxy.Start(proxy.Config{Listen: "127.0.0.1:0", Upstream: cluster.ListenAddrs()[0], Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return &kgoEnv{t: t, cluster: cluster, proxy: p, group: "g-" + strings.ReplaceAll(t.Name(), "/", "-")}
+}
+
+// produce writes ten records to alpha, straight to the cluster.
+func produce(t *testing.T, seeds []string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic("alpha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for i := 0; i < 10; i++ {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte{byte(i)}}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// consumer is a KIP-848 kgo consumer of alpha through the proxy (KIP-848
+// is opt-in: a cooperative-sticky balancer and ServerSideBalancer).
+func (e *kgoEnv) consumer(clientID string, extra ...kgo.Opt) *kgo.Client {
+	e.t.Helper()
+	opts := append([]kgo.Opt{kgo.SeedBrokers(e.proxy.Addr()), kgo.ClientID(clientID), kgo.ConsumerGroup(e.group),
+		kgo.ConsumeTopics("alpha"), kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.ServerSideBalancer(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.RequestTimeoutOverhead(2 * time.Second),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond })}, extra...)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return cl
+}
+
+// consume polls for d and returns how many records came.
+func consume(cl *kgo.Client, d time.Duration) int {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	n := 0
+	for ctx.Err() == nil {
+		n += cl.PollFetches(ctx).NumRecords()
+	}
+	return n
+}
+
+// verdicts closes the proxy and judges the recording: each client's
+// results by ClientId. With GHOSTCHECK_RECORD=DIR set, the recording is
+// kept as DIR/NAME.jsonl (NAME from the test's), with the verdict it
+// replays to: that is how the corpus's kgo entry was made.
+func (e *kgoEnv) verdicts() map[string]model.ClientResult {
+	e.proxy.Close()
+	reqs := e.proxy.Recording()
+	results := model.CheckClients(reqs)
+	if dir := os.Getenv("GHOSTCHECK_RECORD"); dir != "" {
+		e.keep(filepath.Join(dir, "kgo-"+strings.ReplaceAll(e.group, "g-TestKgo", "")+".jsonl"), reqs, results)
+	}
+	out := map[string]model.ClientResult{}
+	for _, c := range results {
+		out[c.ClientID] = c
+	}
+	return out
+}
+
+// keep writes a recording and its verdict to path.
+func (e *kgoEnv) keep(path string, reqs []model.ClientRequest, results []model.ClientResult) {
+	f, err := os.Create(path)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer f.Close()
+	hdr := linearize.ClientFileHeader{Target: "kfake (3 brokers, in-process)", Title: "franz-go kgo v1.22.3 through ghostcheck proxy: " + e.t.Name(),
+		Expect: linearize.ClientExpect(results)}
+	if err := linearize.WriteClientFile(f, hdr, reqs); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Logf("recording kept: %s", path)
+}
+
+// expect holds a kgo client to its outcomes: every violation one of the
+// findings (each of which must reproduce), KIP-1082's first rule PASS,
+// KIP-1313's header rules NOT ADOPTED (kgo v1.22.3 implements none).
+func expect(t *testing.T, c model.ClientResult, findings ...kgoFinding) {
+	t.Helper()
+	if c.Requests == 0 {
+		t.Fatal("no traffic recorded for the client")
+	}
+	want := map[model.Rule]kgoFinding{}
+	for _, f := range findings {
+		want[f.rule] = f
+	}
+	for _, r := range c.Results {
+		f, known := want[r.Rule]
+		switch {
+		case known && (r.Outcome != model.OutcomeViolated || !strings.Contains(r.Detail, f.detail)):
+			t.Errorf("finding %s (%s) did not reproduce: %s %s; want VIOLATED with %q", f.id, r.Rule, r.Outcome, r.Detail, f.detail)
+		case known:
+			t.Logf("known finding %s: %s: %s", f.id, r.Rule, r.Detail)
+		case r.Outcome == model.OutcomeViolated:
+			t.Errorf("%s: a new violation: %s", r.Rule, r.Detail)
+		}
+	}
+	if r := c.Result(model.RuleMemberIDFromFirstHeartbeat); r.Outcome != model.OutcomePass {
+		t.Errorf("MemberIDFromFirstHeartbeat %s %s", r.Outcome, r.Detail)
+	}
+	for _, rule := range []model.Rule{model.RuleClientInstanceIDInHeader, model.RuleClientIDOnFirstRequest} {
+		if r := c.Result(rule); r.Outcome != model.OutcomeNotAdopted {
+			t.Errorf("%s: %s %s; kgo v1.22.3 does not send KIP-1313 headers", rule, r.Outcome, r.Detail)
+		}
+	}
+}
+
+// onceFor faults the first group request pred accepts, once.
+func onceFor(pred func(proxy.GroupRequest) bool, f proxy.Fault) proxy.Injector {
+	var mu sync.Mutex
+	done := false
+	return proxy.InjectorFunc(func(r proxy.GroupRequest) proxy.Fault {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done && pred(r) {
+			done = true
+			return f
+		}
+		return proxy.Fault{}
+	})
+}
+
+func isJoin(r proxy.GroupRequest) bool { return r.Heartbeat != nil && r.Heartbeat.MemberEpoch == 0 }
+func isHeartbeat(r proxy.GroupRequest) bool {
+	return r.Heartbeat != nil && r.Heartbeat.MemberEpoch > 0
+}
+
+// Steady join and consume: kgo joins through the proxy (its coordinator
+// is one of three brokers), consumes every record, heartbeats, and leaves
+// on close, keeping every rule it adopted.
+func TestKgoSteady(t *testing.T) {
+	e := newKgoEnv(t, nil)
+	cl := e.consumer("kgo-steady")
+	if n := consume(cl, 2*time.Second); n != 10 {
+		t.Errorf("consumed %d records, want 10", n)
+	}
+	cl.Close()
+	c := e.verdicts()["kgo-steady"]
+	expect(t, c)
+	if len(c.Brokers) != 3 {
+		t.Errorf("kgo reached %d brokers through the proxy, want 3: %v", len(c.Brokers), c.Brokers)
+	}
+}
+
+// close() of the consumer: kgo's last heartbeat is its leave, at epoch -1
+// under its own member id, and nothing under that id follows.
+func TestKgoClose(t *testing.T) {
+	e := newKgoEnv(t, nil)
+	cl := e.consumer("kgo-close")
+	consume(cl, time.Second)
+	cl.Close()
+	e.proxy.Close()
+	var last *codec.ConsumerGroupHeartbeatRequest
+	var member string
+	for _, r := range e.proxy.Recording() {
+		if hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok {
+			if member == "" {
+				member = hb.MemberId
+			}
+			last = hb
+		}
+	}
+	if last == nil || last.MemberEpoch != -1 || last.MemberId != member {
+		t.Fatalf("the last heartbeat %+v, want a leave at -1 under %s", last, member)
+	}
+	c := e.verdicts()["kgo-close"]
+	expect(t, c)
+	if r := c.Result(model.RuleNoHeartbeatAfterLeave); r.Outcome != model.OutcomePass {
+		t.Errorf("NoHeartbeatAfterLeave %s %s", r.Outcome, r.Detail)
+	}
+}
+
+// faulted fails the test unless the proxy applied exactly one fault.
+func (e *kgoEnv) faulted() {
+	e.t.Helper()
+	if n := e.proxy.Stats().Faults; n != 1 {
+		e.t.Errorf("%d faults applied, want 1", n)
+	}
+}
+
+// The first heartbeat's answer is lost (the broker made the member): kgo
+// reconnects and rejoins under the same member id.
+func TestKgoFirstHeartbeatAnswerLost(t *testing.T) {
+	e := newKgoEnv(t, onceFor(isJoin, proxy.Fault{Kind: proxy.DropResponse}))
+	cl := e.consumer("kgo-lost")
+	consume(cl, 2*time.Second)
+	cl.Close()
+	c := e.verdicts()["kgo-lost"]
+	e.faulted()
+	expect(t, c)
+	if r := c.Result(model.RuleStableMemberID); r.Outcome != model.OutcomePass {
+		t.Errorf("StableMemberID %s %s", r.Outcome, r.Detail)
+	}
+}
+
+// The connection is closed right after the join is forwarded (mid-join):
+// kgo rejoins under the same member id.
+func TestKgoConnectionClosedMidJoin(t *testing.T) {
+	e := newKgoEnv(t, onceFor(isJoin, proxy.Fault{Kind: proxy.CloseAfterForward}))
+	cl := e.consumer("kgo-closed")
+	consume(cl, 2*time.Second)
+	cl.Close()
+	c := e.verdicts()["kgo-closed"]
+	e.faulted()
+	expect(t, c)
+}
+
+// Each error the proxy answers to kgo's first heartbeat after its join.
+// UNKNOWN_MEMBER_ID makes kgo take a new member id (G1); the others it
+// survives under its id.
+func TestKgoInjectedErrors(t *testing.T) {
+	for _, tc := range []struct {
+		code     codec.ErrorCode
+		findings []kgoFinding
+		rejoin   bool // the next heartbeat must be a rejoin at epoch 0
+	}{
+		{codec.CoordinatorNotAvailable, nil, false},
+		{codec.NotCoordinator, nil, false},
+		{codec.UnknownMemberID, []kgoFinding{findingNewIDAfterUnknownMember}, true},
+		{codec.FencedMemberEpoch, nil, true},
+	} {
+		t.Run(tc.code.String(), func(t *testing.T) {
+			e := newKgoEnv(t, onceFor(isHeartbeat, proxy.Fault{Kind: proxy.AnswerError, Code: tc.code}))
+			cl := e.consumer("kgo-error")
+			consume(cl, 2*time.Second)
+			cl.Close()
+			c := e.verdicts()["kgo-error"]
+			e.faulted()
+			expect(t, c, tc.findings...)
+			if tc.rejoin {
+				rejoined(t, e.proxy.Recording())
+			}
+		})
+	}
+}
+
+// A static member restarted: the first process closes (its leave at -2
+// lacks InstanceId, G2), a second process with the same instance id joins
+// and consumes. Each process has its own ClientId, so the proxy tells
+// them apart (kgo sends no client instance id).
+func TestKgoStaticMemberRestarted(t *testing.T) {
+	e := newKgoEnv(t, nil)
+	first := e.consumer("kgo-static-a", kgo.InstanceID("static-1"))
+	consume(first, 1500*time.Millisecond)
+	first.Close()
+	second := e.consumer("kgo-static-b", kgo.InstanceID("static-1"))
+	consume(second, 1500*time.Millisecond)
+	second.Close()
+	got := e.verdicts()
+	for _, id := range []string{"kgo-static-a", "kgo-static-b"} {
+		t.Run(id, func(t *testing.T) { expect(t, got[id], findingStaticLeaveNoInstance) })
+	}
+}
+
+// afterFault is the client's first ConsumerGroupHeartbeat after the one
+// the proxy faulted, and the faulted one's member id.
+func afterFault(reqs []model.ClientRequest) (next *codec.ConsumerGroupHeartbeatRequest, faultedID string) {
+	for _, r := range reqs {
+		hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest)
+		switch {
+		case !ok:
+		case r.Fault != "" && faultedID == "":
+			faultedID = hb.MemberId
+		case faultedID != "":
+			return hb, faultedID
+		}
+	}
+	return nil, faultedID
+}
+
+// rejoined fails the test unless the client's heartbeat after the faulted
+// one is a rejoin (epoch 0), and says under which member id.
+func rejoined(t *testing.T, reqs []model.ClientRequest) {
+	t.Helper()
+	next, id := afterFault(reqs)
+	switch {
+	case next == nil:
+		t.Error("no heartbeat after the fault")
+	case next.MemberEpoch != 0:
+		t.Errorf("after the error the client heartbeats at epoch %d, not a rejoin at 0", next.MemberEpoch)
+	case next.MemberId == id:
+		t.Logf("rejoined at epoch 0 under the same member id %s", id)
+	default:
+		t.Logf("rejoined at epoch 0 under a new member id %s (was %s)", next.MemberId, id)
+	}
+}

@@ -1,0 +1,78 @@
+package targets
+
+import (
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// replayClientFile re-checks a recording of client traffic (ghostcheck
+// proxy's, linearize.KindClients): the client rules are judged again on
+// the recorded requests, and the verdict and every client's outcome per
+// rule must be the ones the file stores. Nothing is re-run: a recording is
+// what a real client did, and it is the evidence.
+func replayClientFile(path string) (ReplayResult, error) {
+	rr := ReplayResult{Path: path, Target: "recorded clients"}
+	f, err := os.Open(path)
+	if err != nil {
+		return rr, err
+	}
+	defer f.Close()
+	hdr, reqs, err := linearize.ReadClientFile(f)
+	if err != nil {
+		return rr, fmt.Errorf("%s: %w", path, err)
+	}
+	rr.Target = "recorded clients, " + hdr.Target
+	rr.Expect = hdr.Expect
+	rr.Clients = model.CheckClients(reqs)
+	got := linearize.ClientExpect(rr.Clients)
+	rr.Got = linearize.Expect{Verdict: got.Verdict, Rule: got.Rule}
+	rr.Detail = fmt.Sprintf("%d requests of %d clients", len(reqs), len(rr.Clients))
+	rr.Pass = got.Verdict == hdr.Expect.Verdict && got.Rule == hdr.Expect.Rule
+	if hdr.Expect.Clients != nil {
+		if diff := outcomeDiff(hdr.Expect.Clients, got.Clients); diff != "" {
+			rr.Pass, rr.Detail = false, diff
+		}
+	}
+	return rr, nil
+}
+
+// outcomeDiff names the first client and rule whose outcome differs
+// between want and got ("" when they agree).
+func outcomeDiff(want, got map[string]map[string]string) string {
+	var clients []string
+	for c := range want {
+		clients = append(clients, c)
+	}
+	for c := range got {
+		if _, ok := want[c]; !ok {
+			clients = append(clients, c)
+		}
+	}
+	sort.Strings(clients)
+	for _, c := range clients {
+		w, g := want[c], got[c]
+		if w == nil || g == nil {
+			return fmt.Sprintf("client %s: expected %v, got %v", c, w != nil, g != nil)
+		}
+		var rules []string
+		for r := range w {
+			rules = append(rules, r)
+		}
+		for r := range g {
+			if _, ok := w[r]; !ok {
+				rules = append(rules, r)
+			}
+		}
+		sort.Strings(rules)
+		for _, r := range rules {
+			if w[r] != g[r] {
+				return fmt.Sprintf("client %s, rule %s: expected %q, got %q", c, r, w[r], g[r])
+			}
+		}
+	}
+	return ""
+}

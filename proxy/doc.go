@@ -1,0 +1,32 @@
+// Package proxy is ghostcheck's recording, fault-injecting Kafka proxy:
+// it sits between any client library and any broker, forwards every
+// request byte for byte, and records what the client sent, so that the
+// client rules of docs/PROTOCOL.md (KIP-1082's member ids, KIP-1313's
+// headers, KIP-345's static leaves; model.CheckClients) can be checked on
+// a client nobody here wrote.
+//
+// What it does beyond forwarding, and why:
+//
+//   - One listener per upstream broker. Metadata and FindCoordinator
+//     answers (every version codec speaks, which ApiVersions answers are
+//     capped at) are rewritten to point at the proxy's listeners, made
+//     when a broker is first named, so the client reaches every broker of
+//     the cluster through the proxy and every connection is recorded.
+//   - Every request header is parsed (the header version of every Kafka
+//     api is known here, not only of those codec decodes); the bodies of
+//     ConsumerGroupHeartbeat, LeaveGroup and the telemetry apis, and their
+//     answers, are copied aside and decoded only when the run ends
+//     (Recording), so the forwarding path stays cheap.
+//   - Faults on group requests (an Injector decides): drop the answer after
+//     the broker applied the request, delay it, close the connection after
+//     forwarding, or answer an error instead of forwarding, encoded for the
+//     request's version.
+//   - Bounds on everything a peer controls: the frame size (checked before
+//     anything is allocated), connections, brokers, requests in flight and
+//     recorded, idle clients, half-sent frames, stalled writes. A peer that
+//     breaks the protocol loses its connection; nothing a peer sends makes
+//     the proxy panic, and Close ends every goroutine.
+//
+// The command is `ghostcheck proxy`; the verdict table and the report are
+// its, from Recording and model.CheckClients.
+package proxy

@@ -1,0 +1,255 @@
+package proxy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// FaultKind is what the proxy does to a group request.
+type FaultKind uint8
+
+const (
+	// NoFault forwards the request and its response untouched.
+	NoFault FaultKind = iota
+	// DropResponse forwards the request, reads the broker's response (so
+	// the broker has applied the request) and, instead of relaying it,
+	// closes the client's connection: the client sees its request's
+	// outcome unknown, the classic lost response.
+	DropResponse
+	// DelayResponse holds the broker's response for Fault.Delay before
+	// relaying it (and every response behind it on the connection).
+	DelayResponse
+	// CloseAfterForward forwards the request and closes the connection at
+	// once, without waiting for the answer: the broker may or may not
+	// apply it.
+	CloseAfterForward
+	// AnswerError answers Fault.Code itself, encoded for the request's
+	// api and version, without forwarding: the broker never sees the
+	// request. Only ConsumerGroupHeartbeat and LeaveGroup, whose
+	// responses codec encodes, can be answered so.
+	AnswerError
+)
+
+// Fault is the proxy's decision for one group request.
+type Fault struct {
+	Kind FaultKind
+	// Delay is DelayResponse's hold.
+	Delay time.Duration
+	// Code is AnswerError's error code.
+	Code codec.ErrorCode
+}
+
+// String says what the fault does, as a recording's "fault" field does.
+func (f Fault) String() string {
+	switch f.Kind {
+	case DropResponse:
+		return "response dropped"
+	case DelayResponse:
+		return "response delayed " + f.Delay.String()
+	case CloseAfterForward:
+		return "connection closed after forwarding"
+	case AnswerError:
+		return "answered " + f.Code.String()
+	}
+	return ""
+}
+
+// GroupRequest is what an Injector sees of a group request before the
+// proxy forwards it.
+type GroupRequest struct {
+	// Conn, Broker and Seq are the request's connection, the broker it
+	// goes to and its position on the connection (0: the first).
+	Conn   uint64
+	Broker string
+	Seq    int
+	// N counts the group requests the proxy saw before this one, on every
+	// connection.
+	N      int
+	Header *codec.RequestHeader
+	// Heartbeat is the ConsumerGroupHeartbeat, LeaveGroup the LeaveGroup
+	// request, decoded (nil for the other apis, or a version codec does
+	// not decode).
+	Heartbeat  *codec.ConsumerGroupHeartbeatRequest
+	LeaveGroup *codec.LeaveGroupRequest
+}
+
+// Injector decides the fault of each group request (ConsumerGroupHeartbeat,
+// LeaveGroup, JoinGroup, SyncGroup, Heartbeat). The proxy calls it from
+// every connection's goroutine: it must be safe for concurrent use, and
+// must not keep the request past the call.
+type Injector interface {
+	Fault(r GroupRequest) Fault
+}
+
+// InjectorFunc is an Injector in a function.
+type InjectorFunc func(r GroupRequest) Fault
+
+// Fault implements Injector.
+func (f InjectorFunc) Fault(r GroupRequest) Fault { return f(r) }
+
+// Fault names of ParseRates (and of --faults), in the order they are drawn.
+var faultNames = []string{"drop", "delay", "close",
+	"coordinator-not-available", "not-coordinator", "unknown-member-id", "fenced-member-epoch"}
+
+// injectedCodes are the error codes the error faults answer, by name.
+var injectedCodes = map[string]codec.ErrorCode{
+	"coordinator-not-available": codec.CoordinatorNotAvailable,
+	"not-coordinator":           codec.NotCoordinator,
+	"unknown-member-id":         codec.UnknownMemberID,
+	"fenced-member-epoch":       codec.FencedMemberEpoch,
+}
+
+// Rates are fault probabilities in percent per group request, by name
+// (drop, delay, close, and the four error answers).
+type Rates map[string]int
+
+// ParseRates reads --faults: "none", "uniform=N" (N % spread over every
+// kind), "error=N" (N % spread over the four error answers), or
+// "KIND=PCT,..." with the names of Rates. The total may not pass 100.
+func ParseRates(spec string) (Rates, error) {
+	r := Rates{}
+	spec = strings.TrimSpace(spec)
+	if spec == "" || spec == "none" {
+		return r, nil
+	}
+	for _, part := range strings.Split(spec, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		pct, err := strconv.Atoi(val)
+		if !ok || err != nil || pct < 0 || pct > 100 {
+			return nil, fmt.Errorf("--faults: %q: want KIND=PERCENT", part)
+		}
+		switch {
+		case name == "uniform":
+			spread(r, faultNames, pct)
+		case name == "error":
+			spread(r, faultNames[3:], pct)
+		case contains(faultNames, name):
+			r[name] += pct
+		default:
+			return nil, fmt.Errorf("--faults: unknown kind %q (kinds: %s, uniform, error)", name, strings.Join(faultNames, ", "))
+		}
+	}
+	total := 0
+	for _, v := range r {
+		total += v
+	}
+	if total > 100 {
+		return nil, fmt.Errorf("--faults: the rates add up to %d %%, more than 100", total)
+	}
+	return r, nil
+}
+
+func spread(r Rates, names []string, pct int) {
+	for i, n := range names {
+		share := pct / len(names)
+		if i < pct%len(names) {
+			share++
+		}
+		r[n] += share
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// String is the rates as ParseRates reads them, in a fixed order.
+func (r Rates) String() string {
+	var parts []string
+	for _, n := range faultNames {
+		if r[n] > 0 {
+			parts = append(parts, n+"="+strconv.Itoa(r[n]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ",")
+}
+
+// RandomFaults draws a fault for each group request from a seeded source.
+// Which request gets which fault depends on the order requests arrive in,
+// which the network decides: a seed makes the draws repeatable, not a run.
+type RandomFaults struct {
+	rates Rates
+	delay time.Duration
+	mu    sync.Mutex
+	rng   *rand.Rand
+}
+
+// NewRandomFaults draws faults at rates from seed; delay is DelayResponse's
+// hold.
+func NewRandomFaults(seed uint64, rates Rates, delay time.Duration) *RandomFaults {
+	return &RandomFaults{rates: rates, delay: delay, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// Fault implements Injector.
+func (f *RandomFaults) Fault(r GroupRequest) Fault {
+	f.mu.Lock()
+	x := f.rng.IntN(100)
+	f.mu.Unlock()
+	for _, n := range faultNames {
+		if x -= f.rates[n]; x < 0 {
+			return faultNamed(n, f.delay)
+		}
+	}
+	return Fault{}
+}
+
+// faultNamed is the fault of a name of Rates.
+func faultNamed(name string, delay time.Duration) Fault {
+	switch name {
+	case "drop":
+		return Fault{Kind: DropResponse}
+	case "delay":
+		return Fault{Kind: DelayResponse, Delay: delay}
+	case "close":
+		return Fault{Kind: CloseAfterForward}
+	}
+	return Fault{Kind: AnswerError, Code: injectedCodes[name]}
+}
+
+// errorResponse encodes the answer of an AnswerError fault to a request of
+// key at version: a whole frame under corr, or nil when the proxy cannot
+// answer it so (an api or version codec does not encode, or a code the api
+// cannot answer: LeaveGroup has no FENCED_MEMBER_EPOCH). A heartbeat's
+// error has MemberId null, epoch 0 and no interval (docs/PROTOCOL.md
+// §B3.3); a LeaveGroup's coordinator errors are top-level, its
+// UNKNOWN_MEMBER_ID per member from v3 (§B5).
+func errorResponse(h *codec.RequestHeader, req codec.Message, code codec.ErrorCode) []byte {
+	var body codec.Message
+	switch m := req.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		body = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: code, ErrorMessage: codec.Str("injected by ghostcheck proxy")}
+	case *codec.LeaveGroupRequest:
+		resp := &codec.LeaveGroupResponse{ErrorCode: code}
+		switch {
+		case code == codec.FencedMemberEpoch:
+			return nil
+		case code == codec.UnknownMemberID && h.RequestApiVersion >= 3:
+			resp.ErrorCode = codec.None
+			for _, e := range m.Members {
+				resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{MemberId: e.MemberId, GroupInstanceId: e.GroupInstanceId, ErrorCode: code})
+			}
+		}
+		body = resp
+	default:
+		return nil
+	}
+	b, err := codec.AppendResponse(nil, h.CorrelationId, h.RequestApiVersion, body)
+	if err != nil {
+		return nil
+	}
+	return b
+}

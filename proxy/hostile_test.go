@@ -1,0 +1,273 @@
+package proxy_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/clients"
+	"github.com/ghostcheck/ghostcheck/proxy"
+	"github.com/ghostcheck/ghostcheck/wire"
+)
+
+// fakeBroker serves each connection with handle until the test ends, and
+// returns its address.
+func fakeBroker(t *testing.T, handle func(nc net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, nc)
+			mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer nc.Close()
+				handle(nc)
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return ln.Addr().String()
+}
+
+// readRequest reads one request frame and returns its correlation id and
+// api key (-1 on error).
+func readRequest(br *bufio.Reader) (corr int32, key int16, frame []byte) {
+	var size [4]byte
+	if _, err := io.ReadFull(br, size[:]); err != nil {
+		return -1, -1, nil
+	}
+	n := binary.BigEndian.Uint32(size[:])
+	if n > 1<<24 {
+		return -1, -1, nil
+	}
+	frame = make([]byte, n)
+	if _, err := io.ReadFull(br, frame); err != nil || n < 8 {
+		return -1, -1, nil
+	}
+	return int32(binary.BigEndian.Uint32(frame[4:])), int16(binary.BigEndian.Uint16(frame)), frame
+}
+
+// frameOf is a response frame: size, correlation id, body.
+func frameOf(corr int32, body []byte) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
+	b = binary.BigEndian.AppendUint32(b, uint32(corr))
+	return append(b, body...)
+}
+
+// closedWithin waits for the proxy to close nc (a read returns an error,
+// not a timeout) within d.
+func closedWithin(t *testing.T, nc net.Conn, d time.Duration) {
+	t.Helper()
+	nc.SetReadDeadline(time.Now().Add(d))
+	_, err := io.Copy(io.Discard, nc)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the proxy did not close the connection within %v", d)
+	}
+}
+
+// Bad clients: garbage, sizes out of range, a header too short or that
+// does not parse, a frame cut short, half a frame and silence, a peer that
+// pipelines and never reads. Each loses its connection, the proxy does not
+// panic or hang, and a well-behaved consumer keeps being served meanwhile.
+func TestBadClients(t *testing.T) {
+	p := startProxy(t, proxy.Config{Upstream: serveCoordinator(t), FrameTimeout: 200 * time.Millisecond,
+		WriteTimeout: 300 * time.Millisecond, MaxFrameSize: 1 << 20, Logf: func(string, ...any) {}})
+	good := newConsumer(t, p.Addr(), "good", "", clients.NoBug)
+	heartbeat(t, good, 1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	garbage := make([]byte, 4096)
+	for i := range garbage {
+		garbage[i] = byte(rng.IntN(256))
+	}
+	heartbeatFrame, _ := codec.AppendRequest(nil, &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: 1},
+		&codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "x", MemberEpoch: 5, RebalanceTimeoutMs: -1})
+	for _, tc := range []struct {
+		name  string
+		bytes []byte
+		stay  bool // keep the connection open and silent after the bytes
+		flood bool // pipeline heartbeats forever without reading
+	}{
+		{"garbage", garbage, false, false},
+		{"2 GiB size", []byte{0x7f, 0xff, 0xff, 0xff}, true, false},
+		{"negative size", []byte{0xff, 0xff, 0xff, 0xfe}, true, false},
+		{"over the maximum", []byte{0x00, 0x10, 0x00, 0x01}, true, false},
+		{"header too short", []byte{0, 0, 0, 3, 0, 68, 0}, true, false},
+		{"ClientId past the frame", []byte{0, 0, 0, 10, 0, 68, 0, 1, 0, 0, 0, 1, 0x7f, 0xff}, true, false},
+		{"truncated", heartbeatFrame[:len(heartbeatFrame)/2], false, false},
+		{"half a frame and silence", heartbeatFrame[:len(heartbeatFrame)/2], true, false},
+		{"unknown api key", []byte{0, 0, 0, 10, 0x03, 0xe8, 0, 0, 0, 0, 0, 1, 0xff, 0xff}, true, false},
+		{"pipelines and never reads", nil, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nc, err := net.Dial("tcp", p.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.Write(tc.bytes)
+			if tc.flood {
+				nc.(*net.TCPConn).SetReadBuffer(4096)
+				nc.SetWriteDeadline(time.Now().Add(3 * time.Second))
+				for {
+					if _, err := nc.Write(bytes.Repeat(heartbeatFrame, 64)); err != nil {
+						break
+					}
+				}
+			}
+			if !tc.stay {
+				nc.(*net.TCPConn).CloseWrite()
+			}
+			closedWithin(t, nc, 3*time.Second)
+			heartbeat(t, good, 1)
+		})
+	}
+	if st := p.Stats(); st.ProtocolErrors < 5 {
+		t.Errorf("%d protocol errors counted: %+v", st.ProtocolErrors, st)
+	}
+}
+
+// Bad brokers: garbage, an answer nobody asked for, another correlation
+// id, a size out of range, a broker that closes mid-answer (small, large,
+// routing) or before answering, a routing answer that does not decode,
+// silence. The client's connection ends at once (its request's outcome
+// unknown) instead of hanging or being fed the bad bytes, and the proxy
+// closes cleanly.
+func TestBadBrokers(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(nc net.Conn, corr int32)
+		key    codec.APIKey
+		hangs  bool // the broker keeps the connection, silent: the client's own timeout ends it
+	}{
+		{"garbage", func(nc net.Conn, corr int32) { nc.Write(bytes.Repeat([]byte{0xde, 0xad}, 100)) }, codec.ApiVersions, false},
+		{"another correlation id", func(nc net.Conn, corr int32) { nc.Write(frameOf(corr+1, []byte{0, 0})) }, codec.ApiVersions, false},
+		{"2 GiB size", func(nc net.Conn, corr int32) { nc.Write([]byte{0x7f, 0xff, 0xff, 0xff}) }, codec.ApiVersions, false},
+		{"closes mid-answer", func(nc net.Conn, corr int32) { nc.Write(frameOf(corr, make([]byte, 100))[:50]); nc.Close() }, codec.ApiVersions, false},
+		{"closes mid-answer, large", func(nc net.Conn, corr int32) { nc.Write(frameOf(corr, make([]byte, 200<<10))[:100<<10]); nc.Close() }, codec.ApiVersions, false},
+		{"closes mid-routing-answer", func(nc net.Conn, corr int32) { nc.Write(frameOf(corr, make([]byte, 100))[:50]); nc.Close() }, codec.Metadata, false},
+		{"closes before answering", func(nc net.Conn, corr int32) { nc.Close() }, codec.ApiVersions, false},
+		{"metadata that does not decode", func(nc net.Conn, corr int32) { nc.Write(frameOf(corr, []byte{0, 0, 0, 9, 9})) }, codec.Metadata, false},
+		{"half an answer and silence", func(nc net.Conn, corr int32) { nc.Write(frameOf(corr, make([]byte, 100))[:50]) }, codec.ApiVersions, true},
+		{"silence", func(nc net.Conn, corr int32) {}, codec.ApiVersions, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := fakeBroker(t, func(nc net.Conn) {
+				br := bufio.NewReader(nc)
+				corr, _, _ := readRequest(br)
+				if corr >= 0 {
+					tc.answer(nc, corr)
+				}
+				io.Copy(io.Discard, br)
+			})
+			p := startProxy(t, proxy.Config{Upstream: up, Logf: func(string, ...any) {}})
+			w, err := wire.Dial(p.Addr(), wire.Options{Timeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			var req codec.Message = &codec.ApiVersionsRequest{}
+			v := int16(0)
+			if tc.key == codec.Metadata {
+				req, v = codec.NewMetadataRequest(), 12
+			}
+			hm, _ := wire.NewHeaders(codec.Str("c"), codec.UUID{1})
+			start := time.Now()
+			if resp, err := w.RoundTrip(hm.Next(tc.key, v), req); !errors.Is(err, wire.ErrNoResponse) {
+				t.Fatalf("got %v, %v: want the answer lost", resp, err)
+			}
+			if took := time.Since(start); !tc.hangs && took > 300*time.Millisecond {
+				t.Errorf("the client learned after %v: the proxy should have closed its connection at once", took)
+			}
+		})
+	}
+	t.Run("unsolicited", func(t *testing.T) {
+		up := fakeBroker(t, func(nc net.Conn) {
+			nc.Write(frameOf(1, []byte{0, 0}))
+			io.Copy(io.Discard, nc)
+		})
+		p := startProxy(t, proxy.Config{Upstream: up, Logf: func(string, ...any) {}})
+		nc, err := net.Dial("tcp", p.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		closedWithin(t, nc, 2*time.Second)
+	})
+}
+
+// Frames larger than the read buffer are streamed through intact, both
+// ways, between smaller ones.
+func TestLargeFramesStreamed(t *testing.T) {
+	big := make([]byte, 300<<10)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	up := fakeBroker(t, func(nc net.Conn) {
+		br := bufio.NewReader(nc)
+		for {
+			corr, _, frame := readRequest(br)
+			if corr < 0 {
+				return
+			}
+			// Echo the request's body back as the answer's.
+			nc.Write(frameOf(corr, frame[8:]))
+		}
+	})
+	p := startProxy(t, proxy.Config{Upstream: up})
+	w, err := wire.Dial(p.Addr(), wire.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i, size := range []int{10, len(big), 20, len(big) / 2} {
+		// An api the proxy does not read (DescribeConfigs v3: header v1, no ClientId).
+		req := binary.BigEndian.AppendUint32(nil, uint32(8+2+size))
+		req = append(req, 0, 32, 0, 3)
+		req = binary.BigEndian.AppendUint32(req, uint32(i+1))
+		req = append(req, 0xff, 0xff)
+		req = append(req, big[:size]...)
+		if err := w.WriteRaw(req); err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.ReadFrame()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		want := append([]byte{0xff, 0xff}, big[:size]...)
+		if int(binary.BigEndian.Uint32(got)) != i+1 || !bytes.Equal(got[4:], want) {
+			t.Fatalf("frame %d of %d bytes came back changed (%d bytes)", i, size, len(got))
+		}
+	}
+}

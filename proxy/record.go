@@ -1,0 +1,144 @@
+package proxy
+
+import (
+	"sort"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// Recording is kept cheap on the forwarding path: a request's record holds
+// its header (whose ClientId string is reused while it does not change)
+// and, for the apis the rules read, copies of its body and its response's
+// body in a per-connection arena; nothing is decoded until the run ends
+// (Recording). Records live in fixed chunks that never move, so the
+// goroutine relaying responses can fill in a record the request's
+// goroutine made.
+
+// rec is one recorded request.
+type rec struct {
+	seq     uint64 // arrival order over every connection
+	at      time.Duration
+	connSeq int
+	hv      int16
+	h       codec.RequestHeader
+	req     []byte // body, for decodedBodies apis
+	resp    []byte // response body the client got (or the broker gave, when dropped)
+	fault   Fault
+	dropped bool
+	// versions is the ApiVersions answer, read off its bytes (codec
+	// decodes ApiVersions only to v4).
+	versions *codec.ApiVersionsResponse
+}
+
+const recChunk = 128
+
+// records are one connection's records.
+type records struct {
+	chunks []*[recChunk]rec
+	n      int
+}
+
+// next returns a fresh record at the end.
+func (rs *records) next() *rec {
+	if rs.n%recChunk == 0 {
+		rs.chunks = append(rs.chunks, new([recChunk]rec))
+	}
+	r := &rs.chunks[rs.n/recChunk][rs.n%recChunk]
+	rs.n++
+	return r
+}
+
+func (rs *records) each(f func(*rec)) {
+	for i := 0; i < rs.n; i++ {
+		f(&rs.chunks[i/recChunk][i%recChunk])
+	}
+}
+
+// arena holds copies of recorded bodies in chunks that never move.
+type arena struct{ cur []byte }
+
+const arenaChunk = 16 << 10
+
+// copy returns a copy of b kept in the arena.
+func (a *arena) copy(b []byte) []byte {
+	if len(b) > arenaChunk/4 {
+		return append([]byte(nil), b...)
+	}
+	if cap(a.cur)-len(a.cur) < len(b) {
+		a.cur = make([]byte, 0, arenaChunk)
+	}
+	start := len(a.cur)
+	a.cur = append(a.cur, b...)
+	return a.cur[start:len(a.cur):len(a.cur)]
+}
+
+// connRecord is what Recording needs of a connection.
+type connRecord struct {
+	id     uint64
+	broker string
+	recs   *records
+}
+
+// toRequest decodes one record into what the client rules read.
+func (r *rec) toRequest(c connRecord) model.ClientRequest {
+	out := model.ClientRequest{Conn: c.id, Broker: c.broker, Seq: r.connSeq, At: r.at.Milliseconds(), HeaderVersion: r.hv,
+		Header: r.h, API: APIName(r.h.RequestApiKey), Fault: r.fault.String()}
+	api := codec.Lookup(r.h.RequestApiKey)
+	v := r.h.RequestApiVersion
+	if api != nil && api.Supports(v) {
+		if r.req != nil {
+			m := api.NewMessage(false)
+			if codec.DecodeBody(m, r.req, v, codec.DecodeOptions{}) == nil {
+				out.Request = m
+			}
+		}
+		if r.resp != nil {
+			m := api.NewMessage(true)
+			if codec.DecodeBody(m, r.resp, v, codec.DecodeOptions{}) == nil {
+				out.Response = m
+			}
+		}
+	}
+	if r.versions != nil {
+		out.Response = r.versions
+	}
+	if r.dropped {
+		out.Fault = "response dropped"
+		if code, ok := errorCodeOf(out.Response); ok {
+			out.Fault += " (the broker answered " + code.String() + ")"
+		}
+		out.Response = nil
+	}
+	return out
+}
+
+// errorCodeOf is a decoded group response's top-level error code.
+func errorCodeOf(m codec.Message) (codec.ErrorCode, bool) {
+	switch r := m.(type) {
+	case *codec.ConsumerGroupHeartbeatResponse:
+		return r.ErrorCode, true
+	case *codec.LeaveGroupResponse:
+		return r.ErrorCode, true
+	}
+	return 0, false
+}
+
+// gather decodes every record of conns, in arrival order.
+func gather(conns []connRecord) []model.ClientRequest {
+	type keyed struct {
+		seq uint64
+		r   model.ClientRequest
+	}
+	var all []keyed
+	for _, c := range conns {
+		c.recs.each(func(r *rec) { all = append(all, keyed{r.seq, r.toRequest(c)}) })
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
+	out := make([]model.ClientRequest, len(all))
+	for i := range all {
+		out[i] = all[i].r
+	}
+	return out
+}

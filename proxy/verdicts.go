@@ -1,0 +1,116 @@
+package proxy
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// What `ghostcheck proxy` prints and reports at the end: a verdict table
+// with a row per client rule and a column per client, the clients' legend,
+// and each violation with the request that broke it.
+
+// VerdictTable is the verdict table: its header (the rule, then C1, C2, ...
+// one per client) and a row per rule of model.ClientRules.
+func VerdictTable(results []model.ClientResult) (columns []string, rows [][]string) {
+	columns = []string{"rule"}
+	for i := range results {
+		columns = append(columns, fmt.Sprintf("C%d", i+1))
+	}
+	for _, rule := range model.ClientRules() {
+		row := []string{string(rule)}
+		for _, c := range results {
+			row = append(row, string(c.Result(rule).Outcome))
+		}
+		rows = append(rows, row)
+	}
+	return columns, rows
+}
+
+// Legend names each column's client: its label, connections, brokers and
+// requests.
+func Legend(results []model.ClientResult) []string {
+	var out []string
+	for i, c := range results {
+		out = append(out, fmt.Sprintf("C%d = %s: %s on %s to %s", i+1, c.Client, plural(c.Requests, "request"), plural(len(c.Conns), "connection"), strings.Join(c.Brokers, ", ")))
+	}
+	return out
+}
+
+// Violation is one client's broken rule.
+type Violation struct {
+	Column, Client string
+	Rule           model.Rule
+	Detail         string
+}
+
+// Violations lists every VIOLATED outcome, client by client.
+func Violations(results []model.ClientResult) []Violation {
+	var out []Violation
+	for i, c := range results {
+		for _, r := range c.Results {
+			if r.Outcome == model.OutcomeViolated {
+				out = append(out, Violation{Column: fmt.Sprintf("C%d", i+1), Client: c.Client, Rule: r.Rule, Detail: r.Detail})
+			}
+		}
+	}
+	return out
+}
+
+// WriteVerdicts prints the table, the legend, what the outcomes mean, and
+// each violation.
+func WriteVerdicts(w io.Writer, results []model.ClientResult) {
+	if len(results) == 0 {
+		fmt.Fprintln(w, "no client traffic was recorded")
+		return
+	}
+	columns, rows := VerdictTable(results)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.ToUpper(strings.Join(columns, "\t")))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, l := range Legend(results) {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w, "PASS: kept every time; VIOLATED: broken (below); NOT ADOPTED: the client does not implement that change yet; -: nothing the rule speaks of happened")
+	for _, v := range Violations(results) {
+		fmt.Fprintf(w, "\n%s %s: %s\n  %s\n  more: ghostcheck explain %s\n", v.Column, v.Rule, v.Rule.Meaning(), v.Detail, v.Rule)
+	}
+}
+
+// APICounts counts the recorded requests per api, most first.
+func APICounts(reqs []model.ClientRequest) []string {
+	n := map[string]int{}
+	for _, r := range reqs {
+		n[r.API]++
+	}
+	var names []string
+	for k := range n {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if n[names[i]] != n[names[j]] {
+			return n[names[i]] > n[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	out := make([]string, len(names))
+	for i, k := range names {
+		out[i] = fmt.Sprintf("%s %d", k, n[k])
+	}
+	return out
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
