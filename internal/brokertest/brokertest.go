@@ -5,7 +5,8 @@
 // hides apis from its ApiVersions answers and refuses them, or dies or
 // hangs on a chosen request, as brokers we did not write do (librdkafka's
 // mock cluster answers ApiVersions v3+ with a body that parses as neither
-// v3 nor v0, offers no ConsumerGroupDescribe, and aborts on some requests).
+// v3 nor v0, offers no ConsumerGroupDescribe, and aborts on some requests),
+// or keeps a member alive after its client's connection closed (Keeper).
 //
 // Only tests use it. It forwards one request at a time per connection, in
 // order, so pipelined requests keep their order.
