@@ -37,7 +37,9 @@
 //     the run's invariants, then linearizability; Unknown is never
 //     reported as a pass.
 //   - observable.go: Check at the observable level, for brokers we did
-//     not write.
+//     not write: the walk of a history's events in time;
+//     observable_ops.go, what each API's responses must be and
+//     establish; observable_static.go, StaticRestartKeepsAssignment.
 //   - rules.go: Rules, every rule a report can name, with its meaning and
 //     what checks it.
 //   - report.go: what a failure leaves behind: the JSON-lines history,

@@ -177,7 +177,8 @@ func (d *driver) runRounds() bool {
 // runRound is one round after the clock moved: responses due reach their
 // processes, unanswered requests time out, every process takes its turn
 // (at the closing round, every live client closes first), the requests
-// due reach the target, and the invariants are checked.
+// due reach the target, the processes that ended close their connections,
+// and the invariants are checked.
 func (d *driver) runRound(closing int) {
 	d.deliverResponses()
 	d.timeouts()
@@ -192,15 +193,19 @@ func (d *driver) runRound(closing int) {
 		d.act(p)
 	}
 	d.deliverRequests()
+	d.closeEnded()
 	d.observe(false)
 }
 
 // quiesce moves the clock one session timeout past the last request any
 // client process got delivered (or the last restart, which starts every
-// session afresh), has the observer describe every group, and checks the
-// final observation, QuiescentMembership included. It reports false when
-// the target failed.
+// session afresh), and past the lag the target measured (so that every
+// ended process's grace is over: a member of a crash is then a ghost if
+// it is still there), has the observer describe every group, and checks
+// the final observation, QuiescentMembership included. It reports false
+// when the target failed.
 func (d *driver) quiesce() bool {
+	d.closeEnded()
 	var lastSeen int64
 	for _, p := range d.procs[:len(d.plan.Clients)] {
 		if p.lastSeen > lastSeen {
@@ -210,8 +215,12 @@ func (d *driver) quiesce() bool {
 	if n := len(d.restartAt); n > 0 && d.restartAt[n-1] > lastSeen {
 		lastSeen = d.restartAt[n-1]
 	}
-	end := lastSeen + d.plan.SessionTimeoutMs + d.plan.RoundMs
-	if end > d.now {
+	// Waiting may add lag: wait again, a few times at most.
+	for i := 0; i < 3; i++ {
+		end := lastSeen + d.plan.SessionTimeoutMs + d.lag() + d.plan.RoundMs
+		if end <= d.now {
+			break
+		}
 		d.now = end
 		d.round++
 		if err := d.target.Advance(d.now); err != nil {

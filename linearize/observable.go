@@ -3,7 +3,6 @@ package linearize
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -25,17 +24,31 @@ import (
 //     client ever used with UNKNOWN_MEMBER_ID; a v1 telemetry request
 //     without a usable header instance id is INVALID_REQUEST;
 //   - membership over time (MemberVanished): a member the history shows
-//     present leaves the group only by a leave, a LeaveGroup removal, a
-//     static takeover, or a timer. Real time makes timers nondeterministic
-//     within a window, so a member may vanish only once its session
-//     timeout has passed since its last successful heartbeat, or once a
-//     rebalance timeout has passed since it was first asked to revoke,
-//     allowing for how far real time ran ahead of the history's logical
-//     times (CheckOptions.LagMs). Requests whose outcome is unknown make
-//     the members they name uncertain, and uncertain members may vanish.
+//     present leaves the group only by a leave, a LeaveGroup removal (by
+//     member id or by instance id), a static takeover, or a timer. Real
+//     time makes timers nondeterministic within a window, so a member may
+//     vanish only once its session timeout has passed since its last
+//     successful heartbeat, or once a rebalance timeout has passed since
+//     it was first asked to revoke (or since a coordinator restart found
+//     it parked with revocations pending: Kafka's reload arms that timer
+//     again), allowing for how far real time ran ahead of the history's
+//     logical times (CheckOptions.LagMs). Requests whose outcome is
+//     unknown make the members they name uncertain, and uncertain members
+//     may vanish;
+//   - KIP-345's promise (StaticRestartKeepsAssignment, observable_static.go):
+//     a static takeover is not a rebalance.
 //
 // Within those windows the check cannot tell a correct broker from an
 // early timer; it passes them rather than raise a false alarm.
+//
+// Concurrency. Operations whose intervals overlap (a parallel run, or a
+// broker over TCP) happened in an order the history does not record. The
+// check therefore walks the history's events in time: an operation is
+// judged at its call, against what the operations that had returned by
+// then established, and its effects are taken at its return. A member is
+// not reported gone when an operation still in flight, or called before
+// the judged one returned, may have removed it (a leave, a LeaveGroup, a
+// takeover): that one may have come first.
 
 // The rules the observable check reports besides the driver's invariants
 // and model.RuleMonotonicEpochs (Rules lists them all).
@@ -50,6 +63,16 @@ const (
 	// fired.
 	RuleMemberVanished    model.Rule = "MemberVanished"
 	meaningMemberVanished            = "a member leaves its group only by a leave, an administrative removal, a static takeover, or a session or rebalance timeout that has passed"
+
+	// RuleStaticRestartKeepsAssignment is broken by a broker that
+	// rebalances on a static restart (KIP-345): after a new member id
+	// takes over a parked static member's instance id, or the parked
+	// member rejoins, with no other membership change, the group epoch
+	// moved, the rejoined member did not get what its instance was given,
+	// or another member's assignment changed. (model declares the same
+	// id; the two are one rule.)
+	RuleStaticRestartKeepsAssignment    model.Rule = "StaticRestartKeepsAssignment"
+	meaningStaticRestartKeepsAssignment            = "a static member that rejoins under its instance id within its session timeout gets its partitions back without a rebalance: the group epoch and every other member's assignment stay as they were"
 )
 
 // CheckLevel is how much a check demands.
@@ -70,19 +93,39 @@ var heartbeatErrors = map[codec.ErrorCode]bool{
 	codec.TopicAuthorizationFailed: true, codec.InvalidRegularExpression: true, codec.FencedInstanceID: true, codec.UnknownServerError: true,
 }
 
+// partSet is a set of partitions, keyed by topic id and partition.
+type partSet map[[2]any]bool
+
 type obsMember struct {
+	id        string
 	definite  bool   // known present (false: may or may not be)
+	born      int64  // event time its entry was made: a describe called before it could not list it
 	lastOK    int64  // At of its last successful join or heartbeat
 	revokeAt  int64  // At it was first asked to revoke, -1 none
 	instance  string // "" dynamic
 	highEpoch int32  // highest positive epoch seen for it
-	// given is the assignment the broker last sent it: what the broker
-	// takes it to own until it reports otherwise.
-	given map[[2]any]bool
+	// given is the assignment the broker last sent it, at givenEpoch:
+	// what the broker takes it to own until it reports otherwise.
+	given      partSet
+	givenEpoch int32
+	// parked: its static leave (epoch -2) was answered; parkRevoking: it
+	// had been asked to revoke when it parked.
+	parked, parkRevoking bool
+	subs                 string // the subscription it last sent ("" none seen)
 }
 
 type obsGroup struct {
 	members map[string]*obsMember
+	// changes counts the calls and returns of requests that may have
+	// changed the membership (joins, leaves, removals, new
+	// subscriptions); open counts those called and not returned (one
+	// whose outcome is unknown stays open). StaticRestartKeepsAssignment
+	// only compares what was seen with no change in between.
+	changes, open int
+	// epoch is the group's epoch as the last Describe showed it, while no
+	// change came after it; watch is a static takeover being followed.
+	epoch *groupEvidence
+	watch *takeoverWatch
 }
 
 type observer struct {
@@ -92,6 +135,16 @@ type observer struct {
 	lagMs     int64
 	groups    map[string]*obsGroup
 	instances map[string]bool // every instance id a plan client uses
+	// ops are the history's operations by call; inflight are those
+	// called and not returned (one whose outcome is unknown stays);
+	// changing are the groups whose membership each op may change.
+	ops      []*Op
+	next     int // the index in ops of the next call
+	inflight map[int]*Op
+	changing map[int]string
+	// atCall keeps, for what is judged at its call and applied at its
+	// return, what the call saw (observable_static.go).
+	atCall map[int]any
 	// firsts are the first violation of each rule broken, in order: a
 	// report shows them all, so a rule set aside as known (check --known)
 	// hides no other.
@@ -110,23 +163,8 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, string(RuleHarnessAssumption), errs[0]
 		return rep
 	}
-	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}, setAside: opts.SetAside}
-	o.sessionMs = opts.SessionTimeoutMs
-	if o.sessionMs <= 0 {
-		o.sessionMs = res.Plan.SessionTimeoutMs
-	}
-	o.rebalMs = 4 * res.Plan.RoundMs * int64(res.Plan.RequestTimeout) // the driver's clients' RebalanceTimeoutMs
-	o.lagMs = opts.LagMs + res.Plan.RoundMs
-	for _, c := range res.Plan.Clients {
-		if c.InstanceID != "" {
-			o.instances[c.InstanceID] = true
-		}
-	}
-	ops := append(History(nil), res.History...)
-	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
-	for i := range ops {
-		o.step(&ops[i])
-	}
+	o := newObserver(res, opts)
+	o.walk(res.History)
 	rep.SetAside = o.known
 	switch {
 	case len(res.Violations) > 0:
@@ -145,6 +183,116 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 		rep.Verdict = Ok
 	}
 	return rep
+}
+
+func newObserver(res *Result, opts CheckOptions) *observer {
+	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}, setAside: opts.SetAside,
+		inflight: map[int]*Op{}, changing: map[int]string{}, atCall: map[int]any{}}
+	o.sessionMs = opts.SessionTimeoutMs
+	if o.sessionMs <= 0 {
+		o.sessionMs = res.Plan.SessionTimeoutMs
+	}
+	o.rebalMs = 4 * res.Plan.RoundMs * int64(res.Plan.RequestTimeout) // the driver's clients' RebalanceTimeoutMs
+	o.lagMs = opts.LagMs + res.Plan.RoundMs
+	for _, c := range res.Plan.Clients {
+		if c.InstanceID != "" {
+			o.instances[c.InstanceID] = true
+		}
+	}
+	return o
+}
+
+// obsEvent is an operation's call or return.
+type obsEvent struct {
+	at   int64
+	idx  int // in observer.ops
+	call bool
+}
+
+// walk takes the history's events in time order: each operation is
+// judged at its call and applied at its return (or, if its outcome is
+// unknown, made uncertain at its call).
+func (o *observer) walk(h History) {
+	for i := range h {
+		o.ops = append(o.ops, &h[i])
+	}
+	sort.SliceStable(o.ops, func(i, j int) bool { return o.ops[i].Call < o.ops[j].Call })
+	events := make([]obsEvent, 0, 2*len(o.ops))
+	for i, op := range o.ops {
+		events = append(events, obsEvent{op.Call, i, true})
+		if op.Return != Unknown {
+			events = append(events, obsEvent{op.Return, i, false})
+		}
+	}
+	sort.SliceStable(events, func(i, j int) bool {
+		if events[i].at != events[j].at {
+			return events[i].at < events[j].at
+		}
+		return events[i].call && !events[j].call
+	})
+	for _, e := range events {
+		op := o.ops[e.idx]
+		if e.call {
+			o.next = e.idx + 1
+			o.onCall(op)
+		} else {
+			o.onReturn(op)
+		}
+	}
+}
+
+func (o *observer) onCall(op *Op) {
+	o.inflight[op.ID] = op
+	if op.Restart {
+		o.restart(op)
+		return
+	}
+	if op.Refused {
+		return
+	}
+	if g := o.changeOf(op); g != "" {
+		o.changing[op.ID] = g
+		grp := o.group(g)
+		grp.changes++
+		grp.open++
+	}
+	if op.Return == Unknown || op.Response == nil {
+		o.uncertain(op)
+		return
+	}
+	switch req := op.Request.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		o.heartbeat(op, req, op.Response.(*codec.ConsumerGroupHeartbeatResponse))
+	case *codec.ConsumerGroupDescribeRequest:
+		o.describe(op, op.Response.(*codec.ConsumerGroupDescribeResponse))
+	case *codec.LeaveGroupRequest:
+		o.leaveGroup(op, req, op.Response.(*codec.LeaveGroupResponse))
+	case *codec.GetTelemetrySubscriptionsRequest:
+		o.telemetry(op, op.Response.(*codec.GetTelemetrySubscriptionsResponse).ErrorCode)
+	case *codec.PushTelemetryRequest:
+		o.telemetry(op, op.Response.(*codec.PushTelemetryResponse).ErrorCode)
+	}
+}
+
+func (o *observer) onReturn(op *Op) {
+	delete(o.inflight, op.ID)
+	if op.Restart || op.Refused || op.Response == nil {
+		return
+	}
+	if g, ok := o.changing[op.ID]; ok {
+		grp := o.group(g)
+		grp.changes++
+		grp.open--
+	}
+	switch req := op.Request.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		o.applyHeartbeat(op, req, op.Response.(*codec.ConsumerGroupHeartbeatResponse))
+	case *codec.ConsumerGroupDescribeRequest:
+		o.applyDescribe(op, op.Response.(*codec.ConsumerGroupDescribeResponse))
+	case *codec.LeaveGroupRequest:
+		o.applyLeaveGroup(op, req, op.Response.(*codec.LeaveGroupResponse))
+	}
+	delete(o.atCall, op.ID)
 }
 
 // violate records a broken rule at op, if it is the rule's first. It
@@ -185,45 +333,76 @@ func (o *observer) mayVanish(m *obsMember, t int64) bool {
 	return m.revokeAt >= 0 && t+o.lagMs >= m.revokeAt+o.rebalMs
 }
 
-func (o *observer) vanish(op *Op, g *obsGroup, group, id, how string) {
-	if m := g.members[id]; m != nil && !o.mayVanish(m, op.At) {
-		o.violate(op, RuleMemberVanished, "member %s of group %s is gone (%s) %d ms after its last successful heartbeat or coordinator restart, before its session timeout (%d ms)",
-			id, group, how, op.At-m.lastOK, o.sessionMs)
+// concurrent lists the operations that may have taken effect before op
+// although op's call came first in the history or they had not returned
+// by then: those in flight at op's call, and those called before op
+// returned.
+func (o *observer) concurrent(op *Op) []*Op {
+	var out []*Op
+	for _, c := range o.inflight {
+		if c != op {
+			out = append(out, c)
+		}
 	}
-	delete(g.members, id)
+	for j := o.next; j < len(o.ops) && o.ops[j].Call < op.Return; j++ {
+		out = append(out, o.ops[j])
+	}
+	return out
 }
 
-func (o *observer) step(op *Op) {
-	if op.Restart {
-		o.restart(op)
+// vanish reports member id of group gone at op (how says what showed it),
+// unless a timer may have removed it or a removal may have come first.
+func (o *observer) vanish(op *Op, g *obsGroup, group, id, how string) {
+	m := g.members[id]
+	if m == nil || o.mayVanish(m, op.At) {
 		return
 	}
-	if op.Refused {
-		return
+	for _, c := range o.concurrent(op) {
+		if mayRemove(c, group, id, m.instance) {
+			return
+		}
 	}
-	if op.Return == Unknown || op.Response == nil {
-		o.uncertain(op)
-		return
-	}
-	switch req := op.Request.(type) {
+	o.violate(op, RuleMemberVanished, "member %s of group %s is gone (%s) %d ms after its last successful heartbeat or coordinator restart, before its session timeout (%d ms)",
+		id, group, how, op.At-m.lastOK, o.sessionMs)
+}
+
+// mayRemove reports whether c, whose outcome is unknown or which
+// succeeded, may have removed member id (of instance inst, "" none) from
+// group: its leave, its removal by LeaveGroup, or a takeover of its
+// instance.
+func mayRemove(c *Op, group, id, inst string) bool {
+	switch req := c.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
-		o.heartbeat(op, req, op.Response.(*codec.ConsumerGroupHeartbeatResponse))
-	case *codec.ConsumerGroupDescribeRequest:
-		o.describe(op, req, op.Response.(*codec.ConsumerGroupDescribeResponse))
+		resp, _ := c.Response.(*codec.ConsumerGroupHeartbeatResponse)
+		if req.GroupId != group || resp != nil && resp.ErrorCode != codec.None {
+			return false
+		}
+		return req.MemberEpoch == model.LeaveEpoch && req.MemberId == id ||
+			req.MemberEpoch == model.JoinEpoch && inst != "" && req.InstanceId.Valid && req.InstanceId.Value == inst
 	case *codec.LeaveGroupRequest:
-		o.leaveGroup(op, req, op.Response.(*codec.LeaveGroupResponse))
-	case *codec.GetTelemetrySubscriptionsRequest:
-		o.telemetry(op, op.Response.(*codec.GetTelemetrySubscriptionsResponse).ErrorCode)
-	case *codec.PushTelemetryRequest:
-		o.telemetry(op, op.Response.(*codec.PushTelemetryResponse).ErrorCode)
+		if req.GroupId != group {
+			return false
+		}
+		if req.MemberId == id && id != "" {
+			return true
+		}
+		for _, e := range req.Members {
+			if e.MemberId == id && id != "" || inst != "" && e.GroupInstanceId.Valid && e.GroupInstanceId.Value == inst {
+				return true
+			}
+		}
 	}
+	return false
 }
 
 // restart: a coordinator restart starts afresh the session of every member
 // it finds, and the rebalance timer of every member it finds revoking, so
-// none of them may vanish sooner than before. A member whose session or
-// rebalance timeout had already run out by the restart may be gone (the
-// timers due at the restart's time fire before it): it is left as it was.
+// none of them may vanish sooner than before. A member parked while
+// revoking gets a rebalance timer again (Kafka's reload arms one for every
+// member still in UNREVOKED_PARTITIONS, and a static leave does not change
+// that state). A member whose session or rebalance timeout had already run
+// out by the restart may be gone (the timers due at the restart's time
+// fire before it): it is left as it was.
 func (o *observer) restart(op *Op) {
 	for _, g := range o.groups {
 		for _, m := range g.members {
@@ -231,7 +410,7 @@ func (o *observer) restart(op *Op) {
 				continue
 			}
 			m.lastOK = op.At
-			if m.revokeAt >= 0 {
+			if m.revokeAt >= 0 || m.parked && m.parkRevoking {
 				m.revokeAt = op.At
 			}
 		}
@@ -247,7 +426,14 @@ func (o *observer) uncertain(op *Op) {
 		if m := g.members[req.MemberId]; m != nil {
 			m.definite = false
 		} else if req.MemberEpoch == 0 && req.MemberId != "" {
-			g.members[req.MemberId] = &obsMember{revokeAt: -1}
+			g.members[req.MemberId] = &obsMember{id: req.MemberId, born: op.Call, revokeAt: -1}
+		}
+		if req.MemberEpoch == 0 && req.InstanceId.Valid {
+			for _, m := range g.members {
+				if m.instance == req.InstanceId.Value {
+					m.definite = false // it may have been taken over
+				}
+			}
 		}
 	case *codec.LeaveGroupRequest:
 		for _, m := range o.group(req.GroupId).members {
@@ -259,172 +445,6 @@ func (o *observer) uncertain(op *Op) {
 func (o *observer) telemetry(op *Op, code codec.ErrorCode) {
 	if op.Header.RequestApiVersion >= 1 && (!op.Header.ClientInstanceId.Valid || op.Header.ClientInstanceId.UUID.IsZero()) && code != codec.InvalidRequest {
 		o.violate(op, RuleObservableResponse, "a v1 telemetry request without a usable header client instance id must be INVALID_REQUEST, got %v", code)
-	}
-}
-
-func ownedSet(tps []codec.ConsumerGroupHeartbeatTopicPartitions) map[[2]any]bool {
-	s := map[[2]any]bool{}
-	for _, t := range tps {
-		for _, p := range t.Partitions {
-			s[[2]any{t.TopicId, p}] = true
-		}
-	}
-	return s
-}
-
-func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
-	v := op.Header.RequestApiVersion
-	if !heartbeatErrors[resp.ErrorCode] {
-		o.violate(op, RuleObservableResponse, "ConsumerGroupHeartbeat may not answer %v", resp.ErrorCode)
-	}
-	if v >= 1 && strings.TrimSpace(req.MemberId) == "" && resp.ErrorCode != codec.InvalidRequest {
-		o.violate(op, RuleObservableResponse, "KIP-1082: an empty member id at v%d must be INVALID_REQUEST, got %v", v, resp.ErrorCode)
-	}
-	g := o.group(req.GroupId)
-	id := req.MemberId
-	if resp.ErrorCode != codec.None {
-		m := g.members[id]
-		switch {
-		case req.MemberEpoch > 0 && m != nil && m.definite && m.highEpoch > 0 && req.MemberEpoch <= m.highEpoch &&
-			resp.ErrorCode == codec.UnknownMemberID && !req.InstanceId.Valid:
-			o.vanish(op, g, req.GroupId, id, "the broker answered UNKNOWN_MEMBER_ID")
-		case resp.ErrorCode == codec.UnknownMemberID && m != nil && !req.InstanceId.Valid:
-			delete(g.members, id)
-		}
-		return
-	}
-	if v >= 1 && (!resp.MemberId.Valid || resp.MemberId.Value != id) {
-		o.violate(op, RuleObservableResponse, "a v%d success must echo member id %q, got %v", v, id, resp.MemberId)
-	}
-	if id == "" {
-		if !resp.MemberId.Valid || resp.MemberId.Value == "" || zeroUUIDString(resp.MemberId.Value) {
-			o.violate(op, RuleObservableResponse, "a v0 join without an id must be given a non-empty, non-zero one, got %v", resp.MemberId)
-			return
-		}
-		id = resp.MemberId.Value
-	}
-	m := g.members[id]
-	switch req.MemberEpoch {
-	case -1, -2:
-		if resp.MemberEpoch != req.MemberEpoch {
-			o.violate(op, RuleObservableResponse, "a leave at epoch %d must echo it, got %d", req.MemberEpoch, resp.MemberEpoch)
-		}
-		if req.MemberEpoch == -1 {
-			delete(g.members, id)
-		} else if m != nil {
-			m.revokeAt = -1 // parked: pending revocations are cleared
-		}
-		return
-	}
-	if resp.HeartbeatIntervalMs <= 0 {
-		o.violate(op, RuleObservableResponse, "a successful heartbeat must carry a heartbeat interval, got %d", resp.HeartbeatIntervalMs)
-	}
-	if req.MemberEpoch > 0 && resp.MemberEpoch < req.MemberEpoch {
-		o.violate(op, model.RuleMonotonicEpochs, "a heartbeat at epoch %d was answered with epoch %d", req.MemberEpoch, resp.MemberEpoch)
-	}
-	if req.MemberEpoch > 0 && m != nil && m.definite && m.highEpoch > 0 && req.MemberEpoch > m.highEpoch {
-		o.violate(op, RuleObservableResponse, "a heartbeat at epoch %d, above any epoch the broker gave member %s (%d), must be fenced", req.MemberEpoch, id, m.highEpoch)
-	}
-	if m == nil {
-		m = &obsMember{revokeAt: -1}
-		g.members[id] = m
-	}
-	if m.highEpoch > 0 && resp.MemberEpoch > 0 && resp.MemberEpoch < m.highEpoch {
-		o.violate(op, model.RuleMonotonicEpochs, "member %s went from epoch %d to %d", id, m.highEpoch, resp.MemberEpoch)
-	}
-	m.highEpoch = max(m.highEpoch, resp.MemberEpoch)
-	m.definite, m.lastOK = true, op.At
-	if req.InstanceId.Valid {
-		m.instance = req.InstanceId.Value
-		for other, om := range g.members {
-			if other != id && om.instance == m.instance {
-				delete(g.members, other) // a static takeover
-			}
-		}
-		if req.MemberEpoch == 0 && m.revokeAt < 0 {
-			m.revokeAt = op.At // it may inherit partitions to revoke
-		}
-	}
-	// Revocations: asked when the new assignment lacks something the
-	// member owns, as it reported or as the broker last gave it (a rejoin
-	// at epoch 0 reports nothing, yet the broker may still count what it
-	// gave before); the rebalance timer may run from then on.
-	if resp.Assignment != nil {
-		now := ownedSet(resp.Assignment.TopicPartitions)
-		for _, owned := range []map[[2]any]bool{ownedSet(req.TopicPartitions), m.given} {
-			for p := range owned {
-				if !now[p] && m.revokeAt < 0 {
-					m.revokeAt = op.At
-				}
-			}
-		}
-		m.given = now
-	}
-}
-
-func (o *observer) describe(op *Op, req *codec.ConsumerGroupDescribeRequest, resp *codec.ConsumerGroupDescribeResponse) {
-	for _, dg := range resp.Groups {
-		g := o.group(dg.GroupId)
-		switch dg.ErrorCode {
-		case codec.GroupIDNotFound:
-			for id := range g.members {
-				o.vanish(op, g, dg.GroupId, id, "the group is not found")
-			}
-			continue
-		case codec.None:
-		default:
-			o.violate(op, RuleObservableResponse, "ConsumerGroupDescribe answered group %s with %v", dg.GroupId, dg.ErrorCode)
-			continue
-		}
-		listed := map[string]int32{}
-		for _, dm := range dg.Members {
-			listed[dm.MemberId] = dm.MemberEpoch
-		}
-		for id := range g.members {
-			if _, ok := listed[id]; !ok {
-				o.vanish(op, g, dg.GroupId, id, "not listed by ConsumerGroupDescribe")
-			}
-		}
-		for id, e := range listed {
-			m := g.members[id]
-			if m == nil {
-				continue // NoGhosts judges members no process accounts for
-			}
-			if e > 0 && m.highEpoch > 0 && e < m.highEpoch {
-				o.violate(op, model.RuleMonotonicEpochs, "ConsumerGroupDescribe lists member %s at epoch %d after it was given %d", id, e, m.highEpoch)
-			}
-			m.highEpoch = max(m.highEpoch, e)
-			m.definite = true
-		}
-	}
-}
-
-func (o *observer) leaveGroup(op *Op, req *codec.LeaveGroupRequest, resp *codec.LeaveGroupResponse) {
-	v := op.Header.RequestApiVersion
-	if v >= 3 && resp.ErrorCode != codec.None {
-		o.violate(op, RuleObservableResponse, "LeaveGroup v%d answered top-level %v, want NONE", v, resp.ErrorCode)
-	}
-	g := o.group(req.GroupId)
-	for i, mr := range resp.Members {
-		switch mr.ErrorCode {
-		case codec.None, codec.UnknownMemberID, codec.FencedInstanceID:
-		default:
-			o.violate(op, RuleObservableResponse, "LeaveGroup member %d answered %v", i, mr.ErrorCode)
-		}
-		inst := mr.GroupInstanceId
-		if i < len(req.Members) {
-			inst = req.Members[i].GroupInstanceId
-		}
-		if inst.Valid && !o.instances[inst.Value] && mr.ErrorCode != codec.UnknownMemberID {
-			o.violate(op, RuleObservableResponse, "LeaveGroup of instance %q, which no client ever used, must be UNKNOWN_MEMBER_ID, got %v", inst.Value, mr.ErrorCode)
-		}
-		if mr.ErrorCode == codec.None && inst.Valid {
-			for id, m := range g.members {
-				if m.instance == inst.Value {
-					delete(g.members, id)
-				}
-			}
-		}
 	}
 }
 

@@ -25,6 +25,15 @@ func (d *driver) violate(err error) {
 	d.res.ViolationCounts[v.Rule]++
 }
 
+// lag is how far the target's real time has run ahead of the driver's
+// logical time (TCPTarget.MaxLagMs); 0 for a target on logical time.
+func (d *driver) lag() int64 {
+	if l, ok := d.target.(interface{ MaxLagMs() int64 }); ok {
+		return l.MaxLagMs()
+	}
+	return 0
+}
+
 // observe checks the invariants on what the coordinator holds now: its
 // snapshot when the target offers one, else the describes delivered this
 // round.
@@ -57,16 +66,21 @@ func (d *driver) observe(final bool) {
 		mp.AllIDs = slices.Sorted(maps.Keys(p.allIDs))
 		// A member may outlive its process by one session timeout (a
 		// crash, a lost leave, a static member parked at -2), counted
-		// afresh from each coordinator restart it lived through, but not a
+		// afresh from each coordinator restart it lived through, plus how
+		// far the target's real time ran ahead of the driver's (a broker
+		// over TCP armed the timer that much later at most), but not a
 		// leave the coordinator processed: from then on, a member left
-		// behind (KAFKA-17116's leave with an empty id) is a ghost.
+		// behind (KAFKA-17116's leave with an empty id) is a ghost. Its
+		// process's connection closed with it (closeEnded), so a broker
+		// that keeps it alive for a connection, open or closed, is caught
+		// here.
 		switch {
 		case p.lastSeen < 0:
 			mp.GraceUntil = 0
 		case p.leftAt >= 0:
 			mp.GraceUntil = p.leftAt
 		default:
-			mp.GraceUntil = d.sessionEnd(p.lastSeen)
+			mp.GraceUntil = d.sessionEnd(p.lastSeen) + d.lag()
 		}
 		o.Processes = append(o.Processes, mp)
 		if p.plan.HeartbeatVersion >= model.MemberIDRequiredVersion {

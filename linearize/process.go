@@ -42,6 +42,9 @@ type proc struct {
 	lastSeen int64 // coordinator time of the last delivered request; -1 none
 	leftAt   int64 // coordinator time its last leave (epoch -1) was processed; -1 none
 	ended    int   // round the process ended
+	// closing: the process ended (crashed or closed) and its connection
+	// closes once what it sent on it has been delivered (closeEnded).
+	closing bool
 }
 
 // seedReader is an io.Reader of deterministic bytes for a client's UUIDs.
@@ -142,11 +145,9 @@ func (d *driver) do(p *proc, k ActionKind) {
 	case Crash:
 		p.c.Crash()
 		p.live, p.wants, p.ended = false, false, d.round
+		p.closing = true
 	case Reset:
-		d.mu.Lock()
-		d.closedConns[p.connID] = true
-		d.mu.Unlock()
-		d.target.Disconnect(p.connID)
+		d.disconnect(p)
 		d.reconnect(p)
 	case Telemetry:
 		if p.hasSub {
@@ -168,7 +169,8 @@ func (p *proc) version(key codec.APIKey, want int16) int16 {
 	return want
 }
 
-// close ends a process cleanly: its leave (if any) is sent with its own id.
+// close ends a process cleanly: its leave (if any) is sent with its own id,
+// and its connection closes after it (closeEnded).
 func (d *driver) close(p *proc) {
 	req, v := p.c.Close()
 	if req != nil {
@@ -176,6 +178,44 @@ func (d *driver) close(p *proc) {
 	}
 	p.live, p.wants, p.ended = false, false, d.round
 	p.hb, p.leave, p.others = nil, nil, nil
+	p.closing = true
+}
+
+// disconnect closes p's connection: what is still on its way to the
+// coordinator on it is lost, and the target is told (Target.Disconnect).
+func (d *driver) disconnect(p *proc) {
+	d.mu.Lock()
+	closed := d.closedConns[p.connID]
+	d.closedConns[p.connID] = true
+	d.mu.Unlock()
+	if !closed {
+		d.target.Disconnect(p.connID)
+	}
+}
+
+// closeEnded closes the connection of every process that ended (a crash
+// or a close) once what it had sent on it has reached the coordinator, as
+// a dying process's sockets close: the kernel sends what was written,
+// then the FIN. A coordinator that takes an open connection for a live
+// member, or keeps heartbeating for a member whose connection closed,
+// then keeps a ghost the invariants see (NoGhosts).
+func (d *driver) closeEnded() {
+	for _, p := range d.procs {
+		if !p.closing {
+			continue
+		}
+		queued := false
+		for _, r := range d.reqs {
+			if r.conn.ID == p.connID {
+				queued = true
+				break
+			}
+		}
+		if !queued {
+			p.closing = false
+			d.disconnect(p)
+		}
+	}
 }
 
 func (d *driver) actAdmin(p *proc) {

@@ -313,9 +313,15 @@ type TCPOptions struct {
 // timeouts long enough that the clients' rebalance timeout (four request
 // timeouts) is at least the session timeout. The plan's SessionTimeoutMs
 // is the broker's plus a slack of ten rounds: the driver's invariants
-// then give a crashed process's member that much longer to expire, which
-// absorbs the difference between logical and real time (a stall of the
-// checking process shorter than the slack cannot raise a false alarm).
+// then give a crashed process's member that much longer to expire (and
+// the lag the target measured on top), which absorbs the difference
+// between logical and real time (a stall of the checking process shorter
+// than the slack cannot raise a false alarm). A crashed or closed client's
+// connection is closed, as its process's sockets would be, and the run
+// quiesces for that session timeout, slack and lag included, past the
+// last request any client got delivered: a member the broker keeps alive
+// after its client died is still there at the last observation, a ghost
+// (NoGhosts).
 func TCPPlan(seed uint64, o Options, t TCPOptions) Plan {
 	p := NewPlan(seed, o)
 	if t.RoundMs <= 0 {

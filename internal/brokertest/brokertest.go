@@ -5,7 +5,8 @@
 // hides apis from its ApiVersions answers and refuses them, or dies or
 // hangs on a chosen request, as brokers we did not write do (librdkafka's
 // mock cluster answers ApiVersions v3+ with a body that parses as neither
-// v3 nor v0, offers no ConsumerGroupDescribe, and aborts on some requests).
+// v3 nor v0, offers no ConsumerGroupDescribe, and aborts on some requests),
+// or keeps a member alive after its client's connection closed (Keeper).
 //
 // Only tests use it. It forwards one request at a time per connection, in
 // order, so pipelined requests keep their order.
@@ -40,6 +41,11 @@ type Options struct {
 	// Hang makes DieOn's request hang the broker instead: it stops
 	// answering and accepting, but keeps its connections open.
 	Hang bool
+	// KeepClosedMembers makes the proxy heartbeat, on a connection of its
+	// own, for every member whose last heartbeat came on a client
+	// connection that has since closed (Keeper): a crashed client's
+	// member never expires.
+	KeepClosedMembers bool
 }
 
 // Proxy is a running broker that differs.
@@ -52,9 +58,14 @@ type Proxy struct {
 	mu    sync.Mutex
 	conns []net.Conn
 	dead  bool
-	// hung is closed by Close: what hangs waits for it.
+	// hung is closed by Close: what hangs waits for it (and the keeper).
 	hung     chan struct{}
 	hungOnce sync.Once
+
+	keeper   *Keeper
+	start    time.Time
+	connSeq  uint64
+	keepConn net.Conn // the keeper's own connection to the backend
 }
 
 // Start runs a proxy on 127.0.0.1 in front of the broker at backend until
@@ -65,9 +76,14 @@ func Start(tb testing.TB, backend string, o Options) *Proxy {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &Proxy{backend: backend, o: o, ln: ln, hung: make(chan struct{})}
+	p := &Proxy{backend: backend, o: o, ln: ln, hung: make(chan struct{}), start: time.Now()}
 	p.wg.Add(1)
 	go p.accept()
+	if o.KeepClosedMembers {
+		p.keeper = NewKeeper()
+		p.wg.Add(1)
+		go p.keep()
+	}
 	tb.Cleanup(p.Close)
 	return p
 }
@@ -154,9 +170,19 @@ func (p *Proxy) gone() bool {
 
 const maxFrame = 1 << 20
 
+// Keeper is the proxy's Keeper (nil without Options.KeepClosedMembers).
+func (p *Proxy) Keeper() *Keeper { return p.keeper }
+
 func (p *Proxy) serve(client net.Conn) {
 	defer p.wg.Done()
 	defer client.Close()
+	p.mu.Lock()
+	p.connSeq++
+	conn := p.connSeq
+	p.mu.Unlock()
+	if p.keeper != nil {
+		defer func() { p.keeper.Closed(conn, p.nowMs()) }()
+	}
 	var backend net.Conn
 	defer func() {
 		if backend != nil {
@@ -205,6 +231,11 @@ func (p *Proxy) serve(client net.Conn) {
 				return
 			}
 		}
+		if hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && derr == nil && p.keeper != nil {
+			if _, m, err := codec.DecodeResponse(resp[4:], h.RequestApiKey, h.RequestApiVersion, codec.DecodeOptions{}); err == nil {
+				p.keeper.Saw(conn, hb, m.(*codec.ConsumerGroupHeartbeatResponse))
+			}
+		}
 		if p.gone() {
 			return
 		}
@@ -250,4 +281,63 @@ func (p *Proxy) hide(resp []byte, h *codec.RequestHeader) ([]byte, error) {
 	r := m.(*codec.ApiVersionsResponse)
 	r.ApiKeys = slices.DeleteFunc(r.ApiKeys, func(k codec.ApiVersionsKey) bool { return slices.Contains(p.o.Hide, k.ApiKey) })
 	return codec.AppendResponse(nil, h.CorrelationId, v, r)
+}
+
+func (p *Proxy) nowMs() int64 { return time.Since(p.start).Milliseconds() }
+
+// keep sends the keeper's heartbeats, every 10 ms, until the proxy closes
+// or dies.
+func (p *Proxy) keep() {
+	defer p.wg.Done()
+	defer func() {
+		if p.keepConn != nil {
+			p.keepConn.Close()
+		}
+	}()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	corr := int32(0)
+	for {
+		select {
+		case <-p.hung:
+			return
+		case <-tick.C:
+		}
+		if p.Dead() {
+			return
+		}
+		for _, req := range p.keeper.Due(p.nowMs()) {
+			corr++
+			p.keeper.Answered(req, p.heartbeat(corr, req))
+		}
+	}
+}
+
+// heartbeat sends one of the keeper's heartbeats on its own connection
+// (ConsumerGroupHeartbeat v1), nil when no answer came.
+func (p *Proxy) heartbeat(corr int32, req *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
+	if p.keepConn == nil {
+		c, err := net.DialTimeout("tcp", p.backend, 5*time.Second)
+		if err != nil {
+			return nil
+		}
+		p.keepConn = c
+	}
+	h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: corr,
+		ClientId: codec.Str("brokertest-keeper"), ClientInstanceId: codec.SomeUUID(codec.UUID{0x6b, 0x65, 0x65, 0x70})}
+	frame, err := codec.AppendRequest(nil, h, req)
+	if err != nil {
+		return nil
+	}
+	resp, err := roundTrip(p.keepConn, frame[4:])
+	if err != nil {
+		p.keepConn.Close()
+		p.keepConn = nil
+		return nil
+	}
+	_, m, err := codec.DecodeResponse(resp[4:], codec.ConsumerGroupHeartbeat, 1, codec.DecodeOptions{})
+	if err != nil {
+		return nil
+	}
+	return m.(*codec.ConsumerGroupHeartbeatResponse)
 }

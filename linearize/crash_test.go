@@ -1,0 +1,145 @@
+package linearize_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/brokertest"
+	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// connLog is the model, recording when each connection carried a request
+// and when it was closed (by event order).
+type connLog struct {
+	*linearize.ModelTarget
+	event  int
+	last   map[uint64]int // conn -> event of its last request
+	closed map[uint64]int // conn -> event of its Disconnect
+}
+
+func (c *connLog) Handle(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	c.event++
+	c.last[conn.ID] = c.event
+	return c.ModelTarget.Handle(conn, h, req)
+}
+
+func (c *connLog) Disconnect(id uint64) {
+	c.event++
+	c.closed[id] = c.event
+	c.ModelTarget.Disconnect(id)
+}
+
+// A process that crashes or closes closes its connection, as a dying
+// process's sockets do: once what it sent on it has been delivered, the
+// target is told (Disconnect), and nothing arrives on it after.
+func TestEndedProcessesCloseTheirConnections(t *testing.T) {
+	o := linearize.DefaultOptions()
+	o.Restarts = false
+	checked := map[linearize.ActionKind]int{}
+	for seed := uint64(1); seed <= 10; seed++ {
+		plan := linearize.NewPlan(seed, o)
+		target := &connLog{ModelTarget: linearize.NewModelTarget(plan.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
+		res, err := linearize.Run(target, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range plan.Clients {
+			end := c.Actions[len(c.Actions)-1].Kind
+			if end != linearize.Crash && end != linearize.Close {
+				continue
+			}
+			var conn uint64
+			for _, op := range res.History {
+				if op.Name == c.Name {
+					conn = op.Conn.ID
+				}
+			}
+			if conn == 0 {
+				continue // it never reached the coordinator
+			}
+			closed, ok := target.closed[conn]
+			if !ok || closed < target.last[conn] {
+				t.Fatalf("seed %d: %s (%s) left connection %d open (closed at event %d, last request at %d)", seed, c.Name, end, conn, closed, target.last[conn])
+			}
+			checked[end]++
+		}
+	}
+	if checked[linearize.Crash] == 0 || checked[linearize.Close] == 0 {
+		t.Fatalf("the sample checked %v: no crash or no close", checked)
+	}
+}
+
+// keepClosed is the model with brokertest.Keeper's bug: it heartbeats for
+// every member whose connection closed, so a crashed process's member
+// never expires.
+type keepClosed struct {
+	*linearize.ModelTarget
+	k   *brokertest.Keeper
+	now int64
+}
+
+func (t *keepClosed) Handle(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	resp, err := t.ModelTarget.Handle(conn, h, req)
+	if hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && err == nil {
+		t.k.Saw(conn.ID, hb, resp.(*codec.ConsumerGroupHeartbeatResponse))
+	}
+	return resp, err
+}
+
+func (t *keepClosed) Disconnect(id uint64) {
+	t.ModelTarget.Disconnect(id)
+	t.k.Closed(id, t.now)
+}
+
+func (t *keepClosed) Advance(now int64) error {
+	t.now = now
+	if err := t.ModelTarget.Advance(now); err != nil {
+		return err
+	}
+	for _, req := range t.k.Due(now) {
+		h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
+		resp, err := t.ModelTarget.Handle(linearize.Conn{ID: 1 << 40}, h, req)
+		r, _ := resp.(*codec.ConsumerGroupHeartbeatResponse)
+		if err != nil {
+			r = nil
+		}
+		t.k.Answered(req, r)
+	}
+	return nil
+}
+
+// A coordinator that keeps a member alive after its connection closed is
+// caught by `run` (in process): a crashed process's member outlives its
+// session timeout, a ghost (NoGhosts), at the run's invariants and so at
+// either level of Check. The model itself, on the same plans, has none.
+func TestKeepingClosedMembersIsCaught(t *testing.T) {
+	o := linearize.DefaultOptions()
+	o.Restarts, o.Faults = false, nil
+	for seed := uint64(1); seed <= 10; seed++ {
+		plan := linearize.NewPlan(seed, o)
+		if !slices.ContainsFunc(plan.Clients, func(c linearize.ClientPlan) bool { return c.Actions[len(c.Actions)-1].Kind == linearize.Crash }) {
+			continue
+		}
+		plain, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := plain.ViolationCounts[string(model.RuleNoGhosts)]; n > 0 {
+			t.Fatalf("seed %d: the model itself has ghosts: %v", seed, plain.Violations)
+		}
+		buggy := &keepClosed{ModelTarget: linearize.NewModelTarget(plan.ModelConfig()), k: brokertest.NewKeeper()}
+		res, err := linearize.Run(buggy, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable})
+		if rep.Rule == string(model.RuleNoGhosts) {
+			t.Logf("seed %d caught: %s", seed, rep.Detail)
+			return
+		}
+		t.Logf("seed %d: %s %s (kept %d)", seed, rep.Verdict, rep.Rule, buggy.k.Kept())
+	}
+	t.Fatal("no plan with a crash in seeds 1-10 caught a coordinator keeping closed connections' members")
+}
