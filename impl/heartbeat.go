@@ -343,9 +343,7 @@ func (c *Coordinator) succeed(g *group, mi uint32, memberID string, r *codec.Con
 	resp.MemberId = codec.Str(memberID)
 	resp.MemberEpoch = g.mem[mi].epoch
 	resp.HeartbeatIntervalMs = c.cfg.HeartbeatIntervalMs
-	join := r.MemberEpoch == joinEpoch
-	full := join || (r.RebalanceTimeoutMs != -1 && r.SubscribedTopicNames != nil && r.TopicPartitions != nil)
-	if full || assignmentChanged {
+	if fullRequest(r) || assignmentChanged {
 		if asg == nil {
 			asg = &codec.ConsumerGroupHeartbeatAssignment{}
 		}
@@ -357,6 +355,14 @@ func (c *Coordinator) succeed(g *group, mi uint32, memberID string, r *codec.Con
 		asg.UnknownTags = nil
 		resp.Assignment = asg
 	}
+}
+
+// fullRequest is Kafka's isFullRequest (A5.7), as the model's: a join, or
+// RebalanceTimeoutMs, a subscription by names or regex, and owned
+// partitions.
+func fullRequest(r *codec.ConsumerGroupHeartbeatRequest) bool {
+	subscribed := r.SubscribedTopicNames != nil || r.SubscribedTopicRegex.Valid
+	return r.MemberEpoch == joinEpoch || (r.RebalanceTimeoutMs != -1 && subscribed && r.TopicPartitions != nil)
 }
 
 // takeOver makes new member mi inherit parked member old (a new member id

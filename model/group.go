@@ -164,14 +164,22 @@ func (c *Coordinator) bumpEpoch(g *group) {
 	c.computeTarget(g)
 }
 
-// removeMember takes m out of g (leave, admin removal, session or rebalance
-// timeout). All its partitions are freed at once.
+// removeMember takes m out of g (leave, session or rebalance timeout) as
+// one change of membership: all its partitions are freed at once and the
+// group epoch moves on.
 func (c *Coordinator) removeMember(g *group, m *member) {
+	dropMember(g, m)
+	c.bumpEpoch(g)
+}
+
+// dropMember takes m out of g and frees all its partitions, without moving
+// the epoch: a LeaveGroup drops every member it removes, then bumps once
+// for the batch (A3.2).
+func dropMember(g *group, m *member) {
 	delete(g.members, m.id)
 	if m.instanceID.Valid && g.instances[m.instanceID.Value] == m.id {
 		delete(g.instances, m.instanceID.Value)
 	}
-	c.bumpEpoch(g)
 }
 
 // ownedByOther reports whether a member of g other than m owns p.

@@ -230,11 +230,19 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		MemberEpoch:         m.epoch,
 		HeartbeatIntervalMs: c.cfg.HeartbeatIntervalMs,
 	}
-	full := join || (r.RebalanceTimeoutMs != -1 && r.SubscribedTopicNames != nil && r.TopicPartitions != nil)
-	if full || !before.equal(m.assigned) {
+	if fullRequest(r) || !before.equal(m.assigned) {
 		resp.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: c.heartbeatPartitions(m.assigned)}
 	}
 	return resp, nil
+}
+
+// fullRequest is Kafka's isFullRequest (A5.7): a join, or a heartbeat that
+// sends everything a client that lost its state would (RebalanceTimeoutMs,
+// a subscription by names or by regex, and its owned partitions). Its
+// response carries the assignment whether or not it changed.
+func fullRequest(r *codec.ConsumerGroupHeartbeatRequest) bool {
+	subscribed := r.SubscribedTopicNames != nil || r.SubscribedTopicRegex.Valid
+	return r.MemberEpoch == JoinEpoch || (r.RebalanceTimeoutMs != -1 && subscribed && r.TopicPartitions != nil)
 }
 
 // applyFields applies the fields a join or heartbeat may change (a null

@@ -493,3 +493,40 @@ func TestRegexSubscriptionResolvedAtOnce(t *testing.T) {
 		{id: "m1", epoch: 1, assigned: "c0", target: "b0 b1 c0", topics: []string{"b"}, regex: "c"},
 	}})
 }
+
+// A5.7: a heartbeat is "full", and its response carries the assignment even
+// when nothing changed, when it sends RebalanceTimeoutMs, owned partitions
+// and a subscription, by names or by regex. (Corrected: a regex-only
+// subscription did not count, so such a heartbeat had no Assignment.)
+func TestFullRequest(t *testing.T) {
+	j := join(group1, "m1")
+	j.SubscribedTopicNames = nil
+	withRT := func(r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatRequest {
+		r.RebalanceTimeoutMs = rebalanceMs
+		return r
+	}
+	cases := []hbCase{
+		{name: "RebalanceTimeoutMs, regex and owned partitions: full, the assignment is sent",
+			req: withRegex(withRT(hb(group1, "m1", 1, "a0 a1 a2 c0")), "a|c"), want: success("m1", 1, "a0 a1 a2 c0")},
+		{name: "RebalanceTimeoutMs, names and owned partitions: full",
+			req: with(withRT(hb(group1, "m1", 1, "a0 a1 a2 c0")), func(r *codec.ConsumerGroupHeartbeatRequest) {
+				r.SubscribedTopicNames = []string{}
+			}), want: success("m1", 1, "a0 a1 a2 c0")},
+		{name: "no subscription at all: not full",
+			req: withRT(hb(group1, "m1", 1, "a0 a1 a2 c0")), want: success("m1", 1, "-")},
+		{name: "a regex without RebalanceTimeoutMs: not full",
+			req: withRegex(hb(group1, "m1", 1, "a0 a1 a2 c0"), "a|c"), want: success("m1", 1, "-")},
+		{name: "a regex without owned partitions: not full",
+			req: withRegex(withRT(hb(group1, "m1", 1, "-")), "a|c"), want: success("m1", 1, "-")},
+	}
+	for i := range cases {
+		cases[i].version = 1
+		cases[i].setup = func(tc *coordTest) { tc.ok(1, withRegex(j, "a|c")) }
+		cases[i].group = &wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
+			{id: "m1", epoch: 1, assigned: "a0 a1 a2 c0", target: "a0 a1 a2 c0", regex: "a|c"},
+		}}
+	}
+	// The names case subscribes m1 to no names as well, which is no change
+	// (an empty list and none are the same subscription).
+	runHeartbeatCases(t, cases)
+}
