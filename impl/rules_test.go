@@ -5,10 +5,13 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // The rules of docs/PROTOCOL.md A3 (LeaveGroup against consumer groups,
-// A3.1-A3.3) and A5.7 (full requests) on impl, case for case as model's rule tests, with the same
+// A3.1-A3.3), A5.2 (assignment keys), A5.5 (static takeover) and A5.7 (full
+// requests) on impl, case for case as model's rule tests, with the same
 // hand-written expectations (rendered by restartTest.render). Every step
 // also checks impl's bookkeeping (restartTest.check).
 
@@ -135,6 +138,134 @@ func TestLeaveGroupBatchesAndGroupIDs(t *testing.T) {
 			t.Fatalf("Describe of \"\" and %q: %+v; want INVALID_GROUP_ID, then GROUP_ID_NOT_FOUND", "  ", resp.Groups)
 		}
 	})
+}
+
+// parkedOfTwo: twoStable with m1 static, then m1 parked at -2.
+func parkedOfTwo(tc *restartTest) {
+	twoStable(tc, true)
+	tc.ok(parkReq("m1", "i1"))
+}
+
+// parkedThenJoined: m1 (i1) alone owns everything and parks; m2 joins
+// (group epoch 2) and waits for a1 b0, which the parked m1 still owns.
+func parkedThenJoined(tc *restartTest) {
+	tc.ok(staticJoinReq("m1", "i1"))
+	tc.ok(parkReq("m1", "i1"))
+	tc.ok(joinReq("m2", 60000))
+}
+
+func TestStaticTakeover(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		mut      impl.Mutants
+		setup    func(*restartTest)
+		req      *codec.ConsumerGroupHeartbeatRequest
+		epoch    int32  // in the join response
+		assigned string // in the join response
+		after    string
+	}{
+		{"no group-epoch bump: the old target at the current epoch, other targets kept", 0, parkedOfTwo, staticJoinReq("m3", "i1"), 2, m1Of2,
+			"Stable epoch 2: m2@2 owns " + m2Of2 + " target " + m2Of2 + "; m3@2 owns " + m1Of2 + " target " + m1Of2},
+		{"inherited partitions outside the target are revoked first, at epoch 0", 0, parkedThenJoined, staticJoinReq("m3", "i1"), 0, m1Of2,
+			"Reconciling epoch 2: m2@2 owns - target " + m2Of2 + "; m3@0 owns " + m1Of2 + " pending " + m2Of2 + " target " + m1Of2},
+		{"a changed subscription bumps the epoch", 0, parkedOfTwo,
+			func() *codec.ConsumerGroupHeartbeatRequest {
+				r := staticJoinReq("m3", "i1")
+				r.SubscribedTopicNames = []string{"a"}
+				return r
+			}(), 0, "a0 a2",
+			"Reconciling epoch 3: m2@2 owns " + m2Of2 + " target a1 b0 b1; m3@0 owns a0 a2 pending b1 target a0 a2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tc := newRestartTest(t, c.mut)
+			c.setup(tc)
+			r := tc.ok(c.req)
+			if r.MemberEpoch != c.epoch || r.Assignment == nil || partsOfHB(r.Assignment) != c.assigned {
+				t.Fatalf("join response: epoch %d, assignment %+v; want epoch %d with %s", r.MemberEpoch, r.Assignment, c.epoch, c.assigned)
+			}
+			tc.wantGroup("afterwards", c.after)
+		})
+	}
+	t.Run("the new member's session starts at its join; the old id is gone", func(t *testing.T) {
+		tc := newRestartTest(t, 0)
+		tc.ok(staticJoinReq("m1", "i1"))
+		tc.advance(10000)
+		tc.ok(parkReq("m1", "i1"))
+		tc.advance(40000)
+		tc.ok(staticJoinReq("m3", "i1"))
+		tc.advance(45000)
+		took := "Stable epoch 1: m3@1 owns " + allAB + " target " + allAB
+		tc.wantGroup("m1's deadline passes", took)
+		old := hbReq("m1", 1, allAB)
+		old.InstanceId = codec.Str("i1")
+		if r := tc.send(1, codec.NullableUUID{}, old).(*codec.ConsumerGroupHeartbeatResponse); r.ErrorCode != codec.FencedInstanceID {
+			t.Fatalf("the old id naming i1: %v, want FENCED_INSTANCE_ID", r.ErrorCode)
+		}
+		tc.advance(84999)
+		tc.wantGroup("m3's session runs from 40000", took)
+		tc.advance(85000)
+		tc.wantGroup("m3 expires at 85000", emptyAt2)
+	})
+}
+
+// partsOfHB renders a heartbeat's assignment as partsOf does.
+func partsOfHB(a *codec.ConsumerGroupHeartbeatAssignment) string {
+	name := map[codec.UUID]string{}
+	for _, n := range []string{"a", "b", "c"} {
+		name[model.TopicIDFor(n)] = n
+	}
+	d := codec.DescribedAssignment{}
+	for _, t := range a.TopicPartitions {
+		d.TopicPartitions = append(d.TopicPartitions, codec.DescribedTopicPartitions{TopicName: name[t.TopicId], Partitions: t.Partitions})
+	}
+	return partsOf(d)
+}
+
+func TestGroupSizeCapSkipsAHeldInstance(t *testing.T) {
+	full := func(c *impl.Config) { c.MaxGroupSize = 1 }
+	for _, c := range []struct {
+		name  string
+		park  bool
+		req   *codec.ConsumerGroupHeartbeatRequest
+		code  codec.ErrorCode
+		after string
+	}{
+		{"a takeover of a parked instance in a full group succeeds", true, staticJoinReq("m3", "i1"), codec.None,
+			"Stable epoch 1: m3@1 owns " + allAB + " target " + allAB},
+		{"a join for a held, active instance is UNRELEASED_INSTANCE_ID", false, staticJoinReq("m3", "i1"), codec.UnreleasedInstanceID, aloneM1},
+		{"a join for an instance nobody holds is GROUP_MAX_SIZE_REACHED", false, staticJoinReq("m3", "i2"), codec.GroupMaxSizeReached, aloneM1},
+		{"a dynamic join is GROUP_MAX_SIZE_REACHED, a parked member counting", true, joinReq("m3", 60000), codec.GroupMaxSizeReached,
+			"Reconciling epoch 1: m1@-2 owns " + allAB + " target " + allAB},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tc := newRestartTestWith(t, 0, full)
+			tc.ok(staticJoinReq("m1", "i1"))
+			if c.park {
+				tc.ok(parkReq("m1", "i1"))
+			}
+			if r := tc.send(1, codec.NullableUUID{}, c.req).(*codec.ConsumerGroupHeartbeatResponse); r.ErrorCode != c.code {
+				t.Fatalf("%v %q, want %v", r.ErrorCode, r.ErrorMessage.Value, c.code)
+			}
+			tc.wantGroup("afterwards", c.after)
+		})
+	}
+}
+
+// A5.2: subscribers sorted by assignment key (instance id of a static
+// member), member ids breaking ties.
+func TestAssignorSortsByAssignmentKey(t *testing.T) {
+	for _, c := range []struct{ static, instance, want string }{
+		{"a-static", "z9", "Reconciling epoch 2: a-static@1 owns " + allAB + " target " + m2Of2 + "; m2@2 owns - target " + m1Of2},
+		{"s1", "m2", "Reconciling epoch 2: m2@2 owns - target " + m1Of2 + "; s1@1 owns " + allAB + " target " + m2Of2},
+		{"z-static", "a0", "Reconciling epoch 2: m2@2 owns - target " + m2Of2 + "; z-static@1 owns " + allAB + " target " + m1Of2},
+	} {
+		t.Run(c.static+" as "+c.instance, func(t *testing.T) {
+			tc := newRestartTest(t, 0)
+			tc.ok(staticJoinReq(c.static, c.instance))
+			tc.ok(joinReq("m2", 60000))
+			tc.wantGroup("targets by key", c.want)
+		})
+	}
 }
 
 // A5.7: a regex subscription makes a heartbeat full too.
