@@ -266,8 +266,12 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	}
 	// 6. (cont.) The fields take effect; a new member or a changed
 	// subscription bumps the group epoch (a static takeover is neither,
-	// A5.5), and the member is reconciled.
+	// A5.5, unless the mutant makes it a rebalance), and the member is
+	// reconciled.
 	changed := g.applyFields(mi, conn, clientID, r) || lk.isNew
+	if lk.replaces != 0 && c.mut.Has(MutStaticRestartRebalances) {
+		changed = true
+	}
 	g.status = gLive
 	if g.mem[mi].inst != 0 {
 		g.insts.get(g.mem[mi].inst).val = mi

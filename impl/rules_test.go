@@ -175,6 +175,9 @@ func TestStaticTakeover(t *testing.T) {
 				return r
 			}(), 0, "a0 a2",
 			"Reconciling epoch 3: m2@2 owns " + m2Of2 + " target a1 b0 b1; m3@0 owns a0 a2 pending b1 target a0 a2"},
+		{"with the static-restart-rebalances mutant, the takeover moves the epoch", impl.Mutants(0).With(impl.MutStaticRestartRebalances),
+			parkedOfTwo, staticJoinReq("m3", "i1"), 3, m1Of2,
+			"Reconciling epoch 3: m2@2 owns " + m2Of2 + " target " + m2Of2 + "; m3@3 owns " + m1Of2 + " target " + m1Of2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tc := newRestartTest(t, c.mut)
