@@ -12,21 +12,34 @@ import (
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
-// Cases lists every case, in the order of docs/PROTOCOL.md.
+// Cases lists every case, in the order of docs/PROTOCOL.md (the risky
+// framing cases last).
 func Cases() []Case {
+	var out []Case
+	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB7(), casesB11()} {
+		out = append(out, section...)
+	}
+	return out
+}
+
+// casesA1: KIP-1082.
+func casesA1() []Case {
 	return []Case{
-		// A1: KIP-1082.
 		{Name: "A1/v1-join-empty-member-id", Rule: "ConsumerGroupHeartbeat v1 join with MemberId \"\" is INVALID_REQUEST and makes no member", run: caseV1Empty("")},
 		{Name: "A1/v1-join-blank-member-id", Rule: "a whitespace-only MemberId counts as empty at v1: INVALID_REQUEST, no member", run: caseV1Empty("   ")},
 		{Name: "A1/v1-heartbeat-empty-member-id", Rule: "an empty MemberId on any v1 heartbeat (epoch > 0) is INVALID_REQUEST", run: caseV1HeartbeatEmpty},
 		{Name: "A1/v0-join-empty-member-id", Rule: "v0 join with MemberId \"\": the broker makes an id (non-empty, not the zero UUID)", run: caseV0Generated},
 		{Name: "A1/retried-join-same-member", Rule: "a repeated join (epoch 0) with an id already in the group is accepted in place: one member, epoch kept", run: caseRetriedJoin(false)},
-		{Name: "A1/static-retried-join-same-member", Rule: "a static member's repeated join with its own id and instance is accepted in place (shipped Kafka: UNRELEASED_INSTANCE_ID, PR #23542)", run: caseRetriedJoin(true)},
+		{Name: "A1/static-retried-join-same-member", Rule: "a static member's repeated join with its own id and instance is accepted in place (shipped Kafka: UNRELEASED_INSTANCE_ID)", run: caseRetriedJoin(true)},
 		{Name: "A1/static-join-other-member-unreleased", Rule: "a join by another member id for an instance held by an active member is UNRELEASED_INSTANCE_ID", run: caseUnreleased},
 		{Name: "A1/join-existing-member-other-instance", Rule: "a join naming a member id in the group with a different instance id is INVALID_REQUEST", run: caseOtherInstance},
 		{Name: "A1/member-id-any-string", Rule: "the broker does not check the member id's format: any non-blank string joins", run: caseAnyString},
+	}
+}
 
-		// A2: KIP-1313.
+// casesA2: KIP-1313.
+func casesA2() []Case {
+	return []Case{
 		{Name: "A2/first-clientid-remembered", Rule: "a connection's first ClientId is used for later requests that send null (Describe shows it)", run: caseClientIDRemembered},
 		{Name: "A2/null-first-clientid-reads-empty", Rule: "a null ClientId on a connection's first request reads as \"\"", run: caseNullFirstClientID},
 		{Name: "A2/later-clientid-keeps-first", Rule: "a later request sending a ClientId does not replace the connection's first", run: caseLaterClientID},
@@ -36,17 +49,38 @@ func Cases() []Case {
 		{Name: "A2/telemetry-v1-header-id", Rule: "GetTelemetrySubscriptions v1 takes the client instance id from the header: NONE", run: caseTelemetryV1Header},
 		{Name: "A2/telemetry-v0-id-echoed", Rule: "GetTelemetrySubscriptions v0 with a non-zero id keeps and echoes it", run: caseTelemetryV0(false)},
 		{Name: "A2/telemetry-v0-zero-id-assigned", Rule: "GetTelemetrySubscriptions v0 with the zero id gets a broker-made, non-zero id", run: caseTelemetryV0(true)},
+	}
+}
 
-		// A3: KIP-345 LeaveGroup on a consumer group.
+// casesA3: KIP-345's LeaveGroup on a consumer group (A3's table, A3.1,
+// A3.2).
+func casesA3() []Case {
+	return []Case{
 		{Name: "A3/admin-removal-by-instance", Rule: "LeaveGroup v3+ {MemberId \"\", held instance}: the static member is removed, NONE", run: caseAdminRemoval},
 		{Name: "A3/unknown-instance", Rule: "LeaveGroup v3+ {\"\", unknown instance}: UNKNOWN_MEMBER_ID for the member, top-level NONE", run: caseLGOne(lgUnknownInstance)},
 		{Name: "A3/empty-member-and-instance", Rule: "LeaveGroup v3+ {\"\", null}: UNKNOWN_MEMBER_ID", run: caseLGOne(lgEmptyBoth)},
 		{Name: "A3/instance-held-by-other-member", Rule: "LeaveGroup v3+ {other id, held instance}: FENCED_INSTANCE_ID", run: caseLGOne(lgFenced)},
-		{Name: "A3/consumer-member-own-instance", Rule: "LeaveGroup v3+ {holder's id, its instance}: UNKNOWN_MEMBER_ID (not a classic member), member kept", run: caseLGOne(lgOwn)},
-		{Name: "A3/dynamic-consumer-member", Rule: "LeaveGroup v3+ {consumer member id, null}: UNKNOWN_MEMBER_ID, member kept", run: caseLGOne(lgDynamic)},
+		{Name: "A3/remove-own-id-with-instance", Rule: "LeaveGroup v3+ {holder's member id, its instance}: the member is removed, NONE", run: caseLGOne(lgOwn)},
+		{Name: "A3/remove-by-member-id", Rule: "LeaveGroup v3+ {a dynamic member's id, null}: the member is removed, NONE", run: caseLGEntry(lgByMemberID, false)},
+		{Name: "A3/unknown-member-id", Rule: "LeaveGroup v3+ {a member id the group does not hold, null}: UNKNOWN_MEMBER_ID, top-level NONE, members kept", run: caseLGEntry(lgUnknownMemberID, false)},
+		{Name: "A3/remove-by-member-id-v0-v2", Rule: "LeaveGroup v0-v2 naming a member's id: the member is removed, top-level NONE", run: caseLGOld(true)},
+		{Name: "A3/unknown-member-id-v0-v2", Rule: "LeaveGroup v0-v2 naming a member id the group does not hold: top-level UNKNOWN_MEMBER_ID", run: caseLGOld(false)},
 		{Name: "A3/batch-per-member-errors", Rule: "one LeaveGroup v3+ batch answers each member on its own", run: caseLGBatch},
+		{Name: "A3/batch-one-epoch-bump", Rule: "a LeaveGroup that removes two members moves the group epoch by one, not two", run: caseLGOneBump},
+	}
+}
 
-		// §B4.2: request validation, INVALID_REQUEST unless noted.
+// casesA5: the static takeover (A5.5) and the full request (A5.7).
+func casesA5() []Case {
+	return []Case{
+		{Name: "A5.5/static-restart-keeps-assignment", Rule: "a new member id taking over a parked static member's instance: the group epoch unchanged, the old member's partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticRestart},
+		{Name: "A5.7/regex-heartbeat-is-full", Rule: "a heartbeat with RebalanceTimeoutMs, SubscribedTopicRegex and TopicPartitions set (names null) is a full request: its response carries the assignment", run: caseRegexFull},
+	}
+}
+
+// casesB42: §B4.2, request validation, INVALID_REQUEST unless noted.
+func casesB42() []Case {
+	return []Case{
 		{Name: "B4.2/blank-group-id", Rule: "GroupId blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.GroupId = " " }, codec.InvalidRequest)},
 		{Name: "B4.2/blank-instance-id", Rule: "InstanceId non-null and blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.InstanceId = codec.Str("") }, codec.InvalidRequest)},
 		{Name: "B4.2/blank-rack-id", Rule: "RackId non-null and blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.RackId = codec.Str(" ") }, codec.InvalidRequest)},
@@ -61,8 +95,12 @@ func Cases() []Case {
 		{Name: "B4.2/unsupported-assignor", Rule: "ServerAssignor not configured: UNSUPPORTED_ASSIGNOR", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.ServerAssignor = codec.Str("no-such-assignor") }, codec.UnsupportedAssignor)},
 		{Name: "B4.2/empty-subscription-allowed", Rule: "epoch 0 with an empty SubscribedTopicNames list is a valid join (NONE)", run: caseEmptySubscription},
 		{Name: "B4.2/join-null-regex-allowed", Rule: "epoch 0 with SubscribedTopicNames and SubscribedTopicRegex null is a valid join (NONE)", Risky: true, run: caseNullRegex},
+	}
+}
 
-		// §B4.4: state rules.
+// casesB44: §B4.4, the state rules.
+func casesB44() []Case {
+	return []Case{
 		{Name: "B4.4/heartbeat-missing-group", Rule: "epoch > 0 to a group that does not exist: GROUP_ID_NOT_FOUND", run: caseMissingGroup(1)},
 		{Name: "B4.4/heartbeat-unknown-member", Rule: "epoch > 0 for a member id the group does not hold: UNKNOWN_MEMBER_ID", run: caseUnknownMember},
 		{Name: "B4.4/epoch-ahead-fenced", Rule: "a heartbeat at an epoch above the member's: FENCED_MEMBER_EPOCH", run: caseEpochAhead},
@@ -74,6 +112,7 @@ func Cases() []Case {
 		{Name: "B4.4/leave-twice", Rule: "a leave is not idempotent: the second gets UNKNOWN_MEMBER_ID", run: caseLeaveTwice},
 		{Name: "B4.4/static-leave-parks", Rule: "a static leave (epoch -2) answers epoch -2 and keeps the member, listed at epoch -2", run: caseStaticPark},
 		{Name: "B4.4/static-takeover-of-parked", Rule: "a new member id joining with a parked member's instance replaces it", run: caseTakeover},
+		{Name: "B4.4/static-takeover-in-full-group", Rule: "a static takeover of a parked member's instance succeeds when the group holds group.consumer.max.size members", run: caseTakeoverFullGroup},
 		{Name: "B4.4/static-heartbeat-unknown-instance", Rule: "epoch > 0 with an instance no member holds: UNKNOWN_MEMBER_ID", run: caseStaticUnknownInstance},
 		{Name: "B4.4/static-heartbeat-fenced-instance", Rule: "epoch > 0 with an instance held by another member id: FENCED_INSTANCE_ID", run: caseStaticFenced(1)},
 		{Name: "B4.4/static-leave-fenced-instance", Rule: "a leave with an instance held by another member id: FENCED_INSTANCE_ID", run: caseStaticFenced(-1)},
@@ -84,18 +123,35 @@ func Cases() []Case {
 		{Name: "B4.4/session-expiry", Rule: "a member that stops heartbeating stays for its session timeout, then is removed", Slow: true, run: caseSessionExpiry},
 		{Name: "B4.4/error-does-not-refresh-session", Rule: "an error response does not refresh the session", Slow: true, run: caseErrorNoRefresh},
 		{Name: "B4.4/parked-member-expires", Rule: "a member parked at epoch -2 is removed when its session times out", Slow: true, run: caseParkedExpires},
+	}
+}
 
-		// §B5: LeaveGroup outside A3's table.
+// casesB5: §B5, LeaveGroup outside A3's table.
+func casesB5() []Case {
+	return []Case{
 		{Name: "B5/missing-group-v3", Rule: "LeaveGroup v3+ to a missing group: each member UNKNOWN_MEMBER_ID, top-level NONE", run: caseLGMissing(true)},
 		{Name: "B5/missing-group-v0-v2", Rule: "LeaveGroup v0-v2 to a missing group: top-level UNKNOWN_MEMBER_ID", run: caseLGMissing(false)},
-		{Name: "B5/blank-group-id", Rule: "LeaveGroup with a blank GroupId: top-level INVALID_GROUP_ID", run: caseLGBlank},
+		{Name: "B5/empty-group-id", Rule: "LeaveGroup with GroupId \"\": top-level INVALID_GROUP_ID", run: caseLGGroupID("")},
+		{Name: "B5/blank-group-id-is-missing-group", Rule: "LeaveGroup with GroupId \"  \" (not trimmed) is a group that does not exist: v3+ each member UNKNOWN_MEMBER_ID, top-level NONE", run: caseLGGroupID("  ")},
+	}
+}
 
-		// §B1 and §B7: what a client needs to talk to the broker at all.
+// casesB7: §B7, ApiVersions and ConsumerGroupDescribe.
+func casesB7() []Case {
+	return []Case{
 		{Name: "B7.1/unknown-version-answered-v0", Rule: "ApiVersions at a version the broker does not know: v0 body, UNSUPPORTED_VERSION, the ApiVersions range", run: caseAVUnknown},
 		{Name: "B7.1/bad-software-name", Rule: "ApiVersions v3+ with a software name outside the pattern: INVALID_REQUEST", run: caseAVBadName},
 		{Name: "B7.1/advertises-group-apis", Rule: "ApiVersions lists ConsumerGroupHeartbeat v1, ConsumerGroupDescribe and LeaveGroup v3+", run: caseAVLists},
 		{Name: "B7.2/describe-missing-group", Rule: "ConsumerGroupDescribe of a missing group: GROUP_ID_NOT_FOUND", run: caseDescribeMissing},
 		{Name: "B7.2/describe-topic-names", Rule: "ConsumerGroupDescribe names each assigned topic (TopicName) beside its id", run: caseDescribeNames},
+		{Name: "B7.2/describe-empty-group-id", Rule: "ConsumerGroupDescribe of GroupId \"\": INVALID_GROUP_ID, echoed with GroupId \"\"", run: caseDescribeGroupID("")},
+		{Name: "B7.2/describe-blank-group-id", Rule: "ConsumerGroupDescribe of GroupId \"  \" (not trimmed): GROUP_ID_NOT_FOUND", run: caseDescribeGroupID("  ")},
+	}
+}
+
+// casesB11: §B1.1, what a client needs to talk to the broker at all.
+func casesB11() []Case {
+	return []Case{
 		{Name: "B1.1/trailing-bytes-ignored", Rule: "bytes after a complete request body are ignored", run: caseTrailing},
 		{Name: "B1.1/unsupported-version-closes", Rule: "a request at a version the broker does not offer: the connection is closed, no response", run: caseUnsupportedVersion},
 		{Name: "B1.1/unknown-api-key-closes", Rule: "a request with an api key the broker does not know: the connection is closed, no response, the broker keeps serving", Risky: true, run: caseUnknownKey},
@@ -337,7 +393,8 @@ func caseAdminRemoval(p *probe) verdict {
 }
 
 // An lgCase sets up a group with one static member (m, inst) and returns
-// the LeaveGroup entry to send and the per-member code expected.
+// the LeaveGroup entry to send, the per-member code expected, and whether
+// the member must still be in the group afterwards.
 type lgCase func(p *probe, m, inst string) (codec.LeaveGroupMember, codec.ErrorCode, bool)
 
 func lgUnknownInstance(p *probe, _, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
@@ -350,24 +407,39 @@ func lgFenced(p *probe, _, inst string) (codec.LeaveGroupMember, codec.ErrorCode
 	return codec.LeaveGroupMember{MemberId: p.id("other"), GroupInstanceId: codec.Str(inst)}, codec.FencedInstanceID, true
 }
 func lgOwn(_ *probe, m, inst string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
-	return codec.LeaveGroupMember{MemberId: m, GroupInstanceId: codec.Str(inst)}, codec.UnknownMemberID, true
+	return codec.LeaveGroupMember{MemberId: m, GroupInstanceId: codec.Str(inst)}, codec.None, false
 }
-func lgDynamic(_ *probe, m, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
-	return codec.LeaveGroupMember{MemberId: m}, codec.UnknownMemberID, true
+func lgByMemberID(_ *probe, m, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{MemberId: m}, codec.None, false
+}
+func lgUnknownMemberID(p *probe, _, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{MemberId: p.id("stranger")}, codec.UnknownMemberID, true
 }
 
-func caseLGOne(mk lgCase) func(p *probe) verdict {
+func caseLGOne(mk lgCase) func(p *probe) verdict { return caseLGEntry(mk, true) }
+
+// caseLGEntry is caseLGOne with a static member (isStatic) or a dynamic
+// one (inst is then "").
+func caseLGEntry(mk lgCase, isStatic bool) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		v, ok := p.lgv()
 		if !ok {
 			return skip("the broker does not offer LeaveGroup v3")
 		}
 		c := p.conn()
-		g, m, inst := p.id("g"), p.id("m"), p.id("i")
-		c.mustJoin(static(p.joinReq(g, m), inst))
+		g, m, inst, kind := p.id("g"), p.id("m"), "", "dynamic"
+		if isStatic {
+			inst, kind = p.id("i"), "static"
+			c.mustJoin(static(p.joinReq(g, m), inst))
+		} else {
+			c.mustJoin(p.joinReq(g, m))
+		}
 		entry, code, keep := mk(p, m, inst)
 		r := c.leaveGroup(v, g, entry)
-		exp := fmt.Sprintf("top NONE, member %s, the static member kept", code)
+		exp := fmt.Sprintf("top NONE, member %s, the %s member removed", code, kind)
+		if keep {
+			exp = fmt.Sprintf("top NONE, member %s, the %s member kept", code, kind)
+		}
 		ok = r.ErrorCode == codec.None && len(r.Members) == 1 && r.Members[0].ErrorCode == code
 		d := c.describeFor(g, ok, lgString(r), exp)
 		_, kept := members(d)[m]
@@ -782,15 +854,6 @@ func caseLGMissing(v3 bool) func(p *probe) verdict {
 		r := c.leaveGroup(v, g, codec.LeaveGroupMember{MemberId: p.id("m")})
 		return want(r.ErrorCode == codec.UnknownMemberID, fmt.Sprintf("v%d: %s", v, lgString(r)), "top UNKNOWN_MEMBER_ID")
 	}
-}
-
-func caseLGBlank(p *probe) verdict {
-	v := min(p.max(codec.LeaveGroup), 5)
-	if v < 0 {
-		return skip("the broker does not offer LeaveGroup")
-	}
-	r := p.conn().leaveGroup(v, "  ", codec.LeaveGroupMember{MemberId: p.id("m")})
-	return want(r.ErrorCode == codec.InvalidGroupID, lgString(r), "top INVALID_GROUP_ID")
 }
 
 // --- §B1, §B7 ---
