@@ -31,7 +31,7 @@ type checkConfig struct {
 }
 
 // checkUsage is check's help after its usage line.
-const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, §B4.2, §B4.4, §B5) against a broker,
+const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, §B4.2, §B4.4, §B5) against a broker,
 then fault-injected client histories checked at the observable level. Exit 1 if anything fails;
 each failure names its rule, which 'ghostcheck explain' prints.
 
