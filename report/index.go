@@ -72,17 +72,18 @@ type HistoryRow struct {
 }
 
 // CaseRows joins conformance results with their rows and sections in
-// docs/PROTOCOL.md.
+// docs/PROTOCOL.md. The source is the case's own (Result.Source), which a
+// test keeps equal to its row's; the row's stands in for a result without
+// one.
 func CaseRows(results []conformance.Result) []CaseRow {
 	out := make([]CaseRow, 0, len(results))
 	for _, r := range results {
-		status := string(r.Status)
-		if r.Known != "" {
-			status += " (known " + r.Known + ")"
-		}
-		row := CaseRow{Name: r.Name, Status: status, Observed: r.Observed, Expected: r.Expected, Checks: r.Rule}
+		row := CaseRow{Name: r.Name, Status: r.StatusText(), Observed: r.Observed, Expected: r.Expected, Checks: r.Rule}
 		if c, ok := docs.FindCase(r.Name); ok {
 			row.Checks, row.Source = c.Checks, c.Source
+		}
+		if r.Source != "" {
+			row.Source = r.Source
 		}
 		if s, ok := docs.Lookup(r.Name); ok {
 			row.Section, row.SectionTitle, row.URL = s.ID, s.Title, DocURL(s)

@@ -25,10 +25,13 @@ type checkConfig struct {
 	brokerCmd string
 	known     *conformance.Known
 	knownFile string
+	// kafkaVersion is the Apache Kafka release the broker is held to
+	// ("": every rule ghostcheck checks).
+	kafkaVersion string
 }
 
 // checkUsage is check's help after its usage line.
-const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, §B4.2, §B4.4, §B5) against a broker,
+const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, §B4.2, §B4.4, §B5) against a broker,
 then fault-injected client histories checked at the observable level. Exit 1 if anything fails;
 each failure names its rule, which 'ghostcheck explain' prints.
 
@@ -37,6 +40,10 @@ sent written to OUT/crash-CASE.hex ('ghostcheck decode < FILE' reads it). Withou
 stops there; with it, every case and history from then on gets a fresh broker: COMMAND runs with sh -c,
 prints the broker's bootstrap address as its first stdout line, and runs until its stdin closes or
 SIGTERM (as peers/librdkafka's rdmock does). --broker-cmd alone starts the first broker too.
+
+--kafka-version X.Y holds the broker to that Apache Kafka release: a case that fails on a rule the release
+does not ship (its SOURCE: a later release, trunk only, an open PR, a KIP not shipped) is reported
+"N/A (ships in ...)" instead of FAIL and does not count as a failure. Without it every rule counts.
 
 --known FILE names findings already recorded, one a line: 'ID KIND NAME [OBSERVED]', # comments.
   case NAME        the case is known to FAIL or CRASH; reported "(known ID)", not counted in the exit
@@ -72,6 +79,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON")
 	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")
 	fs.StringVar(&cfg.knownFile, "known", "", "a `FILE` of findings already recorded (see above)")
+	fs.StringVar(&cfg.kafkaVersion, "kafka-version", "", "hold the broker to this Apache Kafka `RELEASE` (e.g. 4.1): rules it does not ship are N/A (see above)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck check --bootstrap HOST:PORT | --broker-cmd COMMAND [flags]")
 		fmt.Fprint(stderr, checkUsage)
@@ -96,6 +104,12 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	if *cases != "" {
 		cfg.prefixes = strings.Split(*cases, ",")
 	}
+	if cfg.kafkaVersion != "" {
+		if _, err := conformance.ParseRelease(cfg.kafkaVersion); err != nil {
+			fmt.Fprintln(stderr, "ghostcheck check: --kafka-version:", err)
+			return cfg, 2
+		}
+	}
 	if cfg.knownFile != "" {
 		f, err := os.Open(cfg.knownFile)
 		if err == nil {
@@ -116,9 +130,11 @@ type checkOutcome struct {
 	addr      string
 	brokerCmd string
 	peer      conformance.Peer
-	cases     *conformance.Report
-	hist      *conformance.HistoryReport
-	launches  int
+	// kafkaVersion is --kafka-version ("": none).
+	kafkaVersion string
+	cases        *conformance.Report
+	hist         *conformance.HistoryReport
+	launches     int
 }
 
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -144,8 +160,8 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer broker.Close()
-	out := checkOutcome{addr: broker.Addr(), brokerCmd: cfg.brokerCmd, peer: cfg.peer}
-	opts := conformance.Options{Known: cfg.known, Broker: broker, Out: cfg.hist.Out, Progress: func(r conformance.Result) {
+	out := checkOutcome{addr: broker.Addr(), brokerCmd: cfg.brokerCmd, peer: cfg.peer, kafkaVersion: cfg.kafkaVersion}
+	opts := conformance.Options{Known: cfg.known, Broker: broker, Out: cfg.hist.Out, KafkaVersion: cfg.kafkaVersion, Progress: func(r conformance.Result) {
 		if !cfg.asJSON {
 			fmt.Fprintf(stderr, "  %-44s %s\n", r.Name, r.Status)
 		}
@@ -191,6 +207,9 @@ func printCheckJSON(w io.Writer, out checkOutcome) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	v := map[string]any{"bootstrap": out.addr, "cases": out.cases.Results}
+	if out.kafkaVersion != "" {
+		v["kafkaVersion"] = out.kafkaVersion
+	}
 	if out.brokerCmd != "" {
 		v["brokerCmd"], v["brokersStarted"] = out.brokerCmd, out.launches
 	}
@@ -271,6 +290,9 @@ func printCheck(w io.Writer, out checkOutcome) {
 	fmt.Fprintf(w, "\n%d cases: %d pass, %d fail, %d skip, %d crash", len(rs), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash])
 	if known > 0 {
 		fmt.Fprintf(w, " (%d of the fail and crash known)", known)
+	}
+	if out.kafkaVersion != "" {
+		fmt.Fprintf(w, ", %d n/a (not shipped in Kafka %s)", c[conformance.NotApplicable], out.kafkaVersion)
 	}
 	fmt.Fprintln(w)
 	printCaseNotes(w, out)

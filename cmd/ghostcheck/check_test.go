@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -189,6 +190,17 @@ func TestHelperBroker(t *testing.T) {
 	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
+// rowOf is a case's row in check's table, its columns' padding squeezed
+// to two spaces after RESULT ("NAME RESULT  SOURCE  OBSERVED...").
+func rowOf(out, name string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == name {
+			return regexp.MustCompile(`   +`).ReplaceAllString(line, "  ")
+		}
+	}
+	return ""
+}
+
 // rowStatus is the RESULT column of a case's row in check's table.
 func rowStatus(out, name string) string {
 	for _, line := range strings.Split(out, "\n") {
@@ -215,7 +227,7 @@ func TestCheckBrokerGoneMidCase(t *testing.T) {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
 	frame := filepath.Join(dir, "crash-B4.2_epoch-below-minus-two.hex")
-	if st := rowStatus(out, "B4.2/epoch-below-minus-two"); st != "CRASH" || !strings.Contains(out, "CRASH   the broker stopped answering after ConsumerGroupHeartbeat v1") {
+	if st := rowStatus(out, "B4.2/epoch-below-minus-two"); st != "CRASH" || !strings.Contains(rowOf(out, "B4.2/epoch-below-minus-two"), "CRASH  Kafka 4.0  the broker stopped answering after ConsumerGroupHeartbeat v1") {
 		t.Errorf("the crash's row: %s\n%s", st, out)
 	}
 	for _, want := range []string{
@@ -280,10 +292,12 @@ func TestCheckBrokerThatDiffers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
+	if row := rowOf(out, "A1/v1-join-empty-member-id"); !strings.Contains(row, "SKIP  KIP-1082, Kafka 4.0  INVALID_REQUEST; the rest of the rule needs ConsumerGroupDescribe") {
+		t.Errorf("the row of A1/v1-join-empty-member-id: %q", row)
+	}
 	for _, want := range []string{
 		"ApiVersions: v4 reply did not parse", "fell back to v2\n",
-		"SKIP    INVALID_REQUEST; the rest of the rule needs ConsumerGroupDescribe",
-		"3 cases: 0 pass, 0 fail, 3 skip, 0 crash",
+		"5 cases: 0 pass, 0 fail, 5 skip, 0 crash",
 		"  without ConsumerGroupDescribe, not checked: NoGhosts, OneMemberPerProcess",
 		"seed 1    Ok",
 	} {
@@ -296,7 +310,7 @@ func TestCheckBrokerThatDiffers(t *testing.T) {
 		Negotiation []string
 		Cases       []conformance.Result
 	}
-	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Negotiation) != 2 || len(v.Cases) != 2 || v.Cases[0].Status != conformance.Skip {
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Negotiation) != 2 || len(v.Cases) != 4 || v.Cases[0].Status != conformance.Skip || v.Cases[0].Source != "Kafka 4.0" {
 		t.Fatalf("--json: exit %d, %v: %s", code, err, out)
 	}
 }
@@ -322,4 +336,92 @@ func TestCheckKnownUsage(t *testing.T) {
 			t.Errorf("check -h lacks %q", want)
 		}
 	}
+}
+
+// --kafka-version holds a broker to a release: a case failing on a rule
+// the release does not ship is N/A (with where it ships), in the table,
+// in --json and in the HTML index, and does not make the exit status 1.
+// Two planted bugs: a v1 join with an empty id makes a member (KIP-1082,
+// Kafka 4.0), a retried join a second member (KAFKA-19233, trunk only).
+func TestCheckKafkaVersion(t *testing.T) {
+	addr := startCoordinator(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID).With(impl.MutRetriedJoinNewMember))
+	cases := "A1/v1-join-empty-member-id,A1/retried-join-same-member"
+	dir := t.TempDir()
+	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--cases", cases, "--histories", "0", "--kafka-version", "4.1", "--out", dir)
+	if code != 1 || rowStatus(out, "A1/v1-join-empty-member-id") != "FAIL" || !strings.Contains(rowOf(out, "A1/retried-join-same-member"), "N/A (ships in no known release)  KAFKA-19233, trunk only") {
+		t.Fatalf("--kafka-version 4.1: exit %d, want 1, with the retried join N/A:\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "2 cases: 0 pass, 1 fail, 0 skip, 0 crash, 1 n/a (not shipped in Kafka 4.1)") {
+		t.Errorf("the summary does not count the N/A:\n%s", out)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil || !strings.Contains(string(html), "N/A (ships in no known release)") || !strings.Contains(string(html), "KAFKA-19233, trunk only (merged 2026-01; release unverified)") {
+		t.Errorf("the index does not show the N/A and the case's source (%v)", err)
+	}
+	code, out, errOut = run(t, "", "check", "--bootstrap", addr, "--cases", cases, "--histories", "0", "--kafka-version", "3.9", "--json", "--out", dir)
+	var v struct{ Cases []conformance.Result }
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Cases) != 2 {
+		t.Fatalf("--kafka-version 3.9 --json: exit %d, want 0 (%v)\n%s\n%s", code, err, out, errOut)
+	}
+	for _, r := range v.Cases {
+		if r.Status != conformance.NotApplicable || r.ShipsIn == "" || r.Source == "" {
+			t.Errorf("--kafka-version 3.9: %s %s ships in %q, source %q; want N/A", r.Name, r.Status, r.ShipsIn, r.Source)
+		}
+	}
+	if code, _, _ := run(t, "", "check", "--bootstrap", addr, "--cases", cases, "--histories", "0", "--out", dir); code != 1 {
+		t.Errorf("without --kafka-version: exit %d, want 1", code)
+	}
+	if code, _, errOut := run(t, "", "check", "--bootstrap", addr, "--kafka-version", "four"); code != 2 || !strings.Contains(errOut, "--kafka-version") {
+		t.Errorf("--kafka-version four: exit %d, want 2: %s", code, errOut)
+	}
+}
+
+// check catches KIP-345's broken promise over TCP: against `ghostcheck
+// serve --mutant static-restart-rebalances` (a static restart bumps the
+// group epoch) A5.5/static-restart-keeps-assignment fails and check exits
+// 1; against serve without the mutant it passes.
+func TestCheckCatchesServeStaticRestartMutant(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 0, "PASS"},
+		{[]string{"--mutant", "static-restart-rebalances"}, 1, "FAIL"},
+	} {
+		addr := startServeCommand(t, tc.args...)
+		code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--cases", "A5.5", "--histories", "0", "--out", t.TempDir())
+		if code != tc.code || rowStatus(out, "A5.5/static-restart-keeps-assignment") != tc.want {
+			t.Fatalf("serve %v: exit %d (want %d), A5.5 %s (want %s)\n%s\n%s", tc.args, code, tc.code, rowStatus(out, "A5.5/static-restart-keeps-assignment"), tc.want, out, errOut)
+		}
+		if tc.code == 1 && !strings.Contains(out, "the group epoch moved") {
+			t.Errorf("the failure does not say the group epoch moved:\n%s", out)
+		}
+	}
+}
+
+// startServeCommand runs what `ghostcheck serve` runs, with its flags
+// after these (800 ms sessions, 100 ms heartbeats, alpha:6,beta:3), on
+// 127.0.0.1 until the test ends.
+func startServeCommand(t *testing.T, args ...string) string {
+	t.Helper()
+	var errOut bytes.Buffer
+	cfg, code := parseServeFlags(append([]string{"--session-timeout", "800ms", "--heartbeat-interval", "100ms"}, args...), &errOut)
+	if code >= 0 {
+		t.Fatalf("serve %v: exit %d: %s", args, code, errOut.String())
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, cfg, io.Discard, io.Discard) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return ln.Addr().String()
 }

@@ -153,7 +153,7 @@ func TestExplain(t *testing.T) {
 		}, []string{"**", "A3.1. LeaveGroup removes a consumer-group member"}},
 		{"NoGhosts", 0, []string{"NoGhosts. every member belongs to a live process\n", "#noghosts-", "Source. KIP-1082"}, []string{"subsections"}},
 		{"§B4.2", 0, []string{"B4.2. Request validation\n", "B4.2/blank-group-id"}, nil},
-		{"StaticRestartKeepsAssignment", 0, []string{"a static restart is not a rebalance", "Corrected."}, nil},
+		{"StaticRestartKeepsAssignment", 0, []string{"a static restart is not a rebalance", "Who reports it."}, []string{"Corrected."}},
 		{"A3/batch-per-member-error", 1, []string{`no rule, case or section "A3/batch-per-member-error"`, "cases like it: A3/batch-per-member-errors"}, nil},
 		{"Z9", 1, []string{"sections and rules: A1 A2 A3 A3.1", "NoGhosts"}, []string{"cases like it"}},
 	} {

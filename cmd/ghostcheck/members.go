@@ -17,17 +17,46 @@ type membersConfig struct {
 	opts      members.Options
 	group     string
 	instances []string // remove: the instance ids
+	memberIDs []string // remove: the member ids
 	reason    string
 	asJSON    bool
 }
 
+// idList is a flag that may be given more than once; split, if set, also
+// cuts each value at commas (instance ids; a member id may hold any
+// character, so --member-id is not split).
+type idList struct {
+	ids   *[]string
+	split bool
+}
+
+func (l idList) String() string {
+	if l.ids == nil {
+		return ""
+	}
+	return strings.Join(*l.ids, ",")
+}
+
+func (l idList) Set(v string) error {
+	parts := []string{v}
+	if l.split {
+		parts = strings.Split(v, ",")
+	}
+	for _, id := range parts {
+		if id = strings.TrimSpace(id); id != "" {
+			*l.ids = append(*l.ids, id)
+		}
+	}
+	return nil
+}
+
 func membersUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: ghostcheck members list   --bootstrap HOST:PORT --group G [--json] [--timeout D]")
-	fmt.Fprintln(w, "       ghostcheck members remove --bootstrap HOST:PORT --group G --instance-id A[,B,...] [--reason TEXT] [--json] [--timeout D]")
+	fmt.Fprintln(w, "       ghostcheck members remove --bootstrap HOST:PORT --group G [--instance-id A[,B,...]]... [--member-id ID]... [--reason TEXT] [--json] [--timeout D]")
 }
 
 // runMembers is KIP-345's membership management: list a group's members,
-// remove static members by instance id.
+// remove static members by instance id and any member by member id.
 func runMembers(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg, code := parseMembersFlags(args, stderr)
 	if code >= 0 {
@@ -74,7 +103,8 @@ func parseMembersFlags(args []string, stderr io.Writer) (membersConfig, int) {
 	fs.DurationVar(&cfg.opts.Timeout, "timeout", 10*time.Second, "bound on connecting and on each request")
 	fs.StringVar(&cfg.opts.ClientID, "client-id", "ghostcheck-members", "ClientId to send")
 	fs.BoolVar(&cfg.asJSON, "json", false, "print JSON")
-	instances := fs.String("instance-id", "", "remove: comma-separated group.instance.id values")
+	fs.Var(idList{&cfg.instances, true}, "instance-id", "remove: group.instance.id values, comma-separated; may be repeated")
+	fs.Var(idList{&cfg.memberIDs, false}, "member-id", "remove: a member id (any member, Kafka 4.0+; below LeaveGroup v3 one request each); may be repeated")
 	fs.StringVar(&cfg.reason, "reason", "", "remove: reason sent with each member (LeaveGroup v5+)")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -87,13 +117,8 @@ func parseMembersFlags(args []string, stderr io.Writer) (membersConfig, int) {
 		membersUsage(stderr)
 		return cfg, 2
 	}
-	for _, id := range strings.Split(*instances, ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			cfg.instances = append(cfg.instances, id)
-		}
-	}
-	if cfg.sub == "remove" && len(cfg.instances) == 0 {
-		fmt.Fprintln(stderr, "ghostcheck members remove: --instance-id is required")
+	if cfg.sub == "remove" && len(cfg.instances) == 0 && len(cfg.memberIDs) == 0 {
+		fmt.Fprintln(stderr, "ghostcheck members remove: --instance-id or --member-id is required")
 		return cfg, 2
 	}
 	return cfg, -1
@@ -102,7 +127,8 @@ func parseMembersFlags(args []string, stderr io.Writer) (membersConfig, int) {
 // removeMembers sends the removal and reports each member's result; exit 1
 // unless every member was removed.
 func removeMembers(cfg membersConfig, stdout, stderr io.Writer) int {
-	version, rs, err := members.Remove(cfg.opts, cfg.group, cfg.instances, cfg.reason)
+	who := members.Who{InstanceIDs: cfg.instances, MemberIDs: cfg.memberIDs}
+	version, rs, err := members.Remove(cfg.opts, cfg.group, who, cfg.reason)
 	if err != nil {
 		fmt.Fprintln(stderr, "ghostcheck members remove:", err)
 		if errors.Is(err, members.ErrNeedsV3) {
@@ -121,22 +147,29 @@ func removeMembers(cfg membersConfig, stdout, stderr io.Writer) int {
 			return code
 		}
 	} else {
-		fmt.Fprintf(stdout, "LeaveGroup v%d to group %s: %d of %d removed\n\n", version, cfg.group, ok, len(rs))
+		how := ""
+		if version < 3 {
+			how = " (one request per member id)"
+		}
+		fmt.Fprintf(stdout, "LeaveGroup v%d to group %s%s: %d of %d removed\n\n", version, cfg.group, how, ok, len(rs))
 		fmt.Fprintf(stdout, "%-24s %-40s %s\n", "INSTANCE ID", "MEMBER ID", "RESULT")
 		for _, r := range rs {
 			res := r.Error
 			if !r.Removed() {
 				res += " — " + r.Meaning
 			}
-			mid := r.MemberID
-			if mid == "" {
-				mid = "-"
-			}
-			fmt.Fprintf(stdout, "%-24s %-40s %s\n", r.InstanceID, mid, res)
+			fmt.Fprintf(stdout, "%-24s %-40s %s\n", orDash(r.InstanceID), orDash(r.MemberID), res)
 		}
 	}
 	if ok != len(rs) {
 		return 1
 	}
 	return 0
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -45,8 +45,10 @@ func TestMembersUsage(t *testing.T) {
 		{[]string{"members", "list"}, 2, "--bootstrap and --group are required"},
 		{[]string{"members", "list", "--bootstrap", "127.0.0.1:1"}, 2, "--bootstrap and --group are required"},
 		{[]string{"members", "list", "--bootstrap", "127.0.0.1:1", "--group", "g", "extra"}, 2, "required"},
-		{[]string{"members", "remove", "--bootstrap", "127.0.0.1:1", "--group", "g"}, 2, "--instance-id is required"},
-		{[]string{"members", "remove", "--bootstrap", "127.0.0.1:1", "--group", "g", "--instance-id", " , "}, 2, "--instance-id is required"},
+		{[]string{"members", "remove", "--bootstrap", "127.0.0.1:1", "--group", "g"}, 2, "--instance-id or --member-id is required"},
+		{[]string{"members", "remove", "--bootstrap", "127.0.0.1:1", "--group", "g", "--instance-id", " , "}, 2, "--instance-id or --member-id is required"},
+		{[]string{"members", "remove", "--bootstrap", "127.0.0.1:1", "--group", "g", "--member-id", " "}, 2, "--instance-id or --member-id is required"},
+		{[]string{"members", "remove", "-h"}, 0, "-member-id"},
 		{[]string{"members", "list", "-h"}, 0, "-bootstrap"},
 		{[]string{"members", "list", "--nope"}, 2, "flag provided but not defined"},
 	} {
@@ -119,5 +121,47 @@ func TestMembersRemoveNeedsV3(t *testing.T) {
 	}
 	if code, out, _ := run(t, "", "members", "list", "--bootstrap", addr, "--group", "orders"); code != 0 || !strings.Contains(out, "member-1") {
 		t.Errorf("the member must still be there:\n%s", out)
+	}
+}
+
+// remove --member-id removes any member by its member id (Kafka 4.0+),
+// repeated and beside --instance-id; a member id is not cut at commas.
+func TestMembersRemoveByMemberID(t *testing.T) {
+	addr := startGroup(t, nil)
+	code, out, errOut := run(t, "", "members", "remove", "--bootstrap", addr, "--group", "orders", "--member-id", "member-1", "--member-id", "no,such,member", "--instance-id", "host-9")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (two of three not removed): %s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"LeaveGroup v5 to group orders: 1 of 3 removed",
+		"host-9                   -                                        UNKNOWN_MEMBER_ID — ",
+		"-                        member-1                                 NONE\n",
+		"-                        no,such,member                           UNKNOWN_MEMBER_ID — ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("remove lacks %q:\n%s", want, out)
+		}
+	}
+	if code, out, _ := run(t, "", "members", "list", "--bootstrap", addr, "--group", "orders"); code != 0 || strings.Contains(out, "member-1") {
+		t.Errorf("member-1 must be gone:\n%s", out)
+	}
+}
+
+// Below LeaveGroup v3 a member id is removed with a v0-v2 request of its
+// own, and the output says so.
+func TestMembersRemoveByMemberIDBelowV3(t *testing.T) {
+	addr := startGroup(t, map[codec.APIKey]int16{codec.LeaveGroup: 2})
+	code, out, errOut := run(t, "", "members", "remove", "--bootstrap", addr, "--group", "orders", "--member-id", "member-1", "--json")
+	var r struct {
+		LeaveGroupVersion int
+		Members           []struct{ MemberID, Error string }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.LeaveGroupVersion != 2 || len(r.Members) != 1 || r.Members[0].Error != "NONE" || r.Members[0].MemberID != "member-1" {
+		t.Fatalf("remove --member-id at v2: exit %d, want 0:\n%s%s", code, out, errOut)
+	}
+	addr = startGroup(t, map[codec.APIKey]int16{codec.LeaveGroup: 2})
+	code, out, _ = run(t, "", "members", "remove", "--bootstrap", addr, "--group", "orders", "--member-id", "member-1", "--member-id", "gone")
+	if code != 1 || !strings.Contains(out, "LeaveGroup v2 to group orders (one request per member id): 1 of 2 removed") {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}
 }

@@ -27,6 +27,9 @@ func writeCheckReport(cfg checkConfig, out checkOutcome, stdout, stderr io.Write
 	ix := pages.Index{Kind: "check", Title: "check of " + cfg.peer.Addr, Verdict: "Ok", Cases: pages.CaseRows(results)}
 	c := conformance.Counts(results)
 	ix.Headline = fmt.Sprintf("%d conformance cases: %d pass, %d fail, %d skip, %d crash", len(results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash])
+	if cfg.kafkaVersion != "" {
+		ix.Headline += fmt.Sprintf(", %d n/a (not shipped in Kafka %s)", c[conformance.NotApplicable], cfg.kafkaVersion)
+	}
 	if out.cases.Stopped != "" {
 		ix.Headline += "; stopped: " + out.cases.Stopped
 	}
@@ -94,7 +97,11 @@ func checkPlots(results []conformance.Result, rtt map[string][]time.Duration) []
 	}
 	sort.Strings(secs)
 	var bars []pages.Bars
-	for _, st := range []conformance.Status{conformance.Pass, conformance.Fail, conformance.Skip, conformance.Crash} {
+	statuses := []conformance.Status{conformance.Pass, conformance.Fail, conformance.Skip, conformance.Crash}
+	if conformance.Counts(results)[conformance.NotApplicable] > 0 {
+		statuses = append(statuses, conformance.NotApplicable)
+	}
+	for _, st := range statuses {
 		b := pages.Bars{Label: string(st)}
 		for _, s := range secs {
 			b.Values = append(b.Values, float64(bySection[s][st]))

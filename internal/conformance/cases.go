@@ -12,93 +12,162 @@ import (
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
-// Cases lists every case, in the order of docs/PROTOCOL.md.
+// Cases lists every case, in the order of docs/PROTOCOL.md (the risky
+// framing cases last).
 func Cases() []Case {
+	var out []Case
+	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB7(), casesB11()} {
+		out = append(out, section...)
+	}
+	return out
+}
+
+// Sources that many cases share, as docs/PROTOCOL.md's rows write them.
+const (
+	srcKafka40     = "Kafka 4.0"
+	srcKIP1082     = "KIP-1082, Kafka 4.0"
+	srcKIP1313     = "KIP-1313, KIP accepted, not shipped"
+	srcKIP1313Code = "KIP-1313, KIP accepted, not shipped; the code is ghostcheck's"
+	srcPR23542     = "open PR (apache/kafka#23542), in no release"
+	srcKAFKA18188  = "Kafka 4.0 (KAFKA-18188)"
+	srcEvery       = "every Kafka release"
+	srcKIP345      = "KIP-345, Kafka 2.4"
+	srcKIP345On40  = "KIP-345; Kafka 4.0"
+)
+
+// casesA1: KIP-1082.
+func casesA1() []Case {
 	return []Case{
-		// A1: KIP-1082.
-		{Name: "A1/v1-join-empty-member-id", Rule: "ConsumerGroupHeartbeat v1 join with MemberId \"\" is INVALID_REQUEST and makes no member", run: caseV1Empty("")},
-		{Name: "A1/v1-join-blank-member-id", Rule: "a whitespace-only MemberId counts as empty at v1: INVALID_REQUEST, no member", run: caseV1Empty("   ")},
-		{Name: "A1/v1-heartbeat-empty-member-id", Rule: "an empty MemberId on any v1 heartbeat (epoch > 0) is INVALID_REQUEST", run: caseV1HeartbeatEmpty},
-		{Name: "A1/v0-join-empty-member-id", Rule: "v0 join with MemberId \"\": the broker makes an id (non-empty, not the zero UUID)", run: caseV0Generated},
-		{Name: "A1/retried-join-same-member", Rule: "a repeated join (epoch 0) with an id already in the group is accepted in place: one member, epoch kept", run: caseRetriedJoin(false)},
-		{Name: "A1/static-retried-join-same-member", Rule: "a static member's repeated join with its own id and instance is accepted in place (shipped Kafka: UNRELEASED_INSTANCE_ID, PR #23542)", run: caseRetriedJoin(true)},
-		{Name: "A1/static-join-other-member-unreleased", Rule: "a join by another member id for an instance held by an active member is UNRELEASED_INSTANCE_ID", run: caseUnreleased},
-		{Name: "A1/join-existing-member-other-instance", Rule: "a join naming a member id in the group with a different instance id is INVALID_REQUEST", run: caseOtherInstance},
-		{Name: "A1/member-id-any-string", Rule: "the broker does not check the member id's format: any non-blank string joins", run: caseAnyString},
+		{Name: "A1/v1-join-empty-member-id", Source: srcKIP1082, Rule: "ConsumerGroupHeartbeat v1 join with MemberId \"\" is INVALID_REQUEST and makes no member", run: caseV1Empty("")},
+		{Name: "A1/v1-join-blank-member-id", Source: srcKIP1082, Rule: "a whitespace-only MemberId counts as empty at v1: INVALID_REQUEST, no member", run: caseV1Empty("   ")},
+		{Name: "A1/v1-heartbeat-empty-member-id", Source: srcKIP1082, Rule: "an empty MemberId on any v1 heartbeat (epoch > 0) is INVALID_REQUEST", run: caseV1HeartbeatEmpty},
+		{Name: "A1/v0-join-empty-member-id", Source: "KIP-848, Kafka 4.0", Rule: "v0 join with MemberId \"\": the broker makes an id (non-empty, not the zero UUID)", run: caseV0Generated},
+		{Name: "A1/retried-join-same-member", Source: "KAFKA-19233, trunk only (merged 2026-01; release unverified)", Rule: "a repeated join (epoch 0) with an id already in the group is accepted in place: one member, epoch kept", run: caseRetriedJoin(false)},
+		{Name: "A1/static-retried-join-same-member", Source: srcPR23542, Rule: "a static member's repeated join with its own id and instance is accepted in place (shipped Kafka: UNRELEASED_INSTANCE_ID)", run: caseRetriedJoin(true)},
+		{Name: "A1/static-join-other-member-unreleased", Source: "KIP-848, Kafka 4.0", Rule: "a join by another member id for an instance held by an active member is UNRELEASED_INSTANCE_ID", run: caseUnreleased},
+		{Name: "A1/join-existing-member-other-instance", Source: srcPR23542, Rule: "a join naming a member id in the group with a different instance id is INVALID_REQUEST", run: caseOtherInstance},
+		{Name: "A1/member-id-any-string", Source: srcKafka40, Rule: "the broker does not check the member id's format: any non-blank string joins", run: caseAnyString},
+	}
+}
 
-		// A2: KIP-1313.
-		{Name: "A2/first-clientid-remembered", Rule: "a connection's first ClientId is used for later requests that send null (Describe shows it)", run: caseClientIDRemembered},
-		{Name: "A2/null-first-clientid-reads-empty", Rule: "a null ClientId on a connection's first request reads as \"\"", run: caseNullFirstClientID},
-		{Name: "A2/later-clientid-keeps-first", Rule: "a later request sending a ClientId does not replace the connection's first", run: caseLaterClientID},
-		{Name: "A2/header-tags-ignorable", Rule: "request header v2 tag 0 (client instance id) and unknown tags are accepted and ignored", run: caseHeaderTags},
-		{Name: "A2/telemetry-v1-no-instance-id", Rule: "GetTelemetrySubscriptions v1 without a header client instance id is INVALID_REQUEST", run: caseTelemetryV1(false)},
-		{Name: "A2/telemetry-v1-zero-instance-id", Rule: "GetTelemetrySubscriptions v1 whose header carries the zero UUID is INVALID_REQUEST", run: caseTelemetryV1(true)},
-		{Name: "A2/telemetry-v1-header-id", Rule: "GetTelemetrySubscriptions v1 takes the client instance id from the header: NONE", run: caseTelemetryV1Header},
-		{Name: "A2/telemetry-v0-id-echoed", Rule: "GetTelemetrySubscriptions v0 with a non-zero id keeps and echoes it", run: caseTelemetryV0(false)},
-		{Name: "A2/telemetry-v0-zero-id-assigned", Rule: "GetTelemetrySubscriptions v0 with the zero id gets a broker-made, non-zero id", run: caseTelemetryV0(true)},
+// casesA2: KIP-1313.
+func casesA2() []Case {
+	return []Case{
+		{Name: "A2/first-clientid-remembered", Source: srcKIP1313, Rule: "a connection's first ClientId is used for later requests that send null (Describe shows it)", run: caseClientIDRemembered},
+		{Name: "A2/null-first-clientid-reads-empty", Source: srcEvery, Rule: "a null ClientId on a connection's first request reads as \"\"", run: caseNullFirstClientID},
+		{Name: "A2/later-clientid-keeps-first", Source: srcKIP1313, Rule: "a later request sending a ClientId does not replace the connection's first", run: caseLaterClientID},
+		{Name: "A2/header-tags-ignorable", Source: "KIP-482 (tagged fields), Kafka 2.4", Rule: "request header v2 tag 0 (client instance id) and unknown tags are accepted and ignored", run: caseHeaderTags},
+		{Name: "A2/telemetry-v1-no-instance-id", Source: srcKIP1313Code, Rule: "GetTelemetrySubscriptions v1 without a header client instance id is INVALID_REQUEST", run: caseTelemetryV1(false)},
+		{Name: "A2/telemetry-v1-zero-instance-id", Source: srcKIP1313Code, Rule: "GetTelemetrySubscriptions v1 whose header carries the zero UUID is INVALID_REQUEST", run: caseTelemetryV1(true)},
+		{Name: "A2/telemetry-v1-header-id", Source: srcKIP1313, Rule: "GetTelemetrySubscriptions v1 takes the client instance id from the header: NONE", run: caseTelemetryV1Header},
+		{Name: "A2/telemetry-v0-id-echoed", Source: "KIP-714, Kafka 3.7", Rule: "GetTelemetrySubscriptions v0 with a non-zero id keeps and echoes it", run: caseTelemetryV0(false)},
+		{Name: "A2/telemetry-v0-zero-id-assigned", Source: "KIP-714, Kafka 3.7", Rule: "GetTelemetrySubscriptions v0 with the zero id gets a broker-made, non-zero id", run: caseTelemetryV0(true)},
+	}
+}
 
-		// A3: KIP-345 LeaveGroup on a consumer group.
-		{Name: "A3/admin-removal-by-instance", Rule: "LeaveGroup v3+ {MemberId \"\", held instance}: the static member is removed, NONE", run: caseAdminRemoval},
-		{Name: "A3/unknown-instance", Rule: "LeaveGroup v3+ {\"\", unknown instance}: UNKNOWN_MEMBER_ID for the member, top-level NONE", run: caseLGOne(lgUnknownInstance)},
-		{Name: "A3/empty-member-and-instance", Rule: "LeaveGroup v3+ {\"\", null}: UNKNOWN_MEMBER_ID", run: caseLGOne(lgEmptyBoth)},
-		{Name: "A3/instance-held-by-other-member", Rule: "LeaveGroup v3+ {other id, held instance}: FENCED_INSTANCE_ID", run: caseLGOne(lgFenced)},
-		{Name: "A3/consumer-member-own-instance", Rule: "LeaveGroup v3+ {holder's id, its instance}: UNKNOWN_MEMBER_ID (not a classic member), member kept", run: caseLGOne(lgOwn)},
-		{Name: "A3/dynamic-consumer-member", Rule: "LeaveGroup v3+ {consumer member id, null}: UNKNOWN_MEMBER_ID, member kept", run: caseLGOne(lgDynamic)},
-		{Name: "A3/batch-per-member-errors", Rule: "one LeaveGroup v3+ batch answers each member on its own", run: caseLGBatch},
+// casesA3: KIP-345's LeaveGroup on a consumer group (A3's table, A3.1,
+// A3.2).
+func casesA3() []Case {
+	return []Case{
+		{Name: "A3/admin-removal-by-instance", Source: "KIP-345, Kafka 2.4; consumer groups Kafka 4.0", Rule: "LeaveGroup v3+ {MemberId \"\", held instance}: the static member is removed, NONE", run: caseAdminRemoval},
+		{Name: "A3/unknown-instance", Source: srcKIP345, Rule: "LeaveGroup v3+ {\"\", unknown instance}: UNKNOWN_MEMBER_ID for the member, top-level NONE", run: caseLGOne(lgUnknownInstance)},
+		{Name: "A3/empty-member-and-instance", Source: srcKIP345, Rule: "LeaveGroup v3+ {\"\", null}: UNKNOWN_MEMBER_ID", run: caseLGOne(lgEmptyBoth)},
+		{Name: "A3/instance-held-by-other-member", Source: "KIP-345, Kafka 2.3 (KAFKA-8225)", Rule: "LeaveGroup v3+ {other id, held instance}: FENCED_INSTANCE_ID", run: caseLGOne(lgFenced)},
+		{Name: "A3/remove-own-id-with-instance", Source: srcKAFKA18188, Rule: "LeaveGroup v3+ {holder's member id, its instance}: the member is removed, NONE", run: caseLGOne(lgOwn)},
+		{Name: "A3/remove-by-member-id", Source: srcKAFKA18188, Rule: "LeaveGroup v3+ {a dynamic member's id, null}: the member is removed, NONE", run: caseLGEntry(lgByMemberID, false)},
+		{Name: "A3/unknown-member-id", Source: srcKIP345, Rule: "LeaveGroup v3+ {a member id the group does not hold, null}: UNKNOWN_MEMBER_ID, top-level NONE, members kept", run: caseLGEntry(lgUnknownMemberID, false)},
+		{Name: "A3/remove-by-member-id-v0-v2", Source: srcKAFKA18188, Rule: "LeaveGroup v0-v2 naming a member's id: the member is removed, top-level NONE", run: caseLGOld(true)},
+		{Name: "A3/unknown-member-id-v0-v2", Source: srcEvery, Rule: "LeaveGroup v0-v2 naming a member id the group does not hold: top-level UNKNOWN_MEMBER_ID", run: caseLGOld(false)},
+		{Name: "A3/batch-per-member-errors", Source: srcKIP345, Rule: "one LeaveGroup v3+ batch answers each member on its own", run: caseLGBatch},
+		{Name: "A3/batch-one-epoch-bump", Source: srcKAFKA18188, Rule: "a LeaveGroup that removes two members moves the group epoch by one, not two", run: caseLGOneBump},
+	}
+}
 
-		// §B4.2: request validation, INVALID_REQUEST unless noted.
-		{Name: "B4.2/blank-group-id", Rule: "GroupId blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.GroupId = " " }, codec.InvalidRequest)},
-		{Name: "B4.2/blank-instance-id", Rule: "InstanceId non-null and blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.InstanceId = codec.Str("") }, codec.InvalidRequest)},
-		{Name: "B4.2/blank-rack-id", Rule: "RackId non-null and blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.RackId = codec.Str(" ") }, codec.InvalidRequest)},
-		{Name: "B4.2/join-without-rebalance-timeout", Rule: "epoch 0 with RebalanceTimeoutMs -1: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.RebalanceTimeoutMs = -1 }, codec.InvalidRequest)},
-		{Name: "B4.2/join-null-topic-partitions", Rule: "epoch 0 with TopicPartitions null: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.TopicPartitions = nil }, codec.InvalidRequest)},
-		{Name: "B4.2/join-nonempty-topic-partitions", Rule: "epoch 0 with TopicPartitions non-empty: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) {
+// casesA5: the static takeover (A5.5) and the full request (A5.7).
+func casesA5() []Case {
+	return []Case{
+		{Name: "A5.5/static-restart-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a new member id taking over a parked static member's instance: the group epoch unchanged, the old member's partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticRestart},
+		{Name: "A5.7/regex-heartbeat-is-full", Source: srcKafka40, Rule: "a heartbeat with RebalanceTimeoutMs, SubscribedTopicRegex and TopicPartitions set (names null) is a full request: its response carries the assignment", run: caseRegexFull},
+	}
+}
+
+// casesB42: §B4.2, request validation, INVALID_REQUEST unless noted.
+func casesB42() []Case {
+	return []Case{
+		{Name: "B4.2/blank-group-id", Source: srcKafka40, Rule: "GroupId blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.GroupId = " " }, codec.InvalidRequest)},
+		{Name: "B4.2/blank-instance-id", Source: srcKafka40, Rule: "InstanceId non-null and blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.InstanceId = codec.Str("") }, codec.InvalidRequest)},
+		{Name: "B4.2/blank-rack-id", Source: srcKafka40, Rule: "RackId non-null and blank: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.RackId = codec.Str(" ") }, codec.InvalidRequest)},
+		{Name: "B4.2/join-without-rebalance-timeout", Source: srcKafka40, Rule: "epoch 0 with RebalanceTimeoutMs -1: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.RebalanceTimeoutMs = -1 }, codec.InvalidRequest)},
+		{Name: "B4.2/join-null-topic-partitions", Source: srcKafka40, Rule: "epoch 0 with TopicPartitions null: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.TopicPartitions = nil }, codec.InvalidRequest)},
+		{Name: "B4.2/join-nonempty-topic-partitions", Source: srcKafka40, Rule: "epoch 0 with TopicPartitions non-empty: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) {
 			r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: codec.UUID{1}, Partitions: []int32{0}}}
 		}, codec.InvalidRequest)},
-		{Name: "B4.2/join-without-subscription", Rule: "epoch 0 with neither SubscribedTopicNames nor SubscribedTopicRegex: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.SubscribedTopicNames = nil }, codec.InvalidRequest)},
-		{Name: "B4.2/static-leave-null-instance", Rule: "epoch -2 with InstanceId null: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.MemberEpoch = -2 }, codec.InvalidRequest)},
-		{Name: "B4.2/epoch-below-minus-two", Rule: "epoch < -2: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.MemberEpoch = -3 }, codec.InvalidRequest)},
-		{Name: "B4.2/unsupported-assignor", Rule: "ServerAssignor not configured: UNSUPPORTED_ASSIGNOR", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.ServerAssignor = codec.Str("no-such-assignor") }, codec.UnsupportedAssignor)},
-		{Name: "B4.2/empty-subscription-allowed", Rule: "epoch 0 with an empty SubscribedTopicNames list is a valid join (NONE)", run: caseEmptySubscription},
-		{Name: "B4.2/join-null-regex-allowed", Rule: "epoch 0 with SubscribedTopicNames and SubscribedTopicRegex null is a valid join (NONE)", Risky: true, run: caseNullRegex},
+		{Name: "B4.2/join-without-subscription", Source: srcKafka40, Rule: "epoch 0 with neither SubscribedTopicNames nor SubscribedTopicRegex: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.SubscribedTopicNames = nil }, codec.InvalidRequest)},
+		{Name: "B4.2/static-leave-null-instance", Source: srcKafka40, Rule: "epoch -2 with InstanceId null: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.MemberEpoch = -2 }, codec.InvalidRequest)},
+		{Name: "B4.2/epoch-below-minus-two", Source: srcKafka40, Rule: "epoch < -2: INVALID_REQUEST", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.MemberEpoch = -3 }, codec.InvalidRequest)},
+		{Name: "B4.2/unsupported-assignor", Source: srcKafka40, Rule: "ServerAssignor not configured: UNSUPPORTED_ASSIGNOR", run: caseInvalid(func(r *codec.ConsumerGroupHeartbeatRequest) { r.ServerAssignor = codec.Str("no-such-assignor") }, codec.UnsupportedAssignor)},
+		{Name: "B4.2/empty-subscription-allowed", Source: srcKafka40, Rule: "epoch 0 with an empty SubscribedTopicNames list is a valid join (NONE)", run: caseEmptySubscription},
+		{Name: "B4.2/join-null-regex-allowed", Source: srcKafka40, Rule: "epoch 0 with SubscribedTopicNames and SubscribedTopicRegex null is a valid join (NONE)", Risky: true, run: caseNullRegex},
+	}
+}
 
-		// §B4.4: state rules.
-		{Name: "B4.4/heartbeat-missing-group", Rule: "epoch > 0 to a group that does not exist: GROUP_ID_NOT_FOUND", run: caseMissingGroup(1)},
-		{Name: "B4.4/heartbeat-unknown-member", Rule: "epoch > 0 for a member id the group does not hold: UNKNOWN_MEMBER_ID", run: caseUnknownMember},
-		{Name: "B4.4/epoch-ahead-fenced", Rule: "a heartbeat at an epoch above the member's: FENCED_MEMBER_EPOCH", run: caseEpochAhead},
-		{Name: "B4.4/previous-epoch-with-owned-subset", Rule: "a heartbeat at the member's previous epoch reporting a subset of its assignment is accepted (a lost response)", run: casePreviousEpoch(true)},
-		{Name: "B4.4/previous-epoch-without-partitions", Rule: "a heartbeat at the previous epoch with TopicPartitions null: FENCED_MEMBER_EPOCH", run: casePreviousEpoch(false)},
-		{Name: "B4.4/leave-missing-group", Rule: "a leave (epoch -1) to a group that does not exist: GROUP_ID_NOT_FOUND", run: caseMissingGroup(-1)},
-		{Name: "B4.4/leave-unknown-member", Rule: "a leave for a member id the group does not hold: UNKNOWN_MEMBER_ID", run: caseLeaveUnknown},
-		{Name: "B4.4/leave-removes-member", Rule: "a leave (epoch -1) answers NONE with epoch -1 and removes the member", run: caseLeaveRemoves},
-		{Name: "B4.4/leave-twice", Rule: "a leave is not idempotent: the second gets UNKNOWN_MEMBER_ID", run: caseLeaveTwice},
-		{Name: "B4.4/static-leave-parks", Rule: "a static leave (epoch -2) answers epoch -2 and keeps the member, listed at epoch -2", run: caseStaticPark},
-		{Name: "B4.4/static-takeover-of-parked", Rule: "a new member id joining with a parked member's instance replaces it", run: caseTakeover},
-		{Name: "B4.4/static-heartbeat-unknown-instance", Rule: "epoch > 0 with an instance no member holds: UNKNOWN_MEMBER_ID", run: caseStaticUnknownInstance},
-		{Name: "B4.4/static-heartbeat-fenced-instance", Rule: "epoch > 0 with an instance held by another member id: FENCED_INSTANCE_ID", run: caseStaticFenced(1)},
-		{Name: "B4.4/static-leave-fenced-instance", Rule: "a leave with an instance held by another member id: FENCED_INSTANCE_ID", run: caseStaticFenced(-1)},
-		{Name: "B4.4/group-max-size", Rule: "a new member when the group holds group.consumer.max.size members: GROUP_MAX_SIZE_REACHED; members already in may rejoin", run: caseMaxSize},
-		{Name: "B4.4/error-response-shape", Rule: "an error response carries MemberId null, MemberEpoch 0, HeartbeatIntervalMs 0 (§B3.3)", run: caseErrorShape},
-		{Name: "B4.4/success-heartbeat-interval", Rule: "a successful heartbeat carries the broker's heartbeat interval", run: caseInterval},
-		{Name: "B4.4/closed-connection-keeps-assignment", Rule: "a member's partitions stay its own when its connection closes: another member is given none of them until it revokes", run: caseClosedConnection},
-		{Name: "B4.4/session-expiry", Rule: "a member that stops heartbeating stays for its session timeout, then is removed", Slow: true, run: caseSessionExpiry},
-		{Name: "B4.4/error-does-not-refresh-session", Rule: "an error response does not refresh the session", Slow: true, run: caseErrorNoRefresh},
-		{Name: "B4.4/parked-member-expires", Rule: "a member parked at epoch -2 is removed when its session times out", Slow: true, run: caseParkedExpires},
+// casesB44: §B4.4, the state rules.
+func casesB44() []Case {
+	return []Case{
+		{Name: "B4.4/heartbeat-missing-group", Source: srcKafka40, Rule: "epoch > 0 to a group that does not exist: GROUP_ID_NOT_FOUND", run: caseMissingGroup(1)},
+		{Name: "B4.4/heartbeat-unknown-member", Source: srcKafka40, Rule: "epoch > 0 for a member id the group does not hold: UNKNOWN_MEMBER_ID", run: caseUnknownMember},
+		{Name: "B4.4/epoch-ahead-fenced", Source: srcKafka40, Rule: "a heartbeat at an epoch above the member's: FENCED_MEMBER_EPOCH", run: caseEpochAhead},
+		{Name: "B4.4/previous-epoch-with-owned-subset", Source: srcKafka40, Rule: "a heartbeat at the member's previous epoch reporting a subset of its assignment is accepted (a lost response)", run: casePreviousEpoch(true)},
+		{Name: "B4.4/previous-epoch-without-partitions", Source: srcKafka40, Rule: "a heartbeat at the previous epoch with TopicPartitions null: FENCED_MEMBER_EPOCH", run: casePreviousEpoch(false)},
+		{Name: "B4.4/leave-missing-group", Source: srcKafka40, Rule: "a leave (epoch -1) to a group that does not exist: GROUP_ID_NOT_FOUND", run: caseMissingGroup(-1)},
+		{Name: "B4.4/leave-unknown-member", Source: srcKafka40, Rule: "a leave for a member id the group does not hold: UNKNOWN_MEMBER_ID", run: caseLeaveUnknown},
+		{Name: "B4.4/leave-removes-member", Source: srcKafka40, Rule: "a leave (epoch -1) answers NONE with epoch -1 and removes the member", run: caseLeaveRemoves},
+		{Name: "B4.4/leave-twice", Source: srcKafka40, Rule: "a leave is not idempotent: the second gets UNKNOWN_MEMBER_ID", run: caseLeaveTwice},
+		{Name: "B4.4/static-leave-parks", Source: srcKafka40, Rule: "a static leave (epoch -2) answers epoch -2 and keeps the member, listed at epoch -2", run: caseStaticPark},
+		{Name: "B4.4/static-takeover-of-parked", Source: srcKIP345On40, Rule: "a new member id joining with a parked member's instance replaces it", run: caseTakeover},
+		{Name: "B4.4/static-takeover-in-full-group", Source: "KAFKA-20601, trunk only (apache/kafka#22356; release unverified)", Rule: "a static takeover of a parked member's instance succeeds when the group holds group.consumer.max.size members", run: caseTakeoverFullGroup},
+		{Name: "B4.4/static-heartbeat-unknown-instance", Source: srcKafka40, Rule: "epoch > 0 with an instance no member holds: UNKNOWN_MEMBER_ID", run: caseStaticUnknownInstance},
+		{Name: "B4.4/static-heartbeat-fenced-instance", Source: srcKIP345On40, Rule: "epoch > 0 with an instance held by another member id: FENCED_INSTANCE_ID", run: caseStaticFenced(1)},
+		{Name: "B4.4/static-leave-fenced-instance", Source: srcKIP345On40, Rule: "a leave with an instance held by another member id: FENCED_INSTANCE_ID", run: caseStaticFenced(-1)},
+		{Name: "B4.4/group-max-size", Source: srcKafka40, Rule: "a new member when the group holds group.consumer.max.size members: GROUP_MAX_SIZE_REACHED; members already in may rejoin", run: caseMaxSize},
+		{Name: "B4.4/error-response-shape", Source: srcKafka40, Rule: "an error response carries MemberId null, MemberEpoch 0, HeartbeatIntervalMs 0 (§B3.3)", run: caseErrorShape},
+		{Name: "B4.4/success-heartbeat-interval", Source: srcKafka40, Rule: "a successful heartbeat carries the broker's heartbeat interval", run: caseInterval},
+		{Name: "B4.4/closed-connection-keeps-assignment", Source: "KIP-848, Kafka 4.0", Rule: "a member's partitions stay its own when its connection closes: another member is given none of them until it revokes", run: caseClosedConnection},
+		{Name: "B4.4/session-expiry", Source: srcKafka40, Rule: "a member that stops heartbeating stays for its session timeout, then is removed", Slow: true, run: caseSessionExpiry},
+		{Name: "B4.4/error-does-not-refresh-session", Source: srcKafka40, Rule: "an error response does not refresh the session", Slow: true, run: caseErrorNoRefresh},
+		{Name: "B4.4/parked-member-expires", Source: "Kafka 4.0 (integration-tested since apache/kafka#14911)", Rule: "a member parked at epoch -2 is removed when its session times out", Slow: true, run: caseParkedExpires},
+	}
+}
 
-		// §B5: LeaveGroup outside A3's table.
-		{Name: "B5/missing-group-v3", Rule: "LeaveGroup v3+ to a missing group: each member UNKNOWN_MEMBER_ID, top-level NONE", run: caseLGMissing(true)},
-		{Name: "B5/missing-group-v0-v2", Rule: "LeaveGroup v0-v2 to a missing group: top-level UNKNOWN_MEMBER_ID", run: caseLGMissing(false)},
-		{Name: "B5/blank-group-id", Rule: "LeaveGroup with a blank GroupId: top-level INVALID_GROUP_ID", run: caseLGBlank},
+// casesB5: §B5, LeaveGroup outside A3's table.
+func casesB5() []Case {
+	return []Case{
+		{Name: "B5/missing-group-v3", Source: "Kafka 2.4", Rule: "LeaveGroup v3+ to a missing group: each member UNKNOWN_MEMBER_ID, top-level NONE", run: caseLGMissing(true)},
+		{Name: "B5/missing-group-v0-v2", Source: srcEvery, Rule: "LeaveGroup v0-v2 to a missing group: top-level UNKNOWN_MEMBER_ID", run: caseLGMissing(false)},
+		{Name: "B5/empty-group-id", Source: srcKafka40, Rule: "LeaveGroup with GroupId \"\": top-level INVALID_GROUP_ID", run: caseLGGroupID("")},
+		{Name: "B5/blank-group-id-is-missing-group", Source: srcKafka40, Rule: "LeaveGroup with GroupId \"  \" (not trimmed) is a group that does not exist: v3+ each member UNKNOWN_MEMBER_ID, top-level NONE", run: caseLGGroupID("  ")},
+	}
+}
 
-		// §B1 and §B7: what a client needs to talk to the broker at all.
-		{Name: "B7.1/unknown-version-answered-v0", Rule: "ApiVersions at a version the broker does not know: v0 body, UNSUPPORTED_VERSION, the ApiVersions range", run: caseAVUnknown},
-		{Name: "B7.1/bad-software-name", Rule: "ApiVersions v3+ with a software name outside the pattern: INVALID_REQUEST", run: caseAVBadName},
-		{Name: "B7.1/advertises-group-apis", Rule: "ApiVersions lists ConsumerGroupHeartbeat v1, ConsumerGroupDescribe and LeaveGroup v3+", run: caseAVLists},
-		{Name: "B7.2/describe-missing-group", Rule: "ConsumerGroupDescribe of a missing group: GROUP_ID_NOT_FOUND", run: caseDescribeMissing},
-		{Name: "B7.2/describe-topic-names", Rule: "ConsumerGroupDescribe names each assigned topic (TopicName) beside its id", run: caseDescribeNames},
-		{Name: "B1.1/trailing-bytes-ignored", Rule: "bytes after a complete request body are ignored", run: caseTrailing},
-		{Name: "B1.1/unsupported-version-closes", Rule: "a request at a version the broker does not offer: the connection is closed, no response", run: caseUnsupportedVersion},
-		{Name: "B1.1/unknown-api-key-closes", Rule: "a request with an api key the broker does not know: the connection is closed, no response, the broker keeps serving", Risky: true, run: caseUnknownKey},
+// casesB7: §B7, ApiVersions and ConsumerGroupDescribe.
+func casesB7() []Case {
+	return []Case{
+		{Name: "B7.1/unknown-version-answered-v0", Source: "KIP-511, Kafka 2.4", Rule: "ApiVersions at a version the broker does not know: v0 body, UNSUPPORTED_VERSION, the ApiVersions range", run: caseAVUnknown},
+		{Name: "B7.1/bad-software-name", Source: "KIP-511, Kafka 2.4", Rule: "ApiVersions v3+ with a software name outside the pattern: INVALID_REQUEST", run: caseAVBadName},
+		{Name: "B7.1/advertises-group-apis", Source: srcKafka40, Rule: "ApiVersions lists ConsumerGroupHeartbeat v1, ConsumerGroupDescribe and LeaveGroup v3+", run: caseAVLists},
+		{Name: "B7.2/describe-missing-group", Source: srcKafka40, Rule: "ConsumerGroupDescribe of a missing group: GROUP_ID_NOT_FOUND", run: caseDescribeMissing},
+		{Name: "B7.2/describe-topic-names", Source: srcKafka40, Rule: "ConsumerGroupDescribe names each assigned topic (TopicName) beside its id", run: caseDescribeNames},
+		{Name: "B7.2/describe-empty-group-id", Source: srcKafka40, Rule: "ConsumerGroupDescribe of GroupId \"\": INVALID_GROUP_ID, echoed with GroupId \"\"", run: caseDescribeGroupID("")},
+		{Name: "B7.2/describe-blank-group-id", Source: srcKafka40, Rule: "ConsumerGroupDescribe of GroupId \"  \" (not trimmed): GROUP_ID_NOT_FOUND", run: caseDescribeGroupID("  ")},
+	}
+}
+
+// casesB11: §B1.1, what a client needs to talk to the broker at all.
+func casesB11() []Case {
+	return []Case{
+		{Name: "B1.1/trailing-bytes-ignored", Source: srcEvery, Rule: "bytes after a complete request body are ignored", run: caseTrailing},
+		{Name: "B1.1/unsupported-version-closes", Source: srcEvery, Rule: "a request at a version the broker does not offer: the connection is closed, no response", run: caseUnsupportedVersion},
+		{Name: "B1.1/unknown-api-key-closes", Source: srcEvery, Rule: "a request with an api key the broker does not know: the connection is closed, no response, the broker keeps serving", Risky: true, run: caseUnknownKey},
 	}
 }
 
@@ -337,7 +406,8 @@ func caseAdminRemoval(p *probe) verdict {
 }
 
 // An lgCase sets up a group with one static member (m, inst) and returns
-// the LeaveGroup entry to send and the per-member code expected.
+// the LeaveGroup entry to send, the per-member code expected, and whether
+// the member must still be in the group afterwards.
 type lgCase func(p *probe, m, inst string) (codec.LeaveGroupMember, codec.ErrorCode, bool)
 
 func lgUnknownInstance(p *probe, _, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
@@ -350,24 +420,39 @@ func lgFenced(p *probe, _, inst string) (codec.LeaveGroupMember, codec.ErrorCode
 	return codec.LeaveGroupMember{MemberId: p.id("other"), GroupInstanceId: codec.Str(inst)}, codec.FencedInstanceID, true
 }
 func lgOwn(_ *probe, m, inst string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
-	return codec.LeaveGroupMember{MemberId: m, GroupInstanceId: codec.Str(inst)}, codec.UnknownMemberID, true
+	return codec.LeaveGroupMember{MemberId: m, GroupInstanceId: codec.Str(inst)}, codec.None, false
 }
-func lgDynamic(_ *probe, m, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
-	return codec.LeaveGroupMember{MemberId: m}, codec.UnknownMemberID, true
+func lgByMemberID(_ *probe, m, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{MemberId: m}, codec.None, false
+}
+func lgUnknownMemberID(p *probe, _, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{MemberId: p.id("stranger")}, codec.UnknownMemberID, true
 }
 
-func caseLGOne(mk lgCase) func(p *probe) verdict {
+func caseLGOne(mk lgCase) func(p *probe) verdict { return caseLGEntry(mk, true) }
+
+// caseLGEntry is caseLGOne with a static member (isStatic) or a dynamic
+// one (inst is then "").
+func caseLGEntry(mk lgCase, isStatic bool) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		v, ok := p.lgv()
 		if !ok {
 			return skip("the broker does not offer LeaveGroup v3")
 		}
 		c := p.conn()
-		g, m, inst := p.id("g"), p.id("m"), p.id("i")
-		c.mustJoin(static(p.joinReq(g, m), inst))
+		g, m, inst, kind := p.id("g"), p.id("m"), "", "dynamic"
+		if isStatic {
+			inst, kind = p.id("i"), "static"
+			c.mustJoin(static(p.joinReq(g, m), inst))
+		} else {
+			c.mustJoin(p.joinReq(g, m))
+		}
 		entry, code, keep := mk(p, m, inst)
 		r := c.leaveGroup(v, g, entry)
-		exp := fmt.Sprintf("top NONE, member %s, the static member kept", code)
+		exp := fmt.Sprintf("top NONE, member %s, the %s member removed", code, kind)
+		if keep {
+			exp = fmt.Sprintf("top NONE, member %s, the %s member kept", code, kind)
+		}
 		ok = r.ErrorCode == codec.None && len(r.Members) == 1 && r.Members[0].ErrorCode == code
 		d := c.describeFor(g, ok, lgString(r), exp)
 		_, kept := members(d)[m]
@@ -782,15 +867,6 @@ func caseLGMissing(v3 bool) func(p *probe) verdict {
 		r := c.leaveGroup(v, g, codec.LeaveGroupMember{MemberId: p.id("m")})
 		return want(r.ErrorCode == codec.UnknownMemberID, fmt.Sprintf("v%d: %s", v, lgString(r)), "top UNKNOWN_MEMBER_ID")
 	}
-}
-
-func caseLGBlank(p *probe) verdict {
-	v := min(p.max(codec.LeaveGroup), 5)
-	if v < 0 {
-		return skip("the broker does not offer LeaveGroup")
-	}
-	r := p.conn().leaveGroup(v, "  ", codec.LeaveGroupMember{MemberId: p.id("m")})
-	return want(r.ErrorCode == codec.InvalidGroupID, lgString(r), "top INVALID_GROUP_ID")
 }
 
 // --- §B1, §B7 ---

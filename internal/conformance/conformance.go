@@ -1,10 +1,12 @@
 // Package conformance holds ghostcheck's conformance suite: one named case
-// per rule of docs/PROTOCOL.md A1-A3, §B4.2, §B4.4 and §B5 (plus the framing
-// and ApiVersions rules of §B1 and §B7 a broker needs to be talked to),
-// each run against a broker over TCP and reported pass or fail with what
-// the broker answered. `ghostcheck check` prints it as a table; tests run it
-// against ghostcheck's own server and against kfake, and peers/librdkafka's
-// against librdkafka's mock cluster.
+// per rule of docs/PROTOCOL.md A1-A3, A5.5, A5.7, §B4.2, §B4.4 and §B5
+// (plus the framing and ApiVersions rules of §B1 and §B7 a broker needs to
+// be talked to), each with the source of its rule (a KIP, the first Kafka
+// release that ships it, or none yet: ships.go), run against a broker over
+// TCP and reported pass or fail with what the broker answered. `ghostcheck
+// check` prints it as a table; tests run it against ghostcheck's own server
+// and against kfake, and peers/librdkafka's against librdkafka's mock
+// cluster.
 //
 // Brokers we did not write differ: a case that needs an api or version the
 // broker lacks is SKIP; a broker that stops answering during a case makes
@@ -46,6 +48,11 @@ const (
 	// Crash: the broker stopped answering during the case (it died, or
 	// hangs). Result.Frame is the last request the case sent.
 	Crash Status = "CRASH"
+	// NotApplicable: the case failed, but its rule is not in the Kafka
+	// release the check was asked to hold the broker to
+	// (Options.KafkaVersion): a broker of that release may answer
+	// otherwise. Result.ShipsIn says where the rule ships.
+	NotApplicable Status = "N/A"
 )
 
 // Peer is the broker under test and what the suite must know of its
@@ -75,6 +82,11 @@ type Case struct {
 	Name string
 	// Rule says in words what the broker must do.
 	Rule string
+	// Source is where the rule comes from, in the words of the case's row
+	// in docs/PROTOCOL.md: a KIP, "Kafka X.Y" (the first release that
+	// ships it), "trunk only", "KIP accepted, not shipped", "open PR".
+	// ShipsOf reads which releases carry it.
+	Source string
 	// Risky cases may crash a broker that mishandles them; run them last,
 	// or isolated from anything sharing the broker's process.
 	Risky bool
@@ -87,6 +99,7 @@ type Case struct {
 type Result struct {
 	Name     string `json:"name"`
 	Rule     string `json:"rule"`
+	Source   string `json:"source"`
 	Status   Status `json:"status"`
 	Observed string `json:"observed"`
 	Expected string `json:"expected,omitempty"`
@@ -97,6 +110,9 @@ type Result struct {
 	// Note says more: a known finding that did not reproduce, or failed
 	// otherwise than recorded.
 	Note string `json:"note,omitempty"`
+	// ShipsIn is, for an N/A, where the case's rule ships ("Kafka 4.0",
+	// "no known release").
+	ShipsIn string `json:"shipsIn,omitempty"`
 	// Frame is, for a CRASH, the last request the case sent before the
 	// broker stopped answering, as hex with its size prefix (what
 	// `ghostcheck decode` reads); FrameFile is where it was written.
@@ -147,6 +163,10 @@ type Options struct {
 	// Out is the directory where the request that crashed a broker is
 	// written ("": not written).
 	Out string
+	// KafkaVersion, if set ("4.1"), is the Apache Kafka release the
+	// broker is held to: a case whose rule that release does not ship
+	// (its Source) is N/A instead of FAIL.
+	KafkaVersion string
 }
 
 // Report is what a Run found.
@@ -239,7 +259,7 @@ func runCase(peer Peer, addr string, c Case, versions wire.Versions, b *Broker, 
 	start := time.Now()
 	v := p.run(c)
 	p.close()
-	r := Result{Name: c.Name, Rule: c.Rule, Status: v.status, Observed: v.observed, Expected: v.expected}
+	r := Result{Name: c.Name, Rule: c.Rule, Source: c.Source, Status: v.status, Observed: v.observed, Expected: v.expected}
 	alive := true
 	if err := b.alive(addr); err != nil {
 		alive = false
@@ -247,7 +267,22 @@ func runCase(peer Peer, addr string, c Case, versions wire.Versions, b *Broker, 
 	}
 	r.Seconds = time.Since(start).Seconds()
 	markKnown(&r, opts.Known)
+	markNotShipped(&r, opts.KafkaVersion)
 	return r, alive
+}
+
+// markNotShipped makes a FAIL that is not a known finding N/A when the
+// release the broker is held to does not ship the case's rule. A CRASH
+// stays: a broker must not die on any request.
+func markNotShipped(r *Result, release string) {
+	if release == "" || r.Status != Fail || r.Known != "" {
+		return
+	}
+	s, err := ShipsOf(r.Source)
+	if err != nil || s.In(release) {
+		return
+	}
+	r.Status, r.ShipsIn = NotApplicable, s.String()
 }
 
 // markKnown marks a FAIL or CRASH that reproduces a known finding, and
@@ -330,21 +365,30 @@ func Counts(rs []Result) map[Status]int {
 	return m
 }
 
-// Table writes the results as an aligned table: case, status, what the
-// broker answered, and for failures what the rule expects. A FAIL or
-// CRASH that reproduces a known finding is marked with its id, e.g.
-// "FAIL (known K1)".
+// Table writes the results as an aligned table: case, status, the rule's
+// source, what the broker answered, and for failures what the rule
+// expects. A FAIL or CRASH that reproduces a known finding is marked with
+// its id, e.g. "FAIL (known K1)", and an N/A with where its rule ships.
 func Table(w io.Writer, rs []Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CASE\tRESULT\tOBSERVED\tEXPECTED")
+	fmt.Fprintln(tw, "CASE\tRESULT\tSOURCE\tOBSERVED\tEXPECTED")
 	for _, r := range rs {
-		st := string(r.Status)
-		if r.Known != "" {
-			st += " (known " + r.Known + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, st, oneLine(r.Observed), oneLine(r.Expected))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.StatusText(), r.Source, oneLine(r.Observed), oneLine(r.Expected))
 	}
 	tw.Flush()
+}
+
+// StatusText is the status as a table shows it: "FAIL (known K1)", "N/A
+// (ships in Kafka 4.0)", "PASS".
+func (r Result) StatusText() string {
+	st := string(r.Status)
+	if r.Known != "" {
+		st += " (known " + r.Known + ")"
+	}
+	if r.ShipsIn != "" {
+		st += " (ships in " + r.ShipsIn + ")"
+	}
+	return st
 }
 
 func oneLine(s string) string {

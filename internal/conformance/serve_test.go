@@ -22,9 +22,14 @@ const (
 
 // startServe runs ghostcheck's server (what `ghostcheck serve` runs) on
 // 127.0.0.1 until the test ends.
-func startServe(t testing.TB) string {
+func startServe(t testing.TB) string { return startServeMutant(t, 0) }
+
+// startServeMutant is startServe with impl's planted bugs muts (what
+// `ghostcheck serve --mutant NAME` runs).
+func startServeMutant(t testing.TB, muts impl.Mutants) string {
 	t.Helper()
 	coord := impl.New(impl.Config{
+		Mutants:             muts,
 		Topics:              []impl.Topic{{Name: "alpha", ID: model.TopicIDFor("alpha"), Partitions: 6}, {Name: "beta", ID: model.TopicIDFor("beta"), Partitions: 3}, {Name: "gamma", ID: model.TopicIDFor("gamma"), Partitions: 2}},
 		SessionTimeoutMs:    sessionTimeout.Milliseconds(),
 		HeartbeatIntervalMs: int32(heartbeatInterval.Milliseconds()),
@@ -57,5 +62,34 @@ func TestServePassesEveryCase(t *testing.T) {
 	}
 	if len(rs) != len(conformance.Cases()) {
 		t.Fatalf("%d results for %d cases", len(rs), len(conformance.Cases()))
+	}
+}
+
+// KIP-345's promise is checked over TCP: against a coordinator that
+// rebalances on a static restart (serve --mutant static-restart-rebalances)
+// A5.5/static-restart-keeps-assignment fails, saying the group epoch moved;
+// the takeover itself still succeeds, so B4.4/static-takeover-of-parked,
+// which checks only who is listed, passes.
+func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
+	addr := startServeMutant(t, impl.Mutants(0).With(impl.MutStaticRestartRebalances))
+	rep, err := conformance.Run(peer(addr), conformance.Select([]string{"A5.5/", "B4.4/static-takeover"}, false, false), conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	conformance.Table(&b, rep.Results)
+	t.Logf("against serve --mutant static-restart-rebalances:\n%s", b.String())
+	want := map[string]conformance.Status{"A5.5/static-restart-keeps-assignment": conformance.Fail,
+		"B4.4/static-takeover-of-parked": conformance.Pass, "B4.4/static-takeover-in-full-group": conformance.Pass}
+	for _, r := range rep.Results {
+		if r.Status != want[r.Name] {
+			t.Errorf("%s: %s (%s), want %s", r.Name, r.Status, r.Observed, want[r.Name])
+		}
+		if r.Status == conformance.Fail && !strings.Contains(r.Observed, "the group epoch moved") {
+			t.Errorf("%s: the failure does not say the group epoch moved: %s", r.Name, r.Observed)
+		}
+	}
+	if len(rep.Results) != len(want) {
+		t.Fatalf("%d results, want %d", len(rep.Results), len(want))
 	}
 }

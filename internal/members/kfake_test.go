@@ -56,7 +56,7 @@ func TestRemoveAgainstKfakeFindingK4(t *testing.T) {
 	parked := join(t, addr, "app-p", "inst-p")
 	join(t, addr, "app-x", "inst-x")
 	parked.park()
-	v, rs, err := Remove(opts(addr), "orders", []string{"inst-p", "inst-x", "inst-unknown"}, "decommissioned")
+	v, rs, err := Remove(opts(addr), "orders", Who{InstanceIDs: []string{"inst-p", "inst-x", "inst-unknown"}}, "decommissioned")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,5 +74,33 @@ func TestRemoveAgainstKfakeFindingK4(t *testing.T) {
 	}
 	if len(g.Members) != 2 {
 		t.Fatalf("finding K4: both static members should still be there, listed %d", len(g.Members))
+	}
+}
+
+// ...and kfake does not remove a member named by its member id either
+// (Kafka 4.0 does, KAFKA-18188; docs/PROTOCOL.md A3.1), at v3+ or v0-v2:
+// also finding K4.
+func TestRemoveByMemberIDAgainstKfakeFindingK4(t *testing.T) {
+	addr := startKfake(t)
+	a := join(t, addr, "app-a", "")
+	b := join(t, addr, "app-b", "inst-b")
+	v, rs, err := Remove(opts(addr), "orders", Who{MemberIDs: []string{a.c.MemberID(), b.c.MemberID()}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v < 3 {
+		t.Fatalf("LeaveGroup v%d, want v3 or later", v)
+	}
+	for _, r := range rs {
+		if r.Code != codec.UnknownMemberID {
+			t.Fatalf("finding K4 no longer reproduces: member %s got %s; update the README's track record", r.MemberID, r.Code)
+		}
+	}
+	g, err := List(opts(addr), "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Members) != 2 {
+		t.Fatalf("finding K4: both members should still be there, listed %d", len(g.Members))
 	}
 }

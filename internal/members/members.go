@@ -1,6 +1,8 @@
 // Package members is KIP-345's membership management from the command line:
 // list a consumer group's members as ConsumerGroupDescribe shows them, and
-// remove static members by group.instance.id with one LeaveGroup batch.
+// remove members with LeaveGroup: static members by group.instance.id
+// (one v3+ batch), any member by its member id (Kafka 4.0+; below v3 one
+// request per member id).
 // Both speak to any broker over TCP with version negotiation, and with
 // KIP-1313 headers (the client instance id in tag 0, ClientId on the first
 // request only).
@@ -206,9 +208,21 @@ func partitions(a codec.DescribedAssignment) []string {
 }
 
 // ErrNeedsV3 is returned, before anything is sent, when the broker's
-// LeaveGroup is older than v3: removal by instance id needs the KIP-345
-// batch form.
+// LeaveGroup is older than v3 and an instance id is to be removed: removal
+// by instance id needs the KIP-345 batch form.
 var ErrNeedsV3 = errors.New("removing members by group.instance.id needs LeaveGroup v3 (KIP-345)")
+
+// Who names the members to remove.
+type Who struct {
+	// InstanceIDs are static members removed by group.instance.id: the
+	// administrative removal, an entry {MemberId "", the instance id}
+	// (LeaveGroup v3+).
+	InstanceIDs []string
+	// MemberIDs are members removed by member id, an entry {the id, null}:
+	// any member of a consumer group, dynamic or static, on Kafka 4.0+
+	// (KAFKA-18188). Below LeaveGroup v3 each is a request of its own.
+	MemberIDs []string
+}
 
 // Removal is one member's result.
 type Removal struct {
@@ -222,13 +236,16 @@ type Removal struct {
 // Removed reports whether the member was removed.
 func (r Removal) Removed() bool { return r.Code == codec.None }
 
-// Remove sends one LeaveGroup batch removing the static members with the
-// given instance ids (MemberId "" is the administrative removal), at the
-// highest version both sides speak, with reason at v5. It returns the
-// version used and each member's result.
-func Remove(o Options, group string, instanceIDs []string, reason string) (int16, []Removal, error) {
-	if len(instanceIDs) == 0 {
-		return 0, nil, errors.New("no instance ids to remove")
+// Remove removes the members who names from group, at the highest
+// LeaveGroup version both sides speak (docs/PROTOCOL.md A3): at v3+ one
+// batch, instance ids first, with reason at v5; below v3 one request per
+// member id (the client downgrade), and an instance id refused with
+// ErrNeedsV3 before anything is sent. It returns the version used and each
+// member's result, in the order of who.
+func Remove(o Options, group string, who Who, reason string) (int16, []Removal, error) {
+	entries := removalEntries(who, reason)
+	if len(entries) == 0 {
+		return 0, nil, errors.New("no instance ids or member ids to remove")
 	}
 	s, err := open(o)
 	if err != nil {
@@ -236,54 +253,117 @@ func Remove(o Options, group string, instanceIDs []string, reason string) (int16
 	}
 	defer s.close()
 	v, ok := s.versions[codec.LeaveGroup]
-	if !ok {
+	switch {
+	case !ok && len(who.InstanceIDs) > 0:
 		return 0, nil, fmt.Errorf("the broker does not offer LeaveGroup: %w", ErrNeedsV3)
-	}
-	if v[1] < 3 {
+	case !ok:
+		return 0, nil, errors.New("the broker does not offer LeaveGroup")
+	case v[1] < 3 && len(who.InstanceIDs) > 0:
 		return 0, nil, fmt.Errorf("the broker's LeaveGroup stops at v%d: %w", v[1], ErrNeedsV3)
 	}
-	members := make([]codec.LeaveGroupMember, len(instanceIDs))
-	for i, id := range instanceIDs {
-		members[i] = codec.LeaveGroupMember{GroupInstanceId: codec.Str(id)}
-		if reason != "" {
-			members[i].Reason = codec.Str(reason)
+	// Who holds each instance id now, to say which member went (the
+	// response may echo the request's empty member id).
+	var holders map[string]string
+	if len(who.InstanceIDs) > 0 {
+		holders = s.instanceHolders(group)
+	}
+	calls, _ := model.PlanLeaveGroup(group, entries, v[1])
+	out := make([]Removal, len(entries))
+	for i, e := range entries {
+		out[i] = Removal{InstanceID: e.GroupInstanceId.Value, MemberID: e.MemberId}
+		if e.GroupInstanceId.Valid {
+			out[i].MemberID = holders[e.GroupInstanceId.Value]
 		}
 	}
-	// Who holds each instance id now, to say which member went (the
-	// response echoes the request's empty member id).
-	holders := s.instanceHolders(group)
-	calls, _ := model.PlanLeaveGroup(group, members, v[1])
-	if len(calls) != 1 {
-		return 0, nil, fmt.Errorf("internal: a v%d removal planned %d requests", v[1], len(calls))
+	var version int16
+	for _, call := range calls {
+		version = call.Version
+		if err := s.leave(call, entries, out); err != nil {
+			return version, nil, err
+		}
 	}
-	call := calls[0]
+	return version, out, nil
+}
+
+// removalEntries are who's LeaveGroup entries, instance ids first, each id
+// once.
+func removalEntries(who Who, reason string) []codec.LeaveGroupMember {
+	var out []codec.LeaveGroupMember
+	seen := map[string]bool{}
+	add := func(key string, m codec.LeaveGroupMember) {
+		if !seen[key] {
+			seen[key] = true
+			if reason != "" {
+				m.Reason = codec.Str(reason)
+			}
+			out = append(out, m)
+		}
+	}
+	for _, id := range who.InstanceIDs {
+		add("i:"+id, codec.LeaveGroupMember{GroupInstanceId: codec.Str(id)})
+	}
+	for _, id := range who.MemberIDs {
+		add("m:"+id, codec.LeaveGroupMember{MemberId: id})
+	}
+	return out
+}
+
+// leave sends one planned LeaveGroup and fills in the results of the
+// entries it names. At v3+ each entry is found in the response by its
+// instance id, or by its member id when it has none (a broker may echo
+// the holder's member id for an instance entry); below v3 the top-level
+// code is the one member's result.
+func (s *session) leave(call model.LeaveGroupCall, entries []codec.LeaveGroupMember, out []Removal) error {
 	resp, err := s.roundTrip(codec.LeaveGroup, call.Version, call.Request)
 	if err != nil {
-		return call.Version, nil, err
+		return err
 	}
 	r := resp.(*codec.LeaveGroupResponse)
+	if call.Version < 3 {
+		for _, i := range call.Members {
+			out[i].setCode(r.ErrorCode)
+		}
+		return nil
+	}
 	if r.ErrorCode != codec.None {
-		return call.Version, nil, &BrokerError{API: "LeaveGroup", Code: r.ErrorCode}
+		return &BrokerError{API: "LeaveGroup", Code: r.ErrorCode}
 	}
-	byInstance := map[string]codec.LeaveGroupMemberResponse{}
+	key := func(instance codec.NullableString, member string) string {
+		if instance.Valid {
+			return "i:" + instance.Value
+		}
+		return "m:" + member
+	}
+	answered := map[string]codec.LeaveGroupMemberResponse{}
 	for _, m := range r.Members {
-		byInstance[m.GroupInstanceId.Value] = m
+		answered[key(m.GroupInstanceId, m.MemberId)] = m
 	}
-	out := make([]Removal, len(instanceIDs))
-	for i, id := range instanceIDs {
-		m, ok := byInstance[id]
+	for _, i := range call.Members {
+		e := entries[i]
+		m, ok := answered[key(e.GroupInstanceId, e.MemberId)]
 		if !ok {
-			return call.Version, nil, fmt.Errorf("LeaveGroup v%d answered no result for instance %s", call.Version, id)
+			return fmt.Errorf("LeaveGroup v%d answered no result for %s", call.Version, describeEntry(e))
 		}
-		out[i] = Removal{InstanceID: id, MemberID: m.MemberId, Code: m.ErrorCode, Error: m.ErrorCode.String()}
-		if out[i].MemberID == "" {
-			out[i].MemberID = holders[id]
+		if m.MemberId != "" {
+			out[i].MemberID = m.MemberId
 		}
-		if m.ErrorCode != codec.None {
-			out[i].Meaning = Meaning(m.ErrorCode)
-		}
+		out[i].setCode(m.ErrorCode)
 	}
-	return call.Version, out, nil
+	return nil
+}
+
+func (r *Removal) setCode(c codec.ErrorCode) {
+	r.Code, r.Error, r.Meaning = c, c.String(), ""
+	if c != codec.None {
+		r.Meaning = Meaning(c)
+	}
+}
+
+func describeEntry(e codec.LeaveGroupMember) string {
+	if e.GroupInstanceId.Valid {
+		return "instance " + e.GroupInstanceId.Value
+	}
+	return "member " + e.MemberId
 }
 
 // instanceHolders maps the group's instance ids to member ids, from a

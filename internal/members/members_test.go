@@ -155,7 +155,7 @@ func TestRemove(t *testing.T) {
 	dynamic := join(t, addr, "app-d", "")
 	parked.park()
 
-	v, rs, err := Remove(opts(addr), "orders", []string{"inst-p", "inst-x", "inst-unknown"}, "decommissioned")
+	v, rs, err := Remove(opts(addr), "orders", Who{InstanceIDs: []string{"inst-p", "inst-x", "inst-unknown"}}, "decommissioned")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestRemove(t *testing.T) {
 		t.Fatalf("after removal the group holds %+v, want only the dynamic member", snap[0].Members)
 	}
 	// Removing again: both are gone now.
-	_, rs, err = Remove(opts(addr), "orders", []string{"inst-p"}, "")
+	_, rs, err = Remove(opts(addr), "orders", Who{InstanceIDs: []string{"inst-p"}}, "")
 	if err != nil || rs[0].Code != codec.UnknownMemberID || rs[0].Removed() {
 		t.Fatalf("second removal: %+v %v, want UNKNOWN_MEMBER_ID", rs, err)
 	}
@@ -189,7 +189,7 @@ func TestRemoveRefusesBelowV3(t *testing.T) {
 	addr, srv := serve(t, map[codec.APIKey]int16{codec.LeaveGroup: 2})
 	k := join(t, addr, "app", "inst-1")
 	before := srv.Stats().Requests
-	_, _, err := Remove(opts(addr), "orders", []string{"inst-1"}, "")
+	_, _, err := Remove(opts(addr), "orders", Who{InstanceIDs: []string{"inst-1"}}, "")
 	if !errors.Is(err, ErrNeedsV3) {
 		t.Fatalf("err %v, want ErrNeedsV3", err)
 	}
@@ -198,6 +198,90 @@ func TestRemoveRefusesBelowV3(t *testing.T) {
 	}
 	if snap := srv.Coordinator().Snapshot(); len(snap[0].Members) != 1 || snap[0].Members[0].MemberID != k.c.MemberID() {
 		t.Fatalf("the member must still be there: %+v", snap)
+	}
+}
+
+// remove by member id: a dynamic member, a static one by its member id,
+// an unknown id, beside an instance id, in one v5 batch (Kafka 4.0's
+// LeaveGroup, docs/PROTOCOL.md A3.1); the group epoch moves once.
+func TestRemoveByMemberID(t *testing.T) {
+	addr, srv := serve(t, nil)
+	dynamic := join(t, addr, "app-d", "")
+	static := join(t, addr, "app-s", "inst-s")
+	byInstance := join(t, addr, "app-i", "inst-i")
+	stays := join(t, addr, "app-x", "")
+	epoch := srv.Coordinator().Snapshot()[0].Epoch
+
+	v, rs, err := Remove(opts(addr), "orders", Who{InstanceIDs: []string{"inst-i"}, MemberIDs: []string{dynamic.c.MemberID(), static.c.MemberID(), "no-such-member"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != 5 {
+		t.Errorf("LeaveGroup v%d, want v5", v)
+	}
+	want := []Removal{
+		{InstanceID: "inst-i", MemberID: byInstance.c.MemberID(), Code: codec.None},
+		{MemberID: dynamic.c.MemberID(), Code: codec.None},
+		{MemberID: static.c.MemberID(), Code: codec.None},
+		{MemberID: "no-such-member", Code: codec.UnknownMemberID},
+	}
+	if len(rs) != len(want) {
+		t.Fatalf("%d results, want %d: %+v", len(rs), len(want), rs)
+	}
+	for i, w := range want {
+		if rs[i].InstanceID != w.InstanceID || rs[i].MemberID != w.MemberID || rs[i].Code != w.Code || rs[i].Removed() != (w.Code == codec.None) {
+			t.Errorf("result %d: %+v, want %s/%s %s", i, rs[i], w.InstanceID, w.MemberID, w.Code)
+		}
+	}
+	if rs[3].Meaning == "" || rs[0].Meaning != "" {
+		t.Errorf("meanings: %q for a failure, %q for a success", rs[3].Meaning, rs[0].Meaning)
+	}
+	snap := srv.Coordinator().Snapshot()
+	if len(snap[0].Members) != 1 || snap[0].Members[0].MemberID != stays.c.MemberID() {
+		t.Fatalf("after removal the group holds %+v, want only %s", snap[0].Members, stays.c.MemberID())
+	}
+	if snap[0].Epoch != epoch+1 {
+		t.Errorf("group epoch %d after one LeaveGroup, want %d (one bump per batch)", snap[0].Epoch, epoch+1)
+	}
+}
+
+// Below LeaveGroup v3, member ids are removed one request each (the
+// client downgrade of A3), each answered by its top-level code; an
+// instance id cannot be removed, and nothing is sent when one is named.
+func TestRemoveByMemberIDBelowV3(t *testing.T) {
+	addr, srv := serve(t, map[codec.APIKey]int16{codec.LeaveGroup: 2})
+	a := join(t, addr, "app-a", "")
+	b := join(t, addr, "app-b", "inst-b")
+	stays := join(t, addr, "app-x", "")
+	before := srv.Stats().Requests
+	v, rs, err := Remove(opts(addr), "orders", Who{MemberIDs: []string{a.c.MemberID(), b.c.MemberID(), "no-such-member", a.c.MemberID()}}, "ignored below v5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Stats().Requests - before; v != 2 || got != 4 {
+		t.Errorf("LeaveGroup v%d in %d requests, want v2 in 4 (ApiVersions, then one per distinct member id)", v, got)
+	}
+	codes := []codec.ErrorCode{codec.None, codec.None, codec.UnknownMemberID}
+	if len(rs) != len(codes) {
+		t.Fatalf("%d results, want %d (the repeated id once): %+v", len(rs), len(codes), rs)
+	}
+	for i, c := range codes {
+		if rs[i].Code != c {
+			t.Errorf("result %d: %+v, want %s", i, rs[i], c)
+		}
+	}
+	if snap := srv.Coordinator().Snapshot(); len(snap[0].Members) != 1 || snap[0].Members[0].MemberID != stays.c.MemberID() {
+		t.Fatalf("the group holds %+v, want only %s", snap[0].Members, stays.c.MemberID())
+	}
+	before = srv.Stats().Requests
+	if _, _, err := Remove(opts(addr), "orders", Who{InstanceIDs: []string{"inst-b"}, MemberIDs: []string{stays.c.MemberID()}}, ""); !errors.Is(err, ErrNeedsV3) {
+		t.Fatalf("an instance id below v3: err %v, want ErrNeedsV3", err)
+	}
+	if got := srv.Stats().Requests - before; got != 1 {
+		t.Errorf("the broker answered %d requests, want only the ApiVersions", got)
+	}
+	if _, _, err := Remove(opts(addr), "orders", Who{}, ""); err == nil {
+		t.Error("removing nobody: no error")
 	}
 }
 
