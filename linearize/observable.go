@@ -63,7 +63,6 @@ const (
 	// fired.
 	RuleMemberVanished    model.Rule = "MemberVanished"
 	meaningMemberVanished            = "a member leaves its group only by a leave, an administrative removal, a static takeover, or a session or rebalance timeout that has passed"
-
 )
 
 // CheckLevel is how much a check demands.
