@@ -18,11 +18,12 @@ func (g *group) bump() {
 	g.computeTarget()
 }
 
-// computeTarget is the uniform assignor (docs/PROTOCOL.md A5): topics in name
-// order with a running offset from 0; for each topic with k subscribers in
-// member-id order, partition p goes to subscriber (offset+p) mod k, then
-// the offset grows by the partition count. The subscribers of each topic
-// are kept sorted, so this is one select per partition.
+// computeTarget is the uniform assignor (docs/PROTOCOL.md A5.2): topics in
+// name order with a running offset from 0; for each topic with k
+// subscribers in assignment-key order (keyLess), partition p goes to
+// subscriber (offset+p) mod k, then the offset grows by the partition
+// count. The subscribers of each topic are kept sorted, so this is one
+// select per partition.
 func (g *group) computeTarget() {
 	c := g.c
 	// Clear the old per-member targets, remembering their holders.

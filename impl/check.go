@@ -168,7 +168,7 @@ func (g *group) checkInterned(t *tally) error {
 }
 
 // checkTopicLists holds each topic's subscriber list against the members
-// subscribed, and checks it is in member-id order.
+// subscribed, and checks it is in assignment-key order.
 func (g *group) checkTopicLists(t *tally) error {
 	for ti := range t.inTopic {
 		if t.inTopic[ti] != g.topicSubs[ti].len() {
@@ -177,7 +177,7 @@ func (g *group) checkTopicLists(t *tally) error {
 		var prev uint32
 		bad := false
 		g.topicSubs[ti].each(func(x uint32) {
-			if prev != 0 && !g.idLess(prev, x) {
+			if prev != 0 && !g.keyLess(prev, x) {
 				bad = true
 			}
 			prev = x

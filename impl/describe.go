@@ -23,7 +23,7 @@ func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequ
 
 func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) codec.DescribedGroup {
 	out := codec.DescribedGroup{GroupId: id, AuthorizedOperations: codec.AuthorizedOperationsOmitted}
-	if blank(id) {
+	if id == "" { // no trim (A3.3): "  " is a group that does not exist
 		out.ErrorCode = codec.InvalidGroupID
 		return out
 	}

@@ -26,7 +26,8 @@
 //     group with reference counts, and partition state lives in a side
 //     record that only members owning or targeted by partitions have.
 //   - Assignment. The uniform assignor is a function of each topic's
-//     subscribers in member-id order. Each topic keeps its subscribers in an
+//     subscribers in assignment-key order (instance id of a static member,
+//     member id of a dynamic one). Each topic keeps its subscribers in an
 //     order-statistic list, so a recomputation is one select per partition
 //     (O(P log n)), not a sort of the group. Partition ownership is an
 //     array, so "owned by another member" is O(1).

@@ -109,7 +109,7 @@ type group struct {
 
 	owner     []uint32 // per partition: owner<<1 | 1 if pending revocation; 0 = free
 	tgt       []uint32 // per partition: target member; 0 = none
-	topicSubs []olist  // per topic: subscribers in member-id order
+	topicSubs []olist  // per topic: subscribers in assignment-key order (keyLess)
 
 	sessHead, sessTail uint32
 	rheap              []uint32 // side indexes, min-heap by rdl
@@ -132,7 +132,7 @@ func newGroup(c *Coordinator, id string) *group {
 		topicSubs:  make([]olist, len(c.topics)),
 		registered: math.MaxInt64,
 	}
-	g.less = g.idLess
+	g.less = g.keyLess
 	return g
 }
 

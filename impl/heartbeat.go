@@ -182,10 +182,12 @@ func (c *Coordinator) failKnown(g *group, r *codec.ConsumerGroupHeartbeatRequest
 
 // lookup is what lookupMember found.
 type lookup struct {
-	mi       uint32 // the existing member, 0 for a new one
-	id       string // the member id
-	isNew    bool   // a member joins: the membership changes
-	replaces uint32 // a parked static member the new member id takes over
+	mi    uint32 // the existing member, 0 for a new one
+	id    string // the member id
+	isNew bool   // a member joins: the membership changes
+	// replaces is a parked static member the new member id takes over:
+	// the same membership under a new id, not a change (A5.5).
+	replaces uint32
 }
 
 // joinOrHeartbeat is the join/heartbeat path of §B4.4 with the decisions of
@@ -223,9 +225,12 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 // error and the group is as it was.
 func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, now int64) *hbError {
 	join := r.MemberEpoch == joinEpoch
-	// 2. Size cap, before the member lookup; parked members count.
+	// 2. Size cap, before the member lookup; parked members count. A
+	// held instance id skips it (KAFKA-20601), as in the model's groupFull.
 	if max := c.cfg.MaxGroupSize; max > 0 && g.count >= max {
-		if r.MemberId == "" || g.find(r.MemberId) == 0 {
+		known := r.MemberId != "" && g.find(r.MemberId) != 0
+		held := r.InstanceId.Valid && g.holder(r.InstanceId.Value) != 0
+		if !known && !held {
 			return &hbError{codec.GroupMaxSizeReached, fmt.Sprintf("The consumer group has reached its maximum capacity of %d members.", max)}
 		}
 	}
@@ -245,7 +250,7 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	}
 	// Every check has passed: from here on the request takes effect.
 	mi := lk.mi
-	if lk.isNew {
+	if lk.isNew || lk.replaces != 0 {
 		mi = g.alloc(lk.id)
 		if old := lk.replaces; old != 0 {
 			g.takeOver(mi, old)
@@ -260,8 +265,13 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 		g.maybeFreeSide(mi)
 	}
 	// 6. (cont.) The fields take effect; a new member or a changed
-	// subscription bumps the group epoch, and the member is reconciled.
+	// subscription bumps the group epoch (a static takeover is neither,
+	// A5.5, unless the mutant makes it a rebalance), and the member is
+	// reconciled.
 	changed := g.applyFields(mi, conn, clientID, r) || lk.isNew
+	if lk.replaces != 0 && c.mut.Has(MutStaticRestartRebalances) {
+		changed = true
+	}
 	g.status = gLive
 	if g.mem[mi].inst != 0 {
 		g.insts.get(g.mem[mi].inst).val = mi
@@ -343,9 +353,7 @@ func (c *Coordinator) succeed(g *group, mi uint32, memberID string, r *codec.Con
 	resp.MemberId = codec.Str(memberID)
 	resp.MemberEpoch = g.mem[mi].epoch
 	resp.HeartbeatIntervalMs = c.cfg.HeartbeatIntervalMs
-	join := r.MemberEpoch == joinEpoch
-	full := join || (r.RebalanceTimeoutMs != -1 && r.SubscribedTopicNames != nil && r.TopicPartitions != nil)
-	if full || assignmentChanged {
+	if fullRequest(r) || assignmentChanged {
 		if asg == nil {
 			asg = &codec.ConsumerGroupHeartbeatAssignment{}
 		}
@@ -359,9 +367,20 @@ func (c *Coordinator) succeed(g *group, mi uint32, memberID string, r *codec.Con
 	}
 }
 
-// takeOver makes new member mi inherit parked member old (a new member id
-// for a parked static instance): its settings and assigned partitions at
-// epoch 0; the old member goes.
+// fullRequest is Kafka's isFullRequest (A5.7), as the model's: a join, or
+// RebalanceTimeoutMs, a subscription by names or regex, and owned
+// partitions.
+func fullRequest(r *codec.ConsumerGroupHeartbeatRequest) bool {
+	subscribed := r.SubscribedTopicNames != nil || r.SubscribedTopicRegex.Valid
+	return r.MemberEpoch == joinEpoch || (r.RebalanceTimeoutMs != -1 && subscribed && r.TopicPartitions != nil)
+}
+
+// takeOver is a static takeover (A5.5), as the model's takeOver: new
+// member mi, at epoch 0, inherits parked member old's settings, assigned
+// partitions (still owned) and slot in the target; the parked member has
+// no pending revocations and no rebalance timer, and its session ends with
+// it (mi's starts at its join). The old member goes; the group epoch does
+// not move.
 func (g *group) takeOver(mi, old uint32) {
 	o := &g.mem[old]
 	m := &g.mem[mi]
@@ -382,13 +401,21 @@ func (g *group) takeOver(mi, old uint32) {
 		g.subs.get(o.sub).refs++
 		g.moveSubscription(mi, o.sub)
 	}
-	if os := g.sideOf(old); os != nil && len(os.assigned) > 0 {
-		moved := append([]int32(nil), os.assigned...)
-		os.assigned = os.assigned[:0]
+	var assigned, target []int32
+	if os := g.sideOf(old); os != nil {
+		// Copied out before ensureSide, which may move the side records.
+		assigned = append([]int32(nil), os.assigned...)
+		target = append([]int32(nil), os.target...)
+		os.assigned, os.target = os.assigned[:0], os.target[:0]
+	}
+	if len(assigned) > 0 || len(target) > 0 {
 		s := g.ensureSide(mi)
-		s.assigned = moved
-		for _, p := range moved {
+		s.assigned, s.target = assigned, target
+		for _, p := range assigned {
 			g.owner[p] = mi << 1
+		}
+		for _, p := range target {
+			g.tgt[p] = mi
 		}
 	}
 	g.removeMember(old)
@@ -443,7 +470,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}
 	}
-	return lookup{id: memberID, isNew: true, replaces: holder}, nil
+	return lookup{id: memberID, replaces: holder}, nil
 }
 
 // checkEpoch is Kafka's member epoch check for a heartbeat (epoch > 0).

@@ -2,60 +2,69 @@ package impl
 
 import "github.com/ghostcheck/ghostcheck/codec"
 
-// leaveGroup serves LeaveGroup against consumer-protocol groups (docs/PROTOCOL.md
-// A3), as the model does: only the administrative removal of a static
-// member by instance id (MemberId "") removes anyone. A batch is applied
-// under one lock of its group, and the target is recomputed once.
+// leaveGroup serves LeaveGroup against consumer-protocol groups as the model
+// does (docs/PROTOCOL.md A3, A3.1, A3.2): any member can be removed by its
+// member id, a static one also by its instance id alone; entries are
+// answered in order, each seeing the removals before it. A request is
+// applied under one lock of its group, and every member it removes is
+// fenced in one step: one epoch bump and one target recomputation. Only
+// the empty group id is INVALID_GROUP_ID (A3.3: no trim).
 func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *codec.LeaveGroupResponse {
 	resp := &codec.LeaveGroupResponse{}
-	if blank(r.GroupId) {
+	if r.GroupId == "" {
 		resp.ErrorCode = codec.InvalidGroupID
 		return resp
 	}
-	if version <= 2 {
-		// v0-v2 name a member id without an instance id: never a member
-		// of a consumer-protocol group.
-		resp.ErrorCode = codec.UnknownMemberID
-		return resp
-	}
-	if len(r.Members) == 0 {
+	if version >= 3 && len(r.Members) == 0 {
 		return resp
 	}
 	g := c.liveGroup(r.GroupId)
-	removed := int32(0)
-	for _, m := range r.Members {
-		resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
-			MemberId:        m.MemberId,
-			GroupInstanceId: m.GroupInstanceId,
-			ErrorCode:       g.leaveOne(m.MemberId, m.GroupInstanceId, &removed),
-		})
+	removed := 0
+	if version <= 2 {
+		resp.ErrorCode = g.leaveOne(r.MemberId, codec.Null, &removed)
+	} else {
+		for _, m := range r.Members {
+			resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
+				MemberId:        m.MemberId,
+				GroupInstanceId: m.GroupInstanceId,
+				ErrorCode:       g.leaveOne(m.MemberId, m.GroupInstanceId, &removed),
+			})
+		}
 	}
 	if g != nil {
 		if removed > 0 {
-			g.epoch += removed
-			g.computeTarget()
+			g.bump()
 		}
 		g.mu.Unlock()
 	}
 	return resp
 }
 
-// leaveOne applies one LeaveGroup entry to g (nil: no such group).
-func (g *group) leaveOne(memberID string, instanceID codec.NullableString, removed *int32) codec.ErrorCode {
-	if g == nil || !instanceID.Valid {
+// leaveOne answers one LeaveGroup entry against g (nil: no such group) by
+// A3's table, removing the member it names when the entry removes it and
+// counting it in removed; the caller moves the epoch on.
+func (g *group) leaveOne(memberID string, instanceID codec.NullableString, removed *int) codec.ErrorCode {
+	if g == nil {
 		return codec.UnknownMemberID
 	}
-	holder := g.holder(instanceID.Value)
-	switch {
-	case holder == 0:
-		return codec.UnknownMemberID
-	case memberID == "":
-		g.removeMember(holder)
-		*removed++
-		return codec.None
-	case !g.idIs(holder, memberID):
-		return codec.FencedInstanceID
-	default:
-		return codec.UnknownMemberID
+	var mi uint32
+	if !instanceID.Valid {
+		if memberID == "" {
+			return codec.UnknownMemberID
+		}
+		if mi = g.find(memberID); mi == 0 {
+			return codec.UnknownMemberID
+		}
+	} else {
+		mi = g.holder(instanceID.Value)
+		switch {
+		case mi == 0:
+			return codec.UnknownMemberID
+		case memberID != "" && !g.idIs(mi, memberID):
+			return codec.FencedInstanceID
+		}
 	}
+	g.removeMember(mi)
+	*removed++
+	return codec.None
 }

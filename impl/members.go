@@ -47,6 +47,36 @@ func (g *group) idLess(a, b uint32) bool {
 	return bytes.Compare(g.appendIDTo(ba[:0], a), g.appendIDTo(bb[:0], b)) < 0
 }
 
+// appendKeyTo appends member mi's assignment key to dst (docs/PROTOCOL.md
+// A5.2): the instance id of a static member, the member id of a dynamic
+// one.
+func (g *group) appendKeyTo(dst []byte, mi uint32) []byte {
+	if r := g.mem[mi].inst; r != 0 {
+		return append(dst, g.insts.get(r).key...)
+	}
+	return g.appendIDTo(dst, mi)
+}
+
+// keyLess orders members as the assignor sorts a topic's subscribers: by
+// assignment key, equal keys (an instance id that is also a dynamic
+// member's id, or a takeover's two holders of one instance for a moment)
+// by member id, as the model's keyLess. A member's instance id is set
+// before it subscribes and never changes after (lookupMember refuses a
+// request that would change it), so its place in the topic lists stays
+// valid; removeMember takes it out of the lists before dropping its
+// instance id.
+func (g *group) keyLess(a, b uint32) bool {
+	ma, mb := &g.mem[a], &g.mem[b]
+	if ma.inst == mb.inst {
+		return g.idLess(a, b) // both dynamic, or the same instance
+	}
+	var ba, bb [64]byte
+	if c := bytes.Compare(g.appendKeyTo(ba[:0], a), g.appendKeyTo(bb[:0], b)); c != 0 {
+		return c < 0
+	}
+	return g.idLess(a, b)
+}
+
 // idIs reports whether member mi's id is s.
 func (g *group) idIs(mi uint32, s string) bool {
 	m := &g.mem[mi]
@@ -95,11 +125,11 @@ func (g *group) alloc(s string) uint32 {
 // rebalance timeout), freeing all its partitions. The caller moves the
 // epoch on and recomputes the target.
 func (g *group) removeMember(mi uint32) {
+	g.moveSubscription(mi, 0) // while its key, the instance id, is still set
 	g.dropInstance(mi)
 	m := &g.mem[mi]
 	g.racks.release(m.rack)
 	g.clients.release(m.client)
-	g.moveSubscription(mi, 0)
 	if si := g.mem[mi].side; si != 0 {
 		s := &g.sides[si]
 		for _, p := range s.assigned {

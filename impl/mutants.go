@@ -41,6 +41,12 @@ const (
 	// and telemetry state but keeps the old session and rebalance
 	// deadlines instead of starting them afresh.
 	MutRestartKeepsDeadlines
+	// MutStaticRestartRebalances: a static takeover (a new member id
+	// joining with the instance id of a parked member) is treated as a
+	// member joining: the group epoch moves on and the target is
+	// recomputed, a rebalance KIP-345 promises a static restart does not
+	// cause.
+	MutStaticRestartRebalances
 	mutEnd
 )
 
@@ -56,6 +62,7 @@ var mutantInfo = []struct {
 	{MutZeroInstanceIDAccepted, "zero-instance-id-accepted", "the zero UUID is accepted as a client instance id"},
 	{MutEarlyHandoff, "early-handoff", "a partition is handed to a new owner before the old one revoked it"},
 	{MutRestartKeepsDeadlines, "restart-keeps-deadlines", "a coordinator restart keeps the old session and rebalance deadlines instead of starting them afresh"},
+	{MutStaticRestartRebalances, "static-restart-rebalances", "a static restart (a new member id taking over a parked instance) bumps the group epoch and recomputes the target: a rebalance"},
 }
 
 // MutantInfo names and describes one mutant.

@@ -38,6 +38,13 @@ type restartTest struct {
 
 func newRestartTest(t *testing.T, mut impl.Mutants) *restartTest {
 	t.Helper()
+	return newRestartTestWith(t, mut, nil)
+}
+
+// newRestartTestWith is newRestartTest with the configuration changed by
+// tweak (nil: none).
+func newRestartTestWith(t *testing.T, mut impl.Mutants, tweak func(*impl.Config)) *restartTest {
+	t.Helper()
 	clock := impl.NewManualClock(0)
 	var topics []impl.Topic
 	for _, tp := range []struct {
@@ -46,7 +53,7 @@ func newRestartTest(t *testing.T, mut impl.Mutants) *restartTest {
 	}{{"c", 1}, {"a", 3}, {"b", 2}} {
 		topics = append(topics, impl.Topic{Name: tp.name, ID: model.TopicIDFor(tp.name), Partitions: tp.n})
 	}
-	c := impl.New(impl.Config{
+	cfg := impl.Config{
 		Topics:              topics,
 		SessionTimeoutMs:    restartSession,
 		HeartbeatIntervalMs: 5000,
@@ -57,8 +64,11 @@ func newRestartTest(t *testing.T, mut impl.Mutants) *restartTest {
 		NewID:   model.SeededIDs(1),
 		Clock:   clock,
 		Mutants: mut,
-	})
-	return &restartTest{t: t, c: c, clock: clock}
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	return &restartTest{t: t, c: impl.New(cfg), clock: clock}
 }
 
 // send hands req to the coordinator on connection 1 with a KIP-1313

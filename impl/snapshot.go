@@ -1,6 +1,10 @@
 package impl
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
 
 // TopicPartition names one partition.
 type TopicPartition struct {
@@ -15,6 +19,11 @@ type MemberSnapshot struct {
 	Epoch      int32
 	Assigned   []TopicPartition // owned and acknowledged
 	Pending    []TopicPartition // owned, pending revocation
+	Target     []TopicPartition
+	// SubscribedTopicNames (sorted, never nil) and SubscribedTopicRegex
+	// are the member's subscription.
+	SubscribedTopicNames []string
+	SubscribedTopicRegex codec.NullableString
 }
 
 // GroupSnapshot is one group, members in id order.
@@ -38,11 +47,14 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 		gs := GroupSnapshot{GroupID: g.id, Epoch: g.epoch}
 		for _, e := range g.sortedMembers() {
 			m := &g.mem[e.mi]
+			sub := g.subOf(e.mi)
 			ms := MemberSnapshot{MemberID: e.id, InstanceID: g.instanceOf(e.mi).Value, Epoch: m.epoch,
-				Assigned: []TopicPartition{}, Pending: []TopicPartition{}}
+				Assigned: []TopicPartition{}, Pending: []TopicPartition{}, Target: []TopicPartition{},
+				SubscribedTopicNames: append([]string{}, sub.names...), SubscribedTopicRegex: sub.regex}
 			if s := g.sideOf(e.mi); s != nil {
 				ms.Assigned = c.topicPartitions(s.assigned)
 				ms.Pending = c.topicPartitions(s.pending)
+				ms.Target = c.topicPartitions(s.target)
 			}
 			gs.Members = append(gs.Members, ms)
 		}

@@ -63,16 +63,6 @@ const (
 	// fired.
 	RuleMemberVanished    model.Rule = "MemberVanished"
 	meaningMemberVanished            = "a member leaves its group only by a leave, an administrative removal, a static takeover, or a session or rebalance timeout that has passed"
-
-	// RuleStaticRestartKeepsAssignment is broken by a broker that
-	// rebalances on a static restart (KIP-345): after a new member id
-	// takes over a parked static member's instance id, or the parked
-	// member rejoins, with no other membership change, the group epoch
-	// moved, the rejoined member did not get what its instance was given,
-	// or another member's assignment changed. (model declares the same
-	// id; the two are one rule.)
-	RuleStaticRestartKeepsAssignment    model.Rule = "StaticRestartKeepsAssignment"
-	meaningStaticRestartKeepsAssignment            = "a static member that rejoins under its instance id within its session timeout gets its partitions back without a rebalance: the group epoch and every other member's assignment stay as they were"
 )
 
 // CheckLevel is how much a check demands.

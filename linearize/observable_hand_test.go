@@ -213,7 +213,7 @@ func TestObservableStaticTakeover(t *testing.T) {
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
 			} else {
-				judge(t, handPlan(), b, RuleStaticRestartKeepsAssignment, tc.detail)
+				judge(t, handPlan(), b, model.RuleStaticRestartKeepsAssignment, tc.detail)
 			}
 		})
 	}
@@ -263,7 +263,7 @@ func TestObservableStaticRejoin(t *testing.T) {
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
 			} else {
-				judge(t, handPlan(), b, RuleStaticRestartKeepsAssignment, tc.detail)
+				judge(t, handPlan(), b, model.RuleStaticRestartKeepsAssignment, tc.detail)
 			}
 		})
 	}

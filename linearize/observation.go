@@ -109,6 +109,9 @@ func (d *driver) observe(final bool) {
 	if err := d.epochs.Observe(groups); err != nil {
 		d.violate(err)
 	}
+	if err := d.epochs.StaticRestarts(groups); err != nil {
+		d.violate(err)
+	}
 	if final {
 		if err := model.QuiescentMembership(o); err != nil {
 			d.violate(err)

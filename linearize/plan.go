@@ -263,16 +263,21 @@ type Options struct {
 	// Restarts restarts the coordinator now and then (about once every
 	// 45 rounds); only for targets that can (CanRestart).
 	Restarts bool
+	// StaticRestarts restarts about half the static clients' processes
+	// once (KIP-345): the process closes, which parks its member at -2,
+	// and a new process with member ids of its own joins under the same
+	// instance id a round or two later (drawStaticRestarts).
+	StaticRestarts bool
 }
 
 // DefaultOptions is a small, busy run: 6 clients in 2 groups over 60
-// rounds of 500 ms with 10 % of requests mistreated and a coordinator
-// restart now and then (turn Restarts off for a target that cannot
-// restart: CanRestart).
+// rounds of 500 ms with 10 % of requests mistreated, a coordinator restart
+// now and then (turn Restarts off for a target that cannot restart:
+// CanRestart) and static restarts of static clients.
 func DefaultOptions() Options {
 	return Options{Clients: 6, Groups: 2, Rounds: 60, HeartbeatVersion: 1, StaticPercent: 30,
 		Faults: UniformFaults(10), Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true, Probes: true,
-		Restarts: true}
+		Restarts: true, StaticRestarts: true}
 }
 
 // UniformFaults spreads percent evenly over every fault kind.
@@ -361,6 +366,11 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	// a seed gives unchanged.
 	if o.Restarts {
 		p.Restarts = drawRestarts(d, p.Rounds)
+	}
+	// Drawn after everything else, for the same reason: a plan without
+	// them is the one the seed gave before they existed.
+	if o.StaticRestarts {
+		p.Clients = drawStaticRestarts(d, p.Clients, p.Rounds)
 	}
 	return p
 }
@@ -476,6 +486,43 @@ func drawRestarts(d drawer, rounds int) []int {
 		if d.intn("restart", 2) == 0 {
 			out = append(out, r)
 		}
+	}
+	return out
+}
+
+// drawStaticRestarts draws KIP-345 static restarts: about half the static
+// clients are restarted once. The client's process closes at a round drawn
+// after its join (its actions from then on are dropped; a close parks a
+// static member at -2), and a new process, appended to the clients, joins
+// one or two rounds later under the same group, instance id, topics and
+// heartbeat version, with UUIDs of its own: a new member id taking over the
+// parked instance well within the session timeout, which must not
+// rebalance (A5.5). A client whose life ends too soon is left alone.
+func drawStaticRestarts(d drawer, clients []ClientPlan, rounds int) []ClientPlan {
+	out := clients
+	for i, c := range clients {
+		if c.InstanceID == "" || d.intn("static restart", 2) != 0 {
+			continue
+		}
+		start, end := c.Actions[0].Round, rounds-4
+		if last := c.Actions[len(c.Actions)-1]; last.Kind == Close || last.Kind == Crash {
+			end = min(end, last.Round)
+		}
+		at := start + 2 + d.intn("static restart round", max(end-start-2, 1))
+		gap := 1 + d.intn("static restart gap", 2)
+		seed := uint64(d.intn("client seed", 1<<30)) + 1
+		if at >= end {
+			continue
+		}
+		var acts []Action
+		for _, a := range c.Actions {
+			if a.Round < at {
+				acts = append(acts, a)
+			}
+		}
+		clients[i].Actions = append(acts, Action{at, Close})
+		out = append(out, ClientPlan{Name: fmt.Sprintf("c%d", len(out)), Group: c.Group, InstanceID: c.InstanceID,
+			HeartbeatVersion: c.HeartbeatVersion, Topics: c.Topics, Seed: seed, Actions: []Action{{at + gap, Join}}})
 	}
 	return out
 }

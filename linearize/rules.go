@@ -43,7 +43,7 @@ func Rules() []RuleInfo {
 		if !r.IsClientOnly() {
 			by = append(by, ByRun)
 		}
-		if r == model.RuleMonotonicEpochs {
+		if r == model.RuleMonotonicEpochs || r == model.RuleStaticRestartKeepsAssignment {
 			by = append(by, ByObservable) // from the epochs responses carry
 		}
 		if client[r] {
@@ -56,7 +56,6 @@ func Rules() []RuleInfo {
 		RuleInfo{ID: RuleHarnessAssumption, Meaning: meaningHarnessAssumption, CheckedBy: []Checker{ByRun, ByExact, ByObservable}},
 		RuleInfo{ID: RuleObservableResponse, Meaning: meaningObservableResponse, CheckedBy: []Checker{ByObservable}},
 		RuleInfo{ID: RuleMemberVanished, Meaning: meaningMemberVanished, CheckedBy: []Checker{ByObservable}},
-		RuleInfo{ID: RuleStaticRestartKeepsAssignment, Meaning: meaningStaticRestartKeepsAssignment, CheckedBy: []Checker{ByObservable}},
 	)
 }
 

@@ -45,9 +45,9 @@ func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequ
 
 func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) codec.DescribedGroup {
 	out := codec.DescribedGroup{GroupId: id, AuthorizedOperations: codec.AuthorizedOperationsOmitted}
-	// §B7.2 does not say what a blank group id gets; the model answers as
-	// §B5 does for LeaveGroup: INVALID_GROUP_ID.
-	if blank(id) {
+	// Only the empty group id is INVALID_GROUP_ID (A3.3, §B7.2): Describe
+	// does not trim, so "  " is a group that does not exist.
+	if id == "" {
 		out.ErrorCode = codec.InvalidGroupID
 		return out
 	}

@@ -81,10 +81,10 @@ func TestDescribeErrorsAndRequestShape(t *testing.T) {
 	want := &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{
 		{ErrorCode: codec.GroupIDNotFound, ErrorMessage: missing.ErrorMessage, GroupId: "nog", AuthorizedOperations: codec.AuthorizedOperationsOmitted},
 		found,
-		// A blank group id is INVALID_GROUP_ID (§B7.2 is silent; the model
-		// follows §B5's rule for blank group ids).
+		// Only the empty group id is INVALID_GROUP_ID (A3.3, §B7.2): no
+		// trim, so " " is a group that does not exist.
 		{ErrorCode: codec.InvalidGroupID, GroupId: "", AuthorizedOperations: codec.AuthorizedOperationsOmitted},
-		{ErrorCode: codec.InvalidGroupID, GroupId: " ", AuthorizedOperations: codec.AuthorizedOperationsOmitted},
+		{ErrorCode: codec.GroupIDNotFound, ErrorMessage: codec.Str("Group   not found."), GroupId: " ", AuthorizedOperations: codec.AuthorizedOperationsOmitted},
 		found,
 	}}
 	tc.want("one answer per id, in request order; operations only for groups found", 1, resp, want)

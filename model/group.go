@@ -120,29 +120,51 @@ func (c *Coordinator) subscribedTopics(m *member) map[string]bool {
 	return out
 }
 
-// computeTarget is the "uniform" assignor, a pure function of (member ids,
-// subscriptions, topics): topics in name order with a running offset from 0;
-// for each topic that has subscribers, sort them by member id (k of them),
-// give partition p to subscriber (offset + p) mod k, then add the topic's
-// partition count to the offset. A topic without subscribers is skipped
-// whole, offset included: in A5 the offset step is one of the steps "for
-// each topic with subscribers". No stickiness, no randomness.
+// assignmentKey is what the assignor sorts a member by (docs/PROTOCOL.md
+// A5.2): the group instance id of a static member, the member id of a
+// dynamic one. Keying a static member by its instance id keeps its slot
+// when a restarted process takes the instance over under a new member id,
+// so a static restart moves no other member's target (A5.5).
+func (m *member) assignmentKey() string {
+	if m.instanceID.Valid {
+		return m.instanceID.Value
+	}
+	return m.id
+}
+
+// keyLess orders members by assignment key. A static member's instance id
+// may equal a dynamic member's id; the member ids, unique in a group, break
+// that tie, so the order is total and every implementation agrees on it.
+func keyLess(a, b *member) bool {
+	if ka, kb := a.assignmentKey(), b.assignmentKey(); ka != kb {
+		return ka < kb
+	}
+	return a.id < b.id
+}
+
+// computeTarget is the "uniform" assignor, a pure function of (assignment
+// keys, subscriptions, topics): topics in name order with a running offset
+// from 0; for each topic that has subscribers, sort them by assignment key
+// (k of them), give partition p to subscriber (offset + p) mod k, then add
+// the topic's partition count to the offset. A topic without subscribers
+// is skipped whole, offset included: in A5 the offset step is one of the
+// steps "for each topic with subscribers". No stickiness, no randomness.
 func (c *Coordinator) computeTarget(g *group) {
 	g.target = map[string]partSet{}
-	ids := make([]string, 0, len(g.members))
+	ms := make([]*member, 0, len(g.members))
 	subs := map[string]map[string]bool{}
 	for id, m := range g.members {
-		ids = append(ids, id)
+		ms = append(ms, m)
 		g.target[id] = partSet{}
 		subs[id] = c.subscribedTopics(m)
 	}
-	sort.Strings(ids)
+	sort.Slice(ms, func(i, j int) bool { return keyLess(ms[i], ms[j]) })
 	offset := 0
 	for _, t := range c.topics {
 		var subscribers []string
-		for _, id := range ids {
-			if subs[id][t.Name] {
-				subscribers = append(subscribers, id)
+		for _, m := range ms {
+			if subs[m.id][t.Name] {
+				subscribers = append(subscribers, m.id)
 			}
 		}
 		if len(subscribers) == 0 {
@@ -164,14 +186,22 @@ func (c *Coordinator) bumpEpoch(g *group) {
 	c.computeTarget(g)
 }
 
-// removeMember takes m out of g (leave, admin removal, session or rebalance
-// timeout). All its partitions are freed at once.
+// removeMember takes m out of g (leave, session or rebalance timeout) as
+// one change of membership: all its partitions are freed at once and the
+// group epoch moves on.
 func (c *Coordinator) removeMember(g *group, m *member) {
+	dropMember(g, m)
+	c.bumpEpoch(g)
+}
+
+// dropMember takes m out of g and frees all its partitions, without moving
+// the epoch: a LeaveGroup drops every member it removes, then bumps once
+// for the batch (A3.2).
+func dropMember(g *group, m *member) {
 	delete(g.members, m.id)
 	if m.instanceID.Valid && g.instances[m.instanceID.Value] == m.id {
 		delete(g.instances, m.instanceID.Value)
 	}
-	c.bumpEpoch(g)
 }
 
 // ownedByOther reports whether a member of g other than m owns p.

@@ -166,10 +166,8 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		created = true
 	}
 	// 2. Size cap, before the member lookup; parked members count.
-	if c.cfg.MaxGroupSize > 0 && len(g.members) >= c.cfg.MaxGroupSize {
-		if _, known := g.members[r.MemberId]; r.MemberId == "" || !known {
-			return nil, &hbError{codec.GroupMaxSizeReached, fmt.Sprintf("The consumer group has reached its maximum capacity of %d members.", c.cfg.MaxGroupSize)}
-		}
+	if c.groupFull(g, r) {
+		return nil, &hbError{codec.GroupMaxSizeReached, fmt.Sprintf("The consumer group has reached its maximum capacity of %d members.", c.cfg.MaxGroupSize)}
 	}
 	// 3. v0 only: the coordinator makes the member id (the ghost-prone
 	// behaviour KIP-1082 removed).
@@ -191,6 +189,8 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	}
 	// Every check has passed: from here on the request takes effect.
 	if lk.replaces != nil {
+		// A static takeover: the new id takes the old one's place, its
+		// slot in the target included; the group epoch stays.
 		old := lk.replaces
 		delete(g.members, old.id)
 		delete(g.instances, old.instanceID.Value)
@@ -208,7 +208,8 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		m.state, m.rebalanceDeadline = stateStable, noDeadline
 	}
 	// 6. (cont.) The fields take effect; a new member or a changed
-	// subscription bumps the group epoch, and the member is reconciled.
+	// subscription bumps the group epoch (a static takeover is neither,
+	// A5.5), and the member is reconciled.
 	before := m.assigned.clone()
 	changed := applyFields(m, conn, clientID, r) || lk.isNew
 	if created {
@@ -230,11 +231,42 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		MemberEpoch:         m.epoch,
 		HeartbeatIntervalMs: c.cfg.HeartbeatIntervalMs,
 	}
-	full := join || (r.RebalanceTimeoutMs != -1 && r.SubscribedTopicNames != nil && r.TopicPartitions != nil)
-	if full || !before.equal(m.assigned) {
+	if fullRequest(r) || !before.equal(m.assigned) {
 		resp.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: c.heartbeatPartitions(m.assigned)}
 	}
 	return resp, nil
+}
+
+// groupFull is step 2 of §B4.4, the size cap: a group holding MaxGroupSize
+// members (parked members count) refuses a request whose member id is
+// empty or not in the group, unless the request's instance id is held in
+// the group: a static member coming back under a new member id takes the
+// slot its old incarnation already fills, and goes on to the static rules
+// (a takeover of a parked instance, UNRELEASED_INSTANCE_ID otherwise).
+// That exception is Kafka's since KAFKA-20601; before it a static
+// takeover in a full group was GROUP_MAX_SIZE_REACHED.
+func (c *Coordinator) groupFull(g *group, r *codec.ConsumerGroupHeartbeatRequest) bool {
+	if c.cfg.MaxGroupSize <= 0 || len(g.members) < c.cfg.MaxGroupSize {
+		return false
+	}
+	if _, known := g.members[r.MemberId]; r.MemberId != "" && known {
+		return false
+	}
+	if r.InstanceId.Valid {
+		if _, held := g.instances[r.InstanceId.Value]; held {
+			return false
+		}
+	}
+	return true
+}
+
+// fullRequest is Kafka's isFullRequest (A5.7): a join, or a heartbeat that
+// sends everything a client that lost its state would (RebalanceTimeoutMs,
+// a subscription by names or by regex, and its owned partitions). Its
+// response carries the assignment whether or not it changed.
+func fullRequest(r *codec.ConsumerGroupHeartbeatRequest) bool {
+	subscribed := r.SubscribedTopicNames != nil || r.SubscribedTopicRegex.Valid
+	return r.MemberEpoch == JoinEpoch || (r.RebalanceTimeoutMs != -1 && subscribed && r.TopicPartitions != nil)
 }
 
 // applyFields applies the fields a join or heartbeat may change (a null
@@ -273,9 +305,11 @@ func applyFields(m *member, conn Conn, clientID string, r *codec.ConsumerGroupHe
 // lookup is what lookupMember found: the member the request is for, and
 // what accepting the request will change in the membership.
 type lookup struct {
-	member   *member
-	isNew    bool    // a member joins: the membership changes
-	replaces *member // a parked static member this new member id takes over
+	member *member
+	isNew  bool // a member joins: the membership changes
+	// replaces is the parked static member this new member id takes over:
+	// the same membership under a new id, not a change (A5.5).
+	replaces *member
 }
 
 // lookupMember finds the member a join or heartbeat is for, or prepares a
@@ -338,15 +372,40 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}
 	}
-	// A new member id takes over a parked instance: it inherits the parked
-	// member's assignment and settings at epoch 0, and the old member goes.
-	repl := *holder
-	repl.id = memberID
-	repl.epoch, repl.prevEpoch = 0, 0
-	repl.assigned = holder.assigned.clone()
-	repl.pending = partSet{}
-	repl.state, repl.rebalanceDeadline = stateStable, noDeadline
-	return lookup{member: &repl, isNew: true, replaces: holder}, nil
+	return lookup{member: takeOver(holder, memberID), replaces: holder}, nil
+}
+
+// takeOver is KIP-345's static restart (A5.5, §B4.4 rule 5): a new member
+// id joins with the instance id of a member parked at -2, and replaces it
+// as Kafka does, by a copy of the parked member under the new id at epoch
+// 0 with previous epoch 0. What the copy keeps, exactly:
+//
+//   - the parked member's settings: instance id, rack, rebalance timeout,
+//     server assignor and subscription (the join's own fields then apply
+//     on top; only a changed subscription moves the group epoch);
+//   - its assigned partitions, which stay owned: they never left the
+//     instance while it was parked;
+//   - no pending revocations: parking released them, and a parked member
+//     does not reconcile, so it has none;
+//   - no timers: the parked member's session ends with it, the new
+//     member's starts with its successful join (rule 7), and no rebalance
+//     timer runs (parking stopped it; reconciling may start one).
+//
+// The caller gives the new id the old one's slot in the target and does
+// not move the group epoch. Reconciled at epoch 0, the copy normally has
+// nothing outside its target, so it takes the target epoch at once and its
+// join response carries the old member's target; were a partition it
+// kept no longer in its target (the epoch moved while it was parked), it
+// would first revoke it at epoch 0, as the parked member resuming would.
+func takeOver(parked *member, memberID string) *member {
+	m := *parked
+	m.id = memberID
+	m.epoch, m.prevEpoch = 0, 0
+	m.assigned = parked.assigned.clone()
+	m.pending = partSet{}
+	m.state = stateStable
+	m.sessionDeadline, m.rebalanceDeadline = noDeadline, noDeadline
+	return &m
 }
 
 func (c *Coordinator) newMember(id string) *member {

@@ -299,33 +299,6 @@ func TestStateRules(t *testing.T) {
 		{name: "a member epoch greater than the coordinator's is FENCED_MEMBER_EPOCH", version: 1,
 			setup: m1Alone, req: hb(group1, "m1", 2, allAB),
 			wantErr: &errWant{codec.FencedMemberEpoch, []string{"2", "1"}}, group: &alone},
-		{name: "GROUP_MAX_SIZE_REACHED for a new member of a full group", version: 1,
-			tweak: maxSize(1), setup: m1Alone, req: join(group1, "m2", "a"),
-			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}}, group: &alone},
-		{name: "a known member of a full group still heartbeats", version: 1,
-			tweak: maxSize(1), setup: m1Alone, req: hb(group1, "m1", 1, allAB),
-			want: success("m1", 1, "-"), group: &alone},
-		{name: "a known member of a full group still rejoins in place", version: 1,
-			tweak: maxSize(1), setup: m1Alone, req: join(group1, "m1", "a", "b"),
-			want: success("m1", 1, allAB), group: &alone},
-		{name: "a parked static member counts toward the group size", version: 1,
-			tweak: maxSize(1),
-			setup: func(tc *coordTest) {
-				m1StaticAlone(tc)
-				tc.ok(1, leave(group1, "m1", -2, "i1"))
-			},
-			req:     staticJoin(group1, "m3", "i1", "a", "b"),
-			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}},
-			group:   parkedAlone()},
-		{name: "v0 join with empty member id to a full group is GROUP_MAX_SIZE_REACHED before an id is made", version: 0,
-			tweak: maxSize(1), setup: m1Alone, req: join(group1, "", "a"),
-			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}}, group: &alone,
-			then: func(tc *coordTest) {
-				// §B4.4 checks the size (rule 2) before it makes an id
-				// (rule 3): the next id made is still the first.
-				tc.want("the next v0 join gets the first id made", 0,
-					tc.heartbeat(0, join("h", "", "c")), success(genID(1).String(), 1, "c0"))
-			}},
 		{name: "a retried dynamic join is accepted in place with its epoch and full assignment", version: 1,
 			setup: m1Alone, req: join(group1, "m1", "a", "b"),
 			want: success("m1", 1, allAB), group: &alone},
@@ -362,6 +335,69 @@ func TestStateRules(t *testing.T) {
 		{name: "a static join naming a dynamic member's id is INVALID_REQUEST", version: 1,
 			setup: m1Alone, req: staticJoin(group1, "m1", "i1", "a", "b"),
 			wantErr: &errWant{codec.InvalidRequest, []string{"m1"}}, group: &alone},
+	})
+}
+
+// The size cap, §B4.4 rule 2 (with KAFKA-20601's exception for a held
+// instance id): checked before the member lookup, parked members counting.
+func TestGroupSizeCap(t *testing.T) {
+	runHeartbeatCases(t, []hbCase{
+		{name: "GROUP_MAX_SIZE_REACHED for a new member of a full group", version: 1,
+			tweak: maxSize(1), setup: m1Alone, req: join(group1, "m2", "a"),
+			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}}, group: &alone},
+		{name: "a known member of a full group still heartbeats", version: 1,
+			tweak: maxSize(1), setup: m1Alone, req: hb(group1, "m1", 1, allAB),
+			want: success("m1", 1, "-"), group: &alone},
+		{name: "a known member of a full group still rejoins in place", version: 1,
+			tweak: maxSize(1), setup: m1Alone, req: join(group1, "m1", "a", "b"),
+			want: success("m1", 1, allAB), group: &alone},
+		{name: "a parked static member counts toward the group size", version: 1,
+			tweak: maxSize(1),
+			setup: func(tc *coordTest) {
+				m1StaticAlone(tc)
+				tc.ok(1, leave(group1, "m1", -2, "i1"))
+			},
+			req:     join(group1, "m3", "a", "b"),
+			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}},
+			group:   parkedAlone()},
+		// KAFKA-20601: a request naming an instance id the group holds
+		// skips the size cap and goes on to the static rules. (Before it,
+		// this takeover was GROUP_MAX_SIZE_REACHED; this case expected so.)
+		{name: "a static takeover of a parked instance in a full group succeeds (the size cap skips a held instance id)", version: 1,
+			tweak: maxSize(1),
+			setup: func(tc *coordTest) {
+				m1StaticAlone(tc)
+				tc.ok(1, leave(group1, "m1", -2, "i1"))
+			},
+			req:  staticJoin(group1, "m3", "i1", "a", "b"),
+			want: success("m3", 1, allAB),
+			group: &wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
+				{id: "m3", instance: "i1", epoch: 1, assigned: allAB, target: allAB, topics: ab},
+			}}},
+		{name: "in a full group, a join for a held instance whose holder is active is UNRELEASED_INSTANCE_ID, not GROUP_MAX_SIZE_REACHED", version: 1,
+			tweak: maxSize(1), setup: m1StaticAlone,
+			req:     staticJoin(group1, "m3", "i1", "a", "b"),
+			wantErr: &errWant{codec.UnreleasedInstanceID, []string{"m3", "i1", "m1"}},
+			group:   staticAlone()},
+		{name: "in a full group, a heartbeat by another member id for a held instance is FENCED_INSTANCE_ID, not GROUP_MAX_SIZE_REACHED", version: 1,
+			tweak: maxSize(1), setup: m1StaticAlone,
+			req:     staticHB(group1, "m3", "i1", 1, allAB),
+			wantErr: &errWant{codec.FencedInstanceID, []string{"m3", "i1", "m1"}},
+			group:   staticAlone()},
+		{name: "in a full group, a join for an instance nobody holds is GROUP_MAX_SIZE_REACHED", version: 1,
+			tweak: maxSize(1), setup: m1StaticAlone,
+			req:     staticJoin(group1, "m3", "i2", "a", "b"),
+			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}},
+			group:   staticAlone()},
+		{name: "v0 join with empty member id to a full group is GROUP_MAX_SIZE_REACHED before an id is made", version: 0,
+			tweak: maxSize(1), setup: m1Alone, req: join(group1, "", "a"),
+			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}}, group: &alone,
+			then: func(tc *coordTest) {
+				// §B4.4 checks the size (rule 2) before it makes an id
+				// (rule 3): the next id made is still the first.
+				tc.want("the next v0 join gets the first id made", 0,
+					tc.heartbeat(0, join("h", "", "c")), success(genID(1).String(), 1, "c0"))
+			}},
 	})
 }
 
@@ -492,4 +528,75 @@ func TestRegexSubscriptionResolvedAtOnce(t *testing.T) {
 	tc.wantDescribe("group epoch 2 with target b and c; a still to revoke", group1, wantGroup{state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
 		{id: "m1", epoch: 1, assigned: "c0", target: "b0 b1 c0", topics: []string{"b"}, regex: "c"},
 	}})
+}
+
+// A5.7: a heartbeat is "full", and its response carries the assignment even
+// when nothing changed, when it sends RebalanceTimeoutMs, owned partitions
+// and a subscription, by names or by regex. (Corrected: a regex-only
+// subscription did not count, so such a heartbeat had no Assignment.)
+func TestFullRequest(t *testing.T) {
+	j := join(group1, "m1")
+	j.SubscribedTopicNames = nil
+	withRT := func(r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatRequest {
+		r.RebalanceTimeoutMs = rebalanceMs
+		return r
+	}
+	cases := []hbCase{
+		{name: "RebalanceTimeoutMs, regex and owned partitions: full, the assignment is sent",
+			req: withRegex(withRT(hb(group1, "m1", 1, "a0 a1 a2 c0")), "a|c"), want: success("m1", 1, "a0 a1 a2 c0")},
+		{name: "RebalanceTimeoutMs, names and owned partitions: full",
+			req: with(withRT(hb(group1, "m1", 1, "a0 a1 a2 c0")), func(r *codec.ConsumerGroupHeartbeatRequest) {
+				r.SubscribedTopicNames = []string{}
+			}), want: success("m1", 1, "a0 a1 a2 c0")},
+		{name: "no subscription at all: not full",
+			req: withRT(hb(group1, "m1", 1, "a0 a1 a2 c0")), want: success("m1", 1, "-")},
+		{name: "a regex without RebalanceTimeoutMs: not full",
+			req: withRegex(hb(group1, "m1", 1, "a0 a1 a2 c0"), "a|c"), want: success("m1", 1, "-")},
+		{name: "a regex without owned partitions: not full",
+			req: withRegex(withRT(hb(group1, "m1", 1, "-")), "a|c"), want: success("m1", 1, "-")},
+	}
+	for i := range cases {
+		cases[i].version = 1
+		cases[i].setup = func(tc *coordTest) { tc.ok(1, withRegex(j, "a|c")) }
+		cases[i].group = &wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
+			{id: "m1", epoch: 1, assigned: "a0 a1 a2 c0", target: "a0 a1 a2 c0", regex: "a|c"},
+		}}
+	}
+	// The names case subscribes m1 to no names as well, which is no change
+	// (an empty list and none are the same subscription).
+	runHeartbeatCases(t, cases)
+}
+
+// A5.2: the assignor sorts each topic's subscribers by assignment key, the
+// instance id of a static member and the member id of a dynamic one; equal
+// keys (an instance id that is also a dynamic member's id) fall back to the
+// member ids. Two members on a and b: the first in key order gets
+// a0 a2 b1, the second a1 b0 (see the top of this file). (Corrected: the
+// assignor sorted by member id, which would put "a-static" first.)
+func TestAssignorSortsByAssignmentKey(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		staticID, instance string
+		staticT, dynamicT  string
+		staticListedFirst  bool
+	}{
+		{"a static member sorts by its instance id, not its member id", "a-static", "z9", m2Of2, m1Of2, true},
+		{"an instance id equal to a dynamic member id sorts after it (member ids break the tie)", "s1", "m2", m2Of2, m1Of2, false},
+		{"a static member whose instance id sorts first comes first", "z-static", "a0", m1Of2, m2Of2, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tc := newCoordTest(t)
+			tc.ok(1, staticJoin(group1, c.staticID, c.instance, "a", "b"))
+			tc.want("m2 joins; everything is still owned by the static member", 1,
+				tc.heartbeat(1, join(group1, "m2", "a", "b")), success("m2", 2, ""))
+			members := []wantMember{
+				{id: c.staticID, instance: c.instance, epoch: 1, assigned: allAB, target: c.staticT, topics: ab},
+				{id: "m2", epoch: 2, target: c.dynamicT, topics: ab},
+			}
+			if !c.staticListedFirst {
+				members[0], members[1] = members[1], members[0] // Describe lists members by id
+			}
+			tc.wantDescribe("targets by assignment key", group1, wantGroup{state: model.GroupStateReconciling, epoch: 2, members: members})
+		})
+	}
 }

@@ -21,7 +21,7 @@ type Rule string
 func Rules() []Rule {
 	return append([]Rule{RuleNoGhosts, RuleOneMemberPerProcess, RuleUniqueMemberIDs, RuleNoZeroUUIDs,
 		RuleNoDoubleClientAssignment, RuleQuiescentMembership, RuleMonotonicEpochs, RuleStableMemberID,
-		RuleClientInstanceIDInHeader, RuleClientIDOnFirstRequest}, clientOnlyRules()...)
+		RuleClientInstanceIDInHeader, RuleClientIDOnFirstRequest, RuleStaticRestartKeepsAssignment}, clientOnlyRules()...)
 }
 
 // Meaning says in words what the rule protects ("" for an id that is not
@@ -48,6 +48,8 @@ func (r Rule) Meaning() string {
 		return meaningClientInstanceIDInHeader
 	case RuleClientIDOnFirstRequest:
 		return meaningClientIDOnFirstRequest
+	case RuleStaticRestartKeepsAssignment:
+		return meaningStaticRestartKeepsAssignment
 	}
 	return clientRuleMeaning(r)
 }
@@ -336,9 +338,21 @@ const (
 // EpochTracker checks, across observations, that member epochs and group
 // epochs never go backwards (a member's positive epochs only grow; -2 while
 // parked and 0 while rejoining are not epochs of progress).
+//
+// It also carries a StaticRestartTracker (StaticRestarts), the other rule
+// about how the group epoch may move across observations, so that an
+// observer holding one EpochTracker checks both.
 type EpochTracker struct {
-	member map[string]int32 // group \x00 member -> highest positive epoch
-	group  map[string]int32
+	member   map[string]int32 // group \x00 member -> highest positive epoch
+	group    map[string]int32
+	restarts StaticRestartTracker
+}
+
+// StaticRestarts records groups for StaticRestartKeepsAssignment and
+// reports its first violation (StaticRestartTracker.Observe). Call it on
+// the same observations as Observe.
+func (t *EpochTracker) StaticRestarts(groups []GroupSnapshot) error {
+	return t.restarts.Observe(groups)
 }
 
 // Observe records groups and reports the first epoch that went backwards.

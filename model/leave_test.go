@@ -74,10 +74,10 @@ func TestLeaveRules(t *testing.T) {
 	})
 }
 
-// Static membership (§B4.4 rule 5, A1, A5 "Static members"): a parked
-// member keeps its partitions until it comes back or its session ends; a new
-// member id takes over a parked instance as a membership change; the same id
-// resumes without one.
+// Static membership (§B4.4 rule 5, A1, A5.5): a parked member keeps its
+// partitions until it comes back or its session ends; a new member id takes
+// over a parked instance, and the same id resumes, without a membership
+// change (KIP-345: a static restart is not a rebalance).
 func TestStaticMemberRules(t *testing.T) {
 	parkedOfTwo := func(tc *coordTest) {
 		twoStable(tc, true)
@@ -108,36 +108,48 @@ func TestStaticMemberRules(t *testing.T) {
 		{name: "a parked member resuming with a null instance id resumes the same way (never answers epoch -2)", version: 1,
 			setup: parkedThenJoined, req: join(group1, "m1", "a", "b"),
 			want: success("m1", 0, m1Of2), group: resumedBehind},
-		{name: "a new member id takes over a parked instance: group epoch +1, assignment inherited", version: 1,
-			setup: parkedOfTwo, req: staticJoin(group1, "m0", "i1", "a", "b"),
-			// Sorted ids m0, m2 give m0 exactly m1's old target, which it
-			// inherited: it owns it at once, at epoch 3.
-			want: success("m0", 3, m1Of2),
-			group: &wantGroup{state: model.GroupStateReconciling, epoch: 3, members: []wantMember{
-				{id: "m0", instance: "i1", epoch: 3, assigned: m1Of2, target: m1Of2, topics: ab},
-				{id: "m2", epoch: 2, assigned: m2Of2, target: m2Of2, topics: ab},
-			}}},
-		{name: "a takeover whose inherited partitions are not its target revokes them first, at epoch 0", version: 1,
+		// Corrected (A5.5, KIP-345's promise): a takeover was a membership
+		// change (group epoch +1, targets recomputed from member ids).
+		{name: "a new member id takes over a parked instance: no group-epoch bump, the old target at the current epoch", version: 1,
 			setup: parkedOfTwo, req: staticJoin(group1, "m3", "i1", "a", "b"),
-			// Sorted ids m2, m3: m2 = a0 a2 b1, m3 = a1 b0. m3 inherits
-			// a0 a2 b1 and must give all of them up before it moves on.
-			want: success("m3", 0, ""),
-			group: &wantGroup{state: model.GroupStateReconciling, epoch: 3, members: []wantMember{
-				{id: "m2", epoch: 2, assigned: m2Of2, target: m1Of2, topics: ab},
-				{id: "m3", instance: "i1", epoch: 0, target: m2Of2, topics: ab},
+			// m3 sorts after m2 by member id, but the assignor keys a
+			// static member by its instance id (A5.2): i1 keeps its slot,
+			// so m3 gets m1's target, which it inherited, at epoch 2, and
+			// m2's target does not move.
+			want: success("m3", 2, m1Of2),
+			group: &wantGroup{state: model.GroupStateStable, epoch: 2, members: []wantMember{
+				{id: "m2", epoch: 2, assigned: m2Of2, target: m2Of2, topics: ab},
+				{id: "m3", instance: "i1", epoch: 2, assigned: m1Of2, target: m1Of2, topics: ab},
+			}}},
+		{name: "a takeover whose inherited partitions are not all its target revokes the rest first, at epoch 0", version: 1,
+			setup: parkedThenJoined, req: staticJoin(group1, "m3", "i1", "a", "b"),
+			// The parked m1 kept a0 a1 a2 b0 b1 while m2's join moved the
+			// epoch to 2 and its target to a0 a2 b1. m3 inherits all five
+			// at epoch 0, no bump: a1 b0 go to pending revocation, so m3
+			// stays at epoch 0 with a0 a2 b1, as m1 resuming would.
+			want: success("m3", 0, m1Of2),
+			group: &wantGroup{state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
+				{id: "m2", epoch: 2, target: m2Of2, topics: ab},
+				{id: "m3", instance: "i1", epoch: 0, assigned: m1Of2, target: m1Of2, topics: ab},
 			}},
 			then: func(tc *coordTest) {
-				tc.want("m3's next request is a join (epoch 0): it reports nothing, the inherited partitions are released", 1,
-					tc.heartbeat(1, staticJoin(group1, "m3", "i1", "a", "b")), success("m3", 3, ""))
-				tc.want("m2 revokes a1 b0", 1, tc.heartbeat(1, hb(group1, "m2", 2, m2Of2)), success("m2", 2, ""))
-				tc.want("m2 reports them gone and collects a0 a2 b1 at epoch 3", 1,
-					tc.heartbeat(1, hb(group1, "m2", 2, "")), success("m2", 3, m1Of2))
-				tc.want("m3 collects a1 b0", 1, tc.heartbeat(1, staticHB(group1, "m3", "i1", 3, "")), success("m3", 3, m2Of2))
-				tc.wantDescribe("stable at epoch 3", group1, wantGroup{state: model.GroupStateStable, epoch: 3, members: []wantMember{
-					{id: "m2", epoch: 3, assigned: m1Of2, target: m1Of2, topics: ab},
-					{id: "m3", instance: "i1", epoch: 3, assigned: m2Of2, target: m2Of2, topics: ab},
+				tc.want("m3's next request is a join (epoch 0): it reports nothing, a1 b0 are released; epoch 2", 1,
+					tc.heartbeat(1, staticJoin(group1, "m3", "i1", "a", "b")), success("m3", 2, m1Of2))
+				tc.want("m2 collects a1 b0", 1, tc.heartbeat(1, hb(group1, "m2", 2, "")), success("m2", 2, m2Of2))
+				tc.wantDescribe("stable at epoch 2, never bumped by the takeover", group1, wantGroup{state: model.GroupStateStable, epoch: 2, members: []wantMember{
+					{id: "m2", epoch: 2, assigned: m2Of2, target: m2Of2, topics: ab},
+					{id: "m3", instance: "i1", epoch: 2, assigned: m1Of2, target: m1Of2, topics: ab},
 				}})
 			}},
+		{name: "a takeover with a changed subscription bumps the epoch, as any subscription change", version: 1,
+			setup: parkedOfTwo, req: staticJoin(group1, "m3", "i1", "a"),
+			// Epoch 3. a: keys i1 (m3), m2: a0->m3 a1->m2 a2->m3; b: only
+			// m2: b0 b1->m2. m3 inherited a0 a2 b1 and must revoke b1.
+			want: success("m3", 0, "a0 a2"),
+			group: &wantGroup{state: model.GroupStateReconciling, epoch: 3, members: []wantMember{
+				{id: "m2", epoch: 2, assigned: m2Of2, target: "a1 b0 b1", topics: ab},
+				{id: "m3", instance: "i1", epoch: 0, assigned: "a0 a2", target: "a0 a2", topics: []string{"a"}},
+			}}},
 		{name: "while parked, a member's partitions stay out of others' reach", version: 1,
 			setup: parkedThenJoined, req: hb(group1, "m2", 2, ""),
 			want: success("m2", 2, "-"),

@@ -2,57 +2,79 @@ package model
 
 import "github.com/ghostcheck/ghostcheck/codec"
 
-// leaveGroup serves LeaveGroup against consumer-protocol groups (docs/PROTOCOL.md
-// A3). Members of such a group leave with a heartbeat at epoch -1 or -2, so
-// the only LeaveGroup entry that removes anyone is the administrative
-// removal of a static member by instance id (MemberId ""):
+// leaveGroup serves LeaveGroup against consumer-protocol groups as Kafka 4.0+
+// does (docs/PROTOCOL.md A3, A3.1; KAFKA-18188): any member of the group can
+// be removed, by its member id or, administratively, by its instance id.
+// Each entry is answered by A3's table:
 //
-//	MemberId  GroupInstanceId            result
-//	""        held by a member           removed, NONE
-//	""        unknown, or null           UNKNOWN_MEMBER_ID
-//	non-empty null                       UNKNOWN_MEMBER_ID
-//	non-empty unknown                    UNKNOWN_MEMBER_ID
-//	non-empty held by another member id  FENCED_INSTANCE_ID
-//	non-empty held by this member id     UNKNOWN_MEMBER_ID (not a classic member)
+//	MemberId         GroupInstanceId            result
+//	""               held by a member           that member removed, NONE
+//	""               unknown, or null           UNKNOWN_MEMBER_ID
+//	a member's id    null                       that member removed, NONE
+//	not a member     null                       UNKNOWN_MEMBER_ID
+//	any              unknown                    UNKNOWN_MEMBER_ID
+//	non-empty        held by another member id  FENCED_INSTANCE_ID
+//	non-empty        held by this member id     that member removed, NONE
 //
-// Errors are per member at v3+ (top level NONE); v0-v2 name one member and
-// carry its result at the top level.
+// Entries are answered in order, each seeing the removals of the entries
+// before it (a second entry for a member already removed finds it gone).
+// Every member the request removes is fenced in one step: the group epoch
+// moves on once for the request and the target is recomputed once (A3.2);
+// a request that removes nobody changes nothing.
+//
+// At v3+ errors are per member and the top level is NONE. v0-v2 name one
+// member id (no instance id) and carry its result at the top level. A group
+// that does not exist answers every member UNKNOWN_MEMBER_ID. Only the
+// empty group id is INVALID_GROUP_ID: LeaveGroup does not trim (A3.3), so
+// "  " is a group that does not exist.
 func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *codec.LeaveGroupResponse {
 	resp := &codec.LeaveGroupResponse{}
-	if blank(r.GroupId) {
+	if r.GroupId == "" {
 		resp.ErrorCode = codec.InvalidGroupID
 		return resp
 	}
+	g := c.groups[r.GroupId]
+	removed := 0
 	if version <= 2 {
-		resp.ErrorCode = c.leaveOne(r.GroupId, r.MemberId, codec.Null)
-		return resp
+		resp.ErrorCode = leaveOne(g, r.MemberId, codec.Null, &removed)
+	} else {
+		for _, m := range r.Members {
+			resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
+				MemberId:        m.MemberId,
+				GroupInstanceId: m.GroupInstanceId,
+				ErrorCode:       leaveOne(g, m.MemberId, m.GroupInstanceId, &removed),
+			})
+		}
 	}
-	for _, m := range r.Members {
-		resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
-			MemberId:        m.MemberId,
-			GroupInstanceId: m.GroupInstanceId,
-			ErrorCode:       c.leaveOne(r.GroupId, m.MemberId, m.GroupInstanceId),
-		})
+	if removed > 0 {
+		c.bumpEpoch(g)
 	}
 	return resp
 }
 
-// leaveOne applies one LeaveGroup entry and returns its error code.
-func (c *Coordinator) leaveOne(groupID, memberID string, instanceID codec.NullableString) codec.ErrorCode {
-	g := c.groups[groupID]
-	if g == nil || !instanceID.Valid {
+// leaveOne answers one LeaveGroup entry against g (nil: no such group) by
+// A3's table, and drops the member it names when the entry removes it,
+// counting it in removed; the caller moves the epoch on.
+func leaveOne(g *group, memberID string, instanceID codec.NullableString, removed *int) codec.ErrorCode {
+	if g == nil {
 		return codec.UnknownMemberID
 	}
-	holderID, held := g.instances[instanceID.Value]
-	switch {
-	case !held:
-		return codec.UnknownMemberID
-	case memberID == "":
-		c.removeMember(g, g.members[holderID])
-		return codec.None
-	case holderID != memberID:
-		return codec.FencedInstanceID
-	default:
-		return codec.UnknownMemberID
+	var m *member
+	if !instanceID.Valid {
+		if m = g.members[memberID]; m == nil {
+			return codec.UnknownMemberID // "" included: no member has it
+		}
+	} else {
+		holderID, held := g.instances[instanceID.Value]
+		switch {
+		case !held:
+			return codec.UnknownMemberID
+		case memberID != "" && holderID != memberID:
+			return codec.FencedInstanceID
+		}
+		m = g.members[holderID] // the holder itself, or an administrative removal
 	}
+	dropMember(g, m)
+	*removed++
+	return codec.None
 }

@@ -24,6 +24,16 @@ type MemberSnapshot struct {
 	// Pending are owned partitions waiting to be revoked; nil when the
 	// observer cannot see them (ConsumerGroupDescribe does not show them).
 	Pending []TopicPartition
+	// Target is the member's target assignment; nil when the observer
+	// cannot see a current one (a Describe whose assignment epoch lags
+	// the group epoch, state "Assigning").
+	Target []TopicPartition
+	// SubscribedTopicNames (sorted, never nil) and SubscribedTopicRegex
+	// are the member's subscription: a change of either moves the group
+	// epoch on (A5.1), which StaticRestartTracker must tell from a
+	// rebalance.
+	SubscribedTopicNames []string
+	SubscribedTopicRegex codec.NullableString
 }
 
 // Owned is Assigned plus Pending.
@@ -49,11 +59,14 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 		for _, mid := range slices.Sorted(maps.Keys(g.members)) {
 			m := g.members[mid]
 			gs.Members = append(gs.Members, MemberSnapshot{
-				MemberID:   m.id,
-				InstanceID: m.instanceID.Value,
-				Epoch:      m.epoch,
-				Assigned:   toTopicPartitions(m.assigned),
-				Pending:    toTopicPartitions(m.pending),
+				MemberID:             m.id,
+				InstanceID:           m.instanceID.Value,
+				Epoch:                m.epoch,
+				Assigned:             toTopicPartitions(m.assigned),
+				Pending:              toTopicPartitions(m.pending),
+				Target:               toTopicPartitions(g.target[m.id]),
+				SubscribedTopicNames: append([]string{}, m.subscribedNames...),
+				SubscribedTopicRegex: m.subscribedRegex,
 			})
 		}
 		out = append(out, gs)
@@ -70,8 +83,10 @@ func toTopicPartitions(s partSet) []TopicPartition {
 }
 
 // SnapshotFromDescribe is what ConsumerGroupDescribe lets an outside
-// observer see: groups that exist (errors skipped), members, epochs and
-// assignments; pending revocations are not visible (Pending is nil).
+// observer see: groups that exist (errors skipped), members, epochs,
+// assignments, targets and subscriptions; pending revocations are not
+// visible (Pending is nil), and neither is a current target while the
+// group's assignment epoch lags its group epoch (Target is nil then).
 func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnapshot {
 	var out []GroupSnapshot
 	for _, g := range resp.Groups {
@@ -80,11 +95,15 @@ func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnap
 		}
 		gs := GroupSnapshot{GroupID: g.GroupId, Epoch: g.GroupEpoch}
 		for _, m := range g.Members {
-			ms := MemberSnapshot{MemberID: m.MemberId, InstanceID: m.InstanceId.Value, Epoch: m.MemberEpoch, Assigned: []TopicPartition{}}
-			for _, t := range m.Assignment.TopicPartitions {
-				for _, p := range t.Partitions {
-					ms.Assigned = append(ms.Assigned, TopicPartition{t.TopicName, p})
-				}
+			ms := MemberSnapshot{MemberID: m.MemberId, InstanceID: m.InstanceId.Value, Epoch: m.MemberEpoch,
+				Assigned:             describedTopicPartitions(m.Assignment),
+				SubscribedTopicNames: slices.Sorted(slices.Values(m.SubscribedTopicNames)),
+				SubscribedTopicRegex: m.SubscribedTopicRegex}
+			if ms.SubscribedTopicNames == nil {
+				ms.SubscribedTopicNames = []string{}
+			}
+			if g.AssignmentEpoch == g.GroupEpoch {
+				ms.Target = describedTopicPartitions(m.TargetAssignment)
 			}
 			gs.Members = append(gs.Members, ms)
 		}
@@ -92,5 +111,23 @@ func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnap
 		out = append(out, gs)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].GroupID < out[j].GroupID })
+	return out
+}
+
+// describedTopicPartitions lists a Describe assignment's partitions in
+// topic-name, then partition order (a broker may send them in any order).
+func describedTopicPartitions(a codec.DescribedAssignment) []TopicPartition {
+	out := []TopicPartition{}
+	for _, t := range a.TopicPartitions {
+		for _, p := range t.Partitions {
+			out = append(out, TopicPartition{t.TopicName, p})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Topic != out[j].Topic {
+			return out[i].Topic < out[j].Topic
+		}
+		return out[i].Partition < out[j].Partition
+	})
 	return out
 }

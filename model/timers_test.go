@@ -149,3 +149,31 @@ func TestRebalanceTimeout(t *testing.T) {
 		}
 	})
 }
+
+// A5.5: what a static takeover keeps of the parked member, and what it
+// does not: the settings (here the rack, which the new process's join does
+// not send) and the assignment stay; the parked member's session timer
+// does not (the new member's starts at its join); the old member id is gone.
+func TestStaticTakeoverKeepsSettingsNotTimers(t *testing.T) {
+	tc := newCoordTest(t)
+	tc.ok(1, with(staticJoin(group1, "m1", "i1", "a", "b"), func(r *codec.ConsumerGroupHeartbeatRequest) { r.RackId = codec.Str("r1") }))
+	tc.advance(10000)
+	tc.ok(1, leave(group1, "m1", -2, "i1")) // parked; its session still ends at 0+45000
+	tc.advance(40000)
+	tc.want("m3 takes over at 40000, at epoch 1 with everything", 1,
+		tc.heartbeat(1, staticJoin(group1, "m3", "i1", "a", "b")), success("m3", 1, allAB))
+	took := wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
+		{id: "m3", instance: "i1", rack: "r1", epoch: 1, assigned: allAB, target: allAB, topics: ab},
+	}}
+	tc.wantDescribe("m3 holds i1 with m1's rack, at the unchanged epoch 1", group1, took)
+	tc.advance(45000)
+	tc.wantDescribe("m1's session deadline passes: nothing happens", group1, took)
+	tc.wantHeartbeatError("the old member id naming i1 is fenced", tc.heartbeat(1, staticHB(group1, "m1", "i1", 1, allAB)),
+		codec.FencedInstanceID, "m1", "i1", "m3")
+	tc.wantHeartbeatError("the old member id alone is unknown", tc.heartbeat(1, hb(group1, "m1", 1, allAB)),
+		codec.UnknownMemberID, "m1")
+	tc.advance(84999)
+	tc.wantDescribe("m3's own session runs from its join", group1, took)
+	tc.advance(85000)
+	tc.wantDescribe("m3 expires at 40000+45000", group1, wantGroup{state: model.GroupStateEmpty, epoch: 2})
+}

@@ -68,6 +68,9 @@ func serve(ctx context.Context, ln net.Listener, cfg serveConfig, stdout, stderr
 		fmt.Fprintf(stdout, ", max group size %d", cfg.coord.MaxGroupSize)
 	}
 	fmt.Fprintln(stdout, ")")
+	if cfg.coord.Mutants != 0 {
+		fmt.Fprintf(stdout, "  MUTANT %s planted: this coordinator breaks the protocol on purpose\n", cfg.coord.Mutants)
+	}
 	for _, t := range cfg.coord.Topics {
 		fmt.Fprintf(stdout, "  topic %s: %d partitions, id %s\n", t.Name, t.Partitions, t.ID)
 	}
@@ -111,6 +114,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 	fs.DurationVar(&cfg.server.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close connections silent for this long (connections.max.idle.ms)")
 	fs.DurationVar(&cfg.drain, "drain-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for in-flight requests")
 	fs.BoolVar(&cfg.verbose, "v", false, "log connections closed for protocol errors")
+	mutant := fs.String("mutant", "", "plant one of impl's bugs, to measure what check catches over TCP: "+serveMutantNames())
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck serve [flags]")
 		fmt.Fprintln(stderr, "Serves ghostcheck's coordinator (impl) over TCP in Kafka's framing until SIGINT or SIGTERM.")
@@ -138,6 +142,14 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 	cfg.coord.HeartbeatIntervalMs = int32(interval.Milliseconds())
 	cfg.coord.Telemetry = impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20,
 		AcceptedCompressionTypes: []int8{0}, DeltaTemporality: true, RequestedMetrics: []string{""}}
+	if *mutant != "" {
+		m, err := impl.ParseMutant(*mutant)
+		if err != nil {
+			fmt.Fprintln(stderr, "ghostcheck serve: --mutant:", err)
+			return cfg, 2
+		}
+		cfg.coord.Mutants = impl.Mutants(0).With(m)
+	}
 	var err error
 	if cfg.coord.Topics, err = parseTopics(*topics); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck serve:", err)
@@ -170,4 +182,13 @@ func parseTopics(s string) ([]impl.Topic, error) {
 		out = append(out, impl.Topic{Name: name, ID: id, Partitions: int32(n)})
 	}
 	return out, nil
+}
+
+// serveMutantNames lists impl's planted bugs for serve's help.
+func serveMutantNames() string {
+	var ns []string
+	for _, m := range impl.AllMutants() {
+		ns = append(ns, m.Name)
+	}
+	return strings.Join(ns, ", ")
 }

@@ -90,20 +90,21 @@ func newHarness(t *rapid.T, mut impl.Mutants) *harness {
 
 func (h *harness) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
-		"join":        h.join,
-		"rejoin":      h.join,
-		"heartbeat":   h.heartbeat,
-		"heartbeat2":  h.heartbeat,
-		"leave":       h.leave,
-		"leaveGroup":  h.leaveGroup,
-		"describe":    h.describe,
-		"telemetry":   h.telemetry,
-		"apiVersions": h.apiVersions,
-		"advance":     h.advance,
-		"advance2":    h.advance,
-		"disconnect":  h.disconnect,
-		"restart":     h.restart,
-		"":            h.check,
+		"join":         h.join,
+		"rejoin":       h.join,
+		"restart":      h.staticRestart,
+		"heartbeat":    h.heartbeat,
+		"heartbeat2":   h.heartbeat,
+		"leave":        h.leave,
+		"leaveGroup":   h.leaveGroup,
+		"describe":     h.describe,
+		"telemetry":    h.telemetry,
+		"apiVersions":  h.apiVersions,
+		"advance":      h.advance,
+		"advance2":     h.advance,
+		"disconnect":   h.disconnect,
+		"coordRestart": h.restart,
+		"":             h.check,
 	}
 }
 
@@ -289,8 +290,51 @@ func (h *harness) absorb(p *process, resp codec.Message) {
 
 // ---- actions ----
 
-func (h *harness) join(t *rapid.T) {
-	p := h.process(t)
+func (h *harness) join(t *rapid.T) { h.joinAs(t, h.process(t)) }
+
+// staticRestart is KIP-345's static restart: a static member (one the
+// model holds, whichever process made it, or one a new process joins as
+// first) is parked, as a static client closing does with a leave at epoch
+// -2 (mostly: sometimes it is not, so the new process meets an active
+// holder), and a new process, with a member id of its own, joins under
+// the same instance id: a takeover when the holder is parked.
+func (h *harness) staticRestart(t *rapid.T) {
+	group := rapid.SampledFrom([]string{"g1", "g1", "g2"}).Draw(t, "restartGroup")
+	instance := rapid.SampledFrom([]string{"i1", "i2", "i3"}).Draw(t, "restartInstance")
+	conn := uint64(rapid.IntRange(1, 4).Draw(t, "conn"))
+	first, next := drawUUID(t, "firstID"), drawUUID(t, "restartID")
+	park := rapid.IntRange(0, 3).Draw(t, "parkFirst") > 0
+	version := 1 - int16(rapid.IntRange(0, 3).Draw(t, "v0")/3)
+	holder := func() string {
+		for _, g := range h.m.Snapshot() {
+			for _, m := range g.Members {
+				if g.GroupID == group && m.InstanceID == instance {
+					return m.MemberID
+				}
+			}
+		}
+		return ""
+	}
+	if holder() == "" {
+		p := &process{group: group, version: 1, conn: conn, instance: codec.Str(instance), memberID: first.Hex()}
+		h.procs = append(h.procs, p)
+		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: p.memberID, InstanceId: p.instance,
+			RebalanceTimeoutMs: 5000, SubscribedTopicNames: h.drawNames(t), TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
+		h.absorb(p, h.do(t, conn, h.header(t, codec.ConsumerGroupHeartbeat, 1, conn), req))
+	}
+	if id := holder(); park && id != "" {
+		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: id, InstanceId: codec.Str(instance), MemberEpoch: -2, RebalanceTimeoutMs: -1}
+		h.do(t, conn, h.header(t, codec.ConsumerGroupHeartbeat, 1, conn), req)
+	}
+	p := &process{group: group, version: version, conn: conn, instance: codec.Str(instance)}
+	if p.version == 1 {
+		p.memberID = next.Hex()
+	}
+	h.procs = append(h.procs, p)
+	h.joinAs(t, p)
+}
+
+func (h *harness) joinAs(t *rapid.T, p *process) {
 	req := &codec.ConsumerGroupHeartbeatRequest{
 		GroupId:            p.group,
 		MemberId:           p.memberID,

@@ -77,27 +77,38 @@ func ImplConfig(mc model.Config, clock impl.Clock, muts impl.Mutants) impl.Confi
 // be compared with reflect.DeepEqual and fed to the same invariants: the
 // list is never nil (empty when there are no groups); groups are in id
 // order and members in id order (Members nil for a group without members);
-// Assigned and Pending are never nil (a snapshot sees pending revocations,
-// unlike model.SnapshotFromDescribe, whose nil Pending means "not seen"),
-// and are in (topic, partition) order. impl.Snapshot already keeps these
-// orders; sorting here makes the form hold whatever the input.
+// Assigned, Pending and Target are never nil (a snapshot sees pending
+// revocations and targets, unlike model.SnapshotFromDescribe, whose nil
+// Pending means "not seen"), and are in (topic, partition) order;
+// SubscribedTopicNames is never nil and sorted. impl.Snapshot already keeps
+// these orders; sorting here makes the form hold whatever the input.
 func ModelSnapshot(gs []impl.GroupSnapshot) []model.GroupSnapshot {
 	out := make([]model.GroupSnapshot, 0, len(gs))
 	for _, g := range gs {
 		mg := model.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
 		for _, m := range g.Members {
 			mg.Members = append(mg.Members, model.MemberSnapshot{
-				MemberID:   m.MemberID,
-				InstanceID: m.InstanceID,
-				Epoch:      m.Epoch,
-				Assigned:   modelPartitions(m.Assigned),
-				Pending:    modelPartitions(m.Pending),
+				MemberID:             m.MemberID,
+				InstanceID:           m.InstanceID,
+				Epoch:                m.Epoch,
+				Assigned:             modelPartitions(m.Assigned),
+				Pending:              modelPartitions(m.Pending),
+				Target:               modelPartitions(m.Target),
+				SubscribedTopicNames: sortedNames(m.SubscribedTopicNames),
+				SubscribedTopicRegex: m.SubscribedTopicRegex,
 			})
 		}
 		slices.SortFunc(mg.Members, func(a, b model.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) })
 		out = append(out, mg)
 	}
 	slices.SortFunc(out, func(a, b model.GroupSnapshot) int { return cmp.Compare(a.GroupID, b.GroupID) })
+	return out
+}
+
+// sortedNames is a sorted copy of names, never nil.
+func sortedNames(names []string) []string {
+	out := append([]string{}, names...)
+	slices.Sort(out)
 	return out
 }
 

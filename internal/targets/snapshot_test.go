@@ -21,6 +21,7 @@ func TestModelSnapshotCanonicalForm(t *testing.T) {
 		return model.TopicPartition{Topic: topic, Partition: p}
 	}
 	none := []model.TopicPartition{}
+	noTopics := []string{}
 	cases := []struct {
 		name string
 		in   []impl.GroupSnapshot
@@ -30,13 +31,14 @@ func TestModelSnapshotCanonicalForm(t *testing.T) {
 		{"a group without members keeps Members nil",
 			[]impl.GroupSnapshot{{GroupID: "g", Epoch: 3}},
 			[]model.GroupSnapshot{{GroupID: "g", Epoch: 3}}},
-		{"nil partition lists become empty ones",
+		{"nil partition and topic lists become empty ones",
 			[]impl.GroupSnapshot{{GroupID: "g", Epoch: 1, Members: []impl.MemberSnapshot{{MemberID: "m", InstanceID: "i", Epoch: 1}}}},
-			[]model.GroupSnapshot{{GroupID: "g", Epoch: 1, Members: []model.MemberSnapshot{{MemberID: "m", InstanceID: "i", Epoch: 1, Assigned: none, Pending: none}}}}},
+			[]model.GroupSnapshot{{GroupID: "g", Epoch: 1, Members: []model.MemberSnapshot{{MemberID: "m", InstanceID: "i", Epoch: 1, Assigned: none, Pending: none, Target: none, SubscribedTopicNames: noTopics}}}}},
 		{"groups, members and partitions come out in order",
 			[]impl.GroupSnapshot{
 				{GroupID: "g2", Epoch: 2, Members: []impl.MemberSnapshot{
-					{MemberID: "b", Epoch: 2, Assigned: []impl.TopicPartition{tp("beta", 0), tp("alpha", 2), tp("alpha", 1)}, Pending: []impl.TopicPartition{tp("gamma", 0)}},
+					{MemberID: "b", Epoch: 2, Assigned: []impl.TopicPartition{tp("beta", 0), tp("alpha", 2), tp("alpha", 1)}, Pending: []impl.TopicPartition{tp("gamma", 0)},
+						Target: []impl.TopicPartition{tp("beta", 0), tp("alpha", 2)}, SubscribedTopicNames: []string{"beta", "alpha"}, SubscribedTopicRegex: codec.Str("g.*")},
 					{MemberID: "a", Epoch: 1, Assigned: []impl.TopicPartition{}},
 				}},
 				{GroupID: "g1", Epoch: 1},
@@ -44,8 +46,9 @@ func TestModelSnapshotCanonicalForm(t *testing.T) {
 			[]model.GroupSnapshot{
 				{GroupID: "g1", Epoch: 1},
 				{GroupID: "g2", Epoch: 2, Members: []model.MemberSnapshot{
-					{MemberID: "a", Epoch: 1, Assigned: none, Pending: none},
-					{MemberID: "b", Epoch: 2, Assigned: []model.TopicPartition{mtp("alpha", 1), mtp("alpha", 2), mtp("beta", 0)}, Pending: []model.TopicPartition{mtp("gamma", 0)}},
+					{MemberID: "a", Epoch: 1, Assigned: none, Pending: none, Target: none, SubscribedTopicNames: noTopics},
+					{MemberID: "b", Epoch: 2, Assigned: []model.TopicPartition{mtp("alpha", 1), mtp("alpha", 2), mtp("beta", 0)}, Pending: []model.TopicPartition{mtp("gamma", 0)},
+						Target: []model.TopicPartition{mtp("alpha", 2), mtp("beta", 0)}, SubscribedTopicNames: []string{"alpha", "beta"}, SubscribedTopicRegex: codec.Str("g.*")},
 				}},
 			}},
 	}
