@@ -20,7 +20,7 @@ func (d *driver) violate(err error) {
 		return
 	}
 	if d.res.ViolationCounts[v.Rule] == 0 {
-		d.res.Violations = append(d.res.Violations, RoundViolation{Round: d.round, At: d.now, Rule: v.Rule, What: v.Detail})
+		d.res.Violations = append(d.res.Violations, RoundViolation{Round: d.round, At: d.at, Rule: v.Rule, What: v.Detail})
 	}
 	d.res.ViolationCounts[v.Rule]++
 }
@@ -51,7 +51,7 @@ func (d *driver) observe(final bool) {
 			groups = append(groups, model.SnapshotFromDescribe(r)...)
 		}
 	}
-	o := model.Observation{Now: d.now, Groups: groups, GeneratedIDs: d.genIDs}
+	o := model.Observation{Now: d.at, Groups: groups, GeneratedIDs: d.genIDs}
 	for _, p := range d.procs[:len(d.plan.Clients)] {
 		mp := model.Process{
 			Name:             p.name,
