@@ -63,6 +63,11 @@ type driver struct {
 	// at is the target's clock: the round's start, or the time of the
 	// last delivery within the round (Plan.SubRoundMs).
 	at int64
+	// creqs are the plan clients' requests for the client rules, and
+	// connReqs how many each connection (by handle) carried
+	// (clientcheck.go).
+	creqs    []model.ClientRequest
+	connReqs map[uint64]int
 
 	mu      sync.Mutex
 	hist    History
@@ -76,6 +81,8 @@ type driver struct {
 	// described are the describe responses delivered this round, for
 	// observe when the target has no snapshot.
 	described []*codec.ConsumerGroupDescribeResponse
+	// describedAt is when the first of them reached the target.
+	describedAt int64
 	// spoil, when set, spoils the next prober header (probe.go).
 	spoil func(*codec.RequestHeader)
 	// restartAt are the coordinator times of the restarts so far.
@@ -118,6 +125,7 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 		lastRespDeliver: map[uint64]int{},
 		connClientID:    map[uint64]*string{},
 		closedConns:     map[uint64]bool{},
+		connReqs:        map[uint64]int{},
 		faults:          map[[2]int]Fault{},
 		ghosts:          map[string]bool{},
 		res:             &Result{Plan: plan, ViolationCounts: map[string]int{}, Faults: map[FaultKind]int{}},
@@ -242,6 +250,7 @@ func (d *driver) quiesce() bool {
 	}
 	d.deliverRequests()
 	d.observe(true)
+	d.checkClients()
 	return true
 }
 

@@ -32,6 +32,7 @@ type request struct {
 	sent    int
 	deliver int
 	at      int64  // ms into the delivery round (Plan.SubRoundMs)
+	creq    int    // the client-rule record (clientcheck.go), 1-based; 0 none
 	fault   *Fault // what happens to the response (lost/delayed)
 	dup     bool
 	note    string
@@ -47,6 +48,7 @@ type response struct {
 	resp    codec.Message
 	deliver int
 	ids     []string
+	creq    int // as request.creq
 }
 
 // openConn gives p a new connection: a fresh handle, and as the target's
@@ -114,18 +116,20 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 	p.nreq++
 	r := &request{p: p, conn: Conn{ID: p.wire, Host: p.host}, handle: p.connID, h: h, req: req, sent: d.round, deliver: d.round,
 		at: d.subRoundOffset(p, p.nreq)}
+	d.recordClientRequest(r)
 	o := &outstanding{corr: h.CorrelationId, sent: d.round}
 	if f, ok := d.faults[[2]int{p.idx, p.nreq}]; ok && p.role == "client" {
 		d.res.Faults[f.Kind]++
 		switch f.Kind {
 		case LostRequest:
+			d.clientFault(r.creq, "request lost")
 			return o // never delivered
 		case DelayRequest:
 			r.deliver += f.Delay
 			r.note = fmt.Sprintf("request delayed %d rounds", f.Delay)
 		case Duplicate:
 			dup := *r
-			dup.dup = true
+			dup.dup, dup.creq = true, 0
 			dup.note = "duplicate delivery"
 			defer d.enqueue(&dup)
 		case LostResponse, DelayResponse:
@@ -279,12 +283,15 @@ func (d *driver) deliver(r *request) {
 			d.harness("%s v%d response does not encode: %v", r.h.RequestApiKey, r.h.RequestApiVersion, err)
 		}
 	}
-	out := &response{p: r.p, conn: r.handle, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1}
+	out := &response{p: r.p, conn: r.handle, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1, creq: r.creq}
 	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == "client" {
 		r.p.allIDs[hb.MemberId.Value] = true
 		out.ids = []string{hb.MemberId.Value}
 	}
 	if r, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok {
+		if len(d.described) == 0 {
+			d.describedAt = d.at
+		}
 		d.described = append(d.described, r)
 	}
 	if g, ok := resp.(*codec.GetTelemetrySubscriptionsResponse); ok && r.h.RequestApiVersion == 0 && g.ErrorCode == codec.None {
@@ -296,6 +303,7 @@ func (d *driver) deliver(r *request) {
 		d.hist = append(d.hist, op)
 		return
 	case r.fault != nil && r.fault.Kind == LostResponse:
+		d.clientFault(r.creq, "response dropped")
 		op.Note = joinNote(op.Note, "response lost")
 		d.hist = append(d.hist, op)
 		return
@@ -335,6 +343,7 @@ func (d *driver) deliverResponses() {
 			}
 		}
 		if r.p.live && r.p.connID == r.conn && !d.closedConns[r.conn] {
+			d.clientResponse(r.creq, r.resp)
 			d.absorb(r.p, r)
 		}
 	}

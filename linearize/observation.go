@@ -51,7 +51,14 @@ func (d *driver) observe(final bool) {
 			groups = append(groups, model.SnapshotFromDescribe(r)...)
 		}
 	}
-	o := model.Observation{Now: d.at, Groups: groups, GeneratedIDs: d.genIDs}
+	// Seen through Describe, the groups are judged at the time of the
+	// round's first Describe: a member a Describe listed was there then,
+	// whatever happened later in the round (Plan.SubRoundMs).
+	now := d.at
+	if d.snap == nil {
+		now = d.describedAt
+	}
+	o := model.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs}
 	for _, p := range d.procs[:len(d.plan.Clients)] {
 		mp := model.Process{
 			Name:             p.name,
