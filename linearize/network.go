@@ -253,19 +253,7 @@ func (d *driver) deliver(r *request) {
 	defer d.mu.Unlock()
 	op := Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.at,
 		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
-	if r.p.role == "client" {
-		if d.at > r.p.lastSeen {
-			r.p.lastSeen = d.at
-		}
-		if hb, ok := r.req.(*codec.ConsumerGroupHeartbeatRequest); ok {
-			switch hb.MemberEpoch {
-			case model.LeaveEpoch:
-				r.p.leftAt = d.at
-			case model.JoinEpoch:
-				r.p.leftAt = -1
-			}
-		}
-	}
+	d.noteDelivered(r)
 	if err != nil {
 		op.Response = nil
 		if errors.Is(err, ErrNoResponse) {
@@ -320,6 +308,26 @@ func (d *driver) deliver(r *request) {
 	}
 	d.resps = append(d.resps, out)
 	d.hist = append(d.hist, op)
+}
+
+// noteDelivered records, for a client's request that reached the target,
+// when its process was last seen and whether it left (for NoGhosts'
+// grace).
+func (d *driver) noteDelivered(r *request) {
+	if r.p.role != "client" {
+		return
+	}
+	if d.at > r.p.lastSeen {
+		r.p.lastSeen = d.at
+	}
+	if hb, ok := r.req.(*codec.ConsumerGroupHeartbeatRequest); ok {
+		switch hb.MemberEpoch {
+		case model.LeaveEpoch:
+			r.p.leftAt = d.at
+		case model.JoinEpoch:
+			r.p.leftAt = -1
+		}
+	}
 }
 
 func joinNote(a, b string) string {
