@@ -7,11 +7,23 @@ FUZZMINIMIZE ?= 100x
 # Packages that start goroutines; they also run under the race detector.
 RACE_PKGS ?= $(shell $(GO) list ./impl/... ./linearize/... ./proxy/... 2>/dev/null)
 
-.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay peers
+.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay peers mutate coverage
 
 ## run: the main job: a property run of the embedded coordinator, KIP-1082 clients vs v0 (see README).
 run:
 	$(GO) run ./cmd/ghostcheck run $(RUNFLAGS)
+
+## mutate: every planted bug of impl (impl/mutants.go) against the property run alone, on the path
+## `ghostcheck run --mutant NAME` takes, with run's default budget: prints the kill table (mutant, rule it
+## breaks, the rule that caught it, the history of the first catch, the time to catch); fails on a survivor.
+mutate:
+	@out=$$(GHOSTCHECK_MUTATE=1 $(GO) test -count=1 -run '^TestKillTable$$' -v ./internal/targets 2>&1); status=$$?; \
+	echo "$$out" | grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS' -e '^ok '; exit $$status
+
+## coverage: `make run` with `run --coverage`: the statement coverage of model/ and impl/ the run reaches,
+## the model statements it did not, and how often the model applied each rule of docs/PROTOCOL.md.
+coverage:
+	$(GO) run ./cmd/ghostcheck run --coverage $(RUNFLAGS)
 
 ## test: everything CI runs: vet, gofmt, unit/property/corpus tests, race, fuzz smoke.
 test: vet fmt-check unit race fuzz-smoke

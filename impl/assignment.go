@@ -120,7 +120,8 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 	}
 	changed := false
 	// 1. Release pending revocations the request no longer reports.
-	if s := g.sideOf(mi); s != nil && reported != nil && len(s.pending) > 0 {
+	reports := reported != nil || g.c.mut.Has(MutNullOwnedReleases)
+	if s := g.sideOf(mi); s != nil && reports && len(s.pending) > 0 {
 		g.markReported(reported, true)
 		keep := s.pending[:0]
 		for _, p := range s.pending {

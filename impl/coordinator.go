@@ -322,12 +322,13 @@ func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) (string, *c
 	s := &c.conns[conn.ID%nConnShards]
 	s.mu.Lock()
 	cs := s.m[conn.ID]
-	if cs == nil {
+	fresh := cs == nil
+	if fresh {
 		cs = &connState{first: h.ClientId.Value}
 		s.m[conn.ID] = cs
 	}
 	s.mu.Unlock()
-	if h.ClientId.Valid {
+	if h.ClientId.Valid && !(c.mut.Has(MutLaterClientIDIgnored) && !fresh) {
 		return h.ClientId.Value, cs
 	}
 	return cs.first, cs
@@ -348,6 +349,9 @@ func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
 // Disconnect forgets a connection's context. A new connection with the same
 // id starts afresh.
 func (c *Coordinator) Disconnect(connID uint64) {
+	if c.mut.Has(MutConnContextKept) {
+		return
+	}
 	s := &c.conns[connID%nConnShards]
 	s.mu.Lock()
 	delete(s.m, connID)

@@ -46,7 +46,7 @@ func (c *Coordinator) validate(version int16, r *codec.ConsumerGroupHeartbeatReq
 		if r.RebalanceTimeoutMs == -1 {
 			return invalid("RebalanceTimeoutMs must be provided in first request.")
 		}
-		if r.TopicPartitions == nil || len(r.TopicPartitions) > 0 {
+		if (r.TopicPartitions == nil && !c.mut.Has(MutJoinNullPartitionsAccepted)) || len(r.TopicPartitions) > 0 {
 			return invalid("TopicPartitions must be empty when (re-)joining.")
 		}
 		if r.SubscribedTopicNames == nil && !r.SubscribedTopicRegex.Valid {
@@ -158,14 +158,19 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.
 	// the session timer keeps running; the group epoch does not move.
 	m := &g.mem[holder]
 	m.epoch = staticLeaveEpoch
-	if s := g.sideOf(holder); s != nil {
+	if s := g.sideOf(holder); s != nil && !c.mut.Has(MutParkKeepsPending) {
 		for _, p := range s.pending {
 			g.release(p, holder)
 		}
 		s.pending = s.pending[:0]
 	}
-	g.setRebalance(holder, noDeadline)
-	g.maybeFreeSide(holder)
+	if !c.mut.Has(MutParkKeepsPending) {
+		g.setRebalance(holder, noDeadline)
+		g.maybeFreeSide(holder)
+	}
+	if c.mut.Has(MutStaticLeaveRefreshesSession) {
+		g.armSession(holder, c.clock.Now())
+	}
 	ok(r.MemberId, staticLeaveEpoch)
 }
 
@@ -353,7 +358,11 @@ func (c *Coordinator) succeed(g *group, mi uint32, memberID string, r *codec.Con
 	resp.MemberId = codec.Str(memberID)
 	resp.MemberEpoch = g.mem[mi].epoch
 	resp.HeartbeatIntervalMs = c.cfg.HeartbeatIntervalMs
-	if fullRequest(r) || assignmentChanged {
+	full := fullRequest(r)
+	if full && c.mut.Has(MutRegexNotFullRequest) && r.MemberEpoch != joinEpoch && r.SubscribedTopicNames == nil {
+		full = false
+	}
+	if full || assignmentChanged {
 		if asg == nil {
 			asg = &codec.ConsumerGroupHeartbeatAssignment{}
 		}
@@ -480,7 +489,8 @@ func (c *Coordinator) checkEpoch(g *group, mi uint32, r *codec.ConsumerGroupHear
 	case e > m.epoch:
 		return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
 	case e < m.epoch:
-		if e != m.prevEpoch || r.TopicPartitions == nil || !g.isSubset(r.TopicPartitions, mi) {
+		nullOK := c.mut.Has(MutPrevEpochWithoutOwned) // isSubset(nil) holds
+		if e != m.prevEpoch || (r.TopicPartitions == nil && !nullOK) || !g.isSubset(r.TopicPartitions, mi) {
 			return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
 		}
 	}

@@ -33,6 +33,9 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 	}
 	if g != nil {
 		if removed > 0 {
+			if c.mut.Has(MutLeaveGroupBumpPerMember) {
+				g.epoch += int32(removed - 1)
+			}
 			g.bump()
 		}
 		g.mu.Unlock()
@@ -52,7 +55,7 @@ func (g *group) leaveOne(memberID string, instanceID codec.NullableString, remov
 		if memberID == "" {
 			return codec.UnknownMemberID
 		}
-		if mi = g.find(memberID); mi == 0 {
+		if mi = g.find(memberID); mi == 0 || g.c.mut.Has(MutLeaveGroupMemberIDUnknown) {
 			return codec.UnknownMemberID
 		}
 	} else {
@@ -60,7 +63,7 @@ func (g *group) leaveOne(memberID string, instanceID codec.NullableString, remov
 		switch {
 		case mi == 0:
 			return codec.UnknownMemberID
-		case memberID != "" && !g.idIs(mi, memberID):
+		case memberID != "" && !g.idIs(mi, memberID) && !g.c.mut.Has(MutLeaveGroupFencedRemoves):
 			return codec.FencedInstanceID
 		}
 	}

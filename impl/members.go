@@ -66,6 +66,9 @@ func (g *group) appendKeyTo(dst []byte, mi uint32) []byte {
 // valid; removeMember takes it out of the lists before dropping its
 // instance id.
 func (g *group) keyLess(a, b uint32) bool {
+	if g.c.mut.Has(MutTakeoverKeysByMemberID) {
+		return g.idLess(a, b)
+	}
 	ma, mb := &g.mem[a], &g.mem[b]
 	if ma.inst == mb.inst {
 		return g.idLess(a, b) // both dynamic, or the same instance

@@ -2,6 +2,7 @@ package impl_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -299,6 +300,146 @@ func TestFullRequestByRegex(t *testing.T) {
 		}
 		if got := tc.ok(r).Assignment != nil; got != c.assignment {
 			t.Errorf("%s: assignment sent %v, want %v", c.name, got, c.assignment)
+		}
+	}
+}
+
+// The rules the equivalence property reaches only by luck, on impl case
+// for case as model's rule tests, each with the mutant that breaks it.
+
+// A5.4, as model's TestEpochCheck: from a stable group at epoch 2 in which
+// m1 went from epoch 1 to 2 (its previous epoch is 1) and owns a0 a2 b1.
+func TestEpochCheck(t *testing.T) {
+	nullOwned := func(r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatRequest {
+		r.TopicPartitions = nil
+		return r
+	}
+	unknownTopic := hbReq("m1", 1, "")
+	unknownTopic.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: model.TopicIDFor("zzz"), Partitions: []int32{0}}}
+	for _, c := range []struct {
+		name string
+		mut  impl.Mutants
+		req  *codec.ConsumerGroupHeartbeatRequest
+		code codec.ErrorCode
+	}{
+		{"the previous epoch with owned partitions a subset of the assignment is accepted (lost response)", 0, hbReq("m1", 1, "a0 b1"), codec.None},
+		{"the previous epoch reporting the whole assignment is accepted", 0, hbReq("m1", 1, m1Of2), codec.None},
+		{"the previous epoch without owned partitions is FENCED_MEMBER_EPOCH", 0, nullOwned(hbReq("m1", 1, "")), codec.FencedMemberEpoch},
+		{"... which the prev-epoch-without-owned mutant accepts", impl.Mutants(0).With(impl.MutPrevEpochWithoutOwned), nullOwned(hbReq("m1", 1, "")), codec.None},
+		{"the previous epoch with a partition outside the assignment is FENCED_MEMBER_EPOCH", 0, hbReq("m1", 1, "a0 a1"), codec.FencedMemberEpoch},
+		{"the previous epoch with an unknown topic is FENCED_MEMBER_EPOCH", 0, unknownTopic, codec.FencedMemberEpoch},
+		{"an epoch above the member's is FENCED_MEMBER_EPOCH", 0, hbReq("m1", 3, m1Of2), codec.FencedMemberEpoch},
+		{"m2's previous epoch is 0: a heartbeat at epoch 1 is FENCED_MEMBER_EPOCH", 0, hbReq("m2", 1, m2Of2), codec.FencedMemberEpoch},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tc := newRestartTest(t, c.mut)
+			twoStable(tc, false)
+			r := tc.send(1, codec.NullableUUID{}, c.req).(*codec.ConsumerGroupHeartbeatResponse)
+			if r.ErrorCode != c.code {
+				t.Fatalf("%v %q, want %v", r.ErrorCode, r.ErrorMessage.Value, c.code)
+			}
+			if c.code == codec.None && (r.MemberEpoch != 2 || r.Assignment != nil) {
+				t.Fatalf("accepted at epoch %d with assignment %+v, want epoch 2 and none (nothing changed)", r.MemberEpoch, r.Assignment)
+			}
+			if c.code != codec.None || c.mut == 0 {
+				tc.wantGroup("unchanged", stableTwo)
+			}
+		})
+	}
+}
+
+// §B4.4: parking at -2 drops the member's pending revocations (the new
+// owner may take them at once) and stops its rebalance timer, which would
+// otherwise remove it for not revoking; as model's parking rules.
+func TestParkingClearsPendingRevocations(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		mut    impl.Mutants
+		parked string // after m2 heartbeats
+		later  string // past m1's rebalance timeout, before its session's end
+	}{
+		{"pending released, timer stopped", 0,
+			"Reconciling epoch 2: m1@-2 owns " + m1Of2 + " target " + m1Of2 + "; m2@2 owns " + m2Of2 + " target " + m2Of2,
+			"Reconciling epoch 2: m1@-2 owns " + m1Of2 + " target " + m1Of2 + "; m2@2 owns " + m2Of2 + " target " + m2Of2},
+		{"the park-keeps-pending mutant keeps both", impl.Mutants(0).With(impl.MutParkKeepsPending),
+			"Reconciling epoch 2: m1@-2 owns " + m1Of2 + " pending " + m2Of2 + " target " + m1Of2 + "; m2@2 owns - target " + m2Of2,
+			"Reconciling epoch 3: m2@2 owns - target " + allAB},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tc := newRestartTest(t, c.mut)
+			j := staticJoinReq("m1", "i1")
+			j.RebalanceTimeoutMs = 5000
+			tc.ok(j)
+			tc.ok(joinReq("m2", 60000))
+			h := hbReq("m1", 1, allAB)
+			h.InstanceId = codec.Str("i1")
+			if r := tc.ok(h); r.MemberEpoch != 1 {
+				t.Fatalf("m1 must first revoke a1 b0: epoch %d", r.MemberEpoch)
+			}
+			tc.ok(parkReq("m1", "i1"))
+			tc.ok(hbReq("m2", 2, ""))
+			tc.wantGroup("parked, m2 heartbeats", c.parked)
+			tc.advance(6000)
+			tc.wantGroup("past m1's 5000 ms rebalance timeout", c.later)
+		})
+	}
+}
+
+// A5.2 and A5.5: a takeover under a new member id that sorts on the other
+// side of the other members keeps every target, at the takeover and at the
+// next rebalance, because the assignor keys a static member by its
+// instance id; keyed by member id (the takeover-keys-by-member-id mutant)
+// the next rebalance moves them.
+func TestTakeoverWithChangedMemberIDOrder(t *testing.T) {
+	for _, c := range []struct {
+		name, newID string
+		mut         impl.Mutants
+		targets     string // after m4 joins: by member id
+	}{
+		{"a new id sorting first", "a0-new", 0, "a0-new: a0 b0; m2: a1 b1; m4: a2"},
+		{"a new id sorting last", "z9-new", 0, "m2: a1 b1; m4: a2; z9-new: a0 b0"},
+		{"a new id sorting last, keyed by member id", "z9-new", impl.Mutants(0).With(impl.MutTakeoverKeysByMemberID), "m2: a0 b0; m4: a1 b1; z9-new: a2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tc := newRestartTest(t, c.mut)
+			twoStable(tc, true)
+			tc.ok(parkReq("m1", "i1"))
+			r := tc.ok(staticJoinReq(c.newID, "i1"))
+			if r.MemberEpoch != 2 || partsOfHB(r.Assignment) != m1Of2 {
+				t.Fatalf("takeover: epoch %d assignment %s, want epoch 2 with %s", r.MemberEpoch, partsOfHB(r.Assignment), m1Of2)
+			}
+			tc.ok(joinReq("m4", 60000))
+			if got := tc.targets(); got != c.targets {
+				t.Fatalf("targets after m4 joined: %s, want %s", got, c.targets)
+			}
+		})
+	}
+}
+
+// targets renders each member's target, members in id order.
+func (tc *restartTest) targets() string {
+	var out []string
+	for _, m := range tc.describe().Members {
+		out = append(out, m.MemberId+": "+partsOf(m.TargetAssignment))
+	}
+	return strings.Join(out, "; ")
+}
+
+// A3.2: a LeaveGroup removing two members moves the group epoch once; the
+// leavegroup-bump-per-member mutant moves it twice.
+func TestLeaveGroupBatchOneBump(t *testing.T) {
+	for _, c := range []struct {
+		mut   impl.Mutants
+		epoch int32
+	}{{0, 3}, {impl.Mutants(0).With(impl.MutLeaveGroupBumpPerMember), 4}} {
+		tc := newRestartTest(t, c.mut)
+		twoStable(tc, true)
+		top, codes := tc.leaveGroup(3, restartGroup, lgEntry("", "i1"), lgEntry("m2", ""))
+		if top != codec.None || len(codes) != 2 || codes[0] != codec.None || codes[1] != codec.None {
+			t.Fatalf("mutants %v: top %v members %v, want NONE [NONE NONE]", c.mut, top, codes)
+		}
+		if d := tc.describe(); d.GroupEpoch != c.epoch || len(d.Members) != 0 {
+			t.Fatalf("mutants %v: epoch %d with %d members, want %d and none", c.mut, d.GroupEpoch, len(d.Members), c.epoch)
 		}
 	}
 }

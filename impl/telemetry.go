@@ -30,7 +30,7 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 	zeroOK := c.mut.Has(MutZeroInstanceIDAccepted)
 	var id codec.UUID
 	if version >= 1 {
-		if !h.ClientInstanceId.Valid || (!zeroOK && isReservedUUID(h.ClientInstanceId.UUID)) {
+		if !h.ClientInstanceId.Valid || (!zeroOK && c.reservedID(h.ClientInstanceId.UUID)) {
 			return &codec.GetTelemetrySubscriptionsResponse{ErrorCode: codec.InvalidRequest}
 		}
 		id = h.ClientInstanceId.UUID
@@ -82,7 +82,8 @@ func (c *Coordinator) pushTelemetry(h *codec.RequestHeader, r *codec.PushTelemet
 	} else {
 		id = r.ClientInstanceId
 	}
-	if isReservedUUID(id) && !c.mut.Has(MutZeroInstanceIDAccepted) {
+	zeroV1 := id.IsZero() && h.RequestApiVersion >= 1 && c.mut.Has(MutPushV1ZeroAccepted)
+	if c.reservedID(id) && !c.mut.Has(MutZeroInstanceIDAccepted) && !zeroV1 {
 		return fail(codec.InvalidRequest)
 	}
 	s := c.teleShard(id)
@@ -106,6 +107,15 @@ func (c *Coordinator) pushTelemetry(h *codec.RequestHeader, r *codec.PushTelemet
 	tc.lastPush = now
 	tc.terminating = r.Terminating
 	return &codec.PushTelemetryResponse{}
+}
+
+// reservedID is isReservedUUID, but for MutTelemetryOneAccepted, which
+// refuses only the zero UUID.
+func (c *Coordinator) reservedID(u codec.UUID) bool {
+	if c.mut.Has(MutTelemetryOneAccepted) {
+		return u.IsZero()
+	}
+	return isReservedUUID(u)
 }
 
 func acceptsCompression(accepted []int8, ct int8) bool {

@@ -162,7 +162,11 @@ func (g *group) earliest() (int64, bool) {
 // intermediate targets are never observed).
 func (g *group) expire(now int64) {
 	removed := int32(0)
-	for g.sessHead != 0 && g.mem[g.sessHead].session <= now {
+	late := int64(0) // MutSessionExpiryLate: a session outlives its deadline by a millisecond
+	if g.c.mut.Has(MutSessionExpiryLate) {
+		late = 1
+	}
+	for g.sessHead != 0 && g.mem[g.sessHead].session+late <= now {
 		mi := g.sessHead
 		if g.c.mut.Has(MutParkedNeverExpires) && g.mem[mi].epoch == -2 {
 			g.unlinkSession(mi)

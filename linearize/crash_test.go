@@ -37,6 +37,7 @@ func (c *connLog) Disconnect(id uint64) {
 func TestEndedProcessesCloseTheirConnections(t *testing.T) {
 	o := linearize.DefaultOptions()
 	o.Restarts = false
+	o.ReuseConnIDs = false // a connection's id names it alone (TestReusedConnectionIDs covers reuse)
 	checked := map[linearize.ActionKind]int{}
 	for seed := uint64(1); seed <= 10; seed++ {
 		plan := linearize.NewPlan(seed, o)
@@ -142,4 +143,45 @@ func TestKeepingClosedMembersIsCaught(t *testing.T) {
 		t.Logf("seed %d: %s %s (kept %d)", seed, rep.Verdict, rep.Rule, buggy.k.Kept())
 	}
 	t.Fatal("no plan with a crash in seeds 1-10 caught a coordinator keeping closed connections' members")
+}
+
+// With Plan.ReuseConnIDs a new connection takes the lowest id of a closed
+// one: ids are reused, some by another process than the one that closed
+// them (which is what makes a coordinator that keeps a closed connection's
+// context misattribute ClientIds), and the model's histories stay Ok.
+func TestReusedConnectionIDs(t *testing.T) {
+	o := linearize.DefaultOptions()
+	reused, crossed := 0, 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		plan := linearize.NewPlan(seed, o)
+		plan.ReuseConnIDs = true
+		target := &connLog{ModelTarget: linearize.NewModelTarget(plan.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
+		res, err := linearize.Run(target, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := map[uint64]string{}
+		for _, op := range res.History {
+			if op.Restart {
+				clear(owner)
+				continue
+			}
+			prev, seen := owner[op.Conn.ID]
+			switch {
+			case !seen:
+			case prev != op.Name:
+				crossed++
+				fallthrough
+			case op.Header.ClientId.Valid && op.Header.RequestApiKey == codec.ApiVersions:
+				reused++
+			}
+			owner[op.Conn.ID] = op.Name
+		}
+		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != linearize.Ok {
+			t.Fatalf("seed %d: %s %s", seed, rep.Rule, rep.Detail)
+		}
+	}
+	if reused == 0 || crossed == 0 {
+		t.Fatalf("20 plans reused %d connection ids, %d of them across processes; want some of each", reused, crossed)
+	}
 }

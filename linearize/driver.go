@@ -53,10 +53,21 @@ type driver struct {
 	resps []*response
 	// lastDeliver keeps each connection FIFO: a delayed request or
 	// response delays what follows it on the same connection.
-	lastReqDeliver  map[uint64]int
+	lastReqDeliver  map[uint64]int64 // ms (request.due)
 	lastRespDeliver map[uint64]int
 	connClientID    map[uint64]*string
 	closedConns     map[uint64]bool
+	// freeWires are the target-facing ids of closed connections, for
+	// Plan.ReuseConnIDs (openConn).
+	freeWires []uint64
+	// at is the target's clock: the round's start, or the time of the
+	// last delivery within the round (Plan.SubRoundMs).
+	at int64
+	// creqs are the plan clients' requests for the client rules, and
+	// connReqs how many each connection (by handle) carried
+	// (clientcheck.go).
+	creqs    []model.ClientRequest
+	connReqs map[uint64]int
 
 	mu      sync.Mutex
 	hist    History
@@ -70,8 +81,10 @@ type driver struct {
 	// described are the describe responses delivered this round, for
 	// observe when the target has no snapshot.
 	described []*codec.ConsumerGroupDescribeResponse
-	// nextProbeHeader spoils the next prober header (probe.go).
-	nextProbeHeader ProbeKind
+	// describedAt is when the first of them reached the target.
+	describedAt int64
+	// spoil, when set, spoils the next prober header (probe.go).
+	spoil func(*codec.RequestHeader)
 	// restartAt are the coordinator times of the restarts so far.
 	restartAt []int64
 }
@@ -108,10 +121,11 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 	d := &driver{
 		plan:            &plan,
 		target:          target,
-		lastReqDeliver:  map[uint64]int{},
+		lastReqDeliver:  map[uint64]int64{},
 		lastRespDeliver: map[uint64]int{},
 		connClientID:    map[uint64]*string{},
 		closedConns:     map[uint64]bool{},
+		connReqs:        map[uint64]int{},
 		faults:          map[[2]int]Fault{},
 		ghosts:          map[string]bool{},
 		res:             &Result{Plan: plan, ViolationCounts: map[string]int{}, Faults: map[FaultKind]int{}},
@@ -160,6 +174,7 @@ func (d *driver) runRounds() bool {
 			d.harness("advance to %d: %v", d.now, err)
 			return false
 		}
+		d.at = d.now
 		if len(restarts) > 0 && restarts[0] == d.round {
 			restarts = restarts[1:]
 			if !d.restart() {
@@ -218,7 +233,7 @@ func (d *driver) quiesce() bool {
 	// Waiting may add lag: wait again, a few times at most.
 	for i := 0; i < 3; i++ {
 		end := lastSeen + d.plan.SessionTimeoutMs + d.lag() + d.plan.RoundMs
-		if end <= d.now {
+		if end <= d.at {
 			break
 		}
 		d.now = end
@@ -227,6 +242,7 @@ func (d *driver) quiesce() bool {
 			d.harness("advance to %d: %v", d.now, err)
 			return false
 		}
+		d.at = d.now
 	}
 	d.observer().versions = true
 	for _, g := range d.plan.Groups() {
@@ -234,6 +250,7 @@ func (d *driver) quiesce() bool {
 	}
 	d.deliverRequests()
 	d.observe(true)
+	d.checkClients()
 	return true
 }
 

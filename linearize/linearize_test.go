@@ -93,7 +93,7 @@ func TestCloseBeforeJoinResponse(t *testing.T) {
 		t.Run(fmt.Sprintf("v%d", tc.version), func(t *testing.T) {
 			plan := NewPlan(1, DefaultOptions())
 			plan.Clients = []ClientPlan{{Name: "c0", Group: "g0", HeartbeatVersion: tc.version, Topics: []string{"alpha"}, Seed: 7,
-				Actions: []Action{{0, Join}, {2, Close}}}}
+				Actions: []Action{{Round: 0, Kind: Join}, {Round: 2, Kind: Close}}}}
 			plan.Admin = nil
 			// Request 1 is ApiVersions, 2 the join: its response is
 			// delayed past the close.

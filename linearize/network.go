@@ -7,6 +7,7 @@ package linearize
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -20,30 +21,78 @@ type outstanding struct {
 }
 
 type request struct {
-	p       *proc
+	p *proc
+	// conn is the connection as the target sees it (its id may be a
+	// closed connection's, Plan.ReuseConnIDs); handle is the driver's own
+	// name for it, never reused.
 	conn    Conn
+	handle  uint64
 	h       codec.RequestHeader
 	req     codec.Message
 	sent    int
 	deliver int
+	at      int64  // ms into the delivery round (Plan.SubRoundMs)
+	creq    int    // the client-rule record (clientcheck.go), 1-based; 0 none
 	fault   *Fault // what happens to the response (lost/delayed)
 	dup     bool
 	note    string
 }
 
+// due is when the request reaches the coordinator, in ms.
+func (r *request) due(roundMs int64) int64 { return int64(r.deliver)*roundMs + r.at }
+
 type response struct {
 	p       *proc
-	conn    uint64
+	conn    uint64 // the connection's handle
 	corr    int32
 	resp    codec.Message
 	deliver int
 	ids     []string
+	creq    int // as request.creq
 }
 
+// openConn gives p a new connection: a fresh handle, and as the target's
+// id the handle too, or with Plan.ReuseConnIDs the lowest id of a closed
+// connection (p's previous one included, once closed), as a broker keying
+// connections by socket would see them.
 func (d *driver) openConn(p *proc) {
+	d.releaseWire(p)
 	d.connSeq++
 	p.connID = d.connSeq
+	p.wire, p.wireFreed = d.connSeq, false
+	if d.plan.ReuseConnIDs && len(d.freeWires) > 0 {
+		sort.Slice(d.freeWires, func(i, j int) bool { return d.freeWires[i] < d.freeWires[j] })
+		p.wire, d.freeWires = d.freeWires[0], d.freeWires[1:]
+	}
 	p.conn = &model.ClientConn{}
+}
+
+// releaseWire makes p's connection id free for reuse once its connection
+// is closed.
+func (d *driver) releaseWire(p *proc) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p.wire == 0 || p.wireFreed || !d.closedConns[p.connID] {
+		return
+	}
+	p.wireFreed = true
+	d.freeWires = append(d.freeWires, p.wire)
+}
+
+// subRoundOffset is when, within its round, the n-th request of p reaches
+// the coordinator: a multiple of Plan.SubRoundMs below the round's length,
+// drawn from the process's seed and n (so a plan replays), or 0 on the
+// round grid.
+func (d *driver) subRoundOffset(p *proc, n int) int64 {
+	step := d.plan.SubRoundMs
+	if step <= 0 || d.plan.RoundMs/step < 2 {
+		return 0
+	}
+	x := p.plan.Seed ^ uint64(n)*0x9e3779b97f4a7c15
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 29
+	return int64(x%uint64(d.plan.RoundMs/step)) * step
 }
 
 // reconnect opens p a new connection (its old one is closed) and sends
@@ -61,23 +110,26 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 	h := p.c.Header(p.conn, key, version)
 	if p.role == "prober" {
 		d.probeHeader(&h)
-	} else if err := model.CheckRequestHeader(&h, p.c.InstanceID(), p.c.Config().ClientID, first); err != nil {
+	} else if err := model.CheckRequestHeader(&h, p.c.InstanceID(), p.c.ClientID(), first || p.plan.ClientIDEvery); err != nil {
 		d.violate(err)
 	}
 	p.nreq++
-	r := &request{p: p, conn: Conn{ID: p.connID, Host: p.host}, h: h, req: req, sent: d.round, deliver: d.round}
+	r := &request{p: p, conn: Conn{ID: p.wire, Host: p.host}, handle: p.connID, h: h, req: req, sent: d.round, deliver: d.round,
+		at: d.subRoundOffset(p, p.nreq)}
+	d.recordClientRequest(r)
 	o := &outstanding{corr: h.CorrelationId, sent: d.round}
 	if f, ok := d.faults[[2]int{p.idx, p.nreq}]; ok && p.role == "client" {
 		d.res.Faults[f.Kind]++
 		switch f.Kind {
 		case LostRequest:
+			d.clientFault(r.creq, "request lost")
 			return o // never delivered
 		case DelayRequest:
 			r.deliver += f.Delay
 			r.note = fmt.Sprintf("request delayed %d rounds", f.Delay)
 		case Duplicate:
 			dup := *r
-			dup.dup = true
+			dup.dup, dup.creq = true, 0
 			dup.note = "duplicate delivery"
 			defer d.enqueue(&dup)
 		case LostResponse, DelayResponse:
@@ -89,16 +141,21 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 	return o
 }
 
+// enqueue puts r on the network; each connection stays FIFO: r reaches
+// the coordinator no sooner than what was sent before it on its
+// connection.
 func (d *driver) enqueue(r *request) {
-	if last, ok := d.lastReqDeliver[r.conn.ID]; ok && last > r.deliver {
-		r.deliver = last
+	if last, ok := d.lastReqDeliver[r.handle]; ok && last > r.due(d.plan.RoundMs) {
+		r.deliver, r.at = int(last/d.plan.RoundMs), last%d.plan.RoundMs
 	}
-	d.lastReqDeliver[r.conn.ID] = r.deliver
+	d.lastReqDeliver[r.handle] = r.due(d.plan.RoundMs)
 	d.reqs = append(d.reqs, r)
 }
 
 // deliverRequests hands every request due this round to the target, in
-// send order (or concurrently per connection when the plan is parallel).
+// order of their times within the round (Plan.SubRoundMs; the target's
+// clock moves to each first), and at one time in send order, or
+// concurrently per connection when the plan is parallel.
 func (d *driver) deliverRequests() {
 	var due, later []*request
 	for _, r := range d.reqs {
@@ -109,6 +166,33 @@ func (d *driver) deliverRequests() {
 		}
 	}
 	d.reqs = later
+	sort.SliceStable(due, func(i, j int) bool { return due[i].at < due[j].at })
+	for len(due) > 0 {
+		n := 1
+		for n < len(due) && due[n].at == due[0].at {
+			n++
+		}
+		d.advanceTo(d.now + due[0].at)
+		d.deliverAt(due[:n])
+		due = due[n:]
+	}
+}
+
+// advanceTo moves the target's clock to t within the round, if it is not
+// there yet.
+func (d *driver) advanceTo(t int64) {
+	if t <= d.at {
+		return
+	}
+	if err := d.target.Advance(t); err != nil {
+		d.harness("advance to %d: %v", t, err)
+	}
+	d.at = t
+}
+
+// deliverAt delivers requests due at one time: in send order, or
+// concurrently per connection when the plan is parallel.
+func (d *driver) deliverAt(due []*request) {
 	if !d.plan.Parallel {
 		for _, r := range due {
 			d.deliver(r)
@@ -118,10 +202,10 @@ func (d *driver) deliverRequests() {
 	byConn := map[uint64][]*request{}
 	var order []uint64
 	for _, r := range due {
-		if _, ok := byConn[r.conn.ID]; !ok {
-			order = append(order, r.conn.ID)
+		if _, ok := byConn[r.handle]; !ok {
+			order = append(order, r.handle)
 		}
-		byConn[r.conn.ID] = append(byConn[r.conn.ID], r)
+		byConn[r.handle] = append(byConn[r.handle], r)
 	}
 	var wg sync.WaitGroup
 	for _, id := range order {
@@ -140,17 +224,22 @@ func (d *driver) deliverRequests() {
 // deliver gives one request to the target and schedules its response.
 func (d *driver) deliver(r *request) {
 	d.mu.Lock()
-	if d.closedConns[r.conn.ID] {
+	if d.closedConns[r.handle] {
 		d.mu.Unlock()
 		return // the connection was reset before the request arrived
 	}
-	// KIP-1313: the coordinator attributes the ClientId of a
-	// connection's first delivered request to the whole connection.
-	if d.connClientID[r.conn.ID] == nil {
+	// KIP-1313: the coordinator remembers the ClientId of a connection's
+	// first delivered request (null reads as "") and attributes every
+	// later request that sends none to it; a request that sends one is
+	// attributed to its own (docs/PROTOCOL.md A2).
+	if d.connClientID[r.handle] == nil {
 		s := r.h.ClientId.Value
-		d.connClientID[r.conn.ID] = &s
+		d.connClientID[r.handle] = &s
 	}
-	clientID := *d.connClientID[r.conn.ID]
+	clientID := *d.connClientID[r.handle]
+	if r.h.ClientId.Valid {
+		clientID = r.h.ClientId.Value
+	}
 	d.mu.Unlock()
 
 	// The operation's interval is the target's handling of it: the
@@ -162,27 +251,16 @@ func (d *driver) deliver(r *request) {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.now,
+	op := Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.at,
 		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
-	if r.p.role == "client" {
-		if d.now > r.p.lastSeen {
-			r.p.lastSeen = d.now
-		}
-		if hb, ok := r.req.(*codec.ConsumerGroupHeartbeatRequest); ok {
-			switch hb.MemberEpoch {
-			case model.LeaveEpoch:
-				r.p.leftAt = d.now
-			case model.JoinEpoch:
-				r.p.leftAt = -1
-			}
-		}
-	}
+	d.noteDelivered(r)
 	if err != nil {
 		op.Response = nil
 		if errors.Is(err, ErrNoResponse) {
 			op.Return = Unknown
 		} else {
 			op.Refused = true
+			r.p.refused = true // a broker closes the connection
 		}
 		op.Note = joinNote(op.Note, "no response: "+err.Error())
 		d.hist = append(d.hist, op)
@@ -193,12 +271,15 @@ func (d *driver) deliver(r *request) {
 			d.harness("%s v%d response does not encode: %v", r.h.RequestApiKey, r.h.RequestApiVersion, err)
 		}
 	}
-	out := &response{p: r.p, conn: r.conn.ID, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1}
+	out := &response{p: r.p, conn: r.handle, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1, creq: r.creq}
 	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == "client" {
 		r.p.allIDs[hb.MemberId.Value] = true
 		out.ids = []string{hb.MemberId.Value}
 	}
 	if r, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok {
+		if len(d.described) == 0 {
+			d.describedAt = d.at
+		}
 		d.described = append(d.described, r)
 	}
 	if g, ok := resp.(*codec.GetTelemetrySubscriptionsResponse); ok && r.h.RequestApiVersion == 0 && g.ErrorCode == codec.None {
@@ -210,6 +291,7 @@ func (d *driver) deliver(r *request) {
 		d.hist = append(d.hist, op)
 		return
 	case r.fault != nil && r.fault.Kind == LostResponse:
+		d.clientFault(r.creq, "response dropped")
 		op.Note = joinNote(op.Note, "response lost")
 		d.hist = append(d.hist, op)
 		return
@@ -226,6 +308,26 @@ func (d *driver) deliver(r *request) {
 	}
 	d.resps = append(d.resps, out)
 	d.hist = append(d.hist, op)
+}
+
+// noteDelivered records, for a client's request that reached the target,
+// when its process was last seen and whether it left (for NoGhosts'
+// grace).
+func (d *driver) noteDelivered(r *request) {
+	if r.p.role != "client" {
+		return
+	}
+	if d.at > r.p.lastSeen {
+		r.p.lastSeen = d.at
+	}
+	if hb, ok := r.req.(*codec.ConsumerGroupHeartbeatRequest); ok {
+		switch hb.MemberEpoch {
+		case model.LeaveEpoch:
+			r.p.leftAt = d.at
+		case model.JoinEpoch:
+			r.p.leftAt = -1
+		}
+	}
 }
 
 func joinNote(a, b string) string {
@@ -249,6 +351,7 @@ func (d *driver) deliverResponses() {
 			}
 		}
 		if r.p.live && r.p.connID == r.conn && !d.closedConns[r.conn] {
+			d.clientResponse(r.creq, r.resp)
 			d.absorb(r.p, r)
 		}
 	}

@@ -182,7 +182,7 @@ func newObserver(res *Result, opts CheckOptions) *observer {
 	if o.sessionMs <= 0 {
 		o.sessionMs = res.Plan.SessionTimeoutMs
 	}
-	o.rebalMs = 4 * res.Plan.RoundMs * int64(res.Plan.RequestTimeout) // the driver's clients' RebalanceTimeoutMs
+	o.rebalMs = int64(res.Plan.clientRebalanceTimeoutMs()) // the driver's clients' RebalanceTimeoutMs
 	o.lagMs = opts.LagMs + res.Plan.RoundMs
 	for _, c := range res.Plan.Clients {
 		if c.InstanceID != "" {

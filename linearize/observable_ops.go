@@ -183,6 +183,11 @@ func (o *observer) describe(op *Op, resp *codec.ConsumerGroupDescribeResponse) {
 			}
 			continue
 		case codec.None:
+		case codec.InvalidGroupID:
+			if dg.GroupId == "" { // A3.3, §B7.2: only the empty group id
+				continue
+			}
+			o.violate(op, RuleObservableResponse, "ConsumerGroupDescribe answered group %q with %v: only the empty group id is invalid (A3.3)", dg.GroupId, dg.ErrorCode)
 		default:
 			o.violate(op, RuleObservableResponse, "ConsumerGroupDescribe answered group %s with %v", dg.GroupId, dg.ErrorCode)
 			continue
@@ -240,7 +245,8 @@ func (o *observer) applyDescribe(op *Op, resp *codec.ConsumerGroupDescribeRespon
 // leaveGroup judges a LeaveGroup response at its call.
 func (o *observer) leaveGroup(op *Op, req *codec.LeaveGroupRequest, resp *codec.LeaveGroupResponse) {
 	v := op.Header.RequestApiVersion
-	if v >= 3 && resp.ErrorCode != codec.None {
+	// Only the empty group id is refused at the top level (A3.3).
+	if v >= 3 && resp.ErrorCode != codec.None && !(req.GroupId == "" && resp.ErrorCode == codec.InvalidGroupID) {
 		o.violate(op, RuleObservableResponse, "LeaveGroup v%d answered top-level %v, want NONE", v, resp.ErrorCode)
 	}
 	for i, mr := range resp.Members {

@@ -20,7 +20,7 @@ func (d *driver) violate(err error) {
 		return
 	}
 	if d.res.ViolationCounts[v.Rule] == 0 {
-		d.res.Violations = append(d.res.Violations, RoundViolation{Round: d.round, At: d.now, Rule: v.Rule, What: v.Detail})
+		d.res.Violations = append(d.res.Violations, RoundViolation{Round: d.round, At: d.at, Rule: v.Rule, What: v.Detail})
 	}
 	d.res.ViolationCounts[v.Rule]++
 }
@@ -51,7 +51,14 @@ func (d *driver) observe(final bool) {
 			groups = append(groups, model.SnapshotFromDescribe(r)...)
 		}
 	}
-	o := model.Observation{Now: d.now, Groups: groups, GeneratedIDs: d.genIDs}
+	// Seen through Describe, the groups are judged at the time of the
+	// round's first Describe: a member a Describe listed was there then,
+	// whatever happened later in the round (Plan.SubRoundMs).
+	now := d.at
+	if d.snap == nil {
+		now = d.describedAt
+	}
+	o := model.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs}
 	for _, p := range d.procs[:len(d.plan.Clients)] {
 		mp := model.Process{
 			Name:             p.name,

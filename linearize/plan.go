@@ -2,12 +2,14 @@ package linearize
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sort"
 	"strings"
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -33,12 +35,22 @@ const (
 	Reset ActionKind = "reset"
 	// Telemetry fetches the metrics subscription, or pushes if it has one.
 	Telemetry ActionKind = "telemetry"
+	// Resubscribe changes the subscription to Action.Topics, or to the
+	// regular expression Action.Regex (v1 clients only).
+	Resubscribe ActionKind = "resubscribe"
+	// RenameClient changes the ClientId the process sends (KIP-1313: a
+	// client sends it on a connection's first request; an old-style one,
+	// ClientPlan.ClientIDEvery, on every request).
+	RenameClient ActionKind = "rename-client"
 )
 
 // Action is one scheduled action of a client process.
 type Action struct {
 	Round int        `json:"round"`
 	Kind  ActionKind `json:"kind"`
+	// Topics and Regex are a Resubscribe's new subscription.
+	Topics []string `json:"topics,omitempty"`
+	Regex  string   `json:"regex,omitempty"`
 }
 
 // ClientPlan describes one client process.
@@ -53,6 +65,12 @@ type ClientPlan struct {
 	// Seed feeds the client's UUIDs.
 	Seed    uint64   `json:"seed"`
 	Actions []Action `json:"actions"`
+	// ClientIDEvery makes an old-style client, from before KIP-1313: it
+	// sends its ClientId on every request.
+	ClientIDEvery bool `json:"clientIdEvery,omitempty"`
+	// NullOwned makes the client send TopicPartitions null on a heartbeat
+	// whose owned partitions did not change, as Java's consumer does.
+	NullOwned bool `json:"nullOwned,omitempty"`
 }
 
 // FaultKind is a way the simulated network mistreats one request.
@@ -98,11 +116,44 @@ type Fault struct {
 }
 
 // AdminRemoval is a KIP-345 administrative LeaveGroup: remove static
-// members of a group by instance id.
+// members of a group by instance id (InstanceIDs, each an entry {"", id}),
+// or members named by Entries, resolved when the round comes. Without a
+// Version the admin sends the highest version the broker offers, and below
+// v3 downgrades as a client must (model.PlanLeaveGroup: one request per
+// member id, none for an entry named by its instance id); with one it sends
+// that version (capped at the broker's), below v3 one request per entry
+// naming its member id alone.
 type AdminRemoval struct {
-	Round       int      `json:"round"`
-	Group       string   `json:"group"`
-	InstanceIDs []string `json:"instanceIds"`
+	Round       int          `json:"round"`
+	Group       string       `json:"group"`
+	InstanceIDs []string     `json:"instanceIds"`
+	Entries     []LeaveEntry `json:"entries,omitempty"`
+	Version     *int16       `json:"version,omitempty"`
+}
+
+// LeaveName says how a LeaveGroup entry fills one of its two names, from
+// the client process it picks: "" (MemberId "" or GroupInstanceId null),
+// "own" (the picked client's member id, or its instance id: null for a
+// dynamic client), "other" (another client's member id, or the instance id
+// of another static client of the group), "unknown" (a name nobody has).
+type LeaveName string
+
+// The names a LeaveGroup entry can use; with the two fields of an entry
+// they reach every row of docs/PROTOCOL.md A3's table.
+const (
+	NameNone    LeaveName = ""
+	NameOwn     LeaveName = "own"
+	NameOther   LeaveName = "other"
+	NameUnknown LeaveName = "unknown"
+)
+
+// LeaveEntry is one member of a LeaveGroup request, as the plan draws it:
+// Client picks a client process of the group (modulo how many it has, in
+// plan order), Member and Instance how the entry names it.
+type LeaveEntry struct {
+	Client   int       `json:"client"`
+	Member   LeaveName `json:"member,omitempty"`
+	Instance LeaveName `json:"instance,omitempty"`
 }
 
 // ProbeKind is a request a well-behaved client never sends, which a
@@ -124,11 +175,41 @@ const (
 	// with an epoch far ahead (FENCED_MEMBER_EPOCH; an error must not
 	// refresh the member's session).
 	ProbeStaleHeartbeat ProbeKind = "stale-heartbeat"
+	// ProbePreviousEpoch: a heartbeat for a member the observer last saw,
+	// one epoch behind, with TopicPartitions null: only a report of owned
+	// partitions may excuse the previous epoch (A5.4), so it is fenced.
+	ProbePreviousEpoch ProbeKind = "previous-epoch-null-owned"
+	// ProbeInvalidHeartbeat: a ConsumerGroupHeartbeat that breaks a rule
+	// of §B4.2 or §B4.4 without changing anything (Probe.Variant picks
+	// which: invalidHeartbeats).
+	ProbeInvalidHeartbeat ProbeKind = "invalid-heartbeat"
+	// ProbeOtherInstance: a join naming the member id of a live member
+	// with an instance id it does not hold (A1: INVALID_REQUEST).
+	ProbeOtherInstance ProbeKind = "join-member-other-instance"
+	// ProbeTelemetry: a telemetry request with a reserved or zero id at v0
+	// or v1, or a short sequence under a fresh instance id that meets one
+	// of §B6's refusals (Probe.Variant picks which: telemetryProbes).
+	ProbeTelemetry ProbeKind = "telemetry"
+	// ProbeOddRequest: a Describe or LeaveGroup of the empty or a missing
+	// group, an ApiVersions with a bad software name, or a request above a
+	// version the broker caps (Probe.Variant picks which: oddRequests).
+	ProbeOddRequest ProbeKind = "odd-request"
 )
 
 // ProbeKinds lists every probe.
 func ProbeKinds() []ProbeKind {
+	return append(baseProbeKinds(), moreProbeKinds()...)
+}
+
+// baseProbeKinds are the probes drawProbes draws from (its draws index
+// this list, so it never grows: a seed keeps its plan).
+func baseProbeKinds() []ProbeKind {
 	return []ProbeKind{ProbeEmptyMemberID, ProbeZeroInstanceID, ProbeNoInstanceID, ProbeStaleHeartbeat}
+}
+
+// moreProbeKinds are the probes drawMoreProbes draws from.
+func moreProbeKinds() []ProbeKind {
+	return []ProbeKind{ProbePreviousEpoch, ProbeInvalidHeartbeat, ProbeOtherInstance, ProbeTelemetry, ProbeOddRequest}
 }
 
 // Probe is one request of the prober.
@@ -139,6 +220,8 @@ type Probe struct {
 	// Pick chooses the member (of those last described) a stale
 	// heartbeat names.
 	Pick int `json:"pick,omitempty"`
+	// Variant chooses among a probe kind's variants.
+	Variant int `json:"variant,omitempty"`
 }
 
 // Plan is a complete, replayable description of one run.
@@ -168,6 +251,24 @@ type Plan struct {
 	// lost, timers start afresh (model.Coordinator.Restart). They need a
 	// target that can restart (CanRestart).
 	Restarts []int `json:"restarts,omitempty"`
+	// SubRoundMs, when positive, delivers each request at a multiple of it
+	// within its round instead of at the round's start (subRoundOffset),
+	// so that requests land off the round grid; 0 keeps them on it.
+	SubRoundMs int64 `json:"subRoundMs,omitempty"`
+	// RebalanceTimeoutMs is the clients' rebalance timeout; 0 is four
+	// request timeouts.
+	RebalanceTimeoutMs int32 `json:"rebalanceTimeoutMs,omitempty"`
+	// MaxVersions caps the coordinator's versions of some apis (an older
+	// broker: model.Config.MaxVersions); the clients negotiate down.
+	MaxVersions map[codec.APIKey]int16 `json:"maxVersions,omitempty"`
+	// TelemetryMaxBytes is the telemetry subscription's payload limit; 0
+	// keeps the model's default.
+	TelemetryMaxBytes int32 `json:"telemetryMaxBytes,omitempty"`
+	// ReuseConnIDs gives a new connection the lowest id of a closed one
+	// (as a broker keying connections by socket does) instead of a fresh
+	// id, so that a coordinator that keeps a closed connection's context
+	// (its first ClientId, KIP-1313) misattributes the new one's requests.
+	ReuseConnIDs bool `json:"reuseConnIds,omitempty"`
 }
 
 // PlanTopic is a topic of the coordinator's configuration.
@@ -187,7 +288,22 @@ func (p *Plan) ModelConfig() model.Config {
 	cfg.SessionTimeoutMs = p.SessionTimeoutMs
 	cfg.HeartbeatIntervalMs = p.HeartbeatIntervalMs
 	cfg.MaxGroupSize = p.MaxGroupSize
+	if len(p.MaxVersions) > 0 {
+		cfg.MaxVersions = maps.Clone(p.MaxVersions)
+	}
+	if p.TelemetryMaxBytes > 0 {
+		cfg.Telemetry.TelemetryMaxBytes = p.TelemetryMaxBytes
+	}
 	return cfg
+}
+
+// clientRebalanceTimeoutMs is the rebalance timeout the plan's clients
+// send.
+func (p *Plan) clientRebalanceTimeoutMs() int32 {
+	if p.RebalanceTimeoutMs > 0 {
+		return p.RebalanceTimeoutMs
+	}
+	return int32(4 * p.RoundMs * int64(p.RequestTimeout))
 }
 
 // Groups lists the plan's group ids in order.
@@ -239,7 +355,7 @@ func (p *Plan) Validate() error {
 			return err
 		}
 	}
-	return nil
+	return p.validateMore()
 }
 
 // Options shape the plans a generator draws.
@@ -268,6 +384,39 @@ type Options struct {
 	// and a new process with member ids of its own joins under the same
 	// instance id a round or two later (drawStaticRestarts).
 	StaticRestarts bool
+	// The rest broaden what the plans reach (plan_more.go); each is drawn
+	// after everything above, so a plan without them is the one its seed
+	// gave before them.
+	//
+	// StaticCrashes turns about a third of the static restarts into a
+	// crash and a redeploy: the new process's join meets an active holder
+	// (UNRELEASED_INSTANCE_ID) until the old session expires.
+	StaticCrashes bool
+	// Resubscribes has some clients change their subscription mid-life,
+	// to other topic names or (v1) to a regular expression and back.
+	Resubscribes bool
+	// OldClients makes some clients old-style (ClientId on every request)
+	// and renames some clients' ClientId mid-life.
+	OldClients bool
+	// NullOwned makes some clients send TopicPartitions null on plain
+	// heartbeats, as Java's consumer does.
+	NullOwned bool
+	// LeaveGroups adds administrative LeaveGroup requests whose entries
+	// reach every row of A3's table, in mixed batches, at v0 to v5.
+	LeaveGroups bool
+	// Caps plays an older or smaller broker now and then: LeaveGroup below
+	// v3 (the admin downgrades), telemetry or Describe at v0, a group size
+	// cap.
+	Caps bool
+	// MoreProbes adds the probes of moreProbeKinds.
+	MoreProbes bool
+	// OffGrid delivers requests at 100 ms steps within their round and
+	// draws session and rebalance timeouts off the round grid, so that a
+	// deadline off by a millisecond shows.
+	OffGrid bool
+	// ReuseConnIDs has about half the plans give a new connection the id
+	// of a closed one.
+	ReuseConnIDs bool
 }
 
 // DefaultOptions is a small, busy run: 6 clients in 2 groups over 60
@@ -277,7 +426,9 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Clients: 6, Groups: 2, Rounds: 60, HeartbeatVersion: 1, StaticPercent: 30,
 		Faults: UniformFaults(10), Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true, Probes: true,
-		Restarts: true, StaticRestarts: true}
+		Restarts: true, StaticRestarts: true,
+		StaticCrashes: true, Resubscribes: true, OldClients: true, NullOwned: true, LeaveGroups: true,
+		Caps: true, MoreProbes: true, OffGrid: true, ReuseConnIDs: true}
 }
 
 // UniformFaults spreads percent evenly over every fault kind.
@@ -372,6 +523,7 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	if o.StaticRestarts {
 		p.Clients = drawStaticRestarts(d, p.Clients, p.Rounds)
 	}
+	drawMore(d, o, &p)
 	return p
 }
 
@@ -434,7 +586,7 @@ func drawAdmin(d drawer, clients []ClientPlan, rounds int) []AdminRemoval {
 func drawProbes(d drawer, groups []string, rounds int) []Probe {
 	var out []Probe
 	for r := 2 + d.intn("probe start", 4); r < rounds; r += 2 + d.intn("probe gap", 5) {
-		kinds := ProbeKinds()
+		kinds := baseProbeKinds()
 		out = append(out, Probe{Round: r, Kind: kinds[d.intn("probe kind", len(kinds))],
 			Group: groups[d.intn("probe group", len(groups))], Pick: d.intn("probe pick", 16)})
 	}
@@ -520,9 +672,9 @@ func drawStaticRestarts(d drawer, clients []ClientPlan, rounds int) []ClientPlan
 				acts = append(acts, a)
 			}
 		}
-		clients[i].Actions = append(acts, Action{at, Close})
+		clients[i].Actions = append(acts, Action{Round: at, Kind: Close})
 		out = append(out, ClientPlan{Name: fmt.Sprintf("c%d", len(out)), Group: c.Group, InstanceID: c.InstanceID,
-			HeartbeatVersion: c.HeartbeatVersion, Topics: c.Topics, Seed: seed, Actions: []Action{{at + gap, Join}}})
+			HeartbeatVersion: c.HeartbeatVersion, Topics: c.Topics, Seed: seed, Actions: []Action{{Round: at + gap, Kind: Join}}})
 	}
 	return out
 }
@@ -533,11 +685,11 @@ func drawStaticRestarts(d drawer, clients []ClientPlan, rounds int) []ClientPlan
 // driver closes it).
 func drawActions(d drawer, o Options, static bool, rounds int) []Action {
 	r := d.intn("join round", rounds/4)
-	acts := []Action{{r, Join}}
+	acts := []Action{{Round: r, Kind: Join}}
 	// A close right after the join (before its response, with a delayed
 	// response fault) is KAFKA-17116's race.
 	if d.intn("early close", 10) == 0 {
-		return append(acts, Action{r + 1, Close})
+		return append(acts, Action{Round: r + 1, Kind: Close})
 	}
 	for r < rounds-4 {
 		r += 2 + d.intn("gap", rounds/3)
@@ -547,28 +699,28 @@ func drawActions(d drawer, o Options, static bool, rounds int) []Action {
 		switch d.intn("action", 8) {
 		case 0:
 			if o.Leaves {
-				acts = append(acts, Action{r, Leave}, Action{r + 1 + d.intn("rejoin gap", 6), Join})
+				acts = append(acts, Action{Round: r, Kind: Leave}, Action{Round: r + 1 + d.intn("rejoin gap", 6), Kind: Join})
 				r = acts[len(acts)-1].Round
 			}
 		case 1:
 			if static && o.Leaves {
-				acts = append(acts, Action{r, StaticLeave}, Action{r + 1 + d.intn("rejoin gap", 4), Join})
+				acts = append(acts, Action{Round: r, Kind: StaticLeave}, Action{Round: r + 1 + d.intn("rejoin gap", 4), Kind: Join})
 				r = acts[len(acts)-1].Round
 			}
 		case 2:
 			if o.Resets {
-				acts = append(acts, Action{r, Reset})
+				acts = append(acts, Action{Round: r, Kind: Reset})
 			}
 		case 3:
 			if o.Telemetry {
-				acts = append(acts, Action{r, Telemetry})
+				acts = append(acts, Action{Round: r, Kind: Telemetry})
 			}
 		case 4:
 			if o.Crashes {
-				return append(acts, Action{r, Crash})
+				return append(acts, Action{Round: r, Kind: Crash})
 			}
 		case 5:
-			return append(acts, Action{r, Close})
+			return append(acts, Action{Round: r, Kind: Close})
 		}
 	}
 	return acts

@@ -21,10 +21,18 @@ type proc struct {
 	role  string // "client", "admin", "observer"
 	c     *model.Client
 
-	conn     *model.ClientConn
-	connID   uint64
-	host     string
-	versions bool // an ApiVersions response has arrived
+	conn   *model.ClientConn
+	connID uint64 // the connection's handle (request.handle)
+	// wire is the connection's id as the target sees it; wireFreed once
+	// it went back to the driver's pool (Plan.ReuseConnIDs).
+	wire      uint64
+	wireFreed bool
+	host      string
+	versions  bool // an ApiVersions response has arrived
+	// refused: the target refused a request (a broker closes the
+	// connection then): the process reconnects at its next turn.
+	refused bool
+	renames int
 
 	live     bool
 	wants    bool
@@ -61,13 +69,15 @@ func (s seedReader) Read(b []byte) (int, error) {
 
 func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*proc, error) {
 	c, err := model.NewClient(model.ClientConfig{
-		ClientID:           "ghostcheck-" + name,
-		GroupID:            group,
-		InstanceID:         cp.InstanceID,
-		Topics:             cp.Topics,
-		HeartbeatVersion:   cp.HeartbeatVersion,
-		RebalanceTimeoutMs: int32(4 * d.plan.RoundMs * int64(d.plan.RequestTimeout)),
-		Rand:               seedReader{rand.New(rand.NewPCG(cp.Seed, uint64(idx)))},
+		ClientID:               "ghostcheck-" + name,
+		GroupID:                group,
+		InstanceID:             cp.InstanceID,
+		Topics:                 cp.Topics,
+		HeartbeatVersion:       cp.HeartbeatVersion,
+		RebalanceTimeoutMs:     d.plan.clientRebalanceTimeoutMs(),
+		ClientIDEveryRequest:   cp.ClientIDEvery,
+		NullOwnedWhenUnchanged: cp.NullOwned,
+		Rand:                   seedReader{rand.New(rand.NewPCG(cp.Seed, uint64(idx)))},
 	})
 	if err != nil {
 		return nil, err
@@ -86,6 +96,12 @@ func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*pro
 // request its state calls for.
 func (d *driver) act(p *proc) {
 	if !p.live {
+		return
+	}
+	if p.refused {
+		p.refused = false
+		d.disconnect(p)
+		d.reconnect(p)
 		return
 	}
 	if !p.versions {
@@ -113,7 +129,7 @@ func (d *driver) act(p *proc) {
 	for p.nextAct < len(p.plan.Actions) && p.plan.Actions[p.nextAct].Round <= d.round {
 		a := p.plan.Actions[p.nextAct]
 		p.nextAct++
-		d.do(p, a.Kind)
+		d.do(p, a)
 		if !p.live {
 			return
 		}
@@ -127,8 +143,8 @@ func (d *driver) act(p *proc) {
 	}
 }
 
-func (d *driver) do(p *proc, k ActionKind) {
-	switch k {
+func (d *driver) do(p *proc, a Action) {
+	switch k := a.Kind; k {
 	case Join:
 		p.wants = true
 		p.nextTry = d.round
@@ -159,6 +175,11 @@ func (d *driver) do(p *proc, k ActionKind) {
 			req := p.c.GetTelemetrySubscriptions(v)
 			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, v, req))
 		}
+	case Resubscribe:
+		p.c.Resubscribe(a.Topics, a.Regex)
+	case RenameClient:
+		p.renames++
+		p.c.SetClientID(fmt.Sprintf("ghostcheck-%s-r%d", p.name, p.renames))
 	}
 }
 
@@ -189,8 +210,9 @@ func (d *driver) disconnect(p *proc) {
 	d.closedConns[p.connID] = true
 	d.mu.Unlock()
 	if !closed {
-		d.target.Disconnect(p.connID)
+		d.target.Disconnect(p.wire)
 	}
+	d.releaseWire(p)
 }
 
 // closeEnded closes the connection of every process that ended (a crash
@@ -206,7 +228,7 @@ func (d *driver) closeEnded() {
 		}
 		queued := false
 		for _, r := range d.reqs {
-			if r.conn.ID == p.connID {
+			if r.handle == p.connID {
 				queued = true
 				break
 			}
@@ -227,12 +249,87 @@ func (d *driver) actAdmin(p *proc) {
 		for _, id := range a.InstanceIDs {
 			members = append(members, codec.LeaveGroupMember{GroupInstanceId: codec.Str(id), Reason: codec.Str("ghostcheck admin removal")})
 		}
+		members = append(members, d.leaveEntries(a)...)
 		max := p.version(codec.LeaveGroup, 5)
+		if a.Version != nil {
+			d.sendLeaveGroup(p, a.Group, members, min(*a.Version, max))
+			continue
+		}
 		calls, _ := model.PlanLeaveGroup(a.Group, members, max)
 		for _, call := range calls {
 			p.others = append(p.others, d.send(p, codec.LeaveGroup, call.Version, call.Request))
 		}
 	}
+}
+
+// sendLeaveGroup sends members' LeaveGroup at version v as it is: at v3+
+// one batch (Reason only at v5), below v3 one request per entry naming its
+// member id alone, whatever it is (an instance id cannot be said there).
+func (d *driver) sendLeaveGroup(p *proc, group string, members []codec.LeaveGroupMember, v int16) {
+	if v >= 3 {
+		req := &codec.LeaveGroupRequest{GroupId: group}
+		for _, m := range members {
+			if v < 5 {
+				m.Reason = codec.Null
+			}
+			req.Members = append(req.Members, m)
+		}
+		p.others = append(p.others, d.send(p, codec.LeaveGroup, v, req))
+		return
+	}
+	for _, m := range members {
+		p.others = append(p.others, d.send(p, codec.LeaveGroup, v, &codec.LeaveGroupRequest{GroupId: group, MemberId: m.MemberId}))
+	}
+}
+
+// leaveEntries resolves a removal's Entries against the processes of its
+// group now: the member id a process holds and the instance id a static
+// one was given (LeaveName).
+func (d *driver) leaveEntries(a AdminRemoval) []codec.LeaveGroupMember {
+	var group []*proc
+	for _, p := range d.procs[:len(d.plan.Clients)] {
+		if p.group == a.Group {
+			group = append(group, p)
+		}
+	}
+	var out []codec.LeaveGroupMember
+	for _, e := range a.Entries {
+		m := codec.LeaveGroupMember{Reason: codec.Str("ghostcheck admin removal")}
+		var self, other *proc
+		if n := len(group); n > 0 {
+			self, other = group[e.Client%n], group[(e.Client+1)%n]
+		}
+		switch {
+		case e.Member == NameUnknown:
+			m.MemberId = "ghostcheck-unknown-member"
+		case e.Member == NameOwn && self != nil:
+			m.MemberId = self.c.MemberID()
+		case e.Member == NameOther && other != nil:
+			m.MemberId = other.c.MemberID()
+		}
+		switch {
+		case e.Instance == NameUnknown:
+			m.GroupInstanceId = codec.Str("inst-unknown")
+		case e.Instance == NameOwn && self != nil && self.plan.InstanceID != "":
+			m.GroupInstanceId = codec.Str(self.plan.InstanceID)
+		case e.Instance == NameOther && self != nil:
+			m.GroupInstanceId = otherInstance(group, self, e.Client)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// otherInstance is the instance id of a static process of group other than
+// self's own, the first from start on, or null if there is none.
+func otherInstance(group []*proc, self *proc, start int) codec.NullableString {
+	for i := range group {
+		p := group[(start+1+i)%len(group)]
+		if id := p.plan.InstanceID; id != "" && id != self.plan.InstanceID {
+			return codec.Str(id)
+		}
+	}
+	return codec.Null
 }
 
 func (d *driver) sendDescribe(p *proc, group string) {

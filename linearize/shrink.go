@@ -1,5 +1,7 @@
 package linearize
 
+import "maps"
+
 // Shrink minimizes a failing plan: it keeps removing pieces (whole clients,
 // faults, restarts, actions, admin removals, trailing rounds) while fails still
 // reports the failure, and returns the smallest plan found. fails is called
@@ -16,6 +18,7 @@ func Shrink(p Plan, fails func(Plan) bool, budget int) Plan {
 		func() bool { return s.dropEach(len(s.p.Restarts), dropRestart) },
 		func() bool { return s.dropEach(len(s.p.Probes), dropProbe) },
 		s.dropActions,
+		s.plainer,
 		s.fewerRounds,
 	}
 	for progress := true; progress && s.budget > 0; {
@@ -107,6 +110,33 @@ func (s *shrinker) dropActions() bool {
 	return progress
 }
 
+// plainer tries the plan without each of plan_more's settings that is on:
+// connection ids reused, requests off the round grid, version and group
+// size caps, and each client's old-style ClientId and null owned
+// partitions.
+func (s *shrinker) plainer() bool {
+	progress := false
+	try := func(on bool, off func(q *Plan)) {
+		if !on {
+			return
+		}
+		q := clonePlan(s.p)
+		off(&q)
+		if s.keep(q) {
+			progress = true
+		}
+	}
+	try(s.p.ReuseConnIDs, func(q *Plan) { q.ReuseConnIDs = false })
+	try(s.p.SubRoundMs > 0, func(q *Plan) { q.SubRoundMs = 0 })
+	try(len(s.p.MaxVersions) > 0, func(q *Plan) { q.MaxVersions = nil })
+	try(s.p.MaxGroupSize > 0, func(q *Plan) { q.MaxGroupSize = 0 })
+	for i := range s.p.Clients {
+		try(s.p.Clients[i].ClientIDEvery, func(q *Plan) { q.Clients[i].ClientIDEvery = false })
+		try(s.p.Clients[i].NullOwned, func(q *Plan) { q.Clients[i].NullOwned = false })
+	}
+	return progress
+}
+
 // fewerRounds tries a half, three quarters, then all but one of the
 // rounds (dropping the restarts past the end), keeping the first that
 // fails.
@@ -156,6 +186,11 @@ func clonePlan(p Plan) Plan {
 	q.Admin = append([]AdminRemoval(nil), p.Admin...)
 	q.Probes = append([]Probe(nil), p.Probes...)
 	q.Restarts = append([]int(nil), p.Restarts...)
+	q.MaxVersions = maps.Clone(p.MaxVersions)
+	for i := range q.Admin {
+		q.Admin[i].Entries = append([]LeaveEntry(nil), p.Admin[i].Entries...)
+		q.Admin[i].InstanceIDs = append([]string(nil), p.Admin[i].InstanceIDs...)
+	}
 	q.Clients = make([]ClientPlan, len(p.Clients))
 	for i, c := range p.Clients {
 		c.Actions = append([]Action(nil), c.Actions...)

@@ -8,8 +8,11 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// Conn names the connection a request travels on. A connection id is never
-// reused within a run: a reset connection gets a new id.
+// Conn names the connection a request travels on. A reset connection gets
+// a new id; with Plan.ReuseConnIDs that may be the id of a connection that
+// closed before (Disconnect told the target first), as a broker keying
+// connections by socket sees them, so a target must drop a closed
+// connection's context at Disconnect.
 type Conn struct {
 	ID uint64
 	// Host is the client's address as the coordinator reports it in

@@ -337,6 +337,7 @@ func TCPPlan(seed uint64, o Options, t TCPOptions) Plan {
 	p.DescribeEvery = 2
 	// A broker reached by address is not restarted by ghostcheck.
 	p.Restarts = nil
+	p.forAnyBroker()
 	if t.GroupPrefix != "" {
 		for i := range p.Clients {
 			p.Clients[i].Group = t.GroupPrefix + p.Clients[i].Group

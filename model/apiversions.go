@@ -14,9 +14,11 @@ var softwareNamePattern = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-z
 func (c *Coordinator) apiVersions(version int16, r *codec.ApiVersionsRequest) *codec.ApiVersionsResponse {
 	resp := codec.NewApiVersionsResponse()
 	if version >= 3 && (!softwareNamePattern.MatchString(r.ClientSoftwareName) || !softwareNamePattern.MatchString(r.ClientSoftwareVersion)) {
+		c.hit("B7.1/bad-software-name")
 		resp.ErrorCode = codec.InvalidRequest
 		return resp
 	}
+	c.hit("B7.1/versions-answered")
 	resp.ApiKeys = append([]codec.ApiVersionsKey(nil), c.advertised()...)
 	return resp
 }

@@ -23,6 +23,17 @@ type ClientConfig struct {
 	// is an old client that lets the broker make it.
 	HeartbeatVersion   int16
 	RebalanceTimeoutMs int32
+	// Regex, when set, subscribes by SubscribedTopicRegex instead of
+	// Topics (ConsumerGroupHeartbeat v1+ only).
+	Regex string
+	// ClientIDEveryRequest makes an old-style client, from before
+	// KIP-1313: it sends its ClientId on every request, not only on a
+	// connection's first.
+	ClientIDEveryRequest bool
+	// NullOwnedWhenUnchanged sends TopicPartitions null ("unchanged") on a
+	// heartbeat whose owned partitions are those the last heartbeat sent,
+	// as Java's consumer does; otherwise every heartbeat reports them.
+	NullOwnedWhenUnchanged bool
 	// Rand feeds the UUIDs the client makes (client instance id, member id),
 	// so that a run replays from its seed. It must not run dry.
 	Rand io.Reader
@@ -82,6 +93,18 @@ type Client struct {
 	lgVersion int16 // highest LeaveGroup version the broker speaks
 	maxSeen   map[codec.APIKey]int16
 	corr      int32
+
+	clientID string // the ClientId it sends (SetClientID changes it)
+	// The subscription: subGen counts changes (Resubscribe); ackedGen is
+	// the one a successful response acknowledged, sentGen the one the
+	// heartbeat in flight carries (-1: none). A heartbeat carries the
+	// subscription until it is acknowledged. clearNames and clearRegex
+	// clear the other kind of subscription when it changes kind.
+	subGen, ackedGen, sentGen int
+	clearNames, clearRegex    bool
+	// sentOwned is what the last heartbeat reported as owned (for
+	// NullOwnedWhenUnchanged); "" after a join or a failure.
+	sentOwned string
 }
 
 // NewClient makes a client process. The client instance id (and, for a
@@ -96,7 +119,11 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.RebalanceTimeoutMs <= 0 {
 		cfg.RebalanceTimeoutMs = 300000
 	}
-	c := &Client{cfg: cfg, owned: map[codec.UUID][]int32{}, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion}
+	if cfg.Regex != "" && cfg.HeartbeatVersion < 1 {
+		return nil, errors.New("model: a regex subscription needs ConsumerGroupHeartbeat v1")
+	}
+	c := &Client{cfg: cfg, owned: map[codec.UUID][]int32{}, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion,
+		clientID: cfg.ClientID, sentGen: -1}
 	id, err := newUUID(cfg.Rand)
 	if err != nil {
 		return nil, err
@@ -132,6 +159,31 @@ func (c *Client) InstanceID() codec.UUID { return c.instanceID }
 // MemberID is the member id the client holds ("" for a v0 client that has
 // not learned one).
 func (c *Client) MemberID() string { return c.memberID }
+
+// ClientID is the ClientId the client sends now.
+func (c *Client) ClientID() string { return c.clientID }
+
+// SetClientID changes the ClientId the client sends from its next request
+// on: a KIP-1313 client on its next connection's first request, an
+// old-style one (ClientIDEveryRequest) on every request.
+func (c *Client) SetClientID(id string) { c.clientID = id }
+
+// Resubscribe changes the subscription: to topic names, or (regex != "",
+// v1 only) to a regular expression. The next heartbeats carry it until a
+// response acknowledges it; a change of kind clears the other kind
+// (SubscribedTopicNames [] or SubscribedTopicRegex ""), as Java's consumer
+// does.
+func (c *Client) Resubscribe(topics []string, regex string) {
+	switch {
+	case regex != "" && c.cfg.Regex == "":
+		c.clearNames, c.clearRegex = true, false
+	case regex == "" && c.cfg.Regex != "":
+		c.clearNames, c.clearRegex = false, true
+	}
+	c.cfg.Topics = append([]string(nil), topics...)
+	c.cfg.Regex = regex
+	c.subGen++
+}
 
 // State, Epoch and Config describe the client.
 func (c *Client) State() ClientState   { return c.state }
@@ -172,8 +224,8 @@ func (c *ClientConn) Fresh() bool { return c.sent == 0 }
 func (c *Client) Header(conn *ClientConn, key codec.APIKey, version int16) codec.RequestHeader {
 	c.corr++
 	h := codec.RequestHeader{RequestApiKey: key, RequestApiVersion: version, CorrelationId: c.corr}
-	if conn.sent == 0 {
-		h.ClientId = codec.Str(c.cfg.ClientID)
+	if conn.sent == 0 || c.cfg.ClientIDEveryRequest {
+		h.ClientId = codec.Str(c.clientID)
 	}
 	conn.sent++
 	if hv, err := codec.RequestHeaderVersion(key, version); err == nil && hv >= 2 {
@@ -235,22 +287,54 @@ func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 	if c.cfg.InstanceID != "" {
 		r.InstanceId = codec.Str(c.cfg.InstanceID)
 	}
+	c.sentGen = -1
 	switch {
 	case c.state == Unjoined || c.state == Joining || c.state == Left || c.state == Joined && c.epoch == 0:
 		c.state = Joining
 		c.epoch = 0
 		r.MemberEpoch = 0
 		r.RebalanceTimeoutMs = c.cfg.RebalanceTimeoutMs
-		r.SubscribedTopicNames = append([]string{}, c.cfg.Topics...)
+		c.subscription(r)
 		r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{}
+		c.sentOwned = ""
 	default:
-		r.TopicPartitions = c.Owned()
+		owned := c.Owned()
+		if key := ownedKey(owned); c.needFull || !c.cfg.NullOwnedWhenUnchanged || key != c.sentOwned {
+			r.TopicPartitions = owned
+			c.sentOwned = key
+		}
 		if c.needFull {
 			r.RebalanceTimeoutMs = c.cfg.RebalanceTimeoutMs
-			r.SubscribedTopicNames = append([]string{}, c.cfg.Topics...)
+		}
+		if c.needFull || c.subGen != c.ackedGen {
+			c.subscription(r)
 		}
 	}
 	return r, c.hbVersion
+}
+
+// subscription puts the client's subscription on r: its topic names, or
+// its regex (names then stay null, so a full heartbeat is full by its
+// regex alone, A5.7), with the clearing of the other kind while a change
+// of kind is unacknowledged.
+func (c *Client) subscription(r *codec.ConsumerGroupHeartbeatRequest) {
+	if c.cfg.Regex != "" {
+		r.SubscribedTopicRegex = codec.Str(c.cfg.Regex)
+		if c.clearNames {
+			r.SubscribedTopicNames = []string{}
+		}
+	} else {
+		r.SubscribedTopicNames = append([]string{}, c.cfg.Topics...)
+		if c.clearRegex {
+			r.SubscribedTopicRegex = codec.Str("")
+		}
+	}
+	c.sentGen = c.subGen
+}
+
+// ownedKey is a set of owned partitions as a comparable string.
+func ownedKey(owned []codec.ConsumerGroupHeartbeatTopicPartitions) string {
+	return fmt.Sprint(owned)
 }
 
 // OnHeartbeat absorbs the response to a join or heartbeat.
@@ -276,6 +360,10 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 		}
 		c.state = Joined
 		c.needFull = false
+		if c.sentGen == c.subGen {
+			c.ackedGen = c.subGen
+			c.clearNames, c.clearRegex = false, false
+		}
 	case codec.FencedMemberEpoch, codec.UnknownMemberID:
 		// Abandon the partitions and rejoin at epoch 0 with the same id (a
 		// v0 client forgets an id the broker no longer knows).

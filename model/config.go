@@ -53,6 +53,10 @@ type Config struct {
 	// must never return the zero UUID. Two coordinators given sources that
 	// return the same sequence behave identically.
 	NewID func() codec.UUID
+	// Rules, when set, counts every rule of docs/PROTOCOL.md the
+	// coordinator applies (rulehits.go): what `ghostcheck run --coverage`
+	// reports. nil counts nothing.
+	Rules RuleCounter
 }
 
 // UniformAssignor is the name of the only server assignor.

@@ -67,6 +67,7 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 		return nil, fmt.Errorf("model: request body does not match header %v", h.RequestApiKey)
 	}
 	if !c.serves(h.RequestApiKey, h.RequestApiVersion) {
+		c.hit("B1.1/unsupported-request")
 		return nil, ErrUnsupportedRequest
 	}
 	clientID := c.connContext(conn, h)
@@ -96,11 +97,18 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) string {
 	first, seen := c.conns[conn.ID]
 	if !seen {
+		c.hit("A2/first-clientid-remembered")
 		first = h.ClientId.Value
 		c.conns[conn.ID] = first
 	}
 	if h.ClientId.Valid {
+		if seen {
+			c.hit("A2/later-clientid-own")
+		}
 		return h.ClientId.Value
+	}
+	if seen {
+		c.hit("A2/null-clientid-attributed-first")
 	}
 	return first
 }
@@ -114,7 +122,12 @@ func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
 
 // Disconnect forgets a connection's context. A new connection with the same
 // id starts afresh.
-func (c *Coordinator) Disconnect(conn uint64) { delete(c.conns, conn) }
+func (c *Coordinator) Disconnect(conn uint64) {
+	if _, ok := c.conns[conn]; ok {
+		c.hit("A2/disconnect-forgets")
+	}
+	delete(c.conns, conn)
+}
 
 // Restart is a restart (or failover) of the broker hosting the coordinator,
 // at the current time; call Advance first, so that the timers due by then
@@ -131,6 +144,7 @@ func (c *Coordinator) Disconnect(conn uint64) { delete(c.conns, conn) }
 func (c *Coordinator) Restart() {
 	clear(c.conns)
 	clear(c.telemetry)
+	c.hit("B4.4/restart-restarts-timers")
 	for _, g := range c.groups {
 		for _, m := range g.members {
 			m.sessionDeadline = c.now + c.cfg.SessionTimeoutMs
@@ -153,10 +167,16 @@ func (c *Coordinator) Advance(t int64) {
 		c.now = at
 		switch kind {
 		case timerSession:
+			if m.epoch == StaticLeaveEpoch {
+				c.hit("B4.4/parked-session-timeout")
+			} else {
+				c.hit("B4.4/session-timeout")
+			}
 			c.removeMember(g, m)
 		case timerRebalance:
 			m.rebalanceDeadline = noDeadline
 			if len(m.pending) > 0 {
+				c.hit("A5.6/rebalance-timeout-removes")
 				c.removeMember(g, m)
 			}
 		}

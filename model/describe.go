@@ -48,15 +48,18 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	// Only the empty group id is INVALID_GROUP_ID (A3.3, §B7.2): Describe
 	// does not trim, so "  " is a group that does not exist.
 	if id == "" {
+		c.hit("B7.2/invalid-group-id")
 		out.ErrorCode = codec.InvalidGroupID
 		return out
 	}
 	g := c.groups[id]
 	if g == nil {
+		c.hit("B7.2/group-not-found")
 		out.ErrorCode = codec.GroupIDNotFound
 		out.ErrorMessage = codec.Str(fmt.Sprintf("Group %s not found.", id))
 		return out
 	}
+	c.hit("B7.2/group-described")
 	out.GroupState = groupState(g)
 	out.GroupEpoch = g.epoch
 	out.AssignmentEpoch = g.epoch

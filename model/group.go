@@ -159,6 +159,12 @@ func (c *Coordinator) computeTarget(g *group) {
 		subs[id] = c.subscribedTopics(m)
 	}
 	sort.Slice(ms, func(i, j int) bool { return keyLess(ms[i], ms[j]) })
+	for _, m := range ms {
+		if m.instanceID.Valid && len(subs[m.id]) > 0 {
+			c.hit("A5.2/static-keyed-by-instance")
+			break
+		}
+	}
 	offset := 0
 	for _, t := range c.topics {
 		var subscribers []string
@@ -231,12 +237,15 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 		rep := c.reportedSet(reported)
 		for p := range m.pending {
 			if !rep.has(p) {
+				c.hit("A5.3/step-1-pending-released")
 				delete(m.pending, p)
 			}
 		}
 	}
 	target := g.target[m.id]
-	if len(m.pending) == 0 && m.epoch < g.epoch {
+	if len(m.pending) > 0 {
+		c.hit("A5.3/step-2-still-revoking")
+	} else if m.epoch < g.epoch {
 		for p := range m.assigned {
 			if !target.has(p) {
 				delete(m.assigned, p)
@@ -244,11 +253,15 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 			}
 		}
 		if len(m.pending) == 0 {
+			c.hit("A5.3/step-3-epoch-advanced")
 			m.prevEpoch, m.epoch = m.epoch, g.epoch
+		} else {
+			c.hit("A5.3/step-3-revoke")
 		}
 	}
 	if len(m.pending) > 0 {
 		if m.state != stateUnrevokedPartitions {
+			c.hit("A5.6/rebalance-timer-started")
 			// A timeout of zero or below (only -1 is refused, §B4.2)
 			// fires at once: at the next Advance, at the current time.
 			m.rebalanceDeadline = c.now + max(int64(m.rebalanceTimeoutMs), 0)
@@ -263,9 +276,11 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 			continue
 		}
 		if ownedByOther(g, m, p) {
+			c.hit("A5.3/step-4-unreleased")
 			m.state = stateUnreleasedPartitions
 			continue
 		}
+		c.hit("A5.3/step-4-assigned")
 		m.assigned[p] = struct{}{}
 	}
 }

@@ -17,13 +17,20 @@ const (
 	StaticLeaveEpoch int32 = -2
 )
 
-// hbError is a failed heartbeat: the code and Kafka's message.
+// hbError is a failed heartbeat: the code and Kafka's message, and for a
+// validation failure the §B4.2 row it breaks (for the rule counter).
 type hbError struct {
 	code codec.ErrorCode
 	msg  string
+	rule RuleID
 }
 
-func invalid(msg string) *hbError { return &hbError{codec.InvalidRequest, msg} }
+func invalid(msg string) *hbError { return &hbError{code: codec.InvalidRequest, msg: msg} }
+
+// invalidRow is a §B4.2 validation failure of row rule.
+func invalidRow(rule RuleID, msg string) *hbError {
+	return &hbError{code: codec.InvalidRequest, msg: msg, rule: rule}
+}
 
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
@@ -37,56 +44,56 @@ func errorResponse(e *hbError) *codec.ConsumerGroupHeartbeatResponse {
 // They run before any state is looked at.
 func validateHeartbeat(version int16, r *codec.ConsumerGroupHeartbeatRequest) *hbError {
 	if (version >= MemberIDRequiredVersion || r.MemberEpoch > 0 || r.MemberEpoch == LeaveEpoch) && blank(r.MemberId) {
-		return invalid("MemberId can't be empty.")
+		return invalidRow("B4.2/member-id-blank", "MemberId can't be empty.")
 	}
 	if blank(r.GroupId) {
-		return invalid("GroupId can't be empty.")
+		return invalidRow("B4.2/group-id-blank", "GroupId can't be empty.")
 	}
 	if r.InstanceId.Valid && blank(r.InstanceId.Value) {
-		return invalid("InstanceId can't be empty.")
+		return invalidRow("B4.2/instance-id-blank", "InstanceId can't be empty.")
 	}
 	if r.RackId.Valid && blank(r.RackId.Value) {
-		return invalid("RackId can't be empty.")
+		return invalidRow("B4.2/rack-id-blank", "RackId can't be empty.")
 	}
 	switch {
 	case r.MemberEpoch == JoinEpoch:
 		if r.RebalanceTimeoutMs == -1 {
-			return invalid("RebalanceTimeoutMs must be provided in first request.")
+			return invalidRow("B4.2/join-without-rebalance-timeout", "RebalanceTimeoutMs must be provided in first request.")
 		}
 		if r.TopicPartitions == nil || len(r.TopicPartitions) > 0 {
-			return invalid("TopicPartitions must be empty when (re-)joining.")
+			return invalidRow("B4.2/join-topic-partitions", "TopicPartitions must be empty when (re-)joining.")
 		}
 		if r.SubscribedTopicNames == nil && !r.SubscribedTopicRegex.Valid {
-			return invalid("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
+			return invalidRow("B4.2/join-without-subscription", "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
 		}
 	case r.MemberEpoch == StaticLeaveEpoch:
 		if !r.InstanceId.Valid {
-			return invalid("InstanceId can't be null.")
+			return invalidRow("B4.2/static-leave-null-instance", "InstanceId can't be null.")
 		}
 	case r.MemberEpoch < StaticLeaveEpoch:
-		return invalid("MemberEpoch is invalid.")
+		return invalidRow("B4.2/epoch-invalid", "MemberEpoch is invalid.")
 	}
 	if r.ServerAssignor.Valid && r.ServerAssignor.Value != UniformAssignor {
-		return &hbError{codec.UnsupportedAssignor, "ServerAssignor " + r.ServerAssignor.Value +
-			" is not supported. Supported assignors: " + UniformAssignor + "."}
+		return &hbError{code: codec.UnsupportedAssignor, msg: "ServerAssignor " + r.ServerAssignor.Value +
+			" is not supported. Supported assignors: " + UniformAssignor + ".", rule: "B4.2/unsupported-assignor"}
 	}
 	return nil
 }
 
 func groupNotFound(id string) *hbError {
-	return &hbError{codec.GroupIDNotFound, fmt.Sprintf("Group %s not found.", id)}
+	return &hbError{code: codec.GroupIDNotFound, msg: fmt.Sprintf("Group %s not found.", id)}
 }
 
 func unknownMember(memberID, groupID string) *hbError {
-	return &hbError{codec.UnknownMemberID, fmt.Sprintf("Member %s is not a member of group %s.", memberID, groupID)}
+	return &hbError{code: codec.UnknownMemberID, msg: fmt.Sprintf("Member %s is not a member of group %s.", memberID, groupID)}
 }
 
 func unknownInstance(instanceID string) *hbError {
-	return &hbError{codec.UnknownMemberID, "Instance id " + instanceID + " is unknown."}
+	return &hbError{code: codec.UnknownMemberID, msg: "Instance id " + instanceID + " is unknown."}
 }
 
 func fencedInstance(memberID, instanceID, holder string) *hbError {
-	return &hbError{codec.FencedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
+	return &hbError{code: codec.FencedInstanceID, msg: "Static member " + memberID + " with instance id " + instanceID +
 		" was fenced by member " + holder + "."}
 }
 
@@ -94,6 +101,7 @@ func fencedInstance(memberID, instanceID, holder string) *hbError {
 // (epoch -1/-2) or the join/heartbeat path.
 func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
 	if e := validateHeartbeat(version, r); e != nil {
+		c.hit(e.rule)
 		return errorResponse(e)
 	}
 	if r.MemberEpoch == LeaveEpoch || r.MemberEpoch == StaticLeaveEpoch {
@@ -119,25 +127,31 @@ func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *co
 func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
 	g := c.groups[r.GroupId]
 	if g == nil {
+		c.hit("B4.4/leave-group-not-found")
 		return nil, groupNotFound(r.GroupId)
 	}
 	if !r.InstanceId.Valid {
 		m := g.members[r.MemberId]
 		if m == nil {
+			c.hit("B4.4/leave-unknown-member")
 			return nil, unknownMember(r.MemberId, r.GroupId)
 		}
+		c.hit("B4.4/leave-removes")
 		c.removeMember(g, m)
 		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: LeaveEpoch}, nil
 	}
 	holder, ok := g.instances[r.InstanceId.Value]
 	if !ok {
+		c.hit("B4.4/leave-unknown-instance")
 		return nil, unknownInstance(r.InstanceId.Value)
 	}
 	if holder != r.MemberId {
+		c.hit("B4.4/leave-fenced-instance")
 		return nil, fencedInstance(r.MemberId, r.InstanceId.Value, holder)
 	}
 	m := g.members[holder]
 	if r.MemberEpoch == LeaveEpoch {
+		c.hit("B4.4/leave-removes")
 		c.removeMember(g, m)
 		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(m.id), MemberEpoch: LeaveEpoch}, nil
 	}
@@ -145,6 +159,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 	// assignment (and its place in the target) until it rejoins or its
 	// session expires; its pending revocations are released; its timers
 	// keep running. The group epoch does not move.
+	c.hit("B4.4/leave-parks")
 	m.epoch = StaticLeaveEpoch
 	m.pending = partSet{}
 	m.rebalanceDeadline = noDeadline // nothing left to revoke
@@ -160,6 +175,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	created := false
 	if g == nil {
 		if !join {
+			c.hit("B4.4/group-not-found")
 			return nil, groupNotFound(r.GroupId)
 		}
 		g = newGroup(r.GroupId)
@@ -167,12 +183,14 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	}
 	// 2. Size cap, before the member lookup; parked members count.
 	if c.groupFull(g, r) {
-		return nil, &hbError{codec.GroupMaxSizeReached, fmt.Sprintf("The consumer group has reached its maximum capacity of %d members.", c.cfg.MaxGroupSize)}
+		c.hit("B4.4/group-max-size")
+		return nil, &hbError{code: codec.GroupMaxSizeReached, msg: fmt.Sprintf("The consumer group has reached its maximum capacity of %d members.", c.cfg.MaxGroupSize)}
 	}
 	// 3. v0 only: the coordinator makes the member id (the ghost-prone
 	// behaviour KIP-1082 removed).
 	memberID := r.MemberId
 	if memberID == "" {
+		c.hit("A1/v0-member-id-made")
 		memberID = c.cfg.NewID().String()
 	}
 	// 4./5. Find, create or replace the member, and check the epoch.
@@ -184,7 +202,8 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	// 6. The subscription: a changed regex must compile (v1+).
 	if re := r.SubscribedTopicRegex; re.Valid && re.Value != "" && re != m.subscribedRegex {
 		if _, err := regexp.Compile(re.Value); err != nil {
-			return nil, &hbError{codec.InvalidRegularExpression, "SubscribedTopicRegex `" + re.Value + "` is not a valid regular expression: " + err.Error() + "."}
+			c.hit("B4.4/invalid-regex")
+			return nil, &hbError{code: codec.InvalidRegularExpression, msg: "SubscribedTopicRegex `" + re.Value + "` is not a valid regular expression: " + err.Error() + "."}
 		}
 	}
 	// Every check has passed: from here on the request takes effect.
@@ -192,6 +211,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		// A static takeover: the new id takes the old one's place, its
 		// slot in the target included; the group epoch stays.
 		old := lk.replaces
+		c.hit("A5.5/takeover")
 		delete(g.members, old.id)
 		delete(g.instances, old.instanceID.Value)
 		g.target[m.id] = g.target[old.id]
@@ -204,6 +224,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		// InstanceId of null means "unchanged"): a successful response
 		// never carries epoch -2, which a client would send back as a
 		// leave (§B3.4).
+		c.hit("A5.5/parked-resumes")
 		m.epoch, m.prevEpoch = 0, 0
 		m.state, m.rebalanceDeadline = stateStable, noDeadline
 	}
@@ -213,6 +234,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	before := m.assigned.clone()
 	changed := applyFields(m, conn, clientID, r) || lk.isNew
 	if created {
+		c.hit("B4.4/group-created")
 		c.groups[g.id] = g
 	}
 	g.members[m.id] = m
@@ -220,6 +242,11 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		g.instances[m.instanceID.Value] = m.id
 	}
 	if changed {
+		if lk.isNew {
+			c.hit("A5.1/member-joined")
+		} else {
+			c.hit("A5.1/subscription-changed")
+		}
 		c.bumpEpoch(g)
 	}
 	c.reconcile(g, m, r.TopicPartitions)
@@ -232,9 +259,27 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		HeartbeatIntervalMs: c.cfg.HeartbeatIntervalMs,
 	}
 	if fullRequest(r) || !before.equal(m.assigned) {
+		c.hitAssignment(r, before.equal(m.assigned))
 		resp.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: c.heartbeatPartitions(m.assigned)}
+	} else {
+		c.hit("A5.7/no-assignment")
 	}
 	return resp, nil
+}
+
+// hitAssignment counts why a response carries the assignment (A5.7).
+func (c *Coordinator) hitAssignment(r *codec.ConsumerGroupHeartbeatRequest, unchanged bool) {
+	switch {
+	case r.MemberEpoch == JoinEpoch:
+		c.hit("A5.7/assignment-on-join")
+	case fullRequest(r) && r.SubscribedTopicNames == nil:
+		c.hit("A5.7/assignment-full-by-regex")
+	case fullRequest(r):
+		c.hit("A5.7/assignment-full-request")
+	}
+	if !unchanged {
+		c.hit("A5.7/assignment-changed")
+	}
 }
 
 // groupFull is step 2 of §B4.4, the size cap: a group holding MaxGroupSize
@@ -324,6 +369,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		// null, meaning "unchanged").
 		if existing == nil {
 			if !join {
+				c.hit("B4.4/unknown-member")
 				return lookup{}, unknownMember(memberID, g.id)
 			}
 			return lookup{member: c.newMember(memberID), isNew: true}, nil
@@ -332,9 +378,11 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 			if e := c.checkEpoch(existing, r); e != nil {
 				return lookup{}, e
 			}
+		} else {
+			// A1: a join that repeats an id already in the group is
+			// accepted in place (KAFKA-19233).
+			c.hit("A1/retried-join-in-place")
 		}
-		// A1: a join that repeats an id already in the group is accepted
-		// in place (KAFKA-19233).
 		return lookup{member: existing}, nil
 	}
 
@@ -342,9 +390,11 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 	holderID, held := g.instances[instanceID]
 	if !join {
 		if !held {
+			c.hit("B4.4/static-unknown-instance")
 			return lookup{}, unknownInstance(instanceID)
 		}
 		if holderID != memberID {
+			c.hit("B4.4/static-fenced-instance")
 			return lookup{}, fencedInstance(memberID, instanceID, holderID)
 		}
 		holder := g.members[holderID]
@@ -356,6 +406,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 	// A static join.
 	if existing != nil && !(held && holderID == memberID) {
 		// The member id is in the group under another (or no) instance id.
+		c.hit("A1/join-member-other-instance")
 		return lookup{}, invalid(fmt.Sprintf("Member %s is already in group %s with a different instance id.", memberID, g.id))
 	}
 	if !held {
@@ -366,10 +417,12 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		// A1: a static member's retried join is accepted in place (Kafka
 		// still answers UNRELEASED_INSTANCE_ID, apache/kafka PR #23542); a
 		// parked one resumes (see joinOrHeartbeat).
+		c.hit("A1/static-retried-join-in-place")
 		return lookup{member: holder}, nil
 	}
 	if holder.epoch != StaticLeaveEpoch {
-		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
+		c.hit("A1/join-unreleased-instance")
+		return lookup{}, &hbError{code: codec.UnreleasedInstanceID, msg: "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}
 	}
 	return lookup{member: takeOver(holder, memberID), replaces: holder}, nil
@@ -427,11 +480,16 @@ func (c *Coordinator) checkEpoch(m *member, r *codec.ConsumerGroupHeartbeatReque
 	e := r.MemberEpoch
 	switch {
 	case e > m.epoch:
-		return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+		c.hit("A5.4/epoch-ahead-fenced")
+		return &hbError{code: codec.FencedMemberEpoch, msg: fmt.Sprintf("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
 	case e < m.epoch:
 		if e != m.prevEpoch || r.TopicPartitions == nil || !c.isSubset(r.TopicPartitions, m.assigned) {
-			return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+			c.hit("A5.4/epoch-behind-fenced")
+			return &hbError{code: codec.FencedMemberEpoch, msg: fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
 		}
+		c.hit("A5.4/previous-epoch-accepted")
+	default:
+		c.hit("A5.4/current-epoch")
 	}
 	return nil
 }

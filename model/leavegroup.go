@@ -30,23 +30,30 @@ import "github.com/ghostcheck/ghostcheck/codec"
 func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *codec.LeaveGroupResponse {
 	resp := &codec.LeaveGroupResponse{}
 	if r.GroupId == "" {
+		c.hit("A3/invalid-group-id")
 		resp.ErrorCode = codec.InvalidGroupID
 		return resp
 	}
 	g := c.groups[r.GroupId]
 	removed := 0
 	if version <= 2 {
-		resp.ErrorCode = leaveOne(g, r.MemberId, codec.Null, &removed)
+		c.hit("A3/v0-v2-top-level")
+		resp.ErrorCode = c.leaveOne(g, r.MemberId, codec.Null, &removed)
 	} else {
+		c.hit("A3/v3-batch")
 		for _, m := range r.Members {
 			resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
 				MemberId:        m.MemberId,
 				GroupInstanceId: m.GroupInstanceId,
-				ErrorCode:       leaveOne(g, m.MemberId, m.GroupInstanceId, &removed),
+				ErrorCode:       c.leaveOne(g, m.MemberId, m.GroupInstanceId, &removed),
 			})
 		}
 	}
 	if removed > 0 {
+		c.hit("A3.2/one-bump-per-request")
+		if removed > 1 {
+			c.hit("A3.2/batch-removes-several")
+		}
 		c.bumpEpoch(g)
 	}
 	return resp
@@ -55,26 +62,41 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 // leaveOne answers one LeaveGroup entry against g (nil: no such group) by
 // A3's table, and drops the member it names when the entry removes it,
 // counting it in removed; the caller moves the epoch on.
-func leaveOne(g *group, memberID string, instanceID codec.NullableString, removed *int) codec.ErrorCode {
+func (c *Coordinator) leaveOne(g *group, memberID string, instanceID codec.NullableString, removed *int) codec.ErrorCode {
 	if g == nil {
+		c.hit("B5/missing-group")
 		return codec.UnknownMemberID
 	}
 	var m *member
 	if !instanceID.Valid {
 		if m = g.members[memberID]; m == nil {
+			c.hit(leaveRow(memberID == "", "A3/row-2-empty-unknown", "A3/row-4-not-member"))
 			return codec.UnknownMemberID // "" included: no member has it
 		}
+		c.hit("A3/row-3-member-removed")
 	} else {
 		holderID, held := g.instances[instanceID.Value]
 		switch {
 		case !held:
+			c.hit(leaveRow(memberID == "", "A3/row-2-empty-unknown", "A3/row-5-unknown-instance"))
 			return codec.UnknownMemberID
 		case memberID != "" && holderID != memberID:
+			c.hit("A3/row-6-fenced")
 			return codec.FencedInstanceID
 		}
+		c.hit(leaveRow(memberID == "", "A3/row-1-admin-removal", "A3/row-7-own-instance"))
 		m = g.members[holderID] // the holder itself, or an administrative removal
 	}
 	dropMember(g, m)
 	*removed++
 	return codec.None
+}
+
+// leaveRow picks the rule of A3's table an entry falls under: with an
+// empty member id, or without.
+func leaveRow(empty bool, ifEmpty, otherwise RuleID) RuleID {
+	if empty {
+		return ifEmpty
+	}
+	return otherwise
 }

@@ -42,18 +42,24 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 	var id codec.UUID
 	if version >= 1 {
 		if !h.ClientInstanceId.Valid || IsReservedUUID(h.ClientInstanceId.UUID) {
+			c.hit("B6/get-v1-invalid-id")
 			return &codec.GetTelemetrySubscriptionsResponse{ErrorCode: codec.InvalidRequest}
 		}
+		c.hit("B6/get-v1-header-id")
 		id = h.ClientInstanceId.UUID
 	} else {
 		id = r.ClientInstanceId
 		if id.IsZero() {
+			c.hit("B6/get-v0-id-assigned")
 			id = c.cfg.NewID()
+		} else {
+			c.hit("B6/get-v0-id-kept")
 		}
 	}
 	tc := c.telemetry[id]
 	pi := int64(c.cfg.Telemetry.PushIntervalMs)
 	if tc != nil && tc.lastGet >= 0 && pi > 0 && c.now-tc.lastGet < pi {
+		c.hit("B6/get-throttled")
 		return &codec.GetTelemetrySubscriptionsResponse{ErrorCode: codec.ThrottlingQuotaExceeded}
 	}
 	if tc == nil {
@@ -77,35 +83,37 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 }
 
 func (c *Coordinator) pushTelemetry(h *codec.RequestHeader, r *codec.PushTelemetryRequest) *codec.PushTelemetryResponse {
-	fail := func(code codec.ErrorCode) *codec.PushTelemetryResponse {
+	fail := func(rule RuleID, code codec.ErrorCode) *codec.PushTelemetryResponse {
+		c.hit(rule)
 		return &codec.PushTelemetryResponse{ErrorCode: code}
 	}
 	var id codec.UUID
 	if h.RequestApiVersion >= 1 {
 		if !h.ClientInstanceId.Valid {
-			return fail(codec.InvalidRequest)
+			return fail("B6/push-invalid-id", codec.InvalidRequest)
 		}
 		id = h.ClientInstanceId.UUID
 	} else {
 		id = r.ClientInstanceId
 	}
 	if IsReservedUUID(id) {
-		return fail(codec.InvalidRequest)
+		return fail("B6/push-invalid-id", codec.InvalidRequest)
 	}
 	tc := c.telemetry[id]
 	t := c.cfg.Telemetry
 	switch {
 	case tc != nil && tc.terminating:
-		return fail(codec.InvalidRequest)
+		return fail("B6/push-after-terminating", codec.InvalidRequest)
 	case tc != nil && !r.Terminating && tc.lastPush >= 0 && t.PushIntervalMs > 0 && c.now-tc.lastPush < int64(t.PushIntervalMs):
-		return fail(codec.ThrottlingQuotaExceeded)
+		return fail("B6/push-throttled", codec.ThrottlingQuotaExceeded)
 	case tc == nil || r.SubscriptionId != t.SubscriptionID:
-		return fail(codec.UnknownSubscriptionID)
+		return fail("B6/push-unknown-subscription", codec.UnknownSubscriptionID)
 	case !acceptsCompression(t.AcceptedCompressionTypes, r.CompressionType):
-		return fail(codec.UnsupportedCompressionType)
+		return fail("B6/push-unsupported-compression", codec.UnsupportedCompressionType)
 	case len(r.Metrics) > int(t.TelemetryMaxBytes):
-		return fail(codec.TelemetryTooLarge)
+		return fail("B6/push-too-large", codec.TelemetryTooLarge)
 	}
+	c.hit("B6/push-accepted")
 	tc.lastPush = c.now
 	tc.terminating = r.Terminating
 	return &codec.PushTelemetryResponse{}

@@ -60,6 +60,9 @@ type failure struct {
 }
 
 func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if coverageRequested(args) {
+		return runCoverage(args, stdout, stderr) // coverage.go
+	}
 	cfg, code := parseRunFlags(args, stderr)
 	if code >= 0 {
 		return code
@@ -136,6 +139,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	fs.BoolVar(&cfg.opts.Parallel, "parallel", false, "deliver each round's requests concurrently (exercises a concurrent target)")
 	fs.BoolVar(&cfg.opts.Restarts, "restarts", cfg.opts.Restarts, "restart the coordinator now and then (state persists, connections close, timers start afresh)")
 	fs.IntVar(&cfg.shrink, "shrink", 300, "re-runs allowed to shrink a failing plan")
+	fs.Bool("coverage", false, "build ghostcheck with -cover (in its repository), run, and report the statement coverage of model/ and impl/ and the rules of docs/PROTOCOL.md the model applied (coverage.go)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck run [flags]")
 		fmt.Fprintln(stderr, "Runs client processes against a coordinator under network faults and checks every history.")

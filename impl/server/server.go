@@ -114,7 +114,10 @@ type Server struct {
 
 	connSeq atomic.Uint64
 	nconns  atomic.Int64
-	stats   struct {
+	// handleDelay slows every request down, for the tests of a loaded
+	// machine (export_test.go); 0 in every real use.
+	handleDelay time.Duration
+	stats       struct {
 		accepted, refused, requests, protocolClosed, timedOut atomic.Int64
 	}
 }
@@ -273,8 +276,9 @@ func (s *Server) isClosing() bool {
 
 // Shutdown stops the server gracefully: it closes the listeners, lets each
 // connection answer every request whose bytes have fully arrived, flushes
-// the responses, and closes it. If ctx ends first, the remaining
-// connections are closed at once and ctx's error is returned.
+// the responses, and closes it once its peer has sent nothing for drainWait
+// (however long answering what had arrived took). If ctx ends first, the
+// remaining connections are closed at once and ctx's error is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.beginClose()
 	s.mu.Lock()
@@ -365,17 +369,28 @@ func clientHost(a net.Addr) string {
 	return "/" + host
 }
 
-// drainWait is how long a draining connection keeps reading: what the
-// peer had sent before the shutdown (in the kernel's buffers or on the
-// way) is read and answered; a frame still incomplete after it is dropped
-// unanswered (and so unapplied).
+// drainWait is how long a draining connection waits for more input: what
+// the peer had sent before the shutdown (in the kernel's buffers or on the
+// way) is read and answered, and the connection closes once a read has
+// waited drainWait for nothing; a frame still incomplete then is dropped
+// unanswered (and so unapplied). The wait is counted from each read, not
+// from the drain: on a loaded machine answering what arrived may take
+// longer than drainWait, and bytes that had arrived must not be dropped
+// for it.
 const drainWait = 50 * time.Millisecond
 
-// drain asks the connection to stop: it answers what has arrived within
-// drainWait and closes. The new read deadline wakes a blocked read.
+// drain asks the connection to stop: it answers what has arrived and
+// closes once its peer is quiet (drainWait). The new read deadline wakes a
+// blocked read.
 func (c *conn) drain() {
 	c.draining.Store(true)
 	_ = c.nc.SetReadDeadline(time.Now().Add(drainWait))
+}
+
+// drainDeadline gives a draining connection's next read drainWait from
+// now.
+func (c *conn) drainDeadline() error {
+	return c.nc.SetReadDeadline(time.Now().Add(drainWait))
 }
 
 // errClose ends a connection without a response (the request was not
@@ -437,10 +452,10 @@ func (c *conn) finish(err error) {
 }
 
 // setDeadline sets the read deadline to at, unless it is already close or
-// the connection is draining (drain's deadline stands then).
+// the connection is draining (then the next read gets drainWait).
 func (c *conn) setDeadline(at time.Time) error {
 	if c.draining.Load() {
-		return nil
+		return c.drainDeadline()
 	}
 	if d := at.Sub(c.deadline); d > -time.Millisecond && d < time.Millisecond {
 		return nil
@@ -465,7 +480,12 @@ func (c *conn) nextFrame() ([]byte, error) {
 		}
 		// The idle deadline is renewed only once half of it has passed:
 		// setting a deadline on every request costs more than the request.
-		if now := time.Now(); c.deadline.Sub(now) < c.s.cfg.IdleTimeout/2 || c.deadline.Sub(now) > c.s.cfg.IdleTimeout {
+		// A draining connection gives each read drainWait.
+		if c.draining.Load() {
+			if err := c.drainDeadline(); err != nil {
+				return nil, err
+			}
+		} else if now := time.Now(); c.deadline.Sub(now) < c.s.cfg.IdleTimeout/2 || c.deadline.Sub(now) > c.s.cfg.IdleTimeout {
 			if err := c.setDeadline(now.Add(c.s.cfg.IdleTimeout)); err != nil {
 				return nil, err
 			}
@@ -559,6 +579,9 @@ func (c *conn) flush() error {
 // error means the connection must close without a response to it.
 func (c *conn) handle(frame []byte) error {
 	s := c.s
+	if s.handleDelay > 0 {
+		time.Sleep(s.handleDelay)
+	}
 	h := &c.hdr
 	off, err := codec.ParseRequestHeader(frame, h, c.opts)
 	if err != nil {

@@ -363,13 +363,28 @@ func TestPipelinedRequestsAnsweredInOrderInFewWrites(t *testing.T) {
 	}
 }
 
-// Shutdown answers every request that had arrived, then closes.
+// Shutdown answers every request that had arrived, then closes: also on a
+// loaded machine, where answering them takes longer than the drain waits
+// for more input (here 1 ms a request, 200 ms in all, four times
+// drainWait; the drain once counted its wait from the shutdown, and a slow
+// server dropped the requests it had not read by then: "broker closed the
+// connection").
 func TestShutdownDrainsInFlightRequests(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		delay time.Duration
+	}{{"unloaded", 0}, {"answering slower than the drain waits", time.Millisecond}} {
+		t.Run(c.name, func(t *testing.T) { testShutdownDrains(t, c.delay) })
+	}
+}
+
+func testShutdownDrains(t *testing.T, delay time.Duration) {
 	coord := testCoordinator()
 	srv, err := server.New(server.Config{Coordinator: coord})
 	if err != nil {
 		t.Fatal(err)
 	}
+	server.SetHandleDelay(srv, delay)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -189,7 +189,7 @@ func (h *harness) header(t *rapid.T, key codec.APIKey, version int16, conn uint6
 	if !h.conns[conn] || again {
 		hd.ClientId = codec.Str(clientID)
 	}
-	kind := rapid.IntRange(0, 5).Draw(t, "instanceHeader")
+	kind := rapid.IntRange(0, 6).Draw(t, "instanceHeader")
 	fresh := rapid.Bool().Draw(t, "newInstanceId")
 	u := drawUUID(t, "instanceId")
 	pick := rapid.IntRange(0, 63).Draw(t, "instanceIdx")
@@ -197,6 +197,8 @@ func (h *harness) header(t *rapid.T, key codec.APIKey, version int16, conn uint6
 	case 0:
 	case 1:
 		hd.ClientInstanceId = codec.SomeUUID(codec.UUID{})
+	case 2:
+		hd.ClientInstanceId = codec.SomeUUID(codec.UUID{15: 1}) // Kafka's reserved Uuid.ONE
 	default:
 		if len(h.inst) == 0 || fresh {
 			h.inst = append(h.inst, u)
@@ -395,9 +397,17 @@ func (h *harness) heartbeat(t *rapid.T) {
 			req.TopicPartitions = append(req.TopicPartitions, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: model.TopicIDFor("alpha"), Partitions: []int32{0, 9}})
 		}
 	}
-	if rapid.IntRange(0, 5).Draw(t, "full") == 0 {
+	switch rapid.IntRange(0, 7).Draw(t, "full") {
+	case 0:
 		req.RebalanceTimeoutMs = 5000
 		req.SubscribedTopicNames = h.drawNames(t)
+	case 1:
+		// Full by its regex alone (A5.7), as a client subscribed by
+		// pattern sends after a lost response.
+		req.RebalanceTimeoutMs = 5000
+		if p.version >= 1 {
+			req.SubscribedTopicRegex = codec.Str(rapid.SampledFrom([]string{"a.*", "(beta|gamma)", ""}).Draw(t, "fullRegex"))
+		}
 	}
 	if rapid.IntRange(0, 5).Draw(t, "dropInstance") == 0 {
 		req.InstanceId = codec.Null
@@ -434,16 +444,35 @@ func (h *harness) leaveGroup(t *rapid.T) {
 	if version <= 2 {
 		req.MemberId = h.drawMemberID(t)
 	} else {
-		for n := rapid.IntRange(0, 3).Draw(t, "batch"); n > 0; n-- {
+		for n := rapid.IntRange(0, 4).Draw(t, "batch"); n > 0; n-- {
 			m := codec.LeaveGroupMember{MemberId: h.drawMemberID(t)}
 			if rapid.IntRange(0, 3).Draw(t, "nullInstance") > 0 {
 				m.GroupInstanceId = codec.Str(rapid.SampledFrom([]string{"i1", "i2", "i3", "i9"}).Draw(t, "instance"))
+			}
+			// Often a member the group holds now, by its own names (A3
+			// rows 3 and 7), so that batches remove several at once.
+			if ms := h.members(req.GroupId); rapid.IntRange(0, 2).Draw(t, "currentMember") > 0 && len(ms) > 0 {
+				cur := ms[rapid.IntRange(0, 63).Draw(t, "currentPick")%len(ms)]
+				m.MemberId, m.GroupInstanceId = cur.MemberID, codec.Null
+				if cur.InstanceID != "" && rapid.Bool().Draw(t, "withInstance") {
+					m.GroupInstanceId = codec.Str(cur.InstanceID)
+				}
 			}
 			req.Members = append(req.Members, m)
 		}
 	}
 	conn := uint64(rapid.IntRange(1, 4).Draw(t, "conn"))
 	h.do(t, conn, h.header(t, codec.LeaveGroup, version, conn), req)
+}
+
+// members is what the model holds of group now.
+func (h *harness) members(group string) []model.MemberSnapshot {
+	for _, g := range h.m.Snapshot() {
+		if g.GroupID == group {
+			return g.Members
+		}
+	}
+	return nil
 }
 
 func (h *harness) describe(t *rapid.T) {

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCoverageFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--coverage"}, true},
+		{[]string{"--duration", "5s", "-coverage=true"}, true},
+		{[]string{"--duration", "5s"}, false},
+		{[]string{"--coverage=false"}, false},
+	} {
+		if got := coverageRequested(c.args); got != c.want {
+			t.Errorf("%v: %v, want %v", c.args, got, c.want)
+		}
+		for _, a := range withoutCoverage(c.args) {
+			if strings.TrimLeft(a, "-") == "coverage" {
+				t.Errorf("%v: --coverage left in", c.args)
+			}
+		}
+	}
+}
+
+// A text profile's blocks no run reached are listed by file and line, a
+// block reached by any counter file counting as reached.
+func TestUncoveredBlocks(t *testing.T) {
+	prof := `mode: set
+example.com/m/model/a.go:10.2,12.3 2 0
+example.com/m/model/a.go:14.2,14.9 1 1
+example.com/m/model/a.go:20.1,20.5 1 0
+example.com/m/model/a.go:20.1,20.5 1 1
+example.com/m/model/b.go:3.1,4.2 3 0
+`
+	lines, n := uncoveredBlocks(strings.NewReader(prof))
+	want := []string{"a.go: 10-12 (2)", "b.go: 3-4 (3)"}
+	if n != 5 || strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %v (%d statements), want %v (5)", lines, n, want)
+	}
+}
+
+// run --coverage builds the command with -cover, runs it, and prints the
+// summary, the statement coverage of model/ and impl/, what the run did
+// not reach and the rule table.
+func TestRunCoverage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ghostcheck with -cover")
+	}
+	code, out, errOut := run(t, "", "run", "--coverage", "--histories", "3", "--rounds", "20", "--heartbeat-version", "1", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"verdict Ok", "model\t\tcoverage:", "impl\t\tcoverage:", "model statements the run did not reach", "A3/row-1-admin-removal", "rules applied"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package targets
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/linearize"
+)
+
+// Kill is how the property run alone (no equivalence test, no unit test)
+// did against one of impl's planted bugs.
+type Kill struct {
+	Mutant      string
+	Rule        string // the family and docs/PROTOCOL.md section it breaks
+	Description string
+	// History is the 1-based index of the first history the run judged
+	// Illegal (seeds from 1, as `ghostcheck run` starts), 0 if none was.
+	History int
+	// CaughtBy is the rule of the verdict, Detail its explanation.
+	CaughtBy string
+	Detail   string
+	// Elapsed is the time from the run's start to the verdict.
+	Elapsed time.Duration
+}
+
+// KillMutant runs what `ghostcheck run --target impl --mutant NAME` runs,
+// on the same path: the plans of DefaultOptions at ConsumerGroupHeartbeat
+// v1 (the version run uses with a mutant) from seed 1 on, each against
+// impl with the mutant, linearize.Run, then linearize.Check with run's
+// timeout, until a history is Illegal, or maxHistories or budget (run's
+// --duration) is spent.
+func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill {
+	k := Kill{Mutant: m.Name, Rule: m.Rule, Description: m.Description}
+	opts := linearize.DefaultOptions()
+	opts.HeartbeatVersion = 1
+	start := time.Now()
+	for i := 1; i <= maxHistories && time.Since(start) < budget; i++ {
+		plan := linearize.NewPlan(uint64(i), opts)
+		t, err := New("impl", plan, m.Name)
+		if err != nil {
+			k.Detail = err.Error()
+			return k
+		}
+		res, err := linearize.Run(t, plan)
+		if err != nil {
+			k.Detail = err.Error()
+			return k
+		}
+		if rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second}); rep.Verdict == linearize.Illegal {
+			k.History, k.CaughtBy, k.Detail, k.Elapsed = i, rep.Rule, rep.Detail, time.Since(start)
+			return k
+		}
+	}
+	k.Elapsed = time.Since(start)
+	return k
+}
+
+// WriteKillTable prints kills as the README's kill table.
+func WriteKillTable(w io.Writer, kills []Kill) {
+	fmt.Fprintf(w, "| mutant | breaks | caught by | first caught in history | time to catch |\n|---|---|---|---|---|\n")
+	for _, k := range kills {
+		caught, at, took := k.CaughtBy, fmt.Sprint(k.History), k.Elapsed.Round(time.Millisecond).String()
+		if k.History == 0 {
+			caught, at = "NOT CAUGHT", "-"
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", k.Mutant, k.Rule, caught, at, took)
+	}
+	var missed []string
+	for _, k := range kills {
+		if k.History == 0 {
+			missed = append(missed, k.Mutant)
+		}
+	}
+	fmt.Fprintf(w, "\n%d of %d mutants caught by the run alone", len(kills)-len(missed), len(kills))
+	if len(missed) > 0 {
+		fmt.Fprintf(w, "; survivors: %s", strings.Join(missed, ", "))
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,64 @@
+package linearize
+
+// The client rules of docs/PROTOCOL.md Part C on the run's own clients:
+// every request a plan's client process sends is recorded as a recording
+// proxy would see it (model.ClientRequest: its connection, its place on it,
+// what the client got back), and at the end of the run model.CheckClients
+// judges them, as it judges a client library's traffic through `ghostcheck
+// proxy`. The reference clients must keep every rule they adopt (an
+// old-style client's repeated ClientId, a v0 client's broker-made id are
+// NOT ADOPTED, not violations); one that does not is reported like any
+// invariant. The admin and the prober break client rules on purpose and
+// are not judged.
+
+import (
+	"fmt"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// recordClientRequest keeps r, just sent by a plan client, for the client
+// rules; r.creq then names it (1-based).
+func (d *driver) recordClientRequest(r *request) {
+	if r.p.role != "client" {
+		return
+	}
+	hv, _ := codec.RequestHeaderVersion(r.h.RequestApiKey, r.h.RequestApiVersion)
+	d.creqs = append(d.creqs, model.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: d.connReqs[r.handle], At: d.now,
+		HeaderVersion: hv, Header: r.h, API: r.h.RequestApiKey.String(), Request: r.req})
+	d.connReqs[r.handle]++
+	r.creq = len(d.creqs)
+}
+
+// clientFault notes on request n (1-based; 0 is none) what the network
+// did to it.
+func (d *driver) clientFault(n int, fault string) {
+	if n > 0 {
+		d.creqs[n-1].Fault = fault
+	}
+}
+
+// clientResponse records that the client got resp for request n.
+func (d *driver) clientResponse(n int, resp codec.Message) {
+	if n > 0 {
+		d.creqs[n-1].Response = resp
+	}
+}
+
+// checkClients judges the clients' requests by the client rules and
+// reports each rule a client broke, at its first violation.
+func (d *driver) checkClients() {
+	for _, c := range model.CheckClients(d.creqs) {
+		for _, r := range c.Results {
+			if r.Outcome == model.OutcomeViolated {
+				d.clientViolation(r.Rule, fmt.Sprintf("client %s: %s", c.Client, r.Detail))
+			}
+		}
+	}
+}
+
+// clientViolation records that a client broke client rule rule.
+func (d *driver) clientViolation(rule model.Rule, detail string) {
+	d.violate(&model.Violation{Rule: string(rule), Detail: detail})
+}

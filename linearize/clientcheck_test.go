@@ -1,0 +1,46 @@
+package linearize
+
+import (
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// The run's own clients are held to the client rules: a clean run breaks
+// none, and a recorded request changed the way a broken client would send
+// it (a second member id from one KIP-1082 process) is reported.
+func TestClientRulesJudgeTheRunsClients(t *testing.T) {
+	plan := NewPlan(1, DefaultOptions())
+	d, err := newDriver(NewModelTarget(plan.ModelConfig()), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.runRounds() || !d.quiesce() {
+		t.Fatalf("the run failed: %v", d.res.HarnessErrors)
+	}
+	clientRule := map[string]bool{}
+	for _, r := range model.ClientRules() {
+		clientRule[string(r)] = true
+	}
+	for _, v := range d.res.Violations {
+		if clientRule[v.Rule] {
+			t.Fatalf("a reference client broke %s: %s", v.Rule, v.What)
+		}
+	}
+	if len(d.creqs) == 0 {
+		t.Fatal("no client request was recorded")
+	}
+	for i := len(d.creqs) - 1; i >= 0; i-- {
+		if hb, ok := d.creqs[i].Request.(*codec.ConsumerGroupHeartbeatRequest); ok && hb.MemberEpoch > 0 && d.creqs[i].Header.RequestApiVersion == 1 {
+			other := *hb
+			other.MemberId = "another-member-id"
+			d.creqs[i].Request = &other
+			break
+		}
+	}
+	d.checkClients()
+	if d.res.ViolationCounts[string(model.RuleStableMemberID)] == 0 {
+		t.Fatalf("a process that changed its member id was not reported: %v", d.res.ViolationCounts)
+	}
+}
