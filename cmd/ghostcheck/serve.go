@@ -130,9 +130,13 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 		fmt.Fprintln(stderr, "ghostcheck serve: --session-timeout and --heartbeat-interval must be between 1ms and a day (an hour)")
 		return cfg, 2
 	}
-	if cfg.coord.MaxGroupSize < 0 {
-		fmt.Fprintln(stderr, "ghostcheck serve: --max-group-size must not be negative")
+	if cfg.coord.MaxGroupSize < 0 || cfg.server.MaxConns < 0 || cfg.server.MaxFrameSize < 0 {
+		fmt.Fprintln(stderr, "ghostcheck serve: --max-group-size, --max-connections and --max-frame-size must not be negative")
 		return cfg, 2
+	}
+	if f, bad := negativeDuration(durationFlag{"frame-timeout", cfg.server.FrameTimeout}, durationFlag{"idle-timeout", cfg.server.IdleTimeout},
+		durationFlag{"drain-timeout", cfg.drain}); bad {
+		return cfg, usageErr(stderr, "serve", "--%s %v must not be negative", f.name, f.d)
 	}
 	cfg.coord.SessionTimeoutMs = session.Milliseconds()
 	cfg.coord.HeartbeatIntervalMs = int32(interval.Milliseconds())
