@@ -29,6 +29,13 @@ func TestExitStatuses(t *testing.T) {
 		code int
 		want string // in stderr, or stdout for 0 and replay
 	}{
+		{[]string{"run", "--duration", "-5s"}, 2, "--duration -5s: want a positive time budget"},
+		{[]string{"run", "--duration", "0s"}, 2, "--duration 0s"},
+		{[]string{"run", "--histories", "-1"}, 2, "--histories -1"},
+		{[]string{"run", "--workers", "0"}, 2, "--workers 0: want at least 1"},
+		{[]string{"run", "--shrink", "-1"}, 2, "--shrink -1"},
+		{[]string{"run", "--static", "101"}, 2, "--static 101"},
+		{[]string{"run", "--rounds", "5"}, 2, "--rounds at least 10"},
 		{[]string{"replay", headerOnly}, 1, "holds no operations"},
 		{[]string{"replay", filepath.Join(dir, "missing.jsonl")}, 1, "no such file"},
 		{[]string{"replay", "--target", "kafka", a, b}, 2, `--target "kafka": ghostcheck builds impl and model`},
