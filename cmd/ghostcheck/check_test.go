@@ -291,7 +291,7 @@ func TestCheckBrokerThatDiffers(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, _ = run(t, "", "check", "--bootstrap", p.Addr(), "--cases", "B7.2", "--histories", "0", "--json")
+	code, out, _ = run(t, "", "check", "--bootstrap", p.Addr(), "--cases", "B7.2", "--histories", "0", "--json", "--out", t.TempDir())
 	var v struct {
 		Negotiation []string
 		Cases       []conformance.Result
