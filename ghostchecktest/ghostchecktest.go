@@ -286,6 +286,11 @@ func (r *runner) write(f *Failure) {
 // dir is where artifacts go, and whether go test removes it at the end.
 func (r *runner) dir() (string, bool) {
 	if r.settings.out != "" {
+		// Absolute: go test runs in the package's directory, the
+		// reader of the failure may be anywhere.
+		if abs, err := filepath.Abs(r.settings.out); err == nil {
+			return abs, false
+		}
 		return r.settings.out, false
 	}
 	return r.t.ArtifactDir(), !artifactsKept()

@@ -109,9 +109,10 @@ func replayOne(cfg replayConfig, f string, stdout, stderr io.Writer) replayRow {
 	rr, err := targets.Replay(f, cfg.opts)
 	row := replayRow{Path: f, Target: rr.Target, Mutant: rr.Mutant}
 	if err != nil {
-		row.Status, row.Error = "ERROR", err.Error()
+		// Errors name their file; the line already does.
+		row.Status, row.Error = "ERROR", strings.TrimPrefix(err.Error(), f+": ")
 		if !cfg.asJSON {
-			fmt.Fprintf(stdout, "ERROR %s: %v\n", f, err)
+			fmt.Fprintf(stdout, "ERROR %s: %s\n", f, row.Error)
 		}
 		return row
 	}

@@ -97,12 +97,12 @@ func Replay(path string, opts ReplayOptions) (ReplayResult, error) {
 		return replayBuilt(rr, h, opts)
 	case strings.HasPrefix(rr.Target, "go test "):
 		abs, _ := filepath.Abs(path)
-		return rr, fmt.Errorf("%s is a history of a coordinator of your own, written by ghostchecktest in a go test: replay it there: %s -ghostcheck.replay=%s", path, rr.Target, abs)
+		return rr, fmt.Errorf("%s: a history of a coordinator of your own, written by ghostchecktest in a go test: replay it there: %s -ghostcheck.replay=%s", path, rr.Target, abs)
 	case isAddress(rr.Target) && opts.Bootstrap != "":
 		return replayTCP(rr, opts)
 	case isAddress(rr.Target):
 		p := hdr.Plan
-		return rr, fmt.Errorf("%s is a history of ghostcheck check against the broker at %s: replay it against a running broker with --bootstrap HOST:PORT (configured as it was: session timeout %d ms, heartbeat interval %d ms)",
+		return rr, fmt.Errorf("%s: a history of ghostcheck check against the broker at %s: replay it against a running broker with --bootstrap HOST:PORT (configured as it was: session timeout %d ms, heartbeat interval %d ms)",
 			path, rr.Target, brokerSessionMs(p), p.HeartbeatIntervalMs)
 	}
 	return rr, fmt.Errorf("%s: target %q is not one ghostcheck builds (%s) nor a broker's address", path, rr.Target, strings.Join(Names(), ", "))
