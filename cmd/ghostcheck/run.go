@@ -61,7 +61,8 @@ type phaseSummary struct {
 	// Failure describes the first failing history, if any.
 	Failure *failure `json:"failure,omitempty"`
 	// Failing lists the histories that were not Ok, in seed order, the
-	// first maxFailing of them (FailingOmitted counts the rest).
+	// first maxFailing of them (FailingOmitted counts the rest); none for
+	// the control, whose failures are expected.
 	Failing        []failingHistory `json:"failing,omitempty"`
 	FailingOmitted int              `json:"failingOmitted,omitempty"`
 	series         historySeries    // for the HTML report's plots
