@@ -67,6 +67,11 @@ type Report struct {
 	SetAside []RoundViolation `json:"setAside,omitempty"`
 	// CheckTime is how long the linearizability check took.
 	CheckTime time.Duration `json:"checkTime"`
+	// Level is the level the run was checked at (never LevelAuto).
+	Level CheckLevel `json:"level"`
+	// Notes say what the run left out and why (the plan's restarts, for a
+	// target that cannot restart); they never change the verdict.
+	Notes []string `json:"notes,omitempty"`
 
 	// budget is the bound the linearizability search ran under; the
 	// timeline's search (WriteArtifacts) gets no more, so writing the
@@ -80,8 +85,11 @@ type CheckOptions struct {
 	// expires the verdict is Unknown. It also bounds the search that
 	// draws the report's timeline (WriteArtifacts).
 	Timeout time.Duration
-	// Level is LevelExact (the zero value: the reference model) or
-	// LevelObservable (only what the protocol promises; observable.go).
+	// Level is LevelAuto (the zero value: LevelExact for a target that
+	// declared itself model-exact, Result.ModelExact, LevelObservable for
+	// any other), LevelExact (the reference model's answers, byte for
+	// byte) or LevelObservable (only what the protocol promises a client
+	// can see; observable.go).
 	Level CheckLevel
 	// LagMs (observable level) bounds how far real time ran ahead of the
 	// history's logical times (TCPTarget.MaxLagMs).
@@ -96,13 +104,45 @@ type CheckOptions struct {
 	SetAside func(rule, what string) bool
 }
 
-// Check judges a run: the harness's assumptions first (a broken one is a
-// harness error, Unknown), then the invariants observed during the run, then
-// linearizability of the history against the model.
+// Check judges a run at opts' level: the harness's assumptions first (a
+// broken one is a harness error, Unknown), then the invariants observed
+// during the run, then, at the exact level, linearizability of the history
+// against the model, or, at the observable level, what a client can see.
 func Check(res *Result, opts CheckOptions) *Report {
-	if opts.Level == LevelObservable {
-		return checkObservable(res, opts)
+	level := opts.LevelFor(res)
+	var rep *Report
+	if level == LevelObservable {
+		rep = checkObservable(res, opts)
+	} else {
+		rep = checkExact(res, opts)
 	}
+	rep.Level, rep.Notes = level, res.Notes()
+	return rep
+}
+
+// LevelFor is the level Check holds res to: opts.Level, or at LevelAuto
+// the exact level for a model-exact target and the observable one for any
+// other.
+func (o CheckOptions) LevelFor(res *Result) CheckLevel {
+	switch {
+	case o.Level != LevelAuto:
+		return o.Level
+	case res.ModelExact:
+		return LevelExact
+	}
+	return LevelObservable
+}
+
+// Notes say what the run left out, for reports.
+func (r *Result) Notes() []string {
+	if r.DroppedRestarts > 0 {
+		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (linearize.Restarter)", r.DroppedRestarts)}
+	}
+	return nil
+}
+
+// checkExact is Check at LevelExact.
+func checkExact(res *Result, opts CheckOptions) *Report {
 	cfg := res.Plan.ModelConfig()
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
@@ -139,9 +179,44 @@ func Check(res *Result, opts CheckOptions) *Report {
 
 // CheckHistory checks a recorded history alone (no invariants, which need
 // the run's client state): linearizability against the model configured by
-// plan.
+// plan (LevelAuto reads as LevelExact here).
 func CheckHistory(plan Plan, h History, opts CheckOptions) *Report {
-	return Check(&Result{Plan: plan, History: h}, opts)
+	return Check(&Result{Plan: plan, History: h, ModelExact: true}, opts)
+}
+
+// String names the level as flags and reports do: auto, exact, observable.
+func (l CheckLevel) String() string {
+	switch l {
+	case LevelAuto:
+		return "auto"
+	case LevelExact:
+		return "exact"
+	case LevelObservable:
+		return "observable"
+	}
+	return fmt.Sprintf("CheckLevel(%d)", int(l))
+}
+
+// MarshalText writes the level's name, so JSON reports read "exact".
+func (l CheckLevel) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText reads a level's name.
+func (l *CheckLevel) UnmarshalText(b []byte) error {
+	v, err := ParseCheckLevel(string(b))
+	if err == nil {
+		*l = v
+	}
+	return err
+}
+
+// ParseCheckLevel reads auto, exact or observable.
+func ParseCheckLevel(s string) (CheckLevel, error) {
+	for _, l := range []CheckLevel{LevelAuto, LevelExact, LevelObservable} {
+		if s == l.String() {
+			return l, nil
+		}
+	}
+	return LevelAuto, fmt.Errorf("level %q: want auto, exact or observable", s)
 }
 
 // timeout is the bound of the linearizability search.

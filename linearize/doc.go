@@ -9,8 +9,8 @@
 // The files, and what each owns:
 //
 //   - target.go: the Target interface a coordinator under test satisfies
-//     (with Snapshotter and Restarter), the in-process adapter for the
-//     model, and Funcs for adapting others.
+//     (with Snapshotter, Restarter and ModelExacter), the in-process
+//     adapter for the model, and Funcs for adapting others.
 //   - plan.go: a Plan, the complete, readable description of one run
 //     (clients, what each does when, which requests fail how, admin
 //     removals, probes, coordinator restarts), drawn up front from rapid
@@ -33,9 +33,10 @@
 //     format).
 //   - porcupine.go: the porcupine model built on model.Coordinator, and
 //     how operations are partitioned and described.
-//   - check.go: Check at the exact level: harness assumptions first, then
-//     the run's invariants, then linearizability; Unknown is never
-//     reported as a pass.
+//   - check.go: Check, at the level the target asks for (exact for a
+//     model-exact one, observable otherwise) or the caller names; at the
+//     exact level: harness assumptions first, then the run's invariants,
+//     then linearizability; Unknown is never reported as a pass.
 //   - observable.go: Check at the observable level, for brokers we did
 //     not write: the walk of a history's events in time;
 //     observable_ops.go, what each API's responses must be and

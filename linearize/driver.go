@@ -37,6 +37,13 @@ type Result struct {
 	// Quiescent reports whether the run ended with everything delivered
 	// and one session timeout passed (QuiescentMembership was checked).
 	Quiescent bool
+	// ModelExact records that the target declared itself model-exact
+	// (ModelExacter): Check at LevelAuto then holds it to the model.
+	ModelExact bool
+	// DroppedRestarts counts the coordinator restarts of the plan that
+	// Run left out because the target cannot restart (Plan holds the plan
+	// as run, without them).
+	DroppedRestarts int
 }
 
 type driver struct {
@@ -90,21 +97,20 @@ type driver struct {
 }
 
 // Run executes plan against target. The run is deterministic for a
-// deterministic target unless plan.Parallel is set. It returns an error
-// only when the plan is malformed; what went wrong in the run is in the
-// Result.
+// deterministic target unless plan.Parallel is set. A target that cannot
+// restart runs the plan without its coordinator restarts
+// (Result.DroppedRestarts). It returns an error only when the plan is
+// malformed; what went wrong in the run is in the Result.
 func Run(target Target, plan Plan) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, err
 	}
+	plan, dropped := planFor(target, plan)
 	d, err := newDriver(target, plan)
 	if err != nil {
 		return nil, err
 	}
-	if len(plan.Restarts) > 0 && !CanRestart(target) {
-		d.harness("the plan restarts the coordinator %d times, and the target cannot restart (linearize.Restarter)", len(plan.Restarts))
-		return d.res, nil
-	}
+	d.res.ModelExact, d.res.DroppedRestarts = IsModelExact(target), dropped
 	if !d.runRounds() || !d.quiesce() {
 		return d.res, nil
 	}

@@ -27,13 +27,13 @@ func (l *leakyCoordinator) Advance(ms int64) error { return l.inner.Advance(ms) 
 // Plug your own coordinator into ghostcheck by implementing Target (three
 // methods), then run plans against it and check the result. Here the
 // coordinator forgets members that leave: ghostcheck reports the member left
-// behind as a ghost, and the history as not linearizable.
+// behind as a ghost. It does not declare itself model-exact
+// (linearize.ModelExacter), so it is held to what a client can see, not to
+// the model's bytes; it cannot restart (linearize.Restarter), so the plan's
+// coordinator restarts are left out, and the report says so.
+// ghostchecktest.Run does all this, over many seeds, from a go test.
 func Example() {
-	opts := linearize.DefaultOptions()
-	// leakyCoordinator does not implement linearize.Restarter: no
-	// coordinator restarts in its plans.
-	opts.Restarts = false
-	plan := linearize.NewPlan(1, opts)
+	plan := linearize.NewPlan(1, linearize.DefaultOptions())
 	target := &leakyCoordinator{inner: linearize.NewModelTarget(plan.ModelConfig())}
 
 	res, err := linearize.Run(target, plan)
@@ -42,11 +42,13 @@ func Example() {
 		return
 	}
 	rep := linearize.Check(res, linearize.CheckOptions{})
+	fmt.Println("level:", rep.Level)
 	fmt.Println("verdict:", rep.Verdict)
 	fmt.Println("rule:", rep.Rule)
-	fmt.Println("linearizable:", rep.Linearizable)
+	fmt.Println("note:", rep.Notes[0])
 	// Output:
+	// level: observable
 	// verdict: Illegal
 	// rule: NoGhosts
-	// linearizable: Illegal
+	// note: plan's 2 restarts dropped: the target cannot restart (linearize.Restarter)
 }

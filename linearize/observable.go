@@ -69,8 +69,12 @@ const (
 type CheckLevel int
 
 const (
+	// LevelAuto (the zero value) decides from the run: LevelExact for a
+	// target that declares itself model-exact (ModelExacter), else
+	// LevelObservable.
+	LevelAuto CheckLevel = iota
 	// LevelExact holds the target to the reference model (porcupine).
-	LevelExact CheckLevel = iota
+	LevelExact
 	// LevelObservable holds it only to what the protocol promises.
 	LevelObservable
 )

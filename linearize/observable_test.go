@@ -94,7 +94,7 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 		t.Fatalf("m1 should have been removed at 1000+6000: %s", summarize(gone))
 	}
 	res := &Result{Plan: plan, History: b.h}
-	if rep := Check(res, CheckOptions{}); rep.Verdict != Ok {
+	if rep := Check(res, CheckOptions{Level: LevelExact}); rep.Verdict != Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 	if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict != Ok {

@@ -2,6 +2,9 @@ package linearize
 
 import (
 	"bytes"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -207,9 +210,10 @@ func TestRestartLosingStateIsIllegal(t *testing.T) {
 	t.Logf("caught: %s: %s", rep.Rule, rep.Detail)
 }
 
-// A plan with restarts against a target that cannot restart is a harness
-// error, never a pass.
-func TestRestartsNeedARestarter(t *testing.T) {
+// A plan with restarts against a target that cannot restart runs without
+// them, and the report says so: never a harness error for that reason,
+// and the rest of the plan is the one its seed gave.
+func TestRestartsDroppedForATargetThatCannotRestart(t *testing.T) {
 	plan := restartPlan(t, 1)
 	inner := NewModelTarget(plan.ModelConfig())
 	target := Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
@@ -220,8 +224,23 @@ func TestRestartsNeedARestarter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := Check(res, CheckOptions{}); rep.Verdict != VerdictUnknown || rep.Rule != "HarnessAssumption" {
-		t.Fatalf("verdict %s %s, want Unknown HarnessAssumption", rep.Verdict, rep.Rule)
+	if res.DroppedRestarts != len(plan.Restarts) || len(res.Plan.Restarts) != 0 {
+		t.Fatalf("dropped %d of %d restarts, the plan run keeps %v", res.DroppedRestarts, len(plan.Restarts), res.Plan.Restarts)
+	}
+	for _, op := range res.History {
+		if op.Restart {
+			t.Fatalf("op %d restarts a target that cannot restart", op.ID)
+		}
+	}
+	want := fmt.Sprintf("plan's %d restarts dropped: the target cannot restart", len(plan.Restarts))
+	for _, level := range []CheckLevel{LevelAuto, LevelExact, LevelObservable} {
+		rep := Check(res, CheckOptions{Level: level})
+		if rep.Verdict != Ok || len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], want) {
+			t.Fatalf("level %s: verdict %s %s (%s), notes %q; want Ok and %q", level, rep.Verdict, rep.Rule, rep.Detail, rep.Notes, want)
+		}
+	}
+	if got := NewPlan(plan.Seed, DefaultOptions()); !reflect.DeepEqual(withoutRestarts(got), res.Plan) {
+		t.Fatal("the plan run is not the seed's plan without its restarts")
 	}
 	target.RestartFunc = inner.Restart
 	if !CanRestart(target) || !CanRestart(WithSnapshot(target, inner.Snapshot)) {
@@ -251,5 +270,46 @@ func TestSessionEndCountsRestarts(t *testing.T) {
 		if got := d.sessionEnd(c.last); got != c.want {
 			t.Errorf("restarts %v, last heartbeat %d: session ends %d, want %d", c.restarts, c.last, got, c.want)
 		}
+	}
+}
+
+func withoutRestarts(p Plan) Plan {
+	p.Restarts = nil
+	return p
+}
+
+// Check at LevelAuto holds a model-exact target to the model and any other
+// to what a client can see; an explicit level wins.
+func TestLevelFromTheTarget(t *testing.T) {
+	plan := NewPlan(3, DefaultOptions())
+	inner := NewModelTarget(plan.ModelConfig())
+	foreign := Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
+	exact := foreign
+	exact.Exact = true
+	for _, tc := range []struct {
+		name   string
+		target Target
+		opts   CheckLevel
+		want   CheckLevel
+	}{
+		{"the model", NewModelTarget(plan.ModelConfig()), LevelAuto, LevelExact},
+		{"a foreign target", foreign, LevelAuto, LevelObservable},
+		{"a foreign target with a snapshot", WithSnapshot(foreign, inner.Snapshot), LevelAuto, LevelObservable},
+		{"Funcs declared exact, with a snapshot", WithSnapshot(exact, inner.Snapshot), LevelAuto, LevelExact},
+		{"a foreign target held to the model", foreign, LevelExact, LevelExact},
+		{"the model held to the observable level", NewModelTarget(plan.ModelConfig()), LevelObservable, LevelObservable},
+	} {
+		res := &Result{ModelExact: IsModelExact(tc.target)}
+		if got := (CheckOptions{Level: tc.opts}).LevelFor(res); got != tc.want {
+			t.Errorf("%s at %s: checked at %s, want %s", tc.name, tc.opts, got, tc.want)
+		}
+	}
+	for _, l := range []CheckLevel{LevelAuto, LevelExact, LevelObservable} {
+		if got, err := ParseCheckLevel(l.String()); err != nil || got != l {
+			t.Errorf("ParseCheckLevel(%q) = %v, %v", l, got, err)
+		}
+	}
+	if _, err := ParseCheckLevel("strict"); err == nil {
+		t.Error("ParseCheckLevel accepted strict")
 	}
 }

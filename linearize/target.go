@@ -75,6 +75,34 @@ func CanRestart(t Target) bool {
 	return true
 }
 
+// ModelExacter is implemented by targets meant to answer exactly as the
+// reference model does, byte for byte (ghostcheck's model and impl): Check
+// at LevelAuto holds them to the model (LevelExact). Any other coordinator
+// has its own assignor, error messages and timing, which the exact level
+// would condemn; it is held to what the protocol promises a client can see
+// (LevelObservable) unless the caller asks for more.
+type ModelExacter interface {
+	ModelExact() bool
+}
+
+// IsModelExact reports whether t declares itself model-exact.
+func IsModelExact(t Target) bool {
+	m, ok := t.(ModelExacter)
+	return ok && m.ModelExact()
+}
+
+// planFor is plan as t can run it: without its coordinator restarts when
+// t cannot restart (CanRestart), with how many were left out. Restarts are
+// drawn last (NewPlan), so the rest of the plan is the one its seed gives.
+func planFor(t Target, plan Plan) (Plan, int) {
+	n := len(plan.Restarts)
+	if n == 0 || CanRestart(t) {
+		return plan, 0
+	}
+	plan.Restarts = nil
+	return plan, n
+}
+
 // ModelTarget is the reference model as a Target. It serializes calls,
 // since the model is sequential.
 type ModelTarget struct {
@@ -117,6 +145,9 @@ func (t *ModelTarget) Restart() error {
 	return nil
 }
 
+// ModelExact implements ModelExacter: the model is the yardstick itself.
+func (t *ModelTarget) ModelExact() bool { return true }
+
 // Snapshot implements Snapshotter.
 func (t *ModelTarget) Snapshot() []model.GroupSnapshot {
 	t.mu.Lock()
@@ -133,7 +164,13 @@ type Funcs struct {
 	AdvanceFunc    func(nowMs int64) error
 	// RestartFunc, when set, makes the target a Restarter.
 	RestartFunc func() error
+	// Exact declares the coordinator model-exact (ModelExacter): set it
+	// only for one meant to answer byte for byte as the model does.
+	Exact bool
 }
+
+// ModelExact implements ModelExacter.
+func (f Funcs) ModelExact() bool { return f.Exact }
 
 // Restart implements Restarter: ErrCannotRestart without a RestartFunc.
 func (f Funcs) Restart() error {
@@ -186,3 +223,6 @@ func (s snapshotTarget) Restart() error {
 }
 
 func (s snapshotTarget) canRestart() bool { return CanRestart(s.Target) }
+
+// ModelExact forwards to the wrapped target.
+func (s snapshotTarget) ModelExact() bool { return IsModelExact(s.Target) }

@@ -13,7 +13,7 @@
 //
 // Everything here is read off what the checks produce (linearize.Result,
 // linearize.Report, conformance results): the package judges nothing
-// itself. Only the command and tests import it.
+// itself. Only the command, ghostchecktest and tests import it.
 //
 // The files: analysis.go walks a history once and derives the story
 // (story.go) and the members' lanes (lanes.go), which svg.go draws;

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +27,11 @@ type checkConfig struct {
 	// kafkaVersion is the Apache Kafka release the broker is held to
 	// ("": every rule ghostcheck checks).
 	kafkaVersion string
+	// list: print the cases and exit (--list); junit: where --junit
+	// writes; cases: --cases as given.
+	list  bool
+	junit string
+	cases string
 }
 
 // checkUsage is check's help after its usage line.
@@ -67,7 +71,9 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.DurationVar(&p.HeartbeatInterval, "heartbeat-interval", 0, "the broker's consumer heartbeat interval; needed by the history run")
 	fs.IntVar(&p.MaxGroupSize, "max-group-size", 0, "the broker's group.consumer.max.size, for the size-cap case (0: skip it)")
 	fs.StringVar(&p.Topic, "topic", "alpha", "a topic the broker has, for subscriptions")
-	cases := fs.String("cases", "", "run only cases whose names start with one of these, comma-separated (e.g. A1,B4.2)")
+	fs.StringVar(&cfg.cases, "cases", "", "run only cases whose names start with one of these, comma-separated (e.g. A1,B4.2; none: no case, histories only)")
+	fs.BoolVar(&cfg.list, "list", false, "list the cases (name, rule, whether risky or slow) and exit")
+	fs.StringVar(&cfg.junit, "junit", "", "also write the results as JUnit XML to `FILE`: a testcase per case and per history")
 	fs.BoolVar(&cfg.risky, "risky", true, "run the cases that may crash a broker that mishandles them (after everything else)")
 	fs.IntVar(&cfg.hist.Histories, "histories", 2, "fault-injected histories to run after the suite (0: none)")
 	fs.Uint64Var(&cfg.hist.Seed, "seed", 1, "first history's seed")
@@ -76,7 +82,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.IntVar(&cfg.hist.Options.Rounds, "rounds", 40, "rounds of 50 ms real time per history")
 	faults := fs.String("faults", "uniform=10", "fault rates per request, as for ghostcheck run")
 	fs.StringVar(&cfg.hist.Out, "out", "out", "directory for failing histories and the requests that crashed a broker")
-	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON")
+	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON (schema ghostcheck/check/v1, with the options used)")
 	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")
 	fs.StringVar(&cfg.knownFile, "known", "", "a `FILE` of findings already recorded (see above)")
 	fs.StringVar(&cfg.kafkaVersion, "kafka-version", "", "hold the broker to this Apache Kafka `RELEASE` (e.g. 4.1): rules it does not ship are N/A (see above)")
@@ -85,29 +91,27 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, 0
-		}
-		return cfg, 2
+	if code := parseFlags(fs, args); code >= 0 {
+		return cfg, code
 	}
-	o := cfg.hist.Options
-	if p.Addr == "" && cfg.brokerCmd == "" || fs.NArg() > 0 || cfg.hist.Histories < 0 || o.Clients < 1 || o.Rounds < 10 {
+	if fs.NArg() > 0 || !cfg.list && p.Addr == "" && cfg.brokerCmd == "" {
 		fs.Usage()
-		return cfg, 2
+		return cfg, exitUsage
+	}
+	if cfg.list {
+		return cfg, -1
+	}
+	if code := validateCheck(&cfg, stderr); code >= 0 {
+		return cfg, code
 	}
 	var err error
 	if cfg.hist.Options.Faults, err = parseFaults(*faults); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return cfg, 2
 	}
-	if *cases != "" {
-		cfg.prefixes = strings.Split(*cases, ",")
-	}
 	if cfg.kafkaVersion != "" {
 		if _, err := conformance.ParseRelease(cfg.kafkaVersion); err != nil {
-			fmt.Fprintln(stderr, "ghostcheck check: --kafka-version:", err)
-			return cfg, 2
+			return cfg, usageErr(stderr, "check", "--kafka-version: %v", err)
 		}
 	}
 	if cfg.knownFile != "" {
@@ -135,12 +139,17 @@ type checkOutcome struct {
 	cases        *conformance.Report
 	hist         *conformance.HistoryReport
 	launches     int
+	options      map[string]any
 }
 
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg, code := parseCheckFlags(args, stderr)
 	if code >= 0 {
 		return code
+	}
+	if cfg.list {
+		printCaseList(stdout)
+		return exitOK
 	}
 	var safe, last []conformance.Case
 	for _, c := range conformance.Select(cfg.prefixes, cfg.risky, true) {
@@ -160,7 +169,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer broker.Close()
-	out := checkOutcome{addr: broker.Addr(), brokerCmd: cfg.brokerCmd, peer: cfg.peer, kafkaVersion: cfg.kafkaVersion}
+	out := checkOutcome{addr: broker.Addr(), brokerCmd: cfg.brokerCmd, peer: cfg.peer, kafkaVersion: cfg.kafkaVersion, options: checkOptions(cfg)}
 	opts := conformance.Options{Known: cfg.known, Broker: broker, Out: cfg.hist.Out, KafkaVersion: cfg.kafkaVersion, Progress: func(r conformance.Result) {
 		if !cfg.asJSON {
 			fmt.Fprintf(stderr, "  %-44s %s\n", r.Name, r.Status)
@@ -197,6 +206,12 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		printCheck(stdout, out)
 	}
 	writeCheckReport(cfg, out, stdout, stderr)
+	if cfg.junit != "" {
+		if err := writeCheckJUnit(cfg.junit, cfg, out); err != nil {
+			fmt.Fprintln(stderr, "ghostcheck check: --junit:", err)
+			return exitFailed
+		}
+	}
 	if checkFailures(out) > 0 {
 		return 1
 	}
@@ -206,7 +221,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 func printCheckJSON(w io.Writer, out checkOutcome) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	v := map[string]any{"bootstrap": out.addr, "cases": out.cases.Results}
+	v := map[string]any{"schema": "ghostcheck/check/v1", "options": out.options, "bootstrap": out.addr, "cases": out.cases.Results}
 	if out.kafkaVersion != "" {
 		v["kafkaVersion"] = out.kafkaVersion
 	}
@@ -228,17 +243,17 @@ func printCheckJSON(w io.Writer, out checkOutcome) {
 		hn.Histories = nil
 		v["historyNotes"] = hn
 	}
+	v["exitStatus"] = exitOK
+	if checkFailures(out) > 0 {
+		v["exitStatus"] = exitFailed
+	}
 	_ = enc.Encode(v)
 }
 
-// checkHistories runs the fault-injected histories, if asked and if the
-// broker's timers are known.
+// checkHistories runs the fault-injected histories, if asked (the
+// broker's timers are known: validateCheck refuses histories without).
 func checkHistories(cfg checkConfig, stderr io.Writer) (*conformance.HistoryReport, error) {
 	if cfg.hist.Histories == 0 {
-		return nil, nil
-	}
-	if cfg.peer.SessionTimeout <= 0 || cfg.peer.HeartbeatInterval <= 0 {
-		fmt.Fprintln(stderr, "ghostcheck check: no history run: give --session-timeout and --heartbeat-interval (the broker's)")
 		return nil, nil
 	}
 	fmt.Fprintf(stderr, "ghostcheck check: %d fault-injected histories\n", cfg.hist.Histories)

@@ -371,7 +371,7 @@ func TestCheckKafkaVersion(t *testing.T) {
 	if code, _, _ := run(t, "", "check", "--bootstrap", addr, "--cases", cases, "--histories", "0", "--out", dir); code != 1 {
 		t.Errorf("without --kafka-version: exit %d, want 1", code)
 	}
-	if code, _, errOut := run(t, "", "check", "--bootstrap", addr, "--kafka-version", "four"); code != 2 || !strings.Contains(errOut, "--kafka-version") {
+	if code, _, errOut := run(t, "", "check", "--bootstrap", addr, "--histories", "0", "--kafka-version", "four"); code != 2 || !strings.Contains(errOut, "--kafka-version") {
 		t.Errorf("--kafka-version four: exit %d, want 2: %s", code, errOut)
 	}
 }

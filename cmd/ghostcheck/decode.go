@@ -35,8 +35,8 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Decodes one Kafka frame given as hex (argument or stdin; spaces, newlines and 0x are ignored).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
 	}
 	var text string
 	switch fs.NArg() {
@@ -59,20 +59,18 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	frame, err := stripSizePrefix(raw, *sizePrefix)
-	if err != nil {
-		fmt.Fprintln(stderr, "ghostcheck decode:", err)
-		return 2
-	}
-	out, err := decodeFrame(frame, *response, *strict)
-	if err != nil {
-		fmt.Fprintln(stderr, "ghostcheck decode:", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			return 2
+	if err == nil {
+		var out *decoded
+		if out, err = decodeFrame(frame, *response, *strict); err == nil {
+			return printJSON(stdout, stderr, out)
 		}
-		return 1
 	}
-	return printJSON(stdout, stderr, out)
+	fmt.Fprintln(stderr, "ghostcheck decode:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitFailed // a frame that does not decode is bad input
 }
 
 func printJSON(stdout, stderr io.Writer, v any) int {

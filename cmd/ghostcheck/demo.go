@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 
@@ -15,9 +16,18 @@ import (
 // header, its client instance id), encodes it, and decodes it back, printing
 // both forms. It is the codec's smallest end-to-end use.
 func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck demo")
-		return 2
+		fmt.Fprintln(stderr, "Encodes a KIP-1082 join (ConsumerGroupHeartbeat v1 with a client-made member id and a KIP-1313 header) and decodes it back.")
+	}
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return exitUsage
 	}
 	instance := codec.UUID(uuid.New())
 	member := uuid.NewString()

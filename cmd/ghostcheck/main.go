@@ -3,13 +3,13 @@
 //
 // Usage:
 //
-//	ghostcheck run [--target impl|model] [--seed N] [--histories N | --duration D]
-//	               [--heartbeat-version 1|0|mixed|compare] [--faults KIND=PCT,...] [--mutant NAME] ...
+//	ghostcheck run [--target impl|model] [--seed N] [--histories N | --duration D] [--workers N] [--failfast]
+//	               [--heartbeat-version 1|0|mixed|compare] [--faults KIND=PCT,...] [--mutant NAME] [--json] [--junit FILE] ...
 //	ghostcheck check --bootstrap HOST:PORT | --broker-cmd COMMAND [--session-timeout D --heartbeat-interval D]
-//	               [--cases A1,B4.2] [--histories N] [--risky=false] [--known FILE] ...
+//	               [--cases A1,B4.2] [--list] [--histories N] [--risky=false] [--known FILE] [--json] [--junit FILE] ...
 //	ghostcheck serve [--listen HOST:PORT] [--session-timeout D] [--heartbeat-interval D] [--topics NAME:N,...] ...
 //	ghostcheck proxy --upstream HOST:PORT [--listen ADDR] [--duration D] [--faults KIND=PCT,...] [--seed N] [--out DIR]
-//	ghostcheck replay [--target T] [--html [--out DIR]] FILE|DIR...
+//	ghostcheck replay [--target T | --bootstrap HOST:PORT] [--html [--out DIR]] [--json] FILE|DIR...
 //	ghostcheck decode [--response KEY:VERSION] [--strict] [HEX]
 //	ghostcheck members list --bootstrap HOST:PORT --group G [--json]
 //	ghostcheck members remove --bootstrap HOST:PORT --group G --instance-id A[,B,...] [--reason TEXT]
@@ -22,15 +22,15 @@
 // check holds a broker reached by address to docs/PROTOCOL.md; serve runs
 // ghostcheck's coordinator as a Kafka listener; proxy records a client
 // library's traffic to a broker, injects faults, and judges the client
-// against the client rules; replay re-runs corpus histories (and
-// re-checks recordings of clients); decode prints a captured frame as JSON; members lists a
+// against the client rules; replay re-runs the histories run and check
+// write (and re-checks recordings of clients); decode prints a captured frame as JSON; members lists a
 // group's members or removes static members (KIP-345); demo shows the codec
 // at work; version prints the build; help prints a command's help; explain
 // prints the docs/PROTOCOL.md section of a case name, section id or rule id.
 //
 // `ghostcheck help COMMAND` and `ghostcheck COMMAND -h` print a command's
-// flags. Exit status: 0 success, 1 a check failed or the input was bad, 2 bad
-// usage.
+// flags. Exit status: 0 checked and all Ok (or -h), 1 a violation or bad
+// input, 2 bad usage, 3 (replay) a recorded failure now checks Ok.
 package main
 
 import (
@@ -53,7 +53,7 @@ func commands() []command {
 		{"check", "check a broker over TCP: conformance suite, then fault-injected histories", runCheck},
 		{"serve", "serve ghostcheck's coordinator over TCP in Kafka's framing", runServe},
 		{"proxy", "record a client library's traffic to a broker, inject faults, and check the client rules", runProxy},
-		{"replay", "re-run corpus histories and check each reproduces its stored verdict", runReplay},
+		{"replay", "re-run histories (the corpus, run's, check's, proxy's) and check each reproduces its stored verdict", runReplay},
 		{"decode", "decode a captured Kafka frame (hex) to JSON", runDecode},
 		{"members", "list a group's members, or remove static members by instance id (KIP-345)", runMembers},
 		{"demo", "encode and decode a KIP-1082 join to show the codec at work", runDemo},

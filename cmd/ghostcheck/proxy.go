@@ -170,9 +170,12 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyConfig, int) {
 		fmt.Fprintln(stderr, "ghostcheck proxy:", err)
 		return cfg, 2
 	}
-	if cfg.duration < 0 || cfg.delay < 0 {
-		fmt.Fprintln(stderr, "ghostcheck proxy: --duration and --delay must not be negative")
+	if cfg.duration < 0 || cfg.delay < 0 || cfg.proxy.IdleTimeout < 0 {
+		fmt.Fprintln(stderr, "ghostcheck proxy: --duration, --delay and --idle-timeout must not be negative")
 		return cfg, 2
+	}
+	if c := cfg.proxy; c.MaxConns < 0 || c.MaxFrameSize < 0 || c.MaxRecords < 0 {
+		return cfg, usageErr(stderr, "proxy", "--max-connections, --max-frame-size and --max-records must not be negative (0: the default)")
 	}
 	return cfg, -1
 }

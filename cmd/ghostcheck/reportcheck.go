@@ -54,8 +54,12 @@ func writeCheckReport(cfg checkConfig, out checkOutcome, stdout, stderr io.Write
 			continue
 		}
 		name := fmt.Sprintf("check-seed%d", h.Seed)
-		hdr := linearize.FileHeader{Target: cfg.peer.Addr, Title: "ghostcheck check: " + h.Rule, Plan: h.Run.Plan}
-		f := pages.Failure{Name: name, Header: hdr, Result: h.Run, Report: h.Report, Replay: checkReplay(cfg, h.Seed)}
+		target := cfg.peer.Addr
+		if target == "" { // --broker-cmd alone: the first broker it started
+			target = out.addr
+		}
+		hdr := linearize.FileHeader{Target: target, Title: "ghostcheck check: " + h.Rule, Plan: h.Run.Plan}
+		f := pages.Failure{Name: name, Header: hdr, Result: h.Run, Report: h.Report, Replay: checkReplay(cfg, h)}
 		art, err := pages.WriteFailure(dir, f)
 		if err != nil {
 			fmt.Fprintln(stderr, "ghostcheck check: writing the page of seed", h.Seed, err)
@@ -71,12 +75,19 @@ func writeCheckReport(cfg checkConfig, out checkOutcome, stdout, stderr io.Write
 }
 
 // checkReplay is the command that runs one history again against the
-// same broker (a broker reached by address cannot be replayed from the
-// file alone: it is not ghostcheck's to rebuild).
-func checkReplay(cfg checkConfig, seed uint64) string {
+// same broker: replay of the history check wrote (out/check-seedN.jsonl),
+// or, when it wrote none, check itself on the history's seed alone.
+func checkReplay(cfg checkConfig, h conformance.HistoryResult) string {
+	addr := cfg.peer.Addr
+	if addr == "" { // a broker --broker-cmd started: gone by now
+		addr = "HOST:PORT"
+	}
+	if h.File != "" {
+		return fmt.Sprintf("ghostcheck replay --bootstrap %s %s", addr, h.File)
+	}
 	o := cfg.hist.Options
 	return fmt.Sprintf("ghostcheck check --bootstrap %s --session-timeout %v --heartbeat-interval %v --cases none --histories 1 --seed %d --clients %d --rounds %d --faults %s",
-		cfg.peer.Addr, cfg.peer.SessionTimeout, cfg.peer.HeartbeatInterval, seed, o.Clients, o.Rounds, faultsFlag(o.Faults))
+		addr, cfg.peer.SessionTimeout, cfg.peer.HeartbeatInterval, h.Seed, o.Clients, o.Rounds, faultsFlag(o.Faults))
 }
 
 // checkPlots: the cases' results by section of docs/PROTOCOL.md, and the

@@ -102,7 +102,20 @@ func TestCheckIndexLinksFailures(t *testing.T) {
 	if !strings.Contains(index, `href="check-seed1.html"`) {
 		t.Errorf("index.html does not link %s", page)
 	}
-	if p := readText(t, page); !strings.Contains(p, "ghostcheck check --bootstrap "+addr) || !strings.Contains(p, `class="lanes"`) {
+	history := filepath.Join(dir, "check-seed1.jsonl")
+	if p := readText(t, page); !strings.Contains(p, "ghostcheck replay --bootstrap "+addr+" "+history) || !strings.Contains(p, `class="lanes"`) {
 		t.Errorf("%s lacks the command that runs it again, or its membership timeline", page)
+	}
+	// That command reproduces the failure against the broker, and shows
+	// it fixed against one without the bug (exit 3); without --bootstrap
+	// it says what it needs.
+	if code, out, _ := run(t, "", "replay", "--bootstrap", addr, history); code != exitOK || !strings.HasPrefix(out, "ok    ") {
+		t.Errorf("replay against the buggy broker: exit %d\n%s", code, out)
+	}
+	if code, out, _ := run(t, "", "replay", "--bootstrap", startCoordinator(t, 0), history); code != exitFixed || !strings.HasPrefix(out, "FIXED ") {
+		t.Errorf("replay against a fixed broker: exit %d\n%s", code, out)
+	}
+	if code, out, _ := run(t, "", "replay", history); code != exitFailed || !strings.Contains(out, "--bootstrap HOST:PORT") {
+		t.Errorf("replay without --bootstrap: exit %d\n%s", code, out)
 	}
 }

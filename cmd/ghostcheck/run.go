@@ -1,15 +1,18 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/internal/targets"
@@ -27,13 +30,24 @@ type runConfig struct {
 	mutant    string
 	out       string
 	json      bool
+	junit     string
 	shrink    int
+	workers   int
+	failfast  bool
+	// faults and hv are the flags' text, for --json's options.
+	faults, hv string
+	// onHistory, when set (tests), sees every history a phase counts, in
+	// seed order.
+	onHistory func(version int, h historyRecord)
 }
 
 // phaseSummary is what one heartbeat version's histories came to.
 type phaseSummary struct {
-	Label      string                      `json:"label"`
-	Version    int                         `json:"heartbeatVersion"`
+	Label   string `json:"label"`
+	Version int    `json:"heartbeatVersion"`
+	// Control: the v0 column of the v1-vs-v0 comparison, whose ghosts are
+	// expected (they show what KIP-1082 prevents) and fail nothing.
+	Control    bool                        `json:"control,omitempty"`
 	Histories  int                         `json:"histories"`
 	Operations int                         `json:"operations"`
 	Faults     map[linearize.FaultKind]int `json:"faults"`
@@ -45,9 +59,27 @@ type phaseSummary struct {
 	Violations map[string]int `json:"violations"`
 	Seconds    float64        `json:"seconds"`
 	// Failure describes the first failing history, if any.
-	Failure *failure      `json:"failure,omitempty"`
-	series  historySeries // for the HTML report's plots
+	Failure *failure `json:"failure,omitempty"`
+	// Failing lists the histories that were not Ok, in seed order, the
+	// first maxFailing of them (FailingOmitted counts the rest); none for
+	// the control, whose failures are expected.
+	Failing        []failingHistory `json:"failing,omitempty"`
+	FailingOmitted int              `json:"failingOmitted,omitempty"`
+	series         historySeries    // for the HTML report's plots
+	first          *seedOutcome     // the first history not Ok, to shrink and report
 }
+
+// failingHistory is one history that was not Ok.
+type failingHistory struct {
+	Seed    uint64            `json:"seed"`
+	Verdict linearize.Verdict `json:"verdict"`
+	Rule    string            `json:"rule"`
+	Detail  string            `json:"detail"`
+}
+
+// maxFailing bounds the failing histories a phase lists (the v0 control
+// fails thousands).
+const maxFailing = 1000
 
 type failure struct {
 	Seed     uint64 `json:"seed"`
@@ -63,60 +95,102 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if coverageRequested(args) {
 		return runCoverage(args, stdout, stderr) // coverage.go
 	}
+	tuneGC()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second ^C ends the process at once
+	}()
+	return runRunCtx(ctx, args, stdout, stderr)
+}
+
+// runRunCtx is run until ctx ends (SIGINT or SIGTERM): then the histories
+// in flight finish, no more start, and the summary of what was checked is
+// printed and written as usual.
+func runRunCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, code := parseRunFlags(args, stderr)
 	if code >= 0 {
 		return code
 	}
+	if code := checkRunTarget(cfg, stderr); code >= 0 {
+		return code
+	}
+	prog := newProgress(stderr)
+	out := runPhases(ctx, cfg, prog)
+	prog.done()
+	if cfg.json {
+		printRunJSON(stdout, cfg, out)
+	} else {
+		printSummary(stdout, cfg, out.phases)
+		printStop(stdout, out)
+	}
+	writeRunIndex(cfg, out.phases, stdout, stderr)
+	if cfg.junit != "" {
+		if err := writeRunJUnit(cfg.junit, cfg, out); err != nil {
+			fmt.Fprintln(stderr, "ghostcheck run: --junit:", err)
+			return exitFailed
+		}
+	}
+	return out.exit()
+}
+
+// runGCPercent is the collector's GOGC for run, unless the environment
+// sets one. A run allocates fast and keeps little (a history is dropped
+// once counted), so at Go's default of 100 the heap target stays at a few
+// MB and the collector runs hundreds of times a second: its marking (a
+// quarter of every core while it runs) and the scavenger returning pages
+// took half of a run's CPU (2,000 histories on 2 workers: 8.6 s of CPU at
+// 100, 4.2 s at 400, with 25 and 52 MB resident), and they are what the
+// workers share.
+const runGCPercent = 400
+
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(runGCPercent)
+	}
+}
+
+// checkRunTarget refuses a mutant impl does not have and a target that
+// cannot restart when restarts are asked for.
+func checkRunTarget(cfg runConfig, stderr io.Writer) int {
 	if cfg.mutant != "" {
 		known := false
 		for _, m := range targets.Mutants() {
 			known = known || m[0] == cfg.mutant
 		}
 		if !known {
-			fmt.Fprintf(stderr, "ghostcheck run: unknown mutant %q; known: %s\n", cfg.mutant, mutantNames())
-			return 2
+			return usageErr(stderr, "run", "unknown mutant %q; known: %s", cfg.mutant, mutantNames())
 		}
 	}
 	t, err := targets.New(cfg.target, linearize.NewPlan(1, cfg.opts), cfg.mutant)
 	if err != nil {
-		fmt.Fprintln(stderr, "ghostcheck run:", err)
-		return 2
+		return usageErr(stderr, "run", "%v", err)
 	}
 	if cfg.opts.Restarts && !linearize.CanRestart(t) {
-		fmt.Fprintf(stderr, "ghostcheck run: target %s cannot restart its coordinator; pass --restarts=false\n", cfg.target)
-		return 2
+		return usageErr(stderr, "run", "target %s cannot restart its coordinator; pass --restarts=false", cfg.target)
 	}
-	prog := newProgress(stderr)
-	var phases []*phaseSummary
-	for i, v := range cfg.versions {
-		budget := cfg.duration / time.Duration(len(cfg.versions))
-		phases = append(phases, runPhase(cfg, v, i, budget, prog))
-	}
-	prog.done()
-	if cfg.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(map[string]any{"target": cfg.target, "mutant": cfg.mutant, "seed": cfg.seed, "phases": phases})
-	} else {
-		printSummary(stdout, cfg, phases)
-	}
-	writeRunIndex(cfg, phases, stdout, stderr)
-	return exitStatus(phases)
+	return -1
 }
 
-// exitStatus: 0 when every checked phase is Ok. In the v1-vs-v0 comparison
-// the v0 phase is the control: its ghosts are expected, so only the KIP-1082
-// clients decide the status.
+// exitStatus: 0 when every phase checked at least one history and every
+// history it checked is Ok, the v0 control's excepted (its ghosts are
+// expected); 1 otherwise: a failure, or nothing checked.
 func exitStatus(phases []*phaseSummary) int {
+	checked := 0
 	for _, p := range phases {
-		if len(phases) > 1 && p.Version == 0 {
+		checked += p.Histories
+		if p.Control {
 			continue
 		}
 		if p.Verdicts[linearize.Illegal] > 0 || p.Verdicts[linearize.VerdictUnknown] > 0 {
-			return 1
+			return exitFailed
 		}
 	}
-	return 0
+	if checked == 0 {
+		return exitFailed
+	}
+	return exitOK
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
@@ -124,44 +198,67 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	fs.SetOutput(stderr)
 	cfg := runConfig{opts: linearize.DefaultOptions()}
 	fs.StringVar(&cfg.target, "target", "impl", "coordinator to check: "+strings.Join(targets.Names(), " or "))
-	seed := fs.Uint64("seed", 1, "first seed; history i uses seed+i, so any history replays alone")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "first seed; history i uses seed+i, so any history replays alone")
 	fs.IntVar(&cfg.histories, "histories", 0, "histories per heartbeat version (0: as many as --duration allows)")
-	fs.DurationVar(&cfg.duration, "duration", 50*time.Second, "time budget when --histories is 0")
+	fs.DurationVar(&cfg.duration, "duration", 50*time.Second, "time budget when --histories is 0, shared by the columns")
 	fs.IntVar(&cfg.opts.Clients, "clients", cfg.opts.Clients, "client processes per history")
 	fs.IntVar(&cfg.opts.Groups, "groups", cfg.opts.Groups, "consumer groups per history")
-	fs.IntVar(&cfg.opts.Rounds, "rounds", cfg.opts.Rounds, "rounds of 500 ms simulated time per history")
+	fs.IntVar(&cfg.opts.Rounds, "rounds", cfg.opts.Rounds, "rounds of 500 ms simulated time per history (at least 10)")
 	fs.IntVar(&cfg.opts.StaticPercent, "static", cfg.opts.StaticPercent, "percent of clients that are static members")
-	faults := fs.String("faults", "uniform=10", "fault rates in percent per request: KIND=PCT,... with kinds "+faultNames()+"; uniform=PCT spreads PCT over all; none")
-	hv := fs.String("heartbeat-version", "compare", "ConsumerGroupHeartbeat version of the clients: 1 (KIP-1082), 0 (broker-made ids), mixed, or compare (1 then 0, the KIP's claim)")
+	fs.StringVar(&cfg.faults, "faults", "uniform=10", "fault rates in percent per request: KIND=PCT,... with kinds "+faultNames()+"; uniform=PCT spreads PCT over all; none")
+	fs.StringVar(&cfg.hv, "heartbeat-version", "compare", "ConsumerGroupHeartbeat version of the clients: 1 (KIP-1082), 0 (broker-made ids), mixed, or compare (1 then 0, the KIP's claim)")
 	fs.StringVar(&cfg.mutant, "mutant", "", "switch on one of impl's planted bugs to watch the checker catch it: "+mutantNames())
-	fs.StringVar(&cfg.out, "out", "out", "directory for failure reports (history, timeline)")
-	fs.BoolVar(&cfg.json, "json", false, "print the summary as JSON")
+	fs.StringVar(&cfg.out, "out", "out", "directory for the index and failure reports (history, page, timeline)")
+	fs.BoolVar(&cfg.json, "json", false, "print the summary as JSON (schema ghostcheck/run/v1, with the options used)")
+	fs.StringVar(&cfg.junit, "junit", "", "also write the results as JUnit XML to `FILE`: a testsuite per column, a testcase per failing history and one for the column")
 	fs.BoolVar(&cfg.opts.Parallel, "parallel", false, "deliver each round's requests concurrently (exercises a concurrent target)")
 	fs.BoolVar(&cfg.opts.Restarts, "restarts", cfg.opts.Restarts, "restart the coordinator now and then (state persists, connections close, timers start afresh)")
-	fs.IntVar(&cfg.shrink, "shrink", 300, "re-runs allowed to shrink a failing plan")
+	fs.IntVar(&cfg.shrink, "shrink", 300, "re-runs allowed to shrink a failing plan (0: none)")
+	fs.IntVar(&cfg.workers, "workers", runtime.GOMAXPROCS(0), "histories checked at once (each on its own target; the results are the same for any number)")
+	fs.BoolVar(&cfg.failfast, "failfast", false, "stop at the first history that is not Ok (the v0 control's expected ghosts excepted)")
 	fs.Bool("coverage", false, "build ghostcheck with -cover (in its repository), run, and report the statement coverage of model/ and impl/ and the rules of docs/PROTOCOL.md the model applied (coverage.go)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck run [flags]")
 		fmt.Fprintln(stderr, "Runs client processes against a coordinator under network faults and checks every history.")
+		fmt.Fprintln(stderr, "Exit 0 when every history checked is Ok (the v0 control's ghosts are expected), 1 when one is not or none")
+		fmt.Fprintln(stderr, "was checked, 2 on bad usage. SIGINT stops it: the histories in flight finish and the summary is printed.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, 0
-		}
-		return cfg, 2
+	if code := parseFlags(fs, args); code >= 0 {
+		return cfg, code
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
-		return cfg, 2
+		return cfg, exitUsage
 	}
-	cfg.seed = *seed
+	return cfg, validateRun(&cfg, stderr)
+}
+
+// validateRun refuses values that would check nothing or make no sense,
+// and reads the fault and version flags into cfg.
+func validateRun(cfg *runConfig, stderr io.Writer) int {
+	o := cfg.opts
+	switch {
+	case cfg.histories < 0:
+		return usageErr(stderr, "run", "--histories %d: want a count, or 0 for as many as --duration allows", cfg.histories)
+	case cfg.histories == 0 && cfg.duration <= 0:
+		return usageErr(stderr, "run", "--duration %v: want a positive time budget (or --histories N)", cfg.duration)
+	case o.Clients < 1 || o.Groups < 1 || o.Rounds < 10:
+		return usageErr(stderr, "run", "--clients and --groups must be at least 1, --rounds at least 10")
+	case o.StaticPercent < 0 || o.StaticPercent > 100:
+		return usageErr(stderr, "run", "--static %d: want a percent, 0 to 100", o.StaticPercent)
+	case cfg.shrink < 0:
+		return usageErr(stderr, "run", "--shrink %d: want a count of re-runs (0: no shrinking)", cfg.shrink)
+	case cfg.workers < 1:
+		return usageErr(stderr, "run", "--workers %d: want at least 1", cfg.workers)
+	case cfg.mutant != "" && cfg.target == "model":
+		return usageErr(stderr, "run", "mutants are planted in impl; use --target impl")
+	}
 	var err error
-	if cfg.opts.Faults, err = parseFaults(*faults); err != nil {
-		fmt.Fprintln(stderr, "ghostcheck run:", err)
-		return cfg, 2
+	if cfg.opts.Faults, err = parseFaults(cfg.faults); err != nil {
+		return usageErr(stderr, "run", "%v", err)
 	}
-	switch *hv {
+	switch cfg.hv {
 	case "1":
 		cfg.versions = []int{1}
 	case "0":
@@ -174,18 +271,9 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 			cfg.versions = []int{1}
 		}
 	default:
-		fmt.Fprintf(stderr, "ghostcheck run: --heartbeat-version %q: want 0, 1, mixed or compare\n", *hv)
-		return cfg, 2
+		return usageErr(stderr, "run", "--heartbeat-version %q: want 0, 1, mixed or compare", cfg.hv)
 	}
-	if cfg.mutant != "" && cfg.target == "model" {
-		fmt.Fprintln(stderr, "ghostcheck run: mutants are planted in impl; use --target impl")
-		return cfg, 2
-	}
-	if cfg.opts.Clients < 1 || cfg.opts.Groups < 1 || cfg.opts.Rounds < 10 || cfg.histories < 0 {
-		fmt.Fprintln(stderr, "ghostcheck run: --clients and --groups must be at least 1, --rounds at least 10")
-		return cfg, 2
-	}
-	return cfg, -1
+	return -1
 }
 
 func faultNames() string {
@@ -246,71 +334,6 @@ func phaseLabel(v int) string {
 		return "v0 (broker-made ids)"
 	}
 	return "mixed v0/v1"
-}
-
-// runPhase runs histories for one heartbeat version.
-func runPhase(cfg runConfig, version, index int, budget time.Duration, prog *progress) *phaseSummary {
-	ps := &phaseSummary{Label: phaseLabel(version), Version: version, Faults: map[linearize.FaultKind]int{},
-		Verdicts: map[linearize.Verdict]int{}, Violations: map[string]int{}}
-	opts := cfg.opts
-	opts.HeartbeatVersion = version
-	start := time.Now()
-	for i := 0; ; i++ {
-		if cfg.histories > 0 && i >= cfg.histories {
-			break
-		}
-		if cfg.histories == 0 && time.Since(start) >= budget {
-			break
-		}
-		seed := cfg.seed + uint64(i)
-		plan := linearize.NewPlan(seed, opts)
-		res, rep, err := runOne(cfg.target, plan, cfg.mutant)
-		if err != nil {
-			ps.Verdicts[linearize.VerdictUnknown]++
-			if ps.Failure == nil {
-				ps.Failure = &failure{Seed: seed, Rule: string(linearize.RuleHarnessAssumption), Detail: err.Error()}
-			}
-			continue
-		}
-		ps.Histories++
-		ps.Operations += len(res.History)
-		for k, n := range res.Faults {
-			ps.Faults[k] += n
-		}
-		for _, op := range res.History {
-			if op.Restart {
-				ps.Restarts++
-			}
-		}
-		ps.Verdicts[rep.Verdict]++
-		for rule, n := range res.ViolationCounts {
-			ps.Violations[rule] += n
-		}
-		ps.Ghosts += len(res.Ghosts)
-		if len(res.Ghosts) > 0 && ps.FirstGhost == 0 {
-			ps.FirstGhost = i + 1
-		}
-		if rep.Verdict != linearize.Ok && ps.Failure == nil {
-			ps.Failure = report(cfg, version, plan, res, rep, prog)
-		}
-		ps.Seconds = time.Since(start).Seconds()
-		ps.series.add(time.Since(start), ps)
-		prog.update(ps, index)
-	}
-	ps.Seconds = time.Since(start).Seconds()
-	return ps
-}
-
-func runOne(target string, plan linearize.Plan, mutant string) (*linearize.Result, *linearize.Report, error) {
-	t, err := targets.New(target, plan, mutant)
-	if err != nil {
-		return nil, nil, err
-	}
-	res, err := linearize.Run(t, plan)
-	if err != nil {
-		return nil, nil, err
-	}
-	return res, linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second}), nil
 }
 
 // report shrinks a failing plan, writes its history and timeline, and says
@@ -420,9 +443,8 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		if p.Failure == nil {
 			continue
 		}
-		expected := len(phases) > 1 && p.Version == 0
 		fmt.Fprintln(w)
-		if expected {
+		if p.Control {
 			fmt.Fprintf(w, "%s: ghosts, as expected without KIP-1082 (an example, shrunk):\n", p.Label)
 		} else {
 			fmt.Fprintf(w, "%s: FAILED\n", p.Label)

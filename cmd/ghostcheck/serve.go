@@ -108,10 +108,10 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 	interval := fs.Duration("heartbeat-interval", 5*time.Second, "group.consumer.heartbeat.interval.ms: the interval members are told to heartbeat at")
 	fs.IntVar(&cfg.coord.MaxGroupSize, "max-group-size", 0, "group.consumer.max.size (0: no limit)")
 	topics := fs.String("topics", "alpha:6,beta:3", "the topics the assignor serves, NAME:PARTITIONS,... (topic ids are generated)")
-	fs.IntVar(&cfg.server.MaxConns, "max-connections", server.DefaultMaxConns, "cap on open connections; over it a new connection is closed at once")
-	fs.IntVar(&cfg.server.MaxFrameSize, "max-frame-size", server.DefaultMaxFrameSize, "largest request frame accepted, in bytes (socket.request.max.bytes)")
-	fs.DurationVar(&cfg.server.FrameTimeout, "frame-timeout", server.DefaultFrameTimeout, "how long the rest of a request may take once its first byte has arrived")
-	fs.DurationVar(&cfg.server.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close connections silent for this long (connections.max.idle.ms)")
+	fs.IntVar(&cfg.server.MaxConns, "max-connections", server.DefaultMaxConns, "cap on open connections; over it a new connection is closed at once (0: the default)")
+	fs.IntVar(&cfg.server.MaxFrameSize, "max-frame-size", server.DefaultMaxFrameSize, "largest request frame accepted, in bytes (socket.request.max.bytes; 0: the default)")
+	fs.DurationVar(&cfg.server.FrameTimeout, "frame-timeout", server.DefaultFrameTimeout, "how long the rest of a request may take once its first byte has arrived (0: the default)")
+	fs.DurationVar(&cfg.server.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close connections silent for this long (connections.max.idle.ms; 0: the default)")
 	fs.DurationVar(&cfg.drain, "drain-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for in-flight requests")
 	fs.BoolVar(&cfg.verbose, "v", false, "log connections closed for protocol errors")
 	mutant := fs.String("mutant", "", "plant one of impl's bugs, to measure what check catches over TCP: "+serveMutantNames())
@@ -134,9 +134,13 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 		fmt.Fprintln(stderr, "ghostcheck serve: --session-timeout and --heartbeat-interval must be between 1ms and a day (an hour)")
 		return cfg, 2
 	}
-	if cfg.coord.MaxGroupSize < 0 {
-		fmt.Fprintln(stderr, "ghostcheck serve: --max-group-size must not be negative")
+	if cfg.coord.MaxGroupSize < 0 || cfg.server.MaxConns < 0 || cfg.server.MaxFrameSize < 0 {
+		fmt.Fprintln(stderr, "ghostcheck serve: --max-group-size, --max-connections and --max-frame-size must not be negative")
 		return cfg, 2
+	}
+	if f, bad := negativeDuration(durationFlag{"frame-timeout", cfg.server.FrameTimeout}, durationFlag{"idle-timeout", cfg.server.IdleTimeout},
+		durationFlag{"drain-timeout", cfg.drain}); bad {
+		return cfg, usageErr(stderr, "serve", "--%s %v must not be negative", f.name, f.d)
 	}
 	cfg.coord.SessionTimeoutMs = session.Milliseconds()
 	cfg.coord.HeartbeatIntervalMs = int32(interval.Milliseconds())

@@ -26,6 +26,9 @@ func replayClientFile(path string) (ReplayResult, error) {
 		return rr, fmt.Errorf("%s: %w", path, err)
 	}
 	rr.Target = "recorded clients, " + hdr.Target
+	if len(reqs) == 0 {
+		return rr, fmt.Errorf("%s: the recording holds no requests: nothing to judge", path)
+	}
 	rr.Expect = hdr.Expect
 	rr.Clients = model.CheckClients(reqs)
 	got := linearize.ClientExpect(rr.Clients)

@@ -46,6 +46,8 @@ func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
 			c.Restart()
 			return nil
 		},
+		// impl answers byte for byte as the model does (impl/equivtest).
+		Exact: true,
 	}
 	return linearize.WithSnapshot(t, func() []model.GroupSnapshot { return ModelSnapshot(c.Snapshot()) }), nil
 }

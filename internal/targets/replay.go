@@ -3,8 +3,10 @@ package targets
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,6 +29,10 @@ type ReplayResult struct {
 	Stored string
 	// Pass: the re-run reproduced the expected verdict and rule.
 	Pass bool
+	// Fixed: the file recorded a failure and its plan now checks Ok (the
+	// bug it recorded is gone). Pass is false: the file no longer shows
+	// what it says, which is news, not an error.
+	Fixed bool
 	// Header, Run and Report are the file's header, the re-run and its
 	// verdict, for a report page.
 	Header linearize.FileHeader
@@ -37,12 +43,36 @@ type ReplayResult struct {
 	Clients []model.ClientResult
 }
 
+// ReplayOptions say what to replay a history against.
+type ReplayOptions struct {
+	// Target, when set, replaces the target the file names (one of
+	// Names).
+	Target string
+	// Bootstrap is the broker (HOST:PORT) that a history of a broker
+	// reached by address (ghostcheck check's, whose target is an address)
+	// runs against again; other histories ignore it.
+	Bootstrap string
+	// Timeout bounds each check's linearizability search (0: 30 s).
+	Timeout time.Duration
+}
+
 // ReplayFile re-runs the plan stored in a corpus history file against its
-// target (or target, when non-empty) and compares the verdict with the one
-// the file expects. It also checks the stored history itself, so a file
-// whose recorded operations contradict its expected verdict is caught. A
-// recording of client traffic is re-checked instead (target is ignored).
+// target (or target, when non-empty); see Replay.
 func ReplayFile(path, target string) (ReplayResult, error) {
+	return Replay(path, ReplayOptions{Target: target})
+}
+
+// Replay re-runs the plan stored in a history file and compares the
+// verdict with the one the file expects. A plan of ghostcheck's own
+// targets (impl, model) runs against a fresh one, and the stored history
+// is checked too, so a file whose recorded operations contradict its
+// expected verdict is caught; a plan that ran against a broker by address
+// runs against opts.Bootstrap at the observable level; a recording of
+// client traffic is re-checked (targets are ignored). A file without
+// operations, and a history of a coordinator ghostcheck cannot build (one
+// a go test wrote through ghostchecktest, which says how to replay it),
+// are errors.
+func Replay(path string, opts ReplayOptions) (ReplayResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ReplayResult{Path: path}, err
@@ -56,9 +86,31 @@ func ReplayFile(path, target string) (ReplayResult, error) {
 		return ReplayResult{Path: path}, fmt.Errorf("%s: %w", path, err)
 	}
 	rr := ReplayResult{Path: path, Target: hdr.Target, Mutant: hdr.Mutant, Expect: hdr.Expect, Header: hdr}
-	if target != "" {
-		rr.Target = target
+	if len(h) == 0 {
+		return rr, fmt.Errorf("%s: the history holds no operations: nothing to replay", path)
 	}
+	if opts.Target != "" {
+		rr.Target = opts.Target
+	}
+	switch {
+	case slices.Contains(Names(), rr.Target):
+		return replayBuilt(rr, h, opts)
+	case strings.HasPrefix(rr.Target, "go test "):
+		abs, _ := filepath.Abs(path)
+		return rr, fmt.Errorf("%s: a history of a coordinator of your own, written by ghostchecktest in a go test: replay it there: %s -ghostcheck.replay=%s", path, rr.Target, abs)
+	case isAddress(rr.Target) && opts.Bootstrap != "":
+		return replayTCP(rr, opts)
+	case isAddress(rr.Target):
+		p := hdr.Plan
+		return rr, fmt.Errorf("%s: a history of ghostcheck check against the broker at %s: replay it against a running broker with --bootstrap HOST:PORT (configured as it was: session timeout %d ms, heartbeat interval %d ms)",
+			path, rr.Target, brokerSessionMs(p), p.HeartbeatIntervalMs)
+	}
+	return rr, fmt.Errorf("%s: target %q is not one ghostcheck builds (%s) nor a broker's address", path, rr.Target, strings.Join(Names(), ", "))
+}
+
+// replayBuilt re-runs the plan against a fresh target of ghostcheck's own.
+func replayBuilt(rr ReplayResult, h linearize.History, opts ReplayOptions) (ReplayResult, error) {
+	hdr := rr.Header
 	t, err := New(rr.Target, hdr.Plan, hdr.Mutant)
 	if err != nil {
 		return rr, err
@@ -67,13 +119,10 @@ func ReplayFile(path, target string) (ReplayResult, error) {
 	if err != nil {
 		return rr, err
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 30 * time.Second})
-	rr.Run, rr.Report = res, rep
-	rr.Got = linearize.Expect{Verdict: rep.Verdict, Rule: rep.Rule}
-	rr.Detail = rep.Detail
-	stored := linearize.CheckHistory(hdr.Plan, h, linearize.CheckOptions{Timeout: 30 * time.Second})
+	rep := linearize.Check(res, linearize.CheckOptions{Timeout: opts.timeout()})
+	rr.settle(res, rep)
+	stored := linearize.CheckHistory(hdr.Plan, h, linearize.CheckOptions{Timeout: opts.timeout()})
 	rr.Stored = string(stored.Linearizable)
-	rr.Pass = rr.Got.Verdict == rr.Expect.Verdict && (rr.Expect.Rule == "" || rr.Got.Rule == rr.Expect.Rule)
 	// The stored operations must check as the file says they do (a
 	// passing file's history must be linearizable).
 	want := rr.Expect.Linearizable
@@ -81,10 +130,33 @@ func ReplayFile(path, target string) (ReplayResult, error) {
 		want = "Ok"
 	}
 	if want != "" && rr.Stored != want {
-		rr.Pass = false
+		rr.Pass, rr.Fixed = false, false
 		rr.Detail = fmt.Sprintf("the stored history checks %s against the model, the file says %s (%s)", rr.Stored, want, stored.Mismatch)
 	}
 	return rr, nil
+}
+
+// settle records the re-run's verdict and whether it reproduced the
+// file's, or shows the recorded failure fixed.
+func (rr *ReplayResult) settle(res *linearize.Result, rep *linearize.Report) {
+	rr.Run, rr.Report = res, rep
+	rr.Got = linearize.Expect{Verdict: rep.Verdict, Rule: rep.Rule}
+	rr.Detail = rep.Detail
+	rr.Pass = rr.Got.Verdict == rr.Expect.Verdict && (rr.Expect.Rule == "" || rr.Got.Rule == rr.Expect.Rule)
+	rr.Fixed = rr.Expect.Verdict != linearize.Ok && rr.Got.Verdict == linearize.Ok
+}
+
+func (o ReplayOptions) timeout() time.Duration {
+	if o.Timeout <= 0 {
+		return 30 * time.Second
+	}
+	return o.Timeout
+}
+
+// isAddress reports whether a history's target is a broker's HOST:PORT.
+func isAddress(target string) bool {
+	host, port, err := net.SplitHostPort(target)
+	return err == nil && host != "" && port != ""
 }
 
 // CorpusFiles lists the .jsonl history files of the given files and

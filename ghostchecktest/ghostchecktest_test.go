@@ -1,0 +1,209 @@
+package ghostchecktest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/linearize"
+)
+
+// correct is the model behind a plain Target (not model-exact, cannot
+// restart); leaky acknowledges leaves without removing the member.
+func correct(plan linearize.Plan) linearize.Target {
+	m := linearize.NewModelTarget(plan.ModelConfig())
+	return linearize.Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
+}
+
+func leaky(plan linearize.Plan) linearize.Target {
+	m := linearize.NewModelTarget(plan.ModelConfig())
+	return linearize.Funcs{
+		HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+			if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
+				return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
+			}
+			return m.Handle(conn, h, req)
+		},
+		DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance,
+	}
+}
+
+// recorder keeps what a test reports instead of failing or skipping it.
+type recorder struct {
+	testing.TB
+	mu                  sync.Mutex
+	errors, logs, skips []string
+}
+
+func (r *recorder) add(list *[]string, s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	*list = append(*list, s)
+}
+
+func (r *recorder) Errorf(format string, args ...any) { r.add(&r.errors, fmt.Sprintf(format, args...)) }
+func (r *recorder) Error(args ...any)                 { r.add(&r.errors, fmt.Sprint(args...)) }
+func (r *recorder) Logf(format string, args ...any)   { r.add(&r.logs, fmt.Sprintf(format, args...)) }
+func (r *recorder) Log(args ...any)                   { r.add(&r.logs, fmt.Sprint(args...)) }
+
+func (r *recorder) Skipf(format string, args ...any) {
+	r.add(&r.skips, fmt.Sprintf(format, args...))
+	r.TB.SkipNow()
+}
+
+func TestRunPattern(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"TestX", "^TestX$"},
+		{"TestX/seed_3", "^TestX$/^seed_3$"},
+		{"TestX/a.b(c)", `^TestX$/^a\.b\(c\)$`},
+	} {
+		if got := RunPattern(tc.name); got != tc.want {
+			t.Errorf("RunPattern(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestFuncPackage(t *testing.T) {
+	for _, tc := range []struct{ fn, want string }{
+		{"example.com/m/p.TestX", "example.com/m/p"},
+		{"example.com/m/p_test.TestX.func1", "example.com/m/p"},
+		{"example.com/m/p.(*T).Method", "example.com/m/p"},
+		{"main.TestX", "."},
+		{"p.TestX", "p"},
+		{"nodot", ""},
+	} {
+		if got := funcPackage(tc.fn); got != tc.want {
+			t.Errorf("funcPackage(%q) = %q, want %q", tc.fn, got, tc.want)
+		}
+	}
+	if got := callerPackage(); got != "github.com/ghostcheck/ghostcheck/ghostchecktest" {
+		t.Errorf("callerPackage() = %q", got)
+	}
+}
+
+// The replay command a failure prints works: the test binary, given
+// -ghostcheck.replay, runs the history again against the test's target,
+// fails while the bug is there (saying it reproduced), and passes once it
+// is fixed. A history of another test is skipped; one without operations
+// is refused.
+func TestReplayFromTheTestBinary(t *testing.T) {
+	switch os.Getenv("GHOSTCHECKTEST_CHILD") {
+	case "leaky":
+		Run(t, leaky, Options{Seeds: 20})
+		return
+	case "fixed":
+		Run(t, correct, Options{Seeds: 20})
+		return
+	}
+	dir := t.TempDir()
+	rec := &recorder{TB: t}
+	out := run(rec, leaky, Options{Seeds: 20}, settings{out: dir})
+	if out.Failure == nil || out.Failure.Temporary || filepath.Dir(out.Failure.Artifacts.History) != dir {
+		t.Fatalf("the failure's files are not kept in -ghostcheck.out: %+v", out.Failure)
+	}
+	file := out.Failure.Artifacts.History
+	want := "go test github.com/ghostcheck/ghostcheck/ghostchecktest -run '^TestReplayFromTheTestBinary$' -ghostcheck.replay=" + file
+	if out.Failure.Replay != want || !strings.Contains(rec.errors[0], "replay:   "+want) {
+		t.Fatalf("replay command %q, want %q", out.Failure.Replay, want)
+	}
+	for _, tc := range []struct {
+		mode, want string
+		fails      bool
+	}{
+		{"leaky", "(reproduced): Illegal NoGhosts", true},
+		{"fixed", "now checks Ok at the observable level (it recorded Illegal NoGhosts", false},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestReplayFromTheTestBinary$", "-test.v", "-ghostcheck.replay="+file)
+		cmd.Env = append(os.Environ(), "GHOSTCHECKTEST_CHILD="+tc.mode)
+		b, err := cmd.CombinedOutput()
+		if failed := err != nil; failed != tc.fails || !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s: failed %v (want %v), output lacks %q:\n%s", tc.mode, failed, tc.fails, tc.want, b)
+		}
+	}
+	var other *recorder
+	t.Run("another test", func(st *testing.T) {
+		other = &recorder{TB: st}
+		run(other, leaky, Options{}, settings{replay: file})
+	})
+	if len(other.skips) != 1 || !strings.Contains(other.skips[0], "not of this test") {
+		t.Errorf("another test's replay was not skipped: %q", other.skips)
+	}
+	empty := filepath.Join(dir, "empty.jsonl")
+	src, _ := os.ReadFile(file)
+	header, _, _ := strings.Cut(string(src), "\n")
+	if err := os.WriteFile(empty, []byte(header+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readHistory(empty); err == nil || !strings.Contains(err.Error(), "no operations") {
+		t.Errorf("a history without operations: %v", err)
+	}
+}
+
+// With Rapid, a failure is reported once, with the history and the replay
+// command, and without rapid's log of every draw.
+func TestRapidIsQuiet(t *testing.T) {
+	f := flag.Lookup("rapid.nofailfile")
+	old := f.Value.String()
+	if err := f.Value.Set("true"); err != nil { // no fail file in this package's testdata
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Value.Set(old) })
+	rec := &recorder{TB: t}
+	out := run(rec, leaky, Options{Rapid: true, Shrink: 20}, settings{out: t.TempDir()})
+	if out.Failure == nil || out.Failure.Report.Rule != "NoGhosts" || len(rec.errors) != 1 {
+		t.Fatalf("want one NoGhosts failure: %+v %q", out.Failure, rec.errors)
+	}
+	if !strings.Contains(rec.errors[0], "drawn by rapid") || !strings.Contains(rec.errors[0], "-ghostcheck.replay=") {
+		t.Errorf("the failure:\n%s", rec.errors[0])
+	}
+	for _, l := range rec.logs {
+		if strings.Contains(l, "[rapid] draw") {
+			t.Fatalf("rapid's draws were logged: %q", l)
+		}
+	}
+	t.Logf("%d log lines; the failure:\n%s", len(rec.logs), rec.errors[0])
+	ok := run(&recorder{TB: t}, correct, Options{Rapid: true}, settings{})
+	if ok.Failure != nil || ok.Plans == 0 {
+		t.Fatalf("a correct target under rapid: %+v", ok)
+	}
+}
+
+// A target that panics fails the test, naming the plan and the panic, in
+// either mode; rapid does not spend its shrinking time on it, nor print
+// its draws.
+func TestPanicIsAFailure(t *testing.T) {
+	panicky := func(plan linearize.Plan) linearize.Target {
+		return linearize.Funcs{HandleFunc: func(linearize.Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
+			panic("mycoord: nil map")
+		}}
+	}
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{}, "seed 1 (of 1-100): the target panicked: mycoord: nil map"},
+		{Options{Rapid: true}, "plan 1 drawn by rapid (seed "},
+	} {
+		rec := &recorder{TB: t}
+		start := time.Now()
+		run(rec, panicky, tc.opts, settings{})
+		if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], tc.want) || !strings.Contains(rec.errors[0], "mycoord: nil map") {
+			t.Fatalf("rapid %v: %q", tc.opts.Rapid, rec.errors)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("rapid %v: %v to report a panic", tc.opts.Rapid, d)
+		}
+		for _, l := range rec.logs {
+			if strings.Contains(l, "[rapid] draw") {
+				t.Fatalf("rapid's draws were logged: %q", l)
+			}
+		}
+	}
+}

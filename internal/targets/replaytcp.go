@@ -1,0 +1,76 @@
+package targets
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/linearize"
+)
+
+// replayTCP re-runs a history of ghostcheck check (a plan for a broker
+// over TCP, linearize.TCPPlan) against the broker at opts.Bootstrap and
+// checks it at the observable level, as check did. The broker must be
+// configured with the timers the plan holds. The groups get a fresh
+// prefix, so a broker that kept the first run's groups does not meet
+// them again. What the first run's --known file changed is not replayed:
+// its probes are already out of the stored plan, but its workarounds and
+// the violations it set aside are not in the file.
+func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
+	plan := freshGroups(rr.Header.Plan, fmt.Sprintf("gc-r%d-", time.Now().UnixNano()%1e9))
+	rr.Target = opts.Bootstrap
+	target, err := linearize.NewTCPTarget(opts.Bootstrap, 5*time.Second)
+	if err != nil {
+		return rr, fmt.Errorf("%s: %w", rr.Path, err)
+	}
+	res, err := linearize.Run(target, plan)
+	target.Close()
+	if err != nil {
+		return rr, err
+	}
+	rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
+		SessionTimeoutMs: brokerSessionMs(plan), Timeout: opts.timeout()})
+	if rep.Verdict == linearize.Ok && !anyJoined(res.History) {
+		rep.Verdict, rep.Rule = linearize.VerdictUnknown, string(linearize.RuleHarnessAssumption)
+		rep.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
+	}
+	rr.settle(res, rep)
+	return rr, nil
+}
+
+// brokerSessionMs is the broker's session timeout in a plan made by
+// linearize.TCPPlan, which adds ten rounds of slack to it.
+func brokerSessionMs(p linearize.Plan) int64 {
+	if ms := p.SessionTimeoutMs - 10*p.RoundMs; ms > 0 {
+		return ms
+	}
+	return p.SessionTimeoutMs
+}
+
+// freshGroups renames every group of p with prefix in front.
+func freshGroups(p linearize.Plan, prefix string) linearize.Plan {
+	p.Clients = append([]linearize.ClientPlan(nil), p.Clients...)
+	for i := range p.Clients {
+		p.Clients[i].Group = prefix + p.Clients[i].Group
+	}
+	p.Admin = append([]linearize.AdminRemoval(nil), p.Admin...)
+	for i := range p.Admin {
+		p.Admin[i].Group = prefix + p.Admin[i].Group
+	}
+	p.Probes = append([]linearize.Probe(nil), p.Probes...)
+	for i := range p.Probes {
+		p.Probes[i].Group = prefix + p.Probes[i].Group
+	}
+	return p
+}
+
+// anyJoined reports whether some heartbeat was answered NONE: a history in
+// which no client joined says nothing about the broker, and is not Ok.
+func anyJoined(h linearize.History) bool {
+	for _, op := range h {
+		if r, ok := op.Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None {
+			return true
+		}
+	}
+	return false
+}
