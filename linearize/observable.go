@@ -105,7 +105,7 @@ type obsMember struct {
 	// parked: its static leave (epoch -2) was answered; parkRevoking: it
 	// had been asked to revoke when it parked.
 	parked, parkRevoking bool
-	subs                 string // the subscription it last sent ("" none seen)
+	subs                 subscription // as its requests set it
 }
 
 type obsGroup struct {

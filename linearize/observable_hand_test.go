@@ -246,6 +246,35 @@ func TestObservableStaticTakeoverAfterAChange(t *testing.T) {
 	})
 }
 
+// A heartbeat's subscription fields are each "unchanged" when null, and a
+// regex of "" (a client dropping its regex) is not the same as none: after
+// a takeover, m2 sending its names again with the regex "" may move the
+// group epoch (ghostcheck's model does, as a change of regex); sending its
+// names alone, unchanged, may not.
+func TestObservableStaticTakeoverThenSubscription(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		regex  codec.NullableString
+		detail string
+	}{
+		{"regex set to empty", codec.Str(""), ""},
+		{"regex null, names unchanged", codec.Null, "member m2 was answered epoch 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := takeoverHistory(t, ok("m9", 2, alpha(0, 1, 2)), ok("m2", 2, nil), settledAfter(2, dm{"m9", 2, []int32{0, 1, 2}, []int32{0, 1, 2}}, dm{"m2", 2, []int32{3, 4, 5}, []int32{3, 4, 5}}))
+			b.h = b.h[:7] // up to the takeover
+			req := hbReq("m2", 2)
+			req.SubscribedTopicNames, req.SubscribedTopicRegex = joinReq("m2", 6000).SubscribedTopicNames, tc.regex
+			b.record(3500, "c3", codec.ConsumerGroupHeartbeat, 1, req, ok("m2", 3, alpha(3, 4, 5)))
+			if tc.detail == "" {
+				judge(t, handPlan(), b, "", "")
+			} else {
+				judge(t, handPlan(), b, model.RuleStaticRestartKeepsAssignment, tc.detail)
+			}
+		})
+	}
+}
+
 // A parked member resuming under its own member id is the same promise.
 func TestObservableStaticRejoin(t *testing.T) {
 	for _, tc := range []struct {

@@ -31,15 +31,35 @@ func assignedSet(a *codec.ConsumerGroupHeartbeatAssignment) partSet {
 	return ownedSet(a.TopicPartitions)
 }
 
-// subscription is what a join or heartbeat subscribes to, "" when it
-// leaves the subscription unchanged.
-func subscription(req *codec.ConsumerGroupHeartbeatRequest) string {
-	if req.SubscribedTopicNames == nil && !req.SubscribedTopicRegex.Valid {
-		return ""
+// subscription is a member's subscription as its requests set it. Each
+// of a heartbeat's two fields is "unchanged" when null (KIP-848), so the
+// topic names and the regex are kept apart, and a regex of "" (what a
+// client sends to drop its regex) is not the same as none: a broker may
+// count it as a change and move the group epoch.
+type subscription struct {
+	names, regex       string
+	hasNames, hasRegex bool
+}
+
+// known reports whether any request set the subscription.
+func (s subscription) known() bool { return s.hasNames || s.hasRegex }
+
+// with is s after req, and whether req changed it (any field of a
+// subscription not known before counts as a change).
+func (s subscription) with(req *codec.ConsumerGroupHeartbeatRequest) (subscription, bool) {
+	changed := false
+	if req.SubscribedTopicNames != nil {
+		names := slices.Clone(req.SubscribedTopicNames)
+		slices.Sort(names)
+		n := strings.Join(slices.Compact(names), ",")
+		changed = !s.hasNames || n != s.names
+		s.names, s.hasNames = n, true
 	}
-	names := slices.Clone(req.SubscribedTopicNames)
-	slices.Sort(names)
-	return strings.Join(slices.Compact(names), ",") + "|" + req.SubscribedTopicRegex.Value
+	if re := req.SubscribedTopicRegex; re.Valid {
+		changed = changed || !s.hasRegex || re.Value != s.regex
+		s.regex, s.hasRegex = re.Value, true
+	}
+	return s, changed
 }
 
 // heartbeat judges a ConsumerGroupHeartbeat response at its call.
@@ -134,9 +154,7 @@ func (o *observer) applyHeartbeat(op *Op, req *codec.ConsumerGroupHeartbeatReque
 	o.takeover(op, g, req, m)
 	m.highEpoch = max(m.highEpoch, resp.MemberEpoch)
 	m.definite, m.lastOK, m.parked = true, op.At, false
-	if s := subscription(req); s != "" {
-		m.subs = s
-	}
+	m.subs, _ = m.subs.with(req)
 	if req.InstanceId.Valid && req.MemberEpoch == 0 && m.revokeAt < 0 {
 		m.revokeAt = op.At // it may inherit partitions to revoke
 	}

@@ -93,10 +93,12 @@ func (o *observer) changeOf(op *Op) string {
 			}
 			return req.GroupId
 		}
-		if s := subscription(req); s != "" {
-			if m := g.members[req.MemberId]; m == nil || m.subs != s {
-				return req.GroupId
-			}
+		var subs subscription
+		if m := g.members[req.MemberId]; m != nil {
+			subs = m.subs
+		}
+		if _, changed := subs.with(req); changed {
+			return req.GroupId
 		}
 	case *codec.LeaveGroupRequest:
 		if unknown {
@@ -124,7 +126,7 @@ func (o *observer) takeoverOf(g *obsGroup, req *codec.ConsumerGroupHeartbeatRequ
 	}
 	for _, m := range g.members {
 		if m.instance == req.InstanceId.Value && m.parked && m.definite {
-			if s := subscription(req); s != "" && m.subs != "" && s != m.subs {
+			if _, changed := m.subs.with(req); changed && m.subs.known() {
 				return nil
 			}
 			return m
