@@ -129,7 +129,10 @@ func (c *Conn) writeDeadline() {
 var errBuffered = errors.New("wire: Send with requests buffered; Flush first")
 
 // Send writes one request frame. Requests may be pipelined: Send several,
-// then Receive each, in order.
+// then Receive each, in order. A request refused before it is written
+// (requests buffered, or one codec cannot encode) is not pending; one
+// whose write failed is (its outcome is unknown, and the connection is
+// broken).
 func (c *Conn) Send(h *codec.RequestHeader, req codec.Message) error {
 	if c.broken != nil {
 		return c.broken
@@ -289,10 +292,10 @@ func mismatched(p sent, got int32) error {
 	return fmt.Errorf("%w: %v response carries correlation id %d, want %d", ErrNoResponse, p.key, got, p.corr)
 }
 
-// RoundTrip sends one request and returns its response.
+// RoundTrip sends one request and returns its response. A refused Send
+// (requests buffered, say) leaves the requests pending as they were.
 func (c *Conn) RoundTrip(h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if err := c.Send(h, req); err != nil {
-		c.pending = c.pending[:0]
 		return nil, err
 	}
 	return c.Receive()

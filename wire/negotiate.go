@@ -124,7 +124,6 @@ func (c *Conn) Negotiate(hm *Headers, o NegotiateOptions) (*Negotiation, error) 
 	for v := o.MaxVersion; v >= 0; {
 		h := hm.Next(codec.ApiVersions, v)
 		if err := c.Send(h, req); err != nil {
-			c.pending = c.pending[:0]
 			return n, fmt.Errorf("v%d: %w", v, err)
 		}
 		_, frame, err := c.next("Negotiate")
