@@ -196,7 +196,10 @@ func (n *Negotiation) judge(v int16, r *codec.ApiVersionsResponse, at int16, per
 }
 
 func versionsOf(r *codec.ApiVersionsResponse) Versions {
-	vs := make(Versions, len(r.ApiKeys))
+	// No size hint from the broker's list: a long list of repeated keys
+	// would allocate a map of its length for a few keys (there are fewer
+	// than 100 apis).
+	vs := make(Versions)
 	for _, k := range r.ApiKeys {
 		vs[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
 	}
