@@ -287,3 +287,31 @@ func TestRefusedSendKeepsPending(t *testing.T) {
 		})
 	}
 }
+
+// A Deadline is due at first, not again until half of its timeout has
+// passed, and at once after Reset.
+func TestDeadlineRenewsAtHalfLife(t *testing.T) {
+	var d wire.Deadline
+	const timeout = 40 * time.Millisecond
+	steps := []struct {
+		what  string
+		sleep time.Duration
+		reset bool
+		due   bool
+	}{
+		{"the first", 0, false, true},
+		{"right after", 0, false, false},
+		{"after a reset", 0, true, true},
+		{"past half of it", 25 * time.Millisecond, false, true},
+	}
+	for _, s := range steps {
+		time.Sleep(s.sleep)
+		if s.reset {
+			d.Reset()
+		}
+		at, due := d.Renew(timeout)
+		if due != s.due || due && time.Until(at) <= timeout/2 {
+			t.Errorf("%s: due %v at %v from now, want due %v", s.what, due, time.Until(at), s.due)
+		}
+	}
+}
