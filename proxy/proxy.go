@@ -106,6 +106,10 @@ type Proxy struct {
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 
+	// boot is the bootstrap listener, set by Start before anything runs
+	// and never changed: Addr reads it without the lock.
+	boot *listener
+
 	mu        sync.Mutex
 	closed    bool
 	listeners map[string]*listener // by upstream address
@@ -148,7 +152,11 @@ func Start(cfg Config) (*Proxy, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{cfg: cfg, listenHost: host, advertise: adv, start: time.Now(), ctx: ctx, cancel: cancel,
 		listeners: map[string]*listener{}, conns: map[*conn]struct{}{}}
-	if _, err := p.listen(cfg.Listen, cfg.Upstream); err != nil {
+	p.mu.Lock()
+	boot, err := p.listen(cfg.Listen, cfg.Upstream)
+	p.boot = boot
+	p.mu.Unlock()
+	if err != nil {
 		cancel()
 		return nil, err
 	}
@@ -156,7 +164,7 @@ func Start(cfg Config) (*Proxy, error) {
 }
 
 // listen opens a listener at addr for the broker upstream and serves it.
-// The caller holds p.mu, or is Start.
+// The caller holds p.mu.
 func (p *Proxy) listen(addr, upstream string) (*listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -227,7 +235,7 @@ func (p *Proxy) accept(l *listener) {
 }
 
 // Addr is the bootstrap listener's address.
-func (p *Proxy) Addr() string { return p.order[0].ln.Addr().String() }
+func (p *Proxy) Addr() string { return p.boot.ln.Addr().String() }
 
 // Listeners lists every listener and the broker it forwards to, the
 // bootstrap first.
