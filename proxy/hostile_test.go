@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -269,5 +270,109 @@ func TestLargeFramesStreamed(t *testing.T) {
 		if int(binary.BigEndian.Uint32(got)) != i+1 || !bytes.Equal(got[4:], want) {
 			t.Fatalf("frame %d of %d bytes came back changed (%d bytes)", i, size, len(got))
 		}
+	}
+}
+
+// A frame sent in part and then left is bounded by FrameTimeout whatever
+// its size, either way: a client sending 40 KiB of a 1 MiB request, or a
+// broker sending 40 KiB of a 1 MiB answer (relayed as it comes, or read
+// whole to be rewritten), loses its connection once FrameTimeout passes,
+// not at IdleTimeout (or never, on the broker's side).
+func TestHalfSentLargeFrames(t *testing.T) {
+	const frameTimeout = 200 * time.Millisecond
+	part := func(size int) []byte { return make([]byte, size) }
+	// An api the proxy relays without reading (DescribeConfigs v3: header
+	// v1), and one it reads whole (Metadata: rewritten).
+	request := func(key int16, corr int32, bodySize int) []byte {
+		b := binary.BigEndian.AppendUint32(nil, uint32(8+2+bodySize))
+		b = binary.BigEndian.AppendUint16(b, uint16(key))
+		b = append(b, 0, 3)
+		b = binary.BigEndian.AppendUint32(b, uint32(corr))
+		b = append(b, 0xff, 0xff)
+		return append(b, part(bodySize)...)
+	}
+	for _, tc := range []struct {
+		name string
+		key  int16
+		// broker is the broker's part: it answers each request so (nil:
+		// it reads and says nothing).
+		broker func(nc net.Conn, corr int32)
+		// client writes the client's part.
+		client func(nc net.Conn)
+	}{
+		{"client, 40 KiB of 1 MiB", 32, nil, func(nc net.Conn) { nc.Write(request(32, 1, 1<<20)[:40<<10]) }},
+		{"broker, 40 KiB of 1 MiB relayed", 32, func(nc net.Conn, corr int32) { nc.Write(frameOf(corr, part(1<<20))[:40<<10]) },
+			func(nc net.Conn) { nc.Write(request(32, 1, 0)) }},
+		{"broker, 40 KiB of 1 MiB read whole", 3, func(nc net.Conn, corr int32) { nc.Write(frameOf(corr, part(1<<20))[:40<<10]) },
+			func(nc net.Conn) { nc.Write(request(3, 1, 0)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := fakeBroker(t, func(nc net.Conn) {
+				br := bufio.NewReader(nc)
+				for {
+					corr, _, _ := readRequest(br)
+					if corr < 0 {
+						return
+					}
+					if tc.broker != nil {
+						tc.broker(nc, corr)
+					}
+				}
+			})
+			p := startProxy(t, proxy.Config{Upstream: up, FrameTimeout: frameTimeout, Logf: func(string, ...any) {}})
+			nc, err := net.Dial("tcp", p.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			start := time.Now()
+			tc.client(nc)
+			closedWithin(t, nc, 3*time.Second)
+			if took := time.Since(start); took < frameTimeout/2 {
+				t.Errorf("closed after %v, before FrameTimeout", took)
+			}
+		})
+	}
+}
+
+// An answer the proxy reads whole (a routing answer) is read as it
+// arrives: brokers announcing 100 MiB and sending 40 KiB cost the proxy
+// about what arrived, not what was announced.
+func TestAnnouncedSizeNotAllocated(t *testing.T) {
+	const conns = 5
+	var sent sync.WaitGroup
+	sent.Add(conns)
+	up := fakeBroker(t, func(nc net.Conn) {
+		br := bufio.NewReader(nc)
+		corr, _, _ := readRequest(br)
+		if corr < 0 {
+			return
+		}
+		answer := binary.BigEndian.AppendUint32(nil, 100<<20-16)
+		answer = binary.BigEndian.AppendUint32(answer, uint32(corr))
+		nc.Write(append(answer, make([]byte, 40<<10)...))
+		sent.Done()
+		io.Copy(io.Discard, br)
+	})
+	p := startProxy(t, proxy.Config{Upstream: up, FrameTimeout: 10 * time.Second, Logf: func(string, ...any) {}})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < conns; i++ {
+		w, err := wire.Dial(p.Addr(), wire.Options{Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		hm, _ := wire.NewHeaders(codec.Str("c"), codec.UUID{1})
+		if err := w.Send(hm.Next(codec.Metadata, 12), codec.NewMetadataRequest()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent.Wait()
+	time.Sleep(200 * time.Millisecond) // the proxy reads what was sent
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+		t.Errorf("%d answers announcing 100 MiB and sending 40 KiB made the proxy allocate %d MiB", conns, grew>>20)
 	}
 }

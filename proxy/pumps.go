@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // pumpRequests relays the client's requests to the broker until either
@@ -208,14 +210,19 @@ func (c *conn) writeClient(b []byte) error {
 	return write(c.client, &c.cwdl, c.p.cfg.WriteTimeout, b)
 }
 
-// stream copies the next n bytes of src to dst: a frame too large to hold.
-func (c *conn) stream(dst io.Writer, dl *time.Time, src io.Reader, n int) error {
-	if nc, ok := dst.(interface{ SetWriteDeadline(time.Time) error }); ok {
-		*dl = time.Now().Add(c.p.cfg.WriteTimeout)
-		_ = nc.SetWriteDeadline(*dl)
+// stream copies the next n bytes of src to dst, a frame too large to
+// hold, under a fresh write deadline (the reader's frame deadline bounds
+// the reading).
+func (c *conn) stream(dst net.Conn, dl *wire.Deadline, src io.Reader, n int) error {
+	dl.Reset()
+	if at, due := dl.Renew(c.p.cfg.WriteTimeout); due {
+		_ = dst.SetWriteDeadline(at)
 	}
 	_, err := io.CopyN(dst, src, int64(n))
-	return insideFrame(err)
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF // the frame had begun
+	}
+	return err
 }
 
 // pumpResponses relays the broker's answers to the client until either
@@ -310,6 +317,7 @@ func (c *conn) response(out []byte, e entry, size int, b []byte, whole bool) ([]
 		case <-c.done:
 			return out, errProxyClosed
 		}
+		c.uresp.rearm()
 	}
 	if e.fault.Kind == DropResponse && !whole {
 		// Too large to keep: the broker answered, which is all a drop
