@@ -10,6 +10,7 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -375,4 +376,70 @@ func TestAnnouncedSizeNotAllocated(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
 		t.Errorf("%d answers announcing 100 MiB and sending 40 KiB made the proxy allocate %d MiB", conns, grew>>20)
 	}
+}
+
+// A client that never pauses (acks=0 Produce requests, owed no answer,
+// in frames that never line up with the proxy's buffer) has its requests
+// forwarded while it sends, and costs the proxy a bounded batch: the
+// proxy wrote a batch only when the client's bytes ran out, so such a
+// client grew it without limit and the broker got nothing.
+func TestUnpausedClientForwarded(t *testing.T) {
+	var received atomic.Int64
+	up := fakeBroker(t, func(nc net.Conn) {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := nc.Read(buf)
+			received.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	})
+	p := startProxy(t, proxy.Config{Upstream: up, MaxRecords: 1000, Logf: func(string, ...any) {}})
+	// Produce v3 (header v1, null ClientId), null TransactionalId, acks 0:
+	// 1001 bytes in all.
+	frame := binary.BigEndian.AppendUint32(nil, 997)
+	frame = append(frame, 0, 0, 0, 3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 0)
+	frame = append(frame, make([]byte, 1001-len(frame))...)
+	burst := bytes.Repeat(frame, 64)
+	nc, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var sent atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			n, err := nc.Write(burst)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	time.Sleep(time.Second)
+	got, wrote := received.Load(), sent.Load()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	close(stop)
+	<-done
+	if got < wrote/4 {
+		t.Errorf("the client sent %d KiB without a pause; the broker got %d KiB meanwhile", wrote>>10, got>>10)
+	}
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 16<<20 {
+		t.Errorf("the proxy's heap grew by %d MiB while the client sent %d MiB", grew>>20, wrote>>20)
+	}
+	t.Logf("sent %d MiB, the broker got %d MiB", wrote>>20, got>>20)
 }

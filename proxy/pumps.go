@@ -11,12 +11,21 @@ import (
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
+// maxBatch is the most the request pump gathers before writing to the
+// broker: a client that pipelines writes several frames in one, and one
+// that never pauses (acks=0 Produce requests, which are owed no answer,
+// so no in-flight cap holds them back) still has its frames forwarded as
+// they come, with the broker's pace pushing back on it.
+const maxBatch = 64 << 10
+
 // pumpRequests relays the client's requests to the broker until either
-// side ends the connection.
+// side ends the connection. Frames are gathered while more of the client's
+// bytes wait in the buffer, and written when none do or the batch passes
+// maxBatch.
 func (c *conn) pumpRequests() error {
 	var out []byte
 	for seq := 0; ; seq++ {
-		if len(out) > 0 && c.creq.br.Buffered() == 0 {
+		if len(out) > 0 && (c.creq.br.Buffered() == 0 || len(out) >= maxBatch) {
 			if err := c.writeUp(out); err != nil {
 				return err
 			}
