@@ -126,11 +126,16 @@ func (p *Proxy) register(c *conn) bool {
 	return true
 }
 
+// unregister forgets an ended connection, keeping a copy of its records
+// (none when it recorded nothing): the conn itself, with its buffers, is
+// let go.
 func (p *Proxy) unregister(c *conn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.conns, c)
-	p.ended = append(p.ended, connRecord{id: c.id, broker: c.l.upstream, recs: &c.recs})
+	if c.recs.n > 0 {
+		p.ended = append(p.ended, connRecord{id: c.id, broker: c.l.upstream, recs: c.recs})
+	}
 }
 
 // close ends the connection (both sockets) once, for the first reason.

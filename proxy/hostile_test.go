@@ -443,3 +443,42 @@ func TestUnpausedClientForwarded(t *testing.T) {
 	}
 	t.Logf("sent %d MiB, the broker got %d MiB", wrote>>20, got>>20)
 }
+
+// An ended connection leaves behind only what it recorded: connections
+// that open and close (half of them recording one request) cost the
+// proxy a few hundred bytes each, not their buffers (66 KiB each: the
+// record of an ended connection pointed into it).
+func TestEndedConnectionsLetGo(t *testing.T) {
+	up := fakeBroker(t, func(nc net.Conn) { io.Copy(io.Discard, nc) })
+	p := startProxy(t, proxy.Config{Upstream: up, Logf: func(string, ...any) {}})
+	// An acks=0 Produce v3 (no answer owed), recorded.
+	produce := binary.BigEndian.AppendUint32(nil, 16)
+	produce = append(produce, 0, 0, 0, 3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0)
+	const cycles = 1000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < cycles; i++ {
+		nc, err := net.Dial("tcp", p.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			nc.Write(produce)
+		}
+		nc.(*net.TCPConn).CloseWrite()
+		closedWithin(t, nc, 5*time.Second)
+		nc.Close()
+	}
+	p.Close()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if n := len(p.Recording()); n != cycles/2 {
+		t.Fatalf("%d requests recorded, want %d", n, cycles/2)
+	}
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / cycles
+	if per > 2<<10 {
+		t.Errorf("each ended connection keeps %d bytes", per)
+	}
+	t.Logf("each ended connection keeps %d bytes", per)
+}

@@ -32,34 +32,53 @@ type rec struct {
 	versions *codec.ApiVersionsResponse
 }
 
-const recChunk = 128
+// Record chunks start small and double up to maxRecChunk: most
+// connections record a handful of requests (a client's bootstrap
+// connection, say), and what they recorded is kept for the whole run.
+const (
+	firstRecChunk = 4
+	maxRecChunk   = 128
+)
 
-// records are one connection's records.
+// records are one connection's records, in chunks whose storage never
+// moves (each is filled within its capacity, never appended past it).
 type records struct {
-	chunks []*[recChunk]rec
+	chunks [][]rec
 	n      int
 }
 
 // next returns a fresh record at the end.
 func (rs *records) next() *rec {
-	if rs.n%recChunk == 0 {
-		rs.chunks = append(rs.chunks, new([recChunk]rec))
+	last := len(rs.chunks) - 1
+	if last < 0 || len(rs.chunks[last]) == cap(rs.chunks[last]) {
+		size := firstRecChunk
+		if last >= 0 {
+			size = min(2*cap(rs.chunks[last]), maxRecChunk)
+		}
+		rs.chunks = append(rs.chunks, make([]rec, 0, size))
+		last++
 	}
-	r := &rs.chunks[rs.n/recChunk][rs.n%recChunk]
+	rs.chunks[last] = append(rs.chunks[last], rec{})
 	rs.n++
-	return r
+	return &rs.chunks[last][len(rs.chunks[last])-1]
 }
 
 func (rs *records) each(f func(*rec)) {
-	for i := 0; i < rs.n; i++ {
-		f(&rs.chunks[i/recChunk][i%recChunk])
+	for _, ch := range rs.chunks {
+		for i := range ch {
+			f(&ch[i])
+		}
 	}
 }
 
-// arena holds copies of recorded bodies in chunks that never move.
+// arena holds copies of recorded bodies in chunks that never move; like
+// the records' chunks they start small and double.
 type arena struct{ cur []byte }
 
-const arenaChunk = 16 << 10
+const (
+	firstArenaChunk = 512
+	arenaChunk      = 16 << 10
+)
 
 // copy returns a copy of b kept in the arena.
 func (a *arena) copy(b []byte) []byte {
@@ -67,18 +86,24 @@ func (a *arena) copy(b []byte) []byte {
 		return append([]byte(nil), b...)
 	}
 	if cap(a.cur)-len(a.cur) < len(b) {
-		a.cur = make([]byte, 0, arenaChunk)
+		size := firstArenaChunk
+		if cap(a.cur) > 0 {
+			size = min(2*cap(a.cur), arenaChunk)
+		}
+		a.cur = make([]byte, 0, max(size, len(b)))
 	}
 	start := len(a.cur)
 	a.cur = append(a.cur, b...)
 	return a.cur[start:len(a.cur):len(a.cur)]
 }
 
-// connRecord is what Recording needs of a connection.
+// connRecord is what Recording needs of a connection: a copy of its
+// records, so that nothing else of the connection (its buffers) outlives
+// it.
 type connRecord struct {
 	id     uint64
 	broker string
-	recs   *records
+	recs   records
 }
 
 // toRequest decodes one record into what the client rules read.
