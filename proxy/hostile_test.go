@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/clients"
+	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/proxy"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -481,4 +484,65 @@ func TestEndedConnectionsLetGo(t *testing.T) {
 		t.Errorf("each ended connection keeps %d bytes", per)
 	}
 	t.Logf("each ended connection keeps %d bytes", per)
+}
+
+// The recording holds at most MaxRecordedBytes, whatever the count
+// allows: requests with large ClientIds, or whose answers the recording
+// keeps, are forwarded and counted past it, not recorded, and the verdict
+// output says the recording is partial.
+func TestRecordingByteBudget(t *testing.T) {
+	const budget = 256 << 10
+	big := strings.Repeat("x", 16<<10)
+	for _, tc := range []struct {
+		name     string
+		clientID string // of each request
+		answer   int    // bytes of each heartbeat answer's error message
+	}{
+		{"16 KiB ClientIds", big, 0},
+		{"16 KiB answers", "c", 16 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := fakeBroker(t, func(nc net.Conn) {
+				br := bufio.NewReader(nc)
+				for {
+					corr, _, _ := readRequest(br)
+					if corr < 0 {
+						return
+					}
+					b, _ := codec.AppendResponse(nil, corr, 1, &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.GroupIDNotFound,
+						ErrorMessage: codec.Str(strings.Repeat("e", tc.answer))})
+					nc.Write(b)
+				}
+			})
+			p := startProxy(t, proxy.Config{Upstream: up, MaxRecordedBytes: budget})
+			w, err := wire.Dial(p.Addr(), wire.Options{Timeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			const n = 100
+			for i := int32(1); i <= n; i++ {
+				// Each request names its ClientId (a client that repeats it).
+				h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: i, ClientId: codec.Str(tc.clientID)}
+				if _, err := w.RoundTrip(h, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", MemberEpoch: 1, RebalanceTimeoutMs: -1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.Close()
+			st := p.Stats()
+			recorded := len(p.Recording())
+			if recorded == 0 || recorded+int(st.Unrecorded) != n || st.RecordedBytes > budget+64<<10 {
+				t.Errorf("%d of %d requests recorded, %d not, %d bytes held: want the first ones recorded within %d bytes and the rest counted",
+					recorded, n, st.Unrecorded, st.RecordedBytes, budget)
+			}
+			if recorded*16<<10 > budget {
+				t.Errorf("%d requests of 16 KiB recorded within a budget of %d", recorded, budget)
+			}
+			var out strings.Builder
+			proxy.WriteVerdicts(&out, model.CheckClients(p.Recording()), st)
+			if !strings.Contains(out.String(), fmt.Sprintf("%d requests forwarded but not recorded", st.Unrecorded)) {
+				t.Errorf("the verdict output does not say the recording is partial:\n%s", out.String())
+			}
+		})
+	}
 }

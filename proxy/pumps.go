@@ -61,8 +61,13 @@ func (c *conn) request(out []byte, seq, size int, b []byte, whole bool) ([]byte,
 	}
 	c.p.requests.Add(1)
 	body := frame[bodyAt:]
-	r := c.record(seq, hv)
-	if r != nil && whole && decodedBodies(c.h.RequestApiKey) {
+	keep := whole && decodedBodies(c.h.RequestApiKey)
+	kept := 0
+	if keep {
+		kept = len(body)
+	}
+	r := c.record(seq, hv, kept)
+	if r != nil && keep {
 		r.req = c.reqArena.copy(body)
 	}
 	var fault Fault
@@ -100,10 +105,15 @@ func (c *conn) request(out []byte, seq, size int, b []byte, whole bool) ([]byte,
 	return out[:0], fault, c.stream(c.up, &c.uwdl, c.creq.br, 4+size)
 }
 
-// record makes the record of the request whose header c.h holds (nil past
-// MaxRecords).
-func (c *conn) record(seq int, hv int16) *rec {
-	if c.p.recorded.Add(1) > uint64(c.p.cfg.MaxRecords) {
+// record makes the record of the request whose header c.h holds, which
+// will keep a body of body bytes (nil past MaxRecords or
+// MaxRecordedBytes).
+func (c *conn) record(seq int, hv int16, body int) *rec {
+	cost := recSize + len(c.h.ClientId.Value) + body
+	for _, t := range c.h.UnknownTags {
+		cost += 16 + len(t.Data)
+	}
+	if c.p.recorded.Add(1) > uint64(c.p.cfg.MaxRecords) || !c.p.reserve(cost) {
 		c.p.unrecorded.Add(1)
 		return nil
 	}
@@ -159,9 +169,21 @@ func (c *conn) recordAnswer(r *rec, frame []byte, f Fault) {
 		return
 	}
 	r.fault = f
-	if at := responseBody(frame, c.h.RequestApiKey, c.h.RequestApiVersion); at > 0 {
+	if at := responseBody(frame, c.h.RequestApiKey, c.h.RequestApiVersion); at > 0 && c.keep(r, len(frame)-at) {
 		r.resp = c.reqArena.copy(frame[at:])
 	}
+}
+
+// keep reserves n more bytes of the recording's budget for r; when they
+// do not fit, r is left out of the recording (counted unrecorded): a
+// request without the answer the client got would be judged wrongly.
+func (c *conn) keep(r *rec, n int) bool {
+	if c.p.reserve(n) {
+		return true
+	}
+	r.skip = true
+	c.p.unrecorded.Add(1)
+	return false
 }
 
 // responseBody is where the body of a response frame (size prefix
@@ -364,11 +386,11 @@ func (c *conn) response(out []byte, e entry, size int, b []byte, whole bool) ([]
 		out, err = rewriteRouting(out, frame[4:], e.key, e.version, c.p)
 	case codec.ApiVersions:
 		out = append(out, frame...)
-		if vs, ok := capVersions(out[start+8:], e.version); ok && e.rec != nil {
+		if vs, ok := capVersions(out[start+8:], e.version); ok && e.rec != nil && c.keep(e.rec, versionsSize(vs)) {
 			e.rec.versions = vs
 		}
 	default:
-		if at := responseBody(frame, e.key, e.version); at > 0 && e.rec != nil {
+		if at := responseBody(frame, e.key, e.version); at > 0 && e.rec != nil && c.keep(e.rec, len(frame)-at) {
 			e.rec.resp = c.respArena.copy(frame[at:])
 		}
 		out = append(out, frame...)

@@ -3,6 +3,7 @@ package proxy
 import (
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -30,6 +31,19 @@ type rec struct {
 	// versions is the ApiVersions answer, read off its bytes (codec
 	// decodes ApiVersions only to v4).
 	versions *codec.ApiVersionsResponse
+	// skip leaves the record out of the recording: its answer did not
+	// fit MaxRecordedBytes.
+	skip bool
+}
+
+// recSize is what a record costs the recording's budget before its
+// ClientId, tags and bodies.
+const recSize = int(unsafe.Sizeof(rec{}))
+
+// versionsSize is what an ApiVersions answer read off its bytes costs the
+// recording's budget.
+func versionsSize(vs *codec.ApiVersionsResponse) int {
+	return int(unsafe.Sizeof(*vs)) + len(vs.ApiKeys)*int(unsafe.Sizeof(codec.ApiVersionsKey{}))
 }
 
 // Record chunks start small and double up to maxRecChunk: most
@@ -158,7 +172,11 @@ func gather(conns []connRecord) []model.ClientRequest {
 	}
 	var all []keyed
 	for _, c := range conns {
-		c.recs.each(func(r *rec) { all = append(all, keyed{r.seq, r.toRequest(c)}) })
+		c.recs.each(func(r *rec) {
+			if !r.skip {
+				all = append(all, keyed{r.seq, r.toRequest(c)})
+			}
+		})
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
 	out := make([]model.ClientRequest, len(all))

@@ -62,8 +62,13 @@ func Violations(results []model.ClientResult) []Violation {
 }
 
 // WriteVerdicts prints the table, the legend, what the outcomes mean, and
-// each violation.
-func WriteVerdicts(w io.Writer, results []model.ClientResult) {
+// each violation; and, when the recording's bounds left requests out
+// (st.Unrecorded), that the verdicts judge only the part recorded.
+func WriteVerdicts(w io.Writer, results []model.ClientResult, st Stats) {
+	if st.Unrecorded > 0 {
+		fmt.Fprintf(w, "%s forwarded but not recorded, past the recording's bounds (--max-records, --max-recorded-bytes; %d MiB recorded): the verdicts judge the requests recorded before\n\n",
+			plural(int(st.Unrecorded), "request"), st.RecordedBytes>>20)
+	}
 	if len(results) == 0 {
 		fmt.Fprintln(w, "no client traffic was recorded")
 		return
