@@ -291,6 +291,15 @@ func (c *conn) pumpResponses() error {
 		if corr := int32(binary.BigEndian.Uint32(b[4:8])); corr != e.corr {
 			return fmt.Errorf("%w: %d, want %d (%v v%d)", errCorrelation, corr, e.corr, e.key, e.version)
 		}
+		if e.fault.Kind == CloseAfterForward {
+			// The broker answered before the request pump closed the
+			// connection: the client must not see it. What came before
+			// goes out; the connection ends here.
+			if err := c.writeClient(out); err != nil {
+				return err
+			}
+			return errFaultClosed
+		}
 		if out, err = c.response(out, e, size, b, whole); err != nil {
 			return err
 		}
