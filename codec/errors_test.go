@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -366,5 +367,38 @@ func TestFrameErrors(t *testing.T) {
 	}
 	if _, err := codec.ReadFrame(bytes.NewReader(nil), nil, 2); err != io.EOF {
 		t.Fatalf("ReadFrame at a clean end: %v, want io.EOF", err)
+	}
+}
+
+// AppendFrameBytes grows as the bytes arrive, not by the size announced:
+// a peer announcing 100 MiB and sending 40 KiB costs about 64 KiB. A
+// buffer with room is filled in place; bytes come out in order, across
+// chunks.
+func TestAppendFrameBytes(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := codec.AppendFrameBytes(nil, bytes.NewReader(make([]byte, 40<<10)), 100<<20)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("a frame cut short: %v, want io.ErrUnexpectedEOF", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("40 KiB of an announced 100 MiB allocated %d KiB", grew>>10)
+	}
+	if len(got) > 40<<10 {
+		t.Errorf("returned %d bytes, more than arrived", len(got))
+	}
+	src := make([]byte, 300<<10+7)
+	for i := range src {
+		src[i] = byte(i * 13)
+	}
+	got, err = codec.AppendFrameBytes([]byte("pre"), bytes.NewReader(src), len(src))
+	if err != nil || !bytes.Equal(got, append([]byte("pre"), src...)) {
+		t.Fatalf("a frame across chunks came out changed (%d bytes, %v)", len(got), err)
+	}
+	buf := make([]byte, 0, 16)
+	got, err = codec.AppendFrameBytes(buf, bytes.NewReader(src), 16)
+	if err != nil || &got[0] != &buf[:1][0] || !bytes.Equal(got, src[:16]) {
+		t.Errorf("a buffer with room should be filled in place: %x, %v", got, err)
 	}
 }

@@ -56,8 +56,9 @@ func checkFrameSize(n, max int) error {
 
 // ReadFrame reads one frame from rd into buf (reused when large enough) and
 // returns its contents without the size prefix. The size is checked against
-// max before anything is allocated, and the body is read in chunks, so a
-// peer that announces a large frame and sends little costs little memory.
+// max before anything is allocated, and the body is read as AppendFrameBytes
+// reads it, so a peer that announces a large frame and sends little costs
+// little memory.
 //
 // io.EOF means the stream ended cleanly before a frame began; a stream that
 // ends anywhere inside a frame, even right after its size prefix, is
@@ -71,38 +72,42 @@ func ReadFrame(rd io.Reader, buf []byte, max int) ([]byte, error) {
 	if err := checkFrameSize(n, max); err != nil {
 		return nil, err
 	}
-	if cap(buf) >= n {
-		buf = buf[:n]
-		if _, err := io.ReadFull(rd, buf); err != nil {
-			return nil, insideFrame(err)
-		}
-		return buf, nil
+	b, err := AppendFrameBytes(buf[:0], rd, n)
+	if err != nil {
+		return nil, err
 	}
-	// Grow as data arrives rather than trusting the announced size.
-	const chunk = 64 << 10
-	buf = buf[:0]
-	for len(buf) < n {
-		want := n - len(buf)
-		if want > chunk && len(buf)+chunk < n {
-			want = chunk
-		}
-		start := len(buf)
-		buf = slices.Grow(buf, want)[:start+want]
-		if _, err := io.ReadFull(rd, buf[start:]); err != nil {
-			return nil, insideFrame(err)
-		}
-	}
-	return buf, nil
+	return b, nil
 }
 
-// insideFrame reports an end of stream met after a frame's size prefix as
-// unexpected: io.ReadFull says io.EOF when it read nothing, but the frame
-// had begun.
-func insideFrame(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
+// frameChunk is how much AppendFrameBytes grows its buffer by at a time.
+const frameChunk = 64 << 10
+
+// AppendFrameBytes appends the next n bytes of rd, the rest of a frame
+// whose size prefix was read (and checked), to dst. Every reader of frames
+// (ReadFrame, wire's client connection, the proxy) reads a frame's body
+// with it, because the size is the peer's word: dst grows as the bytes
+// arrive, 64 KiB at a time, never by n at once, so a peer that announces
+// 100 MiB and sends 40 KiB costs 64 KiB. A dst with room for n bytes is
+// filled in place (no allocation). A stream that ends before n bytes is
+// io.ErrUnexpectedEOF: the frame had begun.
+func AppendFrameBytes(dst []byte, rd io.Reader, n int) ([]byte, error) {
+	for n > 0 {
+		want := n
+		if cap(dst)-len(dst) < n {
+			want = min(n, frameChunk)
+			dst = slices.Grow(dst, want)
+		}
+		start := len(dst)
+		dst = dst[:start+want]
+		if _, err := io.ReadFull(rd, dst[start:]); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return dst[:start], err
+		}
+		n -= want
 	}
-	return err
+	return dst, nil
 }
 
 // AppendRequest appends a whole request frame: size, header (at the version

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"html"
 	"math/rand/v2"
 	"regexp"
 	"sort"
@@ -349,7 +350,12 @@ func porcupineModel(cfg model.Config) porcupine.Model {
 			return h.Sum64()
 		},
 		DescribeOperation: func(input, _ any) string { return describeOp(input.(*Op)) },
-		DescribeState:     func(s any) string { return describeState(s.(*pstate).c) },
+		// porcupine's page writes a state's description into its tooltip
+		// as HTML (innerHTML), and the state names group, member and
+		// instance ids a history file or a broker chose: escaped here,
+		// they are text. (Operation descriptions and annotations it
+		// writes as text; the metadata, timelineTooltip, escapes its own.)
+		DescribeState: func(s any) string { return html.EscapeString(describeState(s.(*pstate).c)) },
 	}
 }
 

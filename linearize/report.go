@@ -52,10 +52,10 @@ func WriteArtifacts(dir, name string, hdr FileHeader, res *Result, rep *Report) 
 	}
 	art := Artifacts{History: filepath.Join(dir, name+".jsonl"), Timeline: filepath.Join(dir, name+".timeline.html")}
 	hdr.Expect = Expect{Verdict: rep.Verdict, Rule: rep.Rule, Linearizable: string(rep.Linearizable)}
-	if err := writeFileAt(art.History, func(w io.Writer) error { return WriteFile(w, hdr, res.History) }); err != nil {
+	if err := WritePath(art.History, func(w io.Writer) error { return WriteFile(w, hdr, res.History) }); err != nil {
 		return art, err
 	}
-	err := writeFileAt(art.Timeline, func(w io.Writer) error {
+	err := WritePath(art.Timeline, func(w io.Writer) error {
 		tl, err := WriteTimeline(w, res, rep, TimelineOptions{Title: name})
 		art.Partial, art.Window = tl.Partial, tl.Scope
 		return err
@@ -63,8 +63,13 @@ func WriteArtifacts(dir, name string, hdr FileHeader, res *Result, rep *Report) 
 	return art, err
 }
 
-// writeFileAt creates path and lets write fill it.
-func writeFileAt(path string, write func(io.Writer) error) error {
+// WritePath creates path (and its directory) and lets write fill it; a
+// failed write, or close, is its error. It is how every page and history
+// of a report is written: here, and by package report.
+func WritePath(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"net"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/wire"
@@ -24,61 +24,28 @@ import (
 // anything else, as a broker does to a request it cannot parse.
 func apiVersionsOnly(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	return nettest.Serve(t, func(nc net.Conn) {
+		_ = nc.SetDeadline(time.Now().Add(5 * time.Second))
 		for {
-			nc, err := ln.Accept()
+			frame, err := codec.ReadFrame(nc, nil, 1<<20)
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, nc)
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer nc.Close()
-				_ = nc.SetDeadline(time.Now().Add(5 * time.Second))
-				for {
-					frame, err := codec.ReadFrame(nc, nil, 1<<20)
-					if err != nil {
-						return
-					}
-					var h codec.RequestHeader
-					if _, err := codec.ParseRequestHeader(frame, &h, codec.DecodeOptions{}); err != nil || h.RequestApiKey != codec.ApiVersions {
-						return
-					}
-					r := codec.NewApiVersionsResponse()
-					r.ApiKeys = []codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MaxVersion: 4}, {ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 1}}
-					out, err := codec.AppendResponse(nil, h.CorrelationId, h.RequestApiVersion, r)
-					if err != nil {
-						return
-					}
-					if _, err := nc.Write(out); err != nil {
-						return
-					}
-				}
-			}()
+			var h codec.RequestHeader
+			if _, err := codec.ParseRequestHeader(frame, &h, codec.DecodeOptions{}); err != nil || h.RequestApiKey != codec.ApiVersions {
+				return
+			}
+			r := codec.NewApiVersionsResponse()
+			r.ApiKeys = []codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MaxVersion: 4}, {ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 1}}
+			out, err := codec.AppendResponse(nil, h.CorrelationId, h.RequestApiVersion, r)
+			if err != nil {
+				return
+			}
+			if _, err := nc.Write(out); err != nil {
+				return
+			}
 		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
 	})
-	return ln.Addr().String()
 }
 
 // The TCP target's errors keep the driver's meaning: a request the broker

@@ -14,6 +14,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/proxy"
 	"github.com/ghostcheck/ghostcheck/wire"
@@ -154,42 +155,15 @@ func reportLatency(b *testing.B, lat []time.Duration, elapsed, cpu time.Duration
 // startRelay relays every connection to upstream byte for byte, until the
 // benchmark ends.
 func startRelay(b *testing.B, upstream string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var open []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", upstream)
-			if err != nil {
-				nc.Close()
-				continue
-			}
-			mu.Lock()
-			open = append(open, nc, up)
-			mu.Unlock()
-			wg.Add(2)
-			go func() { defer wg.Done(); io.Copy(up, nc); up.Close() }()
-			go func() { defer wg.Done(); io.Copy(nc, up); nc.Close() }()
+	return nettest.Serve(b, func(nc net.Conn) {
+		up, err := net.Dial("tcp", upstream)
+		if err != nil {
+			return
 		}
-	}()
-	b.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range open {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
+		done := make(chan struct{})
+		go func() { defer close(done); io.Copy(nc, up); nc.Close() }()
+		io.Copy(up, nc)
+		up.Close()
+		<-done
 	})
-	return ln.Addr().String()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // A client connection is two goroutines over two sockets. The request pump
@@ -66,7 +67,7 @@ type conn struct {
 	l           *listener
 	client, up  net.Conn
 	creq, uresp frameReader
-	cwdl, uwdl  time.Time // write deadlines set, renewed at half-life
+	cwdl, uwdl  wire.Deadline // write deadlines, renewed at half-life
 	done        chan struct{}
 	once        sync.Once
 	mu          sync.Mutex // guards q and busy
@@ -125,11 +126,16 @@ func (p *Proxy) register(c *conn) bool {
 	return true
 }
 
+// unregister forgets an ended connection, keeping a copy of its records
+// (none when it recorded nothing): the conn itself, with its buffers, is
+// let go.
 func (p *Proxy) unregister(c *conn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.conns, c)
-	p.ended = append(p.ended, connRecord{id: c.id, broker: c.l.upstream, recs: &c.recs})
+	if c.recs.n > 0 {
+		p.ended = append(p.ended, connRecord{id: c.id, broker: c.l.upstream, recs: c.recs})
+	}
 }
 
 // close ends the connection (both sockets) once, for the first reason.
@@ -154,15 +160,19 @@ func (c *conn) close(why error) {
 
 // frameReader reads frames off one socket: the size checked against max
 // before anything is allocated, an idle deadline (when idle > 0) renewed
-// at half-life, and a frame deadline for the rest of a frame that has not
-// arrived whole.
+// at half-life while waiting for a frame, and a frame deadline,
+// frameTimeout, on the rest of every frame that has not arrived whole when
+// its size has: it holds while the frame is streamed or read whole, and
+// is lifted when the next frame is asked for. A peer that sends part of a
+// frame and stops loses its connection after frameTimeout, whatever the
+// frame's size.
 type frameReader struct {
 	br           *bufio.Reader
 	nc           net.Conn
 	max          int
 	frameTimeout time.Duration
 	idle         time.Duration
-	dl           time.Time
+	idleDL       wire.Deadline
 	armed        bool // a frame deadline is set
 }
 
@@ -173,15 +183,14 @@ type frameReader struct {
 func (f *frameReader) next() (size int, b []byte, whole bool, err error) {
 	if f.armed {
 		f.armed = false
-		f.dl = time.Time{}
+		f.idleDL.Reset()
 		if f.idle == 0 {
 			_ = f.nc.SetReadDeadline(time.Time{})
 		}
 	}
 	if f.idle > 0 {
-		if now := time.Now(); f.dl.Sub(now) < f.idle/2 {
-			f.dl = now.Add(f.idle)
-			_ = f.nc.SetReadDeadline(f.dl)
+		if at, due := f.idleDL.Renew(f.idle); due {
+			_ = f.nc.SetReadDeadline(at)
 		}
 	}
 	p, err := f.br.Peek(4)
@@ -195,11 +204,10 @@ func (f *frameReader) next() (size int, b []byte, whole bool, err error) {
 	if size < 0 || size > f.max {
 		return 0, nil, false, fmt.Errorf("%w: %d, maximum %d", errFrameSize, size, f.max)
 	}
-	n := min(4+size, f.br.Size())
-	if f.br.Buffered() < n {
-		f.armed = true
-		_ = f.nc.SetReadDeadline(time.Now().Add(f.frameTimeout))
+	if f.br.Buffered() < 4+size {
+		f.arm()
 	}
+	n := min(4+size, f.br.Size())
 	if b, err = f.br.Peek(n); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
@@ -209,32 +217,38 @@ func (f *frameReader) next() (size int, b []byte, whole bool, err error) {
 	return size, b, n == 4+size, nil
 }
 
+// arm gives the rest of the frame next found frameTimeout from now.
+func (f *frameReader) arm() {
+	f.armed = true
+	_ = f.nc.SetReadDeadline(time.Now().Add(f.frameTimeout))
+}
+
+// rearm renews the frame deadline, if one is set: the caller held the
+// frame for a while (a delayed answer) before reading the rest.
+func (f *frameReader) rearm() {
+	if f.armed {
+		f.arm()
+	}
+}
+
 // whole returns the frame next found, whole: the peeked bytes when they
 // are (consumed false: the caller discards them), else read into a new
-// buffer (consumed true).
+// buffer that grows as the bytes arrive (consumed true).
 func (f *frameReader) whole(size int, b []byte, whole bool) ([]byte, bool, error) {
 	if whole {
 		return b, false, nil
 	}
-	buf := make([]byte, 4+size)
-	if _, err := io.ReadFull(f.br, buf); err != nil {
-		return nil, true, insideFrame(err)
+	buf, err := codec.AppendFrameBytes(nil, f.br, 4+size)
+	if err != nil {
+		return nil, true, err
 	}
 	return buf, true, nil
 }
 
-func insideFrame(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
 // write writes b to nc with a write deadline renewed at half-life.
-func write(nc net.Conn, dl *time.Time, timeout time.Duration, b []byte) error {
-	if now := time.Now(); dl.Sub(now) < timeout/2 {
-		*dl = now.Add(timeout)
-		_ = nc.SetWriteDeadline(*dl)
+func write(nc net.Conn, dl *wire.Deadline, timeout time.Duration, b []byte) error {
+	if at, due := dl.Renew(timeout); due {
+		_ = nc.SetWriteDeadline(at)
 	}
 	_, err := nc.Write(b)
 	return err

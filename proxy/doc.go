@@ -22,8 +22,10 @@
 //     forwarding, or answer an error instead of forwarding, encoded for the
 //     request's version.
 //   - Bounds on everything a peer controls: the frame size (checked before
-//     anything is allocated), connections, brokers, requests in flight and
-//     recorded, idle clients, half-sent frames, stalled writes. A peer that
+//     anything is allocated, and a frame read whole grows as it arrives),
+//     connections, brokers, requests in flight, the requests recorded and
+//     the bytes their records hold, idle clients, half-sent frames either
+//     way, stalled writes, the batch gathered for the broker. A peer that
 //     breaks the protocol loses its connection; nothing a peer sends makes
 //     the proxy panic, and Close ends every goroutine.
 //

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // FaultKind is what the proxy does to a group request.
@@ -109,59 +109,40 @@ var injectedCodes = map[string]codec.ErrorCode{
 // (drop, delay, close, and the four error answers).
 type Rates map[string]int
 
+// rateGrammar is the proxy's --faults: its fault names, uniform=N over
+// all of them, error=N over the four error answers, at most 100 % in all
+// (the grammar is linearize's, shared with run and check).
+var rateGrammar = linearize.RateGrammar{
+	Kinds: faultNames,
+	Groups: map[string]func(int) map[string]int{
+		"uniform": func(pct int) map[string]int { return spread(faultNames, pct) },
+		"error":   func(pct int) map[string]int { return spread(faultNames[3:], pct) },
+	},
+	Max: 100,
+}
+
 // ParseRates reads --faults: "none", "uniform=N" (N % spread over every
 // kind), "error=N" (N % spread over the four error answers), or
 // "KIND=PCT,..." with the names of Rates. The total may not pass 100.
 func ParseRates(spec string) (Rates, error) {
-	r := Rates{}
-	spec = strings.TrimSpace(spec)
-	if spec == "" || spec == "none" {
-		return r, nil
+	r, err := rateGrammar.Parse(spec)
+	if err != nil {
+		return nil, err
 	}
-	for _, part := range strings.Split(spec, ",") {
-		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
-		pct, err := strconv.Atoi(val)
-		if !ok || err != nil || pct < 0 || pct > 100 {
-			return nil, fmt.Errorf("--faults: %q: want KIND=PERCENT", part)
-		}
-		switch {
-		case name == "uniform":
-			spread(r, faultNames, pct)
-		case name == "error":
-			spread(r, faultNames[3:], pct)
-		case contains(faultNames, name):
-			r[name] += pct
-		default:
-			return nil, fmt.Errorf("--faults: unknown kind %q (kinds: %s, uniform, error)", name, strings.Join(faultNames, ", "))
-		}
-	}
-	total := 0
-	for _, v := range r {
-		total += v
-	}
-	if total > 100 {
-		return nil, fmt.Errorf("--faults: the rates add up to %d %%, more than 100", total)
-	}
-	return r, nil
+	return Rates(r), nil
 }
 
-func spread(r Rates, names []string, pct int) {
+// spread shares pct among names, the first ones taking the remainder.
+func spread(names []string, pct int) map[string]int {
+	out := map[string]int{}
 	for i, n := range names {
 		share := pct / len(names)
 		if i < pct%len(names) {
 			share++
 		}
-		r[n] += share
+		out[n] += share
 	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return out
 }
 
 // String is the rates as ParseRates reads them, in a fixed order.

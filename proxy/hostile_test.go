@@ -5,15 +5,21 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
+	"runtime"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/clients"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
+	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/proxy"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -22,42 +28,7 @@ import (
 // returns its address.
 func fakeBroker(t *testing.T, handle func(nc net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, nc)
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer nc.Close()
-				handle(nc)
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return ln.Addr().String()
+	return nettest.Serve(t, handle)
 }
 
 // readRequest reads one request frame and returns its correlation id and
@@ -269,5 +240,275 @@ func TestLargeFramesStreamed(t *testing.T) {
 		if int(binary.BigEndian.Uint32(got)) != i+1 || !bytes.Equal(got[4:], want) {
 			t.Fatalf("frame %d of %d bytes came back changed (%d bytes)", i, size, len(got))
 		}
+	}
+}
+
+// A frame sent in part and then left is bounded by FrameTimeout whatever
+// its size, either way: a client sending 40 KiB of a 1 MiB request, or a
+// broker sending 40 KiB of a 1 MiB answer (relayed as it comes, or read
+// whole to be rewritten), loses its connection once FrameTimeout passes,
+// not at IdleTimeout (or never, on the broker's side).
+func TestHalfSentLargeFrames(t *testing.T) {
+	const frameTimeout = 200 * time.Millisecond
+	part := func(size int) []byte { return make([]byte, size) }
+	// An api the proxy relays without reading (DescribeConfigs v3: header
+	// v1), and one it reads whole (Metadata: rewritten).
+	request := func(key int16, corr int32, bodySize int) []byte {
+		b := binary.BigEndian.AppendUint32(nil, uint32(8+2+bodySize))
+		b = binary.BigEndian.AppendUint16(b, uint16(key))
+		b = append(b, 0, 3)
+		b = binary.BigEndian.AppendUint32(b, uint32(corr))
+		b = append(b, 0xff, 0xff)
+		return append(b, part(bodySize)...)
+	}
+	for _, tc := range []struct {
+		name string
+		key  int16
+		// broker is the broker's part: it answers each request so (nil:
+		// it reads and says nothing).
+		broker func(nc net.Conn, corr int32)
+		// client writes the client's part.
+		client func(nc net.Conn)
+	}{
+		{"client, 40 KiB of 1 MiB", 32, nil, func(nc net.Conn) { nc.Write(request(32, 1, 1<<20)[:40<<10]) }},
+		{"broker, 40 KiB of 1 MiB relayed", 32, func(nc net.Conn, corr int32) { nc.Write(frameOf(corr, part(1<<20))[:40<<10]) },
+			func(nc net.Conn) { nc.Write(request(32, 1, 0)) }},
+		{"broker, 40 KiB of 1 MiB read whole", 3, func(nc net.Conn, corr int32) { nc.Write(frameOf(corr, part(1<<20))[:40<<10]) },
+			func(nc net.Conn) { nc.Write(request(3, 1, 0)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := fakeBroker(t, func(nc net.Conn) {
+				br := bufio.NewReader(nc)
+				for {
+					corr, _, _ := readRequest(br)
+					if corr < 0 {
+						return
+					}
+					if tc.broker != nil {
+						tc.broker(nc, corr)
+					}
+				}
+			})
+			p := startProxy(t, proxy.Config{Upstream: up, FrameTimeout: frameTimeout, Logf: func(string, ...any) {}})
+			nc, err := net.Dial("tcp", p.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			start := time.Now()
+			tc.client(nc)
+			closedWithin(t, nc, 3*time.Second)
+			if took := time.Since(start); took < frameTimeout/2 {
+				t.Errorf("closed after %v, before FrameTimeout", took)
+			}
+		})
+	}
+}
+
+// An answer the proxy reads whole (a routing answer) is read as it
+// arrives: brokers announcing 100 MiB and sending 40 KiB cost the proxy
+// about what arrived, not what was announced.
+func TestAnnouncedSizeNotAllocated(t *testing.T) {
+	const conns = 5
+	var sent sync.WaitGroup
+	sent.Add(conns)
+	up := fakeBroker(t, func(nc net.Conn) {
+		br := bufio.NewReader(nc)
+		corr, _, _ := readRequest(br)
+		if corr < 0 {
+			return
+		}
+		answer := binary.BigEndian.AppendUint32(nil, 100<<20-16)
+		answer = binary.BigEndian.AppendUint32(answer, uint32(corr))
+		nc.Write(append(answer, make([]byte, 40<<10)...))
+		sent.Done()
+		io.Copy(io.Discard, br)
+	})
+	p := startProxy(t, proxy.Config{Upstream: up, FrameTimeout: 10 * time.Second, Logf: func(string, ...any) {}})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < conns; i++ {
+		w, err := wire.Dial(p.Addr(), wire.Options{Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		hm, _ := wire.NewHeaders(codec.Str("c"), codec.UUID{1})
+		if err := w.Send(hm.Next(codec.Metadata, 12), codec.NewMetadataRequest()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent.Wait()
+	time.Sleep(200 * time.Millisecond) // the proxy reads what was sent
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+		t.Errorf("%d answers announcing 100 MiB and sending 40 KiB made the proxy allocate %d MiB", conns, grew>>20)
+	}
+}
+
+// A client that never pauses (acks=0 Produce requests, owed no answer,
+// in frames that never line up with the proxy's buffer) has its requests
+// forwarded while it sends, and costs the proxy a bounded batch: the
+// proxy wrote a batch only when the client's bytes ran out, so such a
+// client grew it without limit and the broker got nothing.
+func TestUnpausedClientForwarded(t *testing.T) {
+	var received atomic.Int64
+	up := fakeBroker(t, func(nc net.Conn) {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := nc.Read(buf)
+			received.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	})
+	p := startProxy(t, proxy.Config{Upstream: up, MaxRecords: 1000, Logf: func(string, ...any) {}})
+	// Produce v3 (header v1, null ClientId), null TransactionalId, acks 0:
+	// 1001 bytes in all.
+	frame := binary.BigEndian.AppendUint32(nil, 997)
+	frame = append(frame, 0, 0, 0, 3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 0)
+	frame = append(frame, make([]byte, 1001-len(frame))...)
+	burst := bytes.Repeat(frame, 64)
+	nc, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var sent atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			n, err := nc.Write(burst)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	time.Sleep(time.Second)
+	got, wrote := received.Load(), sent.Load()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	close(stop)
+	<-done
+	if got < wrote/4 {
+		t.Errorf("the client sent %d KiB without a pause; the broker got %d KiB meanwhile", wrote>>10, got>>10)
+	}
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 16<<20 {
+		t.Errorf("the proxy's heap grew by %d MiB while the client sent %d MiB", grew>>20, wrote>>20)
+	}
+	t.Logf("sent %d MiB, the broker got %d MiB", wrote>>20, got>>20)
+}
+
+// An ended connection leaves behind only what it recorded: connections
+// that open and close (half of them recording one request) cost the
+// proxy a few hundred bytes each, not their buffers (66 KiB each: the
+// record of an ended connection pointed into it).
+func TestEndedConnectionsLetGo(t *testing.T) {
+	up := fakeBroker(t, func(nc net.Conn) { io.Copy(io.Discard, nc) })
+	p := startProxy(t, proxy.Config{Upstream: up, Logf: func(string, ...any) {}})
+	// An acks=0 Produce v3 (no answer owed), recorded.
+	produce := binary.BigEndian.AppendUint32(nil, 16)
+	produce = append(produce, 0, 0, 0, 3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0)
+	const cycles = 1000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < cycles; i++ {
+		nc, err := net.Dial("tcp", p.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			nc.Write(produce)
+		}
+		nc.(*net.TCPConn).CloseWrite()
+		closedWithin(t, nc, 5*time.Second)
+		nc.Close()
+	}
+	p.Close()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if n := len(p.Recording()); n != cycles/2 {
+		t.Fatalf("%d requests recorded, want %d", n, cycles/2)
+	}
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / cycles
+	if per > 2<<10 {
+		t.Errorf("each ended connection keeps %d bytes", per)
+	}
+	t.Logf("each ended connection keeps %d bytes", per)
+}
+
+// The recording holds at most MaxRecordedBytes, whatever the count
+// allows: requests with large ClientIds, or whose answers the recording
+// keeps, are forwarded and counted past it, not recorded, and the verdict
+// output says the recording is partial.
+func TestRecordingByteBudget(t *testing.T) {
+	const budget = 256 << 10
+	big := strings.Repeat("x", 16<<10)
+	for _, tc := range []struct {
+		name     string
+		clientID string // of each request
+		answer   int    // bytes of each heartbeat answer's error message
+	}{
+		{"16 KiB ClientIds", big, 0},
+		{"16 KiB answers", "c", 16 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := fakeBroker(t, func(nc net.Conn) {
+				br := bufio.NewReader(nc)
+				for {
+					corr, _, _ := readRequest(br)
+					if corr < 0 {
+						return
+					}
+					b, _ := codec.AppendResponse(nil, corr, 1, &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.GroupIDNotFound,
+						ErrorMessage: codec.Str(strings.Repeat("e", tc.answer))})
+					nc.Write(b)
+				}
+			})
+			p := startProxy(t, proxy.Config{Upstream: up, MaxRecordedBytes: budget})
+			w, err := wire.Dial(p.Addr(), wire.Options{Timeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			const n = 100
+			for i := int32(1); i <= n; i++ {
+				// Each request names its ClientId (a client that repeats it).
+				h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: i, ClientId: codec.Str(tc.clientID)}
+				if _, err := w.RoundTrip(h, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", MemberEpoch: 1, RebalanceTimeoutMs: -1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.Close()
+			st := p.Stats()
+			recorded := len(p.Recording())
+			if recorded == 0 || recorded+int(st.Unrecorded) != n || st.RecordedBytes > budget+64<<10 {
+				t.Errorf("%d of %d requests recorded, %d not, %d bytes held: want the first ones recorded within %d bytes and the rest counted",
+					recorded, n, st.Unrecorded, st.RecordedBytes, budget)
+			}
+			if recorded*16<<10 > budget {
+				t.Errorf("%d requests of 16 KiB recorded within a budget of %d", recorded, budget)
+			}
+			var out strings.Builder
+			proxy.WriteVerdicts(&out, model.CheckClients(p.Recording()), st)
+			if !strings.Contains(out.String(), fmt.Sprintf("%d requests forwarded but not recorded", st.Unrecorded)) {
+				t.Errorf("the verdict output does not say the recording is partial:\n%s", out.String())
+			}
+		})
 	}
 }

@@ -19,10 +19,13 @@ const (
 	DefaultMaxBrokers   = 64
 	DefaultMaxFrameSize = 100 << 20 // Kafka's socket.request.max.bytes
 	DefaultMaxRecords   = 1 << 20
-	DefaultDialTimeout  = 10 * time.Second
-	DefaultIdleTimeout  = 10 * time.Minute // Kafka's connections.max.idle.ms
-	DefaultFrameTimeout = 30 * time.Second
-	DefaultWriteTimeout = 30 * time.Second
+	// DefaultMaxRecordedBytes bounds what the recording holds: a record
+	// costs about 200 bytes plus its ClientId and the bodies it keeps.
+	DefaultMaxRecordedBytes = 256 << 20
+	DefaultDialTimeout      = 10 * time.Second
+	DefaultIdleTimeout      = 10 * time.Minute // Kafka's connections.max.idle.ms
+	DefaultFrameTimeout     = 30 * time.Second
+	DefaultWriteTimeout     = 30 * time.Second
 )
 
 // Config is what a proxy listens on, where it forwards, what it does to
@@ -43,9 +46,12 @@ type Config struct {
 	// MaxConns caps open client connections (over it a new one is closed
 	// at once); MaxBrokers the upstream brokers (listeners); MaxFrameSize
 	// a frame either way (a larger size closes the connection before
-	// anything is allocated); MaxRecords the requests recorded (later
-	// ones are forwarded and counted, not recorded). 0: the defaults.
-	MaxConns, MaxBrokers, MaxFrameSize, MaxRecords int
+	// anything is allocated); MaxRecords the requests recorded and
+	// MaxRecordedBytes what their records hold (headers, ClientIds, the
+	// bodies and answers kept): past either, requests are forwarded and
+	// counted, not recorded, and the recording judged is the part before.
+	// 0: the defaults.
+	MaxConns, MaxBrokers, MaxFrameSize, MaxRecords, MaxRecordedBytes int
 	// DialTimeout bounds a dial of a broker; IdleTimeout a client
 	// connection with nothing to say (which also bounds a wait for a
 	// broker that never answers); FrameTimeout the rest of a frame once
@@ -70,6 +76,7 @@ func (c Config) withDefaults() Config {
 	def(&c.MaxBrokers, DefaultMaxBrokers)
 	def(&c.MaxFrameSize, DefaultMaxFrameSize)
 	def(&c.MaxRecords, DefaultMaxRecords)
+	def(&c.MaxRecordedBytes, DefaultMaxRecordedBytes)
 	defD(&c.DialTimeout, DefaultDialTimeout)
 	defD(&c.IdleTimeout, DefaultIdleTimeout)
 	defD(&c.FrameTimeout, DefaultFrameTimeout)
@@ -84,7 +91,8 @@ func (c Config) withDefaults() Config {
 type Stats struct {
 	Accepted, Refused uint64 // client connections, and those over MaxConns
 	Requests          uint64 // requests forwarded or answered
-	Unrecorded        uint64 // requests past MaxRecords
+	Unrecorded        uint64 // requests past MaxRecords or MaxRecordedBytes
+	RecordedBytes     int64  // what the records hold, as MaxRecordedBytes counts it
 	Faults            uint64 // faults applied
 	ProtocolErrors    uint64 // connections closed for a bad frame either way
 	Brokers           int    // upstream brokers (listeners)
@@ -106,6 +114,10 @@ type Proxy struct {
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 
+	// boot is the bootstrap listener, set by Start before anything runs
+	// and never changed: Addr reads it without the lock.
+	boot *listener
+
 	mu        sync.Mutex
 	closed    bool
 	listeners map[string]*listener // by upstream address
@@ -118,6 +130,10 @@ type Proxy struct {
 	accepted, refused, requests  atomic.Uint64
 	recorded, unrecorded, faults atomic.Uint64
 	protocolErrors               atomic.Uint64
+	// recordedBytes counts what the records hold; full is set once
+	// MaxRecordedBytes is passed, and nothing is recorded from then on.
+	recordedBytes atomic.Int64
+	full          atomic.Bool
 }
 
 // listener is one listening socket and the broker behind it.
@@ -148,7 +164,11 @@ func Start(cfg Config) (*Proxy, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{cfg: cfg, listenHost: host, advertise: adv, start: time.Now(), ctx: ctx, cancel: cancel,
 		listeners: map[string]*listener{}, conns: map[*conn]struct{}{}}
-	if _, err := p.listen(cfg.Listen, cfg.Upstream); err != nil {
+	p.mu.Lock()
+	boot, err := p.listen(cfg.Listen, cfg.Upstream)
+	p.boot = boot
+	p.mu.Unlock()
+	if err != nil {
 		cancel()
 		return nil, err
 	}
@@ -156,7 +176,7 @@ func Start(cfg Config) (*Proxy, error) {
 }
 
 // listen opens a listener at addr for the broker upstream and serves it.
-// The caller holds p.mu, or is Start.
+// The caller holds p.mu.
 func (p *Proxy) listen(addr, upstream string) (*listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -227,7 +247,7 @@ func (p *Proxy) accept(l *listener) {
 }
 
 // Addr is the bootstrap listener's address.
-func (p *Proxy) Addr() string { return p.order[0].ln.Addr().String() }
+func (p *Proxy) Addr() string { return p.boot.ln.Addr().String() }
 
 // Listeners lists every listener and the broker it forwards to, the
 // bootstrap first.
@@ -247,7 +267,8 @@ func (p *Proxy) Stats() Stats {
 	brokers := len(p.listeners)
 	p.mu.Unlock()
 	return Stats{Accepted: p.accepted.Load(), Refused: p.refused.Load(), Requests: p.requests.Load(),
-		Unrecorded: p.unrecorded.Load(), Faults: p.faults.Load(), ProtocolErrors: p.protocolErrors.Load(), Brokers: brokers}
+		Unrecorded: p.unrecorded.Load(), RecordedBytes: p.recordedBytes.Load(), Faults: p.faults.Load(),
+		ProtocolErrors: p.protocolErrors.Load(), Brokers: brokers}
 }
 
 // Close stops listening, closes every connection and waits until every
@@ -281,6 +302,20 @@ func (p *Proxy) Recording() []model.ClientRequest {
 	conns := append([]connRecord(nil), p.ended...)
 	p.mu.Unlock()
 	return gather(conns)
+}
+
+// reserve takes n bytes of the recording's budget, MaxRecordedBytes; once
+// a reservation does not fit, none does again (the recording is the part
+// before).
+func (p *Proxy) reserve(n int) bool {
+	if p.full.Load() {
+		return false
+	}
+	if p.recordedBytes.Add(int64(n)) > int64(p.cfg.MaxRecordedBytes) {
+		p.full.Store(true)
+		return false
+	}
+	return true
 }
 
 // since is the time since the proxy started.

@@ -4,17 +4,28 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
+// maxBatch is the most the request pump gathers before writing to the
+// broker: a client that pipelines writes several frames in one, and one
+// that never pauses (acks=0 Produce requests, which are owed no answer,
+// so no in-flight cap holds them back) still has its frames forwarded as
+// they come, with the broker's pace pushing back on it.
+const maxBatch = 64 << 10
+
 // pumpRequests relays the client's requests to the broker until either
-// side ends the connection.
+// side ends the connection. Frames are gathered while more of the client's
+// bytes wait in the buffer, and written when none do or the batch passes
+// maxBatch.
 func (c *conn) pumpRequests() error {
 	var out []byte
 	for seq := 0; ; seq++ {
-		if len(out) > 0 && c.creq.br.Buffered() == 0 {
+		if len(out) > 0 && (c.creq.br.Buffered() == 0 || len(out) >= maxBatch) {
 			if err := c.writeUp(out); err != nil {
 				return err
 			}
@@ -50,8 +61,13 @@ func (c *conn) request(out []byte, seq, size int, b []byte, whole bool) ([]byte,
 	}
 	c.p.requests.Add(1)
 	body := frame[bodyAt:]
-	r := c.record(seq, hv)
-	if r != nil && whole && decodedBodies(c.h.RequestApiKey) {
+	keep := whole && decodedBodies(c.h.RequestApiKey)
+	kept := 0
+	if keep {
+		kept = len(body)
+	}
+	r := c.record(seq, hv, kept)
+	if r != nil && keep {
 		r.req = c.reqArena.copy(body)
 	}
 	var fault Fault
@@ -89,10 +105,15 @@ func (c *conn) request(out []byte, seq, size int, b []byte, whole bool) ([]byte,
 	return out[:0], fault, c.stream(c.up, &c.uwdl, c.creq.br, 4+size)
 }
 
-// record makes the record of the request whose header c.h holds (nil past
-// MaxRecords).
-func (c *conn) record(seq int, hv int16) *rec {
-	if c.p.recorded.Add(1) > uint64(c.p.cfg.MaxRecords) {
+// record makes the record of the request whose header c.h holds, which
+// will keep a body of body bytes (nil past MaxRecords or
+// MaxRecordedBytes).
+func (c *conn) record(seq int, hv int16, body int) *rec {
+	cost := recSize + len(c.h.ClientId.Value) + body
+	for _, t := range c.h.UnknownTags {
+		cost += 16 + len(t.Data)
+	}
+	if c.p.recorded.Add(1) > uint64(c.p.cfg.MaxRecords) || !c.p.reserve(cost) {
 		c.p.unrecorded.Add(1)
 		return nil
 	}
@@ -148,9 +169,21 @@ func (c *conn) recordAnswer(r *rec, frame []byte, f Fault) {
 		return
 	}
 	r.fault = f
-	if at := responseBody(frame, c.h.RequestApiKey, c.h.RequestApiVersion); at > 0 {
+	if at := responseBody(frame, c.h.RequestApiKey, c.h.RequestApiVersion); at > 0 && c.keep(r, len(frame)-at) {
 		r.resp = c.reqArena.copy(frame[at:])
 	}
+}
+
+// keep reserves n more bytes of the recording's budget for r; when they
+// do not fit, r is left out of the recording (counted unrecorded): a
+// request without the answer the client got would be judged wrongly.
+func (c *conn) keep(r *rec, n int) bool {
+	if c.p.reserve(n) {
+		return true
+	}
+	r.skip = true
+	c.p.unrecorded.Add(1)
+	return false
 }
 
 // responseBody is where the body of a response frame (size prefix
@@ -208,14 +241,19 @@ func (c *conn) writeClient(b []byte) error {
 	return write(c.client, &c.cwdl, c.p.cfg.WriteTimeout, b)
 }
 
-// stream copies the next n bytes of src to dst: a frame too large to hold.
-func (c *conn) stream(dst io.Writer, dl *time.Time, src io.Reader, n int) error {
-	if nc, ok := dst.(interface{ SetWriteDeadline(time.Time) error }); ok {
-		*dl = time.Now().Add(c.p.cfg.WriteTimeout)
-		_ = nc.SetWriteDeadline(*dl)
+// stream copies the next n bytes of src to dst, a frame too large to
+// hold, under a fresh write deadline (the reader's frame deadline bounds
+// the reading).
+func (c *conn) stream(dst net.Conn, dl *wire.Deadline, src io.Reader, n int) error {
+	dl.Reset()
+	if at, due := dl.Renew(c.p.cfg.WriteTimeout); due {
+		_ = dst.SetWriteDeadline(at)
 	}
 	_, err := io.CopyN(dst, src, int64(n))
-	return insideFrame(err)
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF // the frame had begun
+	}
+	return err
 }
 
 // pumpResponses relays the broker's answers to the client until either
@@ -252,6 +290,15 @@ func (c *conn) pumpResponses() error {
 		}
 		if corr := int32(binary.BigEndian.Uint32(b[4:8])); corr != e.corr {
 			return fmt.Errorf("%w: %d, want %d (%v v%d)", errCorrelation, corr, e.corr, e.key, e.version)
+		}
+		if e.fault.Kind == CloseAfterForward {
+			// The broker answered before the request pump closed the
+			// connection: the client must not see it. What came before
+			// goes out; the connection ends here.
+			if err := c.writeClient(out); err != nil {
+				return err
+			}
+			return errFaultClosed
 		}
 		if out, err = c.response(out, e, size, b, whole); err != nil {
 			return err
@@ -310,6 +357,7 @@ func (c *conn) response(out []byte, e entry, size int, b []byte, whole bool) ([]
 		case <-c.done:
 			return out, errProxyClosed
 		}
+		c.uresp.rearm()
 	}
 	if e.fault.Kind == DropResponse && !whole {
 		// Too large to keep: the broker answered, which is all a drop
@@ -347,11 +395,11 @@ func (c *conn) response(out []byte, e entry, size int, b []byte, whole bool) ([]
 		out, err = rewriteRouting(out, frame[4:], e.key, e.version, c.p)
 	case codec.ApiVersions:
 		out = append(out, frame...)
-		if vs, ok := capVersions(out[start+8:], e.version); ok && e.rec != nil {
+		if vs, ok := capVersions(out[start+8:], e.version); ok && e.rec != nil && c.keep(e.rec, versionsSize(vs)) {
 			e.rec.versions = vs
 		}
 	default:
-		if at := responseBody(frame, e.key, e.version); at > 0 && e.rec != nil {
+		if at := responseBody(frame, e.key, e.version); at > 0 && e.rec != nil && c.keep(e.rec, len(frame)-at) {
 			e.rec.resp = c.respArena.copy(frame[at:])
 		}
 		out = append(out, frame...)

@@ -3,6 +3,7 @@ package proxy
 import (
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -30,36 +31,68 @@ type rec struct {
 	// versions is the ApiVersions answer, read off its bytes (codec
 	// decodes ApiVersions only to v4).
 	versions *codec.ApiVersionsResponse
+	// skip leaves the record out of the recording: its answer did not
+	// fit MaxRecordedBytes.
+	skip bool
 }
 
-const recChunk = 128
+// recSize is what a record costs the recording's budget before its
+// ClientId, tags and bodies.
+const recSize = int(unsafe.Sizeof(rec{}))
 
-// records are one connection's records.
+// versionsSize is what an ApiVersions answer read off its bytes costs the
+// recording's budget.
+func versionsSize(vs *codec.ApiVersionsResponse) int {
+	return int(unsafe.Sizeof(*vs)) + len(vs.ApiKeys)*int(unsafe.Sizeof(codec.ApiVersionsKey{}))
+}
+
+// Record chunks start small and double up to maxRecChunk: most
+// connections record a handful of requests (a client's bootstrap
+// connection, say), and what they recorded is kept for the whole run.
+const (
+	firstRecChunk = 4
+	maxRecChunk   = 128
+)
+
+// records are one connection's records, in chunks whose storage never
+// moves (each is filled within its capacity, never appended past it).
 type records struct {
-	chunks []*[recChunk]rec
+	chunks [][]rec
 	n      int
 }
 
 // next returns a fresh record at the end.
 func (rs *records) next() *rec {
-	if rs.n%recChunk == 0 {
-		rs.chunks = append(rs.chunks, new([recChunk]rec))
+	last := len(rs.chunks) - 1
+	if last < 0 || len(rs.chunks[last]) == cap(rs.chunks[last]) {
+		size := firstRecChunk
+		if last >= 0 {
+			size = min(2*cap(rs.chunks[last]), maxRecChunk)
+		}
+		rs.chunks = append(rs.chunks, make([]rec, 0, size))
+		last++
 	}
-	r := &rs.chunks[rs.n/recChunk][rs.n%recChunk]
+	rs.chunks[last] = append(rs.chunks[last], rec{})
 	rs.n++
-	return r
+	return &rs.chunks[last][len(rs.chunks[last])-1]
 }
 
 func (rs *records) each(f func(*rec)) {
-	for i := 0; i < rs.n; i++ {
-		f(&rs.chunks[i/recChunk][i%recChunk])
+	for _, ch := range rs.chunks {
+		for i := range ch {
+			f(&ch[i])
+		}
 	}
 }
 
-// arena holds copies of recorded bodies in chunks that never move.
+// arena holds copies of recorded bodies in chunks that never move; like
+// the records' chunks they start small and double.
 type arena struct{ cur []byte }
 
-const arenaChunk = 16 << 10
+const (
+	firstArenaChunk = 512
+	arenaChunk      = 16 << 10
+)
 
 // copy returns a copy of b kept in the arena.
 func (a *arena) copy(b []byte) []byte {
@@ -67,18 +100,24 @@ func (a *arena) copy(b []byte) []byte {
 		return append([]byte(nil), b...)
 	}
 	if cap(a.cur)-len(a.cur) < len(b) {
-		a.cur = make([]byte, 0, arenaChunk)
+		size := firstArenaChunk
+		if cap(a.cur) > 0 {
+			size = min(2*cap(a.cur), arenaChunk)
+		}
+		a.cur = make([]byte, 0, max(size, len(b)))
 	}
 	start := len(a.cur)
 	a.cur = append(a.cur, b...)
 	return a.cur[start:len(a.cur):len(a.cur)]
 }
 
-// connRecord is what Recording needs of a connection.
+// connRecord is what Recording needs of a connection: a copy of its
+// records, so that nothing else of the connection (its buffers) outlives
+// it.
 type connRecord struct {
 	id     uint64
 	broker string
-	recs   *records
+	recs   records
 }
 
 // toRequest decodes one record into what the client rules read.
@@ -133,7 +172,11 @@ func gather(conns []connRecord) []model.ClientRequest {
 	}
 	var all []keyed
 	for _, c := range conns {
-		c.recs.each(func(r *rec) { all = append(all, keyed{r.seq, r.toRequest(c)}) })
+		c.recs.each(func(r *rec) {
+			if !r.skip {
+				all = append(all, keyed{r.seq, r.toRequest(c)})
+			}
+		})
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
 	out := make([]model.ClientRequest, len(all))

@@ -160,3 +160,54 @@ func TestApiVersionsCapped(t *testing.T) {
 		}
 	}
 }
+
+// Addr may be called while answers naming new brokers make listeners
+// (it read the list of listeners unlocked: go test -race found it).
+func TestAddrWhileRouting(t *testing.T) {
+	up := fakeBroker(t, func(nc net.Conn) {
+		br := bufio.NewReader(nc)
+		for {
+			corr, _, frame := readRequest(br)
+			if corr < 0 {
+				return
+			}
+			v := int16(frame[2])<<8 | int16(frame[3])
+			m := codec.NewMetadataResponse()
+			for i := int32(0); i < 8; i++ {
+				// Brokers nobody dials: each gets a listener.
+				m.Brokers = append(m.Brokers, codec.MetadataResponseBroker{NodeId: i, Host: "127.0.0.1", Port: 1 + corr*8 + i})
+			}
+			b, err := codec.AppendResponse(nil, corr, v, m)
+			if err != nil {
+				return
+			}
+			nc.Write(b)
+		}
+	})
+	p := startProxy(t, proxy.Config{Upstream: up})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 1000; i++ {
+			if p.Addr() == "" {
+				t.Error("no address")
+				return
+			}
+		}
+	}()
+	w, err := wire.Dial(p.Addr(), wire.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	hm, _ := wire.NewHeaders(codec.Str("c"), codec.UUID{1})
+	for i := 0; i < 6; i++ {
+		if _, err := w.RoundTrip(hm.Next(codec.Metadata, 12), codec.NewMetadataRequest()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	if n := len(p.Listeners()); n != 1+6*8 {
+		t.Errorf("%d listeners, want the bootstrap and 48 named", n)
+	}
+}

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -32,13 +35,47 @@ func VerdictTable(results []model.ClientResult) (columns []string, rows [][]stri
 }
 
 // Legend names each column's client: its label, connections, brokers and
-// requests.
+// requests. What a peer chose (ClientIds, broker hosts) is made printable.
 func Legend(results []model.ClientResult) []string {
 	var out []string
 	for i, c := range results {
-		out = append(out, fmt.Sprintf("C%d = %s: %s on %s to %s", i+1, c.Client, plural(c.Requests, "request"), plural(len(c.Conns), "connection"), strings.Join(c.Brokers, ", ")))
+		out = append(out, fmt.Sprintf("C%d = %s: %s on %s to %s", i+1, printable(c.Client), plural(c.Requests, "request"),
+			plural(len(c.Conns), "connection"), printable(strings.Join(c.Brokers, ", "))))
 	}
 	return out
+}
+
+// printable escapes what a terminal would act on in a string a peer chose
+// (a ClientId, a member id, a broker's host): control characters, other
+// invisible runes and bytes that are not UTF-8 become Go escapes (\x1b,
+// \u200b), so a client cannot move the cursor, retitle the window or hide
+// text in the verdicts it is judged by. Printable text is left as it is.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsGraphic(r) && r != ' ' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w <= 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case unicode.IsGraphic(r) || r == ' ':
+			b.WriteString(s[i : i+w])
+		default:
+			q := strconv.QuoteRune(r) // '\x1b', '\u200b'
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += w
+	}
+	return b.String()
 }
 
 // Violation is one client's broken rule.
@@ -48,13 +85,14 @@ type Violation struct {
 	Detail         string
 }
 
-// Violations lists every VIOLATED outcome, client by client.
+// Violations lists every VIOLATED outcome, client by client, the client's
+// label and the detail made printable.
 func Violations(results []model.ClientResult) []Violation {
 	var out []Violation
 	for i, c := range results {
 		for _, r := range c.Results {
 			if r.Outcome == model.OutcomeViolated {
-				out = append(out, Violation{Column: fmt.Sprintf("C%d", i+1), Client: c.Client, Rule: r.Rule, Detail: r.Detail})
+				out = append(out, Violation{Column: fmt.Sprintf("C%d", i+1), Client: printable(c.Client), Rule: r.Rule, Detail: printable(r.Detail)})
 			}
 		}
 	}
@@ -62,8 +100,13 @@ func Violations(results []model.ClientResult) []Violation {
 }
 
 // WriteVerdicts prints the table, the legend, what the outcomes mean, and
-// each violation.
-func WriteVerdicts(w io.Writer, results []model.ClientResult) {
+// each violation; and, when the recording's bounds left requests out
+// (st.Unrecorded), that the verdicts judge only the part recorded.
+func WriteVerdicts(w io.Writer, results []model.ClientResult, st Stats) {
+	if st.Unrecorded > 0 {
+		fmt.Fprintf(w, "%s forwarded but not recorded, past the recording's bounds (--max-records, --max-recorded-bytes; %d MiB recorded): the verdicts judge the requests recorded before\n\n",
+			plural(int(st.Unrecorded), "request"), st.RecordedBytes>>20)
+	}
 	if len(results) == 0 {
 		fmt.Fprintln(w, "no client traffic was recorded")
 		return

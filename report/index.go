@@ -112,7 +112,7 @@ func HistoryRows(hs []conformance.HistoryResult, pages map[uint64]string) []Hist
 // WriteIndex writes dir/index.html and returns its path.
 func WriteIndex(dir string, ix Index) (string, error) {
 	path := filepath.Join(dir, "index.html")
-	return path, writeFile(path, func(w io.Writer) error { return RenderIndex(w, ix) })
+	return path, linearize.WritePath(path, func(w io.Writer) error { return RenderIndex(w, ix) })
 }
 
 // indexPage is what the index template shows.

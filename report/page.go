@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -54,7 +53,7 @@ func WriteFailure(dir string, f Failure) (linearize.Artifacts, error) {
 		return art, err
 	}
 	art.HTML = filepath.Join(dir, f.Name+".html")
-	err = writeFile(art.HTML, func(w io.Writer) error {
+	err = linearize.WritePath(art.HTML, func(w io.Writer) error {
 		return RenderFailure(w, f, art)
 	})
 	return art, err
@@ -209,20 +208,4 @@ func planWords(p *linearize.Plan, ops int) string {
 		s += " (" + strings.Join(fs, ", ") + ")"
 	}
 	return s
-}
-
-// writeFile creates path and lets write fill it.
-func writeFile(path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -30,46 +31,20 @@ type request struct {
 // Everything it starts ends when the test does.
 type fakeBroker struct {
 	addr   string
-	ln     net.Listener
 	answer func(r request) []byte
-	wg     sync.WaitGroup
 
-	mu    sync.Mutex
-	conns []net.Conn
-	seen  []codec.RequestHeader
+	mu   sync.Mutex
+	seen []codec.RequestHeader
 }
 
 func startBroker(t *testing.T, answer func(r request) []byte) *fakeBroker {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &fakeBroker{addr: ln.Addr().String(), ln: ln, answer: answer}
-	b.wg.Add(1)
-	go b.accept()
-	t.Cleanup(b.stop)
+	b := &fakeBroker{answer: answer}
+	b.addr = nettest.Serve(t, b.serve)
 	return b
 }
 
-func (b *fakeBroker) accept() {
-	defer b.wg.Done()
-	for {
-		nc, err := b.ln.Accept()
-		if err != nil {
-			return
-		}
-		b.mu.Lock()
-		b.conns = append(b.conns, nc)
-		b.mu.Unlock()
-		b.wg.Add(1)
-		go b.serve(nc)
-	}
-}
-
 func (b *fakeBroker) serve(nc net.Conn) {
-	defer b.wg.Done()
-	defer nc.Close()
 	for n := 0; ; n++ {
 		// Bounded: a broker waiting on a test that went away gives up.
 		_ = nc.SetDeadline(time.Now().Add(5 * time.Second))
@@ -95,16 +70,6 @@ func (b *fakeBroker) serve(nc net.Conn) {
 			return // a frame cut short: the close ends it
 		}
 	}
-}
-
-func (b *fakeBroker) stop() {
-	b.ln.Close()
-	b.mu.Lock()
-	for _, c := range b.conns {
-		c.Close()
-	}
-	b.mu.Unlock()
-	b.wg.Wait()
 }
 
 // headers are the request headers the broker read, in order.

@@ -69,7 +69,7 @@ type Conn struct {
 	rh codec.ResponseHeader
 	// rdl, wdl are the deadlines set; renewed once half of the timeout
 	// has passed, not on every request.
-	rdl, wdl time.Time
+	rdl, wdl Deadline
 	// broken is the transport error that left the stream unusable; every
 	// later call returns it.
 	broken error
@@ -111,25 +111,48 @@ func (c *Conn) NetConn() net.Conn { return c.nc }
 func (c *Conn) Pending() int { return len(c.pending) }
 
 func (c *Conn) readDeadline() {
-	if now := time.Now(); c.rdl.Sub(now) < c.opts.Timeout/2 {
-		c.rdl = now.Add(c.opts.Timeout)
-		_ = c.nc.SetReadDeadline(c.rdl)
+	if at, due := c.rdl.Renew(c.opts.Timeout); due {
+		_ = c.nc.SetReadDeadline(at)
 	}
 }
 
 func (c *Conn) writeDeadline() {
-	if now := time.Now(); c.wdl.Sub(now) < c.opts.Timeout/2 {
-		c.wdl = now.Add(c.opts.Timeout)
-		_ = c.nc.SetWriteDeadline(c.wdl)
+	if at, due := c.wdl.Renew(c.opts.Timeout); due {
+		_ = c.nc.SetWriteDeadline(at)
 	}
 }
+
+// Deadline is a socket deadline renewed at half-life: a new one is due
+// only once less than half of its timeout remains, so a connection busy
+// at full speed pays a timer update every half timeout, not one per
+// request. Conn keeps its deadlines so, and so does the proxy.
+type Deadline struct{ at time.Time }
+
+// Renew returns the deadline timeout from now, and true, when less than
+// half of timeout remains of the last one (the caller then sets it on its
+// socket); else false.
+func (d *Deadline) Renew(timeout time.Duration) (time.Time, bool) {
+	now := time.Now()
+	if d.at.Sub(now) >= timeout/2 {
+		return time.Time{}, false
+	}
+	d.at = now.Add(timeout)
+	return d.at, true
+}
+
+// Reset forgets the last deadline, so the next Renew is due: the caller
+// set another deadline on the socket meanwhile, or cleared it.
+func (d *Deadline) Reset() { d.at = time.Time{} }
 
 // errBuffered is Send's refusal while requests wait in the buffer: they
 // would be written after this one, out of order.
 var errBuffered = errors.New("wire: Send with requests buffered; Flush first")
 
 // Send writes one request frame. Requests may be pipelined: Send several,
-// then Receive each, in order.
+// then Receive each, in order. A request refused before it is written
+// (requests buffered, or one codec cannot encode) is not pending; one
+// whose write failed is (its outcome is unknown, and the connection is
+// broken).
 func (c *Conn) Send(h *codec.RequestHeader, req codec.Message) error {
 	if c.broken != nil {
 		return c.broken
@@ -289,10 +312,10 @@ func mismatched(p sent, got int32) error {
 	return fmt.Errorf("%w: %v response carries correlation id %d, want %d", ErrNoResponse, p.key, got, p.corr)
 }
 
-// RoundTrip sends one request and returns its response.
+// RoundTrip sends one request and returns its response. A refused Send
+// (requests buffered, say) leaves the requests pending as they were.
 func (c *Conn) RoundTrip(h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if err := c.Send(h, req); err != nil {
-		c.pending = c.pending[:0]
 		return nil, err
 	}
 	return c.Receive()

@@ -254,3 +254,64 @@ func TestZeroInstanceIDRefused(t *testing.T) {
 		t.Fatal("NewInstanceID from a source of zeros that runs dry should fail")
 	}
 }
+
+// A Send refused because requests wait in the buffer takes nothing away:
+// the buffered requests stay pending, and are received after a Flush.
+func TestRefusedSendKeepsPending(t *testing.T) {
+	b := startBroker(t, answers(t))
+	for _, via := range []string{"RoundTrip", "Negotiate"} {
+		t.Run(via, func(t *testing.T) {
+			c := dial(t, b.addr, wire.Options{})
+			hm := headers(t, "pend")
+			if err := c.Buffer(hm.Next(codec.ConsumerGroupHeartbeat, 1), &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", RebalanceTimeoutMs: -1}); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if via == "RoundTrip" {
+				_, err = c.RoundTrip(hm.Next(codec.ConsumerGroupDescribe, 1), &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}})
+			} else {
+				_, err = c.Negotiate(hm, wire.NegotiateOptions{})
+			}
+			if err == nil {
+				t.Fatalf("%s with a request buffered should be refused", via)
+			}
+			if c.Pending() != 1 {
+				t.Fatalf("after the refused %s, Pending is %d: want the buffered request's 1", via, c.Pending())
+			}
+			if err := c.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if resp, err := c.Receive(); err != nil || resp.Key() != codec.ConsumerGroupHeartbeat {
+				t.Fatalf("the buffered request's answer: %v, %v", resp, err)
+			}
+		})
+	}
+}
+
+// A Deadline is due at first, not again until half of its timeout has
+// passed, and at once after Reset.
+func TestDeadlineRenewsAtHalfLife(t *testing.T) {
+	var d wire.Deadline
+	const timeout = 40 * time.Millisecond
+	steps := []struct {
+		what  string
+		sleep time.Duration
+		reset bool
+		due   bool
+	}{
+		{"the first", 0, false, true},
+		{"right after", 0, false, false},
+		{"after a reset", 0, true, true},
+		{"past half of it", 25 * time.Millisecond, false, true},
+	}
+	for _, s := range steps {
+		time.Sleep(s.sleep)
+		if s.reset {
+			d.Reset()
+		}
+		at, due := d.Renew(timeout)
+		if due != s.due || due && time.Until(at) <= timeout/2 {
+			t.Errorf("%s: due %v at %v from now, want due %v", s.what, due, time.Until(at), s.due)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -15,8 +14,9 @@ import (
 // over a bufio.Reader: the size prefix is peeked in br's buffer rather
 // than read into a local array (which escapes through the io.Reader
 // interface, an allocation per response). The size is checked against
-// max before anything is allocated, and a large body is read in chunks,
-// so a peer announcing a large frame and sending little costs little.
+// max before anything is allocated, and the body is read by
+// codec.AppendFrameBytes, which grows as data arrives, so a peer
+// announcing a large frame and sending little costs little.
 //
 // io.EOF means the stream ended cleanly before a frame began; a stream
 // that ends anywhere inside a frame is io.ErrUnexpectedEOF.
@@ -34,33 +34,9 @@ func readFrame(br *bufio.Reader, buf []byte, max int) ([]byte, error) {
 		return nil, &codec.Error{Kind: codec.ErrFrameTooLarge, Message: "Frame", Field: "Size", Offset: 0,
 			Detail: "size " + strconv.Itoa(n) + ", maximum " + strconv.Itoa(max)}
 	}
-	if cap(buf) >= n {
-		buf = buf[:n]
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return nil, insideFrame(err)
-		}
-		return buf, nil
+	b, err := codec.AppendFrameBytes(buf[:0], br, n)
+	if err != nil {
+		return nil, err
 	}
-	// Grow as data arrives rather than trusting the announced size.
-	const chunk = 64 << 10
-	buf = buf[:0]
-	for len(buf) < n {
-		want := min(n-len(buf), chunk)
-		start := len(buf)
-		buf = slices.Grow(buf, want)[:start+want]
-		if _, err := io.ReadFull(br, buf[start:]); err != nil {
-			return nil, insideFrame(err)
-		}
-	}
-	return buf, nil
-}
-
-// insideFrame reports an end of stream met after a frame's size prefix as
-// unexpected: io.ReadFull says io.EOF when it read nothing, but the frame
-// had begun.
-func insideFrame(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
+	return b, nil
 }

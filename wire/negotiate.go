@@ -124,7 +124,6 @@ func (c *Conn) Negotiate(hm *Headers, o NegotiateOptions) (*Negotiation, error) 
 	for v := o.MaxVersion; v >= 0; {
 		h := hm.Next(codec.ApiVersions, v)
 		if err := c.Send(h, req); err != nil {
-			c.pending = c.pending[:0]
 			return n, fmt.Errorf("v%d: %w", v, err)
 		}
 		_, frame, err := c.next("Negotiate")
@@ -197,7 +196,10 @@ func (n *Negotiation) judge(v int16, r *codec.ApiVersionsResponse, at int16, per
 }
 
 func versionsOf(r *codec.ApiVersionsResponse) Versions {
-	vs := make(Versions, len(r.ApiKeys))
+	// No size hint from the broker's list: a long list of repeated keys
+	// would allocate a map of its length for a few keys (there are fewer
+	// than 100 apis).
+	vs := make(Versions)
 	for _, k := range r.ApiKeys {
 		vs[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
 	}

@@ -105,7 +105,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 		return cfg, code
 	}
 	var err error
-	if cfg.hist.Options.Faults, err = parseFaults(*faults); err != nil {
+	if cfg.hist.Options.Faults, err = linearize.ParseFaultRates(*faults); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return cfg, 2
 	}

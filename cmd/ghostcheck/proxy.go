@@ -75,7 +75,7 @@ func proxyRun(ctx context.Context, cfg proxyConfig, stdout, stderr io.Writer, re
 	st := p.Stats()
 	fmt.Fprintf(stdout, "ghostcheck proxy: stopped after %d connections (%d refused), %d requests (%d not recorded), %d faults applied, %d brokers\n\n",
 		st.Accepted, st.Refused, st.Requests, st.Unrecorded, st.Faults, st.Brokers)
-	proxy.WriteVerdicts(stdout, results)
+	proxy.WriteVerdicts(stdout, results, st)
 	path, err := writeProxyFiles(cfg, reqs, results)
 	if err != nil {
 		fmt.Fprintln(stderr, "ghostcheck proxy: writing the recording:", err)
@@ -147,6 +147,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyConfig, int) {
 	fs.IntVar(&cfg.proxy.MaxConns, "max-connections", proxy.DefaultMaxConns, "cap on open client connections")
 	fs.IntVar(&cfg.proxy.MaxFrameSize, "max-frame-size", proxy.DefaultMaxFrameSize, "largest frame either way, in bytes")
 	fs.IntVar(&cfg.proxy.MaxRecords, "max-records", proxy.DefaultMaxRecords, "requests recorded; later ones are forwarded and counted")
+	fs.IntVar(&cfg.proxy.MaxRecordedBytes, "max-recorded-bytes", proxy.DefaultMaxRecordedBytes, "bytes the records may hold (headers, ClientIds, the bodies and answers kept); later requests are forwarded and counted")
 	fs.DurationVar(&cfg.proxy.IdleTimeout, "idle-timeout", proxy.DefaultIdleTimeout, "close client connections silent for this long")
 	fs.BoolVar(&cfg.verbose, "v", false, "log connections that end early, and why")
 	fs.Usage = func() {

@@ -255,7 +255,7 @@ func validateRun(cfg *runConfig, stderr io.Writer) int {
 		return usageErr(stderr, "run", "mutants are planted in impl; use --target impl")
 	}
 	var err error
-	if cfg.opts.Faults, err = parseFaults(cfg.faults); err != nil {
+	if cfg.opts.Faults, err = linearize.ParseFaultRates(cfg.faults); err != nil {
 		return usageErr(stderr, "run", "%v", err)
 	}
 	switch cfg.hv {
@@ -290,40 +290,6 @@ func mutantNames() string {
 		ns = append(ns, m[0])
 	}
 	return strings.Join(ns, ", ")
-}
-
-// parseFaults reads "lost-response=5,duplicate=2", "uniform=10" or "none".
-func parseFaults(s string) (map[linearize.FaultKind]int, error) {
-	out := map[linearize.FaultKind]int{}
-	if s == "none" || s == "" {
-		return out, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		pct, err := strconv.Atoi(v)
-		if !ok || err != nil || pct < 0 || pct > 100 {
-			return nil, fmt.Errorf("--faults %q: want KIND=PERCENT", part)
-		}
-		if k == "uniform" {
-			for kk, vv := range linearize.UniformFaults(pct) {
-				out[kk] += vv
-			}
-			continue
-		}
-		kind, err := linearize.ParseFaultKind(k)
-		if err != nil {
-			return nil, err
-		}
-		out[kind] += pct
-	}
-	total := 0
-	for _, v := range out {
-		total += v
-	}
-	if total > 33 {
-		return nil, fmt.Errorf("--faults add up to %d%%; at most 33%% (early requests get three times the rate)", total)
-	}
-	return out, nil
 }
 
 func phaseLabel(v int) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -75,13 +76,7 @@ func loadRun(b *testing.B, broker string, clients, depth int, churn bool) {
 		defer c.Close()
 		addr = c.ListenAddrs()[0]
 	case "floor":
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		stop := serveFloor(b, ln)
-		defer stop()
-		addr = ln.Addr().String()
+		addr = serveFloor(b)
 	default:
 		srv, err := server.New(server.Config{Coordinator: longSessions()})
 		if err != nil {
@@ -108,72 +103,44 @@ func loadRun(b *testing.B, broker string, clients, depth int, churn bool) {
 	runLoad(b, addr, clients, depth)
 }
 
-// serveFloor serves ln as the floor broker: every request frame is
-// answered with the same successful ConsumerGroupHeartbeat v1 response
-// (member epoch 1, no assignment) under the request's correlation id,
-// written when no further input is buffered, as the real server does. It
-// returns a function that stops it and waits for its goroutines.
-func serveFloor(b *testing.B, ln net.Listener) (stop func()) {
+// serveFloor serves the floor broker until the benchmark run ends: every
+// request frame is answered with the same successful
+// ConsumerGroupHeartbeat v1 response (member epoch 1, no assignment) under
+// the request's correlation id, written when no further input is
+// buffered, as the real server does. It returns the floor's address.
+func serveFloor(b *testing.B) string {
 	canned, err := codec.AppendResponse(nil, 0, 1, &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str("m"), MemberEpoch: 1, HeartbeatIntervalMs: 5000})
 	if err != nil {
 		b.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	return nettest.Serve(b, func(nc net.Conn) {
+		br := bufio.NewReaderSize(nc, 64<<10)
+		var out []byte
 		for {
-			nc, err := ln.Accept()
+			if br.Buffered() == 0 && len(out) > 0 {
+				if _, err := nc.Write(out); err != nil {
+					return
+				}
+				out = out[:0]
+			}
+			p, err := br.Peek(4)
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, nc)
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer nc.Close()
-				br := bufio.NewReaderSize(nc, 64<<10)
-				var out []byte
-				for {
-					if br.Buffered() == 0 && len(out) > 0 {
-						if _, err := nc.Write(out); err != nil {
-							return
-						}
-						out = out[:0]
-					}
-					p, err := br.Peek(4)
-					if err != nil {
-						return
-					}
-					n := int(binary.BigEndian.Uint32(p))
-					if n < 8 || n > 1<<20 {
-						return
-					}
-					f, err := br.Peek(4 + n)
-					if err != nil {
-						return
-					}
-					at := len(out)
-					out = append(out, canned...)
-					copy(out[at+4:at+8], f[8:12]) // the correlation id
-					br.Discard(4 + n)
-				}
-			}()
+			n := int(binary.BigEndian.Uint32(p))
+			if n < 8 || n > 1<<20 {
+				return
+			}
+			f, err := br.Peek(4 + n)
+			if err != nil {
+				return
+			}
+			at := len(out)
+			out = append(out, canned...)
+			copy(out[at+4:at+8], f[8:12]) // the correlation id
+			br.Discard(4 + n)
 		}
-	}()
-	return func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	}
+	})
 }
 
 func runLoad(b *testing.B, addr string, clients, depth int) {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // Options say how the proxy differs from the broker behind it.
@@ -62,10 +63,13 @@ type Proxy struct {
 	hung     chan struct{}
 	hungOnce sync.Once
 
-	keeper   *Keeper
-	start    time.Time
-	connSeq  uint64
-	keepConn net.Conn // the keeper's own connection to the backend
+	keeper  *Keeper
+	start   time.Time
+	connSeq uint64
+	// keepConn is the keeper's own connection to the backend and
+	// keepHeaders its headers (only the keep goroutine uses them).
+	keepConn    *wire.Conn
+	keepHeaders *wire.Headers
 }
 
 // Start runs a proxy on 127.0.0.1 in front of the broker at backend until
@@ -77,10 +81,13 @@ func Start(tb testing.TB, backend string, o Options) *Proxy {
 		tb.Fatal(err)
 	}
 	p := &Proxy{backend: backend, o: o, ln: ln, hung: make(chan struct{}), start: time.Now()}
+	if o.KeepClosedMembers {
+		// Made before any goroutine starts: serve reads p.keeper.
+		p.keeper = NewKeeper()
+	}
 	p.wg.Add(1)
 	go p.accept()
-	if o.KeepClosedMembers {
-		p.keeper = NewKeeper()
+	if p.keeper != nil {
 		p.wg.Add(1)
 		go p.keep()
 	}
@@ -296,7 +303,6 @@ func (p *Proxy) keep() {
 	}()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	corr := int32(0)
 	for {
 		select {
 		case <-p.hung:
@@ -307,37 +313,35 @@ func (p *Proxy) keep() {
 			return
 		}
 		for _, req := range p.keeper.Due(p.nowMs()) {
-			corr++
-			p.keeper.Answered(req, p.heartbeat(corr, req))
+			p.keeper.Answered(req, p.heartbeat(req))
 		}
 	}
 }
 
+// keeperInstance is the client instance id of the keeper's headers.
+var keeperInstance = codec.UUID{0x6b, 0x65, 0x65, 0x70}
+
 // heartbeat sends one of the keeper's heartbeats on its own connection
-// (ConsumerGroupHeartbeat v1), nil when no answer came.
-func (p *Proxy) heartbeat(corr int32, req *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
+// (ConsumerGroupHeartbeat v1, KIP-1313 headers: ClientId on the
+// connection's first request only), nil when no answer came.
+func (p *Proxy) heartbeat(req *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
 	if p.keepConn == nil {
-		c, err := net.DialTimeout("tcp", p.backend, 5*time.Second)
+		c, err := wire.Dial(p.backend, wire.Options{Timeout: 5 * time.Second, MaxResponseSize: maxFrame})
 		if err != nil {
 			return nil
 		}
-		p.keepConn = c
+		hm, err := wire.NewHeaders(codec.Str("brokertest-keeper"), keeperInstance)
+		if err != nil {
+			c.Close()
+			return nil
+		}
+		p.keepConn, p.keepHeaders = c, hm
 	}
-	h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: corr,
-		ClientId: codec.Str("brokertest-keeper"), ClientInstanceId: codec.SomeUUID(codec.UUID{0x6b, 0x65, 0x65, 0x70})}
-	frame, err := codec.AppendRequest(nil, h, req)
-	if err != nil {
-		return nil
-	}
-	resp, err := roundTrip(p.keepConn, frame[4:])
+	resp, err := p.keepConn.RoundTrip(p.keepHeaders.Next(codec.ConsumerGroupHeartbeat, 1), req)
 	if err != nil {
 		p.keepConn.Close()
 		p.keepConn = nil
 		return nil
 	}
-	_, m, err := codec.DecodeResponse(resp[4:], codec.ConsumerGroupHeartbeat, 1, codec.DecodeOptions{})
-	if err != nil {
-		return nil
-	}
-	return m.(*codec.ConsumerGroupHeartbeatResponse)
+	return resp.(*codec.ConsumerGroupHeartbeatResponse)
 }

@@ -1,7 +1,9 @@
 package brokertest_test
 
 import (
+	"net"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,8 +13,10 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // The Keeper keeps exactly the members whose last heartbeat came on a
@@ -124,6 +128,70 @@ func TestKeepClosedMembersFailsCheck(t *testing.T) {
 			if op.Name == c.Name && final < op.At+keeperSession.Milliseconds()+slack {
 				t.Fatalf("the history ended at t=%d ms, before %s's last request (t=%d ms) plus a session timeout and slack", final, c.Name, op.At)
 			}
+		}
+	}
+}
+
+// The keeper's own heartbeats keep KIP-1313's headers: ClientId on its
+// connection's first request only, its client instance id in every one.
+func TestKeeperHeaders(t *testing.T) {
+	var mu sync.Mutex
+	var conns [][]codec.RequestHeader
+	backend := nettest.Serve(t, func(nc net.Conn) {
+		mu.Lock()
+		i := len(conns)
+		conns = append(conns, nil)
+		mu.Unlock()
+		for {
+			frame, err := codec.ReadFrame(nc, nil, 1<<20)
+			if err != nil {
+				return
+			}
+			h, req, err := codec.DecodeRequest(frame, codec.DecodeOptions{})
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns[i] = append(conns[i], h)
+			mu.Unlock()
+			hb := req.(*codec.ConsumerGroupHeartbeatRequest)
+			resp := &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(hb.MemberId), MemberEpoch: max(hb.MemberEpoch, 1), HeartbeatIntervalMs: 5}
+			out, err := codec.AppendResponse(nil, h.CorrelationId, h.RequestApiVersion, resp)
+			if err != nil {
+				return
+			}
+			if _, err := nc.Write(out); err != nil {
+				return
+			}
+		}
+	})
+	p := brokertest.Start(t, backend, brokertest.Options{KeepClosedMembers: true})
+	w, err := wire.Dial(p.Addr(), wire.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm, _ := wire.NewHeaders(codec.Str("client"), codec.UUID{1})
+	if _, err := w.RoundTrip(hm.Next(codec.ConsumerGroupHeartbeat, 1), &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", RebalanceTimeoutMs: 1000, SubscribedTopicNames: []string{"alpha"}}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var keeper []codec.RequestHeader
+	for deadline := time.Now().Add(5 * time.Second); len(keeper) < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the keeper sent %d heartbeats in 5 s, want 3", len(keeper))
+		}
+		mu.Lock()
+		if len(conns) == 2 {
+			keeper = append([]codec.RequestHeader(nil), conns[1]...)
+		}
+		mu.Unlock()
+	}
+	for i, h := range keeper {
+		if want := i == 0; h.ClientId.Valid != want {
+			t.Errorf("the keeper's request %d carries ClientId %v, want it on the first request only", i+1, h.ClientId)
+		}
+		if !h.ClientInstanceId.Valid || h.ClientInstanceId.UUID.IsZero() {
+			t.Errorf("the keeper's request %d carries no client instance id", i+1)
 		}
 	}
 }
