@@ -37,9 +37,23 @@ type Launcher func() (Launched, error)
 // broker's bootstrap address (as rdmock prints it), and it must run until
 // its stdin closes or SIGTERM. Stop closes its stdin, sends SIGTERM to its
 // process group, and SIGKILL if it is still there after three seconds.
+// Stop returns in bounded time even when a process the command started
+// outside its group still holds stdout or stderr open: the pipes are
+// closed pipeWaitDelay after the command itself exits.
 func CommandLauncher(command string) Launcher {
 	return func() (Launched, error) { return startCommand(command) }
 }
+
+// Stop's bounds: how long a broker has to go once its stdin closes, and
+// once it is sent SIGTERM; and how long the output pipes are read after the
+// process exits (a grandchild in a session of its own, out of reach of the
+// group's signals, may hold them for ever, and exec.Cmd.Wait would wait for
+// it).
+const (
+	stdinGrace    = 500 * time.Millisecond
+	termGrace     = 3 * time.Second
+	pipeWaitDelay = 2 * time.Second
+)
 
 type cmdBroker struct {
 	cmd    *exec.Cmd
@@ -88,6 +102,7 @@ func startCommand(command string) (*cmdBroker, error) {
 	b.cmd = exec.Command("sh", "-c", command)
 	// A process group of its own, so Stop reaches what sh started too.
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	b.cmd.WaitDelay = pipeWaitDelay
 	b.cmd.Stderr = b
 	stdout, err := b.cmd.StdoutPipe()
 	if err != nil {
@@ -109,8 +124,12 @@ func startCommand(command string) (*cmdBroker, error) {
 	go func() {
 		err := b.cmd.Wait()
 		b.mu.Lock()
-		b.status = "exited 0"
-		if err != nil {
+		switch {
+		case err == nil:
+			b.status = "exited 0"
+		case errors.Is(err, exec.ErrWaitDelay):
+			b.status = "exited 0, leaving a process that held its output open"
+		default:
 			b.status = err.Error()
 		}
 		b.mu.Unlock()
@@ -131,21 +150,34 @@ func startCommand(command string) (*cmdBroker, error) {
 	return b, nil
 }
 
+// Stop asks politely (stdin closes), then signals the process group. It
+// returns once Wait has: at most stdinGrace + termGrace after the call,
+// plus pipeWaitDelay when something outside the group holds the output.
 func (b *cmdBroker) Stop() {
 	_ = b.stdin.Close()
-	select {
-	case <-b.done:
+	if b.waitDone(stdinGrace) {
 		return
-	case <-time.After(500 * time.Millisecond):
 	}
 	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-b.done:
+	if b.waitDone(termGrace) {
 		return
-	case <-time.After(3 * time.Second):
 	}
 	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	// SIGKILL cannot be ignored: the process is gone at once, and Wait
+	// returns at most pipeWaitDelay later.
 	<-b.done
+}
+
+// waitDone reports whether the process was waited for within d.
+func (b *cmdBroker) waitDone(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-b.done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // Broker is where a check sends its cases and histories: a broker reached
