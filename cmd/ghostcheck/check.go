@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/docs"
@@ -115,12 +114,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 		}
 	}
 	if cfg.knownFile != "" {
-		f, err := os.Open(cfg.knownFile)
-		if err == nil {
-			cfg.known, err = conformance.ParseKnown(f)
-			f.Close()
-		}
-		if err != nil {
+		if cfg.known, err = conformance.LoadKnown(cfg.knownFile); err != nil {
 			fmt.Fprintln(stderr, "ghostcheck check: --known:", err)
 			return cfg, 2
 		}

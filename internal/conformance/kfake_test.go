@@ -44,12 +44,7 @@ func startKfake(t testing.TB) string {
 // the same file.
 func kfakeKnown(t testing.TB) *conformance.Known {
 	t.Helper()
-	f, err := os.Open("testdata/kfake.known")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	k, err := conformance.ParseKnown(f)
+	k, err := conformance.LoadKnown("testdata/kfake.known")
 	if err != nil {
 		t.Fatal(err)
 	}

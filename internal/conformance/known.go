@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"iter"
+	"os"
 	"slices"
 	"strings"
 
@@ -73,26 +75,27 @@ type Workaround struct {
 	Name string
 	// Does says what changes on the wire.
 	Does string
+	// apply makes the change to one request.
+	apply func(*codec.RequestHeader, codec.Message) codec.Message
 }
 
-// WorkaroundJoinRegex: heartbeats that name topics (joins, and changes of
-// subscription) send SubscribedTopicRegex "" instead of null. librdkafka's mock cluster aborts
-// on a join whose SubscribedTopicNames is set and whose regex is null,
-// which is what the Java client sends (the README's L1); "" subscribes to
-// nothing more. The case B4.2/join-null-regex-allowed still sends null.
+// WorkaroundJoinRegex: librdkafka's mock cluster aborts on a join whose
+// SubscribedTopicNames is set and whose regex is null, which is what the
+// Java client sends (the README's L1); "" subscribes to nothing more. The
+// case B4.2/join-null-regex-allowed still sends null.
 const WorkaroundJoinRegex = "join-regex-empty"
 
-// WorkaroundPushMetrics: PushTelemetry requests carry no metrics.
-// librdkafka's mock cluster aborts on metrics that do not decode as OTLP
-// (the README's L4), and the histories' clients push a few bytes that do
-// not.
+// WorkaroundPushMetrics: librdkafka's mock cluster aborts on metrics that
+// do not decode as OTLP (the README's L4), and the histories' clients push
+// a few bytes that do not.
 const WorkaroundPushMetrics = "push-metrics-empty"
 
-// Workarounds lists every workaround a known file may name.
+// Workarounds lists every workaround a known file may name: the one place
+// a name meets what it does.
 func Workarounds() []Workaround {
 	return []Workaround{
-		{WorkaroundJoinRegex, `heartbeats that name topics send SubscribedTopicRegex "" instead of null`},
-		{WorkaroundPushMetrics, "PushTelemetry requests carry no metrics"},
+		{WorkaroundJoinRegex, `heartbeats that name topics (joins, and changes of subscription) send SubscribedTopicRegex "" instead of null`, joinRegexEmpty},
+		{WorkaroundPushMetrics, "PushTelemetry requests carry no metrics", pushMetricsEmpty},
 	}
 }
 
@@ -100,11 +103,10 @@ func Workarounds() []Workaround {
 // none).
 func (k *Known) rewrite() func(*codec.RequestHeader, codec.Message) codec.Message {
 	var fs []func(*codec.RequestHeader, codec.Message) codec.Message
-	if k.Workaround(WorkaroundJoinRegex) {
-		fs = append(fs, joinRegexEmpty)
-	}
-	if k.Workaround(WorkaroundPushMetrics) {
-		fs = append(fs, pushMetricsEmpty)
+	for _, w := range Workarounds() {
+		if k.Workaround(w.Name) {
+			fs = append(fs, w.apply)
+		}
 	}
 	if len(fs) == 0 {
 		return nil
@@ -133,20 +135,37 @@ func (k *Known) setAside() func(rule, what string) bool {
 	return k.knownViolation
 }
 
+// LoadKnown reads the known-findings file at path (check --known, and the
+// tests that hold a broker to its recorded findings). Its errors name the
+// file and, for what is in it, the line.
+func LoadKnown(path string) (*Known, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // *fs.PathError names the file
+	}
+	defer f.Close()
+	return parseKnown(f, path)
+}
+
 // ParseKnown reads a known-findings file. Every case, probe, rule and
 // workaround it names must exist: a typo is an error, not a finding that
 // silently never matches.
-func ParseKnown(r io.Reader) (*Known, error) {
+func ParseKnown(r io.Reader) (*Known, error) { return parseKnown(r, "known findings") }
+
+// parseKnown is ParseKnown, its errors naming the file as name.
+func parseKnown(r io.Reader, name string) (*Known, error) {
 	k := &Known{}
 	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		f := strings.Fields(line)
 		if len(f) < 3 {
-			return nil, fmt.Errorf("known findings, line %d: want ID KIND NAME [OBSERVED], got %q", n, line)
+			return nil, fmt.Errorf("%s, line %d: want ID KIND NAME [OBSERVED], got %q", name, n, line)
 		}
 		e := KnownEntry{ID: f[0], Kind: KnownKind(f[1]), Name: f[2], Line: n}
 		// The rest of the line, as written (inner spaces kept).
@@ -154,12 +173,12 @@ func ParseKnown(r io.Reader) (*Known, error) {
 		rest = strings.TrimSpace(rest[len(f[1]):])
 		e.Observed = strings.TrimSpace(rest[len(f[2]):])
 		if err := checkEntry(e); err != nil {
-			return nil, fmt.Errorf("known findings, line %d: %w", n, err)
+			return nil, fmt.Errorf("%s, line %d: %w", name, n, err)
 		}
 		k.Entries = append(k.Entries, e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s, after line %d: %w", name, n, err)
 	}
 	return k, nil
 }
@@ -190,15 +209,27 @@ func checkEntry(e KnownEntry) error {
 
 // find is the entry of kind naming name, if any.
 func (k *Known) find(kind KnownKind, name string) (KnownEntry, bool) {
-	if k == nil {
-		return KnownEntry{}, false
-	}
-	for _, e := range k.Entries {
-		if e.Kind == kind && e.Name == name {
+	for e := range k.of(kind) {
+		if e.Name == name {
 			return e, true
 		}
 	}
 	return KnownEntry{}, false
+}
+
+// of yields the entries of a kind, in file order (none from a nil Known:
+// a check without --known).
+func (k *Known) of(kind KnownKind) iter.Seq[KnownEntry] {
+	return func(yield func(KnownEntry) bool) {
+		if k == nil {
+			return
+		}
+		for _, e := range k.Entries {
+			if e.Kind == kind && !yield(e) {
+				return
+			}
+		}
+	}
 }
 
 // Case is the finding recorded for a case, if any.
@@ -219,18 +250,7 @@ func (k *Known) Workaround(name string) bool {
 }
 
 // Of lists the entries of a kind, in file order.
-func (k *Known) Of(kind KnownKind) []KnownEntry {
-	if k == nil {
-		return nil
-	}
-	var out []KnownEntry
-	for _, e := range k.Entries {
-		if e.Kind == kind {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+func (k *Known) Of(kind KnownKind) []KnownEntry { return slices.Collect(k.of(kind)) }
 
 // Mismatches holds a check's results to the known findings, for a test
 // that keeps a broker's findings recorded: every case listed that ran must

@@ -1,6 +1,8 @@
 package conformance_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -161,5 +163,54 @@ L1 case B4.2/join-null-regex-allowed the broker stopped answering after Consumer
 	}
 	if hr := h.Histories[0]; hr.Status != "Illegal" || hr.Rule != "ObservableResponse" || !strings.Contains(hr.Detail, "must echo member id") || !slices.Contains(hr.Known, "X1 ObservableResponse") {
 		t.Fatalf("one violation known: %+v", hr)
+	}
+}
+
+// LoadKnown is the one loader of known-findings files (check --known, and
+// the tests holding kfake and librdkafka's mock to their findings): its
+// errors name the file, and the line for what is in it.
+func TestLoadKnown(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name    string
+		path    string
+		entries int
+		wantErr []string // each must be in the error; nil: no error
+	}{
+		{"good", write("good.known", "# c\nK1 case A1/v1-join-empty-member-id\n\nK9 rule NoGhosts x\n"), 2, nil},
+		{"empty", write("empty.known", ""), 0, nil},
+		{"missing", filepath.Join(dir, "missing.known"), 0, []string{"missing.known", "no such file"}},
+		{"bad kind", write("bad.known", "# c\n\nK1 finding A1/v1-join-empty-member-id\n"), 0, []string{"bad.known, line 3", `kind "finding"`}},
+		{"short line", write("short.known", "K1 case\n"), 0, []string{"short.known, line 1", "want ID KIND NAME"}},
+		{"line too long", write("long.known", "K1 case A1/v1-join-empty-member-id\n"+strings.Repeat("x", 70<<10)+"\n"), 0, []string{"long.known, after line 1", "too long"}},
+		{"the repo's kfake findings", "testdata/kfake.known", -1, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := conformance.LoadKnown(tc.path)
+			if tc.wantErr == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.entries >= 0 && len(k.Entries) != tc.entries {
+					t.Errorf("%d entries, want %d: %+v", len(k.Entries), tc.entries, k.Entries)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want one containing %q", tc.wantErr)
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
 	}
 }

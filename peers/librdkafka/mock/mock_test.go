@@ -66,12 +66,7 @@ func peer(addr string) conformance.Peer {
 
 func known(t testing.TB) *conformance.Known {
 	t.Helper()
-	f, err := os.Open("../testdata/mock.known")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	k, err := conformance.ParseKnown(f)
+	k, err := conformance.LoadKnown("../testdata/mock.known")
 	if err != nil {
 		t.Fatal(err)
 	}
