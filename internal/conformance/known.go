@@ -79,7 +79,8 @@ type Workaround struct {
 	apply func(*codec.RequestHeader, codec.Message) codec.Message
 }
 
-// WorkaroundJoinRegex: librdkafka's mock cluster aborts on a join whose
+// WorkaroundJoinRegex applies to joins and changes of subscription.
+// librdkafka's mock cluster aborts on a join whose
 // SubscribedTopicNames is set and whose regex is null, which is what the
 // Java client sends (the README's L1); "" subscribes to nothing more. The
 // case B4.2/join-null-regex-allowed still sends null.
@@ -94,7 +95,7 @@ const WorkaroundPushMetrics = "push-metrics-empty"
 // a name meets what it does.
 func Workarounds() []Workaround {
 	return []Workaround{
-		{WorkaroundJoinRegex, `heartbeats that name topics (joins, and changes of subscription) send SubscribedTopicRegex "" instead of null`, joinRegexEmpty},
+		{WorkaroundJoinRegex, `heartbeats that name topics send SubscribedTopicRegex "" instead of null`, joinRegexEmpty},
 		{WorkaroundPushMetrics, "PushTelemetry requests carry no metrics", pushMetricsEmpty},
 	}
 }
