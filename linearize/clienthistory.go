@@ -153,32 +153,11 @@ func WriteClientFile(w io.Writer, hdr ClientFileHeader, reqs []model.ClientReque
 // ReadClientFile reads a recording written by WriteClientFile.
 func ReadClientFile(r io.Reader) (ClientFileHeader, []model.ClientRequest, error) {
 	var hdr ClientFileHeader
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	if !sc.Scan() {
-		if err := sc.Err(); err != nil {
-			return hdr, nil, err
+	reqs, err := readJSONL(r, &hdr, func() error {
+		if hdr.Schema != Schema || hdr.Kind != KindClients {
+			return fmt.Errorf("history: schema %q kind %q, this reader takes %q kind %q", hdr.Schema, hdr.Kind, Schema, KindClients)
 		}
-		return hdr, nil, errors.New("history: empty file")
-	}
-	if err := json.Unmarshal(sc.Bytes(), &hdr); err != nil {
-		return hdr, nil, fmt.Errorf("history: header: %w", err)
-	}
-	if hdr.Schema != Schema || hdr.Kind != KindClients {
-		return hdr, nil, fmt.Errorf("history: schema %q kind %q, this reader takes %q kind %q", hdr.Schema, hdr.Kind, Schema, KindClients)
-	}
-	var reqs []model.ClientRequest
-	line := 1
-	for sc.Scan() {
-		line++
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		r, err := unmarshalClientRequest(sc.Bytes())
-		if err != nil {
-			return hdr, nil, fmt.Errorf("history: line %d: %w", line, err)
-		}
-		reqs = append(reqs, r)
-	}
-	return hdr, reqs, sc.Err()
+		return nil
+	}, unmarshalClientRequest)
+	return hdr, reqs, err
 }

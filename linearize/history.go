@@ -196,42 +196,56 @@ const maxLine = 16 << 20
 // ReadFile reads a corpus history written by WriteFile.
 func ReadFile(r io.Reader) (FileHeader, History, error) {
 	var hdr FileHeader
+	h, err := readJSONL(r, &hdr, func() error {
+		if hdr.Schema != Schema {
+			return fmt.Errorf("history: schema %q, this build reads %q", hdr.Schema, Schema)
+		}
+		switch hdr.Kind {
+		case "":
+		case KindClients:
+			return ErrClientRecording
+		default:
+			return fmt.Errorf("history: kind %q, this build reads plans and %q", hdr.Kind, KindClients)
+		}
+		return hdr.Plan.Validate()
+	}, func(b []byte) (Op, error) {
+		var op Op
+		err := json.Unmarshal(b, &op)
+		return op, err
+	})
+	return hdr, h, err
+}
+
+// readJSONL reads a history file, JSON lines: the first, the header, into
+// hdr, which accept then judges (is the rest for this reader?); then every
+// non-empty line after it, each decoded as one T. Errors name the line.
+// Every history reader goes through here, so all share one line limit
+// and one way of saying what is wrong where.
+func readJSONL[T any](r io.Reader, hdr any, accept func() error, decode func([]byte) (T, error)) ([]T, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	if !sc.Scan() {
 		if err := sc.Err(); err != nil {
-			return hdr, nil, err
+			return nil, err
 		}
-		return hdr, nil, errors.New("history: empty file")
+		return nil, errors.New("history: empty file")
 	}
-	if err := json.Unmarshal(sc.Bytes(), &hdr); err != nil {
-		return hdr, nil, fmt.Errorf("history: header: %w", err)
+	if err := json.Unmarshal(sc.Bytes(), hdr); err != nil {
+		return nil, fmt.Errorf("history: header: %w", err)
 	}
-	if hdr.Schema != Schema {
-		return hdr, nil, fmt.Errorf("history: schema %q, this build reads %q", hdr.Schema, Schema)
+	if err := accept(); err != nil {
+		return nil, err
 	}
-	switch hdr.Kind {
-	case "":
-	case KindClients:
-		return hdr, nil, ErrClientRecording
-	default:
-		return hdr, nil, fmt.Errorf("history: kind %q, this build reads plans and %q", hdr.Kind, KindClients)
-	}
-	if err := hdr.Plan.Validate(); err != nil {
-		return hdr, nil, err
-	}
-	var h History
-	line := 1
-	for sc.Scan() {
-		line++
+	var out []T
+	for line := 2; sc.Scan(); line++ {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
-		var op Op
-		if err := json.Unmarshal(sc.Bytes(), &op); err != nil {
-			return hdr, nil, fmt.Errorf("history: line %d: %w", line, err)
+		v, err := decode(sc.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("history: line %d: %w", line, err)
 		}
-		h = append(h, op)
+		out = append(out, v)
 	}
-	return hdr, h, sc.Err()
+	return out, sc.Err()
 }
