@@ -654,13 +654,23 @@ func caseStaticFenced(epoch int32) func(p *probe) verdict {
 	}
 }
 
+// cannotFill is the skip of a case that fills a group to the broker's
+// group.consumer.max.size, n, when it cannot: n not given, or too large to
+// make that many members.
+func cannotFill(n int) (verdict, bool) {
+	switch {
+	case n <= 0:
+		return skip("the broker's group.consumer.max.size was not given (--max-group-size)"), true
+	case n > 200:
+		return skip("group.consumer.max.size above 200: too many members to make"), true
+	}
+	return verdict{}, false
+}
+
 func caseMaxSize(p *probe) verdict {
 	n := p.peer.MaxGroupSize
-	if n <= 0 {
-		return skip("the broker's group.consumer.max.size was not given (--max-group-size)")
-	}
-	if n > 200 {
-		return skip("group.consumer.max.size above 200: too many members to make")
+	if v, cannot := cannotFill(n); cannot {
+		return v
 	}
 	c := p.conn()
 	g := p.id("g")

@@ -161,11 +161,8 @@ func partitionList(ps []string, present bool) string {
 // so the size cap does not apply (KAFKA-20601).
 func caseTakeoverFullGroup(p *probe) verdict {
 	n := p.peer.MaxGroupSize
-	if n <= 0 {
-		return skip("the broker's group.consumer.max.size was not given (--max-group-size)")
-	}
-	if n > 200 {
-		return skip("group.consumer.max.size above 200: too many members to make")
+	if v, cannot := cannotFill(n); cannot {
+		return v
 	}
 	c := p.conn()
 	g, m1, inst := p.id("g"), p.id("m"), p.id("i")
