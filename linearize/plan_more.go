@@ -310,10 +310,11 @@ func (d *driver) extraProbe(p *proc, pr Probe) {
 	switch pr.Kind {
 	case ProbeInstanceAsMemberID:
 		// The leave right behind the join on the same connection removes
-		// the member in the same round, before the observer's Describe;
-		// off the round grid, or delivered in parallel, the Describe may
-		// land between the two and show a member no process holds.
-		if inst := d.liveMember(pr.Group, pr.Pick, true); inst != "" && d.plan.SubRoundMs == 0 && !d.plan.Parallel {
+		// the member in the same round. Only on a target observed by its
+		// snapshot at the round's end: off the round grid, or delivered
+		// in parallel, the observer's Describe may land between the two
+		// and show a member no process holds.
+		if inst := d.liveMember(pr.Group, pr.Pick, true); inst != "" && d.snap != nil {
 			req := probeJoin(pr.Group)
 			req.MemberId = inst
 			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
