@@ -44,6 +44,9 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	for _, e := range g.sortedMembers() {
 		mi := e.mi
 		m := &g.mem[mi]
+		if m.epoch == -2 && c.mut.Has(MutDescribeHidesParked) {
+			continue
+		}
 		ck := g.clientOf(mi)
 		sub := g.subOf(mi)
 		dm := codec.DescribedMember{

@@ -98,6 +98,10 @@ const (
 	// MutTelemetryOneAccepted: the telemetry APIs refuse only the zero
 	// UUID and accept Kafka's other reserved id, 00...01 (§B6).
 	MutTelemetryOneAccepted
+	// MutDescribeHidesParked: ConsumerGroupDescribe leaves out the static
+	// members parked at epoch -2, which it must list until their session
+	// expires (§B7.2): an observer outside then cannot see them.
+	MutDescribeHidesParked
 	mutEnd
 )
 
@@ -133,6 +137,7 @@ var mutantInfo = []struct {
 	{MutLaterClientIDIgnored, "later-clientid-ignored", "KIP-1313 A2", "a later request that sends a ClientId is attributed to the connection's first"},
 	{MutPushV1ZeroAccepted, "push-v1-zero-accepted", "telemetry A2", "PushTelemetry v1 accepts the zero UUID as the header's client instance id"},
 	{MutTelemetryOneAccepted, "telemetry-one-accepted", "telemetry B6", "the telemetry APIs accept the reserved client instance id 00...01"},
+	{MutDescribeHidesParked, "describe-hides-parked", "Describe B7.2", "ConsumerGroupDescribe leaves out the members parked at epoch -2"},
 }
 
 // MutantInfo names and describes one mutant.

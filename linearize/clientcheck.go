@@ -8,8 +8,8 @@ package linearize
 // proxy`. The reference clients must keep every rule they adopt (an
 // old-style client's repeated ClientId, a v0 client's broker-made id are
 // NOT ADOPTED, not violations); one that does not is reported like any
-// invariant. The admin and the prober break client rules on purpose and
-// are not judged.
+// invariant. The admin and the prober break client rules on purpose: they
+// are judged apart, against the breaks they committed (canary.go).
 
 import (
 	"fmt"
@@ -22,6 +22,7 @@ import (
 // rules; r.creq then names it (1-based).
 func (d *driver) recordClientRequest(r *request) {
 	if r.p.role != "client" {
+		d.recordBreakerRequest(r)
 		return
 	}
 	hv, _ := codec.RequestHeaderVersion(r.h.RequestApiKey, r.h.RequestApiVersion)
@@ -41,6 +42,9 @@ func (d *driver) clientFault(n int, fault string) {
 
 // clientResponse records that the client got resp for request n.
 func (d *driver) clientResponse(n int, resp codec.Message) {
+	if n < 0 { // the admin's, prober's or observer's (canary.go)
+		d.breqs[-n-1].Response = resp
+	}
 	if n > 0 {
 		d.creqs[n-1].Response = resp
 	}
@@ -56,6 +60,7 @@ func (d *driver) checkClients() {
 			}
 		}
 	}
+	d.checkBreakers()
 }
 
 // clientViolation records that a client broke client rule rule.

@@ -75,6 +75,8 @@ type driver struct {
 	// (clientcheck.go).
 	creqs    []model.ClientRequest
 	connReqs map[uint64]int
+	// breqs are the admin's, prober's and observer's (canary.go).
+	breqs []model.ClientRequest
 
 	mu      sync.Mutex
 	hist    History

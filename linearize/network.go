@@ -281,6 +281,7 @@ func (d *driver) deliver(r *request) {
 			d.describedAt = d.at
 		}
 		d.described = append(d.described, r)
+		d.checkDescribe(r)
 	}
 	if g, ok := resp.(*codec.GetTelemetrySubscriptionsResponse); ok && r.h.RequestApiVersion == 0 && g.ErrorCode == codec.None {
 		d.genIDs = append(d.genIDs, g.ClientInstanceId)

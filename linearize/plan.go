@@ -71,6 +71,10 @@ type ClientPlan struct {
 	// NullOwned makes the client send TopicPartitions null on a heartbeat
 	// whose owned partitions did not change, as Java's consumer does.
 	NullOwned bool `json:"nullOwned,omitempty"`
+	// RackID and ServerAssignor, when set, go on the client's joins (a
+	// rack-aware client; one naming the coordinator's assignor).
+	RackID         string `json:"rackId,omitempty"`
+	ServerAssignor string `json:"serverAssignor,omitempty"`
 }
 
 // FaultKind is a way the simulated network mistreats one request.
@@ -194,11 +198,19 @@ const (
 	// group, an ApiVersions with a bad software name, or a request above a
 	// version the broker caps (Probe.Variant picks which: oddRequests).
 	ProbeOddRequest ProbeKind = "odd-request"
+	// ProbeInstanceAsMemberID: a valid join whose member id is a live
+	// static member's instance id, then its leave: the assignor orders
+	// the two by member id when their keys tie (A5.2).
+	ProbeInstanceAsMemberID ProbeKind = "join-instance-as-member-id"
+	// ProbePreviousEpochUnknownTopic: ProbePreviousEpoch reporting an
+	// owned partition of a topic the coordinator does not know: not a
+	// subset of the assignment, so it is fenced (A5.4).
+	ProbePreviousEpochUnknownTopic ProbeKind = "previous-epoch-unknown-topic"
 )
 
 // ProbeKinds lists every probe.
 func ProbeKinds() []ProbeKind {
-	return append(baseProbeKinds(), moreProbeKinds()...)
+	return append(append(baseProbeKinds(), moreProbeKinds()...), extraProbeKinds()...)
 }
 
 // baseProbeKinds are the probes drawProbes draws from (its draws index
@@ -269,6 +281,9 @@ type Plan struct {
 	// id, so that a coordinator that keeps a closed connection's context
 	// (its first ClientId, KIP-1313) misattributes the new one's requests.
 	ReuseConnIDs bool `json:"reuseConnIds,omitempty"`
+	// DescribeOps has the observer's Describes ask for the groups'
+	// authorized operations.
+	DescribeOps bool `json:"describeOps,omitempty"`
 }
 
 // PlanTopic is a topic of the coordinator's configuration.

@@ -50,6 +50,9 @@ func drawMore(d drawer, o Options, p *Plan) {
 	if o.ReuseConnIDs {
 		p.ReuseConnIDs = d.intn("reuse conn ids", 2) == 0
 	}
+	if o.MoreProbes {
+		drawExtras(d, p)
+	}
 }
 
 // drawStaticCrashes turns about a third of the static restarts (a client
@@ -234,7 +237,7 @@ func drawOffGrid(d drawer, p *Plan) {
 func (p *Plan) forAnyBroker() {
 	p.MaxVersions, p.MaxGroupSize, p.TelemetryMaxBytes, p.RebalanceTimeoutMs = nil, 0, 0, 0
 	more := map[ProbeKind]bool{}
-	for _, k := range moreProbeKinds() {
+	for _, k := range append(moreProbeKinds(), extraProbeKinds()...) {
 		more[k] = true
 	}
 	var kept []Probe
@@ -271,4 +274,61 @@ func (p *Plan) validateMore() error {
 		}
 	}
 	return nil
+}
+
+// extraProbeKinds are the probes drawExtras draws.
+func extraProbeKinds() []ProbeKind {
+	return []ProbeKind{ProbeInstanceAsMemberID, ProbePreviousEpochUnknownTopic}
+}
+
+// drawExtras draws, after everything else (a seed keeps the rest of its
+// plan), what the run otherwise leaves out of the model: about one client
+// in six rack-aware and one in six naming the assignor on its joins, the
+// observer asking for authorized operations in one plan in four, and
+// about one probe every 30 rounds of extraProbeKinds.
+func drawExtras(d drawer, p *Plan) {
+	for i := range p.Clients {
+		c := &p.Clients[i]
+		if d.intn("rack id", 6) == 0 {
+			c.RackID = fmt.Sprintf("rack-%d", d.intn("rack", 3))
+		}
+		if d.intn("server assignor", 6) == 0 {
+			c.ServerAssignor = "uniform"
+		}
+	}
+	p.DescribeOps = d.intn("describe ops", 4) == 0
+	kinds := extraProbeKinds()
+	groups := p.Groups()
+	for r := 10 + d.intn("extra probes start", 20); r < p.Rounds; r += 20 + d.intn("extra probes gap", 20) {
+		p.Probes = append(p.Probes, Probe{Round: r, Kind: kinds[d.intn("extra probe kind", len(kinds))],
+			Group: groups[d.intn("extra probe group", len(groups))], Pick: d.intn("extra probe pick", 16)})
+	}
+}
+
+// extraProbe sends a probe of extraProbeKinds.
+func (d *driver) extraProbe(p *proc, pr Probe) {
+	switch pr.Kind {
+	case ProbeInstanceAsMemberID:
+		// The leave right behind the join on the same connection removes
+		// the member in the same round. Only on a target observed by its
+		// snapshot at the round's end: off the round grid, or delivered
+		// in parallel, the observer's Describe may land between the two
+		// and show a member no process holds.
+		if inst := d.liveMember(pr.Group, pr.Pick, true); inst != "" && d.snap != nil {
+			req := probeJoin(pr.Group)
+			req.MemberId = inst
+			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+			leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: inst, MemberEpoch: -1, RebalanceTimeoutMs: -1}
+			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, leave))
+		}
+	case ProbePreviousEpochUnknownTopic:
+		id, epoch, ok := d.lastDescribed(pr.Group, pr.Pick)
+		if !ok || epoch < 2 {
+			return
+		}
+		unknown := codec.UUID{0: 0x7f, 15: 0x7f} // no topic of the coordinator's
+		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch - 1, RebalanceTimeoutMs: -1,
+			TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: unknown, Partitions: []int32{0}}}}
+		p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+	}
 }

@@ -38,7 +38,7 @@ func TestMoreFeaturesKeepTheSeedsPlans(t *testing.T) {
 			if n := len(acts); n > 0 && acts[n-1].Kind == Crash && o.Actions[n-1].Kind == Close {
 				acts[n-1].Kind = Close // a static restart made a crash and a redeploy
 			}
-			c.Actions, c.ClientIDEvery, c.NullOwned = acts, false, false
+			c.Actions, c.ClientIDEvery, c.NullOwned, c.RackID, c.ServerAssignor = acts, false, false, "", ""
 			if !reflect.DeepEqual(o, c) {
 				t.Fatalf("seed %d client %d:\nwithout %+v\nwith    %+v", seed, i, o, c)
 			}

@@ -85,6 +85,8 @@ func (d *driver) actProber(p *proc) {
 				leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: -1, RebalanceTimeoutMs: -1, InstanceId: req.InstanceId}
 				p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, leave))
 			}
+		case ProbeInstanceAsMemberID, ProbePreviousEpochUnknownTopic:
+			d.extraProbe(p, pr)
 		case ProbeTelemetry:
 			d.telemetryProbe(p, pr, i)
 		case ProbeOddRequest:

@@ -77,6 +77,8 @@ func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*pro
 		RebalanceTimeoutMs:     d.plan.clientRebalanceTimeoutMs(),
 		ClientIDEveryRequest:   cp.ClientIDEvery,
 		NullOwnedWhenUnchanged: cp.NullOwned,
+		RackID:                 cp.RackID,
+		ServerAssignor:         cp.ServerAssignor,
 		Rand:                   seedReader{rand.New(rand.NewPCG(cp.Seed, uint64(idx)))},
 	})
 	if err != nil {
@@ -334,6 +336,6 @@ func otherInstance(group []*proc, self *proc, start int) codec.NullableString {
 
 func (d *driver) sendDescribe(p *proc, group string) {
 	v := p.version(codec.ConsumerGroupDescribe, 1)
-	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}}
+	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}, IncludeAuthorizedOperations: d.plan.DescribeOps}
 	p.others = append(p.others, d.send(p, codec.ConsumerGroupDescribe, v, req))
 }

@@ -56,6 +56,7 @@ func Rules() []RuleInfo {
 		RuleInfo{ID: RuleHarnessAssumption, Meaning: meaningHarnessAssumption, CheckedBy: []Checker{ByRun, ByExact, ByObservable}},
 		RuleInfo{ID: RuleObservableResponse, Meaning: meaningObservableResponse, CheckedBy: []Checker{ByObservable}},
 		RuleInfo{ID: RuleMemberVanished, Meaning: meaningMemberVanished, CheckedBy: []Checker{ByObservable}},
+		RuleInfo{ID: RuleDescribeAgrees, Meaning: meaningDescribeAgrees, CheckedBy: []Checker{ByRun}},
 	)
 }
 

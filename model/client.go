@@ -34,6 +34,9 @@ type ClientConfig struct {
 	// heartbeat whose owned partitions are those the last heartbeat sent,
 	// as Java's consumer does; otherwise every heartbeat reports them.
 	NullOwnedWhenUnchanged bool
+	// RackID and ServerAssignor, when set, go on every join.
+	RackID         string
+	ServerAssignor string
 	// Rand feeds the UUIDs the client makes (client instance id, member id),
 	// so that a run replays from its seed. It must not run dry.
 	Rand io.Reader
@@ -297,6 +300,12 @@ func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 		c.subscription(r)
 		r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{}
 		c.sentOwned = ""
+		if c.cfg.RackID != "" {
+			r.RackId = codec.Str(c.cfg.RackID)
+		}
+		if c.cfg.ServerAssignor != "" {
+			r.ServerAssignor = codec.Str(c.cfg.ServerAssignor)
+		}
 	default:
 		owned := c.Owned()
 		if key := ownedKey(owned); c.needFull || !c.cfg.NullOwnedWhenUnchanged || key != c.sentOwned {

@@ -1,0 +1,301 @@
+package linearize
+
+// The client rules' canary: the admin, the prober and the observer are
+// judged by the client rules too (model.CheckClients on their own traffic,
+// apart from the plan's clients, whose member ids the prober borrows). The
+// admin and the prober break client rules on purpose: an empty member id
+// at v1, a zero, missing or changing instance id in the header, a static
+// leave without its instance, LeaveGroup entries that name nobody or go
+// below v3 to a broker that has v3. The harness knows what it sent, so it
+// knows which rules each of them broke; the client rules must report
+// exactly those, each under its own id. A rule the harness broke that is
+// not reported went blind, and one reported that the harness did not break
+// fires on a client that kept it: either is a failure of the harness's own
+// assumptions (a harness error), not of the target. The observer breaks
+// nothing.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// recordBreakerRequest keeps r, just sent by the admin, the prober or the
+// observer, for the canary; r.creq then names it, negative (-1 is the
+// first) to keep it apart from the clients' records.
+func (d *driver) recordBreakerRequest(r *request) {
+	hv, _ := codec.RequestHeaderVersion(r.h.RequestApiKey, r.h.RequestApiVersion)
+	d.breqs = append(d.breqs, model.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: d.connReqs[r.handle], At: d.now,
+		HeaderVersion: hv, Header: r.h, API: r.h.RequestApiKey.String(), Request: r.req})
+	d.connReqs[r.handle]++
+	r.creq = -len(d.breqs)
+}
+
+// checkBreakers judges the admin's, the prober's and the observer's
+// requests by the client rules and reports, as harness errors, every rule
+// whose verdict is not the one the harness's own requests call for.
+func (d *driver) checkBreakers() {
+	roles := map[codec.UUID]string{}
+	for _, p := range d.procs[len(d.plan.Clients):] {
+		roles[p.c.InstanceID()] = p.role
+	}
+	for _, e := range canaryErrors(roles, expectedBreaks(d.breqs), model.CheckClients(d.breqs)) {
+		d.harness("%s", e)
+	}
+}
+
+// canaryErrors compares the client rules' verdicts on the harness's own
+// clients (roles names them by instance id) with the breaks the harness
+// committed (want, by instance id): a break not reported, or a report of a
+// break not committed, is an error.
+func canaryErrors(roles map[codec.UUID]string, want map[codec.UUID]map[model.Rule]string, got []model.ClientResult) []string {
+	var errs []string
+	for _, c := range got {
+		role, ok := roles[c.InstanceID.UUID]
+		if !ok || !c.InstanceID.Valid {
+			errs = append(errs, fmt.Sprintf("client rules: the admin's, prober's and observer's requests show a client %s that is none of them", c.Client))
+			continue
+		}
+		exp := want[c.InstanceID.UUID]
+		for _, r := range c.Results {
+			why, broke := exp[r.Rule]
+			switch reported := r.Outcome == model.OutcomeViolated; {
+			case broke && !reported:
+				errs = append(errs, fmt.Sprintf("client rule %s went blind: the %s broke it on purpose (%s), and the client rules judged it %s", r.Rule, role, why, r.Outcome))
+			case reported && !broke:
+				errs = append(errs, fmt.Sprintf("client rule %s fired on the %s, which the harness did not make it break: %s", r.Rule, role, r.Detail))
+			}
+		}
+	}
+	return errs
+}
+
+// expectedBreaks lists, per client instance id, the client rules the
+// requests reqs (in send order) break, each with the first request that
+// breaks it. It is the harness's own account of what it did, written from
+// docs/PROTOCOL.md Part C, not from model's checks.
+func expectedBreaks(reqs []model.ClientRequest) map[codec.UUID]map[model.Rule]string {
+	byClient := map[codec.UUID][]*model.ClientRequest{}
+	var order []codec.UUID
+	connOwner := map[uint64]codec.UUID{}
+	for i := range reqs {
+		r := &reqs[i]
+		if _, ok := connOwner[r.Conn]; !ok && r.Header.ClientInstanceId.Valid {
+			connOwner[r.Conn] = r.Header.ClientInstanceId.UUID
+		}
+	}
+	for i := range reqs {
+		u := connOwner[reqs[i].Conn]
+		if _, ok := byClient[u]; !ok {
+			order = append(order, u)
+		}
+		byClient[u] = append(byClient[u], &reqs[i])
+	}
+	leaveGroupMax := int16(-1)
+	for i := range reqs {
+		if resp, ok := reqs[i].Response.(*codec.ApiVersionsResponse); ok && resp.ErrorCode == codec.None {
+			leaveGroupMax = -1
+			for _, k := range resp.ApiKeys {
+				if k.ApiKey == codec.LeaveGroup {
+					leaveGroupMax = k.MaxVersion
+				}
+			}
+		}
+	}
+	users := map[string][]codec.UUID{} // group \x00 member id: who heartbeat under it
+	for _, u := range order {
+		for _, r := range byClient[u] {
+			if hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok && strings.TrimSpace(hb.MemberId) != "" {
+				k := hb.GroupId + "\x00" + hb.MemberId
+				if !slices.Contains(users[k], u) {
+					users[k] = append(users[k], u)
+				}
+			}
+		}
+	}
+	out := map[codec.UUID]map[model.Rule]string{}
+	for _, u := range order {
+		b := &breaks{found: map[model.Rule]string{}}
+		b.client(byClient[u], leaveGroupMax, users, u)
+		out[u] = b.found
+	}
+	return out
+}
+
+// breaks collects the rules one client broke.
+type breaks struct{ found map[model.Rule]string }
+
+// broke notes that r broke rule, at its first request.
+func (b *breaks) broke(rule model.Rule, r *model.ClientRequest, format string, args ...any) {
+	if _, ok := b.found[rule]; !ok {
+		b.found[rule] = fmt.Sprintf("%v v%d, correlation id %d: ", r.Header.RequestApiKey, r.Header.RequestApiVersion, r.Header.CorrelationId) + fmt.Sprintf(format, args...)
+	}
+}
+
+// client goes through one client's requests.
+func (b *breaks) client(rs []*model.ClientRequest, leaveGroupMax int16, users map[string][]codec.UUID, self codec.UUID) {
+	// A static member: the instance id the last heartbeat naming both
+	// gave a member id.
+	static := map[string]string{}
+	tag0 := false
+	for _, r := range rs {
+		if hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok && hb.InstanceId.Valid && hb.MemberId != "" {
+			static[hb.GroupId+"\x00"+hb.MemberId] = hb.InstanceId.Value
+		}
+		tag0 = tag0 || r.Header.ClientInstanceId.Valid
+	}
+	b.headers(rs)
+	firstID := map[string]string{}
+	left := map[string]bool{}
+	for _, r := range rs {
+		switch m := r.Request.(type) {
+		case *codec.ConsumerGroupHeartbeatRequest:
+			b.heartbeat(r, m, static, firstID, left, users, self)
+		case *codec.LeaveGroupRequest:
+			b.leaveGroup(r, m, static, left, leaveGroupMax)
+		case *codec.GetTelemetrySubscriptionsRequest:
+			b.telemetry(r, m.ClientInstanceId, tag0)
+		case *codec.PushTelemetryRequest:
+			b.telemetry(r, m.ClientInstanceId, tag0)
+		}
+	}
+}
+
+// headers: KIP-1313's header rules (a client that ever sends tag 0 sends
+// it on every v2 header, one non-zero id per connection) and ClientId on
+// a connection's first request only (for a client that ever leaves a later
+// one null).
+func (b *breaks) headers(rs []*model.ClientRequest) {
+	tag0 := false
+	for _, r := range rs {
+		tag0 = tag0 || (r.HeaderVersion >= 2 && r.Header.ClientInstanceId.Valid)
+	}
+	onConn := map[uint64]codec.UUID{}
+	firstHasID := map[uint64]bool{}
+	nullLater := false
+	for _, r := range rs {
+		if r.Seq == 0 {
+			firstHasID[r.Conn] = r.Header.ClientId.Valid
+		} else if firstHasID[r.Conn] && !r.Header.ClientId.Valid {
+			nullLater = true
+		}
+		t := r.Header.ClientInstanceId
+		if t.Valid && t.UUID.IsZero() {
+			b.broke(model.RuleNoZeroUUIDs, r, "the zero UUID in tag 0")
+		}
+		if !tag0 || r.HeaderVersion < 2 {
+			continue
+		}
+		switch u, seen := onConn[r.Conn]; {
+		case !t.Valid:
+			b.broke(model.RuleClientInstanceIDInHeader, r, "no tag 0")
+		case t.UUID.IsZero():
+			b.broke(model.RuleClientInstanceIDInHeader, r, "the zero UUID in tag 0")
+		case seen && u != t.UUID:
+			b.broke(model.RuleClientInstanceIDInHeader, r, "tag 0 %s after %s on its connection", t.UUID, u)
+		}
+		if t.Valid {
+			onConn[r.Conn] = t.UUID
+		}
+	}
+	if !nullLater {
+		return
+	}
+	for _, r := range rs {
+		switch {
+		case r.Seq == 0 && !r.Header.ClientId.Valid:
+			b.broke(model.RuleClientIDOnFirstRequest, r, "a connection's first request without ClientId")
+		case r.Seq > 0 && r.Header.ClientId.Valid:
+			b.broke(model.RuleClientIDOnFirstRequest, r, "ClientId repeated on request %d of its connection", r.Seq+1)
+		}
+	}
+}
+
+// heartbeat: KIP-1082's member id (on every v1 heartbeat, one per group),
+// no heartbeat under an id after its leave until a rejoin, and a static
+// member's leave naming its instance.
+func (b *breaks) heartbeat(r *model.ClientRequest, hb *codec.ConsumerGroupHeartbeatRequest, static, firstID map[string]string,
+	left map[string]bool, users map[string][]codec.UUID, self codec.UUID) {
+	v := r.Header.RequestApiVersion
+	blank := strings.TrimSpace(hb.MemberId) == ""
+	if v >= 1 && blank {
+		b.broke(model.RuleMemberIDFromFirstHeartbeat, r, "member id %q at v%d", hb.MemberId, v)
+	}
+	if v >= 1 && !blank {
+		if f, ok := firstID[hb.GroupId]; !ok {
+			firstID[hb.GroupId] = hb.MemberId
+		} else if f != hb.MemberId {
+			b.broke(model.RuleStableMemberID, r, "member id %s in group %s after %s", hb.MemberId, hb.GroupId, f)
+		}
+	}
+	if !blank && len(users[hb.GroupId+"\x00"+hb.MemberId]) > 1 {
+		b.broke(model.RuleUniqueMemberIDs, r, "member id %s, which another of the harness's clients sends too", hb.MemberId)
+	}
+	if model.IsZeroUUIDString(hb.MemberId) {
+		b.broke(model.RuleNoZeroUUIDs, r, "the zero UUID as member id")
+	}
+	k := hb.GroupId + "\x00" + hb.MemberId
+	switch {
+	case hb.MemberEpoch < 0:
+		left[k] = true
+	case hb.MemberEpoch == 0:
+		delete(left, k)
+	case left[k]:
+		b.broke(model.RuleNoHeartbeatAfterLeave, r, "member %s heartbeats at epoch %d after its leave", hb.MemberId, hb.MemberEpoch)
+	}
+	inst, isStatic := static[k]
+	switch {
+	case hb.MemberEpoch == -2 && !hb.InstanceId.Valid:
+		b.broke(model.RuleStaticLeaveWithInstanceID, r, "a leave at -2 without InstanceId")
+	case hb.MemberEpoch == -1 && isStatic && !hb.InstanceId.Valid:
+		b.broke(model.RuleStaticLeaveWithInstanceID, r, "static member %s leaves at -1 without InstanceId", hb.MemberId)
+	case (hb.MemberEpoch == -1 || hb.MemberEpoch == -2) && isStatic && hb.InstanceId.Value != inst:
+		b.broke(model.RuleStaticLeaveWithInstanceID, r, "member %s leaves as instance %q, not %q", hb.MemberId, hb.InstanceId.Value, inst)
+	}
+}
+
+// leaveGroup: a LeaveGroup names its members (v3+: each entry someone, a
+// static member by its instance), goes below v3 only to a broker without
+// v3 and never for a static member, and what it names has left.
+func (b *breaks) leaveGroup(r *model.ClientRequest, lg *codec.LeaveGroupRequest, static map[string]string, left map[string]bool, leaveGroupMax int16) {
+	v := r.Header.RequestApiVersion
+	if v < 3 {
+		left[lg.GroupId+"\x00"+lg.MemberId] = true
+		_, isStatic := static[lg.GroupId+"\x00"+lg.MemberId]
+		switch {
+		case leaveGroupMax >= 3:
+			b.broke(model.RuleLeaveGroupDowngrade, r, "below v3 to a broker offering v%d", leaveGroupMax)
+		case isStatic:
+			b.broke(model.RuleLeaveGroupDowngrade, r, "static member %s left below v3", lg.MemberId)
+		}
+		return
+	}
+	for _, e := range lg.Members {
+		k := lg.GroupId + "\x00" + e.MemberId
+		if e.MemberId != "" {
+			left[k] = true
+		}
+		inst, isStatic := static[k]
+		switch {
+		case e.MemberId == "" && !e.GroupInstanceId.Valid:
+			b.broke(model.RuleLeaveGroupInstanceID, r, "an entry naming nobody")
+		case isStatic && (!e.GroupInstanceId.Valid || e.GroupInstanceId.Value != inst):
+			b.broke(model.RuleLeaveGroupInstanceID, r, "static member %s named with instance %v, not %q", e.MemberId, e.GroupInstanceId, inst)
+		}
+	}
+}
+
+// telemetry: v1 has only the header's id, which must be usable; at v0 a
+// client that sends tag 0 puts the same id in the body.
+func (b *breaks) telemetry(r *model.ClientRequest, body codec.UUID, tag0 bool) {
+	t := r.Header.ClientInstanceId
+	switch {
+	case r.Header.RequestApiVersion >= 1 && (!t.Valid || t.UUID.IsZero()):
+		b.broke(model.RuleTelemetryInstanceID, r, "no usable instance id in a v1 header")
+	case r.Header.RequestApiVersion == 0 && tag0 && t.Valid && body != t.UUID:
+		b.broke(model.RuleTelemetryInstanceID, r, "body id %s, header id %s", body, t.UUID)
+	}
+}

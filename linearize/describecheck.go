@@ -1,0 +1,102 @@
+package linearize
+
+// DescribeAgrees: a target that shows its whole state (Snapshotter) is
+// also described by the observer, and the two views must agree. Seen
+// through ConsumerGroupDescribe (model.SnapshotFromDescribe), a group is
+// what `ghostcheck check` judges a broker reached by address by: a
+// Describe that hides a parked member, or shows an epoch the coordinator
+// does not hold, would blind that check to the very ghosts it looks for.
+// The run compares them only when both are of the same instant: right
+// after the target answered the Describe, before anything else reaches it
+// (so never under parallel delivery, where other requests run beside it).
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+const (
+	// RuleDescribeAgrees is broken by a ConsumerGroupDescribe answer that
+	// does not show the coordinator's own state of the same instant.
+	RuleDescribeAgrees    model.Rule = "DescribeAgrees"
+	meaningDescribeAgrees            = "ConsumerGroupDescribe shows the groups the coordinator holds: their epochs, and each member's id, epoch, instance id, subscription, assignment and (when current) target assignment"
+)
+
+// checkDescribe holds resp, the target's answer to a Describe it has just
+// handled, to the target's snapshot of that instant. The caller holds d.mu
+// and has not delivered anything since.
+func (d *driver) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
+	if d.snap == nil || d.plan.Parallel {
+		return
+	}
+	held := map[string]model.GroupSnapshot{}
+	for _, g := range d.snap.Snapshot() {
+		held[g.GroupID] = g
+	}
+	shown := map[string]model.GroupSnapshot{}
+	for _, g := range model.SnapshotFromDescribe(resp) {
+		shown[g.GroupID] = g
+	}
+	for _, dg := range resp.Groups {
+		h, holds := held[dg.GroupId]
+		var what string
+		switch dg.ErrorCode {
+		case codec.None:
+			if !holds {
+				what = "is described, but the coordinator holds no such group"
+			} else {
+				what = describeDisagreement(shown[dg.GroupId], h)
+			}
+		case codec.GroupIDNotFound:
+			if holds {
+				what = fmt.Sprintf("is described as GROUP_ID_NOT_FOUND, but the coordinator holds it with %d members at epoch %d", len(h.Members), h.Epoch)
+			}
+		}
+		if what != "" {
+			d.violate(&model.Violation{Rule: string(RuleDescribeAgrees), Detail: fmt.Sprintf("ConsumerGroupDescribe at %d ms: group %q %s", d.at, dg.GroupId, what)})
+		}
+	}
+}
+
+// describeDisagreement says how shown (a group as Describe showed it) and
+// held (the coordinator's snapshot of it) differ in what Describe can
+// show, or "" when they agree. Pending revocations are not shown, and a
+// target only while the assignment epoch is the group epoch.
+func describeDisagreement(shown, held model.GroupSnapshot) string {
+	if shown.Epoch != held.Epoch {
+		return fmt.Sprintf("is shown at group epoch %d, the coordinator holds epoch %d", shown.Epoch, held.Epoch)
+	}
+	byID := map[string]model.MemberSnapshot{}
+	for _, m := range held.Members {
+		byID[m.MemberID] = m
+	}
+	for _, s := range shown.Members {
+		h, ok := byID[s.MemberID]
+		if !ok {
+			return fmt.Sprintf("shows member %s, which the coordinator does not hold", s.MemberID)
+		}
+		delete(byID, s.MemberID)
+		switch {
+		case s.InstanceID != h.InstanceID:
+			return fmt.Sprintf("shows member %s with instance id %q, the coordinator holds %q", s.MemberID, s.InstanceID, h.InstanceID)
+		case s.Epoch != h.Epoch:
+			return fmt.Sprintf("shows member %s at epoch %d, the coordinator holds %d", s.MemberID, s.Epoch, h.Epoch)
+		case !slices.Equal(s.SubscribedTopicNames, h.SubscribedTopicNames) || s.SubscribedTopicRegex != h.SubscribedTopicRegex:
+			return fmt.Sprintf("shows member %s subscribed to %v / regex %v, the coordinator holds %v / %v", s.MemberID,
+				s.SubscribedTopicNames, s.SubscribedTopicRegex, h.SubscribedTopicNames, h.SubscribedTopicRegex)
+		case !slices.Equal(s.Assigned, h.Assigned):
+			return fmt.Sprintf("shows member %s assigned %v, the coordinator holds %v", s.MemberID, s.Assigned, h.Assigned)
+		case s.Target != nil && !slices.Equal(s.Target, h.Target):
+			return fmt.Sprintf("shows member %s with target %v, the coordinator holds %v", s.MemberID, s.Target, h.Target)
+		}
+	}
+	for _, m := range held.Members {
+		if _, hidden := byID[m.MemberID]; hidden {
+			return fmt.Sprintf("does not show member %s (epoch %d), which the coordinator holds", m.MemberID, m.Epoch)
+		}
+	}
+	return ""
+}
