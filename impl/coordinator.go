@@ -56,6 +56,7 @@ type Coordinator struct {
 	}
 
 	groups    [nGroupShards]groupShard
+	live      liveGroups
 	nextShard atomic.Uint32
 	shards    [nTimerShards]timerShard
 	expireGen atomic.Uint64
@@ -70,6 +71,35 @@ type groupShard struct {
 	mu sync.RWMutex
 	m  map[string]*group
 	_  [24]byte
+}
+
+// liveGroups lists every group that ever became live (live groups are
+// never removed), so that what visits all of them (Snapshot, Restart) need
+// not lock each of the 256 group shards: Snapshot runs after every round
+// of a checked run. mu is a leaf lock: it may be taken under a group's.
+type liveGroups struct {
+	mu     sync.Mutex
+	gs     []*group
+	sorted bool // gs is in id order
+}
+
+// add records g, which just became live.
+func (l *liveGroups) add(g *group) {
+	l.mu.Lock()
+	l.gs = append(l.gs, g)
+	l.sorted = len(l.gs) < 2 || l.sorted && l.gs[len(l.gs)-2].id < g.id
+	l.mu.Unlock()
+}
+
+// list returns the live groups in id order (a copy).
+func (l *liveGroups) list() []*group {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.sorted {
+		sort.Slice(l.gs, func(i, j int) bool { return l.gs[i].id < l.gs[j].id })
+		l.sorted = true
+	}
+	return append([]*group(nil), l.gs...)
 }
 
 // groupShardOf picks a shard from the id's length and last bytes (group

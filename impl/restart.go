@@ -33,7 +33,7 @@ func (c *Coordinator) Restart() {
 	if c.mut.Has(MutRestartKeepsDeadlines) {
 		return
 	}
-	for _, g := range c.allGroups() {
+	for _, g := range c.live.list() {
 		g.mu.Lock()
 		if g.status == gLive {
 			g.restartTimers(c.clock.Now())

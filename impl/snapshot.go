@@ -38,7 +38,7 @@ type GroupSnapshot struct {
 // their own locks. It is meant for tests (it mirrors model.Snapshot).
 func (c *Coordinator) Snapshot() []GroupSnapshot {
 	var out []GroupSnapshot
-	for _, g := range c.allGroups() {
+	for _, g := range c.live.list() {
 		g.mu.Lock()
 		if g.status != gLive {
 			g.mu.Unlock()
@@ -64,6 +64,9 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 	return out
 }
 
+// allGroups returns every group, phantoms included, in id order, by
+// visiting every shard (CheckInternal); liveGroups is the quick way to the
+// live ones.
 func (c *Coordinator) allGroups() []*group {
 	var gs []*group
 	for i := range c.groups {

@@ -274,6 +274,7 @@ func (d *driver) deliver(r *request) {
 	out := &response{p: r.p, conn: r.handle, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1, creq: r.creq}
 	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == "client" {
 		r.p.allIDs[hb.MemberId.Value] = true
+		r.p.idsDirty = true
 		out.ids = []string{hb.MemberId.Value}
 	}
 	if r, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok {
@@ -305,6 +306,7 @@ func (d *driver) deliver(r *request) {
 	d.lastRespDeliver[out.conn] = out.deliver
 	for _, id := range out.ids {
 		r.p.inflight[id]++
+		r.p.idsDirty = true
 	}
 	d.resps = append(d.resps, out)
 	d.hist = append(d.hist, op)
@@ -349,6 +351,7 @@ func (d *driver) deliverResponses() {
 			if r.p.inflight[id]--; r.p.inflight[id] <= 0 {
 				delete(r.p.inflight, id)
 			}
+			r.p.idsDirty = true
 		}
 		if r.p.live && r.p.connID == r.conn && !d.closedConns[r.conn] {
 			d.clientResponse(r.creq, r.resp)

@@ -34,6 +34,18 @@ func (d *driver) lag() int64 {
 	return 0
 }
 
+// sortedIDs returns the process's in-flight and attributable member ids,
+// each in order (Process.InFlight and AllIDs), made again only when one of
+// the sets changed since the last call.
+func (p *proc) sortedIDs() (inflight, all []string) {
+	if p.idsDirty {
+		p.sortedInflight = slices.Sorted(maps.Keys(p.inflight))
+		p.sortedAll = slices.Sorted(maps.Keys(p.allIDs))
+		p.idsDirty = false
+	}
+	return p.sortedInflight, p.sortedAll
+}
+
 // observe checks the invariants on what the coordinator holds now: its
 // snapshot when the target offers one, else the describes delivered this
 // round.
@@ -58,7 +70,8 @@ func (d *driver) observe(final bool) {
 	if d.snap == nil {
 		now = d.describedAt
 	}
-	o := model.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs}
+	o := model.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs,
+		Processes: make([]model.Process, 0, len(d.plan.Clients))}
 	for _, p := range d.procs[:len(d.plan.Clients)] {
 		mp := model.Process{
 			Name:             p.name,
@@ -69,8 +82,7 @@ func (d *driver) observe(final bool) {
 			Left:             p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
 			Joined:           p.live && p.c.State() == model.Joined,
 		}
-		mp.InFlight = slices.Sorted(maps.Keys(p.inflight))
-		mp.AllIDs = slices.Sorted(maps.Keys(p.allIDs))
+		mp.InFlight, mp.AllIDs = p.sortedIDs()
 		// A member may outlive its process by one session timeout (a
 		// crash, a lost leave, a static member parked at -2), counted
 		// afresh from each coordinator restart it lived through, plus how

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -332,9 +333,25 @@ func (c *Client) subscription(r *codec.ConsumerGroupHeartbeatRequest) {
 	c.sentGen = c.subGen
 }
 
-// ownedKey is a set of owned partitions as a comparable string.
+// ownedKey is a set of owned partitions (as Owned lists them) as a
+// comparable string: each topic id and its partitions, length-prefixed,
+// after a mark that keeps it apart from "" (nothing sent yet). It is made
+// at every heartbeat, so it is built by hand rather than printed.
 func ownedKey(owned []codec.ConsumerGroupHeartbeatTopicPartitions) string {
-	return fmt.Sprint(owned)
+	n := 1
+	for _, t := range owned {
+		n += 16 + binary.MaxVarintLen64 + 4*len(t.Partitions)
+	}
+	b := make([]byte, 1, n)
+	b[0] = 'o'
+	for _, t := range owned {
+		b = append(b, t.TopicId[:]...)
+		b = binary.AppendUvarint(b, uint64(len(t.Partitions)))
+		for _, p := range t.Partitions {
+			b = binary.BigEndian.AppendUint32(b, uint32(p))
+		}
+	}
+	return string(b)
 }
 
 // OnHeartbeat absorbs the response to a join or heartbeat.
