@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
 	"regexp"
 	"sort"
 	"sync"
@@ -141,7 +142,12 @@ type connShard struct {
 type timerShard struct {
 	mu sync.Mutex
 	h  []shardTimer
-	_  [32]byte
+	// next is h[0].at, or math.MaxInt64 when h is empty, written under mu:
+	// Expire skips a shard with nothing due without taking its lock (it
+	// runs at every tick, on 64 shards). A push racing with Expire is
+	// then seen or not, as it is with the lock.
+	next atomic.Int64
+	_    [24]byte
 }
 
 type shardTimer struct {
@@ -161,11 +167,15 @@ func (s *timerShard) push(at int64, g *group) {
 		s.h[p], s.h[i] = s.h[i], s.h[p]
 		i = p
 	}
+	s.next.Store(s.h[0].at)
 	s.mu.Unlock()
 }
 
 // popDue removes and returns the entries due at now.
 func (s *timerShard) popDue(now int64, out []*group) []*group {
+	if s.next.Load() > now {
+		return out
+	}
 	s.mu.Lock()
 	for len(s.h) > 0 && s.h[0].at <= now {
 		out = append(out, s.h[0].g)
@@ -189,6 +199,11 @@ func (s *timerShard) popDue(now int64, out []*group) []*group {
 			s.h[i], s.h[m] = s.h[m], s.h[i]
 			i = m
 		}
+	}
+	if len(s.h) > 0 {
+		s.next.Store(s.h[0].at)
+	} else {
+		s.next.Store(math.MaxInt64)
 	}
 	s.mu.Unlock()
 	return out
@@ -228,6 +243,9 @@ func New(cfg Config) *Coordinator {
 	}
 	for i := range c.conns {
 		c.conns[i].m = map[uint64]*connState{}
+	}
+	for i := range c.shards {
+		c.shards[i].next.Store(math.MaxInt64)
 	}
 	for i := range c.telemetry {
 		c.telemetry[i].m = map[codec.UUID]*telemetryClient{}

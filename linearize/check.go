@@ -308,13 +308,14 @@ func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var r replayer
 			for ops := range work {
 				if failed.Load() {
 					continue
 				}
 				c := model.NewCoordinator(cfg)
 				for _, op := range ops {
-					if ok, why := applyOp(c, op); !ok {
+					if ok, why := r.apply(c, op); !ok {
 						mu.Lock()
 						if firstID < 0 || op.ID < firstID {
 							firstID = op.ID

@@ -94,6 +94,8 @@ type driver struct {
 	spoil func(*codec.RequestHeader)
 	// restartAt are the coordinator times of the restarts so far.
 	restartAt []int64
+	// enc is deliver's buffer for encoding a response (under mu).
+	enc []byte
 }
 
 // Run executes plan against target. The run is deterministic for a
@@ -115,7 +117,9 @@ func Run(target Target, plan Plan) (*Result, error) {
 		return d.res, nil
 	}
 	d.res.Quiescent = true
-	d.res.History = d.hist
+	if len(d.hist) > 0 { // nil when empty, as before it was made ahead
+		d.res.History = d.hist
+	}
 	sort.Strings(d.res.Ghosts)
 	return d.res, nil
 }
@@ -141,6 +145,9 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 	if d.hbEvery < 1 {
 		d.hbEvery = 1
 	}
+	// About a heartbeat per client every hbEvery rounds, and the rest: the
+	// history is made about the size it will be, not grown to it.
+	d.hist = make(History, 0, min(len(plan.Clients)*plan.Rounds/d.hbEvery+64, 1<<14))
 	for _, f := range plan.Faults {
 		d.faults[[2]int{f.Client, f.Request}] = f
 	}

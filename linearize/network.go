@@ -267,7 +267,8 @@ func (d *driver) deliver(r *request) {
 		return
 	}
 	if resp != nil {
-		if _, err := resp.AppendTo(nil, r.h.RequestApiVersion); err != nil {
+		var err error
+		if d.enc, err = resp.AppendTo(d.enc[:0], r.h.RequestApiVersion); err != nil {
 			d.harness("%s v%d response does not encode: %v", r.h.RequestApiKey, r.h.RequestApiVersion, err)
 		}
 	}
