@@ -37,31 +37,60 @@ type GroupSnapshot struct {
 // cannot show (pending revocations). Groups are read one at a time under
 // their own locks. It is meant for tests (it mirrors model.Snapshot).
 func (c *Coordinator) Snapshot() []GroupSnapshot {
-	var out []GroupSnapshot
-	for _, g := range c.live.list() {
+	live := c.live.list()
+	out := make([]GroupSnapshot, 0, len(live))
+	for _, g := range live {
 		g.mu.Lock()
 		if g.status != gLive {
 			g.mu.Unlock()
 			continue
 		}
 		gs := GroupSnapshot{GroupID: g.id, Epoch: g.epoch}
-		for _, e := range g.sortedMembers() {
+		members := g.sortedMembers()
+		gs.Members = make([]MemberSnapshot, 0, len(members))
+		// One array holds every member's partitions (the snapshot runs
+		// after every round of a checked run); each member's lists are
+		// capped, so that appending to one cannot reach the next.
+		n := 0
+		for _, e := range members {
+			if s := g.sideOf(e.mi); s != nil {
+				n += len(s.assigned) + len(s.pending) + len(s.target)
+			}
+		}
+		parts := make([]TopicPartition, 0, n)
+		for _, e := range members {
 			m := &g.mem[e.mi]
 			sub := g.subOf(e.mi)
 			ms := MemberSnapshot{MemberID: e.id, InstanceID: g.instanceOf(e.mi).Value, Epoch: m.epoch,
-				Assigned: []TopicPartition{}, Pending: []TopicPartition{}, Target: []TopicPartition{},
 				SubscribedTopicNames: append([]string{}, sub.names...), SubscribedTopicRegex: sub.regex}
+			var assigned, pending, target []int32
 			if s := g.sideOf(e.mi); s != nil {
-				ms.Assigned = c.topicPartitions(s.assigned)
-				ms.Pending = c.topicPartitions(s.pending)
-				ms.Target = c.topicPartitions(s.target)
+				assigned, pending, target = s.assigned, s.pending, s.target
 			}
+			parts, ms.Assigned = c.appendTopicPartitions(parts, assigned)
+			parts, ms.Pending = c.appendTopicPartitions(parts, pending)
+			parts, ms.Target = c.appendTopicPartitions(parts, target)
 			gs.Members = append(gs.Members, ms)
 		}
 		g.mu.Unlock()
 		out = append(out, gs)
 	}
+	if len(out) == 0 {
+		return nil // as before the list was made ahead
+	}
 	return out
+}
+
+// appendTopicPartitions appends ps as topic partitions to parts (which
+// has the room) and returns parts and the appended part, capped (never
+// nil).
+func (c *Coordinator) appendTopicPartitions(parts []TopicPartition, ps []int32) ([]TopicPartition, []TopicPartition) {
+	from := len(parts)
+	for _, p := range ps {
+		t := c.topicOf(p)
+		parts = append(parts, TopicPartition{c.topics[t].Name, p - c.base[t]})
+	}
+	return parts, parts[from:len(parts):len(parts)]
 }
 
 // allGroups returns every group, phantoms included, in id order, by
@@ -79,13 +108,4 @@ func (c *Coordinator) allGroups() []*group {
 	}
 	sort.Slice(gs, func(i, j int) bool { return gs[i].id < gs[j].id })
 	return gs
-}
-
-func (c *Coordinator) topicPartitions(ps []int32) []TopicPartition {
-	out := make([]TopicPartition, 0, len(ps))
-	for _, p := range ps {
-		t := c.topicOf(p)
-		out = append(out, TopicPartition{c.topics[t].Name, p - c.base[t]})
-	}
-	return out
 }

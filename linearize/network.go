@@ -274,8 +274,10 @@ func (d *driver) deliver(r *request) {
 	}
 	out := &response{p: r.p, conn: r.handle, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1, creq: r.creq}
 	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == "client" {
-		r.p.allIDs[hb.MemberId.Value] = true
-		r.p.idsDirty = true
+		if !r.p.allIDs[hb.MemberId.Value] {
+			r.p.allIDs[hb.MemberId.Value] = true
+			r.p.allDirty = true
+		}
 		out.ids = []string{hb.MemberId.Value}
 	}
 	if r, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok {
@@ -306,8 +308,9 @@ func (d *driver) deliver(r *request) {
 	}
 	d.lastRespDeliver[out.conn] = out.deliver
 	for _, id := range out.ids {
-		r.p.inflight[id]++
-		r.p.idsDirty = true
+		if r.p.inflight[id]++; r.p.inflight[id] == 1 {
+			r.p.inflightDirty = true
+		}
 	}
 	d.resps = append(d.resps, out)
 	d.hist = append(d.hist, op)
@@ -351,8 +354,8 @@ func (d *driver) deliverResponses() {
 		for _, id := range r.ids {
 			if r.p.inflight[id]--; r.p.inflight[id] <= 0 {
 				delete(r.p.inflight, id)
+				r.p.inflightDirty = true
 			}
-			r.p.idsDirty = true
 		}
 		if r.p.live && r.p.connID == r.conn && !d.closedConns[r.conn] {
 			d.clientResponse(r.creq, r.resp)

@@ -38,10 +38,13 @@ func (d *driver) lag() int64 {
 // each in order (Process.InFlight and AllIDs), made again only when one of
 // the sets changed since the last call.
 func (p *proc) sortedIDs() (inflight, all []string) {
-	if p.idsDirty {
+	if p.inflightDirty {
 		p.sortedInflight = slices.Sorted(maps.Keys(p.inflight))
+		p.inflightDirty = false
+	}
+	if p.allDirty {
 		p.sortedAll = slices.Sorted(maps.Keys(p.allIDs))
-		p.idsDirty = false
+		p.allDirty = false
 	}
 	return p.sortedInflight, p.sortedAll
 }

@@ -48,11 +48,12 @@ type proc struct {
 	allIDs   map[string]bool
 	inflight map[string]int
 	// sortedAll and sortedInflight are allIDs' and inflight's keys in
-	// order, as each observation hands them to the invariants; idsDirty
-	// says they must be made again (a map changed). They are made anew,
-	// never changed in place, since an observation may keep them.
+	// order, as each observation hands them to the invariants; allDirty
+	// and inflightDirty say one must be made again (its map gained or
+	// lost a key). They are made anew, never changed in place, since an
+	// observation may keep them.
 	sortedAll, sortedInflight []string
-	idsDirty                  bool
+	allDirty, inflightDirty   bool
 	lastSeen                  int64 // coordinator time of the last delivered request; -1 none
 	leftAt                    int64 // coordinator time its last leave (epoch -1) was processed; -1 none
 	ended                     int   // round the process ended
@@ -89,7 +90,7 @@ func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*pro
 		return nil, err
 	}
 	p := &proc{idx: idx, name: name, group: group, plan: cp, role: role, c: c, live: true,
-		allIDs: map[string]bool{}, inflight: map[string]int{}, idsDirty: true, lastSeen: -1, leftAt: -1, lastHB: -1 << 30,
+		allIDs: map[string]bool{}, inflight: map[string]int{}, allDirty: true, inflightDirty: true, lastSeen: -1, leftAt: -1, lastHB: -1 << 30,
 		host: fmt.Sprintf("/10.0.%d.%d", idx/250, idx%250+1)}
 	if id := c.MemberID(); id != "" {
 		p.allIDs[id] = true

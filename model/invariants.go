@@ -312,7 +312,8 @@ const (
 // NoDoubleClientAssignment: no partition is owned (assigned or pending
 // revocation) by two members of a group at once.
 func NoDoubleClientAssignment(groups []GroupSnapshot) error {
-	var seen []ownedBy // the group's owned partitions so far, while few
+	var buf [smallScan]ownedBy
+	seen := buf[:0] // the group's owned partitions so far, while few
 	for _, g := range groups {
 		seen = seen[:0]
 		var owner map[TopicPartition]string // once there are many

@@ -88,39 +88,67 @@ func ModelSnapshot(gs []impl.GroupSnapshot) []model.GroupSnapshot {
 	out := make([]model.GroupSnapshot, 0, len(gs))
 	for _, g := range gs {
 		mg := model.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
+		if len(g.Members) > 0 {
+			mg.Members = make([]model.MemberSnapshot, 0, len(g.Members))
+		}
+		// One array holds the group's partitions (the driver converts a
+		// snapshot after every round); each member's lists are capped.
+		n := 0
 		for _, m := range g.Members {
-			mg.Members = append(mg.Members, model.MemberSnapshot{
+			n += len(m.Assigned) + len(m.Pending) + len(m.Target)
+		}
+		parts := make([]model.TopicPartition, 0, n)
+		for _, m := range g.Members {
+			ms := model.MemberSnapshot{
 				MemberID:             m.MemberID,
 				InstanceID:           m.InstanceID,
 				Epoch:                m.Epoch,
-				Assigned:             modelPartitions(m.Assigned),
-				Pending:              modelPartitions(m.Pending),
-				Target:               modelPartitions(m.Target),
 				SubscribedTopicNames: sortedNames(m.SubscribedTopicNames),
 				SubscribedTopicRegex: m.SubscribedTopicRegex,
-			})
+			}
+			parts, ms.Assigned = modelPartitions(parts, m.Assigned)
+			parts, ms.Pending = modelPartitions(parts, m.Pending)
+			parts, ms.Target = modelPartitions(parts, m.Target)
+			mg.Members = append(mg.Members, ms)
 		}
-		slices.SortFunc(mg.Members, func(a, b model.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) })
+		if !slices.IsSortedFunc(mg.Members, memberOrder) {
+			slices.SortFunc(mg.Members, memberOrder)
+		}
 		out = append(out, mg)
 	}
-	slices.SortFunc(out, func(a, b model.GroupSnapshot) int { return cmp.Compare(a.GroupID, b.GroupID) })
+	if !slices.IsSortedFunc(out, groupOrder) {
+		slices.SortFunc(out, groupOrder)
+	}
 	return out
+}
+
+func memberOrder(a, b model.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) }
+
+func groupOrder(a, b model.GroupSnapshot) int { return cmp.Compare(a.GroupID, b.GroupID) }
+
+func partitionOrder(a, b model.TopicPartition) int {
+	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 }
 
 // sortedNames is a sorted copy of names, never nil.
 func sortedNames(names []string) []string {
 	out := append([]string{}, names...)
-	slices.Sort(out)
+	if !slices.IsSorted(out) {
+		slices.Sort(out)
+	}
 	return out
 }
 
-func modelPartitions(ps []impl.TopicPartition) []model.TopicPartition {
-	out := make([]model.TopicPartition, 0, len(ps))
+// modelPartitions appends ps, converted and sorted, to parts (which has
+// the room) and returns parts and the appended part, capped (never nil).
+func modelPartitions(parts []model.TopicPartition, ps []impl.TopicPartition) ([]model.TopicPartition, []model.TopicPartition) {
+	from := len(parts)
 	for _, p := range ps {
-		out = append(out, model.TopicPartition(p))
+		parts = append(parts, model.TopicPartition(p))
 	}
-	slices.SortFunc(out, func(a, b model.TopicPartition) int {
-		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
-	})
-	return out
+	mine := parts[from:len(parts):len(parts)]
+	if !slices.IsSortedFunc(mine, partitionOrder) {
+		slices.SortFunc(mine, partitionOrder)
+	}
+	return parts, mine
 }
