@@ -238,18 +238,11 @@ func New(cfg Config) *Coordinator {
 			s.ok, s.min, s.max = true, a.MinVersion, a.MaxVersion
 		}
 	}
-	for i := range c.groups {
-		c.groups[i].m = map[string]*group{}
-	}
-	for i := range c.conns {
-		c.conns[i].m = map[uint64]*connState{}
-	}
 	for i := range c.shards {
 		c.shards[i].next.Store(math.MaxInt64)
 	}
-	for i := range c.telemetry {
-		c.telemetry[i].m = map[codec.UUID]*telemetryClient{}
-	}
+	// The other shards' maps are made at their first entry (a checked run
+	// makes a coordinator per history and uses a few of its 384 maps).
 	return c
 }
 
@@ -373,6 +366,9 @@ func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) (string, *c
 	fresh := cs == nil
 	if fresh {
 		cs = &connState{first: h.ClientId.Value}
+		if s.m == nil {
+			s.m = map[uint64]*connState{}
+		}
 		s.m[conn.ID] = cs
 	}
 	s.mu.Unlock()
@@ -452,6 +448,9 @@ func (c *Coordinator) joinGroup(id string) *group {
 			if g = s.m[id]; g == nil {
 				g = newGroup(c, id)
 				g.shard = &c.shards[c.nextShard.Add(1)%nTimerShards]
+				if s.m == nil {
+					s.m = map[string]*group{}
+				}
 				s.m[id] = g
 			}
 			s.mu.Unlock()

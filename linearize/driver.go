@@ -145,9 +145,12 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 	if d.hbEvery < 1 {
 		d.hbEvery = 1
 	}
-	// About a heartbeat per client every hbEvery rounds, and the rest: the
-	// history is made about the size it will be, not grown to it.
-	d.hist = make(History, 0, min(len(plan.Clients)*plan.Rounds/d.hbEvery+64, 1<<14))
+	// The history and the clients' requests are made about the size they
+	// will be (a default plan's histories hold about 0.8 operations per
+	// client and heartbeat interval), not grown to it.
+	size := min(len(plan.Clients)*plan.Rounds*4/(5*d.hbEvery)+32, 1<<14)
+	d.hist = make(History, 0, size)
+	d.creqs = make([]model.ClientRequest, 0, size)
 	for _, f := range plan.Faults {
 		d.faults[[2]int{f.Client, f.Request}] = f
 	}

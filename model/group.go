@@ -1,8 +1,11 @@
 package model
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -44,11 +47,8 @@ func (s partSet) sorted() []tp {
 	for p := range s {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].topic != out[j].topic {
-			return out[i].topic < out[j].topic
-		}
-		return out[i].partition < out[j].partition
+	slices.SortFunc(out, func(a, b tp) int { // not sort.Slice: the model's describes sort at every call
+		return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
 	})
 	return out
 }

@@ -130,12 +130,18 @@ func partitionOrder(a, b model.TopicPartition) int {
 	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 }
 
-// sortedNames is a sorted copy of names, never nil.
+// sortedNames is names sorted, never nil: names itself when it is sorted
+// (impl.Snapshot makes every list afresh; nothing changes a snapshot
+// after), else a sorted copy.
 func sortedNames(names []string) []string {
-	out := append([]string{}, names...)
-	if !slices.IsSorted(out) {
-		slices.Sort(out)
+	switch {
+	case names == nil:
+		return []string{}
+	case slices.IsSorted(names):
+		return names
 	}
+	out := append([]string{}, names...)
+	slices.Sort(out)
 	return out
 }
 
