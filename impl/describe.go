@@ -2,7 +2,8 @@ package impl
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -82,7 +83,7 @@ func (g *group) sortedMembers() []idEntry {
 			out = append(out, idEntry{g.idString(uint32(mi)), uint32(mi)})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	slices.SortFunc(out, func(a, b idEntry) int { return strings.Compare(a.id, b.id) })
 	return out
 }
 

@@ -39,14 +39,41 @@ func (d *driver) lag() int64 {
 // the sets changed since the last call.
 func (p *proc) sortedIDs() (inflight, all []string) {
 	if p.inflightDirty {
-		p.sortedInflight = slices.Sorted(maps.Keys(p.inflight))
+		// The last list with ids is kept while none are in flight: the
+		// next heartbeat's is most often the same.
+		if p.sortedInflight = nil; len(p.inflight) > 0 {
+			p.keptInflight = sortedKeys(p.inflight, p.keptInflight)
+			p.sortedInflight = p.keptInflight
+		}
 		p.inflightDirty = false
 	}
 	if p.allDirty {
-		p.sortedAll = slices.Sorted(maps.Keys(p.allIDs))
+		p.sortedAll = sortedKeys(p.allIDs, p.sortedAll)
 		p.allDirty = false
 	}
 	return p.sortedInflight, p.sortedAll
+}
+
+// sortedKeys is m's keys in order: nil for none, last when it lists
+// exactly them (a heartbeat's id goes in flight and out again, and the
+// same list serves), else a new list.
+func sortedKeys[V any](m map[string]V, last []string) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	if len(last) == len(m) {
+		same := true
+		for i, k := range last {
+			if _, ok := m[k]; !ok || i > 0 && last[i-1] >= k { // in m, and in order with no repeats
+				same = false
+				break
+			}
+		}
+		if same {
+			return last
+		}
+	}
+	return slices.Sorted(maps.Keys(m))
 }
 
 // observe checks the invariants on what the coordinator holds now: its

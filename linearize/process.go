@@ -53,6 +53,7 @@ type proc struct {
 	// lost a key). They are made anew, never changed in place, since an
 	// observation may keep them.
 	sortedAll, sortedInflight []string
+	keptInflight              []string // the last non-empty sortedInflight
 	allDirty, inflightDirty   bool
 	lastSeen                  int64 // coordinator time of the last delivered request; -1 none
 	leftAt                    int64 // coordinator time its last leave (epoch -1) was processed; -1 none
