@@ -58,6 +58,7 @@ type driver struct {
 
 	reqs  []*request
 	resps []*response
+	due   []*request // deliverRequests' list, reused
 	// lastDeliver keeps each connection FIFO: a delayed request or
 	// response delays what follows it on the same connection.
 	lastReqDeliver  map[uint64]int64 // ms (request.due)

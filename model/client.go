@@ -1,10 +1,12 @@
 package model
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/google/uuid"
@@ -201,7 +203,7 @@ func (c *Client) Owned() []codec.ConsumerGroupHeartbeatTopicPartitions {
 	for id := range c.owned {
 		ids = append(ids, id)
 	}
-	sort.Slice(ids, func(i, j int) bool { return string(ids[i][:]) < string(ids[j][:]) })
+	slices.SortFunc(ids, func(a, b codec.UUID) int { return bytes.Compare(a[:], b[:]) }) // at every heartbeat: no reflection
 	out := []codec.ConsumerGroupHeartbeatTopicPartitions{}
 	for _, id := range ids {
 		out = append(out, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: id, Partitions: append([]int32(nil), c.owned[id]...)})

@@ -191,18 +191,32 @@ func OneMemberPerProcess(o Observation) error {
 		if !p.Live {
 			continue
 		}
-		var ids []string
+		accounts := func(m MemberSnapshot) bool {
+			return contains(p.AllIDs, m.MemberID) || (m.MemberID == p.MemberID && m.MemberID != "")
+		}
+		n := 0 // counted first: the list is made only for a report
 		for _, g := range o.Groups {
 			if g.GroupID != p.GroupID {
 				continue
 			}
 			for _, m := range g.Members {
-				if contains(p.AllIDs, m.MemberID) || (m.MemberID == p.MemberID && m.MemberID != "") {
-					ids = append(ids, m.MemberID)
+				if accounts(m) {
+					n++
 				}
 			}
 		}
-		if len(ids) > 1 {
+		if n > 1 {
+			var ids []string
+			for _, g := range o.Groups {
+				if g.GroupID != p.GroupID {
+					continue
+				}
+				for _, m := range g.Members {
+					if accounts(m) {
+						ids = append(ids, m.MemberID)
+					}
+				}
+			}
 			return violation(RuleOneMemberPerProcess, "process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
 		}
 	}

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 
 // The checks run at every observation of a run avoid maps and parsing
 // where they can (UniqueMemberIDs, NoDoubleClientAssignment below a size,
-// IsZeroUUIDString's first character, EpochTracker's keys). These
+// IsZeroUUIDString's first character, EpochTracker's keys,
+// OneMemberPerProcess's list made only for a report). These
 // properties hold them to the plain versions they replaced, kept here as
 // references, on generated observations with few and with many processes
 // and partitions (so that both the scan and the map paths are taken) and
@@ -44,6 +46,29 @@ func refNoDoubleClientAssignment(groups []model.GroupSnapshot) error {
 				}
 				owner[p] = m.MemberID
 			}
+		}
+	}
+	return nil
+}
+
+func refOneMemberPerProcess(o model.Observation) error {
+	for _, p := range o.Processes {
+		if !p.Live {
+			continue
+		}
+		var ids []string
+		for _, g := range o.Groups {
+			if g.GroupID != p.GroupID {
+				continue
+			}
+			for _, m := range g.Members {
+				if slices.Contains(p.AllIDs, m.MemberID) || (m.MemberID == p.MemberID && m.MemberID != "") {
+					ids = append(ids, m.MemberID)
+				}
+			}
+		}
+		if len(ids) > 1 {
+			return &model.Violation{Rule: string(model.RuleOneMemberPerProcess), Detail: fmt.Sprintf("process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))}
 		}
 	}
 	return nil
@@ -103,7 +128,7 @@ func TestFastInvariantsAreTheReferences(t *testing.T) {
 		for i := 0; i < nproc; i++ {
 			o.Processes = append(o.Processes, model.Process{Name: fmt.Sprintf("p%d", i),
 				GroupID: rapid.SampledFrom(groupIDs).Draw(t, "group"), MemberID: idGen().Draw(t, "member"),
-				Live: rapid.Bool().Draw(t, "live")})
+				Live: rapid.Bool().Draw(t, "live"), AllIDs: rapid.SliceOfN(rapid.SampledFrom([]string{"m0", "m1", "m2", "m5"}), 0, 2).Draw(t, "all ids")})
 		}
 		if a, b := model.UniqueMemberIDs(o), refUniqueMemberIDs(o); !sameErr(a, b) {
 			t.Fatalf("UniqueMemberIDs %v, reference %v", a, b)
@@ -137,6 +162,10 @@ func TestFastInvariantsAreTheReferences(t *testing.T) {
 			}
 			if a, b := model.NoDoubleClientAssignment(groups), refNoDoubleClientAssignment(groups); !sameErr(a, b) {
 				t.Fatalf("NoDoubleClientAssignment %v, reference %v", a, b)
+			}
+			o.Groups = groups
+			if a, b := model.OneMemberPerProcess(o), refOneMemberPerProcess(o); !sameErr(a, b) {
+				t.Fatalf("OneMemberPerProcess %v, reference %v", a, b)
 			}
 			if a, b := epochs.Observe(groups), ref.observe(groups); !sameErr(a, b) {
 				t.Fatalf("EpochTracker %v, reference %v", a, b)
