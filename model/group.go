@@ -352,13 +352,27 @@ func (c *Coordinator) heartbeatPartitions(s partSet) []codec.ConsumerGroupHeartb
 
 // describedPartitions renders a set for ConsumerGroupDescribe.
 func (c *Coordinator) describedPartitions(s partSet) codec.DescribedAssignment {
-	var out []codec.DescribedTopicPartitions
-	for _, p := range s.sorted() {
-		if n := len(out); n > 0 && out[n-1].TopicName == p.topic {
-			out[n-1].Partitions = append(out[n-1].Partitions, p.partition)
-			continue
+	if len(s) == 0 {
+		return codec.DescribedAssignment{}
+	}
+	sorted := s.sorted()
+	// Every describe of every member comes here: the topics' lists share
+	// one array (each capped at its end), made at its size.
+	ntopics := 0
+	for i, p := range sorted {
+		if i == 0 || sorted[i-1].topic != p.topic {
+			ntopics++
 		}
-		out = append(out, codec.DescribedTopicPartitions{TopicId: c.topicID(p.topic), TopicName: p.topic, Partitions: []int32{p.partition}})
+	}
+	out := make([]codec.DescribedTopicPartitions, 0, ntopics)
+	parts := make([]int32, len(sorted))
+	from := 0
+	for i, p := range sorted {
+		parts[i] = p.partition
+		if i+1 == len(sorted) || sorted[i+1].topic != p.topic {
+			out = append(out, codec.DescribedTopicPartitions{TopicId: c.topicID(p.topic), TopicName: p.topic, Partitions: parts[from : i+1 : i+1]})
+			from = i + 1
+		}
 	}
 	return codec.DescribedAssignment{TopicPartitions: out}
 }
