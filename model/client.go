@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 
 	"github.com/google/uuid"
 
@@ -372,7 +371,7 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 			for _, t := range resp.Assignment.TopicPartitions {
 				if len(t.Partitions) > 0 {
 					ps := append([]int32(nil), t.Partitions...)
-					sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+					slices.Sort(ps)
 					c.owned[t.TopicId] = ps
 				}
 			}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -158,7 +157,15 @@ func (c *Coordinator) computeTarget(g *group) {
 		g.target[id] = partSet{}
 		subs[id] = c.subscribedTopics(m)
 	}
-	sort.Slice(ms, func(i, j int) bool { return keyLess(ms[i], ms[j]) })
+	slices.SortFunc(ms, func(a, b *member) int { // at every epoch bump: no reflection
+		switch {
+		case keyLess(a, b):
+			return -1
+		case keyLess(b, a):
+			return 1
+		}
+		return 0
+	})
 	for _, m := range ms {
 		if m.instanceID.Valid && len(subs[m.id]) > 0 {
 			c.hit("A5.2/static-keyed-by-instance")
