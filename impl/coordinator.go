@@ -412,7 +412,7 @@ func (c *Coordinator) Expire() {
 	for i := range c.shards {
 		due = c.shards[i].popDue(now, due[:0])
 		for _, g := range due {
-			g.mu.Lock()
+			g.lock()
 			if g.expireGen != gen {
 				g.expireGen = gen
 				g.expire(now)
@@ -428,7 +428,7 @@ func (c *Coordinator) liveGroup(id string) *group {
 	if g == nil {
 		return nil
 	}
-	g.mu.Lock()
+	g.lock()
 	if g.status != gLive {
 		g.mu.Unlock()
 		return nil
@@ -455,7 +455,7 @@ func (c *Coordinator) joinGroup(id string) *group {
 			}
 			s.mu.Unlock()
 		}
-		g.mu.Lock()
+		g.lock()
 		if g.status != gDead {
 			return g
 		}

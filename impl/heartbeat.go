@@ -204,7 +204,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	switch cg := cs.group.Load(); {
 	case cg != nil && cg.id == r.GroupId:
 		g = cg // live groups stay live
-		g.mu.Lock()
+		g.lock()
 	case join:
 		g = c.joinGroup(r.GroupId)
 	default:

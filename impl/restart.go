@@ -34,7 +34,7 @@ func (c *Coordinator) Restart() {
 		return
 	}
 	for _, g := range c.live.list() {
-		g.mu.Lock()
+		g.lock()
 		if g.status == gLive {
 			g.restartTimers(c.clock.Now())
 		}
