@@ -436,6 +436,22 @@ func (c *Coordinator) liveGroup(id string) *group {
 	return g
 }
 
+// readGroup is liveGroup for a path that only reads the group (Describe):
+// its lock does not count as a change (group.lock), so a SnapshotCache
+// keeps the group's snapshot.
+func (c *Coordinator) readGroup(id string) *group {
+	g := c.loadGroup(id)
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	if g.status != gLive {
+		g.mu.Unlock()
+		return nil
+	}
+	return g
+}
+
 // joinGroup returns the group with id, locked, creating a phantom for a
 // join if it does not exist. The caller makes the phantom live if the join
 // succeeds, or calls dropPhantom.

@@ -28,7 +28,7 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 		out.ErrorCode = codec.InvalidGroupID
 		return out
 	}
-	g := c.liveGroup(id)
+	g := c.readGroup(id) // Describe changes nothing
 	if g == nil {
 		out.ErrorCode = codec.GroupIDNotFound
 		out.ErrorMessage = codec.Str(fmt.Sprintf("Group %s not found.", id))

@@ -125,9 +125,9 @@ type group struct {
 }
 
 // lock locks the group to change it, or to serve a request that may: every
-// change to a group is made under a lock taken here (only Snapshot and
-// CheckInternal, which read, lock it otherwise), so ver tells a
-// SnapshotCache which groups may have changed.
+// change to a group is made under a lock taken here (only Snapshot,
+// Describe (readGroup) and CheckInternal, which read, lock it otherwise),
+// so ver tells a SnapshotCache which groups may have changed.
 func (g *group) lock() {
 	g.mu.Lock()
 	g.ver++
