@@ -95,10 +95,13 @@ func BenchmarkFloor(b *testing.B) {
 		runs = append(runs, res)
 		ops += len(res.History)
 	}
+	var cpu0 time.Duration
 	perOp := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*ops), "ns/history-op")
+		b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N*ops), "cpu-µs/op")
 	}
 	b.Run("plan", func(b *testing.B) {
+		cpu0 = cpuTime()
 		for i := 0; i < b.N; i++ {
 			for j := range runs {
 				linearize.NewPlan(cfg.seed+uint64(j), opts)
@@ -107,6 +110,7 @@ func BenchmarkFloor(b *testing.B) {
 		perOp(b)
 	})
 	b.Run("target", func(b *testing.B) {
+		cpu0 = cpuTime()
 		for i := 0; i < b.N; i++ {
 			for _, res := range runs {
 				t, err := targets.New(cfg.target, res.Plan, "")
@@ -127,6 +131,7 @@ func BenchmarkFloor(b *testing.B) {
 		perOp(b)
 	})
 	b.Run("check", func(b *testing.B) {
+		cpu0 = cpuTime()
 		for i := 0; i < b.N; i++ {
 			for _, res := range runs {
 				if rep := linearize.CheckHistory(res.Plan, res.History, linearize.CheckOptions{}); rep.Verdict != linearize.Ok {
