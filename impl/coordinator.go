@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
 	"regexp"
 	"sort"
 	"sync"
@@ -56,6 +57,7 @@ type Coordinator struct {
 	}
 
 	groups    [nGroupShards]groupShard
+	live      liveGroups
 	nextShard atomic.Uint32
 	shards    [nTimerShards]timerShard
 	expireGen atomic.Uint64
@@ -70,6 +72,35 @@ type groupShard struct {
 	mu sync.RWMutex
 	m  map[string]*group
 	_  [24]byte
+}
+
+// liveGroups lists every group that ever became live (live groups are
+// never removed), so that what visits all of them (Snapshot, Restart) need
+// not lock each of the 256 group shards: Snapshot runs after every round
+// of a checked run. mu is a leaf lock: it may be taken under a group's.
+type liveGroups struct {
+	mu     sync.Mutex
+	gs     []*group
+	sorted bool // gs is in id order
+}
+
+// add records g, which just became live.
+func (l *liveGroups) add(g *group) {
+	l.mu.Lock()
+	l.gs = append(l.gs, g)
+	l.sorted = len(l.gs) < 2 || l.sorted && l.gs[len(l.gs)-2].id < g.id
+	l.mu.Unlock()
+}
+
+// list returns the live groups in id order (a copy).
+func (l *liveGroups) list() []*group {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.sorted {
+		sort.Slice(l.gs, func(i, j int) bool { return l.gs[i].id < l.gs[j].id })
+		l.sorted = true
+	}
+	return append([]*group(nil), l.gs...)
 }
 
 // groupShardOf picks a shard from the id's length and last bytes (group
@@ -111,7 +142,12 @@ type connShard struct {
 type timerShard struct {
 	mu sync.Mutex
 	h  []shardTimer
-	_  [32]byte
+	// next is h[0].at, or math.MaxInt64 when h is empty, written under mu:
+	// Expire skips a shard with nothing due without taking its lock (it
+	// runs at every tick, on 64 shards). A push racing with Expire is
+	// then seen or not, as it is with the lock.
+	next atomic.Int64
+	_    [24]byte
 }
 
 type shardTimer struct {
@@ -131,11 +167,15 @@ func (s *timerShard) push(at int64, g *group) {
 		s.h[p], s.h[i] = s.h[i], s.h[p]
 		i = p
 	}
+	s.next.Store(s.h[0].at)
 	s.mu.Unlock()
 }
 
 // popDue removes and returns the entries due at now.
 func (s *timerShard) popDue(now int64, out []*group) []*group {
+	if s.next.Load() > now {
+		return out
+	}
 	s.mu.Lock()
 	for len(s.h) > 0 && s.h[0].at <= now {
 		out = append(out, s.h[0].g)
@@ -159,6 +199,11 @@ func (s *timerShard) popDue(now int64, out []*group) []*group {
 			s.h[i], s.h[m] = s.h[m], s.h[i]
 			i = m
 		}
+	}
+	if len(s.h) > 0 {
+		s.next.Store(s.h[0].at)
+	} else {
+		s.next.Store(math.MaxInt64)
 	}
 	s.mu.Unlock()
 	return out
@@ -193,15 +238,11 @@ func New(cfg Config) *Coordinator {
 			s.ok, s.min, s.max = true, a.MinVersion, a.MaxVersion
 		}
 	}
-	for i := range c.groups {
-		c.groups[i].m = map[string]*group{}
+	for i := range c.shards {
+		c.shards[i].next.Store(math.MaxInt64)
 	}
-	for i := range c.conns {
-		c.conns[i].m = map[uint64]*connState{}
-	}
-	for i := range c.telemetry {
-		c.telemetry[i].m = map[codec.UUID]*telemetryClient{}
-	}
+	// The other shards' maps are made at their first entry (a checked run
+	// makes a coordinator per history and uses a few of its 384 maps).
 	return c
 }
 
@@ -325,6 +366,9 @@ func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) (string, *c
 	fresh := cs == nil
 	if fresh {
 		cs = &connState{first: h.ClientId.Value}
+		if s.m == nil {
+			s.m = map[uint64]*connState{}
+		}
 		s.m[conn.ID] = cs
 	}
 	s.mu.Unlock()
@@ -368,7 +412,7 @@ func (c *Coordinator) Expire() {
 	for i := range c.shards {
 		due = c.shards[i].popDue(now, due[:0])
 		for _, g := range due {
-			g.mu.Lock()
+			g.lock()
 			if g.expireGen != gen {
 				g.expireGen = gen
 				g.expire(now)
@@ -380,6 +424,22 @@ func (c *Coordinator) Expire() {
 
 // liveGroup returns the group with id, locked, or nil if it does not exist.
 func (c *Coordinator) liveGroup(id string) *group {
+	g := c.loadGroup(id)
+	if g == nil {
+		return nil
+	}
+	g.lock()
+	if g.status != gLive {
+		g.mu.Unlock()
+		return nil
+	}
+	return g
+}
+
+// readGroup is liveGroup for a path that only reads the group (Describe):
+// its lock does not count as a change (group.lock), so a SnapshotCache
+// keeps the group's snapshot.
+func (c *Coordinator) readGroup(id string) *group {
 	g := c.loadGroup(id)
 	if g == nil {
 		return nil
@@ -404,11 +464,14 @@ func (c *Coordinator) joinGroup(id string) *group {
 			if g = s.m[id]; g == nil {
 				g = newGroup(c, id)
 				g.shard = &c.shards[c.nextShard.Add(1)%nTimerShards]
+				if s.m == nil {
+					s.m = map[string]*group{}
+				}
 				s.m[id] = g
 			}
 			s.mu.Unlock()
 		}
-		g.mu.Lock()
+		g.lock()
 		if g.status != gDead {
 			return g
 		}

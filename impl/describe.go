@@ -2,7 +2,8 @@ package impl
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -27,7 +28,7 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 		out.ErrorCode = codec.InvalidGroupID
 		return out
 	}
-	g := c.liveGroup(id)
+	g := c.readGroup(id) // Describe changes nothing
 	if g == nil {
 		out.ErrorCode = codec.GroupIDNotFound
 		out.ErrorMessage = codec.Str(fmt.Sprintf("Group %s not found.", id))
@@ -85,22 +86,40 @@ func (g *group) sortedMembers() []idEntry {
 			out = append(out, idEntry{g.idString(uint32(mi)), uint32(mi)})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	slices.SortFunc(out, func(a, b idEntry) int { return strings.Compare(a.id, b.id) })
 	return out
 }
 
 // describedPartitions renders sorted partition indexes for
 // ConsumerGroupDescribe.
 func (c *Coordinator) describedPartitions(ps []int32) codec.DescribedAssignment {
-	var out []codec.DescribedTopicPartitions
-	ti := -1
+	if len(ps) == 0 {
+		return codec.DescribedAssignment{}
+	}
+	// The topics' lists share one array (each capped at its end), made at
+	// its size: two allocations per member described, not one per topic
+	// and its growth.
+	ntopics, ti := 0, -1
 	for _, p := range ps {
 		if t := c.topicOf(p); t != ti {
 			ti = t
+			ntopics++
+		}
+	}
+	out := make([]codec.DescribedTopicPartitions, 0, ntopics)
+	parts := make([]int32, len(ps))
+	ti = -1
+	from := 0
+	for i, p := range ps {
+		if t := c.topicOf(p); t != ti {
+			if ti >= 0 {
+				out[len(out)-1].Partitions = parts[from:i:i]
+			}
+			ti, from = t, i
 			out = append(out, codec.DescribedTopicPartitions{TopicId: c.topics[t].ID, TopicName: c.topics[t].Name})
 		}
-		n := len(out) - 1
-		out[n].Partitions = append(out[n].Partitions, p-c.base[ti])
+		parts[i] = p - c.base[ti]
 	}
+	out[len(out)-1].Partitions = parts[from:len(ps):len(ps)]
 	return codec.DescribedAssignment{TopicPartitions: out}
 }

@@ -114,11 +114,23 @@ type group struct {
 	sessHead, sessTail uint32
 	rheap              []uint32 // side indexes, min-heap by rdl
 
+	// ver counts the locks taken that may have changed the group (lock):
+	// a SnapshotCache builds the group again only when it moved.
+	ver        uint64
 	registered int64  // earliest deadline pushed to the shard's heap
 	expireGen  uint64 // last Expire round that processed the group
 	scratch    []uint64
 	oldHolders []uint32
 	less       lessFunc
+}
+
+// lock locks the group to change it, or to serve a request that may: every
+// change to a group is made under a lock taken here (only Snapshot,
+// Describe (readGroup) and CheckInternal, which read, lock it otherwise),
+// so ver tells a SnapshotCache which groups may have changed.
+func (g *group) lock() {
+	g.mu.Lock()
+	g.ver++
 }
 
 func newGroup(c *Coordinator, id string) *group {

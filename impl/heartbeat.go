@@ -204,7 +204,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	switch cg := cs.group.Load(); {
 	case cg != nil && cg.id == r.GroupId:
 		g = cg // live groups stay live
-		g.mu.Lock()
+		g.lock()
 	case join:
 		g = c.joinGroup(r.GroupId)
 	default:
@@ -277,7 +277,10 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	if lk.replaces != 0 && c.mut.Has(MutStaticRestartRebalances) {
 		changed = true
 	}
-	g.status = gLive
+	if g.status != gLive {
+		g.status = gLive
+		c.live.add(g)
+	}
 	if g.mem[mi].inst != 0 {
 		g.insts.get(g.mem[mi].inst).val = mi
 	}

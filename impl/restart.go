@@ -33,8 +33,8 @@ func (c *Coordinator) Restart() {
 	if c.mut.Has(MutRestartKeepsDeadlines) {
 		return
 	}
-	for _, g := range c.allGroups() {
-		g.mu.Lock()
+	for _, g := range c.live.list() {
+		g.lock()
 		if g.status == gLive {
 			g.restartTimers(c.clock.Now())
 		}

@@ -37,33 +37,119 @@ type GroupSnapshot struct {
 // cannot show (pending revocations). Groups are read one at a time under
 // their own locks. It is meant for tests (it mirrors model.Snapshot).
 func (c *Coordinator) Snapshot() []GroupSnapshot {
-	var out []GroupSnapshot
-	for _, g := range c.allGroups() {
+	live := c.live.list()
+	out := make([]GroupSnapshot, 0, len(live))
+	for _, g := range live {
 		g.mu.Lock()
-		if g.status != gLive {
-			g.mu.Unlock()
-			continue
-		}
-		gs := GroupSnapshot{GroupID: g.id, Epoch: g.epoch}
-		for _, e := range g.sortedMembers() {
-			m := &g.mem[e.mi]
-			sub := g.subOf(e.mi)
-			ms := MemberSnapshot{MemberID: e.id, InstanceID: g.instanceOf(e.mi).Value, Epoch: m.epoch,
-				Assigned: []TopicPartition{}, Pending: []TopicPartition{}, Target: []TopicPartition{},
-				SubscribedTopicNames: append([]string{}, sub.names...), SubscribedTopicRegex: sub.regex}
-			if s := g.sideOf(e.mi); s != nil {
-				ms.Assigned = c.topicPartitions(s.assigned)
-				ms.Pending = c.topicPartitions(s.pending)
-				ms.Target = c.topicPartitions(s.target)
-			}
-			gs.Members = append(gs.Members, ms)
+		if g.status == gLive {
+			out = append(out, c.snapshotGroup(g))
 		}
 		g.mu.Unlock()
-		out = append(out, gs)
+	}
+	if len(out) == 0 {
+		return nil // as before the list was made ahead
 	}
 	return out
 }
 
+// snapshotGroup is g's snapshot; g is locked.
+func (c *Coordinator) snapshotGroup(g *group) GroupSnapshot {
+	gs := GroupSnapshot{GroupID: g.id, Epoch: g.epoch}
+	members := g.sortedMembers()
+	gs.Members = make([]MemberSnapshot, 0, len(members))
+	// One array holds every member's partitions (the snapshot runs after
+	// every round of a checked run); each member's lists are capped, so
+	// that appending to one cannot reach the next.
+	n := 0
+	for _, e := range members {
+		if s := g.sideOf(e.mi); s != nil {
+			n += len(s.assigned) + len(s.pending) + len(s.target)
+		}
+	}
+	parts := make([]TopicPartition, 0, n)
+	for _, e := range members {
+		m := &g.mem[e.mi]
+		sub := g.subOf(e.mi)
+		ms := MemberSnapshot{MemberID: e.id, InstanceID: g.instanceOf(e.mi).Value, Epoch: m.epoch,
+			SubscribedTopicNames: append([]string{}, sub.names...), SubscribedTopicRegex: sub.regex}
+		var assigned, pending, target []int32
+		if s := g.sideOf(e.mi); s != nil {
+			assigned, pending, target = s.assigned, s.pending, s.target
+		}
+		parts, ms.Assigned = c.appendTopicPartitions(parts, assigned)
+		parts, ms.Pending = c.appendTopicPartitions(parts, pending)
+		parts, ms.Target = c.appendTopicPartitions(parts, target)
+		gs.Members = append(gs.Members, ms)
+	}
+	if len(gs.Members) == 0 {
+		gs.Members = nil // as Snapshot always gave a group without members
+	}
+	return gs
+}
+
+// SnapshotCache takes snapshots of one coordinator again and again (a
+// checked run takes one after every round), building again only the groups
+// that may have changed since the previous one: a group changes only under
+// a lock taken to change it (group.lock), which moves its version. Most
+// rounds leave most groups alone. A SnapshotCache is for one caller at a
+// time.
+type SnapshotCache struct {
+	c    *Coordinator
+	last map[*group]cachedGroup
+}
+
+type cachedGroup struct {
+	ver  uint64
+	snap GroupSnapshot
+}
+
+// NewSnapshotCache returns a SnapshotCache of c.
+func (c *Coordinator) NewSnapshotCache() *SnapshotCache {
+	return &SnapshotCache{c: c, last: map[*group]cachedGroup{}}
+}
+
+// Snapshot is Coordinator.Snapshot; same[i] reports that gs[i] is the very
+// snapshot of its group the previous call returned (its lists shared with
+// it): the group has not changed since. What it returns is to be read only.
+func (s *SnapshotCache) Snapshot() (gs []GroupSnapshot, same []bool) {
+	live := s.c.live.list()
+	gs = make([]GroupSnapshot, 0, len(live))
+	same = make([]bool, 0, len(live))
+	for _, g := range live {
+		g.mu.Lock()
+		if g.status == gLive {
+			last, ok := s.last[g]
+			hit := ok && last.ver == g.ver
+			if !hit {
+				last = cachedGroup{ver: g.ver, snap: s.c.snapshotGroup(g)}
+				s.last[g] = last
+			}
+			gs = append(gs, last.snap)
+			same = append(same, hit)
+		}
+		g.mu.Unlock()
+	}
+	if len(gs) == 0 {
+		return nil, nil
+	}
+	return gs, same
+}
+
+// appendTopicPartitions appends ps as topic partitions to parts (which
+// has the room) and returns parts and the appended part, capped (never
+// nil).
+func (c *Coordinator) appendTopicPartitions(parts []TopicPartition, ps []int32) ([]TopicPartition, []TopicPartition) {
+	from := len(parts)
+	for _, p := range ps {
+		t := c.topicOf(p)
+		parts = append(parts, TopicPartition{c.topics[t].Name, p - c.base[t]})
+	}
+	return parts, parts[from:len(parts):len(parts)]
+}
+
+// allGroups returns every group, phantoms included, in id order, by
+// visiting every shard (CheckInternal); liveGroups is the quick way to the
+// live ones.
 func (c *Coordinator) allGroups() []*group {
 	var gs []*group
 	for i := range c.groups {
@@ -76,13 +162,4 @@ func (c *Coordinator) allGroups() []*group {
 	}
 	sort.Slice(gs, func(i, j int) bool { return gs[i].id < gs[j].id })
 	return gs
-}
-
-func (c *Coordinator) topicPartitions(ps []int32) []TopicPartition {
-	out := make([]TopicPartition, 0, len(ps))
-	for _, p := range ps {
-		t := c.topicOf(p)
-		out = append(out, TopicPartition{c.topics[t].Name, p - c.base[t]})
-	}
-	return out
 }

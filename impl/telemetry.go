@@ -51,6 +51,9 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 	}
 	if tc == nil {
 		tc = &telemetryClient{lastGet: -1, lastPush: -1}
+		if s.m == nil {
+			s.m = map[codec.UUID]*telemetryClient{}
+		}
 		s.m[id] = tc
 	}
 	tc.lastGet = now

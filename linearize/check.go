@@ -302,36 +302,42 @@ func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
 		mismatch string
 		failed   atomic.Bool
 	)
-	work := make(chan []*Op)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ops := range work {
-				if failed.Load() {
-					continue
-				}
-				c := model.NewCoordinator(cfg)
-				for _, op := range ops {
-					if ok, why := applyOp(c, op); !ok {
-						mu.Lock()
-						if firstID < 0 || op.ID < firstID {
-							firstID = op.ID
-							mismatch = fmt.Sprintf("op %d (%s): %s", op.ID, describeOp(op), why)
-						}
-						mu.Unlock()
-						failed.Store(true)
-						break
-					}
-				}
-			}
-		}()
-	}
+	work := make(chan []*Op, len(seq))
 	for _, ops := range seq {
 		work <- ops
 	}
 	close(work)
+	// The caller is one of the workers: on one CPU no goroutine is started
+	// (and grows its stack afresh) per history.
+	var wg sync.WaitGroup
+	replay := func() {
+		defer wg.Done()
+		var r replayer
+		for ops := range work {
+			if failed.Load() {
+				continue
+			}
+			c := model.NewCoordinator(cfg)
+			for _, op := range ops {
+				if ok, why := r.apply(c, op); !ok {
+					mu.Lock()
+					if firstID < 0 || op.ID < firstID {
+						firstID = op.ID
+						mismatch = fmt.Sprintf("op %d (%s): %s", op.ID, describeOp(op), why)
+					}
+					mu.Unlock()
+					failed.Store(true)
+					break
+				}
+			}
+		}
+	}
+	n := runtime.GOMAXPROCS(0)
+	wg.Add(n)
+	for w := 1; w < n; w++ {
+		go replay()
+	}
+	replay()
 	wg.Wait()
 	return mismatch, rest
 }

@@ -58,6 +58,7 @@ type driver struct {
 
 	reqs  []*request
 	resps []*response
+	due   []*request // deliverRequests' list, reused
 	// lastDeliver keeps each connection FIFO: a delayed request or
 	// response delays what follows it on the same connection.
 	lastReqDeliver  map[uint64]int64 // ms (request.due)
@@ -96,6 +97,8 @@ type driver struct {
 	spoil func(*codec.RequestHeader)
 	// restartAt are the coordinator times of the restarts so far.
 	restartAt []int64
+	// enc is deliver's buffer for encoding a response (under mu).
+	enc []byte
 }
 
 // Run executes plan against target. The run is deterministic for a
@@ -117,7 +120,9 @@ func Run(target Target, plan Plan) (*Result, error) {
 		return d.res, nil
 	}
 	d.res.Quiescent = true
-	d.res.History = d.hist
+	if len(d.hist) > 0 { // nil when empty, as before it was made ahead
+		d.res.History = d.hist
+	}
 	sort.Strings(d.res.Ghosts)
 	return d.res, nil
 }
@@ -143,6 +148,12 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 	if d.hbEvery < 1 {
 		d.hbEvery = 1
 	}
+	// The history and the clients' requests are made about the size they
+	// will be (a default plan's histories hold about 0.8 operations per
+	// client and heartbeat interval), not grown to it.
+	size := min(len(plan.Clients)*plan.Rounds*4/(5*d.hbEvery)+32, 1<<14)
+	d.hist = make(History, 0, size)
+	d.creqs = make([]model.ClientRequest, 0, size)
 	for _, f := range plan.Faults {
 		d.faults[[2]int{f.Client, f.Request}] = f
 	}

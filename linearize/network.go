@@ -5,8 +5,10 @@ package linearize
 // to their processes, and requests given up on.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -36,6 +38,14 @@ type request struct {
 	fault   *Fault // what happens to the response (lost/delayed)
 	dup     bool
 	note    string
+	// out, handed (the target's copy of the header), resp and id are
+	// what send and deliver would otherwise allocate one by one: the
+	// process's wait for the response, the header the target gets, the
+	// response on its way back and the member id it carries.
+	out     outstanding
+	handed  codec.RequestHeader
+	resp    response
+	idSpace [1]string
 }
 
 // due is when the request reaches the coordinator, in ms.
@@ -107,17 +117,18 @@ func (d *driver) reconnect(p *proc) {
 // planned for it.
 func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Message) *outstanding {
 	first := p.conn.Fresh()
-	h := p.c.Header(p.conn, key, version)
+	r := &request{p: p, conn: Conn{ID: p.wire, Host: p.host}, handle: p.connID, req: req, sent: d.round, deliver: d.round}
+	r.h = p.c.Header(p.conn, key, version)
 	if p.role == "prober" {
-		d.probeHeader(&h)
-	} else if err := model.CheckRequestHeader(&h, p.c.InstanceID(), p.c.ClientID(), first || p.plan.ClientIDEvery); err != nil {
+		d.probeHeader(&r.h)
+	} else if err := model.CheckRequestHeader(&r.h, p.c.InstanceID(), p.c.ClientID(), first || p.plan.ClientIDEvery); err != nil {
 		d.violate(err)
 	}
 	p.nreq++
-	r := &request{p: p, conn: Conn{ID: p.wire, Host: p.host}, handle: p.connID, h: h, req: req, sent: d.round, deliver: d.round,
-		at: d.subRoundOffset(p, p.nreq)}
+	r.at = d.subRoundOffset(p, p.nreq)
 	d.recordClientRequest(r)
-	o := &outstanding{corr: h.CorrelationId, sent: d.round}
+	r.out = outstanding{corr: r.h.CorrelationId, sent: d.round}
+	o := &r.out
 	if f, ok := d.faults[[2]int{p.idx, p.nreq}]; ok && p.role == "client" {
 		d.res.Faults[f.Kind]++
 		switch f.Kind {
@@ -157,7 +168,9 @@ func (d *driver) enqueue(r *request) {
 // clock moves to each first), and at one time in send order, or
 // concurrently per connection when the plan is parallel.
 func (d *driver) deliverRequests() {
-	var due, later []*request
+	// The requests due go to a list of the driver's own and the rest stay
+	// in d.reqs, in order: both lists are reused from round to round.
+	due, later := d.due[:0], d.reqs[:0]
 	for _, r := range d.reqs {
 		if r.deliver <= d.round {
 			due = append(due, r)
@@ -165,8 +178,9 @@ func (d *driver) deliverRequests() {
 			later = append(later, r)
 		}
 	}
-	d.reqs = later
-	sort.SliceStable(due, func(i, j int) bool { return due[i].at < due[j].at })
+	clear(d.reqs[len(later):])
+	d.reqs, d.due = later, due
+	slices.SortStableFunc(due, func(a, b *request) int { return cmp.Compare(a.at, b.at) })
 	for len(due) > 0 {
 		n := 1
 		for n < len(due) && due[n].at == due[0].at {
@@ -244,9 +258,9 @@ func (d *driver) deliver(r *request) {
 
 	// The operation's interval is the target's handling of it: the
 	// tightest interval known to contain its linearization point.
-	h := r.h
+	r.handed = r.h
 	call := d.events.Add(1)
-	resp, err := d.target.Handle(r.conn, &h, r.req)
+	resp, err := d.target.Handle(r.conn, &r.handed, r.req)
 	ret := d.events.Add(1)
 
 	d.mu.Lock()
@@ -267,14 +281,20 @@ func (d *driver) deliver(r *request) {
 		return
 	}
 	if resp != nil {
-		if _, err := resp.AppendTo(nil, r.h.RequestApiVersion); err != nil {
+		var err error
+		if d.enc, err = resp.AppendTo(d.enc[:0], r.h.RequestApiVersion); err != nil {
 			d.harness("%s v%d response does not encode: %v", r.h.RequestApiKey, r.h.RequestApiVersion, err)
 		}
 	}
-	out := &response{p: r.p, conn: r.handle, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1, creq: r.creq}
+	r.resp = response{p: r.p, conn: r.handle, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1, creq: r.creq}
+	out := &r.resp
 	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == "client" {
-		r.p.allIDs[hb.MemberId.Value] = true
-		out.ids = []string{hb.MemberId.Value}
+		if !r.p.allIDs[hb.MemberId.Value] {
+			r.p.allIDs[hb.MemberId.Value] = true
+			r.p.allDirty = true
+		}
+		r.idSpace[0] = hb.MemberId.Value
+		out.ids = r.idSpace[:1]
 	}
 	if r, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok {
 		if len(d.described) == 0 {
@@ -305,7 +325,9 @@ func (d *driver) deliver(r *request) {
 	}
 	d.lastRespDeliver[out.conn] = out.deliver
 	for _, id := range out.ids {
-		r.p.inflight[id]++
+		if r.p.inflight[id]++; r.p.inflight[id] == 1 {
+			r.p.inflightDirty = true
+		}
 	}
 	d.resps = append(d.resps, out)
 	d.hist = append(d.hist, op)
@@ -340,8 +362,9 @@ func joinNote(a, b string) string {
 
 // deliverResponses gives clients the responses due this round.
 func (d *driver) deliverResponses() {
-	var later []*response
-	for _, r := range d.resps {
+	later := d.resps[:0] // the ones not due stay, in order
+	n := len(d.resps)
+	for _, r := range d.resps[:n] {
 		if r.deliver > d.round {
 			later = append(later, r)
 			continue
@@ -349,6 +372,7 @@ func (d *driver) deliverResponses() {
 		for _, id := range r.ids {
 			if r.p.inflight[id]--; r.p.inflight[id] <= 0 {
 				delete(r.p.inflight, id)
+				r.p.inflightDirty = true
 			}
 		}
 		if r.p.live && r.p.connID == r.conn && !d.closedConns[r.conn] {
@@ -356,6 +380,7 @@ func (d *driver) deliverResponses() {
 			d.absorb(r.p, r)
 		}
 	}
+	clear(d.resps[len(later):n])
 	d.resps = later
 }
 

@@ -34,6 +34,48 @@ func (d *driver) lag() int64 {
 	return 0
 }
 
+// sortedIDs returns the process's in-flight and attributable member ids,
+// each in order (Process.InFlight and AllIDs), made again only when one of
+// the sets changed since the last call.
+func (p *proc) sortedIDs() (inflight, all []string) {
+	if p.inflightDirty {
+		// The last list with ids is kept while none are in flight: the
+		// next heartbeat's is most often the same.
+		if p.sortedInflight = nil; len(p.inflight) > 0 {
+			p.keptInflight = sortedKeys(p.inflight, p.keptInflight)
+			p.sortedInflight = p.keptInflight
+		}
+		p.inflightDirty = false
+	}
+	if p.allDirty {
+		p.sortedAll = sortedKeys(p.allIDs, p.sortedAll)
+		p.allDirty = false
+	}
+	return p.sortedInflight, p.sortedAll
+}
+
+// sortedKeys is m's keys in order: nil for none, last when it lists
+// exactly them (a heartbeat's id goes in flight and out again, and the
+// same list serves), else a new list.
+func sortedKeys[V any](m map[string]V, last []string) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	if len(last) == len(m) {
+		same := true
+		for i, k := range last {
+			if _, ok := m[k]; !ok || i > 0 && last[i-1] >= k { // in m, and in order with no repeats
+				same = false
+				break
+			}
+		}
+		if same {
+			return last
+		}
+	}
+	return slices.Sorted(maps.Keys(m))
+}
+
 // observe checks the invariants on what the coordinator holds now: its
 // snapshot when the target offers one, else the describes delivered this
 // round.
@@ -58,7 +100,8 @@ func (d *driver) observe(final bool) {
 	if d.snap == nil {
 		now = d.describedAt
 	}
-	o := model.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs}
+	o := model.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs,
+		Processes: make([]model.Process, 0, len(d.plan.Clients))}
 	for _, p := range d.procs[:len(d.plan.Clients)] {
 		mp := model.Process{
 			Name:             p.name,
@@ -69,8 +112,7 @@ func (d *driver) observe(final bool) {
 			Left:             p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
 			Joined:           p.live && p.c.State() == model.Joined,
 		}
-		mp.InFlight = slices.Sorted(maps.Keys(p.inflight))
-		mp.AllIDs = slices.Sorted(maps.Keys(p.allIDs))
+		mp.InFlight, mp.AllIDs = p.sortedIDs()
 		// A member may outlive its process by one session timeout (a
 		// crash, a lost leave, a static member parked at -2), counted
 		// afresh from each coordinator restart it lived through, plus how

@@ -110,6 +110,22 @@ func stepOp(s *pstate, op *Op) (bool, *pstate, string) {
 // applyOp applies op to c in place and reports whether the recorded
 // response is what the model answers (and, when not, both answers).
 func applyOp(c *model.Coordinator, op *Op) (bool, string) {
+	var r replayer
+	return r.apply(c, op)
+}
+
+// replayer applies operations to model coordinators, keeping the buffers
+// it encodes both answers into from one operation to the next (the
+// sequential check replays every operation of every run).
+type replayer struct {
+	want, got []byte
+	drawn     []string
+	ids       idSource
+	source    func() codec.UUID // nextID, made once
+}
+
+// apply is applyOp.
+func (r *replayer) apply(c *model.Coordinator, op *Op) (bool, string) {
 	if c.Now() < op.At {
 		c.Advance(op.At)
 	}
@@ -119,13 +135,12 @@ func applyOp(c *model.Coordinator, op *Op) (bool, string) {
 	}
 	// Ids the coordinator makes are random in the target: take them from
 	// the recorded response, so the model makes the same ones.
-	ids := idsFrom(op)
-	var drawn []string
-	c.SetIDSource(func() codec.UUID {
-		u := ids()
-		drawn = append(drawn, u.String())
-		return u
-	})
+	r.ids.reset(op)
+	r.drawn = r.drawn[:0]
+	if r.source == nil {
+		r.source = r.nextID
+	}
+	c.SetIDSource(r.source)
 	h := op.Header
 	// The model sees each request as the first of a fresh connection
 	// carrying the ClientId the target must attribute (KIP-1313): per
@@ -146,15 +161,24 @@ func applyOp(c *model.Coordinator, op *Op) (bool, string) {
 		}
 		return false, "model answers " + summarize(resp) + ", target refused the request"
 	}
-	want, err1 := resp.AppendTo(nil, v)
-	got, err2 := op.Response.AppendTo(nil, v)
+	var err1, err2 error
+	r.want, err1 = resp.AppendTo(r.want[:0], v)
+	r.got, err2 = op.Response.AppendTo(r.got[:0], v)
 	if err1 != nil || err2 != nil {
 		return false, fmt.Sprintf("cannot encode (model: %v, target: %v)", err1, err2)
 	}
-	if !bytes.Equal(want, got) && !sameUpToDrawnIDs(resp, op.Response, drawn) {
+	if !bytes.Equal(r.want, r.got) && !sameUpToDrawnIDs(resp, op.Response, r.drawn) {
 		return false, describeDiff(resp, op.Response)
 	}
 	return true, ""
+}
+
+// nextID is the id source apply gives the model: the op's ids (idsFrom),
+// each noted as drawn.
+func (r *replayer) nextID() codec.UUID {
+	u := r.ids.next()
+	r.drawn = append(r.drawn, u.String())
+	return u
 }
 
 // sameUpToDrawnIDs covers the one place a made id shows without being
@@ -186,37 +210,53 @@ func sameUpToDrawnIDs(want, got codec.Message, drawn []string) bool {
 // idsFrom returns an id source that yields the id the target made for op (a
 // v0 member id or a telemetry client instance id), then fresh ones.
 func idsFrom(op *Op) func() codec.UUID {
-	var queue []codec.UUID
+	var s idSource
+	s.reset(op)
+	return s.next
+}
+
+// idSource is idsFrom's source, reusable from one op to the next.
+type idSource struct {
+	queue [1]codec.UUID
+	n     int // ids left in queue
+	id    int // the op's id, which seeds the fallback stream
+	r     *rand.Rand
+	pcg   rand.PCG
+}
+
+// reset makes s the source for op.
+func (s *idSource) reset(op *Op) {
+	s.n, s.id, s.r = 0, op.ID, nil
 	switch r := op.Response.(type) {
 	case *codec.ConsumerGroupHeartbeatResponse:
 		if r.MemberId.Valid {
 			if u, err := codec.ParseUUID(r.MemberId.Value); err == nil {
-				queue = append(queue, u)
+				s.queue[0], s.n = u, 1
 			}
 		}
 	case *codec.GetTelemetrySubscriptionsResponse:
-		queue = append(queue, r.ClientInstanceId)
+		s.queue[0], s.n = r.ClientInstanceId, 1
+	}
+}
+
+func (s *idSource) next() codec.UUID {
+	if s.n > 0 {
+		s.n--
+		if u := s.queue[0]; !u.IsZero() {
+			return u
+		}
 	}
 	// Other draws (a made id the response does not show) come from a
 	// stream of the harness's own, which cannot collide with a target
-	// seeded by model.SeededIDs.
-	r := rand.New(rand.NewPCG(uint64(op.ID), 0x6661_6c6c_6261_636b))
-	fallback := func() codec.UUID {
-		var u codec.UUID
-		binary.BigEndian.PutUint64(u[:8], r.Uint64())
-		binary.BigEndian.PutUint64(u[8:], r.Uint64()|1)
-		return u
+	// seeded by model.SeededIDs; it is seeded at its first draw.
+	if s.r == nil {
+		s.pcg.Seed(uint64(s.id), 0x6661_6c6c_6261_636b)
+		s.r = rand.New(&s.pcg)
 	}
-	return func() codec.UUID {
-		if len(queue) > 0 {
-			u := queue[0]
-			queue = queue[1:]
-			if !u.IsZero() {
-				return u
-			}
-		}
-		return fallback()
-	}
+	var u codec.UUID
+	binary.BigEndian.PutUint64(u[:8], s.r.Uint64())
+	binary.BigEndian.PutUint64(u[8:], s.r.Uint64()|1)
+	return u
 }
 
 func describeDiff(want, got codec.Message) string {

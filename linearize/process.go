@@ -47,9 +47,17 @@ type proc struct {
 	hasSub   bool
 	allIDs   map[string]bool
 	inflight map[string]int
-	lastSeen int64 // coordinator time of the last delivered request; -1 none
-	leftAt   int64 // coordinator time its last leave (epoch -1) was processed; -1 none
-	ended    int   // round the process ended
+	// sortedAll and sortedInflight are allIDs' and inflight's keys in
+	// order, as each observation hands them to the invariants; allDirty
+	// and inflightDirty say one must be made again (its map gained or
+	// lost a key). They are made anew, never changed in place, since an
+	// observation may keep them.
+	sortedAll, sortedInflight []string
+	keptInflight              []string // the last non-empty sortedInflight
+	allDirty, inflightDirty   bool
+	lastSeen                  int64 // coordinator time of the last delivered request; -1 none
+	leftAt                    int64 // coordinator time its last leave (epoch -1) was processed; -1 none
+	ended                     int   // round the process ended
 	// closing: the process ended (crashed or closed) and its connection
 	// closes once what it sent on it has been delivered (closeEnded).
 	closing bool
@@ -85,7 +93,7 @@ func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*pro
 		return nil, err
 	}
 	p := &proc{idx: idx, name: name, group: group, plan: cp, role: role, c: c, live: true,
-		allIDs: map[string]bool{}, inflight: map[string]int{}, lastSeen: -1, leftAt: -1, lastHB: -1 << 30,
+		allIDs: map[string]bool{}, inflight: map[string]int{}, allDirty: true, inflightDirty: true, lastSeen: -1, leftAt: -1, lastHB: -1 << 30,
 		host: fmt.Sprintf("/10.0.%d.%d", idx/250, idx%250+1)}
 	if id := c.MemberID(); id != "" {
 		p.allIDs[id] = true

@@ -46,7 +46,9 @@ type Target interface {
 // Snapshotter is implemented by targets that can show their whole state,
 // including what ConsumerGroupDescribe cannot (pending revocations). The
 // driver then checks invariants on snapshots after every round; without it,
-// it observes through ConsumerGroupDescribe only.
+// it observes through ConsumerGroupDescribe only. The driver and the
+// invariants only read a snapshot, so a target may hand out the same
+// group snapshot again while the group has not changed.
 type Snapshotter interface {
 	Snapshot() []model.GroupSnapshot
 }

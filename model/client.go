@@ -1,10 +1,12 @@
 package model
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -203,7 +205,7 @@ func (c *Client) Owned() []codec.ConsumerGroupHeartbeatTopicPartitions {
 	for id := range c.owned {
 		ids = append(ids, id)
 	}
-	sort.Slice(ids, func(i, j int) bool { return string(ids[i][:]) < string(ids[j][:]) })
+	slices.SortFunc(ids, func(a, b codec.UUID) int { return bytes.Compare(a[:], b[:]) }) // at every heartbeat: no reflection
 	out := []codec.ConsumerGroupHeartbeatTopicPartitions{}
 	for _, id := range ids {
 		out = append(out, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: id, Partitions: append([]int32(nil), c.owned[id]...)})
@@ -341,9 +343,25 @@ func (c *Client) subscription(r *codec.ConsumerGroupHeartbeatRequest) {
 	c.sentGen = c.subGen
 }
 
-// ownedKey is a set of owned partitions as a comparable string.
+// ownedKey is a set of owned partitions (as Owned lists them) as a
+// comparable string: each topic id and its partitions, length-prefixed,
+// after a mark that keeps it apart from "" (nothing sent yet). It is made
+// at every heartbeat, so it is built by hand rather than printed.
 func ownedKey(owned []codec.ConsumerGroupHeartbeatTopicPartitions) string {
-	return fmt.Sprint(owned)
+	n := 1
+	for _, t := range owned {
+		n += 16 + binary.MaxVarintLen64 + 4*len(t.Partitions)
+	}
+	b := make([]byte, 1, n)
+	b[0] = 'o'
+	for _, t := range owned {
+		b = append(b, t.TopicId[:]...)
+		b = binary.AppendUvarint(b, uint64(len(t.Partitions)))
+		for _, p := range t.Partitions {
+			b = binary.BigEndian.AppendUint32(b, uint32(p))
+		}
+	}
+	return string(b)
 }
 
 // OnHeartbeat absorbs the response to a join or heartbeat.
@@ -362,7 +380,7 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 			for _, t := range resp.Assignment.TopicPartitions {
 				if len(t.Partitions) > 0 {
 					ps := append([]int32(nil), t.Partitions...)
-					sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+					slices.Sort(ps)
 					c.owned[t.TopicId] = ps
 				}
 			}

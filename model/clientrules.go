@@ -297,8 +297,13 @@ func splitClients(reqs []ClientRequest) []*clientView {
 	}
 	var views []*clientView
 	index := map[string]*clientView{}
+	keys := map[uint64]string{} // keyOf by connection, made once per connection
 	for i := range reqs {
-		k := keyOf(reqs[i].Conn)
+		k, ok := keys[reqs[i].Conn]
+		if !ok {
+			k = keyOf(reqs[i].Conn)
+			keys[reqs[i].Conn] = k
+		}
 		v := index[k]
 		if v == nil {
 			v = &clientView{key: k, instances: map[string]string{}}

@@ -1,9 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -258,6 +259,6 @@ func AdvertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsK
 		}
 		out = append(out, k)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ApiKey < out[j].ApiKey })
+	slices.SortFunc(out, func(a, b codec.ApiVersionsKey) int { return cmp.Compare(a.ApiKey, b.ApiKey) })
 	return out
 }

@@ -67,6 +67,9 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	if includeOps {
 		out.AuthorizedOperations = groupOperations
 	}
+	if len(g.members) > 0 {
+		out.Members = make([]codec.DescribedMember, 0, len(g.members))
+	}
 	for _, mid := range slices.Sorted(maps.Keys(g.members)) {
 		m := g.members[mid]
 		dm := codec.DescribedMember{

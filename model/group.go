@@ -1,8 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"regexp"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -44,11 +46,8 @@ func (s partSet) sorted() []tp {
 	for p := range s {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].topic != out[j].topic {
-			return out[i].topic < out[j].topic
-		}
-		return out[i].partition < out[j].partition
+	slices.SortFunc(out, func(a, b tp) int { // not sort.Slice: the model's describes sort at every call
+		return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
 	})
 	return out
 }
@@ -158,7 +157,15 @@ func (c *Coordinator) computeTarget(g *group) {
 		g.target[id] = partSet{}
 		subs[id] = c.subscribedTopics(m)
 	}
-	sort.Slice(ms, func(i, j int) bool { return keyLess(ms[i], ms[j]) })
+	slices.SortFunc(ms, func(a, b *member) int { // at every epoch bump: no reflection
+		switch {
+		case keyLess(a, b):
+			return -1
+		case keyLess(b, a):
+			return 1
+		}
+		return 0
+	})
 	for _, m := range ms {
 		if m.instanceID.Valid && len(subs[m.id]) > 0 {
 			c.hit("A5.2/static-keyed-by-instance")
@@ -352,13 +359,27 @@ func (c *Coordinator) heartbeatPartitions(s partSet) []codec.ConsumerGroupHeartb
 
 // describedPartitions renders a set for ConsumerGroupDescribe.
 func (c *Coordinator) describedPartitions(s partSet) codec.DescribedAssignment {
-	var out []codec.DescribedTopicPartitions
-	for _, p := range s.sorted() {
-		if n := len(out); n > 0 && out[n-1].TopicName == p.topic {
-			out[n-1].Partitions = append(out[n-1].Partitions, p.partition)
-			continue
+	if len(s) == 0 {
+		return codec.DescribedAssignment{}
+	}
+	sorted := s.sorted()
+	// Every describe of every member comes here: the topics' lists share
+	// one array (each capped at its end), made at its size.
+	ntopics := 0
+	for i, p := range sorted {
+		if i == 0 || sorted[i-1].topic != p.topic {
+			ntopics++
 		}
-		out = append(out, codec.DescribedTopicPartitions{TopicId: c.topicID(p.topic), TopicName: p.topic, Partitions: []int32{p.partition}})
+	}
+	out := make([]codec.DescribedTopicPartitions, 0, ntopics)
+	parts := make([]int32, len(sorted))
+	from := 0
+	for i, p := range sorted {
+		parts[i] = p.partition
+		if i+1 == len(sorted) || sorted[i+1].topic != p.topic {
+			out = append(out, codec.DescribedTopicPartitions{TopicId: c.topicID(p.topic), TopicName: p.topic, Partitions: parts[from : i+1 : i+1]})
+			from = i + 1
+		}
 	}
 	return codec.DescribedAssignment{TopicPartitions: out}
 }

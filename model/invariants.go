@@ -191,18 +191,32 @@ func OneMemberPerProcess(o Observation) error {
 		if !p.Live {
 			continue
 		}
-		var ids []string
+		accounts := func(m MemberSnapshot) bool {
+			return contains(p.AllIDs, m.MemberID) || (m.MemberID == p.MemberID && m.MemberID != "")
+		}
+		n := 0 // counted first: the list is made only for a report
 		for _, g := range o.Groups {
 			if g.GroupID != p.GroupID {
 				continue
 			}
 			for _, m := range g.Members {
-				if contains(p.AllIDs, m.MemberID) || (m.MemberID == p.MemberID && m.MemberID != "") {
-					ids = append(ids, m.MemberID)
+				if accounts(m) {
+					n++
 				}
 			}
 		}
-		if len(ids) > 1 {
+		if n > 1 {
+			var ids []string
+			for _, g := range o.Groups {
+				if g.GroupID != p.GroupID {
+					continue
+				}
+				for _, m := range g.Members {
+					if accounts(m) {
+						ids = append(ids, m.MemberID)
+					}
+				}
+			}
 			return violation(RuleOneMemberPerProcess, "process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
 		}
 	}
@@ -218,12 +232,27 @@ const (
 // UniqueMemberIDs: no two live processes hold the same member id (weak
 // generators have produced duplicates in the field, librdkafka#5263).
 func UniqueMemberIDs(o Observation) error {
-	seen := map[string]string{}
+	if len(o.Processes) <= smallScan {
+		// The same answer as below without a map: for each process the
+		// earlier one holding its id, if any.
+		for i, p := range o.Processes {
+			if !p.Live || p.MemberID == "" {
+				continue
+			}
+			for _, q := range o.Processes[:i] {
+				if q.Live && q.MemberID == p.MemberID && q.GroupID == p.GroupID {
+					return violation(RuleUniqueMemberIDs, "processes %s and %s both hold member id %s in group %s", q.Name, p.Name, p.MemberID, p.GroupID)
+				}
+			}
+		}
+		return nil
+	}
+	seen := map[groupMember]string{}
 	for _, p := range o.Processes {
 		if !p.Live || p.MemberID == "" {
 			continue
 		}
-		key := p.GroupID + "\x00" + p.MemberID
+		key := groupMember{p.GroupID, p.MemberID}
 		if other, ok := seen[key]; ok {
 			return violation(RuleUniqueMemberIDs, "processes %s and %s both hold member id %s in group %s", other, p.Name, p.MemberID, p.GroupID)
 		}
@@ -231,6 +260,15 @@ func UniqueMemberIDs(o Observation) error {
 	}
 	return nil
 }
+
+// smallScan is the size up to which a check compares each item with those
+// before it rather than building a map: the same answer, without the
+// map's allocations, for the few processes and partitions of a group an
+// observation usually holds.
+const smallScan = 32
+
+// groupMember is a member id within its group, as a map key.
+type groupMember struct{ group, member string }
 
 // RuleNoZeroUUIDs is the rule NoZeroUUIDs (and CheckRequestHeader, for a header's instance id) reports.
 const (
@@ -267,6 +305,14 @@ func NoZeroUUIDs(o Observation) error {
 // IsZeroUUIDString reports whether s is the zero UUID in canonical
 // (8-4-4-4-12) or Kafka (22-character base64url) form.
 func IsZeroUUIDString(s string) bool {
+	// The zero UUID's first character is 'A' in Kafka's form and '0' in
+	// the canonical one: any other first character parses to a non-zero
+	// UUID or not at all (the check runs on every member at every
+	// observation).
+	switch {
+	case len(s) == 22 && s[0] != 'A', len(s) == 36 && s[0] != '0', len(s) != 22 && len(s) != 36:
+		return false
+	}
 	u, err := codec.ParseUUID(s)
 	return err == nil && u.IsZero()
 }
@@ -280,18 +326,50 @@ const (
 // NoDoubleClientAssignment: no partition is owned (assigned or pending
 // revocation) by two members of a group at once.
 func NoDoubleClientAssignment(groups []GroupSnapshot) error {
+	var buf [smallScan]ownedBy
+	seen := buf[:0] // the group's owned partitions so far, while few
 	for _, g := range groups {
-		owner := map[TopicPartition]string{}
+		seen = seen[:0]
+		var owner map[TopicPartition]string // once there are many
 		for _, m := range g.Members {
-			for _, p := range m.Owned() {
-				if o, ok := owner[p]; ok {
-					return violation(RuleNoDoubleClientAssignment, "group %s: %s-%d is owned by both %s and %s", g.GroupID, p.Topic, p.Partition, o, m.MemberID)
+			for _, ps := range [2][]TopicPartition{m.Assigned, m.Pending} { // m.Owned(), in its order
+				for _, p := range ps {
+					o, ok := "", false
+					if owner != nil {
+						o, ok = owner[p]
+					} else {
+						for _, s := range seen {
+							if s.p == p {
+								o, ok = s.member, true
+								break
+							}
+						}
+					}
+					if ok {
+						return violation(RuleNoDoubleClientAssignment, "group %s: %s-%d is owned by both %s and %s", g.GroupID, p.Topic, p.Partition, o, m.MemberID)
+					}
+					if owner == nil && len(seen) < smallScan {
+						seen = append(seen, ownedBy{p, m.MemberID})
+						continue
+					}
+					if owner == nil {
+						owner = make(map[TopicPartition]string, 2*smallScan)
+						for _, s := range seen {
+							owner[s.p] = s.member
+						}
+					}
+					owner[p] = m.MemberID
 				}
-				owner[p] = m.MemberID
 			}
 		}
 	}
 	return nil
+}
+
+// ownedBy is a partition and the member that owns it.
+type ownedBy struct {
+	p      TopicPartition
+	member string
 }
 
 // RuleQuiescentMembership is the rule QuiescentMembership reports.
@@ -343,7 +421,7 @@ const (
 // about how the group epoch may move across observations, so that an
 // observer holding one EpochTracker checks both.
 type EpochTracker struct {
-	member   map[string]int32 // group \x00 member -> highest positive epoch
+	member   map[groupMember]int32 // highest positive epoch
 	group    map[string]int32
 	restarts StaticRestartTracker
 }
@@ -358,7 +436,7 @@ func (t *EpochTracker) StaticRestarts(groups []GroupSnapshot) error {
 // Observe records groups and reports the first epoch that went backwards.
 func (t *EpochTracker) Observe(groups []GroupSnapshot) error {
 	if t.member == nil {
-		t.member, t.group = map[string]int32{}, map[string]int32{}
+		t.member, t.group = map[groupMember]int32{}, map[string]int32{}
 	}
 	for _, g := range groups {
 		if last, ok := t.group[g.GroupID]; ok && g.Epoch < last {
@@ -369,7 +447,7 @@ func (t *EpochTracker) Observe(groups []GroupSnapshot) error {
 			if m.Epoch <= 0 {
 				continue
 			}
-			key := g.GroupID + "\x00" + m.MemberID
+			key := groupMember{g.GroupID, m.MemberID}
 			if last, ok := t.member[key]; ok && m.Epoch < last {
 				return violation(RuleMonotonicEpochs, "member %s of group %s went from epoch %d to %d", m.MemberID, g.GroupID, last, m.Epoch)
 			}

@@ -98,7 +98,7 @@ func checkStaticRejoins(prev, cur GroupSnapshot) error {
 // of each member parked in prev whose instance id, in cur, a new member id
 // holds or the same member holds unparked, mapped to the id in cur.
 func staticRejoins(prev, cur GroupSnapshot) map[string]string {
-	out := map[string]string{}
+	var out map[string]string // made at the first rejoin: most pairs have none
 	for _, o := range prev.Members {
 		if o.InstanceID == "" || o.Epoch != StaticLeaveEpoch {
 			continue
@@ -110,6 +110,9 @@ func staticRejoins(prev, cur GroupSnapshot) map[string]string {
 			resumed := n.MemberID == o.MemberID && n.Epoch != StaticLeaveEpoch
 			tookOver := n.MemberID != o.MemberID && memberOf(prev, n.MemberID).MemberID == ""
 			if resumed || tookOver {
+				if out == nil {
+					out = map[string]string{}
+				}
 				out[o.MemberID] = n.MemberID
 			}
 		}

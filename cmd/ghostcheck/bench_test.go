@@ -4,7 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/internal/targets"
+	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // BenchmarkRun runs a fixed seed range (200 histories of the default plan,
@@ -14,6 +19,13 @@ import (
 //
 //	go test ./cmd/ghostcheck -run '^$' -bench Run -benchtime 3x -count 6 | tee run.txt
 //	benchstat -col /workers run.txt
+//
+// Per core: workers=1 at GOMAXPROCS 1 (-cpu 1). On a shared machine the
+// wall-clock rates move with the other load; cpu-µs/op (the process's
+// user and system CPU time, collector included, per operation) and
+// ops/cpu-s do not, and are the per-core figures:
+//
+//	go test ./cmd/ghostcheck -run '^$' -bench 'Run/workers=1' -cpu 1 -benchtime 2x -count 8
 func BenchmarkRun(b *testing.B) {
 	const histories = 200
 	tuneGC() // as the command does
@@ -25,6 +37,7 @@ func BenchmarkRun(b *testing.B) {
 				b.Fatalf("flags: exit %d", code)
 			}
 			ops := 0
+			cpu0 := cpuTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				ps := runPhase(context.Background(), cfg, 1, false, 0, 0, newProgress(io.Discard))
@@ -33,9 +46,99 @@ func BenchmarkRun(b *testing.B) {
 				}
 				ops += ps.Operations
 			}
+			cpu := (cpuTime() - cpu0).Seconds()
 			s := b.Elapsed().Seconds()
 			b.ReportMetric(float64(histories*b.N)/s, "histories/s")
 			b.ReportMetric(float64(ops)/s, "ops/s")
+			b.ReportMetric(cpu*1e6/float64(ops), "cpu-µs/op")
+			b.ReportMetric(float64(ops)/cpu, "ops/cpu-s")
 		})
 	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFloor measures, per operation of the same 200 histories as
+// BenchmarkRun, the parts of a run no harness work can remove: drawing
+// the plans (plan), impl handling the histories' requests in their order
+// (target), and the exact check of the histories against the model (check:
+// the model answering every operation in the sequential replay, porcupine
+// for the partitions that overlap). What BenchmarkRun costs above their
+// sum is the harness's: the driver, the observations and invariants, the
+// client rules.
+//
+//	go test ./cmd/ghostcheck -run '^$' -bench Floor -cpu 1 -count 6
+func BenchmarkFloor(b *testing.B) {
+	const histories = 200
+	tuneGC()
+	cfg, code := parseRunFlags([]string{"--histories", fmt.Sprint(histories), "--heartbeat-version", "1", "--out", b.TempDir()}, io.Discard)
+	if code >= 0 {
+		b.Fatalf("flags: exit %d", code)
+	}
+	opts := cfg.opts
+	opts.HeartbeatVersion = 1
+	var runs []*linearize.Result
+	ops := 0
+	for i := 0; i < histories; i++ {
+		plan := linearize.NewPlan(cfg.seed+uint64(i), opts)
+		res, _, err := runOne(cfg.target, plan, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs = append(runs, res)
+		ops += len(res.History)
+	}
+	var cpu0 time.Duration
+	perOp := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*ops), "ns/history-op")
+		b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N*ops), "cpu-µs/op")
+	}
+	b.Run("plan", func(b *testing.B) {
+		cpu0 = cpuTime()
+		for i := 0; i < b.N; i++ {
+			for j := range runs {
+				linearize.NewPlan(cfg.seed+uint64(j), opts)
+			}
+		}
+		perOp(b)
+	})
+	b.Run("target", func(b *testing.B) {
+		cpu0 = cpuTime()
+		for i := 0; i < b.N; i++ {
+			for _, res := range runs {
+				t, err := targets.New(cfg.target, res.Plan, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, op := range res.History {
+					if op.Restart {
+						t.(linearize.Restarter).Restart()
+						continue
+					}
+					t.Advance(op.At)
+					h := op.Header
+					t.Handle(op.Conn, &h, op.Request)
+				}
+			}
+		}
+		perOp(b)
+	})
+	b.Run("check", func(b *testing.B) {
+		cpu0 = cpuTime()
+		for i := 0; i < b.N; i++ {
+			for _, res := range runs {
+				if rep := linearize.CheckHistory(res.Plan, res.History, linearize.CheckOptions{}); rep.Verdict != linearize.Ok {
+					b.Fatalf("seed %d: %s %s", res.Plan.Seed, rep.Verdict, rep.Detail)
+				}
+			}
+		}
+		perOp(b)
+	})
 }

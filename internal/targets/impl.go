@@ -49,7 +49,31 @@ func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
 		// impl answers byte for byte as the model does (impl/equivtest).
 		Exact: true,
 	}
-	return linearize.WithSnapshot(t, func() []model.GroupSnapshot { return ModelSnapshot(c.Snapshot()) }), nil
+	return linearize.WithSnapshot(t, cachedSnapshots(c.NewSnapshotCache())), nil
+}
+
+// cachedSnapshots is ModelSnapshot(c.Snapshot()) for the driver, which
+// takes a snapshot after every round: a group impl reports unchanged since
+// the last one (impl.SnapshotCache) is not converted again, its model
+// snapshot of then is handed out again (the driver only reads snapshots).
+func cachedSnapshots(cache *impl.SnapshotCache) func() []model.GroupSnapshot {
+	last := map[string]model.GroupSnapshot{}
+	return func() []model.GroupSnapshot {
+		gs, same := cache.Snapshot()
+		out := make([]model.GroupSnapshot, 0, len(gs))
+		for i := range gs {
+			mg, ok := last[gs[i].GroupID]
+			if !ok || !same[i] {
+				mg = modelGroup(gs[i])
+				last[gs[i].GroupID] = mg
+			}
+			out = append(out, mg)
+		}
+		if !slices.IsSortedFunc(out, groupOrder) {
+			slices.SortFunc(out, groupOrder)
+		}
+		return out
+	}
 }
 
 // ImplConfig is impl's configuration for the coordinator the model config
@@ -87,40 +111,79 @@ func ImplConfig(mc model.Config, clock impl.Clock, muts impl.Mutants) impl.Confi
 func ModelSnapshot(gs []impl.GroupSnapshot) []model.GroupSnapshot {
 	out := make([]model.GroupSnapshot, 0, len(gs))
 	for _, g := range gs {
-		mg := model.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
-		for _, m := range g.Members {
-			mg.Members = append(mg.Members, model.MemberSnapshot{
-				MemberID:             m.MemberID,
-				InstanceID:           m.InstanceID,
-				Epoch:                m.Epoch,
-				Assigned:             modelPartitions(m.Assigned),
-				Pending:              modelPartitions(m.Pending),
-				Target:               modelPartitions(m.Target),
-				SubscribedTopicNames: sortedNames(m.SubscribedTopicNames),
-				SubscribedTopicRegex: m.SubscribedTopicRegex,
-			})
-		}
-		slices.SortFunc(mg.Members, func(a, b model.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) })
-		out = append(out, mg)
+		out = append(out, modelGroup(g))
 	}
-	slices.SortFunc(out, func(a, b model.GroupSnapshot) int { return cmp.Compare(a.GroupID, b.GroupID) })
+	if !slices.IsSortedFunc(out, groupOrder) {
+		slices.SortFunc(out, groupOrder)
+	}
 	return out
 }
 
-// sortedNames is a sorted copy of names, never nil.
+// modelGroup is one group of ModelSnapshot.
+func modelGroup(g impl.GroupSnapshot) model.GroupSnapshot {
+	mg := model.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
+	if len(g.Members) > 0 {
+		mg.Members = make([]model.MemberSnapshot, 0, len(g.Members))
+	}
+	// One array holds the group's partitions (the driver converts a
+	// snapshot after every round); each member's lists are capped.
+	n := 0
+	for _, m := range g.Members {
+		n += len(m.Assigned) + len(m.Pending) + len(m.Target)
+	}
+	parts := make([]model.TopicPartition, 0, n)
+	for _, m := range g.Members {
+		ms := model.MemberSnapshot{
+			MemberID:             m.MemberID,
+			InstanceID:           m.InstanceID,
+			Epoch:                m.Epoch,
+			SubscribedTopicNames: sortedNames(m.SubscribedTopicNames),
+			SubscribedTopicRegex: m.SubscribedTopicRegex,
+		}
+		parts, ms.Assigned = modelPartitions(parts, m.Assigned)
+		parts, ms.Pending = modelPartitions(parts, m.Pending)
+		parts, ms.Target = modelPartitions(parts, m.Target)
+		mg.Members = append(mg.Members, ms)
+	}
+	if !slices.IsSortedFunc(mg.Members, memberOrder) {
+		slices.SortFunc(mg.Members, memberOrder)
+	}
+	return mg
+}
+
+func memberOrder(a, b model.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) }
+
+func groupOrder(a, b model.GroupSnapshot) int { return cmp.Compare(a.GroupID, b.GroupID) }
+
+func partitionOrder(a, b model.TopicPartition) int {
+	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+}
+
+// sortedNames is names sorted, never nil: names itself when it is sorted
+// (impl.Snapshot makes every list afresh; nothing changes a snapshot
+// after), else a sorted copy.
 func sortedNames(names []string) []string {
+	switch {
+	case names == nil:
+		return []string{}
+	case slices.IsSorted(names):
+		return names
+	}
 	out := append([]string{}, names...)
 	slices.Sort(out)
 	return out
 }
 
-func modelPartitions(ps []impl.TopicPartition) []model.TopicPartition {
-	out := make([]model.TopicPartition, 0, len(ps))
+// modelPartitions appends ps, converted and sorted, to parts (which has
+// the room) and returns parts and the appended part, capped (never nil).
+func modelPartitions(parts []model.TopicPartition, ps []impl.TopicPartition) ([]model.TopicPartition, []model.TopicPartition) {
+	from := len(parts)
 	for _, p := range ps {
-		out = append(out, model.TopicPartition(p))
+		parts = append(parts, model.TopicPartition(p))
 	}
-	slices.SortFunc(out, func(a, b model.TopicPartition) int {
-		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
-	})
-	return out
+	mine := parts[from:len(parts):len(parts)]
+	if !slices.IsSortedFunc(mine, partitionOrder) {
+		slices.SortFunc(mine, partitionOrder)
+	}
+	return parts, mine
 }

@@ -1,0 +1,69 @@
+package targets
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// The driver's snapshots of impl come from a cache that converts only the
+// groups impl reports changed (cachedSnapshots, impl.SnapshotCache): at
+// every observation of whole runs (v1, v0 and mixed clients, faults,
+// restarts, static members) they must be exactly what a fresh snapshot
+// gives; and the cache must serve some groups unchanged, or it would
+// check nothing here and save nothing there.
+func TestCachedSnapshotsAreFresh(t *testing.T) {
+	observations, reused := 0, 0
+	for _, version := range []int{1, 0, -1} {
+		for seed := uint64(1); seed <= 20; seed++ {
+			t.Run(fmt.Sprintf("v%d/seed%d", version, seed), func(t *testing.T) {
+				o := linearize.DefaultOptions()
+				o.HeartbeatVersion = version
+				plan := linearize.NewPlan(seed, o)
+				clock := impl.NewManualClock(0)
+				c := impl.New(ImplConfig(plan.ModelConfig(), clock, 0))
+				cache := c.NewSnapshotCache()
+				cached := cachedSnapshots(cache)
+				target := linearize.Funcs{
+					HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+						return c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host}, h, req)
+					},
+					DisconnectFunc: c.Disconnect,
+					AdvanceFunc: func(now int64) error {
+						clock.Set(now)
+						c.Expire()
+						return nil
+					},
+					RestartFunc: func() error { c.Restart(); return nil },
+					Exact:       true,
+				}
+				snap := func() []model.GroupSnapshot {
+					got, want := cached(), ModelSnapshot(c.Snapshot())
+					observations++
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("observation %d: cached %+v\nfresh %+v", observations, got, want)
+					}
+					_, same := cache.Snapshot() // nothing changed since: every group is served again
+					for _, s := range same {
+						if !s {
+							t.Fatalf("observation %d: a group rebuilt with nothing changed", observations)
+						}
+						reused++
+					}
+					return got
+				}
+				if _, err := linearize.Run(linearize.WithSnapshot(target, snap), plan); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+	if observations == 0 || reused == 0 {
+		t.Fatalf("%d observations, %d groups served from the cache", observations, reused)
+	}
+}
