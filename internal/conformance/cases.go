@@ -16,7 +16,7 @@ import (
 // framing cases last).
 func Cases() []Case {
 	var out []Case
-	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB7(), casesB11()} {
+	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB6(), casesB7(), casesB11()} {
 		out = append(out, section...)
 	}
 	return out
@@ -56,9 +56,12 @@ func casesA2() []Case {
 		{Name: "A2/first-clientid-remembered", Source: srcKIP1313, Rule: "a connection's first ClientId is used for later requests that send null (Describe shows it)", run: caseClientIDRemembered},
 		{Name: "A2/null-first-clientid-reads-empty", Source: srcEvery, Rule: "a null ClientId on a connection's first request reads as \"\"", run: caseNullFirstClientID},
 		{Name: "A2/later-clientid-keeps-first", Source: srcKIP1313, Rule: "a later request sending a ClientId does not replace the connection's first", run: caseLaterClientID},
+		{Name: "A2/later-clientid-attributed", Source: srcEvery, Rule: "a later request that sends a ClientId is attributed to the ClientId it sends (Describe shows it)", run: caseLaterClientIDOwn},
 		{Name: "A2/header-tags-ignorable", Source: "KIP-482 (tagged fields), Kafka 2.4", Rule: "request header v2 tag 0 (client instance id) and unknown tags are accepted and ignored", run: caseHeaderTags},
 		{Name: "A2/telemetry-v1-no-instance-id", Source: srcKIP1313Code, Rule: "GetTelemetrySubscriptions v1 without a header client instance id is INVALID_REQUEST", run: caseTelemetryV1(false)},
 		{Name: "A2/telemetry-v1-zero-instance-id", Source: srcKIP1313Code, Rule: "GetTelemetrySubscriptions v1 whose header carries the zero UUID is INVALID_REQUEST", run: caseTelemetryV1(true)},
+		{Name: "A2/telemetry-v1-reserved-instance-id", Source: srcKIP1313Code, Rule: "GetTelemetrySubscriptions v1 whose header carries the reserved id 00...01 is INVALID_REQUEST", run: caseTelemetryHeaderID(codec.GetTelemetrySubscriptions, reservedOne)},
+		{Name: "A2/push-v1-zero-instance-id", Source: srcKIP1313Code, Rule: "PushTelemetry v1 whose header carries the zero UUID is INVALID_REQUEST", run: caseTelemetryHeaderID(codec.PushTelemetry, codec.UUID{})},
 		{Name: "A2/telemetry-v1-header-id", Source: srcKIP1313, Rule: "GetTelemetrySubscriptions v1 takes the client instance id from the header: NONE", run: caseTelemetryV1Header},
 		{Name: "A2/telemetry-v0-id-echoed", Source: "KIP-714, Kafka 3.7", Rule: "GetTelemetrySubscriptions v0 with a non-zero id keeps and echoes it", run: caseTelemetryV0(false)},
 		{Name: "A2/telemetry-v0-zero-id-assigned", Source: "KIP-714, Kafka 3.7", Rule: "GetTelemetrySubscriptions v0 with the zero id gets a broker-made, non-zero id", run: caseTelemetryV0(true)},
@@ -83,10 +86,13 @@ func casesA3() []Case {
 	}
 }
 
-// casesA5: the static takeover (A5.5) and the full request (A5.7).
+// casesA5: a null owned report (A5.3), the static takeover and the
+// assignment key it keeps (A5.5, A5.2) and the full request (A5.7).
 func casesA5() []Case {
 	return []Case{
+		{Name: "A5.3/null-owned-keeps-pending", Source: "KIP-848, Kafka 4.0", Rule: "a heartbeat with TopicPartitions null reports nothing: the partitions its member was asked to give up stay pending, and the member waiting for them is given none", run: caseNullOwnedKeepsPending},
 		{Name: "A5.5/static-restart-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a new member id taking over a parked static member's instance: the group epoch unchanged, the old member's partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticRestart},
+		{Name: "A5.5/static-restart-then-rebalance", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "after a static takeover, the next rebalance gives every member the target it gets in a twin group without the restart (A5.2: a static member is keyed by its instance id, not its member id)", run: caseRestartThenRebalance},
 		{Name: "A5.7/regex-heartbeat-is-full", Source: srcKafka40, Rule: "a heartbeat with RebalanceTimeoutMs, SubscribedTopicRegex and TopicPartitions set (names null) is a full request: its response carries the assignment", run: caseRegexFull},
 	}
 }
@@ -124,6 +130,7 @@ func casesB44() []Case {
 		{Name: "B4.4/leave-removes-member", Source: srcKafka40, Rule: "a leave (epoch -1) answers NONE with epoch -1 and removes the member", run: caseLeaveRemoves},
 		{Name: "B4.4/leave-twice", Source: srcKafka40, Rule: "a leave is not idempotent: the second gets UNKNOWN_MEMBER_ID", run: caseLeaveTwice},
 		{Name: "B4.4/static-leave-parks", Source: srcKafka40, Rule: "a static leave (epoch -2) answers epoch -2 and keeps the member, listed at epoch -2", run: caseStaticPark},
+		{Name: "B4.4/static-leave-drops-pending", Source: srcKafka40, Rule: "a static leave (epoch -2) drops the member's pending revocations: the member waiting for those partitions is given them at once", run: caseParkDropsPending},
 		{Name: "B4.4/static-takeover-of-parked", Source: srcKIP345On40, Rule: "a new member id joining with a parked member's instance replaces it", run: caseTakeover},
 		{Name: "B4.4/static-takeover-in-full-group", Source: "KAFKA-20601, trunk only (apache/kafka#22356; release unverified)", Rule: "a static takeover of a parked member's instance succeeds when the group holds group.consumer.max.size members", run: caseTakeoverFullGroup},
 		{Name: "B4.4/static-heartbeat-unknown-instance", Source: srcKafka40, Rule: "epoch > 0 with an instance no member holds: UNKNOWN_MEMBER_ID", run: caseStaticUnknownInstance},
@@ -135,6 +142,7 @@ func casesB44() []Case {
 		{Name: "B4.4/closed-connection-keeps-assignment", Source: "KIP-848, Kafka 4.0", Rule: "a member's partitions stay its own when its connection closes: another member is given none of them until it revokes", run: caseClosedConnection},
 		{Name: "B4.4/session-expiry", Source: srcKafka40, Rule: "a member that stops heartbeating stays for its session timeout, then is removed", Slow: true, run: caseSessionExpiry},
 		{Name: "B4.4/error-does-not-refresh-session", Source: srcKafka40, Rule: "an error response does not refresh the session", Slow: true, run: caseErrorNoRefresh},
+		{Name: "B4.4/static-leave-keeps-session", Source: srcKafka40, Rule: "a static leave (epoch -2) does not refresh the session: the parked member is gone one session timeout after its last heartbeat before the leave", Slow: true, run: caseStaticLeaveKeepsSession},
 		{Name: "B4.4/parked-member-expires", Source: "Kafka 4.0 (integration-tested since apache/kafka#14911)", Rule: "a member parked at epoch -2 is removed when its session times out", Slow: true, run: caseParkedExpires},
 	}
 }
@@ -146,6 +154,13 @@ func casesB5() []Case {
 		{Name: "B5/missing-group-v0-v2", Source: srcEvery, Rule: "LeaveGroup v0-v2 to a missing group: top-level UNKNOWN_MEMBER_ID", run: caseLGMissing(false)},
 		{Name: "B5/empty-group-id", Source: srcKafka40, Rule: "LeaveGroup with GroupId \"\": top-level INVALID_GROUP_ID", run: caseLGGroupID("")},
 		{Name: "B5/blank-group-id-is-missing-group", Source: srcKafka40, Rule: "LeaveGroup with GroupId \"  \" (not trimmed) is a group that does not exist: v3+ each member UNKNOWN_MEMBER_ID, top-level NONE", run: caseLGGroupID("  ")},
+	}
+}
+
+// casesB6: §B6, the telemetry APIs outside A2.
+func casesB6() []Case {
+	return []Case{
+		{Name: "B6/push-reserved-instance-id", Source: "KIP-714, Kafka 3.7", Rule: "PushTelemetry v0 with the reserved client instance id 00...01 is INVALID_REQUEST", run: casePushReservedV0},
 	}
 }
 

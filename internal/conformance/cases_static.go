@@ -22,9 +22,14 @@ type pmember struct {
 }
 
 // beat sends m's keepalive, reporting what it owns, and takes the answer;
-// an error ends the case.
+// an error ends the case. A member the broker left at epoch 0 (librdkafka's
+// mock does so until the partitions it is to get are free) is still
+// joining: it sends the full join again, as a client does.
 func (c *pconn) beat(g string, m *pmember) {
 	req := keepalive(g, m.id, m.epoch)
+	if m.epoch == 0 {
+		req = c.p.joinReq(g, m.id)
+	}
 	if m.inst != "" {
 		static(req, m.inst)
 	}

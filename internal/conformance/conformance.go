@@ -1,7 +1,7 @@
 // Package conformance holds ghostcheck's conformance suite: one named case
-// per rule of docs/PROTOCOL.md A1-A3, A5.5, A5.7, §B4.2, §B4.4 and §B5
-// (plus the framing and ApiVersions rules of §B1 and §B7 a broker needs to
-// be talked to), each with the source of its rule (a KIP, the first Kafka
+// per rule of docs/PROTOCOL.md A1-A3, A5.3, A5.5, A5.7, §B4.2, §B4.4, §B5
+// and §B6 (plus the framing and ApiVersions rules of §B1 and §B7 a broker
+// needs to be talked to), each with the source of its rule (a KIP, the first Kafka
 // release that ships it, or none yet: ships.go), run against a broker over
 // TCP and reported pass or fail with what the broker answered. `ghostcheck
 // check` prints it as a table; tests run it against ghostcheck's own server

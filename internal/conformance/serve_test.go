@@ -69,7 +69,9 @@ func TestServePassesEveryCase(t *testing.T) {
 // rebalances on a static restart (serve --mutant static-restart-rebalances)
 // A5.5/static-restart-keeps-assignment fails, saying the group epoch moved;
 // the takeover itself still succeeds, so B4.4/static-takeover-of-parked,
-// which checks only who is listed, passes.
+// which checks only who is listed, passes, and so does
+// A5.5/static-restart-then-rebalance: the rebalance keeps the instance's
+// place.
 func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 	addr := startServeMutant(t, impl.Mutants(0).With(impl.MutStaticRestartRebalances))
 	rep, err := conformance.Run(peer(addr), conformance.Select([]string{"A5.5/", "B4.4/static-takeover"}, false, false), conformance.Options{})
@@ -80,7 +82,10 @@ func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 	conformance.Table(&b, rep.Results)
 	t.Logf("against serve --mutant static-restart-rebalances:\n%s", b.String())
 	want := map[string]conformance.Status{"A5.5/static-restart-keeps-assignment": conformance.Fail,
-		"B4.4/static-takeover-of-parked": conformance.Pass, "B4.4/static-takeover-in-full-group": conformance.Pass}
+		// The rebalance keys the static member by its instance id, so
+		// the next one gives the twins the same targets.
+		"A5.5/static-restart-then-rebalance": conformance.Pass,
+		"B4.4/static-takeover-of-parked":     conformance.Pass, "B4.4/static-takeover-in-full-group": conformance.Pass}
 	for _, r := range rep.Results {
 		if r.Status != want[r.Name] {
 			t.Errorf("%s: %s (%s), want %s", r.Name, r.Status, r.Observed, want[r.Name])
@@ -91,5 +96,43 @@ func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 	}
 	if len(rep.Results) != len(want) {
 		t.Fatalf("%d results, want %d", len(rep.Results), len(want))
+	}
+}
+
+// Each case written for a rule impl's mutants broke unseen fails against
+// the coordinator with that mutant planted (what scripts/check-mutants
+// measures over the whole suite), and passes without it
+// (TestServePassesEveryCase).
+func TestCasesCatchTheirMutants(t *testing.T) {
+	for _, tc := range []struct {
+		mutant impl.Mutant
+		cases  []string
+	}{
+		{impl.MutLaterClientIDIgnored, []string{"A2/later-clientid-attributed"}},
+		{impl.MutTelemetryOneAccepted, []string{"A2/telemetry-v1-reserved-instance-id", "B6/push-reserved-instance-id"}},
+		{impl.MutPushV1ZeroAccepted, []string{"A2/push-v1-zero-instance-id"}},
+		{impl.MutNullOwnedReleases, []string{"A5.3/null-owned-keeps-pending"}},
+		{impl.MutTakeoverKeysByMemberID, []string{"A5.5/static-restart-then-rebalance"}},
+		{impl.MutParkKeepsPending, []string{"B4.4/static-leave-drops-pending"}},
+		{impl.MutStaticLeaveRefreshesSession, []string{"B4.4/static-leave-keeps-session"}},
+	} {
+		t.Run(tc.mutant.String(), func(t *testing.T) {
+			t.Parallel()
+			addr := startServeMutant(t, impl.Mutants(0).With(tc.mutant))
+			rep, err := conformance.Run(peer(addr), conformance.Select(tc.cases, false, true), conformance.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]conformance.Status{}
+			for _, r := range rep.Results {
+				got[r.Name] = r.Status
+				t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
+			}
+			for _, name := range tc.cases {
+				if got[name] != conformance.Fail {
+					t.Errorf("%s: %s against --mutant %s, want FAIL", name, got[name], tc.mutant)
+				}
+			}
+		})
 	}
 }
