@@ -44,6 +44,12 @@ type TCPTarget struct {
 	started  bool
 	logical  int64 // the last Advance
 	maxLag   int64
+	// lastTick and maxStall are the stall watch's (watchStalls): when
+	// its ticker last ran, and the longest it was kept from running
+	// beyond its period. stop ends the watch (Close).
+	lastTick time.Time
+	maxStall time.Duration
+	stop     chan struct{}
 	// rtt are the round trips answered, by API, in real time (reports
 	// plot their distribution).
 	rtt map[codec.APIKey][]time.Duration
@@ -226,6 +232,9 @@ func (t *TCPTarget) Advance(nowMs int64) error {
 	if !t.started {
 		t.started = true
 		t.start = time.Now().Add(-time.Duration(nowMs) * time.Millisecond)
+		t.lastTick = time.Now()
+		t.stop = make(chan struct{})
+		go t.watchStalls(t.stop)
 	}
 	t.logical = nowMs
 	at := t.start.Add(time.Duration(nowMs) * time.Millisecond)
@@ -245,6 +254,42 @@ func (t *TCPTarget) noteLag() {
 			t.maxLag = lag
 		}
 	}
+	t.mu.Unlock()
+}
+
+// stallTick is the stall watch's period: short enough that a stall of
+// the checking process shows within a few milliseconds of its length.
+const stallTick = 5 * time.Millisecond
+
+// watchStalls measures, until stop closes, the longest the checking
+// process was kept from running: the largest gap between two runs of a
+// ticker beyond its period (a loaded machine, a stopped process, a long
+// pause). The driver's clock readings cannot see a stall that falls in
+// one of its sleeps (Advance waiting for the next round): it wakes when
+// it meant to, and the lag stays small. A broker on the same machine was
+// most likely stalled with it, with no request in flight to show it in a
+// round trip, and on waking may answer a Describe before it fires the
+// session timers that fell due meanwhile (MaxStallMs).
+func (t *TCPTarget) watchStalls(stop <-chan struct{}) {
+	tk := time.NewTicker(stallTick)
+	defer tk.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tk.C:
+			t.noteStall(time.Now())
+		}
+	}
+}
+
+// noteStall records the gap since the stall watch last ran, at now.
+func (t *TCPTarget) noteStall(now time.Time) {
+	t.mu.Lock()
+	if d := now.Sub(t.lastTick) - stallTick; d > t.maxStall {
+		t.maxStall = d
+	}
+	t.lastTick = now
 	t.mu.Unlock()
 }
 
@@ -280,9 +325,34 @@ func (t *TCPTarget) MaxLagMs() int64 {
 	return t.maxLag
 }
 
-// Close closes every connection.
+// MaxStallMs is the longest the checking process was kept from running
+// since the first Advance (watchStalls), a stall going on now included.
+// A broker timer may fire that much late with nothing in the history to
+// show it: the grace NoGhosts gives a member of an ended process counts
+// it on top of the lag (docs/PROTOCOL.md, NoGhosts).
+func (t *TCPTarget) MaxStallMs() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.started {
+		return 0
+	}
+	d := t.maxStall
+	if now := time.Since(t.lastTick) - stallTick; t.stop != nil && now > d {
+		d = now
+	}
+	return d.Milliseconds()
+}
+
+// Close closes every connection and ends the stall watch.
 func (t *TCPTarget) Close() {
 	t.mu.Lock()
+	if t.stop != nil {
+		close(t.stop)
+		t.stop = nil
+		if d := time.Since(t.lastTick) - stallTick; d > t.maxStall {
+			t.maxStall = d
+		}
+	}
 	ids := make([]uint64, 0, len(t.conns))
 	for id := range t.conns {
 		ids = append(ids, id)
@@ -313,12 +383,13 @@ type TCPOptions struct {
 // timeouts long enough that the clients' rebalance timeout (four request
 // timeouts) is at least the session timeout. The plan's SessionTimeoutMs
 // is the broker's plus a slack of ten rounds: the driver's invariants
-// then give a crashed process's member that much longer to expire (and
-// the lag the target measured on top), which absorbs the difference
-// between logical and real time (a stall of the checking process shorter
-// than the slack cannot raise a false alarm). A crashed or closed client's
+// then give a crashed process's member that much longer to expire (the
+// broker's timer granularity), and on top the lag and the stall the target
+// measured (MaxLagMs, MaxStallMs), which absorb the difference between
+// logical and real time and a broker stopped with the checking process on
+// a loaded machine. A crashed or closed client's
 // connection is closed, as its process's sockets would be, and the run
-// quiesces for that session timeout, slack and lag included, past the
+// quiesces for that session timeout, slack, lag and stall included, past the
 // last request any client got delivered: a member the broker keeps alive
 // after its client died is still there at the last observation, a ghost
 // (NoGhosts).
