@@ -44,12 +44,9 @@ type TCPTarget struct {
 	started  bool
 	logical  int64 // the last Advance
 	maxLag   int64
-	// lastTick and maxStall are the stall watch's (watchStalls): when
-	// its ticker last ran, and the longest it was kept from running
-	// beyond its period. stop ends the watch (Close).
-	lastTick time.Time
-	maxStall time.Duration
-	stop     chan struct{}
+	// stalls watches this process and the broker from the first Advance
+	// to Close (MaxStallMs).
+	stalls *StallWatch
 	// rtt are the round trips answered, by API, in real time (reports
 	// plot their distribution).
 	rtt map[codec.APIKey][]time.Duration
@@ -232,9 +229,7 @@ func (t *TCPTarget) Advance(nowMs int64) error {
 	if !t.started {
 		t.started = true
 		t.start = time.Now().Add(-time.Duration(nowMs) * time.Millisecond)
-		t.lastTick = time.Now()
-		t.stop = make(chan struct{})
-		go t.watchStalls(t.stop)
+		t.stalls = WatchBroker(t.addr, t.timeout)
 	}
 	t.logical = nowMs
 	at := t.start.Add(time.Duration(nowMs) * time.Millisecond)
@@ -254,42 +249,6 @@ func (t *TCPTarget) noteLag() {
 			t.maxLag = lag
 		}
 	}
-	t.mu.Unlock()
-}
-
-// stallTick is the stall watch's period: short enough that a stall of
-// the checking process shows within a few milliseconds of its length.
-const stallTick = 5 * time.Millisecond
-
-// watchStalls measures, until stop closes, the longest the checking
-// process was kept from running: the largest gap between two runs of a
-// ticker beyond its period (a loaded machine, a stopped process, a long
-// pause). The driver's clock readings cannot see a stall that falls in
-// one of its sleeps (Advance waiting for the next round): it wakes when
-// it meant to, and the lag stays small. A broker on the same machine was
-// most likely stalled with it, with no request in flight to show it in a
-// round trip, and on waking may answer a Describe before it fires the
-// session timers that fell due meanwhile (MaxStallMs).
-func (t *TCPTarget) watchStalls(stop <-chan struct{}) {
-	tk := time.NewTicker(stallTick)
-	defer tk.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-tk.C:
-			t.noteStall(time.Now())
-		}
-	}
-}
-
-// noteStall records the gap since the stall watch last ran, at now.
-func (t *TCPTarget) noteStall(now time.Time) {
-	t.mu.Lock()
-	if d := now.Sub(t.lastTick) - stallTick; d > t.maxStall {
-		t.maxStall = d
-	}
-	t.lastTick = now
 	t.mu.Unlock()
 }
 
@@ -325,33 +284,26 @@ func (t *TCPTarget) MaxLagMs() int64 {
 	return t.maxLag
 }
 
-// MaxStallMs is the longest the checking process was kept from running
-// since the first Advance (watchStalls), a stall going on now included.
-// A broker timer may fire that much late with nothing in the history to
-// show it: the grace NoGhosts gives a member of an ended process counts
-// it on top of the lag (docs/PROTOCOL.md, NoGhosts).
+// MaxStallMs is the longest the checking process was kept from running,
+// or the broker from answering a ping, between the first Advance and Close
+// (StallWatch). A broker timer may fire that much late with nothing in the
+// history to show it: the grace NoGhosts gives a member of an ended
+// process counts it on top of the lag (docs/PROTOCOL.md, NoGhosts).
 func (t *TCPTarget) MaxStallMs() int64 {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.started {
+	w := t.stalls
+	t.mu.Unlock()
+	if w == nil {
 		return 0
 	}
-	d := t.maxStall
-	if now := time.Since(t.lastTick) - stallTick; t.stop != nil && now > d {
-		d = now
-	}
-	return d.Milliseconds()
+	return w.Max().Milliseconds()
 }
 
 // Close closes every connection and ends the stall watch.
 func (t *TCPTarget) Close() {
 	t.mu.Lock()
-	if t.stop != nil {
-		close(t.stop)
-		t.stop = nil
-		if d := time.Since(t.lastTick) - stallTick; d > t.maxStall {
-			t.maxStall = d
-		}
+	if t.stalls != nil {
+		t.stalls.Stop()
 	}
 	ids := make([]uint64, 0, len(t.conns))
 	for id := range t.conns {

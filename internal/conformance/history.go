@@ -54,8 +54,9 @@ type HistoryResult struct {
 	Detail string
 	LagMs  int64
 	// StallMs is the longest the checking process was kept from
-	// running (linearize.TCPTarget.MaxStallMs), which NoGhosts' grace
-	// counts on top of the lag.
+	// running or the broker took to answer a ping
+	// (linearize.TCPTarget.MaxStallMs), which NoGhosts' grace counts on
+	// top of the lag.
 	StallMs int64
 	Seconds float64
 	File    string `json:",omitempty"`
