@@ -233,9 +233,9 @@ func (d *driver) runRound(closing int) {
 
 // quiesce moves the clock one session timeout past the last request any
 // client process got delivered (or the last restart, which starts every
-// session afresh), and past the lag the target measured (so that every
-// ended process's grace is over: a member of a crash is then a ghost if
-// it is still there), has the observer describe every group, and checks
+// session afresh), and past the lag and the stall the target measured
+// (so that every ended process's grace is over: a member of a crash is
+// then a ghost if it is still there), has the observer describe every group, and checks
 // the final observation, QuiescentMembership included. It reports false
 // when the target failed.
 func (d *driver) quiesce() bool {
@@ -251,7 +251,7 @@ func (d *driver) quiesce() bool {
 	}
 	// Waiting may add lag: wait again, a few times at most.
 	for i := 0; i < 3; i++ {
-		end := lastSeen + d.plan.SessionTimeoutMs + d.lag() + d.plan.RoundMs
+		end := lastSeen + d.plan.SessionTimeoutMs + d.lag() + d.stall() + d.plan.RoundMs
 		if end <= d.at {
 			break
 		}

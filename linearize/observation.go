@@ -76,6 +76,15 @@ func sortedKeys[V any](m map[string]V, last []string) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
+// stall is the longest the checking process was kept from running
+// (TCPTarget.MaxStallMs); 0 for a target on logical time.
+func (d *driver) stall() int64 {
+	if s, ok := d.target.(interface{ MaxStallMs() int64 }); ok {
+		return s.MaxStallMs()
+	}
+	return 0
+}
+
 // observe checks the invariants on what the coordinator holds now: its
 // snapshot when the target offers one, else the describes delivered this
 // round.
@@ -117,7 +126,9 @@ func (d *driver) observe(final bool) {
 		// crash, a lost leave, a static member parked at -2), counted
 		// afresh from each coordinator restart it lived through, plus how
 		// far the target's real time ran ahead of the driver's (a broker
-		// over TCP armed the timer that much later at most), but not a
+		// over TCP armed the timer that much later at most) and the
+		// longest stall the checking process saw (a broker stalled with
+		// it fires the timer that much late, unseen), but not a
 		// leave the coordinator processed: from then on, a member left
 		// behind (KAFKA-17116's leave with an empty id) is a ghost. Its
 		// process's connection closed with it (closeEnded), so a broker
@@ -129,7 +140,7 @@ func (d *driver) observe(final bool) {
 		case p.leftAt >= 0:
 			mp.GraceUntil = p.leftAt
 		default:
-			mp.GraceUntil = d.sessionEnd(p.lastSeen) + d.lag()
+			mp.GraceUntil = d.sessionEnd(p.lastSeen) + d.lag() + d.stall()
 		}
 		o.Processes = append(o.Processes, mp)
 		if p.plan.HeartbeatVersion >= model.MemberIDRequiredVersion {

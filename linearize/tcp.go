@@ -44,6 +44,9 @@ type TCPTarget struct {
 	started  bool
 	logical  int64 // the last Advance
 	maxLag   int64
+	// stalls watches this process and the broker from the first Advance
+	// to Close (MaxStallMs).
+	stalls *StallWatch
 	// rtt are the round trips answered, by API, in real time (reports
 	// plot their distribution).
 	rtt map[codec.APIKey][]time.Duration
@@ -226,6 +229,7 @@ func (t *TCPTarget) Advance(nowMs int64) error {
 	if !t.started {
 		t.started = true
 		t.start = time.Now().Add(-time.Duration(nowMs) * time.Millisecond)
+		t.stalls = WatchBroker(t.addr, t.timeout)
 	}
 	t.logical = nowMs
 	at := t.start.Add(time.Duration(nowMs) * time.Millisecond)
@@ -280,9 +284,27 @@ func (t *TCPTarget) MaxLagMs() int64 {
 	return t.maxLag
 }
 
-// Close closes every connection.
+// MaxStallMs is the longest the checking process was kept from running,
+// or the broker from answering a ping, between the first Advance and Close
+// (StallWatch). A broker timer may fire that much late with nothing in the
+// history to show it: the grace NoGhosts gives a member of an ended
+// process counts it on top of the lag (docs/PROTOCOL.md, NoGhosts).
+func (t *TCPTarget) MaxStallMs() int64 {
+	t.mu.Lock()
+	w := t.stalls
+	t.mu.Unlock()
+	if w == nil {
+		return 0
+	}
+	return w.Max().Milliseconds()
+}
+
+// Close closes every connection and ends the stall watch.
 func (t *TCPTarget) Close() {
 	t.mu.Lock()
+	if t.stalls != nil {
+		t.stalls.Stop()
+	}
 	ids := make([]uint64, 0, len(t.conns))
 	for id := range t.conns {
 		ids = append(ids, id)
@@ -313,12 +335,13 @@ type TCPOptions struct {
 // timeouts long enough that the clients' rebalance timeout (four request
 // timeouts) is at least the session timeout. The plan's SessionTimeoutMs
 // is the broker's plus a slack of ten rounds: the driver's invariants
-// then give a crashed process's member that much longer to expire (and
-// the lag the target measured on top), which absorbs the difference
-// between logical and real time (a stall of the checking process shorter
-// than the slack cannot raise a false alarm). A crashed or closed client's
+// then give a crashed process's member that much longer to expire (the
+// broker's timer granularity), and on top the lag and the stall the target
+// measured (MaxLagMs, MaxStallMs), which absorb the difference between
+// logical and real time and a broker stopped with the checking process on
+// a loaded machine. A crashed or closed client's
 // connection is closed, as its process's sockets would be, and the run
-// quiesces for that session timeout, slack and lag included, past the
+// quiesces for that session timeout, slack, lag and stall included, past the
 // last request any client got delivered: a member the broker keeps alive
 // after its client died is still there at the last observation, a ghost
 // (NoGhosts).

@@ -140,10 +140,10 @@ func casesB44() []Case {
 		{Name: "B4.4/error-response-shape", Source: srcKafka40, Rule: "an error response carries MemberId null, MemberEpoch 0, HeartbeatIntervalMs 0 (§B3.3)", run: caseErrorShape},
 		{Name: "B4.4/success-heartbeat-interval", Source: srcKafka40, Rule: "a successful heartbeat carries the broker's heartbeat interval", run: caseInterval},
 		{Name: "B4.4/closed-connection-keeps-assignment", Source: "KIP-848, Kafka 4.0", Rule: "a member's partitions stay its own when its connection closes: another member is given none of them until it revokes", run: caseClosedConnection},
-		{Name: "B4.4/session-expiry", Source: srcKafka40, Rule: "a member that stops heartbeating stays for its session timeout, then is removed", Slow: true, run: caseSessionExpiry},
-		{Name: "B4.4/error-does-not-refresh-session", Source: srcKafka40, Rule: "an error response does not refresh the session", Slow: true, run: caseErrorNoRefresh},
+		{Name: "B4.4/session-expiry", Source: srcKafka40, Rule: "a member that stops heartbeating stays for its session timeout, then is removed", Slow: true, run: judged(caseSessionExpiry)},
+		{Name: "B4.4/error-does-not-refresh-session", Source: srcKafka40, Rule: "an error response does not refresh the session", Slow: true, run: judged(caseErrorNoRefresh)},
 		{Name: "B4.4/static-leave-keeps-session", Source: srcKafka40, Rule: "a static leave (epoch -2) does not refresh the session: the parked member is gone one session timeout after its last heartbeat before the leave", Slow: true, run: caseStaticLeaveKeepsSession},
-		{Name: "B4.4/parked-member-expires", Source: "Kafka 4.0 (integration-tested since apache/kafka#14911)", Rule: "a member parked at epoch -2 is removed when its session times out", Slow: true, run: caseParkedExpires},
+		{Name: "B4.4/parked-member-expires", Source: "Kafka 4.0 (integration-tested since apache/kafka#14911)", Rule: "a member parked at epoch -2 is removed when its session times out", Slow: true, run: judged(caseParkedExpires)},
 	}
 }
 
@@ -821,11 +821,15 @@ func caseSessionExpiry(p *probe) verdict {
 	p.needs(codec.ConsumerGroupDescribe) // before waiting a session out
 	c := p.conn()
 	g, m := p.id("g"), p.id("m")
-	start := time.Now()
-	c.mustJoin(p.joinReq(g, m))
-	time.Sleep(s / 2)
+	clock := p.sessionClock() // timed from what the case saw (expiry.go)
+	defer clock.stop()
+	clock.arm(func() { c.mustJoin(p.joinReq(g, m)) })
+	time.Sleep(time.Until(clock.armed.Add(s / 2)))
 	mid, d1 := present(c, g, m)
-	time.Sleep(time.Until(start.Add(s + p.expiryMargin())))
+	if !mid && clock.ended(time.Now()) {
+		return clock.tooSlow("the Describe at half the session timeout was answered after the session could have ended")
+	}
+	clock.waitGone()
 	end, d2 := present(c, g, m)
 	obs := fmt.Sprintf("at %v: %s; at %v: %s", s/2, d1, s+p.expiryMargin(), d2)
 	return want(mid && !end, obs, "listed at half the session timeout, gone after it")
@@ -839,13 +843,20 @@ func caseErrorNoRefresh(p *probe) verdict {
 	p.needs(codec.ConsumerGroupDescribe) // before waiting a session out
 	c := p.conn()
 	g, m := p.id("g"), p.id("m")
-	start := time.Now()
-	j := c.mustJoin(p.joinReq(g, m))
-	time.Sleep(s * 6 / 10)
+	clock := p.sessionClock() // timed from what the case saw (expiry.go)
+	defer clock.stop()
+	var j *codec.ConsumerGroupHeartbeatResponse
+	clock.arm(func() { j = c.mustJoin(p.joinReq(g, m)) })
+	time.Sleep(time.Until(clock.armed.Add(s * 6 / 10)))
+	errSent := time.Now()
 	e := c.hb(p.hbv(), keepalive(g, m, j.MemberEpoch+7))
-	time.Sleep(time.Until(start.Add(s + p.expiryMargin())))
-	gone, d := present(c, g, m)
-	return want(e.ErrorCode != codec.None && !gone, fmt.Sprintf("error heartbeat at %v: %s; at %v: %s", s*6/10, hbString(e), s+p.expiryMargin(), d),
+	clock.waitGone()
+	listed, d := present(c, g, m)
+	if !listed && e.ErrorCode != codec.None && !time.Now().Before(errSent.Add(s)) {
+		// A session the error refreshed may have run out by then too.
+		return clock.tooSlow("the Describe was answered after a session the error heartbeat refreshed could have ended")
+	}
+	return want(e.ErrorCode != codec.None && !listed, fmt.Sprintf("error heartbeat at %v: %s; at %v: %s", s*6/10, hbString(e), s+p.expiryMargin(), d),
 		"the member gone one session timeout after its last successful heartbeat")
 }
 
@@ -857,13 +868,17 @@ func caseParkedExpires(p *probe) verdict {
 	p.needs(codec.ConsumerGroupDescribe) // before waiting a session out
 	c := p.conn()
 	g, m, inst := p.id("g"), p.id("m"), p.id("i")
-	c.mustJoin(static(p.joinReq(g, m), inst))
-	start := time.Now()
+	clock := p.sessionClock() // timed from what the case saw (expiry.go)
+	defer clock.stop()
+	clock.arm(func() { c.mustJoin(static(p.joinReq(g, m), inst)) })
 	if r := c.hb(p.hbv(), static(leave(g, m, -2), inst)); r.ErrorCode != codec.None {
 		return fail("static leave: "+hbString(r), "the setup static leave to succeed")
 	}
 	parked, d1 := present(c, g, m)
-	time.Sleep(time.Until(start.Add(s + p.expiryMargin())))
+	if !parked && clock.ended(time.Now()) {
+		return clock.tooSlow("the Describe of the parked member was answered after its session could have ended")
+	}
+	clock.waitGone()
 	still, d2 := present(c, g, m)
 	return want(parked && !still, fmt.Sprintf("parked: %s; after %v: %s", d1, s+p.expiryMargin(), d2), "listed while parked, gone after the session timeout")
 }

@@ -50,9 +50,14 @@ type HistoryResult struct {
 	// Status is the Verdict, or KNOWN or CRASH.
 	Status string
 	// Rule and Detail are the first rule broken that is not known.
-	Rule    string
-	Detail  string
-	LagMs   int64
+	Rule   string
+	Detail string
+	LagMs  int64
+	// StallMs is the longest the checking process was kept from
+	// running or the broker took to answer a ping
+	// (linearize.TCPTarget.MaxStallMs), which NoGhosts' grace counts on
+	// top of the lag.
+	StallMs int64
 	Seconds float64
 	File    string `json:",omitempty"`
 	// Known lists the known findings the history reproduced, as "ID
@@ -194,7 +199,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 	lr := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
 		SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds(), SetAside: cfg.Known.setAside()})
 	hr := HistoryResult{Seed: seed, Plan: plan.String(), Operations: len(res.History), Faults: res.Faults,
-		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), Seconds: time.Since(start).Seconds(),
+		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), StallMs: target.MaxStallMs(), Seconds: time.Since(start).Seconds(),
 		Run: res, Report: lr, RoundTrips: target.RoundTrips()}
 	if lr.Verdict == linearize.Ok && !anyJoined(res.History) {
 		hr.Verdict, hr.Status, hr.Rule = linearize.VerdictUnknown, string(linearize.VerdictUnknown), string(linearize.RuleHarnessAssumption)

@@ -125,7 +125,7 @@ func TestHistories(t *testing.T) {
 			}
 			t.Logf("%s: left out %v", b.name, rep.LeftOut)
 			for _, h := range rep.Histories {
-				t.Logf("%s seed %d: %s %s %s known %v (%d ops, lag %d ms)", b.name, h.Seed, h.Status, h.Rule, h.Detail, h.Known, h.Operations, h.LagMs)
+				t.Logf("%s seed %d: %s %s %s known %v (%d ops, lag %d ms, stall %d ms)", b.name, h.Seed, h.Status, h.Rule, h.Detail, h.Known, h.Operations, h.LagMs, h.StallMs)
 				// kfake: with K1's probe left out, what remains is K9's
 				// parked members (KNOWN); nothing else.
 				if h.Failed() || b.name == "serve" && h.Status != string(linearize.Ok) {
