@@ -1,9 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"maps"
 	"slices"
-	"sort"
+	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -107,27 +108,31 @@ func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnap
 			}
 			gs.Members = append(gs.Members, ms)
 		}
-		sort.Slice(gs.Members, func(i, j int) bool { return gs.Members[i].MemberID < gs.Members[j].MemberID })
+		slices.SortFunc(gs.Members, func(a, b MemberSnapshot) int { return strings.Compare(a.MemberID, b.MemberID) })
 		out = append(out, gs)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].GroupID < out[j].GroupID })
+	slices.SortFunc(out, func(a, b GroupSnapshot) int { return strings.Compare(a.GroupID, b.GroupID) })
 	return out
 }
 
 // describedTopicPartitions lists a Describe assignment's partitions in
 // topic-name, then partition order (a broker may send them in any order).
 func describedTopicPartitions(a codec.DescribedAssignment) []TopicPartition {
-	out := []TopicPartition{}
+	n := 0
+	for _, t := range a.TopicPartitions {
+		n += len(t.Partitions)
+	}
+	out := make([]TopicPartition, 0, n)
 	for _, t := range a.TopicPartitions {
 		for _, p := range t.Partitions {
 			out = append(out, TopicPartition{t.TopicName, p})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Topic != out[j].Topic {
-			return out[i].Topic < out[j].Topic
+	slices.SortFunc(out, func(a, b TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
 		}
-		return out[i].Partition < out[j].Partition
+		return cmp.Compare(a.Partition, b.Partition)
 	})
 	return out
 }
