@@ -32,7 +32,13 @@ func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
 	}
 	clock := impl.NewManualClock(0)
 	c := impl.New(ImplConfig(plan.ModelConfig(), clock, muts))
-	t := linearize.Funcs{
+	return linearize.WithSnapshot(implFuncs(c, clock), cachedSnapshots(c.NewSnapshotCache())), nil
+}
+
+// implFuncs is c as a target on clock, without its snapshots: the target
+// answers as c does, its time is clock's, and a restart is c's.
+func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) linearize.Funcs {
+	return linearize.Funcs{
 		HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			return c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host}, h, req)
 		},
@@ -49,7 +55,6 @@ func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
 		// impl answers byte for byte as the model does (impl/equivtest).
 		Exact: true,
 	}
-	return linearize.WithSnapshot(t, cachedSnapshots(c.NewSnapshotCache())), nil
 }
 
 // cachedSnapshots is ModelSnapshot(c.Snapshot()) for the driver, which

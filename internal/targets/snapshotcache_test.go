@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -29,19 +28,7 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 				c := impl.New(ImplConfig(plan.ModelConfig(), clock, 0))
 				cache := c.NewSnapshotCache()
 				cached := cachedSnapshots(cache)
-				target := linearize.Funcs{
-					HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-						return c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host}, h, req)
-					},
-					DisconnectFunc: c.Disconnect,
-					AdvanceFunc: func(now int64) error {
-						clock.Set(now)
-						c.Expire()
-						return nil
-					},
-					RestartFunc: func() error { c.Restart(); return nil },
-					Exact:       true,
-				}
+				target := implFuncs(c, clock)
 				snap := func() []model.GroupSnapshot {
 					got, want := cached(), ModelSnapshot(c.Snapshot())
 					observations++
