@@ -1,13 +1,9 @@
 package linearize_test
 
 import (
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/internal/nettest"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -85,29 +81,7 @@ func TestStallWidensGhostGrace(t *testing.T) {
 func stallingBroker(t *testing.T) (addr string, stall func(time.Duration)) {
 	t.Helper()
 	var until atomic.Int64
-	addr = nettest.Serve(t, func(nc net.Conn) {
-		_ = nc.SetDeadline(time.Now().Add(5 * time.Second))
-		for {
-			frame, err := codec.ReadFrame(nc, nil, 1<<20)
-			if err != nil {
-				return
-			}
-			var h codec.RequestHeader
-			if _, err := codec.ParseRequestHeader(frame, &h, codec.DecodeOptions{}); err != nil || h.RequestApiKey != codec.ApiVersions {
-				return
-			}
-			time.Sleep(time.Until(time.Unix(0, until.Load())))
-			r := codec.NewApiVersionsResponse()
-			r.ApiKeys = []codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MaxVersion: 4}, {ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 1}}
-			out, err := codec.AppendResponse(nil, h.CorrelationId, h.RequestApiVersion, r)
-			if err != nil {
-				return
-			}
-			if _, err := nc.Write(out); err != nil {
-				return
-			}
-		}
-	})
+	addr = apiVersionsBroker(t, func() { time.Sleep(time.Until(time.Unix(0, until.Load()))) })
 	return addr, func(d time.Duration) { until.Store(time.Now().Add(d).UnixNano()) }
 }
 
