@@ -1,0 +1,479 @@
+package linearize
+
+// The invariants' canary: the client-rule canary (canary.go) proves the
+// client rules still see the breaks the harness commits on purpose; this
+// one proves the same of the invariants the driver checks on what the
+// coordinator holds (model/invariants.go, model/staticrestart.go). A
+// correct coordinator never breaks them, so a run of one never shows that
+// a check still fires: a check that went blind (a refactor that returns
+// early, a map path that drops a key) would pass every history without a
+// word. So in one history in canaryEvery, on the final observation the run made (the
+// real groups and processes, after quiescence), the canary plants one
+// violation per invariant, and per branch of an invariant that can break
+// in more than one way, in a copy, judges the copy with every check the
+// driver applies to an observation, and requires that exactly the planted
+// rule fires. A planted break not reported, or one that makes another
+// rule fire, is a harness error, as the client-rule canary's are. Where
+// the observation lacks what a planter needs (no live member to double,
+// no static member to restart), the planter adds it: a synthetic group or
+// process beside the real ones, so every planter runs in every history.
+//
+// The checks are model's functions, the ones observe calls; the rules
+// judged across two observations (epochs, static rejoins, member ids)
+// run on a fresh tracker fed the observation before the plant and the one
+// after. A rule the unplanted observation already breaks (a v0 run's
+// ghosts) cannot be told apart from its plant: that planter is not judged
+// in that history, and the rules the observation already breaks are not
+// held against the other planters.
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// invCheck is one invariant check as the canary applies it: single on one
+// observation, or pair across the one before the plant and the one after.
+type invCheck struct {
+	rule   model.Rule
+	single func(model.Observation) error
+	pair   func(before, after model.Observation) error
+	// final: applied only to a quiescent observation (QuiescentMembership).
+	final bool
+}
+
+// invariantChecks are the checks observe applies, each under the rule it
+// reports.
+func invariantChecks() []invCheck {
+	return []invCheck{
+		{rule: model.RuleNoGhosts, single: model.NoGhosts},
+		{rule: model.RuleOneMemberPerProcess, single: model.OneMemberPerProcess},
+		{rule: model.RuleUniqueMemberIDs, single: model.UniqueMemberIDs},
+		{rule: model.RuleNoZeroUUIDs, single: model.NoZeroUUIDs},
+		{rule: model.RuleNoDoubleClientAssignment, single: func(o model.Observation) error { return model.NoDoubleClientAssignment(o.Groups) }},
+		{rule: model.RuleMonotonicEpochs, pair: func(b, a model.Observation) error {
+			var t model.EpochTracker
+			if err := t.Observe(b.Groups); err != nil {
+				return err
+			}
+			return t.Observe(a.Groups)
+		}},
+		{rule: model.RuleStaticRestartKeepsAssignment, pair: func(b, a model.Observation) error {
+			var t model.StaticRestartTracker
+			if err := t.Observe(b.Groups); err != nil {
+				return err
+			}
+			return t.Observe(a.Groups)
+		}},
+		{rule: model.RuleStableMemberID, pair: func(b, a model.Observation) error {
+			var t model.MemberIDTracker
+			for _, o := range [2]model.Observation{b, a} {
+				for _, p := range o.Processes {
+					if err := t.Observe(p); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}},
+		{rule: model.RuleQuiescentMembership, single: model.QuiescentMembership, final: true},
+	}
+}
+
+// invPlant is one planted violation: plant breaks rule in after (and may
+// set up before, the observation a pair check sees first); both start as
+// copies of the observation.
+type invPlant struct {
+	rule  model.Rule
+	what  string
+	final bool // judged with the quiescence check too
+	plant func(k *canaryKit, before, after *model.Observation)
+}
+
+// invariantPlants are the canary's planted violations, one per rule and
+// per way a rule can break that its check tells apart (a separate branch
+// or a separate path, such as the map a check builds for many items).
+func invariantPlants() []invPlant {
+	return []invPlant{
+		{model.RuleNoGhosts, "a member no process accounts for", false, func(k *canaryKit, _, a *model.Observation) {
+			g := k.group(a)
+			g.Members = append(g.Members, model.MemberSnapshot{MemberID: k.id("ghost"), Epoch: 1, SubscribedTopicNames: []string{}})
+		}},
+		{model.RuleOneMemberPerProcess, "a second member for a live process's response in flight", false, func(k *canaryKit, _, a *model.Observation) {
+			p, g := k.liveMember(a)
+			extra := k.id("second")
+			p.InFlight = append(slices.Clip(p.InFlight), extra)
+			p.AllIDs = append(slices.Clip(p.AllIDs), extra)
+			g.Members = append(g.Members, model.MemberSnapshot{MemberID: extra, Epoch: 1, SubscribedTopicNames: []string{}})
+		}},
+		{model.RuleUniqueMemberIDs, "a second live process holding a live process's member id", false, func(k *canaryKit, _, a *model.Observation) {
+			p, _ := k.liveMember(a)
+			twin := *p
+			twin.Name, twin.ClientInstanceID = p.Name+"-twin", k.uuid()
+			a.Processes = append(a.Processes, twin)
+		}},
+		{model.RuleUniqueMemberIDs, "two of more than 32 live processes holding one member id", false, func(k *canaryKit, _, a *model.Observation) {
+			p, _ := k.liveMember(a)
+			for i := 0; len(a.Processes) <= 32; i++ {
+				a.Processes = append(a.Processes, model.Process{Name: fmt.Sprintf("canary-idle-%d", i), GroupID: p.GroupID,
+					ClientInstanceID: k.uuid(), Live: true, Left: true})
+			}
+			twin := *p
+			twin.Name, twin.ClientInstanceID = p.Name+"-twin", k.uuid()
+			a.Processes = append(a.Processes, twin)
+		}},
+		{model.RuleNoZeroUUIDs, "a member id that is the zero UUID", false, func(k *canaryKit, _, a *model.Observation) {
+			zero := codec.UUID{}.String()
+			g := k.group(a)
+			g.Members = append(g.Members, model.MemberSnapshot{MemberID: zero, Epoch: 1, SubscribedTopicNames: []string{}})
+			a.Processes = append(a.Processes, model.Process{Name: "canary-zero", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
+				MemberID: zero, Live: true, Joined: true})
+		}},
+		{model.RuleNoZeroUUIDs, "a process's client instance id that is the zero UUID", false, func(k *canaryKit, _, a *model.Observation) {
+			p, _ := k.liveMember(a)
+			p.ClientInstanceID = codec.UUID{}
+		}},
+		{model.RuleNoZeroUUIDs, "a process holding the zero UUID as member id", false, func(k *canaryKit, _, a *model.Observation) {
+			a.Processes = append(a.Processes, model.Process{Name: "canary-zero", GroupID: k.group(a).GroupID, ClientInstanceID: k.uuid(),
+				MemberID: codec.UUID{}.String(), Live: true})
+		}},
+		{model.RuleNoZeroUUIDs, "a generated id that is the zero UUID", false, func(_ *canaryKit, _, a *model.Observation) {
+			a.GeneratedIDs = append(slices.Clip(a.GeneratedIDs), codec.UUID{})
+		}},
+		{model.RuleNoDoubleClientAssignment, "a partition owned by two members", false, func(k *canaryKit, _, a *model.Observation) {
+			g, x, y := k.twoMembers(a)
+			tp := k.ownedBy(g, x)
+			g.Members[y].Pending = append(slices.Clip(g.Members[y].Pending), tp)
+		}},
+		{model.RuleNoDoubleClientAssignment, "a partition owned by two members of a group owning more than 32", false, func(k *canaryKit, _, a *model.Observation) {
+			g, x, y := k.twoMembers(a)
+			m := &g.Members[x]
+			m.Assigned = slices.Clip(m.Assigned)
+			for i := int32(0); len(m.Assigned) <= 32; i++ {
+				m.Assigned = append(m.Assigned, model.TopicPartition{Topic: "ghostcheck-canary-many", Partition: i})
+			}
+			g.Members[y].Assigned = append(slices.Clip(g.Members[y].Assigned), m.Assigned[len(m.Assigned)-1])
+		}},
+		{model.RuleMonotonicEpochs, "a group epoch gone backwards", false, func(k *canaryKit, b, a *model.Observation) {
+			g := k.group(a)
+			k.sameGroup(b, g.GroupID).Epoch = g.Epoch + 1 // seen first: the epoch then went down by one
+		}},
+		{model.RuleMonotonicEpochs, "a member epoch gone backwards", false, func(k *canaryKit, b, a *model.Observation) {
+			p, g := k.liveMember(a)
+			m := *memberIn(g, p.MemberID)
+			gb := k.sameGroup(b, g.GroupID)
+			if memberIn(gb, m.MemberID) == nil {
+				gb.Members = append(gb.Members, m)
+			}
+			memberIn(gb, m.MemberID).Epoch = m.Epoch + 1 // seen first: the member's epoch then went down by one
+		}},
+		{model.RuleStaticRestartKeepsAssignment, "a static restart that moved the group epoch by one", false, func(k *canaryKit, b, a *model.Observation) {
+			k.staticRestart(b, a)
+			k.sameGroup(a, k.static).Epoch++
+		}},
+		{model.RuleStaticRestartKeepsAssignment, "a static restart that took over with another target", false, func(k *canaryKit, b, a *model.Observation) {
+			g := k.staticRestart(b, a)
+			m := &g.Members[len(g.Members)-1] // the new incarnation
+			m.Target = []model.TopicPartition{{Topic: "ghostcheck-canary-other", Partition: 0}}
+		}},
+		{model.RuleStaticRestartKeepsAssignment, "a static restart that changed another member's target", false, func(k *canaryKit, b, a *model.Observation) {
+			g := k.staticRestart(b, a)
+			m := &g.Members[0] // the other member (staticRestart's group holds it first)
+			m.Target = append(slices.Clip(m.Target), model.TopicPartition{Topic: "ghostcheck-canary-other", Partition: 0})
+		}},
+		{model.RuleStableMemberID, "a process whose member id changed", false, func(k *canaryKit, b, a *model.Observation) {
+			p, g := k.liveMember(a)
+			b.Processes = slices.Clone(a.Processes) // seen first: the process under its old id
+			id := k.id("renamed")
+			memberIn(g, p.MemberID).MemberID, p.MemberID = id, id
+		}},
+		{model.RuleQuiescentMembership, "after quiescence, a live process still joining holds a member", true, func(k *canaryKit, _, a *model.Observation) {
+			p, _ := k.liveMember(a)
+			p.Joined = false
+		}},
+		{model.RuleQuiescentMembership, "after quiescence, a joined process's member is gone", true, func(k *canaryKit, _, a *model.Observation) {
+			p, g := k.liveMember(a)
+			g.Members = slices.DeleteFunc(g.Members, func(m model.MemberSnapshot) bool { return m.MemberID == p.MemberID })
+		}},
+	}
+}
+
+// canaryKit finds in a copy of the observation what a planter needs, and
+// adds it when the observation has none, under ids no coordinator makes.
+type canaryKit struct {
+	n      int
+	static string // the group staticRestart planted in
+}
+
+func (k *canaryKit) id(what string) string {
+	k.n++
+	return fmt.Sprintf("ghostcheck-canary-%s-%d", what, k.n)
+}
+
+// uuid is a non-zero UUID of the kit's own.
+func (k *canaryKit) uuid() codec.UUID {
+	k.n++
+	return codec.UUID{0: 0xca, 1: 0x4a, 14: byte(k.n >> 8), 15: byte(k.n)}
+}
+
+// group is o's first group, added (empty) when o has none.
+func (k *canaryKit) group(o *model.Observation) *model.GroupSnapshot {
+	if len(o.Groups) == 0 {
+		o.Groups = append(o.Groups, model.GroupSnapshot{GroupID: "ghostcheck-canary", Epoch: 1})
+	}
+	return &o.Groups[0]
+}
+
+// sameGroup is o's group id, added (empty) when o has none.
+func (k *canaryKit) sameGroup(o *model.Observation, id string) *model.GroupSnapshot {
+	for i := range o.Groups {
+		if o.Groups[i].GroupID == id {
+			return &o.Groups[i]
+		}
+	}
+	o.Groups = append(o.Groups, model.GroupSnapshot{GroupID: id, Epoch: 1})
+	return &o.Groups[len(o.Groups)-1]
+}
+
+// liveMember is a live, joined process whose member its group holds at a
+// positive epoch, and that group; a synthetic one is added when o has
+// none.
+func (k *canaryKit) liveMember(o *model.Observation) (*model.Process, *model.GroupSnapshot) {
+	for i := range o.Processes {
+		p := &o.Processes[i]
+		if !p.Live || p.Left || !p.Joined || p.MemberID == "" {
+			continue
+		}
+		for j := range o.Groups {
+			g := &o.Groups[j]
+			if g.GroupID != p.GroupID {
+				continue
+			}
+			for _, m := range g.Members {
+				if m.MemberID == p.MemberID && m.Epoch > 0 {
+					return p, g
+				}
+			}
+		}
+	}
+	g := k.group(o)
+	id := k.id("member")
+	g.Members = append(g.Members, model.MemberSnapshot{MemberID: id, Epoch: g.Epoch, SubscribedTopicNames: []string{}})
+	o.Processes = append(o.Processes, model.Process{Name: "canary-process", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
+		MemberID: id, Live: true, Joined: true, AllIDs: []string{id}})
+	return &o.Processes[len(o.Processes)-1], k.sameGroup(o, g.GroupID)
+}
+
+// memberIn is g's member id, nil when g does not hold it.
+func memberIn(g *model.GroupSnapshot, id string) *model.MemberSnapshot {
+	for i := range g.Members {
+		if g.Members[i].MemberID == id {
+			return &g.Members[i]
+		}
+	}
+	return nil
+}
+
+// twoMembers is a group with two members held by live joined processes,
+// and their indexes; synthetic members are added as needed.
+func (k *canaryKit) twoMembers(o *model.Observation) (*model.GroupSnapshot, int, int) {
+	_, g := k.liveMember(o)
+	if len(g.Members) < 2 {
+		id := k.id("member")
+		g.Members = append(g.Members, model.MemberSnapshot{MemberID: id, Epoch: g.Epoch, SubscribedTopicNames: []string{}})
+		o.Processes = append(o.Processes, model.Process{Name: "canary-process-2", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
+			MemberID: id, Live: true, Joined: true, AllIDs: []string{id}})
+	}
+	return g, 0, 1
+}
+
+// ownedBy is a partition member x of g owns; one is given it when it owns
+// none.
+func (k *canaryKit) ownedBy(g *model.GroupSnapshot, x int) model.TopicPartition {
+	if owned := g.Members[x].Owned(); len(owned) > 0 {
+		return owned[0]
+	}
+	tp := model.TopicPartition{Topic: "ghostcheck-canary-owned", Partition: 0}
+	g.Members[x].Assigned = append(slices.Clip(g.Members[x].Assigned), tp)
+	return tp
+}
+
+// staticRestart sets up a static restart within the session: before, a
+// group of its own holds a dynamic member and a static one parked at -2;
+// after, a new process under a new member id holds the instance, with its
+// target, and nothing else changed. It returns the group after.
+func (k *canaryKit) staticRestart(b, a *model.Observation) *model.GroupSnapshot {
+	k.static = "ghostcheck-canary-static"
+	target := []model.TopicPartition{{Topic: "ghostcheck-canary-static", Partition: 0}}
+	other := model.MemberSnapshot{MemberID: k.id("dynamic"), Epoch: 3, Target: []model.TopicPartition{{Topic: "ghostcheck-canary-static", Partition: 1}},
+		SubscribedTopicNames: []string{"ghostcheck-canary-static"}}
+	parked := model.MemberSnapshot{MemberID: k.id("parked"), InstanceID: "ghostcheck-canary-instance", Epoch: model.StaticLeaveEpoch,
+		Target: target, SubscribedTopicNames: []string{"ghostcheck-canary-static"}}
+	resumed := parked
+	resumed.MemberID, resumed.Epoch = k.id("restarted"), 3
+	b.Groups = append(b.Groups, model.GroupSnapshot{GroupID: k.static, Epoch: 3, Members: []model.MemberSnapshot{other, parked}})
+	a.Groups = append(a.Groups, model.GroupSnapshot{GroupID: k.static, Epoch: 3, Members: []model.MemberSnapshot{other, resumed}})
+	for _, m := range [2]model.MemberSnapshot{other, resumed} {
+		a.Processes = append(a.Processes, model.Process{Name: "canary-" + m.MemberID, GroupID: k.static, ClientInstanceID: k.uuid(),
+			MemberID: m.MemberID, Live: true, Joined: true, AllIDs: []string{m.MemberID}})
+	}
+	b.Processes = a.Processes
+	return &a.Groups[len(a.Groups)-1]
+}
+
+// cloneObservation copies o deeply enough for a planter: the group,
+// member and process lists; a planter that changes a list inside a member
+// or a process (partitions, ids) copies it first (slices.Clip).
+func cloneObservation(o model.Observation) model.Observation {
+	c := o
+	c.Groups = slices.Clone(o.Groups)
+	for i := range c.Groups {
+		c.Groups[i].Members = slices.Clone(c.Groups[i].Members)
+	}
+	c.Processes = slices.Clone(o.Processes)
+	c.GeneratedIDs = slices.Clip(o.GeneratedIDs)
+	return c
+}
+
+// firedRules judges before and after with checks (the final ones only
+// when final) and returns the rules that fired, in checks' order; a check
+// reporting another rule than its own is listed under the one it named.
+func firedRules(checks []invCheck, before, after model.Observation, final bool) []model.Rule {
+	var out []model.Rule
+	for _, c := range checks {
+		if c.final && !final {
+			continue
+		}
+		var err error
+		if c.pair != nil {
+			err = c.pair(before, after)
+		} else {
+			err = c.single(after)
+		}
+		if err == nil {
+			continue
+		}
+		r := c.rule
+		if v, ok := err.(*model.Violation); ok {
+			r = model.Rule(v.Rule)
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// invariantCanary plants each of plants in a copy of o and judges it by
+// checks; it returns one error per plant the checks did not see exactly
+// (o is the final observation of a quiescent run: the quiescence check is
+// applied to the plants that break it).
+func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) []string {
+	already := firedRules(checks, o, o, true)
+	var errs []string
+	for _, pl := range plants {
+		if slices.Contains(already, pl.rule) {
+			continue // the observation breaks it already: the plant cannot be told apart
+		}
+		k := &canaryKit{}
+		before, after := cloneObservation(o), cloneObservation(o)
+		pl.plant(k, &before, &after)
+		got := firedRules(checks, before, after, pl.final)
+		if !slices.Contains(got, pl.rule) {
+			errs = append(errs, fmt.Sprintf("invariant %s went blind: the canary planted %s in a copy of the final observation, and no check reported it", pl.rule, pl.what))
+		}
+		for _, r := range got {
+			if r != pl.rule && !slices.Contains(already, r) {
+				errs = append(errs, fmt.Sprintf("invariant %s fired on the canary's planted %s (a break of %s only)", r, pl.what, pl.rule))
+			}
+		}
+	}
+	return errs
+}
+
+// canaryEvery spaces the invariant canary out: it runs in the histories
+// whose plan seed is 1 modulo canaryEvery (seed 1, the first of every
+// run, then one in 64). Its twenty-odd plants, each judged by every check
+// with fresh trackers, cost about a quarter of a default history's CPU;
+// one in 64 is under half a percent of a run's, and still hundreds of
+// times a default run.
+const canaryEvery = 64
+
+// checkInvariantCanary runs the canary on the driver's final observation,
+// in one history in canaryEvery, and reports its errors as harness
+// errors.
+func (d *driver) checkInvariantCanary(o model.Observation) {
+	if d.plan.Seed%canaryEvery != 1 {
+		return
+	}
+	for _, e := range invariantCanary(o, invariantChecks(), invariantPlants()) {
+		d.harness("%s", e)
+	}
+	for _, e := range headerCanary(d.creqs, model.CheckRequestHeader) {
+		d.harness("%s", e)
+	}
+}
+
+// headerCheck is model.CheckRequestHeader's signature: network.go holds
+// every request a plan client sends to it.
+type headerCheck func(h *codec.RequestHeader, instanceID codec.UUID, clientID string, firstOnConn bool) error
+
+// headerPlant is a header rule broken on purpose in a copy of a header a
+// client sent.
+type headerPlant struct {
+	rule  model.Rule
+	what  string
+	first bool // the header is its connection's first request
+	plant func(h *codec.RequestHeader)
+}
+
+// headerPlants break each KIP-1313 header rule CheckRequestHeader holds,
+// one way per branch.
+func headerPlants() []headerPlant {
+	return []headerPlant{
+		{model.RuleClientInstanceIDInHeader, "a header v2 without tag 0", true, func(h *codec.RequestHeader) { h.ClientInstanceId = codec.NullableUUID{} }},
+		{model.RuleNoZeroUUIDs, "the zero UUID in tag 0", true, func(h *codec.RequestHeader) { h.ClientInstanceId = codec.SomeUUID(codec.UUID{}) }},
+		{model.RuleClientInstanceIDInHeader, "another client's instance id in tag 0", true, func(h *codec.RequestHeader) {
+			h.ClientInstanceId.UUID[15] ^= 0xff
+		}},
+		{model.RuleClientIDOnFirstRequest, "a connection's first request without ClientId", true, func(h *codec.RequestHeader) { h.ClientId = codec.NullableString{} }},
+		{model.RuleClientIDOnFirstRequest, "ClientId repeated on a later request", false, func(*codec.RequestHeader) {}},
+	}
+}
+
+// headerCanary plants each of headerPlants in a copy of the first header
+// v2 a plan client sent as its connection's first request (one of its own
+// when none did), judges it by check, and returns one error per plant not
+// reported as exactly its rule. A base header check already refuses is
+// the client's own violation, reported by the run: the canary then stays
+// silent.
+func headerCanary(reqs []model.ClientRequest, check headerCheck) []string {
+	base := codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: 1,
+		ClientId: codec.Str("ghostcheck-canary"), ClientInstanceId: codec.SomeUUID(codec.UUID{0: 0xca, 1: 0x4a, 15: 1})}
+	for _, r := range reqs {
+		if h := r.Header; r.Seq == 0 && r.HeaderVersion >= 2 && h.ClientId.Valid && h.ClientInstanceId.Valid {
+			base = h
+			break
+		}
+	}
+	inst, clientID := base.ClientInstanceId.UUID, base.ClientId.Value
+	if check(&base, inst, clientID, true) != nil {
+		return nil
+	}
+	var errs []string
+	for _, pl := range headerPlants() {
+		h := base
+		pl.plant(&h)
+		err := check(&h, inst, clientID, pl.first)
+		v, ok := err.(*model.Violation)
+		switch {
+		case err == nil:
+			errs = append(errs, fmt.Sprintf("header rule %s went blind: the canary planted %s in a copy of %v v%d's header, and the check passed it", pl.rule, pl.what, base.RequestApiKey, base.RequestApiVersion))
+		case !ok || model.Rule(v.Rule) != pl.rule:
+			errs = append(errs, fmt.Sprintf("header check reported %v on the canary's planted %s (a break of %s)", err, pl.what, pl.rule))
+		}
+	}
+	return errs
+}

@@ -1,0 +1,161 @@
+package linearize
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model"
+)
+
+// finalObservation is, in short, what observe(true) judged at the end of
+// d's run: the coordinator's groups and the plan clients as processes.
+func finalObservation(d *driver) model.Observation {
+	o := model.Observation{Now: d.at, Groups: d.snap.Snapshot(), GeneratedIDs: d.genIDs}
+	for _, p := range d.procs[:len(d.plan.Clients)] {
+		mp := model.Process{Name: p.name, GroupID: p.group, ClientInstanceID: p.c.InstanceID(), MemberID: p.c.MemberID(), Live: p.live,
+			Left:   p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
+			Joined: p.live && p.c.State() == model.Joined}
+		mp.InFlight, mp.AllIDs = p.sortedIDs()
+		o.Processes = append(o.Processes, mp)
+	}
+	return o
+}
+
+// The canary passes the final observations of correct runs, where it
+// judges every plant (v1: the observation breaks nothing), and of v0
+// runs, which may hold ghosts of their own; and the empty observation,
+// where every planter adds what it needs.
+func TestInvariantCanaryPassesRealObservations(t *testing.T) {
+	for _, hv := range []int{1, 0} {
+		for seed := uint64(1); seed <= 12; seed++ {
+			d := canaryRun(t, seed, hv)
+			if len(d.res.HarnessErrors) > 0 {
+				t.Fatalf("v%d seed %d: harness errors %v", hv, seed, d.res.HarnessErrors)
+			}
+			o := finalObservation(d)
+			if already := firedRules(invariantChecks(), o, o, true); hv == 1 && len(already) > 0 {
+				t.Fatalf("v1 seed %d: the final observation breaks %v", seed, already)
+			}
+			if errs := invariantCanary(o, invariantChecks(), invariantPlants()); len(errs) > 0 {
+				t.Errorf("v%d seed %d: %v", hv, seed, errs)
+			}
+		}
+	}
+	if errs := invariantCanary(model.Observation{Now: 1000}, invariantChecks(), invariantPlants()); len(errs) > 0 {
+		t.Errorf("empty observation: %v", errs)
+	}
+}
+
+// Every rule has a plant, and every check a rule the plants break.
+func TestInvariantCanaryCoversEveryCheck(t *testing.T) {
+	planted := map[model.Rule]bool{}
+	for _, p := range invariantPlants() {
+		planted[p.rule] = true
+	}
+	for _, c := range invariantChecks() {
+		if !planted[c.rule] {
+			t.Errorf("no plant breaks %s", c.rule)
+		}
+	}
+}
+
+// A check that went blind (returns nil), or that reports a plant under
+// another rule, makes the canary fail naming the rule; in a real run's
+// observation and in the empty one.
+func TestInvariantCanaryCatchesABlindCheck(t *testing.T) {
+	real := finalObservation(canaryRun(t, 3, 1))
+	for _, o := range []model.Observation{real, {Now: 1000}} {
+		for i, c := range invariantChecks() {
+			t.Run(fmt.Sprintf("groups=%d/%s", len(o.Groups), c.rule), func(t *testing.T) {
+				for _, tc := range []struct {
+					name  string
+					swap  invCheck
+					error string
+				}{
+					{"blind", invCheck{rule: c.rule, final: c.final, single: func(model.Observation) error { return nil },
+						pair: func(_, _ model.Observation) error { return nil }},
+						fmt.Sprintf("invariant %s went blind", c.rule)},
+					{"misnamed", wrapCheck(c, func(err error) error {
+						if err == nil {
+							return nil
+						}
+						return &model.Violation{Rule: string(model.RuleUniqueMemberIDs), Detail: err.Error()}
+					}), fmt.Sprintf("invariant %s went blind", c.rule)},
+				} {
+					if tc.name == "misnamed" && c.rule == model.RuleUniqueMemberIDs {
+						continue
+					}
+					checks := invariantChecks()
+					if checks[i].pair != nil {
+						tc.swap.single = nil
+					} else {
+						tc.swap.pair = nil
+					}
+					checks[i] = tc.swap
+					errs := invariantCanary(o, checks, invariantPlants())
+					if len(errs) == 0 || !strings.HasPrefix(errs[0], tc.error) {
+						t.Fatalf("%s: canary errors %q, want the first starting %q", tc.name, errs, tc.error)
+					}
+					if tc.name == "misnamed" && !strings.Contains(strings.Join(errs, "\n"), "invariant UniqueMemberIDs fired on the canary's planted") {
+						t.Fatalf("%s: canary errors %q, want UniqueMemberIDs named as a false alarm", tc.name, errs)
+					}
+				}
+			})
+		}
+	}
+}
+
+// wrapCheck is c with f applied to its verdicts.
+func wrapCheck(c invCheck, f func(error) error) invCheck {
+	w := c
+	if c.single != nil {
+		w.single = func(o model.Observation) error { return f(c.single(o)) }
+	}
+	if c.pair != nil {
+		w.pair = func(b, a model.Observation) error { return f(c.pair(b, a)) }
+	}
+	return w
+}
+
+// The header canary passes model.CheckRequestHeader on a real client's
+// header and on its own; a header check gone blind, or one that reports
+// every break under one rule, fails it.
+func TestHeaderCanary(t *testing.T) {
+	d := canaryRun(t, 3, 1)
+	blind := func(*codec.RequestHeader, codec.UUID, string, bool) error { return nil }
+	oneRule := func(h *codec.RequestHeader, u codec.UUID, id string, first bool) error {
+		if err := model.CheckRequestHeader(h, u, id, first); err != nil {
+			return &model.Violation{Rule: string(model.RuleClientInstanceIDInHeader), Detail: err.Error()}
+		}
+		return nil
+	}
+	untyped := func(h *codec.RequestHeader, u codec.UUID, id string, first bool) error {
+		if err := model.CheckRequestHeader(h, u, id, first); err != nil {
+			return errors.New(err.Error())
+		}
+		return nil
+	}
+	for _, reqs := range [][]model.ClientRequest{d.creqs, nil} {
+		if errs := headerCanary(reqs, model.CheckRequestHeader); len(errs) > 0 {
+			t.Errorf("%d requests: %v", len(reqs), errs)
+		}
+		for _, tc := range []struct {
+			name  string
+			check headerCheck
+			n     int
+			error string
+		}{
+			{"blind", blind, len(headerPlants()), "header rule ClientInstanceIDInHeader went blind"},
+			{"one rule", oneRule, 3, "header check reported ClientInstanceIDInHeader: NoZeroUUIDs"},
+			{"untyped", untyped, len(headerPlants()), "header check reported ClientInstanceIDInHeader"},
+		} {
+			errs := headerCanary(reqs, tc.check)
+			if len(errs) != tc.n || !strings.HasPrefix(errs[0], tc.error) {
+				t.Errorf("%d requests, %s: %d errors %q, want %d, the first starting %q", len(reqs), tc.name, len(errs), errs, tc.n, tc.error)
+			}
+		}
+	}
+}
