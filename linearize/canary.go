@@ -12,7 +12,8 @@ package linearize
 // not reported went blind, and one reported that the harness did not break
 // fires on a client that kept it: either is a failure of the harness's own
 // assumptions (a harness error), not of the target. The observer breaks
-// nothing.
+// nothing. The breaks that do not fit on the live coordinator are played
+// on a synthetic record set (canary_clients.go).
 
 import (
 	"fmt"
@@ -45,6 +46,7 @@ func (d *driver) checkBreakers() {
 	for _, e := range canaryErrors(roles, expectedBreaks(d.breqs), model.CheckClients(d.breqs)) {
 		d.harness("%s", e)
 	}
+	d.checkSynthClients() // the breaks played on paper (canary_clients.go)
 }
 
 // canaryErrors compares the client rules' verdicts on the harness's own
