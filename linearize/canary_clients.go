@@ -137,7 +137,12 @@ func synthErrors(clients []synthClient, got []model.ClientResult) []string {
 		}
 		s := clients[i]
 		seen[s.client] = true
-		for _, r := range c.Results {
+		for _, rule := range model.ClientRules() {
+			r := c.Result(rule)
+			if r.Rule != rule {
+				errs = append(errs, fmt.Sprintf("client rule %s judged nothing of the canary's synthetic %s", rule, s.what))
+				continue
+			}
 			want := model.OutcomePass
 			switch {
 			case slices.Contains(s.broke, r.Rule):

@@ -73,3 +73,15 @@ func TestSynthClientsCatchABlindRule(t *testing.T) {
 		})
 	}
 }
+
+// A client whose verdicts lack a rule is an error naming it.
+func TestSynthClientsNeedEveryRule(t *testing.T) {
+	reqs, clients := synthRecords()
+	got := model.CheckClients(reqs)
+	got[0].Results = got[0].Results[1:]
+	errs := synthErrors(clients, got)
+	want := "client rule " + string(model.ClientRules()[0]) + " judged nothing of the canary's synthetic"
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], want) {
+		t.Fatalf("errors %q, want one starting %q", errs, want)
+	}
+}

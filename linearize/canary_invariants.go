@@ -241,22 +241,8 @@ func (k *canaryKit) sameGroup(o *model.Observation, id string) *model.GroupSnaps
 // positive epoch, and that group; a synthetic one is added when o has
 // none.
 func (k *canaryKit) liveMember(o *model.Observation) (*model.Process, *model.GroupSnapshot) {
-	for i := range o.Processes {
-		p := &o.Processes[i]
-		if !p.Live || p.Left || !p.Joined || p.MemberID == "" {
-			continue
-		}
-		for j := range o.Groups {
-			g := &o.Groups[j]
-			if g.GroupID != p.GroupID {
-				continue
-			}
-			for _, m := range g.Members {
-				if m.MemberID == p.MemberID && m.Epoch > 0 {
-					return p, g
-				}
-			}
-		}
+	if i, j, ok := findLiveMember(*o); ok {
+		return &o.Processes[i], &o.Groups[j]
 	}
 	g := k.group(o)
 	id := k.id("member")
@@ -264,6 +250,27 @@ func (k *canaryKit) liveMember(o *model.Observation) (*model.Process, *model.Gro
 	o.Processes = append(o.Processes, model.Process{Name: "canary-process", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
 		MemberID: id, Live: true, Joined: true, AllIDs: []string{id}})
 	return &o.Processes[len(o.Processes)-1], k.sameGroup(o, g.GroupID)
+}
+
+// findLiveMember is the index of a live, joined process whose member its
+// group holds at a positive epoch, and of that group.
+func findLiveMember(o model.Observation) (int, int, bool) {
+	for i, p := range o.Processes {
+		if !p.Live || p.Left || !p.Joined || p.MemberID == "" {
+			continue
+		}
+		for j, g := range o.Groups {
+			if g.GroupID != p.GroupID {
+				continue
+			}
+			for _, m := range g.Members {
+				if m.MemberID == p.MemberID && m.Epoch > 0 {
+					return i, j, true
+				}
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // memberIn is g's member id, nil when g does not hold it.
@@ -338,10 +345,11 @@ func cloneObservation(o model.Observation) model.Observation {
 }
 
 // firedRules judges before and after with checks (the final ones only
-// when final) and returns the rules that fired, in checks' order; a check
-// reporting another rule than its own is listed under the one it named.
-func firedRules(checks []invCheck, before, after model.Observation, final bool) []model.Rule {
-	var out []model.Rule
+// when final) and returns the rules that fired, in checks' order, and
+// what each said; a check reporting another rule than its own is listed
+// under the one it named.
+func firedRules(checks []invCheck, before, after model.Observation, final bool) []*model.Violation {
+	var out []*model.Violation
 	for _, c := range checks {
 		if c.final && !final {
 			continue
@@ -355,15 +363,20 @@ func firedRules(checks []invCheck, before, after model.Observation, final bool) 
 		if err == nil {
 			continue
 		}
-		r := c.rule
-		if v, ok := err.(*model.Violation); ok {
-			r = model.Rule(v.Rule)
+		v, ok := err.(*model.Violation)
+		if !ok {
+			v = &model.Violation{Rule: string(c.rule), Detail: err.Error()}
 		}
-		if !slices.Contains(out, r) {
-			out = append(out, r)
+		if !firedRule(out, model.Rule(v.Rule)) {
+			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// firedRule reports whether vs holds a violation of rule.
+func firedRule(vs []*model.Violation, rule model.Rule) bool {
+	return slices.ContainsFunc(vs, func(v *model.Violation) bool { return model.Rule(v.Rule) == rule })
 }
 
 // invariantCanary plants each of plants in a copy of o and judges it by
@@ -374,19 +387,19 @@ func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) 
 	already := firedRules(checks, o, o, true)
 	var errs []string
 	for _, pl := range plants {
-		if slices.Contains(already, pl.rule) {
+		if firedRule(already, pl.rule) {
 			continue // the observation breaks it already: the plant cannot be told apart
 		}
 		k := &canaryKit{}
 		before, after := cloneObservation(o), cloneObservation(o)
 		pl.plant(k, &before, &after)
 		got := firedRules(checks, before, after, pl.final)
-		if !slices.Contains(got, pl.rule) {
-			errs = append(errs, fmt.Sprintf("invariant %s went blind: the canary planted %s in a copy of the final observation, and no check reported it", pl.rule, pl.what))
+		if !firedRule(got, pl.rule) {
+			errs = append(errs, fmt.Sprintf("invariant %s went blind: the canary planted %s in a copy of an observation of the run, and no check reported it", pl.rule, pl.what))
 		}
-		for _, r := range got {
-			if r != pl.rule && !slices.Contains(already, r) {
-				errs = append(errs, fmt.Sprintf("invariant %s fired on the canary's planted %s (a break of %s only)", r, pl.what, pl.rule))
+		for _, v := range got {
+			if r := model.Rule(v.Rule); r != pl.rule && !firedRule(already, r) {
+				errs = append(errs, fmt.Sprintf("invariant %s fired on the canary's planted %s (a break of %s only): %v", r, pl.what, pl.rule, v))
 			}
 		}
 	}
@@ -401,19 +414,48 @@ func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) 
 // times a default run.
 const canaryEvery = 64
 
-// checkInvariantCanary runs the canary on the driver's final observation,
-// in one history in canaryEvery, and reports its errors as harness
-// errors.
-func (d *driver) checkInvariantCanary(o model.Observation) {
-	if d.plan.Seed%canaryEvery != 1 {
+// checkInvariantCanary runs the canary in one history in canaryEvery and
+// reports its errors as harness errors. The plants of the per-round
+// checks go into the first round's observation that shows a group with
+// two members, one held by a live joined process, and breaks nothing (a
+// history's final observation mostly holds empty groups: every planter
+// would add its own material); the quiescence plants, and all of them in
+// a history that never showed such a round, go into the final one.
+func (d *driver) checkInvariantCanary(o model.Observation, final bool) {
+	if d.plan.Seed%canaryEvery != 1 || d.canaried && !final {
 		return
 	}
-	for _, e := range invariantCanary(o, invariantChecks(), invariantPlants()) {
+	checks, plants := invariantChecks(), invariantPlants()
+	switch {
+	case final:
+		if d.canaried {
+			plants = roundPlants(plants, true)
+		}
+		for _, e := range headerCanary(d.creqs, model.CheckRequestHeader) {
+			d.harness("%s", e)
+		}
+	case rich(o) && len(firedRules(checks, o, o, false)) == 0:
+		plants = roundPlants(plants, false)
+		d.canaried = true
+	default:
+		return
+	}
+	for _, e := range invariantCanary(o, checks, plants) {
 		d.harness("%s", e)
 	}
-	for _, e := range headerCanary(d.creqs, model.CheckRequestHeader) {
-		d.harness("%s", e)
-	}
+}
+
+// roundPlants are the plants of plants judged on a round's observation
+// (final false) or only on the final one (final true).
+func roundPlants(plants []invPlant, final bool) []invPlant {
+	return slices.DeleteFunc(plants, func(p invPlant) bool { return p.final != final })
+}
+
+// rich reports whether o has what the canary's planters look for: a group
+// with two members, one of them held by a live joined process.
+func rich(o model.Observation) bool {
+	_, j, ok := findLiveMember(o)
+	return ok && len(o.Groups[j].Members) >= 2
 }
 
 // headerCheck is model.CheckRequestHeader's signature: network.go holds

@@ -24,6 +24,53 @@ func finalObservation(d *driver) model.Observation {
 	return o
 }
 
+// richObservation runs seed's default plan on the model up to the first
+// round whose observation the canary plants into (rich, and breaking
+// nothing), and returns it.
+func richObservation(t *testing.T, seed uint64) model.Observation {
+	t.Helper()
+	plan := NewPlan(seed, DefaultOptions())
+	d, err := newDriver(NewModelTarget(plan.ModelConfig()), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarts := d.plan.Restarts
+	for d.round = 0; d.round < d.plan.Rounds; d.round++ {
+		d.now = int64(d.round) * d.plan.RoundMs
+		if err := d.target.Advance(d.now); err != nil {
+			t.Fatal(err)
+		}
+		d.at = d.now
+		if len(restarts) > 0 && restarts[0] == d.round {
+			restarts = restarts[1:]
+			if !d.restart() {
+				t.Fatal(d.res.HarnessErrors)
+			}
+		}
+		d.runRound(d.plan.Rounds)
+		if o := finalObservation(d); rich(o) && len(firedRules(invariantChecks(), o, o, false)) == 0 {
+			return o
+		}
+	}
+	t.Fatalf("seed %d: no rich observation", seed)
+	return model.Observation{}
+}
+
+// The driver runs the canary in the histories canaryEvery picks, on a
+// round's observation with real members and on the final one, and not in
+// the others.
+func TestInvariantCanaryRunsInPickedHistories(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 1 + canaryEvery} {
+		d := canaryRun(t, seed, 1)
+		if len(d.res.HarnessErrors) > 0 {
+			t.Fatalf("seed %d: %v", seed, d.res.HarnessErrors)
+		}
+		if want := seed%canaryEvery == 1; d.canaried != want {
+			t.Errorf("seed %d: canaried %v, want %v", seed, d.canaried, want)
+		}
+	}
+}
+
 // The canary passes the final observations of correct runs, where it
 // judges every plant (v1: the observation breaks nothing), and of v0
 // runs, which may hold ghosts of their own; and the empty observation,
@@ -42,6 +89,11 @@ func TestInvariantCanaryPassesRealObservations(t *testing.T) {
 			if errs := invariantCanary(o, invariantChecks(), invariantPlants()); len(errs) > 0 {
 				t.Errorf("v%d seed %d: %v", hv, seed, errs)
 			}
+		}
+	}
+	for seed := uint64(1); seed <= 12; seed++ {
+		if errs := invariantCanary(richObservation(t, seed), invariantChecks(), roundPlants(invariantPlants(), false)); len(errs) > 0 {
+			t.Errorf("seed %d, a round's observation: %v", seed, errs)
 		}
 	}
 	if errs := invariantCanary(model.Observation{Now: 1000}, invariantChecks(), invariantPlants()); len(errs) > 0 {
@@ -66,10 +118,24 @@ func TestInvariantCanaryCoversEveryCheck(t *testing.T) {
 // another rule, makes the canary fail naming the rule; in a real run's
 // observation and in the empty one.
 func TestInvariantCanaryCatchesABlindCheck(t *testing.T) {
-	real := finalObservation(canaryRun(t, 3, 1))
-	for _, o := range []model.Observation{real, {Now: 1000}} {
+	for _, obs := range []struct {
+		name  string
+		o     model.Observation
+		final bool // as the driver: the quiescence plants only in the final observation
+	}{
+		{"round", richObservation(t, 3), false},
+		{"final", finalObservation(canaryRun(t, 3, 1)), true},
+		{"empty", model.Observation{Now: 1000}, true},
+	} {
+		o, plants := obs.o, invariantPlants()
+		if !obs.final {
+			plants = roundPlants(plants, false)
+		}
 		for i, c := range invariantChecks() {
-			t.Run(fmt.Sprintf("groups=%d/%s", len(o.Groups), c.rule), func(t *testing.T) {
+			if c.final && !obs.final {
+				continue
+			}
+			t.Run(obs.name+"/"+string(c.rule), func(t *testing.T) {
 				for _, tc := range []struct {
 					name  string
 					swap  invCheck
@@ -95,7 +161,7 @@ func TestInvariantCanaryCatchesABlindCheck(t *testing.T) {
 						tc.swap.pair = nil
 					}
 					checks[i] = tc.swap
-					errs := invariantCanary(o, checks, invariantPlants())
+					errs := invariantCanary(o, checks, plants)
 					if len(errs) == 0 || !strings.HasPrefix(errs[0], tc.error) {
 						t.Fatalf("%s: canary errors %q, want the first starting %q", tc.name, errs, tc.error)
 					}

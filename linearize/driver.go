@@ -99,6 +99,10 @@ type driver struct {
 	restartAt []int64
 	// enc is deliver's buffer for encoding a response (under mu).
 	enc []byte
+
+	// canaried: the invariants' canary ran on a round's observation
+	// (canary_invariants.go).
+	canaried bool
 }
 
 // Run executes plan against target. The run is deterministic for a

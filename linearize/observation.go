@@ -176,6 +176,6 @@ func (d *driver) observe(final bool) {
 		if err := model.QuiescentMembership(o); err != nil {
 			d.violate(err)
 		}
-		d.checkInvariantCanary(o) // canary_invariants.go
 	}
+	d.checkInvariantCanary(o, final) // canary_invariants.go
 }
