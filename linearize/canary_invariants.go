@@ -363,15 +363,20 @@ func firedRules(checks []invCheck, before, after model.Observation, final bool) 
 		if err == nil {
 			continue
 		}
-		v, ok := err.(*model.Violation)
-		if !ok {
-			v = &model.Violation{Rule: string(c.rule), Detail: err.Error()}
-		}
-		if !firedRule(out, model.Rule(v.Rule)) {
+		if v := asViolation(c.rule, err); !firedRule(out, model.Rule(v.Rule)) {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// asViolation is err as the violation it names, or of rule when it names
+// none.
+func asViolation(rule model.Rule, err error) *model.Violation {
+	if v, ok := err.(*model.Violation); ok {
+		return v
+	}
+	return &model.Violation{Rule: string(rule), Detail: err.Error()}
 }
 
 // firedRule reports whether vs holds a violation of rule.
