@@ -53,6 +53,25 @@ func drawMore(d drawer, o Options, p *Plan) {
 	if o.MoreProbes {
 		drawExtras(d, p)
 	}
+	if o.Caps {
+		drawLeaveGroupBeforeReason(d, p)
+	}
+}
+
+// drawLeaveGroupBeforeReason plays, in about one plan in eight that
+// drawCaps left LeaveGroup uncapped, a broker from before KIP-800 (a
+// LeaveGroup entry's Reason, v5): LeaveGroup capped at v3 or v4. The
+// admin then sends its batch at the broker's version, its reasons
+// dropped (model.PlanLeaveGroup). Drawn last, so a seed keeps the rest of
+// its plan.
+func drawLeaveGroupBeforeReason(d drawer, p *Plan) {
+	if _, capped := p.MaxVersions[codec.LeaveGroup]; capped || d.intn("leavegroup before reason", 8) != 0 {
+		return
+	}
+	if p.MaxVersions == nil {
+		p.MaxVersions = map[codec.APIKey]int16{}
+	}
+	p.MaxVersions[codec.LeaveGroup] = int16(3 + d.intn("leavegroup before reason version", 2))
 }
 
 // drawStaticCrashes turns about a third of the static restarts (a client

@@ -79,6 +79,9 @@ func TestMorePlansReachEveryFeature(t *testing.T) {
 		}
 		for k, v := range p.MaxVersions {
 			seen[fmt.Sprintf("cap %v v%d", k, min(v, 1))] = true
+			if k == codec.LeaveGroup && v >= 3 {
+				seen[fmt.Sprintf("cap %v v%d", k, v)] = true
+			}
 		}
 		seen["group size cap"] = seen["group size cap"] || p.MaxGroupSize > 0
 		seen["reuse"] = seen["reuse"] || p.ReuseConnIDs
@@ -103,7 +106,7 @@ func TestMorePlansReachEveryFeature(t *testing.T) {
 	want := []string{"member ", "member own", "member other", "member unknown", "instance ", "instance own", "instance other", "instance unknown",
 		"LeaveGroup negotiated", "group size cap", "reuse", "off grid", "old client", "null owned", "resubscribe regex", "resubscribe names", "rename", "static crash",
 		fmt.Sprintf("cap %v v0", codec.LeaveGroup), fmt.Sprintf("cap %v v1", codec.LeaveGroup), fmt.Sprintf("cap %v v0", codec.GetTelemetrySubscriptions),
-		fmt.Sprintf("cap %v v0", codec.ConsumerGroupDescribe)}
+		fmt.Sprintf("cap %v v0", codec.ConsumerGroupDescribe), fmt.Sprintf("cap %v v3", codec.LeaveGroup), fmt.Sprintf("cap %v v4", codec.LeaveGroup)}
 	for v := 0; v <= 5; v++ {
 		want = append(want, fmt.Sprintf("LeaveGroup v%d", v))
 	}
