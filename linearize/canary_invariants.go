@@ -411,12 +411,14 @@ func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) 
 	return errs
 }
 
-// canaryEvery spaces the invariant canary out: it runs in the histories
-// whose plan seed is 1 modulo canaryEvery (seed 1, the first of every
-// run, then one in 64). Its twenty-odd plants, each judged by every check
-// with fresh trackers, cost about a quarter of a default history's CPU;
-// one in 64 is under half a percent of a run's, and still hundreds of
-// times a default run.
+// canaryEvery spaces the canaries out (this one, and the synthetic part
+// of the client rules' canary, canary_clients.go): they run in the
+// histories whose plan seed is 1 modulo canaryEvery (seed 1, the first of
+// every run, then one in 64). Their thirty-odd plants, each judged by
+// every check with fresh trackers, cost about a third of a default
+// history's CPU (BenchmarkCanary); one history in 64 keeps that under one
+// percent of a run's, and still runs them hundreds of times in a default
+// run.
 const canaryEvery = 64
 
 // checkInvariantCanary runs the canary in one history in canaryEvery and

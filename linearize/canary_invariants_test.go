@@ -225,3 +225,20 @@ func TestHeaderCanary(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCanary is what the canaries cost a history canaryEvery picks:
+// the invariant plants in a round's observation and in the final one,
+// the header plants, and the synthetic client records.
+func BenchmarkCanary(b *testing.B) {
+	t := &testing.T{}
+	round, d := richObservation(t, 1), canaryRun(t, 1, 1)
+	final := finalObservation(d)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		invariantCanary(round, invariantChecks(), roundPlants(invariantPlants(), false))
+		invariantCanary(final, invariantChecks(), roundPlants(invariantPlants(), true))
+		headerCanary(d.creqs, model.CheckRequestHeader)
+		reqs, clients := synthRecords()
+		synthErrors(clients, model.CheckClients(reqs))
+	}
+}
