@@ -7,16 +7,18 @@ package linearize
 // correct coordinator never breaks them, so a run of one never shows that
 // a check still fires: a check that went blind (a refactor that returns
 // early, a map path that drops a key) would pass every history without a
-// word. So in one history in canaryEvery, on the final observation the run made (the
-// real groups and processes, after quiescence), the canary plants one
+// word. So in one history in canaryEvery, the canary plants one
 // violation per invariant, and per branch of an invariant that can break
-// in more than one way, in a copy, judges the copy with every check the
-// driver applies to an observation, and requires that exactly the planted
-// rule fires. A planted break not reported, or one that makes another
-// rule fire, is a harness error, as the client-rule canary's are. Where
-// the observation lacks what a planter needs (no live member to double,
-// no static member to restart), the planter adds it: a synthetic group or
-// process beside the real ones, so every planter runs in every history.
+// in more than one way, in a copy of an observation the run made (the
+// real groups and processes of the first round that shows members held by
+// live processes and breaks nothing; the quiescence breaks in the final
+// observation), judges the copy with every check the driver applies to
+// such an observation, and requires that exactly the planted rule fires.
+// A planted break not reported, or one that makes another rule fire, is a
+// harness error, as the client-rule canary's are. Where the observation
+// lacks what a planter needs (no static member to restart, a final
+// observation's empty groups), the planter adds it: a synthetic group or
+// process beside the real ones, so every planter runs.
 //
 // The checks are model's functions, the ones observe calls; the rules
 // judged across two observations (epochs, static rejoins, member ids)
@@ -385,9 +387,9 @@ func firedRule(vs []*model.Violation, rule model.Rule) bool {
 }
 
 // invariantCanary plants each of plants in a copy of o and judges it by
-// checks; it returns one error per plant the checks did not see exactly
-// (o is the final observation of a quiescent run: the quiescence check is
-// applied to the plants that break it).
+// checks; it returns one error per plant the checks did not see exactly.
+// The quiescence check judges only the plants marked final (the driver
+// passes those only with the final observation, after quiescence).
 func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) []string {
 	already := firedRules(checks, o, o, true)
 	var errs []string
