@@ -76,6 +76,9 @@ type driver struct {
 	// (clientcheck.go).
 	creqs    []model.ClientRequest
 	connReqs map[uint64]int
+	// observed is the array observe lists the processes in, kept from
+	// round to round.
+	observed []model.Process
 	// breqs are the admin's, prober's and observer's (canary.go).
 	breqs []model.ClientRequest
 

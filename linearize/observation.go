@@ -109,8 +109,9 @@ func (d *driver) observe(final bool) {
 	if d.snap == nil {
 		now = d.describedAt
 	}
-	o := model.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs,
-		Processes: make([]model.Process, 0, len(d.plan.Clients))}
+	// The processes' list is made again in the same array every round:
+	// no check keeps it (the ghosts are kept by member id).
+	o := model.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs, Processes: d.observed[:0]}
 	for _, p := range d.procs[:len(d.plan.Clients)] {
 		mp := model.Process{
 			Name:             p.name,
@@ -149,6 +150,7 @@ func (d *driver) observe(final bool) {
 			}
 		}
 	}
+	d.observed = o.Processes[:0]
 	if err := model.NoGhosts(o); err != nil {
 		d.violate(err)
 		for _, g := range model.Ghosts(o) {
