@@ -93,14 +93,17 @@ func (l *liveGroups) add(g *group) {
 }
 
 // list returns the live groups in id order (a copy).
-func (l *liveGroups) list() []*group {
+func (l *liveGroups) list() []*group { return l.appendTo(nil) }
+
+// appendTo appends the live groups, in id order, to dst.
+func (l *liveGroups) appendTo(dst []*group) []*group {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.sorted {
 		sort.Slice(l.gs, func(i, j int) bool { return l.gs[i].id < l.gs[j].id })
 		l.sorted = true
 	}
-	return append([]*group(nil), l.gs...)
+	return append(dst, l.gs...)
 }
 
 // groupShardOf picks a shard from the id's length and last bytes (group

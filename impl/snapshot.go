@@ -96,6 +96,10 @@ func (c *Coordinator) snapshotGroup(g *group) GroupSnapshot {
 type SnapshotCache struct {
 	c    *Coordinator
 	last map[*group]cachedGroup
+	// live, gs and same are the arrays each call lists into again.
+	live []*group
+	gs   []GroupSnapshot
+	same []bool
 }
 
 type cachedGroup struct {
@@ -110,12 +114,13 @@ func (c *Coordinator) NewSnapshotCache() *SnapshotCache {
 
 // Snapshot is Coordinator.Snapshot; same[i] reports that gs[i] is the very
 // snapshot of its group the previous call returned (its lists shared with
-// it): the group has not changed since. What it returns is to be read only.
+// it): the group has not changed since. What it returns is to be read
+// only; the two lists themselves (not the snapshots in them) are good
+// until the next call, which lists into the same arrays.
 func (s *SnapshotCache) Snapshot() (gs []GroupSnapshot, same []bool) {
-	live := s.c.live.list()
-	gs = make([]GroupSnapshot, 0, len(live))
-	same = make([]bool, 0, len(live))
-	for _, g := range live {
+	s.live = s.c.live.appendTo(s.live[:0])
+	gs, same = s.gs[:0], s.same[:0]
+	for _, g := range s.live {
 		g.mu.Lock()
 		if g.status == gLive {
 			last, ok := s.last[g]
@@ -129,6 +134,8 @@ func (s *SnapshotCache) Snapshot() (gs []GroupSnapshot, same []bool) {
 		}
 		g.mu.Unlock()
 	}
+	clear(s.live) // no group is kept alive by the list
+	s.gs, s.same = gs, same
 	if len(gs) == 0 {
 		return nil, nil
 	}
