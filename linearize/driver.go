@@ -79,8 +79,10 @@ type driver struct {
 	// observed is the array observe lists the processes in, kept from
 	// round to round.
 	observed []model.Process
-	// breqs are the admin's, prober's and observer's (canary.go).
-	breqs []model.ClientRequest
+	// breqs are the admin's, prober's and observer's (canary.go); none
+	// are kept when skipCanary (the canary does not judge this history).
+	breqs      []model.ClientRequest
+	skipCanary bool
 
 	mu      sync.Mutex
 	hist    History
@@ -119,6 +121,7 @@ func Run(target Target, plan Plan) (*Result, error) {
 		return nil, err
 	}
 	d.res.ModelExact, d.res.DroppedRestarts = IsModelExact(target), dropped
+	d.skipCanary = plan.Seed%canaryEvery != 1
 	if !d.runRounds() || !d.quiesce() {
 		return d.res, nil
 	}
