@@ -1,7 +1,9 @@
 package linearize
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -145,7 +147,6 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 		connClientID:    map[uint64]*string{},
 		closedConns:     map[uint64]bool{},
 		connReqs:        map[uint64]int{},
-		faults:          map[[2]int]Fault{},
 		ghosts:          map[string]bool{},
 		res:             &Result{Plan: plan, ViolationCounts: map[string]int{}, Faults: map[FaultKind]int{}},
 	}
@@ -160,9 +161,6 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 	size := min(len(plan.Clients)*plan.Rounds*4/(5*d.hbEvery)+32, 1<<14)
 	d.hist = make(History, 0, size)
 	d.creqs = make([]model.ClientRequest, 0, size)
-	for _, f := range plan.Faults {
-		d.faults[[2]int{f.Client, f.Request}] = f
-	}
 	for i, cp := range plan.Clients {
 		p, err := d.newProc(i, cp.Name, cp.Group, "client", cp)
 		if err != nil {
@@ -183,6 +181,14 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 		return nil, err
 	}
 	d.procs = append(d.procs, admin, prober, observer)
+	for _, f := range plan.Faults {
+		if f.Client >= 0 && f.Client < len(plan.Clients) {
+			d.procs[f.Client].faults = append(d.procs[f.Client].faults, f)
+		}
+	}
+	for _, p := range d.procs {
+		slices.SortStableFunc(p.faults, func(a, b Fault) int { return cmp.Compare(a.Request, b.Request) })
+	}
 	return d, nil
 }
 
