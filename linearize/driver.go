@@ -81,6 +81,10 @@ type driver struct {
 	// observed is the array observe lists the processes in, kept from
 	// round to round.
 	observed []model.Process
+	// lastGroups are the groups observe judged last, and groupErrs what
+	// NoDoubleClientAssignment and the epoch tracker found in them.
+	lastGroups []model.GroupSnapshot
+	groupErrs  [2]error
 	// breqs are the admin's, prober's and observer's (canary.go); none
 	// are kept when skipCanary (the canary does not judge this history).
 	breqs      []model.ClientRequest
