@@ -138,4 +138,3 @@ func TestDescribedAsHeldNeverHides(t *testing.T) {
 func partitionOrder(a, b model.TopicPartition) int {
 	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 }
-

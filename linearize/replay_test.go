@@ -26,7 +26,9 @@ func TestSameHeartbeatResponse(t *testing.T) {
 		{"no assignment", func(r *codec.ConsumerGroupHeartbeatResponse) { r.Assignment = nil }},
 		{"empty assignment", func(r *codec.ConsumerGroupHeartbeatResponse) { r.Assignment.TopicPartitions = nil }},
 		{"topic", func(r *codec.ConsumerGroupHeartbeatResponse) { r.Assignment.TopicPartitions[0].TopicId = codec.UUID{2} }},
-		{"partitions", func(r *codec.ConsumerGroupHeartbeatResponse) { r.Assignment.TopicPartitions[0].Partitions = []int32{1, 0} }},
+		{"partitions", func(r *codec.ConsumerGroupHeartbeatResponse) {
+			r.Assignment.TopicPartitions[0].Partitions = []int32{1, 0}
+		}},
 		{"tags", func(r *codec.ConsumerGroupHeartbeatResponse) { r.UnknownTags = codec.TaggedFields{{Tag: 9}} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
