@@ -37,34 +37,56 @@ func newPState(c *model.Coordinator) *pstate {
 	return &pstate{c: c, enc: c.AppendState(nil)}
 }
 
-// partitionKey names the partition of an operation.
-func partitionKey(op *Op) string {
-	switch r := op.Request.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		return "group:" + r.GroupId
-	case *codec.LeaveGroupRequest:
-		return "group:" + r.GroupId
-	case *codec.ConsumerGroupDescribeRequest:
-		if len(r.GroupIds) == 1 {
-			return "group:" + r.GroupIds[0]
-		}
-		return "describe:multi"
-	case *codec.GetTelemetrySubscriptionsRequest, *codec.PushTelemetryRequest:
-		return "telemetry:" + telemetryID(op).String()
-	case *codec.ApiVersionsRequest:
-		return "apiversions"
-	}
-	return "other"
+// partKey names the partition of an operation: a group's, a telemetry
+// client's, or one of the partitions of the requests about neither.
+type partKey struct {
+	kind string // "group", "describe:multi", "telemetry", "apiversions" or "other"
+	name string // the group's id
+	id   codec.UUID
 }
 
+// String is the key as reports name it ("group:g1", "telemetry:<uuid>").
+func (k partKey) String() string {
+	switch k.kind {
+	case "group":
+		return "group:" + k.name
+	case "telemetry":
+		return "telemetry:" + k.id.String()
+	}
+	return k.kind
+}
+
+// partKeyOf is the partition of op; partitionKey names it.
+func partKeyOf(op *Op) partKey {
+	switch r := op.Request.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		return partKey{kind: "group", name: r.GroupId}
+	case *codec.LeaveGroupRequest:
+		return partKey{kind: "group", name: r.GroupId}
+	case *codec.ConsumerGroupDescribeRequest:
+		if len(r.GroupIds) == 1 {
+			return partKey{kind: "group", name: r.GroupIds[0]}
+		}
+		return partKey{kind: "describe:multi"}
+	case *codec.GetTelemetrySubscriptionsRequest, *codec.PushTelemetryRequest:
+		return partKey{kind: "telemetry", id: telemetryID(op)}
+	case *codec.ApiVersionsRequest:
+		return partKey{kind: "apiversions"}
+	}
+	return partKey{kind: "other"}
+}
+
+// partitionKey names the partition of an operation.
+func partitionKey(op *Op) string { return partKeyOf(op).String() }
+
 // partitionOps splits items (operations, or porcupine operations holding
-// them) into the check's partitions, keyed by partitionKey in order of
+// them) into the check's partitions, keyed by partKeyOf in order of
 // first appearance. A coordinator restart is not about one group: it
 // joins every partition, since it restarts the timers of every group's
 // members and forgets every telemetry client.
-func partitionOps[T any](items []T, opOf func(T) *Op) ([]string, map[string][]T) {
-	parts := map[string][]T{}
-	var keys []string
+func partitionOps[T any](items []T, opOf func(T) *Op) ([]partKey, map[partKey][]T) {
+	parts := map[partKey][]T{}
+	var keys []partKey
 	var restarts []T
 	for _, it := range items {
 		op := opOf(it)
@@ -72,7 +94,7 @@ func partitionOps[T any](items []T, opOf func(T) *Op) ([]string, map[string][]T)
 			restarts = append(restarts, it)
 			continue
 		}
-		k := partitionKey(op)
+		k := partKeyOf(op)
 		if _, ok := parts[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -368,7 +390,7 @@ func porcupineModel(cfg model.Config) porcupine.Model {
 	return porcupine.Model{
 		Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
 			keys, parts := partitionOps(history, func(o porcupine.Operation) *Op { return o.Input.(*Op) })
-			sort.Strings(keys)
+			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 			out := make([][]porcupine.Operation, 0, len(keys))
 			for _, k := range keys {
 				out = append(out, parts[k])
