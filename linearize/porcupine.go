@@ -40,54 +40,68 @@ func newPState(c *model.Coordinator) *pstate {
 // partKey names the partition of an operation: a group's, a telemetry
 // client's, or one of the partitions of the requests about neither.
 type partKey struct {
-	kind string // "group", "describe:multi", "telemetry", "apiversions" or "other"
+	kind partKind
 	name string // the group's id
 	id   codec.UUID
 }
 
+type partKind uint8
+
+const (
+	partGroup partKind = iota
+	partDescribeMulti
+	partTelemetry
+	partAPIVersions
+	partOther
+)
+
 // String is the key as reports name it ("group:g1", "telemetry:<uuid>").
 func (k partKey) String() string {
 	switch k.kind {
-	case "group":
+	case partGroup:
 		return "group:" + k.name
-	case "telemetry":
+	case partDescribeMulti:
+		return "describe:multi"
+	case partTelemetry:
 		return "telemetry:" + k.id.String()
+	case partAPIVersions:
+		return "apiversions"
 	}
-	return k.kind
+	return "other"
 }
 
 // partKeyOf is the partition of op; partitionKey names it.
 func partKeyOf(op *Op) partKey {
 	switch r := op.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
-		return partKey{kind: "group", name: r.GroupId}
+		return partKey{kind: partGroup, name: r.GroupId}
 	case *codec.LeaveGroupRequest:
-		return partKey{kind: "group", name: r.GroupId}
+		return partKey{kind: partGroup, name: r.GroupId}
 	case *codec.ConsumerGroupDescribeRequest:
 		if len(r.GroupIds) == 1 {
-			return partKey{kind: "group", name: r.GroupIds[0]}
+			return partKey{kind: partGroup, name: r.GroupIds[0]}
 		}
-		return partKey{kind: "describe:multi"}
+		return partKey{kind: partDescribeMulti}
 	case *codec.GetTelemetrySubscriptionsRequest, *codec.PushTelemetryRequest:
-		return partKey{kind: "telemetry", id: telemetryID(op)}
+		return partKey{kind: partTelemetry, id: telemetryID(op)}
 	case *codec.ApiVersionsRequest:
-		return partKey{kind: "apiversions"}
+		return partKey{kind: partAPIVersions}
 	}
-	return partKey{kind: "other"}
+	return partKey{kind: partOther}
 }
 
 // partitionKey names the partition of an operation.
 func partitionKey(op *Op) string { return partKeyOf(op).String() }
 
 // partitionOps splits items (operations, or porcupine operations holding
-// them) into the check's partitions, keyed by partKeyOf in order of
-// first appearance. A coordinator restart is not about one group: it
-// joins every partition, since it restarts the timers of every group's
-// members and forgets every telemetry client.
-func partitionOps[T any](items []T, opOf func(T) *Op) ([]partKey, map[partKey][]T) {
-	parts := map[partKey][]T{}
-	var keys []partKey
+// them) into the check's partitions, in order of first appearance (keys[i]
+// names parts[i]). A coordinator restart is not about one group: it joins
+// every partition, since it restarts the timers of every group's members
+// and forgets every telemetry client. A history has a handful of
+// partitions, found by a scan from the last one used, not by hashing.
+func partitionOps[T any](items []T, opOf func(T) *Op) (keys []partKey, parts [][]T) {
 	var restarts []T
+	last := -1
 	for _, it := range items {
 		op := opOf(it)
 		if op.Restart {
@@ -95,13 +109,18 @@ func partitionOps[T any](items []T, opOf func(T) *Op) ([]partKey, map[partKey][]
 			continue
 		}
 		k := partKeyOf(op)
-		if _, ok := parts[k]; !ok {
-			keys = append(keys, k)
+		if last < 0 || keys[last] != k {
+			last = slices.Index(keys, k)
+			if last < 0 {
+				keys = append(keys, k)
+				parts = append(parts, make([]T, 0, len(items)/4+1))
+				last = len(keys) - 1
+			}
 		}
-		parts[k] = append(parts[k], it)
+		parts[last] = append(parts[last], it)
 	}
-	for _, k := range keys {
-		parts[k] = append(parts[k], restarts...)
+	for i := range parts {
+		parts[i] = append(parts[i], restarts...)
 	}
 	return keys, parts
 }
@@ -390,10 +409,14 @@ func porcupineModel(cfg model.Config) porcupine.Model {
 	return porcupine.Model{
 		Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
 			keys, parts := partitionOps(history, func(o porcupine.Operation) *Op { return o.Input.(*Op) })
-			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+			order := make([]int, len(keys))
+			for i := range order {
+				order[i] = i
+			}
+			sort.Slice(order, func(i, j int) bool { return keys[order[i]].String() < keys[order[j]].String() })
 			out := make([][]porcupine.Operation, 0, len(keys))
-			for _, k := range keys {
-				out = append(out, parts[k])
+			for _, i := range order {
+				out = append(out, parts[i])
 			}
 			return out
 		},
