@@ -7,7 +7,6 @@ import (
 	"hash/maphash"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -93,14 +92,17 @@ func (l *liveGroups) add(g *group) {
 }
 
 // list returns the live groups in id order (a copy).
-func (l *liveGroups) list() []*group {
+func (l *liveGroups) list() []*group { return l.appendTo(nil) }
+
+// appendTo appends the live groups, in id order, to dst.
+func (l *liveGroups) appendTo(dst []*group) []*group {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.sorted {
 		sort.Slice(l.gs, func(i, j int) bool { return l.gs[i].id < l.gs[j].id })
 		l.sorted = true
 	}
-	return append([]*group(nil), l.gs...)
+	return append(dst, l.gs...)
 }
 
 // groupShardOf picks a shard from the id's length and last bytes (group
@@ -494,11 +496,28 @@ func (c *Coordinator) dropPhantom(g *group) {
 
 // softwareNamePattern is what ApiVersions v3+ requires of the client's
 // software name and version (§B7.1).
-var softwareNamePattern = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)
+// validSoftwareName reports whether s is a valid ApiVersions v3+ client
+// software name or version (KIP-511): letters, digits, '-' and '.', at
+// least one character, beginning and ending with a letter or digit; the
+// pattern ^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$ without a regexp
+// (every connection's first request carries one).
+func validSoftwareName(s string) bool {
+	if s == "" || !alnum(s[0]) || !alnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; !alnum(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func alnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
 
 func (c *Coordinator) apiVersions(version int16, r *codec.ApiVersionsRequest) *codec.ApiVersionsResponse {
 	resp := codec.NewApiVersionsResponse()
-	if version >= 3 && (!softwareNamePattern.MatchString(r.ClientSoftwareName) || !softwareNamePattern.MatchString(r.ClientSoftwareVersion)) {
+	if version >= 3 && (!validSoftwareName(r.ClientSoftwareName) || !validSoftwareName(r.ClientSoftwareVersion)) {
 		resp.ErrorCode = codec.InvalidRequest
 		return resp
 	}

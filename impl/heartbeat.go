@@ -333,8 +333,11 @@ func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.Cons
 	if r.SubscribedTopicNames != nil || r.SubscribedTopicRegex.Valid {
 		cur := g.subOf(mi)
 		names, regex := cur.names, cur.regex
-		if r.SubscribedTopicNames != nil {
-			n := uniqueSorted(r.SubscribedTopicNames)
+		// Most heartbeats that carry names carry the same, in order (names
+		// are sorted, without repeats): they are compared as sent before a
+		// sorted copy is made.
+		if rn := r.SubscribedTopicNames; rn != nil && !equalStrings(rn, names) {
+			n := uniqueSorted(rn)
 			if !equalStrings(n, names) {
 				subscriptionChanged = true
 				names = n

@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -91,11 +92,17 @@ func (c *Coordinator) snapshotGroup(g *group) GroupSnapshot {
 // checked run takes one after every round), building again only the groups
 // that may have changed since the previous one: a group changes only under
 // a lock taken to change it (group.lock), which moves its version. Most
-// rounds leave most groups alone. A SnapshotCache is for one caller at a
-// time.
+// rounds leave most groups alone, and half the groups whose version moved
+// show nothing new (a heartbeat that only kept its session): such a group
+// keeps its last snapshot too (sameAsSnapshot). A SnapshotCache is for one
+// caller at a time.
 type SnapshotCache struct {
 	c    *Coordinator
 	last map[*group]cachedGroup
+	// live, gs and same are the arrays each call lists into again.
+	live []*group
+	gs   []GroupSnapshot
+	same []bool
 }
 
 type cachedGroup struct {
@@ -110,17 +117,25 @@ func (c *Coordinator) NewSnapshotCache() *SnapshotCache {
 
 // Snapshot is Coordinator.Snapshot; same[i] reports that gs[i] is the very
 // snapshot of its group the previous call returned (its lists shared with
-// it): the group has not changed since. What it returns is to be read only.
+// it): nothing a snapshot shows of the group has changed since. What it returns is to be read
+// only; the two lists themselves (not the snapshots in them) are good
+// until the next call, which lists into the same arrays.
 func (s *SnapshotCache) Snapshot() (gs []GroupSnapshot, same []bool) {
-	live := s.c.live.list()
-	gs = make([]GroupSnapshot, 0, len(live))
-	same = make([]bool, 0, len(live))
-	for _, g := range live {
+	s.live = s.c.live.appendTo(s.live[:0])
+	gs, same = s.gs[:0], s.same[:0]
+	for _, g := range s.live {
 		g.mu.Lock()
 		if g.status == gLive {
 			last, ok := s.last[g]
 			hit := ok && last.ver == g.ver
-			if !hit {
+			if ok && !hit {
+				hit = s.c.sameAsSnapshot(g, last.snap)
+				last.ver = g.ver
+				if !hit {
+					last.snap = s.c.snapshotGroup(g)
+				}
+				s.last[g] = last
+			} else if !ok {
 				last = cachedGroup{ver: g.ver, snap: s.c.snapshotGroup(g)}
 				s.last[g] = last
 			}
@@ -129,10 +144,73 @@ func (s *SnapshotCache) Snapshot() (gs []GroupSnapshot, same []bool) {
 		}
 		g.mu.Unlock()
 	}
+	clear(s.live) // no group is kept alive by the list
+	s.gs, s.same = gs, same
 	if len(gs) == 0 {
 		return nil, nil
 	}
 	return gs, same
+}
+
+// sameAsSnapshot reports that snapshotGroup(g) would equal snap, without
+// making it; g is locked.
+func (c *Coordinator) sameAsSnapshot(g *group, snap GroupSnapshot) bool {
+	if g.epoch != snap.Epoch || int(g.count) != len(snap.Members) {
+		return false
+	}
+	var buf [64]byte
+	seen := 0
+	for mi := 1; mi < len(g.mem); mi++ {
+		m := &g.mem[mi]
+		if m.flags&flLive == 0 {
+			continue
+		}
+		seen++
+		id := g.appendIDTo(buf[:0], uint32(mi))
+		j, found := sort.Find(len(snap.Members), func(j int) int { return compareID(id, snap.Members[j].MemberID) })
+		if !found {
+			return false
+		}
+		ms := &snap.Members[j]
+		sub := g.subOf(uint32(mi))
+		if m.epoch != ms.Epoch || g.instanceOf(uint32(mi)).Value != ms.InstanceID ||
+			sub.regex != ms.SubscribedTopicRegex || !slices.Equal(sub.names, ms.SubscribedTopicNames) {
+			return false
+		}
+		var assigned, pending, target []int32
+		if sd := g.sideOf(uint32(mi)); sd != nil {
+			assigned, pending, target = sd.assigned, sd.pending, sd.target
+		}
+		if !c.samePartitions(assigned, ms.Assigned) || !c.samePartitions(pending, ms.Pending) || !c.samePartitions(target, ms.Target) {
+			return false
+		}
+	}
+	return seen == len(snap.Members)
+}
+
+// compareID compares id with s as strings, without making a string of id.
+func compareID(id []byte, s string) int {
+	switch {
+	case string(id) == s:
+		return 0
+	case string(id) < s:
+		return -1
+	}
+	return 1
+}
+
+// samePartitions reports that appendTopicPartitions would list ps as tps.
+func (c *Coordinator) samePartitions(ps []int32, tps []TopicPartition) bool {
+	if len(ps) != len(tps) {
+		return false
+	}
+	for i, p := range ps {
+		t := c.topicOf(p)
+		if tps[i].Topic != c.topics[t].Name || tps[i].Partition != p-c.base[t] {
+			return false
+		}
+	}
+	return true
 }
 
 // appendTopicPartitions appends ps as topic partitions to parts (which

@@ -276,8 +276,8 @@ func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
 	keys, parts := partitionOps(all, func(op *Op) *Op { return op })
 	var rest History
 	var seq [][]*Op
-	for _, k := range keys {
-		ops := parts[k]
+	for i := range keys {
+		ops := parts[i]
 		sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
 		if totallyOrdered(ops) {
 			seq = append(seq, ops)

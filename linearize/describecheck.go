@@ -11,6 +11,7 @@ package linearize
 // (so never under parallel delivery, where other requests run beside it).
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -32,23 +33,20 @@ func (d *driver) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
 	if d.snap == nil || d.plan.Parallel {
 		return
 	}
-	held := map[string]model.GroupSnapshot{}
-	for _, g := range d.snap.Snapshot() {
-		held[g.GroupID] = g
-	}
-	shown := map[string]model.GroupSnapshot{}
-	for _, g := range model.SnapshotFromDescribe(resp) {
-		shown[g.GroupID] = g
-	}
-	for _, dg := range resp.Groups {
-		h, holds := held[dg.GroupId]
+	groups := d.snap.Snapshot()
+	for i := range resp.Groups {
+		dg := &resp.Groups[i]
+		h, holds := heldGroup(groups, dg.GroupId)
 		var what string
 		switch dg.ErrorCode {
 		case codec.None:
-			if !holds {
+			switch {
+			case !holds:
 				what = "is described, but the coordinator holds no such group"
-			} else {
-				what = describeDisagreement(shown[dg.GroupId], h)
+			case describedAsHeld(dg, h):
+			default: // built again from dg alone, to say how they differ
+				shown := model.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{*dg}})
+				what = describeDisagreement(shown[0], h)
 			}
 		case codec.GroupIDNotFound:
 			if holds {
@@ -59,6 +57,52 @@ func (d *driver) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
 			d.violate(&model.Violation{Rule: string(RuleDescribeAgrees), Detail: fmt.Sprintf("ConsumerGroupDescribe at %d ms: group %q %s", d.at, dg.GroupId, what)})
 		}
 	}
+}
+
+// heldGroup finds the group id in groups (in group id order, as
+// Snapshotter and model.SnapshotFromDescribe give them).
+func heldGroup(groups []model.GroupSnapshot, id string) (model.GroupSnapshot, bool) {
+	i, ok := slices.BinarySearchFunc(groups, id, func(g model.GroupSnapshot, id string) int { return cmp.Compare(g.GroupID, id) })
+	if !ok {
+		return model.GroupSnapshot{}, false
+	}
+	return groups[i], true
+}
+
+// describedAsHeld reports that dg shows held exactly, listing members,
+// subscribed names and partitions in the order the snapshot keeps them
+// (member id, name, then topic and partition), as a coordinator that
+// describes in order does: the common case, judged without building the
+// group again from dg. false means only that the order differs or the
+// views disagree; describeDisagreement, which sorts, then decides.
+func describedAsHeld(dg *codec.DescribedGroup, held model.GroupSnapshot) bool {
+	if dg.GroupEpoch != held.Epoch || len(dg.Members) != len(held.Members) {
+		return false
+	}
+	for i := range dg.Members {
+		s, h := &dg.Members[i], &held.Members[i]
+		if s.MemberId != h.MemberID || s.InstanceId.Value != h.InstanceID || s.MemberEpoch != h.Epoch ||
+			s.SubscribedTopicRegex != h.SubscribedTopicRegex || !slices.Equal(s.SubscribedTopicNames, h.SubscribedTopicNames) ||
+			!assignmentIs(s.Assignment, h.Assigned) ||
+			dg.AssignmentEpoch == dg.GroupEpoch && !assignmentIs(s.TargetAssignment, h.Target) {
+			return false
+		}
+	}
+	return true
+}
+
+// assignmentIs reports that a lists exactly ps, in ps's order.
+func assignmentIs(a codec.DescribedAssignment, ps []model.TopicPartition) bool {
+	i := 0
+	for _, t := range a.TopicPartitions {
+		for _, p := range t.Partitions {
+			if i == len(ps) || ps[i].Topic != t.TopicName || ps[i].Partition != p {
+				return false
+			}
+			i++
+		}
+	}
+	return i == len(ps)
 }
 
 // describeDisagreement says how shown (a group as Describe showed it) and

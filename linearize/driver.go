@@ -1,7 +1,9 @@
 package linearize
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -76,8 +78,17 @@ type driver struct {
 	// (clientcheck.go).
 	creqs    []model.ClientRequest
 	connReqs map[uint64]int
-	// breqs are the admin's, prober's and observer's (canary.go).
-	breqs []model.ClientRequest
+	// observed is the array observe lists the processes in, kept from
+	// round to round.
+	observed []model.Process
+	// lastGroups are the groups observe judged last, and groupErrs what
+	// NoDoubleClientAssignment and the epoch tracker found in them.
+	lastGroups []model.GroupSnapshot
+	groupErrs  [2]error
+	// breqs are the admin's, prober's and observer's (canary.go); none
+	// are kept when skipCanary (the canary does not judge this history).
+	breqs      []model.ClientRequest
+	skipCanary bool
 
 	mu      sync.Mutex
 	hist    History
@@ -120,6 +131,7 @@ func Run(target Target, plan Plan) (*Result, error) {
 		return nil, err
 	}
 	d.res.ModelExact, d.res.DroppedRestarts = IsModelExact(target), dropped
+	d.skipCanary = plan.Seed%canaryEvery != 1
 	if !d.runRounds() || !d.quiesce() {
 		return d.res, nil
 	}
@@ -143,7 +155,6 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 		connClientID:    map[uint64]*string{},
 		closedConns:     map[uint64]bool{},
 		connReqs:        map[uint64]int{},
-		faults:          map[[2]int]Fault{},
 		ghosts:          map[string]bool{},
 		res:             &Result{Plan: plan, ViolationCounts: map[string]int{}, Faults: map[FaultKind]int{}},
 	}
@@ -158,9 +169,6 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 	size := min(len(plan.Clients)*plan.Rounds*4/(5*d.hbEvery)+32, 1<<14)
 	d.hist = make(History, 0, size)
 	d.creqs = make([]model.ClientRequest, 0, size)
-	for _, f := range plan.Faults {
-		d.faults[[2]int{f.Client, f.Request}] = f
-	}
 	for i, cp := range plan.Clients {
 		p, err := d.newProc(i, cp.Name, cp.Group, "client", cp)
 		if err != nil {
@@ -181,6 +189,14 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 		return nil, err
 	}
 	d.procs = append(d.procs, admin, prober, observer)
+	for _, f := range plan.Faults {
+		if f.Client >= 0 && f.Client < len(plan.Clients) {
+			d.procs[f.Client].faults = append(d.procs[f.Client].faults, f)
+		}
+	}
+	for _, p := range d.procs {
+		slices.SortStableFunc(p.faults, func(a, b Fault) int { return cmp.Compare(a.Request, b.Request) })
+	}
 	return d, nil
 }
 

@@ -129,7 +129,7 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 	d.recordClientRequest(r)
 	r.out = outstanding{corr: r.h.CorrelationId, sent: d.round}
 	o := &r.out
-	if f, ok := d.faults[[2]int{p.idx, p.nreq}]; ok && p.role == "client" {
+	if f, ok := p.faultAt(p.nreq); ok && p.role == "client" {
 		d.res.Faults[f.Kind]++
 		switch f.Kind {
 		case LostRequest:

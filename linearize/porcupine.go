@@ -9,6 +9,7 @@ import (
 	"html"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,49 +37,90 @@ func newPState(c *model.Coordinator) *pstate {
 	return &pstate{c: c, enc: c.AppendState(nil)}
 }
 
-// partitionKey names the partition of an operation.
-func partitionKey(op *Op) string {
-	switch r := op.Request.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		return "group:" + r.GroupId
-	case *codec.LeaveGroupRequest:
-		return "group:" + r.GroupId
-	case *codec.ConsumerGroupDescribeRequest:
-		if len(r.GroupIds) == 1 {
-			return "group:" + r.GroupIds[0]
-		}
+// partKey names the partition of an operation: a group's, a telemetry
+// client's, or one of the partitions of the requests about neither.
+type partKey struct {
+	kind partKind
+	name string // the group's id
+	id   codec.UUID
+}
+
+type partKind uint8
+
+const (
+	partGroup partKind = iota
+	partDescribeMulti
+	partTelemetry
+	partAPIVersions
+	partOther
+)
+
+// String is the key as reports name it ("group:g1", "telemetry:<uuid>").
+func (k partKey) String() string {
+	switch k.kind {
+	case partGroup:
+		return "group:" + k.name
+	case partDescribeMulti:
 		return "describe:multi"
-	case *codec.GetTelemetrySubscriptionsRequest, *codec.PushTelemetryRequest:
-		return "telemetry:" + telemetryID(op).String()
-	case *codec.ApiVersionsRequest:
+	case partTelemetry:
+		return "telemetry:" + k.id.String()
+	case partAPIVersions:
 		return "apiversions"
 	}
 	return "other"
 }
 
+// partKeyOf is the partition of op; partitionKey names it.
+func partKeyOf(op *Op) partKey {
+	switch r := op.Request.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		return partKey{kind: partGroup, name: r.GroupId}
+	case *codec.LeaveGroupRequest:
+		return partKey{kind: partGroup, name: r.GroupId}
+	case *codec.ConsumerGroupDescribeRequest:
+		if len(r.GroupIds) == 1 {
+			return partKey{kind: partGroup, name: r.GroupIds[0]}
+		}
+		return partKey{kind: partDescribeMulti}
+	case *codec.GetTelemetrySubscriptionsRequest, *codec.PushTelemetryRequest:
+		return partKey{kind: partTelemetry, id: telemetryID(op)}
+	case *codec.ApiVersionsRequest:
+		return partKey{kind: partAPIVersions}
+	}
+	return partKey{kind: partOther}
+}
+
+// partitionKey names the partition of an operation.
+func partitionKey(op *Op) string { return partKeyOf(op).String() }
+
 // partitionOps splits items (operations, or porcupine operations holding
-// them) into the check's partitions, keyed by partitionKey in order of
-// first appearance. A coordinator restart is not about one group: it
-// joins every partition, since it restarts the timers of every group's
-// members and forgets every telemetry client.
-func partitionOps[T any](items []T, opOf func(T) *Op) ([]string, map[string][]T) {
-	parts := map[string][]T{}
-	var keys []string
+// them) into the check's partitions, in order of first appearance (keys[i]
+// names parts[i]). A coordinator restart is not about one group: it joins
+// every partition, since it restarts the timers of every group's members
+// and forgets every telemetry client. A history has a handful of
+// partitions, found by a scan from the last one used, not by hashing.
+func partitionOps[T any](items []T, opOf func(T) *Op) (keys []partKey, parts [][]T) {
 	var restarts []T
+	last := -1
 	for _, it := range items {
 		op := opOf(it)
 		if op.Restart {
 			restarts = append(restarts, it)
 			continue
 		}
-		k := partitionKey(op)
-		if _, ok := parts[k]; !ok {
-			keys = append(keys, k)
+		k := partKeyOf(op)
+		if last < 0 || keys[last] != k {
+			last = slices.Index(keys, k)
+			if last < 0 {
+				keys = append(keys, k)
+				parts = append(parts, make([]T, 0, len(items)/4+1))
+				last = len(keys) - 1
+			}
 		}
-		parts[k] = append(parts[k], it)
+		parts[last] = append(parts[last], it)
 	}
-	for _, k := range keys {
-		parts[k] = append(parts[k], restarts...)
+	for i := range parts {
+		parts[i] = append(parts[i], restarts...)
 	}
 	return keys, parts
 }
@@ -160,6 +202,9 @@ func (r *replayer) apply(c *model.Coordinator, op *Op) (bool, string) {
 			return false, fmt.Sprintf("model refuses the request (%v), target answered %s", err, summarize(op.Response))
 		}
 		return false, "model answers " + summarize(resp) + ", target refused the request"
+	}
+	if sameHeartbeatResponse(resp, op.Response) {
+		return true, "" // the same fields encode the same (deliver encoded the target's)
 	}
 	var err1, err2 error
 	r.want, err1 = resp.AppendTo(r.want[:0], v)
@@ -364,10 +409,14 @@ func porcupineModel(cfg model.Config) porcupine.Model {
 	return porcupine.Model{
 		Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
 			keys, parts := partitionOps(history, func(o porcupine.Operation) *Op { return o.Input.(*Op) })
-			sort.Strings(keys)
+			order := make([]int, len(keys))
+			for i := range order {
+				order[i] = i
+			}
+			sort.Slice(order, func(i, j int) bool { return keys[order[i]].String() < keys[order[j]].String() })
 			out := make([][]porcupine.Operation, 0, len(keys))
-			for _, k := range keys {
-				out = append(out, parts[k])
+			for _, i := range order {
+				out = append(out, parts[i])
 			}
 			return out
 		},
@@ -417,4 +466,33 @@ func describeState(c *model.Coordinator) string {
 		return fmt.Sprintf("t=%d (no groups)", c.Now())
 	}
 	return fmt.Sprintf("t=%d %s", c.Now(), strings.Join(parts, "; "))
+}
+
+// sameHeartbeatResponse reports that a and b are ConsumerGroupHeartbeat
+// responses with the same fields, so the same bytes at any version: the
+// most common comparison, made without encoding either. false means only
+// "compare them encoded".
+func sameHeartbeatResponse(a, b codec.Message) bool {
+	x, ok1 := a.(*codec.ConsumerGroupHeartbeatResponse)
+	y, ok2 := b.(*codec.ConsumerGroupHeartbeatResponse)
+	if !ok1 || !ok2 || len(x.UnknownTags) > 0 || len(y.UnknownTags) > 0 ||
+		x.ThrottleTimeMs != y.ThrottleTimeMs || x.ErrorCode != y.ErrorCode || x.ErrorMessage != y.ErrorMessage ||
+		x.MemberId != y.MemberId || x.MemberEpoch != y.MemberEpoch || x.HeartbeatIntervalMs != y.HeartbeatIntervalMs ||
+		(x.Assignment == nil) != (y.Assignment == nil) {
+		return false
+	}
+	if x.Assignment == nil {
+		return true
+	}
+	xa, ya := x.Assignment, y.Assignment
+	if len(xa.UnknownTags) > 0 || len(ya.UnknownTags) > 0 || len(xa.TopicPartitions) != len(ya.TopicPartitions) {
+		return false
+	}
+	for i := range xa.TopicPartitions {
+		xt, yt := &xa.TopicPartitions[i], &ya.TopicPartitions[i]
+		if xt.TopicId != yt.TopicId || len(xt.UnknownTags) > 0 || len(yt.UnknownTags) > 0 || !slices.Equal(xt.Partitions, yt.Partitions) {
+			return false
+		}
+	}
+	return true
 }

@@ -20,6 +20,11 @@ type proc struct {
 	plan  ClientPlan
 	role  string // "client", "admin", "observer"
 	c     *model.Client
+	// faults are the plan's faults of this client's requests, in request
+	// order (of two on one request, the later in the plan counts); the
+	// ones before nextFault are behind it.
+	faults    []Fault
+	nextFault int
 
 	conn   *model.ClientConn
 	connID uint64 // the connection's handle (request.handle)
@@ -346,4 +351,18 @@ func (d *driver) sendDescribe(p *proc, group string) {
 	v := p.version(codec.ConsumerGroupDescribe, 1)
 	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}, IncludeAuthorizedOperations: d.plan.DescribeOps}
 	p.others = append(p.others, d.send(p, codec.ConsumerGroupDescribe, v, req))
+}
+
+// faultAt is the plan's fault of the process's request n (1-based), if
+// any. n only grows from call to call.
+func (p *proc) faultAt(n int) (Fault, bool) {
+	for p.nextFault < len(p.faults) && p.faults[p.nextFault].Request < n {
+		p.nextFault++
+	}
+	var f Fault
+	found := false
+	for i := p.nextFault; i < len(p.faults) && p.faults[i].Request == n; i++ {
+		f, found = p.faults[i], true
+	}
+	return f, found
 }

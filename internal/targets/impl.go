@@ -63,8 +63,12 @@ func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) linearize.Funcs {
 // snapshot of then is handed out again (the driver only reads snapshots).
 func cachedSnapshots(cache *impl.SnapshotCache) func() []model.GroupSnapshot {
 	last := map[string]model.GroupSnapshot{}
+	var prev []model.GroupSnapshot
 	return func() []model.GroupSnapshot {
 		gs, same := cache.Snapshot()
+		if unchanged(gs, same, prev) {
+			return prev // nothing changed: the very list the last call returned
+		}
 		out := make([]model.GroupSnapshot, 0, len(gs))
 		for i := range gs {
 			mg, ok := last[gs[i].GroupID]
@@ -77,8 +81,23 @@ func cachedSnapshots(cache *impl.SnapshotCache) func() []model.GroupSnapshot {
 		if !slices.IsSortedFunc(out, groupOrder) {
 			slices.SortFunc(out, groupOrder)
 		}
+		prev = out
 		return out
 	}
+}
+
+// unchanged reports that gs lists the groups prev does, in its order, none
+// changed since (same).
+func unchanged(gs []impl.GroupSnapshot, same []bool, prev []model.GroupSnapshot) bool {
+	if len(gs) != len(prev) || prev == nil {
+		return false
+	}
+	for i := range gs {
+		if !same[i] || gs[i].GroupID != prev[i].GroupID {
+			return false
+		}
+	}
+	return true
 }
 
 // ImplConfig is impl's configuration for the coordinator the model config
