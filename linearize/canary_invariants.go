@@ -413,10 +413,11 @@ func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) 
 	return errs
 }
 
-// canaryEvery spaces the canaries out (this one, and the synthetic part
-// of the client rules' canary, canary_clients.go): they run in the
-// histories whose plan seed is 1 modulo canaryEvery (seed 1, the first of
-// every run, then one in 64). Their thirty-odd plants, each judged by
+// canaryEvery spaces the canaries out (this one, and both parts of the
+// client rules' canary: the live one on the admin's, prober's and
+// observer's traffic, canary.go, and the synthetic one, canary_clients.go):
+// they run in the histories whose plan seed is 1 modulo canaryEvery (seed
+// 1, the first of every run, then one in 64). Their thirty-odd plants, each judged by
 // every check with fresh trackers, cost about a third of a default
 // history's CPU (BenchmarkCanary); one history in 64 keeps that under one
 // percent of a run's, and still runs them hundreds of times in a default

@@ -67,17 +67,10 @@ func (d *driver) checkClients() {
 	}
 }
 
-// canaryEvery is how often the canary (canary.go) judges the harness's
-// own clients: in the histories of seeds 1, 1+canaryEvery, 1+2*canaryEvery
-// and so on (the first of a default run among them). The client rules are
-// the same code in every history; judging one in eight keeps a rule that
-// went blind from passing unseen for more than a few milliseconds of a run,
-// at an eighth of the cost (judging the admin's, prober's and observer's
-// traffic was a sixth of the run's time).
-const canaryEvery = 8
-
-// canaryDue reports whether this history's canary runs: in Run, for the
-// seeds above; always for a driver made otherwise (the canary's tests).
+// canaryDue reports whether this history's live client-rule canary runs:
+// in Run, for the seeds canaryEvery picks (judging the admin's, prober's
+// and observer's traffic in every history was a sixth of the run's time);
+// always for a driver made otherwise (the canary's tests).
 func (d *driver) canaryDue() bool { return !d.skipCanary }
 
 // clientViolation records that a client broke client rule rule.
