@@ -203,7 +203,7 @@ func (r *replayer) apply(c *model.Coordinator, op *Op) (bool, string) {
 		}
 		return false, "model answers " + summarize(resp) + ", target refused the request"
 	}
-	if sameHeartbeatResponse(resp, op.Response) {
+	if sameHeartbeatResponse(resp, op.Response) || sameDescribeResponse(resp, op.Response) {
 		return true, "" // the same fields encode the same (deliver encoded the target's)
 	}
 	var err1, err2 error
@@ -491,6 +491,49 @@ func sameHeartbeatResponse(a, b codec.Message) bool {
 	for i := range xa.TopicPartitions {
 		xt, yt := &xa.TopicPartitions[i], &ya.TopicPartitions[i]
 		if xt.TopicId != yt.TopicId || len(xt.UnknownTags) > 0 || len(yt.UnknownTags) > 0 || !slices.Equal(xt.Partitions, yt.Partitions) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameDescribeResponse is sameHeartbeatResponse for ConsumerGroupDescribe
+// responses (every array in them is non-nullable: nil and empty encode the
+// same).
+func sameDescribeResponse(a, b codec.Message) bool {
+	x, ok1 := a.(*codec.ConsumerGroupDescribeResponse)
+	y, ok2 := b.(*codec.ConsumerGroupDescribeResponse)
+	if !ok1 || !ok2 || x.ThrottleTimeMs != y.ThrottleTimeMs || len(x.Groups) != len(y.Groups) || len(x.UnknownTags)+len(y.UnknownTags) > 0 {
+		return false
+	}
+	for i := range x.Groups {
+		g, h := &x.Groups[i], &y.Groups[i]
+		if g.ErrorCode != h.ErrorCode || g.ErrorMessage != h.ErrorMessage || g.GroupId != h.GroupId || g.GroupState != h.GroupState ||
+			g.GroupEpoch != h.GroupEpoch || g.AssignmentEpoch != h.AssignmentEpoch || g.AssignorName != h.AssignorName ||
+			g.AuthorizedOperations != h.AuthorizedOperations || len(g.Members) != len(h.Members) || len(g.UnknownTags)+len(h.UnknownTags) > 0 {
+			return false
+		}
+		for j := range g.Members {
+			m, n := &g.Members[j], &h.Members[j]
+			if m.MemberId != n.MemberId || m.InstanceId != n.InstanceId || m.RackId != n.RackId || m.MemberEpoch != n.MemberEpoch ||
+				m.ClientId != n.ClientId || m.ClientHost != n.ClientHost || m.SubscribedTopicRegex != n.SubscribedTopicRegex ||
+				m.MemberType != n.MemberType || len(m.UnknownTags)+len(n.UnknownTags) > 0 ||
+				!slices.Equal(m.SubscribedTopicNames, n.SubscribedTopicNames) ||
+				!sameDescribedAssignment(&m.Assignment, &n.Assignment) || !sameDescribedAssignment(&m.TargetAssignment, &n.TargetAssignment) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func sameDescribedAssignment(a, b *codec.DescribedAssignment) bool {
+	if len(a.TopicPartitions) != len(b.TopicPartitions) || len(a.UnknownTags)+len(b.UnknownTags) > 0 {
+		return false
+	}
+	for i := range a.TopicPartitions {
+		s, t := &a.TopicPartitions[i], &b.TopicPartitions[i]
+		if s.TopicId != t.TopicId || s.TopicName != t.TopicName || len(s.UnknownTags)+len(t.UnknownTags) > 0 || !slices.Equal(s.Partitions, t.Partitions) {
 			return false
 		}
 	}

@@ -46,3 +46,55 @@ func TestSameHeartbeatResponse(t *testing.T) {
 		t.Error("a heartbeat and a describe response are the same")
 	}
 }
+
+// sameDescribeResponse stands for "encode the same" only where they do.
+func TestSameDescribeResponse(t *testing.T) {
+	base := func() *codec.ConsumerGroupDescribeResponse {
+		a := codec.DescribedAssignment{TopicPartitions: []codec.DescribedTopicPartitions{{TopicId: codec.UUID{1}, TopicName: "t", Partitions: []int32{0, 1}}}}
+		return &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "g", GroupState: "Stable", GroupEpoch: 3, AssignmentEpoch: 3, AssignorName: "uniform",
+			Members: []codec.DescribedMember{{MemberId: "m", InstanceId: codec.Str("i"), MemberEpoch: 3, ClientId: "c", ClientHost: "/h",
+				SubscribedTopicNames: []string{"t"}, Assignment: a, TargetAssignment: a, MemberType: codec.MemberTypeConsumer}}}}}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*codec.ConsumerGroupDescribeResponse)
+	}{
+		{"same", func(*codec.ConsumerGroupDescribeResponse) {}},
+		{"throttle", func(r *codec.ConsumerGroupDescribeResponse) { r.ThrottleTimeMs = 1 }},
+		{"no group", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups = nil }},
+		{"error", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].ErrorCode = codec.GroupIDNotFound }},
+		{"message", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].ErrorMessage = codec.Str("x") }},
+		{"state", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].GroupState = "Assigning" }},
+		{"group epoch", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].GroupEpoch++ }},
+		{"assignment epoch", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].AssignmentEpoch++ }},
+		{"assignor", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].AssignorName = "range" }},
+		{"operations", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].AuthorizedOperations = 8 }},
+		{"no member", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members = nil }},
+		{"member id", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].MemberId = "n" }},
+		{"instance", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].InstanceId = codec.Null }},
+		{"rack", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].RackId = codec.Str("r") }},
+		{"member epoch", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].MemberEpoch = -2 }},
+		{"client id", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].ClientId = "d" }},
+		{"host", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].ClientHost = "/k" }},
+		{"names", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].SubscribedTopicNames = nil }},
+		{"regex", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].SubscribedTopicRegex = codec.Str("t.*") }},
+		{"partitions", func(r *codec.ConsumerGroupDescribeResponse) {
+			r.Groups[0].Members[0].Assignment.TopicPartitions = []codec.DescribedTopicPartitions{{TopicId: codec.UUID{1}, TopicName: "t", Partitions: []int32{1}}}
+		}},
+		{"topic name", func(r *codec.ConsumerGroupDescribeResponse) {
+			r.Groups[0].Members[0].TargetAssignment.TopicPartitions = []codec.DescribedTopicPartitions{{TopicId: codec.UUID{1}, TopicName: "u", Partitions: []int32{0, 1}}}
+		}},
+		{"member tags", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].UnknownTags = codec.TaggedFields{{Tag: 9}} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := base(), base()
+			tc.edit(b)
+			ea, _ := a.AppendTo(nil, 1)
+			eb, _ := b.AppendTo(nil, 1)
+			sameBytes := string(ea) == string(eb)
+			if got := sameDescribeResponse(a, b); got && !sameBytes || got != (tc.name == "same") {
+				t.Errorf("sameDescribeResponse = %v; encodings equal %v", got, sameBytes)
+			}
+		})
+	}
+}
