@@ -77,14 +77,18 @@ func TestSameDescribeResponse(t *testing.T) {
 		{"client id", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].ClientId = "d" }},
 		{"host", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].ClientHost = "/k" }},
 		{"names", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].SubscribedTopicNames = nil }},
-		{"regex", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].SubscribedTopicRegex = codec.Str("t.*") }},
+		{"regex", func(r *codec.ConsumerGroupDescribeResponse) {
+			r.Groups[0].Members[0].SubscribedTopicRegex = codec.Str("t.*")
+		}},
 		{"partitions", func(r *codec.ConsumerGroupDescribeResponse) {
 			r.Groups[0].Members[0].Assignment.TopicPartitions = []codec.DescribedTopicPartitions{{TopicId: codec.UUID{1}, TopicName: "t", Partitions: []int32{1}}}
 		}},
 		{"topic name", func(r *codec.ConsumerGroupDescribeResponse) {
 			r.Groups[0].Members[0].TargetAssignment.TopicPartitions = []codec.DescribedTopicPartitions{{TopicId: codec.UUID{1}, TopicName: "u", Partitions: []int32{0, 1}}}
 		}},
-		{"member tags", func(r *codec.ConsumerGroupDescribeResponse) { r.Groups[0].Members[0].UnknownTags = codec.TaggedFields{{Tag: 9}} }},
+		{"member tags", func(r *codec.ConsumerGroupDescribeResponse) {
+			r.Groups[0].Members[0].UnknownTags = codec.TaggedFields{{Tag: 9}}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := base(), base()
