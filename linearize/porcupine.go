@@ -260,19 +260,28 @@ func idsFrom(op *Op) func() codec.UUID {
 	return s.next
 }
 
-// idSource is idsFrom's source, reusable from one op to the next.
+// idSource is idsFrom's source, reusable from one op to the next. The
+// op's id is read from its response at the first draw: most requests
+// (every heartbeat at v1) draw none.
 type idSource struct {
-	queue [1]codec.UUID
-	n     int // ids left in queue
-	id    int // the op's id, which seeds the fallback stream
-	r     *rand.Rand
-	pcg   rand.PCG
+	op     *Op
+	queued bool // the op's id has been read into queue
+	queue  [1]codec.UUID
+	n      int // ids left in queue
+	id     int // the op's id, which seeds the fallback stream
+	r      *rand.Rand
+	pcg    rand.PCG
 }
 
 // reset makes s the source for op.
 func (s *idSource) reset(op *Op) {
-	s.n, s.id, s.r = 0, op.ID, nil
-	switch r := op.Response.(type) {
+	s.op, s.queued, s.n, s.id, s.r = op, false, 0, op.ID, nil
+}
+
+// queueMade reads the id the target made for the op into queue.
+func (s *idSource) queueMade() {
+	s.queued = true
+	switch r := s.op.Response.(type) {
 	case *codec.ConsumerGroupHeartbeatResponse:
 		if r.MemberId.Valid {
 			if u, err := codec.ParseUUID(r.MemberId.Value); err == nil {
@@ -285,6 +294,9 @@ func (s *idSource) reset(op *Op) {
 }
 
 func (s *idSource) next() codec.UUID {
+	if !s.queued {
+		s.queueMade()
+	}
 	if s.n > 0 {
 		s.n--
 		if u := s.queue[0]; !u.IsZero() {
