@@ -40,11 +40,11 @@ func (g *group) clone() *group {
 	out := &group{
 		id:        g.id,
 		epoch:     g.epoch,
-		members:   make(map[string]*member, len(g.members)),
+		members:   make([]*member, 0, len(g.members)),
 		instances: make(map[string]string, len(g.instances)),
 		target:    make(map[string]partSet, len(g.target)),
 	}
-	for id, m := range g.members {
+	for _, m := range g.members {
 		v := *m
 		v.subscribedNames = append([]string(nil), m.subscribedNames...)
 		if m.subscribedNames != nil && v.subscribedNames == nil {
@@ -52,7 +52,7 @@ func (g *group) clone() *group {
 		}
 		v.assigned = m.assigned.clone()
 		v.pending = m.pending.clone()
-		out.members[id] = &v
+		out.members = append(out.members, &v)
 	}
 	for k, v := range g.instances {
 		out.instances[k] = v
@@ -102,10 +102,8 @@ func (c *Coordinator) AppendState(b []byte) []byte {
 func (g *group) appendState(b []byte) []byte {
 	b = appendString(b, g.id)
 	b = binary.AppendVarint(b, int64(g.epoch))
-	ids := slices.Sorted(maps.Keys(g.members))
-	b = binary.AppendUvarint(b, uint64(len(ids)))
-	for _, id := range ids {
-		m := g.members[id]
+	b = binary.AppendUvarint(b, uint64(len(g.members)))
+	for _, m := range g.members {
 		b = appendString(b, m.id)
 		b = appendNullable(b, m.instanceID)
 		b = appendNullable(b, m.rackID)
@@ -149,9 +147,8 @@ func appendNullable(b []byte, s codec.NullableString) []byte {
 }
 
 func appendParts(b []byte, s partSet) []byte {
-	ps := s.sorted()
-	b = binary.AppendUvarint(b, uint64(len(ps)))
-	for _, p := range ps {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	for _, p := range s {
 		b = appendString(b, p.topic)
 		b = binary.AppendVarint(b, int64(p.partition))
 	}

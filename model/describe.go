@@ -2,8 +2,6 @@ package model
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -70,8 +68,7 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	if len(g.members) > 0 {
 		out.Members = make([]codec.DescribedMember, 0, len(g.members))
 	}
-	for _, mid := range slices.Sorted(maps.Keys(g.members)) {
-		m := g.members[mid]
+	for _, m := range g.members {
 		dm := codec.DescribedMember{
 			MemberId:             m.id,
 			InstanceId:           m.instanceID,

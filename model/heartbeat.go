@@ -131,7 +131,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 		return nil, groupNotFound(r.GroupId)
 	}
 	if !r.InstanceId.Valid {
-		m := g.members[r.MemberId]
+		m := g.member(r.MemberId)
 		if m == nil {
 			c.hit("B4.4/leave-unknown-member")
 			return nil, unknownMember(r.MemberId, r.GroupId)
@@ -149,7 +149,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 		c.hit("B4.4/leave-fenced-instance")
 		return nil, fencedInstance(r.MemberId, r.InstanceId.Value, holder)
 	}
-	m := g.members[holder]
+	m := g.member(holder)
 	if r.MemberEpoch == LeaveEpoch {
 		c.hit("B4.4/leave-removes")
 		c.removeMember(g, m)
@@ -212,7 +212,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		// slot in the target included; the group epoch stays.
 		old := lk.replaces
 		c.hit("A5.5/takeover")
-		delete(g.members, old.id)
+		g.remove(old.id)
 		delete(g.instances, old.instanceID.Value)
 		g.target[m.id] = g.target[old.id]
 		delete(g.target, old.id)
@@ -237,7 +237,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		c.hit("B4.4/group-created")
 		c.groups[g.id] = g
 	}
-	g.members[m.id] = m
+	g.put(m)
 	if m.instanceID.Valid {
 		g.instances[m.instanceID.Value] = m.id
 	}
@@ -294,7 +294,7 @@ func (c *Coordinator) groupFull(g *group, r *codec.ConsumerGroupHeartbeatRequest
 	if c.cfg.MaxGroupSize <= 0 || len(g.members) < c.cfg.MaxGroupSize {
 		return false
 	}
-	if _, known := g.members[r.MemberId]; r.MemberId != "" && known {
+	if r.MemberId != "" && g.member(r.MemberId) != nil {
 		return false
 	}
 	if r.InstanceId.Valid {
@@ -340,6 +340,7 @@ func applyFields(m *member, conn Conn, clientID string, r *codec.ConsumerGroupHe
 	}
 	if r.SubscribedTopicRegex.Valid && r.SubscribedTopicRegex != m.subscribedRegex {
 		m.subscribedRegex = r.SubscribedTopicRegex
+		m.matcher = topicMatcher(m.subscribedRegex)
 		subscriptionChanged = true
 	}
 	m.clientID = clientID
@@ -363,7 +364,7 @@ type lookup struct {
 // commits the result once every check has passed.
 func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerGroupHeartbeatRequest) (lookup, *hbError) {
 	join := r.MemberEpoch == JoinEpoch
-	existing := g.members[memberID]
+	existing := g.member(memberID)
 	if !r.InstanceId.Valid {
 		// Dynamic path (also a static member's keepalive with InstanceId
 		// null, meaning "unchanged").
@@ -397,7 +398,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 			c.hit("B4.4/static-fenced-instance")
 			return lookup{}, fencedInstance(memberID, instanceID, holderID)
 		}
-		holder := g.members[holderID]
+		holder := g.member(holderID)
 		if e := c.checkEpoch(holder, r); e != nil {
 			return lookup{}, e
 		}
@@ -412,7 +413,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 	if !held {
 		return lookup{member: c.newMember(memberID), isNew: true}, nil
 	}
-	holder := g.members[holderID]
+	holder := g.member(holderID)
 	if holderID == memberID {
 		// A1: a static member's retried join is accepted in place (Kafka
 		// still answers UNRELEASED_INSTANCE_ID, apache/kafka PR #23542); a

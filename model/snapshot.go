@@ -57,8 +57,10 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 	for _, id := range ids {
 		g := c.groups[id]
 		gs := GroupSnapshot{GroupID: id, Epoch: g.epoch}
-		for _, mid := range slices.Sorted(maps.Keys(g.members)) {
-			m := g.members[mid]
+		if len(g.members) > 0 {
+			gs.Members = make([]MemberSnapshot, 0, len(g.members))
+		}
+		for _, m := range g.members {
 			gs.Members = append(gs.Members, MemberSnapshot{
 				MemberID:             m.id,
 				InstanceID:           m.instanceID.Value,
@@ -76,8 +78,8 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 }
 
 func toTopicPartitions(s partSet) []TopicPartition {
-	out := []TopicPartition{}
-	for _, p := range s.sorted() {
+	out := make([]TopicPartition, 0, len(s))
+	for _, p := range s {
 		out = append(out, TopicPartition{p.topic, p.partition})
 	}
 	return out
