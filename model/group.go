@@ -214,25 +214,42 @@ func (c *Coordinator) computeTarget(g *group) {
 			break
 		}
 	}
-	offset := 0
-	subscribers := make([]string, 0, len(ms))
-	for j, t := range c.topics {
-		subscribers = subscribers[:0]
-		for i, m := range ms {
-			if subs[i*nt+j] {
-				subscribers = append(subscribers, m.id)
+	// The deal runs twice over the same subscribers: first counting each
+	// member's share, then filling one array, each member's part of it
+	// capped at its end.
+	subscribers := make([]int, 0, len(ms)) // indexes into ms
+	deal := func(give func(owner int, p tp)) {
+		offset := 0
+		for j, t := range c.topics {
+			subscribers = subscribers[:0]
+			for i := range ms {
+				if subs[i*nt+j] {
+					subscribers = append(subscribers, i)
+				}
 			}
+			if len(subscribers) == 0 {
+				continue
+			}
+			for p := 0; p < int(t.Partitions); p++ {
+				give(subscribers[(offset+p)%len(subscribers)], tp{t.Name, int32(p)})
+			}
+			offset += int(t.Partitions)
 		}
-		if len(subscribers) == 0 {
-			continue
+	}
+	share := make([]int, len(ms))
+	total := 0
+	deal(func(owner int, _ tp) { share[owner]++; total++ })
+	all := make([]tp, 0, total)
+	parts := make([]partSet, len(ms))
+	for i, n := range share {
+		parts[i] = all[len(all) : len(all) : len(all)+n]
+		all = all[:len(all)+n]
+	}
+	deal(func(owner int, p tp) { parts[owner].add(p) })
+	for i, m := range ms {
+		if len(parts[i]) > 0 {
+			g.target[m.id] = parts[i]
 		}
-		for p := 0; p < int(t.Partitions); p++ {
-			owner := subscribers[(offset+p)%len(subscribers)]
-			s := g.target[owner]
-			s.add(tp{t.Name, int32(p)})
-			g.target[owner] = s
-		}
-		offset += int(t.Partitions)
 	}
 }
 
@@ -284,7 +301,9 @@ func ownedByOther(g *group, m *member, p tp) bool {
 //     the target epoch.
 //  4. At the target epoch, every target partition that no other member
 //     owns is assigned; the rest follows once its owner lets go.
-func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGroupHeartbeatTopicPartitions) {
+//
+// It reports whether m's assignment changed.
+func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGroupHeartbeatTopicPartitions) (assignmentChanged bool) {
 	if reported != nil && len(m.pending) > 0 {
 		m.pending = slices.DeleteFunc(m.pending, func(p tp) bool {
 			if c.reports(reported, p) {
@@ -307,6 +326,7 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 				m.pending = append(m.pending, p)
 			}
 		}
+		assignmentChanged = len(kept) < len(m.assigned)
 		m.assigned = kept
 		if len(m.pending) == 0 {
 			c.hit("A5.3/step-3-epoch-advanced")
@@ -323,7 +343,7 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 			m.rebalanceDeadline = c.now + max(int64(m.rebalanceTimeoutMs), 0)
 		}
 		m.state = stateUnrevokedPartitions
-		return
+		return assignmentChanged
 	}
 	m.rebalanceDeadline = noDeadline
 	m.state = stateStable
@@ -338,7 +358,9 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 		}
 		c.hit("A5.3/step-4-assigned")
 		m.assigned.add(p)
+		assignmentChanged = true
 	}
+	return assignmentChanged
 }
 
 // reports reports whether a request's TopicPartitions name p; topics this
@@ -418,15 +440,25 @@ func topicsIn(s partSet) int {
 	return n
 }
 
-// describedPartitions renders a set for ConsumerGroupDescribe.
-func (c *Coordinator) describedPartitions(s partSet) codec.DescribedAssignment {
+// describeArrays are the arrays the assignments of one Describe answer
+// share: describedPartitions takes each list from their front, capped at
+// its end.
+type describeArrays struct {
+	parts  []int32
+	topics []codec.DescribedTopicPartitions
+}
+
+// describedPartitions renders a set for ConsumerGroupDescribe, in arrays
+// taken from a.
+func (c *Coordinator) describedPartitions(s partSet, a *describeArrays) codec.DescribedAssignment {
 	if len(s) == 0 {
 		return codec.DescribedAssignment{}
 	}
-	// Every describe of every member comes here: the topics' lists share
-	// one array (each capped at its end), made at its size.
-	out := make([]codec.DescribedTopicPartitions, 0, topicsIn(s))
-	parts := make([]int32, len(s))
+	nt := topicsIn(s)
+	out := a.topics[:0:nt]
+	a.topics = a.topics[nt:]
+	parts := a.parts[:len(s):len(s)]
+	a.parts = a.parts[len(s):]
 	from := 0
 	for i, p := range s {
 		parts[i] = p.partition

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -81,11 +82,11 @@ func validateHeartbeat(version int16, r *codec.ConsumerGroupHeartbeatRequest) *h
 }
 
 func groupNotFound(id string) *hbError {
-	return &hbError{code: codec.GroupIDNotFound, msg: fmt.Sprintf("Group %s not found.", id)}
+	return &hbError{code: codec.GroupIDNotFound, msg: "Group " + id + " not found."}
 }
 
 func unknownMember(memberID, groupID string) *hbError {
-	return &hbError{code: codec.UnknownMemberID, msg: fmt.Sprintf("Member %s is not a member of group %s.", memberID, groupID)}
+	return &hbError{code: codec.UnknownMemberID, msg: "Member " + memberID + " is not a member of group " + groupID + "."}
 }
 
 func unknownInstance(instanceID string) *hbError {
@@ -231,7 +232,6 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	// 6. (cont.) The fields take effect; a new member or a changed
 	// subscription bumps the group epoch (a static takeover is neither,
 	// A5.5), and the member is reconciled.
-	before := m.assigned.clone()
 	changed := applyFields(m, conn, clientID, r) || lk.isNew
 	if created {
 		c.hit("B4.4/group-created")
@@ -249,7 +249,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		}
 		c.bumpEpoch(g)
 	}
-	c.reconcile(g, m, r.TopicPartitions)
+	assignmentChanged := c.reconcile(g, m, r.TopicPartitions)
 	// 7. Success only: the session timer is (re)armed.
 	m.sessionDeadline = c.now + c.cfg.SessionTimeoutMs
 
@@ -258,8 +258,8 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		MemberEpoch:         m.epoch,
 		HeartbeatIntervalMs: c.cfg.HeartbeatIntervalMs,
 	}
-	if fullRequest(r) || !before.equal(m.assigned) {
-		c.hitAssignment(r, before.equal(m.assigned))
+	if fullRequest(r) || assignmentChanged {
+		c.hitAssignment(r, !assignmentChanged)
 		resp.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: c.heartbeatPartitions(m.assigned)}
 	} else {
 		c.hit("A5.7/no-assignment")
@@ -331,7 +331,10 @@ func applyFields(m *member, conn Conn, clientID string, r *codec.ConsumerGroupHe
 	if r.ServerAssignor.Valid {
 		m.serverAssignor = r.ServerAssignor
 	}
-	if r.SubscribedTopicNames != nil {
+	// Most full heartbeats repeat the subscription the member has (sorted,
+	// unique): it is kept then, not made again (it is replaced, never
+	// changed in place).
+	if r.SubscribedTopicNames != nil && (m.subscribedNames == nil || !slices.Equal(r.SubscribedTopicNames, m.subscribedNames)) {
 		names := uniqueSorted(r.SubscribedTopicNames)
 		if !slices.Equal(names, m.subscribedNames) {
 			subscriptionChanged = true
@@ -482,11 +485,13 @@ func (c *Coordinator) checkEpoch(m *member, r *codec.ConsumerGroupHeartbeatReque
 	switch {
 	case e > m.epoch:
 		c.hit("A5.4/epoch-ahead-fenced")
-		return &hbError{code: codec.FencedMemberEpoch, msg: fmt.Sprintf("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+		return &hbError{code: codec.FencedMemberEpoch, msg: "The consumer group member has a greater member epoch (" + itoa(e) +
+			") than the one known by the group coordinator (" + itoa(m.epoch) + "). The member must abandon all its partitions and rejoin."}
 	case e < m.epoch:
 		if e != m.prevEpoch || r.TopicPartitions == nil || !c.isSubset(r.TopicPartitions, m.assigned) {
 			c.hit("A5.4/epoch-behind-fenced")
-			return &hbError{code: codec.FencedMemberEpoch, msg: fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+			return &hbError{code: codec.FencedMemberEpoch, msg: "The consumer group member has a smaller member epoch (" + itoa(e) +
+				") than the one known by the group coordinator (" + itoa(m.epoch) + "). The member must abandon all its partitions and rejoin."}
 		}
 		c.hit("A5.4/previous-epoch-accepted")
 	default:
@@ -494,6 +499,10 @@ func (c *Coordinator) checkEpoch(m *member, r *codec.ConsumerGroupHeartbeatReque
 	}
 	return nil
 }
+
+// itoa formats an epoch for an error message (fenced members are frequent
+// in a run: no fmt).
+func itoa(n int32) string { return strconv.FormatInt(int64(n), 10) }
 
 func uniqueSorted(in []string) []string {
 	out := append([]string{}, in...)
