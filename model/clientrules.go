@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -132,8 +134,8 @@ type clientView struct {
 	// adoptedTag0: some v2 header of the client carried tag 0 (KIP-1313).
 	adoptedTag0 bool
 	// instances: the InstanceId the client's ConsumerGroupHeartbeats gave
-	// each member id, by group \x00 member.
-	instances map[string]string
+	// each member id (in its group).
+	instances map[groupMember]string
 }
 
 // ClientRules lists the rules CheckClients judges, in the order of its
@@ -188,9 +190,11 @@ func CheckClients(reqs []ClientRequest) []ClientResult {
 	owners := memberOwners(views)
 	brokers := brokerVersions(reqs)
 	out := make([]ClientResult, 0, len(views))
+	rules := ClientRules()
 	for _, v := range views {
 		res := describeClient(v)
-		for _, r := range ClientRules() {
+		res.Results = make([]RuleResult, 0, len(rules))
+		for _, r := range rules {
 			var rr RuleResult
 			switch r {
 			case RuleUniqueMemberIDs:
@@ -224,14 +228,13 @@ var clientChecks = map[Rule]func(*clientView) RuleResult{
 // describeClient fills a result's identity from the client's requests.
 func describeClient(v *clientView) ClientResult {
 	res := ClientResult{Requests: len(v.reqs)}
-	seenConn, seenBroker := map[uint64]bool{}, map[string]bool{}
 	for _, r := range v.reqs {
-		if !seenConn[r.Conn] {
-			seenConn[r.Conn] = true
+		// A client has few connections and brokers: the lists are their
+		// own sets.
+		if !slices.Contains(res.Conns, r.Conn) {
 			res.Conns = append(res.Conns, r.Conn)
 		}
-		if !seenBroker[r.Broker] {
-			seenBroker[r.Broker] = true
+		if !slices.Contains(res.Brokers, r.Broker) {
 			res.Brokers = append(res.Brokers, r.Broker)
 		}
 		if !res.InstanceID.Valid && r.Header.ClientInstanceId.Valid {
@@ -261,56 +264,89 @@ func describeClient(v *clientView) ClientResult {
 // connections with that ClientId when they all carry one and the same;
 // else by the connection alone.
 func splitClients(reqs []ClientRequest) []*clientView {
-	connInstance := map[uint64]codec.UUID{}
-	connClientID := map[uint64]string{}
+	// What each connection's requests say of their client: the first
+	// instance id and the first non-empty ClientId they carried.
+	type connInfo struct {
+		instance    codec.UUID
+		hasInstance bool
+		clientID    string
+		view        *clientView // once its key is made
+	}
+	conns := map[uint64]*connInfo{}
 	for i := range reqs {
 		r := &reqs[i]
-		if _, ok := connInstance[r.Conn]; !ok && r.Header.ClientInstanceId.Valid {
-			connInstance[r.Conn] = r.Header.ClientInstanceId.UUID
+		ci := conns[r.Conn]
+		if ci == nil {
+			ci = &connInfo{}
+			conns[r.Conn] = ci
 		}
-		if _, ok := connClientID[r.Conn]; !ok && r.Header.ClientId.Valid && r.Header.ClientId.Value != "" {
-			connClientID[r.Conn] = r.Header.ClientId.Value
+		if !ci.hasInstance && r.Header.ClientInstanceId.Valid {
+			ci.instance, ci.hasInstance = r.Header.ClientInstanceId.UUID, true
 		}
-	}
-	byClientID := map[string]map[codec.UUID]bool{}
-	for c, u := range connInstance {
-		if id, ok := connClientID[c]; ok {
-			if byClientID[id] == nil {
-				byClientID[id] = map[codec.UUID]bool{}
-			}
-			byClientID[id][u] = true
+		if ci.clientID == "" && r.Header.ClientId.Valid && r.Header.ClientId.Value != "" {
+			ci.clientID = r.Header.ClientId.Value
 		}
 	}
-	keyOf := func(conn uint64) string {
-		if u, ok := connInstance[conn]; ok {
-			return "instance " + u.String()
+	// The instance ids of the connections with each ClientId: one of
+	// them (any), and whether there are several.
+	type instances struct {
+		one     codec.UUID
+		several bool
+	}
+	byClientID := map[string]instances{}
+	for _, ci := range conns {
+		if !ci.hasInstance || ci.clientID == "" {
+			continue
 		}
-		if id, ok := connClientID[conn]; ok {
-			if us := byClientID[id]; len(us) == 1 {
-				for u := range us {
-					return "instance " + u.String()
-				}
+		if us, ok := byClientID[ci.clientID]; !ok {
+			byClientID[ci.clientID] = instances{one: ci.instance}
+		} else if us.one != ci.instance {
+			byClientID[ci.clientID] = instances{one: us.one, several: true}
+		}
+	}
+	keyOf := func(conn uint64, ci *connInfo) string {
+		if ci.hasInstance {
+			return "instance " + ci.instance.String()
+		}
+		if ci.clientID != "" {
+			if us, ok := byClientID[ci.clientID]; ok && !us.several {
+				return "instance " + us.one.String()
 			}
-			return "clientId " + id
+			return "clientId " + ci.clientID
 		}
-		return fmt.Sprintf("conn %d", conn)
+		return "conn " + strconv.FormatUint(conn, 10)
 	}
 	var views []*clientView
 	index := map[string]*clientView{}
-	keys := map[uint64]string{} // keyOf by connection, made once per connection
+	// Each request's view, found once: the requests are then handed out
+	// to lists made at their size.
+	of := make([]*clientView, len(reqs))
+	counts := map[*clientView]int{}
+	var last *connInfo
 	for i := range reqs {
-		k, ok := keys[reqs[i].Conn]
-		if !ok {
-			k = keyOf(reqs[i].Conn)
-			keys[reqs[i].Conn] = k
+		ci := last
+		if i == 0 || reqs[i].Conn != reqs[i-1].Conn {
+			ci = conns[reqs[i].Conn]
 		}
-		v := index[k]
-		if v == nil {
-			v = &clientView{key: k, instances: map[string]string{}}
-			index[k] = v
-			views = append(views, v)
+		last = ci
+		if ci.view == nil {
+			k := keyOf(reqs[i].Conn, ci)
+			v := index[k]
+			if v == nil {
+				v = &clientView{key: k}
+				index[k] = v
+				views = append(views, v)
+			}
+			ci.view = v
 		}
-		v.reqs = append(v.reqs, &reqs[i])
+		of[i] = ci.view
+		counts[ci.view]++
+	}
+	for _, v := range views {
+		v.reqs = make([]*ClientRequest, 0, counts[v])
+	}
+	for i := range reqs {
+		of[i].reqs = append(of[i].reqs, &reqs[i])
 	}
 	for _, v := range views {
 		v.learn()
@@ -326,7 +362,10 @@ func (v *clientView) learn() {
 			v.adoptedTag0 = true
 		}
 		if hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok && hb.InstanceId.Valid && hb.MemberId != "" {
-			v.instances[hb.GroupId+"\x00"+hb.MemberId] = hb.InstanceId.Value
+			if v.instances == nil {
+				v.instances = map[groupMember]string{}
+			}
+			v.instances[groupMember{hb.GroupId, hb.MemberId}] = hb.InstanceId.Value
 		}
 	}
 }
