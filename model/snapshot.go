@@ -96,17 +96,37 @@ func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnap
 		if g.ErrorCode != codec.None {
 			continue
 		}
+		if out == nil {
+			out = make([]GroupSnapshot, 0, len(resp.Groups))
+		}
+		targets := g.AssignmentEpoch == g.GroupEpoch
+		// The members' partition lists share one array, and their
+		// subscriptions another, each made at its size (a run reads
+		// every Describe it makes).
+		np, nn := 0, 0
+		for _, m := range g.Members {
+			np += partitionsIn(m.Assignment)
+			if targets {
+				np += partitionsIn(m.TargetAssignment)
+			}
+			nn += len(m.SubscribedTopicNames)
+		}
+		parts := make([]TopicPartition, 0, np)
+		names := make([]string, 0, nn)
 		gs := GroupSnapshot{GroupID: g.GroupId, Epoch: g.GroupEpoch}
+		if len(g.Members) > 0 {
+			gs.Members = make([]MemberSnapshot, 0, len(g.Members))
+		}
 		for _, m := range g.Members {
 			ms := MemberSnapshot{MemberID: m.MemberId, InstanceID: m.InstanceId.Value, Epoch: m.MemberEpoch,
-				Assigned:             describedTopicPartitions(m.Assignment),
-				SubscribedTopicNames: slices.Sorted(slices.Values(m.SubscribedTopicNames)),
 				SubscribedTopicRegex: m.SubscribedTopicRegex}
-			if ms.SubscribedTopicNames == nil {
-				ms.SubscribedTopicNames = []string{}
-			}
-			if g.AssignmentEpoch == g.GroupEpoch {
-				ms.Target = describedTopicPartitions(m.TargetAssignment)
+			ms.Assigned, parts = describedTopicPartitions(m.Assignment, parts)
+			from := len(names)
+			names = append(names, m.SubscribedTopicNames...)
+			ms.SubscribedTopicNames = names[from:len(names):len(names)] // never nil
+			slices.Sort(ms.SubscribedTopicNames)
+			if targets {
+				ms.Target, parts = describedTopicPartitions(m.TargetAssignment, parts)
 			}
 			gs.Members = append(gs.Members, ms)
 		}
@@ -117,24 +137,31 @@ func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnap
 	return out
 }
 
-// describedTopicPartitions lists a Describe assignment's partitions in
-// topic-name, then partition order (a broker may send them in any order).
-func describedTopicPartitions(a codec.DescribedAssignment) []TopicPartition {
+// partitionsIn counts a Describe assignment's partitions.
+func partitionsIn(a codec.DescribedAssignment) int {
 	n := 0
 	for _, t := range a.TopicPartitions {
 		n += len(t.Partitions)
 	}
-	out := make([]TopicPartition, 0, n)
+	return n
+}
+
+// describedTopicPartitions lists a Describe assignment's partitions in
+// topic-name, then partition order (a broker may send them in any order),
+// appended to buf: it returns the list, capped at its end, and buf.
+func describedTopicPartitions(a codec.DescribedAssignment, buf []TopicPartition) (list, rest []TopicPartition) {
+	from := len(buf)
 	for _, t := range a.TopicPartitions {
 		for _, p := range t.Partitions {
-			out = append(out, TopicPartition{t.TopicName, p})
+			buf = append(buf, TopicPartition{t.TopicName, p})
 		}
 	}
-	slices.SortFunc(out, func(a, b TopicPartition) int {
+	list = buf[from:len(buf):len(buf)]
+	slices.SortFunc(list, func(a, b TopicPartition) int {
 		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Partition, b.Partition)
 	})
-	return out
+	return list, buf
 }
