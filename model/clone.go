@@ -15,13 +15,14 @@ import (
 // clones, never the original.
 func (c *Coordinator) Clone() *Coordinator {
 	out := &Coordinator{
-		cfg:       c.cfg,
-		topics:    c.topics,
-		apis:      c.apis,
-		now:       c.now,
-		groups:    make(map[string]*group, len(c.groups)),
-		conns:     make(map[uint64]string, len(c.conns)),
-		telemetry: make(map[codec.UUID]*telemetryClient, len(c.telemetry)),
+		cfg:         c.cfg,
+		topics:      c.topics,
+		firstOfName: c.firstOfName,
+		apis:        c.apis,
+		now:         c.now,
+		groups:      make(map[string]*group, len(c.groups)),
+		conns:       make(map[uint64]string, len(c.conns)),
+		telemetry:   make(map[codec.UUID]*telemetryClient, len(c.telemetry)),
 	}
 	for id, g := range c.groups {
 		out.groups[id] = g.clone()
@@ -75,7 +76,7 @@ func (c *Coordinator) AppendState(b []byte) []byte {
 	gids := slices.Sorted(maps.Keys(c.groups))
 	b = binary.AppendUvarint(b, uint64(len(gids)))
 	for _, id := range gids {
-		b = c.groups[id].appendState(b)
+		b = c.groups[id].appendState(b, c.topics)
 	}
 	cids := slices.Sorted(maps.Keys(c.conns))
 	b = binary.AppendUvarint(b, uint64(len(cids)))
@@ -99,7 +100,7 @@ func (c *Coordinator) AppendState(b []byte) []byte {
 	return b
 }
 
-func (g *group) appendState(b []byte) []byte {
+func (g *group) appendState(b []byte, topics []Topic) []byte {
 	b = appendString(b, g.id)
 	b = binary.AppendVarint(b, int64(g.epoch))
 	b = binary.AppendUvarint(b, uint64(len(g.members)))
@@ -120,8 +121,8 @@ func (g *group) appendState(b []byte) []byte {
 		}
 		b = appendNullable(b, m.subscribedRegex)
 		b = appendNullable(b, m.serverAssignor)
-		b = appendParts(b, m.assigned)
-		b = appendParts(b, m.pending)
+		b = appendParts(b, m.assigned, topics)
+		b = appendParts(b, m.pending, topics)
 		b = binary.AppendVarint(b, m.sessionDeadline)
 		b = binary.AppendVarint(b, m.rebalanceDeadline)
 	}
@@ -146,10 +147,10 @@ func appendNullable(b []byte, s codec.NullableString) []byte {
 	return appendString(b, s.Value)
 }
 
-func appendParts(b []byte, s partSet) []byte {
+func appendParts(b []byte, s partSet, topics []Topic) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	for _, p := range s {
-		b = appendString(b, p.topic)
+		b = appendString(b, topics[p.topic].Name)
 		b = binary.AppendVarint(b, int64(p.partition))
 	}
 	return b

@@ -9,22 +9,25 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
-// tp is one topic-partition, by topic name.
+// tp is one topic-partition. The topic is its index in the coordinator's
+// topics, which are in name order, so indexes order as names do; a name
+// listed twice is always its first index (Coordinator.firstOfName), so one
+// name is one topic, as it was when sets held names.
 type tp struct {
-	topic     string
+	topic     int32
 	partition int32
 }
 
 // partSet is a set of topic-partitions, kept sorted in topic-name, then
 // partition order (tpCompare): a group's sets are small, every response
-// lists them in that order, and a sorted slice is looked up, copied and
-// compared without the allocations and hashing of a map. nil is the empty
-// set.
+// lists them in that order, and a sorted slice (of plain numbers, which
+// the garbage collector does not scan) is looked up, copied and compared
+// without the allocations and hashing of a map. nil is the empty set.
 type partSet []tp
 
 // tpCompare orders topic-partitions by topic name, then partition.
 func tpCompare(a, b tp) int {
-	return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
+	return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
 }
 
 func (s partSet) has(p tp) bool {
@@ -231,7 +234,7 @@ func (c *Coordinator) computeTarget(g *group) {
 				continue
 			}
 			for p := 0; p < int(t.Partitions); p++ {
-				give(subscribers[(offset+p)%len(subscribers)], tp{t.Name, int32(p)})
+				give(subscribers[(offset+p)%len(subscribers)], tp{c.firstOfName[j], int32(p)})
 			}
 			offset += int(t.Partitions)
 		}
@@ -367,7 +370,7 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 // coordinator does not know are ignored.
 func (c *Coordinator) reports(tps []codec.ConsumerGroupHeartbeatTopicPartitions, p tp) bool {
 	for _, t := range tps {
-		if name, ok := c.topicName(t.TopicId); ok && name == p.topic && slices.Contains(t.Partitions, p.partition) {
+		if topic, ok := c.topicByID(t.TopicId); ok && topic == p.topic && slices.Contains(t.Partitions, p.partition) {
 			return true
 		}
 	}
@@ -378,12 +381,12 @@ func (c *Coordinator) reports(tps []codec.ConsumerGroupHeartbeatTopicPartitions,
 // unknown topic is not a subset (Kafka's isSubset).
 func (c *Coordinator) isSubset(tps []codec.ConsumerGroupHeartbeatTopicPartitions, assigned partSet) bool {
 	for _, t := range tps {
-		name, ok := c.topicName(t.TopicId)
+		topic, ok := c.topicByID(t.TopicId)
 		if !ok {
 			return false
 		}
 		for _, p := range t.Partitions {
-			if !assigned.has(tp{name, p}) {
+			if !assigned.has(tp{topic, p}) {
 				return false
 			}
 		}
@@ -391,22 +394,25 @@ func (c *Coordinator) isSubset(tps []codec.ConsumerGroupHeartbeatTopicPartitions
 	return true
 }
 
-func (c *Coordinator) topicName(id codec.UUID) (string, bool) {
-	for _, t := range c.topics {
+// topicByID finds the topic with id (the first, were two given one id) as
+// a tp's topic.
+func (c *Coordinator) topicByID(id codec.UUID) (int32, bool) {
+	for i, t := range c.topics {
 		if t.ID == id {
-			return t.Name, true
+			return c.firstOfName[i], true
 		}
 	}
-	return "", false
+	return 0, false
 }
 
-func (c *Coordinator) topicID(name string) codec.UUID {
-	for _, t := range c.topics {
-		if t.Name == name {
-			return t.ID
-		}
+// firstOfName maps each topic's index to the index of the first topic of
+// its name: a tp's topic.
+func firstOfName(topics []Topic) []int32 {
+	out := make([]int32, len(topics))
+	for i, t := range topics {
+		out[i] = int32(slices.IndexFunc(topics, func(o Topic) bool { return o.Name == t.Name }))
 	}
-	return codec.UUID{}
+	return out
 }
 
 // heartbeatPartitions renders a set as a heartbeat's TopicPartitions, topics
@@ -418,7 +424,7 @@ func (c *Coordinator) heartbeatPartitions(s partSet) []codec.ConsumerGroupHeartb
 	from := 0
 	for i, p := range s {
 		parts[i] = p.partition
-		id := c.topicID(p.topic)
+		id := c.topics[p.topic].ID
 		if n := len(out); n > 0 && out[n-1].TopicId == id {
 			out[n-1].Partitions = parts[from : i+1 : i+1]
 			continue
@@ -463,7 +469,8 @@ func (c *Coordinator) describedPartitions(s partSet, a *describeArrays) codec.De
 	for i, p := range s {
 		parts[i] = p.partition
 		if i+1 == len(s) || s[i+1].topic != p.topic {
-			out = append(out, codec.DescribedTopicPartitions{TopicId: c.topicID(p.topic), TopicName: p.topic, Partitions: parts[from : i+1 : i+1]})
+			t := &c.topics[p.topic]
+			out = append(out, codec.DescribedTopicPartitions{TopicId: t.ID, TopicName: t.Name, Partitions: parts[from : i+1 : i+1]})
 			from = i + 1
 		}
 	}

@@ -65,9 +65,9 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 				MemberID:             m.id,
 				InstanceID:           m.instanceID.Value,
 				Epoch:                m.epoch,
-				Assigned:             toTopicPartitions(m.assigned),
-				Pending:              toTopicPartitions(m.pending),
-				Target:               toTopicPartitions(g.target[m.id]),
+				Assigned:             c.toTopicPartitions(m.assigned),
+				Pending:              c.toTopicPartitions(m.pending),
+				Target:               c.toTopicPartitions(g.target[m.id]),
 				SubscribedTopicNames: append([]string{}, m.subscribedNames...),
 				SubscribedTopicRegex: m.subscribedRegex,
 			})
@@ -77,10 +77,10 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 	return out
 }
 
-func toTopicPartitions(s partSet) []TopicPartition {
+func (c *Coordinator) toTopicPartitions(s partSet) []TopicPartition {
 	out := make([]TopicPartition, 0, len(s))
 	for _, p := range s {
-		out = append(out, TopicPartition{p.topic, p.partition})
+		out = append(out, TopicPartition{c.topics[p.topic].Name, p.partition})
 	}
 	return out
 }
