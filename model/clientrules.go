@@ -136,6 +136,15 @@ type clientView struct {
 	// instances: the InstanceId the client's ConsumerGroupHeartbeats gave
 	// each member id (in its group).
 	instances map[groupMember]string
+	// hbs are the client's ConsumerGroupHeartbeats, in order: most checks
+	// read only them.
+	hbs []heartbeat
+}
+
+// heartbeat is one ConsumerGroupHeartbeat a client sent.
+type heartbeat struct {
+	r  *ClientRequest
+	hb *codec.ConsumerGroupHeartbeatRequest
 }
 
 // ClientRules lists the rules CheckClients judges, in the order of its
@@ -354,14 +363,18 @@ func splitClients(reqs []ClientRequest) []*clientView {
 	return views
 }
 
-// learn fills what the checks share: whether the client sends tag 0, and
-// the instance id its heartbeats gave each member id.
+// learn fills what the checks share: whether the client sends tag 0, its
+// heartbeats, and the instance id its heartbeats gave each member id.
 func (v *clientView) learn() {
 	for _, r := range v.reqs {
 		if r.Header.ClientInstanceId.Valid {
 			v.adoptedTag0 = true
 		}
-		if hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok && hb.InstanceId.Valid && hb.MemberId != "" {
+		hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest)
+		if ok {
+			v.hbs = append(v.hbs, heartbeat{r, hb})
+		}
+		if ok && hb.InstanceId.Valid && hb.MemberId != "" {
 			if v.instances == nil {
 				v.instances = map[groupMember]string{}
 			}
@@ -378,10 +391,8 @@ func where(r *ClientRequest) string {
 
 // heartbeats calls f with each ConsumerGroupHeartbeat of the client.
 func (v *clientView) heartbeats(f func(r *ClientRequest, hb *codec.ConsumerGroupHeartbeatRequest)) {
-	for _, r := range v.reqs {
-		if hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok {
-			f(r, hb)
-		}
+	for _, h := range v.hbs {
+		f(h.r, h.hb)
 	}
 }
 

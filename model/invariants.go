@@ -339,7 +339,7 @@ func NoDoubleClientAssignment(groups []GroupSnapshot) error {
 						o, ok = owner[p]
 					} else {
 						for _, s := range seen {
-							if s.p == p {
+							if s.p.Partition == p.Partition && s.p.Topic == p.Topic { // s.p == p, the number first
 								o, ok = s.member, true
 								break
 							}
