@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,8 +49,13 @@ func checkMemberIDFromFirstHeartbeat(v *clientView) RuleResult {
 // life, across lost responses, retries, reconnects, fencing, leave and
 // rejoin. The detail says what the client saw just before it changed.
 func checkStableMemberID(v *clientView) RuleResult {
-	first := map[string]string{}
-	before := map[string]*ClientRequest{} // the group's previous heartbeat
+	// Per group (a client has few: a list), the first member id and the
+	// previous heartbeat.
+	type group struct {
+		id, first string
+		before    *ClientRequest
+	}
+	var groups []group
 	n, v0 := 0, 0
 	var bad string
 	v.heartbeats(func(r *ClientRequest, hb *codec.ConsumerGroupHeartbeatRequest) {
@@ -61,15 +67,17 @@ func checkStableMemberID(v *clientView) RuleResult {
 			return
 		}
 		n++
-		g := hb.GroupId
-		if f, ok := first[g]; !ok {
-			first[g] = hb.MemberId
-		} else if f != hb.MemberId && bad == "" {
-			prev := before[g]
-			bad = fmt.Sprintf("group %s: %s at epoch %d sends member id %s, not %s; its previous heartbeat got %s at epoch %d",
-				g, where(r), hb.MemberEpoch, hb.MemberId, f, outcomeOf(prev), prev.Request.(*codec.ConsumerGroupHeartbeatRequest).MemberEpoch)
+		i := slices.IndexFunc(groups, func(g group) bool { return g.id == hb.GroupId })
+		if i < 0 {
+			groups = append(groups, group{id: hb.GroupId, first: hb.MemberId, before: r})
+			return
 		}
-		before[g] = r
+		g := &groups[i]
+		if g.first != hb.MemberId && bad == "" {
+			bad = fmt.Sprintf("group %s: %s at epoch %d sends member id %s, not %s; its previous heartbeat got %s at epoch %d",
+				g.id, where(r), hb.MemberEpoch, hb.MemberId, g.first, outcomeOf(g.before), g.before.Request.(*codec.ConsumerGroupHeartbeatRequest).MemberEpoch)
+		}
+		g.before = r
 	})
 	if n == 0 && v0 > 0 {
 		return RuleResult{Outcome: OutcomeNotAdopted, Judged: v0, Detail: "ConsumerGroupHeartbeat v0 only: the broker's member ids may change"}

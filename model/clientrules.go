@@ -274,21 +274,26 @@ func describeClient(v *clientView) ClientResult {
 // else by the connection alone.
 func splitClients(reqs []ClientRequest) []*clientView {
 	// What each connection's requests say of their client: the first
-	// instance id and the first non-empty ClientId they carried.
+	// instance id and the first non-empty ClientId they carried; and how
+	// many requests it carried.
 	type connInfo struct {
 		instance    codec.UUID
 		hasInstance bool
 		clientID    string
-		view        *clientView // once its key is made
+		n           int
+		view        *clientView // once its client is known
 	}
 	conns := map[uint64]*connInfo{}
+	var ci *connInfo
 	for i := range reqs {
 		r := &reqs[i]
-		ci := conns[r.Conn]
-		if ci == nil {
-			ci = &connInfo{}
-			conns[r.Conn] = ci
+		if i == 0 || r.Conn != reqs[i-1].Conn {
+			if ci = conns[r.Conn]; ci == nil {
+				ci = &connInfo{}
+				conns[r.Conn] = ci
+			}
 		}
+		ci.n++
 		if !ci.hasInstance && r.Header.ClientInstanceId.Valid {
 			ci.instance, ci.hasInstance = r.Header.ClientInstanceId.UUID, true
 		}
@@ -313,49 +318,66 @@ func splitClients(reqs []ClientRequest) []*clientView {
 			byClientID[ci.clientID] = instances{one: us.one, several: true}
 		}
 	}
-	keyOf := func(conn uint64, ci *connInfo) string {
+	// A client is its instance id, else its ClientId, else its
+	// connection (one field set); its key, the label reports show, is
+	// made once per client.
+	type client struct {
+		instance    codec.UUID
+		hasInstance bool
+		clientID    string
+		conn        uint64
+	}
+	clientOf := func(conn uint64, ci *connInfo) client {
 		if ci.hasInstance {
-			return "instance " + ci.instance.String()
+			return client{instance: ci.instance, hasInstance: true}
 		}
 		if ci.clientID != "" {
 			if us, ok := byClientID[ci.clientID]; ok && !us.several {
-				return "instance " + us.one.String()
+				return client{instance: us.one, hasInstance: true}
 			}
-			return "clientId " + ci.clientID
+			return client{clientID: ci.clientID}
 		}
-		return "conn " + strconv.FormatUint(conn, 10)
+		return client{conn: conn}
+	}
+	keyOf := func(c client) string {
+		switch {
+		case c.hasInstance:
+			return "instance " + c.instance.String()
+		case c.clientID != "":
+			return "clientId " + c.clientID
+		}
+		return "conn " + strconv.FormatUint(c.conn, 10)
 	}
 	var views []*clientView
-	index := map[string]*clientView{}
-	// Each request's view, found once: the requests are then handed out
-	// to lists made at their size.
-	of := make([]*clientView, len(reqs))
+	index := map[client]*clientView{}
 	counts := map[*clientView]int{}
-	var last *connInfo
 	for i := range reqs {
-		ci := last
-		if i == 0 || reqs[i].Conn != reqs[i-1].Conn {
-			ci = conns[reqs[i].Conn]
+		if i > 0 && reqs[i].Conn == reqs[i-1].Conn {
+			continue
 		}
-		last = ci
-		if ci.view == nil {
-			k := keyOf(reqs[i].Conn, ci)
-			v := index[k]
-			if v == nil {
-				v = &clientView{key: k}
-				index[k] = v
-				views = append(views, v)
-			}
-			ci.view = v
+		ci := conns[reqs[i].Conn]
+		if ci.view != nil {
+			continue
 		}
-		of[i] = ci.view
-		counts[ci.view]++
+		c := clientOf(reqs[i].Conn, ci)
+		v := index[c]
+		if v == nil {
+			v = &clientView{key: keyOf(c)}
+			index[c] = v
+			views = append(views, v)
+		}
+		ci.view = v
+		counts[v] += ci.n
 	}
+	// The requests are handed out to lists made at their size.
 	for _, v := range views {
 		v.reqs = make([]*ClientRequest, 0, counts[v])
 	}
 	for i := range reqs {
-		of[i].reqs = append(of[i].reqs, &reqs[i])
+		if i == 0 || reqs[i].Conn != reqs[i-1].Conn {
+			ci = conns[reqs[i].Conn]
+		}
+		ci.view.reqs = append(ci.view.reqs, &reqs[i])
 	}
 	for _, v := range views {
 		v.learn()
@@ -366,6 +388,13 @@ func splitClients(reqs []ClientRequest) []*clientView {
 // learn fills what the checks share: whether the client sends tag 0, its
 // heartbeats, and the instance id its heartbeats gave each member id.
 func (v *clientView) learn() {
+	n := 0
+	for _, r := range v.reqs {
+		if _, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok {
+			n++
+		}
+	}
+	v.hbs = make([]heartbeat, 0, n)
 	for _, r := range v.reqs {
 		if r.Header.ClientInstanceId.Valid {
 			v.adoptedTag0 = true

@@ -91,33 +91,42 @@ func (c *Coordinator) toTopicPartitions(s partSet) []TopicPartition {
 // visible (Pending is nil), and neither is a current target while the
 // group's assignment epoch lags its group epoch (Target is nil then).
 func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnapshot {
-	var out []GroupSnapshot
-	for _, g := range resp.Groups {
+	// The groups' members, the members' partition lists and their
+	// subscriptions share three arrays, each made at its size (a run
+	// reads every Describe it makes): counted first.
+	ngroups, nmembers, nparts, nnames := 0, 0, 0, 0
+	for i := range resp.Groups { // by pointer: a described group and member are large
+		g := &resp.Groups[i]
 		if g.ErrorCode != codec.None {
 			continue
 		}
-		if out == nil {
-			out = make([]GroupSnapshot, 0, len(resp.Groups))
-		}
-		targets := g.AssignmentEpoch == g.GroupEpoch
-		// The members' partition lists share one array, and their
-		// subscriptions another, each made at its size (a run reads
-		// every Describe it makes).
-		np, nn := 0, 0
-		for _, m := range g.Members {
-			np += partitionsIn(m.Assignment)
-			if targets {
-				np += partitionsIn(m.TargetAssignment)
+		ngroups++
+		nmembers += len(g.Members)
+		for j := range g.Members {
+			m := &g.Members[j]
+			nparts += partitionsIn(m.Assignment)
+			if g.AssignmentEpoch == g.GroupEpoch {
+				nparts += partitionsIn(m.TargetAssignment)
 			}
-			nn += len(m.SubscribedTopicNames)
+			nnames += len(m.SubscribedTopicNames)
 		}
-		parts := make([]TopicPartition, 0, np)
-		names := make([]string, 0, nn)
+	}
+	if ngroups == 0 {
+		return nil
+	}
+	out := make([]GroupSnapshot, 0, ngroups)
+	members := make([]MemberSnapshot, 0, nmembers)
+	parts := make([]TopicPartition, 0, nparts)
+	names := make([]string, 0, nnames)
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		if g.ErrorCode != codec.None {
+			continue
+		}
 		gs := GroupSnapshot{GroupID: g.GroupId, Epoch: g.GroupEpoch}
-		if len(g.Members) > 0 {
-			gs.Members = make([]MemberSnapshot, 0, len(g.Members))
-		}
-		for _, m := range g.Members {
+		first := len(members)
+		for j := range g.Members {
+			m := &g.Members[j]
 			ms := MemberSnapshot{MemberID: m.MemberId, InstanceID: m.InstanceId.Value, Epoch: m.MemberEpoch,
 				SubscribedTopicRegex: m.SubscribedTopicRegex}
 			ms.Assigned, parts = describedTopicPartitions(m.Assignment, parts)
@@ -125,10 +134,13 @@ func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnap
 			names = append(names, m.SubscribedTopicNames...)
 			ms.SubscribedTopicNames = names[from:len(names):len(names)] // never nil
 			slices.Sort(ms.SubscribedTopicNames)
-			if targets {
+			if g.AssignmentEpoch == g.GroupEpoch {
 				ms.Target, parts = describedTopicPartitions(m.TargetAssignment, parts)
 			}
-			gs.Members = append(gs.Members, ms)
+			members = append(members, ms)
+		}
+		if len(members) > first { // nil for a group without members
+			gs.Members = members[first:len(members):len(members)]
 		}
 		slices.SortFunc(gs.Members, func(a, b MemberSnapshot) int { return strings.Compare(a.MemberID, b.MemberID) })
 		out = append(out, gs)
@@ -158,8 +170,8 @@ func describedTopicPartitions(a codec.DescribedAssignment, buf []TopicPartition)
 	}
 	list = buf[from:len(buf):len(buf)]
 	slices.SortFunc(list, func(a, b TopicPartition) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
+		if a.Topic != b.Topic { // mostly the same topic: no three-way compare
+			return strings.Compare(a.Topic, b.Topic)
 		}
 		return cmp.Compare(a.Partition, b.Partition)
 	})
