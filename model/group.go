@@ -31,6 +31,9 @@ func tpCompare(a, b tp) int {
 }
 
 func (s partSet) has(p tp) bool {
+	if len(s) <= smallScan { // most sets: a scan beats a search
+		return slices.Contains(s, p)
+	}
 	_, ok := slices.BinarySearchFunc(s, p, tpCompare)
 	return ok
 }
