@@ -259,7 +259,10 @@ func (c *Client) OnApiVersions(resp *codec.ApiVersionsResponse) {
 	if resp.ErrorCode != codec.None {
 		return
 	}
-	c.maxSeen = map[codec.APIKey]int16{}
+	if c.maxSeen == nil {
+		c.maxSeen = make(map[codec.APIKey]int16, len(resp.ApiKeys))
+	}
+	clear(c.maxSeen) // every connection asks: the map is reused
 	for _, k := range resp.ApiKeys {
 		c.maxSeen[k.ApiKey] = k.MaxVersion
 	}

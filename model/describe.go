@@ -33,6 +33,9 @@ func groupState(g *group) string {
 // describe serves ConsumerGroupDescribe: exactly what each group holds.
 func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequest) *codec.ConsumerGroupDescribeResponse {
 	resp := &codec.ConsumerGroupDescribeResponse{}
+	if len(r.GroupIds) > 0 {
+		resp.Groups = make([]codec.DescribedGroup, 0, len(r.GroupIds))
+	}
 	for _, id := range r.GroupIds {
 		resp.Groups = append(resp.Groups, c.describeGroup(version, id, r.IncludeAuthorizedOperations))
 	}
