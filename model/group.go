@@ -52,8 +52,6 @@ func (s *partSet) add(p tp) {
 
 func (s partSet) clone() partSet { return slices.Clone(s) }
 
-func (s partSet) equal(o partSet) bool { return slices.Equal(s, o) }
-
 // Member states of KIP-848 reconciliation (docs/PROTOCOL.md A5).
 const (
 	stateStable               = "STABLE"
