@@ -21,8 +21,8 @@ type tp struct {
 // partSet is a set of topic-partitions, kept sorted in topic-name, then
 // partition order (tpCompare): a group's sets are small, every response
 // lists them in that order, and a sorted slice (of plain numbers, which
-// the garbage collector does not scan) is looked up, copied and compared
-// without the allocations and hashing of a map. nil is the empty set.
+// the garbage collector does not scan) is looked up and copied without
+// the allocations and hashing of a map. nil is the empty set.
 type partSet []tp
 
 // tpCompare orders topic-partitions by topic name, then partition.
