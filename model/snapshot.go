@@ -169,11 +169,21 @@ func describedTopicPartitions(a codec.DescribedAssignment, buf []TopicPartition)
 		}
 	}
 	list = buf[from:len(buf):len(buf)]
-	slices.SortFunc(list, func(a, b TopicPartition) int {
-		if a.Topic != b.Topic { // mostly the same topic: no three-way compare
-			return strings.Compare(a.Topic, b.Topic)
-		}
-		return cmp.Compare(a.Partition, b.Partition)
-	})
+	if !inOrder(list) { // they mostly are: looked at without a sort's calls
+		slices.SortFunc(list, func(a, b TopicPartition) int {
+			return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+		})
+	}
 	return list, buf
+}
+
+// inOrder reports whether ps are in topic-name, then partition order.
+func inOrder(ps []TopicPartition) bool {
+	for i := 1; i < len(ps); i++ {
+		a, b := ps[i-1], ps[i]
+		if a.Topic == b.Topic && a.Partition > b.Partition || a.Topic != b.Topic && a.Topic > b.Topic {
+			return false
+		}
+	}
+	return true
 }
