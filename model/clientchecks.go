@@ -232,10 +232,13 @@ func checkInstanceIDInHeader(v *clientView) RuleResult {
 		if carrier == nil {
 			carrier = r
 		}
-		if u, ok := perConn[r.Conn]; ok && u != t.UUID && bad == "" {
+		u, ok := perConn[r.Conn]
+		if ok && u != t.UUID && bad == "" {
 			bad = fmt.Sprintf("%s carries client instance id %s, after %s on the same connection", where(r), t.UUID, u)
 		}
-		perConn[r.Conn] = t.UUID
+		if !ok || u != t.UUID { // mostly the same id: no second lookup
+			perConn[r.Conn] = t.UUID
+		}
 		if t.UUID.IsZero() && bad == "" {
 			bad = fmt.Sprintf("%s carries the zero UUID in tag 0", where(r))
 		}
@@ -288,6 +291,9 @@ func checkClientIDOnFirstRequest(v *clientView) RuleResult {
 			continue
 		}
 		later++
+		if adopted {
+			continue // known: the rest are only counted
+		}
 		if f := firsts[r.Conn]; f != nil && f.Header.ClientId.Valid && !r.Header.ClientId.Valid {
 			adopted = true
 		}

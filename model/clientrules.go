@@ -200,10 +200,14 @@ func CheckClients(reqs []ClientRequest) []ClientResult {
 	brokers := brokerVersions(reqs)
 	out := make([]ClientResult, 0, len(views))
 	rules := ClientRules()
+	checks := make([]func(*clientView) RuleResult, len(rules)) // looked up once, not per client
+	for i, r := range rules {
+		checks[i] = clientChecks[r]
+	}
 	for _, v := range views {
 		res := describeClient(v)
 		res.Results = make([]RuleResult, 0, len(rules))
-		for _, r := range rules {
+		for i, r := range rules {
 			var rr RuleResult
 			switch r {
 			case RuleUniqueMemberIDs:
@@ -211,7 +215,7 @@ func CheckClients(reqs []ClientRequest) []ClientResult {
 			case RuleLeaveGroupDowngrade:
 				rr = checkLeaveGroupDowngrade(v, brokers)
 			default:
-				rr = clientChecks[r](v)
+				rr = checks[i](v)
 			}
 			rr.Rule = r
 			res.Results = append(res.Results, rr)
