@@ -89,9 +89,11 @@ type Client struct {
 	instanceID codec.UUID
 	memberID   string
 
-	state    ClientState
-	epoch    int32
-	owned    map[codec.UUID][]int32
+	state ClientState
+	epoch int32
+	// owned are the partitions the client owns: topics in id order, each
+	// topic's partitions sorted, in arrays of the client's own.
+	owned    []codec.ConsumerGroupHeartbeatTopicPartitions
 	needFull bool // the last heartbeat failed or went unanswered
 
 	hbVersion int16 // negotiated
@@ -107,9 +109,11 @@ type Client struct {
 	// clear the other kind of subscription when it changes kind.
 	subGen, ackedGen, sentGen int
 	clearNames, clearRegex    bool
-	// sentOwned is what the last heartbeat reported as owned (for
-	// NullOwnedWhenUnchanged); "" after a join or a failure.
-	sentOwned string
+	// sentOwned is what the last heartbeat reported as owned (ownedKey,
+	// for NullOwnedWhenUnchanged); empty after a join or a failure.
+	// nextKey is the buffer the next heartbeat's key is made in: the two
+	// swap when the heartbeat reports its owned partitions.
+	sentOwned, nextKey []byte
 }
 
 // NewClient makes a client process. The client instance id (and, for a
@@ -127,7 +131,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.Regex != "" && cfg.HeartbeatVersion < 1 {
 		return nil, errors.New("model: a regex subscription needs ConsumerGroupHeartbeat v1")
 	}
-	c := &Client{cfg: cfg, owned: map[codec.UUID][]int32{}, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion,
+	c := &Client{cfg: cfg, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion,
 		clientID: cfg.ClientID, sentGen: -1}
 	id, err := newUUID(cfg.Rand)
 	if err != nil {
@@ -201,14 +205,18 @@ func (c *Client) HeartbeatVersion() int16 { return c.hbVersion }
 
 // Owned returns the partitions the client owns, topics in id order.
 func (c *Client) Owned() []codec.ConsumerGroupHeartbeatTopicPartitions {
-	ids := make([]codec.UUID, 0, len(c.owned))
-	for id := range c.owned {
-		ids = append(ids, id)
+	// A copy at every heartbeat: the topics' lists share one array, each
+	// capped at its end.
+	n := 0
+	for _, t := range c.owned {
+		n += len(t.Partitions)
 	}
-	slices.SortFunc(ids, func(a, b codec.UUID) int { return bytes.Compare(a[:], b[:]) }) // at every heartbeat: no reflection
-	out := []codec.ConsumerGroupHeartbeatTopicPartitions{}
-	for _, id := range ids {
-		out = append(out, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: id, Partitions: append([]int32(nil), c.owned[id]...)})
+	parts := make([]int32, 0, n)
+	out := make([]codec.ConsumerGroupHeartbeatTopicPartitions, 0, len(c.owned))
+	for _, t := range c.owned {
+		from := len(parts)
+		parts = append(parts, t.Partitions...)
+		out = append(out, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: t.TopicId, Partitions: parts[from:len(parts):len(parts)]})
 	}
 	return out
 }
@@ -251,7 +259,10 @@ func (c *Client) OnApiVersions(resp *codec.ApiVersionsResponse) {
 	if resp.ErrorCode != codec.None {
 		return
 	}
-	c.maxSeen = map[codec.APIKey]int16{}
+	if c.maxSeen == nil {
+		c.maxSeen = make(map[codec.APIKey]int16, len(resp.ApiKeys))
+	}
+	clear(c.maxSeen) // every connection asks: the map is reused
 	for _, k := range resp.ApiKeys {
 		c.maxSeen[k.ApiKey] = k.MaxVersion
 	}
@@ -301,7 +312,7 @@ func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 		r.RebalanceTimeoutMs = c.cfg.RebalanceTimeoutMs
 		c.subscription(r)
 		r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{}
-		c.sentOwned = ""
+		c.sentOwned = c.sentOwned[:0]
 		if c.cfg.RackID != "" {
 			r.RackId = codec.Str(c.cfg.RackID)
 		}
@@ -310,9 +321,10 @@ func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 		}
 	default:
 		owned := c.Owned()
-		if key := ownedKey(owned); c.needFull || !c.cfg.NullOwnedWhenUnchanged || key != c.sentOwned {
+		c.nextKey = appendOwnedKey(c.nextKey[:0], owned)
+		if c.needFull || !c.cfg.NullOwnedWhenUnchanged || !bytes.Equal(c.nextKey, c.sentOwned) {
 			r.TopicPartitions = owned
-			c.sentOwned = key
+			c.sentOwned, c.nextKey = c.nextKey, c.sentOwned
 		}
 		if c.needFull {
 			r.RebalanceTimeoutMs = c.cfg.RebalanceTimeoutMs
@@ -343,17 +355,13 @@ func (c *Client) subscription(r *codec.ConsumerGroupHeartbeatRequest) {
 	c.sentGen = c.subGen
 }
 
-// ownedKey is a set of owned partitions (as Owned lists them) as a
-// comparable string: each topic id and its partitions, length-prefixed,
-// after a mark that keeps it apart from "" (nothing sent yet). It is made
-// at every heartbeat, so it is built by hand rather than printed.
-func ownedKey(owned []codec.ConsumerGroupHeartbeatTopicPartitions) string {
-	n := 1
-	for _, t := range owned {
-		n += 16 + binary.MaxVarintLen64 + 4*len(t.Partitions)
-	}
-	b := make([]byte, 1, n)
-	b[0] = 'o'
+// appendOwnedKey appends a set of owned partitions (as Owned lists them)
+// as comparable bytes, its key: each topic id and its partitions,
+// length-prefixed, after a mark that keeps it apart from the empty key
+// (nothing sent yet). It is made at every heartbeat, so it is built by
+// hand, in a buffer the client reuses, rather than printed.
+func appendOwnedKey(b []byte, owned []codec.ConsumerGroupHeartbeatTopicPartitions) []byte {
+	b = append(b, 'o')
 	for _, t := range owned {
 		b = append(b, t.TopicId[:]...)
 		b = binary.AppendUvarint(b, uint64(len(t.Partitions)))
@@ -361,7 +369,7 @@ func ownedKey(owned []codec.ConsumerGroupHeartbeatTopicPartitions) string {
 			b = binary.BigEndian.AppendUint32(b, uint32(p))
 		}
 	}
-	return string(b)
+	return b
 }
 
 // OnHeartbeat absorbs the response to a join or heartbeat.
@@ -376,14 +384,23 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 		}
 		c.epoch = resp.MemberEpoch
 		if resp.Assignment != nil {
-			c.owned = map[codec.UUID][]int32{}
+			c.owned = nil
 			for _, t := range resp.Assignment.TopicPartitions {
-				if len(t.Partitions) > 0 {
-					ps := append([]int32(nil), t.Partitions...)
-					slices.Sort(ps)
-					c.owned[t.TopicId] = ps
+				if len(t.Partitions) == 0 {
+					continue
 				}
+				ps := append([]int32(nil), t.Partitions...)
+				slices.Sort(ps)
+				// A topic listed twice owns its last list.
+				if i := slices.IndexFunc(c.owned, func(o codec.ConsumerGroupHeartbeatTopicPartitions) bool { return o.TopicId == t.TopicId }); i >= 0 {
+					c.owned[i].Partitions = ps
+					continue
+				}
+				c.owned = append(c.owned, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: t.TopicId, Partitions: ps})
 			}
+			slices.SortFunc(c.owned, func(a, b codec.ConsumerGroupHeartbeatTopicPartitions) int {
+				return bytes.Compare(a.TopicId[:], b.TopicId[:]) // no reflection
+			})
 		}
 		c.state = Joined
 		c.needFull = false
@@ -394,7 +411,7 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 	case codec.FencedMemberEpoch, codec.UnknownMemberID:
 		// Abandon the partitions and rejoin at epoch 0 with the same id (a
 		// v0 client forgets an id the broker no longer knows).
-		c.owned = map[codec.UUID][]int32{}
+		c.owned = nil
 		c.epoch = 0
 		c.state = Unjoined
 		if resp.ErrorCode == codec.UnknownMemberID && c.cfg.HeartbeatVersion < MemberIDRequiredVersion {
@@ -444,7 +461,7 @@ func (c *Client) Leave(temporary bool) (*codec.ConsumerGroupHeartbeatRequest, in
 func (c *Client) OnLeaveDone() {
 	c.state = Left
 	c.epoch = 0
-	c.owned = map[codec.UUID][]int32{}
+	c.owned = nil
 	c.needFull = false
 }
 

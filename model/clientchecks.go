@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -37,9 +39,9 @@ func checkMemberIDFromFirstHeartbeat(v *clientView) RuleResult {
 	})
 	if n == 0 && v0 > 0 {
 		return RuleResult{Outcome: OutcomeNotAdopted, Judged: v0,
-			Detail: fmt.Sprintf("sends ConsumerGroupHeartbeat v0 only (%d requests): the broker makes its member ids", v0)}
+			Detail: "sends ConsumerGroupHeartbeat v0 only (" + strconv.Itoa(v0) + " requests): the broker makes its member ids"}
 	}
-	return judged(n, bad, fmt.Sprintf("%d v1 heartbeats, each with a member id", n))
+	return judged(n, bad, strconv.Itoa(n)+" v1 heartbeats, each with a member id")
 }
 
 // checkStableMemberID holds a KIP-1082 client (ConsumerGroupHeartbeat v1)
@@ -47,8 +49,13 @@ func checkMemberIDFromFirstHeartbeat(v *clientView) RuleResult {
 // life, across lost responses, retries, reconnects, fencing, leave and
 // rejoin. The detail says what the client saw just before it changed.
 func checkStableMemberID(v *clientView) RuleResult {
-	first := map[string]string{}
-	before := map[string]string{}
+	// Per group (a client has few: a list), the first member id and the
+	// previous heartbeat.
+	type group struct {
+		id, first string
+		before    *ClientRequest
+	}
+	var groups []group
 	n, v0 := 0, 0
 	var bad string
 	v.heartbeats(func(r *ClientRequest, hb *codec.ConsumerGroupHeartbeatRequest) {
@@ -60,19 +67,22 @@ func checkStableMemberID(v *clientView) RuleResult {
 			return
 		}
 		n++
-		g := hb.GroupId
-		if f, ok := first[g]; !ok {
-			first[g] = hb.MemberId
-		} else if f != hb.MemberId && bad == "" {
-			bad = fmt.Sprintf("group %s: %s at epoch %d sends member id %s, not %s; its previous heartbeat got %s",
-				g, where(r), hb.MemberEpoch, hb.MemberId, f, before[g])
+		i := slices.IndexFunc(groups, func(g group) bool { return g.id == hb.GroupId })
+		if i < 0 {
+			groups = append(groups, group{id: hb.GroupId, first: hb.MemberId, before: r})
+			return
 		}
-		before[g] = fmt.Sprintf("%s at epoch %d", outcomeOf(r), hb.MemberEpoch)
+		g := &groups[i]
+		if g.first != hb.MemberId && bad == "" {
+			bad = fmt.Sprintf("group %s: %s at epoch %d sends member id %s, not %s; its previous heartbeat got %s at epoch %d",
+				g.id, where(r), hb.MemberEpoch, hb.MemberId, g.first, outcomeOf(g.before), g.before.Request.(*codec.ConsumerGroupHeartbeatRequest).MemberEpoch)
+		}
+		g.before = r
 	})
 	if n == 0 && v0 > 0 {
 		return RuleResult{Outcome: OutcomeNotAdopted, Judged: v0, Detail: "ConsumerGroupHeartbeat v0 only: the broker's member ids may change"}
 	}
-	return judged(n, bad, fmt.Sprintf("one member id per group over %d heartbeats", n))
+	return judged(n, bad, "one member id per group over "+strconv.Itoa(n)+" heartbeats")
 }
 
 // outcomeOf says what the client got for a request: the proxy's fault, the
@@ -97,16 +107,18 @@ func outcomeOf(r *ClientRequest) string {
 	return code.String()
 }
 
-// memberOwners maps each group \x00 member id any client's heartbeats
+// memberOwners maps each member id (in its group) any client's heartbeats
 // carried to the clients that carried it, in order of first use.
-func memberOwners(views []*clientView) map[string][]string {
-	owners := map[string][]string{}
+func memberOwners(views []*clientView) map[groupMember][]string {
+	owners := map[groupMember][]string{}
 	for _, v := range views {
+		var last groupMember // a client's heartbeats mostly repeat its member
 		v.heartbeats(func(r *ClientRequest, hb *codec.ConsumerGroupHeartbeatRequest) {
-			if strings.TrimSpace(hb.MemberId) == "" {
+			k := groupMember{hb.GroupId, hb.MemberId}
+			if k == last || strings.TrimSpace(hb.MemberId) == "" {
 				return
 			}
-			k := hb.GroupId + "\x00" + hb.MemberId
+			last = k
 			if !contains(owners[k], v.key) {
 				owners[k] = append(owners[k], v.key)
 			}
@@ -117,12 +129,17 @@ func memberOwners(views []*clientView) map[string][]string {
 
 // checkUniqueMemberIDs holds a client to RuleUniqueMemberIDs on the wire: no
 // other client sent a member id it sent, in the same group.
-func checkUniqueMemberIDs(v *clientView, owners map[string][]string) RuleResult {
+func checkUniqueMemberIDs(v *clientView, owners map[groupMember][]string) RuleResult {
 	n := 0
-	seen := map[string]bool{}
+	seen := map[groupMember]bool{}
+	var last groupMember // seen (or blank): a client's heartbeats mostly repeat its member
 	var bad string
 	v.heartbeats(func(r *ClientRequest, hb *codec.ConsumerGroupHeartbeatRequest) {
-		k := hb.GroupId + "\x00" + hb.MemberId
+		k := groupMember{hb.GroupId, hb.MemberId}
+		if k == last {
+			return
+		}
+		last = k
 		if strings.TrimSpace(hb.MemberId) == "" || seen[k] {
 			return
 		}
@@ -135,7 +152,7 @@ func checkUniqueMemberIDs(v *clientView, owners map[string][]string) RuleResult 
 			}
 		}
 	})
-	return judged(n, bad, fmt.Sprintf("%d member ids, none shared with another client", n))
+	return judged(n, bad, strconv.Itoa(n)+" member ids, none shared with another client")
 }
 
 // RuleNoHeartbeatAfterLeave is the rule checkNoHeartbeatAfterLeave reports.
@@ -149,13 +166,13 @@ const (
 // its next ConsumerGroupHeartbeat under that id is a rejoin (epoch 0) or
 // another leave, never a heartbeat at a positive epoch.
 func checkNoHeartbeatAfterLeave(v *clientView) RuleResult {
-	left := map[string]*ClientRequest{}
+	left := map[groupMember]*ClientRequest{}
 	n := 0
 	var bad string
 	for _, r := range v.reqs {
 		switch m := r.Request.(type) {
 		case *codec.ConsumerGroupHeartbeatRequest:
-			k := m.GroupId + "\x00" + m.MemberId
+			k := groupMember{m.GroupId, m.MemberId}
 			switch l, isLeft := left[k]; {
 			case m.MemberEpoch < 0:
 				left[k] = r
@@ -168,12 +185,12 @@ func checkNoHeartbeatAfterLeave(v *clientView) RuleResult {
 			}
 		case *codec.LeaveGroupRequest:
 			for _, id := range leaveGroupMembers(r.Header.RequestApiVersion, m) {
-				left[m.GroupId+"\x00"+id] = r
+				left[groupMember{m.GroupId, id}] = r
 				n++
 			}
 		}
 	}
-	return judged(n, bad, fmt.Sprintf("%d leaves, none followed by a heartbeat before a rejoin", n))
+	return judged(n, bad, strconv.Itoa(n)+" leaves, none followed by a heartbeat before a rejoin")
 }
 
 // leaveGroupMembers are the member ids a LeaveGroup request names.
@@ -215,10 +232,13 @@ func checkInstanceIDInHeader(v *clientView) RuleResult {
 		if carrier == nil {
 			carrier = r
 		}
-		if u, ok := perConn[r.Conn]; ok && u != t.UUID && bad == "" {
+		u, ok := perConn[r.Conn]
+		if ok && u != t.UUID && bad == "" {
 			bad = fmt.Sprintf("%s carries client instance id %s, after %s on the same connection", where(r), t.UUID, u)
 		}
-		perConn[r.Conn] = t.UUID
+		if !ok || u != t.UUID { // mostly the same id: no second lookup
+			perConn[r.Conn] = t.UUID
+		}
 		if t.UUID.IsZero() && bad == "" {
 			bad = fmt.Sprintf("%s carries the zero UUID in tag 0", where(r))
 		}
@@ -227,12 +247,12 @@ func checkInstanceIDInHeader(v *clientView) RuleResult {
 		if n == 0 {
 			return RuleResult{Outcome: OutcomeNotSeen}
 		}
-		return RuleResult{Outcome: OutcomeNotAdopted, Judged: n, Detail: fmt.Sprintf("none of its %d v2 headers carries tag 0", n)}
+		return RuleResult{Outcome: OutcomeNotAdopted, Judged: n, Detail: "none of its " + strconv.Itoa(n) + " v2 headers carries tag 0"}
 	}
 	if bad == "" && missing != nil {
 		bad = fmt.Sprintf("%s has no tag 0, while %s carried %s", where(missing), where(carrier), carrier.Header.ClientInstanceId.UUID)
 	}
-	return judged(n, bad, fmt.Sprintf("tag 0 on all %d v2 headers", n))
+	return judged(n, bad, "tag 0 on all "+strconv.Itoa(n)+" v2 headers")
 }
 
 // checkClientZeroUUIDs holds a client to RuleNoZeroUUIDs on the wire: no
@@ -254,7 +274,7 @@ func checkClientZeroUUIDs(v *clientView) RuleResult {
 			}
 		}
 	}
-	return judged(n, bad, fmt.Sprintf("%d ids, none zero", n))
+	return judged(n, bad, strconv.Itoa(n)+" ids, none zero")
 }
 
 // checkClientIDOnFirstRequest holds a client to RuleClientIDOnFirstRequest:
@@ -271,6 +291,9 @@ func checkClientIDOnFirstRequest(v *clientView) RuleResult {
 			continue
 		}
 		later++
+		if adopted {
+			continue // known: the rest are only counted
+		}
 		if f := firsts[r.Conn]; f != nil && f.Header.ClientId.Valid && !r.Header.ClientId.Valid {
 			adopted = true
 		}
@@ -279,7 +302,7 @@ func checkClientIDOnFirstRequest(v *clientView) RuleResult {
 		if later == 0 {
 			return RuleResult{Outcome: OutcomeNotSeen}
 		}
-		return RuleResult{Outcome: OutcomeNotAdopted, Judged: later, Detail: fmt.Sprintf("every later request of its connections repeats ClientId (%d requests)", later)}
+		return RuleResult{Outcome: OutcomeNotAdopted, Judged: later, Detail: "every later request of its connections repeats ClientId (" + strconv.Itoa(later) + " requests)"}
 	}
 	var bad string
 	for _, r := range v.reqs {
@@ -291,7 +314,7 @@ func checkClientIDOnFirstRequest(v *clientView) RuleResult {
 			bad = fmt.Sprintf("%s, request %d of its connection, repeats ClientId %q", where(r), r.Seq+1, r.Header.ClientId.Value)
 		}
 	}
-	return judged(later+len(firsts), bad, fmt.Sprintf("ClientId on the first request of each of %d connections only", len(firsts)))
+	return judged(later+len(firsts), bad, "ClientId on the first request of each of "+strconv.Itoa(len(firsts))+" connections only")
 }
 
 // RuleTelemetryInstanceID is the rule checkTelemetryInstanceID reports.
@@ -331,9 +354,9 @@ func checkTelemetryInstanceID(v *clientView) RuleResult {
 		}
 	}
 	if n > 0 && v1 == 0 && !v.adoptedTag0 {
-		return RuleResult{Outcome: OutcomeNotAdopted, Judged: n, Detail: fmt.Sprintf("telemetry v0 only, with KIP-714's id in the body (%d requests)", n)}
+		return RuleResult{Outcome: OutcomeNotAdopted, Judged: n, Detail: "telemetry v0 only, with KIP-714's id in the body (" + strconv.Itoa(n) + " requests)"}
 	}
-	return judged(n, bad, fmt.Sprintf("%d telemetry requests", n))
+	return judged(n, bad, strconv.Itoa(n)+" telemetry requests")
 }
 
 // RuleStaticLeaveWithInstanceID is the rule checkStaticLeave reports.
@@ -352,7 +375,7 @@ func checkStaticLeave(v *clientView) RuleResult {
 		if hb.MemberEpoch != -1 && hb.MemberEpoch != -2 {
 			return
 		}
-		inst, static := v.instances[hb.GroupId+"\x00"+hb.MemberId]
+		inst, static := v.instances[groupMember{hb.GroupId, hb.MemberId}]
 		if !static && hb.MemberEpoch == -1 {
 			return
 		}
@@ -370,7 +393,7 @@ func checkStaticLeave(v *clientView) RuleResult {
 			bad = fmt.Sprintf("%s: member %s leaves naming instance %q, its heartbeats named %q", where(r), hb.MemberId, hb.InstanceId.Value, inst)
 		}
 	})
-	return judged(n, bad, fmt.Sprintf("%d static leaves with the instance id (%d of them at -1, for good)", n, forGood))
+	return judged(n, bad, strconv.Itoa(n)+" static leaves with the instance id ("+strconv.Itoa(forGood)+" of them at -1, for good)")
 }
 
 func staticName(inst string, static bool) string {
@@ -400,7 +423,7 @@ func checkLeaveGroupInstanceID(v *clientView) RuleResult {
 		}
 		for _, e := range lg.Members {
 			n++
-			inst, static := v.instances[lg.GroupId+"\x00"+e.MemberId]
+			inst, static := v.instances[groupMember{lg.GroupId, e.MemberId}]
 			switch {
 			case bad != "":
 			case e.MemberId == "" && !e.GroupInstanceId.Valid:
@@ -410,7 +433,7 @@ func checkLeaveGroupInstanceID(v *clientView) RuleResult {
 			}
 		}
 	}
-	return judged(n, bad, fmt.Sprintf("%d LeaveGroup entries", n))
+	return judged(n, bad, strconv.Itoa(n)+" LeaveGroup entries")
 }
 
 // RuleLeaveGroupDowngrade is the rule checkLeaveGroupDowngrade reports.
@@ -458,9 +481,9 @@ func checkLeaveGroupDowngrade(v *clientView, brokers map[string]int16) RuleResul
 		}
 		if max, known := brokers[r.Broker]; known && max >= 3 {
 			bad = fmt.Sprintf("%s to a broker that offers LeaveGroup v%d: a client downgrades only below v3", where(r), max)
-		} else if inst, static := v.instances[lg.GroupId+"\x00"+lg.MemberId]; static {
+		} else if inst, static := v.instances[groupMember{lg.GroupId, lg.MemberId}]; static {
 			bad = fmt.Sprintf("%s leaves static member %s (instance %q) below v3, which cannot name its instance", where(r), lg.MemberId, inst)
 		}
 	}
-	return judged(n, bad, fmt.Sprintf("%d LeaveGroup requests at versions the broker offers", n))
+	return judged(n, bad, strconv.Itoa(n)+" LeaveGroup requests at versions the broker offers")
 }

@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -132,8 +134,17 @@ type clientView struct {
 	// adoptedTag0: some v2 header of the client carried tag 0 (KIP-1313).
 	adoptedTag0 bool
 	// instances: the InstanceId the client's ConsumerGroupHeartbeats gave
-	// each member id, by group \x00 member.
-	instances map[string]string
+	// each member id (in its group).
+	instances map[groupMember]string
+	// hbs are the client's ConsumerGroupHeartbeats, in order: most checks
+	// read only them.
+	hbs []heartbeat
+}
+
+// heartbeat is one ConsumerGroupHeartbeat a client sent.
+type heartbeat struct {
+	r  *ClientRequest
+	hb *codec.ConsumerGroupHeartbeatRequest
 }
 
 // ClientRules lists the rules CheckClients judges, in the order of its
@@ -188,9 +199,15 @@ func CheckClients(reqs []ClientRequest) []ClientResult {
 	owners := memberOwners(views)
 	brokers := brokerVersions(reqs)
 	out := make([]ClientResult, 0, len(views))
+	rules := ClientRules()
+	checks := make([]func(*clientView) RuleResult, len(rules)) // looked up once, not per client
+	for i, r := range rules {
+		checks[i] = clientChecks[r]
+	}
 	for _, v := range views {
 		res := describeClient(v)
-		for _, r := range ClientRules() {
+		res.Results = make([]RuleResult, 0, len(rules))
+		for i, r := range rules {
 			var rr RuleResult
 			switch r {
 			case RuleUniqueMemberIDs:
@@ -198,7 +215,7 @@ func CheckClients(reqs []ClientRequest) []ClientResult {
 			case RuleLeaveGroupDowngrade:
 				rr = checkLeaveGroupDowngrade(v, brokers)
 			default:
-				rr = clientChecks[r](v)
+				rr = checks[i](v)
 			}
 			rr.Rule = r
 			res.Results = append(res.Results, rr)
@@ -224,14 +241,13 @@ var clientChecks = map[Rule]func(*clientView) RuleResult{
 // describeClient fills a result's identity from the client's requests.
 func describeClient(v *clientView) ClientResult {
 	res := ClientResult{Requests: len(v.reqs)}
-	seenConn, seenBroker := map[uint64]bool{}, map[string]bool{}
 	for _, r := range v.reqs {
-		if !seenConn[r.Conn] {
-			seenConn[r.Conn] = true
+		// A client has few connections and brokers: the lists are their
+		// own sets.
+		if !slices.Contains(res.Conns, r.Conn) {
 			res.Conns = append(res.Conns, r.Conn)
 		}
-		if !seenBroker[r.Broker] {
-			seenBroker[r.Broker] = true
+		if !slices.Contains(res.Brokers, r.Broker) {
 			res.Brokers = append(res.Brokers, r.Broker)
 		}
 		if !res.InstanceID.Valid && r.Header.ClientInstanceId.Valid {
@@ -261,56 +277,111 @@ func describeClient(v *clientView) ClientResult {
 // connections with that ClientId when they all carry one and the same;
 // else by the connection alone.
 func splitClients(reqs []ClientRequest) []*clientView {
-	connInstance := map[uint64]codec.UUID{}
-	connClientID := map[uint64]string{}
+	// What each connection's requests say of their client: the first
+	// instance id and the first non-empty ClientId they carried; and how
+	// many requests it carried.
+	type connInfo struct {
+		instance    codec.UUID
+		hasInstance bool
+		clientID    string
+		n           int
+		view        *clientView // once its client is known
+	}
+	conns := map[uint64]*connInfo{}
+	var ci *connInfo
 	for i := range reqs {
 		r := &reqs[i]
-		if _, ok := connInstance[r.Conn]; !ok && r.Header.ClientInstanceId.Valid {
-			connInstance[r.Conn] = r.Header.ClientInstanceId.UUID
+		if i == 0 || r.Conn != reqs[i-1].Conn {
+			if ci = conns[r.Conn]; ci == nil {
+				ci = &connInfo{}
+				conns[r.Conn] = ci
+			}
 		}
-		if _, ok := connClientID[r.Conn]; !ok && r.Header.ClientId.Valid && r.Header.ClientId.Value != "" {
-			connClientID[r.Conn] = r.Header.ClientId.Value
+		ci.n++
+		if !ci.hasInstance && r.Header.ClientInstanceId.Valid {
+			ci.instance, ci.hasInstance = r.Header.ClientInstanceId.UUID, true
+		}
+		if ci.clientID == "" && r.Header.ClientId.Valid && r.Header.ClientId.Value != "" {
+			ci.clientID = r.Header.ClientId.Value
 		}
 	}
-	byClientID := map[string]map[codec.UUID]bool{}
-	for c, u := range connInstance {
-		if id, ok := connClientID[c]; ok {
-			if byClientID[id] == nil {
-				byClientID[id] = map[codec.UUID]bool{}
-			}
-			byClientID[id][u] = true
+	// The instance ids of the connections with each ClientId: one of
+	// them (any), and whether there are several.
+	type instances struct {
+		one     codec.UUID
+		several bool
+	}
+	byClientID := map[string]instances{}
+	for _, ci := range conns {
+		if !ci.hasInstance || ci.clientID == "" {
+			continue
+		}
+		if us, ok := byClientID[ci.clientID]; !ok {
+			byClientID[ci.clientID] = instances{one: ci.instance}
+		} else if us.one != ci.instance {
+			byClientID[ci.clientID] = instances{one: us.one, several: true}
 		}
 	}
-	keyOf := func(conn uint64) string {
-		if u, ok := connInstance[conn]; ok {
-			return "instance " + u.String()
+	// A client is its instance id, else its ClientId, else its
+	// connection (one field set); its key, the label reports show, is
+	// made once per client.
+	type client struct {
+		instance    codec.UUID
+		hasInstance bool
+		clientID    string
+		conn        uint64
+	}
+	clientOf := func(conn uint64, ci *connInfo) client {
+		if ci.hasInstance {
+			return client{instance: ci.instance, hasInstance: true}
 		}
-		if id, ok := connClientID[conn]; ok {
-			if us := byClientID[id]; len(us) == 1 {
-				for u := range us {
-					return "instance " + u.String()
-				}
+		if ci.clientID != "" {
+			if us, ok := byClientID[ci.clientID]; ok && !us.several {
+				return client{instance: us.one, hasInstance: true}
 			}
-			return "clientId " + id
+			return client{clientID: ci.clientID}
 		}
-		return fmt.Sprintf("conn %d", conn)
+		return client{conn: conn}
+	}
+	keyOf := func(c client) string {
+		switch {
+		case c.hasInstance:
+			return "instance " + c.instance.String()
+		case c.clientID != "":
+			return "clientId " + c.clientID
+		}
+		return "conn " + strconv.FormatUint(c.conn, 10)
 	}
 	var views []*clientView
-	index := map[string]*clientView{}
-	keys := map[uint64]string{} // keyOf by connection, made once per connection
+	index := map[client]*clientView{}
+	counts := map[*clientView]int{}
 	for i := range reqs {
-		k, ok := keys[reqs[i].Conn]
-		if !ok {
-			k = keyOf(reqs[i].Conn)
-			keys[reqs[i].Conn] = k
+		if i > 0 && reqs[i].Conn == reqs[i-1].Conn {
+			continue
 		}
-		v := index[k]
+		ci := conns[reqs[i].Conn]
+		if ci.view != nil {
+			continue
+		}
+		c := clientOf(reqs[i].Conn, ci)
+		v := index[c]
 		if v == nil {
-			v = &clientView{key: k, instances: map[string]string{}}
-			index[k] = v
+			v = &clientView{key: keyOf(c)}
+			index[c] = v
 			views = append(views, v)
 		}
-		v.reqs = append(v.reqs, &reqs[i])
+		ci.view = v
+		counts[v] += ci.n
+	}
+	// The requests are handed out to lists made at their size.
+	for _, v := range views {
+		v.reqs = make([]*ClientRequest, 0, counts[v])
+	}
+	for i := range reqs {
+		if i == 0 || reqs[i].Conn != reqs[i-1].Conn {
+			ci = conns[reqs[i].Conn]
+		}
+		ci.view.reqs = append(ci.view.reqs, &reqs[i])
 	}
 	for _, v := range views {
 		v.learn()
@@ -318,15 +389,29 @@ func splitClients(reqs []ClientRequest) []*clientView {
 	return views
 }
 
-// learn fills what the checks share: whether the client sends tag 0, and
-// the instance id its heartbeats gave each member id.
+// learn fills what the checks share: whether the client sends tag 0, its
+// heartbeats, and the instance id its heartbeats gave each member id.
 func (v *clientView) learn() {
+	n := 0
+	for _, r := range v.reqs {
+		if _, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok {
+			n++
+		}
+	}
+	v.hbs = make([]heartbeat, 0, n)
 	for _, r := range v.reqs {
 		if r.Header.ClientInstanceId.Valid {
 			v.adoptedTag0 = true
 		}
-		if hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok && hb.InstanceId.Valid && hb.MemberId != "" {
-			v.instances[hb.GroupId+"\x00"+hb.MemberId] = hb.InstanceId.Value
+		hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest)
+		if ok {
+			v.hbs = append(v.hbs, heartbeat{r, hb})
+		}
+		if ok && hb.InstanceId.Valid && hb.MemberId != "" {
+			if v.instances == nil {
+				v.instances = map[groupMember]string{}
+			}
+			v.instances[groupMember{hb.GroupId, hb.MemberId}] = hb.InstanceId.Value
 		}
 	}
 }
@@ -339,10 +424,8 @@ func where(r *ClientRequest) string {
 
 // heartbeats calls f with each ConsumerGroupHeartbeat of the client.
 func (v *clientView) heartbeats(f func(r *ClientRequest, hb *codec.ConsumerGroupHeartbeatRequest)) {
-	for _, r := range v.reqs {
-		if hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest); ok {
-			f(r, hb)
-		}
+	for _, h := range v.hbs {
+		f(h.r, h.hb)
 	}
 }
 

@@ -15,13 +15,14 @@ import (
 // clones, never the original.
 func (c *Coordinator) Clone() *Coordinator {
 	out := &Coordinator{
-		cfg:       c.cfg,
-		topics:    c.topics,
-		apis:      c.apis,
-		now:       c.now,
-		groups:    make(map[string]*group, len(c.groups)),
-		conns:     make(map[uint64]string, len(c.conns)),
-		telemetry: make(map[codec.UUID]*telemetryClient, len(c.telemetry)),
+		cfg:         c.cfg,
+		topics:      c.topics,
+		firstOfName: c.firstOfName,
+		apis:        c.apis,
+		now:         c.now,
+		groups:      make(map[string]*group, len(c.groups)),
+		conns:       make(map[uint64]string, len(c.conns)),
+		telemetry:   make(map[codec.UUID]*telemetryClient, len(c.telemetry)),
 	}
 	for id, g := range c.groups {
 		out.groups[id] = g.clone()
@@ -40,11 +41,11 @@ func (g *group) clone() *group {
 	out := &group{
 		id:        g.id,
 		epoch:     g.epoch,
-		members:   make(map[string]*member, len(g.members)),
+		members:   make([]*member, 0, len(g.members)),
 		instances: make(map[string]string, len(g.instances)),
 		target:    make(map[string]partSet, len(g.target)),
 	}
-	for id, m := range g.members {
+	for _, m := range g.members {
 		v := *m
 		v.subscribedNames = append([]string(nil), m.subscribedNames...)
 		if m.subscribedNames != nil && v.subscribedNames == nil {
@@ -52,7 +53,7 @@ func (g *group) clone() *group {
 		}
 		v.assigned = m.assigned.clone()
 		v.pending = m.pending.clone()
-		out.members[id] = &v
+		out.members = append(out.members, &v)
 	}
 	for k, v := range g.instances {
 		out.instances[k] = v
@@ -75,7 +76,7 @@ func (c *Coordinator) AppendState(b []byte) []byte {
 	gids := slices.Sorted(maps.Keys(c.groups))
 	b = binary.AppendUvarint(b, uint64(len(gids)))
 	for _, id := range gids {
-		b = c.groups[id].appendState(b)
+		b = c.groups[id].appendState(b, c.topics)
 	}
 	cids := slices.Sorted(maps.Keys(c.conns))
 	b = binary.AppendUvarint(b, uint64(len(cids)))
@@ -99,13 +100,11 @@ func (c *Coordinator) AppendState(b []byte) []byte {
 	return b
 }
 
-func (g *group) appendState(b []byte) []byte {
+func (g *group) appendState(b []byte, topics []Topic) []byte {
 	b = appendString(b, g.id)
 	b = binary.AppendVarint(b, int64(g.epoch))
-	ids := slices.Sorted(maps.Keys(g.members))
-	b = binary.AppendUvarint(b, uint64(len(ids)))
-	for _, id := range ids {
-		m := g.members[id]
+	b = binary.AppendUvarint(b, uint64(len(g.members)))
+	for _, m := range g.members {
 		b = appendString(b, m.id)
 		b = appendNullable(b, m.instanceID)
 		b = appendNullable(b, m.rackID)
@@ -122,8 +121,8 @@ func (g *group) appendState(b []byte) []byte {
 		}
 		b = appendNullable(b, m.subscribedRegex)
 		b = appendNullable(b, m.serverAssignor)
-		b = appendParts(b, m.assigned)
-		b = appendParts(b, m.pending)
+		b = appendParts(b, m.assigned, topics)
+		b = appendParts(b, m.pending, topics)
 		b = binary.AppendVarint(b, m.sessionDeadline)
 		b = binary.AppendVarint(b, m.rebalanceDeadline)
 	}
@@ -148,11 +147,10 @@ func appendNullable(b []byte, s codec.NullableString) []byte {
 	return appendString(b, s.Value)
 }
 
-func appendParts(b []byte, s partSet) []byte {
-	ps := s.sorted()
-	b = binary.AppendUvarint(b, uint64(len(ps)))
-	for _, p := range ps {
-		b = appendString(b, p.topic)
+func appendParts(b []byte, s partSet, topics []Topic) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	for _, p := range s {
+		b = appendString(b, topics[p.topic].Name)
 		b = binary.AppendVarint(b, int64(p.partition))
 	}
 	return b

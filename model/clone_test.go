@@ -42,7 +42,9 @@ func sharedRefs(a, b reflect.Value, path string) string {
 	case reflect.Struct:
 		for i := 0; i < a.NumField(); i++ {
 			name := a.Type().Field(i).Name
-			if name == "cfg" || name == "topics" || name == "apis" {
+			// A member's compiled regex (matcher) is immutable and safe
+			// for concurrent use: clones share it rather than compile it.
+			if name == "cfg" || name == "topics" || name == "firstOfName" || name == "apis" || name == "matcher" {
 				continue
 			}
 			if p := sharedRefs(a.Field(i), b.Field(i), path+"."+name); p != "" {

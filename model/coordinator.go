@@ -29,10 +29,13 @@ var ErrUnsupportedRequest = errors.New("model: unsupported api key or version")
 // concurrent use: it is a sequential specification.
 type Coordinator struct {
 	cfg    Config
-	topics []Topic                // in name order
-	apis   []codec.ApiVersionsKey // what ApiVersions advertises (see advertised)
-	now    int64
-	groups map[string]*group
+	topics []Topic // in name order
+	// firstOfName[i] is the index of the first topic named as topics[i]
+	// (i itself, unless a name is listed twice): a tp's topic.
+	firstOfName []int32
+	apis        []codec.ApiVersionsKey // what ApiVersions advertises (see advertised)
+	now         int64
+	groups      map[string]*group
 	// conns holds the ClientId of each connection's first request.
 	conns map[uint64]string
 	// telemetry state per client instance id
@@ -44,12 +47,14 @@ func NewCoordinator(cfg Config) *Coordinator {
 	if cfg.NewID == nil {
 		cfg.NewID = SeededIDs(0)
 	}
+	topics := sortedTopics(cfg.Topics)
 	return &Coordinator{
-		cfg:       cfg,
-		topics:    sortedTopics(cfg.Topics),
-		groups:    map[string]*group{},
-		conns:     map[uint64]string{},
-		telemetry: map[codec.UUID]*telemetryClient{},
+		cfg:         cfg,
+		topics:      topics,
+		firstOfName: firstOfName(topics),
+		groups:      map[string]*group{},
+		conns:       map[uint64]string{},
+		telemetry:   map[codec.UUID]*telemetryClient{},
 	}
 }
 

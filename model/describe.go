@@ -1,10 +1,6 @@
 package model
 
 import (
-	"fmt"
-	"maps"
-	"slices"
-
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
@@ -37,6 +33,9 @@ func groupState(g *group) string {
 // describe serves ConsumerGroupDescribe: exactly what each group holds.
 func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequest) *codec.ConsumerGroupDescribeResponse {
 	resp := &codec.ConsumerGroupDescribeResponse{}
+	if len(r.GroupIds) > 0 {
+		resp.Groups = make([]codec.DescribedGroup, 0, len(r.GroupIds))
+	}
 	for _, id := range r.GroupIds {
 		resp.Groups = append(resp.Groups, c.describeGroup(version, id, r.IncludeAuthorizedOperations))
 	}
@@ -56,7 +55,7 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	if g == nil {
 		c.hit("B7.2/group-not-found")
 		out.ErrorCode = codec.GroupIDNotFound
-		out.ErrorMessage = codec.Str(fmt.Sprintf("Group %s not found.", id))
+		out.ErrorMessage = codec.Str("Group " + id + " not found.")
 		return out
 	}
 	c.hit("B7.2/group-described")
@@ -70,8 +69,25 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	if len(g.members) > 0 {
 		out.Members = make([]codec.DescribedMember, 0, len(g.members))
 	}
-	for _, mid := range slices.Sorted(maps.Keys(g.members)) {
-		m := g.members[mid]
+	// The members' assignments, targets and subscriptions share three
+	// arrays, each made at its size (a run describes its groups at every
+	// observation).
+	var np, nt, nn int
+	for _, m := range g.members {
+		target := g.target[m.id]
+		np += len(m.assigned) + len(target)
+		nt += topicsIn(m.assigned) + topicsIn(target)
+		nn += len(m.subscribedNames)
+	}
+	a := &describeArrays{parts: make([]int32, np), topics: make([]codec.DescribedTopicPartitions, nt)}
+	names := make([]string, nn)
+	for _, m := range g.members {
+		var subscribed []string // nil when the member has none
+		if k := len(m.subscribedNames); k > 0 {
+			subscribed = names[:k:k]
+			names = names[k:]
+			copy(subscribed, m.subscribedNames)
+		}
 		dm := codec.DescribedMember{
 			MemberId:             m.id,
 			InstanceId:           m.instanceID,
@@ -79,10 +95,10 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 			MemberEpoch:          m.epoch,
 			ClientId:             m.clientID,
 			ClientHost:           m.clientHost,
-			SubscribedTopicNames: append([]string(nil), m.subscribedNames...),
+			SubscribedTopicNames: subscribed,
 			SubscribedTopicRegex: m.subscribedRegex,
-			Assignment:           c.describedPartitions(m.assigned),
-			TargetAssignment:     c.describedPartitions(g.target[m.id]),
+			Assignment:           c.describedPartitions(m.assigned, a),
+			TargetAssignment:     c.describedPartitions(g.target[m.id], a),
 			MemberType:           codec.MemberTypeUnknown,
 		}
 		if version >= 1 {

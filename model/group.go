@@ -9,48 +9,48 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
-// tp is one topic-partition, by topic name.
+// tp is one topic-partition. The topic is its index in the coordinator's
+// topics, which are in name order, so indexes order as names do; a name
+// listed twice is always its first index (Coordinator.firstOfName), so one
+// name is one topic, as it was when sets held names.
 type tp struct {
-	topic     string
+	topic     int32
 	partition int32
 }
 
-// partSet is a set of topic-partitions.
-type partSet map[tp]struct{}
+// partSet is a set of topic-partitions, kept sorted in topic-name, then
+// partition order (tpCompare): a group's sets are small, every response
+// lists them in that order, and a sorted slice (of plain numbers, which
+// the garbage collector does not scan) is looked up and copied without
+// the allocations and hashing of a map. nil is the empty set.
+type partSet []tp
 
-func (s partSet) has(p tp) bool { _, ok := s[p]; return ok }
-
-func (s partSet) clone() partSet {
-	out := make(partSet, len(s))
-	for p := range s {
-		out[p] = struct{}{}
-	}
-	return out
+// tpCompare orders topic-partitions by topic name, then partition.
+func tpCompare(a, b tp) int {
+	return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
 }
 
-func (s partSet) equal(o partSet) bool {
-	if len(s) != len(o) {
-		return false
+func (s partSet) has(p tp) bool {
+	if len(s) <= smallScan { // most sets: a scan beats a search
+		return slices.Contains(s, p)
 	}
-	for p := range s {
-		if !o.has(p) {
-			return false
-		}
-	}
-	return true
+	_, ok := slices.BinarySearchFunc(s, p, tpCompare)
+	return ok
 }
 
-// sorted lists the set in topic-name, then partition order.
-func (s partSet) sorted() []tp {
-	out := make([]tp, 0, len(s))
-	for p := range s {
-		out = append(out, p)
+// add puts p in the set, in its place (at the end, without a search, when
+// the set is built in order).
+func (s *partSet) add(p tp) {
+	if n := len(*s); n == 0 || tpCompare((*s)[n-1], p) < 0 {
+		*s = append(*s, p)
+		return
 	}
-	slices.SortFunc(out, func(a, b tp) int { // not sort.Slice: the model's describes sort at every call
-		return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
-	})
-	return out
+	if i, ok := slices.BinarySearchFunc(*s, p, tpCompare); !ok {
+		*s = slices.Insert(*s, i, p)
+	}
 }
+
+func (s partSet) clone() partSet { return slices.Clone(s) }
 
 // Member states of KIP-848 reconciliation (docs/PROTOCOL.md A5).
 const (
@@ -74,7 +74,11 @@ type member struct {
 	rebalanceTimeoutMs int32
 	subscribedNames    []string // sorted, unique; nil when never set
 	subscribedRegex    codec.NullableString
-	serverAssignor     codec.NullableString
+	// matcher is subscribedRegex compiled for the assignor (topicMatcher),
+	// made when the regex changes so that an epoch bump compiles nothing.
+	// A compiled regexp is immutable: clones share it.
+	matcher        *regexp.Regexp
+	serverAssignor codec.NullableString
 
 	assigned partSet // owned and acknowledged
 	pending  partSet // owned, pending revocation
@@ -88,35 +92,70 @@ func (m *member) owns(p tp) bool { return m.assigned.has(p) || m.pending.has(p) 
 
 // group is one consumer group.
 type group struct {
-	id        string
-	epoch     int32              // group epoch == target assignment epoch
-	members   map[string]*member // by member id
+	id    string
+	epoch int32 // group epoch == target assignment epoch
+	// members are in member id order: a group has few, and every
+	// Describe, snapshot and state encoding lists them in that order.
+	members   []*member
 	instances map[string]string  // instance id -> member id
 	target    map[string]partSet // member id -> target partitions
 }
 
 func newGroup(id string) *group {
-	return &group{id: id, members: map[string]*member{}, instances: map[string]string{}, target: map[string]partSet{}}
+	return &group{id: id, instances: map[string]string{}, target: map[string]partSet{}}
+}
+
+// memberCompare orders members by id, and finds one by its id.
+func memberCompare(m *member, id string) int { return strings.Compare(m.id, id) }
+
+// member returns the member with id, nil if the group holds none.
+func (g *group) member(id string) *member {
+	if i, ok := slices.BinarySearchFunc(g.members, id, memberCompare); ok {
+		return g.members[i]
+	}
+	return nil
+}
+
+// put adds m to the group, or replaces the member with its id.
+func (g *group) put(m *member) {
+	i, ok := slices.BinarySearchFunc(g.members, m.id, memberCompare)
+	if ok {
+		g.members[i] = m
+		return
+	}
+	g.members = slices.Insert(g.members, i, m)
+}
+
+// remove takes the member with id out of the group, if it holds one.
+func (g *group) remove(id string) {
+	if i, ok := slices.BinarySearchFunc(g.members, id, memberCompare); ok {
+		g.members = slices.Delete(g.members, i, i+1)
+	}
 }
 
 // subscribedTopics resolves a member's subscription against the existing
-// topics: the named topics plus those the regex matches (resolved at once;
-// Kafka resolves regexes asynchronously, which only delays the same result).
-func (c *Coordinator) subscribedTopics(m *member) map[string]bool {
-	out := map[string]bool{}
-	for _, n := range m.subscribedNames {
-		out[n] = true
+// topics: into[i] is set when the member subscribes to c.topics[i], by
+// name or by its regex (resolved at once; Kafka resolves regexes
+// asynchronously, which only delays the same result).
+func (c *Coordinator) subscribedTopics(m *member, into []bool) {
+	for i, t := range c.topics {
+		_, named := slices.BinarySearch(m.subscribedNames, t.Name)
+		into[i] = named || m.matcher != nil && m.matcher.MatchString(t.Name)
 	}
-	if m.subscribedRegex.Valid && m.subscribedRegex.Value != "" {
-		if re, err := regexp.Compile("^(?:" + m.subscribedRegex.Value + ")$"); err == nil {
-			for _, t := range c.topics {
-				if re.MatchString(t.Name) {
-					out[t.Name] = true
-				}
-			}
-		}
+}
+
+// topicMatcher compiles a subscription regex as the assignor matches it,
+// against whole topic names; nil for a null or empty regex, or one that
+// does not compile (it matches nothing).
+func topicMatcher(re codec.NullableString) *regexp.Regexp {
+	if !re.Valid || re.Value == "" {
+		return nil
 	}
-	return out
+	m, err := regexp.Compile("^(?:" + re.Value + ")$")
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // assignmentKey is what the assignor sorts a member by (docs/PROTOCOL.md
@@ -149,13 +188,11 @@ func keyLess(a, b *member) bool {
 // is skipped whole, offset included: in A5 the offset step is one of the
 // steps "for each topic with subscribers". No stickiness, no randomness.
 func (c *Coordinator) computeTarget(g *group) {
-	g.target = map[string]partSet{}
+	g.target = make(map[string]partSet, len(g.members))
 	ms := make([]*member, 0, len(g.members))
-	subs := map[string]map[string]bool{}
-	for id, m := range g.members {
+	for _, m := range g.members {
 		ms = append(ms, m)
-		g.target[id] = partSet{}
-		subs[id] = c.subscribedTopics(m)
+		g.target[m.id] = nil
 	}
 	slices.SortFunc(ms, func(a, b *member) int { // at every epoch bump: no reflection
 		switch {
@@ -166,28 +203,57 @@ func (c *Coordinator) computeTarget(g *group) {
 		}
 		return 0
 	})
-	for _, m := range ms {
-		if m.instanceID.Valid && len(subs[m.id]) > 0 {
+	// subs[i*nt+j]: member ms[i] subscribes to topic c.topics[j] (one
+	// array for the whole group, made at every epoch bump).
+	nt := len(c.topics)
+	subs := make([]bool, len(ms)*nt)
+	for i, m := range ms {
+		c.subscribedTopics(m, subs[i*nt:(i+1)*nt])
+	}
+	for i, m := range ms {
+		// Subscribed to anything: a name (existing or not) or a topic its
+		// regex matches.
+		if m.instanceID.Valid && (len(m.subscribedNames) > 0 || slices.Contains(subs[i*nt:(i+1)*nt], true)) {
 			c.hit("A5.2/static-keyed-by-instance")
 			break
 		}
 	}
-	offset := 0
-	for _, t := range c.topics {
-		var subscribers []string
-		for _, m := range ms {
-			if subs[m.id][t.Name] {
-				subscribers = append(subscribers, m.id)
+	// The deal runs twice over the same subscribers: first counting each
+	// member's share, then filling one array, each member's part of it
+	// capped at its end.
+	subscribers := make([]int, 0, len(ms)) // indexes into ms
+	deal := func(give func(owner int, p tp)) {
+		offset := 0
+		for j, t := range c.topics {
+			subscribers = subscribers[:0]
+			for i := range ms {
+				if subs[i*nt+j] {
+					subscribers = append(subscribers, i)
+				}
 			}
+			if len(subscribers) == 0 {
+				continue
+			}
+			for p := 0; p < int(t.Partitions); p++ {
+				give(subscribers[(offset+p)%len(subscribers)], tp{c.firstOfName[j], int32(p)})
+			}
+			offset += int(t.Partitions)
 		}
-		if len(subscribers) == 0 {
-			continue
+	}
+	share := make([]int, len(ms))
+	total := 0
+	deal(func(owner int, _ tp) { share[owner]++; total++ })
+	all := make([]tp, 0, total)
+	parts := make([]partSet, len(ms))
+	for i, n := range share {
+		parts[i] = all[len(all) : len(all) : len(all)+n]
+		all = all[:len(all)+n]
+	}
+	deal(func(owner int, p tp) { parts[owner].add(p) })
+	for i, m := range ms {
+		if len(parts[i]) > 0 {
+			g.target[m.id] = parts[i]
 		}
-		for p := 0; p < int(t.Partitions); p++ {
-			owner := subscribers[(offset+p)%len(subscribers)]
-			g.target[owner][tp{t.Name, int32(p)}] = struct{}{}
-		}
-		offset += int(t.Partitions)
 	}
 }
 
@@ -211,7 +277,7 @@ func (c *Coordinator) removeMember(g *group, m *member) {
 // the epoch: a LeaveGroup drops every member it removes, then bumps once
 // for the batch (A3.2).
 func dropMember(g *group, m *member) {
-	delete(g.members, m.id)
+	g.remove(m.id)
 	if m.instanceID.Valid && g.instances[m.instanceID.Value] == m.id {
 		delete(g.instances, m.instanceID.Value)
 	}
@@ -239,26 +305,33 @@ func ownedByOther(g *group, m *member, p tp) bool {
 //     the target epoch.
 //  4. At the target epoch, every target partition that no other member
 //     owns is assigned; the rest follows once its owner lets go.
-func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGroupHeartbeatTopicPartitions) {
+//
+// It reports whether m's assignment changed.
+func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGroupHeartbeatTopicPartitions) (assignmentChanged bool) {
 	if reported != nil && len(m.pending) > 0 {
-		rep := c.reportedSet(reported)
-		for p := range m.pending {
-			if !rep.has(p) {
-				c.hit("A5.3/step-1-pending-released")
-				delete(m.pending, p)
+		m.pending = slices.DeleteFunc(m.pending, func(p tp) bool {
+			if c.reports(reported, p) {
+				return false
 			}
-		}
+			c.hit("A5.3/step-1-pending-released")
+			return true
+		})
 	}
 	target := g.target[m.id]
 	if len(m.pending) > 0 {
 		c.hit("A5.3/step-2-still-revoking")
 	} else if m.epoch < g.epoch {
-		for p := range m.assigned {
-			if !target.has(p) {
-				delete(m.assigned, p)
-				m.pending[p] = struct{}{}
+		// Split the assignment in order: what stays, what is revoked.
+		kept := m.assigned[:0]
+		for _, p := range m.assigned {
+			if target.has(p) {
+				kept = append(kept, p)
+			} else {
+				m.pending = append(m.pending, p)
 			}
 		}
+		assignmentChanged = len(kept) < len(m.assigned)
+		m.assigned = kept
 		if len(m.pending) == 0 {
 			c.hit("A5.3/step-3-epoch-advanced")
 			m.prevEpoch, m.epoch = m.epoch, g.epoch
@@ -274,11 +347,11 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 			m.rebalanceDeadline = c.now + max(int64(m.rebalanceTimeoutMs), 0)
 		}
 		m.state = stateUnrevokedPartitions
-		return
+		return assignmentChanged
 	}
 	m.rebalanceDeadline = noDeadline
 	m.state = stateStable
-	for p := range target {
+	for _, p := range target {
 		if m.assigned.has(p) {
 			continue
 		}
@@ -288,36 +361,33 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 			continue
 		}
 		c.hit("A5.3/step-4-assigned")
-		m.assigned[p] = struct{}{}
+		m.assigned.add(p)
+		assignmentChanged = true
 	}
+	return assignmentChanged
 }
 
-// reportedSet converts a request's TopicPartitions to a set; topics this
+// reports reports whether a request's TopicPartitions name p; topics this
 // coordinator does not know are ignored.
-func (c *Coordinator) reportedSet(tps []codec.ConsumerGroupHeartbeatTopicPartitions) partSet {
-	out := partSet{}
+func (c *Coordinator) reports(tps []codec.ConsumerGroupHeartbeatTopicPartitions, p tp) bool {
 	for _, t := range tps {
-		name, ok := c.topicName(t.TopicId)
-		if !ok {
-			continue
-		}
-		for _, p := range t.Partitions {
-			out[tp{name, p}] = struct{}{}
+		if topic, ok := c.topicByID(t.TopicId); ok && topic == p.topic && slices.Contains(t.Partitions, p.partition) {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // isSubset reports whether every reported partition is in assigned. An
 // unknown topic is not a subset (Kafka's isSubset).
 func (c *Coordinator) isSubset(tps []codec.ConsumerGroupHeartbeatTopicPartitions, assigned partSet) bool {
 	for _, t := range tps {
-		name, ok := c.topicName(t.TopicId)
+		topic, ok := c.topicByID(t.TopicId)
 		if !ok {
 			return false
 		}
 		for _, p := range t.Partitions {
-			if !assigned.has(tp{name, p}) {
+			if !assigned.has(tp{topic, p}) {
 				return false
 			}
 		}
@@ -325,59 +395,83 @@ func (c *Coordinator) isSubset(tps []codec.ConsumerGroupHeartbeatTopicPartitions
 	return true
 }
 
-func (c *Coordinator) topicName(id codec.UUID) (string, bool) {
-	for _, t := range c.topics {
+// topicByID finds the topic with id (the first, were two given one id) as
+// a tp's topic.
+func (c *Coordinator) topicByID(id codec.UUID) (int32, bool) {
+	for i, t := range c.topics {
 		if t.ID == id {
-			return t.Name, true
+			return c.firstOfName[i], true
 		}
 	}
-	return "", false
+	return 0, false
 }
 
-func (c *Coordinator) topicID(name string) codec.UUID {
-	for _, t := range c.topics {
-		if t.Name == name {
-			return t.ID
-		}
+// firstOfName maps each topic's index to the index of the first topic of
+// its name: a tp's topic.
+func firstOfName(topics []Topic) []int32 {
+	out := make([]int32, len(topics))
+	for i, t := range topics {
+		out[i] = int32(slices.IndexFunc(topics, func(o Topic) bool { return o.Name == t.Name }))
 	}
-	return codec.UUID{}
+	return out
 }
 
 // heartbeatPartitions renders a set as a heartbeat's TopicPartitions, topics
 // in name order.
 func (c *Coordinator) heartbeatPartitions(s partSet) []codec.ConsumerGroupHeartbeatTopicPartitions {
-	out := []codec.ConsumerGroupHeartbeatTopicPartitions{}
-	for _, p := range s.sorted() {
-		if n := len(out); n > 0 && out[n-1].TopicId == c.topicID(p.topic) {
-			out[n-1].Partitions = append(out[n-1].Partitions, p.partition)
+	out := make([]codec.ConsumerGroupHeartbeatTopicPartitions, 0, topicsIn(s))
+	// The topics' lists share one array, each capped at its end.
+	parts := make([]int32, len(s))
+	from := 0
+	for i, p := range s {
+		parts[i] = p.partition
+		id := c.topics[p.topic].ID
+		if n := len(out); n > 0 && out[n-1].TopicId == id {
+			out[n-1].Partitions = parts[from : i+1 : i+1]
 			continue
 		}
-		out = append(out, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: c.topicID(p.topic), Partitions: []int32{p.partition}})
+		from = i
+		out = append(out, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: id, Partitions: parts[i : i+1 : i+1]})
 	}
 	return out
 }
 
-// describedPartitions renders a set for ConsumerGroupDescribe.
-func (c *Coordinator) describedPartitions(s partSet) codec.DescribedAssignment {
+// topicsIn counts the topics of a set.
+func topicsIn(s partSet) int {
+	n := 0
+	for i, p := range s {
+		if i == 0 || s[i-1].topic != p.topic {
+			n++
+		}
+	}
+	return n
+}
+
+// describeArrays are the arrays the assignments of one Describe answer
+// share: describedPartitions takes each list from their front, capped at
+// its end.
+type describeArrays struct {
+	parts  []int32
+	topics []codec.DescribedTopicPartitions
+}
+
+// describedPartitions renders a set for ConsumerGroupDescribe, in arrays
+// taken from a.
+func (c *Coordinator) describedPartitions(s partSet, a *describeArrays) codec.DescribedAssignment {
 	if len(s) == 0 {
 		return codec.DescribedAssignment{}
 	}
-	sorted := s.sorted()
-	// Every describe of every member comes here: the topics' lists share
-	// one array (each capped at its end), made at its size.
-	ntopics := 0
-	for i, p := range sorted {
-		if i == 0 || sorted[i-1].topic != p.topic {
-			ntopics++
-		}
-	}
-	out := make([]codec.DescribedTopicPartitions, 0, ntopics)
-	parts := make([]int32, len(sorted))
+	nt := topicsIn(s)
+	out := a.topics[:0:nt]
+	a.topics = a.topics[nt:]
+	parts := a.parts[:len(s):len(s)]
+	a.parts = a.parts[len(s):]
 	from := 0
-	for i, p := range sorted {
+	for i, p := range s {
 		parts[i] = p.partition
-		if i+1 == len(sorted) || sorted[i+1].topic != p.topic {
-			out = append(out, codec.DescribedTopicPartitions{TopicId: c.topicID(p.topic), TopicName: p.topic, Partitions: parts[from : i+1 : i+1]})
+		if i+1 == len(s) || s[i+1].topic != p.topic {
+			t := &c.topics[p.topic]
+			out = append(out, codec.DescribedTopicPartitions{TopicId: t.ID, TopicName: t.Name, Partitions: parts[from : i+1 : i+1]})
 			from = i + 1
 		}
 	}

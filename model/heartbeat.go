@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -81,11 +82,11 @@ func validateHeartbeat(version int16, r *codec.ConsumerGroupHeartbeatRequest) *h
 }
 
 func groupNotFound(id string) *hbError {
-	return &hbError{code: codec.GroupIDNotFound, msg: fmt.Sprintf("Group %s not found.", id)}
+	return &hbError{code: codec.GroupIDNotFound, msg: "Group " + id + " not found."}
 }
 
 func unknownMember(memberID, groupID string) *hbError {
-	return &hbError{code: codec.UnknownMemberID, msg: fmt.Sprintf("Member %s is not a member of group %s.", memberID, groupID)}
+	return &hbError{code: codec.UnknownMemberID, msg: "Member " + memberID + " is not a member of group " + groupID + "."}
 }
 
 func unknownInstance(instanceID string) *hbError {
@@ -131,7 +132,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 		return nil, groupNotFound(r.GroupId)
 	}
 	if !r.InstanceId.Valid {
-		m := g.members[r.MemberId]
+		m := g.member(r.MemberId)
 		if m == nil {
 			c.hit("B4.4/leave-unknown-member")
 			return nil, unknownMember(r.MemberId, r.GroupId)
@@ -149,7 +150,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 		c.hit("B4.4/leave-fenced-instance")
 		return nil, fencedInstance(r.MemberId, r.InstanceId.Value, holder)
 	}
-	m := g.members[holder]
+	m := g.member(holder)
 	if r.MemberEpoch == LeaveEpoch {
 		c.hit("B4.4/leave-removes")
 		c.removeMember(g, m)
@@ -212,7 +213,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		// slot in the target included; the group epoch stays.
 		old := lk.replaces
 		c.hit("A5.5/takeover")
-		delete(g.members, old.id)
+		g.remove(old.id)
 		delete(g.instances, old.instanceID.Value)
 		g.target[m.id] = g.target[old.id]
 		delete(g.target, old.id)
@@ -231,13 +232,12 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	// 6. (cont.) The fields take effect; a new member or a changed
 	// subscription bumps the group epoch (a static takeover is neither,
 	// A5.5), and the member is reconciled.
-	before := m.assigned.clone()
 	changed := applyFields(m, conn, clientID, r) || lk.isNew
 	if created {
 		c.hit("B4.4/group-created")
 		c.groups[g.id] = g
 	}
-	g.members[m.id] = m
+	g.put(m)
 	if m.instanceID.Valid {
 		g.instances[m.instanceID.Value] = m.id
 	}
@@ -249,7 +249,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		}
 		c.bumpEpoch(g)
 	}
-	c.reconcile(g, m, r.TopicPartitions)
+	assignmentChanged := c.reconcile(g, m, r.TopicPartitions)
 	// 7. Success only: the session timer is (re)armed.
 	m.sessionDeadline = c.now + c.cfg.SessionTimeoutMs
 
@@ -258,8 +258,8 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		MemberEpoch:         m.epoch,
 		HeartbeatIntervalMs: c.cfg.HeartbeatIntervalMs,
 	}
-	if fullRequest(r) || !before.equal(m.assigned) {
-		c.hitAssignment(r, before.equal(m.assigned))
+	if fullRequest(r) || assignmentChanged {
+		c.hitAssignment(r, !assignmentChanged)
 		resp.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: c.heartbeatPartitions(m.assigned)}
 	} else {
 		c.hit("A5.7/no-assignment")
@@ -294,7 +294,7 @@ func (c *Coordinator) groupFull(g *group, r *codec.ConsumerGroupHeartbeatRequest
 	if c.cfg.MaxGroupSize <= 0 || len(g.members) < c.cfg.MaxGroupSize {
 		return false
 	}
-	if _, known := g.members[r.MemberId]; r.MemberId != "" && known {
+	if r.MemberId != "" && g.member(r.MemberId) != nil {
 		return false
 	}
 	if r.InstanceId.Valid {
@@ -331,7 +331,10 @@ func applyFields(m *member, conn Conn, clientID string, r *codec.ConsumerGroupHe
 	if r.ServerAssignor.Valid {
 		m.serverAssignor = r.ServerAssignor
 	}
-	if r.SubscribedTopicNames != nil {
+	// Most full heartbeats repeat the subscription the member has (sorted,
+	// unique): it is kept then, not made again (it is replaced, never
+	// changed in place).
+	if r.SubscribedTopicNames != nil && (m.subscribedNames == nil || !slices.Equal(r.SubscribedTopicNames, m.subscribedNames)) {
 		names := uniqueSorted(r.SubscribedTopicNames)
 		if !slices.Equal(names, m.subscribedNames) {
 			subscriptionChanged = true
@@ -340,6 +343,7 @@ func applyFields(m *member, conn Conn, clientID string, r *codec.ConsumerGroupHe
 	}
 	if r.SubscribedTopicRegex.Valid && r.SubscribedTopicRegex != m.subscribedRegex {
 		m.subscribedRegex = r.SubscribedTopicRegex
+		m.matcher = topicMatcher(m.subscribedRegex)
 		subscriptionChanged = true
 	}
 	m.clientID = clientID
@@ -363,7 +367,7 @@ type lookup struct {
 // commits the result once every check has passed.
 func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerGroupHeartbeatRequest) (lookup, *hbError) {
 	join := r.MemberEpoch == JoinEpoch
-	existing := g.members[memberID]
+	existing := g.member(memberID)
 	if !r.InstanceId.Valid {
 		// Dynamic path (also a static member's keepalive with InstanceId
 		// null, meaning "unchanged").
@@ -397,7 +401,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 			c.hit("B4.4/static-fenced-instance")
 			return lookup{}, fencedInstance(memberID, instanceID, holderID)
 		}
-		holder := g.members[holderID]
+		holder := g.member(holderID)
 		if e := c.checkEpoch(holder, r); e != nil {
 			return lookup{}, e
 		}
@@ -412,7 +416,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 	if !held {
 		return lookup{member: c.newMember(memberID), isNew: true}, nil
 	}
-	holder := g.members[holderID]
+	holder := g.member(holderID)
 	if holderID == memberID {
 		// A1: a static member's retried join is accepted in place (Kafka
 		// still answers UNRELEASED_INSTANCE_ID, apache/kafka PR #23542); a
@@ -481,11 +485,13 @@ func (c *Coordinator) checkEpoch(m *member, r *codec.ConsumerGroupHeartbeatReque
 	switch {
 	case e > m.epoch:
 		c.hit("A5.4/epoch-ahead-fenced")
-		return &hbError{code: codec.FencedMemberEpoch, msg: fmt.Sprintf("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+		return &hbError{code: codec.FencedMemberEpoch, msg: "The consumer group member has a greater member epoch (" + itoa(e) +
+			") than the one known by the group coordinator (" + itoa(m.epoch) + "). The member must abandon all its partitions and rejoin."}
 	case e < m.epoch:
 		if e != m.prevEpoch || r.TopicPartitions == nil || !c.isSubset(r.TopicPartitions, m.assigned) {
 			c.hit("A5.4/epoch-behind-fenced")
-			return &hbError{code: codec.FencedMemberEpoch, msg: fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
+			return &hbError{code: codec.FencedMemberEpoch, msg: "The consumer group member has a smaller member epoch (" + itoa(e) +
+				") than the one known by the group coordinator (" + itoa(m.epoch) + "). The member must abandon all its partitions and rejoin."}
 		}
 		c.hit("A5.4/previous-epoch-accepted")
 	default:
@@ -493,6 +499,10 @@ func (c *Coordinator) checkEpoch(m *member, r *codec.ConsumerGroupHeartbeatReque
 	}
 	return nil
 }
+
+// itoa formats an epoch for an error message (fenced members are frequent
+// in a run: no fmt).
+func itoa(n int32) string { return strconv.FormatInt(int64(n), 10) }
 
 func uniqueSorted(in []string) []string {
 	out := append([]string{}, in...)

@@ -339,7 +339,7 @@ func NoDoubleClientAssignment(groups []GroupSnapshot) error {
 						o, ok = owner[p]
 					} else {
 						for _, s := range seen {
-							if s.p == p {
+							if s.p.Partition == p.Partition && s.p.Topic == p.Topic { // s.p == p, the number first
 								o, ok = s.member, true
 								break
 							}
@@ -439,19 +439,25 @@ func (t *EpochTracker) Observe(groups []GroupSnapshot) error {
 		t.member, t.group = map[groupMember]int32{}, map[string]int32{}
 	}
 	for _, g := range groups {
-		if last, ok := t.group[g.GroupID]; ok && g.Epoch < last {
+		last, ok := t.group[g.GroupID]
+		if ok && g.Epoch < last {
 			return violation(RuleMonotonicEpochs, "group %s epoch went from %d to %d", g.GroupID, last, g.Epoch)
 		}
-		t.group[g.GroupID] = g.Epoch
+		if !ok || g.Epoch != last { // epochs mostly stay: no second lookup
+			t.group[g.GroupID] = g.Epoch
+		}
 		for _, m := range g.Members {
 			if m.Epoch <= 0 {
 				continue
 			}
 			key := groupMember{g.GroupID, m.MemberID}
-			if last, ok := t.member[key]; ok && m.Epoch < last {
+			last, ok := t.member[key]
+			if ok && m.Epoch < last {
 				return violation(RuleMonotonicEpochs, "member %s of group %s went from epoch %d to %d", m.MemberID, g.GroupID, last, m.Epoch)
 			}
-			t.member[key] = m.Epoch
+			if !ok || m.Epoch != last {
+				t.member[key] = m.Epoch
+			}
 		}
 	}
 	return nil
@@ -477,10 +483,13 @@ func (t *MemberIDTracker) Observe(p Process) error {
 	if p.MemberID == "" {
 		return nil
 	}
-	if f, ok := t.first[p.Name]; ok && f != p.MemberID {
+	f, ok := t.first[p.Name]
+	if ok && f != p.MemberID {
 		return violation(RuleStableMemberID, "process %s changed its member id from %s to %s", p.Name, f, p.MemberID)
 	}
-	t.first[p.Name] = p.MemberID
+	if !ok {
+		t.first[p.Name] = p.MemberID
+	}
 	return nil
 }
 

@@ -69,7 +69,7 @@ func (c *Coordinator) leaveOne(g *group, memberID string, instanceID codec.Nulla
 	}
 	var m *member
 	if !instanceID.Valid {
-		if m = g.members[memberID]; m == nil {
+		if m = g.member(memberID); m == nil {
 			c.hit(leaveRow(memberID == "", "A3/row-2-empty-unknown", "A3/row-4-not-member"))
 			return codec.UnknownMemberID // "" included: no member has it
 		}
@@ -85,7 +85,7 @@ func (c *Coordinator) leaveOne(g *group, memberID string, instanceID codec.Nulla
 			return codec.FencedInstanceID
 		}
 		c.hit(leaveRow(memberID == "", "A3/row-1-admin-removal", "A3/row-7-own-instance"))
-		m = g.members[holderID] // the holder itself, or an administrative removal
+		m = g.member(holderID) // the holder itself, or an administrative removal
 	}
 	dropMember(g, m)
 	*removed++

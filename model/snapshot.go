@@ -57,15 +57,17 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 	for _, id := range ids {
 		g := c.groups[id]
 		gs := GroupSnapshot{GroupID: id, Epoch: g.epoch}
-		for _, mid := range slices.Sorted(maps.Keys(g.members)) {
-			m := g.members[mid]
+		if len(g.members) > 0 {
+			gs.Members = make([]MemberSnapshot, 0, len(g.members))
+		}
+		for _, m := range g.members {
 			gs.Members = append(gs.Members, MemberSnapshot{
 				MemberID:             m.id,
 				InstanceID:           m.instanceID.Value,
 				Epoch:                m.epoch,
-				Assigned:             toTopicPartitions(m.assigned),
-				Pending:              toTopicPartitions(m.pending),
-				Target:               toTopicPartitions(g.target[m.id]),
+				Assigned:             c.toTopicPartitions(m.assigned),
+				Pending:              c.toTopicPartitions(m.pending),
+				Target:               c.toTopicPartitions(g.target[m.id]),
 				SubscribedTopicNames: append([]string{}, m.subscribedNames...),
 				SubscribedTopicRegex: m.subscribedRegex,
 			})
@@ -75,10 +77,10 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 	return out
 }
 
-func toTopicPartitions(s partSet) []TopicPartition {
-	out := []TopicPartition{}
-	for _, p := range s.sorted() {
-		out = append(out, TopicPartition{p.topic, p.partition})
+func (c *Coordinator) toTopicPartitions(s partSet) []TopicPartition {
+	out := make([]TopicPartition, 0, len(s))
+	for _, p := range s {
+		out = append(out, TopicPartition{c.topics[p.topic].Name, p.partition})
 	}
 	return out
 }
@@ -89,24 +91,56 @@ func toTopicPartitions(s partSet) []TopicPartition {
 // visible (Pending is nil), and neither is a current target while the
 // group's assignment epoch lags its group epoch (Target is nil then).
 func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnapshot {
-	var out []GroupSnapshot
-	for _, g := range resp.Groups {
+	// The groups' members, the members' partition lists and their
+	// subscriptions share three arrays, each made at its size (a run
+	// reads every Describe it makes): counted first.
+	ngroups, nmembers, nparts, nnames := 0, 0, 0, 0
+	for i := range resp.Groups { // by pointer: a described group and member are large
+		g := &resp.Groups[i]
+		if g.ErrorCode != codec.None {
+			continue
+		}
+		ngroups++
+		nmembers += len(g.Members)
+		for j := range g.Members {
+			m := &g.Members[j]
+			nparts += partitionsIn(m.Assignment)
+			if g.AssignmentEpoch == g.GroupEpoch {
+				nparts += partitionsIn(m.TargetAssignment)
+			}
+			nnames += len(m.SubscribedTopicNames)
+		}
+	}
+	if ngroups == 0 {
+		return nil
+	}
+	out := make([]GroupSnapshot, 0, ngroups)
+	members := make([]MemberSnapshot, 0, nmembers)
+	parts := make([]TopicPartition, 0, nparts)
+	names := make([]string, 0, nnames)
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
 		if g.ErrorCode != codec.None {
 			continue
 		}
 		gs := GroupSnapshot{GroupID: g.GroupId, Epoch: g.GroupEpoch}
-		for _, m := range g.Members {
+		first := len(members)
+		for j := range g.Members {
+			m := &g.Members[j]
 			ms := MemberSnapshot{MemberID: m.MemberId, InstanceID: m.InstanceId.Value, Epoch: m.MemberEpoch,
-				Assigned:             describedTopicPartitions(m.Assignment),
-				SubscribedTopicNames: slices.Sorted(slices.Values(m.SubscribedTopicNames)),
 				SubscribedTopicRegex: m.SubscribedTopicRegex}
-			if ms.SubscribedTopicNames == nil {
-				ms.SubscribedTopicNames = []string{}
-			}
+			ms.Assigned, parts = describedTopicPartitions(m.Assignment, parts)
+			from := len(names)
+			names = append(names, m.SubscribedTopicNames...)
+			ms.SubscribedTopicNames = names[from:len(names):len(names)] // never nil
+			slices.Sort(ms.SubscribedTopicNames)
 			if g.AssignmentEpoch == g.GroupEpoch {
-				ms.Target = describedTopicPartitions(m.TargetAssignment)
+				ms.Target, parts = describedTopicPartitions(m.TargetAssignment, parts)
 			}
-			gs.Members = append(gs.Members, ms)
+			members = append(members, ms)
+		}
+		if len(members) > first { // nil for a group without members
+			gs.Members = members[first:len(members):len(members)]
 		}
 		slices.SortFunc(gs.Members, func(a, b MemberSnapshot) int { return strings.Compare(a.MemberID, b.MemberID) })
 		out = append(out, gs)
@@ -115,24 +149,41 @@ func SnapshotFromDescribe(resp *codec.ConsumerGroupDescribeResponse) []GroupSnap
 	return out
 }
 
-// describedTopicPartitions lists a Describe assignment's partitions in
-// topic-name, then partition order (a broker may send them in any order).
-func describedTopicPartitions(a codec.DescribedAssignment) []TopicPartition {
+// partitionsIn counts a Describe assignment's partitions.
+func partitionsIn(a codec.DescribedAssignment) int {
 	n := 0
 	for _, t := range a.TopicPartitions {
 		n += len(t.Partitions)
 	}
-	out := make([]TopicPartition, 0, n)
+	return n
+}
+
+// describedTopicPartitions lists a Describe assignment's partitions in
+// topic-name, then partition order (a broker may send them in any order),
+// appended to buf: it returns the list, capped at its end, and buf.
+func describedTopicPartitions(a codec.DescribedAssignment, buf []TopicPartition) (list, rest []TopicPartition) {
+	from := len(buf)
 	for _, t := range a.TopicPartitions {
 		for _, p := range t.Partitions {
-			out = append(out, TopicPartition{t.TopicName, p})
+			buf = append(buf, TopicPartition{t.TopicName, p})
 		}
 	}
-	slices.SortFunc(out, func(a, b TopicPartition) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
+	list = buf[from:len(buf):len(buf)]
+	if !inOrder(list) { // they mostly are: looked at without a sort's calls
+		slices.SortFunc(list, func(a, b TopicPartition) int {
+			return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+		})
+	}
+	return list, buf
+}
+
+// inOrder reports whether ps are in topic-name, then partition order.
+func inOrder(ps []TopicPartition) bool {
+	for i := 1; i < len(ps); i++ {
+		a, b := ps[i-1], ps[i]
+		if a.Topic == b.Topic && a.Partition > b.Partition || a.Topic != b.Topic && a.Topic > b.Topic {
+			return false
 		}
-		return cmp.Compare(a.Partition, b.Partition)
-	})
-	return out
+	}
+	return true
 }
