@@ -42,7 +42,11 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	if includeOps {
 		out.AuthorizedOperations = groupOperations
 	}
-	for _, e := range g.sortedMembers() {
+	members := g.sortedMembers()
+	if len(members) > 0 { // nil for none, as before
+		out.Members = make([]codec.DescribedMember, 0, len(members))
+	}
+	for _, e := range members {
 		mi := e.mi
 		m := &g.mem[mi]
 		if m.epoch == -2 && c.mut.Has(MutDescribeHidesParked) {

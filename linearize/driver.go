@@ -65,7 +65,7 @@ type driver struct {
 	// response delays what follows it on the same connection.
 	lastReqDeliver  map[uint64]int64 // ms (request.due)
 	lastRespDeliver map[uint64]int
-	connClientID    map[uint64]*string
+	connClientID    map[uint64]string
 	closedConns     map[uint64]bool
 	// freeWires are the target-facing ids of closed connections, for
 	// Plan.ReuseConnIDs (openConn).
@@ -152,7 +152,7 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 		target:          target,
 		lastReqDeliver:  map[uint64]int64{},
 		lastRespDeliver: map[uint64]int{},
-		connClientID:    map[uint64]*string{},
+		connClientID:    map[uint64]string{},
 		closedConns:     map[uint64]bool{},
 		connReqs:        map[uint64]int{},
 		ghosts:          map[string]bool{},
@@ -168,7 +168,7 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 	// client and heartbeat interval), not grown to it.
 	size := min(len(plan.Clients)*plan.Rounds*4/(5*d.hbEvery)+32, 1<<14)
 	d.hist = make(History, 0, size)
-	d.creqs = make([]model.ClientRequest, 0, size)
+	d.creqs = make([]model.ClientRequest, 0, size*3/5) // about half the operations are a plan client's requests
 	for i, cp := range plan.Clients {
 		p, err := d.newProc(i, cp.Name, cp.Group, "client", cp)
 		if err != nil {

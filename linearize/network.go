@@ -246,11 +246,11 @@ func (d *driver) deliver(r *request) {
 	// first delivered request (null reads as "") and attributes every
 	// later request that sends none to it; a request that sends one is
 	// attributed to its own (docs/PROTOCOL.md A2).
-	if d.connClientID[r.handle] == nil {
-		s := r.h.ClientId.Value
-		d.connClientID[r.handle] = &s
+	clientID, seen := d.connClientID[r.handle]
+	if !seen {
+		clientID = r.h.ClientId.Value
+		d.connClientID[r.handle] = clientID
 	}
-	clientID := *d.connClientID[r.handle]
 	if r.h.ClientId.Valid {
 		clientID = r.h.ClientId.Value
 	}
