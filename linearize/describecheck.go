@@ -34,6 +34,9 @@ func (d *driver) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
 		return
 	}
 	groups := d.snap.Snapshot()
+	if !d.skipCanary {
+		d.describeCanary(resp, groups)
+	}
 	for i := range resp.Groups {
 		dg := &resp.Groups[i]
 		h, holds := heldGroup(groups, dg.GroupId)
@@ -143,4 +146,23 @@ func describeDisagreement(shown, held model.GroupSnapshot) string {
 		}
 	}
 	return ""
+}
+
+// describeCanary judges, in the histories the canaries run in (canaryEvery),
+// every group of resp the long way too, through model.SnapshotFromDescribe
+// and describeDisagreement, which sort: where describedAsHeld finds an
+// in-order answer as held, the long way must find no disagreement, else
+// the short way hides one, a harness error.
+func (d *driver) describeCanary(resp *codec.ConsumerGroupDescribeResponse, groups []model.GroupSnapshot) {
+	for i := range resp.Groups {
+		dg := &resp.Groups[i]
+		h, holds := heldGroup(groups, dg.GroupId)
+		if dg.ErrorCode != codec.None || !holds || !describedAsHeld(dg, h) {
+			continue
+		}
+		shown := model.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: resp.Groups[i : i+1]})
+		if what := describeDisagreement(shown[0], h); what != "" {
+			d.harness("DescribeAgrees: group %q's Describe at %d ms is as the snapshot judged in order, but judged through model.SnapshotFromDescribe it %s", dg.GroupId, d.at, what)
+		}
+	}
 }
