@@ -277,16 +277,59 @@ func describeClient(v *clientView) ClientResult {
 // connections with that ClientId when they all carry one and the same;
 // else by the connection alone.
 func splitClients(reqs []ClientRequest) []*clientView {
-	// What each connection's requests say of their client: the first
-	// instance id and the first non-empty ClientId they carried; and how
-	// many requests it carried.
-	type connInfo struct {
-		instance    codec.UUID
-		hasInstance bool
-		clientID    string
-		n           int
-		view        *clientView // once its client is known
+	conns := readConns(reqs)
+	byClientID := instancesByClientID(conns)
+	var views []*clientView
+	index := map[clientIdent]*clientView{}
+	counts := map[*clientView]int{}
+	for i := range reqs {
+		if i > 0 && reqs[i].Conn == reqs[i-1].Conn {
+			continue
+		}
+		ci := conns[reqs[i].Conn]
+		if ci.view != nil {
+			continue
+		}
+		c := identify(reqs[i].Conn, ci, byClientID)
+		v := index[c]
+		if v == nil {
+			v = &clientView{key: c.key()}
+			index[c] = v
+			views = append(views, v)
+		}
+		ci.view = v
+		counts[v] += ci.n
 	}
+	// The requests are handed out to lists made at their size.
+	for _, v := range views {
+		v.reqs = make([]*ClientRequest, 0, counts[v])
+	}
+	var ci *connInfo
+	for i := range reqs {
+		if i == 0 || reqs[i].Conn != reqs[i-1].Conn {
+			ci = conns[reqs[i].Conn]
+		}
+		ci.view.reqs = append(ci.view.reqs, &reqs[i])
+	}
+	for _, v := range views {
+		v.learn()
+	}
+	return views
+}
+
+// connInfo is what a connection's requests say of their client: the first
+// instance id and the first non-empty ClientId they carried; and how many
+// requests it carried.
+type connInfo struct {
+	instance    codec.UUID
+	hasInstance bool
+	clientID    string
+	n           int
+	view        *clientView // once its client is known
+}
+
+// readConns reads each connection's connInfo from reqs.
+func readConns(reqs []ClientRequest) map[uint64]*connInfo {
 	conns := map[uint64]*connInfo{}
 	var ci *connInfo
 	for i := range reqs {
@@ -305,12 +348,17 @@ func splitClients(reqs []ClientRequest) []*clientView {
 			ci.clientID = r.Header.ClientId.Value
 		}
 	}
-	// The instance ids of the connections with each ClientId: one of
-	// them (any), and whether there are several.
-	type instances struct {
-		one     codec.UUID
-		several bool
-	}
+	return conns
+}
+
+// instances are the instance ids of the connections with one ClientId:
+// one of them (any), and whether there are several.
+type instances struct {
+	one     codec.UUID
+	several bool
+}
+
+func instancesByClientID(conns map[uint64]*connInfo) map[string]instances {
 	byClientID := map[string]instances{}
 	for _, ci := range conns {
 		if !ci.hasInstance || ci.clientID == "" {
@@ -322,71 +370,41 @@ func splitClients(reqs []ClientRequest) []*clientView {
 			byClientID[ci.clientID] = instances{one: us.one, several: true}
 		}
 	}
-	// A client is its instance id, else its ClientId, else its
-	// connection (one field set); its key, the label reports show, is
-	// made once per client.
-	type client struct {
-		instance    codec.UUID
-		hasInstance bool
-		clientID    string
-		conn        uint64
+	return byClientID
+}
+
+// clientIdent is a client: its instance id, else its ClientId, else its
+// connection (one field set).
+type clientIdent struct {
+	instance    codec.UUID
+	hasInstance bool
+	clientID    string
+	conn        uint64
+}
+
+// identify is the client of connection conn.
+func identify(conn uint64, ci *connInfo, byClientID map[string]instances) clientIdent {
+	if ci.hasInstance {
+		return clientIdent{instance: ci.instance, hasInstance: true}
 	}
-	clientOf := func(conn uint64, ci *connInfo) client {
-		if ci.hasInstance {
-			return client{instance: ci.instance, hasInstance: true}
+	if ci.clientID != "" {
+		if us, ok := byClientID[ci.clientID]; ok && !us.several {
+			return clientIdent{instance: us.one, hasInstance: true}
 		}
-		if ci.clientID != "" {
-			if us, ok := byClientID[ci.clientID]; ok && !us.several {
-				return client{instance: us.one, hasInstance: true}
-			}
-			return client{clientID: ci.clientID}
-		}
-		return client{conn: conn}
+		return clientIdent{clientID: ci.clientID}
 	}
-	keyOf := func(c client) string {
-		switch {
-		case c.hasInstance:
-			return "instance " + c.instance.String()
-		case c.clientID != "":
-			return "clientId " + c.clientID
-		}
-		return "conn " + strconv.FormatUint(c.conn, 10)
+	return clientIdent{conn: conn}
+}
+
+// key is the label reports show for the client, made once per client.
+func (c clientIdent) key() string {
+	switch {
+	case c.hasInstance:
+		return "instance " + c.instance.String()
+	case c.clientID != "":
+		return "clientId " + c.clientID
 	}
-	var views []*clientView
-	index := map[client]*clientView{}
-	counts := map[*clientView]int{}
-	for i := range reqs {
-		if i > 0 && reqs[i].Conn == reqs[i-1].Conn {
-			continue
-		}
-		ci := conns[reqs[i].Conn]
-		if ci.view != nil {
-			continue
-		}
-		c := clientOf(reqs[i].Conn, ci)
-		v := index[c]
-		if v == nil {
-			v = &clientView{key: keyOf(c)}
-			index[c] = v
-			views = append(views, v)
-		}
-		ci.view = v
-		counts[v] += ci.n
-	}
-	// The requests are handed out to lists made at their size.
-	for _, v := range views {
-		v.reqs = make([]*ClientRequest, 0, counts[v])
-	}
-	for i := range reqs {
-		if i == 0 || reqs[i].Conn != reqs[i-1].Conn {
-			ci = conns[reqs[i].Conn]
-		}
-		ci.view.reqs = append(ci.view.reqs, &reqs[i])
-	}
-	for _, v := range views {
-		v.learn()
-	}
-	return views
+	return "conn " + strconv.FormatUint(c.conn, 10)
 }
 
 // learn fills what the checks share: whether the client sends tag 0, its
