@@ -97,33 +97,71 @@ func partitionKey(op *Op) string { return partKeyOf(op).String() }
 // them) into the check's partitions, in order of first appearance (keys[i]
 // names parts[i]). A coordinator restart is not about one group: it joins
 // every partition, since it restarts the timers of every group's members
-// and forgets every telemetry client. A history has a handful of
-// partitions, found by a scan from the last one used, not by hashing.
+// and forgets every telemetry client. A run's history has a handful of
+// partitions, found by a scan from the last one used; past partScan of
+// them (a long history of many groups) they are found through a map. Each
+// partition's list is made at its size.
 func partitionOps[T any](items []T, opOf func(T) *Op) (keys []partKey, parts [][]T) {
-	var restarts []T
-	last := -1
-	for _, it := range items {
+	var (
+		of       = make([]int32, len(items)) // each item's partition; -1 a restart
+		counts   []int
+		restarts int
+		byKey    map[partKey]int
+		last     = -1
+	)
+	for i, it := range items {
 		op := opOf(it)
 		if op.Restart {
-			restarts = append(restarts, it)
+			of[i] = -1
+			restarts++
 			continue
 		}
 		k := partKeyOf(op)
 		if last < 0 || keys[last] != k {
-			last = slices.Index(keys, k)
+			if byKey != nil {
+				p, ok := byKey[k]
+				last = p
+				if !ok {
+					last = -1
+				}
+			} else {
+				last = slices.Index(keys, k)
+			}
 			if last < 0 {
-				keys = append(keys, k)
-				parts = append(parts, make([]T, 0, len(items)/4+1))
-				last = len(keys) - 1
+				keys, counts, last = append(keys, k), append(counts, 0), len(keys)
+				if byKey != nil {
+					byKey[k] = last
+				} else if len(keys) > partScan {
+					byKey = make(map[partKey]int, 2*len(keys))
+					for p, k := range keys {
+						byKey[k] = p
+					}
+				}
 			}
 		}
-		parts[last] = append(parts[last], it)
+		of[i] = int32(last)
+		counts[last]++
 	}
-	for i := range parts {
-		parts[i] = append(parts[i], restarts...)
+	parts = make([][]T, len(keys))
+	for p := range parts {
+		parts[p] = make([]T, 0, counts[p]+restarts)
+	}
+	var rs []T
+	for i, it := range items {
+		if of[i] < 0 {
+			rs = append(rs, it)
+			continue
+		}
+		parts[of[i]] = append(parts[of[i]], it)
+	}
+	for p := range parts {
+		parts[p] = append(parts[p], rs...)
 	}
 	return keys, parts
 }
+
+// partScan is how many partitions partitionOps finds by scanning.
+const partScan = 16
 
 // telemetryID is the client instance id a telemetry request is about: the
 // header's at v1 (KIP-1313), the body's at v0.

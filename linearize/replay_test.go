@@ -1,6 +1,8 @@
 package linearize
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -102,5 +104,50 @@ func checkSame(t *testing.T, same func(a, b codec.Message) bool, a, b codec.Mess
 	sameBytes := string(ea) == string(eb)
 	if got := same(a, b); got && !sameBytes || got != want {
 		t.Errorf("same = %v, want %v; encodings equal %v", got, want, sameBytes)
+	}
+}
+
+// partitionOps keeps first-appearance order and each partition's own
+// order, ends every partition with the restarts, past partScan partitions
+// too.
+func TestPartitionOps(t *testing.T) {
+	for _, groups := range []int{1, partScan, partScan + 1, 3 * partScan} {
+		var ops []*Op
+		want := map[string][]int{}
+		var order []string
+		for i := 0; i < 10*groups; i++ {
+			g := fmt.Sprintf("g%d", (i*7)%groups)
+			if i%13 == 12 {
+				ops = append(ops, &Op{ID: i, Restart: true})
+				continue
+			}
+			ops = append(ops, &Op{ID: i, Request: &codec.ConsumerGroupHeartbeatRequest{GroupId: g}})
+			if _, ok := want[g]; !ok {
+				order = append(order, g)
+			}
+			want[g] = append(want[g], i)
+		}
+		var restarts []int
+		for _, op := range ops {
+			if op.Restart {
+				restarts = append(restarts, op.ID)
+			}
+		}
+		keys, parts := partitionOps(ops, func(op *Op) *Op { return op })
+		if len(keys) != len(order) || len(parts) != len(order) {
+			t.Fatalf("%d groups: %d keys, %d parts, want %d", groups, len(keys), len(parts), len(order))
+		}
+		for p, k := range keys {
+			if k.String() != "group:"+order[p] {
+				t.Fatalf("%d groups: key %d is %s, want group:%s", groups, p, k, order[p])
+			}
+			var got []int
+			for _, op := range parts[p] {
+				got = append(got, op.ID)
+			}
+			if w := append(append([]int{}, want[order[p]]...), restarts...); !slices.Equal(got, w) {
+				t.Fatalf("%d groups: partition %s holds %v, want %v", groups, k, got, w)
+			}
+		}
 	}
 }
