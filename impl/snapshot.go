@@ -53,7 +53,9 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 	return out
 }
 
-// snapshotGroup is g's snapshot; g is locked.
+// snapshotGroup is g's snapshot; g is locked. What it shows of a member,
+// sameAsSnapshot compares in place: a field added here goes there too
+// (internal/targets' TestCachedSnapshotsAreFresh catches one that does not).
 func (c *Coordinator) snapshotGroup(g *group) GroupSnapshot {
 	gs := GroupSnapshot{GroupID: g.id, Epoch: g.epoch}
 	members := g.sortedMembers()

@@ -173,7 +173,7 @@ func synthErrors(clients []synthClient, got []model.ClientResult) []string {
 // checkSynthClients runs the synthetic part of the client rules' canary,
 // in one history in canaryEvery, and reports its errors as harness errors.
 func (d *driver) checkSynthClients() {
-	if d.plan.Seed%canaryEvery != 1 {
+	if !d.canaryDue() {
 		return
 	}
 	reqs, clients := synthRecords()

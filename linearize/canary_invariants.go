@@ -417,8 +417,9 @@ func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) 
 // client rules' canary: the live one on the admin's, prober's and
 // observer's traffic, canary.go, and the synthetic one, canary_clients.go):
 // they run in the histories whose plan seed is 1 modulo canaryEvery (seed
-// 1, the first of every run, then one in 64). Their thirty-odd plants, each judged by
-// every check with fresh trackers, cost about a third of a default
+// 1, the first of every run, then one in 64; canaryDue), with the long way
+// of DescribeAgrees (describecheck.go). Their thirty-odd plants, each
+// judged by every check with fresh trackers, cost about a third of a default
 // history's CPU (BenchmarkCanary); one history in 64 keeps that under one
 // percent of a run's, and still runs them hundreds of times in a default
 // run.
@@ -432,7 +433,7 @@ const canaryEvery = 64
 // would add its own material); the quiescence plants, and all of them in
 // a history that never showed such a round, go into the final one.
 func (d *driver) checkInvariantCanary(o model.Observation, final bool) {
-	if d.plan.Seed%canaryEvery != 1 || d.canaried && !final {
+	if !d.canaryDue() || d.canaried && !final {
 		return
 	}
 	checks, plants := invariantChecks(), invariantPlants()

@@ -61,7 +61,7 @@ func richObservation(t *testing.T, seed uint64) model.Observation {
 // the others.
 func TestInvariantCanaryRunsInPickedHistories(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 1 + canaryEvery} {
-		d := canaryRun(t, seed, 1)
+		d := driverRun(t, seed, 1, false)
 		if len(d.res.HarnessErrors) > 0 {
 			t.Fatalf("seed %d: %v", seed, d.res.HarnessErrors)
 		}

@@ -8,9 +8,17 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// canaryRun runs seed's default plan on the model and returns the driver
-// after it, for the canary's records.
+// canaryRun runs seed's default plan on the model, its canaries on
+// whatever the seed, and returns the driver after it, for the canaries'
+// records.
 func canaryRun(t *testing.T, seed uint64, hv int) *driver {
+	t.Helper()
+	return driverRun(t, seed, hv, true)
+}
+
+// driverRun runs seed's default plan on the model, the canaries forced on
+// or as the seed picks them, and returns the driver after it.
+func driverRun(t *testing.T, seed uint64, hv int, canaries bool) *driver {
 	t.Helper()
 	o := DefaultOptions()
 	o.HeartbeatVersion = hv
@@ -19,6 +27,7 @@ func canaryRun(t *testing.T, seed uint64, hv int) *driver {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.skipCanary = d.skipCanary && !canaries
 	if !d.runRounds() || !d.quiesce() {
 		t.Fatalf("seed %d: the run failed: %v", seed, d.res.HarnessErrors)
 	}

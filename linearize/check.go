@@ -411,7 +411,7 @@ func sameConnEarlier(h History, i int) bool {
 // order and describes the first operation whose recorded response the
 // model does not give ("" if there is none in that order).
 func FirstMismatch(cfg model.Config, h History) string {
-	coords := map[string]*model.Coordinator{}
+	coords := map[partKey]*model.Coordinator{}
 	for i := range h {
 		op := &h[i]
 		if op.Restart {
@@ -421,7 +421,7 @@ func FirstMismatch(cfg model.Config, h History) string {
 			}
 			continue
 		}
-		k := partitionKey(op)
+		k := partKeyOf(op)
 		c := coords[k]
 		if c == nil {
 			c = model.NewCoordinator(cfg)

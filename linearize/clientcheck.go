@@ -67,10 +67,11 @@ func (d *driver) checkClients() {
 	}
 }
 
-// canaryDue reports whether this history's live client-rule canary runs:
-// in Run, for the seeds canaryEvery picks (judging the admin's, prober's
-// and observer's traffic in every history was a sixth of the run's time);
-// always for a driver made otherwise (the canary's tests).
+// canaryDue reports whether this history's canaries run (canaryEvery
+// picks them by seed when the driver is made): the live client-rule one
+// here, the synthetic records, the invariants' and the long way of
+// DescribeAgrees. Judging the admin's, prober's and observer's traffic in
+// every history was a sixth of the run's time.
 func (d *driver) canaryDue() bool { return !d.skipCanary }
 
 // clientViolation records that a client broke client rule rule.

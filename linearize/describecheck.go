@@ -34,7 +34,7 @@ func (d *driver) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
 		return
 	}
 	groups := d.snap.Snapshot()
-	if !d.skipCanary {
+	if d.canaryDue() {
 		d.describeCanary(resp, groups)
 	}
 	for i := range resp.Groups {

@@ -92,7 +92,6 @@ type driver struct {
 
 	mu      sync.Mutex
 	hist    History
-	faults  map[[2]int]Fault
 	res     *Result
 	epochs  model.EpochTracker
 	ids     model.MemberIDTracker
@@ -131,7 +130,6 @@ func Run(target Target, plan Plan) (*Result, error) {
 		return nil, err
 	}
 	d.res.ModelExact, d.res.DroppedRestarts = IsModelExact(target), dropped
-	d.skipCanary = plan.Seed%canaryEvery != 1
 	if !d.runRounds() || !d.quiesce() {
 		return d.res, nil
 	}
@@ -157,6 +155,7 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 		connReqs:        map[uint64]int{},
 		ghosts:          map[string]bool{},
 		res:             &Result{Plan: plan, ViolationCounts: map[string]int{}, Faults: map[FaultKind]int{}},
+		skipCanary:      plan.Seed%canaryEvery != 1,
 	}
 	d.snap, _ = target.(Snapshotter)
 	d.hbEvery = int(int64(plan.HeartbeatIntervalMs) / plan.RoundMs)

@@ -256,7 +256,7 @@ func (r *replayer) apply(c *model.Coordinator, op *Op) (bool, string) {
 	return true, ""
 }
 
-// nextID is the id source apply gives the model: the op's ids (idsFrom),
+// nextID is the id source apply gives the model: the op's ids (idSource),
 // each noted as drawn.
 func (r *replayer) nextID() codec.UUID {
 	u := r.ids.next()
@@ -290,17 +290,10 @@ func sameUpToDrawnIDs(want, got codec.Message, drawn []string) bool {
 	return bytes.Equal(a, b)
 }
 
-// idsFrom returns an id source that yields the id the target made for op (a
-// v0 member id or a telemetry client instance id), then fresh ones.
-func idsFrom(op *Op) func() codec.UUID {
-	var s idSource
-	s.reset(op)
-	return s.next
-}
-
-// idSource is idsFrom's source, reusable from one op to the next. The
-// op's id is read from its response at the first draw: most requests
-// (every heartbeat at v1) draw none.
+// idSource yields the id the target made for an op (a v0 member id or a
+// telemetry client instance id), then fresh ones; reset makes it the
+// source of the next op. The op's id is read from its response at the
+// first draw: most requests (every heartbeat at v1) draw none.
 type idSource struct {
 	op     *Op
 	queued bool // the op's id has been read into queue

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -238,14 +237,4 @@ func (a *analysis) learn(name, id string) {
 	}
 	a.known[name][id] = true
 	a.current[name] = id
-}
-
-// sortedKeys returns a set's keys in order.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
