@@ -272,14 +272,7 @@ func caseRestartThenRebalance(p *probe) verdict {
 	gA, gB := p.id("g"), p.id("g")
 	twin := func(g string) (s, d *pmember) {
 		s, d = &pmember{id: sID, inst: inst}, &pmember{id: dID}
-		for _, m := range []*pmember{s, d} {
-			req := p.joinReq(g, m.id)
-			if m.inst != "" {
-				static(req, m.inst)
-			}
-			j := c.mustJoin(req)
-			m.epoch, m.owned = j.MemberEpoch, owned(j.Assignment)
-		}
+		c.joinAll(p, g, s, d)
 		c.settle(g, s, d)
 		return s, d
 	}

@@ -44,6 +44,19 @@ func (c *pconn) beat(g string, m *pmember) {
 	}
 }
 
+// joinAll joins every member to group g, static ones with their instance
+// id, and takes each one's epoch and assignment.
+func (c *pconn) joinAll(p *probe, g string, ms ...*pmember) {
+	for _, m := range ms {
+		req := p.joinReq(g, m.id)
+		if m.inst != "" {
+			static(req, m.inst)
+		}
+		j := c.mustJoin(req)
+		m.epoch, m.owned = j.MemberEpoch, owned(j.Assignment)
+	}
+}
+
 // settle heartbeats every member until Describe shows the group at rest:
 // every member at the group epoch, owning exactly its target. It ends the
 // case as SKIP if the group does not settle in 20 rounds.
@@ -113,14 +126,7 @@ func caseStaticRestart(p *probe) verdict {
 	c := p.conn()
 	g := p.id("g")
 	m1, m2 := &pmember{id: p.id("m"), inst: p.id("i")}, &pmember{id: p.id("m")}
-	for _, m := range []*pmember{m1, m2} {
-		req := p.joinReq(g, m.id)
-		if m.inst != "" {
-			static(req, m.inst)
-		}
-		j := c.mustJoin(req)
-		m.epoch, m.owned = j.MemberEpoch, owned(j.Assignment)
-	}
+	c.joinAll(p, g, m1, m2)
 	before := c.settle(g, m1, m2)
 	t1, _ := target(before, m1.id)
 	t2, _ := target(before, m2.id)
