@@ -46,7 +46,7 @@ type TCPTarget struct {
 	maxLag   int64
 	// stalls watches this process and the broker from the first Advance
 	// to Close (MaxStallMs).
-	stalls *StallWatch
+	stalls *wire.StallWatch
 	// rtt are the round trips answered, by API, in real time (reports
 	// plot their distribution).
 	rtt map[codec.APIKey][]time.Duration
@@ -229,7 +229,7 @@ func (t *TCPTarget) Advance(nowMs int64) error {
 	if !t.started {
 		t.started = true
 		t.start = time.Now().Add(-time.Duration(nowMs) * time.Millisecond)
-		t.stalls = WatchBroker(t.addr, t.timeout)
+		t.stalls = wire.WatchBroker(t.addr, t.timeout)
 	}
 	t.logical = nowMs
 	at := t.start.Add(time.Duration(nowMs) * time.Millisecond)

@@ -24,13 +24,6 @@ import (
 // anything else, as a broker does to a request it cannot parse.
 func apiVersionsOnly(t *testing.T) string {
 	t.Helper()
-	return apiVersionsBroker(t, func() {})
-}
-
-// apiVersionsBroker is apiVersionsOnly calling hold before each answer
-// (stallingBroker holds its answers there).
-func apiVersionsBroker(t *testing.T, hold func()) string {
-	t.Helper()
 	return nettest.Serve(t, func(nc net.Conn) {
 		_ = nc.SetDeadline(time.Now().Add(5 * time.Second))
 		for {
@@ -42,7 +35,6 @@ func apiVersionsBroker(t *testing.T, hold func()) string {
 			if _, err := codec.ParseRequestHeader(frame, &h, codec.DecodeOptions{}); err != nil || h.RequestApiKey != codec.ApiVersions {
 				return
 			}
-			hold()
 			r := codec.NewApiVersionsResponse()
 			r.ApiKeys = []codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MaxVersion: 4}, {ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 1}}
 			out, err := codec.AppendResponse(nil, h.CorrelationId, h.RequestApiVersion, r)

@@ -29,6 +29,10 @@
 //   - Zero allocations on the steady path: Conn.ReceiveInto decodes into
 //     the caller's response and Headers.Fill into the caller's header, so a
 //     load generator measures the broker, not its own garbage.
+//   - A StallWatch (stall.go): how late a broker over real time may fire a
+//     timer with nothing in a history to show it, measured by a ticker
+//     that pings the broker on a connection of its own; the TCP target and
+//     the conformance cases that wait out a session count it as slack.
 //
 // Keeping one client matters because a checker's findings are only as good
 // as the client that makes them: a mistake in framing, negotiation or

@@ -1,4 +1,4 @@
-package linearize
+package wire
 
 import (
 	"crypto/rand"
@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // stallTick is a StallWatch's period: short enough that a stall shows
@@ -121,10 +120,10 @@ func (w *StallWatch) Stop() {
 type pinger struct {
 	addr    string
 	timeout time.Duration
-	hm      *wire.Headers
+	hm      *Headers
 
 	mu     sync.Mutex
-	c      *wire.Conn
+	c      *Conn
 	closed bool
 }
 
@@ -133,24 +132,24 @@ func (p *pinger) do() error {
 	c, closed := p.c, p.closed
 	p.mu.Unlock()
 	if closed {
-		return wire.ErrConnClosed
+		return ErrConnClosed
 	}
 	if c == nil {
-		instance, err := wire.NewInstanceID(rand.Reader)
+		instance, err := NewInstanceID(rand.Reader)
 		if err != nil {
 			return err
 		}
-		if p.hm, err = wire.NewHeaders(codec.Str("ghostcheck-stall-watch"), instance); err != nil {
+		if p.hm, err = NewHeaders(codec.Str("ghostcheck-stall-watch"), instance); err != nil {
 			return err
 		}
-		if c, err = wire.Dial(p.addr, wire.Options{Timeout: p.timeout}); err != nil {
+		if c, err = Dial(p.addr, Options{Timeout: p.timeout}); err != nil {
 			return err
 		}
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
 			c.Close()
-			return wire.ErrConnClosed
+			return ErrConnClosed
 		}
 		p.c = c
 		p.mu.Unlock()
