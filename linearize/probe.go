@@ -339,3 +339,31 @@ func (d *driver) lastDescribed(group string, pick int) (string, int32, bool) {
 	}
 	return "", 0, false
 }
+
+// extraProbe sends a probe of extraProbeKinds.
+func (d *driver) extraProbe(p *proc, pr Probe) {
+	switch pr.Kind {
+	case ProbeInstanceAsMemberID:
+		// The leave right behind the join on the same connection removes
+		// the member in the same round. Only on a target observed by its
+		// snapshot at the round's end: off the round grid, or delivered
+		// in parallel, the observer's Describe may land between the two
+		// and show a member no process holds.
+		if inst := d.liveMember(pr.Group, pr.Pick, true); inst != "" && d.snap != nil {
+			req := probeJoin(pr.Group)
+			req.MemberId = inst
+			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+			leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: inst, MemberEpoch: -1, RebalanceTimeoutMs: -1}
+			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, leave))
+		}
+	case ProbePreviousEpochUnknownTopic:
+		id, epoch, ok := d.lastDescribed(pr.Group, pr.Pick)
+		if !ok || epoch < 2 {
+			return
+		}
+		unknown := codec.UUID{0: 0x7f, 15: 0x7f} // no topic of the coordinator's
+		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch - 1, RebalanceTimeoutMs: -1,
+			TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: unknown, Partitions: []int32{0}}}}
+		p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+	}
+}
