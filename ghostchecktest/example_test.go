@@ -10,6 +10,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/ghostchecktest"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // These tests are the README's "Plug in your own coordinator": three
@@ -62,15 +63,15 @@ func (c *leakyCoordinator) Handle(conn linearize.Conn, h *codec.RequestHeader, r
 
 // Each coordinator is built fresh for a plan, with the plan's topics,
 // session timeout and heartbeat interval (plan.ModelConfig()).
-func newCorrect(plan linearize.Plan) linearize.Target {
+func newCorrect(plan plan.Plan) linearize.Target {
 	return &correctCoordinator{linearize.NewModelTarget(plan.ModelConfig())}
 }
 
-func newReworded(plan linearize.Plan) linearize.Target {
+func newReworded(plan plan.Plan) linearize.Target {
 	return &rewordedCoordinator{correctCoordinator{linearize.NewModelTarget(plan.ModelConfig())}}
 }
 
-func newLeaky(plan linearize.Plan) linearize.Target {
+func newLeaky(plan plan.Plan) linearize.Target {
 	return &leakyCoordinator{correctCoordinator{linearize.NewModelTarget(plan.ModelConfig())}}
 }
 

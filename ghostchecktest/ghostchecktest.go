@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 	pages "github.com/ghostcheck/ghostcheck/report"
 )
 
@@ -61,7 +62,7 @@ type Options struct {
 	// Plan shapes each plan (the zero value: linearize.DefaultOptions).
 	// Coordinator restarts are left out for a target that cannot restart
 	// (linearize.Restarter), and the failure report says so.
-	Plan linearize.Options
+	Plan plan.Options
 	// Level is the check's level (linearize.LevelAuto: exact for a
 	// target that declares itself model-exact, observable otherwise).
 	Level linearize.CheckLevel
@@ -112,7 +113,7 @@ type Failure struct {
 // NewTarget builds a fresh coordinator for a plan: configure it with the
 // plan's topics, session timeout and heartbeat interval (plan.ModelConfig()
 // has them).
-type NewTarget func(plan linearize.Plan) linearize.Target
+type NewTarget func(plan plan.Plan) linearize.Target
 
 // settings are what the test flags say, so tests can set them directly.
 type settings struct {
@@ -150,7 +151,7 @@ func (o Options) withDefaults() Options {
 		o.FirstSeed = 1
 	}
 	if reflect.ValueOf(o.Plan).IsZero() {
-		o.Plan = linearize.DefaultOptions()
+		o.Plan = plan.DefaultOptions()
 	}
 	if o.Shrink == 0 {
 		o.Shrink = 200
@@ -175,7 +176,7 @@ type runner struct {
 }
 
 // check runs plan against a fresh target and checks it.
-func (r *runner) check(plan linearize.Plan) (*linearize.Result, *linearize.Report) {
+func (r *runner) check(plan plan.Plan) (*linearize.Result, *linearize.Report) {
 	r.t.Helper()
 	res, err := linearize.Run(r.newTarget(plan), plan)
 	if err != nil {
@@ -187,7 +188,7 @@ func (r *runner) check(plan linearize.Plan) (*linearize.Result, *linearize.Repor
 // checkSafely is check, with a panic of the target's caught and returned
 // with its stack ("" when there was none), so that the failure names the
 // plan and the test ends as a failure, not a crash of the test binary.
-func (r *runner) checkSafely(plan linearize.Plan) (res *linearize.Result, rep *linearize.Report, panicked string) {
+func (r *runner) checkSafely(plan plan.Plan) (res *linearize.Result, rep *linearize.Report, panicked string) {
 	r.t.Helper()
 	defer func() {
 		if p := recover(); p != nil {
@@ -204,7 +205,7 @@ func (r *runner) seeds() *Outcome {
 	r.out = &Outcome{}
 	last := r.opts.FirstSeed + uint64(r.opts.Seeds) - 1
 	for seed := r.opts.FirstSeed; seed <= last; seed++ {
-		res, rep, panicked := r.checkSafely(linearize.NewPlan(seed, r.opts.Plan))
+		res, rep, panicked := r.checkSafely(plan.New(seed, r.opts.Plan))
 		where := fmt.Sprintf("seed %d (of %d-%d)", seed, r.opts.FirstSeed, last)
 		if panicked != "" {
 			r.t.Errorf("ghostcheck: %s: the target panicked: %s", where, panicked)
@@ -251,7 +252,7 @@ func (r *runner) fail(res *linearize.Result, rep *linearize.Report, where string
 // shrink cuts the failing plan down while it fails by the same rule.
 func (r *runner) shrink(f *Failure) {
 	rule := f.Report.Rule
-	small := linearize.Shrink(f.Result.Plan, func(p linearize.Plan) bool {
+	small := plan.Shrink(f.Result.Plan, func(p plan.Plan) bool {
 		_, rep := r.check(p)
 		return rep.Verdict == linearize.Illegal && rep.Rule == rule
 	}, r.opts.Shrink)

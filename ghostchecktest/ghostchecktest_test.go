@@ -13,16 +13,17 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // correct is the model behind a plain Target (not model-exact, cannot
 // restart); leaky acknowledges leaves without removing the member.
-func correct(plan linearize.Plan) linearize.Target {
+func correct(plan plan.Plan) linearize.Target {
 	m := linearize.NewModelTarget(plan.ModelConfig())
 	return linearize.Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
 }
 
-func leaky(plan linearize.Plan) linearize.Target {
+func leaky(plan plan.Plan) linearize.Target {
 	m := linearize.NewModelTarget(plan.ModelConfig())
 	return linearize.Funcs{
 		HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
@@ -179,7 +180,7 @@ func TestRapidIsQuiet(t *testing.T) {
 // either mode; rapid does not spend its shrinking time on it, nor print
 // its draws.
 func TestPanicIsAFailure(t *testing.T) {
-	panicky := func(plan linearize.Plan) linearize.Target {
+	panicky := func(plan plan.Plan) linearize.Target {
 		return linearize.Funcs{HandleFunc: func(linearize.Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
 			panic("mycoord: nil map")
 		}}

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // property draws the plans from a rapid property (rapid's -rapid.checks
@@ -28,7 +29,7 @@ func (r *runner) property() *Outcome {
 		if failedRes != nil || panicked != "" {
 			return // found: the draws left are not run
 		}
-		plan := linearize.DrawPlan(rt, r.opts.Plan)
+		plan := plan.Draw(rt, r.opts.Plan)
 		res, rep, p := r.checkSafely(plan)
 		if p != "" {
 			panicked = fmt.Sprintf("plan %d drawn by rapid (seed %d): the target panicked: %s", r.out.Plans+1, plan.Seed, p)

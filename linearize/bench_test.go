@@ -5,16 +5,17 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // benchHistory runs a plan of the given shape against the model (without
 // invariant observations, which the checker does not need) and returns its
 // history. Groups have two clients each, so the cost per partition stays
 // small and the total grows with the number of groups.
-func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (Plan, History) {
-	o := DefaultOptions()
+func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (plan.Plan, History) {
+	o := plan.DefaultOptions()
 	o.Clients, o.Groups, o.Rounds, o.Parallel = 2*groups, groups, rounds, parallel
-	plan := NewPlan(42, o)
+	plan := plan.New(42, o)
 	plan.DescribeEvery = 8
 	m := NewModelTarget(plan.ModelConfig())
 	target := Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance, RestartFunc: m.Restart}

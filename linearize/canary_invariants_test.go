@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // finalObservation is, in short, what observe(true) judged at the end of
@@ -29,7 +30,7 @@ func finalObservation(d *driver) model.Observation {
 // nothing), and returns it.
 func richObservation(t *testing.T, seed uint64) model.Observation {
 	t.Helper()
-	plan := NewPlan(seed, DefaultOptions())
+	plan := plan.New(seed, plan.DefaultOptions())
 	d, err := newDriver(NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // canaryRun runs seed's default plan on the model, its canaries on
@@ -20,9 +21,9 @@ func canaryRun(t *testing.T, seed uint64, hv int) *driver {
 // or as the seed picks them, and returns the driver after it.
 func driverRun(t *testing.T, seed uint64, hv int, canaries bool) *driver {
 	t.Helper()
-	o := DefaultOptions()
+	o := plan.DefaultOptions()
 	o.HeartbeatVersion = hv
-	plan := NewPlan(seed, o)
+	plan := plan.New(seed, o)
 	d, err := newDriver(NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Verdict is the outcome of checking a run. Unknown is honest: the check
@@ -180,7 +181,7 @@ func checkExact(res *Result, opts CheckOptions) *Report {
 // CheckHistory checks a recorded history alone (no invariants, which need
 // the run's client state): linearizability against the model configured by
 // plan (LevelAuto reads as LevelExact here).
-func CheckHistory(plan Plan, h History, opts CheckOptions) *Report {
+func CheckHistory(plan plan.Plan, h History, opts CheckOptions) *Report {
 	return Check(&Result{Plan: plan, History: h, ModelExact: true}, opts)
 }
 

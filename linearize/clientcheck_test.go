@@ -5,13 +5,14 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The run's own clients are held to the client rules: a clean run breaks
 // none, and a recorded request changed the way a broken client would send
 // it (a second member id from one KIP-1082 process) is reported.
 func TestClientRulesJudgeTheRunsClients(t *testing.T) {
-	plan := NewPlan(1, DefaultOptions())
+	plan := plan.New(1, plan.DefaultOptions())
 	d, err := newDriver(NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // connLog is the model, recording when each connection carried a request
@@ -35,20 +36,20 @@ func (c *connLog) Disconnect(id uint64) {
 // process's sockets do: once what it sent on it has been delivered, the
 // target is told (Disconnect), and nothing arrives on it after.
 func TestEndedProcessesCloseTheirConnections(t *testing.T) {
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	o.Restarts = false
 	o.ReuseConnIDs = false // a connection's id names it alone (TestReusedConnectionIDs covers reuse)
-	checked := map[linearize.ActionKind]int{}
+	checked := map[plan.ActionKind]int{}
 	for seed := uint64(1); seed <= 10; seed++ {
-		plan := linearize.NewPlan(seed, o)
-		target := &connLog{ModelTarget: linearize.NewModelTarget(plan.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
-		res, err := linearize.Run(target, plan)
+		pl := plan.New(seed, o)
+		target := &connLog{ModelTarget: linearize.NewModelTarget(pl.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
+		res, err := linearize.Run(target, pl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range plan.Clients {
+		for _, c := range pl.Clients {
 			end := c.Actions[len(c.Actions)-1].Kind
-			if end != linearize.Crash && end != linearize.Close {
+			if end != plan.Crash && end != plan.Close {
 				continue
 			}
 			var conn uint64
@@ -67,7 +68,7 @@ func TestEndedProcessesCloseTheirConnections(t *testing.T) {
 			checked[end]++
 		}
 	}
-	if checked[linearize.Crash] == 0 || checked[linearize.Close] == 0 {
+	if checked[plan.Crash] == 0 || checked[plan.Close] == 0 {
 		t.Fatalf("the sample checked %v: no crash or no close", checked)
 	}
 }
@@ -116,22 +117,22 @@ func (t *keepClosed) Advance(now int64) error {
 // session timeout, a ghost (NoGhosts), at the run's invariants and so at
 // either level of Check. The model itself, on the same plans, has none.
 func TestKeepingClosedMembersIsCaught(t *testing.T) {
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	o.Restarts, o.Faults = false, nil
 	for seed := uint64(1); seed <= 10; seed++ {
-		plan := linearize.NewPlan(seed, o)
-		if !slices.ContainsFunc(plan.Clients, func(c linearize.ClientPlan) bool { return c.Actions[len(c.Actions)-1].Kind == linearize.Crash }) {
+		pl := plan.New(seed, o)
+		if !slices.ContainsFunc(pl.Clients, func(c plan.ClientPlan) bool { return c.Actions[len(c.Actions)-1].Kind == plan.Crash }) {
 			continue
 		}
-		plain, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
+		plain, err := linearize.Run(linearize.NewModelTarget(pl.ModelConfig()), pl)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := plain.ViolationCounts[string(model.RuleNoGhosts)]; n > 0 {
 			t.Fatalf("seed %d: the model itself has ghosts: %v", seed, plain.Violations)
 		}
-		buggy := &keepClosed{ModelTarget: linearize.NewModelTarget(plan.ModelConfig()), k: brokertest.NewKeeper()}
-		res, err := linearize.Run(buggy, plan)
+		buggy := &keepClosed{ModelTarget: linearize.NewModelTarget(pl.ModelConfig()), k: brokertest.NewKeeper()}
+		res, err := linearize.Run(buggy, pl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,10 +151,10 @@ func TestKeepingClosedMembersIsCaught(t *testing.T) {
 // them (which is what makes a coordinator that keeps a closed connection's
 // context misattribute ClientIds), and the model's histories stay Ok.
 func TestReusedConnectionIDs(t *testing.T) {
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	reused, crossed := 0, 0
 	for seed := uint64(1); seed <= 20; seed++ {
-		plan := linearize.NewPlan(seed, o)
+		plan := plan.New(seed, o)
 		plan.ReuseConnIDs = true
 		target := &connLog{ModelTarget: linearize.NewModelTarget(plan.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
 		res, err := linearize.Run(target, plan)

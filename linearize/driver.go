@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // RoundViolation is an invariant broken at one observation.
@@ -22,7 +23,7 @@ type RoundViolation struct {
 
 // Result is what one run produced.
 type Result struct {
-	Plan    Plan
+	Plan    plan.Plan
 	History History
 	// Violations are the invariants broken, in order; each rule is
 	// reported at its first observation only, plus a count.
@@ -35,7 +36,7 @@ type Result struct {
 	// target error it cannot interpret, a request it could not build).
 	HarnessErrors []string
 	// Faults counts the faults actually applied, by kind.
-	Faults map[FaultKind]int
+	Faults map[plan.FaultKind]int
 	// Quiescent reports whether the run ended with everything delivered
 	// and one session timeout passed (QuiescentMembership was checked).
 	Quiescent bool
@@ -49,7 +50,7 @@ type Result struct {
 }
 
 type driver struct {
-	plan    *Plan
+	plan    *plan.Plan
 	target  Target
 	snap    Snapshotter
 	procs   []*proc
@@ -120,7 +121,7 @@ type driver struct {
 // restart runs the plan without its coordinator restarts
 // (Result.DroppedRestarts). It returns an error only when the plan is
 // malformed; what went wrong in the run is in the Result.
-func Run(target Target, plan Plan) (*Result, error) {
+func Run(target Target, plan plan.Plan) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, err
 	}
@@ -144,9 +145,9 @@ func Run(target Target, plan Plan) (*Result, error) {
 // newDriver sets up a run of plan: the plan's client processes, then the
 // admin, the prober and the observer (in this order: each draws its
 // connection ids and its UUIDs from its place).
-func newDriver(target Target, plan Plan) (*driver, error) {
+func newDriver(target Target, pl plan.Plan) (*driver, error) {
 	d := &driver{
-		plan:            &plan,
+		plan:            &pl,
 		target:          target,
 		lastReqDeliver:  map[uint64]int64{},
 		lastRespDeliver: map[uint64]int{},
@@ -154,47 +155,47 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 		closedConns:     map[uint64]bool{},
 		connReqs:        map[uint64]int{},
 		ghosts:          map[string]bool{},
-		res:             &Result{Plan: plan, ViolationCounts: map[string]int{}, Faults: map[FaultKind]int{}},
-		skipCanary:      plan.Seed%canaryEvery != 1,
+		res:             &Result{Plan: pl, ViolationCounts: map[string]int{}, Faults: map[plan.FaultKind]int{}},
+		skipCanary:      pl.Seed%canaryEvery != 1,
 	}
 	d.snap, _ = target.(Snapshotter)
-	d.hbEvery = int(int64(plan.HeartbeatIntervalMs) / plan.RoundMs)
+	d.hbEvery = int(int64(pl.HeartbeatIntervalMs) / pl.RoundMs)
 	if d.hbEvery < 1 {
 		d.hbEvery = 1
 	}
 	// The history and the clients' requests are made about the size they
 	// will be (a default plan's histories hold about 0.8 operations per
 	// client and heartbeat interval), not grown to it.
-	size := min(len(plan.Clients)*plan.Rounds*4/(5*d.hbEvery)+32, 1<<14)
+	size := min(len(pl.Clients)*pl.Rounds*4/(5*d.hbEvery)+32, 1<<14)
 	d.hist = make(History, 0, size)
 	d.creqs = make([]model.ClientRequest, 0, size*3/5) // about half the operations are a plan client's requests
-	for i, cp := range plan.Clients {
+	for i, cp := range pl.Clients {
 		p, err := d.newProc(i, cp.Name, cp.Group, "client", cp)
 		if err != nil {
 			return nil, err
 		}
 		d.procs = append(d.procs, p)
 	}
-	admin, err := d.newProc(len(plan.Clients), "admin", "", "admin", ClientPlan{Name: "admin", Seed: plan.Seed ^ 0xad, HeartbeatVersion: 1})
+	admin, err := d.newProc(len(pl.Clients), "admin", "", "admin", plan.ClientPlan{Name: "admin", Seed: pl.Seed ^ 0xad, HeartbeatVersion: 1})
 	if err != nil {
 		return nil, err
 	}
-	prober, err := d.newProc(len(plan.Clients)+1, "prober", "", "prober", ClientPlan{Name: "prober", Seed: plan.Seed ^ 0x9b, HeartbeatVersion: 1})
+	prober, err := d.newProc(len(pl.Clients)+1, "prober", "", "prober", plan.ClientPlan{Name: "prober", Seed: pl.Seed ^ 0x9b, HeartbeatVersion: 1})
 	if err != nil {
 		return nil, err
 	}
-	observer, err := d.newProc(len(plan.Clients)+2, "observer", "", "observer", ClientPlan{Name: "observer", Seed: plan.Seed ^ 0x0b, HeartbeatVersion: 1})
+	observer, err := d.newProc(len(pl.Clients)+2, "observer", "", "observer", plan.ClientPlan{Name: "observer", Seed: pl.Seed ^ 0x0b, HeartbeatVersion: 1})
 	if err != nil {
 		return nil, err
 	}
 	d.procs = append(d.procs, admin, prober, observer)
-	for _, f := range plan.Faults {
-		if f.Client >= 0 && f.Client < len(plan.Clients) {
+	for _, f := range pl.Faults {
+		if f.Client >= 0 && f.Client < len(pl.Clients) {
 			d.procs[f.Client].faults = append(d.procs[f.Client].faults, f)
 		}
 	}
 	for _, p := range d.procs {
-		slices.SortStableFunc(p.faults, func(a, b Fault) int { return cmp.Compare(a.Request, b.Request) })
+		slices.SortStableFunc(p.faults, func(a, b plan.Fault) int { return cmp.Compare(a.Request, b.Request) })
 	}
 	return d, nil
 }

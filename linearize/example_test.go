@@ -5,6 +5,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // leakyCoordinator is a coordinator ghostcheck did not write: it wraps
@@ -33,7 +34,7 @@ func (l *leakyCoordinator) Advance(ms int64) error { return l.inner.Advance(ms) 
 // coordinator restarts are left out, and the report says so.
 // ghostchecktest.Run does all this, over many seeds, from a go test.
 func Example() {
-	plan := linearize.NewPlan(1, linearize.DefaultOptions())
+	plan := plan.New(1, plan.DefaultOptions())
 	target := &leakyCoordinator{inner: linearize.NewModelTarget(plan.ModelConfig())}
 
 	res, err := linearize.Run(target, plan)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden-histories.txt from this build")
@@ -78,9 +79,9 @@ func TestGoldenHistories(t *testing.T) {
 // goldenLine runs one seed and summarizes it in a line: what it is, the
 // operation count, the verdict and rule, and a hash of everything else.
 func goldenLine(t *testing.T, target string, version int, seed uint64) string {
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	o.HeartbeatVersion = version
-	plan := linearize.NewPlan(seed, o)
+	plan := plan.New(seed, o)
 	tg, err := targets.New(target, plan, "")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Op is one request as the coordinator received it, and its response.
@@ -167,10 +168,10 @@ type FileHeader struct {
 	// Target is what the plan ran against: "model", "impl", or an address.
 	Target string `json:"target"`
 	// Mutant is the impl mutant switched on, if any.
-	Mutant string `json:"mutant,omitempty"`
-	Title  string `json:"title,omitempty"`
-	Plan   Plan   `json:"plan"`
-	Expect Expect `json:"expect"`
+	Mutant string    `json:"mutant,omitempty"`
+	Title  string    `json:"title,omitempty"`
+	Plan   plan.Plan `json:"plan"`
+	Expect Expect    `json:"expect"`
 }
 
 // WriteFile writes a corpus history: the header line, then one op per line.

@@ -10,11 +10,12 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 var longRuns = flag.Int("histories", 200, "histories per long-run test")
 
-func runModel(t testing.TB, plan Plan) (*Result, *Report) {
+func runModel(t testing.TB, plan plan.Plan) (*Result, *Report) {
 	t.Helper()
 	res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
@@ -28,10 +29,10 @@ func runModel(t testing.TB, plan Plan) (*Result, *Report) {
 func TestModelTargetHasNoFalseAlarms(t *testing.T) {
 	ops := 0
 	for _, version := range []int{1, 0, -1} {
-		o := DefaultOptions()
+		o := plan.DefaultOptions()
 		o.HeartbeatVersion = version
 		for seed := uint64(1); seed <= uint64(*longRuns)/3; seed++ {
-			plan := NewPlan(seed, o)
+			plan := plan.New(seed, o)
 			res, rep := runModel(t, plan)
 			ops += len(res.History)
 			if rep.Linearizable != "Ok" {
@@ -52,13 +53,13 @@ func TestModelTargetHasNoFalseAlarms(t *testing.T) {
 // join responses the harness finds a ghost within a few histories; with v1
 // and the same faults it finds none.
 func TestKIP1082GhostsV0FoundV1None(t *testing.T) {
-	o := DefaultOptions()
-	o.Faults = OnlyFault(LostResponse, 10)
+	o := plan.DefaultOptions()
+	o.Faults = plan.OnlyFault(plan.LostResponse, 10)
 	o.HeartbeatVersion = 0
 	const bound = 10
 	took := 0
 	for seed := uint64(1); seed <= bound; seed++ {
-		res, rep := runModel(t, NewPlan(seed, o))
+		res, rep := runModel(t, plan.New(seed, o))
 		if len(res.Ghosts) > 0 {
 			if rep.Verdict != Illegal || (rep.Rule != "NoGhosts" && rep.Rule != "OneMemberPerProcess") {
 				t.Fatalf("seed %d has ghosts %v but the verdict is %s %s", seed, res.Ghosts, rep.Verdict, rep.Rule)
@@ -74,7 +75,7 @@ func TestKIP1082GhostsV0FoundV1None(t *testing.T) {
 
 	o.HeartbeatVersion = 1
 	for seed := uint64(1); seed <= uint64(*longRuns); seed++ {
-		res, rep := runModel(t, NewPlan(seed, o))
+		res, rep := runModel(t, plan.New(seed, o))
 		if len(res.Ghosts) > 0 || rep.Verdict != Ok {
 			t.Fatalf("v1 seed %d: %s %s: %s (ghosts %v)", seed, rep.Verdict, rep.Rule, rep.Detail, res.Ghosts)
 		}
@@ -91,14 +92,14 @@ func TestCloseBeforeJoinResponse(t *testing.T) {
 		wantGhosts bool
 	}{{1, false}, {0, true}} {
 		t.Run(fmt.Sprintf("v%d", tc.version), func(t *testing.T) {
-			plan := NewPlan(1, DefaultOptions())
-			plan.Clients = []ClientPlan{{Name: "c0", Group: "g0", HeartbeatVersion: tc.version, Topics: []string{"alpha"}, Seed: 7,
-				Actions: []Action{{Round: 0, Kind: Join}, {Round: 2, Kind: Close}}}}
-			plan.Admin = nil
+			pl := plan.New(1, plan.DefaultOptions())
+			pl.Clients = []plan.ClientPlan{{Name: "c0", Group: "g0", HeartbeatVersion: tc.version, Topics: []string{"alpha"}, Seed: 7,
+				Actions: []plan.Action{{Round: 0, Kind: plan.Join}, {Round: 2, Kind: plan.Close}}}}
+			pl.Admin = nil
 			// Request 1 is ApiVersions, 2 the join: its response is
 			// delayed past the close.
-			plan.Faults = []Fault{{Client: 0, Request: 2, Kind: DelayResponse, Delay: 3}}
-			res, rep := runModel(t, plan)
+			pl.Faults = []plan.Fault{{Client: 0, Request: 2, Kind: plan.DelayResponse, Delay: 3}}
+			res, rep := runModel(t, pl)
 			if got := len(res.Ghosts) > 0; got != tc.wantGhosts {
 				t.Fatalf("ghosts %v, want ghosts: %v (verdict %s %s)", res.Ghosts, tc.wantGhosts, rep.Verdict, rep.Detail)
 			}
@@ -127,11 +128,11 @@ func TestCloseBeforeJoinResponse(t *testing.T) {
 // shrinks to a small plan.
 func TestPropertyV1ClientsKeepEveryPromise(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		o := DefaultOptions()
+		o := plan.DefaultOptions()
 		o.Clients = rapid.IntRange(1, 6).Draw(t, "clients")
 		o.Groups = rapid.IntRange(1, 2).Draw(t, "groups")
 		o.Rounds = 30
-		plan := DrawPlan(t, o)
+		plan := plan.Draw(t, o)
 		res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
 		if err != nil {
 			t.Fatal(err)
@@ -145,26 +146,26 @@ func TestPropertyV1ClientsKeepEveryPromise(t *testing.T) {
 // Shrink must turn a failing seeded plan into a small one that still fails
 // the same way.
 func TestShrinkKeepsTheFailure(t *testing.T) {
-	o := DefaultOptions()
+	o := plan.DefaultOptions()
 	o.HeartbeatVersion = 0
-	o.Faults = OnlyFault(LostResponse, 10)
-	var plan Plan
+	o.Faults = plan.OnlyFault(plan.LostResponse, 10)
+	var pl plan.Plan
 	for seed := uint64(1); ; seed++ {
-		plan = NewPlan(seed, o)
-		if res, _ := runModel(t, plan); len(res.Ghosts) > 0 {
+		pl = plan.New(seed, o)
+		if res, _ := runModel(t, pl); len(res.Ghosts) > 0 {
 			break
 		}
 	}
-	fails := func(p Plan) bool {
+	fails := func(p plan.Plan) bool {
 		res, err := Run(NewModelTarget(p.ModelConfig()), p)
 		return err == nil && len(res.Ghosts) > 0
 	}
-	small := Shrink(plan, fails, 400)
+	small := plan.Shrink(pl, fails, 400)
 	if !fails(small) {
 		t.Fatal("the shrunk plan no longer fails")
 	}
 	c, a, f := small.Size()
-	c0, a0, f0 := plan.Size()
+	c0, a0, f0 := pl.Size()
 	t.Logf("shrunk from %d clients/%d actions/%d faults to %d/%d/%d", c0, a0, f0, c, a, f)
 	if c != 1 || f != 1 {
 		t.Fatalf("a v0 ghost needs one client and one lost join response; shrinking left %d clients and %d faults", c, f)
@@ -173,7 +174,7 @@ func TestShrinkKeepsTheFailure(t *testing.T) {
 
 // A history survives its file format, and checks the same after.
 func TestHistoryFileRoundTrip(t *testing.T) {
-	plan := NewPlan(3, DefaultOptions())
+	plan := plan.New(3, plan.DefaultOptions())
 	res, rep := runModel(t, plan)
 	var buf bytes.Buffer
 	if err := WriteFile(&buf, FileHeader{Target: "model", Plan: plan, Expect: Expect{Verdict: rep.Verdict}}, res.History); err != nil {
@@ -201,7 +202,7 @@ func TestHistoryFileRoundTrip(t *testing.T) {
 // Tampering with one recorded response makes the history illegal, and the
 // report names the operation.
 func TestTamperedHistoryIsIllegal(t *testing.T) {
-	plan := NewPlan(5, DefaultOptions())
+	plan := plan.New(5, plan.DefaultOptions())
 	res, _ := runModel(t, plan)
 	for i := range res.History {
 		if r, ok := res.History[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
@@ -222,7 +223,7 @@ func TestTamperedHistoryIsIllegal(t *testing.T) {
 // Broken harness assumptions are harness errors (Unknown), never product
 // bugs and never a pass.
 func TestBrokenAssumptionIsUnknown(t *testing.T) {
-	plan := NewPlan(2, DefaultOptions())
+	plan := plan.New(2, plan.DefaultOptions())
 	res, _ := runModel(t, plan)
 	res.History[3].Return = res.History[3].Call - 1
 	rep := Check(res, CheckOptions{})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // outstanding is a request a process awaits the response to.
@@ -33,9 +34,9 @@ type request struct {
 	req     codec.Message
 	sent    int
 	deliver int
-	at      int64  // ms into the delivery round (Plan.SubRoundMs)
-	creq    int    // the client-rule record (clientcheck.go), 1-based; 0 none
-	fault   *Fault // what happens to the response (lost/delayed)
+	at      int64       // ms into the delivery round (Plan.SubRoundMs)
+	creq    int         // the client-rule record (clientcheck.go), 1-based; 0 none
+	fault   *plan.Fault // what happens to the response (lost/delayed)
 	dup     bool
 	note    string
 	// out, handed (the target's copy of the header), resp and id are
@@ -132,18 +133,18 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 	if f, ok := p.faultAt(p.nreq); ok && p.role == "client" {
 		d.res.Faults[f.Kind]++
 		switch f.Kind {
-		case LostRequest:
+		case plan.LostRequest:
 			d.clientFault(r.creq, "request lost")
 			return o // never delivered
-		case DelayRequest:
+		case plan.DelayRequest:
 			r.deliver += f.Delay
 			r.note = fmt.Sprintf("request delayed %d rounds", f.Delay)
-		case Duplicate:
+		case plan.Duplicate:
 			dup := *r
 			dup.dup, dup.creq = true, 0
 			dup.note = "duplicate delivery"
 			defer d.enqueue(&dup)
-		case LostResponse, DelayResponse:
+		case plan.LostResponse, plan.DelayResponse:
 			ff := f
 			r.fault = &ff
 		}
@@ -311,12 +312,12 @@ func (d *driver) deliver(r *request) {
 		op.Note = joinNote(op.Note, "response to the duplicate dropped by the client")
 		d.hist = append(d.hist, op)
 		return
-	case r.fault != nil && r.fault.Kind == LostResponse:
+	case r.fault != nil && r.fault.Kind == plan.LostResponse:
 		d.clientFault(r.creq, "response dropped")
 		op.Note = joinNote(op.Note, "response lost")
 		d.hist = append(d.hist, op)
 		return
-	case r.fault != nil && r.fault.Kind == DelayResponse:
+	case r.fault != nil && r.fault.Kind == plan.DelayResponse:
 		out.deliver += r.fault.Delay
 		op.Note = joinNote(op.Note, fmt.Sprintf("response delayed %d rounds", r.fault.Delay))
 	}

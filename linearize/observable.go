@@ -6,6 +6,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The observable check (docs/DESIGN.md, level 3) holds a broker we did not
@@ -123,7 +124,7 @@ type obsGroup struct {
 }
 
 type observer struct {
-	plan      *Plan
+	plan      *plan.Plan
 	sessionMs int64
 	rebalMs   int64
 	lagMs     int64
@@ -186,7 +187,7 @@ func newObserver(res *Result, opts CheckOptions) *observer {
 	if o.sessionMs <= 0 {
 		o.sessionMs = res.Plan.SessionTimeoutMs
 	}
-	o.rebalMs = int64(res.Plan.clientRebalanceTimeoutMs()) // the driver's clients' RebalanceTimeoutMs
+	o.rebalMs = int64(res.Plan.ClientRebalanceTimeoutMs()) // the driver's clients' RebalanceTimeoutMs
 	o.lagMs = opts.LagMs + res.Plan.RoundMs
 	for _, c := range res.Plan.Clients {
 		if c.InstanceID != "" {

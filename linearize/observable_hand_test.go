@@ -12,6 +12,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // record appends req, answered resp as a broker we did not write answered
@@ -47,10 +48,10 @@ func (b *historyBuilder) overlap(from int) {
 // handPlan is the plan the hand-built histories are judged under: 6000 ms
 // sessions, rebalance timeouts the observer takes as 6000 ms, and static
 // clients with instance ids inst-1 and inst-2.
-func handPlan() Plan {
-	p := NewPlan(1, DefaultOptions())
+func handPlan() plan.Plan {
+	p := plan.New(1, plan.DefaultOptions())
 	p.SessionTimeoutMs, p.RoundMs, p.RequestTimeout = 6000, 500, 3
-	p.Clients = []ClientPlan{{Name: "c1", Group: "g", InstanceID: "inst-1"}, {Name: "c2", Group: "g", InstanceID: "inst-2"}, {Name: "c3", Group: "g"}}
+	p.Clients = []plan.ClientPlan{{Name: "c1", Group: "g", InstanceID: "inst-1"}, {Name: "c2", Group: "g", InstanceID: "inst-2"}, {Name: "c3", Group: "g"}}
 	return p
 }
 
@@ -115,7 +116,7 @@ var describeG = &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}
 
 // judge checks b's history at the observable level and holds the verdict
 // to want: Ok, or Illegal with rule (and the detail containing detail).
-func judge(t *testing.T, plan Plan, b *historyBuilder, rule model.Rule, detail string) {
+func judge(t *testing.T, plan plan.Plan, b *historyBuilder, rule model.Rule, detail string) {
 	t.Helper()
 	rep := Check(&Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
 	switch {
@@ -430,13 +431,13 @@ func describeAfterLeave(b *historyBuilder) {
 // delivery against the model (MemberVanished, MonotonicEpochs) pass every
 // time now, as does a sample of others.
 func TestObservableParallelModelHasNoFalseAlarms(t *testing.T) {
-	o := DefaultOptions()
+	o := plan.DefaultOptions()
 	o.Parallel = true
-	o.Faults, o.StaticPercent = UniformFaults(30), 70
+	o.Faults, o.StaticPercent = plan.UniformFaults(30), 70
 	seeds := []uint64{6, 11, 15, 17, 19, 24, 26, 31, 34, 45, 53}
 	for _, seed := range seeds {
 		for rep := 0; rep < 10; rep++ {
-			plan := NewPlan(seed, o)
+			plan := plan.New(seed, o)
 			res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
 			if err != nil {
 				t.Fatal(err)

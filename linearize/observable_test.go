@@ -5,16 +5,17 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The reference model judged at the observable level has no false alarms:
 // everything the model does, the protocol allows.
 func TestObservableCheckPassesTheModel(t *testing.T) {
 	for _, version := range []int{1, -1} {
-		o := DefaultOptions()
+		o := plan.DefaultOptions()
 		o.HeartbeatVersion = version
 		for seed := uint64(1); seed <= 30; seed++ {
-			plan := NewPlan(seed, o)
+			plan := plan.New(seed, o)
 			res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
 			if err != nil {
 				t.Fatal(err)
@@ -50,12 +51,12 @@ func (f forgetful) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) 
 // A broker that loses members before their session timeout is caught at
 // the observable level.
 func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
-	o := DefaultOptions()
+	o := plan.DefaultOptions()
 	o.Faults = nil
 	o.Crashes, o.Leaves = false, false
 	o.Restarts = false // forgetful cannot restart
 	for seed := uint64(1); seed <= 10; seed++ {
-		plan := NewPlan(seed, o)
+		plan := plan.New(seed, o)
 		res, err := Run(forgetful{NewModelTarget(plan.ModelConfig())}, plan)
 		if err != nil {
 			t.Fatal(err)
@@ -75,7 +76,7 @@ func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
 // a rebalance timeout later (a false MemberVanished found by a sweep of
 // 6,000 histories at 30 % faults).
 func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
-	plan := NewPlan(1, DefaultOptions())
+	plan := plan.New(1, plan.DefaultOptions())
 	rebalance := int32(4 * plan.RoundMs * int64(plan.RequestTimeout)) // 6000 ms, what the observer assumes
 	b := newHistoryBuilder(t, plan)
 	b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", rebalance))
@@ -106,7 +107,7 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 // not only the first violation: `check --known` sets a rule aside and
 // still sees the others.
 func TestObservableReportsEachRuleBroken(t *testing.T) {
-	plan := NewPlan(1, DefaultOptions())
+	plan := plan.New(1, plan.DefaultOptions())
 	b := newHistoryBuilder(t, plan)
 	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
 	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1})
@@ -133,7 +134,7 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 // A violation CheckOptions.SetAside sets aside (a known finding) is
 // reported apart and does not hide the rule's next violation.
 func TestObservableSetAside(t *testing.T) {
-	plan := NewPlan(1, DefaultOptions())
+	plan := plan.New(1, plan.DefaultOptions())
 	b := newHistoryBuilder(t, plan)
 	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
 	hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The prober sends requests a well-behaved client never sends (an empty
@@ -44,36 +45,36 @@ func (d *driver) actProber(p *proc) {
 			continue
 		}
 		switch pr.Kind {
-		case ProbeEmptyMemberID:
+		case plan.ProbeEmptyMemberID:
 			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberEpoch: 0, RebalanceTimeoutMs: 30000,
 				SubscribedTopicNames: []string{"alpha"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
 			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
-		case ProbeZeroInstanceID:
+		case plan.ProbeZeroInstanceID:
 			d.headerID(codec.UUID{}, true)
 			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, 1, &codec.GetTelemetrySubscriptionsRequest{}))
-		case ProbeNoInstanceID:
+		case plan.ProbeNoInstanceID:
 			d.headerID(codec.UUID{}, false)
 			req := &codec.PushTelemetryRequest{SubscriptionId: 1, Metrics: []byte("m")}
 			p.others = append(p.others, d.send(p, codec.PushTelemetry, 1, req))
-		case ProbeStaleHeartbeat:
+		case plan.ProbeStaleHeartbeat:
 			id, epoch, ok := d.lastDescribed(pr.Group, pr.Pick)
 			if !ok {
 				continue
 			}
 			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch + 1000, RebalanceTimeoutMs: -1}
 			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
-		case ProbePreviousEpoch:
+		case plan.ProbePreviousEpoch:
 			id, epoch, ok := d.lastDescribed(pr.Group, pr.Pick)
 			if !ok || epoch < 2 {
 				continue
 			}
 			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch - 1, RebalanceTimeoutMs: -1}
 			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
-		case ProbeInvalidHeartbeat:
+		case plan.ProbeInvalidHeartbeat:
 			if req, v := d.invalidHeartbeat(pr); req != nil {
 				p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, v, req))
 			}
-		case ProbeOtherInstance:
+		case plan.ProbeOtherInstance:
 			// The member may be gone by the time the join arrives (its
 			// process has not heard yet); then the join makes a member
 			// under its id, which the leave right behind it on the same
@@ -85,11 +86,11 @@ func (d *driver) actProber(p *proc) {
 				leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: -1, RebalanceTimeoutMs: -1, InstanceId: req.InstanceId}
 				p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, leave))
 			}
-		case ProbeInstanceAsMemberID, ProbePreviousEpochUnknownTopic:
+		case plan.ProbeInstanceAsMemberID, plan.ProbePreviousEpochUnknownTopic:
 			d.extraProbe(p, pr)
-		case ProbeTelemetry:
+		case plan.ProbeTelemetry:
 			d.telemetryProbe(p, pr, i)
-		case ProbeOddRequest:
+		case plan.ProbeOddRequest:
 			d.oddRequest(p, pr)
 		}
 	}
@@ -109,7 +110,7 @@ func probeJoin(group string) *codec.ConsumerGroupHeartbeatRequest {
 // assignor; a bad regex; a v0 heartbeat without member id) or meets a
 // refusal of §B4.4 (a missing group, an unknown member or instance, an
 // instance held by another member). None may change anything.
-func (d *driver) invalidHeartbeat(pr Probe) (*codec.ConsumerGroupHeartbeatRequest, int16) {
+func (d *driver) invalidHeartbeat(pr plan.Probe) (*codec.ConsumerGroupHeartbeatRequest, int16) {
 	r := probeJoin(pr.Group)
 	beat := func(epoch int32) {
 		r.MemberEpoch, r.RebalanceTimeoutMs, r.SubscribedTopicNames, r.TopicPartitions = epoch, -1, nil, nil
@@ -201,7 +202,7 @@ var reservedOne = codec.UUID{15: 1}
 // under a fresh instance id that meets one of §B6's refusals (compression,
 // size, a push after a terminating one, no subscription, a wrong
 // subscription id, throttling).
-func (d *driver) telemetryProbe(p *proc, pr Probe, index int) {
+func (d *driver) telemetryProbe(p *proc, pr plan.Probe, index int) {
 	v := p.version(codec.GetTelemetrySubscriptions, 1)
 	get := func(id codec.UUID) {
 		d.headerID(id, true)
@@ -252,7 +253,7 @@ func (d *driver) telemetryProbe(p *proc, pr Probe, index int) {
 		case 7:
 			req.CompressionType = 3
 		case 8:
-			req.Metrics = make([]byte, telemetryProbeMaxBytes+1)
+			req.Metrics = make([]byte, plan.TelemetryProbeMaxBytes+1)
 		case 9:
 			req.Terminating = true
 		case 13:
@@ -282,7 +283,7 @@ func freshInstanceID(seed uint64, index int) codec.UUID {
 // version the broker has), an ApiVersions v3 with a bad software name, or
 // a request one version above what the broker caps (which it refuses
 // without a response; the prober then reconnects).
-func (d *driver) oddRequest(p *proc, pr Probe) {
+func (d *driver) oddRequest(p *proc, pr plan.Probe) {
 	const missing = "ghostcheck-probe-no-group"
 	lv := p.version(codec.LeaveGroup, int16(pr.Variant/6%6))
 	leave := func(group string) *codec.LeaveGroupRequest {
@@ -341,9 +342,9 @@ func (d *driver) lastDescribed(group string, pick int) (string, int32, bool) {
 }
 
 // extraProbe sends a probe of extraProbeKinds.
-func (d *driver) extraProbe(p *proc, pr Probe) {
+func (d *driver) extraProbe(p *proc, pr plan.Probe) {
 	switch pr.Kind {
-	case ProbeInstanceAsMemberID:
+	case plan.ProbeInstanceAsMemberID:
 		// The leave right behind the join on the same connection removes
 		// the member in the same round. Only on a target observed by its
 		// snapshot at the round's end: off the round grid, or delivered
@@ -356,7 +357,7 @@ func (d *driver) extraProbe(p *proc, pr Probe) {
 			leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: inst, MemberEpoch: -1, RebalanceTimeoutMs: -1}
 			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, leave))
 		}
-	case ProbePreviousEpochUnknownTopic:
+	case plan.ProbePreviousEpochUnknownTopic:
 		id, epoch, ok := d.lastDescribed(pr.Group, pr.Pick)
 		if !ok || epoch < 2 {
 			return

@@ -11,19 +11,20 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 type proc struct {
 	idx   int
 	name  string
 	group string
-	plan  ClientPlan
+	plan  plan.ClientPlan
 	role  string // "client", "admin", "observer"
 	c     *model.Client
 	// faults are the plan's faults of this client's requests, in request
 	// order (of two on one request, the later in the plan counts); the
 	// ones before nextFault are behind it.
-	faults    []Fault
+	faults    []plan.Fault
 	nextFault int
 
 	conn   *model.ClientConn
@@ -80,14 +81,14 @@ func (s seedReader) Read(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*proc, error) {
+func (d *driver) newProc(idx int, name, group, role string, cp plan.ClientPlan) (*proc, error) {
 	c, err := model.NewClient(model.ClientConfig{
 		ClientID:               "ghostcheck-" + name,
 		GroupID:                group,
 		InstanceID:             cp.InstanceID,
 		Topics:                 cp.Topics,
 		HeartbeatVersion:       cp.HeartbeatVersion,
-		RebalanceTimeoutMs:     d.plan.clientRebalanceTimeoutMs(),
+		RebalanceTimeoutMs:     d.plan.ClientRebalanceTimeoutMs(),
 		ClientIDEveryRequest:   cp.ClientIDEvery,
 		NullOwnedWhenUnchanged: cp.NullOwned,
 		RackID:                 cp.RackID,
@@ -158,29 +159,29 @@ func (d *driver) act(p *proc) {
 	}
 }
 
-func (d *driver) do(p *proc, a Action) {
+func (d *driver) do(p *proc, a plan.Action) {
 	switch k := a.Kind; k {
-	case Join:
+	case plan.Join:
 		p.wants = true
 		p.nextTry = d.round
-	case Leave, StaticLeave:
+	case plan.Leave, plan.StaticLeave:
 		p.wants = false
 		st := p.c.State()
 		if st == model.Joined || st == model.Joining {
 			p.hb = nil
-			req, v := p.c.Leave(k == StaticLeave)
+			req, v := p.c.Leave(k == plan.StaticLeave)
 			p.leave = d.send(p, codec.ConsumerGroupHeartbeat, v, req)
 		}
-	case Close:
+	case plan.Close:
 		d.close(p)
-	case Crash:
+	case plan.Crash:
 		p.c.Crash()
 		p.live, p.wants, p.ended = false, false, d.round
 		p.closing = true
-	case Reset:
+	case plan.Reset:
 		d.disconnect(p)
 		d.reconnect(p)
-	case Telemetry:
+	case plan.Telemetry:
 		if p.hasSub {
 			v := p.version(codec.PushTelemetry, 1)
 			req := p.c.PushTelemetry(v, p.subID, false, []byte("metrics"))
@@ -190,9 +191,9 @@ func (d *driver) do(p *proc, a Action) {
 			req := p.c.GetTelemetrySubscriptions(v)
 			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, v, req))
 		}
-	case Resubscribe:
+	case plan.Resubscribe:
 		p.c.Resubscribe(a.Topics, a.Regex)
-	case RenameClient:
+	case plan.RenameClient:
 		p.renames++
 		p.c.SetClientID(fmt.Sprintf("ghostcheck-%s-r%d", p.name, p.renames))
 	}
@@ -300,7 +301,7 @@ func (d *driver) sendLeaveGroup(p *proc, group string, members []codec.LeaveGrou
 // leaveEntries resolves a removal's Entries against the processes of its
 // group now: the member id a process holds and the instance id a static
 // one was given (LeaveName).
-func (d *driver) leaveEntries(a AdminRemoval) []codec.LeaveGroupMember {
+func (d *driver) leaveEntries(a plan.AdminRemoval) []codec.LeaveGroupMember {
 	var group []*proc
 	for _, p := range d.procs[:len(d.plan.Clients)] {
 		if p.group == a.Group {
@@ -315,19 +316,19 @@ func (d *driver) leaveEntries(a AdminRemoval) []codec.LeaveGroupMember {
 			self, other = group[e.Client%n], group[(e.Client+1)%n]
 		}
 		switch {
-		case e.Member == NameUnknown:
+		case e.Member == plan.NameUnknown:
 			m.MemberId = "ghostcheck-unknown-member"
-		case e.Member == NameOwn && self != nil:
+		case e.Member == plan.NameOwn && self != nil:
 			m.MemberId = self.c.MemberID()
-		case e.Member == NameOther && other != nil:
+		case e.Member == plan.NameOther && other != nil:
 			m.MemberId = other.c.MemberID()
 		}
 		switch {
-		case e.Instance == NameUnknown:
+		case e.Instance == plan.NameUnknown:
 			m.GroupInstanceId = codec.Str("inst-unknown")
-		case e.Instance == NameOwn && self != nil && self.plan.InstanceID != "":
+		case e.Instance == plan.NameOwn && self != nil && self.plan.InstanceID != "":
 			m.GroupInstanceId = codec.Str(self.plan.InstanceID)
-		case e.Instance == NameOther && self != nil:
+		case e.Instance == plan.NameOther && self != nil:
 			m.GroupInstanceId = otherInstance(group, self, e.Client)
 		}
 		out = append(out, m)
@@ -355,11 +356,11 @@ func (d *driver) sendDescribe(p *proc, group string) {
 
 // faultAt is the plan's fault of the process's request n (1-based), if
 // any. n only grows from call to call.
-func (p *proc) faultAt(n int) (Fault, bool) {
+func (p *proc) faultAt(n int) (plan.Fault, bool) {
 	for p.nextFault < len(p.faults) && p.faults[p.nextFault].Request < n {
 		p.nextFault++
 	}
-	var f Fault
+	var f plan.Fault
 	found := false
 	for i := p.nextFault; i < len(p.faults) && p.faults[i].Request == n; i++ {
 		f, found = p.faults[i], true

@@ -2,6 +2,7 @@ package linearize
 
 import (
 	"bytes"
+	"github.com/ghostcheck/ghostcheck/plan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +15,9 @@ import (
 // consider every order of them, which it cannot finish in any useful time.
 func overlappingHistory(t *testing.T) *Result {
 	t.Helper()
-	o := DefaultOptions()
+	o := plan.DefaultOptions()
 	o.Clients, o.Groups, o.Rounds, o.Faults, o.Restarts = 4, 1, 60, nil, false
-	plan := NewPlan(7, o)
+	plan := plan.New(7, o)
 	res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
@@ -75,11 +76,11 @@ func TestWriteArtifactsAfterTimeoutReturns(t *testing.T) {
 
 // A decided history's timeline holds a whole linearization.
 func TestWriteArtifactsWholeTimeline(t *testing.T) {
-	o := DefaultOptions()
+	o := plan.DefaultOptions()
 	o.HeartbeatVersion = 0
-	o.Faults = OnlyFault(LostResponse, 10)
+	o.Faults = plan.OnlyFault(plan.LostResponse, 10)
 	for seed := uint64(1); seed <= 10; seed++ {
-		plan := NewPlan(seed, o)
+		plan := plan.New(seed, o)
 		res, rep := runModel(t, plan)
 		if rep.Verdict != Illegal {
 			continue
@@ -117,11 +118,11 @@ func TestCheckSpentBudgetIsUnknown(t *testing.T) {
 // The timeline labels each operation with its network fate, names the
 // rows after the processes, and scrolls to the first violation.
 func TestTimelineShowsFatesAndNames(t *testing.T) {
-	o := DefaultOptions()
+	o := plan.DefaultOptions()
 	o.HeartbeatVersion = 0
-	o.Faults = OnlyFault(LostResponse, 10)
+	o.Faults = plan.OnlyFault(plan.LostResponse, 10)
 	for seed := uint64(1); seed <= 10; seed++ {
-		plan := NewPlan(seed, o)
+		plan := plan.New(seed, o)
 		res, rep := runModel(t, plan)
 		if rep.Verdict != Illegal || len(res.Violations) == 0 {
 			continue
@@ -148,11 +149,11 @@ func TestTimelineShowsFatesAndNames(t *testing.T) {
 // A history too large for one page is drawn as a window around the first
 // violation, and the page stays under its bound.
 func TestTimelineOfALargeHistoryIsBounded(t *testing.T) {
-	o := DefaultOptions()
+	o := plan.DefaultOptions()
 	o.HeartbeatVersion = 0
 	o.Clients, o.Groups, o.Rounds = 12, 3, 400
-	o.Faults = OnlyFault(LostResponse, 5)
-	plan := NewPlan(3, o)
+	o.Faults = plan.OnlyFault(plan.LostResponse, 5)
+	plan := plan.New(3, o)
 	res, rep := runModel(t, plan)
 	var b bytes.Buffer
 	tl, err := WriteTimeline(&b, res, rep, TimelineOptions{Title: "big", MaxBytes: 300 << 10})

@@ -9,20 +9,21 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // restartPlan is a default plan with at least one coordinator restart
 // after clients have joined.
-func restartPlan(t *testing.T, seed uint64) Plan {
+func restartPlan(t *testing.T, seed uint64) plan.Plan {
 	t.Helper()
 	for s := seed; s < seed+50; s++ {
-		p := NewPlan(s, DefaultOptions())
+		p := plan.New(s, plan.DefaultOptions())
 		if len(p.Restarts) > 0 && p.Restarts[0] >= 15 {
 			return p
 		}
 	}
 	t.Fatalf("no plan with a restart after round 15 in seeds %d-%d", seed, seed+49)
-	return Plan{}
+	return plan.Plan{}
 }
 
 // A restart is recorded as an operation of its own, every connection is
@@ -82,7 +83,7 @@ type historyBuilder struct {
 	events int64
 }
 
-func newHistoryBuilder(t *testing.T, plan Plan) *historyBuilder {
+func newHistoryBuilder(t *testing.T, plan plan.Plan) *historyBuilder {
 	return &historyBuilder{t: t, target: NewModelTarget(plan.ModelConfig())}
 }
 
@@ -126,7 +127,7 @@ func joinReq(member string, rebalanceMs int32) *codec.ConsumerGroupHeartbeatRequ
 // deadline because a restart started its session afresh is legal with the
 // restart in the history, and illegal without it.
 func TestCheckerReplaysRestarts(t *testing.T) {
-	plan := NewPlan(1, DefaultOptions()) // session timeout 6000 ms
+	plan := plan.New(1, plan.DefaultOptions()) // session timeout 6000 ms
 	b := newHistoryBuilder(t, plan)
 	b.do(0, "c", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 1000))
 	b.restart(4000)
@@ -150,7 +151,7 @@ func TestCheckerReplaysRestarts(t *testing.T) {
 // take the restart for a fresh start of its timers: no false
 // MemberVanished.
 func TestObservableRestartAfterARebalanceTimeout(t *testing.T) {
-	plan := NewPlan(1, DefaultOptions())
+	plan := plan.New(1, plan.DefaultOptions())
 	rebalance := int32(4 * plan.RoundMs * int64(plan.RequestTimeout)) // what the observer assumes: 6000 ms
 	b := newHistoryBuilder(t, plan)
 	owned := func(r codec.Message) []codec.ConsumerGroupHeartbeatTopicPartitions {
@@ -214,32 +215,32 @@ func TestRestartLosingStateIsIllegal(t *testing.T) {
 // them, and the report says so: never a harness error for that reason,
 // and the rest of the plan is the one its seed gave.
 func TestRestartsDroppedForATargetThatCannotRestart(t *testing.T) {
-	plan := restartPlan(t, 1)
-	inner := NewModelTarget(plan.ModelConfig())
+	pl := restartPlan(t, 1)
+	inner := NewModelTarget(pl.ModelConfig())
 	target := Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
 	if CanRestart(target) || CanRestart(WithSnapshot(target, inner.Snapshot)) {
 		t.Fatal("Funcs without RestartFunc claims it can restart")
 	}
-	res, err := Run(target, plan)
+	res, err := Run(target, pl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.DroppedRestarts != len(plan.Restarts) || len(res.Plan.Restarts) != 0 {
-		t.Fatalf("dropped %d of %d restarts, the plan run keeps %v", res.DroppedRestarts, len(plan.Restarts), res.Plan.Restarts)
+	if res.DroppedRestarts != len(pl.Restarts) || len(res.Plan.Restarts) != 0 {
+		t.Fatalf("dropped %d of %d restarts, the plan run keeps %v", res.DroppedRestarts, len(pl.Restarts), res.Plan.Restarts)
 	}
 	for _, op := range res.History {
 		if op.Restart {
 			t.Fatalf("op %d restarts a target that cannot restart", op.ID)
 		}
 	}
-	want := fmt.Sprintf("plan's %d restarts dropped: the target cannot restart", len(plan.Restarts))
+	want := fmt.Sprintf("plan's %d restarts dropped: the target cannot restart", len(pl.Restarts))
 	for _, level := range []CheckLevel{LevelAuto, LevelExact, LevelObservable} {
 		rep := Check(res, CheckOptions{Level: level})
 		if rep.Verdict != Ok || len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], want) {
 			t.Fatalf("level %s: verdict %s %s (%s), notes %q; want Ok and %q", level, rep.Verdict, rep.Rule, rep.Detail, rep.Notes, want)
 		}
 	}
-	if got := NewPlan(plan.Seed, DefaultOptions()); !reflect.DeepEqual(withoutRestarts(got), res.Plan) {
+	if got := plan.New(pl.Seed, plan.DefaultOptions()); !reflect.DeepEqual(withoutRestarts(got), res.Plan) {
 		t.Fatal("the plan run is not the seed's plan without its restarts")
 	}
 	target.RestartFunc = inner.Restart
@@ -252,7 +253,7 @@ func TestRestartsDroppedForATargetThatCannotRestart(t *testing.T) {
 // timeout counted from a restart it lived through, and no further: grace is
 // extended, not removed.
 func TestSessionEndCountsRestarts(t *testing.T) {
-	d := &driver{plan: &Plan{SessionTimeoutMs: 6000}}
+	d := &driver{plan: &plan.Plan{SessionTimeoutMs: 6000}}
 	for _, c := range []struct {
 		restarts []int64
 		last     int64
@@ -273,7 +274,7 @@ func TestSessionEndCountsRestarts(t *testing.T) {
 	}
 }
 
-func withoutRestarts(p Plan) Plan {
+func withoutRestarts(p plan.Plan) plan.Plan {
 	p.Restarts = nil
 	return p
 }
@@ -281,7 +282,7 @@ func withoutRestarts(p Plan) Plan {
 // Check at LevelAuto holds a model-exact target to the model and any other
 // to what a client can see; an explicit level wins.
 func TestLevelFromTheTarget(t *testing.T) {
-	plan := NewPlan(3, DefaultOptions())
+	plan := plan.New(3, plan.DefaultOptions())
 	inner := NewModelTarget(plan.ModelConfig())
 	foreign := Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
 	exact := foreign

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // parsePackage parses the non-test Go files of dir.
@@ -187,11 +188,11 @@ func TestReportedRulesAreListed(t *testing.T) {
 			t.Errorf("reported rule %q is not in Rules", rule)
 		}
 	}
-	o := DefaultOptions()
+	o := plan.DefaultOptions()
 	o.HeartbeatVersion = -1
-	o.Faults = UniformFaults(30)
+	o.Faults = plan.UniformFaults(30)
 	for seed := uint64(1); seed <= 10; seed++ {
-		res, rep := runModel(t, NewPlan(seed, o))
+		res, rep := runModel(t, plan.New(seed, o))
 		for rule := range res.ViolationCounts {
 			see(rule)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // stalled is the model as a broker on a stalled machine: its session
@@ -24,9 +25,9 @@ func (t *stalled) MaxStallMs() int64 { return t.stallMs }
 // fire late by no more than that raises no false alarm, and one later
 // than the stall explains is still caught.
 func TestStallWidensGhostGrace(t *testing.T) {
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	o.Restarts, o.Faults = false, nil
-	run := func(plan linearize.Plan, lateMs, stallMs int64) *linearize.Result {
+	run := func(plan plan.Plan, lateMs, stallMs int64) *linearize.Result {
 		t.Helper()
 		cfg := plan.ModelConfig()
 		cfg.SessionTimeoutMs += lateMs
@@ -39,15 +40,15 @@ func TestStallWidensGhostGrace(t *testing.T) {
 	ghosts := func(res *linearize.Result) bool { return res.ViolationCounts[string(model.RuleNoGhosts)] > 0 }
 	// A plan whose crashed member the late timers leave past its grace
 	// (a crash late in a plan may end it before the grace is out).
-	var plan linearize.Plan
+	var pl plan.Plan
 	var lateMs int64
 	for seed := uint64(1); ; seed++ {
 		if seed > 20 {
 			t.Fatal("no plan in seeds 1-20 shows timers three rounds late as ghosts")
 		}
-		plan = linearize.NewPlan(seed, o)
-		lateMs = 3 * plan.RoundMs
-		if !ghosts(run(plan, 0, 0)) && ghosts(run(plan, lateMs, 0)) {
+		pl = plan.New(seed, o)
+		lateMs = 3 * pl.RoundMs
+		if !ghosts(run(pl, 0, 0)) && ghosts(run(pl, lateMs, 0)) {
 			break
 		}
 	}
@@ -57,17 +58,17 @@ func TestStallWidensGhostGrace(t *testing.T) {
 		ghost   bool
 	}{
 		{"a shorter stall", lateMs / 3, true},
-		{"a stall one round short", lateMs - plan.RoundMs, true},
+		{"a stall one round short", lateMs - pl.RoundMs, true},
 		{"a stall as long as the lateness", lateMs, false},
 		{"a longer stall", 2 * lateMs, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := run(plan, lateMs, c.stallMs)
+			res := run(pl, lateMs, c.stallMs)
 			if ghosts(res) != c.ghost {
-				t.Fatalf("seed %d, timers %d ms late, stall %d ms: %v, want ghosts %v", plan.Seed, lateMs, c.stallMs, res.Violations, c.ghost)
+				t.Fatalf("seed %d, timers %d ms late, stall %d ms: %v, want ghosts %v", pl.Seed, lateMs, c.stallMs, res.Violations, c.ghost)
 			}
 			if !c.ghost && len(res.Violations) > 0 {
-				t.Fatalf("seed %d, stall %d ms: %v", plan.Seed, c.stallMs, res.Violations)
+				t.Fatalf("seed %d, stall %d ms: %v", pl.Seed, c.stallMs, res.Violations)
 			}
 		})
 	}

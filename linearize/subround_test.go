@@ -1,6 +1,9 @@
 package linearize
 
-import "testing"
+import (
+	"github.com/ghostcheck/ghostcheck/plan"
+	"testing"
+)
 
 // Requests off the round grid: each lands at a multiple of SubRoundMs
 // within its round, the target's clock is moved to it first, requests of
@@ -8,7 +11,7 @@ import "testing"
 // the grid.
 func TestRequestsOffTheRoundGrid(t *testing.T) {
 	for _, sub := range []int64{0, 100} {
-		plan := NewPlan(3, DefaultOptions())
+		plan := plan.New(3, plan.DefaultOptions())
 		plan.SubRoundMs, plan.SessionTimeoutMs = sub, 6000 // the final quiesce lands a session timeout past the last request
 		res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
 		if err != nil {

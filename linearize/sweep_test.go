@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The observable check raises no false alarm against ghostcheck's own
@@ -26,11 +27,11 @@ func TestObservableSweep(t *testing.T) {
 	for _, target := range []string{"model", "impl"} {
 		for _, parallel := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s parallel=%v", target, parallel), func(t *testing.T) {
-				o := linearize.DefaultOptions()
-				o.Faults, o.StaticPercent, o.Restarts, o.Parallel = linearize.UniformFaults(30), 70, true, parallel
+				o := plan.DefaultOptions()
+				o.Faults, o.StaticPercent, o.Restarts, o.Parallel = plan.UniformFaults(30), 70, true, parallel
 				bad := map[string]int{}
 				for seed := uint64(1); seed <= uint64(n); seed++ {
-					plan := linearize.NewPlan(seed, o)
+					plan := plan.New(seed, o)
 					tg, err := targets.New(target, plan, "")
 					if err != nil {
 						t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Conn names the connection a request travels on. A reset connection gets
@@ -96,7 +97,7 @@ func IsModelExact(t Target) bool {
 // planFor is plan as t can run it: without its coordinator restarts when
 // t cannot restart (CanRestart), with how many were left out. Restarts are
 // drawn last (NewPlan), so the rest of the plan is the one its seed gives.
-func planFor(t Target, plan Plan) (Plan, int) {
+func planFor(t Target, plan plan.Plan) (plan.Plan, int) {
 	n := len(plan.Restarts)
 	if n == 0 || CanRestart(t) {
 		return plan, 0

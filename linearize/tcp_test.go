@@ -16,6 +16,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -125,9 +126,9 @@ func runTCP(t *testing.T, addr string, seed uint64) (*linearize.TCPTarget, *line
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	o.Rounds, o.Restarts = 30, false
-	plan := linearize.TCPPlan(seed, o, linearize.TCPOptions{SessionTimeoutMs: 800, HeartbeatIntervalMs: 100})
+	plan := plan.ForRealTime(seed, o, plan.RealTime{SessionTimeoutMs: 800, HeartbeatIntervalMs: 100})
 	res, err := linearize.Run(target, plan)
 	target.Close()
 	if err != nil {

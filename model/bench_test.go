@@ -7,6 +7,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The model's hot paths in a property run, each over the same recorded
@@ -25,9 +26,9 @@ import (
 // benchHistories records the histories once for every benchmark.
 var benchHistories = sync.OnceValue(func() []*linearize.Result {
 	var out []*linearize.Result
-	opts := linearize.DefaultOptions()
+	opts := plan.DefaultOptions()
 	for seed := uint64(1); seed <= 20; seed++ {
-		plan := linearize.NewPlan(seed, opts)
+		plan := plan.New(seed, opts)
 		res, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
 		if err != nil {
 			panic(err)

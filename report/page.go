@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 //go:embed assets
@@ -190,7 +191,7 @@ func targetWords(h linearize.FileHeader) string {
 }
 
 // planWords summarizes a plan in a line.
-func planWords(p *linearize.Plan, ops int) string {
+func planWords(p *plan.Plan, ops int) string {
 	s := fmt.Sprintf("%s; %d ms rounds, session timeout %d ms; %d operations", p.String(), p.RoundMs, p.SessionTimeoutMs, ops)
 	var fs []string
 	for i, f := range p.Faults {

@@ -6,16 +6,17 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // bigFailure runs a plan of at least 10,000 operations whose v0 clients
 // lose join responses, so it fails with ghosts.
 func bigFailure(t *testing.T) Failure {
 	t.Helper()
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	o.HeartbeatVersion = 0
 	o.Clients, o.Groups, o.Rounds = 64, 4, 1000
-	plan := linearize.NewPlan(5, o)
+	plan := plan.New(5, o)
 	res, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)

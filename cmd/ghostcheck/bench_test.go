@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // BenchmarkRun runs a fixed seed range (200 histories of the default plan,
@@ -87,7 +88,7 @@ func BenchmarkFloor(b *testing.B) {
 	var runs []*linearize.Result
 	ops := 0
 	for i := 0; i < histories; i++ {
-		plan := linearize.NewPlan(cfg.seed+uint64(i), opts)
+		plan := plan.New(cfg.seed+uint64(i), opts)
 		res, _, err := runOne(cfg.target, plan, "")
 		if err != nil {
 			b.Fatal(err)
@@ -104,7 +105,7 @@ func BenchmarkFloor(b *testing.B) {
 		cpu0 = cpuTime()
 		for i := 0; i < b.N; i++ {
 			for j := range runs {
-				linearize.NewPlan(cfg.seed+uint64(j), opts)
+				plan.New(cfg.seed+uint64(j), opts)
 			}
 		}
 		perOp(b)

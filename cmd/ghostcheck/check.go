@@ -10,6 +10,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // checkConfig is what `ghostcheck check` was asked to do.
@@ -104,7 +105,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 		return cfg, code
 	}
 	var err error
-	if cfg.hist.Options.Faults, err = linearize.ParseFaultRates(*faults); err != nil {
+	if cfg.hist.Options.Faults, err = plan.ParseFaultRates(*faults); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return cfg, 2
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // coverageRequested reports whether run's args ask for --coverage.
@@ -216,7 +217,7 @@ func ruleHits(cfg runConfig, phases []*phaseSummary) model.RuleHits {
 			for j := range jobs {
 				opts := cfg.opts
 				opts.HeartbeatVersion = j.version
-				plan := linearize.NewPlan(j.seed, opts)
+				plan := plan.New(j.seed, opts)
 				mc := plan.ModelConfig()
 				mc.Rules = hits
 				_, _ = linearize.Run(linearize.NewModelTarget(mc), plan)

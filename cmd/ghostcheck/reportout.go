@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 	pages "github.com/ghostcheck/ghostcheck/report"
 )
 
@@ -65,7 +66,7 @@ func writeFailurePage(dir, name string, hdr linearize.FileHeader, res *linearize
 func writeRunIndex(cfg runConfig, phases []*phaseSummary, stdout, stderr io.Writer) {
 	ix := pages.Index{Kind: "run", Title: "run against " + cfg.target,
 		Subtitle: fmt.Sprintf("seeds from %d; %d clients in %d groups, %d rounds of %d ms per history; faults %s; restarts %v",
-			cfg.seed, cfg.opts.Clients, cfg.opts.Groups, cfg.opts.Rounds, linearize.NewPlan(cfg.seed, cfg.opts).RoundMs, faultsFlag(cfg.opts.Faults), cfg.opts.Restarts),
+			cfg.seed, cfg.opts.Clients, cfg.opts.Groups, cfg.opts.Rounds, plan.New(cfg.seed, cfg.opts).RoundMs, faultsFlag(cfg.opts.Faults), cfg.opts.Restarts),
 		Verdict: "Ok", Headline: runHeadline(phases), Summary: runTable(phases)}
 	if cfg.mutant != "" {
 		ix.Title += " with mutant " + cfg.mutant
@@ -115,9 +116,9 @@ func relTo(dir, path string) string {
 	return path
 }
 
-func faultsFlag(m map[linearize.FaultKind]int) string {
+func faultsFlag(m map[plan.FaultKind]int) string {
 	var parts []string
-	for _, k := range linearize.FaultKinds() {
+	for _, k := range plan.FaultKinds() {
 		if m[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
 		}
@@ -164,7 +165,7 @@ func runTable(phases []*phaseSummary) pages.Table {
 	itoa := strconv.Itoa
 	row("histories", func(p *phaseSummary) string { return itoa(p.Histories) })
 	row("operations", func(p *phaseSummary) string { return itoa(p.Operations) })
-	for _, k := range linearize.FaultKinds() {
+	for _, k := range plan.FaultKinds() {
 		row("fault "+string(k), func(p *phaseSummary) string { return itoa(p.Faults[k]) })
 	}
 	row("coordinator restarts", func(p *phaseSummary) string { return itoa(p.Restarts) })
@@ -216,7 +217,7 @@ func runPlots(phases []*phaseSummary) []pages.Plot {
 	rules := violationRules(phases)
 	add(pages.BarPlot("Violations by rule", "Observations that broke each rule (a history counts once per observation).",
 		"observations", rules, phaseBars(phases, func(p *phaseSummary, i int) float64 { return float64(p.Violations[rules[i]]) }, len(rules))))
-	kinds := linearize.FaultKinds()
+	kinds := plan.FaultKinds()
 	cats := make([]string, 0, len(kinds)+1)
 	for _, k := range kinds {
 		cats = append(cats, string(k))

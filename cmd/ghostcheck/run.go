@@ -17,6 +17,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // runConfig is what `ghostcheck run` was asked to do.
@@ -25,7 +26,7 @@ type runConfig struct {
 	seed      uint64
 	histories int
 	duration  time.Duration
-	opts      linearize.Options
+	opts      plan.Options
 	versions  []int // heartbeat versions to run, in order; -1 = mixed
 	mutant    string
 	out       string
@@ -47,13 +48,13 @@ type phaseSummary struct {
 	Version int    `json:"heartbeatVersion"`
 	// Control: the v0 column of the v1-vs-v0 comparison, whose ghosts are
 	// expected (they show what KIP-1082 prevents) and fail nothing.
-	Control    bool                        `json:"control,omitempty"`
-	Histories  int                         `json:"histories"`
-	Operations int                         `json:"operations"`
-	Faults     map[linearize.FaultKind]int `json:"faults"`
-	Restarts   int                         `json:"restarts"`
-	Verdicts   map[linearize.Verdict]int   `json:"verdicts"`
-	Ghosts     int                         `json:"ghosts"`
+	Control    bool                      `json:"control,omitempty"`
+	Histories  int                       `json:"histories"`
+	Operations int                       `json:"operations"`
+	Faults     map[plan.FaultKind]int    `json:"faults"`
+	Restarts   int                       `json:"restarts"`
+	Verdicts   map[linearize.Verdict]int `json:"verdicts"`
+	Ghosts     int                       `json:"ghosts"`
 	// FirstGhost is the 1-based history in which the first ghost showed.
 	FirstGhost int            `json:"firstGhostHistory,omitempty"`
 	Violations map[string]int `json:"violations"`
@@ -165,7 +166,7 @@ func checkRunTarget(cfg runConfig, stderr io.Writer) int {
 			return usageErr(stderr, "run", "unknown mutant %q; known: %s", cfg.mutant, mutantNames())
 		}
 	}
-	t, err := targets.New(cfg.target, linearize.NewPlan(1, cfg.opts), cfg.mutant)
+	t, err := targets.New(cfg.target, plan.New(1, cfg.opts), cfg.mutant)
 	if err != nil {
 		return usageErr(stderr, "run", "%v", err)
 	}
@@ -198,7 +199,7 @@ func exitStatus(phases []*phaseSummary) int {
 func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := runConfig{opts: linearize.DefaultOptions()}
+	cfg := runConfig{opts: plan.DefaultOptions()}
 	fs.StringVar(&cfg.target, "target", "impl", "coordinator to check: "+strings.Join(targets.Names(), " or "))
 	fs.Uint64Var(&cfg.seed, "seed", 1, "first seed; history i uses seed+i, so any history replays alone")
 	fs.IntVar(&cfg.histories, "histories", 0, "histories per heartbeat version (0: as many as --duration allows)")
@@ -257,7 +258,7 @@ func validateRun(cfg *runConfig, stderr io.Writer) int {
 		return usageErr(stderr, "run", "mutants are planted in impl; use --target impl")
 	}
 	var err error
-	if cfg.opts.Faults, err = linearize.ParseFaultRates(cfg.faults); err != nil {
+	if cfg.opts.Faults, err = plan.ParseFaultRates(cfg.faults); err != nil {
 		return usageErr(stderr, "run", "%v", err)
 	}
 	switch cfg.hv {
@@ -280,7 +281,7 @@ func validateRun(cfg *runConfig, stderr io.Writer) int {
 
 func faultNames() string {
 	var ks []string
-	for _, k := range linearize.FaultKinds() {
+	for _, k := range plan.FaultKinds() {
 		ks = append(ks, string(k))
 	}
 	return strings.Join(ks, ", ")
@@ -306,12 +307,12 @@ func phaseLabel(v int) string {
 
 // report shrinks a failing plan, writes its history and timeline, and says
 // how to replay it.
-func report(cfg runConfig, version int, plan linearize.Plan, res *linearize.Result, rep *linearize.Report, prog *progress) *failure {
-	f := &failure{Seed: plan.Seed, Rule: rep.Rule, Detail: rep.Detail}
-	small := plan
+func report(cfg runConfig, version int, pl plan.Plan, res *linearize.Result, rep *linearize.Report, prog *progress) *failure {
+	f := &failure{Seed: pl.Seed, Rule: rep.Rule, Detail: rep.Detail}
+	small := pl
 	if cfg.shrink > 0 && rep.Verdict == linearize.Illegal {
-		prog.note(fmt.Sprintf("shrinking the failing plan of seed %d (%s)...", plan.Seed, rep.Rule))
-		small = linearize.Shrink(plan, func(p linearize.Plan) bool {
+		prog.note(fmt.Sprintf("shrinking the failing plan of seed %d (%s)...", pl.Seed, rep.Rule))
+		small = plan.Shrink(pl, func(p plan.Plan) bool {
 			_, r, err := runOne(cfg.target, p, cfg.mutant)
 			return err == nil && r.Verdict == linearize.Illegal && r.Rule == rep.Rule
 		}, cfg.shrink)
@@ -321,22 +322,22 @@ func report(cfg runConfig, version int, plan linearize.Plan, res *linearize.Resu
 			f.Shrunk = fmt.Sprintf("%d clients, %d actions, %d faults, %d operations", c, a, fl, len(res.History))
 			f.Detail = rep.Detail
 		} else {
-			small = plan
+			small = pl
 		}
 	}
-	name := fmt.Sprintf("%s-v%d-seed%d-%s", cfg.target, version, plan.Seed, strings.ToLower(rep.Rule))
+	name := fmt.Sprintf("%s-v%d-seed%d-%s", cfg.target, version, pl.Seed, strings.ToLower(rep.Rule))
 	if version < 0 {
-		name = fmt.Sprintf("%s-mixed-seed%d-%s", cfg.target, plan.Seed, strings.ToLower(rep.Rule))
+		name = fmt.Sprintf("%s-mixed-seed%d-%s", cfg.target, pl.Seed, strings.ToLower(rep.Rule))
 	}
 	if cfg.mutant != "" {
 		name = cfg.mutant + "-" + name
 	}
 	hdr := linearize.FileHeader{Target: cfg.target, Mutant: cfg.mutant,
-		Title: fmt.Sprintf("%s found by ghostcheck run (seed %d, %s)", rep.Rule, plan.Seed, phaseLabel(version)), Plan: small}
+		Title: fmt.Sprintf("%s found by ghostcheck run (seed %d, %s)", rep.Rule, pl.Seed, phaseLabel(version)), Plan: small}
 	art, err := writeFailurePage(cfg.out, name, hdr, res, rep)
 	if err != nil {
 		f.Detail += " (writing the report failed: " + err.Error() + ")"
-		f.Replay = fmt.Sprintf("ghostcheck run --target %s --seed %d --histories 1 --heartbeat-version %s%s", cfg.target, plan.Seed, versionFlag(version), mutantFlag(cfg.mutant))
+		f.Replay = fmt.Sprintf("ghostcheck run --target %s --seed %d --histories 1 --heartbeat-version %s%s", cfg.target, pl.Seed, versionFlag(version), mutantFlag(cfg.mutant))
 		return f
 	}
 	f.History, f.Timeline = art.History, art.HTML
@@ -375,7 +376,7 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 	row("", func(p *phaseSummary) string { return p.Label })
 	row("histories", func(p *phaseSummary) string { return strconv.Itoa(p.Histories) })
 	row("operations", func(p *phaseSummary) string { return strconv.Itoa(p.Operations) })
-	for _, k := range linearize.FaultKinds() {
+	for _, k := range plan.FaultKinds() {
 		row("fault "+string(k), func(p *phaseSummary) string { return strconv.Itoa(p.Faults[k]) })
 	}
 	row("coordinator restarts", func(p *phaseSummary) string { return strconv.Itoa(p.Restarts) })

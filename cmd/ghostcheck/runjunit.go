@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // runOptions are the options a run used, as --json and --junit record
@@ -127,7 +128,7 @@ func targetWords(cfg runConfig) string {
 // planFlags are the flags that shape a history, as given (defaults left
 // out), so that a rerun draws the same plan.
 func planFlags(cfg runConfig) string {
-	def := linearize.DefaultOptions()
+	def := plan.DefaultOptions()
 	o := cfg.opts
 	var fl []string
 	add := func(differs bool, flag string, v any) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // runOutcome is what a whole run came to.
@@ -26,7 +27,7 @@ func (o runOutcome) exit() int { return exitStatus(o.phases) }
 type seedOutcome struct {
 	index int
 	seed  uint64
-	plan  linearize.Plan
+	plan  plan.Plan
 	res   *linearize.Result
 	rep   *linearize.Report
 	err   error
@@ -38,7 +39,7 @@ type historyRecord struct {
 	Verdict    linearize.Verdict
 	Rule       string
 	Operations int
-	Faults     map[linearize.FaultKind]int
+	Faults     map[plan.FaultKind]int
 	Ghosts     []string
 }
 
@@ -79,7 +80,7 @@ func runPhases(ctx context.Context, cfg runConfig, prog *progress) runOutcome {
 // summary is the same for any number of workers. The first history is
 // always run; after it the budget (or --histories) and ctx decide.
 func runPhase(ctx context.Context, cfg runConfig, version int, control bool, budget time.Duration, index int, prog *progress) *phaseSummary {
-	ps := &phaseSummary{Label: phaseLabel(version), Version: version, Control: control, Faults: map[linearize.FaultKind]int{},
+	ps := &phaseSummary{Label: phaseLabel(version), Version: version, Control: control, Faults: map[plan.FaultKind]int{},
 		Verdicts: map[linearize.Verdict]int{}, Violations: map[string]int{}}
 	opts := cfg.opts
 	opts.HeartbeatVersion = version
@@ -97,7 +98,7 @@ func runPhase(ctx context.Context, cfg runConfig, version int, control bool, bud
 	}
 	run := func(i int) seedOutcome {
 		seed := cfg.seed + uint64(i)
-		plan := linearize.NewPlan(seed, opts)
+		plan := plan.New(seed, opts)
 		res, rep, err := runOne(cfg.target, plan, cfg.mutant)
 		return seedOutcome{index: i, seed: seed, plan: plan, res: res, rep: rep, err: err}
 	}
@@ -219,7 +220,7 @@ func runSeeds(workers int, more func(i int) bool, run func(i int) seedOutcome, c
 }
 
 // runOne builds a fresh target for plan, runs the plan and checks it.
-func runOne(target string, plan linearize.Plan, mutant string) (*linearize.Result, *linearize.Report, error) {
+func runOne(target string, plan plan.Plan, mutant string) (*linearize.Result, *linearize.Report, error) {
 	t, err := targets.New(target, plan, mutant)
 	if err != nil {
 		return nil, nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -80,8 +81,8 @@ func keeperBackend(t *testing.T) string {
 // client that crashes.
 func crashSeed(t *testing.T) uint64 {
 	for seed := uint64(1); seed <= 20; seed++ {
-		plan := linearize.TCPPlan(seed, conformance.DefaultHistoryOptions(), linearize.TCPOptions{SessionTimeoutMs: keeperSession.Milliseconds(), HeartbeatIntervalMs: int32(keeperInterval.Milliseconds())})
-		if slices.ContainsFunc(plan.Clients, func(c linearize.ClientPlan) bool { return c.Actions[len(c.Actions)-1].Kind == linearize.Crash }) {
+		pl := plan.ForRealTime(seed, conformance.DefaultHistoryOptions(), plan.RealTime{SessionTimeoutMs: keeperSession.Milliseconds(), HeartbeatIntervalMs: int32(keeperInterval.Milliseconds())})
+		if slices.ContainsFunc(pl.Clients, func(c plan.ClientPlan) bool { return c.Actions[len(c.Actions)-1].Kind == plan.Crash }) {
 			return seed
 		}
 	}
@@ -121,7 +122,7 @@ func TestKeepClosedMembersFailsCheck(t *testing.T) {
 	final := hist[len(hist)-1].At
 	slack := 10 * h.Run.Plan.RoundMs
 	for _, c := range h.Run.Plan.Clients {
-		if c.Actions[len(c.Actions)-1].Kind != linearize.Crash {
+		if c.Actions[len(c.Actions)-1].Kind != plan.Crash {
 			continue
 		}
 		for _, op := range hist {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // HistoryConfig is a fault-injected history run against a broker over TCP.
@@ -18,7 +19,7 @@ type HistoryConfig struct {
 	// Seed of the first history; history i uses Seed+i.
 	Seed      uint64
 	Histories int
-	Options   linearize.Options
+	Options   plan.Options
 	// RoundMs is one round of real time (0: 50).
 	RoundMs int64
 	// Out, if set, receives each history that is not Ok as JSON lines.
@@ -45,7 +46,7 @@ type HistoryResult struct {
 	Seed       uint64
 	Plan       string
 	Operations int
-	Faults     map[linearize.FaultKind]int
+	Faults     map[plan.FaultKind]int
 	Verdict    linearize.Verdict
 	// Status is the Verdict, or KNOWN or CRASH.
 	Status string
@@ -96,8 +97,8 @@ type HistoryReport struct {
 
 // DefaultHistoryOptions is a busy plan sized for real time: 6 clients in
 // 2 groups over 40 rounds, 10 % of requests mistreated.
-func DefaultHistoryOptions() linearize.Options {
-	o := linearize.DefaultOptions()
+func DefaultHistoryOptions() plan.Options {
+	o := plan.DefaultOptions()
 	o.Rounds = 40
 	o.Restarts = false // a broker reached by address is not restarted by ghostcheck
 	return o
@@ -173,7 +174,7 @@ func crashWords(err error, b *Broker) string {
 // runHistory runs and checks one plan against the broker at addr.
 func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64, prefix string) (HistoryResult, error) {
 	start := time.Now()
-	plan := linearize.TCPPlan(seed, cfg.Options, linearize.TCPOptions{
+	plan := plan.ForRealTime(seed, cfg.Options, plan.RealTime{
 		SessionTimeoutMs:    cfg.Peer.SessionTimeout.Milliseconds(),
 		HeartbeatIntervalMs: int32(cfg.Peer.HeartbeatInterval.Milliseconds()),
 		RoundMs:             cfg.RoundMs,
@@ -233,8 +234,8 @@ func anyJoined(h linearize.History) bool {
 }
 
 // leaveOutKnown drops the probes of known findings.
-func leaveOutKnown(probes []linearize.Probe, k *Known) []linearize.Probe {
-	var out []linearize.Probe
+func leaveOutKnown(probes []plan.Probe, k *Known) []plan.Probe {
+	var out []plan.Probe
 	for _, p := range probes {
 		if _, known := k.Probe(p.Kind); !known {
 			out = append(out, p)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Known findings: deviations already recorded against a broker, given to
@@ -191,8 +192,8 @@ func checkEntry(e KnownEntry) error {
 			return fmt.Errorf("no conformance case is named %q", e.Name)
 		}
 	case KnownProbe:
-		if !slices.Contains(linearize.ProbeKinds(), linearize.ProbeKind(e.Name)) {
-			return fmt.Errorf("no probe is named %q (probes: %v)", e.Name, linearize.ProbeKinds())
+		if !slices.Contains(plan.ProbeKinds(), plan.ProbeKind(e.Name)) {
+			return fmt.Errorf("no probe is named %q (probes: %v)", e.Name, plan.ProbeKinds())
 		}
 	case KnownRule:
 		if !slices.ContainsFunc(linearize.Rules(), func(r linearize.RuleInfo) bool { return string(r.ID) == e.Name }) {
@@ -237,7 +238,7 @@ func (k *Known) of(kind KnownKind) iter.Seq[KnownEntry] {
 func (k *Known) Case(name string) (KnownEntry, bool) { return k.find(KnownCase, name) }
 
 // Probe is the finding whose probe kind the histories leave out, if any.
-func (k *Known) Probe(kind linearize.ProbeKind) (KnownEntry, bool) {
+func (k *Known) Probe(kind plan.ProbeKind) (KnownEntry, bool) {
 	return k.find(KnownProbe, string(kind))
 }
 

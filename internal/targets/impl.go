@@ -8,6 +8,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Mutants lists impl's mutants: name and description.
@@ -21,7 +22,7 @@ func Mutants() [][2]string {
 
 // NewImpl builds the optimized coordinator for plan on a manual clock, with
 // mutant switched on when named.
-func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
+func NewImpl(plan plan.Plan, mutant string) (linearize.Target, error) {
 	var muts impl.Mutants
 	if mutant != "" {
 		m, err := impl.ParseMutant(mutant)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Kill is how the property run alone (no equivalence test, no unit test)
@@ -34,11 +35,11 @@ type Kill struct {
 // --duration) is spent.
 func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill {
 	k := Kill{Mutant: m.Name, Rule: m.Rule, Description: m.Description}
-	opts := linearize.DefaultOptions()
+	opts := plan.DefaultOptions()
 	opts.HeartbeatVersion = 1
 	start := time.Now()
 	for i := 1; i <= maxHistories && time.Since(start) < budget; i++ {
-		plan := linearize.NewPlan(uint64(i), opts)
+		plan := plan.New(uint64(i), opts)
 		t, err := New("impl", plan, m.Name)
 		if err != nil {
 			k.Detail = err.Error()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // runBudget is `ghostcheck run`'s default --duration: with a mutant it
@@ -57,10 +58,10 @@ func TestKillTable(t *testing.T) {
 // Without a mutant, impl passes the same histories.
 func TestImplWithoutMutantPasses(t *testing.T) {
 	for _, version := range []int{1, -1} {
-		o := linearize.DefaultOptions()
+		o := plan.DefaultOptions()
 		o.HeartbeatVersion = version
 		for i := 1; i <= 60; i++ {
-			plan := linearize.NewPlan(uint64(i), o)
+			plan := plan.New(uint64(i), o)
 			target, err := New("impl", plan, "")
 			if err != nil {
 				t.Fatal(err)
@@ -84,11 +85,11 @@ func TestImplWithoutMutantPasses(t *testing.T) {
 // is linearizable: the order within a round is impl's, and porcupine finds
 // a legal one.
 func TestImplParallelRunsAreLinearizable(t *testing.T) {
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	o.Parallel = true
 	o.Clients, o.Groups = 12, 2
 	for i := 1; i <= 20; i++ {
-		plan := linearize.NewPlan(uint64(i), o)
+		plan := plan.New(uint64(i), o)
 		target, _ := New("impl", plan, "")
 		res, err := linearize.Run(target, plan)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // replayTCP re-runs a history of ghostcheck check (a plan for a broker
@@ -40,7 +41,7 @@ func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
 
 // brokerSessionMs is the broker's session timeout in a plan made by
 // linearize.TCPPlan, which adds ten rounds of slack to it.
-func brokerSessionMs(p linearize.Plan) int64 {
+func brokerSessionMs(p plan.Plan) int64 {
 	if ms := p.SessionTimeoutMs - 10*p.RoundMs; ms > 0 {
 		return ms
 	}
@@ -48,16 +49,16 @@ func brokerSessionMs(p linearize.Plan) int64 {
 }
 
 // freshGroups renames every group of p with prefix in front.
-func freshGroups(p linearize.Plan, prefix string) linearize.Plan {
-	p.Clients = append([]linearize.ClientPlan(nil), p.Clients...)
+func freshGroups(p plan.Plan, prefix string) plan.Plan {
+	p.Clients = append([]plan.ClientPlan(nil), p.Clients...)
 	for i := range p.Clients {
 		p.Clients[i].Group = prefix + p.Clients[i].Group
 	}
-	p.Admin = append([]linearize.AdminRemoval(nil), p.Admin...)
+	p.Admin = append([]plan.AdminRemoval(nil), p.Admin...)
 	for i := range p.Admin {
 		p.Admin[i].Group = prefix + p.Admin[i].Group
 	}
-	p.Probes = append([]linearize.Probe(nil), p.Probes...)
+	p.Probes = append([]plan.Probe(nil), p.Probes...)
 	for i := range p.Probes {
 		p.Probes[i].Group = prefix + p.Probes[i].Group
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The driver's snapshots of impl come from a cache that converts only the
@@ -21,9 +22,9 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 	for _, version := range []int{1, 0, -1} {
 		for seed := uint64(1); seed <= 20; seed++ {
 			t.Run(fmt.Sprintf("v%d/seed%d", version, seed), func(t *testing.T) {
-				o := linearize.DefaultOptions()
+				o := plan.DefaultOptions()
 				o.HeartbeatVersion = version
-				plan := linearize.NewPlan(seed, o)
+				plan := plan.New(seed, o)
 				clock := impl.NewManualClock(0)
 				c := impl.New(ImplConfig(plan.ModelConfig(), clock, 0))
 				cache := c.NewSnapshotCache()

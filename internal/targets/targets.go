@@ -8,11 +8,12 @@ import (
 	"fmt"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // New builds the named target ("model" or "impl") for plan, with an
 // optional mutant (only impl has mutants).
-func New(name string, plan linearize.Plan, mutant string) (linearize.Target, error) {
+func New(name string, plan plan.Plan, mutant string) (linearize.Target, error) {
 	switch name {
 	case "impl":
 		return NewImpl(plan, mutant)

@@ -3,12 +3,12 @@ package targets
 import (
 	"testing"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Every name Names lists builds, and New refuses what it does not know.
 func TestNew(t *testing.T) {
-	plan := linearize.NewPlan(1, linearize.DefaultOptions())
+	plan := plan.New(1, plan.DefaultOptions())
 	type newCase struct {
 		target, mutant string
 		ok             bool

@@ -1,4 +1,4 @@
-package linearize
+package plan
 
 import (
 	"fmt"
@@ -8,19 +8,20 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
-// plainOptions are DefaultOptions without plan_more's features.
+// plainOptions are DefaultOptions without the draws that broaden plans
+// (generate's last ones).
 func plainOptions() Options {
 	o := DefaultOptions()
 	o.StaticCrashes, o.Resubscribes, o.OldClients, o.NullOwned, o.LeaveGroups = false, false, false, false, false
-	o.Caps, o.MoreProbes, o.OffGrid, o.ReuseConnIDs = false, false, false, false
+	o.Caps, o.RefusalProbes, o.OffGrid, o.ReuseConnIDs, o.RareInputs = false, false, false, false, false
 	return o
 }
 
-// plan_more's features are drawn after everything else: a seed gives the
-// plan it gave without them, plus them.
-func TestMoreFeaturesKeepTheSeedsPlans(t *testing.T) {
+// The broadening draws come after everything else: a seed gives the plan
+// it gave without them, plus them.
+func TestBroadeningKeepsTheSeedsPlans(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
-		old, cur := NewPlan(seed, plainOptions()), NewPlan(seed, DefaultOptions())
+		old, cur := New(seed, plainOptions()), New(seed, DefaultOptions())
 		if !reflect.DeepEqual(old.Faults, cur.Faults) || !reflect.DeepEqual(old.Restarts, cur.Restarts) || len(old.Clients) != len(cur.Clients) {
 			t.Fatalf("seed %d: faults, restarts or clients changed", seed)
 		}
@@ -56,10 +57,10 @@ func prefix[T any](a, b []T) bool {
 // caps, resubscriptions by names and by regex, old-style and renamed
 // clients, null owned partitions, static crashes, off-grid timeouts and
 // reused connection ids; and every plan validates.
-func TestMorePlansReachEveryFeature(t *testing.T) {
+func TestPlansReachEveryFeature(t *testing.T) {
 	seen := map[string]bool{}
 	for seed := uint64(1); seed <= 80; seed++ {
-		p := NewPlan(seed, DefaultOptions())
+		p := New(seed, DefaultOptions())
 		if err := p.Validate(); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

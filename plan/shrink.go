@@ -1,6 +1,8 @@
-package linearize
+package plan
 
-import "maps"
+import (
+	"maps"
+)
 
 // Shrink minimizes a failing plan: it keeps removing pieces (whole clients,
 // faults, restarts, actions, admin removals, trailing rounds) while fails still
@@ -110,7 +112,7 @@ func (s *shrinker) dropActions() bool {
 	return progress
 }
 
-// plainer tries the plan without each of plan_more's settings that is on:
+// plainer tries the plan without each of the broadening settings that is on:
 // connection ids reused, requests off the round grid, version and group
 // size caps, and each client's old-style ClientId and null owned
 // partitions.
@@ -175,13 +177,15 @@ func dropFaultRenumbering(q *Plan, i int) {
 	}
 }
 
-func dropAdmin(q *Plan, i int)   { q.Admin = append(q.Admin[:i:i], q.Admin[i+1:]...) }
+func dropAdmin(q *Plan, i int) { q.Admin = append(q.Admin[:i:i], q.Admin[i+1:]...) }
+
 func dropRestart(q *Plan, i int) { q.Restarts = append(q.Restarts[:i:i], q.Restarts[i+1:]...) }
-func dropProbe(q *Plan, i int)   { q.Probes = append(q.Probes[:i:i], q.Probes[i+1:]...) }
+
+func dropProbe(q *Plan, i int) { q.Probes = append(q.Probes[:i:i], q.Probes[i+1:]...) }
 
 func clonePlan(p Plan) Plan {
 	q := p
-	q.Topics = append([]PlanTopic(nil), p.Topics...)
+	q.Topics = append([]Topic(nil), p.Topics...)
 	q.Faults = append([]Fault(nil), p.Faults...)
 	q.Admin = append([]AdminRemoval(nil), p.Admin...)
 	q.Probes = append([]Probe(nil), p.Probes...)
