@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/ghostchecktest"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -23,7 +24,7 @@ import (
 // correctCoordinator keeps every promise.
 type correctCoordinator struct{ inner linearize.Target }
 
-func (c *correctCoordinator) Handle(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (c *correctCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	return c.inner.Handle(conn, h, req)
 }
 func (c *correctCoordinator) Disconnect(id uint64)   { c.inner.Disconnect(id) }
@@ -33,7 +34,7 @@ func (c *correctCoordinator) Advance(ms int64) error { return c.inner.Advance(ms
 // messages differ from the model's, as every real broker's do.
 type rewordedCoordinator struct{ correctCoordinator }
 
-func (c *rewordedCoordinator) Handle(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (c *rewordedCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	resp, err := c.inner.Handle(conn, h, req)
 	switch r := resp.(type) {
 	case *codec.ConsumerGroupHeartbeatResponse:
@@ -54,7 +55,7 @@ func (c *rewordedCoordinator) Handle(conn linearize.Conn, h *codec.RequestHeader
 // removing the member.
 type leakyCoordinator struct{ correctCoordinator }
 
-func (c *leakyCoordinator) Handle(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (c *leakyCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
 		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
 	}

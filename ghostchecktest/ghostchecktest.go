@@ -37,6 +37,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 	pages "github.com/ghostcheck/ghostcheck/report"
@@ -212,7 +213,7 @@ func (r *runner) seeds() *Outcome {
 			return r.out
 		}
 		r.seen(res, rep)
-		if rep.Verdict != linearize.Ok {
+		if rep.Verdict != history.Ok {
 			r.fail(res, rep, where)
 			return r.out
 		}
@@ -242,7 +243,7 @@ func (r *runner) fail(res *linearize.Result, rep *linearize.Report, where string
 	r.t.Helper()
 	f := &Failure{Seed: res.Plan.Seed, Result: res, Report: rep, Notes: rep.Notes}
 	r.out.Failure = f
-	if r.opts.Shrink > 0 && rep.Verdict == linearize.Illegal {
+	if r.opts.Shrink > 0 && rep.Verdict == history.Illegal {
 		r.shrink(f)
 	}
 	r.write(f)
@@ -254,10 +255,10 @@ func (r *runner) shrink(f *Failure) {
 	rule := f.Report.Rule
 	small := plan.Shrink(f.Result.Plan, func(p plan.Plan) bool {
 		_, rep := r.check(p)
-		return rep.Verdict == linearize.Illegal && rep.Rule == rule
+		return rep.Verdict == history.Illegal && rep.Rule == rule
 	}, r.opts.Shrink)
 	res, rep := r.check(small)
-	if rep.Verdict != linearize.Illegal || rep.Rule != rule {
+	if rep.Verdict != history.Illegal || rep.Rule != rule {
 		return // a target that does not fail the same way twice: keep the original
 	}
 	c, a, fl := small.Size()
@@ -275,7 +276,7 @@ func (r *runner) write(f *Failure) {
 	}
 	f.Replay = fmt.Sprintf("%s -ghostcheck.replay=%s", r.target(), path)
 	f.Temporary = temporary
-	hdr := linearize.FileHeader{Target: r.target(), Plan: f.Result.Plan,
+	hdr := history.FileHeader{Target: r.target(), Plan: f.Result.Plan,
 		Title: fmt.Sprintf("%s %s in %s (ghostchecktest, %s level)", f.Report.Verdict, f.Report.Rule, r.t.Name(), f.Report.Level)}
 	art, err := pages.WriteFailure(dir, pages.Failure{Name: name, Header: hdr, Result: f.Result, Report: f.Report, Replay: f.Replay})
 	if err != nil {

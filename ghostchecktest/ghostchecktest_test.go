@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -26,7 +27,7 @@ func correct(plan plan.Plan) linearize.Target {
 func leaky(plan plan.Plan) linearize.Target {
 	m := linearize.NewModelTarget(plan.ModelConfig())
 	return linearize.Funcs{
-		HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+		HandleFunc: func(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
 				return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
 			}
@@ -181,7 +182,7 @@ func TestRapidIsQuiet(t *testing.T) {
 // its draws.
 func TestPanicIsAFailure(t *testing.T) {
 	panicky := func(plan plan.Plan) linearize.Target {
-		return linearize.Funcs{HandleFunc: func(linearize.Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
+		return linearize.Funcs{HandleFunc: func(history.Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
 			panic("mycoord: nil map")
 		}}
 	}

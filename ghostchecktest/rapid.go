@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -36,7 +37,7 @@ func (r *runner) property() *Outcome {
 			return
 		}
 		r.seen(res, rep)
-		if rep.Verdict != linearize.Ok {
+		if rep.Verdict != history.Ok {
 			failedRes, failedRep = res, rep
 		}
 	})

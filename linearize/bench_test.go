@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -12,7 +13,7 @@ import (
 // invariant observations, which the checker does not need) and returns its
 // history. Groups have two clients each, so the cost per partition stays
 // small and the total grows with the number of groups.
-func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (plan.Plan, History) {
+func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (plan.Plan, history.History) {
 	o := plan.DefaultOptions()
 	o.Clients, o.Groups, o.Rounds, o.Parallel = 2*groups, groups, rounds, parallel
 	plan := plan.New(42, o)

@@ -11,20 +11,9 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
-)
-
-// Verdict is the outcome of checking a run. Unknown is honest: the check
-// could not decide (the linearizability search timed out, or the harness's
-// own assumptions failed). It is never a pass.
-type Verdict string
-
-const (
-	Ok      Verdict = "Ok"
-	Illegal Verdict = "Illegal"
-	// VerdictUnknown: undecided.
-	VerdictUnknown Verdict = "Unknown"
 )
 
 // ErrNoResponse is what a Target returns (wrapped) when a request may or
@@ -51,7 +40,7 @@ const (
 
 // Report is the verdict of one run and why.
 type Report struct {
-	Verdict Verdict `json:"verdict"`
+	Verdict history.Verdict `json:"verdict"`
 	// Rule is the id of the first rule broken (one of Rules).
 	Rule   string `json:"rule,omitempty"`
 	Detail string `json:"detail,omitempty"`
@@ -147,7 +136,7 @@ func checkExact(res *Result, opts CheckOptions) *Report {
 	cfg := res.Plan.ModelConfig()
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
-		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, string(RuleHarnessAssumption), errs[0]
+		rep.Verdict, rep.Rule, rep.Detail = history.Unknown, string(RuleHarnessAssumption), errs[0]
 		return rep
 	}
 	var mismatch string
@@ -155,16 +144,16 @@ func checkExact(res *Result, opts CheckOptions) *Report {
 	switch {
 	case len(res.Violations) > 0:
 		v := res.Violations[0]
-		rep.Verdict, rep.Rule = Illegal, v.Rule
+		rep.Verdict, rep.Rule = history.Illegal, v.Rule
 		rep.Detail = fmt.Sprintf("round %d (t=%d ms): %s", v.Round, v.At, v.What)
 	case rep.Linearizable == porcupine.Illegal:
-		rep.Verdict, rep.Rule = Illegal, string(RuleLinearizability)
+		rep.Verdict, rep.Rule = history.Illegal, string(RuleLinearizability)
 		rep.Detail = "no sequential order of the history is legal under the model"
 	case rep.Linearizable == porcupine.Unknown:
-		rep.Verdict, rep.Rule = VerdictUnknown, string(RuleLinearizability)
+		rep.Verdict, rep.Rule = history.Unknown, string(RuleLinearizability)
 		rep.Detail = fmt.Sprintf("the linearizability search timed out after %v", rep.CheckTime)
 	default:
-		rep.Verdict = Ok
+		rep.Verdict = history.Ok
 	}
 	if rep.Linearizable == porcupine.Illegal {
 		rep.Mismatch = mismatch
@@ -181,7 +170,7 @@ func checkExact(res *Result, opts CheckOptions) *Report {
 // CheckHistory checks a recorded history alone (no invariants, which need
 // the run's client state): linearizability against the model configured by
 // plan (LevelAuto reads as LevelExact here).
-func CheckHistory(plan plan.Plan, h History, opts CheckOptions) *Report {
+func CheckHistory(plan plan.Plan, h history.History, opts CheckOptions) *Report {
 	return Check(&Result{Plan: plan, History: h, ModelExact: true}, opts)
 }
 
@@ -231,7 +220,7 @@ func (o CheckOptions) timeout() time.Duration {
 // checkLinearizable checks h against the model within timeout. When a
 // totally ordered partition fails, it also describes the failing operation
 // (the earliest of those the parallel replay reached).
-func checkLinearizable(cfg model.Config, h History, timeout time.Duration) (porcupine.CheckResult, time.Duration, string) {
+func checkLinearizable(cfg model.Config, h history.History, timeout time.Duration) (porcupine.CheckResult, time.Duration, string) {
 	start := time.Now()
 	// A partition whose operations never overlap in time has one order
 	// only: replay it on a single coordinator, without the search (and
@@ -255,7 +244,7 @@ func checkLinearizable(cfg model.Config, h History, timeout time.Duration) (porc
 
 // porcupineOps wraps h's operations for porcupine; each carries its Op as
 // the input, which the model's partition and step functions read.
-func porcupineOps(h History) []porcupine.Operation {
+func porcupineOps(h history.History) []porcupine.Operation {
 	ops := make([]porcupine.Operation, len(h))
 	for i := range h {
 		op := &h[i]
@@ -269,14 +258,14 @@ func porcupineOps(h History) []porcupine.Operation {
 // over the CPUs. It returns the first mismatch found ("" if every such
 // partition is legal) and the operations of the partitions it could not
 // decide this way.
-func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
-	all := make([]*Op, len(h))
+func checkSequentialPartitions(cfg model.Config, h history.History) (string, history.History) {
+	all := make([]*history.Op, len(h))
 	for i := range h {
 		all[i] = &h[i]
 	}
-	keys, parts := partitionOps(all, func(op *Op) *Op { return op })
-	var rest History
-	var seq [][]*Op
+	keys, parts := partitionOps(all, func(op *history.Op) *history.Op { return op })
+	var rest history.History
+	var seq [][]*history.Op
 	for i := range keys {
 		ops := parts[i]
 		sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
@@ -303,7 +292,7 @@ func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
 		mismatch string
 		failed   atomic.Bool
 	)
-	work := make(chan []*Op, len(seq))
+	work := make(chan []*history.Op, len(seq))
 	for _, ops := range seq {
 		work <- ops
 	}
@@ -324,7 +313,7 @@ func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
 					mu.Lock()
 					if firstID < 0 || op.ID < firstID {
 						firstID = op.ID
-						mismatch = fmt.Sprintf("op %d (%s): %s", op.ID, describeOp(op), why)
+						mismatch = fmt.Sprintf("op %d (%s): %s", op.ID, history.Describe(op), why)
 					}
 					mu.Unlock()
 					failed.Store(true)
@@ -345,9 +334,9 @@ func checkSequentialPartitions(cfg model.Config, h History) (string, History) {
 
 // totallyOrdered reports whether each operation (sorted by call) returns
 // before the next one is called.
-func totallyOrdered(ops []*Op) bool {
+func totallyOrdered(ops []*history.Op) bool {
 	for i := 0; i+1 < len(ops); i++ {
-		if ops[i].Return == Unknown || ops[i].Return >= ops[i+1].Call {
+		if ops[i].Return == history.Never || ops[i].Return >= ops[i+1].Call {
 			return false
 		}
 	}
@@ -357,23 +346,23 @@ func totallyOrdered(ops []*Op) bool {
 // CheckAssumptions checks what the checker itself relies on, and returns
 // each broken assumption: every operation's call precedes its return; each
 // client's calls are in order; operation ids are their positions.
-func CheckAssumptions(h History) []string {
+func CheckAssumptions(h history.History) []string {
 	var errs []string
 	lastCall := map[int]int64{}
 	for i, op := range h {
 		if op.ID != i {
 			errs = append(errs, fmt.Sprintf("op at position %d has id %d", i, op.ID))
 		}
-		if op.Return != Unknown && op.Call >= op.Return {
+		if op.Return != history.Never && op.Call >= op.Return {
 			errs = append(errs, fmt.Sprintf("op %d returns (%d) before it is called (%d)", op.ID, op.Return, op.Call))
 		}
-		if op.Return != Unknown && op.Response == nil && !op.Refused && !op.Restart {
+		if op.Return != history.Never && op.Response == nil && !op.Refused && !op.Restart {
 			errs = append(errs, fmt.Sprintf("op %d has a return time but no response", op.ID))
 		}
 		if op.Request == nil && !op.Restart {
 			errs = append(errs, fmt.Sprintf("op %d has no request", op.ID))
 		}
-		if op.Restart && op.Return == Unknown {
+		if op.Restart && op.Return == history.Never {
 			errs = append(errs, fmt.Sprintf("op %d, a restart, has no return time", op.ID))
 		}
 		if c, ok := lastCall[op.Client]; ok && op.Call < c && !isRedelivery(h, i) {
@@ -390,7 +379,7 @@ func CheckAssumptions(h History) []string {
 	return errs
 }
 
-func isRedelivery(h History, i int) bool {
+func isRedelivery(h history.History, i int) bool {
 	for j := 0; j < i; j++ {
 		if h[j].Call == h[i].Call && h[j].Client == h[i].Client {
 			return true
@@ -399,7 +388,7 @@ func isRedelivery(h History, i int) bool {
 	return false
 }
 
-func sameConnEarlier(h History, i int) bool {
+func sameConnEarlier(h history.History, i int) bool {
 	for j := 0; j < i; j++ {
 		if h[j].Conn.ID == h[i].Conn.ID && h[j].Call > h[i].Call {
 			return true
@@ -411,7 +400,7 @@ func sameConnEarlier(h History, i int) bool {
 // FirstMismatch replays the history partition by partition in delivery
 // order and describes the first operation whose recorded response the
 // model does not give ("" if there is none in that order).
-func FirstMismatch(cfg model.Config, h History) string {
+func FirstMismatch(cfg model.Config, h history.History) string {
 	coords := map[partKey]*model.Coordinator{}
 	for i := range h {
 		op := &h[i]
@@ -429,7 +418,7 @@ func FirstMismatch(cfg model.Config, h History) string {
 			coords[k] = c
 		}
 		if ok, why := applyOp(c, op); !ok {
-			return fmt.Sprintf("op %d (%s): %s", op.ID, describeOp(op), why)
+			return fmt.Sprintf("op %d (%s): %s", op.ID, history.Describe(op), why)
 		}
 	}
 	return ""

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -20,7 +21,7 @@ type connLog struct {
 	closed map[uint64]int // conn -> event of its Disconnect
 }
 
-func (c *connLog) Handle(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (c *connLog) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	c.event++
 	c.last[conn.ID] = c.event
 	return c.ModelTarget.Handle(conn, h, req)
@@ -82,7 +83,7 @@ type keepClosed struct {
 	now int64
 }
 
-func (t *keepClosed) Handle(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (t *keepClosed) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	resp, err := t.ModelTarget.Handle(conn, h, req)
 	if hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && err == nil {
 		t.k.Saw(conn.ID, hb, resp.(*codec.ConsumerGroupHeartbeatResponse))
@@ -102,7 +103,7 @@ func (t *keepClosed) Advance(now int64) error {
 	}
 	for _, req := range t.k.Due(now) {
 		h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
-		resp, err := t.ModelTarget.Handle(linearize.Conn{ID: 1 << 40}, h, req)
+		resp, err := t.ModelTarget.Handle(history.Conn{ID: 1 << 40}, h, req)
 		r, _ := resp.(*codec.ConsumerGroupHeartbeatResponse)
 		if err != nil {
 			r = nil
@@ -178,7 +179,7 @@ func TestReusedConnectionIDs(t *testing.T) {
 			}
 			owner[op.Conn.ID] = op.Name
 		}
-		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != linearize.Ok {
+		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != history.Ok {
 			t.Fatalf("seed %d: %s %s", seed, rep.Rule, rep.Detail)
 		}
 	}

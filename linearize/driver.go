@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -24,7 +25,7 @@ type RoundViolation struct {
 // Result is what one run produced.
 type Result struct {
 	Plan    plan.Plan
-	History History
+	History history.History
 	// Violations are the invariants broken, in order; each rule is
 	// reported at its first observation only, plus a count.
 	Violations []RoundViolation
@@ -92,7 +93,7 @@ type driver struct {
 	skipCanary bool
 
 	mu      sync.Mutex
-	hist    History
+	hist    history.History
 	res     *Result
 	epochs  model.EpochTracker
 	ids     model.MemberIDTracker
@@ -167,7 +168,7 @@ func newDriver(target Target, pl plan.Plan) (*driver, error) {
 	// will be (a default plan's histories hold about 0.8 operations per
 	// client and heartbeat interval), not grown to it.
 	size := min(len(pl.Clients)*pl.Rounds*4/(5*d.hbEvery)+32, 1<<14)
-	d.hist = make(History, 0, size)
+	d.hist = make(history.History, 0, size)
 	d.creqs = make([]model.ClientRequest, 0, size*3/5) // about half the operations are a plan client's requests
 	for i, cp := range pl.Clients {
 		p, err := d.newProc(i, cp.Name, cp.Group, "client", cp)
@@ -315,7 +316,7 @@ func (d *driver) restart() bool {
 		return false
 	}
 	d.mu.Lock()
-	d.hist = append(d.hist, Op{ID: len(d.hist), Client: len(d.procs), Name: "coordinator", At: d.now, Sent: d.round,
+	d.hist = append(d.hist, history.Op{ID: len(d.hist), Client: len(d.procs), Name: "coordinator", At: d.now, Sent: d.round,
 		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"})
 	for _, p := range d.procs {
 		d.closedConns[p.connID] = true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -15,14 +16,15 @@ type leakyCoordinator struct {
 	inner linearize.Target
 }
 
-func (l *leakyCoordinator) Handle(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (l *leakyCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
 		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
 	}
 	return l.inner.Handle(conn, h, req)
 }
 
-func (l *leakyCoordinator) Disconnect(id uint64)   { l.inner.Disconnect(id) }
+func (l *leakyCoordinator) Disconnect(id uint64) { l.inner.Disconnect(id) }
+
 func (l *leakyCoordinator) Advance(ms int64) error { return l.inner.Advance(ms) }
 
 // Plug your own coordinator into ghostcheck by implementing Target (three

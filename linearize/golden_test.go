@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -92,7 +93,7 @@ func goldenLine(t *testing.T, target string, version int, seed uint64) string {
 	}
 	rep := linearize.Check(res, linearize.CheckOptions{Timeout: time.Minute})
 	h := sha256.New()
-	if err := linearize.WriteFile(h, linearize.FileHeader{Target: target, Plan: plan}, res.History); err != nil {
+	if err := history.WriteFile(h, history.FileHeader{Target: target, Plan: plan}, res.History); err != nil {
 		t.Fatal(err)
 	}
 	enc := json.NewEncoder(h)

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -38,7 +39,7 @@ func TestModelTargetHasNoFalseAlarms(t *testing.T) {
 			if rep.Linearizable != "Ok" {
 				t.Fatalf("version %d seed %d: the model's own history is not linearizable: %s", version, seed, rep.Mismatch)
 			}
-			if version == 1 && rep.Verdict != Ok {
+			if version == 1 && rep.Verdict != history.Ok {
 				t.Fatalf("seed %d: v1 clients against the model: %s: %s", seed, rep.Rule, rep.Detail)
 			}
 			if len(res.HarnessErrors) > 0 {
@@ -61,7 +62,7 @@ func TestKIP1082GhostsV0FoundV1None(t *testing.T) {
 	for seed := uint64(1); seed <= bound; seed++ {
 		res, rep := runModel(t, plan.New(seed, o))
 		if len(res.Ghosts) > 0 {
-			if rep.Verdict != Illegal || (rep.Rule != "NoGhosts" && rep.Rule != "OneMemberPerProcess") {
+			if rep.Verdict != history.Illegal || (rep.Rule != "NoGhosts" && rep.Rule != "OneMemberPerProcess") {
 				t.Fatalf("seed %d has ghosts %v but the verdict is %s %s", seed, res.Ghosts, rep.Verdict, rep.Rule)
 			}
 			took = int(seed)
@@ -76,7 +77,7 @@ func TestKIP1082GhostsV0FoundV1None(t *testing.T) {
 	o.HeartbeatVersion = 1
 	for seed := uint64(1); seed <= uint64(*longRuns); seed++ {
 		res, rep := runModel(t, plan.New(seed, o))
-		if len(res.Ghosts) > 0 || rep.Verdict != Ok {
+		if len(res.Ghosts) > 0 || rep.Verdict != history.Ok {
 			t.Fatalf("v1 seed %d: %s %s: %s (ghosts %v)", seed, rep.Verdict, rep.Rule, rep.Detail, res.Ghosts)
 		}
 	}
@@ -103,7 +104,7 @@ func TestCloseBeforeJoinResponse(t *testing.T) {
 			if got := len(res.Ghosts) > 0; got != tc.wantGhosts {
 				t.Fatalf("ghosts %v, want ghosts: %v (verdict %s %s)", res.Ghosts, tc.wantGhosts, rep.Verdict, rep.Detail)
 			}
-			var leave *Op
+			var leave *history.Op
 			for i := range res.History {
 				if r, ok := res.History[i].Request.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 {
 					leave = &res.History[i]
@@ -137,7 +138,7 @@ func TestPropertyV1ClientsKeepEveryPromise(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := Check(res, CheckOptions{}); rep.Verdict != Ok {
+		if rep := Check(res, CheckOptions{}); rep.Verdict != history.Ok {
 			t.Fatalf("%s: %s", rep.Rule, rep.Detail)
 		}
 	})
@@ -177,18 +178,18 @@ func TestHistoryFileRoundTrip(t *testing.T) {
 	plan := plan.New(3, plan.DefaultOptions())
 	res, rep := runModel(t, plan)
 	var buf bytes.Buffer
-	if err := WriteFile(&buf, FileHeader{Target: "model", Plan: plan, Expect: Expect{Verdict: rep.Verdict}}, res.History); err != nil {
+	if err := history.WriteFile(&buf, history.FileHeader{Target: "model", Plan: plan, Expect: history.Expect{Verdict: rep.Verdict}}, res.History); err != nil {
 		t.Fatal(err)
 	}
-	hdr, h, err := ReadFile(bytes.NewReader(buf.Bytes()))
+	hdr, h, err := history.ReadFile(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hdr.Schema != Schema || len(h) != len(res.History) {
-		t.Fatalf("read back schema %q and %d ops, want %q and %d", hdr.Schema, len(h), Schema, len(res.History))
+	if hdr.Schema != history.Schema || len(h) != len(res.History) {
+		t.Fatalf("read back schema %q and %d ops, want %q and %d", hdr.Schema, len(h), history.Schema, len(res.History))
 	}
 	var again bytes.Buffer
-	if err := WriteFile(&again, hdr, h); err != nil {
+	if err := history.WriteFile(&again, hdr, h); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
@@ -208,7 +209,7 @@ func TestTamperedHistoryIsIllegal(t *testing.T) {
 		if r, ok := res.History[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
 			r.MemberEpoch++
 			rep := Check(res, CheckOptions{})
-			if rep.Verdict != Illegal || rep.Rule != "Linearizability" {
+			if rep.Verdict != history.Illegal || rep.Rule != "Linearizability" {
 				t.Fatalf("an epoch off by one in op %d: verdict %s %s, want Illegal Linearizability", i, rep.Verdict, rep.Rule)
 			}
 			if !strings.Contains(rep.Mismatch, fmt.Sprintf("op %d ", i)) {
@@ -227,7 +228,7 @@ func TestBrokenAssumptionIsUnknown(t *testing.T) {
 	res, _ := runModel(t, plan)
 	res.History[3].Return = res.History[3].Call - 1
 	rep := Check(res, CheckOptions{})
-	if rep.Verdict != VerdictUnknown || rep.Rule != "HarnessAssumption" {
+	if rep.Verdict != history.Unknown || rep.Rule != "HarnessAssumption" {
 		t.Fatalf("call after return: verdict %s %s, want Unknown HarnessAssumption", rep.Verdict, rep.Rule)
 	}
 }

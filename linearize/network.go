@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -28,7 +29,7 @@ type request struct {
 	// conn is the connection as the target sees it (its id may be a
 	// closed connection's, Plan.ReuseConnIDs); handle is the driver's own
 	// name for it, never reused.
-	conn    Conn
+	conn    history.Conn
 	handle  uint64
 	h       codec.RequestHeader
 	req     codec.Message
@@ -118,7 +119,7 @@ func (d *driver) reconnect(p *proc) {
 // planned for it.
 func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Message) *outstanding {
 	first := p.conn.Fresh()
-	r := &request{p: p, conn: Conn{ID: p.wire, Host: p.host}, handle: p.connID, req: req, sent: d.round, deliver: d.round}
+	r := &request{p: p, conn: history.Conn{ID: p.wire, Host: p.host}, handle: p.connID, req: req, sent: d.round, deliver: d.round}
 	r.h = p.c.Header(p.conn, key, version)
 	if p.role == "prober" {
 		d.probeHeader(&r.h)
@@ -266,13 +267,13 @@ func (d *driver) deliver(r *request) {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.at,
+	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.at,
 		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
 	d.noteDelivered(r)
 	if err != nil {
 		op.Response = nil
 		if errors.Is(err, ErrNoResponse) {
-			op.Return = Unknown
+			op.Return = history.Never
 		} else {
 			op.Refused = true
 			r.p.refused = true // a broker closes the connection

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -133,9 +134,9 @@ type observer struct {
 	// ops are the history's operations by call; inflight are those
 	// called and not returned (one whose outcome is unknown stays);
 	// changing are the groups whose membership each op may change.
-	ops      []*Op
+	ops      []*history.Op
 	next     int // the index in ops of the next call
-	inflight map[int]*Op
+	inflight map[int]*history.Op
 	changing map[int]string
 	// atCall keeps, for what is judged at its call and applied at its
 	// return, what the call saw (observable_static.go).
@@ -155,7 +156,7 @@ type observer struct {
 func checkObservable(res *Result, opts CheckOptions) *Report {
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
-		rep.Verdict, rep.Rule, rep.Detail = VerdictUnknown, string(RuleHarnessAssumption), errs[0]
+		rep.Verdict, rep.Rule, rep.Detail = history.Unknown, string(RuleHarnessAssumption), errs[0]
 		return rep
 	}
 	o := newObserver(res, opts)
@@ -164,25 +165,25 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 	switch {
 	case len(res.Violations) > 0:
 		v := res.Violations[0]
-		rep.Verdict, rep.Rule = Illegal, v.Rule
+		rep.Verdict, rep.Rule = history.Illegal, v.Rule
 		rep.Detail = fmt.Sprintf("round %d (t=%d ms): %s", v.Round, v.At, v.What)
 		if len(o.firsts) > 0 {
 			rep.Invariants = append(append([]RoundViolation(nil), res.Violations...), o.firsts...)
 		}
 	case len(o.firsts) > 0:
 		first := o.firsts[0]
-		rep.Verdict, rep.Rule = Illegal, first.Rule
+		rep.Verdict, rep.Rule = history.Illegal, first.Rule
 		rep.Detail = fmt.Sprintf("t=%d ms: %s", first.At, first.What)
 		rep.Invariants = o.firsts
 	default:
-		rep.Verdict = Ok
+		rep.Verdict = history.Ok
 	}
 	return rep
 }
 
 func newObserver(res *Result, opts CheckOptions) *observer {
 	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}, setAside: opts.SetAside,
-		inflight: map[int]*Op{}, changing: map[int]string{}, atCall: map[int]any{}}
+		inflight: map[int]*history.Op{}, changing: map[int]string{}, atCall: map[int]any{}}
 	o.sessionMs = opts.SessionTimeoutMs
 	if o.sessionMs <= 0 {
 		o.sessionMs = res.Plan.SessionTimeoutMs
@@ -207,7 +208,7 @@ type obsEvent struct {
 // walk takes the history's events in time order: each operation is
 // judged at its call and applied at its return (or, if its outcome is
 // unknown, made uncertain at its call).
-func (o *observer) walk(h History) {
+func (o *observer) walk(h history.History) {
 	for i := range h {
 		o.ops = append(o.ops, &h[i])
 	}
@@ -215,7 +216,7 @@ func (o *observer) walk(h History) {
 	events := make([]obsEvent, 0, 2*len(o.ops))
 	for i, op := range o.ops {
 		events = append(events, obsEvent{op.Call, i, true})
-		if op.Return != Unknown {
+		if op.Return != history.Never {
 			events = append(events, obsEvent{op.Return, i, false})
 		}
 	}
@@ -236,7 +237,7 @@ func (o *observer) walk(h History) {
 	}
 }
 
-func (o *observer) onCall(op *Op) {
+func (o *observer) onCall(op *history.Op) {
 	o.inflight[op.ID] = op
 	if op.Restart {
 		o.restart(op)
@@ -251,7 +252,7 @@ func (o *observer) onCall(op *Op) {
 		grp.changes++
 		grp.open++
 	}
-	if op.Return == Unknown || op.Response == nil {
+	if op.Return == history.Never || op.Response == nil {
 		o.uncertain(op)
 		return
 	}
@@ -269,7 +270,7 @@ func (o *observer) onCall(op *Op) {
 	}
 }
 
-func (o *observer) onReturn(op *Op) {
+func (o *observer) onReturn(op *history.Op) {
 	delete(o.inflight, op.ID)
 	if op.Restart || op.Refused || op.Response == nil {
 		return
@@ -293,9 +294,9 @@ func (o *observer) onReturn(op *Op) {
 // violate records a broken rule at op, if it is the rule's first. It
 // takes a model.Rule, so the id is a declared one (a test holds the calls
 // to the constants of Rules).
-func (o *observer) violate(op *Op, rule model.Rule, format string, args ...any) {
+func (o *observer) violate(op *history.Op, rule model.Rule, format string, args ...any) {
 	o.count++
-	v := RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, describeOp(op)) + fmt.Sprintf(format, args...)}
+	v := RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, history.Describe(op)) + fmt.Sprintf(format, args...)}
 	list := &o.firsts
 	if o.setAside != nil && o.setAside(v.Rule, v.What) {
 		list = &o.known
@@ -332,8 +333,8 @@ func (o *observer) mayVanish(m *obsMember, t int64) bool {
 // although op's call came first in the history or they had not returned
 // by then: those in flight at op's call, and those called before op
 // returned.
-func (o *observer) concurrent(op *Op) []*Op {
-	var out []*Op
+func (o *observer) concurrent(op *history.Op) []*history.Op {
+	var out []*history.Op
 	for _, c := range o.inflight {
 		if c != op {
 			out = append(out, c)
@@ -347,7 +348,7 @@ func (o *observer) concurrent(op *Op) []*Op {
 
 // vanish reports member id of group gone at op (how says what showed it),
 // unless a timer may have removed it or a removal may have come first.
-func (o *observer) vanish(op *Op, g *obsGroup, group, id, how string) {
+func (o *observer) vanish(op *history.Op, g *obsGroup, group, id, how string) {
 	m := g.members[id]
 	if m == nil || o.mayVanish(m, op.At) {
 		return
@@ -365,7 +366,7 @@ func (o *observer) vanish(op *Op, g *obsGroup, group, id, how string) {
 // succeeded, may have removed member id (of instance inst, "" none) from
 // group: its leave, its removal by LeaveGroup, or a takeover of its
 // instance.
-func mayRemove(c *Op, group, id, inst string) bool {
+func mayRemove(c *history.Op, group, id, inst string) bool {
 	switch req := c.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		resp, _ := c.Response.(*codec.ConsumerGroupHeartbeatResponse)
@@ -398,7 +399,7 @@ func mayRemove(c *Op, group, id, inst string) bool {
 // that state). A member whose session or rebalance timeout had already run
 // out by the restart may be gone (the timers due at the restart's time
 // fire before it): it is left as it was.
-func (o *observer) restart(op *Op) {
+func (o *observer) restart(op *history.Op) {
 	for _, g := range o.groups {
 		for _, m := range g.members {
 			if o.mayVanish(m, op.At) {
@@ -414,7 +415,7 @@ func (o *observer) restart(op *Op) {
 
 // uncertain: an op that may or may not have taken effect makes what it
 // names uncertain.
-func (o *observer) uncertain(op *Op) {
+func (o *observer) uncertain(op *history.Op) {
 	switch req := op.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		g := o.group(req.GroupId)
@@ -437,7 +438,7 @@ func (o *observer) uncertain(op *Op) {
 	}
 }
 
-func (o *observer) telemetry(op *Op, code codec.ErrorCode) {
+func (o *observer) telemetry(op *history.Op, code codec.ErrorCode) {
 	if op.Header.RequestApiVersion >= 1 && (!op.Header.ClientInstanceId.Valid || op.Header.ClientInstanceId.UUID.IsZero()) && code != codec.InvalidRequest {
 		o.violate(op, RuleObservableResponse, "a v1 telemetry request without a usable header client instance id must be INVALID_REQUEST, got %v", code)
 	}

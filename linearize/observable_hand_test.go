@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -19,11 +20,11 @@ import (
 // it, at time at, on a connection of its own; the model is not asked. A
 // nil resp is an outcome never learned (the op returns at Unknown).
 func (b *historyBuilder) record(at int64, client string, key codec.APIKey, version int16, req, resp codec.Message) {
-	conn := Conn{ID: uint64(len(b.h) + 1), Host: "/10.0.0.1"}
+	conn := history.Conn{ID: uint64(len(b.h) + 1), Host: "/10.0.0.1"}
 	hdr := codec.RequestHeader{RequestApiKey: key, RequestApiVersion: version, CorrelationId: int32(len(b.h)), ClientId: codec.Str(client)}
-	op := Op{ID: len(b.h), Name: client, Conn: conn, ClientID: client, At: at, Call: b.events + 1, Return: b.events + 2, Header: hdr, Request: req, Response: resp}
+	op := history.Op{ID: len(b.h), Name: client, Conn: conn, ClientID: client, At: at, Call: b.events + 1, Return: b.events + 2, Header: hdr, Request: req, Response: resp}
 	if resp == nil {
-		op.Return = Unknown
+		op.Return = history.Never
 	}
 	b.h = append(b.h, op)
 	b.events += 2
@@ -38,7 +39,7 @@ func (b *historyBuilder) overlap(from int) {
 	for i := from; i < len(b.h); i++ {
 		k := int64(i - from)
 		b.h[i].Call = base + 1 + k
-		if b.h[i].Return != Unknown {
+		if b.h[i].Return != history.Never {
 			b.h[i].Return = base + 1 + n + k
 		}
 	}
@@ -120,9 +121,9 @@ func judge(t *testing.T, plan plan.Plan, b *historyBuilder, rule model.Rule, det
 	t.Helper()
 	rep := Check(&Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
 	switch {
-	case rule == "" && rep.Verdict != Ok:
+	case rule == "" && rep.Verdict != history.Ok:
 		t.Errorf("want Ok, got %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
-	case rule != "" && (rep.Verdict != Illegal || rep.Rule != string(rule) || !strings.Contains(rep.Detail, detail)):
+	case rule != "" && (rep.Verdict != history.Illegal || rep.Rule != string(rule) || !strings.Contains(rep.Detail, detail)):
 		t.Errorf("want Illegal %s (%q), got %s %s: %s", rule, detail, rep.Verdict, rep.Rule, rep.Detail)
 	}
 }
@@ -365,7 +366,7 @@ func TestObservableParkedMemberFencedAfterReload(t *testing.T) {
 			b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, hbReq("m1", 1), ok("m1", 1, alpha(0, 1, 2))) // revoke 3-5
 			b.record(1500, "c1", codec.ConsumerGroupHeartbeat, 1, parkReq("m1", "inst-1"), parkedResp("m1"))
 			if tc.restart {
-				b.h = append(b.h, Op{ID: len(b.h), Client: 9, Name: "coordinator", At: 2000, Call: b.events + 1, Return: b.events + 2, Restart: true})
+				b.h = append(b.h, history.Op{ID: len(b.h), Client: 9, Name: "coordinator", At: 2000, Call: b.events + 1, Return: b.events + 2, Restart: true})
 				b.events += 2
 			}
 			b.record(2500, "c3", codec.ConsumerGroupHeartbeat, 1, hbReq("m2", 2), ok("m2", 2, nil))
@@ -442,7 +443,7 @@ func TestObservableParallelModelHasNoFalseAlarms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := Check(res, CheckOptions{Level: LevelObservable}); r.Verdict != Ok {
+			if r := Check(res, CheckOptions{Level: LevelObservable}); r.Verdict != history.Ok {
 				t.Fatalf("seed %d, run %d: %s %s: %s", seed, rep, r.Verdict, r.Rule, r.Detail)
 			}
 		}

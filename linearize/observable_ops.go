@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -63,7 +64,7 @@ func (s subscription) with(req *codec.ConsumerGroupHeartbeatRequest) (subscripti
 }
 
 // heartbeat judges a ConsumerGroupHeartbeat response at its call.
-func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+func (o *observer) heartbeat(op *history.Op, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
 	v := op.Header.RequestApiVersion
 	if !heartbeatErrors[resp.ErrorCode] {
 		o.violate(op, RuleObservableResponse, "ConsumerGroupHeartbeat may not answer %v", resp.ErrorCode)
@@ -115,7 +116,7 @@ func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, r
 
 // applyHeartbeat takes what a ConsumerGroupHeartbeat response establishes,
 // at its return.
-func (o *observer) applyHeartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+func (o *observer) applyHeartbeat(op *history.Op, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
 	g := o.group(req.GroupId)
 	id := req.MemberId
 	if resp.ErrorCode != codec.None {
@@ -177,7 +178,7 @@ func (o *observer) applyHeartbeat(op *Op, req *codec.ConsumerGroupHeartbeatReque
 
 // takeover: a static join makes its member the holder of its instance id;
 // another member holding it was taken over, and is gone.
-func (o *observer) takeover(op *Op, g *obsGroup, req *codec.ConsumerGroupHeartbeatRequest, m *obsMember) {
+func (o *observer) takeover(op *history.Op, g *obsGroup, req *codec.ConsumerGroupHeartbeatRequest, m *obsMember) {
 	if !req.InstanceId.Valid {
 		return
 	}
@@ -191,7 +192,7 @@ func (o *observer) takeover(op *Op, g *obsGroup, req *codec.ConsumerGroupHeartbe
 }
 
 // describe judges a ConsumerGroupDescribe response at its call.
-func (o *observer) describe(op *Op, resp *codec.ConsumerGroupDescribeResponse) {
+func (o *observer) describe(op *history.Op, resp *codec.ConsumerGroupDescribeResponse) {
 	for _, dg := range resp.Groups {
 		g := o.group(dg.GroupId)
 		switch dg.ErrorCode {
@@ -232,7 +233,7 @@ func (o *observer) describe(op *Op, resp *codec.ConsumerGroupDescribeResponse) {
 // applyDescribe takes what a ConsumerGroupDescribe response establishes,
 // at its return: members it does not list are gone (unless made after it
 // was called), those it lists are there.
-func (o *observer) applyDescribe(op *Op, resp *codec.ConsumerGroupDescribeResponse) {
+func (o *observer) applyDescribe(op *history.Op, resp *codec.ConsumerGroupDescribeResponse) {
 	for _, dg := range resp.Groups {
 		if dg.ErrorCode != codec.None && dg.ErrorCode != codec.GroupIDNotFound {
 			continue
@@ -261,7 +262,7 @@ func (o *observer) applyDescribe(op *Op, resp *codec.ConsumerGroupDescribeRespon
 }
 
 // leaveGroup judges a LeaveGroup response at its call.
-func (o *observer) leaveGroup(op *Op, req *codec.LeaveGroupRequest, resp *codec.LeaveGroupResponse) {
+func (o *observer) leaveGroup(op *history.Op, req *codec.LeaveGroupRequest, resp *codec.LeaveGroupResponse) {
 	v := op.Header.RequestApiVersion
 	// Only the empty group id is refused at the top level (A3.3).
 	if v >= 3 && resp.ErrorCode != codec.None && !(req.GroupId == "" && resp.ErrorCode == codec.InvalidGroupID) {
@@ -286,7 +287,7 @@ func (o *observer) leaveGroup(op *Op, req *codec.LeaveGroupRequest, resp *codec.
 // applyLeaveGroup: every member an entry answered NONE names is removed,
 // by member id (Kafka 4.0, A3.1) or by instance id (KIP-345); at v0-v2 the
 // request's one member id, when the top level is NONE.
-func (o *observer) applyLeaveGroup(op *Op, req *codec.LeaveGroupRequest, resp *codec.LeaveGroupResponse) {
+func (o *observer) applyLeaveGroup(op *history.Op, req *codec.LeaveGroupRequest, resp *codec.LeaveGroupResponse) {
 	g := o.group(req.GroupId)
 	if op.Header.RequestApiVersion < 3 {
 		if resp.ErrorCode == codec.None && req.MemberId != "" {

@@ -39,13 +39,14 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // groupEvidence is what a Describe showed of a group with no membership
 // change since.
 type groupEvidence struct {
-	op      *Op
+	op      *history.Op
 	epoch   int32
 	changes int // the group's change count then
 	// targets are each member's target assignment, when its epoch was the
@@ -55,7 +56,7 @@ type groupEvidence struct {
 
 // takeoverWatch follows a static takeover until the next possible change.
 type takeoverWatch struct {
-	op                     *Op
+	op                     *history.Op
 	instance, oldID, newID string
 	epoch                  int32
 	changes                int
@@ -73,8 +74,8 @@ func (w *takeoverWatch) what() string {
 // changeOf names the group whose membership op may change, "" none: a
 // join that is not a takeover, a leave at -1, a LeaveGroup that removed
 // someone, a new subscription; succeeded or of unknown outcome.
-func (o *observer) changeOf(op *Op) string {
-	unknown := op.Return == Unknown || op.Response == nil
+func (o *observer) changeOf(op *history.Op) string {
+	unknown := op.Return == history.Never || op.Response == nil
 	switch req := op.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		resp, _ := op.Response.(*codec.ConsumerGroupHeartbeatResponse)
@@ -139,7 +140,7 @@ func (o *observer) takeoverOf(g *obsGroup, req *codec.ConsumerGroupHeartbeatRequ
 // change count was changes, up to op: no change called or returned since,
 // none open, none called while op ran, no member whose timer may have
 // fired by op's time.
-func (o *observer) quiet(op *Op, g *obsGroup, group string, changes int) bool {
+func (o *observer) quiet(op *history.Op, g *obsGroup, group string, changes int) bool {
 	if g.changes != changes || g.open != 0 {
 		return false
 	}
@@ -158,7 +159,7 @@ func (o *observer) quiet(op *Op, g *obsGroup, group string, changes int) bool {
 
 // watching is the takeover g is followed for at op, nil once a change may
 // have come (the watch ends there).
-func (o *observer) watching(op *Op, g *obsGroup, group string) *takeoverWatch {
+func (o *observer) watching(op *history.Op, g *obsGroup, group string) *takeoverWatch {
 	if g.watch != nil && !o.quiet(op, g, group, g.watch.changes) {
 		g.watch = nil
 	}
@@ -168,7 +169,7 @@ func (o *observer) watching(op *Op, g *obsGroup, group string) *takeoverWatch {
 // staticHeartbeat judges a successful join or heartbeat (epoch >= 0) of
 // member id at its call: a takeover against the Describe before it, any
 // other against the takeover being followed.
-func (o *observer) staticHeartbeat(op *Op, g *obsGroup, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, id string) {
+func (o *observer) staticHeartbeat(op *history.Op, g *obsGroup, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, id string) {
 	if h := o.takeoverOf(g, req); h != nil {
 		o.checkTakeover(op, g, req.GroupId, resp, id, h)
 		return
@@ -191,7 +192,7 @@ func (o *observer) staticHeartbeat(op *Op, g *obsGroup, req *codec.ConsumerGroup
 
 // checkTakeover judges a takeover of parked member h by member id against
 // the Describe before it, and keeps what the watch that follows needs.
-func (o *observer) checkTakeover(op *Op, g *obsGroup, group string, resp *codec.ConsumerGroupHeartbeatResponse, id string, h *obsMember) {
+func (o *observer) checkTakeover(op *history.Op, g *obsGroup, group string, resp *codec.ConsumerGroupHeartbeatResponse, id string, h *obsMember) {
 	g.watch = nil
 	ev := g.epoch
 	if ev == nil || !o.quiet(op, g, group, ev.changes) {
@@ -213,7 +214,7 @@ func (o *observer) checkTakeover(op *Op, g *obsGroup, group string, resp *codec.
 
 // startWatch follows the takeover op judged at its call, now that it
 // returned, if nothing changed while it ran.
-func (o *observer) startWatch(op *Op, g *obsGroup) {
+func (o *observer) startWatch(op *history.Op, g *obsGroup) {
 	if w, ok := o.atCall[op.ID].(*takeoverWatch); ok && g.changes == w.changes && g.open == 0 {
 		g.watch = w
 	}
@@ -222,7 +223,7 @@ func (o *observer) startWatch(op *Op, g *obsGroup) {
 // staticDescribe judges a Describe of a group at its call against the
 // takeover being followed, and notes the group's change count for
 // recordEpoch.
-func (o *observer) staticDescribe(op *Op, g *obsGroup, dg *codec.DescribedGroup) {
+func (o *observer) staticDescribe(op *history.Op, g *obsGroup, dg *codec.DescribedGroup) {
 	if g.open == 0 {
 		at, _ := o.atCall[op.ID].(map[string]int)
 		if at == nil {
@@ -261,7 +262,7 @@ func (o *observer) staticDescribe(op *Op, g *obsGroup, dg *codec.DescribedGroup)
 // if no change may have come while it ran (besides the gone members it
 // showed to have left before it) and every member it lists is one the
 // history accounts for (the timers of others are unknown).
-func (o *observer) recordEpoch(op *Op, g *obsGroup, dg *codec.DescribedGroup, gone int) {
+func (o *observer) recordEpoch(op *history.Op, g *obsGroup, dg *codec.DescribedGroup, gone int) {
 	at, _ := o.atCall[op.ID].(map[string]int)
 	changes, ok := at[dg.GroupId]
 	g.epoch = nil

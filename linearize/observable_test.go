@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -21,7 +22,7 @@ func TestObservableCheckPassesTheModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep := Check(res, CheckOptions{Level: LevelObservable})
-			if version == 1 && rep.Verdict != Ok {
+			if version == 1 && rep.Verdict != history.Ok {
 				t.Fatalf("version %d seed %d: %s %s: %s", version, seed, rep.Verdict, rep.Rule, rep.Detail)
 			}
 			if version == -1 && rep.Rule != "" && rep.Rule != "NoGhosts" && rep.Rule != "OneMemberPerProcess" && rep.Rule != "QuiescentMembership" {
@@ -36,12 +37,12 @@ type forgetful struct {
 	Target
 }
 
-func (f forgetful) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (f forgetful) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	resp, err := f.Target.Handle(conn, h, req)
 	if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch > 0 && err == nil {
 		if hb := resp.(*codec.ConsumerGroupHeartbeatResponse); hb.ErrorCode == codec.None {
 			// Forget the member right after answering it.
-			f.Target.Handle(Conn{ID: 1 << 50}, &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1},
+			f.Target.Handle(history.Conn{ID: 1 << 50}, &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1},
 				&codec.ConsumerGroupHeartbeatRequest{GroupId: r.GroupId, MemberId: r.MemberId, MemberEpoch: -1, RebalanceTimeoutMs: -1})
 		}
 	}
@@ -61,7 +62,7 @@ func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict == Illegal {
+		if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict == history.Illegal {
 			t.Logf("seed %d: %s: %s", seed, rep.Rule, rep.Detail)
 			return
 		}
@@ -83,7 +84,7 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 	m2 := b.do(500, "c2", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", rebalance)).(*codec.ConsumerGroupHeartbeatResponse)
 	rejoin := b.do(1000, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", rebalance)).(*codec.ConsumerGroupHeartbeatResponse)
 	if rejoin.Assignment == nil || len(rejoin.Assignment.TopicPartitions) == 0 {
-		t.Fatalf("the rejoin should keep part of alpha: %s", summarize(rejoin))
+		t.Fatalf("the rejoin should keep part of alpha: %s", history.Summary(rejoin))
 	}
 	hb1 := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: rejoin.MemberEpoch, RebalanceTimeoutMs: -1}
 	hb2 := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m2", MemberEpoch: m2.MemberEpoch, RebalanceTimeoutMs: -1}
@@ -92,13 +93,13 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 	b.do(6000, "c2", codec.ConsumerGroupHeartbeat, 1, hb2)
 	gone := b.do(7500, "c1", codec.ConsumerGroupHeartbeat, 1, hb1).(*codec.ConsumerGroupHeartbeatResponse)
 	if gone.ErrorCode != codec.UnknownMemberID {
-		t.Fatalf("m1 should have been removed at 1000+6000: %s", summarize(gone))
+		t.Fatalf("m1 should have been removed at 1000+6000: %s", history.Summary(gone))
 	}
 	res := &Result{Plan: plan, History: b.h}
-	if rep := Check(res, CheckOptions{Level: LevelExact}); rep.Verdict != Ok {
+	if rep := Check(res, CheckOptions{Level: LevelExact}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
-	if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict != Ok {
+	if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict != history.Ok {
 		t.Fatalf("observable check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 }
@@ -119,7 +120,7 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 	b.h[3].ID, b.h[3].At, b.h[3].Call, b.h[3].Return = 3, 1200, b.events+1, b.events+2
 	b.h[2].Response = &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "g"}}}
 	rep := Check(&Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
-	if rep.Verdict != Illegal || rep.Rule != string(RuleObservableResponse) {
+	if rep.Verdict != history.Illegal || rep.Rule != string(RuleObservableResponse) {
 		t.Fatalf("%s %s: %s, want Illegal ObservableResponse", rep.Verdict, rep.Rule, rep.Detail)
 	}
 	var rules []string
@@ -150,13 +151,13 @@ func TestObservableSetAside(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		setAside func(rule, what string) bool
-		verdict  Verdict
+		verdict  history.Verdict
 		detail   string
 		known    int
 	}{
-		{nil, Illegal, "must echo member id", 0},
-		{echo, Illegal, "may not answer", 1},
-		{func(string, string) bool { return true }, Ok, "", 1},
+		{nil, history.Illegal, "must echo member id", 0},
+		{echo, history.Illegal, "may not answer", 1},
+		{func(string, string) bool { return true }, history.Ok, "", 1},
 	} {
 		rep := Check(res, CheckOptions{Level: LevelObservable, SetAside: tc.setAside})
 		if rep.Verdict != tc.verdict || !strings.Contains(rep.Detail, tc.detail) || len(rep.SetAside) != tc.known {

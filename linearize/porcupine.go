@@ -16,6 +16,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -71,7 +72,7 @@ func (k partKey) String() string {
 }
 
 // partKeyOf is the partition of op; partitionKey names it.
-func partKeyOf(op *Op) partKey {
+func partKeyOf(op *history.Op) partKey {
 	switch r := op.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		return partKey{kind: partGroup, name: r.GroupId}
@@ -91,7 +92,7 @@ func partKeyOf(op *Op) partKey {
 }
 
 // partitionKey names the partition of an operation.
-func partitionKey(op *Op) string { return partKeyOf(op).String() }
+func partitionKey(op *history.Op) string { return partKeyOf(op).String() }
 
 // partitionOps splits items (operations, or porcupine operations holding
 // them) into the check's partitions, in order of first appearance (keys[i]
@@ -101,7 +102,7 @@ func partitionKey(op *Op) string { return partKeyOf(op).String() }
 // partitions, found by a scan from the last one used; past partScan of
 // them (a long history of many groups) they are found through a map. Each
 // partition's list is made at its size.
-func partitionOps[T any](items []T, opOf func(T) *Op) (keys []partKey, parts [][]T) {
+func partitionOps[T any](items []T, opOf func(T) *history.Op) (keys []partKey, parts [][]T) {
 	var (
 		of       = make([]int32, len(items)) // each item's partition; -1 a restart
 		counts   []int
@@ -165,7 +166,7 @@ const partScan = 16
 
 // telemetryID is the client instance id a telemetry request is about: the
 // header's at v1 (KIP-1313), the body's at v0.
-func telemetryID(op *Op) codec.UUID {
+func telemetryID(op *history.Op) codec.UUID {
 	if op.Header.RequestApiVersion >= 1 {
 		return op.Header.ClientInstanceId.UUID
 	}
@@ -181,7 +182,7 @@ func telemetryID(op *Op) codec.UUID {
 // stepOp applies op to a clone of s. It returns whether the recorded
 // response is what the model answers, the new state, and (when not) both
 // encoded responses for the report.
-func stepOp(s *pstate, op *Op) (bool, *pstate, string) {
+func stepOp(s *pstate, op *history.Op) (bool, *pstate, string) {
 	c := s.c.Clone()
 	ok, why := applyOp(c, op)
 	return ok, newPState(c), why
@@ -189,7 +190,7 @@ func stepOp(s *pstate, op *Op) (bool, *pstate, string) {
 
 // applyOp applies op to c in place and reports whether the recorded
 // response is what the model answers (and, when not, both answers).
-func applyOp(c *model.Coordinator, op *Op) (bool, string) {
+func applyOp(c *model.Coordinator, op *history.Op) (bool, string) {
 	var r replayer
 	return r.apply(c, op)
 }
@@ -205,7 +206,7 @@ type replayer struct {
 }
 
 // apply is applyOp.
-func (r *replayer) apply(c *model.Coordinator, op *Op) (bool, string) {
+func (r *replayer) apply(c *model.Coordinator, op *history.Op) (bool, string) {
 	if c.Now() < op.At {
 		c.Advance(op.At)
 	}
@@ -228,7 +229,7 @@ func (r *replayer) apply(c *model.Coordinator, op *Op) (bool, string) {
 	h.ClientId = codec.Str(op.ClientID)
 	resp, err := c.Handle(model.Conn{ID: uint64(op.ID) + 1<<40, Host: op.Conn.Host}, &h, op.Request)
 	c.Disconnect(uint64(op.ID) + 1<<40)
-	if op.Return == Unknown {
+	if op.Return == history.Never {
 		return true, ""
 	}
 	v := op.Header.RequestApiVersion
@@ -237,9 +238,9 @@ func (r *replayer) apply(c *model.Coordinator, op *Op) (bool, string) {
 			return true, ""
 		}
 		if err != nil {
-			return false, fmt.Sprintf("model refuses the request (%v), target answered %s", err, summarize(op.Response))
+			return false, fmt.Sprintf("model refuses the request (%v), target answered %s", err, history.Summary(op.Response))
 		}
-		return false, "model answers " + summarize(resp) + ", target refused the request"
+		return false, "model answers " + history.Summary(resp) + ", target refused the request"
 	}
 	if sameHeartbeatResponse(resp, op.Response) || sameDescribeResponse(resp, op.Response) {
 		return true, "" // the same fields encode the same (deliver encoded the target's)
@@ -295,7 +296,7 @@ func sameUpToDrawnIDs(want, got codec.Message, drawn []string) bool {
 // source of the next op. The op's id is read from its response at the
 // first draw: most requests (every heartbeat at v1) draw none.
 type idSource struct {
-	op     *Op
+	op     *history.Op
 	queued bool // the op's id has been read into queue
 	queue  [1]codec.UUID
 	n      int // ids left in queue
@@ -305,7 +306,7 @@ type idSource struct {
 }
 
 // reset makes s the source for op.
-func (s *idSource) reset(op *Op) {
+func (s *idSource) reset(op *history.Op) {
 	s.op, s.queued, s.n, s.id, s.r = op, false, 0, op.ID, nil
 }
 
@@ -348,101 +349,7 @@ func (s *idSource) next() codec.UUID {
 }
 
 func describeDiff(want, got codec.Message) string {
-	return fmt.Sprintf("model answers %s; target answered %s", summarize(want), summarize(got))
-}
-
-// summarize renders a response in one line for reports.
-func summarize(m codec.Message) string {
-	switch r := m.(type) {
-	case *codec.ConsumerGroupHeartbeatResponse:
-		s := fmt.Sprintf("%s member=%s epoch=%d interval=%d", r.ErrorCode, r.MemberId, r.MemberEpoch, r.HeartbeatIntervalMs)
-		if r.ErrorMessage.Valid {
-			s += fmt.Sprintf(" msg=%q", r.ErrorMessage.Value)
-		}
-		if r.Assignment != nil {
-			s += " assignment=" + tpsString(r.Assignment.TopicPartitions)
-		}
-		return s
-	case *codec.LeaveGroupResponse:
-		var parts []string
-		for _, m := range r.Members {
-			parts = append(parts, fmt.Sprintf("%s/%s:%s", m.MemberId, m.GroupInstanceId, m.ErrorCode))
-		}
-		return fmt.Sprintf("%s [%s]", r.ErrorCode, strings.Join(parts, " "))
-	case *codec.ConsumerGroupDescribeResponse:
-		var parts []string
-		for _, g := range r.Groups {
-			var ms []string
-			for _, m := range g.Members {
-				ms = append(ms, fmt.Sprintf("%s@%d", short(m.MemberId), m.MemberEpoch))
-			}
-			parts = append(parts, fmt.Sprintf("%s %s %s epoch=%d members=[%s]", g.GroupId, g.ErrorCode, g.GroupState, g.GroupEpoch, strings.Join(ms, " ")))
-		}
-		return strings.Join(parts, "; ")
-	case *codec.ApiVersionsResponse:
-		return fmt.Sprintf("%s (%d apis)", r.ErrorCode, len(r.ApiKeys))
-	case *codec.GetTelemetrySubscriptionsResponse:
-		return fmt.Sprintf("%s subscription=%d id=%s", r.ErrorCode, r.SubscriptionId, r.ClientInstanceId)
-	case *codec.PushTelemetryResponse:
-		return r.ErrorCode.String()
-	case nil:
-		return "nothing"
-	}
-	return fmt.Sprintf("%+v", m)
-}
-
-func tpsString(tps []codec.ConsumerGroupHeartbeatTopicPartitions) string {
-	var parts []string
-	for _, t := range tps {
-		parts = append(parts, fmt.Sprintf("%s%v", t.TopicId.String()[:4], t.Partitions))
-	}
-	return "{" + strings.Join(parts, " ") + "}"
-}
-
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
-// describeOp renders a request and its response for the timeline.
-func describeOp(op *Op) string {
-	if op.Restart {
-		return fmt.Sprintf("t=%d coordinator restart", op.At)
-	}
-	var req string
-	switch r := op.Request.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		kind := "heartbeat"
-		switch {
-		case r.MemberEpoch == 0:
-			kind = "join"
-		case r.MemberEpoch == -1:
-			kind = "leave"
-		case r.MemberEpoch == -2:
-			kind = "static-leave"
-		}
-		req = fmt.Sprintf("%s v%d %s member=%s epoch=%d", kind, op.Header.RequestApiVersion, r.GroupId, short(r.MemberId), r.MemberEpoch)
-		if r.InstanceId.Valid {
-			req += " instance=" + r.InstanceId.Value
-		}
-	case *codec.LeaveGroupRequest:
-		var ids []string
-		for _, m := range r.Members {
-			ids = append(ids, m.GroupInstanceId.Value)
-		}
-		req = fmt.Sprintf("LeaveGroup v%d %s %s%v", op.Header.RequestApiVersion, r.GroupId, r.MemberId, ids)
-	case *codec.ConsumerGroupDescribeRequest:
-		req = fmt.Sprintf("describe %v", r.GroupIds)
-	default:
-		req = fmt.Sprintf("%s v%d", op.Header.RequestApiKey, op.Header.RequestApiVersion)
-	}
-	out := "?"
-	if op.Return != Unknown {
-		out = summarize(op.Response)
-	}
-	return fmt.Sprintf("t=%d %s: %s → %s", op.At, op.Name, req, out)
+	return fmt.Sprintf("model answers %s; target answered %s", history.Summary(want), history.Summary(got))
 }
 
 // porcupineModel builds the porcupine model for histories of a coordinator
@@ -450,8 +357,8 @@ func describeOp(op *Op) string {
 func porcupineModel(cfg model.Config) porcupine.Model {
 	initial := newPState(model.NewCoordinator(cfg))
 	return porcupine.Model{
-		Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
-			keys, parts := partitionOps(history, func(o porcupine.Operation) *Op { return o.Input.(*Op) })
+		Partition: func(hist []porcupine.Operation) [][]porcupine.Operation {
+			keys, parts := partitionOps(hist, func(o porcupine.Operation) *history.Op { return o.Input.(*history.Op) })
 			order := make([]int, len(keys))
 			for i := range order {
 				order[i] = i
@@ -465,14 +372,14 @@ func porcupineModel(cfg model.Config) porcupine.Model {
 		},
 		Init: func() any { return initial },
 		Step: func(state, input, _ any) (bool, any) {
-			ok, next, _ := stepOp(state.(*pstate), input.(*Op))
+			ok, next, _ := stepOp(state.(*pstate), input.(*history.Op))
 			return ok, next
 		},
 		StepContext: func(ctx context.Context, state, input, _ any) (bool, any) {
 			if ctx.Err() != nil {
 				return false, state
 			}
-			ok, next, _ := stepOp(state.(*pstate), input.(*Op))
+			ok, next, _ := stepOp(state.(*pstate), input.(*history.Op))
 			return ok, next
 		},
 		Equal: func(a, b any) bool { return bytes.Equal(a.(*pstate).enc, b.(*pstate).enc) },
@@ -481,7 +388,7 @@ func porcupineModel(cfg model.Config) porcupine.Model {
 			h.Write(s.(*pstate).enc)
 			return h.Sum64()
 		},
-		DescribeOperation: func(input, _ any) string { return describeOp(input.(*Op)) },
+		DescribeOperation: func(input, _ any) string { return history.Describe(input.(*history.Op)) },
 		// porcupine's page writes a state's description into its tooltip
 		// as HTML (innerHTML), and the state names group, member and
 		// instance ids a history file or a broker chose: escaped here,
@@ -497,7 +404,7 @@ func describeState(c *model.Coordinator) string {
 	for _, g := range c.Snapshot() {
 		var ms []string
 		for _, m := range g.Members {
-			s := fmt.Sprintf("%s@%d", short(m.MemberID), m.Epoch)
+			s := fmt.Sprintf("%s@%d", m.MemberID[:min(8, len(m.MemberID))], m.Epoch) // its first 8 characters, as history.Describe shows ids
 			if m.InstanceID != "" {
 				s += "(" + m.InstanceID + ")"
 			}

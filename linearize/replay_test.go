@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 )
 
 // sameHeartbeatResponse stands for "encode the same" only where they do.
@@ -112,16 +113,16 @@ func checkSame(t *testing.T, same func(a, b codec.Message) bool, a, b codec.Mess
 // too.
 func TestPartitionOps(t *testing.T) {
 	for _, groups := range []int{1, partScan, partScan + 1, 3 * partScan} {
-		var ops []*Op
+		var ops []*history.Op
 		want := map[string][]int{}
 		var order []string
 		for i := 0; i < 10*groups; i++ {
 			g := fmt.Sprintf("g%d", (i*7)%groups)
 			if i%13 == 12 {
-				ops = append(ops, &Op{ID: i, Restart: true})
+				ops = append(ops, &history.Op{ID: i, Restart: true})
 				continue
 			}
-			ops = append(ops, &Op{ID: i, Request: &codec.ConsumerGroupHeartbeatRequest{GroupId: g}})
+			ops = append(ops, &history.Op{ID: i, Request: &codec.ConsumerGroupHeartbeatRequest{GroupId: g}})
 			if _, ok := want[g]; !ok {
 				order = append(order, g)
 			}
@@ -133,7 +134,7 @@ func TestPartitionOps(t *testing.T) {
 				restarts = append(restarts, op.ID)
 			}
 		}
-		keys, parts := partitionOps(ops, func(op *Op) *Op { return op })
+		keys, parts := partitionOps(ops, func(op *history.Op) *history.Op { return op })
 		if len(keys) != len(order) || len(parts) != len(order) {
 			t.Fatalf("%d groups: %d keys, %d parts, want %d", groups, len(keys), len(parts), len(order))
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -46,39 +46,21 @@ type Artifacts struct {
 // and its search keeps no linearization); that search is bounded by the
 // check's own timeout, so a history whose check ran out costs at most as
 // much again, never a hang.
-func WriteArtifacts(dir, name string, hdr FileHeader, res *Result, rep *Report) (Artifacts, error) {
+func WriteArtifacts(dir, name string, hdr history.FileHeader, res *Result, rep *Report) (Artifacts, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Artifacts{}, err
 	}
 	art := Artifacts{History: filepath.Join(dir, name+".jsonl"), Timeline: filepath.Join(dir, name+".timeline.html")}
-	hdr.Expect = Expect{Verdict: rep.Verdict, Rule: rep.Rule, Linearizable: string(rep.Linearizable)}
-	if err := WritePath(art.History, func(w io.Writer) error { return WriteFile(w, hdr, res.History) }); err != nil {
+	hdr.Expect = history.Expect{Verdict: rep.Verdict, Rule: rep.Rule, Linearizable: string(rep.Linearizable)}
+	if err := history.WritePath(art.History, func(w io.Writer) error { return history.WriteFile(w, hdr, res.History) }); err != nil {
 		return art, err
 	}
-	err := WritePath(art.Timeline, func(w io.Writer) error {
+	err := history.WritePath(art.Timeline, func(w io.Writer) error {
 		tl, err := WriteTimeline(w, res, rep, TimelineOptions{Title: name})
 		art.Partial, art.Window = tl.Partial, tl.Scope
 		return err
 	})
 	return art, err
-}
-
-// WritePath creates path (and its directory) and lets write fill it; a
-// failed write, or close, is its error. It is how every page and history
-// of a report is written: here, and by package report.
-func WritePath(path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // timelineBudget bounds the timeline's search: the check's own bound (a
@@ -92,49 +74,14 @@ func (r *Report) timelineBudget() time.Duration {
 
 // eventAt is the event time of the last operation delivered at or before
 // coordinator time at, so annotations land where the violation was seen.
-func eventAt(h History, at int64) int64 {
+func eventAt(h history.History, at int64) int64 {
 	var t int64
 	for _, op := range h {
-		if op.At <= at && op.Return != Unknown && op.Return > t {
+		if op.At <= at && op.Return != history.Never && op.Return > t {
 			t = op.Return
 		}
 	}
 	return t
-}
-
-// Fate says in words what the network did to an operation, from the
-// client's side: "" when it went and came back normally. Reports put it
-// beside the response, because a response the client never saw (lost,
-// dropped as the answer to a duplicate) explains most ghosts.
-func Fate(op Op) string {
-	if op.Restart {
-		return "the coordinator restarted: every connection closed, timers start afresh"
-	}
-	var out []string
-	for _, part := range strings.Split(op.Note, "; ") {
-		switch {
-		case part == "":
-		case part == "response lost":
-			out = append(out, "response lost: the client never saw this")
-		case part == "duplicate delivery":
-			out = append(out, "a second delivery of the same request (the network duplicated it)")
-		case part == "response to the duplicate dropped by the client":
-			out = append(out, "the client dropped this response (it answers the duplicate)")
-		case strings.HasPrefix(part, "request delayed"):
-			out = append(out, part+": it arrived after later requests of other connections")
-		case strings.HasPrefix(part, "response delayed"):
-			out = append(out, part+": the client saw it late")
-		case strings.HasPrefix(part, "no response: "):
-			what := "the outcome is unknown"
-			if op.Refused {
-				what = "refused: the coordinator applied nothing"
-			}
-			out = append(out, fmt.Sprintf("no response (%s): %s", strings.TrimPrefix(part, "no response: "), what))
-		default:
-			out = append(out, part)
-		}
-	}
-	return strings.Join(out, "; ")
 }
 
 // Explain writes the report for a person: the verdict, the rule broken in
@@ -227,10 +174,10 @@ func WriteTimeline(w io.Writer, res *Result, rep *Report, opts TimelineOptions) 
 
 // timelineWindow is the part of a history a timeline draws.
 type timelineWindow struct {
-	ops History
+	ops history.History
 	// before are the operations replayed on the model, in delivery
 	// order, to give the window its starting state.
-	before History
+	before history.History
 	scope  string
 }
 
@@ -321,7 +268,7 @@ func renderTimeline(res *Result, rep *Report, win timelineWindow, budget time.Du
 		start := newPState(c)
 		m.Init = func() any { return start }
 	}
-	m.DescribeOperation = func(in, _ any) string { return timelineLabel(in.(*Op)) }
+	m.DescribeOperation = func(in, _ any) string { return timelineLabel(in.(*history.Op)) }
 	m.DescribeOperationMetadata = func(md any) string { s, _ := md.(string); return s }
 	ops := porcupineOps(win.ops)
 	for i := range ops {
@@ -348,96 +295,28 @@ func renderTimeline(res *Result, rep *Report, win timelineWindow, budget time.Du
 
 // timelineLabel is an operation's box: the request in short, the response
 // in short, and what the network did to it.
-func timelineLabel(op *Op) string {
+func timelineLabel(op *history.Op) string {
 	if op.Restart {
 		return "coordinator restart"
 	}
-	s := RequestLabel(op) + " → " + ResponseLabel(op)
-	if f := Fate(*op); f != "" {
+	s := history.RequestLabel(op) + " → " + history.ResponseLabel(op)
+	if f := history.Fate(*op); f != "" {
 		s += " (" + f + ")"
 	}
 	return s
 }
 
-// RequestLabel says what an operation asked in a few words: "join v0",
-// "heartbeat v1 member=3fa2b6c1 epoch=4", "describe g1".
-func RequestLabel(op *Op) string {
-	v := op.Header.RequestApiVersion
-	switch r := op.Request.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		kind := "heartbeat"
-		switch r.MemberEpoch {
-		case model.JoinEpoch:
-			kind = "join"
-		case model.LeaveEpoch:
-			kind = "leave"
-		case model.StaticLeaveEpoch:
-			kind = "static-leave"
-		}
-		s := fmt.Sprintf("%s v%d", kind, v)
-		if r.MemberId != "" {
-			s += " member=" + short(r.MemberId)
-		}
-		if r.MemberEpoch > 0 {
-			s += fmt.Sprintf(" epoch=%d", r.MemberEpoch)
-		}
-		return s
-	case *codec.LeaveGroupRequest:
-		var ids []string
-		for _, m := range r.Members {
-			ids = append(ids, m.GroupInstanceId.Value)
-		}
-		return fmt.Sprintf("LeaveGroup v%d %s %v", v, r.GroupId, ids)
-	case *codec.ConsumerGroupDescribeRequest:
-		return "describe " + strings.Join(r.GroupIds, ",")
-	}
-	return fmt.Sprintf("%s v%d", op.Header.RequestApiKey, v)
-}
-
-// ResponseLabel says what the coordinator answered in a few words ("?"
-// when the outcome is unknown).
-func ResponseLabel(op *Op) string {
-	switch {
-	case op.Restart:
-		return "done"
-	case op.Refused:
-		return "refused"
-	case op.Return == Unknown || op.Response == nil:
-		return "?"
-	}
-	switch r := op.Response.(type) {
-	case *codec.ConsumerGroupHeartbeatResponse:
-		if r.ErrorCode != codec.None {
-			return r.ErrorCode.String()
-		}
-		return fmt.Sprintf("NONE member=%s epoch=%d", short(r.MemberId.Value), r.MemberEpoch)
-	case *codec.ConsumerGroupDescribeResponse:
-		var parts []string
-		for _, g := range r.Groups {
-			if g.ErrorCode != codec.None {
-				parts = append(parts, g.ErrorCode.String())
-				continue
-			}
-			parts = append(parts, fmt.Sprintf("%d members", len(g.Members)))
-		}
-		return strings.Join(parts, "; ")
-	case *codec.LeaveGroupResponse:
-		return r.ErrorCode.String()
-	}
-	return summarize(op.Response)
-}
-
 // timelineTooltip is an operation's tooltip (porcupine shows it as HTML):
 // who sent it on which connection and when, the whole request and
 // response, and the network's part.
-func timelineTooltip(op *Op) string {
+func timelineTooltip(op *history.Op) string {
 	esc := html.EscapeString
 	if op.Restart {
-		return fmt.Sprintf("<b>coordinator restart</b> at t=%d ms (round %d): %s", op.At, op.Sent, esc(Fate(*op)))
+		return fmt.Sprintf("<b>coordinator restart</b> at t=%d ms (round %d): %s", op.At, op.Sent, esc(history.Fate(*op)))
 	}
 	s := fmt.Sprintf("<b>%s</b>, connection %d, sent in round %d, delivered at t=%d ms<br><br>%s",
-		esc(op.Name), op.Conn.ID, op.Sent, op.At, esc(describeOp(op)))
-	if f := Fate(*op); f != "" {
+		esc(op.Name), op.Conn.ID, op.Sent, op.At, esc(history.Describe(op)))
+	if f := history.Fate(*op); f != "" {
 		s += "<br><br><b>network:</b> " + esc(f)
 	}
 	return s
@@ -467,7 +346,7 @@ const timelineScript = `
 
 // decorateTimeline gives porcupine's page a title, a banner that says how
 // to read it (and which window of the history it shows), and the script.
-func decorateTimeline(page []byte, h History, rep *Report, win timelineWindow, title string) []byte {
+func decorateTimeline(page []byte, h history.History, rep *Report, win timelineWindow, title string) []byte {
 	names := map[int]string{}
 	maxID := 0
 	for _, op := range h {

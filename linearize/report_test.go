@@ -2,12 +2,14 @@ package linearize
 
 import (
 	"bytes"
-	"github.com/ghostcheck/ghostcheck/plan"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // overlappingHistory is a real history of one group whose operations are
@@ -34,7 +36,7 @@ func overlappingHistory(t *testing.T) *Result {
 func TestWriteArtifactsAfterTimeoutReturns(t *testing.T) {
 	res := overlappingHistory(t)
 	rep := Check(res, CheckOptions{Timeout: 100 * time.Millisecond})
-	if rep.Verdict != VerdictUnknown || rep.Rule != "Linearizability" {
+	if rep.Verdict != history.Unknown || rep.Rule != "Linearizability" {
 		t.Fatalf("the check of %d overlapping operations should time out: %s %s %s", len(res.History), rep.Verdict, rep.Rule, rep.Detail)
 	}
 	type written struct {
@@ -44,7 +46,7 @@ func TestWriteArtifactsAfterTimeoutReturns(t *testing.T) {
 	done := make(chan written, 1)
 	dir := t.TempDir()
 	go func() {
-		art, err := WriteArtifacts(dir, "timeout", FileHeader{Title: "timed out", Plan: res.Plan}, res, rep)
+		art, err := WriteArtifacts(dir, "timeout", history.FileHeader{Title: "timed out", Plan: res.Plan}, res, rep)
 		done <- written{art, err}
 	}()
 	// Generous: the bound is 100 ms; without it the search runs for hours.
@@ -82,10 +84,10 @@ func TestWriteArtifactsWholeTimeline(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		plan := plan.New(seed, o)
 		res, rep := runModel(t, plan)
-		if rep.Verdict != Illegal {
+		if rep.Verdict != history.Illegal {
 			continue
 		}
-		art, err := WriteArtifacts(t.TempDir(), "ghost", FileHeader{Plan: plan}, res, rep)
+		art, err := WriteArtifacts(t.TempDir(), "ghost", history.FileHeader{Plan: plan}, res, rep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +109,7 @@ func TestCheckSpentBudgetIsUnknown(t *testing.T) {
 	defer timer.Stop()
 	select {
 	case rep := <-done:
-		if rep.Verdict != VerdictUnknown || rep.Rule != "Linearizability" {
+		if rep.Verdict != history.Unknown || rep.Rule != "Linearizability" {
 			t.Errorf("check with a spent budget: %s %s %s", rep.Verdict, rep.Rule, rep.Detail)
 		}
 	case <-timer.C:
@@ -124,7 +126,7 @@ func TestTimelineShowsFatesAndNames(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		plan := plan.New(seed, o)
 		res, rep := runModel(t, plan)
-		if rep.Verdict != Illegal || len(res.Violations) == 0 {
+		if rep.Verdict != history.Illegal || len(res.Violations) == 0 {
 			continue
 		}
 		var b bytes.Buffer
@@ -166,23 +168,5 @@ func TestTimelineOfALargeHistoryIsBounded(t *testing.T) {
 	}
 	if tl.Shown >= tl.Total || tl.Scope == "" || !strings.Contains(b.String(), "a window:") {
 		t.Errorf("a window was not chosen or not said: %+v", tl)
-	}
-}
-
-func TestFate(t *testing.T) {
-	for _, c := range []struct {
-		op   Op
-		want string
-	}{
-		{Op{}, ""},
-		{Op{Note: "response lost"}, "response lost: the client never saw this"},
-		{Op{Note: "request delayed 2 rounds; response lost"}, "request delayed 2 rounds: it arrived after later requests of other connections; response lost: the client never saw this"},
-		{Op{Note: "no response: connection reset", Return: Unknown}, "no response (connection reset): the outcome is unknown"},
-		{Op{Note: "no response: unsupported", Refused: true}, "no response (unsupported): refused: the coordinator applied nothing"},
-		{Op{Restart: true}, "the coordinator restarted: every connection closed, timers start afresh"},
-	} {
-		if got := Fate(c.op); got != c.want {
-			t.Errorf("Fate(%q) = %q, want %q", c.op.Note, got, c.want)
-		}
 	}
 }

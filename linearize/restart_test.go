@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -32,10 +33,10 @@ func restartPlan(t *testing.T, seed uint64) plan.Plan {
 func TestRestartsAreRecordedAndChecked(t *testing.T) {
 	plan := restartPlan(t, 1)
 	res, rep := runModel(t, plan)
-	if rep.Verdict != Ok {
+	if rep.Verdict != history.Ok {
 		t.Fatalf("seed %d: %s %s: %s", plan.Seed, rep.Verdict, rep.Rule, rep.Detail)
 	}
-	var restarts []Op
+	var restarts []history.Op
 	for _, op := range res.History {
 		if op.Restart {
 			restarts = append(restarts, op)
@@ -55,21 +56,21 @@ func TestRestartsAreRecordedAndChecked(t *testing.T) {
 			opened[op.Conn.ID] = true
 		}
 		if op.ID > r.ID && !op.Restart && opened[op.Conn.ID] {
-			t.Fatalf("op %d (%s) after the restart travels on connection %d, opened before it", op.ID, describeOp(&op), op.Conn.ID)
+			t.Fatalf("op %d (%s) after the restart travels on connection %d, opened before it", op.ID, history.Describe(&op), op.Conn.ID)
 		}
 	}
 	var buf bytes.Buffer
-	if err := WriteFile(&buf, FileHeader{Target: "model", Plan: plan, Expect: Expect{Verdict: rep.Verdict}}, res.History); err != nil {
+	if err := history.WriteFile(&buf, history.FileHeader{Target: "model", Plan: plan, Expect: history.Expect{Verdict: rep.Verdict}}, res.History); err != nil {
 		t.Fatal(err)
 	}
-	hdr, h, err := ReadFile(&buf)
+	hdr, h, err := history.ReadFile(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !h[r.ID].Restart || h[r.ID].Call != r.Call || h[r.ID].Return != r.Return {
 		t.Fatalf("the restart op did not survive the file: %+v", h[r.ID])
 	}
-	if r2 := CheckHistory(hdr.Plan, h, CheckOptions{}); r2.Verdict != Ok {
+	if r2 := CheckHistory(hdr.Plan, h, CheckOptions{}); r2.Verdict != history.Ok {
 		t.Fatalf("the read history checks %s: %s", r2.Verdict, r2.Detail)
 	}
 }
@@ -79,7 +80,7 @@ func TestRestartsAreRecordedAndChecked(t *testing.T) {
 type historyBuilder struct {
 	t      *testing.T
 	target *ModelTarget
-	h      History
+	h      history.History
 	events int64
 }
 
@@ -93,13 +94,13 @@ func (b *historyBuilder) do(at int64, client string, key codec.APIKey, version i
 	if err := b.target.Advance(at); err != nil {
 		b.t.Fatal(err)
 	}
-	conn := Conn{ID: uint64(len(b.h) + 1), Host: "/10.0.0.1"}
+	conn := history.Conn{ID: uint64(len(b.h) + 1), Host: "/10.0.0.1"}
 	hdr := codec.RequestHeader{RequestApiKey: key, RequestApiVersion: version, CorrelationId: int32(len(b.h)), ClientId: codec.Str(client)}
 	resp, err := b.target.Handle(conn, &hdr, req)
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	b.h = append(b.h, Op{ID: len(b.h), Name: client, Conn: conn, ClientID: client, At: at,
+	b.h = append(b.h, history.Op{ID: len(b.h), Name: client, Conn: conn, ClientID: client, At: at,
 		Call: b.events + 1, Return: b.events + 2, Header: hdr, Request: req, Response: resp})
 	b.events += 2
 	return resp
@@ -114,7 +115,7 @@ func (b *historyBuilder) restart(at int64) {
 	if err := b.target.Restart(); err != nil {
 		b.t.Fatal(err)
 	}
-	b.h = append(b.h, Op{ID: len(b.h), Client: 9, Name: "coordinator", At: at, Call: b.events + 1, Return: b.events + 2, Restart: true})
+	b.h = append(b.h, history.Op{ID: len(b.h), Client: 9, Name: "coordinator", At: at, Call: b.events + 1, Return: b.events + 2, Restart: true})
 	b.events += 2
 }
 
@@ -134,14 +135,14 @@ func TestCheckerReplaysRestarts(t *testing.T) {
 	b.do(8000, "c", codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}})
 	h := b.h
 	if d := h[2].Response.(*codec.ConsumerGroupDescribeResponse); len(d.Groups) != 1 || len(d.Groups[0].Members) != 1 {
-		t.Fatalf("m1 should still be there at 8000 (restart at 4000, session 6000): %s", summarize(d))
+		t.Fatalf("m1 should still be there at 8000 (restart at 4000, session 6000): %s", history.Summary(d))
 	}
-	if rep := CheckHistory(plan, h, CheckOptions{}); rep.Verdict != Ok {
+	if rep := CheckHistory(plan, h, CheckOptions{}); rep.Verdict != history.Ok {
 		t.Fatalf("with the restart: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
-	stripped := History{h[0], h[2]}
+	stripped := history.History{h[0], h[2]}
 	stripped[1].ID = 1
-	if rep := CheckHistory(plan, stripped, CheckOptions{}); rep.Verdict != Illegal {
+	if rep := CheckHistory(plan, stripped, CheckOptions{}); rep.Verdict != history.Illegal {
 		t.Fatalf("without the restart m1 expired at 6000, so the describe at 8000 is illegal; got %s %s", rep.Verdict, rep.Rule)
 	}
 }
@@ -167,13 +168,13 @@ func TestObservableRestartAfterARebalanceTimeout(t *testing.T) {
 	b.restart(7500) // m1 was removed at 7500, just before
 	d := b.do(8000, "c2", codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}).(*codec.ConsumerGroupDescribeResponse)
 	if len(d.Groups[0].Members) != 1 || d.Groups[0].Members[0].MemberId != "m2" {
-		t.Fatalf("m1 should have been removed at 7500: %s", summarize(d))
+		t.Fatalf("m1 should have been removed at 7500: %s", history.Summary(d))
 	}
 	res := &Result{Plan: plan, History: b.h}
-	if rep := Check(res, CheckOptions{}); rep.Verdict != Ok {
+	if rep := Check(res, CheckOptions{}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
-	if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict != Ok {
+	if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict != history.Ok {
 		t.Fatalf("observable check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 }
@@ -205,7 +206,7 @@ func TestRestartLosingStateIsIllegal(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := Check(res, CheckOptions{})
-	if rep.Verdict != Illegal {
+	if rep.Verdict != history.Illegal {
 		t.Fatalf("seed %d: a coordinator forgetting its groups on restart: %s %s, want Illegal", plan.Seed, rep.Verdict, rep.Rule)
 	}
 	t.Logf("caught: %s: %s", rep.Rule, rep.Detail)
@@ -236,7 +237,7 @@ func TestRestartsDroppedForATargetThatCannotRestart(t *testing.T) {
 	want := fmt.Sprintf("plan's %d restarts dropped: the target cannot restart", len(pl.Restarts))
 	for _, level := range []CheckLevel{LevelAuto, LevelExact, LevelObservable} {
 		rep := Check(res, CheckOptions{Level: level})
-		if rep.Verdict != Ok || len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], want) {
+		if rep.Verdict != history.Ok || len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], want) {
 			t.Fatalf("level %s: verdict %s %s (%s), notes %q; want Ok and %q", level, rep.Verdict, rep.Rule, rep.Detail, rep.Notes, want)
 		}
 	}

@@ -1,6 +1,8 @@
 package linearize
 
-import "github.com/ghostcheck/ghostcheck/model"
+import (
+	"github.com/ghostcheck/ghostcheck/model"
+)
 
 // Checker is what checks a rule.
 type Checker string

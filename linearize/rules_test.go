@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -198,7 +199,7 @@ func TestReportedRulesAreListed(t *testing.T) {
 		}
 		see(rep.Rule)
 		see(Check(res, CheckOptions{Level: LevelObservable}).Rule)
-		h := append(History(nil), res.History...)
+		h := append(history.History(nil), res.History...)
 		for i := len(h) - 1; i >= 0; i-- {
 			if r, ok := h[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
 				tampered := *r

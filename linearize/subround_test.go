@@ -1,8 +1,10 @@
 package linearize
 
 import (
-	"github.com/ghostcheck/ghostcheck/plan"
 	"testing"
+
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Requests off the round grid: each lands at a multiple of SubRoundMs
@@ -33,7 +35,7 @@ func TestRequestsOffTheRoundGrid(t *testing.T) {
 		if (sub > 0) != (off > 0) {
 			t.Fatalf("SubRoundMs %d: %d of %d operations off the grid", sub, off, len(res.History))
 		}
-		if rep := Check(res, CheckOptions{}); rep.Verdict != Ok {
+		if rep := Check(res, CheckOptions{}); rep.Verdict != history.Ok {
 			t.Fatalf("SubRoundMs %d: %s %s", sub, rep.Rule, rep.Detail)
 		}
 	}

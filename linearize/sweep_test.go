@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -40,7 +41,7 @@ func TestObservableSweep(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable}); rep.Verdict != linearize.Ok {
+					if rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable}); rep.Verdict != history.Ok {
 						bad[rep.Rule]++
 						t.Errorf("seed %d: %s %s: %s", seed, rep.Verdict, rep.Rule, rep.Detail)
 					}

@@ -5,21 +5,10 @@ import (
 	"sync"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
-
-// Conn names the connection a request travels on. A reset connection gets
-// a new id; with Plan.ReuseConnIDs that may be the id of a connection that
-// closed before (Disconnect told the target first), as a broker keying
-// connections by socket sees them, so a target must drop a closed
-// connection's context at Disconnect.
-type Conn struct {
-	ID uint64
-	// Host is the client's address as the coordinator reports it in
-	// ConsumerGroupDescribe (ClientHost), e.g. "/10.0.0.3".
-	Host string
-}
 
 // Target is a group coordinator under test, reached through the wire
 // vocabulary of package codec. Implement it to run ghostcheck's checks
@@ -34,7 +23,7 @@ type Target interface {
 	// the coordinator's response body, to be encoded at the request's
 	// version. An error means no response will ever come (a broker closes
 	// the connection); the driver records the outcome as unknown.
-	Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
+	Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
 	// Disconnect closes a connection: the coordinator forgets its
 	// per-connection context (KIP-1313's first ClientId).
 	Disconnect(connID uint64)
@@ -119,7 +108,7 @@ func NewModelTarget(cfg model.Config) *ModelTarget {
 }
 
 // Handle implements Target.
-func (t *ModelTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (t *ModelTarget) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.c.Handle(model.Conn{ID: conn.ID, Host: conn.Host}, h, req)
@@ -162,7 +151,7 @@ func (t *ModelTarget) Snapshot() []model.GroupSnapshot {
 // different method set (such as ghostcheck's own impl). SnapshotFunc is
 // optional; use WithSnapshot to expose it.
 type Funcs struct {
-	HandleFunc     func(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
+	HandleFunc     func(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
 	DisconnectFunc func(connID uint64)
 	AdvanceFunc    func(nowMs int64) error
 	// RestartFunc, when set, makes the target a Restarter.
@@ -186,7 +175,7 @@ func (f Funcs) Restart() error {
 func (f Funcs) canRestart() bool { return f.RestartFunc != nil }
 
 // Handle implements Target.
-func (f Funcs) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (f Funcs) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	return f.HandleFunc(conn, h, req)
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -113,7 +114,7 @@ func (t *TCPTarget) Unchecked() []model.Rule {
 var ErrVersionNotOffered = errors.New("linearize: the broker does not offer this api version")
 
 // Handle implements Target.
-func (t *TCPTarget) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (t *TCPTarget) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if h.RequestApiKey != codec.ApiVersions {
 		r, ok := t.versions[h.RequestApiKey]
 		if !ok || h.RequestApiVersion < r[0] || h.RequestApiVersion > r[1] {
@@ -182,8 +183,10 @@ func (t *TCPTarget) apiVersionsAt(h *codec.RequestHeader) *codec.RequestHeader {
 // ErrNoResponse too (errors.Is holds for both), keeping wire's message.
 type noResponse struct{ err error }
 
-func (e noResponse) Error() string        { return e.err.Error() }
-func (e noResponse) Unwrap() error        { return e.err }
+func (e noResponse) Error() string { return e.err.Error() }
+
+func (e noResponse) Unwrap() error { return e.err }
+
 func (e noResponse) Is(target error) bool { return target == ErrNoResponse }
 
 // nameTopics gives a described assignment's topics without a TopicName

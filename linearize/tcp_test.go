@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
@@ -64,12 +65,12 @@ func TestTCPTargetErrors(t *testing.T) {
 	}
 	hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", RebalanceTimeoutMs: -1}
 	h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 2, CorrelationId: 1, ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
-	_, err = target.Handle(linearize.Conn{ID: 1}, h, hb)
+	_, err = target.Handle(history.Conn{ID: 1}, h, hb)
 	if !errors.Is(err, linearize.ErrVersionNotOffered) || errors.Is(err, linearize.ErrNoResponse) {
 		t.Fatalf("a version above the broker's should be refused locally, unsent: %v", err)
 	}
 	h.RequestApiVersion = 1
-	_, err = target.Handle(linearize.Conn{ID: 1}, h, hb)
+	_, err = target.Handle(history.Conn{ID: 1}, h, hb)
 	if !errors.Is(err, linearize.ErrNoResponse) || !errors.Is(err, wire.ErrConnClosed) {
 		t.Fatalf("a closed connection should be an unknown outcome: %v", err)
 	}
@@ -109,7 +110,7 @@ func TestTCPTargetNegotiationNotes(t *testing.T) {
 	// The driver's clients ask at v4; the target asks at v2, which works,
 	// so they can go on and join.
 	h := &codec.RequestHeader{RequestApiKey: codec.ApiVersions, RequestApiVersion: 4, CorrelationId: 1, ClientId: codec.Str("c"), ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
-	resp, err := target.Handle(linearize.Conn{ID: 1}, h, &codec.ApiVersionsRequest{ClientSoftwareName: "c", ClientSoftwareVersion: "1"})
+	resp, err := target.Handle(history.Conn{ID: 1}, h, &codec.ApiVersionsRequest{ClientSoftwareName: "c", ClientSoftwareVersion: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestTCPTargetWithoutDescribe(t *testing.T) {
 	}
 	p := brokertest.Start(t, addr, brokertest.Options{Hide: []codec.APIKey{codec.ConsumerGroupDescribe}})
 	target, rep := runTCP(t, p.Addr(), seed)
-	if rep.Verdict != linearize.Ok {
+	if rep.Verdict != history.Ok {
 		t.Fatalf("seed %d without Describe: %s %s: %s (nothing the responses show is wrong)", seed, rep.Verdict, rep.Rule, rep.Detail)
 	}
 	un := target.Unchecked()

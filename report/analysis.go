@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -107,7 +108,7 @@ func mismatchOp(rep *linearize.Report) int {
 }
 
 // groupOf is the group an operation is about ("" for none, or several).
-func groupOf(op *linearize.Op) string {
+func groupOf(op *history.Op) string {
 	switch r := op.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		return r.GroupId
@@ -162,7 +163,7 @@ func (a *analysis) violation(v linearize.RoundViolation, first bool, groups []st
 }
 
 // op reads one operation into the story and the lanes.
-func (a *analysis) op(op *linearize.Op) {
+func (a *analysis) op(op *history.Op) {
 	if op.Restart {
 		a.say(op, "restart", "the coordinator restarts: every connection closes, every session timer starts afresh")
 		for _, g := range a.groups {
@@ -184,7 +185,7 @@ func (a *analysis) op(op *linearize.Op) {
 }
 
 // say adds a story line about op.
-func (a *analysis) say(op *linearize.Op, class, text string) {
+func (a *analysis) say(op *history.Op, class, text string) {
 	g := groupOf(op)
 	if g == "" {
 		g = a.clientGroup[op.Name]
@@ -196,7 +197,7 @@ func (a *analysis) say(op *linearize.Op, class, text string) {
 // ids of the connection op arrived on (each request on a connection takes
 // the next id). Its fault is marked on the lane of the member its process
 // held then.
-func (a *analysis) lostBefore(op *linearize.Op) {
+func (a *analysis) lostBefore(op *history.Op) {
 	corr := op.Header.CorrelationId
 	last, seen := a.lastCorr[op.Conn.ID]
 	if corr > last {
@@ -218,7 +219,7 @@ func (a *analysis) lostBefore(op *linearize.Op) {
 }
 
 // laneOfProcess is the lane of the member op's process holds now, if any.
-func (a *analysis) laneOfProcess(op *linearize.Op) *lane {
+func (a *analysis) laneOfProcess(op *history.Op) *lane {
 	for _, g := range a.groups {
 		if l := a.byID[g+"/"+a.current[op.Name]]; l != nil && l.alive() {
 			return l

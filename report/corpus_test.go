@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
 )
@@ -36,8 +37,8 @@ func replayCorpus(t testing.TB, path string) Failure {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	hdr, _, err := linearize.ReadFile(f)
-	if errors.Is(err, linearize.ErrClientRecording) {
+	hdr, _, err := history.ReadFile(f)
+	if errors.Is(err, history.ErrClientRecording) {
 		t.Skip("a recording of client traffic (ghostcheck proxy's) has no failure page; ghostcheck replay re-checks it")
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
@@ -40,7 +41,7 @@ func hostileFailure(t *testing.T) Failure {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	hdr, _, err := linearize.ReadFile(f)
+	hdr, _, err := history.ReadFile(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,12 +70,12 @@ func hostileFailure(t *testing.T) Failure {
 		t.Fatal("no member id in the history")
 	}
 	var file bytes.Buffer
-	if err := linearize.WriteFile(&file, hdr, res.History); err != nil {
+	if err := history.WriteFile(&file, hdr, res.History); err != nil {
 		t.Fatal(err)
 	}
 	quoted, _ := json.Marshal(hostile["member"])
 	renamed := strings.ReplaceAll(file.String(), member, string(quoted[1:len(quoted)-1]))
-	if _, res.History, err = linearize.ReadFile(strings.NewReader(renamed)); err != nil {
+	if _, res.History, err = history.ReadFile(strings.NewReader(renamed)); err != nil {
 		t.Fatal(err)
 	}
 	for i := range res.Violations {

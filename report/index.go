@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ghostcheck/ghostcheck/docs"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/linearize"
 )
@@ -112,7 +113,7 @@ func HistoryRows(hs []conformance.HistoryResult, pages map[uint64]string) []Hist
 // WriteIndex writes dir/index.html and returns its path.
 func WriteIndex(dir string, ix Index) (string, error) {
 	path := filepath.Join(dir, "index.html")
-	return path, linearize.WritePath(path, func(w io.Writer) error { return RenderIndex(w, ix) })
+	return path, history.WritePath(path, func(w io.Writer) error { return RenderIndex(w, ix) })
 }
 
 // indexPage is what the index template shows.

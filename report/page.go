@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/docs"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -33,7 +34,7 @@ type Failure struct {
 	Name string
 	// Header is the history file's header (target, mutant, title, plan);
 	// its Expect is filled from Report.
-	Header linearize.FileHeader
+	Header history.FileHeader
 	Result *linearize.Result
 	Report *linearize.Report
 	// Replay is the command that reproduces the failure.
@@ -54,7 +55,7 @@ func WriteFailure(dir string, f Failure) (linearize.Artifacts, error) {
 		return art, err
 	}
 	art.HTML = filepath.Join(dir, f.Name+".html")
-	err = linearize.WritePath(art.HTML, func(w io.Writer) error {
+	err = history.WritePath(art.HTML, func(w io.Writer) error {
 		return RenderFailure(w, f, art)
 	})
 	return art, err
@@ -182,7 +183,7 @@ func storyWindow(evs []event, omitted int, focus string) ([]event, int) {
 	return evs[start : start+maxStory], omitted + len(evs) - maxStory
 }
 
-func targetWords(h linearize.FileHeader) string {
+func targetWords(h history.FileHeader) string {
 	s := h.Target
 	if h.Mutant != "" {
 		s += " with mutant " + h.Mutant

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -25,10 +26,10 @@ func bigFailure(t *testing.T) Failure {
 		t.Fatalf("the plan made %d operations, want at least 10,000", len(res.History))
 	}
 	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second})
-	if rep.Verdict == linearize.Ok {
+	if rep.Verdict == history.Ok {
 		t.Fatalf("the big v0 history passed; it should show ghosts")
 	}
-	return Failure{Name: "big", Header: linearize.FileHeader{Target: "model", Title: "10k operations", Plan: plan},
+	return Failure{Name: "big", Header: history.FileHeader{Target: "model", Title: "10k operations", Plan: plan},
 		Result: res, Report: rep, Replay: "ghostcheck replay out/big.jsonl"}
 }
 

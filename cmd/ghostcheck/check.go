@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/docs"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -367,7 +367,7 @@ func printHistories(w io.Writer, out checkOutcome) {
 		if hr.Crash != "" {
 			fmt.Fprintf(w, "    crash:   the broker stopped answering: %s\n", hr.Crash)
 		}
-		if hr.Rule != "" && hr.Verdict != linearize.Ok {
+		if hr.Rule != "" && hr.Verdict != history.Ok {
 			fmt.Fprintf(w, "    %s: %s\n", hr.Rule, hr.Detail)
 		}
 		if hr.File != "" && hr.Failed() {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 	pages "github.com/ghostcheck/ghostcheck/report"
@@ -56,7 +57,7 @@ func (s *historySeries) add(elapsed time.Duration, ps *phaseSummary) {
 
 // writeFailurePage writes a failing history's files: its history, its
 // timeline and the page that tells its story.
-func writeFailurePage(dir, name string, hdr linearize.FileHeader, res *linearize.Result, rep *linearize.Report) (linearize.Artifacts, error) {
+func writeFailurePage(dir, name string, hdr history.FileHeader, res *linearize.Result, rep *linearize.Report) (linearize.Artifacts, error) {
 	replay := "ghostcheck replay " + filepath.Join(dir, name+".jsonl")
 	return pages.WriteFailure(dir, pages.Failure{Name: name, Header: hdr, Result: res, Report: rep, Replay: replay})
 }
@@ -99,10 +100,10 @@ func sayIndex(path string, err error, asJSON bool, stdout, stderr io.Writer) {
 }
 
 func failureVerdict(p *phaseSummary) string {
-	if p.Verdicts[linearize.Illegal] > 0 {
-		return string(linearize.Illegal)
+	if p.Verdicts[history.Illegal] > 0 {
+		return string(history.Illegal)
 	}
-	return string(linearize.VerdictUnknown)
+	return string(history.Unknown)
 }
 
 // relTo is path relative to dir (the index's directory), or path.
@@ -134,9 +135,9 @@ func runHeadline(phases []*phaseSummary) string {
 	if len(phases) == 2 && phases[0].Version == 1 && phases[1].Version == 0 {
 		v1, v0 := phases[0], phases[1]
 		switch {
-		case v1.Ghosts == 0 && v1.Verdicts[linearize.Illegal] == 0 && v0.Ghosts > 0:
+		case v1.Ghosts == 0 && v1.Verdicts[history.Illegal] == 0 && v0.Ghosts > 0:
 			return fmt.Sprintf("KIP-1082 holds: no ghost in %d v1 histories; v0 with the same faults made %d (first in history %d).", v1.Histories, v0.Ghosts, v0.FirstGhost)
-		case v1.Ghosts > 0 || v1.Verdicts[linearize.Illegal] > 0:
+		case v1.Ghosts > 0 || v1.Verdicts[history.Illegal] > 0:
 			return "KIP-1082 does NOT hold for this target: v1 clients were hurt."
 		}
 		return "v0 made no ghost in this run: too few histories or faults to show the difference."
@@ -144,7 +145,7 @@ func runHeadline(phases []*phaseSummary) string {
 	var parts []string
 	for _, p := range phases {
 		parts = append(parts, fmt.Sprintf("%s: %d histories, %d Ok, %d Illegal, %d Unknown", p.Label, p.Histories,
-			p.Verdicts[linearize.Ok], p.Verdicts[linearize.Illegal], p.Verdicts[linearize.VerdictUnknown]))
+			p.Verdicts[history.Ok], p.Verdicts[history.Illegal], p.Verdicts[history.Unknown]))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -169,7 +170,7 @@ func runTable(phases []*phaseSummary) pages.Table {
 		row("fault "+string(k), func(p *phaseSummary) string { return itoa(p.Faults[k]) })
 	}
 	row("coordinator restarts", func(p *phaseSummary) string { return itoa(p.Restarts) })
-	for _, v := range []linearize.Verdict{linearize.Ok, linearize.Illegal, linearize.VerdictUnknown} {
+	for _, v := range []history.Verdict{history.Ok, history.Illegal, history.Unknown} {
 		row("verdict "+string(v), func(p *phaseSummary) string { return itoa(p.Verdicts[v]) })
 	}
 	row("ghosts found", func(p *phaseSummary) string { return itoa(p.Ghosts) })

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -48,13 +49,13 @@ type phaseSummary struct {
 	Version int    `json:"heartbeatVersion"`
 	// Control: the v0 column of the v1-vs-v0 comparison, whose ghosts are
 	// expected (they show what KIP-1082 prevents) and fail nothing.
-	Control    bool                      `json:"control,omitempty"`
-	Histories  int                       `json:"histories"`
-	Operations int                       `json:"operations"`
-	Faults     map[plan.FaultKind]int    `json:"faults"`
-	Restarts   int                       `json:"restarts"`
-	Verdicts   map[linearize.Verdict]int `json:"verdicts"`
-	Ghosts     int                       `json:"ghosts"`
+	Control    bool                    `json:"control,omitempty"`
+	Histories  int                     `json:"histories"`
+	Operations int                     `json:"operations"`
+	Faults     map[plan.FaultKind]int  `json:"faults"`
+	Restarts   int                     `json:"restarts"`
+	Verdicts   map[history.Verdict]int `json:"verdicts"`
+	Ghosts     int                     `json:"ghosts"`
 	// FirstGhost is the 1-based history in which the first ghost showed.
 	FirstGhost int            `json:"firstGhostHistory,omitempty"`
 	Violations map[string]int `json:"violations"`
@@ -72,10 +73,10 @@ type phaseSummary struct {
 
 // failingHistory is one history that was not Ok.
 type failingHistory struct {
-	Seed    uint64            `json:"seed"`
-	Verdict linearize.Verdict `json:"verdict"`
-	Rule    string            `json:"rule"`
-	Detail  string            `json:"detail"`
+	Seed    uint64          `json:"seed"`
+	Verdict history.Verdict `json:"verdict"`
+	Rule    string          `json:"rule"`
+	Detail  string          `json:"detail"`
 }
 
 // maxFailing bounds the failing histories a phase lists (the v0 control
@@ -186,7 +187,7 @@ func exitStatus(phases []*phaseSummary) int {
 		if p.Control {
 			continue
 		}
-		if p.Verdicts[linearize.Illegal] > 0 || p.Verdicts[linearize.VerdictUnknown] > 0 {
+		if p.Verdicts[history.Illegal] > 0 || p.Verdicts[history.Unknown] > 0 {
 			return exitFailed
 		}
 	}
@@ -310,11 +311,11 @@ func phaseLabel(v int) string {
 func report(cfg runConfig, version int, pl plan.Plan, res *linearize.Result, rep *linearize.Report, prog *progress) *failure {
 	f := &failure{Seed: pl.Seed, Rule: rep.Rule, Detail: rep.Detail}
 	small := pl
-	if cfg.shrink > 0 && rep.Verdict == linearize.Illegal {
+	if cfg.shrink > 0 && rep.Verdict == history.Illegal {
 		prog.note(fmt.Sprintf("shrinking the failing plan of seed %d (%s)...", pl.Seed, rep.Rule))
 		small = plan.Shrink(pl, func(p plan.Plan) bool {
 			_, r, err := runOne(cfg.target, p, cfg.mutant)
-			return err == nil && r.Verdict == linearize.Illegal && r.Rule == rep.Rule
+			return err == nil && r.Verdict == history.Illegal && r.Rule == rep.Rule
 		}, cfg.shrink)
 		if r2, rep2, err := runOne(cfg.target, small, cfg.mutant); err == nil && rep2.Rule == rep.Rule {
 			res, rep = r2, rep2
@@ -332,7 +333,7 @@ func report(cfg runConfig, version int, pl plan.Plan, res *linearize.Result, rep
 	if cfg.mutant != "" {
 		name = cfg.mutant + "-" + name
 	}
-	hdr := linearize.FileHeader{Target: cfg.target, Mutant: cfg.mutant,
+	hdr := history.FileHeader{Target: cfg.target, Mutant: cfg.mutant,
 		Title: fmt.Sprintf("%s found by ghostcheck run (seed %d, %s)", rep.Rule, pl.Seed, phaseLabel(version)), Plan: small}
 	art, err := writeFailurePage(cfg.out, name, hdr, res, rep)
 	if err != nil {
@@ -380,9 +381,9 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		row("fault "+string(k), func(p *phaseSummary) string { return strconv.Itoa(p.Faults[k]) })
 	}
 	row("coordinator restarts", func(p *phaseSummary) string { return strconv.Itoa(p.Restarts) })
-	row("verdict Ok", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[linearize.Ok]) })
-	row("verdict Illegal", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[linearize.Illegal]) })
-	row("verdict Unknown", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[linearize.VerdictUnknown]) })
+	row("verdict Ok", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[history.Ok]) })
+	row("verdict Illegal", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[history.Illegal]) })
+	row("verdict Unknown", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[history.Unknown]) })
 	row("ghosts found", func(p *phaseSummary) string { return strconv.Itoa(p.Ghosts) })
 	row("first ghost in history", func(p *phaseSummary) string {
 		if p.FirstGhost == 0 {
@@ -433,9 +434,9 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		fmt.Fprintln(w)
 		v1, v0 := phases[0], phases[1]
 		switch {
-		case v1.Ghosts == 0 && v1.Verdicts[linearize.Illegal] == 0 && v0.Ghosts > 0:
+		case v1.Ghosts == 0 && v1.Verdicts[history.Illegal] == 0 && v0.Ghosts > 0:
 			fmt.Fprintf(w, "KIP-1082 holds: no ghost in %d v1 histories; v0 with the same faults made %d (first in history %d).\n", v1.Histories, v0.Ghosts, v0.FirstGhost)
-		case v1.Ghosts > 0 || v1.Verdicts[linearize.Illegal] > 0:
+		case v1.Ghosts > 0 || v1.Verdicts[history.Illegal] > 0:
 			fmt.Fprintln(w, "KIP-1082 does NOT hold for this target: v1 clients were hurt.")
 		default:
 			fmt.Fprintln(w, "v0 made no ghost in this run: too few histories or faults to show the difference.")
@@ -473,7 +474,7 @@ func (p *progress) update(ps *phaseSummary, phase int) {
 	}
 	p.last = time.Now()
 	rate := float64(ps.Operations) / ps.Seconds
-	bad := ps.Verdicts[linearize.Illegal] + ps.Verdicts[linearize.VerdictUnknown]
+	bad := ps.Verdicts[history.Illegal] + ps.Verdicts[history.Unknown]
 	line := fmt.Sprintf("[%s] %d histories, %d ops, %.0f ops/s, %d failing, %d ghosts, %.0fs elapsed",
 		ps.Label, ps.Histories, ps.Operations, rate, bad, ps.Ghosts, time.Since(p.start).Seconds())
 	if p.tty {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -36,7 +37,7 @@ type seedOutcome struct {
 // historyRecord is what a test of --workers compares history by history.
 type historyRecord struct {
 	Seed       uint64
-	Verdict    linearize.Verdict
+	Verdict    history.Verdict
 	Rule       string
 	Operations int
 	Faults     map[plan.FaultKind]int
@@ -81,7 +82,7 @@ func runPhases(ctx context.Context, cfg runConfig, prog *progress) runOutcome {
 // always run; after it the budget (or --histories) and ctx decide.
 func runPhase(ctx context.Context, cfg runConfig, version int, control bool, budget time.Duration, index int, prog *progress) *phaseSummary {
 	ps := &phaseSummary{Label: phaseLabel(version), Version: version, Control: control, Faults: map[plan.FaultKind]int{},
-		Verdicts: map[linearize.Verdict]int{}, Violations: map[string]int{}}
+		Verdicts: map[history.Verdict]int{}, Violations: map[string]int{}}
 	opts := cfg.opts
 	opts.HeartbeatVersion = version
 	start := time.Now()
@@ -116,12 +117,12 @@ func runPhase(ctx context.Context, cfg runConfig, version int, control bool, bud
 // count adds one history to the column.
 func (ps *phaseSummary) count(o seedOutcome, cfg runConfig, version int) {
 	if o.err != nil {
-		ps.Verdicts[linearize.VerdictUnknown]++
+		ps.Verdicts[history.Unknown]++
 		if ps.first == nil {
 			ps.first = &o
 			ps.Failure = &failure{Seed: o.seed, Rule: string(linearize.RuleHarnessAssumption), Detail: o.err.Error()}
 		}
-		ps.failing(failingHistory{Seed: o.seed, Verdict: linearize.VerdictUnknown, Rule: string(linearize.RuleHarnessAssumption), Detail: o.err.Error()})
+		ps.failing(failingHistory{Seed: o.seed, Verdict: history.Unknown, Rule: string(linearize.RuleHarnessAssumption), Detail: o.err.Error()})
 		return
 	}
 	res, rep := o.res, o.rep
@@ -143,7 +144,7 @@ func (ps *phaseSummary) count(o seedOutcome, cfg runConfig, version int) {
 	if len(res.Ghosts) > 0 && ps.FirstGhost == 0 {
 		ps.FirstGhost = o.index + 1
 	}
-	if rep.Verdict != linearize.Ok {
+	if rep.Verdict != history.Ok {
 		if ps.first == nil {
 			ps.first = &o
 		}

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/wire"
@@ -108,12 +108,12 @@ func TestKeepClosedMembersFailsCheck(t *testing.T) {
 		}
 		return rep.Histories[0]
 	}
-	if h := run(addr); h.Status != string(linearize.Ok) {
+	if h := run(addr); h.Status != string(history.Ok) {
 		t.Fatalf("seed %d against the broker: %s %s: %s", seed, h.Status, h.Rule, h.Detail)
 	}
 	p := brokertest.Start(t, addr, brokertest.Options{KeepClosedMembers: true})
 	h := run(p.Addr())
-	if h.Status != string(linearize.Illegal) || h.Rule != string(model.RuleNoGhosts) {
+	if h.Status != string(history.Illegal) || h.Rule != string(model.RuleNoGhosts) {
 		t.Fatalf("seed %d through a proxy keeping closed connections' members: %s %s: %s (kept %d), want Illegal NoGhosts", seed, h.Status, h.Rule, h.Detail, p.Keeper().Kept())
 	}
 	t.Logf("seed %d caught: %s (%d members kept)", seed, h.Detail, p.Keeper().Kept())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -47,7 +48,7 @@ type HistoryResult struct {
 	Plan       string
 	Operations int
 	Faults     map[plan.FaultKind]int
-	Verdict    linearize.Verdict
+	Verdict    history.Verdict
 	// Status is the Verdict, or KNOWN or CRASH.
 	Status string
 	// Rule and Detail are the first rule broken that is not known.
@@ -75,7 +76,7 @@ type HistoryResult struct {
 
 // Failed reports whether the history is a finding that is not known.
 func (h HistoryResult) Failed() bool {
-	return h.Status != string(linearize.Ok) && h.Status != HistoryKnown
+	return h.Status != string(history.Ok) && h.Status != HistoryKnown
 }
 
 // HistoryReport is what RunHistories found.
@@ -202,18 +203,18 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 	hr := HistoryResult{Seed: seed, Plan: plan.String(), Operations: len(res.History), Faults: res.Faults,
 		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), StallMs: target.MaxStallMs(), Seconds: time.Since(start).Seconds(),
 		Run: res, Report: lr, RoundTrips: target.RoundTrips()}
-	if lr.Verdict == linearize.Ok && !anyJoined(res.History) {
-		hr.Verdict, hr.Status, hr.Rule = linearize.VerdictUnknown, string(linearize.VerdictUnknown), string(linearize.RuleHarnessAssumption)
+	if lr.Verdict == history.Ok && !anyJoined(res.History) {
+		hr.Verdict, hr.Status, hr.Rule = history.Unknown, string(history.Unknown), string(linearize.RuleHarnessAssumption)
 		hr.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
 	}
 	setAsideKnown(&hr, lr, cfg.Known)
-	if lr.Verdict != linearize.Ok && cfg.Out != "" {
+	if lr.Verdict != history.Ok && cfg.Out != "" {
 		if err := os.MkdirAll(cfg.Out, 0o755); err == nil {
 			hr.File = filepath.Join(cfg.Out, fmt.Sprintf("check-seed%d.jsonl", seed))
 			if f, err := os.Create(hr.File); err == nil {
-				hdr := linearize.FileHeader{Target: addr, Title: "ghostcheck check: " + lr.Rule, Plan: plan,
-					Expect: linearize.Expect{Verdict: lr.Verdict, Rule: lr.Rule}}
-				_ = linearize.WriteFile(f, hdr, res.History)
+				hdr := history.FileHeader{Target: addr, Title: "ghostcheck check: " + lr.Rule, Plan: plan,
+					Expect: history.Expect{Verdict: lr.Verdict, Rule: lr.Rule}}
+				_ = history.WriteFile(f, hdr, res.History)
 				f.Close()
 			}
 		}
@@ -224,7 +225,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 // anyJoined reports whether some heartbeat was answered NONE: a history
 // in which no client ever joined (a broker whose answers the clients
 // cannot use) says nothing about the broker, and must not pass as Ok.
-func anyJoined(h linearize.History) bool {
+func anyJoined(h history.History) bool {
 	for _, op := range h {
 		if r, ok := op.Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None {
 			return true
@@ -260,13 +261,13 @@ func setAsideKnown(hr *HistoryResult, lr *linearize.Report, k *Known) {
 			add(e.ID, v.Rule)
 		}
 	}
-	if lr.Verdict == linearize.Ok {
+	if lr.Verdict == history.Ok {
 		if len(hr.Known) > 0 {
 			hr.Status = HistoryKnown
 		}
 		return
 	}
-	if lr.Verdict != linearize.Illegal {
+	if lr.Verdict != history.Illegal {
 		return
 	}
 	var other *linearize.RoundViolation

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -40,7 +41,7 @@ func NewImpl(plan plan.Plan, mutant string) (linearize.Target, error) {
 // answers as c does, its time is clock's, and a restart is c's.
 func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) linearize.Funcs {
 	return linearize.Funcs{
-		HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+		HandleFunc: func(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			return c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host}, h, req)
 		},
 		DisconnectFunc: c.Disconnect,

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -74,7 +75,7 @@ func TestImplWithoutMutantPasses(t *testing.T) {
 			if rep.Linearizable != "Ok" {
 				t.Fatalf("version %d seed %d: impl's history is not linearizable: %s", version, i, rep.Mismatch)
 			}
-			if version == 1 && rep.Verdict != linearize.Ok {
+			if version == 1 && rep.Verdict != history.Ok {
 				t.Fatalf("seed %d: %s: %s", i, rep.Rule, rep.Detail)
 			}
 		}
@@ -95,7 +96,7 @@ func TestImplParallelRunsAreLinearizable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != linearize.Ok {
+		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != history.Ok {
 			t.Fatalf("seed %d: %s: %s", i, rep.Rule, rep.Detail)
 		}
 	}

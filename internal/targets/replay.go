@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -20,9 +21,9 @@ type ReplayResult struct {
 	Path   string
 	Target string
 	Mutant string
-	Expect linearize.Expect
+	Expect history.Expect
 	// Got is the verdict of re-running the plan against the target.
-	Got linearize.Expect
+	Got history.Expect
 	// Detail explains Got.
 	Detail string
 	// Stored is the linearizability of the history stored in the file.
@@ -35,7 +36,7 @@ type ReplayResult struct {
 	Fixed bool
 	// Header, Run and Report are the file's header, the re-run and its
 	// verdict, for a report page.
-	Header linearize.FileHeader
+	Header history.FileHeader
 	Run    *linearize.Result
 	Report *linearize.Report
 	// Clients is, for a recording of client traffic, each client's
@@ -78,8 +79,8 @@ func Replay(path string, opts ReplayOptions) (ReplayResult, error) {
 		return ReplayResult{Path: path}, err
 	}
 	defer f.Close()
-	hdr, h, err := linearize.ReadFile(f)
-	if errors.Is(err, linearize.ErrClientRecording) {
+	hdr, h, err := history.ReadFile(f)
+	if errors.Is(err, history.ErrClientRecording) {
 		return replayClientFile(path)
 	}
 	if err != nil {
@@ -109,7 +110,7 @@ func Replay(path string, opts ReplayOptions) (ReplayResult, error) {
 }
 
 // replayBuilt re-runs the plan against a fresh target of ghostcheck's own.
-func replayBuilt(rr ReplayResult, h linearize.History, opts ReplayOptions) (ReplayResult, error) {
+func replayBuilt(rr ReplayResult, h history.History, opts ReplayOptions) (ReplayResult, error) {
 	hdr := rr.Header
 	t, err := New(rr.Target, hdr.Plan, hdr.Mutant)
 	if err != nil {
@@ -126,7 +127,7 @@ func replayBuilt(rr ReplayResult, h linearize.History, opts ReplayOptions) (Repl
 	// The stored operations must check as the file says they do (a
 	// passing file's history must be linearizable).
 	want := rr.Expect.Linearizable
-	if want == "" && rr.Expect.Verdict == linearize.Ok {
+	if want == "" && rr.Expect.Verdict == history.Ok {
 		want = "Ok"
 	}
 	if want != "" && rr.Stored != want {
@@ -140,10 +141,10 @@ func replayBuilt(rr ReplayResult, h linearize.History, opts ReplayOptions) (Repl
 // file's, or shows the recorded failure fixed.
 func (rr *ReplayResult) settle(res *linearize.Result, rep *linearize.Report) {
 	rr.Run, rr.Report = res, rep
-	rr.Got = linearize.Expect{Verdict: rep.Verdict, Rule: rep.Rule}
+	rr.Got = history.Expect{Verdict: rep.Verdict, Rule: rep.Rule}
 	rr.Detail = rep.Detail
 	rr.Pass = rr.Got.Verdict == rr.Expect.Verdict && (rr.Expect.Rule == "" || rr.Got.Rule == rr.Expect.Rule)
-	rr.Fixed = rr.Expect.Verdict != linearize.Ok && rr.Got.Verdict == linearize.Ok
+	rr.Fixed = rr.Expect.Verdict != history.Ok && rr.Got.Verdict == history.Ok
 }
 
 func (o ReplayOptions) timeout() time.Duration {

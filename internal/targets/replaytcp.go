@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -31,8 +32,8 @@ func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
 	}
 	rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
 		SessionTimeoutMs: brokerSessionMs(plan), Timeout: opts.timeout()})
-	if rep.Verdict == linearize.Ok && !anyJoined(res.History) {
-		rep.Verdict, rep.Rule = linearize.VerdictUnknown, string(linearize.RuleHarnessAssumption)
+	if rep.Verdict == history.Ok && !anyJoined(res.History) {
+		rep.Verdict, rep.Rule = history.Unknown, string(linearize.RuleHarnessAssumption)
 		rep.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
 	}
 	rr.settle(res, rep)
@@ -67,7 +68,7 @@ func freshGroups(p plan.Plan, prefix string) plan.Plan {
 
 // anyJoined reports whether some heartbeat was answered NONE: a history in
 // which no client joined says nothing about the broker, and is not Ok.
-func anyJoined(h linearize.History) bool {
+func anyJoined(h history.History) bool {
 	for _, op := range h {
 		if r, ok := op.Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None {
 			return true
