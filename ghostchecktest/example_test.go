@@ -8,8 +8,9 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/ghostchecktest"
-	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -22,9 +23,9 @@ import (
 // cannot restart, so the plans' coordinator restarts are left out.
 
 // correctCoordinator keeps every promise.
-type correctCoordinator struct{ inner linearize.Target }
+type correctCoordinator struct{ inner driver.Target }
 
-func (c *correctCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (c *correctCoordinator) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	return c.inner.Handle(conn, h, req)
 }
 func (c *correctCoordinator) Disconnect(id uint64)   { c.inner.Disconnect(id) }
@@ -34,7 +35,7 @@ func (c *correctCoordinator) Advance(ms int64) error { return c.inner.Advance(ms
 // messages differ from the model's, as every real broker's do.
 type rewordedCoordinator struct{ correctCoordinator }
 
-func (c *rewordedCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (c *rewordedCoordinator) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	resp, err := c.inner.Handle(conn, h, req)
 	switch r := resp.(type) {
 	case *codec.ConsumerGroupHeartbeatResponse:
@@ -55,7 +56,7 @@ func (c *rewordedCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, 
 // removing the member.
 type leakyCoordinator struct{ correctCoordinator }
 
-func (c *leakyCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (c *leakyCoordinator) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
 		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
 	}
@@ -64,16 +65,16 @@ func (c *leakyCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, req
 
 // Each coordinator is built fresh for a plan, with the plan's topics,
 // session timeout and heartbeat interval (plan.ModelConfig()).
-func newCorrect(plan plan.Plan) linearize.Target {
-	return &correctCoordinator{linearize.NewModelTarget(plan.ModelConfig())}
+func newCorrect(plan plan.Plan) driver.Target {
+	return &correctCoordinator{targets.NewModelTarget(plan.ModelConfig())}
 }
 
-func newReworded(plan plan.Plan) linearize.Target {
-	return &rewordedCoordinator{correctCoordinator{linearize.NewModelTarget(plan.ModelConfig())}}
+func newReworded(plan plan.Plan) driver.Target {
+	return &rewordedCoordinator{correctCoordinator{targets.NewModelTarget(plan.ModelConfig())}}
 }
 
-func newLeaky(plan plan.Plan) linearize.Target {
-	return &leakyCoordinator{correctCoordinator{linearize.NewModelTarget(plan.ModelConfig())}}
+func newLeaky(plan plan.Plan) driver.Target {
+	return &leakyCoordinator{correctCoordinator{targets.NewModelTarget(plan.ModelConfig())}}
 }
 
 // A correct coordinator passes 100 plans.

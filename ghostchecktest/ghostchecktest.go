@@ -37,6 +37,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -95,7 +96,7 @@ type Outcome struct {
 type Failure struct {
 	// Seed is the seed the plan was drawn from (rapid's draw, with Rapid).
 	Seed   uint64
-	Result *linearize.Result
+	Result *driver.Result
 	Report *linearize.Report
 	// Shrunk says how small the plan became ("" when it was not shrunk).
 	Shrunk string
@@ -114,7 +115,7 @@ type Failure struct {
 // NewTarget builds a fresh coordinator for a plan: configure it with the
 // plan's topics, session timeout and heartbeat interval (plan.ModelConfig()
 // has them).
-type NewTarget func(plan plan.Plan) linearize.Target
+type NewTarget func(plan plan.Plan) driver.Target
 
 // settings are what the test flags say, so tests can set them directly.
 type settings struct {
@@ -177,9 +178,9 @@ type runner struct {
 }
 
 // check runs plan against a fresh target and checks it.
-func (r *runner) check(plan plan.Plan) (*linearize.Result, *linearize.Report) {
+func (r *runner) check(plan plan.Plan) (*driver.Result, *linearize.Report) {
 	r.t.Helper()
-	res, err := linearize.Run(r.newTarget(plan), plan)
+	res, err := driver.Run(r.newTarget(plan), plan)
 	if err != nil {
 		r.t.Fatalf("ghostcheck: seed %d: %v", plan.Seed, err)
 	}
@@ -189,7 +190,7 @@ func (r *runner) check(plan plan.Plan) (*linearize.Result, *linearize.Report) {
 // checkSafely is check, with a panic of the target's caught and returned
 // with its stack ("" when there was none), so that the failure names the
 // plan and the test ends as a failure, not a crash of the test binary.
-func (r *runner) checkSafely(plan plan.Plan) (res *linearize.Result, rep *linearize.Report, panicked string) {
+func (r *runner) checkSafely(plan plan.Plan) (res *driver.Result, rep *linearize.Report, panicked string) {
 	r.t.Helper()
 	defer func() {
 		if p := recover(); p != nil {
@@ -223,7 +224,7 @@ func (r *runner) seeds() *Outcome {
 }
 
 // seen counts a checked plan and keeps its level and what it left out.
-func (r *runner) seen(res *linearize.Result, rep *linearize.Report) {
+func (r *runner) seen(res *driver.Result, rep *linearize.Report) {
 	r.out.Plans++
 	r.out.Level = rep.Level
 	if res.DroppedRestarts > 0 {
@@ -239,7 +240,7 @@ func (r *runner) seen(res *linearize.Result, rep *linearize.Report) {
 
 // fail shrinks a failing run, writes its artifacts, and fails the test
 // with the report and the replay command.
-func (r *runner) fail(res *linearize.Result, rep *linearize.Report, where string) {
+func (r *runner) fail(res *driver.Result, rep *linearize.Report, where string) {
 	r.t.Helper()
 	f := &Failure{Seed: res.Plan.Seed, Result: res, Report: rep, Notes: rep.Notes}
 	r.out.Failure = f

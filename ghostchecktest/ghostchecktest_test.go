@@ -12,22 +12,22 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // correct is the model behind a plain Target (not model-exact, cannot
 // restart); leaky acknowledges leaves without removing the member.
-func correct(plan plan.Plan) linearize.Target {
-	m := linearize.NewModelTarget(plan.ModelConfig())
-	return linearize.Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
+func correct(plan plan.Plan) driver.Target {
+	m := targets.NewModelTarget(plan.ModelConfig())
+	return driver.Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
 }
 
-func leaky(plan plan.Plan) linearize.Target {
-	m := linearize.NewModelTarget(plan.ModelConfig())
-	return linearize.Funcs{
-		HandleFunc: func(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func leaky(plan plan.Plan) driver.Target {
+	m := targets.NewModelTarget(plan.ModelConfig())
+	return driver.Funcs{
+		HandleFunc: func(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
 				return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
 			}
@@ -181,8 +181,8 @@ func TestRapidIsQuiet(t *testing.T) {
 // either mode; rapid does not spend its shrinking time on it, nor print
 // its draws.
 func TestPanicIsAFailure(t *testing.T) {
-	panicky := func(plan plan.Plan) linearize.Target {
-		return linearize.Funcs{HandleFunc: func(history.Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
+	panicky := func(plan plan.Plan) driver.Target {
+		return driver.Funcs{HandleFunc: func(driver.Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
 			panic("mycoord: nil map")
 		}}
 	}

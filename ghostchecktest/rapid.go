@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -23,7 +24,7 @@ func (r *runner) property() *Outcome {
 	r.t.Helper()
 	r.out = &Outcome{}
 	q := &quietTB{t: r.t}
-	var failedRes *linearize.Result
+	var failedRes *driver.Result
 	var failedRep *linearize.Report
 	var panicked string
 	rapid.Check(q, func(rt *rapid.T) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -19,8 +20,8 @@ func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (plan.Plan, 
 	plan := plan.New(42, o)
 	plan.DescribeEvery = 8
 	m := NewModelTarget(plan.ModelConfig())
-	target := Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance, RestartFunc: m.Restart}
-	res, err := Run(target, plan)
+	target := driver.Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance, RestartFunc: m.Restart}
+	res, err := driver.Run(target, plan)
 	if err != nil {
 		tb.Fatal(err)
 	}

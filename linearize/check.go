@@ -1,7 +1,6 @@
 package linearize
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -11,17 +10,11 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
-
-// ErrNoResponse is what a Target returns (wrapped) when a request may or
-// may not have been processed (a connection reset with the request
-// written). Any other error means the coordinator refused the request
-// without applying it (a broker closing the connection on an unsupported
-// version).
-var ErrNoResponse = errors.New("linearize: no response, outcome unknown")
 
 // The rules Check reports besides the invariants (Rules lists them all).
 const (
@@ -50,11 +43,11 @@ type Report struct {
 	// answers differently when the history is replayed in delivery order.
 	Mismatch string `json:"mismatch,omitempty"`
 	// Invariants are the invariant violations observed during the run.
-	Invariants []RoundViolation `json:"invariants,omitempty"`
+	Invariants []driver.RoundViolation `json:"invariants,omitempty"`
 	// SetAside are, at the observable level, the first violation of each
 	// rule that CheckOptions.SetAside set aside (a known finding); they do
 	// not make the verdict.
-	SetAside []RoundViolation `json:"setAside,omitempty"`
+	SetAside []driver.RoundViolation `json:"setAside,omitempty"`
 	// CheckTime is how long the linearizability check took.
 	CheckTime time.Duration `json:"checkTime"`
 	// Level is the level the run was checked at (never LevelAuto).
@@ -98,7 +91,7 @@ type CheckOptions struct {
 // broken one is a harness error, Unknown), then the invariants observed
 // during the run, then, at the exact level, linearizability of the history
 // against the model, or, at the observable level, what a client can see.
-func Check(res *Result, opts CheckOptions) *Report {
+func Check(res *driver.Result, opts CheckOptions) *Report {
 	level := opts.LevelFor(res)
 	var rep *Report
 	if level == LevelObservable {
@@ -113,7 +106,7 @@ func Check(res *Result, opts CheckOptions) *Report {
 // LevelFor is the level Check holds res to: opts.Level, or at LevelAuto
 // the exact level for a model-exact target and the observable one for any
 // other.
-func (o CheckOptions) LevelFor(res *Result) CheckLevel {
+func (o CheckOptions) LevelFor(res *driver.Result) CheckLevel {
 	switch {
 	case o.Level != LevelAuto:
 		return o.Level
@@ -123,16 +116,8 @@ func (o CheckOptions) LevelFor(res *Result) CheckLevel {
 	return LevelObservable
 }
 
-// Notes say what the run left out, for reports.
-func (r *Result) Notes() []string {
-	if r.DroppedRestarts > 0 {
-		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (linearize.Restarter)", r.DroppedRestarts)}
-	}
-	return nil
-}
-
 // checkExact is Check at LevelExact.
-func checkExact(res *Result, opts CheckOptions) *Report {
+func checkExact(res *driver.Result, opts CheckOptions) *Report {
 	cfg := res.Plan.ModelConfig()
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
@@ -171,7 +156,7 @@ func checkExact(res *Result, opts CheckOptions) *Report {
 // the run's client state): linearizability against the model configured by
 // plan (LevelAuto reads as LevelExact here).
 func CheckHistory(plan plan.Plan, h history.History, opts CheckOptions) *Report {
-	return Check(&Result{Plan: plan, History: h, ModelExact: true}, opts)
+	return Check(&driver.Result{Plan: plan, History: h, ModelExact: true}, opts)
 }
 
 // String names the level as flags and reports do: auto, exact, observable.

@@ -10,15 +10,16 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 var longRuns = flag.Int("histories", 200, "histories per long-run test")
 
-func runModel(t testing.TB, plan plan.Plan) (*Result, *Report) {
+func runModel(t testing.TB, plan plan.Plan) (*driver.Result, *Report) {
 	t.Helper()
-	res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
+	res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestPropertyV1ClientsKeepEveryPromise(t *testing.T) {
 		o.Groups = rapid.IntRange(1, 2).Draw(t, "groups")
 		o.Rounds = 30
 		plan := plan.Draw(t, o)
-		res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
+		res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,7 @@ func TestShrinkKeepsTheFailure(t *testing.T) {
 		}
 	}
 	fails := func(p plan.Plan) bool {
-		res, err := Run(NewModelTarget(p.ModelConfig()), p)
+		res, err := driver.Run(NewModelTarget(p.ModelConfig()), p)
 		return err == nil && len(res.Ghosts) > 0
 	}
 	small := plan.Shrink(pl, fails, 400)

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -144,16 +145,16 @@ type observer struct {
 	// firsts are the first violation of each rule broken, in order: a
 	// report shows them all, so a rule set aside as known (check --known)
 	// hides no other.
-	firsts []RoundViolation
+	firsts []driver.RoundViolation
 	// setAside says which violations are known findings' (CheckOptions);
 	// known are the first of each rule it set aside.
 	setAside func(rule, what string) bool
-	known    []RoundViolation
+	known    []driver.RoundViolation
 	count    int
 }
 
 // checkObservable is Check at LevelObservable.
-func checkObservable(res *Result, opts CheckOptions) *Report {
+func checkObservable(res *driver.Result, opts CheckOptions) *Report {
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
 		rep.Verdict, rep.Rule, rep.Detail = history.Unknown, string(RuleHarnessAssumption), errs[0]
@@ -168,7 +169,7 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 		rep.Verdict, rep.Rule = history.Illegal, v.Rule
 		rep.Detail = fmt.Sprintf("round %d (t=%d ms): %s", v.Round, v.At, v.What)
 		if len(o.firsts) > 0 {
-			rep.Invariants = append(append([]RoundViolation(nil), res.Violations...), o.firsts...)
+			rep.Invariants = append(append([]driver.RoundViolation(nil), res.Violations...), o.firsts...)
 		}
 	case len(o.firsts) > 0:
 		first := o.firsts[0]
@@ -181,7 +182,7 @@ func checkObservable(res *Result, opts CheckOptions) *Report {
 	return rep
 }
 
-func newObserver(res *Result, opts CheckOptions) *observer {
+func newObserver(res *driver.Result, opts CheckOptions) *observer {
 	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}, setAside: opts.SetAside,
 		inflight: map[int]*history.Op{}, changing: map[int]string{}, atCall: map[int]any{}}
 	o.sessionMs = opts.SessionTimeoutMs
@@ -296,7 +297,7 @@ func (o *observer) onReturn(op *history.Op) {
 // to the constants of Rules).
 func (o *observer) violate(op *history.Op, rule model.Rule, format string, args ...any) {
 	o.count++
-	v := RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, history.Describe(op)) + fmt.Sprintf(format, args...)}
+	v := driver.RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, history.Describe(op)) + fmt.Sprintf(format, args...)}
 	list := &o.firsts
 	if o.setAside != nil && o.setAside(v.Rule, v.What) {
 		list = &o.known

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -119,7 +120,7 @@ var describeG = &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}
 // to want: Ok, or Illegal with rule (and the detail containing detail).
 func judge(t *testing.T, plan plan.Plan, b *historyBuilder, rule model.Rule, detail string) {
 	t.Helper()
-	rep := Check(&Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
+	rep := Check(&driver.Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
 	switch {
 	case rule == "" && rep.Verdict != history.Ok:
 		t.Errorf("want Ok, got %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
@@ -439,7 +440,7 @@ func TestObservableParallelModelHasNoFalseAlarms(t *testing.T) {
 	for _, seed := range seeds {
 		for rep := 0; rep < 10; rep++ {
 			plan := plan.New(seed, o)
-			res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
+			res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
 			if err != nil {
 				t.Fatal(err)
 			}

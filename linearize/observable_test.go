@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -17,7 +18,7 @@ func TestObservableCheckPassesTheModel(t *testing.T) {
 		o.HeartbeatVersion = version
 		for seed := uint64(1); seed <= 30; seed++ {
 			plan := plan.New(seed, o)
-			res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
+			res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -34,15 +35,15 @@ func TestObservableCheckPassesTheModel(t *testing.T) {
 
 // forgetful drops members without a leave: a member vanishes at once.
 type forgetful struct {
-	Target
+	driver.Target
 }
 
-func (f forgetful) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (f forgetful) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	resp, err := f.Target.Handle(conn, h, req)
 	if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch > 0 && err == nil {
 		if hb := resp.(*codec.ConsumerGroupHeartbeatResponse); hb.ErrorCode == codec.None {
 			// Forget the member right after answering it.
-			f.Target.Handle(history.Conn{ID: 1 << 50}, &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1},
+			f.Target.Handle(driver.Conn{ID: 1 << 50}, &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1},
 				&codec.ConsumerGroupHeartbeatRequest{GroupId: r.GroupId, MemberId: r.MemberId, MemberEpoch: -1, RebalanceTimeoutMs: -1})
 		}
 	}
@@ -58,7 +59,7 @@ func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
 	o.Restarts = false // forgetful cannot restart
 	for seed := uint64(1); seed <= 10; seed++ {
 		plan := plan.New(seed, o)
-		res, err := Run(forgetful{NewModelTarget(plan.ModelConfig())}, plan)
+		res, err := driver.Run(forgetful{NewModelTarget(plan.ModelConfig())}, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +96,7 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 	if gone.ErrorCode != codec.UnknownMemberID {
 		t.Fatalf("m1 should have been removed at 1000+6000: %s", history.Summary(gone))
 	}
-	res := &Result{Plan: plan, History: b.h}
+	res := &driver.Result{Plan: plan, History: b.h}
 	if rep := Check(res, CheckOptions{Level: LevelExact}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
@@ -119,7 +120,7 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 	b.h = append(b.h, b.h[1])
 	b.h[3].ID, b.h[3].At, b.h[3].Call, b.h[3].Return = 3, 1200, b.events+1, b.events+2
 	b.h[2].Response = &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "g"}}}
-	rep := Check(&Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
+	rep := Check(&driver.Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
 	if rep.Verdict != history.Illegal || rep.Rule != string(RuleObservableResponse) {
 		t.Fatalf("%s %s: %s, want Illegal ObservableResponse", rep.Verdict, rep.Rule, rep.Detail)
 	}
@@ -145,7 +146,7 @@ func TestObservableSetAside(t *testing.T) {
 	// not answer: two ObservableResponse violations.
 	b.h[1].Response = &codec.ConsumerGroupHeartbeatResponse{MemberEpoch: j.MemberEpoch, HeartbeatIntervalMs: 100}
 	b.h[2].Response = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.ErrorCode(41)}
-	res := &Result{Plan: plan, History: b.h}
+	res := &driver.Result{Plan: plan, History: b.h}
 	echo := func(rule, what string) bool {
 		return rule == string(RuleObservableResponse) && strings.Contains(what, "must echo member id")
 	}

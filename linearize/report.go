@@ -13,6 +13,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -46,7 +47,7 @@ type Artifacts struct {
 // and its search keeps no linearization); that search is bounded by the
 // check's own timeout, so a history whose check ran out costs at most as
 // much again, never a hang.
-func WriteArtifacts(dir, name string, hdr history.FileHeader, res *Result, rep *Report) (Artifacts, error) {
+func WriteArtifacts(dir, name string, hdr history.FileHeader, res *driver.Result, rep *Report) (Artifacts, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Artifacts{}, err
 	}
@@ -151,7 +152,7 @@ const maxTimelineOps = 1500
 // violations on a row of their own, and a script that opens the page
 // scrolled to the first violation. Its searches share the check's bound
 // (Report's budget), so writing it never runs an unbounded search.
-func WriteTimeline(w io.Writer, res *Result, rep *Report, opts TimelineOptions) (Timeline, error) {
+func WriteTimeline(w io.Writer, res *driver.Result, rep *Report, opts TimelineOptions) (Timeline, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = 900 << 10
 	}
@@ -184,7 +185,7 @@ type timelineWindow struct {
 // windowFor picks at most limit operations: the whole history when it
 // fits, else the first violation's group (and every restart), ending a
 // little after the violation.
-func windowFor(res *Result, rep *Report, limit int) timelineWindow {
+func windowFor(res *driver.Result, rep *Report, limit int) timelineWindow {
 	h := res.History
 	if len(h) <= limit {
 		return timelineWindow{ops: h}
@@ -223,7 +224,7 @@ func windowFor(res *Result, rep *Report, limit int) timelineWindow {
 // timelineFocus is the coordinator time and group of the first
 // violation: the first invariant broken, else the operation the model
 // answers differently, else the end.
-func timelineFocus(res *Result, rep *Report) (int64, string) {
+func timelineFocus(res *driver.Result, rep *Report) (int64, string) {
 	h := res.History
 	if len(rep.Invariants) > 0 {
 		v := rep.Invariants[0]
@@ -257,7 +258,7 @@ func GroupIn(text string, groups []string) string {
 // renderTimeline runs porcupine's verbose search on the window (bounded
 // by budget) and returns its page with ghostcheck's labels, banner and
 // scroll script.
-func renderTimeline(res *Result, rep *Report, win timelineWindow, budget time.Duration, title string) ([]byte, bool, error) {
+func renderTimeline(res *driver.Result, rep *Report, win timelineWindow, budget time.Duration, title string) ([]byte, bool, error) {
 	cfg := res.Plan.ModelConfig()
 	m := porcupineModel(cfg)
 	if len(win.before) > 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -15,12 +16,12 @@ import (
 // overlappingHistory is a real history of one group whose operations are
 // all made concurrent (called at 1, returned far later): porcupine must
 // consider every order of them, which it cannot finish in any useful time.
-func overlappingHistory(t *testing.T) *Result {
+func overlappingHistory(t *testing.T) *driver.Result {
 	t.Helper()
 	o := plan.DefaultOptions()
 	o.Clients, o.Groups, o.Rounds, o.Faults, o.Restarts = 4, 1, 60, nil, false
 	plan := plan.New(7, o)
-	res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
+	res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}

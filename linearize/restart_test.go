@@ -2,12 +2,10 @@ package linearize
 
 import (
 	"bytes"
-	"fmt"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -170,7 +168,7 @@ func TestObservableRestartAfterARebalanceTimeout(t *testing.T) {
 	if len(d.Groups[0].Members) != 1 || d.Groups[0].Members[0].MemberId != "m2" {
 		t.Fatalf("m1 should have been removed at 7500: %s", history.Summary(d))
 	}
-	res := &Result{Plan: plan, History: b.h}
+	res := &driver.Result{Plan: plan, History: b.h}
 	if rep := Check(res, CheckOptions{}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
@@ -201,7 +199,7 @@ func (f *forgetfulCoordinator) Restart() error {
 func TestRestartLosingStateIsIllegal(t *testing.T) {
 	plan := restartPlan(t, 1)
 	target := &forgetfulCoordinator{ModelTarget: NewModelTarget(plan.ModelConfig()), cfg: plan.ModelConfig()}
-	res, err := Run(target, plan)
+	res, err := driver.Run(target, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,96 +210,28 @@ func TestRestartLosingStateIsIllegal(t *testing.T) {
 	t.Logf("caught: %s: %s", rep.Rule, rep.Detail)
 }
 
-// A plan with restarts against a target that cannot restart runs without
-// them, and the report says so: never a harness error for that reason,
-// and the rest of the plan is the one its seed gave.
-func TestRestartsDroppedForATargetThatCannotRestart(t *testing.T) {
-	pl := restartPlan(t, 1)
-	inner := NewModelTarget(pl.ModelConfig())
-	target := Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
-	if CanRestart(target) || CanRestart(WithSnapshot(target, inner.Snapshot)) {
-		t.Fatal("Funcs without RestartFunc claims it can restart")
-	}
-	res, err := Run(target, pl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.DroppedRestarts != len(pl.Restarts) || len(res.Plan.Restarts) != 0 {
-		t.Fatalf("dropped %d of %d restarts, the plan run keeps %v", res.DroppedRestarts, len(pl.Restarts), res.Plan.Restarts)
-	}
-	for _, op := range res.History {
-		if op.Restart {
-			t.Fatalf("op %d restarts a target that cannot restart", op.ID)
-		}
-	}
-	want := fmt.Sprintf("plan's %d restarts dropped: the target cannot restart", len(pl.Restarts))
-	for _, level := range []CheckLevel{LevelAuto, LevelExact, LevelObservable} {
-		rep := Check(res, CheckOptions{Level: level})
-		if rep.Verdict != history.Ok || len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], want) {
-			t.Fatalf("level %s: verdict %s %s (%s), notes %q; want Ok and %q", level, rep.Verdict, rep.Rule, rep.Detail, rep.Notes, want)
-		}
-	}
-	if got := plan.New(pl.Seed, plan.DefaultOptions()); !reflect.DeepEqual(withoutRestarts(got), res.Plan) {
-		t.Fatal("the plan run is not the seed's plan without its restarts")
-	}
-	target.RestartFunc = inner.Restart
-	if !CanRestart(target) || !CanRestart(WithSnapshot(target, inner.Snapshot)) {
-		t.Fatal("Funcs with RestartFunc cannot restart")
-	}
-}
-
-// A crashed process's member outlives its last heartbeat by a session
-// timeout counted from a restart it lived through, and no further: grace is
-// extended, not removed.
-func TestSessionEndCountsRestarts(t *testing.T) {
-	d := &driver{plan: &plan.Plan{SessionTimeoutMs: 6000}}
-	for _, c := range []struct {
-		restarts []int64
-		last     int64
-		want     int64
-	}{
-		{nil, 1000, 7000},
-		{[]int64{500}, 1000, 7000},          // before the last heartbeat
-		{[]int64{4000}, 1000, 10000},        // within the session
-		{[]int64{7000}, 1000, 7000},         // after it ended
-		{[]int64{4000, 9000}, 1000, 15000},  // chained
-		{[]int64{4000, 10000}, 1000, 10000}, // the second came too late
-		{[]int64{1000}, 1000, 7000},         // the same instant
-	} {
-		d.restartAt = c.restarts
-		if got := d.sessionEnd(c.last); got != c.want {
-			t.Errorf("restarts %v, last heartbeat %d: session ends %d, want %d", c.restarts, c.last, got, c.want)
-		}
-	}
-}
-
-func withoutRestarts(p plan.Plan) plan.Plan {
-	p.Restarts = nil
-	return p
-}
-
 // Check at LevelAuto holds a model-exact target to the model and any other
 // to what a client can see; an explicit level wins.
 func TestLevelFromTheTarget(t *testing.T) {
 	plan := plan.New(3, plan.DefaultOptions())
 	inner := NewModelTarget(plan.ModelConfig())
-	foreign := Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
+	foreign := driver.Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
 	exact := foreign
 	exact.Exact = true
 	for _, tc := range []struct {
 		name   string
-		target Target
+		target driver.Target
 		opts   CheckLevel
 		want   CheckLevel
 	}{
 		{"the model", NewModelTarget(plan.ModelConfig()), LevelAuto, LevelExact},
 		{"a foreign target", foreign, LevelAuto, LevelObservable},
-		{"a foreign target with a snapshot", WithSnapshot(foreign, inner.Snapshot), LevelAuto, LevelObservable},
-		{"Funcs declared exact, with a snapshot", WithSnapshot(exact, inner.Snapshot), LevelAuto, LevelExact},
+		{"a foreign target with a snapshot", driver.WithSnapshot(foreign, inner.Snapshot), LevelAuto, LevelObservable},
+		{"Funcs declared exact, with a snapshot", driver.WithSnapshot(exact, inner.Snapshot), LevelAuto, LevelExact},
 		{"a foreign target held to the model", foreign, LevelExact, LevelExact},
 		{"the model held to the observable level", NewModelTarget(plan.ModelConfig()), LevelObservable, LevelObservable},
 	} {
-		res := &Result{ModelExact: IsModelExact(tc.target)}
+		res := &driver.Result{ModelExact: driver.IsModelExact(tc.target)}
 		if got := (CheckOptions{Level: tc.opts}).LevelFor(res); got != tc.want {
 			t.Errorf("%s at %s: checked at %s, want %s", tc.name, tc.opts, got, tc.want)
 		}

@@ -1,6 +1,7 @@
 package linearize
 
 import (
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -58,7 +59,7 @@ func Rules() []RuleInfo {
 		RuleInfo{ID: RuleHarnessAssumption, Meaning: meaningHarnessAssumption, CheckedBy: []Checker{ByRun, ByExact, ByObservable}},
 		RuleInfo{ID: RuleObservableResponse, Meaning: meaningObservableResponse, CheckedBy: []Checker{ByObservable}},
 		RuleInfo{ID: RuleMemberVanished, Meaning: meaningMemberVanished, CheckedBy: []Checker{ByObservable}},
-		RuleInfo{ID: RuleDescribeAgrees, Meaning: meaningDescribeAgrees, CheckedBy: []Checker{ByRun}},
+		RuleInfo{ID: driver.RuleDescribeAgrees, Meaning: driver.DescribeAgreesMeaning, CheckedBy: []Checker{ByRun}},
 	)
 }
 

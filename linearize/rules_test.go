@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -79,7 +80,7 @@ func exprString(e ast.Expr) string {
 // Rules with its meaning. (model's own test holds its violation calls.)
 func TestEveryReportedRuleIsListed(t *testing.T) {
 	fset := token.NewFileSet()
-	files := parsePackage(t, fset, ".")
+	files := append(parsePackage(t, fset, "."), parsePackage(t, fset, "../driver")...)
 	own := ruleConsts(t, files, "model.Rule")
 	models := ruleConsts(t, parsePackage(t, fset, "../model"), "Rule")
 
@@ -110,7 +111,7 @@ func TestEveryReportedRuleIsListed(t *testing.T) {
 		case *ast.Ident:
 			return own[e.Name] != ""
 		case *ast.SelectorExpr:
-			return exprString(e.X) == "model" && models[e.Sel.Name] != ""
+			return exprString(e.X) == "model" && models[e.Sel.Name] != "" || exprString(e.X) == "driver" && own[e.Sel.Name] != ""
 		}
 		return false
 	}
@@ -209,7 +210,7 @@ func TestReportedRulesAreListed(t *testing.T) {
 			}
 		}
 		see(CheckHistory(res.Plan, h, CheckOptions{}).Rule)
-		see(Check(&Result{Plan: res.Plan, History: h}, CheckOptions{Level: LevelObservable}).Rule)
+		see(Check(&driver.Result{Plan: res.Plan, History: h}, CheckOptions{Level: LevelObservable}).Rule)
 		h[0].ID = 7
 		see(CheckHistory(res.Plan, h, CheckOptions{}).Rule)
 	}

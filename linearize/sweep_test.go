@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
@@ -37,7 +38,7 @@ func TestObservableSweep(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					res, err := linearize.Run(tg, plan)
+					res, err := driver.Run(tg, plan)
 					if err != nil {
 						t.Fatal(err)
 					}

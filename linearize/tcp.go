@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -114,7 +114,7 @@ func (t *TCPTarget) Unchecked() []model.Rule {
 var ErrVersionNotOffered = errors.New("linearize: the broker does not offer this api version")
 
 // Handle implements Target.
-func (t *TCPTarget) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (t *TCPTarget) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if h.RequestApiKey != codec.ApiVersions {
 		r, ok := t.versions[h.RequestApiKey]
 		if !ok || h.RequestApiVersion < r[0] || h.RequestApiVersion > r[1] {
@@ -187,7 +187,7 @@ func (e noResponse) Error() string { return e.err.Error() }
 
 func (e noResponse) Unwrap() error { return e.err }
 
-func (e noResponse) Is(target error) bool { return target == ErrNoResponse }
+func (e noResponse) Is(target error) bool { return target == driver.ErrNoResponse }
 
 // nameTopics gives a described assignment's topics without a TopicName
 // (a broker may leave it empty) a name made from the topic id, so that the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
@@ -65,13 +66,13 @@ func TestTCPTargetErrors(t *testing.T) {
 	}
 	hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", RebalanceTimeoutMs: -1}
 	h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 2, CorrelationId: 1, ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
-	_, err = target.Handle(history.Conn{ID: 1}, h, hb)
-	if !errors.Is(err, linearize.ErrVersionNotOffered) || errors.Is(err, linearize.ErrNoResponse) {
+	_, err = target.Handle(driver.Conn{ID: 1}, h, hb)
+	if !errors.Is(err, linearize.ErrVersionNotOffered) || errors.Is(err, driver.ErrNoResponse) {
 		t.Fatalf("a version above the broker's should be refused locally, unsent: %v", err)
 	}
 	h.RequestApiVersion = 1
-	_, err = target.Handle(history.Conn{ID: 1}, h, hb)
-	if !errors.Is(err, linearize.ErrNoResponse) || !errors.Is(err, wire.ErrConnClosed) {
+	_, err = target.Handle(driver.Conn{ID: 1}, h, hb)
+	if !errors.Is(err, driver.ErrNoResponse) || !errors.Is(err, wire.ErrConnClosed) {
 		t.Fatalf("a closed connection should be an unknown outcome: %v", err)
 	}
 }
@@ -110,7 +111,7 @@ func TestTCPTargetNegotiationNotes(t *testing.T) {
 	// The driver's clients ask at v4; the target asks at v2, which works,
 	// so they can go on and join.
 	h := &codec.RequestHeader{RequestApiKey: codec.ApiVersions, RequestApiVersion: 4, CorrelationId: 1, ClientId: codec.Str("c"), ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
-	resp, err := target.Handle(history.Conn{ID: 1}, h, &codec.ApiVersionsRequest{ClientSoftwareName: "c", ClientSoftwareVersion: "1"})
+	resp, err := target.Handle(driver.Conn{ID: 1}, h, &codec.ApiVersionsRequest{ClientSoftwareName: "c", ClientSoftwareVersion: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func runTCP(t *testing.T, addr string, seed uint64) (*linearize.TCPTarget, *line
 	o := plan.DefaultOptions()
 	o.Rounds, o.Restarts = 30, false
 	plan := plan.ForRealTime(seed, o, plan.RealTime{SessionTimeoutMs: 800, HeartbeatIntervalMs: 100})
-	res, err := linearize.Run(target, plan)
+	res, err := driver.Run(target, plan)
 	target.Close()
 	if err != nil {
 		t.Fatal(err)

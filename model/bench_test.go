@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -24,12 +25,12 @@ import (
 // recording; NextHeartbeat is one joined client's heartbeat loop.
 
 // benchHistories records the histories once for every benchmark.
-var benchHistories = sync.OnceValue(func() []*linearize.Result {
-	var out []*linearize.Result
+var benchHistories = sync.OnceValue(func() []*driver.Result {
+	var out []*driver.Result
 	opts := plan.DefaultOptions()
 	for seed := uint64(1); seed <= 20; seed++ {
 		plan := plan.New(seed, opts)
-		res, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
+		res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
 		if err != nil {
 			panic(err)
 		}

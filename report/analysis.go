@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -60,7 +61,7 @@ type analysis struct {
 
 // analyze walks the history once in delivery order, with the violations
 // placed after the operations delivered at or before their time.
-func analyze(res *linearize.Result, rep *linearize.Report, ghosts []string) *analysis {
+func analyze(res *driver.Result, rep *linearize.Report, ghosts []string) *analysis {
 	a := &analysis{lanes: map[string][]*lane{}, byID: map[string]*lane{}, ghosts: map[string]bool{}, marks: map[string][]mark{},
 		known: map[string]map[string]bool{}, current: map[string]string{}, lastCorr: map[uint64]int32{}, present: map[string]map[string]bool{}}
 	a.groups = res.Plan.Groups()
@@ -81,7 +82,7 @@ func analyze(res *linearize.Result, rep *linearize.Report, ghosts []string) *ana
 		a.end = max(a.end, op.At)
 		a.op(op)
 		if len(res.Violations) == 0 && op.ID == mismatchOp(rep) {
-			a.violation(linearize.RoundViolation{Round: op.Sent, At: op.At, Rule: rep.Rule, What: rep.Mismatch}, true, res.Plan.Groups(), groupOf(op))
+			a.violation(driver.RoundViolation{Round: op.Sent, At: op.At, Rule: rep.Rule, What: rep.Mismatch}, true, res.Plan.Groups(), groupOf(op))
 		}
 	}
 	for i, v := range vs {
@@ -128,7 +129,7 @@ var idPattern = regexp.MustCompile(`member ([A-Za-z0-9_-]{22}|[0-9a-f]{8}-[0-9a-
 
 // ghostIDs are the ghosts the run flagged, or else the members the
 // NoGhosts violations name.
-func ghostIDs(res *linearize.Result, ghosts []string) []string {
+func ghostIDs(res *driver.Result, ghosts []string) []string {
 	out := append(append([]string(nil), ghosts...), res.Ghosts...)
 	for _, v := range res.Violations {
 		if v.Rule != string(model.RuleNoGhosts) {
@@ -143,7 +144,7 @@ func ghostIDs(res *linearize.Result, ghosts []string) []string {
 
 // violation adds a broken rule to the story and marks its group (every
 // group when its words name none).
-func (a *analysis) violation(v linearize.RoundViolation, first bool, groups []string, group ...string) {
+func (a *analysis) violation(v driver.RoundViolation, first bool, groups []string, group ...string) {
 	g := linearize.GroupIn(v.What, groups)
 	if len(group) > 0 && group[0] != "" {
 		g = group[0]

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
@@ -48,7 +49,7 @@ func replayCorpus(t testing.TB, path string) Failure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := linearize.Run(target, hdr.Plan)
+	res, err := driver.Run(target, hdr.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}

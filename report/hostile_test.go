@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
@@ -54,7 +55,7 @@ func hostileFailure(t *testing.T) Failure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := linearize.Run(target, hdr.Plan)
+	res, err := driver.Run(target, hdr.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/docs"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -35,7 +36,7 @@ type Failure struct {
 	// Header is the history file's header (target, mutant, title, plan);
 	// its Expect is filled from Report.
 	Header history.FileHeader
-	Result *linearize.Result
+	Result *driver.Result
 	Report *linearize.Report
 	// Replay is the command that reproduces the failure.
 	Replay string

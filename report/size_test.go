@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -18,7 +20,7 @@ func bigFailure(t *testing.T) Failure {
 	o.HeartbeatVersion = 0
 	o.Clients, o.Groups, o.Rounds = 64, 4, 1000
 	plan := plan.New(5, o)
-	res, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
+	res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}

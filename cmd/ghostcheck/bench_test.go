@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
@@ -86,7 +87,7 @@ func BenchmarkFloor(b *testing.B) {
 	}
 	opts := cfg.opts
 	opts.HeartbeatVersion = 1
-	var runs []*linearize.Result
+	var runs []*driver.Result
 	ops := 0
 	for i := 0; i < histories; i++ {
 		plan := plan.New(cfg.seed+uint64(i), opts)
@@ -121,7 +122,7 @@ func BenchmarkFloor(b *testing.B) {
 				}
 				for _, op := range res.History {
 					if op.Restart {
-						t.(linearize.Restarter).Restart()
+						t.(driver.Restarter).Restart()
 						continue
 					}
 					t.Advance(op.At)

@@ -26,8 +26,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -220,7 +221,7 @@ func ruleHits(cfg runConfig, phases []*phaseSummary) model.RuleHits {
 				plan := plan.New(j.seed, opts)
 				mc := plan.ModelConfig()
 				mc.Rules = hits
-				_, _ = linearize.Run(linearize.NewModelTarget(mc), plan)
+				_, _ = driver.Run(targets.NewModelTarget(mc), plan)
 			}
 			mu.Lock()
 			for id, n := range hits {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
@@ -171,7 +172,7 @@ func checkRunTarget(cfg runConfig, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "run", "%v", err)
 	}
-	if cfg.opts.Restarts && !linearize.CanRestart(t) {
+	if cfg.opts.Restarts && !driver.CanRestart(t) {
 		return usageErr(stderr, "run", "target %s cannot restart its coordinator; pass --restarts=false", cfg.target)
 	}
 	return -1
@@ -308,7 +309,7 @@ func phaseLabel(v int) string {
 
 // report shrinks a failing plan, writes its history and timeline, and says
 // how to replay it.
-func report(cfg runConfig, version int, pl plan.Plan, res *linearize.Result, rep *linearize.Report, prog *progress) *failure {
+func report(cfg runConfig, version int, pl plan.Plan, res *driver.Result, rep *linearize.Report, prog *progress) *failure {
 	f := &failure{Seed: pl.Seed, Rule: rep.Rule, Detail: rep.Detail}
 	small := pl
 	if cfg.shrink > 0 && rep.Verdict == history.Illegal {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
@@ -29,7 +30,7 @@ type seedOutcome struct {
 	index int
 	seed  uint64
 	plan  plan.Plan
-	res   *linearize.Result
+	res   *driver.Result
 	rep   *linearize.Report
 	err   error
 }
@@ -221,12 +222,12 @@ func runSeeds(workers int, more func(i int) bool, run func(i int) seedOutcome, c
 }
 
 // runOne builds a fresh target for plan, runs the plan and checks it.
-func runOne(target string, plan plan.Plan, mutant string) (*linearize.Result, *linearize.Report, error) {
+func runOne(target string, plan plan.Plan, mutant string) (*driver.Result, *linearize.Report, error) {
 	t, err := targets.New(target, plan, mutant)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := linearize.Run(t, plan)
+	res, err := driver.Run(t, plan)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -69,7 +70,7 @@ type HistoryResult struct {
 	Crash string `json:",omitempty"`
 	// Run and Report are the history and its verdict, and RoundTrips the
 	// broker's round-trip times by API (real time), for the HTML report.
-	Run        *linearize.Result          `json:"-"`
+	Run        *driver.Result             `json:"-"`
 	Report     *linearize.Report          `json:"-"`
 	RoundTrips map[string][]time.Duration `json:"-"`
 }
@@ -193,7 +194,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 			rep.Unchecked = append(rep.Unchecked, string(r))
 		}
 	}
-	res, err := linearize.Run(target, plan)
+	res, err := driver.Run(target, plan)
 	target.Close()
 	if err != nil {
 		return HistoryResult{}, err
@@ -270,7 +271,7 @@ func setAsideKnown(hr *HistoryResult, lr *linearize.Report, k *Known) {
 	if lr.Verdict != history.Illegal {
 		return
 	}
-	var other *linearize.RoundViolation
+	var other *driver.RoundViolation
 	for i, v := range lr.Invariants {
 		if k.knownViolation(v.Rule, v.What) {
 			e, _ := k.Rule(v.Rule)

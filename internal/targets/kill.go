@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
@@ -46,7 +47,7 @@ func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill 
 			k.Detail = err.Error()
 			return k
 		}
-		res, err := linearize.Run(t, plan)
+		res, err := driver.Run(t, plan)
 		if err != nil {
 			k.Detail = err.Error()
 			return k

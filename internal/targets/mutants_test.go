@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
@@ -67,7 +68,7 @@ func TestImplWithoutMutantPasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := linearize.Run(target, plan)
+			res, err := driver.Run(target, plan)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +93,7 @@ func TestImplParallelRunsAreLinearizable(t *testing.T) {
 	for i := 1; i <= 20; i++ {
 		plan := plan.New(uint64(i), o)
 		target, _ := New("impl", plan, "")
-		res, err := linearize.Run(target, plan)
+		res, err := driver.Run(target, plan)
 		if err != nil {
 			t.Fatal(err)
 		}

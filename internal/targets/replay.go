@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -37,7 +38,7 @@ type ReplayResult struct {
 	// Header, Run and Report are the file's header, the re-run and its
 	// verdict, for a report page.
 	Header history.FileHeader
-	Run    *linearize.Result
+	Run    *driver.Result
 	Report *linearize.Report
 	// Clients is, for a recording of client traffic, each client's
 	// outcome per rule as judged again.
@@ -116,7 +117,7 @@ func replayBuilt(rr ReplayResult, h history.History, opts ReplayOptions) (Replay
 	if err != nil {
 		return rr, err
 	}
-	res, err := linearize.Run(t, hdr.Plan)
+	res, err := driver.Run(t, hdr.Plan)
 	if err != nil {
 		return rr, err
 	}
@@ -139,7 +140,7 @@ func replayBuilt(rr ReplayResult, h history.History, opts ReplayOptions) (Replay
 
 // settle records the re-run's verdict and whether it reproduced the
 // file's, or shows the recorded failure fixed.
-func (rr *ReplayResult) settle(res *linearize.Result, rep *linearize.Report) {
+func (rr *ReplayResult) settle(res *driver.Result, rep *linearize.Report) {
 	rr.Run, rr.Report = res, rep
 	rr.Got = history.Expect{Verdict: rep.Verdict, Rule: rep.Rule}
 	rr.Detail = rep.Detail

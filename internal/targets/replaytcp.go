@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -25,7 +26,7 @@ func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
 	if err != nil {
 		return rr, fmt.Errorf("%s: %w", rr.Path, err)
 	}
-	res, err := linearize.Run(target, plan)
+	res, err := driver.Run(target, plan)
 	target.Close()
 	if err != nil {
 		return rr, err

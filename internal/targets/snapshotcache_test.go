@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -45,7 +45,7 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 					}
 					return got
 				}
-				if _, err := linearize.Run(linearize.WithSnapshot(target, snap), plan); err != nil {
+				if _, err := driver.Run(driver.WithSnapshot(target, snap), plan); err != nil {
 					t.Fatal(err)
 				}
 			})

@@ -7,13 +7,13 @@ package targets
 import (
 	"fmt"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // New builds the named target ("model" or "impl") for plan, with an
 // optional mutant (only impl has mutants).
-func New(name string, plan plan.Plan, mutant string) (linearize.Target, error) {
+func New(name string, plan plan.Plan, mutant string) (driver.Target, error) {
 	switch name {
 	case "impl":
 		return NewImpl(plan, mutant)
@@ -21,7 +21,7 @@ func New(name string, plan plan.Plan, mutant string) (linearize.Target, error) {
 		if mutant != "" {
 			return nil, fmt.Errorf("target model has no mutants (%q); use --target impl", mutant)
 		}
-		return linearize.NewModelTarget(plan.ModelConfig()), nil
+		return NewModelTarget(plan.ModelConfig()), nil
 	}
 	return nil, fmt.Errorf("unknown target %q (known: %v)", name, Names())
 }

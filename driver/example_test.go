@@ -1,10 +1,11 @@
-package linearize_test
+package driver_test
 
 import (
 	"fmt"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -13,10 +14,10 @@ import (
 // another one and, like a broker with a bug, acknowledges a leave (epoch -1)
 // without removing the member.
 type leakyCoordinator struct {
-	inner linearize.Target
+	inner driver.Target
 }
 
-func (l *leakyCoordinator) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (l *leakyCoordinator) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
 		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
 	}
@@ -37,9 +38,9 @@ func (l *leakyCoordinator) Advance(ms int64) error { return l.inner.Advance(ms) 
 // ghostchecktest.Run does all this, over many seeds, from a go test.
 func Example() {
 	plan := plan.New(1, plan.DefaultOptions())
-	target := &leakyCoordinator{inner: linearize.NewModelTarget(plan.ModelConfig())}
+	target := &leakyCoordinator{inner: targets.NewModelTarget(plan.ModelConfig())}
 
-	res, err := linearize.Run(target, plan)
+	res, err := driver.Run(target, plan)
 	if err != nil {
 		fmt.Println(err)
 		return

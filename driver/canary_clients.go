@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 // The client rules' canary, synthetic part. The admin and the prober
 // (canary.go) break client rules live, on the coordinator the run tests,

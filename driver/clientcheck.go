@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 // The client rules of docs/PROTOCOL.md Part C on the run's own clients:
 // every request a plan's client process sends is recorded as a recording

@@ -1,9 +1,12 @@
-package linearize
+package driver_test
 
 import (
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
+	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -13,15 +16,15 @@ import (
 // the grid.
 func TestRequestsOffTheRoundGrid(t *testing.T) {
 	for _, sub := range []int64{0, 100} {
-		plan := plan.New(3, plan.DefaultOptions())
-		plan.SubRoundMs, plan.SessionTimeoutMs = sub, 6000 // the final quiesce lands a session timeout past the last request
-		res, err := Run(NewModelTarget(plan.ModelConfig()), plan)
+		pl := plan.New(3, plan.DefaultOptions())
+		pl.SubRoundMs, pl.SessionTimeoutMs = sub, 6000 // the final quiesce lands a session timeout past the last request
+		res, err := driver.Run(targets.NewModelTarget(pl.ModelConfig()), pl)
 		if err != nil {
 			t.Fatal(err)
 		}
 		off, last := 0, map[uint64]int64{}
 		for _, op := range res.History {
-			if op.At%plan.RoundMs != 0 {
+			if op.At%pl.RoundMs != 0 {
 				off++
 				if sub == 0 || op.At%sub != 0 {
 					t.Fatalf("SubRoundMs %d: op %d at %d ms", sub, op.ID, op.At)
@@ -35,7 +38,7 @@ func TestRequestsOffTheRoundGrid(t *testing.T) {
 		if (sub > 0) != (off > 0) {
 			t.Fatalf("SubRoundMs %d: %d of %d operations off the grid", sub, off, len(res.History))
 		}
-		if rep := Check(res, CheckOptions{}); rep.Verdict != history.Ok {
+		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != history.Ok {
 			t.Fatalf("SubRoundMs %d: %s %s", sub, rep.Rule, rep.Detail)
 		}
 	}

@@ -1,12 +1,14 @@
-package linearize_test
+package driver_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -15,13 +17,13 @@ import (
 // connLog is the model, recording when each connection carried a request
 // and when it was closed (by event order).
 type connLog struct {
-	*linearize.ModelTarget
+	*targets.ModelTarget
 	event  int
 	last   map[uint64]int // conn -> event of its last request
 	closed map[uint64]int // conn -> event of its Disconnect
 }
 
-func (c *connLog) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (c *connLog) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	c.event++
 	c.last[conn.ID] = c.event
 	return c.ModelTarget.Handle(conn, h, req)
@@ -43,8 +45,8 @@ func TestEndedProcessesCloseTheirConnections(t *testing.T) {
 	checked := map[plan.ActionKind]int{}
 	for seed := uint64(1); seed <= 10; seed++ {
 		pl := plan.New(seed, o)
-		target := &connLog{ModelTarget: linearize.NewModelTarget(pl.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
-		res, err := linearize.Run(target, pl)
+		target := &connLog{ModelTarget: targets.NewModelTarget(pl.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
+		res, err := driver.Run(target, pl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,12 +80,12 @@ func TestEndedProcessesCloseTheirConnections(t *testing.T) {
 // every member whose connection closed, so a crashed process's member
 // never expires.
 type keepClosed struct {
-	*linearize.ModelTarget
+	*targets.ModelTarget
 	k   *brokertest.Keeper
 	now int64
 }
 
-func (t *keepClosed) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (t *keepClosed) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	resp, err := t.ModelTarget.Handle(conn, h, req)
 	if hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && err == nil {
 		t.k.Saw(conn.ID, hb, resp.(*codec.ConsumerGroupHeartbeatResponse))
@@ -103,7 +105,7 @@ func (t *keepClosed) Advance(now int64) error {
 	}
 	for _, req := range t.k.Due(now) {
 		h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
-		resp, err := t.ModelTarget.Handle(history.Conn{ID: 1 << 40}, h, req)
+		resp, err := t.ModelTarget.Handle(driver.Conn{ID: 1 << 40}, h, req)
 		r, _ := resp.(*codec.ConsumerGroupHeartbeatResponse)
 		if err != nil {
 			r = nil
@@ -125,15 +127,15 @@ func TestKeepingClosedMembersIsCaught(t *testing.T) {
 		if !slices.ContainsFunc(pl.Clients, func(c plan.ClientPlan) bool { return c.Actions[len(c.Actions)-1].Kind == plan.Crash }) {
 			continue
 		}
-		plain, err := linearize.Run(linearize.NewModelTarget(pl.ModelConfig()), pl)
+		plain, err := driver.Run(targets.NewModelTarget(pl.ModelConfig()), pl)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := plain.ViolationCounts[string(model.RuleNoGhosts)]; n > 0 {
 			t.Fatalf("seed %d: the model itself has ghosts: %v", seed, plain.Violations)
 		}
-		buggy := &keepClosed{ModelTarget: linearize.NewModelTarget(pl.ModelConfig()), k: brokertest.NewKeeper()}
-		res, err := linearize.Run(buggy, pl)
+		buggy := &keepClosed{ModelTarget: targets.NewModelTarget(pl.ModelConfig()), k: brokertest.NewKeeper()}
+		res, err := driver.Run(buggy, pl)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,8 +159,8 @@ func TestReusedConnectionIDs(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		plan := plan.New(seed, o)
 		plan.ReuseConnIDs = true
-		target := &connLog{ModelTarget: linearize.NewModelTarget(plan.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
-		res, err := linearize.Run(target, plan)
+		target := &connLog{ModelTarget: targets.NewModelTarget(plan.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
+		res, err := driver.Run(target, plan)
 		if err != nil {
 			t.Fatal(err)
 		}

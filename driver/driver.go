@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 import (
 	"cmp"
@@ -354,4 +354,12 @@ func (d *driver) noneOutstanding() bool {
 
 func (d *driver) harness(format string, args ...any) {
 	d.res.HarnessErrors = append(d.res.HarnessErrors, fmt.Sprintf("round %d: ", d.round)+fmt.Sprintf(format, args...))
+}
+
+// Notes say what the run left out, for reports.
+func (r *Result) Notes() []string {
+	if r.DroppedRestarts > 0 {
+		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (linearize.Restarter)", r.DroppedRestarts)}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func finalObservation(d *driver) model.Observation {
 func richObservation(t *testing.T, seed uint64) model.Observation {
 	t.Helper()
 	plan := plan.New(seed, plan.DefaultOptions())
-	d, err := newDriver(NewModelTarget(plan.ModelConfig()), plan)
+	d, err := newDriver(modelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}

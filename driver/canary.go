@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 // The client rules' canary: the admin, the prober and the observer are
 // judged by the client rules too (model.CheckClients on their own traffic,

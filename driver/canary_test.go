@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 import (
 	"strings"
@@ -24,7 +24,7 @@ func driverRun(t *testing.T, seed uint64, hv int, canaries bool) *driver {
 	o := plan.DefaultOptions()
 	o.HeartbeatVersion = hv
 	plan := plan.New(seed, o)
-	d, err := newDriver(NewModelTarget(plan.ModelConfig()), plan)
+	d, err := newDriver(modelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}

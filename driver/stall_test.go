@@ -1,9 +1,10 @@
-package linearize_test
+package driver_test
 
 import (
 	"testing"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -14,7 +15,7 @@ import (
 // them), and the target reports a stall of stallMs
 // (TCPTarget.MaxStallMs) seen by the checking process.
 type stalled struct {
-	*linearize.ModelTarget
+	*targets.ModelTarget
 	stallMs int64
 }
 
@@ -27,17 +28,17 @@ func (t *stalled) MaxStallMs() int64 { return t.stallMs }
 func TestStallWidensGhostGrace(t *testing.T) {
 	o := plan.DefaultOptions()
 	o.Restarts, o.Faults = false, nil
-	run := func(plan plan.Plan, lateMs, stallMs int64) *linearize.Result {
+	run := func(plan plan.Plan, lateMs, stallMs int64) *driver.Result {
 		t.Helper()
 		cfg := plan.ModelConfig()
 		cfg.SessionTimeoutMs += lateMs
-		res, err := linearize.Run(&stalled{ModelTarget: linearize.NewModelTarget(cfg), stallMs: stallMs}, plan)
+		res, err := driver.Run(&stalled{ModelTarget: targets.NewModelTarget(cfg), stallMs: stallMs}, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
-	ghosts := func(res *linearize.Result) bool { return res.ViolationCounts[string(model.RuleNoGhosts)] > 0 }
+	ghosts := func(res *driver.Result) bool { return res.ViolationCounts[string(model.RuleNoGhosts)] > 0 }
 	// A plan whose crashed member the late timers leave past its grace
 	// (a crash late in a plan may end it before the grace is out).
 	var pl plan.Plan

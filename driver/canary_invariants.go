@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 // The invariants' canary: the client-rule canary (canary.go) proves the
 // client rules still see the breaks the harness commits on purpose; this

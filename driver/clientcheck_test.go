@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 // it (a second member id from one KIP-1082 process) is reported.
 func TestClientRulesJudgeTheRunsClients(t *testing.T) {
 	plan := plan.New(1, plan.DefaultOptions())
-	d, err := newDriver(NewModelTarget(plan.ModelConfig()), plan)
+	d, err := newDriver(modelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 import (
 	"maps"

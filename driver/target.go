@@ -1,8 +1,7 @@
-package linearize
+package driver
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
@@ -23,7 +22,7 @@ type Target interface {
 	// the coordinator's response body, to be encoded at the request's
 	// version. An error means no response will ever come (a broker closes
 	// the connection); the driver records the outcome as unknown.
-	Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
+	Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
 	// Disconnect closes a connection: the coordinator forgets its
 	// per-connection context (KIP-1313's first ClientId).
 	Disconnect(connID uint64)
@@ -95,63 +94,11 @@ func planFor(t Target, plan plan.Plan) (plan.Plan, int) {
 	return plan, n
 }
 
-// ModelTarget is the reference model as a Target. It serializes calls,
-// since the model is sequential.
-type ModelTarget struct {
-	mu sync.Mutex
-	c  *model.Coordinator
-}
-
-// NewModelTarget returns the model coordinator configured by cfg.
-func NewModelTarget(cfg model.Config) *ModelTarget {
-	return &ModelTarget{c: model.NewCoordinator(cfg)}
-}
-
-// Handle implements Target.
-func (t *ModelTarget) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.c.Handle(model.Conn{ID: conn.ID, Host: conn.Host}, h, req)
-}
-
-// Disconnect implements Target.
-func (t *ModelTarget) Disconnect(connID uint64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.c.Disconnect(connID)
-}
-
-// Advance implements Target.
-func (t *ModelTarget) Advance(nowMs int64) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.c.Advance(nowMs)
-	return nil
-}
-
-// Restart implements Restarter.
-func (t *ModelTarget) Restart() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.c.Restart()
-	return nil
-}
-
-// ModelExact implements ModelExacter: the model is the yardstick itself.
-func (t *ModelTarget) ModelExact() bool { return true }
-
-// Snapshot implements Snapshotter.
-func (t *ModelTarget) Snapshot() []model.GroupSnapshot {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.c.Snapshot()
-}
-
 // Funcs adapts plain functions to a Target, for coordinators that have a
 // different method set (such as ghostcheck's own impl). SnapshotFunc is
 // optional; use WithSnapshot to expose it.
 type Funcs struct {
-	HandleFunc     func(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
+	HandleFunc     func(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
 	DisconnectFunc func(connID uint64)
 	AdvanceFunc    func(nowMs int64) error
 	// RestartFunc, when set, makes the target a Restarter.
@@ -175,7 +122,7 @@ func (f Funcs) Restart() error {
 func (f Funcs) canRestart() bool { return f.RestartFunc != nil }
 
 // Handle implements Target.
-func (f Funcs) Handle(conn history.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (f Funcs) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	return f.HandleFunc(conn, h, req)
 }
 
@@ -218,3 +165,14 @@ func (s snapshotTarget) canRestart() bool { return CanRestart(s.Target) }
 
 // ModelExact forwards to the wrapped target.
 func (s snapshotTarget) ModelExact() bool { return IsModelExact(s.Target) }
+
+// ErrNoResponse is what a Target returns (wrapped) when a request may or
+// may not have been processed (a connection reset with the request
+// written). Any other error means the coordinator refused the request
+// without applying it (a broker closing the connection on an unsupported
+// version).
+var ErrNoResponse = errors.New("linearize: no response, outcome unknown")
+
+// Conn names the connection a request travels on (Conn, which
+// every operation of a history records).
+type Conn = history.Conn

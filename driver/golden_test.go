@@ -1,4 +1,4 @@
-package linearize_test
+package driver_test
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/linearize"
@@ -87,7 +88,7 @@ func goldenLine(t *testing.T, target string, version int, seed uint64) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := linearize.Run(tg, plan)
+	res, err := driver.Run(tg, plan)
 	if err != nil {
 		t.Fatal(err)
 	}

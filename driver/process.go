@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 // The processes of a run: the plan's clients (each a model.Client), the
 // admin, the prober (probe.go) and the observer, and what each does on its

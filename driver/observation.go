@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 // Observation: after each round's deliveries, the invariants checked on what
 // the coordinator holds (model/invariants.go), and the violations counted.

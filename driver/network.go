@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 // The simulated network: requests put on it (with the plan's faults),
 // delivered to the target in order per connection, responses delivered back
@@ -29,7 +29,7 @@ type request struct {
 	// conn is the connection as the target sees it (its id may be a
 	// closed connection's, Plan.ReuseConnIDs); handle is the driver's own
 	// name for it, never reused.
-	conn    history.Conn
+	conn    Conn
 	handle  uint64
 	h       codec.RequestHeader
 	req     codec.Message
@@ -119,7 +119,7 @@ func (d *driver) reconnect(p *proc) {
 // planned for it.
 func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Message) *outstanding {
 	first := p.conn.Fresh()
-	r := &request{p: p, conn: history.Conn{ID: p.wire, Host: p.host}, handle: p.connID, req: req, sent: d.round, deliver: d.round}
+	r := &request{p: p, conn: Conn{ID: p.wire, Host: p.host}, handle: p.connID, req: req, sent: d.round, deliver: d.round}
 	r.h = p.c.Header(p.conn, key, version)
 	if p.role == "prober" {
 		d.probeHeader(&r.h)

@@ -1,4 +1,4 @@
-package linearize
+package driver
 
 // DescribeAgrees: a target that shows its whole state (Snapshotter) is
 // also described by the observer, and the two views must agree. Seen
@@ -23,7 +23,7 @@ const (
 	// RuleDescribeAgrees is broken by a ConsumerGroupDescribe answer that
 	// does not show the coordinator's own state of the same instant.
 	RuleDescribeAgrees    model.Rule = "DescribeAgrees"
-	meaningDescribeAgrees            = "ConsumerGroupDescribe shows the groups the coordinator holds: their epochs, and each member's id, epoch, instance id, subscription, assignment and (when current) target assignment"
+	DescribeAgreesMeaning            = "ConsumerGroupDescribe shows the groups the coordinator holds: their epochs, and each member's id, epoch, instance id, subscription, assignment and (when current) target assignment"
 )
 
 // checkDescribe holds resp, the target's answer to a Describe it has just
