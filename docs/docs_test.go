@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // Every conformance case has a row in PROTOCOL.md, in the section its name
@@ -58,7 +58,7 @@ func TestEveryRowIsACase(t *testing.T) {
 // ruleIDs are the rule ids the checkers can report (linearize.Rules).
 func ruleIDs() []string {
 	var ids []string
-	for _, r := range linearize.Rules() {
+	for _, r := range check.Rules() {
 		ids = append(ids, string(r.ID))
 	}
 	return ids

@@ -4,12 +4,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -139,7 +139,7 @@ func TestKeepingClosedMembersIsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable})
+		rep := check.Check(res, check.Options{Level: check.LevelObservable})
 		if rep.Rule == string(model.RuleNoGhosts) {
 			t.Logf("seed %d caught: %s", seed, rep.Detail)
 			return
@@ -181,7 +181,7 @@ func TestReusedConnectionIDs(t *testing.T) {
 			}
 			owner[op.Conn.ID] = op.Name
 		}
-		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != history.Ok {
+		if rep := check.Check(res, check.Options{}); rep.Verdict != history.Ok {
 			t.Fatalf("seed %d: %s %s", seed, rep.Rule, rep.Detail)
 		}
 	}

@@ -2,9 +2,9 @@ package driver_test
 
 import (
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"reflect"
 	"strings"
 	"testing"
@@ -39,8 +39,8 @@ func TestRestartsDroppedForATargetThatCannotRestart(t *testing.T) {
 		}
 	}
 	want := fmt.Sprintf("plan's %d restarts dropped: the target cannot restart", len(pl.Restarts))
-	for _, level := range []linearize.CheckLevel{linearize.LevelAuto, linearize.LevelExact, linearize.LevelObservable} {
-		rep := linearize.Check(res, linearize.CheckOptions{Level: level})
+	for _, level := range []check.Level{check.LevelAuto, check.LevelExact, check.LevelObservable} {
+		rep := check.Check(res, check.Options{Level: level})
 		if rep.Verdict != history.Ok || len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], want) {
 			t.Fatalf("level %s: verdict %s %s (%s), notes %q; want Ok and %q", level, rep.Verdict, rep.Rule, rep.Detail, rep.Notes, want)
 		}

@@ -3,10 +3,10 @@ package driver_test
 import (
 	"fmt"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -45,7 +45,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{})
+	rep := check.Check(res, check.Options{})
 	fmt.Println("level:", rep.Level)
 	fmt.Println("verdict:", rep.Verdict)
 	fmt.Println("rule:", rep.Rule)

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -92,7 +92,7 @@ func goldenLine(t *testing.T, target string, version int, seed uint64) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: time.Minute})
+	rep := check.Check(res, check.Options{Timeout: time.Minute})
 	h := sha256.New()
 	if err := history.WriteFile(h, history.FileHeader{Target: target, Plan: plan}, res.History); err != nil {
 		t.Fatal(err)

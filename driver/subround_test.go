@@ -3,10 +3,10 @@ package driver_test
 import (
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -38,7 +38,7 @@ func TestRequestsOffTheRoundGrid(t *testing.T) {
 		if (sub > 0) != (off > 0) {
 			t.Fatalf("SubRoundMs %d: %d of %d operations off the grid", sub, off, len(res.History))
 		}
-		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != history.Ok {
+		if rep := check.Check(res, check.Options{}); rep.Verdict != history.Ok {
 			t.Fatalf("SubRoundMs %d: %s %s", sub, rep.Rule, rep.Detail)
 		}
 	}

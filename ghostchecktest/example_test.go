@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/ghostchecktest"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -80,7 +80,7 @@ func newLeaky(plan plan.Plan) driver.Target {
 // A correct coordinator passes 100 plans.
 func TestCorrectCoordinatorPasses(t *testing.T) {
 	out := ghostchecktest.Run(t, newCorrect, ghostchecktest.Options{})
-	if out.Failure != nil || out.Plans != 100 || out.Level != linearize.LevelObservable {
+	if out.Failure != nil || out.Plans != 100 || out.Level != check.LevelObservable {
 		t.Fatalf("%d plans at the %s level, failure %v", out.Plans, out.Level, out.Failure)
 	}
 	if len(out.Notes) == 0 || !strings.Contains(out.Notes[0], "restarts dropped from 82 of 100 plans: the target cannot restart") {
@@ -102,7 +102,7 @@ func TestRewordedErrorsAreNoFalseAlarm(t *testing.T) {
 		t.Fatalf("%d of %d plans, then a false alarm", out.Plans, seeds)
 	}
 	rec := &recorder{TB: t}
-	exact := ghostchecktest.Run(rec, newReworded, ghostchecktest.Options{Seeds: 5, Level: linearize.LevelExact, Shrink: -1})
+	exact := ghostchecktest.Run(rec, newReworded, ghostchecktest.Options{Seeds: 5, Level: check.LevelExact, Shrink: -1})
 	if exact.Failure == nil || exact.Failure.Report.Rule != "Linearizability" {
 		t.Fatalf("at the exact level the reworded messages should fail Linearizability: %+v", exact.Failure)
 	}

@@ -37,9 +37,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 	pages "github.com/ghostcheck/ghostcheck/report"
 )
@@ -67,7 +67,7 @@ type Options struct {
 	Plan plan.Options
 	// Level is the check's level (linearize.LevelAuto: exact for a
 	// target that declares itself model-exact, observable otherwise).
-	Level linearize.CheckLevel
+	Level check.Level
 	// Shrink is how many re-runs may shrink a failing plan (0: 200;
 	// negative: none).
 	Shrink int
@@ -83,7 +83,7 @@ type Outcome struct {
 	// Plans is how many plans ran (the shrinking re-runs not counted).
 	Plans int
 	// Level is the level the histories were checked at.
-	Level linearize.CheckLevel
+	Level check.Level
 	// Notes are what the runs left out (restarts, for a target that
 	// cannot restart), each once.
 	Notes []string
@@ -97,11 +97,11 @@ type Failure struct {
 	// Seed is the seed the plan was drawn from (rapid's draw, with Rapid).
 	Seed   uint64
 	Result *driver.Result
-	Report *linearize.Report
+	Report *check.Report
 	// Shrunk says how small the plan became ("" when it was not shrunk).
 	Shrunk string
 	// Artifacts are the history (.jsonl), its page (.html) and timeline.
-	Artifacts linearize.Artifacts
+	Artifacts pages.Artifacts
 	// Replay is the command that runs the history again from the
 	// user's package.
 	Replay string
@@ -178,19 +178,19 @@ type runner struct {
 }
 
 // check runs plan against a fresh target and checks it.
-func (r *runner) check(plan plan.Plan) (*driver.Result, *linearize.Report) {
+func (r *runner) check(plan plan.Plan) (*driver.Result, *check.Report) {
 	r.t.Helper()
 	res, err := driver.Run(r.newTarget(plan), plan)
 	if err != nil {
 		r.t.Fatalf("ghostcheck: seed %d: %v", plan.Seed, err)
 	}
-	return res, linearize.Check(res, linearize.CheckOptions{Level: r.opts.Level, Timeout: r.opts.Timeout})
+	return res, check.Check(res, check.Options{Level: r.opts.Level, Timeout: r.opts.Timeout})
 }
 
 // checkSafely is check, with a panic of the target's caught and returned
 // with its stack ("" when there was none), so that the failure names the
 // plan and the test ends as a failure, not a crash of the test binary.
-func (r *runner) checkSafely(plan plan.Plan) (res *driver.Result, rep *linearize.Report, panicked string) {
+func (r *runner) checkSafely(plan plan.Plan) (res *driver.Result, rep *check.Report, panicked string) {
 	r.t.Helper()
 	defer func() {
 		if p := recover(); p != nil {
@@ -224,7 +224,7 @@ func (r *runner) seeds() *Outcome {
 }
 
 // seen counts a checked plan and keeps its level and what it left out.
-func (r *runner) seen(res *driver.Result, rep *linearize.Report) {
+func (r *runner) seen(res *driver.Result, rep *check.Report) {
 	r.out.Plans++
 	r.out.Level = rep.Level
 	if res.DroppedRestarts > 0 {
@@ -240,7 +240,7 @@ func (r *runner) seen(res *driver.Result, rep *linearize.Report) {
 
 // fail shrinks a failing run, writes its artifacts, and fails the test
 // with the report and the replay command.
-func (r *runner) fail(res *driver.Result, rep *linearize.Report, where string) {
+func (r *runner) fail(res *driver.Result, rep *check.Report, where string) {
 	r.t.Helper()
 	f := &Failure{Seed: res.Plan.Seed, Result: res, Report: rep, Notes: rep.Notes}
 	r.out.Failure = f
@@ -313,7 +313,7 @@ func (r *runner) message(f *Failure, where string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ghostcheck: %s: %s %s (%s level)\n", where, rep.Verdict, rep.Rule, rep.Level)
 	if rep.Rule != "" {
-		fmt.Fprintf(&b, "  rule:     %s — %s\n", rep.Rule, linearize.RuleMeaning(rep.Rule))
+		fmt.Fprintf(&b, "  rule:     %s — %s\n", rep.Rule, check.RuleMeaning(rep.Rule))
 	}
 	fmt.Fprintf(&b, "  what:     %s\n", rep.Detail)
 	if f.Shrunk != "" {

@@ -7,9 +7,9 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -25,7 +25,7 @@ func (r *runner) property() *Outcome {
 	r.out = &Outcome{}
 	q := &quietTB{t: r.t}
 	var failedRes *driver.Result
-	var failedRep *linearize.Report
+	var failedRep *check.Report
 	var panicked string
 	rapid.Check(q, func(rt *rapid.T) {
 		if failedRes != nil || panicked != "" {

@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -61,7 +61,7 @@ type analysis struct {
 
 // analyze walks the history once in delivery order, with the violations
 // placed after the operations delivered at or before their time.
-func analyze(res *driver.Result, rep *linearize.Report, ghosts []string) *analysis {
+func analyze(res *driver.Result, rep *check.Report, ghosts []string) *analysis {
 	a := &analysis{lanes: map[string][]*lane{}, byID: map[string]*lane{}, ghosts: map[string]bool{}, marks: map[string][]mark{},
 		known: map[string]map[string]bool{}, current: map[string]string{}, lastCorr: map[uint64]int32{}, present: map[string]map[string]bool{}}
 	a.groups = res.Plan.Groups()
@@ -100,7 +100,7 @@ func analyze(res *driver.Result, rep *linearize.Report, ghosts []string) *analys
 
 // mismatchOp is the operation the model answers differently ("op N
 // (...): ..."), -1 if none.
-func mismatchOp(rep *linearize.Report) int {
+func mismatchOp(rep *check.Report) int {
 	var id int
 	if _, err := fmt.Sscanf(rep.Mismatch, "op %d", &id); err != nil || rep.Mismatch == "" {
 		return -1
@@ -145,7 +145,7 @@ func ghostIDs(res *driver.Result, ghosts []string) []string {
 // violation adds a broken rule to the story and marks its group (every
 // group when its words name none).
 func (a *analysis) violation(v driver.RoundViolation, first bool, groups []string, group ...string) {
-	g := linearize.GroupIn(v.What, groups)
+	g := groupIn(v.What, groups)
 	if len(group) > 0 && group[0] != "" {
 		g = group[0]
 	}

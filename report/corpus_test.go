@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // outDir is where a test leaves its pages: a temporary directory, or
@@ -53,7 +53,7 @@ func replayCorpus(t testing.TB, path string) Failure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second})
+	rep := check.Check(res, check.Options{Timeout: 20 * time.Second})
 	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	return Failure{Name: name, Header: hdr, Result: res, Report: rep, Replay: "ghostcheck replay " + path}
 }

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // hostile are strings a crafted history file (or a broker, or a client
@@ -93,7 +93,7 @@ func hostileFailure(t *testing.T) Failure {
 			break
 		}
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second})
+	rep := check.Check(res, check.Options{Timeout: 20 * time.Second})
 	if !strings.Contains(rep.Detail+rep.Mismatch, "<") {
 		t.Logf("the report names no hostile string: %s / %s", rep.Detail, rep.Mismatch)
 	}

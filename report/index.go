@@ -6,10 +6,10 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // Index is a command's results page, out/index.html: what ran, the
@@ -139,7 +139,7 @@ func RenderIndex(w io.Writer, ix Index) error {
 
 // FailureOf is the index's link to a failure page written by
 // WriteFailure.
-func FailureOf(label string, rep *linearize.Report, art linearize.Artifacts, replay string) FailureLink {
+func FailureOf(label string, rep *check.Report, art Artifacts, replay string) FailureLink {
 	return FailureLink{Label: label, Verdict: string(rep.Verdict), Rule: rep.Rule, Detail: rep.Detail, Replay: replay,
 		Href: filepath.Base(art.HTML)}
 }

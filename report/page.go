@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -37,7 +37,7 @@ type Failure struct {
 	// its Expect is filled from Report.
 	Header history.FileHeader
 	Result *driver.Result
-	Report *linearize.Report
+	Report *check.Report
 	// Replay is the command that reproduces the failure.
 	Replay string
 	// Ghosts are member ids known to be ghosts besides those the run
@@ -50,8 +50,8 @@ type Failure struct {
 // person reads (NAME.html), which tells the story and frames the
 // timeline. Everything is inline; the page opens from disk with no
 // network. The timeline's search is bounded by the check's timeout.
-func WriteFailure(dir string, f Failure) (linearize.Artifacts, error) {
-	art, err := linearize.WriteArtifacts(dir, f.Name, f.Header, f.Result, f.Report)
+func WriteFailure(dir string, f Failure) (Artifacts, error) {
+	art, err := writeArtifacts(dir, f.Name, f.Header, f.Result, f.Report)
 	if err != nil {
 		return art, err
 	}
@@ -64,7 +64,7 @@ func WriteFailure(dir string, f Failure) (linearize.Artifacts, error) {
 
 // RenderFailure writes the failure page of f, whose history and timeline
 // art names (the page links them by their base names, beside it).
-func RenderFailure(w io.Writer, f Failure, art linearize.Artifacts) error {
+func RenderFailure(w io.Writer, f Failure, art Artifacts) error {
 	t, err := parse("failure.html.tmpl")
 	if err != nil {
 		return err
@@ -100,14 +100,14 @@ type groupView struct {
 	Hidden int
 }
 
-func failureData(f Failure, art linearize.Artifacts) failurePage {
+func failureData(f Failure, art Artifacts) failurePage {
 	rep, res := f.Report, f.Result
 	p := failurePage{CSS: css(), Name: f.Name, Title: f.Header.Title, Verdict: string(rep.Verdict), Rule: rep.Rule,
 		Detail: rep.Detail, Replay: f.Replay, Seed: fmt.Sprint(res.Plan.Seed), Target: targetWords(f.Header),
 		Plan: planWords(&res.Plan, len(res.History)), HistoryHref: filepath.Base(art.History),
 		TimelineHref: filepath.Base(art.Timeline), Partial: art.Partial, Scope: art.Window}
 	if rep.Rule != "" {
-		p.Meaning = "— " + linearize.RuleMeaning(rep.Rule)
+		p.Meaning = "— " + check.RuleMeaning(rep.Rule)
 	}
 	if rep.Detail == "" {
 		p.Detail = "nothing was broken"

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -27,7 +27,7 @@ func bigFailure(t *testing.T) Failure {
 	if len(res.History) < 10000 {
 		t.Fatalf("the plan made %d operations, want at least 10,000", len(res.History))
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second})
+	rep := check.Check(res, check.Options{Timeout: 20 * time.Second})
 	if rep.Verdict == history.Ok {
 		t.Fatalf("the big v0 history passed; it should show ghosts")
 	}

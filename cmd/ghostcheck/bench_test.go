@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -137,7 +137,7 @@ func BenchmarkFloor(b *testing.B) {
 		cpu0 = cpuTime()
 		for i := 0; i < b.N; i++ {
 			for _, res := range runs {
-				if rep := linearize.CheckHistory(res.Plan, res.History, linearize.CheckOptions{}); rep.Verdict != history.Ok {
+				if rep := check.History(res.Plan, res.History, check.Options{}); rep.Verdict != history.Ok {
 					b.Fatalf("seed %d: %s %s", res.Plan.Seed, rep.Verdict, rep.Detail)
 				}
 			}

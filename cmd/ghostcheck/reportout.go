@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 	pages "github.com/ghostcheck/ghostcheck/report"
 )
@@ -58,7 +58,7 @@ func (s *historySeries) add(elapsed time.Duration, ps *phaseSummary) {
 
 // writeFailurePage writes a failing history's files: its history, its
 // timeline and the page that tells its story.
-func writeFailurePage(dir, name string, hdr history.FileHeader, res *driver.Result, rep *linearize.Report) (linearize.Artifacts, error) {
+func writeFailurePage(dir, name string, hdr history.FileHeader, res *driver.Result, rep *check.Report) (pages.Artifacts, error) {
 	replay := "ghostcheck replay " + filepath.Join(dir, name+".jsonl")
 	return pages.WriteFailure(dir, pages.Failure{Name: name, Header: hdr, Result: res, Report: rep, Replay: replay})
 }

@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -309,7 +309,7 @@ func phaseLabel(v int) string {
 
 // report shrinks a failing plan, writes its history and timeline, and says
 // how to replay it.
-func report(cfg runConfig, version int, pl plan.Plan, res *driver.Result, rep *linearize.Report, prog *progress) *failure {
+func report(cfg runConfig, version int, pl plan.Plan, res *driver.Result, rep *check.Report, prog *progress) *failure {
 	f := &failure{Seed: pl.Seed, Rule: rep.Rule, Detail: rep.Detail}
 	small := pl
 	if cfg.shrink > 0 && rep.Verdict == history.Illegal {
@@ -420,7 +420,7 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		} else {
 			fmt.Fprintf(w, "%s: FAILED\n", p.Label)
 		}
-		fmt.Fprintf(w, "  rule:     %s — %s\n", p.Failure.Rule, linearize.RuleMeaning(p.Failure.Rule))
+		fmt.Fprintf(w, "  rule:     %s — %s\n", p.Failure.Rule, check.RuleMeaning(p.Failure.Rule))
 		fmt.Fprintf(w, "  what:     %s\n", p.Failure.Detail)
 		if p.Failure.Shrunk != "" {
 			fmt.Fprintf(w, "  shrunk:   %s\n", p.Failure.Shrunk)

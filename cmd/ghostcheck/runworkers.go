@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -31,7 +31,7 @@ type seedOutcome struct {
 	seed  uint64
 	plan  plan.Plan
 	res   *driver.Result
-	rep   *linearize.Report
+	rep   *check.Report
 	err   error
 }
 
@@ -121,9 +121,9 @@ func (ps *phaseSummary) count(o seedOutcome, cfg runConfig, version int) {
 		ps.Verdicts[history.Unknown]++
 		if ps.first == nil {
 			ps.first = &o
-			ps.Failure = &failure{Seed: o.seed, Rule: string(linearize.RuleHarnessAssumption), Detail: o.err.Error()}
+			ps.Failure = &failure{Seed: o.seed, Rule: string(check.RuleHarnessAssumption), Detail: o.err.Error()}
 		}
-		ps.failing(failingHistory{Seed: o.seed, Verdict: history.Unknown, Rule: string(linearize.RuleHarnessAssumption), Detail: o.err.Error()})
+		ps.failing(failingHistory{Seed: o.seed, Verdict: history.Unknown, Rule: string(check.RuleHarnessAssumption), Detail: o.err.Error()})
 		return
 	}
 	res, rep := o.res, o.rep
@@ -222,7 +222,7 @@ func runSeeds(workers int, more func(i int) bool, run func(i int) seedOutcome, c
 }
 
 // runOne builds a fresh target for plan, runs the plan and checks it.
-func runOne(target string, plan plan.Plan, mutant string) (*driver.Result, *linearize.Report, error) {
+func runOne(target string, plan plan.Plan, mutant string) (*driver.Result, *check.Report, error) {
 	t, err := targets.New(target, plan, mutant)
 	if err != nil {
 		return nil, nil, err
@@ -231,7 +231,7 @@ func runOne(target string, plan plan.Plan, mutant string) (*driver.Result, *line
 	if err != nil {
 		return nil, nil, err
 	}
-	return res, linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second}), nil
+	return res, check.Check(res, check.Options{Timeout: 20 * time.Second}), nil
 }
 
 // printStop says when the run did not run to its end, and why.

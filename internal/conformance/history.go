@@ -8,11 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
+	"github.com/ghostcheck/ghostcheck/tcptarget"
 )
 
 // HistoryConfig is a fault-injected history run against a broker over TCP.
@@ -71,7 +72,7 @@ type HistoryResult struct {
 	// Run and Report are the history and its verdict, and RoundTrips the
 	// broker's round-trip times by API (real time), for the HTML report.
 	Run        *driver.Result             `json:"-"`
-	Report     *linearize.Report          `json:"-"`
+	Report     *check.Report              `json:"-"`
 	RoundTrips map[string][]time.Duration `json:"-"`
 }
 
@@ -183,7 +184,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 		GroupPrefix:         fmt.Sprintf("%s%d-", prefix, seed),
 	})
 	plan.Probes = leaveOutKnown(plan.Probes, cfg.Known)
-	target, err := linearize.NewTCPTarget(addr, cfg.Peer.Timeout)
+	target, err := tcptarget.Dial(addr, cfg.Peer.Timeout)
 	if err != nil {
 		return HistoryResult{}, err
 	}
@@ -199,13 +200,13 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 	if err != nil {
 		return HistoryResult{}, err
 	}
-	lr := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
+	lr := check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(),
 		SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds(), SetAside: cfg.Known.setAside()})
 	hr := HistoryResult{Seed: seed, Plan: plan.String(), Operations: len(res.History), Faults: res.Faults,
 		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), StallMs: target.MaxStallMs(), Seconds: time.Since(start).Seconds(),
 		Run: res, Report: lr, RoundTrips: target.RoundTrips()}
 	if lr.Verdict == history.Ok && !anyJoined(res.History) {
-		hr.Verdict, hr.Status, hr.Rule = history.Unknown, string(history.Unknown), string(linearize.RuleHarnessAssumption)
+		hr.Verdict, hr.Status, hr.Rule = history.Unknown, string(history.Unknown), string(check.RuleHarnessAssumption)
 		hr.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
 	}
 	setAsideKnown(&hr, lr, cfg.Known)
@@ -251,7 +252,7 @@ func leaveOutKnown(probes []plan.Probe, k *Known) []plan.Probe {
 // known. The observable check has set aside the known violations of its
 // own rules (Report.SetAside); the driver's invariants are sorted here,
 // by their first violation.
-func setAsideKnown(hr *HistoryResult, lr *linearize.Report, k *Known) {
+func setAsideKnown(hr *HistoryResult, lr *check.Report, k *Known) {
 	add := func(id, rule string) {
 		if s := id + " " + rule; !slices.Contains(hr.Known, s) {
 			hr.Known = append(hr.Known, s)

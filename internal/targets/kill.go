@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -52,7 +52,7 @@ func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill 
 			k.Detail = err.Error()
 			return k
 		}
-		if rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second}); rep.Verdict == history.Illegal {
+		if rep := check.Check(res, check.Options{Timeout: 20 * time.Second}); rep.Verdict == history.Illegal {
 			k.History, k.CaughtBy, k.Detail, k.Elapsed = i, rep.Rule, rep.Detail, time.Since(start)
 			return k
 		}

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -72,7 +72,7 @@ func TestImplWithoutMutantPasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := linearize.Check(res, linearize.CheckOptions{})
+			rep := check.Check(res, check.Options{})
 			if rep.Linearizable != "Ok" {
 				t.Fatalf("version %d seed %d: impl's history is not linearizable: %s", version, i, rep.Mismatch)
 			}
@@ -97,7 +97,7 @@ func TestImplParallelRunsAreLinearizable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != history.Ok {
+		if rep := check.Check(res, check.Options{}); rep.Verdict != history.Ok {
 			t.Fatalf("seed %d: %s: %s", i, rep.Rule, rep.Detail)
 		}
 	}

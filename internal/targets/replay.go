@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -39,7 +39,7 @@ type ReplayResult struct {
 	// verdict, for a report page.
 	Header history.FileHeader
 	Run    *driver.Result
-	Report *linearize.Report
+	Report *check.Report
 	// Clients is, for a recording of client traffic, each client's
 	// outcome per rule as judged again.
 	Clients []model.ClientResult
@@ -121,9 +121,9 @@ func replayBuilt(rr ReplayResult, h history.History, opts ReplayOptions) (Replay
 	if err != nil {
 		return rr, err
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: opts.timeout()})
+	rep := check.Check(res, check.Options{Timeout: opts.timeout()})
 	rr.settle(res, rep)
-	stored := linearize.CheckHistory(hdr.Plan, h, linearize.CheckOptions{Timeout: opts.timeout()})
+	stored := check.History(hdr.Plan, h, check.Options{Timeout: opts.timeout()})
 	rr.Stored = string(stored.Linearizable)
 	// The stored operations must check as the file says they do (a
 	// passing file's history must be linearizable).
@@ -140,7 +140,7 @@ func replayBuilt(rr ReplayResult, h history.History, opts ReplayOptions) (Replay
 
 // settle records the re-run's verdict and whether it reproduced the
 // file's, or shows the recorded failure fixed.
-func (rr *ReplayResult) settle(res *driver.Result, rep *linearize.Report) {
+func (rr *ReplayResult) settle(res *driver.Result, rep *check.Report) {
 	rr.Run, rr.Report = res, rep
 	rr.Got = history.Expect{Verdict: rep.Verdict, Rule: rep.Rule}
 	rr.Detail = rep.Detail

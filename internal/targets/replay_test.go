@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -105,7 +105,7 @@ func TestReplayCheckHistoryAgainstABroker(t *testing.T) {
 		t.Fatalf("against the buggy broker: %v, %+v %s", err, rr.Got, rr.Detail)
 	}
 	rr, err = Replay(file, ReplayOptions{Bootstrap: start(0)})
-	if err != nil || rr.Pass || !rr.Fixed || rr.Report.Level != linearize.LevelObservable {
+	if err != nil || rr.Pass || !rr.Fixed || rr.Report.Level != check.LevelObservable {
 		t.Fatalf("against a correct broker: %v, %+v %s", err, rr.Got, rr.Detail)
 	}
 }

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
+	"github.com/ghostcheck/ghostcheck/tcptarget"
 )
 
 // replayTCP re-runs a history of ghostcheck check (a plan for a broker
@@ -22,7 +23,7 @@ import (
 func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
 	plan := freshGroups(rr.Header.Plan, fmt.Sprintf("gc-r%d-", time.Now().UnixNano()%1e9))
 	rr.Target = opts.Bootstrap
-	target, err := linearize.NewTCPTarget(opts.Bootstrap, 5*time.Second)
+	target, err := tcptarget.Dial(opts.Bootstrap, 5*time.Second)
 	if err != nil {
 		return rr, fmt.Errorf("%s: %w", rr.Path, err)
 	}
@@ -31,10 +32,10 @@ func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
 	if err != nil {
 		return rr, err
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
+	rep := check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(),
 		SessionTimeoutMs: brokerSessionMs(plan), Timeout: opts.timeout()})
 	if rep.Verdict == history.Ok && !anyJoined(res.History) {
-		rep.Verdict, rep.Rule = history.Unknown, string(linearize.RuleHarnessAssumption)
+		rep.Verdict, rep.Rule = history.Unknown, string(check.RuleHarnessAssumption)
 		rep.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
 	}
 	rr.settle(res, rep)

@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func TestRestartsAreRecordedAndChecked(t *testing.T) {
 	if !h[r.ID].Restart || h[r.ID].Call != r.Call || h[r.ID].Return != r.Return {
 		t.Fatalf("the restart op did not survive the file: %+v", h[r.ID])
 	}
-	if r2 := CheckHistory(hdr.Plan, h, CheckOptions{}); r2.Verdict != history.Ok {
+	if r2 := History(hdr.Plan, h, Options{}); r2.Verdict != history.Ok {
 		t.Fatalf("the read history checks %s: %s", r2.Verdict, r2.Detail)
 	}
 }
@@ -135,12 +135,12 @@ func TestCheckerReplaysRestarts(t *testing.T) {
 	if d := h[2].Response.(*codec.ConsumerGroupDescribeResponse); len(d.Groups) != 1 || len(d.Groups[0].Members) != 1 {
 		t.Fatalf("m1 should still be there at 8000 (restart at 4000, session 6000): %s", history.Summary(d))
 	}
-	if rep := CheckHistory(plan, h, CheckOptions{}); rep.Verdict != history.Ok {
+	if rep := History(plan, h, Options{}); rep.Verdict != history.Ok {
 		t.Fatalf("with the restart: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 	stripped := history.History{h[0], h[2]}
 	stripped[1].ID = 1
-	if rep := CheckHistory(plan, stripped, CheckOptions{}); rep.Verdict != history.Illegal {
+	if rep := History(plan, stripped, Options{}); rep.Verdict != history.Illegal {
 		t.Fatalf("without the restart m1 expired at 6000, so the describe at 8000 is illegal; got %s %s", rep.Verdict, rep.Rule)
 	}
 }
@@ -169,10 +169,10 @@ func TestObservableRestartAfterARebalanceTimeout(t *testing.T) {
 		t.Fatalf("m1 should have been removed at 7500: %s", history.Summary(d))
 	}
 	res := &driver.Result{Plan: plan, History: b.h}
-	if rep := Check(res, CheckOptions{}); rep.Verdict != history.Ok {
+	if rep := Check(res, Options{}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
-	if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict != history.Ok {
+	if rep := Check(res, Options{Level: LevelObservable}); rep.Verdict != history.Ok {
 		t.Fatalf("observable check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 }
@@ -203,7 +203,7 @@ func TestRestartLosingStateIsIllegal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Check(res, CheckOptions{})
+	rep := Check(res, Options{})
 	if rep.Verdict != history.Illegal {
 		t.Fatalf("seed %d: a coordinator forgetting its groups on restart: %s %s, want Illegal", plan.Seed, rep.Verdict, rep.Rule)
 	}
@@ -221,8 +221,8 @@ func TestLevelFromTheTarget(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		target driver.Target
-		opts   CheckLevel
-		want   CheckLevel
+		opts   Level
+		want   Level
 	}{
 		{"the model", NewModelTarget(plan.ModelConfig()), LevelAuto, LevelExact},
 		{"a foreign target", foreign, LevelAuto, LevelObservable},
@@ -232,16 +232,16 @@ func TestLevelFromTheTarget(t *testing.T) {
 		{"the model held to the observable level", NewModelTarget(plan.ModelConfig()), LevelObservable, LevelObservable},
 	} {
 		res := &driver.Result{ModelExact: driver.IsModelExact(tc.target)}
-		if got := (CheckOptions{Level: tc.opts}).LevelFor(res); got != tc.want {
+		if got := (Options{Level: tc.opts}).LevelFor(res); got != tc.want {
 			t.Errorf("%s at %s: checked at %s, want %s", tc.name, tc.opts, got, tc.want)
 		}
 	}
-	for _, l := range []CheckLevel{LevelAuto, LevelExact, LevelObservable} {
-		if got, err := ParseCheckLevel(l.String()); err != nil || got != l {
+	for _, l := range []Level{LevelAuto, LevelExact, LevelObservable} {
+		if got, err := ParseLevel(l.String()); err != nil || got != l {
 			t.Errorf("ParseCheckLevel(%q) = %v, %v", l, got, err)
 		}
 	}
-	if _, err := ParseCheckLevel("strict"); err == nil {
+	if _, err := ParseLevel("strict"); err == nil {
 		t.Error("ParseCheckLevel accepted strict")
 	}
 }

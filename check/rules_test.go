@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"go/ast"
@@ -199,7 +199,7 @@ func TestReportedRulesAreListed(t *testing.T) {
 			see(rule)
 		}
 		see(rep.Rule)
-		see(Check(res, CheckOptions{Level: LevelObservable}).Rule)
+		see(Check(res, Options{Level: LevelObservable}).Rule)
 		h := append(history.History(nil), res.History...)
 		for i := len(h) - 1; i >= 0; i-- {
 			if r, ok := h[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
@@ -209,10 +209,10 @@ func TestReportedRulesAreListed(t *testing.T) {
 				break
 			}
 		}
-		see(CheckHistory(res.Plan, h, CheckOptions{}).Rule)
-		see(Check(&driver.Result{Plan: res.Plan, History: h}, CheckOptions{Level: LevelObservable}).Rule)
+		see(History(res.Plan, h, Options{}).Rule)
+		see(Check(&driver.Result{Plan: res.Plan, History: h}, Options{Level: LevelObservable}).Rule)
 		h[0].ID = 7
-		see(CheckHistory(res.Plan, h, CheckOptions{}).Rule)
+		see(History(res.Plan, h, Options{}).Rule)
 	}
 	for _, want := range []model.Rule{model.RuleNoGhosts, RuleLinearizability, RuleHarnessAssumption, model.RuleMonotonicEpochs} {
 		if !seen[string(want)] {

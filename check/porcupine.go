@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"bytes"
@@ -71,7 +71,7 @@ func (k partKey) String() string {
 	return "other"
 }
 
-// partKeyOf is the partition of op; partitionKey names it.
+// partKeyOf is the partition of op; Partition names it.
 func partKeyOf(op *history.Op) partKey {
 	switch r := op.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
@@ -91,8 +91,9 @@ func partKeyOf(op *history.Op) partKey {
 	return partKey{kind: partOther}
 }
 
-// partitionKey names the partition of an operation.
-func partitionKey(op *history.Op) string { return partKeyOf(op).String() }
+// Partition names the partition of an operation, as reports name it
+// ("group:g1", "telemetry:<uuid>").
+func Partition(op *history.Op) string { return partKeyOf(op).String() }
 
 // partitionOps splits items (operations, or porcupine operations holding
 // them) into the check's partitions, in order of first appearance (keys[i]
@@ -488,4 +489,21 @@ func sameDescribedAssignment(a, b *codec.DescribedAssignment) bool {
 		}
 	}
 	return true
+}
+
+// TimelineModel is the porcupine model a timeline (package report) draws a
+// window of a history with: the check's model of a coordinator configured
+// by cfg, starting from the state the operations of before leave it in,
+// replayed in delivery order.
+func TimelineModel(cfg model.Config, before history.History) porcupine.Model {
+	m := porcupineModel(cfg)
+	if len(before) > 0 {
+		c := model.NewCoordinator(cfg)
+		for i := range before {
+			applyOp(c, &before[i])
+		}
+		start := newPState(c)
+		m.Init = func() any { return start }
+	}
+	return m
 }

@@ -1,4 +1,4 @@
-package linearize
+package check
 
 // StaticRestartKeepsAssignment at the observable level: KIP-345's promise
 // that a static restart is not a rebalance (docs/PROTOCOL.md A5.5).

@@ -1,4 +1,4 @@
-package linearize
+package report
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // Artifacts are the files a failed check leaves behind.
@@ -47,7 +47,7 @@ type Artifacts struct {
 // and its search keeps no linearization); that search is bounded by the
 // check's own timeout, so a history whose check ran out costs at most as
 // much again, never a hang.
-func WriteArtifacts(dir, name string, hdr history.FileHeader, res *driver.Result, rep *Report) (Artifacts, error) {
+func writeArtifacts(dir, name string, hdr history.FileHeader, res *driver.Result, rep *check.Report) (Artifacts, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Artifacts{}, err
 	}
@@ -64,15 +64,6 @@ func WriteArtifacts(dir, name string, hdr history.FileHeader, res *driver.Result
 	return art, err
 }
 
-// timelineBudget bounds the timeline's search: the check's own bound (a
-// Report not made by Check gets the default).
-func (r *Report) timelineBudget() time.Duration {
-	if r.budget <= 0 {
-		return CheckOptions{}.timeout()
-	}
-	return r.budget
-}
-
 // eventAt is the event time of the last operation delivered at or before
 // coordinator time at, so annotations land where the violation was seen.
 func eventAt(h history.History, at int64) int64 {
@@ -87,10 +78,10 @@ func eventAt(h history.History, at int64) int64 {
 
 // Explain writes the report for a person: the verdict, the rule broken in
 // words, where to look, and the command that replays it.
-func (r *Report) Explain(w io.Writer, art Artifacts, replay string) {
+func Explain(w io.Writer, r *check.Report, art Artifacts, replay string) {
 	fmt.Fprintf(w, "verdict: %s\n", r.Verdict)
 	if r.Rule != "" {
-		fmt.Fprintf(w, "rule:    %s — %s\n", r.Rule, RuleMeaning(r.Rule))
+		fmt.Fprintf(w, "rule:    %s — %s\n", r.Rule, check.RuleMeaning(r.Rule))
 	}
 	if r.Detail != "" {
 		fmt.Fprintf(w, "what:    %s\n", r.Detail)
@@ -152,11 +143,11 @@ const maxTimelineOps = 1500
 // violations on a row of their own, and a script that opens the page
 // scrolled to the first violation. Its searches share the check's bound
 // (Report's budget), so writing it never runs an unbounded search.
-func WriteTimeline(w io.Writer, res *driver.Result, rep *Report, opts TimelineOptions) (Timeline, error) {
+func WriteTimeline(w io.Writer, res *driver.Result, rep *check.Report, opts TimelineOptions) (Timeline, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = 900 << 10
 	}
-	deadline := time.Now().Add(rep.timelineBudget())
+	deadline := time.Now().Add(rep.SearchBudget())
 	limit := min(len(res.History), maxTimelineOps)
 	for attempt := 0; ; attempt++ {
 		win := windowFor(res, rep, limit)
@@ -185,7 +176,7 @@ type timelineWindow struct {
 // windowFor picks at most limit operations: the whole history when it
 // fits, else the first violation's group (and every restart), ending a
 // little after the violation.
-func windowFor(res *driver.Result, rep *Report, limit int) timelineWindow {
+func windowFor(res *driver.Result, rep *check.Report, limit int) timelineWindow {
 	h := res.History
 	if len(h) <= limit {
 		return timelineWindow{ops: h}
@@ -195,7 +186,7 @@ func windowFor(res *driver.Result, rep *Report, limit int) timelineWindow {
 	if group != "" {
 		part = nil
 		for i := range h {
-			if h[i].Restart || partitionKey(&h[i]) == "group:"+group {
+			if h[i].Restart || check.Partition(&h[i]) == "group:"+group {
 				part = append(part, h[i])
 			}
 		}
@@ -224,15 +215,15 @@ func windowFor(res *driver.Result, rep *Report, limit int) timelineWindow {
 // timelineFocus is the coordinator time and group of the first
 // violation: the first invariant broken, else the operation the model
 // answers differently, else the end.
-func timelineFocus(res *driver.Result, rep *Report) (int64, string) {
+func timelineFocus(res *driver.Result, rep *check.Report) (int64, string) {
 	h := res.History
 	if len(rep.Invariants) > 0 {
 		v := rep.Invariants[0]
-		return v.At, GroupIn(v.What, res.Plan.Groups())
+		return v.At, groupIn(v.What, res.Plan.Groups())
 	}
 	var id int
 	if _, err := fmt.Sscanf(rep.Mismatch, "op %d", &id); err == nil && id >= 0 && id < len(h) {
-		k := partitionKey(&h[id])
+		k := check.Partition(&h[id])
 		return h[id].At, strings.TrimPrefix(k, "group:")
 	}
 	if len(h) == 0 {
@@ -243,7 +234,7 @@ func timelineFocus(res *driver.Result, rep *Report) (int64, string) {
 
 // GroupIn finds the group a violation's words name ("group g1 holds
 // ..."), if it is one of groups.
-func GroupIn(text string, groups []string) string {
+func groupIn(text string, groups []string) string {
 	for _, f := range strings.Split(text, "group ")[1:] {
 		name := strings.TrimRight(strings.Fields(f + " ")[0], ".,:;)")
 		for _, g := range groups {
@@ -258,20 +249,11 @@ func GroupIn(text string, groups []string) string {
 // renderTimeline runs porcupine's verbose search on the window (bounded
 // by budget) and returns its page with ghostcheck's labels, banner and
 // scroll script.
-func renderTimeline(res *driver.Result, rep *Report, win timelineWindow, budget time.Duration, title string) ([]byte, bool, error) {
-	cfg := res.Plan.ModelConfig()
-	m := porcupineModel(cfg)
-	if len(win.before) > 0 {
-		c := model.NewCoordinator(cfg)
-		for i := range win.before {
-			applyOp(c, &win.before[i])
-		}
-		start := newPState(c)
-		m.Init = func() any { return start }
-	}
+func renderTimeline(res *driver.Result, rep *check.Report, win timelineWindow, budget time.Duration, title string) ([]byte, bool, error) {
+	m := check.TimelineModel(res.Plan.ModelConfig(), win.before)
 	m.DescribeOperation = func(in, _ any) string { return timelineLabel(in.(*history.Op)) }
 	m.DescribeOperationMetadata = func(md any) string { s, _ := md.(string); return s }
-	ops := porcupineOps(win.ops)
+	ops := check.PorcupineOps(win.ops)
 	for i := range ops {
 		ops[i].Metadata = timelineTooltip(&win.ops[i])
 	}
@@ -347,7 +329,7 @@ const timelineScript = `
 
 // decorateTimeline gives porcupine's page a title, a banner that says how
 // to read it (and which window of the history it shows), and the script.
-func decorateTimeline(page []byte, h history.History, rep *Report, win timelineWindow, title string) []byte {
+func decorateTimeline(page []byte, h history.History, rep *check.Report, win timelineWindow, title string) []byte {
 	names := map[int]string{}
 	maxID := 0
 	for _, op := range h {

@@ -48,4 +48,4 @@
 //     a window of a history too large for one page, its search bounded by
 //     the check's timeout) and the explanation. The page a person reads
 //     first is the report package's.
-package linearize
+package check

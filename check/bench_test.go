@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Run(fmt.Sprintf("ops=%d/groups=%d", len(h), groups), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if rep := CheckHistory(plan, h, CheckOptions{}); rep.Linearizable != "Ok" {
+				if rep := History(plan, h, Options{}); rep.Linearizable != "Ok" {
 					b.Fatalf("%s: %s", rep.Linearizable, rep.Mismatch)
 				}
 			}
@@ -61,7 +61,7 @@ func BenchmarkCheckIllegal(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("ops=%d", len(h)), func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if rep := CheckHistory(plan, h, CheckOptions{}); rep.Linearizable != "Illegal" {
+			if rep := History(plan, h, Options{}); rep.Linearizable != "Illegal" {
 				b.Fatalf("tampered history checks %s", rep.Linearizable)
 			}
 		}
@@ -76,7 +76,7 @@ func BenchmarkCheckParallel(b *testing.B) {
 		plan, h := benchHistory(b, groups, 210, true)
 		b.Run(fmt.Sprintf("ops=%d/groups=%d", len(h), groups), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if rep := CheckHistory(plan, h, CheckOptions{}); rep.Linearizable != "Ok" {
+				if rep := History(plan, h, Options{}); rep.Linearizable != "Ok" {
 					b.Fatalf("%s: %s", rep.Linearizable, rep.Mismatch)
 				}
 			}

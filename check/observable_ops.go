@@ -1,4 +1,4 @@
-package linearize
+package check
 
 // The observable check's reading of each API: what a response must be, at
 // the operation's call, and what it establishes, at its return

@@ -1,10 +1,10 @@
-package linearize
+package check
 
 import (
-	"github.com/ghostcheck/ghostcheck/driver"
 	"sync"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 

@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"fmt"
@@ -69,13 +69,13 @@ const (
 )
 
 // CheckLevel is how much a check demands.
-type CheckLevel int
+type Level int
 
 const (
 	// LevelAuto (the zero value) decides from the run: LevelExact for a
 	// target that declares itself model-exact (ModelExacter), else
 	// LevelObservable.
-	LevelAuto CheckLevel = iota
+	LevelAuto Level = iota
 	// LevelExact holds the target to the reference model (porcupine).
 	LevelExact
 	// LevelObservable holds it only to what the protocol promises.
@@ -154,9 +154,9 @@ type observer struct {
 }
 
 // checkObservable is Check at LevelObservable.
-func checkObservable(res *driver.Result, opts CheckOptions) *Report {
+func checkObservable(res *driver.Result, opts Options) *Report {
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
-	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
+	if errs := append(append([]string(nil), res.HarnessErrors...), assumptions(res.History)...); len(errs) > 0 {
 		rep.Verdict, rep.Rule, rep.Detail = history.Unknown, string(RuleHarnessAssumption), errs[0]
 		return rep
 	}
@@ -182,7 +182,7 @@ func checkObservable(res *driver.Result, opts CheckOptions) *Report {
 	return rep
 }
 
-func newObserver(res *driver.Result, opts CheckOptions) *observer {
+func newObserver(res *driver.Result, opts Options) *observer {
 	o := &observer{plan: &res.Plan, groups: map[string]*obsGroup{}, instances: map[string]bool{}, setAside: opts.SetAside,
 		inflight: map[int]*history.Op{}, changing: map[int]string{}, atCall: map[int]any{}}
 	o.sessionMs = opts.SessionTimeoutMs

@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ type Report struct {
 	// CheckTime is how long the linearizability check took.
 	CheckTime time.Duration `json:"checkTime"`
 	// Level is the level the run was checked at (never LevelAuto).
-	Level CheckLevel `json:"level"`
+	Level Level `json:"level"`
 	// Notes say what the run left out and why (the plan's restarts, for a
 	// target that cannot restart); they never change the verdict.
 	Notes []string `json:"notes,omitempty"`
@@ -63,7 +63,7 @@ type Report struct {
 }
 
 // CheckOptions tune Check.
-type CheckOptions struct {
+type Options struct {
 	// Timeout bounds the linearizability search (0: 30 s). When it
 	// expires the verdict is Unknown. It also bounds the search that
 	// draws the report's timeline (WriteArtifacts).
@@ -73,7 +73,7 @@ type CheckOptions struct {
 	// any other), LevelExact (the reference model's answers, byte for
 	// byte) or LevelObservable (only what the protocol promises a client
 	// can see; observable.go).
-	Level CheckLevel
+	Level Level
 	// LagMs (observable level) bounds how far real time ran ahead of the
 	// history's logical times (TCPTarget.MaxLagMs).
 	LagMs int64
@@ -91,7 +91,7 @@ type CheckOptions struct {
 // broken one is a harness error, Unknown), then the invariants observed
 // during the run, then, at the exact level, linearizability of the history
 // against the model, or, at the observable level, what a client can see.
-func Check(res *driver.Result, opts CheckOptions) *Report {
+func Check(res *driver.Result, opts Options) *Report {
 	level := opts.LevelFor(res)
 	var rep *Report
 	if level == LevelObservable {
@@ -106,7 +106,7 @@ func Check(res *driver.Result, opts CheckOptions) *Report {
 // LevelFor is the level Check holds res to: opts.Level, or at LevelAuto
 // the exact level for a model-exact target and the observable one for any
 // other.
-func (o CheckOptions) LevelFor(res *driver.Result) CheckLevel {
+func (o Options) LevelFor(res *driver.Result) Level {
 	switch {
 	case o.Level != LevelAuto:
 		return o.Level
@@ -117,10 +117,10 @@ func (o CheckOptions) LevelFor(res *driver.Result) CheckLevel {
 }
 
 // checkExact is Check at LevelExact.
-func checkExact(res *driver.Result, opts CheckOptions) *Report {
+func checkExact(res *driver.Result, opts Options) *Report {
 	cfg := res.Plan.ModelConfig()
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
-	if errs := append(append([]string(nil), res.HarnessErrors...), CheckAssumptions(res.History)...); len(errs) > 0 {
+	if errs := append(append([]string(nil), res.HarnessErrors...), assumptions(res.History)...); len(errs) > 0 {
 		rep.Verdict, rep.Rule, rep.Detail = history.Unknown, string(RuleHarnessAssumption), errs[0]
 		return rep
 	}
@@ -143,7 +143,7 @@ func checkExact(res *driver.Result, opts CheckOptions) *Report {
 	if rep.Linearizable == porcupine.Illegal {
 		rep.Mismatch = mismatch
 		if rep.Mismatch == "" {
-			rep.Mismatch = FirstMismatch(cfg, res.History)
+			rep.Mismatch = firstMismatch(cfg, res.History)
 		}
 		if rep.Rule == string(RuleLinearizability) && rep.Mismatch != "" {
 			rep.Detail = rep.Mismatch
@@ -155,12 +155,12 @@ func checkExact(res *driver.Result, opts CheckOptions) *Report {
 // CheckHistory checks a recorded history alone (no invariants, which need
 // the run's client state): linearizability against the model configured by
 // plan (LevelAuto reads as LevelExact here).
-func CheckHistory(plan plan.Plan, h history.History, opts CheckOptions) *Report {
+func History(plan plan.Plan, h history.History, opts Options) *Report {
 	return Check(&driver.Result{Plan: plan, History: h, ModelExact: true}, opts)
 }
 
 // String names the level as flags and reports do: auto, exact, observable.
-func (l CheckLevel) String() string {
+func (l Level) String() string {
 	switch l {
 	case LevelAuto:
 		return "auto"
@@ -173,11 +173,11 @@ func (l CheckLevel) String() string {
 }
 
 // MarshalText writes the level's name, so JSON reports read "exact".
-func (l CheckLevel) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
 // UnmarshalText reads a level's name.
-func (l *CheckLevel) UnmarshalText(b []byte) error {
-	v, err := ParseCheckLevel(string(b))
+func (l *Level) UnmarshalText(b []byte) error {
+	v, err := ParseLevel(string(b))
 	if err == nil {
 		*l = v
 	}
@@ -185,8 +185,8 @@ func (l *CheckLevel) UnmarshalText(b []byte) error {
 }
 
 // ParseCheckLevel reads auto, exact or observable.
-func ParseCheckLevel(s string) (CheckLevel, error) {
-	for _, l := range []CheckLevel{LevelAuto, LevelExact, LevelObservable} {
+func ParseLevel(s string) (Level, error) {
+	for _, l := range []Level{LevelAuto, LevelExact, LevelObservable} {
 		if s == l.String() {
 			return l, nil
 		}
@@ -195,7 +195,7 @@ func ParseCheckLevel(s string) (CheckLevel, error) {
 }
 
 // timeout is the bound of the linearizability search.
-func (o CheckOptions) timeout() time.Duration {
+func (o Options) timeout() time.Duration {
 	if o.Timeout <= 0 {
 		return 30 * time.Second
 	}
@@ -223,13 +223,13 @@ func checkLinearizable(cfg model.Config, h history.History, timeout time.Duratio
 		// bound of zero or less as none.
 		return porcupine.Unknown, time.Since(start), ""
 	}
-	res := porcupine.CheckOperationsTimeout(porcupineModel(cfg), porcupineOps(rest), left)
+	res := porcupine.CheckOperationsTimeout(porcupineModel(cfg), PorcupineOps(rest), left)
 	return res, time.Since(start), ""
 }
 
-// porcupineOps wraps h's operations for porcupine; each carries its Op as
+// PorcupineOps wraps h's operations for porcupine; each carries its Op as
 // the input, which the model's partition and step functions read.
-func porcupineOps(h history.History) []porcupine.Operation {
+func PorcupineOps(h history.History) []porcupine.Operation {
 	ops := make([]porcupine.Operation, len(h))
 	for i := range h {
 		op := &h[i]
@@ -331,7 +331,7 @@ func totallyOrdered(ops []*history.Op) bool {
 // CheckAssumptions checks what the checker itself relies on, and returns
 // each broken assumption: every operation's call precedes its return; each
 // client's calls are in order; operation ids are their positions.
-func CheckAssumptions(h history.History) []string {
+func assumptions(h history.History) []string {
 	var errs []string
 	lastCall := map[int]int64{}
 	for i, op := range h {
@@ -385,7 +385,7 @@ func sameConnEarlier(h history.History, i int) bool {
 // FirstMismatch replays the history partition by partition in delivery
 // order and describes the first operation whose recorded response the
 // model does not give ("" if there is none in that order).
-func FirstMismatch(cfg model.Config, h history.History) string {
+func firstMismatch(cfg model.Config, h history.History) string {
 	coords := map[partKey]*model.Coordinator{}
 	for i := range h {
 		op := &h[i]
@@ -407,4 +407,15 @@ func FirstMismatch(cfg model.Config, h history.History) string {
 		}
 	}
 	return ""
+}
+
+// SearchBudget is the bound the check's linearizability search ran under
+// (the default for a Report not made by Check): the timeline's search
+// (package report) gets no more, so that writing the report of a history
+// whose search ran out cannot hang.
+func (r *Report) SearchBudget() time.Duration {
+	if r.budget <= 0 {
+		return Options{}.timeout()
+	}
+	return r.budget
 }

@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func runModel(t testing.TB, plan plan.Plan) (*driver.Result, *Report) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, Check(res, CheckOptions{})
+	return res, Check(res, Options{})
 }
 
 // The reference model judged against itself must always pass: any verdict
@@ -139,7 +139,7 @@ func TestPropertyV1ClientsKeepEveryPromise(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := Check(res, CheckOptions{}); rep.Verdict != history.Ok {
+		if rep := Check(res, Options{}); rep.Verdict != history.Ok {
 			t.Fatalf("%s: %s", rep.Rule, rep.Detail)
 		}
 	})
@@ -196,7 +196,7 @@ func TestHistoryFileRoundTrip(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
 		t.Fatal("writing a read history does not reproduce the file")
 	}
-	if r2 := CheckHistory(hdr.Plan, h, CheckOptions{}); r2.Linearizable != rep.Linearizable {
+	if r2 := History(hdr.Plan, h, Options{}); r2.Linearizable != rep.Linearizable {
 		t.Fatalf("the read history checks %s, the original %s", r2.Linearizable, rep.Linearizable)
 	}
 }
@@ -209,7 +209,7 @@ func TestTamperedHistoryIsIllegal(t *testing.T) {
 	for i := range res.History {
 		if r, ok := res.History[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
 			r.MemberEpoch++
-			rep := Check(res, CheckOptions{})
+			rep := Check(res, Options{})
 			if rep.Verdict != history.Illegal || rep.Rule != "Linearizability" {
 				t.Fatalf("an epoch off by one in op %d: verdict %s %s, want Illegal Linearizability", i, rep.Verdict, rep.Rule)
 			}
@@ -228,7 +228,7 @@ func TestBrokenAssumptionIsUnknown(t *testing.T) {
 	plan := plan.New(2, plan.DefaultOptions())
 	res, _ := runModel(t, plan)
 	res.History[3].Return = res.History[3].Call - 1
-	rep := Check(res, CheckOptions{})
+	rep := Check(res, Options{})
 	if rep.Verdict != history.Unknown || rep.Rule != "HarnessAssumption" {
 		t.Fatalf("call after return: verdict %s %s, want Unknown HarnessAssumption", rep.Verdict, rep.Rule)
 	}

@@ -1,4 +1,4 @@
-package linearize
+package tcptarget
 
 import (
 	"crypto/rand"
@@ -27,7 +27,7 @@ import (
 // against a broker without ConsumerGroupDescribe every describe is
 // refused: the driver then observes nothing, and the rules it checks only
 // through Describe (Unchecked) are not checked.
-type TCPTarget struct {
+type Target struct {
 	// Rewrite, if set before the run, gives the request to send in place
 	// of req (it must not modify req): a workaround for a broker that
 	// cannot take what the driver's clients send. The history keeps the
@@ -62,7 +62,7 @@ type tcpConn struct {
 // versions (ApiVersions on a connection of its own, so the driver's
 // connections start fresh). timeout bounds each dial and each wait for a
 // response.
-func NewTCPTarget(addr string, timeout time.Duration) (*TCPTarget, error) {
+func Dial(addr string, timeout time.Duration) (*Target, error) {
 	w, err := wire.Dial(addr, wire.Options{Timeout: timeout})
 	if err != nil {
 		return nil, err
@@ -80,16 +80,16 @@ func NewTCPTarget(addr string, timeout time.Duration) (*TCPTarget, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, n)
 	}
-	return &TCPTarget{addr: addr, timeout: timeout, conns: map[uint64]*tcpConn{}, versions: n.Versions, negotiation: n}, nil
+	return &Target{addr: addr, timeout: timeout, conns: map[uint64]*tcpConn{}, versions: n.Versions, negotiation: n}, nil
 }
 
 // Versions returns the broker's advertised version ranges.
-func (t *TCPTarget) Versions() wire.Versions { return t.versions }
+func (t *Target) Versions() wire.Versions { return t.versions }
 
 // Negotiation says how the broker's ApiVersions were learned: its Notes
 // say which replies did not parse or did not settle it, and what was
 // asked next.
-func (t *TCPTarget) Negotiation() *wire.Negotiation { return t.negotiation }
+func (t *Target) Negotiation() *wire.Negotiation { return t.negotiation }
 
 // describeRules are the rules the driver checks only on what
 // ConsumerGroupDescribe shows (observation.go, without a snapshot).
@@ -102,7 +102,7 @@ var describeRules = []model.Rule{
 // none when it offers ConsumerGroupDescribe; else every rule the driver
 // observes only through Describe. (MonotonicEpochs and MemberVanished are
 // then checked on the heartbeat answers alone.)
-func (t *TCPTarget) Unchecked() []model.Rule {
+func (t *Target) Unchecked() []model.Rule {
 	if t.versions.Max(codec.ConsumerGroupDescribe) >= 0 {
 		return nil
 	}
@@ -114,7 +114,7 @@ func (t *TCPTarget) Unchecked() []model.Rule {
 var ErrVersionNotOffered = errors.New("linearize: the broker does not offer this api version")
 
 // Handle implements Target.
-func (t *TCPTarget) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (t *Target) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if h.RequestApiKey != codec.ApiVersions {
 		r, ok := t.versions[h.RequestApiKey]
 		if !ok || h.RequestApiVersion < r[0] || h.RequestApiVersion > r[1] {
@@ -169,7 +169,7 @@ func (t *TCPTarget) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.M
 // reply that does not parse, so against a broker that garbles v3+ replies
 // they would ask forever and never join. The negotiation's notes report
 // the broker's replies.
-func (t *TCPTarget) apiVersionsAt(h *codec.RequestHeader) *codec.RequestHeader {
+func (t *Target) apiVersionsAt(h *codec.RequestHeader) *codec.RequestHeader {
 	v := t.negotiation.Version
 	if h.RequestApiKey != codec.ApiVersions || v < 0 || h.RequestApiVersion <= v {
 		return h
@@ -210,7 +210,7 @@ func nameTopics(d *codec.ConsumerGroupDescribeResponse) {
 }
 
 // Disconnect implements Target: it closes the real connection.
-func (t *TCPTarget) Disconnect(connID uint64) {
+func (t *Target) Disconnect(connID uint64) {
 	t.mu.Lock()
 	c := t.conns[connID]
 	delete(t.conns, connID)
@@ -227,7 +227,7 @@ func (t *TCPTarget) Disconnect(connID uint64) {
 
 // Advance implements Target: it waits until nowMs of real time have passed
 // since the first Advance.
-func (t *TCPTarget) Advance(nowMs int64) error {
+func (t *Target) Advance(nowMs int64) error {
 	t.mu.Lock()
 	if !t.started {
 		t.started = true
@@ -245,7 +245,7 @@ func (t *TCPTarget) Advance(nowMs int64) error {
 }
 
 // noteLag records how far real time has run ahead of the logical time.
-func (t *TCPTarget) noteLag() {
+func (t *Target) noteLag() {
 	t.mu.Lock()
 	if t.started {
 		if lag := time.Since(t.start).Milliseconds() - t.logical; lag > t.maxLag {
@@ -255,7 +255,7 @@ func (t *TCPTarget) noteLag() {
 	t.mu.Unlock()
 }
 
-func (t *TCPTarget) noteRTT(key codec.APIKey, d time.Duration) {
+func (t *Target) noteRTT(key codec.APIKey, d time.Duration) {
 	t.mu.Lock()
 	if t.rtt == nil {
 		t.rtt = map[codec.APIKey][]time.Duration{}
@@ -267,7 +267,7 @@ func (t *TCPTarget) noteRTT(key codec.APIKey, d time.Duration) {
 // RoundTrips are the real times from writing each answered request to
 // reading its response, by API name: the broker's latency as a client on
 // this machine sees it (the history's Call and Return are logical).
-func (t *TCPTarget) RoundTrips() map[string][]time.Duration {
+func (t *Target) RoundTrips() map[string][]time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := make(map[string][]time.Duration, len(t.rtt))
@@ -281,7 +281,7 @@ func (t *TCPTarget) RoundTrips() map[string][]time.Duration {
 // while a request was handled or a round began: every operation's real
 // handling time lies within [At, At+MaxLagMs]. The observable check needs
 // it to judge session expiry honestly.
-func (t *TCPTarget) MaxLagMs() int64 {
+func (t *Target) MaxLagMs() int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.maxLag
@@ -292,7 +292,7 @@ func (t *TCPTarget) MaxLagMs() int64 {
 // (StallWatch). A broker timer may fire that much late with nothing in the
 // history to show it: the grace NoGhosts gives a member of an ended
 // process counts it on top of the lag (docs/PROTOCOL.md, NoGhosts).
-func (t *TCPTarget) MaxStallMs() int64 {
+func (t *Target) MaxStallMs() int64 {
 	t.mu.Lock()
 	w := t.stalls
 	t.mu.Unlock()
@@ -303,7 +303,7 @@ func (t *TCPTarget) MaxStallMs() int64 {
 }
 
 // Close closes every connection and ends the stall watch.
-func (t *TCPTarget) Close() {
+func (t *Target) Close() {
 	t.mu.Lock()
 	if t.stalls != nil {
 		t.stalls.Stop()

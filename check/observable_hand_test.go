@@ -1,4 +1,4 @@
-package linearize
+package check
 
 // Hand-built histories for the observable check: what a correct Kafka 4.x
 // broker answers that the reference model does not (or may not tomorrow),
@@ -120,7 +120,7 @@ var describeG = &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}
 // to want: Ok, or Illegal with rule (and the detail containing detail).
 func judge(t *testing.T, plan plan.Plan, b *historyBuilder, rule model.Rule, detail string) {
 	t.Helper()
-	rep := Check(&driver.Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
+	rep := Check(&driver.Result{Plan: plan, History: b.h}, Options{Level: LevelObservable})
 	switch {
 	case rule == "" && rep.Verdict != history.Ok:
 		t.Errorf("want Ok, got %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
@@ -444,7 +444,7 @@ func TestObservableParallelModelHasNoFalseAlarms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := Check(res, CheckOptions{Level: LevelObservable}); r.Verdict != history.Ok {
+			if r := Check(res, Options{Level: LevelObservable}); r.Verdict != history.Ok {
 				t.Fatalf("seed %d, run %d: %s %s: %s", seed, rep, r.Verdict, r.Rule, r.Detail)
 			}
 		}

@@ -1,4 +1,4 @@
-package linearize_test
+package tcptarget_test
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/tcptarget"
 )
 
 // The TCP target measures a stall of the checking process that no clock
@@ -17,7 +17,7 @@ import (
 // (SIGSTOP; a child that sees it stopped in /proc sends SIGCONT 300 ms
 // later). After Close the stall no longer grows.
 func TestTCPTargetMeasuresStall(t *testing.T) {
-	target, err := linearize.NewTCPTarget(apiVersionsOnly(t), time.Second)
+	target, err := tcptarget.Dial(apiVersionsOnly(t), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package linearize
+package report
 
 import (
 	"bytes"
@@ -8,10 +8,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
+
+// runModel runs p on the reference model and checks it.
+func runModel(t *testing.T, p plan.Plan) (*driver.Result, *check.Report) {
+	t.Helper()
+	res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, check.Check(res, check.Options{})
+}
 
 // overlappingHistory is a real history of one group whose operations are
 // all made concurrent (called at 1, returned far later): porcupine must
@@ -21,7 +33,7 @@ func overlappingHistory(t *testing.T) *driver.Result {
 	o := plan.DefaultOptions()
 	o.Clients, o.Groups, o.Rounds, o.Faults, o.Restarts = 4, 1, 60, nil, false
 	plan := plan.New(7, o)
-	res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
+	res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +48,7 @@ func overlappingHistory(t *testing.T) *driver.Result {
 // the timeline is marked partial, instead of searching without limit.
 func TestWriteArtifactsAfterTimeoutReturns(t *testing.T) {
 	res := overlappingHistory(t)
-	rep := Check(res, CheckOptions{Timeout: 100 * time.Millisecond})
+	rep := check.Check(res, check.Options{Timeout: 100 * time.Millisecond})
 	if rep.Verdict != history.Unknown || rep.Rule != "Linearizability" {
 		t.Fatalf("the check of %d overlapping operations should time out: %s %s %s", len(res.History), rep.Verdict, rep.Rule, rep.Detail)
 	}
@@ -47,7 +59,7 @@ func TestWriteArtifactsAfterTimeoutReturns(t *testing.T) {
 	done := make(chan written, 1)
 	dir := t.TempDir()
 	go func() {
-		art, err := WriteArtifacts(dir, "timeout", history.FileHeader{Title: "timed out", Plan: res.Plan}, res, rep)
+		art, err := writeArtifacts(dir, "timeout", history.FileHeader{Title: "timed out", Plan: res.Plan}, res, rep)
 		done <- written{art, err}
 	}()
 	// Generous: the bound is 100 ms; without it the search runs for hours.
@@ -71,7 +83,7 @@ func TestWriteArtifactsAfterTimeoutReturns(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	rep.Explain(&b, w.art, "")
+	Explain(&b, rep, w.art, "")
 	if !strings.Contains(b.String(), "partial") {
 		t.Errorf("Explain does not say the timeline is partial:\n%s", b.String())
 	}
@@ -88,7 +100,7 @@ func TestWriteArtifactsWholeTimeline(t *testing.T) {
 		if rep.Verdict != history.Illegal {
 			continue
 		}
-		art, err := WriteArtifacts(t.TempDir(), "ghost", history.FileHeader{Plan: plan}, res, rep)
+		art, err := writeArtifacts(t.TempDir(), "ghost", history.FileHeader{Plan: plan}, res, rep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,24 +110,6 @@ func TestWriteArtifactsWholeTimeline(t *testing.T) {
 		return
 	}
 	t.Fatal("no v0 history with lost responses broke a rule in 10 seeds")
-}
-
-// A budget the sequential replay uses up leaves the search no time, not
-// unlimited time (porcupine reads a bound of zero or less as none).
-func TestCheckSpentBudgetIsUnknown(t *testing.T) {
-	res := overlappingHistory(t)
-	done := make(chan *Report, 1)
-	go func() { done <- Check(res, CheckOptions{Timeout: time.Nanosecond}) }()
-	timer := time.NewTimer(30 * time.Second)
-	defer timer.Stop()
-	select {
-	case rep := <-done:
-		if rep.Verdict != history.Unknown || rep.Rule != "Linearizability" {
-			t.Errorf("check with a spent budget: %s %s %s", rep.Verdict, rep.Rule, rep.Detail)
-		}
-	case <-timer.C:
-		t.Fatal("Check still searching 30 s after a 1 ns budget")
-	}
 }
 
 // The timeline labels each operation with its network fate, names the

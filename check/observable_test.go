@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"strings"
@@ -22,7 +22,7 @@ func TestObservableCheckPassesTheModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := Check(res, CheckOptions{Level: LevelObservable})
+			rep := Check(res, Options{Level: LevelObservable})
 			if version == 1 && rep.Verdict != history.Ok {
 				t.Fatalf("version %d seed %d: %s %s: %s", version, seed, rep.Verdict, rep.Rule, rep.Detail)
 			}
@@ -63,7 +63,7 @@ func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict == history.Illegal {
+		if rep := Check(res, Options{Level: LevelObservable}); rep.Verdict == history.Illegal {
 			t.Logf("seed %d: %s: %s", seed, rep.Rule, rep.Detail)
 			return
 		}
@@ -97,10 +97,10 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 		t.Fatalf("m1 should have been removed at 1000+6000: %s", history.Summary(gone))
 	}
 	res := &driver.Result{Plan: plan, History: b.h}
-	if rep := Check(res, CheckOptions{Level: LevelExact}); rep.Verdict != history.Ok {
+	if rep := Check(res, Options{Level: LevelExact}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
-	if rep := Check(res, CheckOptions{Level: LevelObservable}); rep.Verdict != history.Ok {
+	if rep := Check(res, Options{Level: LevelObservable}); rep.Verdict != history.Ok {
 		t.Fatalf("observable check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 }
@@ -120,7 +120,7 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 	b.h = append(b.h, b.h[1])
 	b.h[3].ID, b.h[3].At, b.h[3].Call, b.h[3].Return = 3, 1200, b.events+1, b.events+2
 	b.h[2].Response = &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "g"}}}
-	rep := Check(&driver.Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
+	rep := Check(&driver.Result{Plan: plan, History: b.h}, Options{Level: LevelObservable})
 	if rep.Verdict != history.Illegal || rep.Rule != string(RuleObservableResponse) {
 		t.Fatalf("%s %s: %s, want Illegal ObservableResponse", rep.Verdict, rep.Rule, rep.Detail)
 	}
@@ -160,7 +160,7 @@ func TestObservableSetAside(t *testing.T) {
 		{echo, history.Illegal, "may not answer", 1},
 		{func(string, string) bool { return true }, history.Ok, "", 1},
 	} {
-		rep := Check(res, CheckOptions{Level: LevelObservable, SetAside: tc.setAside})
+		rep := Check(res, Options{Level: LevelObservable, SetAside: tc.setAside})
 		if rep.Verdict != tc.verdict || !strings.Contains(rep.Detail, tc.detail) || len(rep.SetAside) != tc.known {
 			t.Errorf("%s %s (set aside %v), want %s with %q and %d set aside", rep.Verdict, rep.Detail, rep.SetAside, tc.verdict, tc.detail, tc.known)
 		}

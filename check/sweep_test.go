@@ -1,4 +1,4 @@
-package linearize_test
+package check_test
 
 import (
 	"fmt"
@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -42,7 +42,7 @@ func TestObservableSweep(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable}); rep.Verdict != history.Ok {
+					if rep := check.Check(res, check.Options{Level: check.LevelObservable}); rep.Verdict != history.Ok {
 						bad[rep.Rule]++
 						t.Errorf("seed %d: %s %s: %s", seed, rep.Verdict, rep.Rule, rep.Detail)
 					}

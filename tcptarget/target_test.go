@@ -1,4 +1,4 @@
-package linearize_test
+package tcptarget_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
@@ -16,9 +17,9 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
+	"github.com/ghostcheck/ghostcheck/tcptarget"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -56,7 +57,7 @@ func apiVersionsOnly(t *testing.T) string {
 // wire's ErrConnClosed), one above the versions offered is refused
 // locally, unsent (not ErrNoResponse).
 func TestTCPTargetErrors(t *testing.T) {
-	target, err := linearize.NewTCPTarget(apiVersionsOnly(t), 2*time.Second)
+	target, err := tcptarget.Dial(apiVersionsOnly(t), 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestTCPTargetErrors(t *testing.T) {
 	hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", RebalanceTimeoutMs: -1}
 	h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 2, CorrelationId: 1, ClientInstanceId: codec.SomeUUID(codec.UUID{1})}
 	_, err = target.Handle(driver.Conn{ID: 1}, h, hb)
-	if !errors.Is(err, linearize.ErrVersionNotOffered) || errors.Is(err, driver.ErrNoResponse) {
+	if !errors.Is(err, tcptarget.ErrVersionNotOffered) || errors.Is(err, driver.ErrNoResponse) {
 		t.Fatalf("a version above the broker's should be refused locally, unsent: %v", err)
 	}
 	h.RequestApiVersion = 1
@@ -96,7 +97,7 @@ func startImpl(t *testing.T, muts impl.Mutants) string {
 // at v2, and the target says how.
 func TestTCPTargetNegotiationNotes(t *testing.T) {
 	p := brokertest.Start(t, startImpl(t, 0), brokertest.Options{GarbleApiVersionsFrom: 3})
-	target, err := linearize.NewTCPTarget(p.Addr(), 2*time.Second)
+	target, err := tcptarget.Dial(p.Addr(), 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +123,9 @@ func TestTCPTargetNegotiationNotes(t *testing.T) {
 
 // runTCP runs the plan of seed against the broker at addr and checks it at
 // the observable level.
-func runTCP(t *testing.T, addr string, seed uint64) (*linearize.TCPTarget, *linearize.Report) {
+func runTCP(t *testing.T, addr string, seed uint64) (*tcptarget.Target, *check.Report) {
 	t.Helper()
-	target, err := linearize.NewTCPTarget(addr, 2*time.Second)
+	target, err := tcptarget.Dial(addr, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func runTCP(t *testing.T, addr string, seed uint64) (*linearize.TCPTarget, *line
 	if err != nil {
 		t.Fatal(err)
 	}
-	return target, linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(), SessionTimeoutMs: 800})
+	return target, check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(), SessionTimeoutMs: 800})
 }
 
 // Without ConsumerGroupDescribe a history is judged from the responses
@@ -164,7 +165,7 @@ func TestTCPTargetWithoutDescribe(t *testing.T) {
 		t.Fatalf("seed %d without Describe: %s %s: %s (nothing the responses show is wrong)", seed, rep.Verdict, rep.Rule, rep.Detail)
 	}
 	un := target.Unchecked()
-	if !slices.Contains(un, model.RuleNoGhosts) || !slices.Contains(un, model.RuleQuiescentMembership) || slices.Contains(un, linearize.RuleObservableResponse) {
+	if !slices.Contains(un, model.RuleNoGhosts) || !slices.Contains(un, model.RuleQuiescentMembership) || slices.Contains(un, check.RuleObservableResponse) {
 		t.Fatalf("unchecked without Describe: %v", un)
 	}
 }
