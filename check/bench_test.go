@@ -1,12 +1,14 @@
-package check
+package check_test
 
 import (
 	"fmt"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -19,7 +21,7 @@ func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (plan.Plan, 
 	o.Clients, o.Groups, o.Rounds, o.Parallel = 2*groups, groups, rounds, parallel
 	plan := plan.New(42, o)
 	plan.DescribeEvery = 8
-	m := NewModelTarget(plan.ModelConfig())
+	m := targets.NewModelTarget(plan.ModelConfig())
 	target := driver.Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance, RestartFunc: m.Restart}
 	res, err := driver.Run(target, plan)
 	if err != nil {
@@ -40,7 +42,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Run(fmt.Sprintf("ops=%d/groups=%d", len(h), groups), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if rep := History(plan, h, Options{}); rep.Linearizable != "Ok" {
+				if rep := check.History(plan, h, check.Options{}); rep.Linearizable != "Ok" {
 					b.Fatalf("%s: %s", rep.Linearizable, rep.Mismatch)
 				}
 			}
@@ -61,7 +63,7 @@ func BenchmarkCheckIllegal(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("ops=%d", len(h)), func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if rep := History(plan, h, Options{}); rep.Linearizable != "Illegal" {
+			if rep := check.History(plan, h, check.Options{}); rep.Linearizable != "Illegal" {
 				b.Fatalf("tampered history checks %s", rep.Linearizable)
 			}
 		}
@@ -76,7 +78,7 @@ func BenchmarkCheckParallel(b *testing.B) {
 		plan, h := benchHistory(b, groups, 210, true)
 		b.Run(fmt.Sprintf("ops=%d/groups=%d", len(h), groups), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if rep := History(plan, h, Options{}); rep.Linearizable != "Ok" {
+				if rep := check.History(plan, h, check.Options{}); rep.Linearizable != "Ok" {
 					b.Fatalf("%s: %s", rep.Linearizable, rep.Mismatch)
 				}
 			}

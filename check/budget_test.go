@@ -1,7 +1,9 @@
-package check
+package check_test
 
 import (
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 	"testing"
 	"time"
@@ -13,8 +15,8 @@ import (
 // unlimited time (porcupine reads a bound of zero or less as none).
 func TestCheckSpentBudgetIsUnknown(t *testing.T) {
 	res := allOverlapping(t)
-	done := make(chan *Report, 1)
-	go func() { done <- Check(res, Options{Timeout: time.Nanosecond}) }()
+	done := make(chan *check.Report, 1)
+	go func() { done <- check.Check(res, check.Options{Timeout: time.Nanosecond}) }()
 	timer := time.NewTimer(30 * time.Second)
 	defer timer.Stop()
 	select {
@@ -35,7 +37,7 @@ func allOverlapping(t *testing.T) *driver.Result {
 	o := plan.DefaultOptions()
 	o.Clients, o.Groups, o.Rounds, o.Faults, o.Restarts = 4, 1, 60, nil, false
 	plan := plan.New(7, o)
-	res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
+	res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package check
+package check_test
 
 import (
 	"bytes"
@@ -9,21 +9,23 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 var longRuns = flag.Int("histories", 200, "histories per long-run test")
 
-func runModel(t testing.TB, plan plan.Plan) (*driver.Result, *Report) {
+func runModel(t testing.TB, plan plan.Plan) (*driver.Result, *check.Report) {
 	t.Helper()
-	res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
+	res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, Check(res, Options{})
+	return res, check.Check(res, check.Options{})
 }
 
 // The reference model judged against itself must always pass: any verdict
@@ -135,11 +137,11 @@ func TestPropertyV1ClientsKeepEveryPromise(t *testing.T) {
 		o.Groups = rapid.IntRange(1, 2).Draw(t, "groups")
 		o.Rounds = 30
 		plan := plan.Draw(t, o)
-		res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
+		res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := Check(res, Options{}); rep.Verdict != history.Ok {
+		if rep := check.Check(res, check.Options{}); rep.Verdict != history.Ok {
 			t.Fatalf("%s: %s", rep.Rule, rep.Detail)
 		}
 	})
@@ -159,7 +161,7 @@ func TestShrinkKeepsTheFailure(t *testing.T) {
 		}
 	}
 	fails := func(p plan.Plan) bool {
-		res, err := driver.Run(NewModelTarget(p.ModelConfig()), p)
+		res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 		return err == nil && len(res.Ghosts) > 0
 	}
 	small := plan.Shrink(pl, fails, 400)
@@ -196,7 +198,7 @@ func TestHistoryFileRoundTrip(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
 		t.Fatal("writing a read history does not reproduce the file")
 	}
-	if r2 := History(hdr.Plan, h, Options{}); r2.Linearizable != rep.Linearizable {
+	if r2 := check.History(hdr.Plan, h, check.Options{}); r2.Linearizable != rep.Linearizable {
 		t.Fatalf("the read history checks %s, the original %s", r2.Linearizable, rep.Linearizable)
 	}
 }
@@ -209,7 +211,7 @@ func TestTamperedHistoryIsIllegal(t *testing.T) {
 	for i := range res.History {
 		if r, ok := res.History[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
 			r.MemberEpoch++
-			rep := Check(res, Options{})
+			rep := check.Check(res, check.Options{})
 			if rep.Verdict != history.Illegal || rep.Rule != "Linearizability" {
 				t.Fatalf("an epoch off by one in op %d: verdict %s %s, want Illegal Linearizability", i, rep.Verdict, rep.Rule)
 			}
@@ -228,7 +230,7 @@ func TestBrokenAssumptionIsUnknown(t *testing.T) {
 	plan := plan.New(2, plan.DefaultOptions())
 	res, _ := runModel(t, plan)
 	res.History[3].Return = res.History[3].Call - 1
-	rep := Check(res, Options{})
+	rep := check.Check(res, check.Options{})
 	if rep.Verdict != history.Unknown || rep.Rule != "HarnessAssumption" {
 		t.Fatalf("call after return: verdict %s %s, want Unknown HarnessAssumption", rep.Verdict, rep.Rule)
 	}

@@ -1,4 +1,4 @@
-package check
+package check_test
 
 // Hand-built histories for the observable check: what a correct Kafka 4.x
 // broker answers that the reference model does not (or may not tomorrow),
@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -120,7 +122,7 @@ var describeG = &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}
 // to want: Ok, or Illegal with rule (and the detail containing detail).
 func judge(t *testing.T, plan plan.Plan, b *historyBuilder, rule model.Rule, detail string) {
 	t.Helper()
-	rep := Check(&driver.Result{Plan: plan, History: b.h}, Options{Level: LevelObservable})
+	rep := check.Check(&driver.Result{Plan: plan, History: b.h}, check.Options{Level: check.LevelObservable})
 	switch {
 	case rule == "" && rep.Verdict != history.Ok:
 		t.Errorf("want Ok, got %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
@@ -152,7 +154,7 @@ func TestObservableLeaveGroupByMemberID(t *testing.T) {
 		{"member id, null instance", 5, byID, byIDResp, ""},
 		{"member id and its instance", 5, both, bothResp, ""},
 		{"v2 member id", 2, &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m2"}, &codec.LeaveGroupResponse{}, ""},
-		{"refused: the member stays", 5, byID, refused, RuleMemberVanished},
+		{"refused: the member stays", 5, byID, refused, check.RuleMemberVanished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newHistoryBuilder(t, handPlan())
@@ -356,7 +358,7 @@ func TestObservableParkedMemberFencedAfterReload(t *testing.T) {
 		rule    model.Rule
 	}{
 		{"after a reload", true, ""},
-		{"without a reload", false, RuleMemberVanished},
+		{"without a reload", false, check.RuleMemberVanished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan := handPlan()
@@ -389,7 +391,7 @@ func TestObservableConcurrentOperations(t *testing.T) {
 		build      func(b *historyBuilder)
 	}{
 		{"Describe before a join", true, "", describeBeforeJoin},
-		{"Describe after a join", false, RuleMemberVanished, describeBeforeJoin},
+		{"Describe after a join", false, check.RuleMemberVanished, describeBeforeJoin},
 		{"Describe before a new epoch", true, "", describeBeforeEpoch},
 		{"Describe after a new epoch", false, model.RuleMonotonicEpochs, describeBeforeEpoch},
 		{"Describe after a leave", true, "", describeAfterLeave},
@@ -440,11 +442,11 @@ func TestObservableParallelModelHasNoFalseAlarms(t *testing.T) {
 	for _, seed := range seeds {
 		for rep := 0; rep < 10; rep++ {
 			plan := plan.New(seed, o)
-			res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
+			res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := Check(res, Options{Level: LevelObservable}); r.Verdict != history.Ok {
+			if r := check.Check(res, check.Options{Level: check.LevelObservable}); r.Verdict != history.Ok {
 				t.Fatalf("seed %d, run %d: %s %s: %s", seed, rep, r.Verdict, r.Rule, r.Detail)
 			}
 		}

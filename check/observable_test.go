@@ -1,12 +1,14 @@
-package check
+package check_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -18,11 +20,11 @@ func TestObservableCheckPassesTheModel(t *testing.T) {
 		o.HeartbeatVersion = version
 		for seed := uint64(1); seed <= 30; seed++ {
 			plan := plan.New(seed, o)
-			res, err := driver.Run(NewModelTarget(plan.ModelConfig()), plan)
+			res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := Check(res, Options{Level: LevelObservable})
+			rep := check.Check(res, check.Options{Level: check.LevelObservable})
 			if version == 1 && rep.Verdict != history.Ok {
 				t.Fatalf("version %d seed %d: %s %s: %s", version, seed, rep.Verdict, rep.Rule, rep.Detail)
 			}
@@ -59,11 +61,11 @@ func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
 	o.Restarts = false // forgetful cannot restart
 	for seed := uint64(1); seed <= 10; seed++ {
 		plan := plan.New(seed, o)
-		res, err := driver.Run(forgetful{NewModelTarget(plan.ModelConfig())}, plan)
+		res, err := driver.Run(forgetful{targets.NewModelTarget(plan.ModelConfig())}, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := Check(res, Options{Level: LevelObservable}); rep.Verdict == history.Illegal {
+		if rep := check.Check(res, check.Options{Level: check.LevelObservable}); rep.Verdict == history.Illegal {
 			t.Logf("seed %d: %s: %s", seed, rep.Rule, rep.Detail)
 			return
 		}
@@ -97,10 +99,10 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 		t.Fatalf("m1 should have been removed at 1000+6000: %s", history.Summary(gone))
 	}
 	res := &driver.Result{Plan: plan, History: b.h}
-	if rep := Check(res, Options{Level: LevelExact}); rep.Verdict != history.Ok {
+	if rep := check.Check(res, check.Options{Level: check.LevelExact}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
-	if rep := Check(res, Options{Level: LevelObservable}); rep.Verdict != history.Ok {
+	if rep := check.Check(res, check.Options{Level: check.LevelObservable}); rep.Verdict != history.Ok {
 		t.Fatalf("observable check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 }
@@ -120,15 +122,15 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 	b.h = append(b.h, b.h[1])
 	b.h[3].ID, b.h[3].At, b.h[3].Call, b.h[3].Return = 3, 1200, b.events+1, b.events+2
 	b.h[2].Response = &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "g"}}}
-	rep := Check(&driver.Result{Plan: plan, History: b.h}, Options{Level: LevelObservable})
-	if rep.Verdict != history.Illegal || rep.Rule != string(RuleObservableResponse) {
+	rep := check.Check(&driver.Result{Plan: plan, History: b.h}, check.Options{Level: check.LevelObservable})
+	if rep.Verdict != history.Illegal || rep.Rule != string(check.RuleObservableResponse) {
 		t.Fatalf("%s %s: %s, want Illegal ObservableResponse", rep.Verdict, rep.Rule, rep.Detail)
 	}
 	var rules []string
 	for _, v := range rep.Invariants {
 		rules = append(rules, v.Rule)
 	}
-	if len(rules) != 2 || rules[0] != string(RuleObservableResponse) || rules[1] != string(RuleMemberVanished) {
+	if len(rules) != 2 || rules[0] != string(check.RuleObservableResponse) || rules[1] != string(check.RuleMemberVanished) {
 		t.Fatalf("violations by rule %v, want [ObservableResponse MemberVanished], one each", rules)
 	}
 }
@@ -148,7 +150,7 @@ func TestObservableSetAside(t *testing.T) {
 	b.h[2].Response = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.ErrorCode(41)}
 	res := &driver.Result{Plan: plan, History: b.h}
 	echo := func(rule, what string) bool {
-		return rule == string(RuleObservableResponse) && strings.Contains(what, "must echo member id")
+		return rule == string(check.RuleObservableResponse) && strings.Contains(what, "must echo member id")
 	}
 	for _, tc := range []struct {
 		setAside func(rule, what string) bool
@@ -160,7 +162,7 @@ func TestObservableSetAside(t *testing.T) {
 		{echo, history.Illegal, "may not answer", 1},
 		{func(string, string) bool { return true }, history.Ok, "", 1},
 	} {
-		rep := Check(res, Options{Level: LevelObservable, SetAside: tc.setAside})
+		rep := check.Check(res, check.Options{Level: check.LevelObservable, SetAside: tc.setAside})
 		if rep.Verdict != tc.verdict || !strings.Contains(rep.Detail, tc.detail) || len(rep.SetAside) != tc.known {
 			t.Errorf("%s %s (set aside %v), want %s with %q and %d set aside", rep.Verdict, rep.Detail, rep.SetAside, tc.verdict, tc.detail, tc.known)
 		}

@@ -1,12 +1,14 @@
-package check
+package check_test
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -68,7 +70,7 @@ func TestRestartsAreRecordedAndChecked(t *testing.T) {
 	if !h[r.ID].Restart || h[r.ID].Call != r.Call || h[r.ID].Return != r.Return {
 		t.Fatalf("the restart op did not survive the file: %+v", h[r.ID])
 	}
-	if r2 := History(hdr.Plan, h, Options{}); r2.Verdict != history.Ok {
+	if r2 := check.History(hdr.Plan, h, check.Options{}); r2.Verdict != history.Ok {
 		t.Fatalf("the read history checks %s: %s", r2.Verdict, r2.Detail)
 	}
 }
@@ -77,13 +79,13 @@ func TestRestartsAreRecordedAndChecked(t *testing.T) {
 // (or restart) at a time.
 type historyBuilder struct {
 	t      *testing.T
-	target *ModelTarget
+	target *targets.ModelTarget
 	h      history.History
 	events int64
 }
 
 func newHistoryBuilder(t *testing.T, plan plan.Plan) *historyBuilder {
-	return &historyBuilder{t: t, target: NewModelTarget(plan.ModelConfig())}
+	return &historyBuilder{t: t, target: targets.NewModelTarget(plan.ModelConfig())}
 }
 
 // do delivers req from client member (its own connection) at time at.
@@ -135,12 +137,12 @@ func TestCheckerReplaysRestarts(t *testing.T) {
 	if d := h[2].Response.(*codec.ConsumerGroupDescribeResponse); len(d.Groups) != 1 || len(d.Groups[0].Members) != 1 {
 		t.Fatalf("m1 should still be there at 8000 (restart at 4000, session 6000): %s", history.Summary(d))
 	}
-	if rep := History(plan, h, Options{}); rep.Verdict != history.Ok {
+	if rep := check.History(plan, h, check.Options{}); rep.Verdict != history.Ok {
 		t.Fatalf("with the restart: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 	stripped := history.History{h[0], h[2]}
 	stripped[1].ID = 1
-	if rep := History(plan, stripped, Options{}); rep.Verdict != history.Illegal {
+	if rep := check.History(plan, stripped, check.Options{}); rep.Verdict != history.Illegal {
 		t.Fatalf("without the restart m1 expired at 6000, so the describe at 8000 is illegal; got %s %s", rep.Verdict, rep.Rule)
 	}
 }
@@ -169,10 +171,10 @@ func TestObservableRestartAfterARebalanceTimeout(t *testing.T) {
 		t.Fatalf("m1 should have been removed at 7500: %s", history.Summary(d))
 	}
 	res := &driver.Result{Plan: plan, History: b.h}
-	if rep := Check(res, Options{}); rep.Verdict != history.Ok {
+	if rep := check.Check(res, check.Options{}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
-	if rep := Check(res, Options{Level: LevelObservable}); rep.Verdict != history.Ok {
+	if rep := check.Check(res, check.Options{Level: check.LevelObservable}); rep.Verdict != history.Ok {
 		t.Fatalf("observable check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 }
@@ -180,7 +182,7 @@ func TestObservableRestartAfterARebalanceTimeout(t *testing.T) {
 // forgetfulCoordinator loses every group on restart, as a coordinator that
 // does not persist its state would.
 type forgetfulCoordinator struct {
-	*ModelTarget
+	*targets.ModelTarget
 	cfg model.Config
 	now int64
 }
@@ -191,19 +193,19 @@ func (f *forgetfulCoordinator) Advance(ms int64) error {
 }
 
 func (f *forgetfulCoordinator) Restart() error {
-	f.ModelTarget = NewModelTarget(f.cfg)
+	f.ModelTarget = targets.NewModelTarget(f.cfg)
 	return f.ModelTarget.Advance(f.now)
 }
 
 // A coordinator that loses its groups on restart is caught.
 func TestRestartLosingStateIsIllegal(t *testing.T) {
 	plan := restartPlan(t, 1)
-	target := &forgetfulCoordinator{ModelTarget: NewModelTarget(plan.ModelConfig()), cfg: plan.ModelConfig()}
+	target := &forgetfulCoordinator{ModelTarget: targets.NewModelTarget(plan.ModelConfig()), cfg: plan.ModelConfig()}
 	res, err := driver.Run(target, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Check(res, Options{})
+	rep := check.Check(res, check.Options{})
 	if rep.Verdict != history.Illegal {
 		t.Fatalf("seed %d: a coordinator forgetting its groups on restart: %s %s, want Illegal", plan.Seed, rep.Verdict, rep.Rule)
 	}
@@ -214,34 +216,34 @@ func TestRestartLosingStateIsIllegal(t *testing.T) {
 // to what a client can see; an explicit level wins.
 func TestLevelFromTheTarget(t *testing.T) {
 	plan := plan.New(3, plan.DefaultOptions())
-	inner := NewModelTarget(plan.ModelConfig())
+	inner := targets.NewModelTarget(plan.ModelConfig())
 	foreign := driver.Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
 	exact := foreign
 	exact.Exact = true
 	for _, tc := range []struct {
 		name   string
 		target driver.Target
-		opts   Level
-		want   Level
+		opts   check.Level
+		want   check.Level
 	}{
-		{"the model", NewModelTarget(plan.ModelConfig()), LevelAuto, LevelExact},
-		{"a foreign target", foreign, LevelAuto, LevelObservable},
-		{"a foreign target with a snapshot", driver.WithSnapshot(foreign, inner.Snapshot), LevelAuto, LevelObservable},
-		{"Funcs declared exact, with a snapshot", driver.WithSnapshot(exact, inner.Snapshot), LevelAuto, LevelExact},
-		{"a foreign target held to the model", foreign, LevelExact, LevelExact},
-		{"the model held to the observable level", NewModelTarget(plan.ModelConfig()), LevelObservable, LevelObservable},
+		{"the model", targets.NewModelTarget(plan.ModelConfig()), check.LevelAuto, check.LevelExact},
+		{"a foreign target", foreign, check.LevelAuto, check.LevelObservable},
+		{"a foreign target with a snapshot", driver.WithSnapshot(foreign, inner.Snapshot), check.LevelAuto, check.LevelObservable},
+		{"Funcs declared exact, with a snapshot", driver.WithSnapshot(exact, inner.Snapshot), check.LevelAuto, check.LevelExact},
+		{"a foreign target held to the model", foreign, check.LevelExact, check.LevelExact},
+		{"the model held to the observable level", targets.NewModelTarget(plan.ModelConfig()), check.LevelObservable, check.LevelObservable},
 	} {
 		res := &driver.Result{ModelExact: driver.IsModelExact(tc.target)}
-		if got := (Options{Level: tc.opts}).LevelFor(res); got != tc.want {
+		if got := (check.Options{Level: tc.opts}).LevelFor(res); got != tc.want {
 			t.Errorf("%s at %s: checked at %s, want %s", tc.name, tc.opts, got, tc.want)
 		}
 	}
-	for _, l := range []Level{LevelAuto, LevelExact, LevelObservable} {
-		if got, err := ParseLevel(l.String()); err != nil || got != l {
+	for _, l := range []check.Level{check.LevelAuto, check.LevelExact, check.LevelObservable} {
+		if got, err := check.ParseLevel(l.String()); err != nil || got != l {
 			t.Errorf("ParseCheckLevel(%q) = %v, %v", l, got, err)
 		}
 	}
-	if _, err := ParseLevel("strict"); err == nil {
+	if _, err := check.ParseLevel("strict"); err == nil {
 		t.Error("ParseCheckLevel accepted strict")
 	}
 }

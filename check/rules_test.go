@@ -1,4 +1,4 @@
-package check
+package check_test
 
 import (
 	"go/ast"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
@@ -85,12 +86,12 @@ func TestEveryReportedRuleIsListed(t *testing.T) {
 	models := ruleConsts(t, parsePackage(t, fset, "../model"), "Rule")
 
 	listed := map[string]bool{}
-	for _, r := range Rules() {
+	for _, r := range check.Rules() {
 		if listed[string(r.ID)] {
 			t.Errorf("Rules lists %s twice", r.ID)
 		}
 		listed[string(r.ID)] = true
-		if r.Meaning == "" || len(r.CheckedBy) == 0 || RuleMeaning(string(r.ID)) != r.Meaning {
+		if r.Meaning == "" || len(r.CheckedBy) == 0 || check.RuleMeaning(string(r.ID)) != r.Meaning {
 			t.Errorf("rule %s: meaning %q, checked by %v", r.ID, r.Meaning, r.CheckedBy)
 		}
 	}
@@ -178,7 +179,7 @@ func TestEveryReportedRuleIsListed(t *testing.T) {
 // one of Rules.
 func TestReportedRulesAreListed(t *testing.T) {
 	listed := map[string]bool{}
-	for _, r := range Rules() {
+	for _, r := range check.Rules() {
 		listed[string(r.ID)] = true
 	}
 	seen := map[string]bool{}
@@ -199,7 +200,7 @@ func TestReportedRulesAreListed(t *testing.T) {
 			see(rule)
 		}
 		see(rep.Rule)
-		see(Check(res, Options{Level: LevelObservable}).Rule)
+		see(check.Check(res, check.Options{Level: check.LevelObservable}).Rule)
 		h := append(history.History(nil), res.History...)
 		for i := len(h) - 1; i >= 0; i-- {
 			if r, ok := h[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
@@ -209,12 +210,12 @@ func TestReportedRulesAreListed(t *testing.T) {
 				break
 			}
 		}
-		see(History(res.Plan, h, Options{}).Rule)
-		see(Check(&driver.Result{Plan: res.Plan, History: h}, Options{Level: LevelObservable}).Rule)
+		see(check.History(res.Plan, h, check.Options{}).Rule)
+		see(check.Check(&driver.Result{Plan: res.Plan, History: h}, check.Options{Level: check.LevelObservable}).Rule)
 		h[0].ID = 7
-		see(History(res.Plan, h, Options{}).Rule)
+		see(check.History(res.Plan, h, check.Options{}).Rule)
 	}
-	for _, want := range []model.Rule{model.RuleNoGhosts, RuleLinearizability, RuleHarnessAssumption, model.RuleMonotonicEpochs} {
+	for _, want := range []model.Rule{model.RuleNoGhosts, check.RuleLinearizability, check.RuleHarnessAssumption, model.RuleMonotonicEpochs} {
 		if !seen[string(want)] {
 			t.Errorf("the sample never reported %s: it does not exercise what it should (saw %v)", want, seen)
 		}
