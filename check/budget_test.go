@@ -1,14 +1,14 @@
 package check_test
 
 import (
-	"github.com/ghostcheck/ghostcheck/check"
-	"github.com/ghostcheck/ghostcheck/driver"
-	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/plan"
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // A budget the sequential replay uses up leaves the search no time, not

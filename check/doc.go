@@ -1,51 +1,51 @@
-// Package linearize runs client processes against a group coordinator under
-// network faults, records what happened as a history, and checks it: the
-// invariants on every observation during the run (no ghosts, no zero UUIDs,
-// one member per process, no double ownership, epochs only forward), then
-// the history at one of two levels (docs/DESIGN.md), the reference model's exact answers
-// (linearizability with porcupine, partitioned by group) or only what the
-// protocol promises a client can see.
+// Package check gives the verdict on a run (driver.Result) or on a
+// recorded history: Ok, Illegal with the first rule broken, or Unknown
+// when it cannot decide (never a pass). It checks the harness's own
+// assumptions first (a broken one is a harness error, Unknown), then the
+// invariants the driver observed during the run, then the history at one
+// of two levels (docs/DESIGN.md):
+//
+//   - exact (LevelExact): the reference model's answers, byte for byte:
+//     linearizability of the history against model.Coordinator, with
+//     porcupine, partitioned by group; partitions whose operations never
+//     overlap are replayed on the model without a search. For the model,
+//     impl and any coordinator meant to answer as the model does.
+//   - observable (LevelObservable): only what the protocol promises a
+//     client can see, for brokers ghostcheck did not write: each response
+//     on its own (ObservableResponse), members leaving only by a leave, a
+//     removal, a takeover or a timer (MemberVanished), and a static
+//     takeover that is no rebalance (StaticRestartKeepsAssignment).
+//
+// At LevelAuto a target that declared itself model-exact is held to the
+// exact level, any other to the observable one.
 //
 // The files, and what each owns:
 //
-//   - target.go: the Target interface a coordinator under test satisfies
-//     (with Snapshotter, Restarter and ModelExacter), the in-process
-//     adapter for the model, and Funcs for adapting others.
-//   - plan.go: a Plan, the complete, readable description of one run
-//     (clients, what each does when, which requests fail how, admin
-//     removals, probes, coordinator restarts), drawn up front from rapid
-//     or from a seed, so a run replays exactly.
-//   - shrink.go: Shrink, which cuts a failing plan down to a small one
-//     that still fails.
-//   - driver.go: Run, which executes a Plan against a Target on simulated
-//     time: the round loop, coordinator restarts, and the final quiet
-//     observation.
-//   - network.go: the simulated network: requests sent with the plan's
-//     faults, delivered in order per connection (concurrently when the
-//     plan is parallel), responses delivered back, requests given up on.
-//   - process.go: the processes of a run (the plan's clients, each a
-//     model.Client, and the admin and the observer) and what each does
-//     on its turn.
-//   - probe.go: the prober, which sends requests no good client sends.
-//   - observation.go: the invariants (model/invariants.go) checked on
-//     what the coordinator holds after each round.
-//   - history.go: operations and their JSON-lines form (the corpus
-//     format).
-//   - porcupine.go: the porcupine model built on model.Coordinator, and
-//     how operations are partitioned and described.
-//   - check.go: Check, at the level the target asks for (exact for a
-//     model-exact one, observable otherwise) or the caller names; at the
-//     exact level: harness assumptions first, then the run's invariants,
-//     then linearizability; Unknown is never reported as a pass.
-//   - observable.go: Check at the observable level, for brokers we did
-//     not write: the walk of a history's events in time;
-//     observable_ops.go, what each API's responses must be and
-//     establish; observable_static.go, StaticRestartKeepsAssignment.
+//   - check.go: Check, History, Options, Level, Report, and the rules the
+//     check reports besides the invariants (Linearizability,
+//     HarnessAssumption).
+//   - assumptions.go: what the checker relies on in a history.
+//   - exact.go: the exact level: the sequential replay of totally ordered
+//     partitions, porcupine for the rest, and the first mismatch.
+//   - partition.go: how a history is split into independent partitions
+//     (Partition).
+//   - porcupine.go: the porcupine model on model.Coordinator (PorcupineOps,
+//     and TimelineModel for the report's timeline).
+//   - replay.go: applying an operation to the model and comparing the
+//     answers, with the ids the target made.
+//   - observable.go: the observable level: the walk of a history's events
+//     in time, membership over time (MemberVanished); observable_ops.go,
+//     what each API's responses must be and establish; observable_static.go,
+//     StaticRestartKeepsAssignment.
 //   - rules.go: Rules, every rule a report can name, with its meaning and
 //     what checks it.
-//   - report.go: what a failure leaves behind: the JSON-lines history,
-//     porcupine's timeline (each operation labelled with its network fate,
-//     a window of a history too large for one page, its search bounded by
-//     the check's timeout) and the explanation. The page a person reads
-//     first is the report package's.
+//
+// Tests: check_test.go (the model passes; KIP-1082's ghosts; shrinking;
+// tampered and broken histories), budget_test.go (a spent search budget
+// is Unknown), restart_test.go (restarts replayed and checked, the level
+// from the target), observable_test.go and observable_hand_test.go (the
+// observable level on runs and on hand-built histories), sweep_test.go
+// (the observable level across many seeds), replay_test.go (the
+// comparisons and partitions), rules_test.go (every rule reported is
+// listed), bench_test.go (the check's speed).
 package check

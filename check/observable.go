@@ -68,20 +68,6 @@ const (
 	meaningMemberVanished            = "a member leaves its group only by a leave, an administrative removal, a static takeover, or a session or rebalance timeout that has passed"
 )
 
-// CheckLevel is how much a check demands.
-type Level int
-
-const (
-	// LevelAuto (the zero value) decides from the run: LevelExact for a
-	// target that declares itself model-exact (ModelExacter), else
-	// LevelObservable.
-	LevelAuto Level = iota
-	// LevelExact holds the target to the reference model (porcupine).
-	LevelExact
-	// LevelObservable holds it only to what the protocol promises.
-	LevelObservable
-)
-
 // heartbeatErrors are the codes ConsumerGroupHeartbeat may answer (§B3.3).
 var heartbeatErrors = map[codec.ErrorCode]bool{
 	codec.None: true, codec.GroupAuthorizationFailed: true, codec.NotCoordinator: true, codec.CoordinatorNotAvailable: true,

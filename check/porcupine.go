@@ -3,19 +3,14 @@ package check
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"html"
-	"math/rand/v2"
-	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -38,148 +33,6 @@ func newPState(c *model.Coordinator) *pstate {
 	return &pstate{c: c, enc: c.AppendState(nil)}
 }
 
-// partKey names the partition of an operation: a group's, a telemetry
-// client's, or one of the partitions of the requests about neither.
-type partKey struct {
-	kind partKind
-	name string // the group's id
-	id   codec.UUID
-}
-
-type partKind uint8
-
-const (
-	partGroup partKind = iota
-	partDescribeMulti
-	partTelemetry
-	partAPIVersions
-	partOther
-)
-
-// String is the key as reports name it ("group:g1", "telemetry:<uuid>").
-func (k partKey) String() string {
-	switch k.kind {
-	case partGroup:
-		return "group:" + k.name
-	case partDescribeMulti:
-		return "describe:multi"
-	case partTelemetry:
-		return "telemetry:" + k.id.String()
-	case partAPIVersions:
-		return "apiversions"
-	}
-	return "other"
-}
-
-// partKeyOf is the partition of op; Partition names it.
-func partKeyOf(op *history.Op) partKey {
-	switch r := op.Request.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		return partKey{kind: partGroup, name: r.GroupId}
-	case *codec.LeaveGroupRequest:
-		return partKey{kind: partGroup, name: r.GroupId}
-	case *codec.ConsumerGroupDescribeRequest:
-		if len(r.GroupIds) == 1 {
-			return partKey{kind: partGroup, name: r.GroupIds[0]}
-		}
-		return partKey{kind: partDescribeMulti}
-	case *codec.GetTelemetrySubscriptionsRequest, *codec.PushTelemetryRequest:
-		return partKey{kind: partTelemetry, id: telemetryID(op)}
-	case *codec.ApiVersionsRequest:
-		return partKey{kind: partAPIVersions}
-	}
-	return partKey{kind: partOther}
-}
-
-// Partition names the partition of an operation, as reports name it
-// ("group:g1", "telemetry:<uuid>").
-func Partition(op *history.Op) string { return partKeyOf(op).String() }
-
-// partitionOps splits items (operations, or porcupine operations holding
-// them) into the check's partitions, in order of first appearance (keys[i]
-// names parts[i]). A coordinator restart is not about one group: it joins
-// every partition, since it restarts the timers of every group's members
-// and forgets every telemetry client. A run's history has a handful of
-// partitions, found by a scan from the last one used; past partScan of
-// them (a long history of many groups) they are found through a map. Each
-// partition's list is made at its size.
-func partitionOps[T any](items []T, opOf func(T) *history.Op) (keys []partKey, parts [][]T) {
-	var (
-		of       = make([]int32, len(items)) // each item's partition; -1 a restart
-		counts   []int
-		restarts int
-		byKey    map[partKey]int
-		last     = -1
-	)
-	for i, it := range items {
-		op := opOf(it)
-		if op.Restart {
-			of[i] = -1
-			restarts++
-			continue
-		}
-		k := partKeyOf(op)
-		if last < 0 || keys[last] != k {
-			if byKey != nil {
-				p, ok := byKey[k]
-				last = p
-				if !ok {
-					last = -1
-				}
-			} else {
-				last = slices.Index(keys, k)
-			}
-			if last < 0 {
-				keys, counts, last = append(keys, k), append(counts, 0), len(keys)
-				if byKey != nil {
-					byKey[k] = last
-				} else if len(keys) > partScan {
-					byKey = make(map[partKey]int, 2*len(keys))
-					for p, k := range keys {
-						byKey[k] = p
-					}
-				}
-			}
-		}
-		of[i] = int32(last)
-		counts[last]++
-	}
-	parts = make([][]T, len(keys))
-	for p := range parts {
-		parts[p] = make([]T, 0, counts[p]+restarts)
-	}
-	var rs []T
-	for i, it := range items {
-		if of[i] < 0 {
-			rs = append(rs, it)
-			continue
-		}
-		parts[of[i]] = append(parts[of[i]], it)
-	}
-	for p := range parts {
-		parts[p] = append(parts[p], rs...)
-	}
-	return keys, parts
-}
-
-// partScan is how many partitions partitionOps finds by scanning.
-const partScan = 16
-
-// telemetryID is the client instance id a telemetry request is about: the
-// header's at v1 (KIP-1313), the body's at v0.
-func telemetryID(op *history.Op) codec.UUID {
-	if op.Header.RequestApiVersion >= 1 {
-		return op.Header.ClientInstanceId.UUID
-	}
-	switch r := op.Request.(type) {
-	case *codec.GetTelemetrySubscriptionsRequest:
-		return r.ClientInstanceId
-	case *codec.PushTelemetryRequest:
-		return r.ClientInstanceId
-	}
-	return codec.UUID{}
-}
-
 // stepOp applies op to a clone of s. It returns whether the recorded
 // response is what the model answers, the new state, and (when not) both
 // encoded responses for the report.
@@ -187,170 +40,6 @@ func stepOp(s *pstate, op *history.Op) (bool, *pstate, string) {
 	c := s.c.Clone()
 	ok, why := applyOp(c, op)
 	return ok, newPState(c), why
-}
-
-// applyOp applies op to c in place and reports whether the recorded
-// response is what the model answers (and, when not, both answers).
-func applyOp(c *model.Coordinator, op *history.Op) (bool, string) {
-	var r replayer
-	return r.apply(c, op)
-}
-
-// replayer applies operations to model coordinators, keeping the buffers
-// it encodes both answers into from one operation to the next (the
-// sequential check replays every operation of every run).
-type replayer struct {
-	want, got []byte
-	drawn     []string
-	ids       idSource
-	source    func() codec.UUID // nextID, made once
-}
-
-// apply is applyOp.
-func (r *replayer) apply(c *model.Coordinator, op *history.Op) (bool, string) {
-	if c.Now() < op.At {
-		c.Advance(op.At)
-	}
-	if op.Restart {
-		c.Restart()
-		return true, ""
-	}
-	// Ids the coordinator makes are random in the target: take them from
-	// the recorded response, so the model makes the same ones.
-	r.ids.reset(op)
-	r.drawn = r.drawn[:0]
-	if r.source == nil {
-		r.source = r.nextID
-	}
-	c.SetIDSource(r.source)
-	h := op.Header
-	// The model sees each request as the first of a fresh connection
-	// carrying the ClientId the target must attribute (KIP-1313): per
-	// connection state does not cross partitions.
-	h.ClientId = codec.Str(op.ClientID)
-	resp, err := c.Handle(model.Conn{ID: uint64(op.ID) + 1<<40, Host: op.Conn.Host}, &h, op.Request)
-	c.Disconnect(uint64(op.ID) + 1<<40)
-	if op.Return == history.Never {
-		return true, ""
-	}
-	v := op.Header.RequestApiVersion
-	if err != nil || op.Refused {
-		if err != nil && op.Refused {
-			return true, ""
-		}
-		if err != nil {
-			return false, fmt.Sprintf("model refuses the request (%v), target answered %s", err, history.Summary(op.Response))
-		}
-		return false, "model answers " + history.Summary(resp) + ", target refused the request"
-	}
-	if sameHeartbeatResponse(resp, op.Response) || sameDescribeResponse(resp, op.Response) {
-		return true, "" // the same fields encode the same (deliver encoded the target's)
-	}
-	var err1, err2 error
-	r.want, err1 = resp.AppendTo(r.want[:0], v)
-	r.got, err2 = op.Response.AppendTo(r.got[:0], v)
-	if err1 != nil || err2 != nil {
-		return false, fmt.Sprintf("cannot encode (model: %v, target: %v)", err1, err2)
-	}
-	if !bytes.Equal(r.want, r.got) && !sameUpToDrawnIDs(resp, op.Response, r.drawn) {
-		return false, describeDiff(resp, op.Response)
-	}
-	return true, ""
-}
-
-// nextID is the id source apply gives the model: the op's ids (idSource),
-// each noted as drawn.
-func (r *replayer) nextID() codec.UUID {
-	u := r.ids.next()
-	r.drawn = append(r.drawn, u.String())
-	return u
-}
-
-// sameUpToDrawnIDs covers the one place a made id shows without being
-// returned as such: a v0 join with an empty member id that fails after the
-// coordinator made an id (e.g. UNRELEASED_INSTANCE_ID) names that id in its
-// error message. The responses are the same if the messages match with the
-// model's made ids standing for any id.
-func sameUpToDrawnIDs(want, got codec.Message, drawn []string) bool {
-	w, ok1 := want.(*codec.ConsumerGroupHeartbeatResponse)
-	g, ok2 := got.(*codec.ConsumerGroupHeartbeatResponse)
-	if !ok1 || !ok2 || len(drawn) == 0 || w.ErrorCode == codec.None || !w.ErrorMessage.Valid || !g.ErrorMessage.Valid {
-		return false
-	}
-	pattern := regexp.QuoteMeta(w.ErrorMessage.Value)
-	for _, id := range drawn {
-		pattern = strings.ReplaceAll(pattern, regexp.QuoteMeta(id), `[A-Za-z0-9_-]{22}`)
-	}
-	re, err := regexp.Compile("^" + pattern + "$")
-	if err != nil || !re.MatchString(g.ErrorMessage.Value) {
-		return false
-	}
-	w2, g2 := *w, *g
-	w2.ErrorMessage, g2.ErrorMessage = codec.Null, codec.Null
-	a, _ := w2.AppendTo(nil, 1)
-	b, _ := g2.AppendTo(nil, 1)
-	return bytes.Equal(a, b)
-}
-
-// idSource yields the id the target made for an op (a v0 member id or a
-// telemetry client instance id), then fresh ones; reset makes it the
-// source of the next op. The op's id is read from its response at the
-// first draw: most requests (every heartbeat at v1) draw none.
-type idSource struct {
-	op     *history.Op
-	queued bool // the op's id has been read into queue
-	queue  [1]codec.UUID
-	n      int // ids left in queue
-	id     int // the op's id, which seeds the fallback stream
-	r      *rand.Rand
-	pcg    rand.PCG
-}
-
-// reset makes s the source for op.
-func (s *idSource) reset(op *history.Op) {
-	s.op, s.queued, s.n, s.id, s.r = op, false, 0, op.ID, nil
-}
-
-// queueMade reads the id the target made for the op into queue.
-func (s *idSource) queueMade() {
-	s.queued = true
-	switch r := s.op.Response.(type) {
-	case *codec.ConsumerGroupHeartbeatResponse:
-		if r.MemberId.Valid {
-			if u, err := codec.ParseUUID(r.MemberId.Value); err == nil {
-				s.queue[0], s.n = u, 1
-			}
-		}
-	case *codec.GetTelemetrySubscriptionsResponse:
-		s.queue[0], s.n = r.ClientInstanceId, 1
-	}
-}
-
-func (s *idSource) next() codec.UUID {
-	if !s.queued {
-		s.queueMade()
-	}
-	if s.n > 0 {
-		s.n--
-		if u := s.queue[0]; !u.IsZero() {
-			return u
-		}
-	}
-	// Other draws (a made id the response does not show) come from a
-	// stream of the harness's own, which cannot collide with a target
-	// seeded by model.SeededIDs; it is seeded at its first draw.
-	if s.r == nil {
-		s.pcg.Seed(uint64(s.id), 0x6661_6c6c_6261_636b)
-		s.r = rand.New(&s.pcg)
-	}
-	var u codec.UUID
-	binary.BigEndian.PutUint64(u[:8], s.r.Uint64())
-	binary.BigEndian.PutUint64(u[8:], s.r.Uint64()|1)
-	return u
-}
-
-func describeDiff(want, got codec.Message) string {
-	return fmt.Sprintf("model answers %s; target answered %s", history.Summary(want), history.Summary(got))
 }
 
 // porcupineModel builds the porcupine model for histories of a coordinator
@@ -419,78 +108,6 @@ func describeState(c *model.Coordinator) string {
 	return fmt.Sprintf("t=%d %s", c.Now(), strings.Join(parts, "; "))
 }
 
-// sameHeartbeatResponse reports that a and b are ConsumerGroupHeartbeat
-// responses with the same fields, so the same bytes at any version: the
-// most common comparison, made without encoding either. false means only
-// "compare them encoded".
-func sameHeartbeatResponse(a, b codec.Message) bool {
-	x, ok1 := a.(*codec.ConsumerGroupHeartbeatResponse)
-	y, ok2 := b.(*codec.ConsumerGroupHeartbeatResponse)
-	if !ok1 || !ok2 || len(x.UnknownTags) > 0 || len(y.UnknownTags) > 0 ||
-		x.ThrottleTimeMs != y.ThrottleTimeMs || x.ErrorCode != y.ErrorCode || x.ErrorMessage != y.ErrorMessage ||
-		x.MemberId != y.MemberId || x.MemberEpoch != y.MemberEpoch || x.HeartbeatIntervalMs != y.HeartbeatIntervalMs ||
-		(x.Assignment == nil) != (y.Assignment == nil) {
-		return false
-	}
-	if x.Assignment == nil {
-		return true
-	}
-	xa, ya := x.Assignment, y.Assignment
-	if len(xa.UnknownTags) > 0 || len(ya.UnknownTags) > 0 || len(xa.TopicPartitions) != len(ya.TopicPartitions) {
-		return false
-	}
-	for i := range xa.TopicPartitions {
-		xt, yt := &xa.TopicPartitions[i], &ya.TopicPartitions[i]
-		if xt.TopicId != yt.TopicId || len(xt.UnknownTags) > 0 || len(yt.UnknownTags) > 0 || !slices.Equal(xt.Partitions, yt.Partitions) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameDescribeResponse is sameHeartbeatResponse for ConsumerGroupDescribe
-// responses (every array in them is non-nullable: nil and empty encode the
-// same).
-func sameDescribeResponse(a, b codec.Message) bool {
-	x, ok1 := a.(*codec.ConsumerGroupDescribeResponse)
-	y, ok2 := b.(*codec.ConsumerGroupDescribeResponse)
-	if !ok1 || !ok2 || x.ThrottleTimeMs != y.ThrottleTimeMs || len(x.Groups) != len(y.Groups) || len(x.UnknownTags)+len(y.UnknownTags) > 0 {
-		return false
-	}
-	for i := range x.Groups {
-		g, h := &x.Groups[i], &y.Groups[i]
-		if g.ErrorCode != h.ErrorCode || g.ErrorMessage != h.ErrorMessage || g.GroupId != h.GroupId || g.GroupState != h.GroupState ||
-			g.GroupEpoch != h.GroupEpoch || g.AssignmentEpoch != h.AssignmentEpoch || g.AssignorName != h.AssignorName ||
-			g.AuthorizedOperations != h.AuthorizedOperations || len(g.Members) != len(h.Members) || len(g.UnknownTags)+len(h.UnknownTags) > 0 {
-			return false
-		}
-		for j := range g.Members {
-			m, n := &g.Members[j], &h.Members[j]
-			if m.MemberId != n.MemberId || m.InstanceId != n.InstanceId || m.RackId != n.RackId || m.MemberEpoch != n.MemberEpoch ||
-				m.ClientId != n.ClientId || m.ClientHost != n.ClientHost || m.SubscribedTopicRegex != n.SubscribedTopicRegex ||
-				m.MemberType != n.MemberType || len(m.UnknownTags)+len(n.UnknownTags) > 0 ||
-				!slices.Equal(m.SubscribedTopicNames, n.SubscribedTopicNames) ||
-				!sameDescribedAssignment(&m.Assignment, &n.Assignment) || !sameDescribedAssignment(&m.TargetAssignment, &n.TargetAssignment) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func sameDescribedAssignment(a, b *codec.DescribedAssignment) bool {
-	if len(a.TopicPartitions) != len(b.TopicPartitions) || len(a.UnknownTags)+len(b.UnknownTags) > 0 {
-		return false
-	}
-	for i := range a.TopicPartitions {
-		s, t := &a.TopicPartitions[i], &b.TopicPartitions[i]
-		if s.TopicId != t.TopicId || s.TopicName != t.TopicName || len(s.UnknownTags)+len(t.UnknownTags) > 0 || !slices.Equal(s.Partitions, t.Partitions) {
-			return false
-		}
-	}
-	return true
-}
-
 // TimelineModel is the porcupine model a timeline (package report) draws a
 // window of a history with: the check's model of a coordinator configured
 // by cfg, starting from the state the operations of before leave it in,
@@ -506,4 +123,15 @@ func TimelineModel(cfg model.Config, before history.History) porcupine.Model {
 		m.Init = func() any { return start }
 	}
 	return m
+}
+
+// PorcupineOps wraps h's operations for porcupine; each carries its Op as
+// the input, which the model's partition and step functions read.
+func PorcupineOps(h history.History) []porcupine.Operation {
+	ops := make([]porcupine.Operation, len(h))
+	for i := range h {
+		op := &h[i]
+		ops[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op.Response, Return: op.Return}
+	}
+	return ops
 }
