@@ -359,7 +359,7 @@ func (d *driver) harness(format string, args ...any) {
 // Notes say what the run left out, for reports.
 func (r *Result) Notes() []string {
 	if r.DroppedRestarts > 0 {
-		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (linearize.Restarter)", r.DroppedRestarts)}
+		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (driver.Restarter)", r.DroppedRestarts)}
 	}
 	return nil
 }

@@ -2,14 +2,14 @@ package driver_test
 
 import (
 	"fmt"
-	"github.com/ghostcheck/ghostcheck/check"
-	"github.com/ghostcheck/ghostcheck/driver"
-	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -24,7 +24,7 @@ func TestRestartsDroppedForATargetThatCannotRestart(t *testing.T) {
 	inner := targets.NewModelTarget(pl.ModelConfig())
 	target := driver.Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
 	if driver.CanRestart(target) || driver.CanRestart(driver.WithSnapshot(target, inner.Snapshot)) {
-		t.Fatal("linearize.Funcs without RestartFunc claims it can restart")
+		t.Fatal("driver.Funcs without RestartFunc claims it can restart")
 	}
 	res, err := driver.Run(target, pl)
 	if err != nil {
@@ -50,7 +50,7 @@ func TestRestartsDroppedForATargetThatCannotRestart(t *testing.T) {
 	}
 	target.RestartFunc = inner.Restart
 	if !driver.CanRestart(target) || !driver.CanRestart(driver.WithSnapshot(target, inner.Snapshot)) {
-		t.Fatal("linearize.Funcs with RestartFunc cannot restart")
+		t.Fatal("driver.Funcs with RestartFunc cannot restart")
 	}
 }
 

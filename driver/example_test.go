@@ -33,7 +33,7 @@ func (l *leakyCoordinator) Advance(ms int64) error { return l.inner.Advance(ms) 
 // coordinator forgets members that leave: ghostcheck reports the member left
 // behind as a ghost. It does not declare itself model-exact
 // (linearize.ModelExacter), so it is held to what a client can see, not to
-// the model's bytes; it cannot restart (linearize.Restarter), so the plan's
+// the model's bytes; it cannot restart (driver.Restarter), so the plan's
 // coordinator restarts are left out, and the report says so.
 // ghostchecktest.Run does all this, over many seeds, from a go test.
 func Example() {
@@ -54,5 +54,5 @@ func Example() {
 	// level: observable
 	// verdict: Illegal
 	// rule: NoGhosts
-	// note: plan's 2 restarts dropped: the target cannot restart (linearize.Restarter)
+	// note: plan's 2 restarts dropped: the target cannot restart (driver.Restarter)
 }

@@ -52,7 +52,7 @@ type Restarter interface {
 }
 
 // ErrCannotRestart is what Restart returns on a target that cannot restart.
-var ErrCannotRestart = errors.New("linearize: the target cannot restart its coordinator")
+var ErrCannotRestart = errors.New("driver: the target cannot restart its coordinator")
 
 // CanRestart reports whether t can run plans with coordinator restarts.
 func CanRestart(t Target) bool {
@@ -171,7 +171,7 @@ func (s snapshotTarget) ModelExact() bool { return IsModelExact(s.Target) }
 // written). Any other error means the coordinator refused the request
 // without applying it (a broker closing the connection on an unsupported
 // version).
-var ErrNoResponse = errors.New("linearize: no response, outcome unknown")
+var ErrNoResponse = errors.New("driver: no response, outcome unknown")
 
 // Conn names the connection a request travels on (Conn, which
 // every operation of a history records).

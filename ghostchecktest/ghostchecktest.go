@@ -63,7 +63,7 @@ type Options struct {
 	FirstSeed uint64
 	// Plan shapes each plan (the zero value: linearize.DefaultOptions).
 	// Coordinator restarts are left out for a target that cannot restart
-	// (linearize.Restarter), and the failure report says so.
+	// (driver.Restarter), and the failure report says so.
 	Plan plan.Options
 	// Level is the check's level (linearize.LevelAuto: exact for a
 	// target that declares itself model-exact, observable otherwise).
@@ -233,7 +233,7 @@ func (r *runner) seen(res *driver.Result, rep *check.Report) {
 	}
 	r.out.Notes = nil
 	if r.dropped > 0 {
-		r.out.Notes = append(r.out.Notes, fmt.Sprintf("%d restarts dropped from %d of %d plans: the target cannot restart (linearize.Restarter)",
+		r.out.Notes = append(r.out.Notes, fmt.Sprintf("%d restarts dropped from %d of %d plans: the target cannot restart (driver.Restarter)",
 			r.restarts, r.dropped, r.out.Plans))
 	}
 }

@@ -16,7 +16,7 @@ import (
 // as a loaded machine stops it): the test stops itself for 300 ms
 // (SIGSTOP; a child that sees it stopped in /proc sends SIGCONT 300 ms
 // later). After Close the stall no longer grows.
-func TestTCPTargetMeasuresStall(t *testing.T) {
+func TestTargetMeasuresStall(t *testing.T) {
 	target, err := tcptarget.Dial(apiVersionsOnly(t), time.Second)
 	if err != nil {
 		t.Fatal(err)

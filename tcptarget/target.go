@@ -13,7 +13,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
-// TCPTarget is a broker reached over TCP, as a Target. Each of the driver's
+// Target is a broker reached over TCP, as a driver.Target. Each of the driver's
 // connections is a real TCP connection, opened on its first request and
 // closed by Disconnect (the driver's connection resets are real). The
 // driver's other faults stay simulated: a lost response is one the client
@@ -58,7 +58,7 @@ type tcpConn struct {
 	w  *wire.Conn
 }
 
-// NewTCPTarget connects to the broker at addr once to learn its api
+// Dial connects to the broker at addr once to learn its api
 // versions (ApiVersions on a connection of its own, so the driver's
 // connections start fresh). timeout bounds each dial and each wait for a
 // response.
@@ -111,7 +111,7 @@ func (t *Target) Unchecked() []model.Rule {
 
 // ErrVersionNotOffered is the local refusal of a request at a version the
 // broker did not advertise.
-var ErrVersionNotOffered = errors.New("linearize: the broker does not offer this api version")
+var ErrVersionNotOffered = errors.New("tcptarget: the broker does not offer this api version")
 
 // Handle implements Target.
 func (t *Target) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
@@ -163,7 +163,7 @@ func (t *Target) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Mess
 }
 
 // apiVersionsAt sends an ApiVersions request above the version the
-// negotiation settled at (NewTCPTarget's) at that version instead, as a
+// negotiation settled at (Dial's) at that version instead, as a
 // client library that fell back once keeps to the version that worked:
 // the driver's clients ask at their highest and cannot fall back past a
 // reply that does not parse, so against a broker that garbles v3+ replies

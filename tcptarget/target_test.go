@@ -56,7 +56,7 @@ func apiVersionsOnly(t *testing.T) string {
 // closed the connection on has an unknown outcome (ErrNoResponse, and
 // wire's ErrConnClosed), one above the versions offered is refused
 // locally, unsent (not ErrNoResponse).
-func TestTCPTargetErrors(t *testing.T) {
+func TestTargetErrors(t *testing.T) {
 	target, err := tcptarget.Dial(apiVersionsOnly(t), 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func startImpl(t *testing.T, muts impl.Mutants) string {
 
 // A broker whose ApiVersions v3+ replies do not parse is negotiated with
 // at v2, and the target says how.
-func TestTCPTargetNegotiationNotes(t *testing.T) {
+func TestTargetNegotiationNotes(t *testing.T) {
 	p := brokertest.Start(t, startImpl(t, 0), brokertest.Options{GarbleApiVersionsFrom: 3})
 	target, err := tcptarget.Dial(p.Addr(), 2*time.Second)
 	if err != nil {
@@ -144,7 +144,7 @@ func runTCP(t *testing.T, addr string, seed uint64) (*tcptarget.Target, *check.R
 // alone: a ghost that only Describe shows (a parked static member that
 // never expires) is not reported, and the target lists the rules it could
 // not check; with Describe the same broker is caught.
-func TestTCPTargetWithoutDescribe(t *testing.T) {
+func TestTargetWithoutDescribe(t *testing.T) {
 	addr := startImpl(t, impl.Mutants(0).With(impl.MutParkedNeverExpires))
 	seed := uint64(0)
 	for s := uint64(1); s <= 6 && seed == 0; s++ {

@@ -1,7 +1,7 @@
 // Package wire is ghostcheck's Kafka client connection, the one every tool
-// builds on: the TCP target of linearize, the conformance suite, the members
-// admin and the server's own tests all speak to a broker through it, and so
-// should anything new that talks to a broker.
+// builds on: the TCP target (package tcptarget), the conformance suite, the
+// members admin and the server's own tests all speak to a broker through
+// it, and so should anything new that talks to a broker.
 //
 // It owns what any client must get right before it can say anything about a
 // broker:

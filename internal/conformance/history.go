@@ -59,7 +59,7 @@ type HistoryResult struct {
 	LagMs  int64
 	// StallMs is the longest the checking process was kept from
 	// running or the broker took to answer a ping
-	// (linearize.TCPTarget.MaxStallMs), which NoGhosts' grace counts on
+	// (tcptarget.Target.MaxStallMs), which NoGhosts' grace counts on
 	// top of the lag.
 	StallMs int64
 	Seconds float64
@@ -88,7 +88,7 @@ type HistoryReport struct {
 	// first history's).
 	Negotiation []string `json:",omitempty"`
 	// Unchecked are the rules the histories could not check: the broker
-	// offers no ConsumerGroupDescribe (linearize.TCPTarget.Unchecked).
+	// offers no ConsumerGroupDescribe (tcptarget.Target.Unchecked).
 	Unchecked []string `json:",omitempty"`
 	// LeftOut are the probes left out, as "KIND (ID)".
 	LeftOut []string `json:",omitempty"`

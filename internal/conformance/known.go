@@ -30,7 +30,7 @@ import (
 //     exit status 1. OBSERVED, if given, is text the case's observation must
 //     contain: a failure that does not contain it is reported as a new one.
 //   - probe KIND: the histories leave out the prober's requests of this
-//     kind (linearize.ProbeKinds: v1-join-empty-member-id,
+//     kind (plan.ProbeKinds: v1-join-empty-member-id,
 //     telemetry-zero-instance-id, telemetry-no-instance-id,
 //     stale-heartbeat), so a broker that makes a ghost of, or aborts on, one
 //     of them is checked on everything else.
@@ -128,7 +128,7 @@ func (k *Known) knownViolation(rule, what string) bool {
 	return ok && (e.Observed == "" || strings.Contains(what, e.Observed))
 }
 
-// setAside is knownViolation for linearize.CheckOptions (nil without
+// setAside is knownViolation for check.Options (nil without
 // known rules).
 func (k *Known) setAside() func(rule, what string) bool {
 	if len(k.Of(KnownRule)) == 0 {

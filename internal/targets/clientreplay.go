@@ -10,7 +10,7 @@ import (
 )
 
 // replayClientFile re-checks a recording of client traffic (ghostcheck
-// proxy's, linearize.KindClients): the client rules are judged again on
+// proxy's, history.KindClients): the client rules are judged again on
 // the recorded requests, and the verdict and every client's outcome per
 // rule must be the ones the file stores. Nothing is re-run: a recording is
 // what a real client did, and it is the evidence.

@@ -32,7 +32,7 @@ type Kill struct {
 // KillMutant runs what `ghostcheck run --target impl --mutant NAME` runs,
 // on the same path: the plans of DefaultOptions at ConsumerGroupHeartbeat
 // v1 (the version run uses with a mutant) from seed 1 on, each against
-// impl with the mutant, linearize.Run, then linearize.Check with run's
+// impl with the mutant, driver.Run, then check.Check with run's
 // timeout, until a history is Illegal, or maxHistories or budget (run's
 // --duration) is spent.
 func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill {

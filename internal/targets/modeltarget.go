@@ -1,10 +1,10 @@
 package targets
 
 import (
-	"github.com/ghostcheck/ghostcheck/driver"
 	"sync"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 

@@ -13,7 +13,7 @@ import (
 )
 
 // replayTCP re-runs a history of ghostcheck check (a plan for a broker
-// over TCP, linearize.TCPPlan) against the broker at opts.Bootstrap and
+// over TCP, plan.ForRealTime) against the broker at opts.Bootstrap and
 // checks it at the observable level, as check did. The broker must be
 // configured with the timers the plan holds. The groups get a fresh
 // prefix, so a broker that kept the first run's groups does not meet
@@ -43,7 +43,7 @@ func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
 }
 
 // brokerSessionMs is the broker's session timeout in a plan made by
-// linearize.TCPPlan, which adds ten rounds of slack to it.
+// plan.ForRealTime, which adds ten rounds of slack to it.
 func brokerSessionMs(p plan.Plan) int64 {
 	if ms := p.SessionTimeoutMs - 10*p.RoundMs; ms > 0 {
 		return ms
