@@ -24,29 +24,30 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// recordBreakerRequest keeps r, just sent by the admin, the prober or the
+// recordBreaker keeps r, just sent by the admin, the prober or the
 // observer, for the canary; r.creq then names it, negative (-1 is the
 // first) to keep it apart from the clients' records.
-func (d *driver) recordBreakerRequest(r *request) {
+func (l *clientLog) recordBreaker(r *request) {
 	hv, _ := codec.RequestHeaderVersion(r.h.RequestApiKey, r.h.RequestApiVersion)
-	d.breqs = append(d.breqs, model.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: d.connReqs[r.handle], At: d.now,
+	l.breakers = append(l.breakers, model.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: l.seqs[r.handle], At: l.d.now,
 		HeaderVersion: hv, Header: r.h, API: r.h.RequestApiKey.String(), Request: r.req})
-	d.connReqs[r.handle]++
-	r.creq = -len(d.breqs)
+	l.seqs[r.handle]++
+	r.creq = -len(l.breakers)
 }
 
 // checkBreakers judges the admin's, the prober's and the observer's
 // requests by the client rules and reports, as harness errors, every rule
 // whose verdict is not the one the harness's own requests call for.
-func (d *driver) checkBreakers() {
+func (l *clientLog) checkBreakers() {
+	d := l.d
 	roles := map[codec.UUID]string{}
-	for _, p := range d.procs[len(d.plan.Clients):] {
-		roles[p.c.InstanceID()] = p.role
+	for _, p := range d.procs.all[len(d.plan.Clients):] {
+		roles[p.c.InstanceID()] = p.role.String()
 	}
-	for _, e := range canaryErrors(roles, expectedBreaks(d.breqs), model.CheckClients(d.breqs)) {
+	for _, e := range canaryErrors(roles, expectedBreaks(l.breakers), model.CheckClients(l.breakers)) {
 		d.harness("%s", e)
 	}
-	d.checkSynthClients() // the breaks played on paper (canary_clients.go)
+	l.checkSynth() // the breaks played on paper (canary_clients.go)
 }
 
 // canaryErrors compares the client rules' verdicts on the harness's own

@@ -170,14 +170,14 @@ func synthErrors(clients []synthClient, got []model.ClientResult) []string {
 	return errs
 }
 
-// checkSynthClients runs the synthetic part of the client rules' canary,
-// in one history in canaryEvery, and reports its errors as harness errors.
-func (d *driver) checkSynthClients() {
-	if !d.canaryDue() {
+// checkSynth runs the synthetic part of the client rules' canary, in one
+// history in canaryEvery, and reports its errors as harness errors.
+func (l *clientLog) checkSynth() {
+	if !l.d.canaries {
 		return
 	}
 	reqs, clients := synthRecords()
 	for _, e := range synthErrors(clients, model.CheckClients(reqs)) {
-		d.harness("%s", e)
+		l.d.harness("%s", e)
 	}
 }

@@ -425,29 +425,30 @@ func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) 
 // run.
 const canaryEvery = 64
 
-// checkInvariantCanary runs the canary in one history in canaryEvery and
+// invariantCanary runs the canary in one history in canaryEvery and
 // reports its errors as harness errors. The plants of the per-round
 // checks go into the first round's observation that shows a group with
 // two members, one held by a live joined process, and breaks nothing (a
 // history's final observation mostly holds empty groups: every planter
 // would add its own material); the quiescence plants, and all of them in
 // a history that never showed such a round, go into the final one.
-func (d *driver) checkInvariantCanary(o model.Observation, final bool) {
-	if !d.canaryDue() || d.canaried && !final {
+func (ob *observer) invariantCanary(o model.Observation, final bool) {
+	d := ob.d
+	if !d.canaries || ob.canaried && !final {
 		return
 	}
 	checks, plants := invariantChecks(), invariantPlants()
 	switch {
 	case final:
-		if d.canaried {
+		if ob.canaried {
 			plants = roundPlants(plants, true)
 		}
-		for _, e := range headerCanary(d.creqs, model.CheckRequestHeader) {
+		for _, e := range headerCanary(d.clients.reqs, model.CheckRequestHeader) {
 			d.harness("%s", e)
 		}
 	case rich(o) && len(firedRules(checks, o, o, false)) == 0:
 		plants = roundPlants(plants, false)
-		d.canaried = true
+		ob.canaried = true
 	default:
 		return
 	}

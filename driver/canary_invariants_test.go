@@ -14,8 +14,8 @@ import (
 // finalObservation is, in short, what observe(true) judged at the end of
 // d's run: the coordinator's groups and the plan clients as processes.
 func finalObservation(d *driver) model.Observation {
-	o := model.Observation{Now: d.at, Groups: d.snap.Snapshot(), GeneratedIDs: d.genIDs}
-	for _, p := range d.procs[:len(d.plan.Clients)] {
+	o := model.Observation{Now: d.at, Groups: d.obs.snap.Snapshot(), GeneratedIDs: d.obs.genIDs}
+	for _, p := range d.procs.clients() {
 		mp := model.Process{Name: p.name, GroupID: p.group, ClientInstanceID: p.c.InstanceID(), MemberID: p.c.MemberID(), Live: p.live,
 			Left:   p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
 			Joined: p.live && p.c.State() == model.Joined}
@@ -66,8 +66,8 @@ func TestInvariantCanaryRunsInPickedHistories(t *testing.T) {
 		if len(d.res.HarnessErrors) > 0 {
 			t.Fatalf("seed %d: %v", seed, d.res.HarnessErrors)
 		}
-		if want := seed%canaryEvery == 1; d.canaried != want {
-			t.Errorf("seed %d: canaried %v, want %v", seed, d.canaried, want)
+		if want := seed%canaryEvery == 1; d.obs.canaried != want {
+			t.Errorf("seed %d: canaried %v, want %v", seed, d.obs.canaried, want)
 		}
 	}
 }
@@ -205,7 +205,7 @@ func TestHeaderCanary(t *testing.T) {
 		}
 		return nil
 	}
-	for _, reqs := range [][]model.ClientRequest{d.creqs, nil} {
+	for _, reqs := range [][]model.ClientRequest{d.clients.reqs, nil} {
 		if errs := headerCanary(reqs, model.CheckRequestHeader); len(errs) > 0 {
 			t.Errorf("%d requests: %v", len(reqs), errs)
 		}
@@ -238,7 +238,7 @@ func BenchmarkCanary(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		invariantCanary(round, invariantChecks(), roundPlants(invariantPlants(), false))
 		invariantCanary(final, invariantChecks(), roundPlants(invariantPlants(), true))
-		headerCanary(d.creqs, model.CheckRequestHeader)
+		headerCanary(d.clients.reqs, model.CheckRequestHeader)
 		reqs, clients := synthRecords()
 		synthErrors(clients, model.CheckClients(reqs))
 	}

@@ -28,7 +28,7 @@ func driverRun(t *testing.T, seed uint64, hv int, canaries bool) *driver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.skipCanary = d.skipCanary && !canaries
+	d.canaries = d.canaries || canaries
 	if !d.runRounds() || !d.quiesce() {
 		t.Fatalf("seed %d: the run failed: %v", seed, d.res.HarnessErrors)
 	}
@@ -48,8 +48,8 @@ func TestCanaryBreaks(t *testing.T) {
 		if len(d.res.HarnessErrors) > 0 {
 			t.Fatalf("seed %d: %v", seed, d.res.HarnessErrors)
 		}
-		observer := d.observer().c.InstanceID()
-		for u, rs := range expectedBreaks(d.breqs) {
+		observer := d.procs.observer().c.InstanceID()
+		for u, rs := range expectedBreaks(d.clients.breakers) {
 			if u == observer && len(rs) > 0 {
 				t.Errorf("seed %d: the observer broke %v", seed, rs)
 			}
@@ -70,14 +70,14 @@ func TestCanaryBreaks(t *testing.T) {
 func TestCanaryCatchesABlindRule(t *testing.T) {
 	d := canaryRun(t, 3, 1)
 	roles := map[codec.UUID]string{}
-	for _, p := range d.procs[len(d.plan.Clients):] {
-		roles[p.c.InstanceID()] = p.role
+	for _, p := range d.procs.all[len(d.plan.Clients):] {
+		roles[p.c.InstanceID()] = p.role.String()
 	}
-	want := expectedBreaks(d.breqs)
-	if errs := canaryErrors(roles, want, model.CheckClients(d.breqs)); len(errs) != 0 {
+	want := expectedBreaks(d.clients.breakers)
+	if errs := canaryErrors(roles, want, model.CheckClients(d.clients.breakers)); len(errs) != 0 {
 		t.Fatalf("the canary fails on a correct run: %v", errs)
 	}
-	prober := d.procs[len(d.plan.Clients)+1].c.InstanceID()
+	prober := d.procs.all[len(d.plan.Clients)+1].c.InstanceID()
 	for _, tc := range []struct {
 		name  string
 		rule  model.Rule
@@ -92,7 +92,7 @@ func TestCanaryCatchesABlindRule(t *testing.T) {
 			if _, broke := want[prober][tc.rule]; broke == (tc.flip == model.OutcomeViolated) {
 				t.Fatalf("seed 3's prober: broke %s = %v, the case needs the other", tc.rule, broke)
 			}
-			got := model.CheckClients(d.breqs)
+			got := model.CheckClients(d.clients.breakers)
 			flipped := false
 			for i := range got {
 				if got[i].InstanceID.UUID != prober {

@@ -18,63 +18,74 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// recordClientRequest keeps r, just sent by a plan client, for the client
-// rules; r.creq then names it (1-based).
-func (d *driver) recordClientRequest(r *request) {
-	if r.p.role != "client" {
-		if d.canaryDue() {
-			d.recordBreakerRequest(r)
+// clientLog is the record of the requests the run's processes sent, as a
+// recording proxy would see them, for the client rules: the plan's
+// clients' (judged at the end of the run), and the admin's, the prober's
+// and the observer's (the canary's, canary.go).
+type clientLog struct {
+	d *driver
+	// reqs are the plan clients' requests, and seqs how many each
+	// connection (by handle) carried.
+	reqs []model.ClientRequest
+	seqs map[uint64]int
+	// breakers are the admin's, prober's and observer's; none are kept
+	// when this history's canaries do not run.
+	breakers []model.ClientRequest
+}
+
+func newClientLog(d *driver, size int) clientLog {
+	return clientLog{d: d, reqs: make([]model.ClientRequest, 0, size), seqs: map[uint64]int{}}
+}
+
+// record keeps r, just sent by a plan client, for the client rules; r.creq
+// then names it (1-based). The admin's, prober's and observer's go to the
+// canary (recordBreaker).
+func (l *clientLog) record(r *request) {
+	if r.p.role != roleClient {
+		if l.d.canaries {
+			l.recordBreaker(r)
 		}
 		return
 	}
 	hv, _ := codec.RequestHeaderVersion(r.h.RequestApiKey, r.h.RequestApiVersion)
-	d.creqs = append(d.creqs, model.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: d.connReqs[r.handle], At: d.now,
+	l.reqs = append(l.reqs, model.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: l.seqs[r.handle], At: l.d.now,
 		HeaderVersion: hv, Header: r.h, API: r.h.RequestApiKey.String(), Request: r.req})
-	d.connReqs[r.handle]++
-	r.creq = len(d.creqs)
+	l.seqs[r.handle]++
+	r.creq = len(l.reqs)
 }
 
-// clientFault notes on request n (1-based; 0 is none) what the network
-// did to it.
-func (d *driver) clientFault(n int, fault string) {
+// fault notes on request n (1-based; 0 is none) what the network did to
+// it.
+func (l *clientLog) fault(n int, fault string) {
 	if n > 0 {
-		d.creqs[n-1].Fault = fault
+		l.reqs[n-1].Fault = fault
 	}
 }
 
-// clientResponse records that the client got resp for request n.
-func (d *driver) clientResponse(n int, resp codec.Message) {
+// response records that the client got resp for request n.
+func (l *clientLog) response(n int, resp codec.Message) {
 	if n < 0 { // the admin's, prober's or observer's (canary.go)
-		d.breqs[-n-1].Response = resp
+		l.breakers[-n-1].Response = resp
 	}
 	if n > 0 {
-		d.creqs[n-1].Response = resp
+		l.reqs[n-1].Response = resp
 	}
 }
 
-// checkClients judges the clients' requests by the client rules and
-// reports each rule a client broke, at its first violation.
-func (d *driver) checkClients() {
-	for _, c := range model.CheckClients(d.creqs) {
+// check judges the clients' requests by the client rules and reports each
+// rule a client broke, at its first violation; then the canary, in the
+// histories it runs in (canaryEvery picks them by seed when the driver is
+// made: judging the admin's, prober's and observer's traffic in every
+// history was a sixth of the run's time).
+func (l *clientLog) check() {
+	for _, c := range model.CheckClients(l.reqs) {
 		for _, r := range c.Results {
 			if r.Outcome == model.OutcomeViolated {
-				d.clientViolation(r.Rule, fmt.Sprintf("client %s: %s", c.Client, r.Detail))
+				l.d.violate(&model.Violation{Rule: string(r.Rule), Detail: fmt.Sprintf("client %s: %s", c.Client, r.Detail)})
 			}
 		}
 	}
-	if d.canaryDue() {
-		d.checkBreakers()
+	if l.d.canaries {
+		l.checkBreakers()
 	}
-}
-
-// canaryDue reports whether this history's canaries run (canaryEvery
-// picks them by seed when the driver is made): the live client-rule one
-// here, the synthetic records, the invariants' and the long way of
-// DescribeAgrees. Judging the admin's, prober's and observer's traffic in
-// every history was a sixth of the run's time.
-func (d *driver) canaryDue() bool { return !d.skipCanary }
-
-// clientViolation records that a client broke client rule rule.
-func (d *driver) clientViolation(rule model.Rule, detail string) {
-	d.violate(&model.Violation{Rule: string(rule), Detail: detail})
 }

@@ -29,18 +29,18 @@ func TestClientRulesJudgeTheRunsClients(t *testing.T) {
 			t.Fatalf("a reference client broke %s: %s", v.Rule, v.What)
 		}
 	}
-	if len(d.creqs) == 0 {
+	if len(d.clients.reqs) == 0 {
 		t.Fatal("no client request was recorded")
 	}
-	for i := len(d.creqs) - 1; i >= 0; i-- {
-		if hb, ok := d.creqs[i].Request.(*codec.ConsumerGroupHeartbeatRequest); ok && hb.MemberEpoch > 0 && d.creqs[i].Header.RequestApiVersion == 1 {
+	for i := len(d.clients.reqs) - 1; i >= 0; i-- {
+		if hb, ok := d.clients.reqs[i].Request.(*codec.ConsumerGroupHeartbeatRequest); ok && hb.MemberEpoch > 0 && d.clients.reqs[i].Header.RequestApiVersion == 1 {
 			other := *hb
 			other.MemberId = "another-member-id"
-			d.creqs[i].Request = &other
+			d.clients.reqs[i].Request = &other
 			break
 		}
 	}
-	d.checkClients()
+	d.clients.check()
 	if d.res.ViolationCounts[string(model.RuleStableMemberID)] == 0 {
 		t.Fatalf("a process that changed its member id was not reported: %v", d.res.ViolationCounts)
 	}

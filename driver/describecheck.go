@@ -27,15 +27,16 @@ const (
 )
 
 // checkDescribe holds resp, the target's answer to a Describe it has just
-// handled, to the target's snapshot of that instant. The caller holds d.mu
-// and has not delivered anything since.
-func (d *driver) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
-	if d.snap == nil || d.plan.Parallel {
+// handled, to the target's snapshot of that instant. The caller holds the
+// driver's mu and has not delivered anything since.
+func (o *observer) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
+	d := o.d
+	if o.snap == nil || d.plan.Parallel {
 		return
 	}
-	groups := d.snap.Snapshot()
-	if d.canaryDue() {
-		d.describeCanary(resp, groups)
+	groups := o.snap.Snapshot()
+	if d.canaries {
+		o.describeCanary(resp, groups)
 	}
 	for i := range resp.Groups {
 		dg := &resp.Groups[i]
@@ -153,7 +154,8 @@ func describeDisagreement(shown, held model.GroupSnapshot) string {
 // and describeDisagreement, which sort: where describedAsHeld finds an
 // in-order answer as held, the long way must find no disagreement, else
 // the short way hides one, a harness error.
-func (d *driver) describeCanary(resp *codec.ConsumerGroupDescribeResponse, groups []model.GroupSnapshot) {
+func (o *observer) describeCanary(resp *codec.ConsumerGroupDescribeResponse, groups []model.GroupSnapshot) {
+	d := o.d
 	for i := range resp.Groups {
 		dg := &resp.Groups[i]
 		h, holds := heldGroup(groups, dg.GroupId)

@@ -1,14 +1,11 @@
 package driver
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
 
-	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -50,84 +47,61 @@ type Result struct {
 	DroppedRestarts int
 }
 
-type driver struct {
-	plan    *plan.Plan
-	target  Target
-	snap    Snapshotter
-	procs   []*proc
-	round   int
-	now     int64
-	events  atomic.Int64
-	connSeq uint64
-
-	reqs  []*request
-	resps []*response
-	due   []*request // deliverRequests' list, reused
-	// lastDeliver keeps each connection FIFO: a delayed request or
-	// response delays what follows it on the same connection.
-	lastReqDeliver  map[uint64]int64 // ms (request.due)
-	lastRespDeliver map[uint64]int
-	connClientID    map[uint64]string
-	closedConns     map[uint64]bool
-	// freeWires are the target-facing ids of closed connections, for
-	// Plan.ReuseConnIDs (openConn).
-	freeWires []uint64
-	// at is the target's clock: the round's start, or the time of the
-	// last delivery within the round (Plan.SubRoundMs).
-	at int64
-	// creqs are the plan clients' requests for the client rules, and
-	// connReqs how many each connection (by handle) carried
-	// (clientcheck.go).
-	creqs    []model.ClientRequest
-	connReqs map[uint64]int
-	// observed is the array observe lists the processes in, kept from
-	// round to round.
-	observed []model.Process
-	// lastGroups are the groups observe judged last, and groupErrs what
-	// NoDoubleClientAssignment and the epoch tracker found in them.
-	lastGroups []model.GroupSnapshot
-	groupErrs  [2]error
-	// breqs are the admin's, prober's and observer's (canary.go); none
-	// are kept when skipCanary (the canary does not judge this history).
-	breqs      []model.ClientRequest
-	skipCanary bool
-
-	mu      sync.Mutex
-	hist    history.History
-	res     *Result
-	epochs  model.EpochTracker
-	ids     model.MemberIDTracker
-	ghosts  map[string]bool
-	hbEvery int
-	genIDs  []codec.UUID
-	// described are the describe responses delivered this round, for
-	// observe when the target has no snapshot.
-	described []*codec.ConsumerGroupDescribeResponse
-	// describedAt is when the first of them reached the target.
-	describedAt int64
-	// spoil, when set, spoils the next prober header (probe.go).
-	spoil func(*codec.RequestHeader)
-	// restartAt are the coordinator times of the restarts so far.
-	restartAt []int64
-	// enc is deliver's buffer for encoding a response (under mu).
-	enc []byte
-
-	// canaried: the invariants' canary ran on a round's observation
-	// (canary_invariants.go).
-	canaried bool
+// Notes say what the run left out, for reports.
+func (r *Result) Notes() []string {
+	if r.DroppedRestarts > 0 {
+		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (driver.Restarter)", r.DroppedRestarts)}
+	}
+	return nil
 }
 
-// Run executes plan against target. The run is deterministic for a
-// deterministic target unless plan.Parallel is set. A target that cannot
+// driver is one run: the clock and the coordinator's restarts, what the
+// run produced, and its parts, each a type of its own with a pointer back
+// here: the simulated network, the processes (the plan's clients, the
+// admin, the prober and the observer process), the observer that judges
+// what the coordinator holds, and the record of the clients' requests
+// that the client rules judge.
+type driver struct {
+	plan   *plan.Plan
+	target Target
+	// round is the round running; now its start (ms), at the target's
+	// clock: the round's start, or the time of the last delivery within
+	// the round (Plan.SubRoundMs).
+	round   int
+	now, at int64
+	// events numbers the calls and returns of the target's handling, the
+	// history's logical times.
+	events atomic.Int64
+	// restartAt are the coordinator times of the restarts so far.
+	restartAt []int64
+	// canaries: this history's canaries run (canaryEvery picks them by
+	// seed).
+	canaries bool
+
+	// mu guards the history, the result and what delivery touches while
+	// requests are delivered concurrently (Plan.Parallel).
+	mu   sync.Mutex
+	hist history.History
+	res  *Result
+
+	net     network
+	procs   processes
+	prober  prober
+	obs     observer
+	clients clientLog
+}
+
+// Run executes p against target. The run is deterministic for a
+// deterministic target unless p.Parallel is set. A target that cannot
 // restart runs the plan without its coordinator restarts
 // (Result.DroppedRestarts). It returns an error only when the plan is
 // malformed; what went wrong in the run is in the Result.
-func Run(target Target, plan plan.Plan) (*Result, error) {
-	if err := plan.Validate(); err != nil {
+func Run(target Target, p plan.Plan) (*Result, error) {
+	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	plan, dropped := planFor(target, plan)
-	d, err := newDriver(target, plan)
+	p, dropped := planFor(target, p)
+	d, err := newDriver(target, p)
 	if err != nil {
 		return nil, err
 	}
@@ -143,62 +117,39 @@ func Run(target Target, plan plan.Plan) (*Result, error) {
 	return d.res, nil
 }
 
-// newDriver sets up a run of plan: the plan's client processes, then the
-// admin, the prober and the observer (in this order: each draws its
-// connection ids and its UUIDs from its place).
-func newDriver(target Target, pl plan.Plan) (*driver, error) {
+// planFor is p as t can run it: without its coordinator restarts when t
+// cannot restart (CanRestart), with how many were left out. Restarts are
+// drawn last (plan.New), so the rest of the plan is the one its seed
+// gives.
+func planFor(t Target, p plan.Plan) (plan.Plan, int) {
+	n := len(p.Restarts)
+	if n == 0 || CanRestart(t) {
+		return p, 0
+	}
+	p.Restarts = nil
+	return p, n
+}
+
+// newDriver sets up a run of p: its parts, then its processes (processes
+// and its new).
+func newDriver(target Target, p plan.Plan) (*driver, error) {
 	d := &driver{
-		plan:            &pl,
-		target:          target,
-		lastReqDeliver:  map[uint64]int64{},
-		lastRespDeliver: map[uint64]int{},
-		connClientID:    map[uint64]string{},
-		closedConns:     map[uint64]bool{},
-		connReqs:        map[uint64]int{},
-		ghosts:          map[string]bool{},
-		res:             &Result{Plan: pl, ViolationCounts: map[string]int{}, Faults: map[plan.FaultKind]int{}},
-		skipCanary:      pl.Seed%canaryEvery != 1,
+		plan:     &p,
+		target:   target,
+		res:      &Result{Plan: p, ViolationCounts: map[string]int{}, Faults: map[plan.FaultKind]int{}},
+		canaries: p.Seed%canaryEvery == 1,
 	}
-	d.snap, _ = target.(Snapshotter)
-	d.hbEvery = int(int64(pl.HeartbeatIntervalMs) / pl.RoundMs)
-	if d.hbEvery < 1 {
-		d.hbEvery = 1
-	}
+	d.net = newNetwork(d)
+	d.procs = processes{d: d, hbEvery: max(int(int64(p.HeartbeatIntervalMs)/p.RoundMs), 1)}
+	d.prober = prober{d: d}
+	d.obs = newObserver(d)
 	// The history and the clients' requests are made about the size they
 	// will be (a default plan's histories hold about 0.8 operations per
 	// client and heartbeat interval), not grown to it.
-	size := min(len(pl.Clients)*pl.Rounds*4/(5*d.hbEvery)+32, 1<<14)
+	size := min(len(p.Clients)*p.Rounds*4/(5*d.procs.hbEvery)+32, 1<<14)
 	d.hist = make(history.History, 0, size)
-	d.creqs = make([]model.ClientRequest, 0, size*3/5) // about half the operations are a plan client's requests
-	for i, cp := range pl.Clients {
-		p, err := d.newProc(i, cp.Name, cp.Group, "client", cp)
-		if err != nil {
-			return nil, err
-		}
-		d.procs = append(d.procs, p)
-	}
-	admin, err := d.newProc(len(pl.Clients), "admin", "", "admin", plan.ClientPlan{Name: "admin", Seed: pl.Seed ^ 0xad, HeartbeatVersion: 1})
-	if err != nil {
-		return nil, err
-	}
-	prober, err := d.newProc(len(pl.Clients)+1, "prober", "", "prober", plan.ClientPlan{Name: "prober", Seed: pl.Seed ^ 0x9b, HeartbeatVersion: 1})
-	if err != nil {
-		return nil, err
-	}
-	observer, err := d.newProc(len(pl.Clients)+2, "observer", "", "observer", plan.ClientPlan{Name: "observer", Seed: pl.Seed ^ 0x0b, HeartbeatVersion: 1})
-	if err != nil {
-		return nil, err
-	}
-	d.procs = append(d.procs, admin, prober, observer)
-	for _, f := range pl.Faults {
-		if f.Client >= 0 && f.Client < len(pl.Clients) {
-			d.procs[f.Client].faults = append(d.procs[f.Client].faults, f)
-		}
-	}
-	for _, p := range d.procs {
-		slices.SortStableFunc(p.faults, func(a, b plan.Fault) int { return cmp.Compare(a.Request, b.Request) })
-	}
-	return d, nil
+	d.clients = newClientLog(d, size*3/5) // about half the operations are a plan client's requests
+	return d, d.procs.start()
 }
 
 // runRounds runs the planned rounds, then closing: every live client
@@ -222,7 +173,7 @@ func (d *driver) runRounds() bool {
 			}
 		}
 		d.runRound(closing)
-		if d.round > closing && len(d.reqs) == 0 && len(d.resps) == 0 && d.noneOutstanding() {
+		if d.round > closing && d.net.idle() && d.procs.noneOutstanding() {
 			break
 		}
 	}
@@ -235,38 +186,27 @@ func (d *driver) runRounds() bool {
 // due reach the target, the processes that ended close their connections,
 // and the invariants are checked.
 func (d *driver) runRound(closing int) {
-	d.deliverResponses()
-	d.timeouts()
+	d.net.deliverResponses()
+	d.procs.timeouts()
 	if d.round == closing {
-		for _, p := range d.procs[:len(d.plan.Clients)] {
-			if p.live {
-				d.close(p)
-			}
-		}
+		d.procs.closeClients()
 	}
-	for _, p := range d.procs {
-		d.act(p)
-	}
-	d.deliverRequests()
-	d.closeEnded()
-	d.observe(false)
+	d.procs.act()
+	d.net.deliverRequests()
+	d.procs.closeEnded()
+	d.obs.observe(false)
 }
 
 // quiesce moves the clock one session timeout past the last request any
 // client process got delivered (or the last restart, which starts every
 // session afresh), and past the lag and the stall the target measured
 // (so that every ended process's grace is over: a member of a crash is
-// then a ghost if it is still there), has the observer describe every group, and checks
-// the final observation, QuiescentMembership included. It reports false
-// when the target failed.
+// then a ghost if it is still there), has the observer describe every
+// group, and checks the final observation, QuiescentMembership included.
+// It reports false when the target failed.
 func (d *driver) quiesce() bool {
-	d.closeEnded()
-	var lastSeen int64
-	for _, p := range d.procs[:len(d.plan.Clients)] {
-		if p.lastSeen > lastSeen {
-			lastSeen = p.lastSeen
-		}
-	}
+	d.procs.closeEnded()
+	lastSeen := d.procs.lastSeen()
 	if n := len(d.restartAt); n > 0 && d.restartAt[n-1] > lastSeen {
 		lastSeen = d.restartAt[n-1]
 	}
@@ -284,17 +224,12 @@ func (d *driver) quiesce() bool {
 		}
 		d.at = d.now
 	}
-	d.observer().versions = true
-	for _, g := range d.plan.Groups() {
-		d.sendDescribe(d.observer(), g)
-	}
-	d.deliverRequests()
-	d.observe(true)
-	d.checkClients()
+	d.procs.describeAll()
+	d.net.deliverRequests()
+	d.obs.observe(true)
+	d.clients.check()
 	return true
 }
-
-func (d *driver) observer() *proc { return d.procs[len(d.procs)-1] }
 
 // restart restarts the coordinator at the start of the round, before any
 // delivery: it is recorded as an operation of its own; every connection
@@ -316,18 +251,12 @@ func (d *driver) restart() bool {
 		return false
 	}
 	d.mu.Lock()
-	d.hist = append(d.hist, history.Op{ID: len(d.hist), Client: len(d.procs), Name: "coordinator", At: d.now, Sent: d.round,
+	d.hist = append(d.hist, history.Op{ID: len(d.hist), Client: len(d.procs.all), Name: "coordinator", At: d.now, Sent: d.round,
 		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"})
-	for _, p := range d.procs {
-		d.closedConns[p.connID] = true
-	}
+	d.procs.connectionsLost()
 	d.mu.Unlock()
 	d.restartAt = append(d.restartAt, d.now)
-	for _, p := range d.procs {
-		if p.live {
-			d.reconnect(p)
-		}
-	}
+	d.procs.reconnectLive()
 	return true
 }
 
@@ -343,23 +272,53 @@ func (d *driver) sessionEnd(t int64) int64 {
 	return end
 }
 
-func (d *driver) noneOutstanding() bool {
-	for _, p := range d.procs {
-		if p.live && (p.hb != nil || p.leave != nil || len(p.others) > 0) {
-			return false
-		}
+// advanceTo moves the target's clock to t within the round, if it is not
+// there yet.
+func (d *driver) advanceTo(t int64) {
+	if t <= d.at {
+		return
 	}
-	return true
+	if err := d.target.Advance(t); err != nil {
+		d.harness("advance to %d: %v", t, err)
+	}
+	d.at = t
 }
 
+// lag is how far the target's real time has run ahead of the driver's
+// logical time (tcptarget.Target.MaxLagMs); 0 for a target on logical
+// time.
+func (d *driver) lag() int64 {
+	if l, ok := d.target.(interface{ MaxLagMs() int64 }); ok {
+		return l.MaxLagMs()
+	}
+	return 0
+}
+
+// stall is the longest the checking process was kept from running
+// (tcptarget.Target.MaxStallMs); 0 for a target on logical time.
+func (d *driver) stall() int64 {
+	if s, ok := d.target.(interface{ MaxStallMs() int64 }); ok {
+		return s.MaxStallMs()
+	}
+	return 0
+}
+
+// violate records a broken invariant: each rule at its first observation
+// (Result.Violations), and how often (Result.ViolationCounts). A check
+// failing without naming its rule is the harness's error.
+func (d *driver) violate(err error) {
+	v, ok := err.(*model.Violation)
+	if !ok {
+		d.harness("an invariant check failed without naming its rule: %v", err)
+		return
+	}
+	if d.res.ViolationCounts[v.Rule] == 0 {
+		d.res.Violations = append(d.res.Violations, RoundViolation{Round: d.round, At: d.at, Rule: v.Rule, What: v.Detail})
+	}
+	d.res.ViolationCounts[v.Rule]++
+}
+
+// harness records a failure of the harness's own assumptions.
 func (d *driver) harness(format string, args ...any) {
 	d.res.HarnessErrors = append(d.res.HarnessErrors, fmt.Sprintf("round %d: ", d.round)+fmt.Sprintf(format, args...))
-}
-
-// Notes say what the run left out, for reports.
-func (r *Result) Notes() []string {
-	if r.DroppedRestarts > 0 {
-		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (driver.Restarter)", r.DroppedRestarts)}
-	}
-	return nil
 }

@@ -2,7 +2,7 @@ package driver
 
 // The simulated network: requests put on it (with the plan's faults),
 // delivered to the target in order per connection, responses delivered back
-// to their processes, and requests given up on.
+// to their processes.
 
 import (
 	"cmp"
@@ -17,6 +17,41 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
+
+// network is the simulated network of a run: the connections, the
+// requests on their way to the target and the responses on their way back.
+// What delivery touches is guarded by the driver's mu while requests are
+// delivered concurrently (Plan.Parallel).
+type network struct {
+	d *driver
+	// connSeq numbers the connections (their handles).
+	connSeq uint64
+	// reqs are the requests not yet delivered, resps the responses; due
+	// is deliverRequests' list, reused.
+	reqs  []*request
+	resps []*response
+	due   []*request
+	// lastReqDeliver and lastRespDeliver keep each connection FIFO: a
+	// delayed request or response delays what follows it on the same
+	// connection.
+	lastReqDeliver  map[uint64]int64 // ms (request.due)
+	lastRespDeliver map[uint64]int
+	// clientIDs are the ClientId the coordinator must attribute to each
+	// connection's requests (KIP-1313), by handle; closed the connections
+	// closed.
+	clientIDs map[uint64]string
+	closed    map[uint64]bool
+	// freeWires are the target-facing ids of closed connections, for
+	// Plan.ReuseConnIDs (openConn).
+	freeWires []uint64
+	// enc is deliver's buffer for encoding a response (under mu).
+	enc []byte
+}
+
+func newNetwork(d *driver) network {
+	return network{d: d, lastReqDeliver: map[uint64]int64{}, lastRespDeliver: map[uint64]int{},
+		clientIDs: map[uint64]string{}, closed: map[uint64]bool{}}
+}
 
 // outstanding is a request a process awaits the response to.
 type outstanding struct {
@@ -36,7 +71,7 @@ type request struct {
 	sent    int
 	deliver int
 	at      int64       // ms into the delivery round (Plan.SubRoundMs)
-	creq    int         // the client-rule record (clientcheck.go), 1-based; 0 none
+	creq    int         // the client-rule record (clientLog), 1-based; 0 none
 	fault   *plan.Fault // what happens to the response (lost/delayed)
 	dup     bool
 	note    string
@@ -63,79 +98,107 @@ type response struct {
 	creq    int // as request.creq
 }
 
+// idle reports whether nothing is on its way, either way.
+func (n *network) idle() bool { return len(n.reqs) == 0 && len(n.resps) == 0 }
+
 // openConn gives p a new connection: a fresh handle, and as the target's
 // id the handle too, or with Plan.ReuseConnIDs the lowest id of a closed
 // connection (p's previous one included, once closed), as a broker keying
 // connections by socket would see them.
-func (d *driver) openConn(p *proc) {
-	d.releaseWire(p)
-	d.connSeq++
-	p.connID = d.connSeq
-	p.wire, p.wireFreed = d.connSeq, false
-	if d.plan.ReuseConnIDs && len(d.freeWires) > 0 {
-		sort.Slice(d.freeWires, func(i, j int) bool { return d.freeWires[i] < d.freeWires[j] })
-		p.wire, d.freeWires = d.freeWires[0], d.freeWires[1:]
+func (n *network) openConn(p *proc) {
+	n.releaseWire(p)
+	n.connSeq++
+	p.connID = n.connSeq
+	p.wire, p.wireFreed = n.connSeq, false
+	if n.d.plan.ReuseConnIDs && len(n.freeWires) > 0 {
+		sort.Slice(n.freeWires, func(i, j int) bool { return n.freeWires[i] < n.freeWires[j] })
+		p.wire, n.freeWires = n.freeWires[0], n.freeWires[1:]
 	}
 	p.conn = &model.ClientConn{}
 }
 
 // releaseWire makes p's connection id free for reuse once its connection
 // is closed.
-func (d *driver) releaseWire(p *proc) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if p.wire == 0 || p.wireFreed || !d.closedConns[p.connID] {
+func (n *network) releaseWire(p *proc) {
+	n.d.mu.Lock()
+	defer n.d.mu.Unlock()
+	if p.wire == 0 || p.wireFreed || !n.closed[p.connID] {
 		return
 	}
 	p.wireFreed = true
-	d.freeWires = append(d.freeWires, p.wire)
-}
-
-// subRoundOffset is when, within its round, the n-th request of p reaches
-// the coordinator: a multiple of Plan.SubRoundMs below the round's length,
-// drawn from the process's seed and n (so a plan replays), or 0 on the
-// round grid.
-func (d *driver) subRoundOffset(p *proc, n int) int64 {
-	step := d.plan.SubRoundMs
-	if step <= 0 || d.plan.RoundMs/step < 2 {
-		return 0
-	}
-	x := p.plan.Seed ^ uint64(n)*0x9e3779b97f4a7c15
-	x ^= x >> 31
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 29
-	return int64(x%uint64(d.plan.RoundMs/step)) * step
+	n.freeWires = append(n.freeWires, p.wire)
 }
 
 // reconnect opens p a new connection (its old one is closed) and sends
 // ApiVersions on it first, without blocking p's other requests.
-func (d *driver) reconnect(p *proc) {
-	d.openConn(p)
+func (n *network) reconnect(p *proc) {
+	n.openConn(p)
 	req, v := p.c.ApiVersionsRequest()
-	p.others = append(p.others, d.send(p, codec.ApiVersions, v, req))
+	p.others = append(p.others, n.send(p, codec.ApiVersions, v, req))
+}
+
+// disconnect closes p's connection: what is still on its way to the
+// coordinator on it is lost, and the target is told (Target.Disconnect).
+func (n *network) disconnect(p *proc) {
+	n.d.mu.Lock()
+	closed := n.closed[p.connID]
+	n.closed[p.connID] = true
+	n.d.mu.Unlock()
+	if !closed {
+		n.d.target.Disconnect(p.wire)
+	}
+	n.releaseWire(p)
+}
+
+// queuedOn reports whether a request is still on its way on the
+// connection with this handle.
+func (n *network) queuedOn(handle uint64) bool {
+	for _, r := range n.reqs {
+		if r.handle == handle {
+			return true
+		}
+	}
+	return false
+}
+
+// subRoundOffset is when, within its round, the k-th request of p reaches
+// the coordinator: a multiple of Plan.SubRoundMs below the round's length,
+// drawn from the process's seed and k (so a plan replays), or 0 on the
+// round grid.
+func (n *network) subRoundOffset(p *proc, k int) int64 {
+	step := n.d.plan.SubRoundMs
+	if step <= 0 || n.d.plan.RoundMs/step < 2 {
+		return 0
+	}
+	x := p.plan.Seed ^ uint64(k)*0x9e3779b97f4a7c15
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 29
+	return int64(x%uint64(n.d.plan.RoundMs/step)) * step
 }
 
 // send puts a request of p on the simulated network, applying the fault
 // planned for it.
-func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Message) *outstanding {
+func (n *network) send(p *proc, key codec.APIKey, version int16, req codec.Message) *outstanding {
+	d := n.d
 	first := p.conn.Fresh()
 	r := &request{p: p, conn: Conn{ID: p.wire, Host: p.host}, handle: p.connID, req: req, sent: d.round, deliver: d.round}
 	r.h = p.c.Header(p.conn, key, version)
-	if p.role == "prober" {
-		d.probeHeader(&r.h)
+	if p.role == roleProber {
+		d.prober.spoilHeader(&r.h)
 	} else if err := model.CheckRequestHeader(&r.h, p.c.InstanceID(), p.c.ClientID(), first || p.plan.ClientIDEvery); err != nil {
 		d.violate(err)
 	}
 	p.nreq++
-	r.at = d.subRoundOffset(p, p.nreq)
-	d.recordClientRequest(r)
+	r.at = n.subRoundOffset(p, p.nreq)
+	d.clients.record(r)
 	r.out = outstanding{corr: r.h.CorrelationId, sent: d.round}
 	o := &r.out
-	if f, ok := p.faultAt(p.nreq); ok && p.role == "client" {
+	if f, ok := p.faultAt(p.nreq); ok && p.role == roleClient {
 		d.res.Faults[f.Kind]++
 		switch f.Kind {
 		case plan.LostRequest:
-			d.clientFault(r.creq, "request lost")
+			d.clients.fault(r.creq, "request lost")
 			return o // never delivered
 		case plan.DelayRequest:
 			r.deliver += f.Delay
@@ -144,74 +207,63 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 			dup := *r
 			dup.dup, dup.creq = true, 0
 			dup.note = "duplicate delivery"
-			defer d.enqueue(&dup)
+			defer n.enqueue(&dup)
 		case plan.LostResponse, plan.DelayResponse:
 			ff := f
 			r.fault = &ff
 		}
 	}
-	d.enqueue(r)
+	n.enqueue(r)
 	return o
 }
 
 // enqueue puts r on the network; each connection stays FIFO: r reaches
 // the coordinator no sooner than what was sent before it on its
 // connection.
-func (d *driver) enqueue(r *request) {
-	if last, ok := d.lastReqDeliver[r.handle]; ok && last > r.due(d.plan.RoundMs) {
-		r.deliver, r.at = int(last/d.plan.RoundMs), last%d.plan.RoundMs
+func (n *network) enqueue(r *request) {
+	roundMs := n.d.plan.RoundMs
+	if last, ok := n.lastReqDeliver[r.handle]; ok && last > r.due(roundMs) {
+		r.deliver, r.at = int(last/roundMs), last%roundMs
 	}
-	d.lastReqDeliver[r.handle] = r.due(d.plan.RoundMs)
-	d.reqs = append(d.reqs, r)
+	n.lastReqDeliver[r.handle] = r.due(roundMs)
+	n.reqs = append(n.reqs, r)
 }
 
 // deliverRequests hands every request due this round to the target, in
 // order of their times within the round (Plan.SubRoundMs; the target's
 // clock moves to each first), and at one time in send order, or
 // concurrently per connection when the plan is parallel.
-func (d *driver) deliverRequests() {
-	// The requests due go to a list of the driver's own and the rest stay
-	// in d.reqs, in order: both lists are reused from round to round.
-	due, later := d.due[:0], d.reqs[:0]
-	for _, r := range d.reqs {
-		if r.deliver <= d.round {
+func (n *network) deliverRequests() {
+	// The requests due go to a list of the network's own and the rest
+	// stay in n.reqs, in order: both lists are reused from round to round.
+	due, later := n.due[:0], n.reqs[:0]
+	for _, r := range n.reqs {
+		if r.deliver <= n.d.round {
 			due = append(due, r)
 		} else {
 			later = append(later, r)
 		}
 	}
-	clear(d.reqs[len(later):])
-	d.reqs, d.due = later, due
+	clear(n.reqs[len(later):])
+	n.reqs, n.due = later, due
 	slices.SortStableFunc(due, func(a, b *request) int { return cmp.Compare(a.at, b.at) })
 	for len(due) > 0 {
-		n := 1
-		for n < len(due) && due[n].at == due[0].at {
-			n++
+		k := 1
+		for k < len(due) && due[k].at == due[0].at {
+			k++
 		}
-		d.advanceTo(d.now + due[0].at)
-		d.deliverAt(due[:n])
-		due = due[n:]
+		n.d.advanceTo(n.d.now + due[0].at)
+		n.deliverAt(due[:k])
+		due = due[k:]
 	}
-}
-
-// advanceTo moves the target's clock to t within the round, if it is not
-// there yet.
-func (d *driver) advanceTo(t int64) {
-	if t <= d.at {
-		return
-	}
-	if err := d.target.Advance(t); err != nil {
-		d.harness("advance to %d: %v", t, err)
-	}
-	d.at = t
 }
 
 // deliverAt delivers requests due at one time: in send order, or
 // concurrently per connection when the plan is parallel.
-func (d *driver) deliverAt(due []*request) {
-	if !d.plan.Parallel {
+func (n *network) deliverAt(due []*request) {
+	if !n.d.plan.Parallel {
 		for _, r := range due {
-			d.deliver(r)
+			n.deliver(r)
 		}
 		return
 	}
@@ -230,34 +282,21 @@ func (d *driver) deliverAt(due []*request) {
 		go func() {
 			defer wg.Done()
 			for _, r := range rs {
-				d.deliver(r)
+				n.deliver(r)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
-// deliver gives one request to the target and schedules its response.
-func (d *driver) deliver(r *request) {
-	d.mu.Lock()
-	if d.closedConns[r.handle] {
-		d.mu.Unlock()
+// deliver gives one request to the target, records the operation, and
+// sends its response on its way back (as the plan's fault has it).
+func (n *network) deliver(r *request) {
+	d := n.d
+	clientID, open := n.attribute(r)
+	if !open {
 		return // the connection was reset before the request arrived
 	}
-	// KIP-1313: the coordinator remembers the ClientId of a connection's
-	// first delivered request (null reads as "") and attributes every
-	// later request that sends none to it; a request that sends one is
-	// attributed to its own (docs/PROTOCOL.md A2).
-	clientID, seen := d.connClientID[r.handle]
-	if !seen {
-		clientID = r.h.ClientId.Value
-		d.connClientID[r.handle] = clientID
-	}
-	if r.h.ClientId.Valid {
-		clientID = r.h.ClientId.Value
-	}
-	d.mu.Unlock()
-
 	// The operation's interval is the target's handling of it: the
 	// tightest interval known to contain its linearization point.
 	r.handed = r.h
@@ -269,7 +308,7 @@ func (d *driver) deliver(r *request) {
 	defer d.mu.Unlock()
 	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.at,
 		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
-	d.noteDelivered(r)
+	r.p.delivered(r.req, d.at)
 	if err != nil {
 		op.Response = nil
 		if errors.Is(err, ErrNoResponse) {
@@ -284,37 +323,19 @@ func (d *driver) deliver(r *request) {
 	}
 	if resp != nil {
 		var err error
-		if d.enc, err = resp.AppendTo(d.enc[:0], r.h.RequestApiVersion); err != nil {
+		if n.enc, err = resp.AppendTo(n.enc[:0], r.h.RequestApiVersion); err != nil {
 			d.harness("%s v%d response does not encode: %v", r.h.RequestApiKey, r.h.RequestApiVersion, err)
 		}
 	}
-	r.resp = response{p: r.p, conn: r.handle, corr: r.h.CorrelationId, resp: resp, deliver: d.round + 1, creq: r.creq}
-	out := &r.resp
-	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == "client" {
-		if !r.p.allIDs[hb.MemberId.Value] {
-			r.p.allIDs[hb.MemberId.Value] = true
-			r.p.allDirty = true
-		}
-		r.idSpace[0] = hb.MemberId.Value
-		out.ids = r.idSpace[:1]
-	}
-	if r, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok {
-		if len(d.described) == 0 {
-			d.describedAt = d.at
-		}
-		d.described = append(d.described, r)
-		d.checkDescribe(r)
-	}
-	if g, ok := resp.(*codec.GetTelemetrySubscriptionsResponse); ok && r.h.RequestApiVersion == 0 && g.ErrorCode == codec.None {
-		d.genIDs = append(d.genIDs, g.ClientInstanceId)
-	}
+	out := n.respond(r, resp)
+	d.obs.answered(r.h.RequestApiVersion, resp)
 	switch {
 	case r.dup:
 		op.Note = joinNote(op.Note, "response to the duplicate dropped by the client")
 		d.hist = append(d.hist, op)
 		return
 	case r.fault != nil && r.fault.Kind == plan.LostResponse:
-		d.clientFault(r.creq, "response dropped")
+		d.clients.fault(r.creq, "response dropped")
 		op.Note = joinNote(op.Note, "response lost")
 		d.hist = append(d.hist, op)
 		return
@@ -322,37 +343,49 @@ func (d *driver) deliver(r *request) {
 		out.deliver += r.fault.Delay
 		op.Note = joinNote(op.Note, fmt.Sprintf("response delayed %d rounds", r.fault.Delay))
 	}
-	if last, ok := d.lastRespDeliver[out.conn]; ok && last > out.deliver {
+	if last, ok := n.lastRespDeliver[out.conn]; ok && last > out.deliver {
 		out.deliver = last
 	}
-	d.lastRespDeliver[out.conn] = out.deliver
-	for _, id := range out.ids {
-		if r.p.inflight[id]++; r.p.inflight[id] == 1 {
-			r.p.inflightDirty = true
-		}
-	}
-	d.resps = append(d.resps, out)
+	n.lastRespDeliver[out.conn] = out.deliver
+	r.p.awaiting(out.ids)
+	n.resps = append(n.resps, out)
 	d.hist = append(d.hist, op)
 }
 
-// noteDelivered records, for a client's request that reached the target,
-// when its process was last seen and whether it left (for NoGhosts'
-// grace).
-func (d *driver) noteDelivered(r *request) {
-	if r.p.role != "client" {
-		return
+// attribute is the ClientId the coordinator must attribute r to, and
+// whether r's connection is still open. KIP-1313: the coordinator
+// remembers the ClientId of a connection's first delivered request (null
+// reads as "") and attributes every later request that sends none to it;
+// a request that sends one is attributed to its own (docs/PROTOCOL.md A2).
+func (n *network) attribute(r *request) (string, bool) {
+	n.d.mu.Lock()
+	defer n.d.mu.Unlock()
+	if n.closed[r.handle] {
+		return "", false
 	}
-	if d.at > r.p.lastSeen {
-		r.p.lastSeen = d.at
+	clientID, seen := n.clientIDs[r.handle]
+	if !seen {
+		clientID = r.h.ClientId.Value
+		n.clientIDs[r.handle] = clientID
 	}
-	if hb, ok := r.req.(*codec.ConsumerGroupHeartbeatRequest); ok {
-		switch hb.MemberEpoch {
-		case model.LeaveEpoch:
-			r.p.leftAt = d.at
-		case model.JoinEpoch:
-			r.p.leftAt = -1
-		}
+	if r.h.ClientId.Valid {
+		clientID = r.h.ClientId.Value
 	}
+	return clientID, true
+}
+
+// respond is the response to r, made ready to go back (in r's own space):
+// due next round, carrying the member id a client's successful heartbeat
+// was answered with (the process may hold it as soon as it is sent).
+func (n *network) respond(r *request, resp codec.Message) *response {
+	r.resp = response{p: r.p, conn: r.handle, corr: r.h.CorrelationId, resp: resp, deliver: n.d.round + 1, creq: r.creq}
+	out := &r.resp
+	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == roleClient {
+		r.p.heard(hb.MemberId.Value)
+		r.idSpace[0] = hb.MemberId.Value
+		out.ids = r.idSpace[:1]
+	}
+	return out
 }
 
 func joinNote(a, b string) string {
@@ -362,94 +395,21 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-// deliverResponses gives clients the responses due this round.
-func (d *driver) deliverResponses() {
-	later := d.resps[:0] // the ones not due stay, in order
-	n := len(d.resps)
-	for _, r := range d.resps[:n] {
-		if r.deliver > d.round {
+// deliverResponses gives the processes the responses due this round.
+func (n *network) deliverResponses() {
+	later := n.resps[:0] // the ones not due stay, in order
+	k := len(n.resps)
+	for _, r := range n.resps[:k] {
+		if r.deliver > n.d.round {
 			later = append(later, r)
 			continue
 		}
-		for _, id := range r.ids {
-			if r.p.inflight[id]--; r.p.inflight[id] <= 0 {
-				delete(r.p.inflight, id)
-				r.p.inflightDirty = true
-			}
-		}
-		if r.p.live && r.p.connID == r.conn && !d.closedConns[r.conn] {
-			d.clientResponse(r.creq, r.resp)
-			d.absorb(r.p, r)
+		r.p.arrived(r.ids)
+		if r.p.live && r.p.connID == r.conn && !n.closed[r.conn] {
+			n.d.clients.response(r.creq, r.resp)
+			n.d.procs.absorb(r.p, r)
 		}
 	}
-	clear(d.resps[len(later):n])
-	d.resps = later
-}
-
-// absorb hands a response to the process that awaits it.
-func (d *driver) absorb(p *proc, r *response) {
-	switch {
-	case p.hb != nil && p.hb.corr == r.corr:
-		p.hb = nil
-		hb := r.resp.(*codec.ConsumerGroupHeartbeatResponse)
-		p.c.OnHeartbeat(hb)
-		p.lastHB = d.round
-		if hb.ErrorCode != codec.None {
-			p.nextTry = d.round + 1
-		}
-		return
-	case p.leave != nil && p.leave.corr == r.corr:
-		p.leave = nil
-		p.c.OnLeaveDone()
-		return
-	}
-	for i, o := range p.others {
-		if o.corr != r.corr {
-			continue
-		}
-		p.others = append(p.others[:i], p.others[i+1:]...)
-		switch resp := r.resp.(type) {
-		case *codec.ApiVersionsResponse:
-			p.c.OnApiVersions(resp)
-			if resp.ErrorCode == codec.None {
-				p.versions = true
-			}
-		case *codec.GetTelemetrySubscriptionsResponse:
-			if resp.ErrorCode == codec.None {
-				p.subID, p.hasSub = resp.SubscriptionId, true
-			}
-		case *codec.PushTelemetryResponse:
-			if resp.ErrorCode == codec.UnknownSubscriptionID {
-				p.hasSub = false
-			}
-		}
-		return
-	}
-	// A late response to a request the client gave up on: dropped.
-}
-
-// timeouts gives up on requests that went unanswered too long.
-func (d *driver) timeouts() {
-	limit := d.round - d.plan.RequestTimeout
-	for _, p := range d.procs {
-		if !p.live {
-			continue
-		}
-		if p.hb != nil && p.hb.sent <= limit {
-			p.hb = nil
-			p.c.OnHeartbeatLost()
-			p.nextTry = d.round
-		}
-		if p.leave != nil && p.leave.sent <= limit {
-			p.leave = nil
-			p.c.OnLeaveDone()
-		}
-		kept := p.others[:0]
-		for _, o := range p.others {
-			if o.sent > limit {
-				kept = append(kept, o)
-			}
-		}
-		p.others = kept
-	}
+	clear(n.resps[len(later):k])
+	n.resps = later
 }

@@ -20,18 +20,25 @@ import (
 // probeMemberID is the member id the prober names: never a member.
 const probeMemberID = "ghostcheck-probe"
 
-// probeHeader applies the spoiling actProber set for the next request: a
-// header client instance id that is zero, reserved, missing or fresh.
-func (d *driver) probeHeader(h *codec.RequestHeader) {
-	if d.spoil != nil {
-		d.spoil(h)
-	}
-	d.spoil = nil
+// prober is what the prober process does.
+type prober struct {
+	d *driver
+	// spoil, when set, spoils the next header the prober sends.
+	spoil func(*codec.RequestHeader)
 }
 
-// headerID spoils the next header with instance id u (ok) or none.
-func (d *driver) headerID(u codec.UUID, ok bool) {
-	d.spoil = func(h *codec.RequestHeader) {
+// spoilHeader applies the spoiling a probe set for the next request: a
+// header client instance id that is zero, reserved, missing or fresh.
+func (pb *prober) spoilHeader(h *codec.RequestHeader) {
+	if pb.spoil != nil {
+		pb.spoil(h)
+	}
+	pb.spoil = nil
+}
+
+// spoilID spoils the next header with instance id u (ok) or none.
+func (pb *prober) spoilID(u codec.UUID, ok bool) {
+	pb.spoil = func(h *codec.RequestHeader) {
 		h.ClientInstanceId = codec.NullableUUID{}
 		if ok {
 			h.ClientInstanceId = codec.SomeUUID(u)
@@ -39,60 +46,68 @@ func (d *driver) headerID(u codec.UUID, ok bool) {
 	}
 }
 
-func (d *driver) actProber(p *proc) {
-	for i, pr := range d.plan.Probes {
-		if pr.Round != d.round {
-			continue
+// act sends the probes of this round from p, the prober process.
+func (pb *prober) act(p *proc) {
+	for i, pr := range pb.d.plan.Probes {
+		if pr.Round == pb.d.round {
+			pb.probe(p, i, pr)
 		}
-		switch pr.Kind {
-		case plan.ProbeEmptyMemberID:
-			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberEpoch: 0, RebalanceTimeoutMs: 30000,
-				SubscribedTopicNames: []string{"alpha"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
-			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
-		case plan.ProbeZeroInstanceID:
-			d.headerID(codec.UUID{}, true)
-			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, 1, &codec.GetTelemetrySubscriptionsRequest{}))
-		case plan.ProbeNoInstanceID:
-			d.headerID(codec.UUID{}, false)
-			req := &codec.PushTelemetryRequest{SubscriptionId: 1, Metrics: []byte("m")}
-			p.others = append(p.others, d.send(p, codec.PushTelemetry, 1, req))
-		case plan.ProbeStaleHeartbeat:
-			id, epoch, ok := d.lastDescribed(pr.Group, pr.Pick)
-			if !ok {
-				continue
-			}
-			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch + 1000, RebalanceTimeoutMs: -1}
-			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
-		case plan.ProbePreviousEpoch:
-			id, epoch, ok := d.lastDescribed(pr.Group, pr.Pick)
-			if !ok || epoch < 2 {
-				continue
-			}
-			req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch - 1, RebalanceTimeoutMs: -1}
-			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
-		case plan.ProbeInvalidHeartbeat:
-			if req, v := d.invalidHeartbeat(pr); req != nil {
-				p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, v, req))
-			}
-		case plan.ProbeOtherInstance:
-			// The member may be gone by the time the join arrives (its
-			// process has not heard yet); then the join makes a member
-			// under its id, which the leave right behind it on the same
-			// connection removes again.
-			if id := d.liveMember(pr.Group, pr.Pick, false); id != "" {
-				req := probeJoin(pr.Group)
-				req.MemberId, req.InstanceId = id, codec.Str("inst-probe-other")
-				p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
-				leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: -1, RebalanceTimeoutMs: -1, InstanceId: req.InstanceId}
-				p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, leave))
-			}
-		case plan.ProbeInstanceAsMemberID, plan.ProbePreviousEpochUnknownTopic:
-			d.extraProbe(p, pr)
-		case plan.ProbeTelemetry:
-			d.telemetryProbe(p, pr, i)
-		case plan.ProbeOddRequest:
-			d.oddRequest(p, pr)
+	}
+}
+
+// probe sends probe i, pr, from p.
+func (pb *prober) probe(p *proc, i int, pr plan.Probe) {
+	d := pb.d
+	switch pr.Kind {
+	case plan.ProbeEmptyMemberID:
+		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberEpoch: 0, RebalanceTimeoutMs: 30000,
+			SubscribedTopicNames: []string{"alpha"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
+		p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+	case plan.ProbeZeroInstanceID:
+		pb.spoilID(codec.UUID{}, true)
+		p.others = append(p.others, d.net.send(p, codec.GetTelemetrySubscriptions, 1, &codec.GetTelemetrySubscriptionsRequest{}))
+	case plan.ProbeNoInstanceID:
+		pb.spoilID(codec.UUID{}, false)
+		req := &codec.PushTelemetryRequest{SubscriptionId: 1, Metrics: []byte("m")}
+		p.others = append(p.others, d.net.send(p, codec.PushTelemetry, 1, req))
+	case plan.ProbeStaleHeartbeat:
+		id, epoch, ok := pb.lastDescribed(pr.Group, pr.Pick)
+		if !ok {
+			return
 		}
+		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch + 1000, RebalanceTimeoutMs: -1}
+		p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+	case plan.ProbePreviousEpoch:
+		id, epoch, ok := pb.lastDescribed(pr.Group, pr.Pick)
+		if !ok || epoch < 2 {
+			return
+		}
+		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch - 1, RebalanceTimeoutMs: -1}
+		p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+	case plan.ProbeInvalidHeartbeat:
+		if req, v := pb.invalidHeartbeat(pr); req != nil {
+			p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, v, req))
+		}
+	case plan.ProbeOtherInstance:
+		// The member may be gone by the time the join arrives (its
+		// process has not heard yet); then the join makes a member
+		// under its id, which the leave right behind it on the same
+		// connection removes again.
+		if id := d.procs.liveMember(pr.Group, pr.Pick, false); id != "" {
+			req := probeJoin(pr.Group)
+			req.MemberId, req.InstanceId = id, codec.Str("inst-probe-other")
+			p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+			leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: -1, RebalanceTimeoutMs: -1, InstanceId: req.InstanceId}
+			p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, 1, leave))
+		}
+	case plan.ProbeInstanceAsMemberID:
+		pb.instanceAsMemberID(p, pr)
+	case plan.ProbePreviousEpochUnknownTopic:
+		pb.previousEpochUnknownTopic(p, pr)
+	case plan.ProbeTelemetry:
+		pb.telemetry(p, pr, i)
+	case plan.ProbeOddRequest:
+		pb.oddRequest(p, pr)
 	}
 }
 
@@ -110,12 +125,13 @@ func probeJoin(group string) *codec.ConsumerGroupHeartbeatRequest {
 // assignor; a bad regex; a v0 heartbeat without member id) or meets a
 // refusal of §B4.4 (a missing group, an unknown member or instance, an
 // instance held by another member). None may change anything.
-func (d *driver) invalidHeartbeat(pr plan.Probe) (*codec.ConsumerGroupHeartbeatRequest, int16) {
+func (pb *prober) invalidHeartbeat(pr plan.Probe) (*codec.ConsumerGroupHeartbeatRequest, int16) {
+	d := pb.d
 	r := probeJoin(pr.Group)
 	beat := func(epoch int32) {
 		r.MemberEpoch, r.RebalanceTimeoutMs, r.SubscribedTopicNames, r.TopicPartitions = epoch, -1, nil, nil
 	}
-	held := d.liveMember(pr.Group, pr.Pick, true)
+	held := d.procs.liveMember(pr.Group, pr.Pick, true)
 	if held == "" {
 		held = "inst-nobody"
 	}
@@ -172,52 +188,31 @@ func (d *driver) invalidHeartbeat(pr plan.Probe) (*codec.ConsumerGroupHeartbeatR
 	return r, 1
 }
 
-// liveMember picks (by pick) a live client process of group that believes
-// it is joined and returns its member id, or with instance its instance id
-// (static clients only); "" if there is none.
-func (d *driver) liveMember(group string, pick int, instance bool) string {
-	var out []string
-	for _, p := range d.procs[:len(d.plan.Clients)] {
-		if p.group != group || !p.live || p.c.State() != model.Joined || p.c.MemberID() == "" {
-			continue
-		}
-		switch {
-		case !instance:
-			out = append(out, p.c.MemberID())
-		case p.plan.InstanceID != "":
-			out = append(out, p.plan.InstanceID)
-		}
-	}
-	if len(out) == 0 {
-		return ""
-	}
-	return out[pick%len(out)]
-}
-
 // reservedOne is Kafka's other reserved id, Uuid.ONE_UUID.
 var reservedOne = codec.UUID{15: 1}
 
-// telemetryProbe sends ProbeTelemetry's requests: by pr.Variant, one
+// telemetry sends ProbeTelemetry's requests: by pr.Variant, one
 // request with a zero or reserved id (v1 header or v0 body), or a sequence
 // under a fresh instance id that meets one of §B6's refusals (compression,
 // size, a push after a terminating one, no subscription, a wrong
 // subscription id, throttling).
-func (d *driver) telemetryProbe(p *proc, pr plan.Probe, index int) {
+func (pb *prober) telemetry(p *proc, pr plan.Probe, index int) {
+	d := pb.d
 	v := p.version(codec.GetTelemetrySubscriptions, 1)
 	get := func(id codec.UUID) {
-		d.headerID(id, true)
+		pb.spoilID(id, true)
 		req := &codec.GetTelemetrySubscriptionsRequest{}
 		if v == 0 {
 			req.ClientInstanceId = id
 		}
-		p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, v, req))
+		p.others = append(p.others, d.net.send(p, codec.GetTelemetrySubscriptions, v, req))
 	}
 	push := func(id codec.UUID, req *codec.PushTelemetryRequest) {
-		d.headerID(id, true)
+		pb.spoilID(id, true)
 		if v == 0 {
 			req.ClientInstanceId = id
 		}
-		p.others = append(p.others, d.send(p, codec.PushTelemetry, v, req))
+		p.others = append(p.others, d.net.send(p, codec.PushTelemetry, v, req))
 	}
 	metrics := func() *codec.PushTelemetryRequest {
 		return &codec.PushTelemetryRequest{SubscriptionId: d.plan.ModelConfig().Telemetry.SubscriptionID, Metrics: []byte("m")}
@@ -233,13 +228,13 @@ func (d *driver) telemetryProbe(p *proc, pr plan.Probe, index int) {
 		push(reservedOne, metrics())
 	case n == 3 || n == 4 || n == 5 || n == 6:
 		id := map[int]codec.UUID{3: {}, 4: reservedOne, 5: {}, 6: reservedOne}[n]
-		d.headerID(fresh, true)
+		pb.spoilID(fresh, true)
 		if n <= 4 {
-			p.others = append(p.others, d.send(p, codec.GetTelemetrySubscriptions, 0, &codec.GetTelemetrySubscriptionsRequest{ClientInstanceId: id}))
+			p.others = append(p.others, d.net.send(p, codec.GetTelemetrySubscriptions, 0, &codec.GetTelemetrySubscriptionsRequest{ClientInstanceId: id}))
 		} else {
 			req := metrics()
 			req.ClientInstanceId = id
-			p.others = append(p.others, d.send(p, codec.PushTelemetry, 0, req))
+			p.others = append(p.others, d.net.send(p, codec.PushTelemetry, 0, req))
 		}
 	case n == 10:
 		push(fresh, metrics())
@@ -283,7 +278,8 @@ func freshInstanceID(seed uint64, index int) codec.UUID {
 // version the broker has), an ApiVersions v3 with a bad software name, or
 // a request one version above what the broker caps (which it refuses
 // without a response; the prober then reconnects).
-func (d *driver) oddRequest(p *proc, pr plan.Probe) {
+func (pb *prober) oddRequest(p *proc, pr plan.Probe) {
+	d := pb.d
 	const missing = "ghostcheck-probe-no-group"
 	lv := p.version(codec.LeaveGroup, int16(pr.Variant/6%6))
 	leave := func(group string) *codec.LeaveGroupRequest {
@@ -301,26 +297,27 @@ func (d *driver) oddRequest(p *proc, pr plan.Probe) {
 		if pr.Variant%6 == 1 {
 			group = missing
 		}
-		p.others = append(p.others, d.send(p, codec.ConsumerGroupDescribe, dv, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}}))
+		p.others = append(p.others, d.net.send(p, codec.ConsumerGroupDescribe, dv, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}}))
 	case 2:
-		p.others = append(p.others, d.send(p, codec.LeaveGroup, lv, leave("")))
+		p.others = append(p.others, d.net.send(p, codec.LeaveGroup, lv, leave("")))
 	case 3:
-		p.others = append(p.others, d.send(p, codec.LeaveGroup, lv, leave(missing)))
+		p.others = append(p.others, d.net.send(p, codec.LeaveGroup, lv, leave(missing)))
 	case 4:
 		req := &codec.ApiVersionsRequest{ClientSoftwareName: "-bad name-", ClientSoftwareVersion: "1.0"}
-		p.others = append(p.others, d.send(p, codec.ApiVersions, 3, req))
+		p.others = append(p.others, d.net.send(p, codec.ApiVersions, 3, req))
 	case 5:
 		if m, ok := p.c.BrokerMaxVersion(codec.LeaveGroup); ok && m < 5 {
 			lv = m + 1
-			p.others = append(p.others, d.send(p, codec.LeaveGroup, lv, leave(pr.Group)))
+			p.others = append(p.others, d.net.send(p, codec.LeaveGroup, lv, leave(pr.Group)))
 		} else if m, ok := p.c.BrokerMaxVersion(codec.ConsumerGroupDescribe); ok && m < 1 {
-			p.others = append(p.others, d.send(p, codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{pr.Group}}))
+			p.others = append(p.others, d.net.send(p, codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{pr.Group}}))
 		}
 	}
 }
 
 // lastDescribed picks a member of the group's most recent describe.
-func (d *driver) lastDescribed(group string, pick int) (string, int32, bool) {
+func (pb *prober) lastDescribed(group string, pick int) (string, int32, bool) {
+	d := pb.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i := len(d.hist) - 1; i >= 0; i-- {
@@ -341,30 +338,32 @@ func (d *driver) lastDescribed(group string, pick int) (string, int32, bool) {
 	return "", 0, false
 }
 
-// extraProbe sends a probe of extraProbeKinds.
-func (d *driver) extraProbe(p *proc, pr plan.Probe) {
-	switch pr.Kind {
-	case plan.ProbeInstanceAsMemberID:
-		// The leave right behind the join on the same connection removes
-		// the member in the same round. Only on a target observed by its
-		// snapshot at the round's end: off the round grid, or delivered
-		// in parallel, the observer's Describe may land between the two
-		// and show a member no process holds.
-		if inst := d.liveMember(pr.Group, pr.Pick, true); inst != "" && d.snap != nil {
-			req := probeJoin(pr.Group)
-			req.MemberId = inst
-			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
-			leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: inst, MemberEpoch: -1, RebalanceTimeoutMs: -1}
-			p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, leave))
-		}
-	case plan.ProbePreviousEpochUnknownTopic:
-		id, epoch, ok := d.lastDescribed(pr.Group, pr.Pick)
-		if !ok || epoch < 2 {
-			return
-		}
-		unknown := codec.UUID{0: 0x7f, 15: 0x7f} // no topic of the coordinator's
-		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch - 1, RebalanceTimeoutMs: -1,
-			TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: unknown, Partitions: []int32{0}}}}
-		p.others = append(p.others, d.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+// instanceAsMemberID sends ProbeInstanceAsMemberID's join and leave. The
+// leave right behind the join on the same connection removes the member in
+// the same round. Only on a target observed by its snapshot at the round's
+// end: off the round grid, or delivered in parallel, the observer's
+// Describe may land between the two and show a member no process holds.
+func (pb *prober) instanceAsMemberID(p *proc, pr plan.Probe) {
+	d := pb.d
+	if inst := d.procs.liveMember(pr.Group, pr.Pick, true); inst != "" && d.obs.snap != nil {
+		req := probeJoin(pr.Group)
+		req.MemberId = inst
+		p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, 1, req))
+		leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: inst, MemberEpoch: -1, RebalanceTimeoutMs: -1}
+		p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, 1, leave))
 	}
+}
+
+// previousEpochUnknownTopic sends ProbePreviousEpochUnknownTopic's
+// heartbeat, for a member of the group's last Describe at its previous
+// epoch.
+func (pb *prober) previousEpochUnknownTopic(p *proc, pr plan.Probe) {
+	id, epoch, ok := pb.lastDescribed(pr.Group, pr.Pick)
+	if !ok || epoch < 2 {
+		return
+	}
+	unknown := codec.UUID{0: 0x7f, 15: 0x7f} // no topic of the coordinator's
+	req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch - 1, RebalanceTimeoutMs: -1,
+		TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: unknown, Partitions: []int32{0}}}}
+	p.others = append(p.others, pb.d.net.send(p, codec.ConsumerGroupHeartbeat, 1, req))
 }

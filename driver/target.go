@@ -6,7 +6,6 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model"
-	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Target is a group coordinator under test, reached through the wire
@@ -80,18 +79,6 @@ type ModelExacter interface {
 func IsModelExact(t Target) bool {
 	m, ok := t.(ModelExacter)
 	return ok && m.ModelExact()
-}
-
-// planFor is plan as t can run it: without its coordinator restarts when
-// t cannot restart (CanRestart), with how many were left out. Restarts are
-// drawn last (NewPlan), so the rest of the plan is the one its seed gives.
-func planFor(t Target, plan plan.Plan) (plan.Plan, int) {
-	n := len(plan.Restarts)
-	if n == 0 || CanRestart(t) {
-		return plan, 0
-	}
-	plan.Restarts = nil
-	return plan, n
 }
 
 // Funcs adapts plain functions to a Target, for coordinators that have a
