@@ -6,7 +6,7 @@ package main
 // same `run` under GOCOVERDIR, prints run's summary, then the statement
 // coverage of model/ and impl/ (`go tool covdata percent`), the model's
 // statements the run never reached, and how often the model applied each
-// rule of docs/PROTOCOL.md over the run's plans (model.AppliedRules, counted
+// rule of docs/PROTOCOL.md over the run's plans (model.Clauses, counted
 // by model.Config.Rules on the reference model running the same seeds).
 
 import (
@@ -199,26 +199,26 @@ func lineOf(span string) int {
 // ruleHits counts the rules the reference model applies over the plans of
 // the run's histories: the same seeds, options and heartbeat versions,
 // each plan run against a model with a rule counter.
-func ruleHits(cfg runConfig, phases []*phaseSummary) model.RuleHits {
+func ruleHits(cfg runConfig, phases []*phaseSummary) model.ClauseHits {
 	type job struct {
 		seed    uint64
 		version int
 	}
 	jobs := make(chan job)
 	var mu sync.Mutex
-	total := model.RuleHits{}
+	total := model.ClauseHits{}
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.NumCPU(); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hits := model.RuleHits{}
+			hits := model.ClauseHits{}
 			for j := range jobs {
 				opts := cfg.opts
 				opts.HeartbeatVersion = j.version
 				plan := linearize.NewPlan(j.seed, opts)
 				mc := plan.ModelConfig()
-				mc.Rules = hits
+				mc.Clauses = hits
 				_, _ = linearize.Run(linearize.NewModelTarget(mc), plan)
 			}
 			mu.Lock()
@@ -240,16 +240,16 @@ func ruleHits(cfg runConfig, phases []*phaseSummary) model.RuleHits {
 
 // printRuleHits prints every rule the model can apply with how often it
 // did, and the rules never applied.
-func printRuleHits(w io.Writer, hits model.RuleHits) {
+func printRuleHits(w io.Writer, hits model.ClauseHits) {
 	fmt.Fprintf(w, "\nrules of docs/PROTOCOL.md the model applied over the run's plans:\n")
 	var missed []string
-	for _, r := range model.AppliedRules() {
+	for _, r := range model.Clauses() {
 		fmt.Fprintf(w, "  %-40s %9d  %s\n", r.ID, hits[r.ID], r.What)
 		if hits[r.ID] == 0 {
 			missed = append(missed, string(r.ID))
 		}
 	}
-	n := len(model.AppliedRules())
+	n := len(model.Clauses())
 	fmt.Fprintf(w, "%d of %d rules applied", n-len(missed), n)
 	if len(missed) > 0 {
 		fmt.Fprintf(w, "; never: %s", strings.Join(missed, ", "))
