@@ -60,8 +60,8 @@ type Config struct {
 	Clauses ClauseCounter
 }
 
-// UniformAssignor is the name of the only server assignor.
-const UniformAssignor = "uniform"
+// uniformAssignor is the name of the only server assignor.
+const uniformAssignor = "uniform"
 
 // DefaultConfig returns Kafka's defaults (45 s sessions, 5 s heartbeats),
 // three topics, an unlimited group size, and a deterministic id source

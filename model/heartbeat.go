@@ -68,9 +68,9 @@ func validateHeartbeat(version int16, r *codec.ConsumerGroupHeartbeatRequest) *h
 	case r.MemberEpoch < rules.StaticLeaveEpoch:
 		return invalidRow("B4.2/epoch-invalid", "MemberEpoch is invalid.")
 	}
-	if r.ServerAssignor.Valid && r.ServerAssignor.Value != UniformAssignor {
+	if r.ServerAssignor.Valid && r.ServerAssignor.Value != uniformAssignor {
 		return &hbError{code: codec.UnsupportedAssignor, msg: "ServerAssignor " + r.ServerAssignor.Value +
-			" is not supported. Supported assignors: " + UniformAssignor + ".", clause: "B4.2/unsupported-assignor"}
+			" is not supported. Supported assignors: " + uniformAssignor + ".", clause: "B4.2/unsupported-assignor"}
 	}
 	return nil
 }

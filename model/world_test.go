@@ -69,7 +69,7 @@ func (w *world) spawn(cfg client.Config, seed uint64) *proc {
 	cfg.Rand = seededReader(seed)
 	c, err := client.New(cfg)
 	if err != nil {
-		w.t.Fatalf("NewClient: %v", err)
+		w.t.Fatalf("client.New: %v", err)
 	}
 	p := &proc{name: cfg.ClientID, client: c, lastRefresh: -1}
 	if id := c.MemberID(); id != "" {

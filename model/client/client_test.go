@@ -37,12 +37,12 @@ func newClient(t *testing.T, cfg client.Config) *client.Client {
 	}
 	c, err := client.New(cfg)
 	if err != nil {
-		t.Fatalf("NewClient: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	return c
 }
 
-func TestNewClientMakesItsIDs(t *testing.T) {
+func TestNewMakesItsIDs(t *testing.T) {
 	// A version-4 UUID is 16 random bytes with byte 6's high nibble set to
 	// 4 and byte 8's top bits to 10 (RFC 4122). From 00 01 .. 0f:
 	wantInstance := codec.UUID{0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x46, 0x07, 0x88, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f}
@@ -54,7 +54,7 @@ func TestNewClientMakesItsIDs(t *testing.T) {
 		t.Errorf("v1 instance id %x, want %x (the first 16 bytes of Rand)", v1.InstanceID(), wantInstance)
 	}
 	if v1.MemberID() != wantMember {
-		t.Errorf("v1 member id %q, want %q (made in NewClient from the next 16 bytes)", v1.MemberID(), wantMember)
+		t.Errorf("v1 member id %q, want %q (made in New from the next 16 bytes)", v1.MemberID(), wantMember)
 	}
 	v0 := newClient(t, client.Config{ClientID: "c", GroupID: group1, HeartbeatVersion: 0})
 	if v0.InstanceID() != wantInstance || v0.MemberID() != "" {
@@ -87,7 +87,7 @@ func TestNewClientMakesItsIDs(t *testing.T) {
 		{"a regex subscription at v0", client.Config{HeartbeatVersion: 0, Regex: "a", Rand: &countingReader{}}},
 	} {
 		if _, err := client.New(bad.cfg); err == nil {
-			t.Errorf("NewClient with %s: no error", bad.name)
+			t.Errorf("New with %s: no error", bad.name)
 		}
 	}
 }

@@ -33,7 +33,7 @@ type Process struct {
 	// >= 0; error responses and leaves do not refresh a session, A4) plus
 	// one session timeout, and if the coordinator restarted before that
 	// end, the restart's time plus one session timeout (a restart starts
-	// every session afresh: Coordinator.Restart). A harness that cannot tell which requests
+	// every session afresh: model.Coordinator.Restart). A harness that cannot tell which requests
 	// succeeded may use the last time the coordinator processed one of
 	// its requests instead, a later bound that loosens the check.
 	GraceUntil int64
