@@ -30,9 +30,9 @@ func tpCompare(a, b tp) int {
 	return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
 }
 
-// smallSet is the size up to which has scans a set rather than searching
-// it: the same answer, with fewer comparisons than a binary search's calls
-// for the few partitions a member mostly owns.
+// smallSet is the size up to which has scans a set instead of searching
+// it: a member mostly owns few partitions, and for few a scan beats a
+// binary search.
 const smallSet = 32
 
 func (s partSet) has(p tp) bool {
