@@ -71,15 +71,16 @@ func exprString(e ast.Expr) string {
 
 // Every rule id linearize can put in a report or a violation is one of
 // Rules: the observer's violate is passed a declared rule constant (its own
-// or model's; an untyped string would convert silently), every Rule field
-// is set from a declared rule constant, from a rules.Rule parameter, or
-// copied from another Rule field, and every declared rule is listed by
-// Rules with its meaning. (model's own test holds its violation calls.)
+// or package rules'; an untyped string would convert silently), every Rule
+// field is set from a declared rule constant, from a rules.Rule parameter,
+// or copied from another Rule field, and every declared rule is listed by
+// Rules with its meaning. (Package rules' own test holds its violation
+// calls.)
 func TestEveryReportedRuleIsListed(t *testing.T) {
 	fset := token.NewFileSet()
 	files := parsePackage(t, fset, ".")
 	own := ruleConsts(t, files, "rules.Rule")
-	models := ruleConsts(t, parsePackage(t, fset, "../model"), "Rule")
+	models := ruleConsts(t, parsePackage(t, fset, "../model/rules"), "Rule")
 
 	listed := map[string]bool{}
 	for _, r := range Rules() {
@@ -108,7 +109,7 @@ func TestEveryReportedRuleIsListed(t *testing.T) {
 		case *ast.Ident:
 			return own[e.Name] != ""
 		case *ast.SelectorExpr:
-			return exprString(e.X) == "model" && models[e.Sel.Name] != ""
+			return exprString(e.X) == "rules" && models[e.Sel.Name] != ""
 		}
 		return false
 	}
