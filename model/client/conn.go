@@ -1,8 +1,6 @@
 package client
 
-import (
-	"github.com/ghostcheck/ghostcheck/codec"
-)
+import "github.com/ghostcheck/ghostcheck/codec"
 
 // Conn is the client's side of one connection: it knows whether the
 // connection has carried a request yet (KIP-1313: ClientId on the first

@@ -1,8 +1,6 @@
 package client
 
-import (
-	"github.com/ghostcheck/ghostcheck/codec"
-)
+import "github.com/ghostcheck/ghostcheck/codec"
 
 // GetTelemetrySubscriptions builds the client's telemetry subscription
 // request at version: at v1 the id travels only in the header; at v0 the

@@ -1,8 +1,6 @@
 package rules
 
-import (
-	"github.com/ghostcheck/ghostcheck/codec"
-)
+import "github.com/ghostcheck/ghostcheck/codec"
 
 // The KIP-1313 header rules CheckRequestHeader reports.
 const (

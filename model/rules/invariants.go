@@ -1,13 +1,13 @@
 package rules
 
-import (
-	"strings"
-)
+import "strings"
 
 // The invariants of docs/DESIGN.md ("Ghosts, precisely"), each a function over
 // what an observer knows, returning a *Violation that says what broke.
 // Their names follow what they protect. Each rule's id and its meaning in
 // words are declared beside the function that checks it.
+
+// contains reports whether ss holds s.
 func contains(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {

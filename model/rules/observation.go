@@ -1,8 +1,6 @@
 package rules
 
-import (
-	"github.com/ghostcheck/ghostcheck/codec"
-)
+import "github.com/ghostcheck/ghostcheck/codec"
 
 // Process is what the harness knows of one client process when it observes
 // the coordinator.

@@ -1,8 +1,6 @@
 package rules
 
-import (
-	"github.com/ghostcheck/ghostcheck/codec"
-)
+import "github.com/ghostcheck/ghostcheck/codec"
 
 // oneUUID is Kafka's reserved Uuid.ONE_UUID (0, 1).
 var oneUUID = codec.UUID{15: 1}
