@@ -16,6 +16,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -84,11 +85,11 @@ func hbReq(id string, epoch int32) *codec.ConsumerGroupHeartbeatRequest {
 }
 
 func parkReq(id, inst string) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: id, InstanceId: codec.Str(inst), MemberEpoch: model.StaticLeaveEpoch, RebalanceTimeoutMs: -1}
+	return &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: id, InstanceId: codec.Str(inst), MemberEpoch: rules.StaticLeaveEpoch, RebalanceTimeoutMs: -1}
 }
 
 func parkedResp(id string) *codec.ConsumerGroupHeartbeatResponse {
-	return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(id), MemberEpoch: model.StaticLeaveEpoch}
+	return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(id), MemberEpoch: rules.StaticLeaveEpoch}
 }
 
 // dm is a described member: its epoch, assigned and target partitions of
@@ -120,7 +121,7 @@ var describeG = &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}
 
 // judge checks b's history at the observable level and holds the verdict
 // to want: Ok, or Illegal with rule (and the detail containing detail).
-func judge(t *testing.T, plan plan.Plan, b *historyBuilder, rule model.Rule, detail string) {
+func judge(t *testing.T, plan plan.Plan, b *historyBuilder, rule rules.Rule, detail string) {
 	t.Helper()
 	rep := check.Check(&driver.Result{Plan: plan, History: b.h}, check.Options{Level: check.LevelObservable})
 	switch {
@@ -149,7 +150,7 @@ func TestObservableLeaveGroupByMemberID(t *testing.T) {
 		version int16
 		req     *codec.LeaveGroupRequest
 		resp    *codec.LeaveGroupResponse
-		rule    model.Rule
+		rule    rules.Rule
 	}{
 		{"member id, null instance", 5, byID, byIDResp, ""},
 		{"member id and its instance", 5, both, bothResp, ""},
@@ -218,7 +219,7 @@ func TestObservableStaticTakeover(t *testing.T) {
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
 			} else {
-				judge(t, handPlan(), b, model.RuleStaticRestartKeepsAssignment, tc.detail)
+				judge(t, handPlan(), b, rules.RuleStaticRestartKeepsAssignment, tc.detail)
 			}
 		})
 	}
@@ -274,7 +275,7 @@ func TestObservableStaticTakeoverThenSubscription(t *testing.T) {
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
 			} else {
-				judge(t, handPlan(), b, model.RuleStaticRestartKeepsAssignment, tc.detail)
+				judge(t, handPlan(), b, rules.RuleStaticRestartKeepsAssignment, tc.detail)
 			}
 		})
 	}
@@ -297,7 +298,7 @@ func TestObservableStaticRejoin(t *testing.T) {
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
 			} else {
-				judge(t, handPlan(), b, model.RuleStaticRestartKeepsAssignment, tc.detail)
+				judge(t, handPlan(), b, rules.RuleStaticRestartKeepsAssignment, tc.detail)
 			}
 		})
 	}
@@ -355,7 +356,7 @@ func TestObservableParkedMemberFencedAfterReload(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		restart bool
-		rule    model.Rule
+		rule    rules.Rule
 	}{
 		{"after a reload", true, ""},
 		{"without a reload", false, check.RuleMemberVanished},
@@ -387,13 +388,13 @@ func TestObservableConcurrentOperations(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		concurrent bool
-		rule       model.Rule
+		rule       rules.Rule
 		build      func(b *historyBuilder)
 	}{
 		{"Describe before a join", true, "", describeBeforeJoin},
 		{"Describe after a join", false, check.RuleMemberVanished, describeBeforeJoin},
 		{"Describe before a new epoch", true, "", describeBeforeEpoch},
-		{"Describe after a new epoch", false, model.RuleMonotonicEpochs, describeBeforeEpoch},
+		{"Describe after a new epoch", false, rules.RuleMonotonicEpochs, describeBeforeEpoch},
 		{"Describe after a leave", true, "", describeAfterLeave},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -427,8 +428,8 @@ func describeBeforeEpoch(b *historyBuilder) {
 // leave ran alongside it.
 func describeAfterLeave(b *historyBuilder) {
 	b.record(1000, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Empty", 2, 2))
-	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: model.LeaveEpoch, RebalanceTimeoutMs: -1},
-		&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str("m1"), MemberEpoch: model.LeaveEpoch})
+	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: rules.LeaveEpoch, RebalanceTimeoutMs: -1},
+		&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str("m1"), MemberEpoch: rules.LeaveEpoch})
 }
 
 // The seeds a sweep saw flip between Ok and Illegal under parallel

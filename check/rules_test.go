@@ -14,7 +14,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -76,13 +76,13 @@ func exprString(e ast.Expr) string {
 // Every rule id linearize can put in a report or a violation is one of
 // Rules: the observer's violate is passed a declared rule constant (its own
 // or model's; an untyped string would convert silently), every Rule field
-// is set from a declared rule constant, from a model.Rule parameter, or
+// is set from a declared rule constant, from a rules.Rule parameter, or
 // copied from another Rule field, and every declared rule is listed by
 // Rules with its meaning. (model's own test holds its violation calls.)
 func TestEveryReportedRuleIsListed(t *testing.T) {
 	fset := token.NewFileSet()
 	files := append(parsePackage(t, fset, "."), parsePackage(t, fset, "../driver")...)
-	own := ruleConsts(t, files, "model.Rule")
+	own := ruleConsts(t, files, "rules.Rule")
 	models := ruleConsts(t, parsePackage(t, fset, "../model"), "Rule")
 
 	listed := map[string]bool{}
@@ -118,7 +118,7 @@ func TestEveryReportedRuleIsListed(t *testing.T) {
 	}
 	sites := 0
 	for _, f := range files {
-		var params map[string]bool // the model.Rule parameters of the function being read
+		var params map[string]bool // the rules.Rule parameters of the function being read
 		// ruleValue: what a Rule field may be set from.
 		ruleValue := func(e ast.Expr) bool {
 			if sel, ok := e.(*ast.SelectorExpr); ok && sel.Sel.Name == "Rule" {
@@ -136,7 +136,7 @@ func TestEveryReportedRuleIsListed(t *testing.T) {
 			case *ast.FuncDecl:
 				params = map[string]bool{}
 				for _, fld := range n.Type.Params.List {
-					if exprString(fld.Type) == "model.Rule" {
+					if exprString(fld.Type) == "rules.Rule" {
 						for _, name := range fld.Names {
 							params[name.Name] = true
 						}
@@ -215,7 +215,7 @@ func TestReportedRulesAreListed(t *testing.T) {
 		h[0].ID = 7
 		see(check.History(res.Plan, h, check.Options{}).Rule)
 	}
-	for _, want := range []model.Rule{model.RuleNoGhosts, check.RuleLinearizability, check.RuleHarnessAssumption, model.RuleMonotonicEpochs} {
+	for _, want := range []rules.Rule{rules.RuleNoGhosts, check.RuleLinearizability, check.RuleHarnessAssumption, rules.RuleMonotonicEpochs} {
 		if !seen[string(want)] {
 			t.Errorf("the sample never reported %s: it does not exercise what it should (saw %v)", want, seen)
 		}

@@ -5,7 +5,7 @@ package driver
 
 import (
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -15,7 +15,7 @@ type admin struct{ d *driver }
 // act sends the removals of this round from p, the admin process: at the
 // removal's version (capped at the broker's), or without one at the
 // broker's highest, downgraded below v3 as a client must
-// (model.PlanLeaveGroup).
+// (rules.PlanLeaveGroup).
 func (a admin) act(p *proc) {
 	d := a.d
 	for _, r := range d.plan.Admin {
@@ -32,7 +32,7 @@ func (a admin) act(p *proc) {
 			a.sendLeaveGroup(p, r.Group, members, min(*r.Version, max))
 			continue
 		}
-		calls, _ := model.PlanLeaveGroup(r.Group, members, max)
+		calls, _ := rules.PlanLeaveGroup(r.Group, members, max)
 		for _, call := range calls {
 			p.others = append(p.others, d.net.send(p, codec.LeaveGroup, call.Version, call.Request))
 		}

@@ -2,8 +2,8 @@ package driver
 
 // The client rules of docs/PROTOCOL.md Part C on the run's own clients:
 // every request a plan's client process sends is recorded as a recording
-// proxy would see it (model.ClientRequest: its connection, its place on it,
-// what the client got back), and at the end of the run model.CheckClients
+// proxy would see it (rules.ClientRequest: its connection, its place on it,
+// what the client got back), and at the end of the run rules.CheckClients
 // judges them, as it judges a client library's traffic through `ghostcheck
 // proxy`. The reference clients must keep every rule they adopt (an
 // old-style client's repeated ClientId, a v0 client's broker-made id are
@@ -15,7 +15,7 @@ import (
 	"fmt"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // clientLog is the record of the requests the run's processes sent, as a
@@ -26,15 +26,15 @@ type clientLog struct {
 	d *driver
 	// reqs are the plan clients' requests, and seqs how many each
 	// connection (by handle) carried.
-	reqs []model.ClientRequest
+	reqs []rules.ClientRequest
 	seqs map[uint64]int
 	// breakers are the admin's, prober's and observer's; none are kept
 	// when this history's canaries do not run.
-	breakers []model.ClientRequest
+	breakers []rules.ClientRequest
 }
 
 func newClientLog(d *driver, size int) clientLog {
-	return clientLog{d: d, reqs: make([]model.ClientRequest, 0, size), seqs: map[uint64]int{}}
+	return clientLog{d: d, reqs: make([]rules.ClientRequest, 0, size), seqs: map[uint64]int{}}
 }
 
 // record keeps r, just sent by a plan client, for the client rules; r.creq
@@ -48,7 +48,7 @@ func (l *clientLog) record(r *request) {
 		return
 	}
 	hv, _ := codec.RequestHeaderVersion(r.h.RequestApiKey, r.h.RequestApiVersion)
-	l.reqs = append(l.reqs, model.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: l.seqs[r.handle], At: l.d.now,
+	l.reqs = append(l.reqs, rules.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: l.seqs[r.handle], At: l.d.now,
 		HeaderVersion: hv, Header: r.h, API: r.h.RequestApiKey.String(), Request: r.req})
 	l.seqs[r.handle]++
 	r.creq = len(l.reqs)
@@ -78,10 +78,10 @@ func (l *clientLog) response(n int, resp codec.Message) {
 // made: judging the admin's, prober's and observer's traffic in every
 // history was a sixth of the run's time).
 func (l *clientLog) check() {
-	for _, c := range model.CheckClients(l.reqs) {
+	for _, c := range rules.CheckClients(l.reqs) {
 		for _, r := range c.Results {
-			if r.Outcome == model.OutcomeViolated {
-				l.d.violate(&model.Violation{Rule: string(r.Rule), Detail: fmt.Sprintf("client %s: %s", c.Client, r.Detail)})
+			if r.Outcome == rules.OutcomeViolated {
+				l.d.violate(&rules.Violation{Rule: string(r.Rule), Detail: fmt.Sprintf("client %s: %s", c.Client, r.Detail)})
 			}
 		}
 	}

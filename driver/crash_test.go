@@ -10,7 +10,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -131,7 +131,7 @@ func TestKeepingClosedMembersIsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := plain.ViolationCounts[string(model.RuleNoGhosts)]; n > 0 {
+		if n := plain.ViolationCounts[string(rules.RuleNoGhosts)]; n > 0 {
 			t.Fatalf("seed %d: the model itself has ghosts: %v", seed, plain.Violations)
 		}
 		buggy := &keepClosed{ModelTarget: targets.NewModelTarget(pl.ModelConfig()), k: brokertest.NewKeeper()}
@@ -140,7 +140,7 @@ func TestKeepingClosedMembersIsCaught(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := check.Check(res, check.Options{Level: check.LevelObservable})
-		if rep.Rule == string(model.RuleNoGhosts) {
+		if rep.Rule == string(rules.RuleNoGhosts) {
 			t.Logf("seed %d caught: %s", seed, rep.Detail)
 			return
 		}

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -307,7 +307,7 @@ func (d *driver) stall() int64 {
 // (Result.Violations), and how often (Result.ViolationCounts). A check
 // failing without naming its rule is the harness's error.
 func (d *driver) violate(err error) {
-	v, ok := err.(*model.Violation)
+	v, ok := err.(*rules.Violation)
 	if !ok {
 		d.harness("an invariant check failed without naming its rule: %v", err)
 		return

@@ -14,7 +14,8 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -114,7 +115,7 @@ func (n *network) openConn(p *proc) {
 		sort.Slice(n.freeWires, func(i, j int) bool { return n.freeWires[i] < n.freeWires[j] })
 		p.wire, n.freeWires = n.freeWires[0], n.freeWires[1:]
 	}
-	p.conn = &model.ClientConn{}
+	p.conn = &client.Conn{}
 }
 
 // releaseWire makes p's connection id free for reuse once its connection
@@ -186,7 +187,7 @@ func (n *network) send(p *proc, key codec.APIKey, version int16, req codec.Messa
 	r.h = p.c.Header(p.conn, key, version)
 	if p.role == roleProber {
 		d.prober.spoilHeader(&r.h)
-	} else if err := model.CheckRequestHeader(&r.h, p.c.InstanceID(), p.c.ClientID(), first || p.plan.ClientIDEvery); err != nil {
+	} else if err := rules.CheckRequestHeader(&r.h, p.c.InstanceID(), p.c.ClientID(), first || p.plan.ClientIDEvery); err != nil {
 		d.violate(err)
 	}
 	p.nreq++

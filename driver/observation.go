@@ -10,7 +10,8 @@ import (
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // observer judges what the coordinator holds after every round: its
@@ -21,13 +22,13 @@ type observer struct {
 	snap Snapshotter
 	// observed is the array observe lists the processes in, kept from
 	// round to round.
-	observed []model.Process
+	observed []rules.Process
 	// lastGroups are the groups observe judged last, and groupErrs what
 	// NoDoubleClientAssignment and the epoch tracker found in them.
-	lastGroups []model.GroupSnapshot
+	lastGroups []rules.GroupSnapshot
 	groupErrs  [2]error
-	epochs     model.EpochTracker
-	ids        model.MemberIDTracker
+	epochs     rules.EpochTracker
+	ids        rules.MemberIDTracker
 	ghosts     map[string]bool
 	// genIDs are the client instance ids the coordinator made (telemetry
 	// at v0).
@@ -76,11 +77,11 @@ func (o *observer) observe(final bool) {
 	}
 	// The processes' list is made again in the same array every round:
 	// no check keeps it (the ghosts are kept by member id).
-	obs := model.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Processes: o.observed[:0]}
+	obs := rules.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Processes: o.observed[:0]}
 	for _, p := range o.d.procs.clients() {
 		mp := o.process(p)
 		obs.Processes = append(obs.Processes, mp)
-		if p.plan.HeartbeatVersion >= model.MemberIDRequiredVersion {
+		if p.plan.HeartbeatVersion >= rules.MemberIDRequiredVersion {
 			if err := o.ids.Observe(mp); err != nil {
 				o.d.violate(err)
 			}
@@ -96,7 +97,7 @@ func (o *observer) observe(final bool) {
 // at the time of the round's first Describe (a member a Describe listed
 // was there then, whatever happened later in the round, Plan.SubRoundMs);
 // false when there is nothing to judge.
-func (o *observer) seen() ([]model.GroupSnapshot, int64, bool) {
+func (o *observer) seen() ([]rules.GroupSnapshot, int64, bool) {
 	described := o.described
 	o.described = nil
 	if o.snap != nil {
@@ -105,23 +106,23 @@ func (o *observer) seen() ([]model.GroupSnapshot, int64, bool) {
 	if len(described) == 0 {
 		return nil, 0, false
 	}
-	var groups []model.GroupSnapshot
+	var groups []rules.GroupSnapshot
 	for _, r := range described {
-		groups = append(groups, model.SnapshotFromDescribe(r)...)
+		groups = append(groups, rules.SnapshotFromDescribe(r)...)
 	}
 	return groups, o.describedAt, true
 }
 
 // process is what the invariants know of client process p.
-func (o *observer) process(p *proc) model.Process {
-	mp := model.Process{
+func (o *observer) process(p *proc) rules.Process {
+	mp := rules.Process{
 		Name:             p.name,
 		GroupID:          p.group,
 		ClientInstanceID: p.c.InstanceID(),
 		MemberID:         p.c.MemberID(),
 		Live:             p.live,
-		Left:             p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
-		Joined:           p.live && p.c.State() == model.Joined,
+		Left:             p.c.State() == client.Left || (p.live && !p.wants && p.c.State() != client.Joined),
+		Joined:           p.live && p.c.State() == client.Joined,
 	}
 	mp.InFlight, mp.AllIDs = p.sortedIDs()
 	// A member may outlive its process by one session timeout (a crash, a
@@ -148,18 +149,18 @@ func (o *observer) process(p *proc) model.Process {
 
 // judge checks the invariants on obs (QuiescentMembership too when final)
 // and keeps the ghosts NoGhosts found.
-func (o *observer) judge(obs model.Observation, final bool) {
+func (o *observer) judge(obs rules.Observation, final bool) {
 	d := o.d
-	if err := model.NoGhosts(obs); err != nil {
+	if err := rules.NoGhosts(obs); err != nil {
 		d.violate(err)
-		for _, g := range model.Ghosts(obs) {
+		for _, g := range rules.Ghosts(obs) {
 			if id := g.Member.MemberID; !o.ghosts[id] {
 				o.ghosts[id] = true
 				d.res.Ghosts = append(d.res.Ghosts, id)
 			}
 		}
 	}
-	for _, check := range []func(model.Observation) error{model.OneMemberPerProcess, model.UniqueMemberIDs, model.NoZeroUUIDs} {
+	for _, check := range []func(rules.Observation) error{rules.OneMemberPerProcess, rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
 		if err := check(obs); err != nil {
 			d.violate(err)
 		}
@@ -170,7 +171,7 @@ func (o *observer) judge(obs model.Observation, final bool) {
 	groups := obs.Groups
 	if len(groups) == 0 || len(groups) != len(o.lastGroups) || &groups[0] != &o.lastGroups[0] {
 		o.lastGroups = groups
-		o.groupErrs = [2]error{model.NoDoubleClientAssignment(groups), o.epochs.Observe(groups)}
+		o.groupErrs = [2]error{rules.NoDoubleClientAssignment(groups), o.epochs.Observe(groups)}
 	}
 	for _, err := range o.groupErrs {
 		if err != nil {
@@ -181,7 +182,7 @@ func (o *observer) judge(obs model.Observation, final bool) {
 		d.violate(err)
 	}
 	if final {
-		if err := model.QuiescentMembership(obs); err != nil {
+		if err := rules.QuiescentMembership(obs); err != nil {
 			d.violate(err)
 		}
 	}

@@ -1,6 +1,6 @@
 package driver
 
-// The processes of a run: the plan's clients (each a model.Client), the
+// The processes of a run: the plan's clients (each a client.Client), the
 // admin (admin.go), the prober (probe.go) and the observer process, and
 // what each does on its turn of a round.
 
@@ -12,7 +12,8 @@ import (
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -54,14 +55,14 @@ type proc struct {
 	group string
 	plan  plan.ClientPlan
 	role  role
-	c     *model.Client
+	c     *client.Client
 	// faults are the plan's faults of this client's requests, in request
 	// order (of two on one request, the later in the plan counts); the
 	// ones before nextFault are behind it.
 	faults    []plan.Fault
 	nextFault int
 
-	conn   *model.ClientConn
+	conn   *client.Conn
 	connID uint64 // the connection's handle (request.handle)
 	// wire is the connection's id as the target sees it; wireFreed once
 	// it went back to the network's pool (Plan.ReuseConnIDs).
@@ -153,9 +154,9 @@ func (p *proc) delivered(req codec.Message, at int64) {
 	}
 	if hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok {
 		switch hb.MemberEpoch {
-		case model.LeaveEpoch:
+		case rules.LeaveEpoch:
 			p.leftAt = at
-		case model.JoinEpoch:
+		case rules.JoinEpoch:
 			p.leftAt = -1
 		}
 	}
@@ -234,7 +235,7 @@ func (ps *processes) start() error {
 
 // add makes the process of cp, a reference client, with its connection.
 func (ps *processes) add(idx int, name, group string, r role, cp plan.ClientPlan) error {
-	c, err := model.NewClient(model.ClientConfig{
+	c, err := client.New(client.Config{
 		ClientID:               "ghostcheck-" + name,
 		GroupID:                group,
 		InstanceID:             cp.InstanceID,
@@ -319,7 +320,7 @@ func (ps *processes) turn(p *proc) {
 	}
 	if p.wants && p.hb == nil && p.leave == nil && d.round >= p.nextTry {
 		st := p.c.State()
-		if st != model.Joined || d.round-p.lastHB >= ps.hbEvery {
+		if st != client.Joined || d.round-p.lastHB >= ps.hbEvery {
 			req, v := p.c.NextHeartbeat()
 			p.hb = d.net.send(p, codec.ConsumerGroupHeartbeat, v, req)
 		}
@@ -336,7 +337,7 @@ func (ps *processes) do(p *proc, a plan.Action) {
 	case plan.Leave, plan.StaticLeave:
 		p.wants = false
 		st := p.c.State()
-		if st == model.Joined || st == model.Joining {
+		if st == client.Joined || st == client.Joining {
 			p.hb = nil
 			req, v := p.c.Leave(k == plan.StaticLeave)
 			p.leave = d.net.send(p, codec.ConsumerGroupHeartbeat, v, req)
@@ -464,7 +465,7 @@ func (ps *processes) describe(p *proc, group string) {
 func (ps *processes) liveMember(group string, pick int, instance bool) string {
 	var out []string
 	for _, p := range ps.clients() {
-		if p.group != group || !p.live || p.c.State() != model.Joined || p.c.MemberID() == "" {
+		if p.group != group || !p.live || p.c.State() != client.Joined || p.c.MemberID() == "" {
 			continue
 		}
 		switch {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -38,7 +38,7 @@ func TestStallWidensGhostGrace(t *testing.T) {
 		}
 		return res
 	}
-	ghosts := func(res *driver.Result) bool { return res.ViolationCounts[string(model.RuleNoGhosts)] > 0 }
+	ghosts := func(res *driver.Result) bool { return res.ViolationCounts[string(rules.RuleNoGhosts)] > 0 }
 	// A plan whose crashed member the late timers leave past its grace
 	// (a crash late in a plan may end it before the grace is out).
 	var pl plan.Plan

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Target is a group coordinator under test, reached through the wire
@@ -38,7 +38,7 @@ type Target interface {
 // invariants only read a snapshot, so a target may hand out the same
 // group snapshot again while the group has not changed.
 type Snapshotter interface {
-	Snapshot() []model.GroupSnapshot
+	Snapshot() []rules.GroupSnapshot
 }
 
 // Restarter is implemented by targets that can restart their coordinator
@@ -129,16 +129,16 @@ func (f Funcs) Advance(nowMs int64) error {
 }
 
 // WithSnapshot returns a Target that is also a Snapshotter.
-func WithSnapshot(t Target, snapshot func() []model.GroupSnapshot) Target {
+func WithSnapshot(t Target, snapshot func() []rules.GroupSnapshot) Target {
 	return snapshotTarget{t, snapshot}
 }
 
 type snapshotTarget struct {
 	Target
-	snap func() []model.GroupSnapshot
+	snap func() []rules.GroupSnapshot
 }
 
-func (s snapshotTarget) Snapshot() []model.GroupSnapshot { return s.snap() }
+func (s snapshotTarget) Snapshot() []rules.GroupSnapshot { return s.snap() }
 
 // Restart forwards to the wrapped target.
 func (s snapshotTarget) Restart() error {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // modelTarget is the reference model as a Target, for the driver's own
@@ -28,7 +29,7 @@ func modelTarget(cfg model.Config) Target {
 		AdvanceFunc:    func(ms int64) error { locked(func() { c.Advance(ms) }); return nil },
 		RestartFunc:    func() error { locked(c.Restart); return nil },
 		Exact:          true,
-	}, func() (groups []model.GroupSnapshot) {
+	}, func() (groups []rules.GroupSnapshot) {
 		locked(func() { groups = c.Snapshot() })
 		return groups
 	})

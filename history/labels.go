@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Fate says in words what the network did to an operation, from the
@@ -51,11 +51,11 @@ func RequestLabel(op *Op) string {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		kind := "heartbeat"
 		switch r.MemberEpoch {
-		case model.JoinEpoch:
+		case rules.JoinEpoch:
 			kind = "join"
-		case model.LeaveEpoch:
+		case rules.LeaveEpoch:
 			kind = "leave"
-		case model.StaticLeaveEpoch:
+		case rules.StaticLeaveEpoch:
 			kind = "static-leave"
 		}
 		s := fmt.Sprintf("%s v%d", kind, v)

@@ -18,6 +18,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/tcptarget"
 	"github.com/ghostcheck/ghostcheck/wire"
@@ -152,7 +153,7 @@ func TestTargetWithoutDescribe(t *testing.T) {
 		if len(target.Unchecked()) != 0 {
 			t.Fatalf("a broker with Describe: unchecked %v", target.Unchecked())
 		}
-		if rep.Rule == string(model.RuleNoGhosts) {
+		if rep.Rule == string(rules.RuleNoGhosts) {
 			seed = s
 		}
 	}
@@ -165,7 +166,7 @@ func TestTargetWithoutDescribe(t *testing.T) {
 		t.Fatalf("seed %d without Describe: %s %s: %s (nothing the responses show is wrong)", seed, rep.Verdict, rep.Rule, rep.Detail)
 	}
 	un := target.Unchecked()
-	if !slices.Contains(un, model.RuleNoGhosts) || !slices.Contains(un, model.RuleQuiescentMembership) || slices.Contains(un, check.RuleObservableResponse) {
+	if !slices.Contains(un, rules.RuleNoGhosts) || !slices.Contains(un, rules.RuleQuiescentMembership) || slices.Contains(un, check.RuleObservableResponse) {
 		t.Fatalf("unchecked without Describe: %v", un)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // ModelTarget is the reference model as a Target. It serializes calls,
@@ -54,7 +55,7 @@ func (t *ModelTarget) Restart() error {
 func (t *ModelTarget) ModelExact() bool { return true }
 
 // Snapshot implements Snapshotter.
-func (t *ModelTarget) Snapshot() []model.GroupSnapshot {
+func (t *ModelTarget) Snapshot() []rules.GroupSnapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.c.Snapshot()

@@ -14,7 +14,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // ReplayResult is what replaying one corpus file showed.
@@ -42,7 +42,7 @@ type ReplayResult struct {
 	Report *check.Report
 	// Clients is, for a recording of client traffic, each client's
 	// outcome per rule as judged again.
-	Clients []model.ClientResult
+	Clients []rules.ClientResult
 }
 
 // ReplayOptions say what to replay a history against.

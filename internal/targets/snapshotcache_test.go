@@ -7,7 +7,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -30,7 +30,7 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 				cache := c.NewSnapshotCache()
 				cached := cachedSnapshots(cache)
 				target := implFuncs(c, clock)
-				snap := func() []model.GroupSnapshot {
+				snap := func() []rules.GroupSnapshot {
 					got, want := cached(), ModelSnapshot(c.Snapshot())
 					observations++
 					if !reflect.DeepEqual(got, want) {
