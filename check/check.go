@@ -8,23 +8,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
-)
-
-// The rules Check reports besides the invariants (Rules lists them all).
-const (
-	// RuleLinearizability is broken when no sequential order of the
-	// history is legal under the model, and Unknown when the search for
-	// one ran out of time.
-	RuleLinearizability    rules.Rule = "Linearizability"
-	meaningLinearizability            = "the concurrent history has a legal sequential order under the reference model"
-
-	// RuleHarnessAssumption is broken when the history breaks what the
-	// checker relies on (CheckAssumptions) or the harness failed in the
-	// run (Result.HarnessErrors): the verdict is Unknown.
-	RuleHarnessAssumption    rules.Rule = "HarnessAssumption"
-	meaningHarnessAssumption            = "the harness's own assumptions held (a failure here is not the target's bug)"
 )
 
 // Report is the verdict of one run and why.

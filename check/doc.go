@@ -21,9 +21,7 @@
 //
 // The files, and what each owns:
 //
-//   - check.go: Check, History, Options, Level, Report, and the rules the
-//     check reports besides the invariants (Linearizability,
-//     HarnessAssumption).
+//   - check.go: Check, History, Options, Level, Report.
 //   - assumptions.go: what the checker relies on in a history.
 //   - exact.go: the exact level: the sequential replay of totally ordered
 //     partitions, porcupine for the rest, and the first mismatch.
@@ -37,8 +35,6 @@
 //     in time, membership over time (MemberVanished); observable_ops.go,
 //     what each API's responses must be and establish; observable_static.go,
 //     StaticRestartKeepsAssignment.
-//   - rules.go: Rules, every rule a report can name, with its meaning and
-//     what checks it.
 //
 // Tests: check_test.go (the model passes; KIP-1082's ghosts; shrinking;
 // tampered and broken histories), budget_test.go (a spent search budget
@@ -46,6 +42,11 @@
 // from the target), observable_test.go and observable_hand_test.go (the
 // observable level on runs and on hand-built histories), sweep_test.go
 // (the observable level across many seeds), replay_test.go (the
-// comparisons and partitions), rules_test.go (every rule reported is
-// listed), bench_test.go (the check's speed).
+// comparisons and partitions), rules_test.go (every rule reported is a
+// declared one, rules.All), bench_test.go (the check's speed).
+//
+// The rules it reports besides the run's invariants are declared in
+// package rules (rules.RuleLinearizability, RuleHarnessAssumption,
+// RuleObservableResponse, RuleMemberVanished), with every other rule a
+// report can name (rules.All).
 package check

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"runtime"
 	"sort"
 	"sync"
@@ -20,7 +21,7 @@ func checkExact(res *driver.Result, opts Options) *Report {
 	cfg := res.Plan.ModelConfig()
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), assumptions(res.History)...); len(errs) > 0 {
-		rep.Verdict, rep.Rule, rep.Detail = history.Unknown, string(RuleHarnessAssumption), errs[0]
+		rep.Verdict, rep.Rule, rep.Detail = history.Unknown, string(rules.RuleHarnessAssumption), errs[0]
 		return rep
 	}
 	var mismatch string
@@ -31,10 +32,10 @@ func checkExact(res *driver.Result, opts Options) *Report {
 		rep.Verdict, rep.Rule = history.Illegal, v.Rule
 		rep.Detail = fmt.Sprintf("round %d (t=%d ms): %s", v.Round, v.At, v.What)
 	case rep.Linearizable == porcupine.Illegal:
-		rep.Verdict, rep.Rule = history.Illegal, string(RuleLinearizability)
+		rep.Verdict, rep.Rule = history.Illegal, string(rules.RuleLinearizability)
 		rep.Detail = "no sequential order of the history is legal under the model"
 	case rep.Linearizable == porcupine.Unknown:
-		rep.Verdict, rep.Rule = history.Unknown, string(RuleLinearizability)
+		rep.Verdict, rep.Rule = history.Unknown, string(rules.RuleLinearizability)
 		rep.Detail = fmt.Sprintf("the linearizability search timed out after %v", rep.CheckTime)
 	default:
 		rep.Verdict = history.Ok
@@ -44,7 +45,7 @@ func checkExact(res *driver.Result, opts Options) *Report {
 		if rep.Mismatch == "" {
 			rep.Mismatch = firstMismatch(cfg, res.History)
 		}
-		if rep.Rule == string(RuleLinearizability) && rep.Mismatch != "" {
+		if rep.Rule == string(rules.RuleLinearizability) && rep.Mismatch != "" {
 			rep.Detail = rep.Mismatch
 		}
 	}

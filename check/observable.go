@@ -53,21 +53,6 @@ import (
 // the judged one returned, may have removed it (a leave, a LeaveGroup, a
 // takeover): that one may have come first.
 
-// The rules the observable check reports besides the driver's invariants
-// and rules.RuleMonotonicEpochs (Rules lists them all).
-const (
-	// RuleObservableResponse is broken by a response the protocol does
-	// not allow for its request.
-	RuleObservableResponse    rules.Rule = "ObservableResponse"
-	meaningObservableResponse            = "each response is one the protocol allows for its request: error codes the API may answer, member ids and epochs echoed as promised, INVALID_REQUEST where KIP-1082 and KIP-1313 demand it"
-
-	// RuleMemberVanished is broken by a member that left its group
-	// without a leave, a removal, a takeover or a timer that may have
-	// fired.
-	RuleMemberVanished    rules.Rule = "MemberVanished"
-	meaningMemberVanished            = "a member leaves its group only by a leave, an administrative removal, a static takeover, or a session or rebalance timeout that has passed"
-)
-
 // heartbeatErrors are the codes ConsumerGroupHeartbeat may answer (§B3.3).
 var heartbeatErrors = map[codec.ErrorCode]bool{
 	codec.None: true, codec.GroupAuthorizationFailed: true, codec.NotCoordinator: true, codec.CoordinatorNotAvailable: true,
@@ -143,7 +128,7 @@ type observer struct {
 func checkObservable(res *driver.Result, opts Options) *Report {
 	rep := &Report{Invariants: res.Violations, budget: opts.timeout()}
 	if errs := append(append([]string(nil), res.HarnessErrors...), assumptions(res.History)...); len(errs) > 0 {
-		rep.Verdict, rep.Rule, rep.Detail = history.Unknown, string(RuleHarnessAssumption), errs[0]
+		rep.Verdict, rep.Rule, rep.Detail = history.Unknown, string(rules.RuleHarnessAssumption), errs[0]
 		return rep
 	}
 	o := newObserver(res, opts)
@@ -345,7 +330,7 @@ func (o *observer) vanish(op *history.Op, g *obsGroup, group, id, how string) {
 			return
 		}
 	}
-	o.violate(op, RuleMemberVanished, "member %s of group %s is gone (%s) %d ms after its last successful heartbeat or coordinator restart, before its session timeout (%d ms)",
+	o.violate(op, rules.RuleMemberVanished, "member %s of group %s is gone (%s) %d ms after its last successful heartbeat or coordinator restart, before its session timeout (%d ms)",
 		id, group, how, op.At-m.lastOK, o.sessionMs)
 }
 
@@ -427,7 +412,7 @@ func (o *observer) uncertain(op *history.Op) {
 
 func (o *observer) telemetry(op *history.Op, code codec.ErrorCode) {
 	if op.Header.RequestApiVersion >= 1 && (!op.Header.ClientInstanceId.Valid || op.Header.ClientInstanceId.UUID.IsZero()) && code != codec.InvalidRequest {
-		o.violate(op, RuleObservableResponse, "a v1 telemetry request without a usable header client instance id must be INVALID_REQUEST, got %v", code)
+		o.violate(op, rules.RuleObservableResponse, "a v1 telemetry request without a usable header client instance id must be INVALID_REQUEST, got %v", code)
 	}
 }
 

@@ -155,7 +155,7 @@ func TestObservableLeaveGroupByMemberID(t *testing.T) {
 		{"member id, null instance", 5, byID, byIDResp, ""},
 		{"member id and its instance", 5, both, bothResp, ""},
 		{"v2 member id", 2, &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m2"}, &codec.LeaveGroupResponse{}, ""},
-		{"refused: the member stays", 5, byID, refused, check.RuleMemberVanished},
+		{"refused: the member stays", 5, byID, refused, rules.RuleMemberVanished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newHistoryBuilder(t, handPlan())
@@ -359,7 +359,7 @@ func TestObservableParkedMemberFencedAfterReload(t *testing.T) {
 		rule    rules.Rule
 	}{
 		{"after a reload", true, ""},
-		{"without a reload", false, check.RuleMemberVanished},
+		{"without a reload", false, rules.RuleMemberVanished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan := handPlan()
@@ -392,7 +392,7 @@ func TestObservableConcurrentOperations(t *testing.T) {
 		build      func(b *historyBuilder)
 	}{
 		{"Describe before a join", true, "", describeBeforeJoin},
-		{"Describe after a join", false, check.RuleMemberVanished, describeBeforeJoin},
+		{"Describe after a join", false, rules.RuleMemberVanished, describeBeforeJoin},
 		{"Describe before a new epoch", true, "", describeBeforeEpoch},
 		{"Describe after a new epoch", false, rules.RuleMonotonicEpochs, describeBeforeEpoch},
 		{"Describe after a leave", true, "", describeAfterLeave},

@@ -67,10 +67,10 @@ func (s subscription) with(req *codec.ConsumerGroupHeartbeatRequest) (subscripti
 func (o *observer) heartbeat(op *history.Op, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
 	v := op.Header.RequestApiVersion
 	if !heartbeatErrors[resp.ErrorCode] {
-		o.violate(op, RuleObservableResponse, "ConsumerGroupHeartbeat may not answer %v", resp.ErrorCode)
+		o.violate(op, rules.RuleObservableResponse, "ConsumerGroupHeartbeat may not answer %v", resp.ErrorCode)
 	}
 	if v >= 1 && strings.TrimSpace(req.MemberId) == "" && resp.ErrorCode != codec.InvalidRequest {
-		o.violate(op, RuleObservableResponse, "KIP-1082: an empty member id at v%d must be INVALID_REQUEST, got %v", v, resp.ErrorCode)
+		o.violate(op, rules.RuleObservableResponse, "KIP-1082: an empty member id at v%d must be INVALID_REQUEST, got %v", v, resp.ErrorCode)
 	}
 	g := o.group(req.GroupId)
 	id := req.MemberId
@@ -83,30 +83,30 @@ func (o *observer) heartbeat(op *history.Op, req *codec.ConsumerGroupHeartbeatRe
 		return
 	}
 	if v >= 1 && (!resp.MemberId.Valid || resp.MemberId.Value != id) {
-		o.violate(op, RuleObservableResponse, "a v%d success must echo member id %q, got %v", v, id, resp.MemberId)
+		o.violate(op, rules.RuleObservableResponse, "a v%d success must echo member id %q, got %v", v, id, resp.MemberId)
 	}
 	if id == "" {
 		if !resp.MemberId.Valid || resp.MemberId.Value == "" || zeroUUIDString(resp.MemberId.Value) {
-			o.violate(op, RuleObservableResponse, "a v0 join without an id must be given a non-empty, non-zero one, got %v", resp.MemberId)
+			o.violate(op, rules.RuleObservableResponse, "a v0 join without an id must be given a non-empty, non-zero one, got %v", resp.MemberId)
 			return
 		}
 		id = resp.MemberId.Value
 	}
 	if req.MemberEpoch == rules.LeaveEpoch || req.MemberEpoch == rules.StaticLeaveEpoch {
 		if resp.MemberEpoch != req.MemberEpoch {
-			o.violate(op, RuleObservableResponse, "a leave at epoch %d must echo it, got %d", req.MemberEpoch, resp.MemberEpoch)
+			o.violate(op, rules.RuleObservableResponse, "a leave at epoch %d must echo it, got %d", req.MemberEpoch, resp.MemberEpoch)
 		}
 		return
 	}
 	if resp.HeartbeatIntervalMs <= 0 {
-		o.violate(op, RuleObservableResponse, "a successful heartbeat must carry a heartbeat interval, got %d", resp.HeartbeatIntervalMs)
+		o.violate(op, rules.RuleObservableResponse, "a successful heartbeat must carry a heartbeat interval, got %d", resp.HeartbeatIntervalMs)
 	}
 	if req.MemberEpoch > 0 && resp.MemberEpoch < req.MemberEpoch {
 		o.violate(op, rules.RuleMonotonicEpochs, "a heartbeat at epoch %d was answered with epoch %d", req.MemberEpoch, resp.MemberEpoch)
 	}
 	m := g.members[id]
 	if req.MemberEpoch > 0 && m != nil && m.definite && m.highEpoch > 0 && req.MemberEpoch > m.highEpoch {
-		o.violate(op, RuleObservableResponse, "a heartbeat at epoch %d, above any epoch the broker gave member %s (%d), must be fenced", req.MemberEpoch, id, m.highEpoch)
+		o.violate(op, rules.RuleObservableResponse, "a heartbeat at epoch %d, above any epoch the broker gave member %s (%d), must be fenced", req.MemberEpoch, id, m.highEpoch)
 	}
 	if m != nil && m.highEpoch > 0 && resp.MemberEpoch > 0 && resp.MemberEpoch < m.highEpoch {
 		o.violate(op, rules.RuleMonotonicEpochs, "member %s went from epoch %d to %d", id, m.highEpoch, resp.MemberEpoch)
@@ -206,9 +206,9 @@ func (o *observer) describe(op *history.Op, resp *codec.ConsumerGroupDescribeRes
 			if dg.GroupId == "" { // A3.3, §B7.2: only the empty group id
 				continue
 			}
-			o.violate(op, RuleObservableResponse, "ConsumerGroupDescribe answered group %q with %v: only the empty group id is invalid (A3.3)", dg.GroupId, dg.ErrorCode)
+			o.violate(op, rules.RuleObservableResponse, "ConsumerGroupDescribe answered group %q with %v: only the empty group id is invalid (A3.3)", dg.GroupId, dg.ErrorCode)
 		default:
-			o.violate(op, RuleObservableResponse, "ConsumerGroupDescribe answered group %s with %v", dg.GroupId, dg.ErrorCode)
+			o.violate(op, rules.RuleObservableResponse, "ConsumerGroupDescribe answered group %s with %v", dg.GroupId, dg.ErrorCode)
 			continue
 		}
 		listed := map[string]int32{}
@@ -266,20 +266,20 @@ func (o *observer) leaveGroup(op *history.Op, req *codec.LeaveGroupRequest, resp
 	v := op.Header.RequestApiVersion
 	// Only the empty group id is refused at the top level (A3.3).
 	if v >= 3 && resp.ErrorCode != codec.None && !(req.GroupId == "" && resp.ErrorCode == codec.InvalidGroupID) {
-		o.violate(op, RuleObservableResponse, "LeaveGroup v%d answered top-level %v, want NONE", v, resp.ErrorCode)
+		o.violate(op, rules.RuleObservableResponse, "LeaveGroup v%d answered top-level %v, want NONE", v, resp.ErrorCode)
 	}
 	for i, mr := range resp.Members {
 		switch mr.ErrorCode {
 		case codec.None, codec.UnknownMemberID, codec.FencedInstanceID:
 		default:
-			o.violate(op, RuleObservableResponse, "LeaveGroup member %d answered %v", i, mr.ErrorCode)
+			o.violate(op, rules.RuleObservableResponse, "LeaveGroup member %d answered %v", i, mr.ErrorCode)
 		}
 		inst := mr.GroupInstanceId
 		if i < len(req.Members) {
 			inst = req.Members[i].GroupInstanceId
 		}
 		if inst.Valid && !o.instances[inst.Value] && mr.ErrorCode != codec.UnknownMemberID {
-			o.violate(op, RuleObservableResponse, "LeaveGroup of instance %q, which no client ever used, must be UNKNOWN_MEMBER_ID, got %v", inst.Value, mr.ErrorCode)
+			o.violate(op, rules.RuleObservableResponse, "LeaveGroup of instance %q, which no client ever used, must be UNKNOWN_MEMBER_ID, got %v", inst.Value, mr.ErrorCode)
 		}
 	}
 }

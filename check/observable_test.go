@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"strings"
 	"testing"
 
@@ -123,15 +124,15 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 	b.h[3].ID, b.h[3].At, b.h[3].Call, b.h[3].Return = 3, 1200, b.events+1, b.events+2
 	b.h[2].Response = &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "g"}}}
 	rep := check.Check(&driver.Result{Plan: plan, History: b.h}, check.Options{Level: check.LevelObservable})
-	if rep.Verdict != history.Illegal || rep.Rule != string(check.RuleObservableResponse) {
+	if rep.Verdict != history.Illegal || rep.Rule != string(rules.RuleObservableResponse) {
 		t.Fatalf("%s %s: %s, want Illegal ObservableResponse", rep.Verdict, rep.Rule, rep.Detail)
 	}
-	var rules []string
+	var broken []string
 	for _, v := range rep.Invariants {
-		rules = append(rules, v.Rule)
+		broken = append(broken, v.Rule)
 	}
-	if len(rules) != 2 || rules[0] != string(check.RuleObservableResponse) || rules[1] != string(check.RuleMemberVanished) {
-		t.Fatalf("violations by rule %v, want [ObservableResponse MemberVanished], one each", rules)
+	if len(broken) != 2 || broken[0] != string(rules.RuleObservableResponse) || broken[1] != string(rules.RuleMemberVanished) {
+		t.Fatalf("violations by rule %v, want [ObservableResponse MemberVanished], one each", broken)
 	}
 }
 
@@ -150,7 +151,7 @@ func TestObservableSetAside(t *testing.T) {
 	b.h[2].Response = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.ErrorCode(41)}
 	res := &driver.Result{Plan: plan, History: b.h}
 	echo := func(rule, what string) bool {
-		return rule == string(check.RuleObservableResponse) && strings.Contains(what, "must echo member id")
+		return rule == string(rules.RuleObservableResponse) && strings.Contains(what, "must echo member id")
 	}
 	for _, tc := range []struct {
 		setAside func(rule, what string) bool

@@ -1,6 +1,7 @@
 package docs_test
 
 import (
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 )
@@ -58,7 +58,7 @@ func TestEveryRowIsACase(t *testing.T) {
 // ruleIDs are the rule ids the checkers can report (linearize.Rules).
 func ruleIDs() []string {
 	var ids []string
-	for _, r := range check.Rules() {
+	for _, r := range rules.All() {
 		ids = append(ids, string(r.ID))
 	}
 	return ids

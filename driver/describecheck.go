@@ -19,13 +19,6 @@ import (
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
-const (
-	// RuleDescribeAgrees is broken by a ConsumerGroupDescribe answer that
-	// does not show the coordinator's own state of the same instant.
-	RuleDescribeAgrees    rules.Rule = "DescribeAgrees"
-	DescribeAgreesMeaning            = "ConsumerGroupDescribe shows the groups the coordinator holds: their epochs, and each member's id, epoch, instance id, subscription, assignment and (when current) target assignment"
-)
-
 // checkDescribe holds resp, the target's answer to a Describe it has just
 // handled, to the target's snapshot of that instant. The caller holds the
 // driver's mu and has not delivered anything since.
@@ -58,7 +51,7 @@ func (o *observer) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
 			}
 		}
 		if what != "" {
-			d.violate(&rules.Violation{Rule: string(RuleDescribeAgrees), Detail: fmt.Sprintf("ConsumerGroupDescribe at %d ms: group %q %s", d.at, dg.GroupId, what)})
+			d.violate(&rules.Violation{Rule: string(rules.RuleDescribeAgrees), Detail: fmt.Sprintf("ConsumerGroupDescribe at %d ms: group %q %s", d.at, dg.GroupId, what)})
 		}
 	}
 }

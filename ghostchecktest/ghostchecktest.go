@@ -28,6 +28,7 @@ package ghostchecktest
 import (
 	"flag"
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -313,7 +314,7 @@ func (r *runner) message(f *Failure, where string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ghostcheck: %s: %s %s (%s level)\n", where, rep.Verdict, rep.Rule, rep.Level)
 	if rep.Rule != "" {
-		fmt.Fprintf(&b, "  rule:     %s — %s\n", rep.Rule, check.RuleMeaning(rep.Rule))
+		fmt.Fprintf(&b, "  rule:     %s — %s\n", rep.Rule, rules.Meaning(rep.Rule))
 	}
 	fmt.Fprintf(&b, "  what:     %s\n", rep.Detail)
 	if f.Shrunk != "" {

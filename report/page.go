@@ -3,6 +3,7 @@ package report
 import (
 	"embed"
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"html/template"
 	"io"
 	"path/filepath"
@@ -107,7 +108,7 @@ func failureData(f Failure, art Artifacts) failurePage {
 		Plan: planWords(&res.Plan, len(res.History)), HistoryHref: filepath.Base(art.History),
 		TimelineHref: filepath.Base(art.Timeline), Partial: art.Partial, Scope: art.Window}
 	if rep.Rule != "" {
-		p.Meaning = "— " + check.RuleMeaning(rep.Rule)
+		p.Meaning = "— " + rules.Meaning(rep.Rule)
 	}
 	if rep.Detail == "" {
 		p.Detail = "nothing was broken"

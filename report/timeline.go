@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"html"
 	"io"
 	"os"
@@ -81,7 +82,7 @@ func eventAt(h history.History, at int64) int64 {
 func Explain(w io.Writer, r *check.Report, art Artifacts, replay string) {
 	fmt.Fprintf(w, "verdict: %s\n", r.Verdict)
 	if r.Rule != "" {
-		fmt.Fprintf(w, "rule:    %s — %s\n", r.Rule, check.RuleMeaning(r.Rule))
+		fmt.Fprintf(w, "rule:    %s — %s\n", r.Rule, rules.Meaning(r.Rule))
 	}
 	if r.Detail != "" {
 		fmt.Fprintf(w, "what:    %s\n", r.Detail)

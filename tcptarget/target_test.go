@@ -166,7 +166,7 @@ func TestTargetWithoutDescribe(t *testing.T) {
 		t.Fatalf("seed %d without Describe: %s %s: %s (nothing the responses show is wrong)", seed, rep.Verdict, rep.Rule, rep.Detail)
 	}
 	un := target.Unchecked()
-	if !slices.Contains(un, rules.RuleNoGhosts) || !slices.Contains(un, rules.RuleQuiescentMembership) || slices.Contains(un, check.RuleObservableResponse) {
+	if !slices.Contains(un, rules.RuleNoGhosts) || !slices.Contains(un, rules.RuleQuiescentMembership) || slices.Contains(un, rules.RuleObservableResponse) {
 		t.Fatalf("unchecked without Describe: %v", un)
 	}
 }

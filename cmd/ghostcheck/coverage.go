@@ -27,13 +27,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/client"
 	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // coverageRequested reports whether run's args ask for --coverage.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"io"
 	"os"
 	"os/signal"
@@ -392,14 +393,14 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		}
 		return strconv.Itoa(p.FirstGhost)
 	})
-	rules := map[string]bool{}
+	broken := map[string]bool{}
 	for _, p := range phases {
 		for r := range p.Violations {
-			rules[r] = true
+			broken[r] = true
 		}
 	}
 	var rs []string
-	for r := range rules {
+	for r := range broken {
 		rs = append(rs, r)
 	}
 	sort.Strings(rs)
@@ -420,7 +421,7 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		} else {
 			fmt.Fprintf(w, "%s: FAILED\n", p.Label)
 		}
-		fmt.Fprintf(w, "  rule:     %s — %s\n", p.Failure.Rule, check.RuleMeaning(p.Failure.Rule))
+		fmt.Fprintf(w, "  rule:     %s — %s\n", p.Failure.Rule, rules.Meaning(p.Failure.Rule))
 		fmt.Fprintf(w, "  what:     %s\n", p.Failure.Detail)
 		if p.Failure.Shrunk != "" {
 			fmt.Fprintf(w, "  shrunk:   %s\n", p.Failure.Shrunk)

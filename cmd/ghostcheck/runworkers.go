@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"io"
 	"sync"
 	"time"
@@ -121,9 +122,9 @@ func (ps *phaseSummary) count(o seedOutcome, cfg runConfig, version int) {
 		ps.Verdicts[history.Unknown]++
 		if ps.first == nil {
 			ps.first = &o
-			ps.Failure = &failure{Seed: o.seed, Rule: string(check.RuleHarnessAssumption), Detail: o.err.Error()}
+			ps.Failure = &failure{Seed: o.seed, Rule: string(rules.RuleHarnessAssumption), Detail: o.err.Error()}
 		}
-		ps.failing(failingHistory{Seed: o.seed, Verdict: history.Unknown, Rule: string(check.RuleHarnessAssumption), Detail: o.err.Error()})
+		ps.failing(failingHistory{Seed: o.seed, Verdict: history.Unknown, Rule: string(rules.RuleHarnessAssumption), Detail: o.err.Error()})
 		return
 	}
 	res, rep := o.res, o.rep

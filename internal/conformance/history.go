@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"os"
 	"path/filepath"
 	"slices"
@@ -206,7 +207,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), StallMs: target.MaxStallMs(), Seconds: time.Since(start).Seconds(),
 		Run: res, Report: lr, RoundTrips: target.RoundTrips()}
 	if lr.Verdict == history.Ok && !anyJoined(res.History) {
-		hr.Verdict, hr.Status, hr.Rule = history.Unknown, string(history.Unknown), string(check.RuleHarnessAssumption)
+		hr.Verdict, hr.Status, hr.Rule = history.Unknown, string(history.Unknown), string(rules.RuleHarnessAssumption)
 		hr.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
 	}
 	setAsideKnown(&hr, lr, cfg.Known)

@@ -3,13 +3,13 @@ package conformance
 import (
 	"bufio"
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"io"
 	"iter"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -196,7 +196,7 @@ func checkEntry(e KnownEntry) error {
 			return fmt.Errorf("no probe is named %q (probes: %v)", e.Name, plan.ProbeKinds())
 		}
 	case KnownRule:
-		if !slices.ContainsFunc(check.Rules(), func(r check.RuleInfo) bool { return string(r.ID) == e.Name }) {
+		if !slices.ContainsFunc(rules.All(), func(r rules.Info) bool { return string(r.ID) == e.Name }) {
 			return fmt.Errorf("no rule is named %q", e.Name)
 		}
 	case KnownWorkaround:

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/check"
@@ -35,7 +36,7 @@ func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
 	rep := check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(),
 		SessionTimeoutMs: brokerSessionMs(plan), Timeout: opts.timeout()})
 	if rep.Verdict == history.Ok && !anyJoined(res.History) {
-		rep.Verdict, rep.Rule = history.Unknown, string(check.RuleHarnessAssumption)
+		rep.Verdict, rep.Rule = history.Unknown, string(rules.RuleHarnessAssumption)
 		rep.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
 	}
 	rr.settle(res, rep)

@@ -7,8 +7,8 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The rules' hot paths in a property run, each over the same recorded
