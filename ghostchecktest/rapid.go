@@ -15,7 +15,7 @@ import (
 
 // property draws the plans from a rapid property (rapid's -rapid.checks
 // and -rapid.seed apply). The first failing plan ends the search: it is
-// shrunk by linearize.Shrink, not by rapid, whose smaller draws make
+// shrunk by plan.Shrink, not by rapid, whose smaller draws make
 // longer plans here (a gap of 0 rounds between actions packs a life with
 // them) and which would spend its whole shrinking time on them. Rapid's
 // own report stays out of the test's output (quietTB): it would print
@@ -31,7 +31,7 @@ func (r *runner) property() *Outcome {
 		if failedRes != nil || panicked != "" {
 			return // found: the draws left are not run
 		}
-		plan := plan.Draw(rt, r.opts.Plan)
+		plan := plan.Draw(rt, r.plans)
 		res, rep, p := r.checkSafely(plan)
 		if p != "" {
 			panicked = fmt.Sprintf("plan %d drawn by rapid (seed %d): the target panicked: %s", r.out.Plans+1, plan.Seed, p)

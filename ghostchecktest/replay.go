@@ -30,8 +30,8 @@ func (r *runner) replay(path string) *Outcome {
 		r.t.Logf("ghostcheck: %s now checks Ok at the %s level (it recorded %s, %d operations): fixed", path, rep.Level, was, len(h))
 		return r.out
 	}
-	f := &Failure{Seed: hdr.Plan.Seed, Result: res, Report: rep, Notes: rep.Notes, Replay: fmt.Sprintf("%s -ghostcheck.replay=%s", r.target(), path)}
-	f.Artifacts.History = path
+	f := &Failure{Seed: hdr.Plan.Seed, Verdict: string(rep.Verdict), Rule: rep.Rule, Explanation: rep.Detail, Level: rep.Level,
+		History: path, Notes: rep.Notes, Replay: fmt.Sprintf("%s -ghostcheck.replay=%s", r.target(), path)}
 	r.out.Failure = f
 	how := "reproduced"
 	if rep.Verdict != hdr.Expect.Verdict || rep.Rule != hdr.Expect.Rule {

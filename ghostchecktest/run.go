@@ -1,36 +1,9 @@
-// Package ghostchecktest holds your own group coordinator to ghostcheck's
-// checks from your own go test, in one call:
-//
-//	func TestMyCoordinator(t *testing.T) {
-//		ghostchecktest.Run(t, func(plan linearize.Plan) linearize.Target {
-//			return mycoord.New(plan.ModelConfig()) // the plan's topics and timeouts
-//		}, ghostchecktest.Options{})
-//	}
-//
-// Run runs a plan per seed (or a rapid property), each against a fresh
-// target: client processes joining, heartbeating and leaving under lost,
-// duplicated and delayed requests and responses, crashes, resets, admin
-// removals and a prober. It checks every history at the level the target
-// asks for (linearize.CheckLevel: the observable level unless the target
-// declares itself model-exact), and at the first failure shrinks the plan,
-// writes the history and its HTML page, and fails the test with the rule
-// broken and a command that replays it from your package:
-//
-//	go test example.com/mycoord -run '^TestMyCoordinator$' -ghostcheck.replay=FILE
-//
-// Two test flags steer it: -ghostcheck.out=DIR keeps the artifacts in DIR
-// (by default they go to t.ArtifactDir(), which go test removes after the
-// test unless it runs with -artifacts), and -ghostcheck.replay=FILE runs the
-// history in FILE again instead of drawing plans: the test passes when the
-// target now checks Ok (the bug is fixed) and fails while it does not.
 package ghostchecktest
 
 import (
 	"flag"
 	"fmt"
-	"github.com/ghostcheck/ghostcheck/model/rules"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -41,6 +14,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 	pages "github.com/ghostcheck/ghostcheck/report"
 )
@@ -53,8 +27,8 @@ var (
 	replayFlag = flag.String("ghostcheck.replay", "", "ghostchecktest: run the history in `FILE` (written by a failing ghostchecktest.Run) again instead of drawing plans")
 )
 
-// Options shape Run. The zero value runs 100 seeds of
-// linearize.DefaultOptions at the level the target asks for.
+// Options shape Run. The zero value runs 100 seeds' plans at the level the
+// target asks for.
 type Options struct {
 	// Seeds is how many plans to draw, from seeds FirstSeed,
 	// FirstSeed+1, ... (0: 100). With Rapid, rapid's -rapid.checks
@@ -62,13 +36,12 @@ type Options struct {
 	Seeds int
 	// FirstSeed is the first seed (0: 1).
 	FirstSeed uint64
-	// Plan shapes each plan (the zero value: linearize.DefaultOptions).
-	// Coordinator restarts are left out for a target that cannot restart
-	// (driver.Restarter), and the failure report says so.
-	Plan plan.Options
-	// Level is the check's level (linearize.LevelAuto: exact for a
-	// target that declares itself model-exact, observable otherwise).
-	Level check.Level
+	// Parallel delivers each round's requests concurrently, one goroutine
+	// per connection: the target's Handle must be safe for that.
+	Parallel bool
+	// Level is the check's level (LevelAuto: exact for a target that
+	// declares itself model-exact, observable otherwise).
+	Level Level
 	// Shrink is how many re-runs may shrink a failing plan (0: 200;
 	// negative: none).
 	Shrink int
@@ -79,12 +52,28 @@ type Options struct {
 	Timeout time.Duration
 }
 
+// Level is how much a check demands of a target.
+type Level = check.Level
+
+// The levels.
+const (
+	// LevelAuto decides from the target: LevelExact for one that declares
+	// itself model-exact (ModelExacter), LevelObservable for any other.
+	LevelAuto = check.LevelAuto
+	// LevelExact holds the target to the reference model's answers, byte
+	// for byte.
+	LevelExact = check.LevelExact
+	// LevelObservable holds it only to what the protocol promises a
+	// client can see.
+	LevelObservable = check.LevelObservable
+)
+
 // Outcome is what Run found.
 type Outcome struct {
 	// Plans is how many plans ran (the shrinking re-runs not counted).
 	Plans int
 	// Level is the level the histories were checked at.
-	Level check.Level
+	Level Level
 	// Notes are what the runs left out (restarts, for a target that
 	// cannot restart), each once.
 	Notes []string
@@ -93,30 +82,35 @@ type Outcome struct {
 	Failure *Failure
 }
 
-// Failure is a failing plan and where its artifacts went.
+// Failure is the first failing plan: what it broke, and where its files
+// went.
 type Failure struct {
 	// Seed is the seed the plan was drawn from (rapid's draw, with Rapid).
-	Seed   uint64
-	Result *driver.Result
-	Report *check.Report
+	Seed uint64
+	// Verdict is "Illegal" (a rule broken) or "Unknown" (the check could
+	// not decide, or the harness's own assumptions failed).
+	Verdict string
+	// Rule is the id of the rule broken (docs/PROTOCOL.md Part C).
+	Rule string
+	// Explanation says what broke it, where.
+	Explanation string
+	// Level is the level the plan was checked at.
+	Level Level
 	// Shrunk says how small the plan became ("" when it was not shrunk).
 	Shrunk string
-	// Artifacts are the history (.jsonl), its page (.html) and timeline.
-	Artifacts pages.Artifacts
-	// Replay is the command that runs the history again from the
-	// user's package.
+	// History is the history file (JSON lines), Page its HTML page (the
+	// story, a timeline per group, the rule) and Timeline porcupine's
+	// timeline of every operation.
+	History, Page, Timeline string
+	// Replay is the command that runs the history again from the user's
+	// package.
 	Replay string
-	// Temporary: the artifacts are removed when the test ends.
+	// Temporary: the files are removed when the test ends.
 	Temporary bool
-	// Notes are what the failing run left out (Report.Notes of the plan
-	// as drawn, before shrinking).
+	// Notes are what the failing run left out (of the plan as drawn,
+	// before shrinking).
 	Notes []string
 }
-
-// NewTarget builds a fresh coordinator for a plan: configure it with the
-// plan's topics, session timeout and heartbeat interval (plan.ModelConfig()
-// has them).
-type NewTarget func(plan plan.Plan) driver.Target
 
 // settings are what the test flags say, so tests can set them directly.
 type settings struct {
@@ -127,7 +121,7 @@ type settings struct {
 // Run checks the coordinators newTarget builds against plans drawn from
 // seeds (or rapid), and fails t, naming the rule broken and the command
 // that replays it, at the first history that is not Ok. With
-// -ghostcheck.replay=FILE it runs that history instead (Replay).
+// -ghostcheck.replay=FILE it runs that history instead.
 func Run(t testing.TB, newTarget NewTarget, opts Options) *Outcome {
 	t.Helper()
 	return run(t, newTarget, opts, settings{out: *outFlag, replay: *replayFlag})
@@ -136,7 +130,8 @@ func Run(t testing.TB, newTarget NewTarget, opts Options) *Outcome {
 func run(t testing.TB, newTarget NewTarget, opts Options, s settings) *Outcome {
 	t.Helper()
 	opts = opts.withDefaults()
-	r := &runner{t: t, newTarget: newTarget, opts: opts, settings: s, pkg: callerPackage()}
+	r := &runner{t: t, newTarget: newTarget, opts: opts, settings: s, pkg: callerPackage(), plans: plan.DefaultOptions()}
+	r.plans.Parallel = opts.Parallel
 	if s.replay != "" {
 		return r.replay(s.replay)
 	}
@@ -153,9 +148,6 @@ func (o Options) withDefaults() Options {
 	if o.FirstSeed == 0 {
 		o.FirstSeed = 1
 	}
-	if reflect.ValueOf(o.Plan).IsZero() {
-		o.Plan = plan.DefaultOptions()
-	}
 	if o.Shrink == 0 {
 		o.Shrink = 200
 	}
@@ -170,20 +162,23 @@ type runner struct {
 	t         testing.TB
 	newTarget NewTarget
 	opts      Options
-	settings  settings
-	pkg       string
-	out       *Outcome
+	// plans shape every plan: the default ones (restarts are left out for
+	// a target that cannot restart, and the outcome says so).
+	plans    plan.Options
+	settings settings
+	pkg      string
+	out      *Outcome
 	// dropped counts the plans run without their restarts, and the
 	// restarts left out.
 	dropped, restarts int
 }
 
-// check runs plan against a fresh target and checks it.
-func (r *runner) check(plan plan.Plan) (*driver.Result, *check.Report) {
+// check runs p against a fresh target and checks it.
+func (r *runner) check(p plan.Plan) (*driver.Result, *check.Report) {
 	r.t.Helper()
-	res, err := driver.Run(r.newTarget(plan), plan)
+	res, err := driver.Run(r.newTarget(configOf(p)), p)
 	if err != nil {
-		r.t.Fatalf("ghostcheck: seed %d: %v", plan.Seed, err)
+		r.t.Fatalf("ghostcheck: seed %d: %v", p.Seed, err)
 	}
 	return res, check.Check(res, check.Options{Level: r.opts.Level, Timeout: r.opts.Timeout})
 }
@@ -191,14 +186,14 @@ func (r *runner) check(plan plan.Plan) (*driver.Result, *check.Report) {
 // checkSafely is check, with a panic of the target's caught and returned
 // with its stack ("" when there was none), so that the failure names the
 // plan and the test ends as a failure, not a crash of the test binary.
-func (r *runner) checkSafely(plan plan.Plan) (res *driver.Result, rep *check.Report, panicked string) {
+func (r *runner) checkSafely(p plan.Plan) (res *driver.Result, rep *check.Report, panicked string) {
 	r.t.Helper()
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = fmt.Sprintf("%v\n%s", p, debug.Stack())
 		}
 	}()
-	res, rep = r.check(plan)
+	res, rep = r.check(p)
 	return res, rep, ""
 }
 
@@ -208,7 +203,7 @@ func (r *runner) seeds() *Outcome {
 	r.out = &Outcome{}
 	last := r.opts.FirstSeed + uint64(r.opts.Seeds) - 1
 	for seed := r.opts.FirstSeed; seed <= last; seed++ {
-		res, rep, panicked := r.checkSafely(plan.New(seed, r.opts.Plan))
+		res, rep, panicked := r.checkSafely(plan.New(seed, r.plans))
 		where := fmt.Sprintf("seed %d (of %d-%d)", seed, r.opts.FirstSeed, last)
 		if panicked != "" {
 			r.t.Errorf("ghostcheck: %s: the target panicked: %s", where, panicked)
@@ -234,28 +229,37 @@ func (r *runner) seen(res *driver.Result, rep *check.Report) {
 	}
 	r.out.Notes = nil
 	if r.dropped > 0 {
-		r.out.Notes = append(r.out.Notes, fmt.Sprintf("%d restarts dropped from %d of %d plans: the target cannot restart (driver.Restarter)",
+		r.out.Notes = append(r.out.Notes, fmt.Sprintf("%d restarts dropped from %d of %d plans: the target cannot restart (Restarter)",
 			r.restarts, r.dropped, r.out.Plans))
 	}
 }
 
-// fail shrinks a failing run, writes its artifacts, and fails the test
-// with the report and the replay command.
+// failing is a failing run and its check, as Run shrinks and writes it.
+type failing struct {
+	res    *driver.Result
+	rep    *check.Report
+	shrunk string
+}
+
+// fail shrinks a failing run, writes its files, and fails the test with
+// the report and the replay command.
 func (r *runner) fail(res *driver.Result, rep *check.Report, where string) {
 	r.t.Helper()
-	f := &Failure{Seed: res.Plan.Seed, Result: res, Report: rep, Notes: rep.Notes}
-	r.out.Failure = f
+	fl := &failing{res: res, rep: rep}
+	f := &Failure{Seed: res.Plan.Seed, Notes: rep.Notes}
 	if r.opts.Shrink > 0 && rep.Verdict == history.Illegal {
-		r.shrink(f)
+		r.shrink(fl)
 	}
-	r.write(f)
+	f.Verdict, f.Rule, f.Explanation, f.Level, f.Shrunk = string(fl.rep.Verdict), fl.rep.Rule, fl.rep.Detail, fl.rep.Level, fl.shrunk
+	r.write(f, fl)
+	r.out.Failure = f
 	r.t.Errorf("%s", r.message(f, where))
 }
 
 // shrink cuts the failing plan down while it fails by the same rule.
-func (r *runner) shrink(f *Failure) {
-	rule := f.Report.Rule
-	small := plan.Shrink(f.Result.Plan, func(p plan.Plan) bool {
+func (r *runner) shrink(fl *failing) {
+	rule := fl.rep.Rule
+	small := plan.Shrink(fl.res.Plan, func(p plan.Plan) bool {
 		_, rep := r.check(p)
 		return rep.Verdict == history.Illegal && rep.Rule == rule
 	}, r.opts.Shrink)
@@ -263,28 +267,28 @@ func (r *runner) shrink(f *Failure) {
 	if rep.Verdict != history.Illegal || rep.Rule != rule {
 		return // a target that does not fail the same way twice: keep the original
 	}
-	c, a, fl := small.Size()
-	f.Result, f.Report = res, rep
-	f.Shrunk = fmt.Sprintf("%d clients, %d actions, %d faults, %d operations", c, a, fl, len(res.History))
+	c, a, f := small.Size()
+	fl.res, fl.rep = res, rep
+	fl.shrunk = fmt.Sprintf("%d clients, %d actions, %d faults, %d operations", c, a, f, len(res.History))
 }
 
 // write puts the failure's history and page in the output directory.
-func (r *runner) write(f *Failure) {
+func (r *runner) write(f *Failure, fl *failing) {
 	dir, temporary := r.dir()
-	name := fmt.Sprintf("%s-seed%d-%s", fileSafe(r.t.Name()), f.Seed, strings.ToLower(f.Report.Rule))
+	name := fmt.Sprintf("%s-seed%d-%s", fileSafe(r.t.Name()), f.Seed, strings.ToLower(f.Rule))
 	path, err := filepath.Abs(filepath.Join(dir, name+".jsonl"))
 	if err != nil {
 		path = filepath.Join(dir, name+".jsonl")
 	}
 	f.Replay = fmt.Sprintf("%s -ghostcheck.replay=%s", r.target(), path)
 	f.Temporary = temporary
-	hdr := history.FileHeader{Target: r.target(), Plan: f.Result.Plan,
-		Title: fmt.Sprintf("%s %s in %s (ghostchecktest, %s level)", f.Report.Verdict, f.Report.Rule, r.t.Name(), f.Report.Level)}
-	art, err := pages.WriteFailure(dir, pages.Failure{Name: name, Header: hdr, Result: f.Result, Report: f.Report, Replay: f.Replay})
+	hdr := history.FileHeader{Target: r.target(), Plan: fl.res.Plan,
+		Title: fmt.Sprintf("%s %s in %s (ghostchecktest, %s level)", f.Verdict, f.Rule, r.t.Name(), f.Level)}
+	art, err := pages.WriteFailure(dir, pages.Failure{Name: name, Header: hdr, Result: fl.res, Report: fl.rep, Replay: f.Replay})
 	if err != nil {
 		r.t.Logf("ghostcheck: writing the failure's files: %v", err)
 	}
-	f.Artifacts = art
+	f.History, f.Page, f.Timeline = art.History, art.HTML, art.Timeline
 }
 
 // dir is where artifacts go, and whether go test removes it at the end.
@@ -310,24 +314,23 @@ func artifactsKept() bool {
 // message is what the failing test prints: the verdict, the rule, what
 // broke it, and where to look.
 func (r *runner) message(f *Failure, where string) string {
-	rep := f.Report
 	var b strings.Builder
-	fmt.Fprintf(&b, "ghostcheck: %s: %s %s (%s level)\n", where, rep.Verdict, rep.Rule, rep.Level)
-	if rep.Rule != "" {
-		fmt.Fprintf(&b, "  rule:     %s — %s\n", rep.Rule, rules.Meaning(rep.Rule))
+	fmt.Fprintf(&b, "ghostcheck: %s: %s %s (%s level)\n", where, f.Verdict, f.Rule, f.Level)
+	if f.Rule != "" {
+		fmt.Fprintf(&b, "  rule:     %s — %s\n", f.Rule, rules.Meaning(f.Rule))
 	}
-	fmt.Fprintf(&b, "  what:     %s\n", rep.Detail)
+	fmt.Fprintf(&b, "  what:     %s\n", f.Explanation)
 	if f.Shrunk != "" {
 		fmt.Fprintf(&b, "  shrunk:   %s\n", f.Shrunk)
 	}
 	for _, n := range f.Notes {
 		fmt.Fprintf(&b, "  note:     %s\n", n)
 	}
-	if f.Artifacts.HTML != "" {
-		fmt.Fprintf(&b, "  report:   %s\n", f.Artifacts.HTML)
+	if f.Page != "" {
+		fmt.Fprintf(&b, "  report:   %s\n", f.Page)
 	}
-	if f.Artifacts.History != "" {
-		fmt.Fprintf(&b, "  history:  %s\n", f.Artifacts.History)
+	if f.History != "" {
+		fmt.Fprintf(&b, "  history:  %s\n", f.History)
 	}
 	fmt.Fprintf(&b, "  replay:   %s", f.Replay)
 	if f.Temporary {
@@ -339,12 +342,12 @@ func (r *runner) message(f *Failure, where string) string {
 // target is how a history of this test names what it ran against: the
 // go test command that builds it, which the replay command extends.
 func (r *runner) target() string {
-	return fmt.Sprintf("go test %s -run '%s'", r.pkg, RunPattern(r.t.Name()))
+	return fmt.Sprintf("go test %s -run '%s'", r.pkg, runPattern(r.t.Name()))
 }
 
-// RunPattern is the -run pattern that selects exactly the test (or
+// runPattern is the -run pattern that selects exactly the test (or
 // subtest) named name.
-func RunPattern(name string) string {
+func runPattern(name string) string {
 	parts := strings.Split(name, "/")
 	for i, p := range parts {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
