@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"github.com/ghostcheck/ghostcheck/model/rules"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/tcptarget"
 )

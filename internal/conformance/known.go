@@ -3,7 +3,6 @@ package conformance
 import (
 	"bufio"
 	"fmt"
-	"github.com/ghostcheck/ghostcheck/model/rules"
 	"io"
 	"iter"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 

@@ -138,9 +138,12 @@ func TestRunWithoutDescribe(t *testing.T) {
 // testBroker is a broker a test launched.
 type testBroker struct{ addr string }
 
-func (b testBroker) Addr() string         { return b.addr }
-func (testBroker) Stop()                  {}
+func (b testBroker) Addr() string { return b.addr }
+
+func (testBroker) Stop() {}
+
 func (testBroker) Exit() (string, string) { return "", "" }
+
 func launcher(t *testing.T, o brokertest.Options, n *atomic.Int32) conformance.Launcher {
 	return func() (conformance.Launched, error) {
 		n.Add(1)
