@@ -6,7 +6,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/history"
 )
 
-// CheckAssumptions checks what the checker itself relies on, and returns
+// assumptions checks what the checker itself relies on, and returns
 // each broken assumption: every operation's call precedes its return; each
 // client's calls are in order; operation ids are their positions.
 func assumptions(h history.History) []string {

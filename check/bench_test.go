@@ -19,18 +19,18 @@ import (
 func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (plan.Plan, history.History) {
 	o := plan.DefaultOptions()
 	o.Clients, o.Groups, o.Rounds, o.Parallel = 2*groups, groups, rounds, parallel
-	plan := plan.New(42, o)
-	plan.DescribeEvery = 8
-	m := targets.NewModelTarget(plan.ModelConfig())
+	p := plan.New(42, o)
+	p.DescribeEvery = 8
+	m := targets.NewModelTarget(p.ModelConfig())
 	target := driver.Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance, RestartFunc: m.Restart}
-	res, err := driver.Run(target, plan)
+	res, err := driver.Run(target, p)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if len(res.HarnessErrors) > 0 {
 		tb.Fatalf("harness errors: %v", res.HarnessErrors)
 	}
-	return plan, res.History
+	return p, res.History
 }
 
 // BenchmarkCheck measures the linearizability check alone on histories of
@@ -38,11 +38,11 @@ func benchHistory(tb testing.TB, groups, rounds int, parallel bool) (plan.Plan, 
 // clients). Partitioning by group keeps the cost per operation about flat.
 func BenchmarkCheck(b *testing.B) {
 	for _, groups := range []int{10, 100, 1000} {
-		plan, h := benchHistory(b, groups, 210, false)
+		p, h := benchHistory(b, groups, 210, false)
 		b.Run(fmt.Sprintf("ops=%d/groups=%d", len(h), groups), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if rep := check.History(plan, h, check.Options{}); rep.Linearizable != "Ok" {
+				if rep := check.History(p, h, check.Options{}); rep.Linearizable != "Ok" {
 					b.Fatalf("%s: %s", rep.Linearizable, rep.Mismatch)
 				}
 			}
@@ -54,7 +54,7 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkCheckIllegal measures finding a wrong response in the last
 // operations of a 100k-operation history.
 func BenchmarkCheckIllegal(b *testing.B) {
-	plan, h := benchHistory(b, 1000, 210, false)
+	p, h := benchHistory(b, 1000, 210, false)
 	for i := len(h) - 1; i >= 0; i-- {
 		if r, ok := h[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
 			r.MemberEpoch += 7
@@ -63,7 +63,7 @@ func BenchmarkCheckIllegal(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("ops=%d", len(h)), func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if rep := check.History(plan, h, check.Options{}); rep.Linearizable != "Illegal" {
+			if rep := check.History(p, h, check.Options{}); rep.Linearizable != "Illegal" {
 				b.Fatalf("tampered history checks %s", rep.Linearizable)
 			}
 		}
@@ -75,10 +75,10 @@ func BenchmarkCheckIllegal(b *testing.B) {
 // overlap): porcupine searches those partitions.
 func BenchmarkCheckParallel(b *testing.B) {
 	for _, groups := range []int{10, 100, 1000} {
-		plan, h := benchHistory(b, groups, 210, true)
+		p, h := benchHistory(b, groups, 210, true)
 		b.Run(fmt.Sprintf("ops=%d/groups=%d", len(h), groups), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if rep := check.History(plan, h, check.Options{}); rep.Linearizable != "Ok" {
+				if rep := check.History(p, h, check.Options{}); rep.Linearizable != "Ok" {
 					b.Fatalf("%s: %s", rep.Linearizable, rep.Mismatch)
 				}
 			}

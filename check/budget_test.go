@@ -36,8 +36,8 @@ func allOverlapping(t *testing.T) *driver.Result {
 	t.Helper()
 	o := plan.DefaultOptions()
 	o.Clients, o.Groups, o.Rounds, o.Faults, o.Restarts = 4, 1, 60, nil, false
-	plan := plan.New(7, o)
-	res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
+	p := plan.New(7, o)
+	res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ type Report struct {
 	// Invariants are the invariant violations observed during the run.
 	Invariants []driver.RoundViolation `json:"invariants,omitempty"`
 	// SetAside are, at the observable level, the first violation of each
-	// rule that CheckOptions.SetAside set aside (a known finding); they do
+	// rule that Options.SetAside set aside (a known finding); they do
 	// not make the verdict.
 	SetAside []driver.RoundViolation `json:"setAside,omitempty"`
 	// CheckTime is how long the linearizability check took.
@@ -42,7 +42,7 @@ type Report struct {
 	budget time.Duration
 }
 
-// CheckOptions tune Check.
+// Options tune Check.
 type Options struct {
 	// Timeout bounds the linearizability search (0: 30 s). When it
 	// expires the verdict is Unknown. It also bounds the search that
@@ -55,7 +55,7 @@ type Options struct {
 	// can see; observable.go).
 	Level Level
 	// LagMs (observable level) bounds how far real time ran ahead of the
-	// history's logical times (TCPTarget.MaxLagMs).
+	// history's logical times (tcptarget.Target.MaxLagMs).
 	LagMs int64
 	// SessionTimeoutMs (observable level) is the broker's session timeout
 	// (0: the plan's).
@@ -96,11 +96,11 @@ func (o Options) LevelFor(res *driver.Result) Level {
 	return LevelObservable
 }
 
-// CheckHistory checks a recorded history alone (no invariants, which need
+// History checks a recorded history alone (no invariants, which need
 // the run's client state): linearizability against the model configured by
-// plan (LevelAuto reads as LevelExact here).
-func History(plan plan.Plan, h history.History, opts Options) *Report {
-	return Check(&driver.Result{Plan: plan, History: h, ModelExact: true}, opts)
+// plan p (LevelAuto reads as LevelExact here).
+func History(p plan.Plan, h history.History, opts Options) *Report {
+	return Check(&driver.Result{Plan: p, History: h, ModelExact: true}, opts)
 }
 
 // String names the level as flags and reports do: auto, exact, observable.
@@ -113,7 +113,7 @@ func (l Level) String() string {
 	case LevelObservable:
 		return "observable"
 	}
-	return fmt.Sprintf("CheckLevel(%d)", int(l))
+	return fmt.Sprintf("Level(%d)", int(l))
 }
 
 // MarshalText writes the level's name, so JSON reports read "exact".
@@ -157,7 +157,7 @@ func (r *Report) SearchBudget() time.Duration {
 	return r.budget
 }
 
-// CheckLevel is how much a check demands.
+// Level is how much a check demands.
 type Level int
 
 const (

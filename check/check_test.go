@@ -19,9 +19,9 @@ import (
 
 var longRuns = flag.Int("histories", 200, "histories per long-run test")
 
-func runModel(t testing.TB, plan plan.Plan) (*driver.Result, *check.Report) {
+func runModel(t testing.TB, p plan.Plan) (*driver.Result, *check.Report) {
 	t.Helper()
-	res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
+	res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +36,8 @@ func TestModelTargetHasNoFalseAlarms(t *testing.T) {
 		o := plan.DefaultOptions()
 		o.HeartbeatVersion = version
 		for seed := uint64(1); seed <= uint64(*longRuns)/3; seed++ {
-			plan := plan.New(seed, o)
-			res, rep := runModel(t, plan)
+			p := plan.New(seed, o)
+			res, rep := runModel(t, p)
 			ops += len(res.History)
 			if rep.Linearizable != "Ok" {
 				t.Fatalf("version %d seed %d: the model's own history is not linearizable: %s", version, seed, rep.Mismatch)
@@ -136,8 +136,8 @@ func TestPropertyV1ClientsKeepEveryPromise(t *testing.T) {
 		o.Clients = rapid.IntRange(1, 6).Draw(t, "clients")
 		o.Groups = rapid.IntRange(1, 2).Draw(t, "groups")
 		o.Rounds = 30
-		plan := plan.Draw(t, o)
-		res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
+		p := plan.Draw(t, o)
+		res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,10 +178,10 @@ func TestShrinkKeepsTheFailure(t *testing.T) {
 
 // A history survives its file format, and checks the same after.
 func TestHistoryFileRoundTrip(t *testing.T) {
-	plan := plan.New(3, plan.DefaultOptions())
-	res, rep := runModel(t, plan)
+	p := plan.New(3, plan.DefaultOptions())
+	res, rep := runModel(t, p)
 	var buf bytes.Buffer
-	if err := history.WriteFile(&buf, history.FileHeader{Target: "model", Plan: plan, Expect: history.Expect{Verdict: rep.Verdict}}, res.History); err != nil {
+	if err := history.WriteFile(&buf, history.FileHeader{Target: "model", Plan: p, Expect: history.Expect{Verdict: rep.Verdict}}, res.History); err != nil {
 		t.Fatal(err)
 	}
 	hdr, h, err := history.ReadFile(bytes.NewReader(buf.Bytes()))
@@ -206,8 +206,8 @@ func TestHistoryFileRoundTrip(t *testing.T) {
 // Tampering with one recorded response makes the history illegal, and the
 // report names the operation.
 func TestTamperedHistoryIsIllegal(t *testing.T) {
-	plan := plan.New(5, plan.DefaultOptions())
-	res, _ := runModel(t, plan)
+	p := plan.New(5, plan.DefaultOptions())
+	res, _ := runModel(t, p)
 	for i := range res.History {
 		if r, ok := res.History[i].Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None && r.MemberEpoch > 0 {
 			r.MemberEpoch++
@@ -227,8 +227,8 @@ func TestTamperedHistoryIsIllegal(t *testing.T) {
 // Broken harness assumptions are harness errors (Unknown), never product
 // bugs and never a pass.
 func TestBrokenAssumptionIsUnknown(t *testing.T) {
-	plan := plan.New(2, plan.DefaultOptions())
-	res, _ := runModel(t, plan)
+	p := plan.New(2, plan.DefaultOptions())
+	res, _ := runModel(t, p)
 	res.History[3].Return = res.History[3].Call - 1
 	rep := check.Check(res, check.Options{})
 	if rep.Verdict != history.Unknown || rep.Rule != "HarnessAssumption" {

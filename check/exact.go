@@ -167,7 +167,7 @@ func totallyOrdered(ops []*history.Op) bool {
 	return true
 }
 
-// FirstMismatch replays the history partition by partition in delivery
+// firstMismatch replays the history partition by partition in delivery
 // order and describes the first operation whose recorded response the
 // model does not give ("" if there is none in that order).
 func firstMismatch(cfg model.Config, h history.History) string {

@@ -35,7 +35,7 @@ import (
 //     it was first asked to revoke (or since a coordinator restart found
 //     it parked with revocations pending: Kafka's reload arms that timer
 //     again), allowing for how far real time ran ahead of the history's
-//     logical times (CheckOptions.LagMs). Requests whose outcome is
+//     logical times (Options.LagMs). Requests whose outcome is
 //     unknown make the members they name uncertain, and uncertain members
 //     may vanish;
 //   - KIP-345's promise (StaticRestartKeepsAssignment, observable_static.go):
@@ -117,7 +117,7 @@ type observer struct {
 	// report shows them all, so a rule set aside as known (check --known)
 	// hides no other.
 	firsts []driver.RoundViolation
-	// setAside says which violations are known findings' (CheckOptions);
+	// setAside says which violations are known findings' (Options);
 	// known are the first of each rule it set aside.
 	setAside func(rule, what string) bool
 	known    []driver.RoundViolation

@@ -121,9 +121,9 @@ var describeG = &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}
 
 // judge checks b's history at the observable level and holds the verdict
 // to want: Ok, or Illegal with rule (and the detail containing detail).
-func judge(t *testing.T, plan plan.Plan, b *historyBuilder, rule rules.Rule, detail string) {
+func judge(t *testing.T, p plan.Plan, b *historyBuilder, rule rules.Rule, detail string) {
 	t.Helper()
-	rep := check.Check(&driver.Result{Plan: plan, History: b.h}, check.Options{Level: check.LevelObservable})
+	rep := check.Check(&driver.Result{Plan: p, History: b.h}, check.Options{Level: check.LevelObservable})
 	switch {
 	case rule == "" && rep.Verdict != history.Ok:
 		t.Errorf("want Ok, got %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
@@ -362,9 +362,9 @@ func TestObservableParkedMemberFencedAfterReload(t *testing.T) {
 		{"without a reload", false, rules.RuleMemberVanished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := handPlan()
-			plan.SessionTimeoutMs = 20000 // longer than the rebalance timeout (6000 ms)
-			b := newHistoryBuilder(t, plan)
+			p := handPlan()
+			p.SessionTimeoutMs = 20000 // longer than the rebalance timeout (6000 ms)
+			b := newHistoryBuilder(t, p)
 			b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m1", "inst-1"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
 			b.record(500, "c3", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", 6000), ok("m2", 2, alpha()))
 			b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, hbReq("m1", 1), ok("m1", 1, alpha(0, 1, 2))) // revoke 3-5
@@ -375,7 +375,7 @@ func TestObservableParkedMemberFencedAfterReload(t *testing.T) {
 			}
 			b.record(2500, "c3", codec.ConsumerGroupHeartbeat, 1, hbReq("m2", 2), ok("m2", 2, nil))
 			b.record(8500, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Reconciling", 3, 3, dm{"m2", 3, nil, []int32{0, 1, 2, 3, 4, 5}}))
-			judge(t, plan, b, tc.rule, "not listed")
+			judge(t, p, b, tc.rule, "not listed")
 		})
 	}
 }
@@ -442,8 +442,8 @@ func TestObservableParallelModelHasNoFalseAlarms(t *testing.T) {
 	seeds := []uint64{6, 11, 15, 17, 19, 24, 26, 31, 34, 45, 53}
 	for _, seed := range seeds {
 		for rep := 0; rep < 10; rep++ {
-			plan := plan.New(seed, o)
-			res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
+			p := plan.New(seed, o)
+			res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,7 @@ package check
 // nothing may have changed the membership up to the takeover: no join
 // other than a takeover, no leave, no removal, no new subscription, no
 // request of those in flight or of unknown outcome, and no member whose
-// session or rebalance timer may have fired (CheckOptions.LagMs widens
+// session or rebalance timer may have fired (Options.LagMs widens
 // those windows as for MemberVanished). Given the group epoch G that
 // Describe showed:
 //

@@ -20,8 +20,8 @@ func TestObservableCheckPassesTheModel(t *testing.T) {
 		o := plan.DefaultOptions()
 		o.HeartbeatVersion = version
 		for seed := uint64(1); seed <= 30; seed++ {
-			plan := plan.New(seed, o)
-			res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
+			p := plan.New(seed, o)
+			res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,8 +61,8 @@ func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
 	o.Crashes, o.Leaves = false, false
 	o.Restarts = false // forgetful cannot restart
 	for seed := uint64(1); seed <= 10; seed++ {
-		plan := plan.New(seed, o)
-		res, err := driver.Run(forgetful{targets.NewModelTarget(plan.ModelConfig())}, plan)
+		p := plan.New(seed, o)
+		res, err := driver.Run(forgetful{targets.NewModelTarget(p.ModelConfig())}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,9 +81,9 @@ func TestObservableCheckCatchesVanishingMembers(t *testing.T) {
 // a rebalance timeout later (a false MemberVanished found by a sweep of
 // 6,000 histories at 30 % faults).
 func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
-	plan := plan.New(1, plan.DefaultOptions())
-	rebalance := int32(4 * plan.RoundMs * int64(plan.RequestTimeout)) // 6000 ms, what the observer assumes
-	b := newHistoryBuilder(t, plan)
+	p := plan.New(1, plan.DefaultOptions())
+	rebalance := int32(4 * p.RoundMs * int64(p.RequestTimeout)) // 6000 ms, what the observer assumes
+	b := newHistoryBuilder(t, p)
 	b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", rebalance))
 	m2 := b.do(500, "c2", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", rebalance)).(*codec.ConsumerGroupHeartbeatResponse)
 	rejoin := b.do(1000, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", rebalance)).(*codec.ConsumerGroupHeartbeatResponse)
@@ -99,7 +99,7 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 	if gone.ErrorCode != codec.UnknownMemberID {
 		t.Fatalf("m1 should have been removed at 1000+6000: %s", history.Summary(gone))
 	}
-	res := &driver.Result{Plan: plan, History: b.h}
+	res := &driver.Result{Plan: p, History: b.h}
 	if rep := check.Check(res, check.Options{Level: check.LevelExact}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
@@ -112,8 +112,8 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 // not only the first violation: `check --known` sets a rule aside and
 // still sees the others.
 func TestObservableReportsEachRuleBroken(t *testing.T) {
-	plan := plan.New(1, plan.DefaultOptions())
-	b := newHistoryBuilder(t, plan)
+	p := plan.New(1, plan.DefaultOptions())
+	b := newHistoryBuilder(t, p)
 	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
 	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1})
 	b.do(1000, "c2", codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}})
@@ -123,7 +123,7 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 	b.h = append(b.h, b.h[1])
 	b.h[3].ID, b.h[3].At, b.h[3].Call, b.h[3].Return = 3, 1200, b.events+1, b.events+2
 	b.h[2].Response = &codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "g"}}}
-	rep := check.Check(&driver.Result{Plan: plan, History: b.h}, check.Options{Level: check.LevelObservable})
+	rep := check.Check(&driver.Result{Plan: p, History: b.h}, check.Options{Level: check.LevelObservable})
 	if rep.Verdict != history.Illegal || rep.Rule != string(rules.RuleObservableResponse) {
 		t.Fatalf("%s %s: %s, want Illegal ObservableResponse", rep.Verdict, rep.Rule, rep.Detail)
 	}
@@ -136,11 +136,11 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 	}
 }
 
-// A violation CheckOptions.SetAside sets aside (a known finding) is
+// A violation Options.SetAside sets aside (a known finding) is
 // reported apart and does not hide the rule's next violation.
 func TestObservableSetAside(t *testing.T) {
-	plan := plan.New(1, plan.DefaultOptions())
-	b := newHistoryBuilder(t, plan)
+	p := plan.New(1, plan.DefaultOptions())
+	b := newHistoryBuilder(t, p)
 	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
 	hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1}
 	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, hb)
@@ -149,7 +149,7 @@ func TestObservableSetAside(t *testing.T) {
 	// not answer: two ObservableResponse violations.
 	b.h[1].Response = &codec.ConsumerGroupHeartbeatResponse{MemberEpoch: j.MemberEpoch, HeartbeatIntervalMs: 100}
 	b.h[2].Response = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.ErrorCode(41)}
-	res := &driver.Result{Plan: plan, History: b.h}
+	res := &driver.Result{Plan: p, History: b.h}
 	echo := func(rule, what string) bool {
 		return rule == string(rules.RuleObservableResponse) && strings.Contains(what, "must echo member id")
 	}

@@ -31,10 +31,10 @@ func restartPlan(t *testing.T, seed uint64) plan.Plan {
 // replaced (the next first request carries ClientId again), the history
 // checks Ok against the model, and it survives a history file.
 func TestRestartsAreRecordedAndChecked(t *testing.T) {
-	plan := restartPlan(t, 1)
-	res, rep := runModel(t, plan)
+	p := restartPlan(t, 1)
+	res, rep := runModel(t, p)
 	if rep.Verdict != history.Ok {
-		t.Fatalf("seed %d: %s %s: %s", plan.Seed, rep.Verdict, rep.Rule, rep.Detail)
+		t.Fatalf("seed %d: %s %s: %s", p.Seed, rep.Verdict, rep.Rule, rep.Detail)
 	}
 	var restarts []history.Op
 	for _, op := range res.History {
@@ -42,12 +42,12 @@ func TestRestartsAreRecordedAndChecked(t *testing.T) {
 			restarts = append(restarts, op)
 		}
 	}
-	if len(restarts) != len(plan.Restarts) {
-		t.Fatalf("%d restart ops recorded for %d planned", len(restarts), len(plan.Restarts))
+	if len(restarts) != len(p.Restarts) {
+		t.Fatalf("%d restart ops recorded for %d planned", len(restarts), len(p.Restarts))
 	}
 	r := restarts[0]
-	if r.At != int64(plan.Restarts[0])*plan.RoundMs {
-		t.Fatalf("first restart at t=%d, planned for round %d", r.At, plan.Restarts[0])
+	if r.At != int64(p.Restarts[0])*p.RoundMs {
+		t.Fatalf("first restart at t=%d, planned for round %d", r.At, p.Restarts[0])
 	}
 	// After it, no request travels on a connection opened before it.
 	opened := map[uint64]bool{}
@@ -60,7 +60,7 @@ func TestRestartsAreRecordedAndChecked(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := history.WriteFile(&buf, history.FileHeader{Target: "model", Plan: plan, Expect: history.Expect{Verdict: rep.Verdict}}, res.History); err != nil {
+	if err := history.WriteFile(&buf, history.FileHeader{Target: "model", Plan: p, Expect: history.Expect{Verdict: rep.Verdict}}, res.History); err != nil {
 		t.Fatal(err)
 	}
 	hdr, h, err := history.ReadFile(&buf)
@@ -84,8 +84,8 @@ type historyBuilder struct {
 	events int64
 }
 
-func newHistoryBuilder(t *testing.T, plan plan.Plan) *historyBuilder {
-	return &historyBuilder{t: t, target: targets.NewModelTarget(plan.ModelConfig())}
+func newHistoryBuilder(t *testing.T, p plan.Plan) *historyBuilder {
+	return &historyBuilder{t: t, target: targets.NewModelTarget(p.ModelConfig())}
 }
 
 // do delivers req from client member (its own connection) at time at.
@@ -128,8 +128,8 @@ func joinReq(member string, rebalanceMs int32) *codec.ConsumerGroupHeartbeatRequ
 // deadline because a restart started its session afresh is legal with the
 // restart in the history, and illegal without it.
 func TestCheckerReplaysRestarts(t *testing.T) {
-	plan := plan.New(1, plan.DefaultOptions()) // session timeout 6000 ms
-	b := newHistoryBuilder(t, plan)
+	p := plan.New(1, plan.DefaultOptions()) // session timeout 6000 ms
+	b := newHistoryBuilder(t, p)
 	b.do(0, "c", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 1000))
 	b.restart(4000)
 	b.do(8000, "c", codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}})
@@ -137,12 +137,12 @@ func TestCheckerReplaysRestarts(t *testing.T) {
 	if d := h[2].Response.(*codec.ConsumerGroupDescribeResponse); len(d.Groups) != 1 || len(d.Groups[0].Members) != 1 {
 		t.Fatalf("m1 should still be there at 8000 (restart at 4000, session 6000): %s", history.Summary(d))
 	}
-	if rep := check.History(plan, h, check.Options{}); rep.Verdict != history.Ok {
+	if rep := check.History(p, h, check.Options{}); rep.Verdict != history.Ok {
 		t.Fatalf("with the restart: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 	stripped := history.History{h[0], h[2]}
 	stripped[1].ID = 1
-	if rep := check.History(plan, stripped, check.Options{}); rep.Verdict != history.Illegal {
+	if rep := check.History(p, stripped, check.Options{}); rep.Verdict != history.Illegal {
 		t.Fatalf("without the restart m1 expired at 6000, so the describe at 8000 is illegal; got %s %s", rep.Verdict, rep.Rule)
 	}
 }
@@ -152,9 +152,9 @@ func TestCheckerReplaysRestarts(t *testing.T) {
 // take the restart for a fresh start of its timers: no false
 // MemberVanished.
 func TestObservableRestartAfterARebalanceTimeout(t *testing.T) {
-	plan := plan.New(1, plan.DefaultOptions())
-	rebalance := int32(4 * plan.RoundMs * int64(plan.RequestTimeout)) // what the observer assumes: 6000 ms
-	b := newHistoryBuilder(t, plan)
+	p := plan.New(1, plan.DefaultOptions())
+	rebalance := int32(4 * p.RoundMs * int64(p.RequestTimeout)) // what the observer assumes: 6000 ms
+	b := newHistoryBuilder(t, p)
 	owned := func(r codec.Message) []codec.ConsumerGroupHeartbeatTopicPartitions {
 		return r.(*codec.ConsumerGroupHeartbeatResponse).Assignment.TopicPartitions
 	}
@@ -170,7 +170,7 @@ func TestObservableRestartAfterARebalanceTimeout(t *testing.T) {
 	if len(d.Groups[0].Members) != 1 || d.Groups[0].Members[0].MemberId != "m2" {
 		t.Fatalf("m1 should have been removed at 7500: %s", history.Summary(d))
 	}
-	res := &driver.Result{Plan: plan, History: b.h}
+	res := &driver.Result{Plan: p, History: b.h}
 	if rep := check.Check(res, check.Options{}); rep.Verdict != history.Ok {
 		t.Fatalf("exact check: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
@@ -199,15 +199,15 @@ func (f *forgetfulCoordinator) Restart() error {
 
 // A coordinator that loses its groups on restart is caught.
 func TestRestartLosingStateIsIllegal(t *testing.T) {
-	plan := restartPlan(t, 1)
-	target := &forgetfulCoordinator{ModelTarget: targets.NewModelTarget(plan.ModelConfig()), cfg: plan.ModelConfig()}
-	res, err := driver.Run(target, plan)
+	p := restartPlan(t, 1)
+	target := &forgetfulCoordinator{ModelTarget: targets.NewModelTarget(p.ModelConfig()), cfg: p.ModelConfig()}
+	res, err := driver.Run(target, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := check.Check(res, check.Options{})
 	if rep.Verdict != history.Illegal {
-		t.Fatalf("seed %d: a coordinator forgetting its groups on restart: %s %s, want Illegal", plan.Seed, rep.Verdict, rep.Rule)
+		t.Fatalf("seed %d: a coordinator forgetting its groups on restart: %s %s, want Illegal", p.Seed, rep.Verdict, rep.Rule)
 	}
 	t.Logf("caught: %s: %s", rep.Rule, rep.Detail)
 }
@@ -215,8 +215,8 @@ func TestRestartLosingStateIsIllegal(t *testing.T) {
 // Check at LevelAuto holds a model-exact target to the model and any other
 // to what a client can see; an explicit level wins.
 func TestLevelFromTheTarget(t *testing.T) {
-	plan := plan.New(3, plan.DefaultOptions())
-	inner := targets.NewModelTarget(plan.ModelConfig())
+	p := plan.New(3, plan.DefaultOptions())
+	inner := targets.NewModelTarget(p.ModelConfig())
 	foreign := driver.Funcs{HandleFunc: inner.Handle, DisconnectFunc: inner.Disconnect, AdvanceFunc: inner.Advance}
 	exact := foreign
 	exact.Exact = true
@@ -226,12 +226,12 @@ func TestLevelFromTheTarget(t *testing.T) {
 		opts   check.Level
 		want   check.Level
 	}{
-		{"the model", targets.NewModelTarget(plan.ModelConfig()), check.LevelAuto, check.LevelExact},
+		{"the model", targets.NewModelTarget(p.ModelConfig()), check.LevelAuto, check.LevelExact},
 		{"a foreign target", foreign, check.LevelAuto, check.LevelObservable},
 		{"a foreign target with a snapshot", driver.WithSnapshot(foreign, inner.Snapshot), check.LevelAuto, check.LevelObservable},
 		{"Funcs declared exact, with a snapshot", driver.WithSnapshot(exact, inner.Snapshot), check.LevelAuto, check.LevelExact},
 		{"a foreign target held to the model", foreign, check.LevelExact, check.LevelExact},
-		{"the model held to the observable level", targets.NewModelTarget(plan.ModelConfig()), check.LevelObservable, check.LevelObservable},
+		{"the model held to the observable level", targets.NewModelTarget(p.ModelConfig()), check.LevelObservable, check.LevelObservable},
 	} {
 		res := &driver.Result{ModelExact: driver.IsModelExact(tc.target)}
 		if got := (check.Options{Level: tc.opts}).LevelFor(res); got != tc.want {

@@ -20,7 +20,7 @@ import (
 // level), skipped unless GHOSTCHECK_OBSERVABLE_SWEEP gives the number of
 // seeds per target and delivery:
 //
-//	GHOSTCHECK_OBSERVABLE_SWEEP=2000 go test ./linearize -run TestObservableSweep -v -timeout 30m
+//	GHOSTCHECK_OBSERVABLE_SWEEP=2000 go test ./check -run TestObservableSweep -v -timeout 30m
 func TestObservableSweep(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("GHOSTCHECK_OBSERVABLE_SWEEP"))
 	if n <= 0 {
@@ -33,12 +33,12 @@ func TestObservableSweep(t *testing.T) {
 				o.Faults, o.StaticPercent, o.Restarts, o.Parallel = plan.UniformFaults(30), 70, true, parallel
 				bad := map[string]int{}
 				for seed := uint64(1); seed <= uint64(n); seed++ {
-					plan := plan.New(seed, o)
-					tg, err := targets.New(target, plan, "")
+					p := plan.New(seed, o)
+					tg, err := targets.New(target, p, "")
 					if err != nil {
 						t.Fatal(err)
 					}
-					res, err := driver.Run(tg, plan)
+					res, err := driver.Run(tg, p)
 					if err != nil {
 						t.Fatal(err)
 					}

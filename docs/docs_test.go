@@ -55,7 +55,7 @@ func TestEveryRowIsACase(t *testing.T) {
 	}
 }
 
-// ruleIDs are the rule ids the checkers can report (linearize.Rules).
+// ruleIDs are the rule ids the checkers can report (rules.All).
 func ruleIDs() []string {
 	var ids []string
 	for _, r := range rules.All() {

@@ -3,7 +3,7 @@ package driver
 // The invariants' canary: the client-rule canary (canary.go) proves the
 // client rules still see the breaks the harness commits on purpose; this
 // one proves the same of the invariants the driver checks on what the
-// coordinator holds (model/invariants.go, model/staticrestart.go). A
+// coordinator holds (model/rules/invariants.go, model/rules/staticrestart.go). A
 // correct coordinator never breaks them, so a run of one never shows that
 // a check still fires: a check that went blind (a refactor that returns
 // early, a map path that drops a key) would pass every history without a
@@ -417,7 +417,7 @@ func invariantCanary(o rules.Observation, checks []invCheck, plants []invPlant) 
 // client rules' canary: the live one on the admin's, prober's and
 // observer's traffic, canary.go, and the synthetic one, canary_clients.go):
 // they run in the histories whose plan seed is 1 modulo canaryEvery (seed
-// 1, the first of every run, then one in 64; canaryDue), with the long way
+// 1, the first of every run, then one in 64; driver.canaries), with the long way
 // of DescribeAgrees (describecheck.go). Their thirty-odd plants, each
 // judged by every check with fresh trackers, cost about a third of a default
 // history's CPU (BenchmarkCanary); one history in 64 keeps that under one

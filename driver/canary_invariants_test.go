@@ -31,8 +31,8 @@ func finalObservation(d *driver) rules.Observation {
 // nothing), and returns it.
 func richObservation(t *testing.T, seed uint64) rules.Observation {
 	t.Helper()
-	plan := plan.New(seed, plan.DefaultOptions())
-	d, err := newDriver(modelTarget(plan.ModelConfig()), plan)
+	p := plan.New(seed, plan.DefaultOptions())
+	d, err := newDriver(modelTarget(p.ModelConfig()), p)
 	if err != nil {
 		t.Fatal(err)
 	}

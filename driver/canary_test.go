@@ -23,8 +23,8 @@ func driverRun(t *testing.T, seed uint64, hv int, canaries bool) *driver {
 	t.Helper()
 	o := plan.DefaultOptions()
 	o.HeartbeatVersion = hv
-	plan := plan.New(seed, o)
-	d, err := newDriver(modelTarget(plan.ModelConfig()), plan)
+	p := plan.New(seed, o)
+	d, err := newDriver(modelTarget(p.ModelConfig()), p)
 	if err != nil {
 		t.Fatal(err)
 	}

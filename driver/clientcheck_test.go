@@ -12,8 +12,8 @@ import (
 // none, and a recorded request changed the way a broken client would send
 // it (a second member id from one KIP-1082 process) is reported.
 func TestClientRulesJudgeTheRunsClients(t *testing.T) {
-	plan := plan.New(1, plan.DefaultOptions())
-	d, err := newDriver(modelTarget(plan.ModelConfig()), plan)
+	p := plan.New(1, plan.DefaultOptions())
+	d, err := newDriver(modelTarget(p.ModelConfig()), p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,10 +157,10 @@ func TestReusedConnectionIDs(t *testing.T) {
 	o := plan.DefaultOptions()
 	reused, crossed := 0, 0
 	for seed := uint64(1); seed <= 20; seed++ {
-		plan := plan.New(seed, o)
-		plan.ReuseConnIDs = true
-		target := &connLog{ModelTarget: targets.NewModelTarget(plan.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
-		res, err := driver.Run(target, plan)
+		p := plan.New(seed, o)
+		p.ReuseConnIDs = true
+		target := &connLog{ModelTarget: targets.NewModelTarget(p.ModelConfig()), last: map[uint64]int{}, closed: map[uint64]int{}}
+		res, err := driver.Run(target, p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,15 +32,15 @@ func (l *leakyCoordinator) Advance(ms int64) error { return l.inner.Advance(ms) 
 // methods), then run plans against it and check the result. Here the
 // coordinator forgets members that leave: ghostcheck reports the member left
 // behind as a ghost. It does not declare itself model-exact
-// (linearize.ModelExacter), so it is held to what a client can see, not to
+// (driver.ModelExacter), so it is held to what a client can see, not to
 // the model's bytes; it cannot restart (driver.Restarter), so the plan's
 // coordinator restarts are left out, and the report says so.
 // ghostchecktest.Run does all this, over many seeds, from a go test.
 func Example() {
-	plan := plan.New(1, plan.DefaultOptions())
-	target := &leakyCoordinator{inner: targets.NewModelTarget(plan.ModelConfig())}
+	p := plan.New(1, plan.DefaultOptions())
+	target := &leakyCoordinator{inner: targets.NewModelTarget(p.ModelConfig())}
 
-	res, err := driver.Run(target, plan)
+	res, err := driver.Run(target, p)
 	if err != nil {
 		fmt.Println(err)
 		return

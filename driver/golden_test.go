@@ -30,7 +30,7 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden-hi
 // of them. A change of plans or behaviour that is meant changes them:
 // then rewrite the golden with
 //
-//	go test ./linearize -run TestGoldenHistories -update-golden
+//	go test ./driver -run TestGoldenHistories -update-golden
 //
 // and say why in the commit.
 func TestGoldenHistories(t *testing.T) {
@@ -83,18 +83,18 @@ func TestGoldenHistories(t *testing.T) {
 func goldenLine(t *testing.T, target string, version int, seed uint64) string {
 	o := plan.DefaultOptions()
 	o.HeartbeatVersion = version
-	plan := plan.New(seed, o)
-	tg, err := targets.New(target, plan, "")
+	p := plan.New(seed, o)
+	tg, err := targets.New(target, p, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := driver.Run(tg, plan)
+	res, err := driver.Run(tg, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := check.Check(res, check.Options{Timeout: time.Minute})
 	h := sha256.New()
-	if err := history.WriteFile(h, history.FileHeader{Target: target, Plan: plan}, res.History); err != nil {
+	if err := history.WriteFile(h, history.FileHeader{Target: target, Plan: p}, res.History); err != nil {
 		t.Fatal(err)
 	}
 	enc := json.NewEncoder(h)

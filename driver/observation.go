@@ -1,7 +1,7 @@
 package driver
 
 // The observer: after each round's deliveries, the invariants checked on
-// what the coordinator holds (model/invariants.go), and the violations
+// what the coordinator holds (model/rules/invariants.go), and the violations
 // counted; DescribeAgrees (describecheck.go) and the invariants' canary
 // (canary_invariants.go) on what it sees too.
 

@@ -13,7 +13,7 @@ import (
 // timers fire late (a longer session timeout than the plan's, as
 // a broker that slept through its deadlines and answered before firing
 // them), and the target reports a stall of stallMs
-// (TCPTarget.MaxStallMs) seen by the checking process.
+// (tcptarget.Target.MaxStallMs) seen by the checking process.
 type stalled struct {
 	*targets.ModelTarget
 	stallMs int64
@@ -28,11 +28,11 @@ func (t *stalled) MaxStallMs() int64 { return t.stallMs }
 func TestStallWidensGhostGrace(t *testing.T) {
 	o := plan.DefaultOptions()
 	o.Restarts, o.Faults = false, nil
-	run := func(plan plan.Plan, lateMs, stallMs int64) *driver.Result {
+	run := func(p plan.Plan, lateMs, stallMs int64) *driver.Result {
 		t.Helper()
-		cfg := plan.ModelConfig()
+		cfg := p.ModelConfig()
 		cfg.SessionTimeoutMs += lateMs
-		res, err := driver.Run(&stalled{ModelTarget: targets.NewModelTarget(cfg), stallMs: stallMs}, plan)
+		res, err := driver.Run(&stalled{ModelTarget: targets.NewModelTarget(cfg), stallMs: stallMs}, p)
 		if err != nil {
 			t.Fatal(err)
 		}

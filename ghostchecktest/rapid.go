@@ -31,10 +31,10 @@ func (r *runner) property() *Outcome {
 		if failedRes != nil || panicked != "" {
 			return // found: the draws left are not run
 		}
-		plan := plan.Draw(rt, r.plans)
-		res, rep, p := r.checkSafely(plan)
+		pl := plan.Draw(rt, r.plans)
+		res, rep, p := r.checkSafely(pl)
 		if p != "" {
-			panicked = fmt.Sprintf("plan %d drawn by rapid (seed %d): the target panicked: %s", r.out.Plans+1, plan.Seed, p)
+			panicked = fmt.Sprintf("plan %d drawn by rapid (seed %d): the target panicked: %s", r.out.Plans+1, pl.Seed, p)
 			return
 		}
 		r.seen(res, rep)

@@ -27,8 +27,8 @@ var benchHistories = sync.OnceValue(func() []*driver.Result {
 	var out []*driver.Result
 	opts := plan.DefaultOptions()
 	for seed := uint64(1); seed <= 20; seed++ {
-		plan := plan.New(seed, opts)
-		res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
+		p := plan.New(seed, opts)
+		res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 		if err != nil {
 			panic(err)
 		}

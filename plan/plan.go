@@ -150,7 +150,7 @@ func (p *Plan) ModelConfig() model.Config {
 	return cfg
 }
 
-// clientRebalanceTimeoutMs is the rebalance timeout the plan's clients
+// ClientRebalanceTimeoutMs is the rebalance timeout the plan's clients
 // send.
 func (p *Plan) ClientRebalanceTimeoutMs() int32 {
 	if p.RebalanceTimeoutMs > 0 {

@@ -19,8 +19,8 @@ func bigFailure(t *testing.T) Failure {
 	o := plan.DefaultOptions()
 	o.HeartbeatVersion = 0
 	o.Clients, o.Groups, o.Rounds = 64, 4, 1000
-	plan := plan.New(5, o)
-	res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
+	p := plan.New(5, o)
+	res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func bigFailure(t *testing.T) Failure {
 	if rep.Verdict == history.Ok {
 		t.Fatalf("the big v0 history passed; it should show ghosts")
 	}
-	return Failure{Name: "big", Header: history.FileHeader{Target: "model", Title: "10k operations", Plan: plan},
+	return Failure{Name: "big", Header: history.FileHeader{Target: "model", Title: "10k operations", Plan: p},
 		Result: res, Report: rep, Replay: "ghostcheck replay out/big.jsonl"}
 }
 

@@ -233,7 +233,7 @@ func timelineFocus(res *driver.Result, rep *check.Report) (int64, string) {
 	return h[len(h)-1].At, ""
 }
 
-// GroupIn finds the group a violation's words name ("group g1 holds
+// groupIn finds the group a violation's words name ("group g1 holds
 // ..."), if it is one of groups.
 func groupIn(text string, groups []string) string {
 	for _, f := range strings.Split(text, "group ")[1:] {

@@ -32,8 +32,8 @@ func overlappingHistory(t *testing.T) *driver.Result {
 	t.Helper()
 	o := plan.DefaultOptions()
 	o.Clients, o.Groups, o.Rounds, o.Faults, o.Restarts = 4, 1, 60, nil, false
-	plan := plan.New(7, o)
-	res, err := driver.Run(targets.NewModelTarget(plan.ModelConfig()), plan)
+	p := plan.New(7, o)
+	res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +95,12 @@ func TestWriteArtifactsWholeTimeline(t *testing.T) {
 	o.HeartbeatVersion = 0
 	o.Faults = plan.OnlyFault(plan.LostResponse, 10)
 	for seed := uint64(1); seed <= 10; seed++ {
-		plan := plan.New(seed, o)
-		res, rep := runModel(t, plan)
+		p := plan.New(seed, o)
+		res, rep := runModel(t, p)
 		if rep.Verdict != history.Illegal {
 			continue
 		}
-		art, err := writeArtifacts(t.TempDir(), "ghost", history.FileHeader{Plan: plan}, res, rep)
+		art, err := writeArtifacts(t.TempDir(), "ghost", history.FileHeader{Plan: p}, res, rep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,8 +119,8 @@ func TestTimelineShowsFatesAndNames(t *testing.T) {
 	o.HeartbeatVersion = 0
 	o.Faults = plan.OnlyFault(plan.LostResponse, 10)
 	for seed := uint64(1); seed <= 10; seed++ {
-		plan := plan.New(seed, o)
-		res, rep := runModel(t, plan)
+		p := plan.New(seed, o)
+		res, rep := runModel(t, p)
 		if rep.Verdict != history.Illegal || len(res.Violations) == 0 {
 			continue
 		}
@@ -150,8 +150,8 @@ func TestTimelineOfALargeHistoryIsBounded(t *testing.T) {
 	o.HeartbeatVersion = 0
 	o.Clients, o.Groups, o.Rounds = 12, 3, 400
 	o.Faults = plan.OnlyFault(plan.LostResponse, 5)
-	plan := plan.New(3, o)
-	res, rep := runModel(t, plan)
+	p := plan.New(3, o)
+	res, rep := runModel(t, p)
 	var b bytes.Buffer
 	tl, err := WriteTimeline(&b, res, rep, TimelineOptions{Title: "big", MaxBytes: 300 << 10})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/history"
 )
 
-// Pages are written through linearize.WritePath: the directory is made as
+// Pages are written through history.WritePath: the directory is made as
 // needed, and a page that fails to render is an error, not a silent
 // half-written file.
 func TestPagesWrittenThroughWritePath(t *testing.T) {

@@ -132,8 +132,8 @@ func runTCP(t *testing.T, addr string, seed uint64) (*tcptarget.Target, *check.R
 	}
 	o := plan.DefaultOptions()
 	o.Rounds, o.Restarts = 30, false
-	plan := plan.ForRealTime(seed, o, plan.RealTime{SessionTimeoutMs: 800, HeartbeatIntervalMs: 100})
-	res, err := driver.Run(target, plan)
+	p := plan.ForRealTime(seed, o, plan.RealTime{SessionTimeoutMs: 800, HeartbeatIntervalMs: 100})
+	res, err := driver.Run(target, p)
 	target.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -90,8 +90,8 @@ func BenchmarkFloor(b *testing.B) {
 	var runs []*driver.Result
 	ops := 0
 	for i := 0; i < histories; i++ {
-		plan := plan.New(cfg.seed+uint64(i), opts)
-		res, _, err := runOne(cfg.target, plan, "")
+		p := plan.New(cfg.seed+uint64(i), opts)
+		res, _, err := runOne(cfg.target, p, "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -101,9 +101,9 @@ func runPhase(ctx context.Context, cfg runConfig, version int, control bool, bud
 	}
 	run := func(i int) seedOutcome {
 		seed := cfg.seed + uint64(i)
-		plan := plan.New(seed, opts)
-		res, rep, err := runOne(cfg.target, plan, cfg.mutant)
-		return seedOutcome{index: i, seed: seed, plan: plan, res: res, rep: rep, err: err}
+		p := plan.New(seed, opts)
+		res, rep, err := runOne(cfg.target, p, cfg.mutant)
+		return seedOutcome{index: i, seed: seed, plan: p, res: res, rep: rep, err: err}
 	}
 	runSeeds(cfg.workers, more, run, func(o seedOutcome) bool {
 		ps.count(o, cfg, version)
@@ -223,12 +223,12 @@ func runSeeds(workers int, more func(i int) bool, run func(i int) seedOutcome, c
 }
 
 // runOne builds a fresh target for plan, runs the plan and checks it.
-func runOne(target string, plan plan.Plan, mutant string) (*driver.Result, *check.Report, error) {
-	t, err := targets.New(target, plan, mutant)
+func runOne(target string, p plan.Plan, mutant string) (*driver.Result, *check.Report, error) {
+	t, err := targets.New(target, p, mutant)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := driver.Run(t, plan)
+	res, err := driver.Run(t, p)
 	if err != nil {
 		return nil, nil, err
 	}

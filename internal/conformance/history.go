@@ -178,13 +178,13 @@ func crashWords(err error, b *Broker) string {
 // runHistory runs and checks one plan against the broker at addr.
 func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64, prefix string) (HistoryResult, error) {
 	start := time.Now()
-	plan := plan.ForRealTime(seed, cfg.Options, plan.RealTime{
+	p := plan.ForRealTime(seed, cfg.Options, plan.RealTime{
 		SessionTimeoutMs:    cfg.Peer.SessionTimeout.Milliseconds(),
 		HeartbeatIntervalMs: int32(cfg.Peer.HeartbeatInterval.Milliseconds()),
 		RoundMs:             cfg.RoundMs,
 		GroupPrefix:         fmt.Sprintf("%s%d-", prefix, seed),
 	})
-	plan.Probes = leaveOutKnown(plan.Probes, cfg.Known)
+	p.Probes = leaveOutKnown(p.Probes, cfg.Known)
 	target, err := tcptarget.Dial(addr, cfg.Peer.Timeout)
 	if err != nil {
 		return HistoryResult{}, err
@@ -196,14 +196,14 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 			rep.Unchecked = append(rep.Unchecked, string(r))
 		}
 	}
-	res, err := driver.Run(target, plan)
+	res, err := driver.Run(target, p)
 	target.Close()
 	if err != nil {
 		return HistoryResult{}, err
 	}
 	lr := check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(),
 		SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds(), SetAside: cfg.Known.setAside()})
-	hr := HistoryResult{Seed: seed, Plan: plan.String(), Operations: len(res.History), Faults: res.Faults,
+	hr := HistoryResult{Seed: seed, Plan: p.String(), Operations: len(res.History), Faults: res.Faults,
 		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), StallMs: target.MaxStallMs(), Seconds: time.Since(start).Seconds(),
 		Run: res, Report: lr, RoundTrips: target.RoundTrips()}
 	if lr.Verdict == history.Ok && !anyJoined(res.History) {
@@ -215,7 +215,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 		if err := os.MkdirAll(cfg.Out, 0o755); err == nil {
 			hr.File = filepath.Join(cfg.Out, fmt.Sprintf("check-seed%d.jsonl", seed))
 			if f, err := os.Create(hr.File); err == nil {
-				hdr := history.FileHeader{Target: addr, Title: "ghostcheck check: " + lr.Rule, Plan: plan,
+				hdr := history.FileHeader{Target: addr, Title: "ghostcheck check: " + lr.Rule, Plan: p,
 					Expect: history.Expect{Verdict: lr.Verdict, Rule: lr.Rule}}
 				_ = history.WriteFile(f, hdr, res.History)
 				f.Close()

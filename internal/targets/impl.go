@@ -21,9 +21,9 @@ func Mutants() [][2]string {
 	return out
 }
 
-// NewImpl builds the optimized coordinator for plan on a manual clock, with
+// NewImpl builds the optimized coordinator for plan p on a manual clock, with
 // mutant switched on when named.
-func NewImpl(plan plan.Plan, mutant string) (driver.Target, error) {
+func NewImpl(p plan.Plan, mutant string) (driver.Target, error) {
 	var muts impl.Mutants
 	if mutant != "" {
 		m, err := impl.ParseMutant(mutant)
@@ -33,7 +33,7 @@ func NewImpl(plan plan.Plan, mutant string) (driver.Target, error) {
 		muts = muts.With(m)
 	}
 	clock := impl.NewManualClock(0)
-	c := impl.New(ImplConfig(plan.ModelConfig(), clock, muts))
+	c := impl.New(ImplConfig(p.ModelConfig(), clock, muts))
 	return driver.WithSnapshot(implFuncs(c, clock), cachedSnapshots(c.NewSnapshotCache())), nil
 }
 

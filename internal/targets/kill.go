@@ -41,13 +41,13 @@ func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill 
 	opts.HeartbeatVersion = 1
 	start := time.Now()
 	for i := 1; i <= maxHistories && time.Since(start) < budget; i++ {
-		plan := plan.New(uint64(i), opts)
-		t, err := New("impl", plan, m.Name)
+		p := plan.New(uint64(i), opts)
+		t, err := New("impl", p, m.Name)
 		if err != nil {
 			k.Detail = err.Error()
 			return k
 		}
-		res, err := driver.Run(t, plan)
+		res, err := driver.Run(t, p)
 		if err != nil {
 			k.Detail = err.Error()
 			return k

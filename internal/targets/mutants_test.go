@@ -63,12 +63,12 @@ func TestImplWithoutMutantPasses(t *testing.T) {
 		o := plan.DefaultOptions()
 		o.HeartbeatVersion = version
 		for i := 1; i <= 60; i++ {
-			plan := plan.New(uint64(i), o)
-			target, err := New("impl", plan, "")
+			p := plan.New(uint64(i), o)
+			target, err := New("impl", p, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := driver.Run(target, plan)
+			res, err := driver.Run(target, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,9 +91,9 @@ func TestImplParallelRunsAreLinearizable(t *testing.T) {
 	o.Parallel = true
 	o.Clients, o.Groups = 12, 2
 	for i := 1; i <= 20; i++ {
-		plan := plan.New(uint64(i), o)
-		target, _ := New("impl", plan, "")
-		res, err := driver.Run(target, plan)
+		p := plan.New(uint64(i), o)
+		target, _ := New("impl", p, "")
+		res, err := driver.Run(target, p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,19 +22,19 @@ import (
 // its probes are already out of the stored plan, but its workarounds and
 // the violations it set aside are not in the file.
 func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
-	plan := freshGroups(rr.Header.Plan, fmt.Sprintf("gc-r%d-", time.Now().UnixNano()%1e9))
+	p := freshGroups(rr.Header.Plan, fmt.Sprintf("gc-r%d-", time.Now().UnixNano()%1e9))
 	rr.Target = opts.Bootstrap
 	target, err := tcptarget.Dial(opts.Bootstrap, 5*time.Second)
 	if err != nil {
 		return rr, fmt.Errorf("%s: %w", rr.Path, err)
 	}
-	res, err := driver.Run(target, plan)
+	res, err := driver.Run(target, p)
 	target.Close()
 	if err != nil {
 		return rr, err
 	}
 	rep := check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(),
-		SessionTimeoutMs: brokerSessionMs(plan), Timeout: opts.timeout()})
+		SessionTimeoutMs: brokerSessionMs(p), Timeout: opts.timeout()})
 	if rep.Verdict == history.Ok && !anyJoined(res.History) {
 		rep.Verdict, rep.Rule = history.Unknown, string(rules.RuleHarnessAssumption)
 		rep.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"

@@ -24,9 +24,9 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 			t.Run(fmt.Sprintf("v%d/seed%d", version, seed), func(t *testing.T) {
 				o := plan.DefaultOptions()
 				o.HeartbeatVersion = version
-				plan := plan.New(seed, o)
+				p := plan.New(seed, o)
 				clock := impl.NewManualClock(0)
-				c := impl.New(ImplConfig(plan.ModelConfig(), clock, 0))
+				c := impl.New(ImplConfig(p.ModelConfig(), clock, 0))
 				cache := c.NewSnapshotCache()
 				cached := cachedSnapshots(cache)
 				target := implFuncs(c, clock)
@@ -45,7 +45,7 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 					}
 					return got
 				}
-				if _, err := driver.Run(driver.WithSnapshot(target, snap), plan); err != nil {
+				if _, err := driver.Run(driver.WithSnapshot(target, snap), p); err != nil {
 					t.Fatal(err)
 				}
 			})

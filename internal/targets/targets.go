@@ -25,17 +25,17 @@ import (
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
-// New builds the named target ("model" or "impl") for plan, with an
+// New builds the named target ("model" or "impl") for plan p, with an
 // optional mutant (only impl has mutants).
-func New(name string, plan plan.Plan, mutant string) (driver.Target, error) {
+func New(name string, p plan.Plan, mutant string) (driver.Target, error) {
 	switch name {
 	case "impl":
-		return NewImpl(plan, mutant)
+		return NewImpl(p, mutant)
 	case "model":
 		if mutant != "" {
 			return nil, fmt.Errorf("target model has no mutants (%q); use --target impl", mutant)
 		}
-		return NewModelTarget(plan.ModelConfig()), nil
+		return NewModelTarget(p.ModelConfig()), nil
 	}
 	return nil, fmt.Errorf("unknown target %q (known: %v)", name, Names())
 }
