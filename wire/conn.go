@@ -237,6 +237,39 @@ func (c *Conn) ReadFrame() ([]byte, error) {
 	return b, nil
 }
 
+// PeerClosed reports, without waiting, whether the broker has closed this
+// idle connection: a client that keeps connections between requests asks
+// before reusing one, since brokers close idle ones
+// (connections.max.idle.ms), and a request written into a closed
+// connection would come back as an unknown outcome although nothing was
+// applied. Bytes the broker sent unasked leave the stream unframed, so
+// they count as closed too; either way the connection is broken from then
+// on. It is false while requests are pending (their answers may be on the
+// way).
+func (c *Conn) PeerClosed() bool {
+	if c.broken != nil {
+		return true
+	}
+	if len(c.pending) > 0 || len(c.wbuf) > 0 {
+		return false
+	}
+	// A deadline in the past makes Peek return at once: a timeout when
+	// nothing came, EOF or a reset when the broker closed.
+	_ = c.nc.SetReadDeadline(time.Unix(1, 0))
+	_, err := c.br.Peek(1)
+	c.rdl.Reset() // the next read sets its own deadline
+	var ne net.Error
+	switch {
+	case err == nil:
+		c.broken = fmt.Errorf("%w: the broker sent %d bytes unasked", ErrNoResponse, c.br.Buffered())
+	case errors.As(err, &ne) && ne.Timeout():
+		return false
+	default:
+		c.broken = ErrConnClosed
+	}
+	return true
+}
+
 // isReset reports a connection error other than a timeout (a reset, a
 // broken pipe): the peer is gone.
 func isReset(err error) bool {
