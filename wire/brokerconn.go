@@ -156,7 +156,9 @@ type DialError struct {
 	Err    error
 }
 
-func (e *DialError) Error() string { return fmt.Sprintf("wire: broker %s: %v", brokerName(e.Broker), e.Err) }
+func (e *DialError) Error() string {
+	return fmt.Sprintf("wire: broker %s: %v", brokerName(e.Broker), e.Err)
+}
 func (e *DialError) Unwrap() error { return e.Err }
 
 func dialFailed(id int32, err error) error {
