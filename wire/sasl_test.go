@@ -305,6 +305,15 @@ func TestTLSAgainstKfake(t *testing.T) {
 		if _, ok := conn.NetConn().(*tls.Conn); !ok {
 			t.Fatalf("the connection is a %T, not TLS", conn.NetConn())
 		}
+		// TLS 1.3 session tickets may wait on the socket: not bytes
+		// unasked, and not a close.
+		if conn.PeerClosed() {
+			t.Fatal("a fresh TLS connection reads as closed")
+		}
+		describe(t, conn, hm)
+		if conn.PeerClosed() {
+			t.Fatal("an idle TLS connection reads as closed")
+		}
 		describe(t, conn, hm)
 		return nil
 	}
