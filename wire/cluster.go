@@ -33,8 +33,10 @@ import (
 //
 // What a broker sends is bounded before it is kept: the brokers listed
 // (ClusterOptions.MaxBrokers), a host's length, a port's range, the
-// retries and the time of one call (Backoff). A Cluster is safe for
-// concurrent use; calls to one broker's connection are serialized.
+// retries and the time of one call (Backoff). A context bounds dials and
+// the waits between retries; a round trip in flight is bounded by the
+// Dialer's Options.Timeout. A Cluster is safe for concurrent use; calls
+// to one broker's connection are serialized.
 type Cluster struct {
 	o         ClusterOptions
 	instance  codec.UUID
@@ -335,15 +337,14 @@ func brokerAddr(id int32, host string, port int32) (string, error) {
 }
 
 // replaceBrokers makes bs the brokers known, keeping the connections of
-// those at the same address.
+// those unchanged.
 func (c *Cluster) replaceBrokers(bs []Broker) {
 	c.mu.Lock()
 	next := make(map[int32]*brokerConn, len(bs))
 	var gone []*brokerConn
 	for _, b := range bs {
-		if old, ok := c.brokers[b.ID]; ok && old.Addr == b.Addr {
-			old.Rack = b.Rack
-			next[b.ID] = old
+		if old, ok := c.brokers[b.ID]; ok && old.Broker == b {
+			next[b.ID] = old // a brokerConn's Broker never changes: it is read without a lock
 			continue
 		}
 		next[b.ID] = &brokerConn{Broker: b}

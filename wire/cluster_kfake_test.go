@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -390,4 +391,59 @@ func TestClusterWithSASLAndTLS(t *testing.T) {
 	if _, err := wire.Connect(ctx, kc.ListenAddrs(), o); !errors.Is(err, wire.ErrAuth) {
 		t.Fatalf("a wrong password: %v, want ErrAuth", err)
 	}
+}
+
+// Many groups heartbeating at once while each of them keeps moving every
+// group's coordinator (kfake's RehashCoordinators between heartbeats):
+// every heartbeat is accepted in the end (the moves are retried, each
+// one an event), with the race detector watching the cluster's state.
+func TestClusterConcurrentMoves(t *testing.T) {
+	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
+	cl := connect(t, kc.ListenAddrs()[:1], nil)
+	var (
+		wg    sync.WaitGroup
+		moves atomic.Int32
+	)
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := fmt.Sprintf("busy-%d", w)
+			resp, _, err := cl.RoundTrip(context.Background(), g, 1, join(g, "m"))
+			if err != nil {
+				errs <- err
+				return
+			}
+			epoch := resp.(*codec.ConsumerGroupHeartbeatResponse).MemberEpoch
+			for range 20 {
+				kc.RehashCoordinators()
+				resp, evs, err := cl.RoundTrip(context.Background(), g, 1, keepalive(g, "m", epoch))
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", g, err)
+					return
+				}
+				if code := resp.(*codec.ConsumerGroupHeartbeatResponse).ErrorCode; code != codec.None {
+					errs <- fmt.Errorf("%s: %v after %v", g, code, evs)
+					return
+				}
+				for _, e := range evs {
+					if e.Kind == wire.CoordinatorError && e.Code == codec.NotCoordinator {
+						moves.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// 160 rehashes, each moving a group with probability 2/3: none moved
+	// would mean the test tested nothing.
+	if moves.Load() == 0 {
+		t.Fatal("no heartbeat met NOT_COORDINATOR")
+	}
+	t.Logf("%d NOT_COORDINATOR answers retried", moves.Load())
 }
