@@ -29,18 +29,21 @@ type SASL struct {
 	Password Secret
 }
 
-// Mechanisms are the SASL mechanisms wire speaks.
-var Mechanisms = []string{codec.MechanismPlain, codec.MechanismScramSHA256, codec.MechanismScramSHA512}
+// Mechanisms are the SASL mechanisms wire speaks, as a SaslHandshake
+// names them.
+func Mechanisms() []string {
+	return []string{codec.MechanismPlain, codec.MechanismScramSHA256, codec.MechanismScramSHA512}
+}
 
 // mechanism is Mechanism as the handshake names it, or an error listing
 // the ones wire speaks.
 func (s *SASL) mechanism() (string, error) {
-	for _, m := range Mechanisms {
+	for _, m := range Mechanisms() {
 		if strings.EqualFold(s.Mechanism, m) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("wire: SASL mechanism %q: want one of %s", s.Mechanism, strings.Join(Mechanisms, ", "))
+	return "", fmt.Errorf("wire: SASL mechanism %q: want one of %s", s.Mechanism, strings.Join(Mechanisms(), ", "))
 }
 
 // Check reports a SASL setting that cannot work, before any connection

@@ -60,7 +60,7 @@ const testPassword = "pw-Sesame-4711"
 // and the connection then serves requests; the wrong password is an
 // ErrAuth whose message holds no password.
 func TestSASLAgainstKfake(t *testing.T) {
-	for _, mech := range wire.Mechanisms {
+	for _, mech := range wire.Mechanisms() {
 		t.Run(mech, func(t *testing.T) {
 			c := startKfake(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(mech, "alice", testPassword))
 			addr := c.ListenAddrs()[0]
