@@ -356,3 +356,21 @@ func TestTLSFilesErrors(t *testing.T) {
 		}
 	}
 }
+
+// A broker that bounds sessions (KIP-368, connections.max.reauth.ms)
+// says for how long in SaslAuthenticate v1+; the Prelude keeps it, so a
+// caller knows when the broker will close the connection.
+func TestSASLSessionLifetime(t *testing.T) {
+	c := startKfake(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(codec.MechanismPlain, "alice", testPassword),
+		kfake.BrokerConfigs(map[string]string{"connections.max.reauth.ms": "60000"}))
+	d := &wire.Dialer{Options: wire.Options{Timeout: 5 * time.Second},
+		SASL: &wire.SASL{Mechanism: codec.MechanismPlain, User: "alice", Password: wire.NewSecret(testPassword)}}
+	conn, p, err := d.Dial(context.Background(), c.ListenAddrs()[0], newHeaders(t, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if p.Auth.Lifetime != time.Minute {
+		t.Fatalf("lifetime %v, want 1m", p.Auth.Lifetime)
+	}
+}
