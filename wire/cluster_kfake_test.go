@@ -126,6 +126,14 @@ func connect(t *testing.T, bootstrap []string, rec *recorder) *wire.Cluster {
 	return cl
 }
 
+// threeBrokers starts a 3-broker kfake with topic "t" and a cluster
+// client bootstrapped from its first n addresses.
+func threeBrokers(t *testing.T, n int, rec *recorder) (*kfake.Cluster, *wire.Cluster) {
+	t.Helper()
+	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
+	return kc, connect(t, kc.ListenAddrs()[:n], rec)
+}
+
 // join is a KIP-848 join of a fresh member of group.
 func join(group, member string) *codec.ConsumerGroupHeartbeatRequest {
 	return &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: 0, RebalanceTimeoutMs: 30000,
@@ -167,9 +175,8 @@ func kinds(evs []wire.Event) []wire.EventKind {
 // is NOT_COORDINATOR; every request to every broker carries the cluster's
 // one instance id, and ClientId on each connection's first request only.
 func TestClusterAgainstKfake(t *testing.T) {
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
 	rec := &recorder{}
-	cl := connect(t, kc.ListenAddrs()[:1], rec)
+	kc, cl := threeBrokers(t, 1, rec)
 	ctx := context.Background()
 
 	var got []string
@@ -257,8 +264,7 @@ func TestClusterAgainstKfake(t *testing.T) {
 // and says so in three events. The member is still there (kfake keeps
 // the group across the move).
 func TestClusterCoordinatorMove(t *testing.T) {
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
-	cl := connect(t, kc.ListenAddrs(), nil)
+	kc, cl := threeBrokers(t, 3, nil)
 	const g = "moving"
 	r, _ := hb(t, cl, join(g, "m1"))
 	old := kc.CoordinatorFor(g)
@@ -292,8 +298,7 @@ func TestClusterCoordinatorMove(t *testing.T) {
 // COORDINATOR_LOAD_IN_PROGRESS keeps the coordinator and retries after a
 // backoff; the answer after it is the one returned.
 func TestClusterLoadInProgress(t *testing.T) {
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
-	cl := connect(t, kc.ListenAddrs(), nil)
+	kc, cl := threeBrokers(t, 3, nil)
 	const g = "loading"
 	if _, _, err := cl.Coordinator(context.Background(), g); err != nil {
 		t.Fatal(err)
@@ -329,9 +334,8 @@ func TestClusterLoadInProgress(t *testing.T) {
 // outcome is unknown, the coordinator is forgotten; the next request
 // dials again and is served.
 func TestClusterConnectionClosedByBroker(t *testing.T) {
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
 	rec := &recorder{}
-	cl := connect(t, kc.ListenAddrs(), rec)
+	kc, cl := threeBrokers(t, 3, rec)
 	const g = "dropped"
 	r, _ := hb(t, cl, join(g, "m1"))
 	kc.ControlKey(int16(kmsg.ConsumerGroupHeartbeat), func(kmsg.Request) (kmsg.Response, error, bool) {
@@ -354,9 +358,8 @@ func TestClusterConnectionClosedByBroker(t *testing.T) {
 // A connection the broker closed while idle is found closed before the
 // next request, dialled again, and the request sent once on the new one.
 func TestClusterIdleConnectionRedialed(t *testing.T) {
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
 	rec := &recorder{}
-	cl := connect(t, kc.ListenAddrs(), rec)
+	_, cl := threeBrokers(t, 3, rec)
 	const g = "idle"
 	r, _ := hb(t, cl, join(g, "m1"))
 	rec.eofAll()
@@ -398,8 +401,7 @@ func TestClusterWithSASLAndTLS(t *testing.T) {
 // every heartbeat is accepted in the end (the moves are retried, each
 // one an event), with the race detector watching the cluster's state.
 func TestClusterConcurrentMoves(t *testing.T) {
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
-	cl := connect(t, kc.ListenAddrs()[:1], nil)
+	kc, cl := threeBrokers(t, 1, nil)
 	var (
 		wg    sync.WaitGroup
 		moves atomic.Int32
