@@ -1,5 +1,10 @@
 package codec
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // SaslAuthenticate (api key 36), versions 0-2, flexible from v2. It carries
 // the SASL tokens of the mechanism a SaslHandshake v1 named, one round trip
 // per token (PLAIN: one; SCRAM: two). An authentication api (API.Auth):
@@ -22,9 +27,51 @@ var saslAuthenticateAPI = defineAPI[SaslAuthenticateRequest, SaslAuthenticateRes
 
 // SaslAuthenticateRequest carries one client token of the mechanism.
 type SaslAuthenticateRequest struct {
-	// AuthBytes may hold a password (PLAIN): never print or record it.
+	// AuthBytes may hold a password (PLAIN's token does): its JSON form
+	// leaves it out (MarshalJSON).
 	AuthBytes   []byte
 	UnknownTags TaggedFields `json:",omitempty"`
+}
+
+// redactedToken is what the JSON form of a SaslAuthenticateRequest shows
+// in place of its token.
+const redactedToken = "[redacted]"
+
+// saslAuthenticateRequestJSON is the JSON form of a
+// SaslAuthenticateRequest.
+type saslAuthenticateRequestJSON struct {
+	AuthBytes   json.RawMessage
+	UnknownTags TaggedFields `json:",omitempty"`
+}
+
+// MarshalJSON writes the request with its token replaced by
+// "[redacted]": the JSON form is what histories, proxy recordings and
+// `ghostcheck decode` write, and a PLAIN token holds the password.
+func (m *SaslAuthenticateRequest) MarshalJSON() ([]byte, error) {
+	tok, _ := json.Marshal(redactedToken)
+	return json.Marshal(saslAuthenticateRequestJSON{AuthBytes: tok, UnknownTags: m.UnknownTags})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote (the token then reads as
+// empty: it was never written) or a token in encoding/json's base64 form.
+func (m *SaslAuthenticateRequest) UnmarshalJSON(b []byte) error {
+	var j saslAuthenticateRequestJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	m.AuthBytes, m.UnknownTags = nil, j.UnknownTags
+	var s string
+	if len(j.AuthBytes) == 0 || string(j.AuthBytes) == "null" || (json.Unmarshal(j.AuthBytes, &s) == nil && s == redactedToken) {
+		return nil
+	}
+	var tok []byte
+	if err := json.Unmarshal(j.AuthBytes, &tok); err != nil {
+		return fmt.Errorf("SaslAuthenticateRequest.AuthBytes: %w", err)
+	}
+	if len(tok) > 0 {
+		m.AuthBytes = tok
+	}
+	return nil
 }
 
 func (*SaslAuthenticateRequest) Key() APIKey      { return SaslAuthenticate }
