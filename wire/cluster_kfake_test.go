@@ -401,7 +401,16 @@ func TestClusterWithSASLAndTLS(t *testing.T) {
 // every heartbeat is accepted in the end (the moves are retried, each
 // one an event), with the race detector watching the cluster's state.
 func TestClusterConcurrentMoves(t *testing.T) {
-	kc, cl := threeBrokers(t, 1, nil)
+	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
+	// A heartbeat meets NOT_COORDINATOR again only if a rehash came
+	// between its tries: 160 rehashes in all cannot spend 200 retries.
+	cl, err := wire.Connect(context.Background(), kc.ListenAddrs()[:1], wire.ClusterOptions{
+		Dialer:  wire.Dialer{Options: wire.Options{Timeout: 5 * time.Second}},
+		Backoff: wire.Backoff{Base: time.Millisecond, Max: 8 * time.Millisecond, MaxRetries: 200, MaxWait: 30 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
 	var (
 		wg    sync.WaitGroup
 		moves atomic.Int32
