@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -147,7 +146,7 @@ func (pb *prober) invalidHeartbeat(pr plan.Probe) (*codec.ConsumerGroupHeartbeat
 	case 4:
 		r.TopicPartitions = nil
 	case 5:
-		r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: model.TopicIDFor("alpha"), Partitions: []int32{0}}}
+		r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: plan.TopicID("alpha"), Partitions: []int32{0}}}
 	case 6:
 		r.SubscribedTopicNames = nil
 	case 7:

@@ -128,7 +128,7 @@ func (cfg Config) modelConfig() model.Config {
 	for _, t := range cfg.Topics {
 		id := t.ID
 		if id.IsZero() {
-			id = model.TopicIDFor(t.Name)
+			id = plan.TopicID(t.Name)
 		}
 		mc.Topics = append(mc.Topics, model.Topic{Name: t.Name, ID: id, Partitions: t.Partitions})
 	}

@@ -130,13 +130,18 @@ const (
 	RenameClient ActionKind = "rename-client"
 )
 
+// TopicID is the id a plan's coordinator gives the topic named name: ids
+// derive from names (model.TopicIDFor), so every coordinator of a plan,
+// and its clients, agree on them.
+func TopicID(name string) codec.UUID { return model.TopicIDFor(name) }
+
 // ModelConfig is the model configuration the plan's coordinator must have.
-// Topic ids derive from names (model.TopicIDFor).
+// Topic ids derive from names (TopicID).
 func (p *Plan) ModelConfig() model.Config {
 	cfg := model.DefaultConfig(p.Seed)
 	cfg.Topics = nil
 	for _, t := range p.Topics {
-		cfg.Topics = append(cfg.Topics, model.Topic{Name: t.Name, ID: model.TopicIDFor(t.Name), Partitions: t.Partitions})
+		cfg.Topics = append(cfg.Topics, model.Topic{Name: t.Name, ID: TopicID(t.Name), Partitions: t.Partitions})
 	}
 	cfg.SessionTimeoutMs = p.SessionTimeoutMs
 	cfg.HeartbeatIntervalMs = p.HeartbeatIntervalMs
