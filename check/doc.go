@@ -37,8 +37,7 @@
 //     StaticRestartKeepsAssignment.
 //
 // Tests: check_test.go (the model passes; KIP-1082's ghosts; shrinking;
-// tampered and broken histories), budget_test.go (a spent search budget
-// is Unknown), restart_test.go (restarts replayed and checked, the level
+// tampered and broken histories), restart_test.go (restarts replayed and checked, the level
 // from the target), observable_test.go and observable_hand_test.go (the
 // observable level on runs and on hand-built histories), sweep_test.go
 // (the observable level across many seeds), replay_test.go (the

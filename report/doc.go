@@ -28,7 +28,8 @@
 //     the check's) and the history file beside it, and Explain says a
 //     report in words.
 //
-// Tests: timeline_test.go (the timeline's bounds and labels),
+// Tests: timeline_test.go (the timeline's bounds and labels, and the
+// check's bound it shares),
 // size_test.go, hostile_test.go, corpus_test.go, write_test.go and
 // browser_test.go (the pages, in a browser too).
 package report

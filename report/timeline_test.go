@@ -89,6 +89,25 @@ func TestWriteArtifactsAfterTimeoutReturns(t *testing.T) {
 	}
 }
 
+// The check's own bound, which the timeline shares: a budget the
+// sequential replay uses up leaves the search no time, not unlimited time
+// (porcupine reads a bound of zero or less as none).
+func TestCheckSpentBudgetIsUnknown(t *testing.T) {
+	res := overlappingHistory(t)
+	done := make(chan *check.Report, 1)
+	go func() { done <- check.Check(res, check.Options{Timeout: time.Nanosecond}) }()
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	select {
+	case rep := <-done:
+		if rep.Verdict != history.Unknown || rep.Rule != "Linearizability" {
+			t.Errorf("the check with a spent budget: %s %s %s", rep.Verdict, rep.Rule, rep.Detail)
+		}
+	case <-timer.C:
+		t.Fatal("Check still searching 30 s after a 1 ns budget")
+	}
+}
+
 // A decided history's timeline holds a whole linearization.
 func TestWriteArtifactsWholeTimeline(t *testing.T) {
 	o := plan.DefaultOptions()
