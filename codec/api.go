@@ -37,6 +37,12 @@ type API struct {
 	// coordinator neither serves nor advertises them: APIs leaves them
 	// out, AllAPIs has them.
 	Routing bool
+	// Classic marks the classic group protocol's apis (JoinGroup,
+	// Heartbeat, SyncGroup, DescribeGroups): ghostcheck reads and writes
+	// them (the recording proxy, `check` observing a classic group), but
+	// its coordinators neither serve nor advertise them, so APIs leaves
+	// them out, as it does the routing apis, and AllAPIs has them.
+	Classic bool
 
 	// responseHeaderV0 makes every response use header v0, flexible or
 	// not: ApiVersions (KIP-511), whose client must read the header before
@@ -103,6 +109,7 @@ const maxKnownKey = 127
 var apis = [maxKnownKey + 1]*API{
 	Metadata:                  &metadataAPI,
 	FindCoordinator:           &findCoordinatorAPI,
+	JoinGroup:                 &joinGroupAPI,
 	LeaveGroup:                &leaveGroupAPI,
 	ApiVersions:               &apiVersionsAPI,
 	ConsumerGroupHeartbeat:    &consumerGroupHeartbeatAPI,
@@ -121,19 +128,20 @@ func Lookup(key APIKey) *API {
 }
 
 // APIs lists the apis ghostcheck checks, in key order: those a coordinator
-// serves and advertises. The routing apis are left out (see API.Routing).
+// serves and advertises. The routing and the classic apis are left out (see
+// API.Routing and API.Classic).
 func APIs() []*API {
 	var out []*API
 	for _, a := range apis {
-		if a != nil && !a.Routing {
+		if a != nil && !a.Routing && !a.Classic {
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// AllAPIs lists every api this codec implements, in key order: APIs and
-// the routing apis. Lookup finds each of them.
+// AllAPIs lists every api this codec implements, in key order: APIs, the
+// routing apis and the classic ones. Lookup finds each of them.
 func AllAPIs() []*API {
 	var out []*API
 	for _, a := range apis {

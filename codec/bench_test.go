@@ -83,7 +83,8 @@ func kmsgLeave() *kmsg.LeaveGroupRequest {
 
 // changeStrings changes every non-empty string of a benchmark header and
 // message (header ClientId, group, member ids, instance ids, rack, topics,
-// assignor, reasons) to a different string of the same length, so that
+// assignor, reasons, protocol types and names) to a different string of
+// the same length, so that
 // decoding it into a message that held the original copies every string.
 func changeStrings(h *codec.RequestHeader, m codec.Message) {
 	flip := func(s string) string {
@@ -116,6 +117,14 @@ func changeStrings(h *codec.RequestHeader, m codec.Message) {
 			mb.MemberId, mb.GroupInstanceId, mb.Reason = flip(mb.MemberId), flipN(mb.GroupInstanceId), flipN(mb.Reason)
 		}
 		m.Members = members
+	case *codec.JoinGroupRequest:
+		m.GroupId, m.MemberId, m.ProtocolType = flip(m.GroupId), flip(m.MemberId), flip(m.ProtocolType)
+		m.GroupInstanceId, m.Reason = flipN(m.GroupInstanceId), flipN(m.Reason)
+		protocols := append([]codec.JoinGroupRequestProtocol(nil), m.Protocols...)
+		for i := range protocols {
+			protocols[i].Name = flip(protocols[i].Name)
+		}
+		m.Protocols = protocols
 	default:
 		panic("changeStrings: unexpected message")
 	}

@@ -98,6 +98,23 @@ func TestEncodeRefusals(t *testing.T) {
 			Coordinators: []codec.FindCoordinatorCoordinator{{Key: "g"}}}, 3, codec.ErrNotRepresentable, "Coordinators"},
 		{"known-tag array element of 32768 bytes", &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: -1,
 			SupportedFeatures: []codec.SupportedFeature{{Name: long}}}, 3, codec.ErrStringTooLong, "SupportedFeatures.Name"},
+		{"JoinGroup v4 with GroupInstanceId (v5+)", &codec.JoinGroupRequest{GroupId: "g",
+			GroupInstanceId: codec.Str("i")}, 4, codec.ErrNotRepresentable, "GroupInstanceId"},
+		{"JoinGroup v0 with an empty (non-null) GroupInstanceId", &codec.JoinGroupRequest{GroupId: "g",
+			GroupInstanceId: codec.Str("")}, 0, codec.ErrNotRepresentable, "GroupInstanceId"},
+		{"tags at JoinGroup v5", &codec.JoinGroupRequest{GroupId: "g",
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 5, codec.ErrNotRepresentable, "TaggedFields"},
+		{"protocol tags at JoinGroup v5", &codec.JoinGroupRequest{GroupId: "g",
+			Protocols: []codec.JoinGroupRequestProtocol{{Name: "p", UnknownTags: codec.TaggedFields{{Tag: 1}}}}},
+			5, codec.ErrNotRepresentable, "Protocols.TaggedFields"},
+		{"JoinGroup protocol name of 32768 bytes", &codec.JoinGroupRequest{GroupId: "g",
+			Protocols: []codec.JoinGroupRequestProtocol{{Name: long}}}, 6, codec.ErrStringTooLong, "Protocols.Name"},
+		{"JoinGroup response v8 SkipAssignment (v9+)", &codec.JoinGroupResponse{SkipAssignment: true},
+			8, codec.ErrNotRepresentable, "SkipAssignment"},
+		{"JoinGroup response v5 member tags", &codec.JoinGroupResponse{Members: []codec.JoinGroupResponseMember{
+			{MemberId: "m", UnknownTags: codec.TaggedFields{{Tag: 1}}}}}, 5, codec.ErrNotRepresentable, "Members.TaggedFields"},
+		{"JoinGroup response v2 protocol name of 32768 bytes", &codec.JoinGroupResponse{ProtocolName: codec.Str(long)},
+			2, codec.ErrStringTooLong, "ProtocolName"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,6 +209,17 @@ func TestEncodeDropsIgnorable(t *testing.T) {
 			ClientSoftwareName: "gc", ClientSoftwareVersion: "1"}, 2, ``},
 		{"ApiVersions software name and version at v0", &codec.ApiVersionsRequest{
 			ClientSoftwareName: "gc", ClientSoftwareVersion: "1"}, 0, ``},
+		{"JoinGroup RebalanceTimeoutMs at v0", &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 1,
+			RebalanceTimeoutMs: 5, ProtocolType: "c"}, 0, `
+			00 01 67  00 00 00 01  00 00  00 01 63  00 00 00 00  # GroupId, SessionTimeoutMs, MemberId, ProtocolType, Protocols; no RebalanceTimeoutMs`},
+		{"JoinGroup Reason at v7", &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 1, RebalanceTimeoutMs: 2,
+			ProtocolType: "c", Reason: codec.Str("r")}, 7, `
+			02 67  00 00 00 01  00 00 00 02  01 00 02 63 01  00  # ..., Protocols empty; no Reason; tags`},
+		{"JoinGroup response fields of later versions at v1", &codec.JoinGroupResponse{ThrottleTimeMs: 9,
+			GenerationId: 1, ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p"), Leader: "m", MemberId: "m",
+			Members: []codec.JoinGroupResponseMember{{MemberId: "m", GroupInstanceId: codec.Str("i")}}}, 1, `
+			00 00  00 00 00 01  00 01 70  00 01 6d  00 01 6d  # ErrorCode, GenerationId, ProtocolName, Leader, MemberId; no ThrottleTimeMs, ProtocolType
+			00 00 00 01  00 01 6d  00 00 00 00                # Members: "m", no GroupInstanceId, no metadata`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -232,5 +260,33 @@ func TestLongestString(t *testing.T) {
 	b, err := m.AppendTo(nil, 1)
 	if err != nil || !bytes.Equal(b[:3], []byte{0x80, 0x80, 0x02}) {
 		t.Fatalf("compact length of 32767 is uvarint(32768) = 80 80 02: % x, %v", b[:3], err)
+	}
+}
+
+// Below v7 a JoinGroup response's ProtocolName is not nullable: null is
+// written as the empty string, as Kafka's broker writes it (its
+// JoinGroupResponse constructor does so below v7), so one error answer
+// encodes at every version. From v7 null is null and the empty string
+// stays empty.
+func TestJoinGroupNullProtocolName(t *testing.T) {
+	m := &codec.JoinGroupResponse{ErrorCode: codec.UnknownMemberID, GenerationId: -1}
+	cases := []struct {
+		version int16
+		wire    string
+	}{
+		{0, `00 19  ff ff ff ff  00 00  00 00  00 00  00 00 00 00  # ProtocolName "", Leader, MemberId, Members`},
+		{6, `00 00 00 00  00 19  ff ff ff ff  01  01  01  01  00  # ProtocolName "" (compact)`},
+		{7, `00 00 00 00  00 19  ff ff ff ff  00  00  01  01  01  00  # ProtocolType null, ProtocolName null`},
+	}
+	for _, tc := range cases {
+		got, err := m.AppendTo(nil, tc.version)
+		if want := wire(t, tc.wire); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("v%d: got % x, %v\nwant % x", tc.version, got, err, want)
+		}
+	}
+	empty := &codec.JoinGroupResponse{ProtocolName: codec.Str("")}
+	got, err := empty.AppendTo(nil, 7)
+	if want := wire(t, `00 00 00 00  00 00  00 00 00 00  00  01  01 01 01 00  # ProtocolName "" stays empty`); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("empty name at v7: got % x, %v\nwant % x", got, err, want)
 	}
 }

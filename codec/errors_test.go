@@ -146,6 +146,28 @@ var decodeErrorCases = []struct {
 	{"FindCoordinator response v4: coordinators larger than the input", &codec.FindCoordinatorResponse{}, 4, `
 		00 00 00 00  03  02 67 00 00 00 01 02 68 00 00 00 01 00 00 00 00  00`,
 		codec.ErrLengthOverrun, "Coordinators", 4},
+	{"JoinGroup v0: null protocol metadata", &codec.JoinGroupRequest{}, 0, `
+		00 01 67  00 00 27 10  00 00  00 01 63  # GroupId, SessionTimeoutMs, MemberId, ProtocolType
+		00 00 00 01  00 01 70  # Protocols: 1, Name "p"
+		ff ff ff ff            # Metadata: null, not allowed`,
+		codec.ErrNegativeLength, "Protocols.Metadata", 19},
+	{"JoinGroup v6: protocol count needs 3 bytes each", &codec.JoinGroupRequest{}, 6, `
+		02 67  00 00 27 10  00 00 ea 60  01  00  02 63  # ..., ProtocolType "c"
+		05           # Protocols: 4, 12 bytes at least
+		02 70 01 00`,
+		codec.ErrLengthOverrun, "Protocols", 14},
+	{"JoinGroup response v6: null protocol name (nullable from v7)", &codec.JoinGroupResponse{}, 6, `
+		00 00 00 00  00 00  ff ff ff ff
+		00           # ProtocolName null
+		01 01 01 00`,
+		codec.ErrNegativeLength, "ProtocolName", 10},
+	{"JoinGroup response v5: members need 8 bytes each", &codec.JoinGroupResponse{}, 5, `
+		00 00 00 00  00 00  00 00 00 01  00 00  00 00  00 00
+		00 00 00 02  # Members: 2, 16 bytes at least
+		00 00  ff ff  00 00 00 00  00 00`,
+		codec.ErrLengthOverrun, "Members", 16},
+	{"JoinGroup v10", &codec.JoinGroupRequest{}, 10, `00`,
+		codec.ErrUnsupportedVersion, "", 0},
 	{"FindCoordinator v7", &codec.FindCoordinatorRequest{}, 7, `00`,
 		codec.ErrUnsupportedVersion, "", 0},
 	{"Metadata v14", &codec.MetadataResponse{}, 14, `00`,

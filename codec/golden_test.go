@@ -27,9 +27,10 @@ var (
 	u10 = uuidOf(0x10) // 10 11 12 ... 1f
 )
 
-// goldenBodies are every body vector: those of the apis ghostcheck checks
-// and those of the routing apis (golden_routing_test.go).
-var goldenBodies = append(goldenChecked[:len(goldenChecked):len(goldenChecked)], goldenRouting...)
+// goldenBodies are every body vector: those of the apis ghostcheck checks,
+// of the routing apis (golden_routing_test.go) and of the classic ones
+// (golden_classic_test.go).
+var goldenBodies = append(append(goldenChecked[:len(goldenChecked):len(goldenChecked)], goldenRouting...), goldenClassic...)
 
 var goldenChecked = []golden{
 	// ---------------------------------------------------------------- ApiVersions (18)

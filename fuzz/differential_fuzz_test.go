@@ -10,13 +10,15 @@ import (
 )
 
 // checkedKinds are the message kinds of the apis ghostcheck checks
-// (codec.APIs) and routingKinds those of the routing apis; both codecs
-// implement them all, each with the versions they share (see
-// kmsgMaxVersion). They are two targets so that the first byte of an input
-// saved under testdata/fuzz keeps naming the kind it was found for.
+// (codec.APIs), routingKinds those of the routing apis and classicKinds
+// those of the classic ones; both codecs implement them all, each with the
+// versions they share (see kmsgMaxVersion). They are separate targets so
+// that the first byte of an input saved under testdata/fuzz keeps naming
+// the kind it was found for.
 var (
 	checkedKinds = kindsOf(codec.APIs())
-	routingKinds = kindsOf(routingAPIs())
+	routingKinds = kindsOf(apisWhere(func(a *codec.API) bool { return a.Routing }))
+	classicKinds = kindsOf(apisWhere(func(a *codec.API) bool { return a.Classic }))
 )
 
 func kindsOf(apis []*codec.API) []codectest.Kind {
@@ -27,10 +29,11 @@ func kindsOf(apis []*codec.API) []codectest.Kind {
 	return ks
 }
 
-func routingAPIs() []*codec.API {
+// apisWhere lists the apis of codec.AllAPIs that keep holds for.
+func apisWhere(keep func(*codec.API) bool) []*codec.API {
 	var out []*codec.API
 	for _, a := range codec.AllAPIs() {
-		if a.Routing {
+		if keep(a) {
 			out = append(out, a)
 		}
 	}
@@ -58,6 +61,11 @@ func FuzzDifferentialKmsg(f *testing.F) { fuzzDifferential(f, checkedKinds) }
 // FuzzDifferentialKmsgRouting is FuzzDifferentialKmsg for the routing apis
 // (Metadata, FindCoordinator), with the same invariants.
 func FuzzDifferentialKmsgRouting(f *testing.F) { fuzzDifferential(f, routingKinds) }
+
+// FuzzDifferentialKmsgClassic is FuzzDifferentialKmsg for the classic
+// group protocol's apis (JoinGroup, Heartbeat, SyncGroup, DescribeGroups),
+// with the same invariants.
+func FuzzDifferentialKmsgClassic(f *testing.F) { fuzzDifferential(f, classicKinds) }
 
 func fuzzDifferential(f *testing.F, kinds []codectest.Kind) {
 	for i, k := range kinds {
@@ -132,6 +140,7 @@ var arrayOrBytesField = map[string]bool{
 	"TopicPartitions.Partitions": true, "Assignment.TopicPartitions": true,
 	"Members.SubscribedTopicNames": true, "AcceptedCompressionTypes": true,
 	"RequestedMetrics": true, "Metrics": true,
+	"Protocols": true, "Protocols.Metadata": true, "Members.Metadata": true,
 }
 
 // hasWideVarint reports whether b holds four continuation bytes followed

@@ -189,6 +189,10 @@ func FuzzFindCoordinatorRequest(f *testing.F) {
 func FuzzFindCoordinatorResponse(f *testing.F) {
 	fuzzMessage(f, codectest.Kind{Key: codec.FindCoordinator, Response: true})
 }
+func FuzzJoinGroupRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: codec.JoinGroup}) }
+func FuzzJoinGroupResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.JoinGroup, Response: true})
+}
 
 // FuzzRequestHeader decodes the input as a request header, both through
 // ParseRequestHeader (header version chosen by the api key and version it

@@ -160,6 +160,8 @@ var messageGens = []messageGen{
 	{"MetadataResponse", codec.Metadata, true, genMetadataResponse},
 	{"FindCoordinatorRequest", codec.FindCoordinator, false, genFindCoordinatorRequest},
 	{"FindCoordinatorResponse", codec.FindCoordinator, true, genFindCoordinatorResponse},
+	{"JoinGroupRequest", codec.JoinGroup, false, genJoinGroupRequest},
+	{"JoinGroupResponse", codec.JoinGroup, true, genJoinGroupResponse},
 	{"ApiVersionsRequest", codec.ApiVersions, false, func(v int16) *rapid.Generator[codec.Message] {
 		return rapid.Custom(func(t *rapid.T) codec.Message {
 			m := &codec.ApiVersionsRequest{}

@@ -1,0 +1,79 @@
+package codec_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Benchmarks of the classic group protocol's messages beside franz-go's
+// kmsg, in the manner of bench_test.go: a static consumer's JoinGroup v9
+// (request header v2) with two protocols.
+
+// consumerMetadata is a consumer's protocol metadata of about the size a
+// Java consumer subscribed to three topics sends.
+var consumerMetadata = bytes.Repeat([]byte{0, 3, 0, 0, 0, 3, 0, 6, 'o', 'r', 'd', 'e', 'r', 's'}, 4)
+
+func benchJoinGroup() (codec.RequestHeader, *codec.JoinGroupRequest) {
+	h := codec.RequestHeader{RequestApiKey: codec.JoinGroup, RequestApiVersion: 9, CorrelationId: 7,
+		ClientId: codec.Str("ghostcheck-consumer-1"), ClientInstanceId: codec.SomeUUID(uuidOf(0x40))}
+	m := &codec.JoinGroupRequest{GroupId: "orders-consumers", SessionTimeoutMs: 45000, RebalanceTimeoutMs: 300000,
+		MemberId: benchMemberID, GroupInstanceId: codec.Str("instance-1"), ProtocolType: "consumer",
+		Protocols: []codec.JoinGroupRequestProtocol{
+			{Name: "cooperative-sticky", Metadata: consumerMetadata},
+			{Name: "range", Metadata: consumerMetadata[:40]},
+		},
+		Reason: codec.Str("rebalance failed due to MemberIdRequiredException")}
+	return h, m
+}
+
+func kmsgJoinGroup() *kmsg.JoinGroupRequest {
+	_, m := benchJoinGroup()
+	k := kmsg.NewPtrJoinGroupRequest()
+	k.Version = 9
+	k.Group, k.SessionTimeoutMillis, k.RebalanceTimeoutMillis = m.GroupId, m.SessionTimeoutMs, m.RebalanceTimeoutMs
+	k.MemberID, k.InstanceID, k.ProtocolType, k.Reason = m.MemberId, m.GroupInstanceId.Ptr(), m.ProtocolType, m.Reason.Ptr()
+	for _, p := range m.Protocols {
+		k.Protocols = append(k.Protocols, kmsg.JoinGroupRequestProtocol{Name: p.Name, Metadata: p.Metadata})
+	}
+	return k
+}
+
+func BenchmarkEncodeJoinGroupV9(b *testing.B) {
+	h, m := benchJoinGroup()
+	benchEncode(b, h, m, kmsgJoinGroup(), kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)))
+}
+
+func BenchmarkDecodeJoinGroupV9(b *testing.B) {
+	h, m := benchJoinGroup()
+	frame := benchDecodeFresh(b, h, m, func() decoder { return new(codec.JoinGroupRequest) })
+	benchDecodeReused(b, frame, changedFrame(b, benchJoinGroup), new(codec.JoinGroupRequest))
+	body := kmsgBody(kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)).AppendRequest(nil, kmsgJoinGroup(), 1))
+	benchKmsgDecode(b, body, 9, func() kmsgRequest { return kmsg.NewPtrJoinGroupRequest() })
+}
+
+// benchDecodeFresh runs "ours": the frame of h and m (returned, without its
+// size) decoded into a fresh header and message each time.
+func benchDecodeFresh(b *testing.B, h codec.RequestHeader, m codec.Message, fresh func() decoder) []byte {
+	frame, err := codec.AppendRequest(nil, &h, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	frame = frame[4:]
+	b.Run("ours", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var gh codec.RequestHeader
+			off, err := codec.ParseRequestHeader(frame, &gh, codec.DecodeOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := fresh().Decode(frame[off:], gh.RequestApiVersion, codec.DecodeOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	return frame
+}

@@ -1,0 +1,215 @@
+package codec_test
+
+import "github.com/ghostcheck/ghostcheck/codec"
+
+// Golden vectors of the classic group protocol's apis, written from Apache
+// Kafka's JoinGroupRequest/Response.json, HeartbeatRequest/Response.json,
+// SyncGroupRequest/Response.json and DescribeGroupsRequest/Response.json
+// (field order, the versions of each field, nullability, flexible
+// versions), never produced by this codec. Each api has a vector at every
+// version, and each field at the first and last version of its range and
+// on both sides of the flexible switch. They join goldenChecked in
+// goldenBodies.
+
+var goldenClassic = []golden{
+	// ---------------------------------------------------------------- JoinGroup (11)
+	{"JoinGroupRequest v0 first join", 0, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000,
+		RebalanceTimeoutMs: -1, ProtocolType: "consumer",
+		Protocols: []codec.JoinGroupRequestProtocol{{Name: "range", Metadata: []byte{1, 2}}}}, `
+		00 01 67                       # GroupId "g"
+		00 00 27 10                    # SessionTimeoutMs 10000
+		                               # no RebalanceTimeoutMs at v0: reads as -1
+		00 00                          # MemberId ""
+		00 08 63 6f 6e 73 75 6d 65 72  # ProtocolType "consumer"
+		00 00 00 01                    # Protocols: int32 count 1
+		00 05 72 61 6e 67 65           #   Name "range"
+		00 00 00 02 01 02              #   Metadata: int32 length 2`},
+	{"JoinGroupRequest v1 rebalance timeout", 1, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000,
+		RebalanceTimeoutMs: 300000, MemberId: "m", ProtocolType: "c",
+		Protocols: []codec.JoinGroupRequestProtocol{{Name: "a"}, {Name: "b", Metadata: []byte{0xff}}}}, `
+		00 01 67     # GroupId "g"
+		00 00 27 10  # SessionTimeoutMs 10000
+		00 04 93 e0  # RebalanceTimeoutMs 300000 (v1+)
+		00 01 6d     # MemberId "m"
+		00 01 63     # ProtocolType "c"
+		00 00 00 02  # Protocols: 2
+		00 01 61     #   Name "a"
+		00 00 00 00  #   Metadata: empty (decodes to nil)
+		00 01 62     #   Name "b"
+		00 00 00 01 ff  # Metadata: 1 byte`},
+	{"JoinGroupRequest v2 no protocols", 2, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 1,
+		RebalanceTimeoutMs: 2, ProtocolType: "c"}, `
+		00 01 67  00 00 00 01  00 00 00 02  # GroupId "g", SessionTimeoutMs 1, RebalanceTimeoutMs 2
+		00 00  00 01 63                     # MemberId "", ProtocolType "c"
+		00 00 00 00                         # Protocols: empty (decodes to nil)`},
+	{"JoinGroupRequest v3 negative rebalance timeout", 3, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 45000,
+		RebalanceTimeoutMs: -1, MemberId: "m", ProtocolType: "c",
+		Protocols: []codec.JoinGroupRequestProtocol{{Name: "p", Metadata: []byte{0}}}}, `
+		00 01 67     # GroupId "g"
+		00 00 af c8  # SessionTimeoutMs 45000
+		ff ff ff ff  # RebalanceTimeoutMs -1, sent as such
+		00 01 6d  00 01 63             # MemberId "m", ProtocolType "c"
+		00 00 00 01  00 01 70  00 00 00 01 00  # Protocols: "p" with one zero byte`},
+	{"JoinGroupRequest v4 rejoin with the id MEMBER_ID_REQUIRED gave", 4, &codec.JoinGroupRequest{GroupId: "g",
+		SessionTimeoutMs: 10000, RebalanceTimeoutMs: 60000, MemberId: "c-1", ProtocolType: "c",
+		Protocols: []codec.JoinGroupRequestProtocol{{Name: "p"}}}, `
+		00 01 67  00 00 27 10  00 00 ea 60  # GroupId "g", SessionTimeoutMs 10000, RebalanceTimeoutMs 60000
+		00 03 63 2d 31                      # MemberId "c-1"
+		00 01 63                            # ProtocolType "c"
+		00 00 00 01  00 01 70  00 00 00 00  # Protocols: "p", no metadata`},
+	{"JoinGroupRequest v5 static member", 5, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000,
+		RebalanceTimeoutMs: 60000, GroupInstanceId: codec.Str("i-1"), ProtocolType: "c",
+		Protocols: []codec.JoinGroupRequestProtocol{{Name: "p", Metadata: []byte{7}}}}, `
+		00 01 67  00 00 27 10  00 00 ea 60  # GroupId, SessionTimeoutMs, RebalanceTimeoutMs
+		00 00                               # MemberId "" (a static member's first join)
+		00 03 69 2d 31                      # GroupInstanceId "i-1" (v5+)
+		00 01 63                            # ProtocolType "c"
+		00 00 00 01  00 01 70  00 00 00 01 07  # Protocols: "p", metadata 07`},
+	{"JoinGroupRequest v5 dynamic member", 5, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000,
+		RebalanceTimeoutMs: 60000, MemberId: "m", ProtocolType: "c"}, `
+		00 01 67  00 00 27 10  00 00 ea 60  # GroupId, SessionTimeoutMs, RebalanceTimeoutMs
+		00 01 6d     # MemberId "m"
+		ff ff        # GroupInstanceId null (int16 -1)
+		00 01 63     # ProtocolType "c"
+		00 00 00 00  # Protocols: empty`},
+	{"JoinGroupRequest v6 flexible", 6, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000,
+		RebalanceTimeoutMs: 60000, MemberId: "m", GroupInstanceId: codec.Str("i"), ProtocolType: "c",
+		Protocols: []codec.JoinGroupRequestProtocol{{Name: "p", Metadata: []byte{1, 2, 3}}}}, `
+		02 67        # GroupId: compact, uvarint(1+1)
+		00 00 27 10  # SessionTimeoutMs 10000
+		00 00 ea 60  # RebalanceTimeoutMs 60000
+		02 6d        # MemberId "m"
+		02 69        # GroupInstanceId "i"
+		02 63        # ProtocolType "c"
+		02           # Protocols: compact count 1
+		02 70        #   Name "p"
+		04 01 02 03  #   Metadata: compact bytes, uvarint(3+1)
+		00           #   protocol tags
+		00           # tags`},
+	{"JoinGroupRequest v7 tags and null instance", 7, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000,
+		RebalanceTimeoutMs: 60000, ProtocolType: "c",
+		Protocols: []codec.JoinGroupRequestProtocol{{Name: "p",
+			UnknownTags: codec.TaggedFields{{Tag: 3, Data: []byte{0xaa}}}}},
+		UnknownTags: codec.TaggedFields{{Tag: 0, Data: []byte{}}}}, `
+		02 67  00 00 27 10  00 00 ea 60  # GroupId, SessionTimeoutMs, RebalanceTimeoutMs
+		01           # MemberId ""
+		00           # GroupInstanceId null (compact 0)
+		02 63        # ProtocolType "c"
+		02  02 70  01  # Protocols: 1, Name "p", Metadata empty (decodes to nil)
+		01 03 01 aa  #   protocol tags: 1 field, tag 3, size 1
+		01 00 00     # tags: 1 field, tag 0, size 0`},
+	{"JoinGroupRequest v8 reason", 8, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000,
+		RebalanceTimeoutMs: 60000, MemberId: "m", ProtocolType: "c",
+		Protocols: []codec.JoinGroupRequestProtocol{{Name: "p"}}, Reason: codec.Str("rejoin")}, `
+		02 67  00 00 27 10  00 00 ea 60  # GroupId, SessionTimeoutMs, RebalanceTimeoutMs
+		02 6d  00  02 63                 # MemberId "m", GroupInstanceId null, ProtocolType "c"
+		02  02 70 01 00                  # Protocols: "p", no metadata, no tags
+		07 72 65 6a 6f 69 6e             # Reason "rejoin" (v8+)
+		00                               # tags`},
+	{"JoinGroupRequest v8 null reason", 8, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000,
+		RebalanceTimeoutMs: 60000, ProtocolType: "c"}, `
+		02 67  00 00 27 10  00 00 ea 60  01  00  02 63  01  # ..., Protocols empty
+		00   # Reason null
+		00   # tags`},
+	{"JoinGroupRequest v9", 9, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000,
+		RebalanceTimeoutMs: 60000, MemberId: "m", GroupInstanceId: codec.Str("i"), ProtocolType: "c",
+		Protocols: []codec.JoinGroupRequestProtocol{{Name: "a", Metadata: []byte{1}}, {Name: "b", Metadata: []byte{2}}},
+		Reason:    codec.Str("")}, `
+		02 67  00 00 27 10  00 00 ea 60  # GroupId, SessionTimeoutMs, RebalanceTimeoutMs
+		02 6d  02 69  02 63              # MemberId "m", GroupInstanceId "i", ProtocolType "c"
+		03                               # Protocols: 2
+		02 61  02 01  00                 #   "a", metadata 01, no tags
+		02 62  02 02  00                 #   "b", metadata 02, no tags
+		01                               # Reason "" (empty, not null)
+		00                               # tags`},
+	{"JoinGroupResponse v0 leader", 0, &codec.JoinGroupResponse{GenerationId: 1, ProtocolName: codec.Str("range"),
+		Leader: "m", MemberId: "m", Members: []codec.JoinGroupResponseMember{{MemberId: "m", Metadata: []byte{0x0a}}}}, `
+		00 00                 # ErrorCode 0
+		00 00 00 01           # GenerationId 1
+		00 05 72 61 6e 67 65  # ProtocolName "range"
+		00 01 6d              # Leader "m"
+		00 01 6d              # MemberId "m"
+		00 00 00 01           # Members: 1
+		00 01 6d              #   MemberId "m"
+		00 00 00 01 0a        #   Metadata: 1 byte`},
+	{"JoinGroupResponse v1 unknown member", 1, &codec.JoinGroupResponse{ErrorCode: codec.UnknownMemberID,
+		GenerationId: -1, ProtocolName: codec.Str("")}, `
+		00 19        # ErrorCode 25 UNKNOWN_MEMBER_ID
+		ff ff ff ff  # GenerationId -1
+		00 00        # ProtocolName "" (not nullable below v7)
+		00 00        # Leader ""
+		00 00        # MemberId ""
+		00 00 00 00  # Members: empty`},
+	{"JoinGroupResponse v2 throttle time", 2, &codec.JoinGroupResponse{ThrottleTimeMs: 7, GenerationId: 3,
+		ProtocolName: codec.Str("p"), Leader: "l", MemberId: "m"}, `
+		00 00 00 07  # ThrottleTimeMs 7 (v2+, first)
+		00 00        # ErrorCode 0
+		00 00 00 03  # GenerationId 3
+		00 01 70  00 01 6c  00 01 6d  # ProtocolName "p", Leader "l", MemberId "m"
+		00 00 00 00  # Members: empty (a follower)`},
+	{"JoinGroupResponse v3 rebalance in progress", 3, &codec.JoinGroupResponse{ErrorCode: codec.RebalanceInProgress,
+		GenerationId: -1, ProtocolName: codec.Str("")}, `
+		00 00 00 00  00 1b  ff ff ff ff  # ThrottleTimeMs 0, ErrorCode 27, GenerationId -1
+		00 00  00 00  00 00  00 00 00 00  # ProtocolName, Leader, MemberId "", Members empty`},
+	{"JoinGroupResponse v4 member id required", 4, &codec.JoinGroupResponse{ErrorCode: codec.MemberIDRequired,
+		GenerationId: -1, ProtocolName: codec.Str(""), MemberId: "c-1"}, `
+		00 00 00 00  # ThrottleTimeMs 0
+		00 4f        # ErrorCode 79 MEMBER_ID_REQUIRED (KIP-394, v4+)
+		ff ff ff ff  # GenerationId -1
+		00 00  00 00 # ProtocolName "", Leader ""
+		00 03 63 2d 31  # MemberId "c-1": the id to join again with
+		00 00 00 00  # Members: empty`},
+	{"JoinGroupResponse v5 members with instance ids", 5, &codec.JoinGroupResponse{GenerationId: 2,
+		ProtocolName: codec.Str("p"), Leader: "a", MemberId: "a", Members: []codec.JoinGroupResponseMember{
+			{MemberId: "a", GroupInstanceId: codec.Str("i"), Metadata: []byte{1}},
+			{MemberId: "b", GroupInstanceId: codec.Null}}}, `
+		00 00 00 00  00 00  00 00 00 02  # ThrottleTimeMs, ErrorCode, GenerationId 2
+		00 01 70  00 01 61  00 01 61     # ProtocolName "p", Leader "a", MemberId "a"
+		00 00 00 02  # Members: 2
+		00 01 61  00 01 69  00 00 00 01 01  #   "a", GroupInstanceId "i" (v5+), metadata 01
+		00 01 62  ff ff     00 00 00 00     #   "b", GroupInstanceId null, no metadata`},
+	{"JoinGroupResponse v6 flexible", 6, &codec.JoinGroupResponse{ThrottleTimeMs: 1, GenerationId: 2,
+		ProtocolName: codec.Str("p"), Leader: "a", MemberId: "b",
+		Members: []codec.JoinGroupResponseMember{{MemberId: "a", Metadata: []byte{9, 9}}}}, `
+		00 00 00 01  00 00  00 00 00 02  # ThrottleTimeMs 1, ErrorCode 0, GenerationId 2
+		02 70        # ProtocolName "p": compact, still not nullable at v6
+		02 61  02 62 # Leader "a", MemberId "b"
+		02           # Members: 1
+		02 61  00  03 09 09  00  #   "a", GroupInstanceId null, metadata 09 09, tags
+		00           # tags`},
+	{"JoinGroupResponse v6 empty protocol name", 6, &codec.JoinGroupResponse{ErrorCode: codec.NotCoordinator,
+		GenerationId: -1, ProtocolName: codec.Str("")}, `
+		00 00 00 00  00 10  ff ff ff ff  # ThrottleTimeMs, ErrorCode 16, GenerationId -1
+		01           # ProtocolName "" (compact length 0+1)
+		01  01  01   # Leader "", MemberId "", Members empty
+		00           # tags`},
+	{"JoinGroupResponse v7 protocol type and name", 7, &codec.JoinGroupResponse{GenerationId: 5,
+		ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("range"), Leader: "a", MemberId: "a"}, `
+		00 00 00 00  00 00  00 00 00 05  # ThrottleTimeMs, ErrorCode, GenerationId 5
+		09 63 6f 6e 73 75 6d 65 72  # ProtocolType "consumer" (v7+)
+		06 72 61 6e 67 65           # ProtocolName "range"
+		02 61  02 61  01            # Leader "a", MemberId "a", Members empty
+		00                          # tags`},
+	{"JoinGroupResponse v7 null protocol", 7, &codec.JoinGroupResponse{ErrorCode: codec.InconsistentGroupProtocol,
+		GenerationId: -1}, `
+		00 00 00 00  00 17  ff ff ff ff  # ThrottleTimeMs, ErrorCode 23, GenerationId -1
+		00           # ProtocolType null
+		00           # ProtocolName null (nullable from v7)
+		01 01 01 00  # Leader "", MemberId "", Members empty, tags`},
+	{"JoinGroupResponse v8", 8, &codec.JoinGroupResponse{GenerationId: 5, ProtocolType: codec.Str("c"),
+		ProtocolName: codec.Str("p"), Leader: "a", MemberId: "b",
+		UnknownTags: codec.TaggedFields{{Tag: 1, Data: []byte{0xff}}}}, `
+		00 00 00 00  00 00  00 00 00 05  # ThrottleTimeMs, ErrorCode, GenerationId 5
+		02 63  02 70  02 61  02 62  01   # ProtocolType "c", ProtocolName "p", Leader "a", MemberId "b", Members empty
+		01 01 01 ff  # tags: tag 1, size 1`},
+	{"JoinGroupResponse v9 skip assignment", 9, &codec.JoinGroupResponse{GenerationId: 5, ProtocolType: codec.Str("c"),
+		ProtocolName: codec.Str("p"), Leader: "a", SkipAssignment: true, MemberId: "a",
+		Members: []codec.JoinGroupResponseMember{{MemberId: "a", GroupInstanceId: codec.Str("i"),
+			UnknownTags: codec.TaggedFields{{Tag: 2, Data: []byte{}}}}}}, `
+		00 00 00 00  00 00  00 00 00 05  # ThrottleTimeMs, ErrorCode, GenerationId 5
+		02 63  02 70  02 61              # ProtocolType "c", ProtocolName "p", Leader "a"
+		01                               # SkipAssignment true (v9+)
+		02 61                            # MemberId "a"
+		02  02 61  02 69  01  01 02 00   # Members: "a", "i", metadata empty, tags: tag 2 size 0
+		00                               # tags`},
+}

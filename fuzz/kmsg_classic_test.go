@@ -1,0 +1,61 @@
+package fuzz
+
+import (
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Conversions of the classic group protocol's apis between this codec and
+// kmsg, in the manner of kmsg_test.go. kmsg names JoinGroup's fields
+// Generation, Protocol (a *string at every version), LeaderID and
+// ProtocolMetadata, and holds the defaults this codec reads for the fields
+// a version lacks (RebalanceTimeoutMillis -1, AuthorizedOperations
+// INT32_MIN).
+
+func classicToKmsg(m codec.Message) kmsgMessage {
+	switch m := m.(type) {
+	case *codec.JoinGroupRequest:
+		return &kmsg.JoinGroupRequest{Group: m.GroupId, SessionTimeoutMillis: m.SessionTimeoutMs,
+			RebalanceTimeoutMillis: m.RebalanceTimeoutMs, MemberID: m.MemberId, InstanceID: m.GroupInstanceId.Ptr(),
+			ProtocolType: m.ProtocolType,
+			Protocols: mapSlice(m.Protocols, func(p *codec.JoinGroupRequestProtocol) kmsg.JoinGroupRequestProtocol {
+				return kmsg.JoinGroupRequestProtocol{Name: p.Name, Metadata: p.Metadata, UnknownTags: tagsToKmsg(p.UnknownTags)}
+			}),
+			Reason: m.Reason.Ptr(), UnknownTags: tagsToKmsg(m.UnknownTags)}
+	case *codec.JoinGroupResponse:
+		return &kmsg.JoinGroupResponse{ThrottleMillis: m.ThrottleTimeMs, ErrorCode: int16(m.ErrorCode),
+			Generation: m.GenerationId, ProtocolType: m.ProtocolType.Ptr(), Protocol: m.ProtocolName.Ptr(),
+			LeaderID: m.Leader, SkipAssignment: m.SkipAssignment, MemberID: m.MemberId,
+			Members: mapSlice(m.Members, func(mb *codec.JoinGroupResponseMember) kmsg.JoinGroupResponseMember {
+				return kmsg.JoinGroupResponseMember{MemberID: mb.MemberId, InstanceID: mb.GroupInstanceId.Ptr(),
+					ProtocolMetadata: mb.Metadata, UnknownTags: tagsToKmsg(mb.UnknownTags)}
+			}),
+			UnknownTags: tagsToKmsg(m.UnknownTags)}
+	}
+	panic("classicToKmsg: not a classic message")
+}
+
+// classicFromKmsg converts a kmsg classic message into the value this
+// codec's decoder gives: empty arrays and byte strings nil.
+func classicFromKmsg(k kmsgMessage) codec.Message {
+	switch k := k.(type) {
+	case *kmsg.JoinGroupRequest:
+		return &codec.JoinGroupRequest{GroupId: k.Group, SessionTimeoutMs: k.SessionTimeoutMillis,
+			RebalanceTimeoutMs: k.RebalanceTimeoutMillis, MemberId: k.MemberID, GroupInstanceId: codec.FromPtr(k.InstanceID),
+			ProtocolType: k.ProtocolType,
+			Protocols: nilIfEmpty(mapSlice(k.Protocols, func(p *kmsg.JoinGroupRequestProtocol) codec.JoinGroupRequestProtocol {
+				return codec.JoinGroupRequestProtocol{Name: p.Name, Metadata: nilIfEmpty(p.Metadata), UnknownTags: tagsFromKmsg(p.UnknownTags)}
+			})),
+			Reason: codec.FromPtr(k.Reason), UnknownTags: tagsFromKmsg(k.UnknownTags)}
+	case *kmsg.JoinGroupResponse:
+		return &codec.JoinGroupResponse{ThrottleTimeMs: k.ThrottleMillis, ErrorCode: codec.ErrorCode(k.ErrorCode),
+			GenerationId: k.Generation, ProtocolType: codec.FromPtr(k.ProtocolType), ProtocolName: codec.FromPtr(k.Protocol),
+			Leader: k.LeaderID, SkipAssignment: k.SkipAssignment, MemberId: k.MemberID,
+			Members: nilIfEmpty(mapSlice(k.Members, func(mb *kmsg.JoinGroupResponseMember) codec.JoinGroupResponseMember {
+				return codec.JoinGroupResponseMember{MemberId: mb.MemberID, GroupInstanceId: codec.FromPtr(mb.InstanceID),
+					Metadata: nilIfEmpty(mb.ProtocolMetadata), UnknownTags: tagsFromKmsg(mb.UnknownTags)}
+			})),
+			UnknownTags: tagsFromKmsg(k.UnknownTags)}
+	}
+	panic("classicFromKmsg: not a classic message")
+}
