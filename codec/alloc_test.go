@@ -106,6 +106,9 @@ func TestAllocationBudgets(t *testing.T) {
 	jgH, jg := benchJoinGroup()
 	jgH2, jg2 := benchJoinGroup()
 	changeStrings(&jgH2, jg2)
+	chH, ch := benchClassicHeartbeat()
+	chH2, ch2 := benchClassicHeartbeat()
+	changeStrings(&chH2, ch2)
 	cases := []struct {
 		name    string
 		h, h2   codec.RequestHeader
@@ -117,6 +120,7 @@ func TestAllocationBudgets(t *testing.T) {
 		{"ConsumerGroupHeartbeat v1", hbH, hbH2, hb, hb2, new(codec.ConsumerGroupHeartbeatRequest), 8, 0},
 		{"LeaveGroup v5", lgH, lgH2, lg, lg2, new(codec.LeaveGroupRequest), 31, 0},
 		{"JoinGroup v9", jgH, jgH2, jg, jg2, new(codec.JoinGroupRequest), 8, 2},
+		{"Heartbeat v4", chH, chH2, ch, ch2, new(codec.HeartbeatRequest), 4, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -110,6 +110,7 @@ var apis = [maxKnownKey + 1]*API{
 	Metadata:                  &metadataAPI,
 	FindCoordinator:           &findCoordinatorAPI,
 	JoinGroup:                 &joinGroupAPI,
+	Heartbeat:                 &heartbeatAPI,
 	LeaveGroup:                &leaveGroupAPI,
 	ApiVersions:               &apiVersionsAPI,
 	ConsumerGroupHeartbeat:    &consumerGroupHeartbeatAPI,

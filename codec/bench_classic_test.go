@@ -10,7 +10,8 @@ import (
 
 // Benchmarks of the classic group protocol's messages beside franz-go's
 // kmsg, in the manner of bench_test.go: a static consumer's JoinGroup v9
-// (request header v2) with two protocols.
+// (request header v2) with two protocols, and its Heartbeat v4, the
+// classic protocol's hot request.
 
 // consumerMetadata is a consumer's protocol metadata of about the size a
 // Java consumer subscribed to three topics sends.
@@ -76,4 +77,33 @@ func benchDecodeFresh(b *testing.B, h codec.RequestHeader, m codec.Message, fres
 		}
 	})
 	return frame
+}
+
+func benchClassicHeartbeat() (codec.RequestHeader, *codec.HeartbeatRequest) {
+	h := codec.RequestHeader{RequestApiKey: codec.Heartbeat, RequestApiVersion: 4, CorrelationId: 12345,
+		ClientId: codec.Str("ghostcheck-consumer-1"), ClientInstanceId: codec.SomeUUID(uuidOf(0x40))}
+	m := &codec.HeartbeatRequest{GroupId: "orders-consumers", GenerationId: 17, MemberId: benchMemberID,
+		GroupInstanceId: codec.Str("instance-1")}
+	return h, m
+}
+
+func kmsgClassicHeartbeat() *kmsg.HeartbeatRequest {
+	_, m := benchClassicHeartbeat()
+	k := kmsg.NewPtrHeartbeatRequest()
+	k.Version = 4
+	k.Group, k.Generation, k.MemberID, k.InstanceID = m.GroupId, m.GenerationId, m.MemberId, m.GroupInstanceId.Ptr()
+	return k
+}
+
+func BenchmarkEncodeClassicHeartbeatV4(b *testing.B) {
+	h, m := benchClassicHeartbeat()
+	benchEncode(b, h, m, kmsgClassicHeartbeat(), kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)))
+}
+
+func BenchmarkDecodeClassicHeartbeatV4(b *testing.B) {
+	h, m := benchClassicHeartbeat()
+	frame := benchDecodeFresh(b, h, m, func() decoder { return new(codec.HeartbeatRequest) })
+	benchDecodeReused(b, frame, changedFrame(b, benchClassicHeartbeat), new(codec.HeartbeatRequest))
+	body := kmsgBody(kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)).AppendRequest(nil, kmsgClassicHeartbeat(), 1))
+	benchKmsgDecode(b, body, 4, func() kmsgRequest { return kmsg.NewPtrHeartbeatRequest() })
 }

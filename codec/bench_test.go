@@ -125,6 +125,8 @@ func changeStrings(h *codec.RequestHeader, m codec.Message) {
 			protocols[i].Name = flip(protocols[i].Name)
 		}
 		m.Protocols = protocols
+	case *codec.HeartbeatRequest:
+		m.GroupId, m.MemberId, m.GroupInstanceId = flip(m.GroupId), flip(m.MemberId), flipN(m.GroupInstanceId)
 	default:
 		panic("changeStrings: unexpected message")
 	}

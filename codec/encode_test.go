@@ -113,6 +113,12 @@ func TestEncodeRefusals(t *testing.T) {
 			8, codec.ErrNotRepresentable, "SkipAssignment"},
 		{"JoinGroup response v5 member tags", &codec.JoinGroupResponse{Members: []codec.JoinGroupResponseMember{
 			{MemberId: "m", UnknownTags: codec.TaggedFields{{Tag: 1}}}}}, 5, codec.ErrNotRepresentable, "Members.TaggedFields"},
+		{"Heartbeat v2 with GroupInstanceId (v3+)", &codec.HeartbeatRequest{GroupId: "g",
+			GroupInstanceId: codec.Str("i")}, 2, codec.ErrNotRepresentable, "GroupInstanceId"},
+		{"tags at Heartbeat v3", &codec.HeartbeatRequest{GroupId: "g",
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 3, codec.ErrNotRepresentable, "TaggedFields"},
+		{"tags at Heartbeat response v3", &codec.HeartbeatResponse{
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 3, codec.ErrNotRepresentable, "TaggedFields"},
 		{"JoinGroup response v2 protocol name of 32768 bytes", &codec.JoinGroupResponse{ProtocolName: codec.Str(long)},
 			2, codec.ErrStringTooLong, "ProtocolName"},
 	}
@@ -215,6 +221,9 @@ func TestEncodeDropsIgnorable(t *testing.T) {
 		{"JoinGroup Reason at v7", &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 1, RebalanceTimeoutMs: 2,
 			ProtocolType: "c", Reason: codec.Str("r")}, 7, `
 			02 67  00 00 00 01  00 00 00 02  01 00 02 63 01  00  # ..., Protocols empty; no Reason; tags`},
+		{"ThrottleTimeMs at Heartbeat response v0", &codec.HeartbeatResponse{ThrottleTimeMs: 50,
+			ErrorCode: codec.RebalanceInProgress}, 0, `
+			00 1b  # ErrorCode only`},
 		{"JoinGroup response fields of later versions at v1", &codec.JoinGroupResponse{ThrottleTimeMs: 9,
 			GenerationId: 1, ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p"), Leader: "m", MemberId: "m",
 			Members: []codec.JoinGroupResponseMember{{MemberId: "m", GroupInstanceId: codec.Str("i")}}}, 1, `

@@ -166,6 +166,12 @@ var decodeErrorCases = []struct {
 		00 00 00 02  # Members: 2, 16 bytes at least
 		00 00  ff ff  00 00 00 00  00 00`,
 		codec.ErrLengthOverrun, "Members", 16},
+	{"Heartbeat v4: null member id", &codec.HeartbeatRequest{}, 4, `02 67  00 00 00 01  00  00 00`,
+		codec.ErrNegativeLength, "MemberId", 6},
+	{"Heartbeat v3: truncated instance id", &codec.HeartbeatRequest{}, 3, `00 01 67  00 00 00 01  00 00  00 02 69`,
+		codec.ErrLengthOverrun, "GroupInstanceId", 9},
+	{"Heartbeat v5", &codec.HeartbeatRequest{}, 5, `00`,
+		codec.ErrUnsupportedVersion, "", 0},
 	{"JoinGroup v10", &codec.JoinGroupRequest{}, 10, `00`,
 		codec.ErrUnsupportedVersion, "", 0},
 	{"FindCoordinator v7", &codec.FindCoordinatorRequest{}, 7, `00`,

@@ -212,4 +212,47 @@ var goldenClassic = []golden{
 		02 61                            # MemberId "a"
 		02  02 61  02 69  01  01 02 00   # Members: "a", "i", metadata empty, tags: tag 2 size 0
 		00                               # tags`},
+
+	// ---------------------------------------------------------------- Heartbeat (12)
+	{"HeartbeatRequest v0", 0, &codec.HeartbeatRequest{GroupId: "g", GenerationId: 1, MemberId: "m"}, `
+		00 01 67     # GroupId "g"
+		00 00 00 01  # GenerationId 1
+		00 01 6d     # MemberId "m"`},
+	{"HeartbeatRequest v1", 1, &codec.HeartbeatRequest{GroupId: "gr", GenerationId: 258, MemberId: "m-1"}, `
+		00 02 67 72     # GroupId "gr"
+		00 00 01 02     # GenerationId 258
+		00 03 6d 2d 31  # MemberId "m-1"`},
+	{"HeartbeatRequest v2 generation -1", 2, &codec.HeartbeatRequest{GroupId: "g", GenerationId: -1}, `
+		00 01 67  ff ff ff ff  00 00  # GroupId "g", GenerationId -1, MemberId ""`},
+	{"HeartbeatRequest v3 static member", 3, &codec.HeartbeatRequest{GroupId: "g", GenerationId: 3, MemberId: "m",
+		GroupInstanceId: codec.Str("i")}, `
+		00 01 67  00 00 00 03  00 01 6d  # GroupId, GenerationId 3, MemberId
+		00 01 69                         # GroupInstanceId "i" (v3+)`},
+	{"HeartbeatRequest v3 dynamic member", 3, &codec.HeartbeatRequest{GroupId: "g", GenerationId: 3, MemberId: "m"}, `
+		00 01 67  00 00 00 03  00 01 6d  # GroupId, GenerationId 3, MemberId
+		ff ff                            # GroupInstanceId null`},
+	{"HeartbeatRequest v4 flexible", 4, &codec.HeartbeatRequest{GroupId: "g", GenerationId: 3, MemberId: "m",
+		GroupInstanceId: codec.Str("i")}, `
+		02 67  00 00 00 03  02 6d  02 69  # compact GroupId, GenerationId, MemberId, GroupInstanceId
+		00                                # tags`},
+	{"HeartbeatRequest v4 null instance and a tag", 4, &codec.HeartbeatRequest{GroupId: "g", GenerationId: 0,
+		UnknownTags: codec.TaggedFields{{Tag: 9, Data: []byte{1, 2}}}}, `
+		02 67  00 00 00 00  01  00  # GroupId, GenerationId 0, MemberId "", GroupInstanceId null
+		01 09 02 01 02              # tags: tag 9, size 2`},
+	{"HeartbeatResponse v0", 0, &codec.HeartbeatResponse{}, `
+		00 00  # ErrorCode 0`},
+	{"HeartbeatResponse v1 rebalance in progress", 1, &codec.HeartbeatResponse{ThrottleTimeMs: 3,
+		ErrorCode: codec.RebalanceInProgress}, `
+		00 00 00 03  # ThrottleTimeMs 3 (v1+, first)
+		00 1b        # ErrorCode 27 REBALANCE_IN_PROGRESS: rejoin`},
+	{"HeartbeatResponse v2 illegal generation", 2, &codec.HeartbeatResponse{ErrorCode: codec.IllegalGeneration}, `
+		00 00 00 00  00 16  # ThrottleTimeMs 0, ErrorCode 22 ILLEGAL_GENERATION`},
+	{"HeartbeatResponse v3 fenced instance", 3, &codec.HeartbeatResponse{ErrorCode: codec.FencedInstanceID}, `
+		00 00 00 00  00 52  # ThrottleTimeMs 0, ErrorCode 82 FENCED_INSTANCE_ID`},
+	{"HeartbeatResponse v4 flexible", 4, &codec.HeartbeatResponse{ErrorCode: codec.UnknownMemberID}, `
+		00 00 00 00  00 19  # ThrottleTimeMs 0, ErrorCode 25 UNKNOWN_MEMBER_ID
+		00                  # tags`},
+	{"HeartbeatResponse v4 unknown tag", 4, &codec.HeartbeatResponse{ThrottleTimeMs: 1,
+		UnknownTags: codec.TaggedFields{{Tag: 0, Data: []byte{0xee}}}}, `
+		00 00 00 01  00 00  01 00 01 ee  # ThrottleTimeMs 1, ErrorCode 0, tags: tag 0 size 1`},
 }

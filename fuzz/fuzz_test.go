@@ -193,6 +193,10 @@ func FuzzJoinGroupRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: cod
 func FuzzJoinGroupResponse(f *testing.F) {
 	fuzzMessage(f, codectest.Kind{Key: codec.JoinGroup, Response: true})
 }
+func FuzzHeartbeatRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: codec.Heartbeat}) }
+func FuzzHeartbeatResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.Heartbeat, Response: true})
+}
 
 // FuzzRequestHeader decodes the input as a request header, both through
 // ParseRequestHeader (header version chosen by the api key and version it

@@ -31,6 +31,12 @@ func classicToKmsg(m codec.Message) kmsgMessage {
 					ProtocolMetadata: mb.Metadata, UnknownTags: tagsToKmsg(mb.UnknownTags)}
 			}),
 			UnknownTags: tagsToKmsg(m.UnknownTags)}
+	case *codec.HeartbeatRequest:
+		return &kmsg.HeartbeatRequest{Group: m.GroupId, Generation: m.GenerationId, MemberID: m.MemberId,
+			InstanceID: m.GroupInstanceId.Ptr(), UnknownTags: tagsToKmsg(m.UnknownTags)}
+	case *codec.HeartbeatResponse:
+		return &kmsg.HeartbeatResponse{ThrottleMillis: m.ThrottleTimeMs, ErrorCode: int16(m.ErrorCode),
+			UnknownTags: tagsToKmsg(m.UnknownTags)}
 	}
 	panic("classicToKmsg: not a classic message")
 }
@@ -55,6 +61,12 @@ func classicFromKmsg(k kmsgMessage) codec.Message {
 				return codec.JoinGroupResponseMember{MemberId: mb.MemberID, GroupInstanceId: codec.FromPtr(mb.InstanceID),
 					Metadata: nilIfEmpty(mb.ProtocolMetadata), UnknownTags: tagsFromKmsg(mb.UnknownTags)}
 			})),
+			UnknownTags: tagsFromKmsg(k.UnknownTags)}
+	case *kmsg.HeartbeatRequest:
+		return &codec.HeartbeatRequest{GroupId: k.Group, GenerationId: k.Generation, MemberId: k.MemberID,
+			GroupInstanceId: codec.FromPtr(k.InstanceID), UnknownTags: tagsFromKmsg(k.UnknownTags)}
+	case *kmsg.HeartbeatResponse:
+		return &codec.HeartbeatResponse{ThrottleTimeMs: k.ThrottleMillis, ErrorCode: codec.ErrorCode(k.ErrorCode),
 			UnknownTags: tagsFromKmsg(k.UnknownTags)}
 	}
 	panic("classicFromKmsg: not a classic message")

@@ -75,3 +75,27 @@ func genJoinGroupResponse(v int16) *rapid.Generator[codec.Message] {
 		return m
 	})
 }
+
+func genHeartbeatRequest(v int16) *rapid.Generator[codec.Message] {
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		m := &codec.HeartbeatRequest{GroupId: genString.Draw(t, "GroupId"),
+			GenerationId: int32s().Draw(t, "GenerationId"), MemberId: genString.Draw(t, "MemberId")}
+		if v >= 3 {
+			m.GroupInstanceId = genNullableString.Draw(t, "GroupInstanceId")
+		}
+		m.UnknownTags = genTags(t, flexible(codec.Heartbeat, v), 0)
+		return m
+	})
+}
+
+func genHeartbeatResponse(v int16) *rapid.Generator[codec.Message] {
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		m := &codec.HeartbeatResponse{}
+		if v >= 1 {
+			m.ThrottleTimeMs = int32s().Draw(t, "ThrottleTimeMs")
+		}
+		m.ErrorCode = codec.ErrorCode(int16s().Draw(t, "ErrorCode"))
+		m.UnknownTags = genTags(t, flexible(codec.Heartbeat, v), 0)
+		return m
+	})
+}

@@ -162,6 +162,8 @@ var messageGens = []messageGen{
 	{"FindCoordinatorResponse", codec.FindCoordinator, true, genFindCoordinatorResponse},
 	{"JoinGroupRequest", codec.JoinGroup, false, genJoinGroupRequest},
 	{"JoinGroupResponse", codec.JoinGroup, true, genJoinGroupResponse},
+	{"HeartbeatRequest", codec.Heartbeat, false, genHeartbeatRequest},
+	{"HeartbeatResponse", codec.Heartbeat, true, genHeartbeatResponse},
 	{"ApiVersionsRequest", codec.ApiVersions, false, func(v int16) *rapid.Generator[codec.Message] {
 		return rapid.Custom(func(t *rapid.T) codec.Message {
 			m := &codec.ApiVersionsRequest{}
