@@ -109,6 +109,9 @@ func TestAllocationBudgets(t *testing.T) {
 	chH, ch := benchClassicHeartbeat()
 	chH2, ch2 := benchClassicHeartbeat()
 	changeStrings(&chH2, ch2)
+	sgH, sg := benchSyncGroup()
+	sgH2, sg2 := benchSyncGroup()
+	changeStrings(&sgH2, sg2)
 	cases := []struct {
 		name    string
 		h, h2   codec.RequestHeader
@@ -121,6 +124,7 @@ func TestAllocationBudgets(t *testing.T) {
 		{"LeaveGroup v5", lgH, lgH2, lg, lg2, new(codec.LeaveGroupRequest), 31, 0},
 		{"JoinGroup v9", jgH, jgH2, jg, jg2, new(codec.JoinGroupRequest), 8, 2},
 		{"Heartbeat v4", chH, chH2, ch, ch2, new(codec.HeartbeatRequest), 4, 0},
+		{"SyncGroup v5", sgH, sgH2, sg, sg2, new(codec.SyncGroupRequest), 16, 10},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

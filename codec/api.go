@@ -112,6 +112,7 @@ var apis = [maxKnownKey + 1]*API{
 	JoinGroup:                 &joinGroupAPI,
 	Heartbeat:                 &heartbeatAPI,
 	LeaveGroup:                &leaveGroupAPI,
+	SyncGroup:                 &syncGroupAPI,
 	ApiVersions:               &apiVersionsAPI,
 	ConsumerGroupHeartbeat:    &consumerGroupHeartbeatAPI,
 	ConsumerGroupDescribe:     &consumerGroupDescribeAPI,

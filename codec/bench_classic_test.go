@@ -10,8 +10,9 @@ import (
 
 // Benchmarks of the classic group protocol's messages beside franz-go's
 // kmsg, in the manner of bench_test.go: a static consumer's JoinGroup v9
-// (request header v2) with two protocols, and its Heartbeat v4, the
-// classic protocol's hot request.
+// (request header v2) with two protocols, its Heartbeat v4, the classic
+// protocol's hot request, and the leader's SyncGroup v5 with the
+// assignments of ten members.
 
 // consumerMetadata is a consumer's protocol metadata of about the size a
 // Java consumer subscribed to three topics sends.
@@ -106,4 +107,45 @@ func BenchmarkDecodeClassicHeartbeatV4(b *testing.B) {
 	benchDecodeReused(b, frame, changedFrame(b, benchClassicHeartbeat), new(codec.HeartbeatRequest))
 	body := kmsgBody(kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)).AppendRequest(nil, kmsgClassicHeartbeat(), 1))
 	benchKmsgDecode(b, body, 4, func() kmsgRequest { return kmsg.NewPtrHeartbeatRequest() })
+}
+
+func benchSyncGroup() (codec.RequestHeader, *codec.SyncGroupRequest) {
+	h := codec.RequestHeader{RequestApiKey: codec.SyncGroup, RequestApiVersion: 5, CorrelationId: 8,
+		ClientId: codec.Str("ghostcheck-consumer-1"), ClientInstanceId: codec.SomeUUID(uuidOf(0x40))}
+	m := &codec.SyncGroupRequest{GroupId: "orders-consumers", GenerationId: 17, MemberId: benchMemberID,
+		GroupInstanceId: codec.Str("instance-1"), ProtocolType: codec.Str("consumer"),
+		ProtocolName: codec.Str("cooperative-sticky")}
+	for i := 0; i < 10; i++ {
+		id := []byte(benchMemberID)
+		id[0] = byte('a' + i)
+		m.Assignments = append(m.Assignments, codec.SyncGroupRequestAssignment{MemberId: string(id),
+			Assignment: consumerMetadata[:30]})
+	}
+	return h, m
+}
+
+func kmsgSyncGroup() *kmsg.SyncGroupRequest {
+	_, m := benchSyncGroup()
+	k := kmsg.NewPtrSyncGroupRequest()
+	k.Version = 5
+	k.Group, k.Generation, k.MemberID, k.InstanceID = m.GroupId, m.GenerationId, m.MemberId, m.GroupInstanceId.Ptr()
+	k.ProtocolType, k.Protocol = m.ProtocolType.Ptr(), m.ProtocolName.Ptr()
+	for _, a := range m.Assignments {
+		k.GroupAssignment = append(k.GroupAssignment, kmsg.SyncGroupRequestGroupAssignment{MemberID: a.MemberId,
+			MemberAssignment: a.Assignment})
+	}
+	return k
+}
+
+func BenchmarkEncodeSyncGroupV5(b *testing.B) {
+	h, m := benchSyncGroup()
+	benchEncode(b, h, m, kmsgSyncGroup(), kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)))
+}
+
+func BenchmarkDecodeSyncGroupV5(b *testing.B) {
+	h, m := benchSyncGroup()
+	frame := benchDecodeFresh(b, h, m, func() decoder { return new(codec.SyncGroupRequest) })
+	benchDecodeReused(b, frame, changedFrame(b, benchSyncGroup), new(codec.SyncGroupRequest))
+	body := kmsgBody(kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)).AppendRequest(nil, kmsgSyncGroup(), 1))
+	benchKmsgDecode(b, body, 5, func() kmsgRequest { return kmsg.NewPtrSyncGroupRequest() })
 }

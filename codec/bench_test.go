@@ -127,6 +127,14 @@ func changeStrings(h *codec.RequestHeader, m codec.Message) {
 		m.Protocols = protocols
 	case *codec.HeartbeatRequest:
 		m.GroupId, m.MemberId, m.GroupInstanceId = flip(m.GroupId), flip(m.MemberId), flipN(m.GroupInstanceId)
+	case *codec.SyncGroupRequest:
+		m.GroupId, m.MemberId, m.GroupInstanceId = flip(m.GroupId), flip(m.MemberId), flipN(m.GroupInstanceId)
+		m.ProtocolType, m.ProtocolName = flipN(m.ProtocolType), flipN(m.ProtocolName)
+		assignments := append([]codec.SyncGroupRequestAssignment(nil), m.Assignments...)
+		for i := range assignments {
+			assignments[i].MemberId = flip(assignments[i].MemberId)
+		}
+		m.Assignments = assignments
 	default:
 		panic("changeStrings: unexpected message")
 	}

@@ -119,6 +119,13 @@ func TestEncodeRefusals(t *testing.T) {
 			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 3, codec.ErrNotRepresentable, "TaggedFields"},
 		{"tags at Heartbeat response v3", &codec.HeartbeatResponse{
 			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 3, codec.ErrNotRepresentable, "TaggedFields"},
+		{"SyncGroup v2 with GroupInstanceId (v3+)", &codec.SyncGroupRequest{GroupId: "g",
+			GroupInstanceId: codec.Str("i")}, 2, codec.ErrNotRepresentable, "GroupInstanceId"},
+		{"assignment tags at SyncGroup v3", &codec.SyncGroupRequest{GroupId: "g",
+			Assignments: []codec.SyncGroupRequestAssignment{{MemberId: "m", UnknownTags: codec.TaggedFields{{Tag: 1}}}}},
+			3, codec.ErrNotRepresentable, "Assignments.TaggedFields"},
+		{"SyncGroup assignment member id of 32768 bytes", &codec.SyncGroupRequest{GroupId: "g",
+			Assignments: []codec.SyncGroupRequestAssignment{{MemberId: long}}}, 5, codec.ErrStringTooLong, "Assignments.MemberId"},
 		{"JoinGroup response v2 protocol name of 32768 bytes", &codec.JoinGroupResponse{ProtocolName: codec.Str(long)},
 			2, codec.ErrStringTooLong, "ProtocolName"},
 	}
@@ -224,6 +231,12 @@ func TestEncodeDropsIgnorable(t *testing.T) {
 		{"ThrottleTimeMs at Heartbeat response v0", &codec.HeartbeatResponse{ThrottleTimeMs: 50,
 			ErrorCode: codec.RebalanceInProgress}, 0, `
 			00 1b  # ErrorCode only`},
+		{"SyncGroup protocol type and name at v4", &codec.SyncGroupRequest{GroupId: "g", GenerationId: 1, MemberId: "m",
+			ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p")}, 4, `
+			02 67  00 00 00 01  02 6d  00  01  00  # GroupId, GenerationId, MemberId, GroupInstanceId null, Assignments empty, tags`},
+		{"SyncGroup response fields of later versions at v0", &codec.SyncGroupResponse{ThrottleTimeMs: 1,
+			ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p"), Assignment: []byte{1}}, 0, `
+			00 00  00 00 00 01 01  # ErrorCode, Assignment; no ThrottleTimeMs, ProtocolType, ProtocolName`},
 		{"JoinGroup response fields of later versions at v1", &codec.JoinGroupResponse{ThrottleTimeMs: 9,
 			GenerationId: 1, ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p"), Leader: "m", MemberId: "m",
 			Members: []codec.JoinGroupResponseMember{{MemberId: "m", GroupInstanceId: codec.Str("i")}}}, 1, `

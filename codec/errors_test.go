@@ -170,6 +170,21 @@ var decodeErrorCases = []struct {
 		codec.ErrNegativeLength, "MemberId", 6},
 	{"Heartbeat v3: truncated instance id", &codec.HeartbeatRequest{}, 3, `00 01 67  00 00 00 01  00 00  00 02 69`,
 		codec.ErrLengthOverrun, "GroupInstanceId", 9},
+	{"SyncGroup v4: null assignment", &codec.SyncGroupRequest{}, 4, `
+		02 67  00 00 00 01  02 6d  00  # GroupId, GenerationId, MemberId, GroupInstanceId null
+		02  02 6d                      # Assignments: 1, MemberId "m"
+		00                             # Assignment null: not allowed
+		00 00`,
+		codec.ErrNegativeLength, "Assignments.Assignment", 12},
+	{"SyncGroup v0: assignments need 6 bytes each", &codec.SyncGroupRequest{}, 0, `
+		00 01 67  00 00 00 01  00 01 6d
+		00 00 00 02  # Assignments: 2, 12 bytes at least
+		00 01 6d 00 00 00 00`,
+		codec.ErrLengthOverrun, "Assignments", 10},
+	{"SyncGroup response v5: assignment longer than the input", &codec.SyncGroupResponse{}, 5, `
+		00 00 00 00  00 00  00  00
+		05 01 02     # Assignment: 4 bytes announced, 2 left`,
+		codec.ErrLengthOverrun, "Assignment", 8},
 	{"Heartbeat v5", &codec.HeartbeatRequest{}, 5, `00`,
 		codec.ErrUnsupportedVersion, "", 0},
 	{"JoinGroup v10", &codec.JoinGroupRequest{}, 10, `00`,

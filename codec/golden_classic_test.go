@@ -255,4 +255,74 @@ var goldenClassic = []golden{
 	{"HeartbeatResponse v4 unknown tag", 4, &codec.HeartbeatResponse{ThrottleTimeMs: 1,
 		UnknownTags: codec.TaggedFields{{Tag: 0, Data: []byte{0xee}}}}, `
 		00 00 00 01  00 00  01 00 01 ee  # ThrottleTimeMs 1, ErrorCode 0, tags: tag 0 size 1`},
+
+	// ---------------------------------------------------------------- SyncGroup (14)
+	{"SyncGroupRequest v0 leader", 0, &codec.SyncGroupRequest{GroupId: "g", GenerationId: 1, MemberId: "a",
+		Assignments: []codec.SyncGroupRequestAssignment{{MemberId: "a", Assignment: []byte{1, 2}}, {MemberId: "b"}}}, `
+		00 01 67     # GroupId "g"
+		00 00 00 01  # GenerationId 1
+		00 01 61     # MemberId "a"
+		00 00 00 02  # Assignments: 2
+		00 01 61  00 00 00 02 01 02  #   "a": 2 bytes
+		00 01 62  00 00 00 00        #   "b": empty (decodes to nil)`},
+	{"SyncGroupRequest v1 follower", 1, &codec.SyncGroupRequest{GroupId: "g", GenerationId: 1, MemberId: "b"}, `
+		00 01 67  00 00 00 01  00 01 62  # GroupId, GenerationId 1, MemberId "b"
+		00 00 00 00                      # Assignments: empty`},
+	{"SyncGroupRequest v2", 2, &codec.SyncGroupRequest{GroupId: "gr", GenerationId: 300, MemberId: "m",
+		Assignments: []codec.SyncGroupRequestAssignment{{MemberId: "m", Assignment: []byte{0xff}}}}, `
+		00 02 67 72  00 00 01 2c  00 01 6d  # GroupId "gr", GenerationId 300, MemberId "m"
+		00 00 00 01  00 01 6d  00 00 00 01 ff  # Assignments: "m", 1 byte`},
+	{"SyncGroupRequest v3 static member", 3, &codec.SyncGroupRequest{GroupId: "g", GenerationId: 2, MemberId: "m",
+		GroupInstanceId: codec.Str("i")}, `
+		00 01 67  00 00 00 02  00 01 6d  # GroupId, GenerationId 2, MemberId
+		00 01 69                         # GroupInstanceId "i" (v3+)
+		00 00 00 00                      # Assignments: empty`},
+	{"SyncGroupRequest v3 dynamic member", 3, &codec.SyncGroupRequest{GroupId: "g", GenerationId: 2, MemberId: "m"}, `
+		00 01 67  00 00 00 02  00 01 6d  ff ff  00 00 00 00  # ..., GroupInstanceId null, Assignments empty`},
+	{"SyncGroupRequest v4 flexible", 4, &codec.SyncGroupRequest{GroupId: "g", GenerationId: 2, MemberId: "m",
+		GroupInstanceId: codec.Str("i"), Assignments: []codec.SyncGroupRequestAssignment{
+			{MemberId: "m", Assignment: []byte{5}, UnknownTags: codec.TaggedFields{{Tag: 4, Data: []byte{}}}}}}, `
+		02 67  00 00 00 02  02 6d  02 69  # compact GroupId, GenerationId, MemberId, GroupInstanceId
+		02                                # Assignments: 1
+		02 6d  02 05                      #   "m", compact bytes 05
+		01 04 00                          #   assignment tags: tag 4, size 0
+		00                                # tags`},
+	{"SyncGroupRequest v5 protocol type and name", 5, &codec.SyncGroupRequest{GroupId: "g", GenerationId: 2,
+		MemberId: "m", ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("range"),
+		Assignments: []codec.SyncGroupRequestAssignment{{MemberId: "m", Assignment: []byte{5}}}}, `
+		02 67  00 00 00 02  02 6d  00     # GroupId, GenerationId, MemberId, GroupInstanceId null
+		09 63 6f 6e 73 75 6d 65 72        # ProtocolType "consumer" (v5+)
+		06 72 61 6e 67 65                 # ProtocolName "range" (v5+)
+		02  02 6d  02 05  00              # Assignments: "m", 05, no tags
+		00                                # tags`},
+	{"SyncGroupRequest v5 null protocol", 5, &codec.SyncGroupRequest{GroupId: "g", GenerationId: 2, MemberId: "m",
+		GroupInstanceId: codec.Str("i")}, `
+		02 67  00 00 00 02  02 6d  02 69  # GroupId, GenerationId, MemberId, GroupInstanceId "i"
+		00  00                            # ProtocolType, ProtocolName null (a broker answers INCONSISTENT_GROUP_PROTOCOL)
+		01  00                            # Assignments empty, tags`},
+	{"SyncGroupResponse v0", 0, &codec.SyncGroupResponse{Assignment: []byte{1, 2, 3}}, `
+		00 00              # ErrorCode 0
+		00 00 00 03 01 02 03  # Assignment: 3 bytes`},
+	{"SyncGroupResponse v1 rebalance in progress", 1, &codec.SyncGroupResponse{ThrottleTimeMs: 2,
+		ErrorCode: codec.RebalanceInProgress}, `
+		00 00 00 02  # ThrottleTimeMs 2 (v1+, first)
+		00 1b        # ErrorCode 27
+		00 00 00 00  # Assignment: empty (decodes to nil)`},
+	{"SyncGroupResponse v2 illegal generation", 2, &codec.SyncGroupResponse{ErrorCode: codec.IllegalGeneration}, `
+		00 00 00 00  00 16  00 00 00 00  # ThrottleTimeMs, ErrorCode 22, Assignment empty`},
+	{"SyncGroupResponse v3 fenced instance", 3, &codec.SyncGroupResponse{ErrorCode: codec.FencedInstanceID}, `
+		00 00 00 00  00 52  00 00 00 00  # ThrottleTimeMs, ErrorCode 82, Assignment empty`},
+	{"SyncGroupResponse v4 flexible", 4, &codec.SyncGroupResponse{Assignment: []byte{9}}, `
+		00 00 00 00  00 00  # ThrottleTimeMs, ErrorCode
+		02 09               # Assignment: compact bytes, 1 byte
+		00                  # tags`},
+	{"SyncGroupResponse v5 protocol type and name", 5, &codec.SyncGroupResponse{ProtocolType: codec.Str("c"),
+		ProtocolName: codec.Str("p"), Assignment: []byte{9},
+		UnknownTags: codec.TaggedFields{{Tag: 1, Data: []byte{7}}}}, `
+		00 00 00 00  00 00  # ThrottleTimeMs, ErrorCode
+		02 63  02 70        # ProtocolType "c", ProtocolName "p" (v5+)
+		02 09               # Assignment
+		01 01 01 07         # tags: tag 1, size 1`},
+	{"SyncGroupResponse v5 error, nulls", 5, &codec.SyncGroupResponse{ErrorCode: codec.UnknownMemberID}, `
+		00 00 00 00  00 19  00  00  01  00  # ..., ErrorCode 25, ProtocolType null, ProtocolName null, Assignment empty, tags`},
 }

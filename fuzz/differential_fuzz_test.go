@@ -141,6 +141,7 @@ var arrayOrBytesField = map[string]bool{
 	"Members.SubscribedTopicNames": true, "AcceptedCompressionTypes": true,
 	"RequestedMetrics": true, "Metrics": true,
 	"Protocols": true, "Protocols.Metadata": true, "Members.Metadata": true,
+	"Assignments": true, "Assignments.Assignment": true, "Assignment": true,
 }
 
 // hasWideVarint reports whether b holds four continuation bytes followed

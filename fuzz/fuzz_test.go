@@ -197,6 +197,10 @@ func FuzzHeartbeatRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: cod
 func FuzzHeartbeatResponse(f *testing.F) {
 	fuzzMessage(f, codectest.Kind{Key: codec.Heartbeat, Response: true})
 }
+func FuzzSyncGroupRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: codec.SyncGroup}) }
+func FuzzSyncGroupResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.SyncGroup, Response: true})
+}
 
 // FuzzRequestHeader decodes the input as a request header, both through
 // ParseRequestHeader (header version chosen by the api key and version it

@@ -37,6 +37,18 @@ func classicToKmsg(m codec.Message) kmsgMessage {
 	case *codec.HeartbeatResponse:
 		return &kmsg.HeartbeatResponse{ThrottleMillis: m.ThrottleTimeMs, ErrorCode: int16(m.ErrorCode),
 			UnknownTags: tagsToKmsg(m.UnknownTags)}
+	case *codec.SyncGroupRequest:
+		return &kmsg.SyncGroupRequest{Group: m.GroupId, Generation: m.GenerationId, MemberID: m.MemberId,
+			InstanceID: m.GroupInstanceId.Ptr(), ProtocolType: m.ProtocolType.Ptr(), Protocol: m.ProtocolName.Ptr(),
+			GroupAssignment: mapSlice(m.Assignments, func(a *codec.SyncGroupRequestAssignment) kmsg.SyncGroupRequestGroupAssignment {
+				return kmsg.SyncGroupRequestGroupAssignment{MemberID: a.MemberId, MemberAssignment: a.Assignment,
+					UnknownTags: tagsToKmsg(a.UnknownTags)}
+			}),
+			UnknownTags: tagsToKmsg(m.UnknownTags)}
+	case *codec.SyncGroupResponse:
+		return &kmsg.SyncGroupResponse{ThrottleMillis: m.ThrottleTimeMs, ErrorCode: int16(m.ErrorCode),
+			ProtocolType: m.ProtocolType.Ptr(), Protocol: m.ProtocolName.Ptr(), MemberAssignment: m.Assignment,
+			UnknownTags: tagsToKmsg(m.UnknownTags)}
 	}
 	panic("classicToKmsg: not a classic message")
 }
@@ -68,6 +80,19 @@ func classicFromKmsg(k kmsgMessage) codec.Message {
 	case *kmsg.HeartbeatResponse:
 		return &codec.HeartbeatResponse{ThrottleTimeMs: k.ThrottleMillis, ErrorCode: codec.ErrorCode(k.ErrorCode),
 			UnknownTags: tagsFromKmsg(k.UnknownTags)}
+	case *kmsg.SyncGroupRequest:
+		return &codec.SyncGroupRequest{GroupId: k.Group, GenerationId: k.Generation, MemberId: k.MemberID,
+			GroupInstanceId: codec.FromPtr(k.InstanceID), ProtocolType: codec.FromPtr(k.ProtocolType),
+			ProtocolName: codec.FromPtr(k.Protocol),
+			Assignments: nilIfEmpty(mapSlice(k.GroupAssignment, func(a *kmsg.SyncGroupRequestGroupAssignment) codec.SyncGroupRequestAssignment {
+				return codec.SyncGroupRequestAssignment{MemberId: a.MemberID, Assignment: nilIfEmpty(a.MemberAssignment),
+					UnknownTags: tagsFromKmsg(a.UnknownTags)}
+			})),
+			UnknownTags: tagsFromKmsg(k.UnknownTags)}
+	case *kmsg.SyncGroupResponse:
+		return &codec.SyncGroupResponse{ThrottleTimeMs: k.ThrottleMillis, ErrorCode: codec.ErrorCode(k.ErrorCode),
+			ProtocolType: codec.FromPtr(k.ProtocolType), ProtocolName: codec.FromPtr(k.Protocol),
+			Assignment: nilIfEmpty(k.MemberAssignment), UnknownTags: tagsFromKmsg(k.UnknownTags)}
 	}
 	panic("classicFromKmsg: not a classic message")
 }

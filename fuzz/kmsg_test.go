@@ -163,7 +163,8 @@ func toKmsg(m codec.Message, v int16) kmsgMessage {
 			UnknownTags: tagsToKmsg(m.UnknownTags)}
 	case *codec.MetadataRequest, *codec.MetadataResponse, *codec.FindCoordinatorRequest, *codec.FindCoordinatorResponse:
 		k = routingToKmsg(m)
-	case *codec.JoinGroupRequest, *codec.JoinGroupResponse, *codec.HeartbeatRequest, *codec.HeartbeatResponse:
+	case *codec.JoinGroupRequest, *codec.JoinGroupResponse, *codec.HeartbeatRequest, *codec.HeartbeatResponse,
+		*codec.SyncGroupRequest, *codec.SyncGroupResponse:
 		k = classicToKmsg(m)
 	default:
 		panic("toKmsg: no conversion for " + reflect.TypeOf(m).String())
@@ -277,7 +278,8 @@ func fromKmsg(k kmsgMessage, v int16) codec.Message {
 			UnknownTags: tagsFromKmsg(k.UnknownTags)}
 	case *kmsg.MetadataRequest, *kmsg.MetadataResponse, *kmsg.FindCoordinatorRequest, *kmsg.FindCoordinatorResponse:
 		return routingFromKmsg(k, v)
-	case *kmsg.JoinGroupRequest, *kmsg.JoinGroupResponse, *kmsg.HeartbeatRequest, *kmsg.HeartbeatResponse:
+	case *kmsg.JoinGroupRequest, *kmsg.JoinGroupResponse, *kmsg.HeartbeatRequest, *kmsg.HeartbeatResponse,
+		*kmsg.SyncGroupRequest, *kmsg.SyncGroupResponse:
 		return classicFromKmsg(k)
 	}
 	panic("fromKmsg: no conversion for " + reflect.TypeOf(k).String())

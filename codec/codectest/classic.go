@@ -99,3 +99,42 @@ func genHeartbeatResponse(v int16) *rapid.Generator[codec.Message] {
 		return m
 	})
 }
+
+func genSyncGroupRequest(v int16) *rapid.Generator[codec.Message] {
+	flex := flexible(codec.SyncGroup, v)
+	assignment := rapid.Custom(func(t *rapid.T) codec.SyncGroupRequestAssignment {
+		return codec.SyncGroupRequestAssignment{MemberId: genString.Draw(t, "MemberId"),
+			Assignment: genBytes.Draw(t, "Assignment"), UnknownTags: genTags(t, flex, 0)}
+	})
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		m := &codec.SyncGroupRequest{GroupId: genString.Draw(t, "GroupId"),
+			GenerationId: int32s().Draw(t, "GenerationId"), MemberId: genString.Draw(t, "MemberId")}
+		if v >= 3 {
+			m.GroupInstanceId = genNullableString.Draw(t, "GroupInstanceId")
+		}
+		if v >= 5 {
+			m.ProtocolType = genNullableString.Draw(t, "ProtocolType")
+			m.ProtocolName = genNullableString.Draw(t, "ProtocolName")
+		}
+		m.Assignments = genArray(t, "Assignments", 5, assignment)
+		m.UnknownTags = genTags(t, flex, 0)
+		return m
+	})
+}
+
+func genSyncGroupResponse(v int16) *rapid.Generator[codec.Message] {
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		m := &codec.SyncGroupResponse{}
+		if v >= 1 {
+			m.ThrottleTimeMs = int32s().Draw(t, "ThrottleTimeMs")
+		}
+		m.ErrorCode = codec.ErrorCode(int16s().Draw(t, "ErrorCode"))
+		if v >= 5 {
+			m.ProtocolType = genNullableString.Draw(t, "ProtocolType")
+			m.ProtocolName = genNullableString.Draw(t, "ProtocolName")
+		}
+		m.Assignment = genBytes.Draw(t, "Assignment")
+		m.UnknownTags = genTags(t, flexible(codec.SyncGroup, v), 0)
+		return m
+	})
+}

@@ -164,6 +164,8 @@ var messageGens = []messageGen{
 	{"JoinGroupResponse", codec.JoinGroup, true, genJoinGroupResponse},
 	{"HeartbeatRequest", codec.Heartbeat, false, genHeartbeatRequest},
 	{"HeartbeatResponse", codec.Heartbeat, true, genHeartbeatResponse},
+	{"SyncGroupRequest", codec.SyncGroup, false, genSyncGroupRequest},
+	{"SyncGroupResponse", codec.SyncGroup, true, genSyncGroupResponse},
 	{"ApiVersionsRequest", codec.ApiVersions, false, func(v int16) *rapid.Generator[codec.Message] {
 		return rapid.Custom(func(t *rapid.T) codec.Message {
 			m := &codec.ApiVersionsRequest{}
