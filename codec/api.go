@@ -113,6 +113,7 @@ var apis = [maxKnownKey + 1]*API{
 	Heartbeat:                 &heartbeatAPI,
 	LeaveGroup:                &leaveGroupAPI,
 	SyncGroup:                 &syncGroupAPI,
+	DescribeGroups:            &describeGroupsAPI,
 	ApiVersions:               &apiVersionsAPI,
 	ConsumerGroupHeartbeat:    &consumerGroupHeartbeatAPI,
 	ConsumerGroupDescribe:     &consumerGroupDescribeAPI,

@@ -11,8 +11,9 @@ import (
 // Benchmarks of the classic group protocol's messages beside franz-go's
 // kmsg, in the manner of bench_test.go: a static consumer's JoinGroup v9
 // (request header v2) with two protocols, its Heartbeat v4, the classic
-// protocol's hot request, and the leader's SyncGroup v5 with the
-// assignments of ten members.
+// protocol's hot request, the leader's SyncGroup v5 with the assignments
+// of ten members, and the DescribeGroups v6 answer that shows such a group
+// (a body: responses have no request header to compare).
 
 // consumerMetadata is a consumer's protocol metadata of about the size a
 // Java consumer subscribed to three topics sends.
@@ -148,4 +149,89 @@ func BenchmarkDecodeSyncGroupV5(b *testing.B) {
 	benchDecodeReused(b, frame, changedFrame(b, benchSyncGroup), new(codec.SyncGroupRequest))
 	body := kmsgBody(kmsg.NewRequestFormatter(kmsg.FormatterClientID(h.ClientId.Value)).AppendRequest(nil, kmsgSyncGroup(), 1))
 	benchKmsgDecode(b, body, 5, func() kmsgRequest { return kmsg.NewPtrSyncGroupRequest() })
+}
+
+func benchDescribeGroupsResponse() *codec.DescribeGroupsResponse {
+	g := codec.DescribeGroupsGroup{GroupId: "orders-consumers", GroupState: "Stable", ProtocolType: "consumer",
+		ProtocolData: "cooperative-sticky", AuthorizedOperations: codec.AuthorizedOperationsUnknown}
+	for i := 0; i < 10; i++ {
+		id := []byte(benchMemberID)
+		id[0] = byte('a' + i)
+		g.Members = append(g.Members, codec.DescribeGroupsMember{MemberId: string(id),
+			GroupInstanceId: codec.Str("instance-" + string(rune('0'+i))), ClientId: "ghostcheck-consumer-1",
+			ClientHost: "/10.0.0." + string(rune('0'+i)), MemberMetadata: consumerMetadata, MemberAssignment: consumerMetadata[:30]})
+	}
+	return &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{g}}
+}
+
+func kmsgDescribeGroupsResponse() *kmsg.DescribeGroupsResponse {
+	m := benchDescribeGroupsResponse()
+	k := kmsg.NewPtrDescribeGroupsResponse()
+	k.Version = 6
+	for _, g := range m.Groups {
+		kg := kmsg.DescribeGroupsResponseGroup{Group: g.GroupId, State: g.GroupState, ProtocolType: g.ProtocolType,
+			Protocol: g.ProtocolData, AuthorizedOperations: g.AuthorizedOperations}
+		for _, mb := range g.Members {
+			kg.Members = append(kg.Members, kmsg.DescribeGroupsResponseGroupMember{MemberID: mb.MemberId,
+				InstanceID: mb.GroupInstanceId.Ptr(), ClientID: mb.ClientId, ClientHost: mb.ClientHost,
+				ProtocolMetadata: mb.MemberMetadata, MemberAssignment: mb.MemberAssignment})
+		}
+		k.Groups = append(k.Groups, kg)
+	}
+	return k
+}
+
+func BenchmarkEncodeDescribeGroupsV6Response(b *testing.B) {
+	m, k := benchDescribeGroupsResponse(), kmsgDescribeGroupsResponse()
+	b.Run("ours", func(b *testing.B) {
+		buf := make([]byte, 0, 4096)
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if buf, err = m.AppendTo(buf[:0], 6); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("kmsg", func(b *testing.B) {
+		buf := make([]byte, 0, 4096)
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = k.AppendTo(buf[:0])
+		}
+	})
+}
+
+// BenchmarkDecodeDescribeGroupsV6Response decodes the body into a fresh
+// message (ours, kmsg, kmsg-unsafe) and into a reused one (ours-reused,
+// ours-nocopy).
+func BenchmarkDecodeDescribeGroupsV6Response(b *testing.B) {
+	body, err := benchDescribeGroupsResponse().AppendTo(nil, 6)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ours", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var m codec.DescribeGroupsResponse
+			if err := m.Decode(body, 6, codec.DecodeOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, mode := range []struct {
+		name string
+		opts codec.DecodeOptions
+	}{{"ours-reused", codec.DecodeOptions{}}, {"ours-nocopy", codec.DecodeOptions{NoCopy: true}}} {
+		b.Run(mode.name, func(b *testing.B) {
+			var m codec.DescribeGroupsResponse
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := m.Decode(body, 6, mode.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	benchKmsgDecode(b, body, 6, func() kmsgRequest { return kmsg.NewPtrDescribeGroupsResponse() })
 }

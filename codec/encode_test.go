@@ -126,6 +126,17 @@ func TestEncodeRefusals(t *testing.T) {
 			3, codec.ErrNotRepresentable, "Assignments.TaggedFields"},
 		{"SyncGroup assignment member id of 32768 bytes", &codec.SyncGroupRequest{GroupId: "g",
 			Assignments: []codec.SyncGroupRequestAssignment{{MemberId: long}}}, 5, codec.ErrStringTooLong, "Assignments.MemberId"},
+		{"DescribeGroups v2 IncludeAuthorizedOperations (v3+)", &codec.DescribeGroupsRequest{
+			IncludeAuthorizedOperations: true}, 2, codec.ErrNotRepresentable, "IncludeAuthorizedOperations"},
+		{"DescribeGroups response v5 ErrorMessage (v6+)", &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+			ErrorMessage: codec.Str("m"), AuthorizedOperations: opsUnknown}}}, 5, codec.ErrNotRepresentable, "Groups.ErrorMessage"},
+		{"DescribeGroups response v2 AuthorizedOperations 0 (v3+, default INT32_MIN)", &codec.DescribeGroupsResponse{
+			Groups: []codec.DescribeGroupsGroup{{GroupId: "g"}}}, 2, codec.ErrNotRepresentable, "Groups.AuthorizedOperations"},
+		{"DescribeGroups response v4 member tags", &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+			AuthorizedOperations: opsUnknown, Members: []codec.DescribeGroupsMember{{UnknownTags: codec.TaggedFields{{Tag: 1}}}}}}},
+			4, codec.ErrNotRepresentable, "Members.TaggedFields"},
+		{"DescribeGroups response client host of 32768 bytes", &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+			Members: []codec.DescribeGroupsMember{{ClientHost: long}}}}}, 6, codec.ErrStringTooLong, "Members.ClientHost"},
 		{"JoinGroup response v2 protocol name of 32768 bytes", &codec.JoinGroupResponse{ProtocolName: codec.Str(long)},
 			2, codec.ErrStringTooLong, "ProtocolName"},
 	}
@@ -237,6 +248,11 @@ func TestEncodeDropsIgnorable(t *testing.T) {
 		{"SyncGroup response fields of later versions at v0", &codec.SyncGroupResponse{ThrottleTimeMs: 1,
 			ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p"), Assignment: []byte{1}}, 0, `
 			00 00  00 00 00 01 01  # ErrorCode, Assignment; no ThrottleTimeMs, ProtocolType, ProtocolName`},
+		{"DescribeGroups response fields of later versions at v0", &codec.DescribeGroupsResponse{ThrottleTimeMs: 3,
+			Groups: []codec.DescribeGroupsGroup{{GroupId: "g", AuthorizedOperations: opsUnknown,
+				Members: []codec.DescribeGroupsMember{{MemberId: "m", GroupInstanceId: codec.Str("i")}}}}}, 0, `
+			00 00 00 01  00 00  00 01 67  00 00  00 00  00 00  # no ThrottleTimeMs; Groups: 1, ErrorCode, "g", "", "", ""
+			00 00 00 01  00 01 6d  00 00  00 00  00 00 00 00  00 00 00 00  # Members: "m", no GroupInstanceId, ...`},
 		{"JoinGroup response fields of later versions at v1", &codec.JoinGroupResponse{ThrottleTimeMs: 9,
 			GenerationId: 1, ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p"), Leader: "m", MemberId: "m",
 			Members: []codec.JoinGroupResponseMember{{MemberId: "m", GroupInstanceId: codec.Str("i")}}}, 1, `

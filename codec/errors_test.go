@@ -185,6 +185,26 @@ var decodeErrorCases = []struct {
 		00 00 00 00  00 00  00  00
 		05 01 02     # Assignment: 4 bytes announced, 2 left`,
 		codec.ErrLengthOverrun, "Assignment", 8},
+	{"DescribeGroups v2: null groups", &codec.DescribeGroupsRequest{}, 2, `ff ff ff ff`,
+		codec.ErrNegativeLength, "Groups", 0},
+	{"DescribeGroups response v3: groups need 18 bytes each", &codec.DescribeGroupsResponse{}, 3, `
+		00 00 00 00
+		00 00 00 02  # Groups: 2, 36 bytes at least
+		00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00`,
+		codec.ErrLengthOverrun, "Groups", 4},
+	{"DescribeGroups response v5: null member metadata", &codec.DescribeGroupsResponse{}, 5, `
+		00 00 00 00  02  00 00  02 67  01 01 01  # ThrottleTimeMs, Groups: 1, ErrorCode, "g", "", "", ""
+		02  02 6d  00  01 01                     # Members: 1, "m", GroupInstanceId null, ClientId "", ClientHost ""
+		00                                       # MemberMetadata null: not allowed
+		01 00  00 00 00 00  00  00`,
+		codec.ErrNegativeLength, "Members.MemberMetadata", 18},
+	{"DescribeGroups response v6: null group state", &codec.DescribeGroupsResponse{}, 6, `
+		00 00 00 00  02  00 00  00  02 67
+		00           # GroupState null: not allowed
+		01 01 01  80 00 00 00  00  00`,
+		codec.ErrNegativeLength, "Groups.GroupState", 10},
+	{"DescribeGroups v7", &codec.DescribeGroupsRequest{}, 7, `00`,
+		codec.ErrUnsupportedVersion, "", 0},
 	{"Heartbeat v5", &codec.HeartbeatRequest{}, 5, `00`,
 		codec.ErrUnsupportedVersion, "", 0},
 	{"JoinGroup v10", &codec.JoinGroupRequest{}, 10, `00`,

@@ -325,4 +325,121 @@ var goldenClassic = []golden{
 		01 01 01 07         # tags: tag 1, size 1`},
 	{"SyncGroupResponse v5 error, nulls", 5, &codec.SyncGroupResponse{ErrorCode: codec.UnknownMemberID}, `
 		00 00 00 00  00 19  00  00  01  00  # ..., ErrorCode 25, ProtocolType null, ProtocolName null, Assignment empty, tags`},
+
+	// ---------------------------------------------------------------- DescribeGroups (15)
+	{"DescribeGroupsRequest v0", 0, &codec.DescribeGroupsRequest{Groups: []string{"g"}}, `
+		00 00 00 01  00 01 67  # Groups: ["g"]`},
+	{"DescribeGroupsRequest v1", 1, &codec.DescribeGroupsRequest{Groups: []string{"a", "bc"}}, `
+		00 00 00 02  00 01 61  00 02 62 63  # Groups: ["a", "bc"]`},
+	{"DescribeGroupsRequest v2 no groups", 2, &codec.DescribeGroupsRequest{}, `
+		00 00 00 00  # Groups: empty (decodes to nil)`},
+	{"DescribeGroupsRequest v3 authorized operations", 3, &codec.DescribeGroupsRequest{Groups: []string{"g"},
+		IncludeAuthorizedOperations: true}, `
+		00 00 00 01  00 01 67  # Groups: ["g"]
+		01                     # IncludeAuthorizedOperations true (v3+)`},
+	{"DescribeGroupsRequest v4", 4, &codec.DescribeGroupsRequest{Groups: []string{"g"}}, `
+		00 00 00 01  00 01 67  00  # Groups ["g"], IncludeAuthorizedOperations false`},
+	{"DescribeGroupsRequest v5 flexible", 5, &codec.DescribeGroupsRequest{Groups: []string{"g"},
+		IncludeAuthorizedOperations: true}, `
+		02  02 67  # Groups: compact array of 1, "g"
+		01         # IncludeAuthorizedOperations true
+		00         # tags`},
+	{"DescribeGroupsRequest v6", 6, &codec.DescribeGroupsRequest{Groups: []string{"g", ""},
+		UnknownTags: codec.TaggedFields{{Tag: 0, Data: []byte{1}}}}, `
+		03  02 67  01  # Groups: ["g", ""]
+		00             # IncludeAuthorizedOperations false
+		01 00 01 01    # tags: tag 0, size 1`},
+	{"DescribeGroupsResponse v0 stable group", 0, &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+		GroupId: "g", GroupState: "Stable", ProtocolType: "consumer", ProtocolData: "range",
+		Members: []codec.DescribeGroupsMember{{MemberId: "m", ClientId: "c", ClientHost: "/h",
+			MemberMetadata: []byte{1}, MemberAssignment: []byte{2}}},
+		AuthorizedOperations: opsUnknown}}}, `
+		00 00 00 01                    # Groups: 1
+		00 00                          #   ErrorCode 0
+		00 01 67                       #   GroupId "g"
+		00 06 53 74 61 62 6c 65        #   GroupState "Stable"
+		00 08 63 6f 6e 73 75 6d 65 72  #   ProtocolType "consumer"
+		00 05 72 61 6e 67 65           #   ProtocolData "range"
+		00 00 00 01                    #   Members: 1
+		00 01 6d                       #     MemberId "m"
+		00 01 63                       #     ClientId "c"
+		00 02 2f 68                    #     ClientHost "/h"
+		00 00 00 01 01                 #     MemberMetadata: 1 byte
+		00 00 00 01 02                 #     MemberAssignment: 1 byte
+		                               #   no AuthorizedOperations before v3: reads as INT32_MIN`},
+	{"DescribeGroupsResponse v1 unknown group is Dead", 1, &codec.DescribeGroupsResponse{ThrottleTimeMs: 4,
+		Groups: []codec.DescribeGroupsGroup{{GroupId: "x", GroupState: "Dead", AuthorizedOperations: opsUnknown}}}, `
+		00 00 00 04        # ThrottleTimeMs 4 (v1+, first)
+		00 00 00 01        # Groups: 1
+		00 00  00 01 78    #   ErrorCode 0, GroupId "x"
+		00 04 44 65 61 64  #   GroupState "Dead" (an unknown group, before v6)
+		00 00  00 00       #   ProtocolType "", ProtocolData ""
+		00 00 00 00        #   Members: empty`},
+	{"DescribeGroupsResponse v2 empty group", 2, &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+		ErrorCode: codec.CoordinatorLoadInProgress, GroupId: "g", GroupState: "Empty", ProtocolType: "consumer",
+		AuthorizedOperations: opsUnknown}}}, `
+		00 00 00 00  00 00 00 01  # ThrottleTimeMs 0, Groups: 1
+		00 0e  00 01 67           #   ErrorCode 14, GroupId "g"
+		00 05 45 6d 70 74 79      #   GroupState "Empty"
+		00 08 63 6f 6e 73 75 6d 65 72  00 00  # ProtocolType "consumer", ProtocolData ""
+		00 00 00 00               #   Members: empty`},
+	{"DescribeGroupsResponse v3 authorized operations", 3, &codec.DescribeGroupsResponse{
+		Groups: []codec.DescribeGroupsGroup{{GroupId: "g", GroupState: "Stable", AuthorizedOperations: 0x0f00}}}, `
+		00 00 00 00  00 00 00 01  # ThrottleTimeMs, Groups: 1
+		00 00  00 01 67  00 06 53 74 61 62 6c 65  00 00  00 00  00 00 00 00  # ..., Members empty
+		00 00 0f 00               #   AuthorizedOperations 0x0f00 (v3+)`},
+	{"DescribeGroupsResponse v3 operations not asked", 3, &codec.DescribeGroupsResponse{
+		Groups: []codec.DescribeGroupsGroup{{GroupId: "g", GroupState: "Dead", AuthorizedOperations: opsUnknown}}}, `
+		00 00 00 00  00 00 00 01
+		00 00  00 01 67  00 04 44 65 61 64  00 00  00 00  00 00 00 00
+		80 00 00 00               #   AuthorizedOperations INT32_MIN, sent`},
+	{"DescribeGroupsResponse v4 instance ids", 4, &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+		GroupId: "g", GroupState: "PreparingRebalance", ProtocolType: "c",
+		Members: []codec.DescribeGroupsMember{
+			{MemberId: "a", GroupInstanceId: codec.Str("i"), ClientId: "c", ClientHost: "h"},
+			{MemberId: "b", ClientId: "c", ClientHost: "h"}},
+		AuthorizedOperations: opsUnknown}}}, `
+		00 00 00 00  00 00 00 01  00 00  00 01 67  # ThrottleTimeMs, Groups: 1, ErrorCode, GroupId
+		00 12 50 72 65 70 61 72 69 6e 67 52 65 62 61 6c 61 6e 63 65  # GroupState "PreparingRebalance"
+		00 01 63  00 00           #   ProtocolType "c", ProtocolData "" (not Stable)
+		00 00 00 02               #   Members: 2
+		00 01 61  00 01 69  00 01 63  00 01 68  00 00 00 00  00 00 00 00  # "a", GroupInstanceId "i" (v4+), no metadata
+		00 01 62  ff ff     00 01 63  00 01 68  00 00 00 00  00 00 00 00  # "b", GroupInstanceId null
+		80 00 00 00               #   AuthorizedOperations INT32_MIN`},
+	{"DescribeGroupsResponse v5 flexible", 5, &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+		GroupId: "g", GroupState: "Stable", ProtocolType: "c", ProtocolData: "p",
+		Members: []codec.DescribeGroupsMember{{MemberId: "a", GroupInstanceId: codec.Str("i"), ClientId: "c",
+			ClientHost: "h", MemberMetadata: []byte{1}, MemberAssignment: []byte{2, 3}}},
+		AuthorizedOperations: 8}}}, `
+		00 00 00 00               # ThrottleTimeMs
+		02                        # Groups: compact 1
+		00 00  02 67              #   ErrorCode, GroupId "g"
+		07 53 74 61 62 6c 65      #   GroupState "Stable"
+		02 63  02 70              #   ProtocolType "c", ProtocolData "p"
+		02                        #   Members: 1
+		02 61  02 69  02 63  02 68  02 01  03 02 03  00  # "a", "i", "c", "h", metadata 01, assignment 02 03, tags
+		00 00 00 08               #   AuthorizedOperations 8
+		00                        #   group tags
+		00                        # tags`},
+	{"DescribeGroupsResponse v6 group id not found", 6, &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+		ErrorCode: codec.GroupIDNotFound, ErrorMessage: codec.Str("nf"), GroupId: "x", GroupState: "Dead",
+		AuthorizedOperations: opsUnknown}}}, `
+		00 00 00 00  02           # ThrottleTimeMs, Groups: 1
+		00 45                     #   ErrorCode 69 GROUP_ID_NOT_FOUND (KIP-1043)
+		03 6e 66                  #   ErrorMessage "nf" (v6+)
+		02 78  05 44 65 61 64     #   GroupId "x", GroupState "Dead"
+		01 01  01                 #   ProtocolType "", ProtocolData "", Members empty
+		80 00 00 00  00           #   AuthorizedOperations INT32_MIN, group tags
+		00                        # tags`},
+	{"DescribeGroupsResponse v6 tags and null message", 6, &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+		GroupId: "g", GroupState: "Stable", Members: []codec.DescribeGroupsMember{{MemberId: "a",
+			UnknownTags: codec.TaggedFields{{Tag: 5, Data: []byte{}}}}},
+		AuthorizedOperations: 0, UnknownTags: codec.TaggedFields{{Tag: 1, Data: []byte{9}}}}}}, `
+		00 00 00 00  02           # ThrottleTimeMs, Groups: 1
+		00 00  00                 #   ErrorCode 0, ErrorMessage null
+		02 67  07 53 74 61 62 6c 65  01 01  # GroupId, GroupState "Stable", ProtocolType "", ProtocolData ""
+		02  02 61 00 01 01 01 01  01 05 00  # Members: "a", null, "", "", empty, empty, tags: tag 5 size 0
+		00 00 00 00               #   AuthorizedOperations 0
+		01 01 01 09               #   group tags: tag 1, size 1
+		00                        # tags`},
 }

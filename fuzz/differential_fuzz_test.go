@@ -142,6 +142,7 @@ var arrayOrBytesField = map[string]bool{
 	"RequestedMetrics": true, "Metrics": true,
 	"Protocols": true, "Protocols.Metadata": true, "Members.Metadata": true,
 	"Assignments": true, "Assignments.Assignment": true, "Assignment": true,
+	"Members.MemberMetadata": true, "Members.MemberAssignment": true,
 }
 
 // hasWideVarint reports whether b holds four continuation bytes followed

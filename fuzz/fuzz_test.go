@@ -201,6 +201,12 @@ func FuzzSyncGroupRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: cod
 func FuzzSyncGroupResponse(f *testing.F) {
 	fuzzMessage(f, codectest.Kind{Key: codec.SyncGroup, Response: true})
 }
+func FuzzDescribeGroupsRequest(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.DescribeGroups})
+}
+func FuzzDescribeGroupsResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.DescribeGroups, Response: true})
+}
 
 // FuzzRequestHeader decodes the input as a request header, both through
 // ParseRequestHeader (header version chosen by the api key and version it

@@ -6,11 +6,12 @@ import (
 )
 
 // Conversions of the classic group protocol's apis between this codec and
-// kmsg, in the manner of kmsg_test.go. kmsg names JoinGroup's fields
-// Generation, Protocol (a *string at every version), LeaderID and
-// ProtocolMetadata, and holds the defaults this codec reads for the fields
-// a version lacks (RebalanceTimeoutMillis -1, AuthorizedOperations
-// INT32_MIN).
+// kmsg, in the manner of kmsg_test.go. kmsg names the classic fields
+// Generation, Protocol (a *string at every version in JoinGroup; a string
+// for DescribeGroups' ProtocolData), LeaderID, ProtocolMetadata,
+// GroupAssignment and State, and holds the defaults this codec reads for
+// the fields a version lacks (RebalanceTimeoutMillis -1,
+// AuthorizedOperations INT32_MIN).
 
 func classicToKmsg(m codec.Message) kmsgMessage {
 	switch m := m.(type) {
@@ -48,6 +49,22 @@ func classicToKmsg(m codec.Message) kmsgMessage {
 	case *codec.SyncGroupResponse:
 		return &kmsg.SyncGroupResponse{ThrottleMillis: m.ThrottleTimeMs, ErrorCode: int16(m.ErrorCode),
 			ProtocolType: m.ProtocolType.Ptr(), Protocol: m.ProtocolName.Ptr(), MemberAssignment: m.Assignment,
+			UnknownTags: tagsToKmsg(m.UnknownTags)}
+	case *codec.DescribeGroupsRequest:
+		return &kmsg.DescribeGroupsRequest{Groups: m.Groups, IncludeAuthorizedOperations: m.IncludeAuthorizedOperations,
+			UnknownTags: tagsToKmsg(m.UnknownTags)}
+	case *codec.DescribeGroupsResponse:
+		return &kmsg.DescribeGroupsResponse{ThrottleMillis: m.ThrottleTimeMs,
+			Groups: mapSlice(m.Groups, func(g *codec.DescribeGroupsGroup) kmsg.DescribeGroupsResponseGroup {
+				return kmsg.DescribeGroupsResponseGroup{ErrorCode: int16(g.ErrorCode), ErrorMessage: g.ErrorMessage.Ptr(),
+					Group: g.GroupId, State: g.GroupState, ProtocolType: g.ProtocolType, Protocol: g.ProtocolData,
+					Members: mapSlice(g.Members, func(mb *codec.DescribeGroupsMember) kmsg.DescribeGroupsResponseGroupMember {
+						return kmsg.DescribeGroupsResponseGroupMember{MemberID: mb.MemberId, InstanceID: mb.GroupInstanceId.Ptr(),
+							ClientID: mb.ClientId, ClientHost: mb.ClientHost, ProtocolMetadata: mb.MemberMetadata,
+							MemberAssignment: mb.MemberAssignment, UnknownTags: tagsToKmsg(mb.UnknownTags)}
+					}),
+					AuthorizedOperations: g.AuthorizedOperations, UnknownTags: tagsToKmsg(g.UnknownTags)}
+			}),
 			UnknownTags: tagsToKmsg(m.UnknownTags)}
 	}
 	panic("classicToKmsg: not a classic message")
@@ -93,6 +110,22 @@ func classicFromKmsg(k kmsgMessage) codec.Message {
 		return &codec.SyncGroupResponse{ThrottleTimeMs: k.ThrottleMillis, ErrorCode: codec.ErrorCode(k.ErrorCode),
 			ProtocolType: codec.FromPtr(k.ProtocolType), ProtocolName: codec.FromPtr(k.Protocol),
 			Assignment: nilIfEmpty(k.MemberAssignment), UnknownTags: tagsFromKmsg(k.UnknownTags)}
+	case *kmsg.DescribeGroupsRequest:
+		return &codec.DescribeGroupsRequest{Groups: nilIfEmpty(k.Groups), IncludeAuthorizedOperations: k.IncludeAuthorizedOperations,
+			UnknownTags: tagsFromKmsg(k.UnknownTags)}
+	case *kmsg.DescribeGroupsResponse:
+		return &codec.DescribeGroupsResponse{ThrottleTimeMs: k.ThrottleMillis,
+			Groups: nilIfEmpty(mapSlice(k.Groups, func(g *kmsg.DescribeGroupsResponseGroup) codec.DescribeGroupsGroup {
+				return codec.DescribeGroupsGroup{ErrorCode: codec.ErrorCode(g.ErrorCode), ErrorMessage: codec.FromPtr(g.ErrorMessage),
+					GroupId: g.Group, GroupState: g.State, ProtocolType: g.ProtocolType, ProtocolData: g.Protocol,
+					Members: nilIfEmpty(mapSlice(g.Members, func(mb *kmsg.DescribeGroupsResponseGroupMember) codec.DescribeGroupsMember {
+						return codec.DescribeGroupsMember{MemberId: mb.MemberID, GroupInstanceId: codec.FromPtr(mb.InstanceID),
+							ClientId: mb.ClientID, ClientHost: mb.ClientHost, MemberMetadata: nilIfEmpty(mb.ProtocolMetadata),
+							MemberAssignment: nilIfEmpty(mb.MemberAssignment), UnknownTags: tagsFromKmsg(mb.UnknownTags)}
+					})),
+					AuthorizedOperations: g.AuthorizedOperations, UnknownTags: tagsFromKmsg(g.UnknownTags)}
+			})),
+			UnknownTags: tagsFromKmsg(k.UnknownTags)}
 	}
 	panic("classicFromKmsg: not a classic message")
 }

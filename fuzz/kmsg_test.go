@@ -164,7 +164,7 @@ func toKmsg(m codec.Message, v int16) kmsgMessage {
 	case *codec.MetadataRequest, *codec.MetadataResponse, *codec.FindCoordinatorRequest, *codec.FindCoordinatorResponse:
 		k = routingToKmsg(m)
 	case *codec.JoinGroupRequest, *codec.JoinGroupResponse, *codec.HeartbeatRequest, *codec.HeartbeatResponse,
-		*codec.SyncGroupRequest, *codec.SyncGroupResponse:
+		*codec.SyncGroupRequest, *codec.SyncGroupResponse, *codec.DescribeGroupsRequest, *codec.DescribeGroupsResponse:
 		k = classicToKmsg(m)
 	default:
 		panic("toKmsg: no conversion for " + reflect.TypeOf(m).String())
@@ -279,7 +279,7 @@ func fromKmsg(k kmsgMessage, v int16) codec.Message {
 	case *kmsg.MetadataRequest, *kmsg.MetadataResponse, *kmsg.FindCoordinatorRequest, *kmsg.FindCoordinatorResponse:
 		return routingFromKmsg(k, v)
 	case *kmsg.JoinGroupRequest, *kmsg.JoinGroupResponse, *kmsg.HeartbeatRequest, *kmsg.HeartbeatResponse,
-		*kmsg.SyncGroupRequest, *kmsg.SyncGroupResponse:
+		*kmsg.SyncGroupRequest, *kmsg.SyncGroupResponse, *kmsg.DescribeGroupsRequest, *kmsg.DescribeGroupsResponse:
 		return classicFromKmsg(k)
 	}
 	panic("fromKmsg: no conversion for " + reflect.TypeOf(k).String())

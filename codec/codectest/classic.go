@@ -138,3 +138,56 @@ func genSyncGroupResponse(v int16) *rapid.Generator[codec.Message] {
 		return m
 	})
 }
+
+func genDescribeGroupsRequest(v int16) *rapid.Generator[codec.Message] {
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		m := &codec.DescribeGroupsRequest{Groups: genArray(t, "Groups", 5, genString)}
+		if v >= 3 {
+			m.IncludeAuthorizedOperations = rapid.Bool().Draw(t, "IncludeAuthorizedOperations")
+		}
+		m.UnknownTags = genTags(t, flexible(codec.DescribeGroups, v), 0)
+		return m
+	})
+}
+
+func genDescribeGroupsResponse(v int16) *rapid.Generator[codec.Message] {
+	flex := flexible(codec.DescribeGroups, v)
+	member := rapid.Custom(func(t *rapid.T) codec.DescribeGroupsMember {
+		mb := codec.DescribeGroupsMember{MemberId: genString.Draw(t, "MemberId")}
+		if v >= 4 {
+			mb.GroupInstanceId = genNullableString.Draw(t, "GroupInstanceId")
+		}
+		mb.ClientId = genString.Draw(t, "ClientId")
+		mb.ClientHost = genString.Draw(t, "ClientHost")
+		mb.MemberMetadata = genBytes.Draw(t, "MemberMetadata")
+		mb.MemberAssignment = genBytes.Draw(t, "MemberAssignment")
+		mb.UnknownTags = genTags(t, flex, 0)
+		return mb
+	})
+	group := rapid.Custom(func(t *rapid.T) codec.DescribeGroupsGroup {
+		g := codec.DescribeGroupsGroup{ErrorCode: codec.ErrorCode(int16s().Draw(t, "ErrorCode")),
+			AuthorizedOperations: codec.AuthorizedOperationsUnknown}
+		if v >= 6 {
+			g.ErrorMessage = genNullableString.Draw(t, "ErrorMessage")
+		}
+		g.GroupId = genString.Draw(t, "GroupId")
+		g.GroupState = genString.Draw(t, "GroupState")
+		g.ProtocolType = genString.Draw(t, "ProtocolType")
+		g.ProtocolData = genString.Draw(t, "ProtocolData")
+		g.Members = genArray(t, "Members", 6, member)
+		if v >= 3 {
+			g.AuthorizedOperations = int32s().Draw(t, "AuthorizedOperations")
+		}
+		g.UnknownTags = genTags(t, flex, 0)
+		return g
+	})
+	return rapid.Custom(func(t *rapid.T) codec.Message {
+		m := &codec.DescribeGroupsResponse{}
+		if v >= 1 {
+			m.ThrottleTimeMs = int32s().Draw(t, "ThrottleTimeMs")
+		}
+		m.Groups = genArray(t, "Groups", 3, group)
+		m.UnknownTags = genTags(t, flex, 0)
+		return m
+	})
+}

@@ -166,6 +166,8 @@ var messageGens = []messageGen{
 	{"HeartbeatResponse", codec.Heartbeat, true, genHeartbeatResponse},
 	{"SyncGroupRequest", codec.SyncGroup, false, genSyncGroupRequest},
 	{"SyncGroupResponse", codec.SyncGroup, true, genSyncGroupResponse},
+	{"DescribeGroupsRequest", codec.DescribeGroups, false, genDescribeGroupsRequest},
+	{"DescribeGroupsResponse", codec.DescribeGroups, true, genDescribeGroupsResponse},
 	{"ApiVersionsRequest", codec.ApiVersions, false, func(v int16) *rapid.Generator[codec.Message] {
 		return rapid.Custom(func(t *rapid.T) codec.Message {
 			m := &codec.ApiVersionsRequest{}
