@@ -1,6 +1,12 @@
 package codec_test
 
-import "github.com/ghostcheck/ghostcheck/codec"
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
 
 // Golden vectors of the classic group protocol's apis, written from Apache
 // Kafka's JoinGroupRequest/Response.json, HeartbeatRequest/Response.json,
@@ -442,4 +448,97 @@ var goldenClassic = []golden{
 		00 00 00 00               #   AuthorizedOperations 0
 		01 01 01 09               #   group tags: tag 1, size 1
 		00                        # tags`},
+}
+
+// The classic apis switch to request header v2 and response header v1 at
+// their first flexible version (JoinGroup v6, Heartbeat v4, SyncGroup v4,
+// DescribeGroups v5, from Kafka's flexibleVersions), on both sides of which
+// the header versions are pinned here.
+func TestClassicHeaderVersions(t *testing.T) {
+	for _, tc := range []struct {
+		key           codec.APIKey
+		lastClassic   int16
+		firstFlexible int16
+	}{
+		{codec.JoinGroup, 5, 6},
+		{codec.Heartbeat, 3, 4},
+		{codec.SyncGroup, 3, 4},
+		{codec.DescribeGroups, 4, 5},
+	} {
+		for _, c := range []struct {
+			version int16
+			req     int16
+			resp    int16
+		}{{0, 1, 0}, {tc.lastClassic, 1, 0}, {tc.firstFlexible, 2, 1}, {codec.Lookup(tc.key).MaxVersion, 2, 1}} {
+			req, err := codec.RequestHeaderVersion(tc.key, c.version)
+			if err != nil || req != c.req {
+				t.Errorf("%v v%d: request header v%d, %v; want v%d", tc.key, c.version, req, err, c.req)
+			}
+			resp, err := codec.ResponseHeaderVersion(tc.key, c.version)
+			if err != nil || resp != c.resp {
+				t.Errorf("%v v%d: response header v%d, %v; want v%d", tc.key, c.version, resp, err, c.resp)
+			}
+		}
+	}
+}
+
+// Whole Heartbeat frames on both sides of the flexible switch: v3 has
+// request header v1 and response header v0, v4 request header v2 (a tag
+// section after ClientId) and response header v1 (a tag section after the
+// correlation id).
+func TestGoldenClassicFrames(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		version   int16
+		req       codec.Message
+		reqFrame  string
+		resp      codec.Message
+		respFrame string
+	}{
+		{"Heartbeat v3", 3, &codec.HeartbeatRequest{GroupId: "g", GenerationId: 2, MemberId: "m"}, `
+			00 00 00 17  # size 23
+			00 0c 00 03  # Heartbeat v3: header v1
+			00 00 00 05  # CorrelationId 5
+			00 01 63     # ClientId "c", no tag section
+			00 01 67  00 00 00 02  00 01 6d  ff ff  # GroupId "g", GenerationId 2, MemberId "m", GroupInstanceId null`,
+			&codec.HeartbeatResponse{ErrorCode: codec.RebalanceInProgress}, `
+			00 00 00 0a  # size 10
+			00 00 00 05  # CorrelationId 5: header v0
+			00 00 00 00  00 1b  # ThrottleTimeMs 0, ErrorCode 27`},
+		{"Heartbeat v4", 4, &codec.HeartbeatRequest{GroupId: "g", GenerationId: 2, MemberId: "m"}, `
+			00 00 00 16  # size 22
+			00 0c 00 04  # Heartbeat v4: header v2
+			00 00 00 05  # CorrelationId 5
+			00 01 63     # ClientId "c": int16 length even in v2
+			00           # header tags: none
+			02 67  00 00 00 02  02 6d  00  00  # compact body, GroupInstanceId null, tags`,
+			&codec.HeartbeatResponse{ErrorCode: codec.RebalanceInProgress}, `
+			00 00 00 0c  # size 12
+			00 00 00 05  # CorrelationId 5
+			00           # header tags: header v1
+			00 00 00 00  00 1b  00  # ThrottleTimeMs 0, ErrorCode 27, tags`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := codec.RequestHeader{RequestApiKey: codec.Heartbeat, RequestApiVersion: tc.version, CorrelationId: 5,
+				ClientId: codec.Str("c")}
+			want := wire(t, tc.reqFrame)
+			got, err := codec.AppendRequest(nil, &h, tc.req)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("AppendRequest: % x, %v\nwant % x", got, err, want)
+			}
+			gh, body, err := codec.DecodeRequest(want[4:], codec.DecodeOptions{Strict: true})
+			if err != nil || !reflect.DeepEqual(gh, h) || !reflect.DeepEqual(body, tc.req) {
+				t.Fatalf("DecodeRequest: %#v %#v %v", gh, body, err)
+			}
+			want = wire(t, tc.respFrame)
+			got, err = codec.AppendResponse(nil, 5, tc.version, tc.resp)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("AppendResponse: % x, %v\nwant % x", got, err, want)
+			}
+			rh, rb, err := codec.DecodeResponse(want[4:], codec.Heartbeat, tc.version, codec.DecodeOptions{Strict: true})
+			if err != nil || rh.CorrelationId != 5 || !reflect.DeepEqual(rb, tc.resp) {
+				t.Fatalf("DecodeResponse: %#v %#v %v", rh, rb, err)
+			}
+		})
+	}
 }
