@@ -35,44 +35,32 @@ func (m *HeartbeatRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
 	if err := w.begin(Heartbeat, false, version); err != nil {
 		return dst, err
 	}
-	b := appendGenerationMember(&w, dst, m.GroupId, m.GenerationId, m.MemberId, m.GroupInstanceId)
+	b := dst
+	b = w.String(b, "GroupId", m.GroupId)
+	b = AppendInt32(b, m.GenerationId)
+	b = w.String(b, "MemberId", m.MemberId)
+	if version >= 3 {
+		b = w.NullableString(b, "GroupInstanceId", m.GroupInstanceId)
+	} else {
+		w.Absent("GroupInstanceId", !m.GroupInstanceId.Valid, false)
+	}
 	b = w.UnknownTags(b, "TaggedFields", m.UnknownTags)
 	return finish(b, &w)
 }
 
-// appendGenerationMember appends what Heartbeat and SyncGroup requests open
-// with, a member of a generation: GroupId, GenerationId, MemberId and, from
-// v3, GroupInstanceId (which must be null before).
-func appendGenerationMember(w *Writer, b []byte, group string, generation int32, member string, instance NullableString) []byte {
-	b = w.String(b, "GroupId", group)
-	b = AppendInt32(b, generation)
-	b = w.String(b, "MemberId", member)
-	if w.Version() >= 3 {
-		return w.NullableString(b, "GroupInstanceId", instance)
-	}
-	w.Absent("GroupInstanceId", !instance.Valid, false)
-	return b
-}
-
 // ReadFrom implements Message.
 func (m *HeartbeatRequest) ReadFrom(r *Reader) {
-	readGenerationMember(r, &m.GroupId, &m.GenerationId, &m.MemberId, &m.GroupInstanceId)
+	m.GroupId = r.String("GroupId", m.GroupId)
+	m.GenerationId = r.Int32("GenerationId")
+	m.MemberId = r.String("MemberId", m.MemberId)
+	instance := m.GroupInstanceId
+	m.GroupInstanceId = Null
+	if r.Version() >= 3 {
+		m.GroupInstanceId = r.NullableString("GroupInstanceId", instance)
+	}
 	m.UnknownTags = nil
 	if r.Flexible() {
 		m.UnknownTags = r.UnknownTags("TaggedFields", m.UnknownTags)
-	}
-}
-
-// readGenerationMember reads what appendGenerationMember writes into the
-// fields given, which hold their previous values (see Reader.String).
-func readGenerationMember(r *Reader, group *string, generation *int32, member *string, instance *NullableString) {
-	*group = r.String("GroupId", *group)
-	*generation = r.Int32("GenerationId")
-	*member = r.String("MemberId", *member)
-	prev := *instance
-	*instance = Null
-	if r.Version() >= 3 {
-		*instance = r.NullableString("GroupInstanceId", prev)
 	}
 }
 

@@ -54,7 +54,15 @@ func (m *SyncGroupRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
 	if err := w.begin(SyncGroup, false, version); err != nil {
 		return dst, err
 	}
-	b := appendGenerationMember(&w, dst, m.GroupId, m.GenerationId, m.MemberId, m.GroupInstanceId)
+	b := dst
+	b = w.String(b, "GroupId", m.GroupId)
+	b = AppendInt32(b, m.GenerationId)
+	b = w.String(b, "MemberId", m.MemberId)
+	if version >= 3 {
+		b = w.NullableString(b, "GroupInstanceId", m.GroupInstanceId)
+	} else {
+		w.Absent("GroupInstanceId", !m.GroupInstanceId.Valid, false)
+	}
 	if version >= 5 {
 		b = w.NullableString(b, "ProtocolType", m.ProtocolType)
 		b = w.NullableString(b, "ProtocolName", m.ProtocolName)
@@ -73,7 +81,15 @@ func (m *SyncGroupRequest) AppendTo(dst []byte, version int16) ([]byte, error) {
 
 // ReadFrom implements Message.
 func (m *SyncGroupRequest) ReadFrom(r *Reader) {
-	readGenerationMember(r, &m.GroupId, &m.GenerationId, &m.MemberId, &m.GroupInstanceId)
+	v := r.Version()
+	m.GroupId = r.String("GroupId", m.GroupId)
+	m.GenerationId = r.Int32("GenerationId")
+	m.MemberId = r.String("MemberId", m.MemberId)
+	instance := m.GroupInstanceId
+	m.GroupInstanceId = Null
+	if v >= 3 {
+		m.GroupInstanceId = r.NullableString("GroupInstanceId", instance)
+	}
 	m.ProtocolType, m.ProtocolName = readProtocolTypeAndName(r, m.ProtocolType, m.ProtocolName)
 	// MemberId 2 and Assignment 4 classic; 1, 1 and tags 1 flexible.
 	minSize := 6
