@@ -20,10 +20,10 @@ package codec
 //	v9                                → + SkipAssignment (KIP-814)
 //
 // A field a version lacks reads as Kafka's default (RebalanceTimeoutMs -1,
-// which a v0 broker replaces by the session timeout; null strings; false)
-// and is written only when it holds that default or is ignorable
-// (RebalanceTimeoutMs, Reason, ThrottleTimeMs, the response's ProtocolType
-// and Members.GroupInstanceId are).
+// which a broker replaces by the session timeout in a v0 request; null
+// strings; false) and is written only when it holds that default or is
+// ignorable (RebalanceTimeoutMs, Reason, ThrottleTimeMs, the response's
+// ProtocolType and Members.GroupInstanceId are).
 
 // JoinGroup is api key 11.
 const JoinGroup APIKey = 11
