@@ -37,6 +37,12 @@ type API struct {
 	// coordinator neither serves nor advertises them: APIs leaves them
 	// out, AllAPIs has them.
 	Routing bool
+	// Auth marks the apis that authenticate a connection (SaslHandshake,
+	// SaslAuthenticate): wire's dialer speaks them before anything else
+	// on a connection to a broker that wants SASL. Like the routing apis,
+	// ghostcheck's coordinator neither serves nor advertises them: APIs
+	// leaves them out, AllAPIs has them.
+	Auth bool
 	// Classic marks the classic group protocol's apis (JoinGroup,
 	// Heartbeat, SyncGroup, DescribeGroups): ghostcheck reads and writes
 	// them (the recording proxy, `check` observing a classic group), but
@@ -114,7 +120,9 @@ var apis = [maxKnownKey + 1]*API{
 	LeaveGroup:                &leaveGroupAPI,
 	SyncGroup:                 &syncGroupAPI,
 	DescribeGroups:            &describeGroupsAPI,
+	SaslHandshake:             &saslHandshakeAPI,
 	ApiVersions:               &apiVersionsAPI,
+	SaslAuthenticate:          &saslAuthenticateAPI,
 	ConsumerGroupHeartbeat:    &consumerGroupHeartbeatAPI,
 	ConsumerGroupDescribe:     &consumerGroupDescribeAPI,
 	GetTelemetrySubscriptions: &getTelemetrySubscriptionsAPI,
@@ -131,12 +139,12 @@ func Lookup(key APIKey) *API {
 }
 
 // APIs lists the apis ghostcheck checks, in key order: those a coordinator
-// serves and advertises. The routing and the classic apis are left out (see
-// API.Routing and API.Classic).
+// serves and advertises. The routing, authentication and classic apis are
+// left out (see API.Routing, API.Auth, API.Classic).
 func APIs() []*API {
 	var out []*API
 	for _, a := range apis {
-		if a != nil && !a.Routing && !a.Classic {
+		if a != nil && !a.Routing && !a.Auth && !a.Classic {
 			out = append(out, a)
 		}
 	}
@@ -144,7 +152,7 @@ func APIs() []*API {
 }
 
 // AllAPIs lists every api this codec implements, in key order: APIs, the
-// routing apis and the classic ones. Lookup finds each of them.
+// routing, authentication and classic apis. Lookup finds each of them.
 func AllAPIs() []*API {
 	var out []*API
 	for _, a := range apis {

@@ -10,14 +10,15 @@ import (
 )
 
 // checkedKinds are the message kinds of the apis ghostcheck checks
-// (codec.APIs), routingKinds those of the routing apis and classicKinds
-// those of the classic ones; both codecs implement them all, each with the
-// versions they share (see kmsgMaxVersion). They are separate targets so
-// that the first byte of an input saved under testdata/fuzz keeps naming
-// the kind it was found for.
+// (codec.APIs), routingKinds those of the routing apis, authKinds those
+// of the authentication apis and classicKinds those of the classic ones;
+// both codecs implement them all, each with the versions they share (see
+// kmsgMaxVersion). They are separate targets so that the first byte of an
+// input saved under testdata/fuzz keeps naming the kind it was found for.
 var (
 	checkedKinds = kindsOf(codec.APIs())
 	routingKinds = kindsOf(apisWhere(func(a *codec.API) bool { return a.Routing }))
+	authKinds    = kindsOf(apisWhere(func(a *codec.API) bool { return a.Auth }))
 	classicKinds = kindsOf(apisWhere(func(a *codec.API) bool { return a.Classic }))
 )
 
@@ -61,6 +62,10 @@ func FuzzDifferentialKmsg(f *testing.F) { fuzzDifferential(f, checkedKinds) }
 // FuzzDifferentialKmsgRouting is FuzzDifferentialKmsg for the routing apis
 // (Metadata, FindCoordinator), with the same invariants.
 func FuzzDifferentialKmsgRouting(f *testing.F) { fuzzDifferential(f, routingKinds) }
+
+// FuzzDifferentialKmsgAuth is FuzzDifferentialKmsg for the authentication
+// apis (SaslHandshake, SaslAuthenticate), with the same invariants.
+func FuzzDifferentialKmsgAuth(f *testing.F) { fuzzDifferential(f, authKinds) }
 
 // FuzzDifferentialKmsgClassic is FuzzDifferentialKmsg for the classic
 // group protocol's apis (JoinGroup, Heartbeat, SyncGroup, DescribeGroups),
@@ -140,6 +145,7 @@ var arrayOrBytesField = map[string]bool{
 	"TopicPartitions.Partitions": true, "Assignment.TopicPartitions": true,
 	"Members.SubscribedTopicNames": true, "AcceptedCompressionTypes": true,
 	"RequestedMetrics": true, "Metrics": true,
+	"Mechanisms": true, "AuthBytes": true,
 	"Protocols": true, "Protocols.Metadata": true, "Members.Metadata": true,
 	"Assignments": true, "Assignments.Assignment": true, "Assignment": true,
 	"Members.MemberMetadata": true, "Members.MemberAssignment": true,

@@ -166,6 +166,8 @@ func toKmsg(m codec.Message, v int16) kmsgMessage {
 	case *codec.JoinGroupRequest, *codec.JoinGroupResponse, *codec.HeartbeatRequest, *codec.HeartbeatResponse,
 		*codec.SyncGroupRequest, *codec.SyncGroupResponse, *codec.DescribeGroupsRequest, *codec.DescribeGroupsResponse:
 		k = classicToKmsg(m)
+	case *codec.SaslHandshakeRequest, *codec.SaslHandshakeResponse, *codec.SaslAuthenticateRequest, *codec.SaslAuthenticateResponse:
+		k = authToKmsg(m)
 	default:
 		panic("toKmsg: no conversion for " + reflect.TypeOf(m).String())
 	}
@@ -281,6 +283,8 @@ func fromKmsg(k kmsgMessage, v int16) codec.Message {
 	case *kmsg.JoinGroupRequest, *kmsg.JoinGroupResponse, *kmsg.HeartbeatRequest, *kmsg.HeartbeatResponse,
 		*kmsg.SyncGroupRequest, *kmsg.SyncGroupResponse, *kmsg.DescribeGroupsRequest, *kmsg.DescribeGroupsResponse:
 		return classicFromKmsg(k)
+	case *kmsg.SASLHandshakeRequest, *kmsg.SASLHandshakeResponse, *kmsg.SASLAuthenticateRequest, *kmsg.SASLAuthenticateResponse:
+		return authFromKmsg(k)
 	}
 	panic("fromKmsg: no conversion for " + reflect.TypeOf(k).String())
 }

@@ -168,6 +168,10 @@ var messageGens = []messageGen{
 	{"SyncGroupResponse", codec.SyncGroup, true, genSyncGroupResponse},
 	{"DescribeGroupsRequest", codec.DescribeGroups, false, genDescribeGroupsRequest},
 	{"DescribeGroupsResponse", codec.DescribeGroups, true, genDescribeGroupsResponse},
+	{"SaslHandshakeRequest", codec.SaslHandshake, false, genSaslHandshakeRequest},
+	{"SaslHandshakeResponse", codec.SaslHandshake, true, genSaslHandshakeResponse},
+	{"SaslAuthenticateRequest", codec.SaslAuthenticate, false, genSaslAuthenticateRequest},
+	{"SaslAuthenticateResponse", codec.SaslAuthenticate, true, genSaslAuthenticateResponse},
 	{"ApiVersionsRequest", codec.ApiVersions, false, func(v int16) *rapid.Generator[codec.Message] {
 		return rapid.Custom(func(t *rapid.T) codec.Message {
 			m := &codec.ApiVersionsRequest{}
