@@ -14,6 +14,12 @@
 // findings already recorded are read from a known-findings file (known.go)
 // and set aside. The fault-injected histories are in history.go.
 //
+// The cases are in cases.go (Cases, the list; A1-A3, §B4, §B5, §B1 and
+// §B7), cases_ids.go (a later request's ClientId, telemetry's reserved
+// ids), cases_leave.go (LeaveGroup and group ids as Kafka 4.0 has them),
+// cases_pending.go (pending revocations) and cases_static.go (static
+// membership).
+//
 // A case holds the broker only to what a client can observe: error codes,
 // member ids and epochs, membership as ConsumerGroupDescribe shows it.
 // Error messages and assignments are not compared (a foreign broker has its
@@ -132,9 +138,11 @@ type verdict struct {
 }
 
 func pass(observed string) verdict { return verdict{Pass, observed, ""} }
+
 func fail(observed, expected string) verdict {
 	return verdict{Fail, observed, expected}
 }
+
 func skip(why string) verdict { return verdict{Skip, why, ""} }
 
 // want passes when ok, else fails with what was expected.
