@@ -65,6 +65,8 @@
 //	types.go      UUID, NullableString, TaggedFields
 //	json.go       reading a NullableUUID from JSON
 //	errors.go     Error and its kinds; errorcodes.go Kafka's error codes
+//	consumer_protocol.go  ConsumerProtocolSubscription and ConsumerProtocolAssignment:
+//	              the classic consumer's bytes inside JoinGroup's and SyncGroup's
 //
 // Field names follow Kafka's message schemas (GroupId, MemberId, ...), which
 // is also what the JSON form of a message shows.
