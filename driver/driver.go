@@ -139,7 +139,7 @@ func newDriver(target Target, p plan.Plan) (*driver, error) {
 		res:      &Result{Plan: p, ViolationCounts: map[string]int{}, Faults: map[plan.FaultKind]int{}},
 		canaries: p.Seed%canaryEvery == 1,
 	}
-	d.net = newNetwork(d)
+	d.net.init(d)
 	d.procs = processes{d: d, hbEvery: max(int(int64(p.HeartbeatIntervalMs)/p.RoundMs), 1)}
 	d.prober = prober{d: d}
 	d.obs = newObserver(d)
@@ -161,11 +161,9 @@ func (d *driver) runRounds() bool {
 	restarts := d.plan.Restarts
 	for d.round = 0; d.round <= last; d.round++ {
 		d.now = int64(d.round) * d.plan.RoundMs
-		if err := d.target.Advance(d.now); err != nil {
-			d.harness("advance to %d: %v", d.now, err)
+		if !d.advance(d.now) {
 			return false
 		}
-		d.at = d.now
 		if len(restarts) > 0 && restarts[0] == d.round {
 			restarts = restarts[1:]
 			if !d.restart() {
@@ -218,14 +216,13 @@ func (d *driver) quiesce() bool {
 		}
 		d.now = end
 		d.round++
-		if err := d.target.Advance(d.now); err != nil {
-			d.harness("advance to %d: %v", d.now, err)
+		if !d.advance(d.now) {
 			return false
 		}
-		d.at = d.now
 	}
 	d.procs.describeAll()
 	d.net.deliverRequests()
+	d.net.unreleased()
 	d.obs.observe(true)
 	d.clients.check()
 	return true
@@ -251,9 +248,13 @@ func (d *driver) restart() bool {
 		return false
 	}
 	d.mu.Lock()
-	d.hist = append(d.hist, history.Op{ID: len(d.hist), Client: len(d.procs.all), Name: "coordinator", At: d.now, Sent: d.round,
-		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"})
 	d.procs.connectionsLost()
+	op := history.Op{ID: len(d.hist), Client: len(d.procs.all), Name: "coordinator", At: d.now, Sent: d.round,
+		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"}
+	if d.net.parker != nil {
+		op.Releases = d.net.release(d.net.parker.Released(), ret)
+	}
+	d.hist = append(d.hist, op)
 	d.mu.Unlock()
 	d.restartAt = append(d.restartAt, d.now)
 	d.procs.reconnectLive()
@@ -275,13 +276,25 @@ func (d *driver) sessionEnd(t int64) int64 {
 // advanceTo moves the target's clock to t within the round, if it is not
 // there yet.
 func (d *driver) advanceTo(t int64) {
-	if t <= d.at {
-		return
+	if t > d.at {
+		d.advance(t)
 	}
-	if err := d.target.Advance(t); err != nil {
-		d.harness("advance to %d: %v", t, err)
-	}
+}
+
+// advance moves the target's clock to t and records what its timers
+// released (a tick, parked.go). It reports false when the target failed
+// (a harness error).
+func (d *driver) advance(t int64) bool {
+	err := d.target.Advance(t)
 	d.at = t
+	if err != nil {
+		d.harness("advance to %d: %v", t, err)
+		return false
+	}
+	d.mu.Lock()
+	d.net.tick(history.TickAdvance, Conn{}, nil)
+	d.mu.Unlock()
+	return true
 }
 
 // lag is how far the target's real time has run ahead of the driver's

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
@@ -47,11 +48,19 @@ type network struct {
 	freeWires []uint64
 	// enc is deliver's buffer for encoding a response (under mu).
 	enc []byte
+	// The parked requests (parked.go): the target as a Parker (nil if it
+	// is not), the deliveries numbered so far, and the requests it holds
+	// by delivery number.
+	parker     Parker
+	deliveries atomic.Uint64
+	parked     map[uint64]*parkedRequest
 }
 
-func newNetwork(d *driver) network {
-	return network{d: d, lastReqDeliver: map[uint64]int64{}, lastRespDeliver: map[uint64]int{},
-		clientIDs: map[uint64]string{}, closed: map[uint64]bool{}}
+// init makes n the network of d's run.
+func (n *network) init(d *driver) {
+	n.d, n.lastReqDeliver, n.lastRespDeliver = d, map[uint64]int64{}, map[uint64]int{}
+	n.clientIDs, n.closed, n.parked = map[uint64]string{}, map[uint64]bool{}, map[uint64]*parkedRequest{}
+	n.parker, _ = d.target.(Parker)
 }
 
 // outstanding is a request a process awaits the response to.
@@ -147,6 +156,7 @@ func (n *network) disconnect(p *proc) {
 	n.d.mu.Unlock()
 	if !closed {
 		n.d.target.Disconnect(p.wire)
+		n.disconnected(p)
 	}
 	n.releaseWire(p)
 }
@@ -260,9 +270,11 @@ func (n *network) deliverRequests() {
 }
 
 // deliverAt delivers requests due at one time: in send order, or
-// concurrently per connection when the plan is parallel.
+// concurrently per connection when the plan is parallel (but in send order
+// for a plan with classic clients against a Parker: what one handling
+// released must be drained before the next handling).
 func (n *network) deliverAt(due []*request) {
-	if !n.d.plan.Parallel {
+	if !n.d.plan.Parallel || n.parker != nil && n.d.plan.HasClassic() {
 		for _, r := range due {
 			n.deliver(r)
 		}
@@ -291,7 +303,9 @@ func (n *network) deliverAt(due []*request) {
 }
 
 // deliver gives one request to the target, records the operation, and
-// sends its response on its way back (as the plan's fault has it).
+// sends its response on its way back (as the plan's fault has it), or
+// holds the operation open while the target parks it (parked.go); the
+// answers its handling released reach theirs.
 func (n *network) deliver(r *request) {
 	d := n.d
 	clientID, open := n.attribute(r)
@@ -301,16 +315,21 @@ func (n *network) deliver(r *request) {
 	// The operation's interval is the target's handling of it: the
 	// tightest interval known to contain its linearization point.
 	r.handed = r.h
-	call := d.events.Add(1)
-	resp, err := d.target.Handle(r.conn, &r.handed, r.req)
-	ret := d.events.Add(1)
+	h := n.handle(r)
+	resp, err := h.resp, h.err
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.at,
-		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
+	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: Conn{ID: r.conn.ID, Host: r.conn.Host}, ClientID: clientID, At: d.at,
+		Sent: r.sent, Call: h.call, Return: h.ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
 	r.p.delivered(r.req, d.at)
-	if err != nil {
+	if h.released != nil {
+		op.Releases = n.release(h.released, h.ret)
+	}
+	switch {
+	case errors.Is(err, ErrParked):
+		n.park(r, &op, h.ret)
+	case err != nil:
 		op.Response = nil
 		if errors.Is(err, ErrNoResponse) {
 			op.Return = history.Never
@@ -319,9 +338,18 @@ func (n *network) deliver(r *request) {
 			r.p.refused = true // a broker closes the connection
 		}
 		op.Note = joinNote(op.Note, "no response: "+err.Error())
-		d.hist = append(d.hist, op)
-		return
+	default:
+		n.answer(r, resp, &op)
 	}
+	d.hist = append(d.hist, op)
+}
+
+// answer sends resp, the target's answer to r (whose operation is op,
+// given at its handling or at its release), on its way back to r's
+// process, as the fault planned for r has it: lost, delayed, or dropped
+// by the client as the answer to a duplicate. The caller holds mu.
+func (n *network) answer(r *request, resp codec.Message, op *history.Op) {
+	d := n.d
 	if resp != nil {
 		var err error
 		if n.enc, err = resp.AppendTo(n.enc[:0], r.h.RequestApiVersion); err != nil {
@@ -333,12 +361,10 @@ func (n *network) deliver(r *request) {
 	switch {
 	case r.dup:
 		op.Note = joinNote(op.Note, "response to the duplicate dropped by the client")
-		d.hist = append(d.hist, op)
 		return
 	case r.fault != nil && r.fault.Kind == plan.LostResponse:
 		d.clients.fault(r.creq, "response dropped")
 		op.Note = joinNote(op.Note, "response lost")
-		d.hist = append(d.hist, op)
 		return
 	case r.fault != nil && r.fault.Kind == plan.DelayResponse:
 		out.deliver += r.fault.Delay
@@ -350,7 +376,6 @@ func (n *network) deliver(r *request) {
 	n.lastRespDeliver[out.conn] = out.deliver
 	r.p.awaiting(out.ids)
 	n.resps = append(n.resps, out)
-	d.hist = append(d.hist, op)
 }
 
 // attribute is the ClientId the coordinator must attribute r to, and

@@ -88,6 +88,10 @@ type ClientPlan struct {
 	// rack-aware client; one naming the coordinator's assignor).
 	RackID         string `json:"rackId,omitempty"`
 	ServerAssignor string `json:"serverAssignor,omitempty"`
+	// Classic, when set, makes the process a classic consumer (JoinGroup,
+	// SyncGroup, Heartbeat: classic.go); HeartbeatVersion, NullOwned,
+	// RackID and ServerAssignor are then unused.
+	Classic *ClassicClient `json:"classic,omitempty"`
 }
 
 // Action is one scheduled action of a client process.
