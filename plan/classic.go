@@ -4,6 +4,12 @@ package plan
 // process that speaks JoinGroup, SyncGroup and Heartbeat instead of
 // ConsumerGroupHeartbeat, and the plan-wide settings of classic groups.
 
+import (
+	"fmt"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
 // ClassicClient makes a client process a classic consumer (A6.6): it joins
 // with JoinGroup, gets its assignment by SyncGroup from the group's
 // leader, and heartbeats with Heartbeat. Its group is a classic group:
@@ -17,10 +23,19 @@ type ClassicClient struct {
 	// broker's highest (the v4→v3 downgrade).
 	JoinGroupMaxVersion int16 `json:"joinGroupMaxVersion"`
 	// SessionTimeoutMs and RebalanceTimeoutMs are what the client's
-	// JoinGroups carry.
+	// JoinGroups carry. A JoinGroup is given up on after the rebalance
+	// timeout and 5 s (Kafka's client's JOIN_GROUP_TIMEOUT_LAPSE), any
+	// other request after RequestTimeoutMs.
 	SessionTimeoutMs   int32 `json:"sessionTimeoutMs"`
 	RebalanceTimeoutMs int32 `json:"rebalanceTimeoutMs"`
+	RequestTimeoutMs   int32 `json:"requestTimeoutMs"`
+	// SharedInstance tags a client given another live client's instance
+	// id on purpose (drawSharedInstance).
+	SharedInstance bool `json:"sharedInstance,omitempty"`
 }
+
+// JoinTimeoutMs is how long the client waits for a JoinGroup's answer.
+func (c *ClassicClient) JoinTimeoutMs() int64 { return int64(c.RebalanceTimeoutMs) + 5000 }
 
 // IsClassic reports whether the client process speaks the classic
 // protocol.
@@ -35,4 +50,170 @@ func (p *Plan) HasClassic() bool {
 		}
 	}
 	return false
+}
+
+// Protocol is the group protocol a plan's clients speak (Options.Protocol).
+type Protocol string
+
+// The protocols.
+const (
+	// ProtocolConsumer: every group is a consumer group (KIP-848's
+	// ConsumerGroupHeartbeat); the zero value reads as it.
+	ProtocolConsumer Protocol = "consumer"
+	// ProtocolClassic: every group is a classic group.
+	ProtocolClassic Protocol = "classic"
+	// ProtocolMixed: each group is drawn one or the other, half and half.
+	ProtocolMixed Protocol = "mixed"
+)
+
+// ParseProtocol reads consumer, classic or mixed.
+func ParseProtocol(s string) (Protocol, error) {
+	switch p := Protocol(s); p {
+	case ProtocolConsumer, ProtocolClassic, ProtocolMixed:
+		return p, nil
+	}
+	return "", fmt.Errorf("protocol %q: want consumer, classic or mixed", s)
+}
+
+// The classic clients' timeouts, sized to the plan's 500 ms rounds: the
+// session at the coordinator's minimum (6 s, as the consumer clients'),
+// rebalance timeouts of 3 to 10 s, and a request timeout of two thirds of
+// the session (Kafka's defaults, 30 s against 45 s); the first rebalance's
+// delay of one round at most, so that histories stay short.
+const (
+	classicSessionTimeoutMs = 6000
+	classicRequestTimeoutMs = 4000
+	classicRebalanceMinMs   = 3000
+	classicRebalanceSteps   = 15 // of 500 ms: up to 10 s
+	classicInitialDelayStep = 500
+)
+
+// drawClassic makes the plan's groups classic (Options.Protocol: all, or
+// each drawn in mixed plans), drawn after everything else so that a seed
+// keeps the consumer-protocol plan it gave before classic groups existed:
+// a classic group's clients become classic consumers with their own
+// rebalance timeouts, static only at JoinGroup v5+ (Options.JoinGroupVersion
+// 3, the KIP-394 control, makes them dynamic), their ConsumerGroupHeartbeat
+// settings cleared and their actions made classic (a static leave is a
+// leave; a regex subscription, which the classic client does not speak,
+// names topics instead); the probes of a classic group that speak
+// ConsumerGroupHeartbeat to it are dropped (the A6.4 answers are for
+// later probes). Then, per plan: the first rebalance's delay, now and then
+// a broker from before KIP-394 (JoinGroup v3, SyncGroup and Heartbeat v2:
+// the clients' v4→v3 downgrade), and rarely two processes of one
+// instance id (CLASSIC.md §8's scenario 8).
+func drawClassic(d drawer, o Options, p *Plan) {
+	classic := map[string]bool{}
+	for _, g := range p.Groups() {
+		classic[g] = o.Protocol == ProtocolClassic || d.intn("classic group", 2) == 0
+	}
+	maxJoin := o.JoinGroupVersion
+	if maxJoin == 0 {
+		maxJoin = 9
+	}
+	for i := range p.Clients {
+		c := &p.Clients[i]
+		if !classic[c.Group] {
+			continue
+		}
+		c.Classic = &ClassicClient{JoinGroupMaxVersion: maxJoin, SessionTimeoutMs: classicSessionTimeoutMs, RequestTimeoutMs: classicRequestTimeoutMs,
+			RebalanceTimeoutMs: classicRebalanceMinMs + 500*int32(d.intn("classic rebalance timeout", classicRebalanceSteps))}
+		if maxJoin < 5 {
+			c.InstanceID = ""
+		}
+		c.NullOwned, c.RackID, c.ServerAssignor = false, "", ""
+		for j := range c.Actions {
+			a := &c.Actions[j]
+			switch {
+			case a.Kind == StaticLeave:
+				a.Kind = Leave
+			case a.Kind == Resubscribe && a.Regex != "":
+				a.Regex, a.Topics = "", append([]string(nil), c.Topics...)
+			}
+		}
+	}
+	kept := p.Probes[:0]
+	for _, pr := range p.Probes {
+		if !classic[pr.Group] || classicSafeProbe(pr.Kind) {
+			kept = append(kept, pr)
+		}
+	}
+	p.Probes = kept
+	if !p.HasClassic() {
+		return
+	}
+	p.InitialRebalanceDelayMs = classicInitialDelayStep * int32(d.intn("initial rebalance delay", 2))
+	if d.intn("broker before KIP-394", 8) == 0 {
+		if p.MaxVersions == nil {
+			p.MaxVersions = map[codec.APIKey]int16{}
+		}
+		p.MaxVersions[codec.JoinGroup], p.MaxVersions[codec.SyncGroup], p.MaxVersions[codec.Heartbeat] = 3, 2, 2
+		if v, ok := p.MaxVersions[codec.LeaveGroup]; !ok || v > 2 {
+			p.MaxVersions[codec.LeaveGroup] = 2
+		}
+	}
+	if d.intn("shared instance", 20) == 0 {
+		drawSharedInstance(d, p)
+	}
+}
+
+// classicSafeProbe reports whether a probe may go to a classic group: the
+// ones that name no member and make none (telemetry, odd requests).
+func classicSafeProbe(k ProbeKind) bool {
+	switch k {
+	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest:
+		return true
+	}
+	return false
+}
+
+// drawSharedInstance gives a dynamic classic client the instance id of a
+// static one of its group, both alive at once (a misconfigured deployment,
+// CLASSIC.md §8's scenario 8): each join fences the other, and the fenced
+// process stops (FENCED_INSTANCE_ID is fatal). The client is tagged
+// (ClassicClient.SharedInstance).
+func drawSharedInstance(d drawer, p *Plan) {
+	var pairs [][2]int
+	for i, s := range p.Clients {
+		if s.Classic == nil || s.InstanceID == "" {
+			continue
+		}
+		for j, c := range p.Clients {
+			if c.Classic != nil && c.InstanceID == "" && c.Group == s.Group {
+				pairs = append(pairs, [2]int{i, j})
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	pick := pairs[d.intn("shared instance pair", len(pairs))]
+	c := &p.Clients[pick[1]]
+	c.InstanceID, c.Classic.SharedInstance = p.Clients[pick[0]].InstanceID, true
+}
+
+// validateClassic checks the classic clients' settings, and that no group
+// mixes the two protocols.
+func (p *Plan) validateClassic() error {
+	kind := map[string]bool{}
+	for i, c := range p.Clients {
+		if k, seen := kind[c.Group]; seen && k != c.IsClassic() {
+			return fmt.Errorf("plan: group %s has classic and consumer clients (client %d)", c.Group, i)
+		}
+		kind[c.Group] = c.IsClassic()
+		if c.Classic == nil {
+			continue
+		}
+		cc := c.Classic
+		switch {
+		case cc.JoinGroupMaxVersion < 0 || cc.JoinGroupMaxVersion > 9:
+			return fmt.Errorf("plan: client %s JoinGroup v%d", c.Name, cc.JoinGroupMaxVersion)
+		case cc.SessionTimeoutMs <= 0 || cc.RebalanceTimeoutMs < 0 || cc.RequestTimeoutMs <= 0:
+			return fmt.Errorf("plan: client %s: classic session and request timeouts must be positive, the rebalance timeout not negative", c.Name)
+		}
+	}
+	if p.InitialRebalanceDelayMs < 0 {
+		return fmt.Errorf("plan: initialRebalanceDelayMs %d is negative", p.InitialRebalanceDelayMs)
+	}
+	return nil
 }

@@ -58,6 +58,10 @@ type Plan struct {
 	// DescribeOps has the observer's Describes ask for the groups'
 	// authorized operations.
 	DescribeOps bool `json:"describeOps,omitempty"`
+	// InitialRebalanceDelayMs is the coordinator's
+	// group.initial.rebalance.delay.ms for classic groups (plans with
+	// classic clients only; classic.go).
+	InitialRebalanceDelayMs int32 `json:"initialRebalanceDelayMs,omitempty"`
 }
 
 // Topic is a topic of the coordinator's configuration.
@@ -185,9 +189,13 @@ func (p *Plan) Groups() []string {
 // String is a one-line summary of the plan.
 func (p *Plan) String() string {
 	v := map[int16]int{}
-	static := 0
+	static, classic := 0, 0
 	for _, c := range p.Clients {
-		v[c.HeartbeatVersion]++
+		if c.Classic != nil {
+			classic++
+		} else {
+			v[c.HeartbeatVersion]++
+		}
 		if c.InstanceID != "" {
 			static++
 		}
@@ -204,6 +212,10 @@ func (p *Plan) String() string {
 	}
 	if len(p.Restarts) > 0 {
 		ks = append(ks, fmt.Sprintf("restarts=%d", len(p.Restarts)))
+	}
+	if classic > 0 {
+		return fmt.Sprintf("%d clients (classic=%d v0=%d v1=%d, static=%d) in %d groups, %d rounds, faults: %s",
+			len(p.Clients), classic, v[0], v[1], static, len(p.Groups()), p.Rounds, strings.Join(ks, " "))
 	}
 	return fmt.Sprintf("%d clients (v0=%d v1=%d, static=%d) in %d groups, %d rounds, faults: %s",
 		len(p.Clients), v[0], v[1], static, len(p.Groups()), p.Rounds, strings.Join(ks, " "))
