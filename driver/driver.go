@@ -77,6 +77,9 @@ type driver struct {
 	// canaries: this history's canaries run (canaryEvery picks them by
 	// seed).
 	canaries bool
+	// classicGroups are the plan's classic groups (their clients speak
+	// the classic protocol, plan.ClientPlan.Classic).
+	classicGroups map[string]bool
 
 	// mu guards the history, the result and what delivery touches while
 	// requests are delivered concurrently (Plan.Parallel).
@@ -138,6 +141,14 @@ func newDriver(target Target, p plan.Plan) (*driver, error) {
 		target:   target,
 		res:      &Result{Plan: p, ViolationCounts: map[string]int{}, Faults: map[plan.FaultKind]int{}},
 		canaries: p.Seed%canaryEvery == 1,
+	}
+	for _, c := range p.Clients {
+		if c.Classic != nil {
+			if d.classicGroups == nil {
+				d.classicGroups = map[string]bool{}
+			}
+			d.classicGroups[c.Group] = true
+		}
 	}
 	d.net.init(d)
 	d.procs = processes{d: d, hbEvery: max(int(int64(p.HeartbeatIntervalMs)/p.RoundMs), 1)}

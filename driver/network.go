@@ -411,6 +411,14 @@ func (n *network) respond(r *request, resp codec.Message) *response {
 		r.idSpace[0] = hb.MemberId.Value
 		out.ids = r.idSpace[:1]
 	}
+	if j, ok := resp.(*codec.JoinGroupResponse); ok && r.p.role == roleClient && j.MemberId != "" &&
+		(j.ErrorCode == codec.None || j.ErrorCode == codec.MemberIDRequired) {
+		// A classic member's or pending id the coordinator made for the
+		// process, which it holds once the answer arrives.
+		r.p.heard(j.MemberId)
+		r.idSpace[0] = j.MemberId
+		out.ids = r.idSpace[:1]
+	}
 	return out
 }
 

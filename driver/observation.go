@@ -38,6 +38,9 @@ type observer struct {
 	// first of them reached the target.
 	described   []*codec.ConsumerGroupDescribeResponse
 	describedAt int64
+	// describedClassic are the DescribeGroups responses (classic groups)
+	// delivered this round, beside described.
+	describedClassic []*codec.DescribeGroupsResponse
 	// canaried: the invariants' canary ran on a round's observation
 	// (canary_invariants.go).
 	canaried bool
@@ -56,11 +59,16 @@ func newObserver(d *driver) observer {
 func (o *observer) answered(version int16, resp codec.Message) {
 	switch r := resp.(type) {
 	case *codec.ConsumerGroupDescribeResponse:
-		if len(o.described) == 0 {
+		if len(o.described) == 0 && len(o.describedClassic) == 0 {
 			o.describedAt = o.d.at
 		}
 		o.described = append(o.described, r)
 		o.checkDescribe(r)
+	case *codec.DescribeGroupsResponse:
+		if len(o.described) == 0 && len(o.describedClassic) == 0 {
+			o.describedAt = o.d.at
+		}
+		o.describedClassic = append(o.describedClassic, r)
 	case *codec.GetTelemetrySubscriptionsResponse:
 		if version == 0 && r.ErrorCode == codec.None {
 			o.genIDs = append(o.genIDs, r.ClientInstanceId)
@@ -81,7 +89,9 @@ func (o *observer) observe(final bool) {
 	for _, p := range o.d.procs.clients() {
 		mp := o.process(p)
 		obs.Processes = append(obs.Processes, mp)
-		if p.plan.HeartbeatVersion >= rules.MemberIDRequiredVersion {
+		// StableMemberID is KIP-1082's: a classic consumer takes the ids
+		// the coordinator makes, and forgets them (A6.6).
+		if p.plan.HeartbeatVersion >= rules.MemberIDRequiredVersion && p.classic == nil {
 			if err := o.ids.Observe(mp); err != nil {
 				o.d.violate(err)
 			}
@@ -98,17 +108,20 @@ func (o *observer) observe(final bool) {
 // was there then, whatever happened later in the round, Plan.SubRoundMs);
 // false when there is nothing to judge.
 func (o *observer) seen() ([]rules.GroupSnapshot, int64, bool) {
-	described := o.described
-	o.described = nil
+	described, classic := o.described, o.describedClassic
+	o.described, o.describedClassic = nil, nil
 	if o.snap != nil {
 		return o.snap.Snapshot(), o.d.at, true
 	}
-	if len(described) == 0 {
+	if len(described) == 0 && len(classic) == 0 {
 		return nil, 0, false
 	}
 	var groups []rules.GroupSnapshot
 	for _, r := range described {
 		groups = append(groups, rules.SnapshotFromDescribe(r)...)
+	}
+	for _, r := range classic {
+		groups = append(groups, rules.SnapshotFromDescribeGroups(r)...)
 	}
 	return groups, o.describedAt, true
 }
@@ -123,6 +136,9 @@ func (o *observer) process(p *proc) rules.Process {
 		Live:             p.live,
 		Left:             p.c.State() == client.Left || (p.live && !p.wants && p.c.State() != client.Joined),
 		Joined:           p.live && p.c.State() == client.Joined,
+	}
+	if p.classic != nil {
+		o.classicProcess(p, &mp)
 	}
 	mp.InFlight, mp.AllIDs = p.sortedIDs()
 	// A member may outlive its process by one session timeout (a crash, a

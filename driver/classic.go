@@ -1,0 +1,244 @@
+package driver
+
+// The classic client processes (plan.ClientPlan.Classic): each a
+// client.Classic, the reference classic consumer of docs/PROTOCOL.md A6.6,
+// beside the client.Client that gives it its headers, ids and the
+// connection's negotiation. What a classic process does on its turn, how
+// it takes its answers and its timeouts, and what the invariants know of
+// it.
+
+import (
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
+)
+
+// classicProc is what a classic client process keeps besides a proc's:
+// the consumer, the JoinGroup or SyncGroup on its way (join tells which),
+// and the Heartbeat on its way (the consumer judges its answer by the
+// generation it carried).
+type classicProc struct {
+	cl   *client.Classic
+	gm   *outstanding
+	join bool
+	hb   *codec.HeartbeatRequest
+	// joinRounds and requestRounds are how many rounds the consumer waits
+	// for a JoinGroup's answer and for any other's.
+	joinRounds, requestRounds int
+}
+
+// newClassicProc makes the classic consumer of cp, for a plan whose topics
+// its leader assigns.
+func newClassicProc(pl *plan.Plan, cp plan.ClientPlan) (*classicProc, error) {
+	parts := make(map[string]int32, len(pl.Topics))
+	for _, t := range pl.Topics {
+		parts[t.Name] = t.Partitions
+	}
+	cc := cp.Classic
+	cl, err := client.NewClassic(client.ClassicConfig{GroupID: cp.Group, InstanceID: cp.InstanceID, Topics: cp.Topics, Partitions: parts,
+		SessionTimeoutMs: cc.SessionTimeoutMs, RebalanceTimeoutMs: cc.RebalanceTimeoutMs, JoinGroupMaxVersion: cc.JoinGroupMaxVersion})
+	if err != nil {
+		return nil, err
+	}
+	rounds := func(ms int64) int { return int((ms + pl.RoundMs - 1) / pl.RoundMs) }
+	return &classicProc{cl: cl, joinRounds: rounds(cc.JoinTimeoutMs()), requestRounds: rounds(int64(cc.RequestTimeoutMs))}, nil
+}
+
+// memberID is the member id the process holds now.
+func (p *proc) memberID() string {
+	if p.classic != nil {
+		return p.classic.cl.MemberID()
+	}
+	return p.c.MemberID()
+}
+
+// joined reports whether the process believes it is a member.
+func (p *proc) joined() bool {
+	if p.classic != nil {
+		return p.classic.cl.Heartbeating()
+	}
+	return p.c.State() == client.Joined
+}
+
+// classicTurn is a classic process's turn after its actions: the JoinGroup
+// or SyncGroup its consumer has due, once the backoff is over and nothing
+// of the kind is on its way, and a heartbeat every interval while it
+// heartbeats.
+func (ps *processes) classicTurn(p *proc) {
+	d, k := ps.d, p.classic
+	if !p.wants || d.round < p.nextTry {
+		return
+	}
+	if k.gm == nil {
+		switch k.cl.Due() {
+		case client.DueJoin:
+			req, v := k.cl.JoinGroup()
+			if req == nil {
+				ps.endFatal(p)
+				return
+			}
+			k.gm, k.join = d.net.send(p, codec.JoinGroup, v, req), true
+		case client.DueSync:
+			if req, v := k.cl.SyncGroup(); req != nil {
+				k.gm, k.join = d.net.send(p, codec.SyncGroup, v, req), false
+			}
+		}
+	}
+	if k.cl.Heartbeating() && p.hb == nil && d.round-p.lastHB >= ps.hbEvery {
+		req, v := k.cl.Heartbeat()
+		k.hb = req
+		p.hb = d.net.send(p, codec.Heartbeat, v, req)
+	}
+}
+
+// classicDo carries out one of a classic client's planned actions; the
+// ones a classic consumer does as any other (a crash, a reset, a rename)
+// are do's.
+func (ps *processes) classicDo(p *proc, a plan.Action) bool {
+	d, k := ps.d, p.classic
+	switch a.Kind {
+	case plan.Join:
+		p.wants = true
+		p.nextTry = d.round
+		k.cl.Start()
+	case plan.Leave, plan.StaticLeave:
+		p.wants = false
+		k.gm, k.hb, p.hb = nil, nil, nil
+		if req, v := k.cl.Leave(); req != nil {
+			p.leave = d.net.send(p, codec.LeaveGroup, v, req)
+		}
+	case plan.Close:
+		ps.close(p)
+	case plan.Crash:
+		k.cl.Crash()
+		return false
+	case plan.Telemetry:
+		// Not while a request of its group may be held on the
+		// connection: the telemetry request would wait behind it, and
+		// be answered by its group's events.
+		if k.gm == nil && !d.net.parkedOn(p) {
+			return false
+		}
+	case plan.Resubscribe:
+		k.cl.Resubscribe(a.Topics)
+	default:
+		return false
+	}
+	return true
+}
+
+// classicClose is close's part for a classic process: its consumer's
+// LeaveGroup, if it sends one (a dynamic member; a static one sends none).
+func (ps *processes) classicClose(p *proc) {
+	if req, v := p.classic.cl.Close(); req != nil {
+		ps.d.net.send(p, codec.LeaveGroup, v, req)
+	}
+}
+
+// classicAbsorb hands a classic process the answer r if it awaits it as
+// its JoinGroup, SyncGroup or Heartbeat's; false if it does not.
+func (ps *processes) classicAbsorb(p *proc, r *response) bool {
+	d, k := ps.d, p.classic
+	var re client.Reaction
+	switch {
+	case k.gm != nil && k.gm.corr == r.corr:
+		k.gm = nil
+		switch resp := r.resp.(type) {
+		case *codec.JoinGroupResponse:
+			re = k.cl.OnJoinGroup(resp)
+			if resp.ErrorCode == codec.None {
+				p.lastHB = d.round // the first heartbeat one interval after the join
+			}
+		case *codec.SyncGroupResponse:
+			re = k.cl.OnSyncGroup(resp)
+		}
+	case p.hb != nil && p.hb.corr == r.corr:
+		p.hb = nil
+		p.lastHB = d.round
+		if resp, ok := r.resp.(*codec.HeartbeatResponse); ok && k.hb != nil {
+			re = k.cl.OnHeartbeat(k.hb, resp)
+		}
+		k.hb = nil
+	default:
+		return false
+	}
+	ps.react(p, re)
+	return true
+}
+
+// react does what the consumer asked after an answer or a lost one: a new
+// connection now (its requests go on it from the next round, the backoff),
+// or just the backoff; and a consumer that failed ends its process.
+func (ps *processes) react(p *proc, re client.Reaction) {
+	d, k := ps.d, p.classic
+	switch re {
+	case client.Reconnect:
+		k.gm, k.hb, p.hb = nil, nil, nil
+		d.net.disconnect(p)
+		d.net.reconnect(p)
+		p.nextTry = d.round + 1
+	case client.Backoff:
+		p.nextTry = d.round + 1
+	}
+	if k.cl.State() == client.ClassicFatal {
+		ps.endFatal(p)
+	}
+}
+
+// endFatal ends a process whose consumer failed (FENCED_INSTANCE_ID and
+// the like: Kafka's poll throws): it sends nothing more, as after a crash.
+func (ps *processes) endFatal(p *proc) {
+	p.live, p.wants, p.ended = false, false, ps.d.round
+	p.hb, p.leave, p.others = nil, nil, nil
+	p.classic.gm, p.classic.hb = nil, nil
+	p.closing = true
+}
+
+// classicTimeouts gives up on a classic process's JoinGroup after its
+// rebalance timeout and 5 s, and on its SyncGroup and Heartbeat after its
+// request timeout: the consumer closes the connection and goes on on a new
+// one (react).
+func (ps *processes) classicTimeouts(p *proc) {
+	d, k := ps.d, p.classic
+	switch {
+	case k.gm != nil && k.join && k.gm.sent <= d.round-k.joinRounds:
+		k.gm = nil
+		ps.react(p, k.cl.OnJoinGroupLost())
+		p.nextTry = d.round
+	case k.gm != nil && !k.join && k.gm.sent <= d.round-k.requestRounds:
+		k.gm = nil
+		ps.react(p, k.cl.OnSyncGroupLost())
+		p.nextTry = d.round
+	case p.hb != nil && p.hb.sent <= d.round-k.requestRounds:
+		p.hb, k.hb = nil, nil
+		ps.react(p, k.cl.OnHeartbeatLost())
+		p.nextTry = d.round
+	}
+}
+
+// classicConnectionLost is what a classic consumer does when its
+// connection closes under it (a coordinator restart): Kafka's network
+// client fails the requests on their way at once, so the JoinGroup or
+// SyncGroup goes again (on the new connection, as after a lost answer) and
+// heartbeats go on.
+func (ps *processes) classicConnectionLost(p *proc) {
+	k := p.classic
+	if k.gm != nil {
+		k.gm = nil
+		if k.join {
+			k.cl.OnJoinGroupLost()
+		} else {
+			k.cl.OnSyncGroupLost()
+		}
+	}
+	p.hb, k.hb = nil, nil
+}
+
+// classicProcess is what the invariants know of a classic process.
+func (o *observer) classicProcess(p *proc, mp *rules.Process) {
+	cl := p.classic.cl
+	mp.MemberID = cl.MemberID()
+	mp.Joined = p.live && cl.Heartbeating()
+	mp.Left = p.live && !p.wants && cl.State() == client.ClassicUnjoined
+}
