@@ -285,9 +285,15 @@ func (c *Coordinator) AdvertisedVersions() []codec.ApiVersionsKey {
 	return append([]codec.ApiVersionsKey(nil), c.advertised...)
 }
 
+// advertisedVersions is model.AdvertisedVersions, which impl may not
+// import: the apis ghostcheck checks and the classic group protocol's,
+// capped by maxVersions.
 func advertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
 	var out []codec.ApiVersionsKey
-	for _, a := range codec.APIs() {
+	for _, a := range codec.AllAPIs() {
+		if a.Routing || a.Auth {
+			continue
+		}
 		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}
 		if m, ok := maxVersions[a.Key]; ok && m < k.MaxVersion {
 			k.MaxVersion = m

@@ -12,12 +12,16 @@ import (
 
 // Conn identifies the connection a request arrived on. The coordinator keeps
 // per-connection context for KIP-1313: the ClientId of the connection's
-// first request.
+// first request; and holds a connection's requests behind one it holds
+// (parked.go).
 type Conn struct {
 	ID uint64
-	// Host is what ConsumerGroupDescribe shows as ClientHost, e.g.
-	// "/127.0.0.1".
+	// Host is what ConsumerGroupDescribe and DescribeGroups show as
+	// ClientHost, e.g. "/127.0.0.1".
 	Host string
+	// Delivery is the caller's number for this request, unique in a run:
+	// a held request's answer comes back through Released under it.
+	Delivery uint64
 }
 
 // ErrUnsupportedRequest is returned by Handle for a request the coordinator
@@ -37,6 +41,22 @@ type Coordinator struct {
 	apis        []codec.ApiVersionsKey // what ApiVersions advertises (see advertised)
 	now         int64
 	groups      map[string]*group
+	// classic are the classic groups (classic_group.go); a group id is in
+	// groups or in classic, never both.
+	classic map[string]*classicGroup
+	// holds are the connections with a held request (parked.go); released
+	// the answers given to held requests since Released last ran; resume
+	// the connections whose held request was answered, whose requests
+	// behind it are served next.
+	holds    map[uint64]*connHold
+	released []Release
+	resume   []uint64
+	// self is the held record of the request being served, while it
+	// waits: its answer, if it comes within its own step, is selfAnswer;
+	// selfDropped, if it is dropped.
+	self        *parked
+	selfAnswer  codec.Message
+	selfDropped bool
 	// conns holds the ClientId of each connection's first request.
 	conns map[uint64]string
 	// telemetry state per client instance id
@@ -54,6 +74,8 @@ func NewCoordinator(cfg Config) *Coordinator {
 		topics:      topics,
 		firstOfName: firstOfName(topics),
 		groups:      map[string]*group{},
+		classic:     map[string]*classicGroup{},
+		holds:       map[uint64]*connHold{},
 		conns:       map[uint64]string{},
 		telemetry:   map[codec.UUID]*telemetryClient{},
 	}
@@ -68,11 +90,26 @@ func (c *Coordinator) Config() Config { return c.cfg }
 // Handle serves one request that arrived on conn and returns its response
 // body, to be encoded at the request's version. It returns
 // ErrUnsupportedRequest, and changes nothing, for a request the coordinator
-// does not serve.
+// does not serve, and ErrParked for a request it holds: a classic JoinGroup
+// or SyncGroup that must wait, or any request behind a held one on its
+// connection (parked.go). The answers to held requests come through
+// Released.
 func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if req == nil || req.IsResponse() || req.Key() != h.RequestApiKey {
 		return nil, fmt.Errorf("model: request body does not match header %v", h.RequestApiKey)
 	}
+	if hold := c.holds[conn.ID]; hold != nil && hold.active {
+		c.hit("B8.5/connection-held")
+		hold.queue = append(hold.queue, heldRequest{conn: conn, header: *h, req: req})
+		return nil, ErrParked
+	}
+	resp, err := c.serve(conn, h, req)
+	c.resumeHeld()
+	return resp, err
+}
+
+// serve is Handle for a request its connection lets through.
+func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if !c.serves(h.RequestApiKey, h.RequestApiVersion) {
 		c.hit("B1.1/unsupported-request")
 		return nil, ErrUnsupportedRequest
@@ -82,7 +119,7 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 	case *codec.ApiVersionsRequest:
 		return c.apiVersions(h.RequestApiVersion, r), nil
 	case *codec.ConsumerGroupHeartbeatRequest:
-		return c.heartbeat(conn, clientID, h.RequestApiVersion, r), nil
+		return c.heartbeat(conn, clientID, h.RequestApiVersion, r)
 	case *codec.ConsumerGroupDescribeRequest:
 		return c.describe(h.RequestApiVersion, r), nil
 	case *codec.LeaveGroupRequest:
@@ -91,8 +128,39 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 		return c.getTelemetrySubscriptions(h, r), nil
 	case *codec.PushTelemetryRequest:
 		return c.pushTelemetry(h, r), nil
+	case *codec.JoinGroupRequest:
+		return c.waitable(conn, func() (codec.Message, error) { return c.joinGroup(conn, clientID, h.RequestApiVersion, r) })
+	case *codec.SyncGroupRequest:
+		return c.waitable(conn, func() (codec.Message, error) { return c.syncGroup(conn, h.RequestApiVersion, r) })
+	case *codec.HeartbeatRequest:
+		return c.classicHeartbeat(r), nil
+	case *codec.DescribeGroupsRequest:
+		return c.describeGroups(h.RequestApiVersion, r), nil
 	}
 	return nil, ErrUnsupportedRequest
+}
+
+// waitable serves a request that may be held (a classic JoinGroup or
+// SyncGroup): serve returns its answer, or nil when it parked the request
+// (parkRequest); the answer may then still come within the step
+// (selfAnswer). A request still waiting at the end holds its connection.
+func (c *Coordinator) waitable(conn Conn, serve func() (codec.Message, error)) (codec.Message, error) {
+	c.self, c.selfAnswer, c.selfDropped = nil, nil, false
+	resp, err := serve()
+	self, answer, dropped := c.self, c.selfAnswer, c.selfDropped
+	c.self, c.selfAnswer, c.selfDropped = nil, nil, false
+	switch {
+	case err != nil || resp != nil:
+		return resp, err
+	case self != nil:
+		c.hold(conn)
+		return nil, ErrParked
+	case answer != nil:
+		return answer, nil
+	case dropped:
+		return nil, ErrParked
+	}
+	return nil, fmt.Errorf("model: %v served without an answer", conn)
 }
 
 // connContext records the KIP-1313 per-connection context and returns the
@@ -129,11 +197,16 @@ func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
 
 // Disconnect forgets a connection's context. A new connection with the same
 // id starts afresh.
+//
+// A request the connection had held unread behind a held one is Dropped
+// (Released); a held JoinGroup or SyncGroup of it still waits, and is
+// answered as if the connection were open (A6.5).
 func (c *Coordinator) Disconnect(conn uint64) {
 	if _, ok := c.conns[conn]; ok {
 		c.hit("A2/disconnect-forgets")
 	}
 	delete(c.conns, conn)
+	c.disconnectHeld(conn)
 }
 
 // Restart is a restart (or failover) of the broker hosting the coordinator,
@@ -148,6 +221,10 @@ func (c *Coordinator) Disconnect(conn uint64) {
 // every member's session timer starts afresh (a full session timeout from
 // now, parked static members included), and a member waiting for
 // revocations (UNREVOKED_PARTITIONS) gets a fresh rebalance timeout.
+//
+// Classic groups survive as their last record says (B8.14,
+// classic_restart.go): their held requests are answered NOT_COORDINATOR
+// (Released), and the requests held behind them are then served.
 func (c *Coordinator) Restart() {
 	clear(c.conns)
 	clear(c.telemetry)
@@ -160,14 +237,26 @@ func (c *Coordinator) Restart() {
 			}
 		}
 	}
+	c.restartClassic()
+	c.resumeHeld()
 }
 
 // Advance moves logical time forward to t (never backward) and fires, in
-// order of deadline, every session and rebalance timeout due at or before
-// t. Each fires at its own deadline: time is set to the deadline first.
+// order of deadline, every timer due at or before t: the consumer groups'
+// session and rebalance timeouts and the classic groups' timers
+// (classic_timers.go), in one order (A6.5). Each fires at its own
+// deadline: time is set to the deadline first. Requests held behind a
+// request a timer answered are served after the last timer, at t
+// (parked.go).
 func (c *Coordinator) Advance(t int64) {
 	for {
 		g, m, kind, at, ok := c.nextTimer(t)
+		ct, cok := c.nextClassicTimer(t)
+		if cok && (!ok || ct.at < at || ct.at == at && ct.g.id < g.id) {
+			c.now = ct.at
+			c.fireClassic(ct)
+			continue
+		}
 		if !ok {
 			break
 		}
@@ -191,6 +280,7 @@ func (c *Coordinator) Advance(t int64) {
 	if t > c.now {
 		c.now = t
 	}
+	c.resumeHeld()
 }
 
 type timerKind int
@@ -252,10 +342,17 @@ func (c *Coordinator) advertised() []codec.ApiVersionsKey {
 }
 
 // AdvertisedVersions is what a coordinator implementing the model's scope
-// advertises, capped by maxVersions.
+// advertises, capped by maxVersions: the apis ghostcheck checks
+// (codec.APIs) and the classic group protocol's (API.Classic), which Kafka
+// 4.x serves beside them. A cap below an api's lowest version leaves it
+// out: {codec.JoinGroup: 3} plays a broker without KIP-394, {codec.JoinGroup:
+// -1} one without classic groups.
 func AdvertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
 	var out []codec.ApiVersionsKey
-	for _, a := range codec.APIs() {
+	for _, a := range codec.AllAPIs() {
+		if a.Routing || a.Auth {
+			continue
+		}
 		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}
 		if m, ok := maxVersions[a.Key]; ok && m < k.MaxVersion {
 			k.MaxVersion = m

@@ -34,6 +34,9 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 		resp.ErrorCode = codec.InvalidGroupID
 		return resp
 	}
+	if cg := c.classic[r.GroupId]; cg != nil {
+		return c.classicLeaveGroup(version, cg, r)
+	}
 	g := c.groups[r.GroupId]
 	removed := 0
 	if version <= 2 {

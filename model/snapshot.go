@@ -7,12 +7,22 @@ import (
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
-// Snapshot returns every group the coordinator holds, in group id order,
-// including what Describe cannot show (pending revocations).
+// Snapshot returns every group the coordinator holds, consumer and classic,
+// in group id order, including what Describe cannot show (pending
+// revocations; a classic group's generation, leader, pending ids and
+// waiting requests).
 func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 	ids := slices.Sorted(maps.Keys(c.groups))
+	for id := range c.classic {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
 	out := make([]rules.GroupSnapshot, 0, len(ids))
 	for _, id := range ids {
+		if cg := c.classic[id]; cg != nil {
+			out = append(out, cg.snapshot())
+			continue
+		}
 		g := c.groups[id]
 		gs := rules.GroupSnapshot{GroupID: id, Epoch: g.epoch}
 		if len(g.members) > 0 {
@@ -33,6 +43,31 @@ func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 		out = append(out, gs)
 	}
 	return out
+}
+
+// snapshot is a classic group's snapshot: members in id order, pending ids
+// in id order (nil when none).
+func (g *classicGroup) snapshot() rules.GroupSnapshot {
+	gs := rules.GroupSnapshot{GroupID: g.id, Epoch: g.generation, Kind: rules.KindClassic, State: g.state.String(),
+		Generation: g.generation, ProtocolType: g.protocolType, Protocol: g.protocol, Leader: g.leader}
+	if len(g.members) > 0 {
+		gs.Members = make([]rules.MemberSnapshot, 0, len(g.members))
+	}
+	for _, m := range g.members {
+		ms := rules.ClassicMember(m.id, m.instance.Value, m.assignment)
+		ms.SessionTimeoutMs, ms.New = m.sessionMs, m.isNew
+		switch {
+		case m.join != nil:
+			ms.Waiting = rules.WaitingJoin
+		case m.sync != nil:
+			ms.Waiting = rules.WaitingSync
+		}
+		gs.Members = append(gs.Members, ms)
+	}
+	for _, id := range slices.Sorted(maps.Keys(g.pending)) {
+		gs.Pending = append(gs.Pending, rules.PendingSnapshot{ID: id, Deadline: g.pending[id]})
+	}
+	return gs
 }
 
 func (c *Coordinator) toTopicPartitions(s partSet) []rules.TopicPartition {
