@@ -23,6 +23,9 @@ type classicProc struct {
 	gm   *outstanding
 	join bool
 	hb   *codec.HeartbeatRequest
+	// known are the member ids the consumer named in its JoinGroups or
+	// took from their answers: the ids it knows (classicGhosts).
+	known map[string]bool
 	// joinRounds and requestRounds are how many rounds the consumer waits
 	// for a JoinGroup's answer and for any other's.
 	joinRounds, requestRounds int
@@ -42,7 +45,8 @@ func newClassicProc(pl *plan.Plan, cp plan.ClientPlan) (*classicProc, error) {
 		return nil, err
 	}
 	rounds := func(ms int64) int { return int((ms + pl.RoundMs - 1) / pl.RoundMs) }
-	return &classicProc{cl: cl, joinRounds: rounds(cc.JoinTimeoutMs()), requestRounds: rounds(int64(cc.RequestTimeoutMs))}, nil
+	return &classicProc{cl: cl, joinRounds: rounds(cc.JoinTimeoutMs()), requestRounds: rounds(int64(cc.RequestTimeoutMs)),
+		known: map[string]bool{}}, nil
 }
 
 // memberID is the member id the process holds now.
@@ -79,6 +83,9 @@ func (ps *processes) classicTurn(p *proc) {
 				return
 			}
 			k.gm, k.join = d.net.send(p, codec.JoinGroup, v, req), true
+			if req.MemberId != "" {
+				k.known[req.MemberId] = true
+			}
 		case client.DueSync:
 			if req, v := k.cl.SyncGroup(); req != nil {
 				k.gm, k.join = d.net.send(p, codec.SyncGroup, v, req), false
@@ -147,6 +154,9 @@ func (ps *processes) classicAbsorb(p *proc, r *response) bool {
 		switch resp := r.resp.(type) {
 		case *codec.JoinGroupResponse:
 			re = k.cl.OnJoinGroup(resp)
+			if id := k.cl.MemberID(); id != "" {
+				k.known[id] = true
+			}
 			if resp.ErrorCode == codec.None {
 				p.lastHB = d.round // the first heartbeat one interval after the join
 			}
@@ -241,4 +251,73 @@ func (o *observer) classicProcess(p *proc, mp *rules.Process) {
 	mp.MemberID = cl.MemberID()
 	mp.Joined = p.live && cl.Heartbeating()
 	mp.Left = p.live && !p.wants && cl.State() == client.ClassicUnjoined
+}
+
+// splitClassic is obs without its classic groups (for the checks written
+// for consumer groups), and its classic groups alone (nil when the plan
+// has none: obs as it is).
+func (o *observer) splitClassic(obs rules.Observation) (consumer rules.Observation, classic []rules.GroupSnapshot) {
+	if o.d.classicGroups == nil {
+		return obs, nil
+	}
+	consumer = obs
+	consumer.Groups = nil
+	for _, g := range obs.Groups {
+		if g.Kind == rules.KindClassic || o.d.classicGroups[g.GroupID] {
+			classic = append(classic, g)
+		} else {
+			consumer.Groups = append(consumer.Groups, g)
+		}
+	}
+	return consumer, classic
+}
+
+// classicGhosts are KIP-394's ghosts in the classic groups: dynamic
+// members whose ids the coordinator made for a JoinGroup of a live process
+// and told it in an answer that never reached it (lost, dropped as the
+// answer to a duplicate, written to a closed connection, or come after the
+// process gave up), while no answer carrying the id is still on its way:
+// the process will never learn the id, and the member holds a place in
+// the rebalance and is given partitions. Below JoinGroup v4 a lost answer
+// to a first join makes one; from v4 on the first join makes only a
+// pending id, which no member carries until its process joins with it.
+// This is the part of NoGhosts' classic form (docs/PROTOCOL.md Part C)
+// that needs no grace; the rest is judged for consumer groups only.
+func (o *observer) classicGhosts(classic []rules.GroupSnapshot) []rules.Ghost {
+	var out []rules.Ghost
+	for _, g := range classic {
+		for _, m := range g.Members {
+			if m.InstanceID != "" {
+				continue // a static member's restart replaces it (KIP-345)
+			}
+			for _, p := range o.d.procs.clients() {
+				if p.group == g.GroupID && p.live && p.classic != nil && p.allIDs[m.MemberID] &&
+					!p.classic.known[m.MemberID] && p.inflight[m.MemberID] == 0 {
+					out = append(out, rules.Ghost{GroupID: g.GroupID, Member: m})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// classicSettleMs is how much longer than a session timeout the classic
+// groups of the plan may take to empty once their processes ended (0 for
+// a plan without): a join phase still running ends within its rebalance
+// timeout (or the first rebalance's delay), the sync phase it starts
+// within another, and a member that never synced goes then; a static
+// member, whose session every completion starts again, goes one session
+// after the last.
+func (d *driver) classicSettleMs() int64 {
+	var most int64
+	for _, c := range d.plan.Clients {
+		if c.Classic != nil {
+			most = max(most, int64(c.Classic.RebalanceTimeoutMs))
+		}
+	}
+	if most == 0 {
+		return 0
+	}
+	return 3*most + int64(d.plan.InitialRebalanceDelayMs)
 }

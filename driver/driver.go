@@ -221,7 +221,7 @@ func (d *driver) quiesce() bool {
 	}
 	// Waiting may add lag: wait again, a few times at most.
 	for i := 0; i < 3; i++ {
-		end := lastSeen + d.plan.SessionTimeoutMs + d.lag() + d.stall() + d.plan.RoundMs
+		end := lastSeen + d.plan.SessionTimeoutMs + d.lag() + d.stall() + d.plan.RoundMs + d.classicSettleMs()
 		if end <= d.at {
 			break
 		}

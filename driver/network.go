@@ -323,12 +323,15 @@ func (n *network) deliver(r *request) {
 	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: Conn{ID: r.conn.ID, Host: r.conn.Host}, ClientID: clientID, At: d.at,
 		Sent: r.sent, Call: h.call, Return: h.ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
 	r.p.delivered(r.req, d.at)
+	parked := errors.Is(err, ErrParked)
+	if parked {
+		n.park(r, &op, h.ret)
+	}
 	if h.released != nil {
-		op.Releases = n.release(h.released, h.ret)
+		op.Releases = n.releaseHandled(h.released, h.ret, &op)
 	}
 	switch {
-	case errors.Is(err, ErrParked):
-		n.park(r, &op, h.ret)
+	case parked:
 	case err != nil:
 		op.Response = nil
 		if errors.Is(err, ErrNoResponse) {

@@ -6,6 +6,7 @@ package driver
 // (canary_invariants.go) on what it sees too.
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -164,19 +165,25 @@ func (o *observer) process(p *proc) rules.Process {
 }
 
 // judge checks the invariants on obs (QuiescentMembership too when final)
-// and keeps the ghosts NoGhosts found.
+// and keeps the ghosts NoGhosts found. Classic groups are judged only by
+// the invariants that hold for them as written (classic.go).
 func (o *observer) judge(obs rules.Observation, final bool) {
 	d := o.d
-	if err := rules.NoGhosts(obs); err != nil {
+	consumer, classic := o.splitClassic(obs)
+	if err := rules.NoGhosts(consumer); err != nil {
 		d.violate(err)
-		for _, g := range rules.Ghosts(obs) {
-			if id := g.Member.MemberID; !o.ghosts[id] {
-				o.ghosts[id] = true
-				d.res.Ghosts = append(d.res.Ghosts, id)
-			}
-		}
+		o.keepGhosts(rules.Ghosts(consumer))
 	}
-	for _, check := range []func(rules.Observation) error{rules.OneMemberPerProcess, rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
+	if gs := o.classicGhosts(classic); len(gs) > 0 {
+		g := gs[0]
+		d.violate(&rules.Violation{Rule: string(rules.RuleNoGhosts), Detail: fmt.Sprintf(
+			"group %s holds member %s, made for a JoinGroup whose answer never reached its live process, at t=%d", g.GroupID, g.Member.MemberID, obs.Now)})
+		o.keepGhosts(gs)
+	}
+	if err := rules.OneMemberPerProcess(consumer); err != nil {
+		d.violate(err)
+	}
+	for _, check := range []func(rules.Observation) error{rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
 		if err := check(obs); err != nil {
 			d.violate(err)
 		}
@@ -187,19 +194,29 @@ func (o *observer) judge(obs rules.Observation, final bool) {
 	groups := obs.Groups
 	if len(groups) == 0 || len(groups) != len(o.lastGroups) || &groups[0] != &o.lastGroups[0] {
 		o.lastGroups = groups
-		o.groupErrs = [2]error{rules.NoDoubleClientAssignment(groups), o.epochs.Observe(groups)}
+		o.groupErrs = [2]error{rules.NoDoubleClientAssignment(groups), o.epochs.Observe(consumer.Groups)}
 	}
 	for _, err := range o.groupErrs {
 		if err != nil {
 			d.violate(err)
 		}
 	}
-	if err := o.epochs.StaticRestarts(groups); err != nil {
+	if err := o.epochs.StaticRestarts(consumer.Groups); err != nil {
 		d.violate(err)
 	}
 	if final {
 		if err := rules.QuiescentMembership(obs); err != nil {
 			d.violate(err)
+		}
+	}
+}
+
+// keepGhosts records the distinct member ids of gs as the run's ghosts.
+func (o *observer) keepGhosts(gs []rules.Ghost) {
+	for _, g := range gs {
+		if id := g.Member.MemberID; !o.ghosts[id] {
+			o.ghosts[id] = true
+			o.d.res.Ghosts = append(o.d.res.Ghosts, id)
 		}
 	}
 }

@@ -68,6 +68,15 @@ func (n *network) park(r *request, op *history.Op, handled int64) {
 // It returns the released operations' ids, in rel's order. The caller
 // holds mu.
 func (n *network) release(rel []Release, ret int64) []int {
+	return n.releaseHandled(rel, ret, nil)
+}
+
+// releaseHandled is release for what the handling of self (the operation
+// being recorded, not yet in the history; nil for none) released. The
+// target may have parked self and released it within the same handling:
+// answered, self is simply answered (not parked); dropped (its member
+// went in the same step), self is listed among its own releases.
+func (n *network) releaseHandled(rel []Release, ret int64, self *history.Op) []int {
 	d := n.d
 	var ids []int
 	for _, x := range rel {
@@ -77,8 +86,22 @@ func (n *network) release(rel []Release, ret int64) []int {
 			continue
 		}
 		delete(n.parked, x.Delivery)
+		op := self
+		switch {
+		case self != nil && pk.op == self.ID && !x.Dropped:
+			// Parked and answered within its own handling (what the
+			// handling released completed it): simply answered, as the
+			// check's replay takes it too.
+			self.Parked, self.Handled = false, 0
+			if x.Response != nil {
+				self.Response, self.Return = x.Response, ret
+				n.answer(pk.r, x.Response, self)
+			}
+			continue
+		case self == nil || pk.op != self.ID:
+			op = &d.hist[pk.op]
+		}
 		ids = append(ids, pk.op)
-		op := &d.hist[pk.op]
 		switch {
 		case x.Dropped:
 			op.Note = joinNote(op.Note, "dropped: the coordinator will never answer it")
@@ -90,6 +113,10 @@ func (n *network) release(rel []Release, ret int64) []int {
 		op.Response, op.Return = x.Response, ret
 		if n.closed[pk.r.handle] {
 			// As a broker's answer to a closed socket: written nowhere.
+			// An id it carries was still made for the process.
+			if j, ok := x.Response.(*codec.JoinGroupResponse); ok && j.MemberId != "" && pk.r.p.role == roleClient {
+				pk.r.p.heard(j.MemberId)
+			}
 			op.Note = joinNote(op.Note, "answered after its connection closed: the answer went nowhere")
 			d.obs.answered(pk.r.h.RequestApiVersion, x.Response)
 			continue

@@ -92,16 +92,21 @@ const (
 // each drawn in mixed plans), drawn after everything else so that a seed
 // keeps the consumer-protocol plan it gave before classic groups existed:
 // a classic group's clients become classic consumers with their own
-// rebalance timeouts, static only at JoinGroup v5+ (Options.JoinGroupVersion
-// 3, the KIP-394 control, makes them dynamic), their ConsumerGroupHeartbeat
-// settings cleared and their actions made classic (a static leave is a
-// leave; a regex subscription, which the classic client does not speak,
-// names topics instead); the probes of a classic group that speak
-// ConsumerGroupHeartbeat to it are dropped (the A6.4 answers are for
-// later probes). Then, per plan: the first rebalance's delay, now and then
-// a broker from before KIP-394 (JoinGroup v3, SyncGroup and Heartbeat v2:
-// the clients' v4→v3 downgrade), and rarely two processes of one
-// instance id (CLASSIC.md §8's scenario 8).
+// rebalance timeouts, their ConsumerGroupHeartbeat settings cleared and
+// their actions made classic (a static leave is a leave; a regex
+// subscription, which the classic client does not speak, names topics
+// instead); the probes of a classic group that speak
+// ConsumerGroupHeartbeat to it are dropped (the A6.4 answers are for later
+// probes). Then, per plan: the first rebalance's delay; now and then a
+// broker of Kafka 2.2 (JoinGroup v4, SyncGroup, Heartbeat and LeaveGroup
+// v2: KIP-394 without KIP-345, so static clients stop before joining and
+// the rest downgrade); and rarely two processes of one instance id
+// (CLASSIC.md §8's scenario 8).
+//
+// Options.JoinGroupVersion below 4 is the KIP-394 control: every client
+// dynamic (a static member needs v5), and the v3 either the clients' own
+// or, in half the plans, a broker's from before KIP-394 (JoinGroup v3)
+// that clients of today downgrade to.
 func drawClassic(d drawer, o Options, p *Plan) {
 	classic := map[string]bool{}
 	for _, g := range p.Groups() {
@@ -111,12 +116,18 @@ func drawClassic(d drawer, o Options, p *Plan) {
 	if maxJoin == 0 {
 		maxJoin = 9
 	}
+	control := maxJoin < 4
+	byBroker := control && d.intn("control by broker", 2) == 0
+	clientJoin := maxJoin
+	if byBroker {
+		clientJoin = 9
+	}
 	for i := range p.Clients {
 		c := &p.Clients[i]
 		if !classic[c.Group] {
 			continue
 		}
-		c.Classic = &ClassicClient{JoinGroupMaxVersion: maxJoin, SessionTimeoutMs: classicSessionTimeoutMs, RequestTimeoutMs: classicRequestTimeoutMs,
+		c.Classic = &ClassicClient{JoinGroupMaxVersion: clientJoin, SessionTimeoutMs: classicSessionTimeoutMs, RequestTimeoutMs: classicRequestTimeoutMs,
 			RebalanceTimeoutMs: classicRebalanceMinMs + 500*int32(d.intn("classic rebalance timeout", classicRebalanceSteps))}
 		if maxJoin < 5 {
 			c.InstanceID = ""
@@ -143,17 +154,27 @@ func drawClassic(d drawer, o Options, p *Plan) {
 		return
 	}
 	p.InitialRebalanceDelayMs = classicInitialDelayStep * int32(d.intn("initial rebalance delay", 2))
-	if d.intn("broker before KIP-394", 8) == 0 {
-		if p.MaxVersions == nil {
-			p.MaxVersions = map[codec.APIKey]int16{}
-		}
-		p.MaxVersions[codec.JoinGroup], p.MaxVersions[codec.SyncGroup], p.MaxVersions[codec.Heartbeat] = 3, 2, 2
-		if v, ok := p.MaxVersions[codec.LeaveGroup]; !ok || v > 2 {
-			p.MaxVersions[codec.LeaveGroup] = 2
-		}
+	switch {
+	case byBroker:
+		capBroker(p, 3)
+	case !control && d.intn("broker of Kafka 2.2", 8) == 0:
+		capBroker(p, 4)
 	}
 	if d.intn("shared instance", 20) == 0 {
 		drawSharedInstance(d, p)
+	}
+}
+
+// capBroker plays a broker whose JoinGroup stops at join (3: before
+// KIP-394, 4: Kafka 2.2), with SyncGroup, Heartbeat and LeaveGroup at v2,
+// as they were then.
+func capBroker(p *Plan, join int16) {
+	if p.MaxVersions == nil {
+		p.MaxVersions = map[codec.APIKey]int16{}
+	}
+	p.MaxVersions[codec.JoinGroup], p.MaxVersions[codec.SyncGroup], p.MaxVersions[codec.Heartbeat] = join, 2, 2
+	if v, ok := p.MaxVersions[codec.LeaveGroup]; !ok || v > 2 {
+		p.MaxVersions[codec.LeaveGroup] = 2
 	}
 }
 

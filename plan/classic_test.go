@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -104,8 +105,11 @@ func TestClassicPlans(t *testing.T) {
 					seen["first join: "+string(f.Kind)] = true
 				}
 			}
-			if p.MaxVersions[codec.JoinGroup] == 3 {
-				seen["broker before KIP-394"] = true
+			switch p.MaxVersions[codec.JoinGroup] {
+			case 3:
+				t.Fatalf("seed %d %s: a broker before KIP-394 outside the control", seed, proto)
+			case 4:
+				seen["broker of Kafka 2.2"] = true
 			}
 			seen["initial delay"] = seen["initial delay"] || p.InitialRebalanceDelayMs > 0
 			seen["restarts"] = seen["restarts"] || len(p.Restarts) > 0 && p.HasClassic()
@@ -121,7 +125,7 @@ func TestClassicPlans(t *testing.T) {
 			}
 		}
 	}
-	for _, w := range []string{"static", "dynamic", "shared instance", "static restart", "broker before KIP-394", "initial delay", "restarts",
+	for _, w := range []string{"static", "dynamic", "shared instance", "static restart", "broker of Kafka 2.2", "initial delay", "restarts",
 		"admin removal", "mixed: both kinds", "first join: lost-response", "first join: delay-request", "first join: duplicate", "first join: lost-request"} {
 		if !seen[w] {
 			t.Errorf("80 classic and mixed plans never drew %q", w)
@@ -129,18 +133,25 @@ func TestClassicPlans(t *testing.T) {
 	}
 }
 
-// The KIP-394 control: clients capped at JoinGroup v3, all dynamic (a
-// static member needs v5).
+// The KIP-394 control: every JoinGroup at v3, by the clients' cap or by a
+// broker from before KIP-394 that today's clients downgrade to, every
+// client dynamic (a static member needs v5).
 func TestClassicControlPlans(t *testing.T) {
 	o := classicOptions(ProtocolClassic)
 	o.JoinGroupVersion = 3
+	seen := map[string]bool{}
 	for seed := uint64(1); seed <= 30; seed++ {
 		p := New(seed, o)
+		byBroker := p.MaxVersions[codec.JoinGroup] == 3
+		seen[fmt.Sprint("by broker ", byBroker)] = true
 		for _, c := range p.Clients {
-			if c.Classic == nil || c.Classic.JoinGroupMaxVersion != 3 || c.InstanceID != "" {
-				t.Fatalf("seed %d: control client %+v", seed, c)
+			if c.Classic == nil || c.InstanceID != "" || byBroker != (c.Classic.JoinGroupMaxVersion == 9) || !byBroker && c.Classic.JoinGroupMaxVersion != 3 {
+				t.Fatalf("seed %d: control client %+v (broker caps %v)", seed, c, p.MaxVersions)
 			}
 		}
+	}
+	if !seen["by broker true"] || !seen["by broker false"] {
+		t.Errorf("30 control plans: %v; want both the clients' cap and the broker's", seen)
 	}
 }
 

@@ -224,28 +224,40 @@ func TestClassicReactions(t *testing.T) {
 			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.UnknownMemberID, "m1")) },
 			want{state: client.ClassicJoining, due: client.DueJoin, member: "", gen: -1}},
 		{"join REBALANCE_IN_PROGRESS: joins again, same id", "joining", "",
-			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.RebalanceInProgress, "m1")) },
+			func(c *client.Classic) client.Reaction {
+				return c.OnJoinGroup(joinError(codec.RebalanceInProgress, "m1"))
+			},
 			want{state: client.ClassicJoining, due: client.DueJoin, member: "m1", gen: 4}},
 		{"join NOT_COORDINATOR: a new connection, same id", "joining", "",
 			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.NotCoordinator, "m1")) },
 			want{state: client.ClassicJoining, due: client.DueJoin, member: "m1", gen: 4, reaction: client.Reconnect}},
 		{"join COORDINATOR_NOT_AVAILABLE: a new connection", "joining", "",
-			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.CoordinatorNotAvailable, "m1")) },
+			func(c *client.Classic) client.Reaction {
+				return c.OnJoinGroup(joinError(codec.CoordinatorNotAvailable, "m1"))
+			},
 			want{state: client.ClassicJoining, due: client.DueJoin, member: "m1", gen: 4, reaction: client.Reconnect}},
 		{"join COORDINATOR_LOAD_IN_PROGRESS: after the backoff", "joining", "",
-			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.CoordinatorLoadInProgress, "m1")) },
+			func(c *client.Classic) client.Reaction {
+				return c.OnJoinGroup(joinError(codec.CoordinatorLoadInProgress, "m1"))
+			},
 			want{state: client.ClassicJoining, due: client.DueJoin, member: "m1", gen: 4, reaction: client.Backoff}},
 		{"join FENCED_INSTANCE_ID: fatal", "joining", "i1",
 			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.FencedInstanceID, "m1")) },
 			want{state: client.ClassicFatal, member: "m1", gen: 4, fatal: codec.FencedInstanceID}},
 		{"join GROUP_MAX_SIZE_REACHED: fatal", "joining", "",
-			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.GroupMaxSizeReached, "")) },
+			func(c *client.Classic) client.Reaction {
+				return c.OnJoinGroup(joinError(codec.GroupMaxSizeReached, ""))
+			},
 			want{state: client.ClassicFatal, member: "m1", gen: 4, fatal: codec.GroupMaxSizeReached}},
 		{"join INCONSISTENT_GROUP_PROTOCOL: fatal", "joining", "",
-			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.InconsistentGroupProtocol, "m1")) },
+			func(c *client.Classic) client.Reaction {
+				return c.OnJoinGroup(joinError(codec.InconsistentGroupProtocol, "m1"))
+			},
 			want{state: client.ClassicFatal, member: "m1", gen: 4, fatal: codec.InconsistentGroupProtocol}},
 		{"join INVALID_SESSION_TIMEOUT: fatal", "joining", "",
-			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.InvalidSessionTimeout, "m1")) },
+			func(c *client.Classic) client.Reaction {
+				return c.OnJoinGroup(joinError(codec.InvalidSessionTimeout, "m1"))
+			},
 			want{state: client.ClassicFatal, member: "m1", gen: 4, fatal: codec.InvalidSessionTimeout}},
 		{"join INVALID_GROUP_ID: fatal", "joining", "",
 			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.InvalidGroupID, "m1")) },
