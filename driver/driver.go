@@ -248,6 +248,14 @@ func (d *driver) quiesce() bool {
 // target failed to restart (a harness error).
 func (d *driver) restart() bool {
 	r, _ := d.target.(Restarter)
+	// The connections that hold parked requests close first, as a failing
+	// broker's sockets do before its successor loads the groups: what
+	// waited unread on them is never read (parked.go).
+	for _, p := range d.procs.all {
+		if d.net.parkedOn(p) {
+			d.net.disconnect(p)
+		}
+	}
 	call := d.events.Add(1)
 	err := ErrCannotRestart
 	if r != nil {
