@@ -160,6 +160,9 @@ func (p *Plan) ModelConfig() model.Config {
 	if p.TelemetryMaxBytes > 0 {
 		cfg.Telemetry.TelemetryMaxBytes = p.TelemetryMaxBytes
 	}
+	if p.HasClassic() {
+		cfg.InitialRebalanceDelayMs = p.InitialRebalanceDelayMs
+	}
 	return cfg
 }
 
