@@ -67,7 +67,7 @@ func (g *classicGroup) completeJoin(op *cop) {
 	}
 	if len(g.members) > 0 {
 		if g.nJoin == 0 {
-			g.armJoin(joinTimer{at: deadline(op.now, g.rebalanceTimeout())})
+			g.armJoin(joinTimer{at: op.now + max(g.rebalanceTimeout(), 1)}) // at least 1 ms, as the model
 			return
 		}
 		if l := g.byID[g.leader]; l == nil || !l.join.on {
