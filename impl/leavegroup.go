@@ -19,6 +19,11 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 		return resp
 	}
 	g := c.liveGroup(r.GroupId)
+	if g == nil {
+		if cg := c.liveOf(r.GroupId, kindClassic); cg != nil {
+			return c.leaveClassic(cg, version, r)
+		}
+	}
 	removed := 0
 	if version <= 2 {
 		resp.ErrorCode = g.leaveOne(r.MemberId, codec.Null, &removed)

@@ -106,8 +106,12 @@ func (c *Coordinator) completeJoin(g *classicGroup) {
 	}
 	if len(g.members) > 0 {
 		if !g.anyJoined() {
+			// Kafka arms the timer with the rebalance timeout; one of 0
+			// or less would fire again at once, forever, in logical
+			// time, which moves only between timers: the model waits at
+			// least 1 ms, so that the static members' sessions can end.
 			c.hit("B8.7/nobody-rejoined")
-			g.join = joinTimer{at: c.delay(g.rebalanceTimeout())}
+			g.join = joinTimer{at: c.now + max(g.rebalanceTimeout(), 1)}
 			return
 		}
 		if l := g.member(g.leader); l == nil || l.join == nil {

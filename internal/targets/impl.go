@@ -112,11 +112,17 @@ func ImplConfig(mc model.Config, clock impl.Clock, muts impl.Mutants) impl.Confi
 		SessionTimeoutMs:    mc.SessionTimeoutMs,
 		HeartbeatIntervalMs: mc.HeartbeatIntervalMs,
 		MaxGroupSize:        mc.MaxGroupSize,
-		Telemetry:           impl.TelemetryConfig(mc.Telemetry),
-		MaxVersions:         mc.MaxVersions,
-		NewID:               mc.NewID,
-		Clock:               clock,
-		Mutants:             muts,
+
+		ClassicMinSessionTimeoutMs: mc.ClassicMinSessionTimeoutMs,
+		ClassicMaxSessionTimeoutMs: mc.ClassicMaxSessionTimeoutMs,
+		InitialRebalanceDelayMs:    mc.InitialRebalanceDelayMs,
+		ClassicMaxGroupSize:        mc.ClassicMaxGroupSize,
+		NewMemberJoinTimeoutMs:     mc.NewMemberJoinTimeoutMs,
+		Telemetry:                  impl.TelemetryConfig(mc.Telemetry),
+		MaxVersions:                mc.MaxVersions,
+		NewID:                      mc.NewID,
+		Clock:                      clock,
+		Mutants:                    muts,
 	}
 	for _, t := range mc.Topics {
 		cfg.Topics = append(cfg.Topics, impl.Topic(t))
@@ -147,6 +153,9 @@ func ModelSnapshot(gs []impl.GroupSnapshot) []rules.GroupSnapshot {
 
 // modelGroup is one group of ModelSnapshot.
 func modelGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
+	if g.Classic {
+		return modelClassicGroup(g)
+	}
 	mg := rules.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
 	if len(g.Members) > 0 {
 		mg.Members = make([]rules.MemberSnapshot, 0, len(g.Members))
@@ -174,6 +183,31 @@ func modelGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
 	if !slices.IsSortedFunc(mg.Members, memberOrder) {
 		slices.SortFunc(mg.Members, memberOrder)
 	}
+	return mg
+}
+
+// modelClassicGroup is one classic group of ModelSnapshot, in the form
+// model.Coordinator.Snapshot gives it: the generation also as Epoch,
+// members in id order made by rules.ClassicMember (the assignment decoded),
+// pending ids in id order (nil when none).
+func modelClassicGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
+	mg := rules.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch, Kind: rules.KindClassic, State: g.State, Generation: g.Epoch,
+		ProtocolType: g.ProtocolType, Protocol: g.Protocol, Leader: g.Leader}
+	if len(g.Members) > 0 {
+		mg.Members = make([]rules.MemberSnapshot, 0, len(g.Members))
+	}
+	for _, m := range g.Members {
+		ms := rules.ClassicMember(m.MemberID, m.InstanceID, m.Assignment)
+		ms.Waiting, ms.SessionTimeoutMs, ms.New = m.Waiting, m.SessionTimeoutMs, m.New
+		mg.Members = append(mg.Members, ms)
+	}
+	if !slices.IsSortedFunc(mg.Members, memberOrder) {
+		slices.SortFunc(mg.Members, memberOrder)
+	}
+	for _, p := range g.Pending {
+		mg.Pending = append(mg.Pending, rules.PendingSnapshot{ID: p.ID, Deadline: p.Deadline})
+	}
+	slices.SortFunc(mg.Pending, func(a, b rules.PendingSnapshot) int { return cmp.Compare(a.ID, b.ID) })
 	return mg
 }
 
