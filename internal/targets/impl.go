@@ -2,6 +2,7 @@ package targets
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -34,7 +35,27 @@ func NewImpl(p plan.Plan, mutant string) (driver.Target, error) {
 	}
 	clock := impl.NewManualClock(0)
 	c := impl.New(ImplConfig(p.ModelConfig(), clock, muts))
-	return driver.WithSnapshot(implFuncs(c, clock), cachedSnapshots(c.NewSnapshotCache())), nil
+	return driver.WithSnapshot(implTarget{implFuncs(c, clock), c}, cachedSnapshots(c.NewSnapshotCache())), nil
+}
+
+// implTarget is impl as a target that parks (driver.Parker): impl holds
+// classic JoinGroups and SyncGroups as the model does.
+type implTarget struct {
+	driver.Funcs
+	c *impl.Coordinator
+}
+
+// Released implements driver.Parker.
+func (t implTarget) Released() []driver.Release {
+	rel := t.c.Released()
+	if len(rel) == 0 {
+		return nil
+	}
+	out := make([]driver.Release, len(rel))
+	for i, r := range rel {
+		out[i] = driver.Release(r)
+	}
+	return out
 }
 
 // implFuncs is c as a target on clock, without its snapshots: the target
@@ -42,7 +63,11 @@ func NewImpl(p plan.Plan, mutant string) (driver.Target, error) {
 func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) driver.Funcs {
 	return driver.Funcs{
 		HandleFunc: func(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-			return c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host}, h, req)
+			resp, err := c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host, Delivery: conn.Delivery}, h, req)
+			if errors.Is(err, impl.ErrParked) {
+				err = driver.ErrParked
+			}
+			return resp, err
 		},
 		DisconnectFunc: c.Disconnect,
 		AdvanceFunc: func(now int64) error {
