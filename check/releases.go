@@ -12,10 +12,10 @@ import (
 // a release against the answer the released operation recorded), the
 // connections that ever held a parked request (replayed on their own ids,
 // so that the model holds what arrived behind one, as the target did),
-// and the parked operations that waited unread behind another on their
+// the parked operations that waited unread behind another on their
 // connection (served, and making their ids, in the step that released the
-// one before them). A history that parks nothing has none: a nil
-// *replayCtx is that.
+// one before them), and the ids the target made for classic JoinGroups. A
+// history without classic requests has none: a nil *replayCtx is that.
 type replayCtx struct {
 	byID   map[int]*history.Op
 	held   map[uint64]bool
@@ -28,9 +28,10 @@ type replayCtx struct {
 	made map[int]string
 }
 
-// newReplayCtx is the context of h's replay (nil if h parks nothing).
+// newReplayCtx is the context of h's replay (nil if h parks nothing and
+// has no classic JoinGroup, whose made ids it finds).
 func newReplayCtx(h history.History) *replayCtx {
-	if !h.Parks() {
+	if !h.Parks() && !slices.ContainsFunc(h, func(op history.Op) bool { _, ok := op.Request.(*codec.JoinGroupRequest); return ok }) {
 		return nil
 	}
 	c := &replayCtx{byID: make(map[int]*history.Op, len(h)), held: map[uint64]bool{}, behind: map[int]bool{}, heldOn: map[uint64][]int{}}

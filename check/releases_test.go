@@ -168,3 +168,27 @@ func TestClassicHistoryFileRoundTrip(t *testing.T) {
 		t.Fatalf("the history read back: %s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 }
+
+// A classic history may hold no parked operation at all (a lone client
+// that joined and left before any join phase): the ids the coordinator
+// made for its JoinGroups still come from the history.
+func TestClassicIDsWithoutParking(t *testing.T) {
+	p := plan.Plan{Seed: 1591, Topics: []plan.Topic{{Name: "alpha", Partitions: 6}, {Name: "beta", Partitions: 3}},
+		SessionTimeoutMs: 5800, HeartbeatIntervalMs: 1000, Rounds: 5, RoundMs: 500, RequestTimeout: 3, DescribeEvery: 4,
+		Clients: []plan.ClientPlan{{Name: "c0", Group: "g0", HeartbeatVersion: 1, Topics: []string{"alpha", "beta"}, Seed: 114951571,
+			Actions: []plan.Action{{Round: 4, Kind: plan.Join}},
+			Classic: &plan.ClassicClient{JoinGroupMaxVersion: 9, SessionTimeoutMs: 6000, RebalanceTimeoutMs: 8000, RequestTimeoutMs: 4000}}}}
+	res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.History.Parks() || !slices.ContainsFunc(res.History, func(op history.Op) bool {
+		j, ok := op.Response.(*codec.JoinGroupResponse)
+		return ok && j.ErrorCode == codec.MemberIDRequired
+	}) {
+		t.Fatal("the plan no longer makes a pending id without parking anything")
+	}
+	if rep := check.Check(res, check.Options{Timeout: time.Minute}); rep.Verdict != history.Ok {
+		t.Fatalf("%s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
+	}
+}

@@ -120,9 +120,10 @@ func (r *replayer) act(c *model.Coordinator, op *history.Op) (resp codec.Message
 
 // drawnPrefixes does op to a copy of c with ids of its own, to find, in
 // the order the model draws them, whose ids they become: the client or
-// instance id each is made for ("" for a draw that shows nowhere). A step
-// that serves several requests that make ids (some waited unread behind
-// others) draws them in an order only the model knows.
+// instance id each is made for (unshownPrefix for a draw that shows
+// nowhere). A step that serves several requests that make ids (some
+// waited unread behind others) draws them in an order only the model
+// knows.
 func (r *replayer) drawnPrefixes(c *model.Coordinator, op *history.Op) []string {
 	d := c.Clone()
 	n := 0
@@ -132,6 +133,9 @@ func (r *replayer) drawnPrefixes(c *model.Coordinator, op *history.Op) []string 
 	})
 	_, _, released, _ := r.act(d, op)
 	prefixes := make([]string, n)
+	for k := range prefixes {
+		prefixes[k] = unshownPrefix
+	}
 	note := func(id string) {
 		if u, ok := classicIDSuffix(id); ok {
 			if k, ok := probeIndex(u); ok && k <= n {
@@ -154,6 +158,10 @@ func (r *replayer) drawnPrefixes(c *model.Coordinator, op *history.Op) []string 
 	}
 	return prefixes
 }
+
+// unshownPrefix stands for the prefix of a draw that shows nowhere (a
+// client id may be "").
+const unshownPrefix = "\x00"
 
 // probeID is the n-th id of a dry run (drawnPrefixes): marked so that no
 // target's id is one.
@@ -358,7 +366,7 @@ func (s *idSource) order(prefixes []string) {
 	left := slices.Clone(s.made)
 	var out []string
 	for _, p := range prefixes {
-		i := slices.IndexFunc(left, func(id string) bool { return p != "" && len(id) == len(p)+37 && id[:len(p)] == p })
+		i := slices.IndexFunc(left, func(id string) bool { return p != unshownPrefix && len(id) == len(p)+37 && id[:len(p)] == p })
 		if i < 0 {
 			out = append(out, "")
 			continue
