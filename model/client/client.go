@@ -5,6 +5,12 @@
 // test with clients that keep every promise of docs/PROTOCOL.md A1/A2 (or,
 // at ConsumerGroupHeartbeat v0, the ones an old client kept). The caller
 // moves the bytes and decides which are lost.
+//
+// Classic (classic.go, the leader's assignment in classic_assign.go) is
+// the reference classic consumer of docs/PROTOCOL.md A6.6: JoinGroup,
+// SyncGroup and Heartbeat as Kafka's Java consumer sends them, KIP-394's
+// MEMBER_ID_REQUIRED and KIP-345's static members included. A classic
+// process uses a Client too, for its headers, ids and negotiation.
 package client
 
 import (
