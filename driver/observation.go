@@ -100,7 +100,10 @@ func (o *observer) observe(final bool) {
 	}
 	o.observed = obs.Processes[:0]
 	o.judge(obs, final)
-	o.invariantCanary(obs, final)
+	// The canary plants into the groups the invariants judge as written:
+	// the consumer groups.
+	consumer, _ := o.splitClassic(obs)
+	o.invariantCanary(consumer, final)
 }
 
 // seen is what the coordinator holds now, and the time it held it: its
