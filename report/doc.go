@@ -15,9 +15,15 @@
 // linearize.Report, conformance results): the package judges nothing
 // itself. Only the command, ghostchecktest and tests import it.
 //
-// The files: analysis.go walks a history once and derives the story
-// (story.go) and the members' lanes (lanes.go), which svg.go draws;
-// page.go writes the failure page, index.go the index, plots.go the
-// charts, markdown.go renders a docs section; assets/ holds the templates
-// and the stylesheet.
+// The files (assets/ holds the templates and the stylesheet):
+//
+//   - analysis.go: a history walked once, the facts the story and the
+//     lanes are derived from.
+//   - story.go: the story of a history in words.
+//   - lanes.go: the members' lanes over time, per group; svg.go: the
+//     lanes drawn.
+//   - page.go: the failure page (WriteFailure).
+//   - index.go: the index of a run or a check (WriteIndex).
+//   - plots.go: the charts (LinePlot, BarPlot).
+//   - markdown.go: a docs section rendered as HTML.
 package report

@@ -41,4 +41,14 @@
 // when the broker closed the connection. After a transport error the
 // connection's stream can no longer be trusted to be framed, so every later
 // call returns the same error.
+//
+// The files:
+//
+//   - conn.go: Conn, Dial and Options: round trips, pipelining, deadlines,
+//     the response size cap.
+//   - frame.go: reading one frame, its size checked before the body is
+//     allocated.
+//   - headers.go: Headers, KIP-1313's request headers, and NewInstanceID.
+//   - negotiate.go: ApiVersions negotiation with its fallbacks, Versions
+//     and Negotiation.
 package wire

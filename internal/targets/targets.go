@@ -2,6 +2,17 @@
 // reference model and the optimized impl) as linearize targets, configured
 // from a plan. It is the glue the command and the corpus replay share; the
 // linearize package itself knows only its Target interface.
+//
+// The files:
+//
+//   - targets.go: New and Names, a target by its name.
+//   - impl.go: impl as a target, with a mutant planted (NewImpl,
+//     ImplConfig, ModelSnapshot).
+//   - replay.go: Replay, a history file run again, and CorpusFiles.
+//   - replaytcp.go: a history of ghostcheck check run again against a
+//     broker.
+//   - clientreplay.go: a recording of clients judged again.
+//   - kill.go: KillMutant and the kill table of make mutate.
 package targets
 
 import (
