@@ -18,13 +18,14 @@ package docs_test
 //     identifier it has (and `pkg.Type.Member` a field or method of it);
 //     every `make TARGET` is a target of the Makefile; every `ghostcheck
 //     COMMAND --flag` is a command of cmd/ghostcheck and a flag it defines.
+//   - TestManualCoversEveryTargetAndCommand: every make target has a row
+//     in docs/running.md, and every command is shown in the manual.
 //
 // Drift that another branch is fixing is listed in knownDrift, with why; a
 // listed problem that no longer happens fails the test too, so the table
 // empties as the branches land.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -81,6 +82,9 @@ func isFileMapProblem(p string) bool { return strings.Contains(p, ": the package
 func isLinkProblem(p string) bool    { return strings.Contains(p, " links to ") }
 func isCodeNameProblem(p string) bool {
 	return strings.Contains(p, ": `") || strings.Contains(p, ": RUNFLAGS: ") || strings.Contains(p, ": ghostcheck ")
+}
+func isCoverageProblem(p string) bool {
+	return strings.Contains(p, "the table of make targets") || strings.HasPrefix(p, "the manual never shows")
 }
 
 // root is the module's root, seen from docs/ where go test runs.
@@ -351,8 +355,6 @@ type codeText struct {
 	text string
 }
 
-var inlineCode = regexp.MustCompile("(`+)(.+?)(`+)")
-
 func readMarkdown(t *testing.T, rel string) mdDoc {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
@@ -360,42 +362,94 @@ func readMarkdown(t *testing.T, rel string) mdDoc {
 		t.Fatal(err)
 	}
 	d := mdDoc{path: rel}
+	var outside []string // the lines outside fenced blocks; fenced ones empty
 	fence := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
+	for i, line := range strings.Split(string(b), "\n") {
 		trimmed := strings.TrimSpace(line)
-		if fence != "" {
+		switch {
+		case fence != "":
 			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
 				fence = ""
 			} else {
-				d.code = append(d.code, codeText{n, line})
+				d.code = append(d.code, codeText{i + 1, line})
 			}
-			d.prose = append(d.prose, "")
-			continue
-		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			outside = append(outside, "")
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
 			fence = trimmed[:3]
-			d.prose = append(d.prose, "")
+			outside = append(outside, "")
+		default:
+			outside = append(outside, line)
+			if level, _ := headingLevel(line); level > 0 {
+				d.headings = append(d.headings, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[level:]), "#")))
+			}
+		}
+	}
+	prose, spans := codeSpans(strings.Join(outside, "\n"))
+	d.prose = strings.Split(prose, "\n")
+	d.code = append(d.code, spans...)
+	sort.SliceStable(d.code, func(i, j int) bool { return d.code[i].line < d.code[j].line })
+	return d
+}
+
+// codeSpans finds the inline code spans of Markdown text, which may run
+// over lines within a paragraph: a run of n backticks up to the next run of
+// exactly n. It returns the text with each span blanked (its newlines
+// kept) and the spans, each on the line it starts, its newlines read as
+// spaces and a table's escaped pipe as a pipe.
+func codeSpans(text string) (string, []codeText) {
+	out := []byte(text)
+	var spans []codeText
+	run := func(i int) int {
+		n := 0
+		for i+n < len(text) && text[i+n] == '`' {
+			n++
+		}
+		return n
+	}
+	for i := 0; i < len(text); {
+		if text[i] != '`' {
+			i++
 			continue
 		}
-		prose := inlineCode.ReplaceAllStringFunc(line, func(span string) string {
-			m := inlineCode.FindStringSubmatch(span)
-			d.code = append(d.code, codeText{n, m[2]})
-			return strings.Repeat(" ", len(span))
-		})
-		d.prose = append(d.prose, prose)
-		if level, _ := headingLevel(line); level > 0 {
-			d.headings = append(d.headings, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[level:]), "#")))
+		n := run(i)
+		end := -1
+		for j := i + n; j < len(text); {
+			if text[j] == '\n' && blankLineAfter(text, j) {
+				break // a blank line ends the paragraph
+			}
+			if text[j] != '`' {
+				j++
+				continue
+			}
+			m := run(j)
+			if m == n {
+				end = j
+				break
+			}
+			j += m
 		}
+		if end < 0 {
+			i += n
+			continue
+		}
+		body := strings.ReplaceAll(text[i+n:end], "\n", " ")
+		body = strings.ReplaceAll(body, `\|`, "|")
+		spans = append(spans, codeText{1 + strings.Count(text[:i], "\n"), body})
+		for k := i; k < end+n; k++ {
+			if out[k] != '\n' {
+				out[k] = ' '
+			}
+		}
+		i = end + n
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return string(out), spans
+}
+
+// blankLineAfter reports whether the line after the newline at text[nl]
+// is blank.
+func blankLineAfter(text string, nl int) bool {
+	next, _, _ := strings.Cut(text[nl+1:], "\n")
+	return strings.TrimSpace(next) == ""
 }
 
 // headingLevel returns an ATX heading's level, or 0.
@@ -924,4 +978,52 @@ func stringLit(x ast.Expr) (string, bool) {
 	}
 	s, err := strconv.Unquote(lit.Value)
 	return s, err == nil
+}
+
+// Every make target has a row in docs/running.md's table of targets, and
+// every command of cmd/ghostcheck is shown in the manual: a target or a
+// command nobody can read about is one nobody uses, or misuses.
+func TestManualCoversEveryTargetAndCommand(t *testing.T) {
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := readMarkdown(t, "docs/running.md")
+	rows := map[string]bool{}
+	for i, line := range running.prose {
+		if !strings.HasPrefix(line, "| ") {
+			continue
+		}
+		for _, c := range running.code {
+			if c.line == i+1 {
+				if m := makeRef.FindStringSubmatch(c.text); m != nil && strings.HasPrefix(c.text, "make ") {
+					rows[m[1]] = true
+				}
+				break // the row's first code span names it
+			}
+		}
+	}
+	var problems []string
+	for _, m := range makeTarget.FindAllStringSubmatch(string(makefile), -1) {
+		if !rows[m[1]] {
+			problems = append(problems, fmt.Sprintf("docs/running.md: the table of make targets has no row for make %s", m[1]))
+		}
+	}
+	shown := map[string]bool{}
+	for _, rel := range markdownFiles(t) {
+		for _, c := range readMarkdown(t, rel).code {
+			if m := ghostcheckCmd.FindStringSubmatch(c.text); m != nil {
+				if f := strings.Fields(m[1]); len(f) > 0 {
+					shown[f[0]] = true
+				}
+			}
+		}
+	}
+	for name := range commandFlags(t) {
+		if !shown[name] {
+			problems = append(problems, fmt.Sprintf("the manual never shows the command ghostcheck %s", name))
+		}
+	}
+	sort.Strings(problems)
+	checkDrift(t, isCoverageProblem, problems)
 }
