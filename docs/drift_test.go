@@ -303,10 +303,9 @@ func TestFileMapsListEveryFile(t *testing.T) {
 	checkDrift(t, isFileMapProblem, problems)
 }
 
-// markdownFiles are the repository's Markdown documents (README.md,
-// docs/*.md, the READMEs of corpus/ and peers/), test data aside, with
-// slashes, relative to the root.
-func markdownFiles(t *testing.T) []string {
+// repoFiles are the repository's files with one of these endings, test
+// data and generated output aside, with slashes, relative to the root.
+func repoFiles(t *testing.T, endings ...string) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -320,15 +319,26 @@ func markdownFiles(t *testing.T) []string {
 			}
 			return nil
 		}
-		if strings.HasSuffix(p, ".md") {
-			rel, _ := filepath.Rel(root, p)
-			files = append(files, filepath.ToSlash(rel))
+		for _, e := range endings {
+			if strings.HasSuffix(p, e) {
+				rel, _ := filepath.Rel(root, p)
+				files = append(files, filepath.ToSlash(rel))
+				break
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return files
+}
+
+// markdownFiles are the repository's Markdown documents (README.md,
+// docs/*.md, the READMEs of corpus/ and peers/).
+func markdownFiles(t *testing.T) []string {
+	t.Helper()
+	files := repoFiles(t, ".md")
 	for _, must := range []string{"README.md", "docs/PROTOCOL.md", "docs/DESIGN.md"} {
 		if !slices.Contains(files, must) {
 			t.Fatalf("%s not found among the Markdown files %v", must, files)
