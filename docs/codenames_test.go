@@ -213,6 +213,7 @@ func TestMarkdownCodeNamesExist(t *testing.T) {
 	checkDrift(t, isCodeNameProblem, problems)
 }
 
+// dotted is ".member", or "" for none.
 func dotted(member string) string {
 	if member == "" {
 		return ""

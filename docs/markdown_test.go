@@ -285,3 +285,36 @@ func TestMarkdownLinksResolve(t *testing.T) {
 	t.Logf("%d relative links in %d Markdown files", links, len(files))
 	checkDrift(t, isLinkProblem, problems)
 }
+
+// The Markdown reader finds code spans as GitHub does (over lines within a
+// paragraph, by the length of their backtick runs, not across a blank
+// line), and numbers a repeated heading's anchor.
+func TestMarkdownReader(t *testing.T) {
+	for _, tc := range []struct {
+		text      string
+		spans     []codeText
+		prose     string
+		wantLines int
+	}{
+		{"a `b` c", []codeText{{1, "b"}}, "a     c", 1},
+		{"`ghostcheck check\n--cases A1` x", []codeText{{1, "ghostcheck check --cases A1"}}, "                 \n            x", 2},
+		{"``a ` b`` c", []codeText{{1, "a ` b"}}, "          c", 1},
+		{"`a\n\nb` c", nil, "`a\n\nb` c", 3},
+		{"| `x \\| y` |", []codeText{{1, "x | y"}}, "|          |", 1},
+	} {
+		prose, spans := codeSpans(tc.text)
+		if prose != tc.prose || !slices.Equal(spans, tc.spans) || strings.Count(prose, "\n")+1 != tc.wantLines {
+			t.Errorf("codeSpans(%q) = %q, %v; want %q, %v", tc.text, prose, spans, tc.prose, tc.spans)
+		}
+	}
+	d := mdDoc{headings: []string{"Findings", "`make run`: a property run", "Findings", "See [the KIP](https://x)", "Findings"}}
+	got := d.anchors()
+	for _, want := range []string{"findings", "findings-1", "findings-2", "make-run-a-property-run", "see-the-kip"} {
+		if !got[want] {
+			t.Errorf("anchors of %v: no %s in %v", d.headings, want, got)
+		}
+	}
+	if len(got) != 5 {
+		t.Errorf("anchors of %v: %v, want 5", d.headings, got)
+	}
+}
