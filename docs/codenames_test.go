@@ -450,9 +450,10 @@ func stringLit(x ast.Expr) (string, bool) {
 	return s, err == nil
 }
 
-// Every make target has a row in docs/running.md's table of targets, and
-// every command of cmd/ghostcheck is shown in the manual: a target or a
-// command nobody can read about is one nobody uses, or misuses.
+// Every make target has a row in docs/running.md's table of targets, every
+// command of cmd/ghostcheck is shown in the manual, and every fuzz target
+// has its row in docs/fuzzing.md: what nobody can read about is what
+// nobody uses, or misuses.
 func TestManualCoversEveryTargetAndCommand(t *testing.T) {
 	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
@@ -494,6 +495,41 @@ func TestManualCoversEveryTargetAndCommand(t *testing.T) {
 			problems = append(problems, fmt.Sprintf("the manual never shows the command ghostcheck %s", name))
 		}
 	}
+	fuzzing := map[string]bool{}
+	for _, c := range readMarkdown(t, "docs/fuzzing.md").code {
+		fuzzing[c.text] = true
+	}
+	for _, name := range fuzzTargets(t) {
+		if !fuzzing[name] {
+			problems = append(problems, fmt.Sprintf("docs/fuzzing.md: the table of fuzz targets has no %s", name))
+		}
+	}
 	sort.Strings(problems)
 	checkDrift(t, isCoverageProblem, problems)
+}
+
+// fuzzTargetDecl is a fuzz target's declaration.
+var fuzzTargetDecl = regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
+
+// fuzzTargets are the fuzz targets of package fuzz.
+func fuzzTargets(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "fuzz", "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range fuzzTargetDecl.FindAllStringSubmatch(string(b), -1) {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) < 5 {
+		t.Fatalf("found %d fuzz targets in fuzz/: have they moved?", len(names))
+	}
+	return names
 }
