@@ -20,8 +20,9 @@ mutate:
 	@out=$$(GHOSTCHECK_MUTATE=1 $(GO) test -count=1 -run '^TestKillTable$$' -v ./internal/targets 2>&1); status=$$?; \
 	echo "$$out" | grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS' -e '^ok '; exit $$status
 
-## coverage: `make run` with `run --coverage`: the statement coverage of model/ and impl/ the run reaches,
-## the model statements it did not, and how often the model applied each rule of docs/PROTOCOL.md.
+## coverage: `make run` with `run --coverage`: the statement coverage of model/ (with model/client and
+## model/rules) and impl/ the run reaches, the model statements it did not, and how often the model applied
+## each clause of docs/PROTOCOL.md.
 coverage:
 	$(GO) run ./cmd/ghostcheck run --coverage $(RUNFLAGS)
 

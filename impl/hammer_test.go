@@ -10,6 +10,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 func testTopics() []impl.Topic {
@@ -168,7 +169,7 @@ func TestHammer(t *testing.T) {
 				return
 			default:
 			}
-			if err := model.NoDoubleClientAssignment(targets.ModelSnapshot(c.Snapshot())); err != nil {
+			if err := rules.NoDoubleClientAssignment(targets.ModelSnapshot(c.Snapshot())); err != nil {
 				errs <- err
 				return
 			}

@@ -1,7 +1,7 @@
 package linearize
 
 // The client rules' canary: the admin, the prober and the observer are
-// judged by the client rules too (model.CheckClients on their own traffic,
+// judged by the client rules too (rules.CheckClients on their own traffic,
 // apart from the plan's clients, whose member ids the prober borrows). The
 // admin and the prober break client rules on purpose: an empty member id
 // at v1, a zero, missing or changing instance id in the header, a static
@@ -21,7 +21,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // recordBreakerRequest keeps r, just sent by the admin, the prober or the
@@ -29,7 +29,7 @@ import (
 // first) to keep it apart from the clients' records.
 func (d *driver) recordBreakerRequest(r *request) {
 	hv, _ := codec.RequestHeaderVersion(r.h.RequestApiKey, r.h.RequestApiVersion)
-	d.breqs = append(d.breqs, model.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: d.connReqs[r.handle], At: d.now,
+	d.breqs = append(d.breqs, rules.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: d.connReqs[r.handle], At: d.now,
 		HeaderVersion: hv, Header: r.h, API: r.h.RequestApiKey.String(), Request: r.req})
 	d.connReqs[r.handle]++
 	r.creq = -len(d.breqs)
@@ -43,7 +43,7 @@ func (d *driver) checkBreakers() {
 	for _, p := range d.procs[len(d.plan.Clients):] {
 		roles[p.c.InstanceID()] = p.role
 	}
-	for _, e := range canaryErrors(roles, expectedBreaks(d.breqs), model.CheckClients(d.breqs)) {
+	for _, e := range canaryErrors(roles, expectedBreaks(d.breqs), rules.CheckClients(d.breqs)) {
 		d.harness("%s", e)
 	}
 	d.checkSynthClients() // the breaks played on paper (canary_clients.go)
@@ -53,7 +53,7 @@ func (d *driver) checkBreakers() {
 // clients (roles names them by instance id) with the breaks the harness
 // committed (want, by instance id): a break not reported, or a report of a
 // break not committed, is an error.
-func canaryErrors(roles map[codec.UUID]string, want map[codec.UUID]map[model.Rule]string, got []model.ClientResult) []string {
+func canaryErrors(roles map[codec.UUID]string, want map[codec.UUID]map[rules.Rule]string, got []rules.ClientResult) []string {
 	var errs []string
 	for _, c := range got {
 		role, ok := roles[c.InstanceID.UUID]
@@ -67,7 +67,7 @@ func canaryErrors(roles map[codec.UUID]string, want map[codec.UUID]map[model.Rul
 		}
 		for _, r := range c.Results {
 			why, broke := exp[r.Rule]
-			switch reported := r.Outcome == model.OutcomeViolated; {
+			switch reported := r.Outcome == rules.OutcomeViolated; {
 			case broke && !reported:
 				errs = append(errs, fmt.Sprintf("client rule %s went blind: the %s broke it on purpose (%s), and the client rules judged it %s", r.Rule, role, why, r.Outcome))
 			case reported && !broke:
@@ -82,8 +82,8 @@ func canaryErrors(roles map[codec.UUID]string, want map[codec.UUID]map[model.Rul
 // requests reqs (in send order) break, each with the first request that
 // breaks it. It is the harness's own account of what it did, written from
 // docs/PROTOCOL.md Part C, not from model's checks.
-func expectedBreaks(reqs []model.ClientRequest) map[codec.UUID]map[model.Rule]string {
-	byClient := map[codec.UUID][]*model.ClientRequest{}
+func expectedBreaks(reqs []rules.ClientRequest) map[codec.UUID]map[rules.Rule]string {
+	byClient := map[codec.UUID][]*rules.ClientRequest{}
 	var order []codec.UUID
 	connOwner := map[uint64]codec.UUID{}
 	for i := range reqs {
@@ -121,9 +121,9 @@ func expectedBreaks(reqs []model.ClientRequest) map[codec.UUID]map[model.Rule]st
 			}
 		}
 	}
-	out := map[codec.UUID]map[model.Rule]string{}
+	out := map[codec.UUID]map[rules.Rule]string{}
 	for _, u := range order {
-		b := &breaks{found: map[model.Rule]string{}}
+		b := &breaks{found: map[rules.Rule]string{}}
 		b.client(byClient[u], leaveGroupMax, users, u)
 		out[u] = b.found
 	}
@@ -131,17 +131,17 @@ func expectedBreaks(reqs []model.ClientRequest) map[codec.UUID]map[model.Rule]st
 }
 
 // breaks collects the rules one client broke.
-type breaks struct{ found map[model.Rule]string }
+type breaks struct{ found map[rules.Rule]string }
 
 // broke notes that r broke rule, at its first request.
-func (b *breaks) broke(rule model.Rule, r *model.ClientRequest, format string, args ...any) {
+func (b *breaks) broke(rule rules.Rule, r *rules.ClientRequest, format string, args ...any) {
 	if _, ok := b.found[rule]; !ok {
 		b.found[rule] = fmt.Sprintf("%v v%d, correlation id %d: ", r.Header.RequestApiKey, r.Header.RequestApiVersion, r.Header.CorrelationId) + fmt.Sprintf(format, args...)
 	}
 }
 
 // client goes through one client's requests.
-func (b *breaks) client(rs []*model.ClientRequest, leaveGroupMax int16, users map[string][]codec.UUID, self codec.UUID) {
+func (b *breaks) client(rs []*rules.ClientRequest, leaveGroupMax int16, users map[string][]codec.UUID, self codec.UUID) {
 	// A static member: the instance id the last heartbeat naming both
 	// gave a member id.
 	static := map[string]string{}
@@ -173,7 +173,7 @@ func (b *breaks) client(rs []*model.ClientRequest, leaveGroupMax int16, users ma
 // it on every v2 header, one non-zero id per connection) and ClientId on
 // a connection's first request only (for a client that ever leaves a later
 // one null).
-func (b *breaks) headers(rs []*model.ClientRequest) {
+func (b *breaks) headers(rs []*rules.ClientRequest) {
 	tag0 := false
 	for _, r := range rs {
 		tag0 = tag0 || (r.HeaderVersion >= 2 && r.Header.ClientInstanceId.Valid)
@@ -189,18 +189,18 @@ func (b *breaks) headers(rs []*model.ClientRequest) {
 		}
 		t := r.Header.ClientInstanceId
 		if t.Valid && t.UUID.IsZero() {
-			b.broke(model.RuleNoZeroUUIDs, r, "the zero UUID in tag 0")
+			b.broke(rules.RuleNoZeroUUIDs, r, "the zero UUID in tag 0")
 		}
 		if !tag0 || r.HeaderVersion < 2 {
 			continue
 		}
 		switch u, seen := onConn[r.Conn]; {
 		case !t.Valid:
-			b.broke(model.RuleClientInstanceIDInHeader, r, "no tag 0")
+			b.broke(rules.RuleClientInstanceIDInHeader, r, "no tag 0")
 		case t.UUID.IsZero():
-			b.broke(model.RuleClientInstanceIDInHeader, r, "the zero UUID in tag 0")
+			b.broke(rules.RuleClientInstanceIDInHeader, r, "the zero UUID in tag 0")
 		case seen && u != t.UUID:
-			b.broke(model.RuleClientInstanceIDInHeader, r, "tag 0 %s after %s on its connection", t.UUID, u)
+			b.broke(rules.RuleClientInstanceIDInHeader, r, "tag 0 %s after %s on its connection", t.UUID, u)
 		}
 		if t.Valid {
 			onConn[r.Conn] = t.UUID
@@ -212,9 +212,9 @@ func (b *breaks) headers(rs []*model.ClientRequest) {
 	for _, r := range rs {
 		switch {
 		case r.Seq == 0 && !r.Header.ClientId.Valid:
-			b.broke(model.RuleClientIDOnFirstRequest, r, "a connection's first request without ClientId")
+			b.broke(rules.RuleClientIDOnFirstRequest, r, "a connection's first request without ClientId")
 		case r.Seq > 0 && r.Header.ClientId.Valid:
-			b.broke(model.RuleClientIDOnFirstRequest, r, "ClientId repeated on request %d of its connection", r.Seq+1)
+			b.broke(rules.RuleClientIDOnFirstRequest, r, "ClientId repeated on request %d of its connection", r.Seq+1)
 		}
 	}
 }
@@ -222,25 +222,25 @@ func (b *breaks) headers(rs []*model.ClientRequest) {
 // heartbeat: KIP-1082's member id (on every v1 heartbeat, one per group),
 // no heartbeat under an id after its leave until a rejoin, and a static
 // member's leave naming its instance.
-func (b *breaks) heartbeat(r *model.ClientRequest, hb *codec.ConsumerGroupHeartbeatRequest, static, firstID map[string]string,
+func (b *breaks) heartbeat(r *rules.ClientRequest, hb *codec.ConsumerGroupHeartbeatRequest, static, firstID map[string]string,
 	left map[string]bool, users map[string][]codec.UUID, self codec.UUID) {
 	v := r.Header.RequestApiVersion
 	blank := strings.TrimSpace(hb.MemberId) == ""
 	if v >= 1 && blank {
-		b.broke(model.RuleMemberIDFromFirstHeartbeat, r, "member id %q at v%d", hb.MemberId, v)
+		b.broke(rules.RuleMemberIDFromFirstHeartbeat, r, "member id %q at v%d", hb.MemberId, v)
 	}
 	if v >= 1 && !blank {
 		if f, ok := firstID[hb.GroupId]; !ok {
 			firstID[hb.GroupId] = hb.MemberId
 		} else if f != hb.MemberId {
-			b.broke(model.RuleStableMemberID, r, "member id %s in group %s after %s", hb.MemberId, hb.GroupId, f)
+			b.broke(rules.RuleStableMemberID, r, "member id %s in group %s after %s", hb.MemberId, hb.GroupId, f)
 		}
 	}
 	if !blank && len(users[hb.GroupId+"\x00"+hb.MemberId]) > 1 {
-		b.broke(model.RuleUniqueMemberIDs, r, "member id %s, which another of the harness's clients sends too", hb.MemberId)
+		b.broke(rules.RuleUniqueMemberIDs, r, "member id %s, which another of the harness's clients sends too", hb.MemberId)
 	}
-	if model.IsZeroUUIDString(hb.MemberId) {
-		b.broke(model.RuleNoZeroUUIDs, r, "the zero UUID as member id")
+	if rules.IsZeroUUIDString(hb.MemberId) {
+		b.broke(rules.RuleNoZeroUUIDs, r, "the zero UUID as member id")
 	}
 	k := hb.GroupId + "\x00" + hb.MemberId
 	switch {
@@ -249,32 +249,32 @@ func (b *breaks) heartbeat(r *model.ClientRequest, hb *codec.ConsumerGroupHeartb
 	case hb.MemberEpoch == 0:
 		delete(left, k)
 	case left[k]:
-		b.broke(model.RuleNoHeartbeatAfterLeave, r, "member %s heartbeats at epoch %d after its leave", hb.MemberId, hb.MemberEpoch)
+		b.broke(rules.RuleNoHeartbeatAfterLeave, r, "member %s heartbeats at epoch %d after its leave", hb.MemberId, hb.MemberEpoch)
 	}
 	inst, isStatic := static[k]
 	switch {
 	case hb.MemberEpoch == -2 && !hb.InstanceId.Valid:
-		b.broke(model.RuleStaticLeaveWithInstanceID, r, "a leave at -2 without InstanceId")
+		b.broke(rules.RuleStaticLeaveWithInstanceID, r, "a leave at -2 without InstanceId")
 	case hb.MemberEpoch == -1 && isStatic && !hb.InstanceId.Valid:
-		b.broke(model.RuleStaticLeaveWithInstanceID, r, "static member %s leaves at -1 without InstanceId", hb.MemberId)
+		b.broke(rules.RuleStaticLeaveWithInstanceID, r, "static member %s leaves at -1 without InstanceId", hb.MemberId)
 	case (hb.MemberEpoch == -1 || hb.MemberEpoch == -2) && isStatic && hb.InstanceId.Value != inst:
-		b.broke(model.RuleStaticLeaveWithInstanceID, r, "member %s leaves as instance %q, not %q", hb.MemberId, hb.InstanceId.Value, inst)
+		b.broke(rules.RuleStaticLeaveWithInstanceID, r, "member %s leaves as instance %q, not %q", hb.MemberId, hb.InstanceId.Value, inst)
 	}
 }
 
 // leaveGroup: a LeaveGroup names its members (v3+: each entry someone, a
 // static member by its instance), goes below v3 only to a broker without
 // v3 and never for a static member, and what it names has left.
-func (b *breaks) leaveGroup(r *model.ClientRequest, lg *codec.LeaveGroupRequest, static map[string]string, left map[string]bool, leaveGroupMax int16) {
+func (b *breaks) leaveGroup(r *rules.ClientRequest, lg *codec.LeaveGroupRequest, static map[string]string, left map[string]bool, leaveGroupMax int16) {
 	v := r.Header.RequestApiVersion
 	if v < 3 {
 		left[lg.GroupId+"\x00"+lg.MemberId] = true
 		_, isStatic := static[lg.GroupId+"\x00"+lg.MemberId]
 		switch {
 		case leaveGroupMax >= 3:
-			b.broke(model.RuleLeaveGroupDowngrade, r, "below v3 to a broker offering v%d", leaveGroupMax)
+			b.broke(rules.RuleLeaveGroupDowngrade, r, "below v3 to a broker offering v%d", leaveGroupMax)
 		case isStatic:
-			b.broke(model.RuleLeaveGroupDowngrade, r, "static member %s left below v3", lg.MemberId)
+			b.broke(rules.RuleLeaveGroupDowngrade, r, "static member %s left below v3", lg.MemberId)
 		}
 		return
 	}
@@ -286,21 +286,21 @@ func (b *breaks) leaveGroup(r *model.ClientRequest, lg *codec.LeaveGroupRequest,
 		inst, isStatic := static[k]
 		switch {
 		case e.MemberId == "" && !e.GroupInstanceId.Valid:
-			b.broke(model.RuleLeaveGroupInstanceID, r, "an entry naming nobody")
+			b.broke(rules.RuleLeaveGroupInstanceID, r, "an entry naming nobody")
 		case isStatic && (!e.GroupInstanceId.Valid || e.GroupInstanceId.Value != inst):
-			b.broke(model.RuleLeaveGroupInstanceID, r, "static member %s named with instance %v, not %q", e.MemberId, e.GroupInstanceId, inst)
+			b.broke(rules.RuleLeaveGroupInstanceID, r, "static member %s named with instance %v, not %q", e.MemberId, e.GroupInstanceId, inst)
 		}
 	}
 }
 
 // telemetry: v1 has only the header's id, which must be usable; at v0 a
 // client that sends tag 0 puts the same id in the body.
-func (b *breaks) telemetry(r *model.ClientRequest, body codec.UUID, tag0 bool) {
+func (b *breaks) telemetry(r *rules.ClientRequest, body codec.UUID, tag0 bool) {
 	t := r.Header.ClientInstanceId
 	switch {
 	case r.Header.RequestApiVersion >= 1 && (!t.Valid || t.UUID.IsZero()):
-		b.broke(model.RuleTelemetryInstanceID, r, "no usable instance id in a v1 header")
+		b.broke(rules.RuleTelemetryInstanceID, r, "no usable instance id in a v1 header")
 	case r.Header.RequestApiVersion == 0 && tag0 && t.Valid && body != t.UUID:
-		b.broke(model.RuleTelemetryInstanceID, r, "body id %s, header id %s", body, t.UUID)
+		b.broke(rules.RuleTelemetryInstanceID, r, "body id %s, header id %s", body, t.UUID)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // The synthetic records are judged as their clients list, and they break
@@ -12,16 +12,16 @@ import (
 // ClientIDOnFirstRequest).
 func TestSynthClientsPass(t *testing.T) {
 	reqs, clients := synthRecords()
-	if errs := synthErrors(clients, model.CheckClients(reqs)); len(errs) > 0 {
+	if errs := synthErrors(clients, rules.CheckClients(reqs)); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	broke := map[model.Rule]bool{}
+	broke := map[rules.Rule]bool{}
 	for _, c := range clients {
 		for _, r := range c.broke {
 			broke[r] = true
 		}
 	}
-	for _, r := range []model.Rule{model.RuleUniqueMemberIDs, model.RuleClientIDOnFirstRequest, model.RuleNoZeroUUIDs, model.RuleNoHeartbeatAfterLeave} {
+	for _, r := range []rules.Rule{rules.RuleUniqueMemberIDs, rules.RuleClientIDOnFirstRequest, rules.RuleNoZeroUUIDs, rules.RuleNoHeartbeatAfterLeave} {
 		if !broke[r] {
 			t.Errorf("the synthetic records break no %s", r)
 		}
@@ -36,19 +36,19 @@ func TestSynthClientsCatchABlindRule(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		client string
-		rule   model.Rule
-		flip   model.Outcome
+		rule   rules.Rule
+		flip   rules.Outcome
 		error  string
 	}{
-		{"blind", "canary-twin-b", model.RuleUniqueMemberIDs, model.OutcomePass, "client rule UniqueMemberIDs went blind: the canary's synthetic records break it (the other client sending it)"},
-		{"blind", "canary-repeat", model.RuleClientIDOnFirstRequest, model.OutcomeNotAdopted, "client rule ClientIDOnFirstRequest went blind"},
-		{"false alarm", "canary-twin-a", model.RuleStableMemberID, model.OutcomeViolated, "client rule StableMemberID fired on the canary's synthetic a client sending a member id"},
-		{"old client held to the KIP", "canary-old", model.RuleTelemetryInstanceID, model.OutcomeViolated, "client rule TelemetryInstanceID fired on the canary's synthetic a client before KIP-1313"},
-		{"old client passed", "canary-old", model.RuleClientInstanceIDInHeader, model.OutcomePass, "client rule ClientInstanceIDInHeader judged the canary's synthetic a client before KIP-1313 PASS, want NOT ADOPTED"},
+		{"blind", "canary-twin-b", rules.RuleUniqueMemberIDs, rules.OutcomePass, "client rule UniqueMemberIDs went blind: the canary's synthetic records break it (the other client sending it)"},
+		{"blind", "canary-repeat", rules.RuleClientIDOnFirstRequest, rules.OutcomeNotAdopted, "client rule ClientIDOnFirstRequest went blind"},
+		{"false alarm", "canary-twin-a", rules.RuleStableMemberID, rules.OutcomeViolated, "client rule StableMemberID fired on the canary's synthetic a client sending a member id"},
+		{"old client held to the KIP", "canary-old", rules.RuleTelemetryInstanceID, rules.OutcomeViolated, "client rule TelemetryInstanceID fired on the canary's synthetic a client before KIP-1313"},
+		{"old client passed", "canary-old", rules.RuleClientInstanceIDInHeader, rules.OutcomePass, "client rule ClientInstanceIDInHeader judged the canary's synthetic a client before KIP-1313 PASS, want NOT ADOPTED"},
 		{"resplit", "canary-old", "", "", "client rules: the canary's synthetic records show a client clientId canary-elder"},
 	} {
 		t.Run(tc.name+" "+string(tc.rule), func(t *testing.T) {
-			got := model.CheckClients(reqs)
+			got := rules.CheckClients(reqs)
 			flipped := false
 			for i := range got {
 				if !strings.Contains(got[i].Client, tc.client) {
@@ -77,10 +77,10 @@ func TestSynthClientsCatchABlindRule(t *testing.T) {
 // A client whose verdicts lack a rule is an error naming it.
 func TestSynthClientsNeedEveryRule(t *testing.T) {
 	reqs, clients := synthRecords()
-	got := model.CheckClients(reqs)
+	got := rules.CheckClients(reqs)
 	got[0].Results = got[0].Results[1:]
 	errs := synthErrors(clients, got)
-	want := "client rule " + string(model.ClientRules()[0]) + " judged nothing of the canary's synthetic"
+	want := "client rule " + string(rules.ClientRules()[0]) + " judged nothing of the canary's synthetic"
 	if len(errs) != 1 || !strings.HasPrefix(errs[0], want) {
 		t.Fatalf("errors %q, want one starting %q", errs, want)
 	}

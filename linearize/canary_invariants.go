@@ -33,15 +33,15 @@ import (
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // invCheck is one invariant check as the canary applies it: single on one
 // observation, or pair across the one before the plant and the one after.
 type invCheck struct {
-	rule   model.Rule
-	single func(model.Observation) error
-	pair   func(before, after model.Observation) error
+	rule   rules.Rule
+	single func(rules.Observation) error
+	pair   func(before, after rules.Observation) error
 	// final: applied only to a quiescent observation (QuiescentMembership).
 	final bool
 }
@@ -50,28 +50,28 @@ type invCheck struct {
 // reports.
 func invariantChecks() []invCheck {
 	return []invCheck{
-		{rule: model.RuleNoGhosts, single: model.NoGhosts},
-		{rule: model.RuleOneMemberPerProcess, single: model.OneMemberPerProcess},
-		{rule: model.RuleUniqueMemberIDs, single: model.UniqueMemberIDs},
-		{rule: model.RuleNoZeroUUIDs, single: model.NoZeroUUIDs},
-		{rule: model.RuleNoDoubleClientAssignment, single: func(o model.Observation) error { return model.NoDoubleClientAssignment(o.Groups) }},
-		{rule: model.RuleMonotonicEpochs, pair: func(b, a model.Observation) error {
-			var t model.EpochTracker
+		{rule: rules.RuleNoGhosts, single: rules.NoGhosts},
+		{rule: rules.RuleOneMemberPerProcess, single: rules.OneMemberPerProcess},
+		{rule: rules.RuleUniqueMemberIDs, single: rules.UniqueMemberIDs},
+		{rule: rules.RuleNoZeroUUIDs, single: rules.NoZeroUUIDs},
+		{rule: rules.RuleNoDoubleClientAssignment, single: func(o rules.Observation) error { return rules.NoDoubleClientAssignment(o.Groups) }},
+		{rule: rules.RuleMonotonicEpochs, pair: func(b, a rules.Observation) error {
+			var t rules.EpochTracker
 			if err := t.Observe(b.Groups); err != nil {
 				return err
 			}
 			return t.Observe(a.Groups)
 		}},
-		{rule: model.RuleStaticRestartKeepsAssignment, pair: func(b, a model.Observation) error {
-			var t model.StaticRestartTracker
+		{rule: rules.RuleStaticRestartKeepsAssignment, pair: func(b, a rules.Observation) error {
+			var t rules.StaticRestartTracker
 			if err := t.Observe(b.Groups); err != nil {
 				return err
 			}
 			return t.Observe(a.Groups)
 		}},
-		{rule: model.RuleStableMemberID, pair: func(b, a model.Observation) error {
-			var t model.MemberIDTracker
-			for _, o := range [2]model.Observation{b, a} {
+		{rule: rules.RuleStableMemberID, pair: func(b, a rules.Observation) error {
+			var t rules.MemberIDTracker
+			for _, o := range [2]rules.Observation{b, a} {
 				for _, p := range o.Processes {
 					if err := t.Observe(p); err != nil {
 						return err
@@ -80,7 +80,7 @@ func invariantChecks() []invCheck {
 			}
 			return nil
 		}},
-		{rule: model.RuleQuiescentMembership, single: model.QuiescentMembership, final: true},
+		{rule: rules.RuleQuiescentMembership, single: rules.QuiescentMembership, final: true},
 	}
 }
 
@@ -88,10 +88,10 @@ func invariantChecks() []invCheck {
 // set up before, the observation a pair check sees first); both start as
 // copies of the observation.
 type invPlant struct {
-	rule  model.Rule
+	rule  rules.Rule
 	what  string
 	final bool // judged with the quiescence check too
-	plant func(k *canaryKit, before, after *model.Observation)
+	plant func(k *canaryKit, before, after *rules.Observation)
 }
 
 // invariantPlants are the canary's planted violations, one per rule and
@@ -99,70 +99,70 @@ type invPlant struct {
 // or a separate path, such as the map a check builds for many items).
 func invariantPlants() []invPlant {
 	return []invPlant{
-		{model.RuleNoGhosts, "a member no process accounts for", false, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleNoGhosts, "a member no process accounts for", false, func(k *canaryKit, _, a *rules.Observation) {
 			g := k.group(a)
-			g.Members = append(g.Members, model.MemberSnapshot{MemberID: k.id("ghost"), Epoch: 1, SubscribedTopicNames: []string{}})
+			g.Members = append(g.Members, rules.MemberSnapshot{MemberID: k.id("ghost"), Epoch: 1, SubscribedTopicNames: []string{}})
 		}},
-		{model.RuleOneMemberPerProcess, "a second member for a live process's response in flight", false, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleOneMemberPerProcess, "a second member for a live process's response in flight", false, func(k *canaryKit, _, a *rules.Observation) {
 			p, g := k.liveMember(a)
 			extra := k.id("second")
 			p.InFlight = append(slices.Clip(p.InFlight), extra)
 			p.AllIDs = append(slices.Clip(p.AllIDs), extra)
-			g.Members = append(g.Members, model.MemberSnapshot{MemberID: extra, Epoch: 1, SubscribedTopicNames: []string{}})
+			g.Members = append(g.Members, rules.MemberSnapshot{MemberID: extra, Epoch: 1, SubscribedTopicNames: []string{}})
 		}},
-		{model.RuleUniqueMemberIDs, "a second live process holding a live process's member id", false, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleUniqueMemberIDs, "a second live process holding a live process's member id", false, func(k *canaryKit, _, a *rules.Observation) {
 			p, _ := k.liveMember(a)
 			twin := *p
 			twin.Name, twin.ClientInstanceID = p.Name+"-twin", k.uuid()
 			a.Processes = append(a.Processes, twin)
 		}},
-		{model.RuleUniqueMemberIDs, "two of more than 32 live processes holding one member id", false, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleUniqueMemberIDs, "two of more than 32 live processes holding one member id", false, func(k *canaryKit, _, a *rules.Observation) {
 			p, _ := k.liveMember(a)
 			for i := 0; len(a.Processes) <= 32; i++ {
-				a.Processes = append(a.Processes, model.Process{Name: fmt.Sprintf("canary-idle-%d", i), GroupID: p.GroupID,
+				a.Processes = append(a.Processes, rules.Process{Name: fmt.Sprintf("canary-idle-%d", i), GroupID: p.GroupID,
 					ClientInstanceID: k.uuid(), Live: true, Left: true})
 			}
 			twin := *p
 			twin.Name, twin.ClientInstanceID = p.Name+"-twin", k.uuid()
 			a.Processes = append(a.Processes, twin)
 		}},
-		{model.RuleNoZeroUUIDs, "a member id that is the zero UUID", false, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleNoZeroUUIDs, "a member id that is the zero UUID", false, func(k *canaryKit, _, a *rules.Observation) {
 			zero := codec.UUID{}.String()
 			g := k.group(a)
-			g.Members = append(g.Members, model.MemberSnapshot{MemberID: zero, Epoch: 1, SubscribedTopicNames: []string{}})
-			a.Processes = append(a.Processes, model.Process{Name: "canary-zero", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
+			g.Members = append(g.Members, rules.MemberSnapshot{MemberID: zero, Epoch: 1, SubscribedTopicNames: []string{}})
+			a.Processes = append(a.Processes, rules.Process{Name: "canary-zero", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
 				MemberID: zero, Live: true, Joined: true})
 		}},
-		{model.RuleNoZeroUUIDs, "a process's client instance id that is the zero UUID", false, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleNoZeroUUIDs, "a process's client instance id that is the zero UUID", false, func(k *canaryKit, _, a *rules.Observation) {
 			p, _ := k.liveMember(a)
 			p.ClientInstanceID = codec.UUID{}
 		}},
-		{model.RuleNoZeroUUIDs, "a process holding the zero UUID as member id", false, func(k *canaryKit, _, a *model.Observation) {
-			a.Processes = append(a.Processes, model.Process{Name: "canary-zero", GroupID: k.group(a).GroupID, ClientInstanceID: k.uuid(),
+		{rules.RuleNoZeroUUIDs, "a process holding the zero UUID as member id", false, func(k *canaryKit, _, a *rules.Observation) {
+			a.Processes = append(a.Processes, rules.Process{Name: "canary-zero", GroupID: k.group(a).GroupID, ClientInstanceID: k.uuid(),
 				MemberID: codec.UUID{}.String(), Live: true})
 		}},
-		{model.RuleNoZeroUUIDs, "a generated id that is the zero UUID", false, func(_ *canaryKit, _, a *model.Observation) {
+		{rules.RuleNoZeroUUIDs, "a generated id that is the zero UUID", false, func(_ *canaryKit, _, a *rules.Observation) {
 			a.GeneratedIDs = append(slices.Clip(a.GeneratedIDs), codec.UUID{})
 		}},
-		{model.RuleNoDoubleClientAssignment, "a partition owned by two members", false, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleNoDoubleClientAssignment, "a partition owned by two members", false, func(k *canaryKit, _, a *rules.Observation) {
 			g, x, y := k.twoMembers(a)
 			tp := k.ownedBy(g, x)
 			g.Members[y].Pending = append(slices.Clip(g.Members[y].Pending), tp)
 		}},
-		{model.RuleNoDoubleClientAssignment, "a partition owned by two members of a group owning more than 32", false, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleNoDoubleClientAssignment, "a partition owned by two members of a group owning more than 32", false, func(k *canaryKit, _, a *rules.Observation) {
 			g, x, y := k.twoMembers(a)
 			m := &g.Members[x]
 			m.Assigned = slices.Clip(m.Assigned)
 			for i := int32(0); len(m.Assigned) <= 32; i++ {
-				m.Assigned = append(m.Assigned, model.TopicPartition{Topic: "ghostcheck-canary-many", Partition: i})
+				m.Assigned = append(m.Assigned, rules.TopicPartition{Topic: "ghostcheck-canary-many", Partition: i})
 			}
 			g.Members[y].Assigned = append(slices.Clip(g.Members[y].Assigned), m.Assigned[len(m.Assigned)-1])
 		}},
-		{model.RuleMonotonicEpochs, "a group epoch gone backwards", false, func(k *canaryKit, b, a *model.Observation) {
+		{rules.RuleMonotonicEpochs, "a group epoch gone backwards", false, func(k *canaryKit, b, a *rules.Observation) {
 			g := k.group(a)
 			k.sameGroup(b, g.GroupID).Epoch = g.Epoch + 1 // seen first: the epoch then went down by one
 		}},
-		{model.RuleMonotonicEpochs, "a member epoch gone backwards", false, func(k *canaryKit, b, a *model.Observation) {
+		{rules.RuleMonotonicEpochs, "a member epoch gone backwards", false, func(k *canaryKit, b, a *rules.Observation) {
 			p, g := k.liveMember(a)
 			m := *memberIn(g, p.MemberID)
 			gb := k.sameGroup(b, g.GroupID)
@@ -171,33 +171,33 @@ func invariantPlants() []invPlant {
 			}
 			memberIn(gb, m.MemberID).Epoch = m.Epoch + 1 // seen first: the member's epoch then went down by one
 		}},
-		{model.RuleStaticRestartKeepsAssignment, "a static restart that moved the group epoch by one", false, func(k *canaryKit, b, a *model.Observation) {
+		{rules.RuleStaticRestartKeepsAssignment, "a static restart that moved the group epoch by one", false, func(k *canaryKit, b, a *rules.Observation) {
 			k.staticRestart(b, a)
 			k.sameGroup(a, k.static).Epoch++
 		}},
-		{model.RuleStaticRestartKeepsAssignment, "a static restart that took over with another target", false, func(k *canaryKit, b, a *model.Observation) {
+		{rules.RuleStaticRestartKeepsAssignment, "a static restart that took over with another target", false, func(k *canaryKit, b, a *rules.Observation) {
 			g := k.staticRestart(b, a)
 			m := &g.Members[len(g.Members)-1] // the new incarnation
-			m.Target = []model.TopicPartition{{Topic: "ghostcheck-canary-other", Partition: 0}}
+			m.Target = []rules.TopicPartition{{Topic: "ghostcheck-canary-other", Partition: 0}}
 		}},
-		{model.RuleStaticRestartKeepsAssignment, "a static restart that changed another member's target", false, func(k *canaryKit, b, a *model.Observation) {
+		{rules.RuleStaticRestartKeepsAssignment, "a static restart that changed another member's target", false, func(k *canaryKit, b, a *rules.Observation) {
 			g := k.staticRestart(b, a)
 			m := &g.Members[0] // the other member (staticRestart's group holds it first)
-			m.Target = append(slices.Clip(m.Target), model.TopicPartition{Topic: "ghostcheck-canary-other", Partition: 0})
+			m.Target = append(slices.Clip(m.Target), rules.TopicPartition{Topic: "ghostcheck-canary-other", Partition: 0})
 		}},
-		{model.RuleStableMemberID, "a process whose member id changed", false, func(k *canaryKit, b, a *model.Observation) {
+		{rules.RuleStableMemberID, "a process whose member id changed", false, func(k *canaryKit, b, a *rules.Observation) {
 			p, g := k.liveMember(a)
 			b.Processes = slices.Clone(a.Processes) // seen first: the process under its old id
 			id := k.id("renamed")
 			memberIn(g, p.MemberID).MemberID, p.MemberID = id, id
 		}},
-		{model.RuleQuiescentMembership, "after quiescence, a live process still joining holds a member", true, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleQuiescentMembership, "after quiescence, a live process still joining holds a member", true, func(k *canaryKit, _, a *rules.Observation) {
 			p, _ := k.liveMember(a)
 			p.Joined = false
 		}},
-		{model.RuleQuiescentMembership, "after quiescence, a joined process's member is gone", true, func(k *canaryKit, _, a *model.Observation) {
+		{rules.RuleQuiescentMembership, "after quiescence, a joined process's member is gone", true, func(k *canaryKit, _, a *rules.Observation) {
 			p, g := k.liveMember(a)
-			g.Members = slices.DeleteFunc(g.Members, func(m model.MemberSnapshot) bool { return m.MemberID == p.MemberID })
+			g.Members = slices.DeleteFunc(g.Members, func(m rules.MemberSnapshot) bool { return m.MemberID == p.MemberID })
 		}},
 	}
 }
@@ -221,42 +221,42 @@ func (k *canaryKit) uuid() codec.UUID {
 }
 
 // group is o's first group, added (empty) when o has none.
-func (k *canaryKit) group(o *model.Observation) *model.GroupSnapshot {
+func (k *canaryKit) group(o *rules.Observation) *rules.GroupSnapshot {
 	if len(o.Groups) == 0 {
-		o.Groups = append(o.Groups, model.GroupSnapshot{GroupID: "ghostcheck-canary", Epoch: 1})
+		o.Groups = append(o.Groups, rules.GroupSnapshot{GroupID: "ghostcheck-canary", Epoch: 1})
 	}
 	return &o.Groups[0]
 }
 
 // sameGroup is o's group id, added (empty) when o has none.
-func (k *canaryKit) sameGroup(o *model.Observation, id string) *model.GroupSnapshot {
+func (k *canaryKit) sameGroup(o *rules.Observation, id string) *rules.GroupSnapshot {
 	for i := range o.Groups {
 		if o.Groups[i].GroupID == id {
 			return &o.Groups[i]
 		}
 	}
-	o.Groups = append(o.Groups, model.GroupSnapshot{GroupID: id, Epoch: 1})
+	o.Groups = append(o.Groups, rules.GroupSnapshot{GroupID: id, Epoch: 1})
 	return &o.Groups[len(o.Groups)-1]
 }
 
 // liveMember is a live, joined process whose member its group holds at a
 // positive epoch, and that group; a synthetic one is added when o has
 // none.
-func (k *canaryKit) liveMember(o *model.Observation) (*model.Process, *model.GroupSnapshot) {
+func (k *canaryKit) liveMember(o *rules.Observation) (*rules.Process, *rules.GroupSnapshot) {
 	if i, j, ok := findLiveMember(*o); ok {
 		return &o.Processes[i], &o.Groups[j]
 	}
 	g := k.group(o)
 	id := k.id("member")
-	g.Members = append(g.Members, model.MemberSnapshot{MemberID: id, Epoch: g.Epoch, SubscribedTopicNames: []string{}})
-	o.Processes = append(o.Processes, model.Process{Name: "canary-process", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
+	g.Members = append(g.Members, rules.MemberSnapshot{MemberID: id, Epoch: g.Epoch, SubscribedTopicNames: []string{}})
+	o.Processes = append(o.Processes, rules.Process{Name: "canary-process", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
 		MemberID: id, Live: true, Joined: true, AllIDs: []string{id}})
 	return &o.Processes[len(o.Processes)-1], k.sameGroup(o, g.GroupID)
 }
 
 // findLiveMember is the index of a live, joined process whose member its
 // group holds at a positive epoch, and of that group.
-func findLiveMember(o model.Observation) (int, int, bool) {
+func findLiveMember(o rules.Observation) (int, int, bool) {
 	for i, p := range o.Processes {
 		if !p.Live || p.Left || !p.Joined || p.MemberID == "" {
 			continue
@@ -276,7 +276,7 @@ func findLiveMember(o model.Observation) (int, int, bool) {
 }
 
 // memberIn is g's member id, nil when g does not hold it.
-func memberIn(g *model.GroupSnapshot, id string) *model.MemberSnapshot {
+func memberIn(g *rules.GroupSnapshot, id string) *rules.MemberSnapshot {
 	for i := range g.Members {
 		if g.Members[i].MemberID == id {
 			return &g.Members[i]
@@ -287,12 +287,12 @@ func memberIn(g *model.GroupSnapshot, id string) *model.MemberSnapshot {
 
 // twoMembers is a group with two members held by live joined processes,
 // and their indexes; synthetic members are added as needed.
-func (k *canaryKit) twoMembers(o *model.Observation) (*model.GroupSnapshot, int, int) {
+func (k *canaryKit) twoMembers(o *rules.Observation) (*rules.GroupSnapshot, int, int) {
 	_, g := k.liveMember(o)
 	if len(g.Members) < 2 {
 		id := k.id("member")
-		g.Members = append(g.Members, model.MemberSnapshot{MemberID: id, Epoch: g.Epoch, SubscribedTopicNames: []string{}})
-		o.Processes = append(o.Processes, model.Process{Name: "canary-process-2", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
+		g.Members = append(g.Members, rules.MemberSnapshot{MemberID: id, Epoch: g.Epoch, SubscribedTopicNames: []string{}})
+		o.Processes = append(o.Processes, rules.Process{Name: "canary-process-2", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
 			MemberID: id, Live: true, Joined: true, AllIDs: []string{id}})
 	}
 	return g, 0, 1
@@ -300,11 +300,11 @@ func (k *canaryKit) twoMembers(o *model.Observation) (*model.GroupSnapshot, int,
 
 // ownedBy is a partition member x of g owns; one is given it when it owns
 // none.
-func (k *canaryKit) ownedBy(g *model.GroupSnapshot, x int) model.TopicPartition {
+func (k *canaryKit) ownedBy(g *rules.GroupSnapshot, x int) rules.TopicPartition {
 	if owned := g.Members[x].Owned(); len(owned) > 0 {
 		return owned[0]
 	}
-	tp := model.TopicPartition{Topic: "ghostcheck-canary-owned", Partition: 0}
+	tp := rules.TopicPartition{Topic: "ghostcheck-canary-owned", Partition: 0}
 	g.Members[x].Assigned = append(slices.Clip(g.Members[x].Assigned), tp)
 	return tp
 }
@@ -313,19 +313,19 @@ func (k *canaryKit) ownedBy(g *model.GroupSnapshot, x int) model.TopicPartition 
 // group of its own holds a dynamic member and a static one parked at -2;
 // after, a new process under a new member id holds the instance, with its
 // target, and nothing else changed. It returns the group after.
-func (k *canaryKit) staticRestart(b, a *model.Observation) *model.GroupSnapshot {
+func (k *canaryKit) staticRestart(b, a *rules.Observation) *rules.GroupSnapshot {
 	k.static = "ghostcheck-canary-static"
-	target := []model.TopicPartition{{Topic: "ghostcheck-canary-static", Partition: 0}}
-	other := model.MemberSnapshot{MemberID: k.id("dynamic"), Epoch: 3, Target: []model.TopicPartition{{Topic: "ghostcheck-canary-static", Partition: 1}},
+	target := []rules.TopicPartition{{Topic: "ghostcheck-canary-static", Partition: 0}}
+	other := rules.MemberSnapshot{MemberID: k.id("dynamic"), Epoch: 3, Target: []rules.TopicPartition{{Topic: "ghostcheck-canary-static", Partition: 1}},
 		SubscribedTopicNames: []string{"ghostcheck-canary-static"}}
-	parked := model.MemberSnapshot{MemberID: k.id("parked"), InstanceID: "ghostcheck-canary-instance", Epoch: model.StaticLeaveEpoch,
+	parked := rules.MemberSnapshot{MemberID: k.id("parked"), InstanceID: "ghostcheck-canary-instance", Epoch: rules.StaticLeaveEpoch,
 		Target: target, SubscribedTopicNames: []string{"ghostcheck-canary-static"}}
 	resumed := parked
 	resumed.MemberID, resumed.Epoch = k.id("restarted"), 3
-	b.Groups = append(b.Groups, model.GroupSnapshot{GroupID: k.static, Epoch: 3, Members: []model.MemberSnapshot{other, parked}})
-	a.Groups = append(a.Groups, model.GroupSnapshot{GroupID: k.static, Epoch: 3, Members: []model.MemberSnapshot{other, resumed}})
-	for _, m := range [2]model.MemberSnapshot{other, resumed} {
-		a.Processes = append(a.Processes, model.Process{Name: "canary-" + m.MemberID, GroupID: k.static, ClientInstanceID: k.uuid(),
+	b.Groups = append(b.Groups, rules.GroupSnapshot{GroupID: k.static, Epoch: 3, Members: []rules.MemberSnapshot{other, parked}})
+	a.Groups = append(a.Groups, rules.GroupSnapshot{GroupID: k.static, Epoch: 3, Members: []rules.MemberSnapshot{other, resumed}})
+	for _, m := range [2]rules.MemberSnapshot{other, resumed} {
+		a.Processes = append(a.Processes, rules.Process{Name: "canary-" + m.MemberID, GroupID: k.static, ClientInstanceID: k.uuid(),
 			MemberID: m.MemberID, Live: true, Joined: true, AllIDs: []string{m.MemberID}})
 	}
 	b.Processes = a.Processes
@@ -335,7 +335,7 @@ func (k *canaryKit) staticRestart(b, a *model.Observation) *model.GroupSnapshot 
 // cloneObservation copies o deeply enough for a planter: the group,
 // member and process lists; a planter that changes a list inside a member
 // or a process (partitions, ids) copies it first (slices.Clip).
-func cloneObservation(o model.Observation) model.Observation {
+func cloneObservation(o rules.Observation) rules.Observation {
 	c := o
 	c.Groups = slices.Clone(o.Groups)
 	for i := range c.Groups {
@@ -350,8 +350,8 @@ func cloneObservation(o model.Observation) model.Observation {
 // when final) and returns the rules that fired, in checks' order, and
 // what each said; a check reporting another rule than its own is listed
 // under the one it named.
-func firedRules(checks []invCheck, before, after model.Observation, final bool) []*model.Violation {
-	var out []*model.Violation
+func firedRules(checks []invCheck, before, after rules.Observation, final bool) []*rules.Violation {
+	var out []*rules.Violation
 	for _, c := range checks {
 		if c.final && !final {
 			continue
@@ -365,7 +365,7 @@ func firedRules(checks []invCheck, before, after model.Observation, final bool) 
 		if err == nil {
 			continue
 		}
-		if v := asViolation(c.rule, err); !firedRule(out, model.Rule(v.Rule)) {
+		if v := asViolation(c.rule, err); !firedRule(out, rules.Rule(v.Rule)) {
 			out = append(out, v)
 		}
 	}
@@ -374,23 +374,23 @@ func firedRules(checks []invCheck, before, after model.Observation, final bool) 
 
 // asViolation is err as the violation it names, or of rule when it names
 // none.
-func asViolation(rule model.Rule, err error) *model.Violation {
-	if v, ok := err.(*model.Violation); ok {
+func asViolation(rule rules.Rule, err error) *rules.Violation {
+	if v, ok := err.(*rules.Violation); ok {
 		return v
 	}
-	return &model.Violation{Rule: string(rule), Detail: err.Error()}
+	return &rules.Violation{Rule: string(rule), Detail: err.Error()}
 }
 
 // firedRule reports whether vs holds a violation of rule.
-func firedRule(vs []*model.Violation, rule model.Rule) bool {
-	return slices.ContainsFunc(vs, func(v *model.Violation) bool { return model.Rule(v.Rule) == rule })
+func firedRule(vs []*rules.Violation, rule rules.Rule) bool {
+	return slices.ContainsFunc(vs, func(v *rules.Violation) bool { return rules.Rule(v.Rule) == rule })
 }
 
 // invariantCanary plants each of plants in a copy of o and judges it by
 // checks; it returns one error per plant the checks did not see exactly.
 // The quiescence check judges only the plants marked final (the driver
 // passes those only with the final observation, after quiescence).
-func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) []string {
+func invariantCanary(o rules.Observation, checks []invCheck, plants []invPlant) []string {
 	already := firedRules(checks, o, o, true)
 	var errs []string
 	for _, pl := range plants {
@@ -405,7 +405,7 @@ func invariantCanary(o model.Observation, checks []invCheck, plants []invPlant) 
 			errs = append(errs, fmt.Sprintf("invariant %s went blind: the canary planted %s in a copy of an observation of the run, and no check reported it", pl.rule, pl.what))
 		}
 		for _, v := range got {
-			if r := model.Rule(v.Rule); r != pl.rule && !firedRule(already, r) {
+			if r := rules.Rule(v.Rule); r != pl.rule && !firedRule(already, r) {
 				errs = append(errs, fmt.Sprintf("invariant %s fired on the canary's planted %s (a break of %s only): %v", r, pl.what, pl.rule, v))
 			}
 		}
@@ -432,7 +432,7 @@ const canaryEvery = 64
 // history's final observation mostly holds empty groups: every planter
 // would add its own material); the quiescence plants, and all of them in
 // a history that never showed such a round, go into the final one.
-func (d *driver) checkInvariantCanary(o model.Observation, final bool) {
+func (d *driver) checkInvariantCanary(o rules.Observation, final bool) {
 	if !d.canaryDue() || d.canaried && !final {
 		return
 	}
@@ -442,7 +442,7 @@ func (d *driver) checkInvariantCanary(o model.Observation, final bool) {
 		if d.canaried {
 			plants = roundPlants(plants, true)
 		}
-		for _, e := range headerCanary(d.creqs, model.CheckRequestHeader) {
+		for _, e := range headerCanary(d.creqs, rules.CheckRequestHeader) {
 			d.harness("%s", e)
 		}
 	case rich(o) && len(firedRules(checks, o, o, false)) == 0:
@@ -464,19 +464,19 @@ func roundPlants(plants []invPlant, final bool) []invPlant {
 
 // rich reports whether o has what the canary's planters look for: a group
 // with two members, one of them held by a live joined process.
-func rich(o model.Observation) bool {
+func rich(o rules.Observation) bool {
 	_, j, ok := findLiveMember(o)
 	return ok && len(o.Groups[j].Members) >= 2
 }
 
-// headerCheck is model.CheckRequestHeader's signature: network.go holds
+// headerCheck is rules.CheckRequestHeader's signature: network.go holds
 // every request a plan client sends to it.
 type headerCheck func(h *codec.RequestHeader, instanceID codec.UUID, clientID string, firstOnConn bool) error
 
 // headerPlant is a header rule broken on purpose in a copy of a header a
 // client sent.
 type headerPlant struct {
-	rule  model.Rule
+	rule  rules.Rule
 	what  string
 	first bool // the header is its connection's first request
 	plant func(h *codec.RequestHeader)
@@ -486,13 +486,13 @@ type headerPlant struct {
 // one way per branch.
 func headerPlants() []headerPlant {
 	return []headerPlant{
-		{model.RuleClientInstanceIDInHeader, "a header v2 without tag 0", true, func(h *codec.RequestHeader) { h.ClientInstanceId = codec.NullableUUID{} }},
-		{model.RuleNoZeroUUIDs, "the zero UUID in tag 0", true, func(h *codec.RequestHeader) { h.ClientInstanceId = codec.SomeUUID(codec.UUID{}) }},
-		{model.RuleClientInstanceIDInHeader, "another client's instance id in tag 0", true, func(h *codec.RequestHeader) {
+		{rules.RuleClientInstanceIDInHeader, "a header v2 without tag 0", true, func(h *codec.RequestHeader) { h.ClientInstanceId = codec.NullableUUID{} }},
+		{rules.RuleNoZeroUUIDs, "the zero UUID in tag 0", true, func(h *codec.RequestHeader) { h.ClientInstanceId = codec.SomeUUID(codec.UUID{}) }},
+		{rules.RuleClientInstanceIDInHeader, "another client's instance id in tag 0", true, func(h *codec.RequestHeader) {
 			h.ClientInstanceId.UUID[15] ^= 0xff
 		}},
-		{model.RuleClientIDOnFirstRequest, "a connection's first request without ClientId", true, func(h *codec.RequestHeader) { h.ClientId = codec.NullableString{} }},
-		{model.RuleClientIDOnFirstRequest, "ClientId repeated on a later request", false, func(*codec.RequestHeader) {}},
+		{rules.RuleClientIDOnFirstRequest, "a connection's first request without ClientId", true, func(h *codec.RequestHeader) { h.ClientId = codec.NullableString{} }},
+		{rules.RuleClientIDOnFirstRequest, "ClientId repeated on a later request", false, func(*codec.RequestHeader) {}},
 	}
 }
 
@@ -502,7 +502,7 @@ func headerPlants() []headerPlant {
 // reported as exactly its rule. A base header check already refuses is
 // the client's own violation, reported by the run: the canary then stays
 // silent.
-func headerCanary(reqs []model.ClientRequest, check headerCheck) []string {
+func headerCanary(reqs []rules.ClientRequest, check headerCheck) []string {
 	base := codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: 1,
 		ClientId: codec.Str("ghostcheck-canary"), ClientInstanceId: codec.SomeUUID(codec.UUID{0: 0xca, 1: 0x4a, 15: 1})}
 	for _, r := range reqs {
@@ -520,11 +520,11 @@ func headerCanary(reqs []model.ClientRequest, check headerCheck) []string {
 		h := base
 		pl.plant(&h)
 		err := check(&h, inst, clientID, pl.first)
-		v, ok := err.(*model.Violation)
+		v, ok := err.(*rules.Violation)
 		switch {
 		case err == nil:
 			errs = append(errs, fmt.Sprintf("header rule %s went blind: the canary planted %s in a copy of %v v%d's header, and the check passed it", pl.rule, pl.what, base.RequestApiKey, base.RequestApiVersion))
-		case !ok || model.Rule(v.Rule) != pl.rule:
+		case !ok || rules.Rule(v.Rule) != pl.rule:
 			errs = append(errs, fmt.Sprintf("header check reported %v on the canary's planted %s (a break of %s)", err, pl.what, pl.rule))
 		}
 	}

@@ -7,17 +7,18 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // finalObservation is, in short, what observe(true) judged at the end of
 // d's run: the coordinator's groups and the plan clients as processes.
-func finalObservation(d *driver) model.Observation {
-	o := model.Observation{Now: d.at, Groups: d.snap.Snapshot(), GeneratedIDs: d.genIDs}
+func finalObservation(d *driver) rules.Observation {
+	o := rules.Observation{Now: d.at, Groups: d.snap.Snapshot(), GeneratedIDs: d.genIDs}
 	for _, p := range d.procs[:len(d.plan.Clients)] {
-		mp := model.Process{Name: p.name, GroupID: p.group, ClientInstanceID: p.c.InstanceID(), MemberID: p.c.MemberID(), Live: p.live,
-			Left:   p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
-			Joined: p.live && p.c.State() == model.Joined}
+		mp := rules.Process{Name: p.name, GroupID: p.group, ClientInstanceID: p.c.InstanceID(), MemberID: p.c.MemberID(), Live: p.live,
+			Left:   p.c.State() == client.Left || (p.live && !p.wants && p.c.State() != client.Joined),
+			Joined: p.live && p.c.State() == client.Joined}
 		mp.InFlight, mp.AllIDs = p.sortedIDs()
 		o.Processes = append(o.Processes, mp)
 	}
@@ -27,7 +28,7 @@ func finalObservation(d *driver) model.Observation {
 // richObservation runs seed's default plan on the model up to the first
 // round whose observation the canary plants into (rich, and breaking
 // nothing), and returns it.
-func richObservation(t *testing.T, seed uint64) model.Observation {
+func richObservation(t *testing.T, seed uint64) rules.Observation {
 	t.Helper()
 	plan := NewPlan(seed, DefaultOptions())
 	d, err := newDriver(NewModelTarget(plan.ModelConfig()), plan)
@@ -53,7 +54,7 @@ func richObservation(t *testing.T, seed uint64) model.Observation {
 		}
 	}
 	t.Fatalf("seed %d: no rich observation", seed)
-	return model.Observation{}
+	return rules.Observation{}
 }
 
 // The driver runs the canary in the histories canaryEvery picks, on a
@@ -96,14 +97,14 @@ func TestInvariantCanaryPassesRealObservations(t *testing.T) {
 			t.Errorf("seed %d, a round's observation: %v", seed, errs)
 		}
 	}
-	if errs := invariantCanary(model.Observation{Now: 1000}, invariantChecks(), invariantPlants()); len(errs) > 0 {
+	if errs := invariantCanary(rules.Observation{Now: 1000}, invariantChecks(), invariantPlants()); len(errs) > 0 {
 		t.Errorf("empty observation: %v", errs)
 	}
 }
 
 // Every rule has a plant, and every check a rule the plants break.
 func TestInvariantCanaryCoversEveryCheck(t *testing.T) {
-	planted := map[model.Rule]bool{}
+	planted := map[rules.Rule]bool{}
 	for _, p := range invariantPlants() {
 		planted[p.rule] = true
 	}
@@ -120,12 +121,12 @@ func TestInvariantCanaryCoversEveryCheck(t *testing.T) {
 func TestInvariantCanaryCatchesABlindCheck(t *testing.T) {
 	for _, obs := range []struct {
 		name  string
-		o     model.Observation
+		o     rules.Observation
 		final bool // as the driver: the quiescence plants only in the final observation
 	}{
 		{"round", richObservation(t, 3), false},
 		{"final", finalObservation(canaryRun(t, 3, 1)), true},
-		{"empty", model.Observation{Now: 1000}, true},
+		{"empty", rules.Observation{Now: 1000}, true},
 	} {
 		o, plants := obs.o, invariantPlants()
 		if !obs.final {
@@ -141,17 +142,17 @@ func TestInvariantCanaryCatchesABlindCheck(t *testing.T) {
 					swap  invCheck
 					error string
 				}{
-					{"blind", invCheck{rule: c.rule, final: c.final, single: func(model.Observation) error { return nil },
-						pair: func(_, _ model.Observation) error { return nil }},
+					{"blind", invCheck{rule: c.rule, final: c.final, single: func(rules.Observation) error { return nil },
+						pair: func(_, _ rules.Observation) error { return nil }},
 						fmt.Sprintf("invariant %s went blind", c.rule)},
 					{"misnamed", wrapCheck(c, func(err error) error {
 						if err == nil {
 							return nil
 						}
-						return &model.Violation{Rule: string(model.RuleUniqueMemberIDs), Detail: err.Error()}
+						return &rules.Violation{Rule: string(rules.RuleUniqueMemberIDs), Detail: err.Error()}
 					}), fmt.Sprintf("invariant %s went blind", c.rule)},
 				} {
-					if tc.name == "misnamed" && c.rule == model.RuleUniqueMemberIDs {
+					if tc.name == "misnamed" && c.rule == rules.RuleUniqueMemberIDs {
 						continue
 					}
 					checks := invariantChecks()
@@ -178,34 +179,34 @@ func TestInvariantCanaryCatchesABlindCheck(t *testing.T) {
 func wrapCheck(c invCheck, f func(error) error) invCheck {
 	w := c
 	if c.single != nil {
-		w.single = func(o model.Observation) error { return f(c.single(o)) }
+		w.single = func(o rules.Observation) error { return f(c.single(o)) }
 	}
 	if c.pair != nil {
-		w.pair = func(b, a model.Observation) error { return f(c.pair(b, a)) }
+		w.pair = func(b, a rules.Observation) error { return f(c.pair(b, a)) }
 	}
 	return w
 }
 
-// The header canary passes model.CheckRequestHeader on a real client's
+// The header canary passes rules.CheckRequestHeader on a real client's
 // header and on its own; a header check gone blind, or one that reports
 // every break under one rule, fails it.
 func TestHeaderCanary(t *testing.T) {
 	d := canaryRun(t, 3, 1)
 	blind := func(*codec.RequestHeader, codec.UUID, string, bool) error { return nil }
 	oneRule := func(h *codec.RequestHeader, u codec.UUID, id string, first bool) error {
-		if err := model.CheckRequestHeader(h, u, id, first); err != nil {
-			return &model.Violation{Rule: string(model.RuleClientInstanceIDInHeader), Detail: err.Error()}
+		if err := rules.CheckRequestHeader(h, u, id, first); err != nil {
+			return &rules.Violation{Rule: string(rules.RuleClientInstanceIDInHeader), Detail: err.Error()}
 		}
 		return nil
 	}
 	untyped := func(h *codec.RequestHeader, u codec.UUID, id string, first bool) error {
-		if err := model.CheckRequestHeader(h, u, id, first); err != nil {
+		if err := rules.CheckRequestHeader(h, u, id, first); err != nil {
 			return errors.New(err.Error())
 		}
 		return nil
 	}
-	for _, reqs := range [][]model.ClientRequest{d.creqs, nil} {
-		if errs := headerCanary(reqs, model.CheckRequestHeader); len(errs) > 0 {
+	for _, reqs := range [][]rules.ClientRequest{d.creqs, nil} {
+		if errs := headerCanary(reqs, rules.CheckRequestHeader); len(errs) > 0 {
 			t.Errorf("%d requests: %v", len(reqs), errs)
 		}
 		for _, tc := range []struct {
@@ -237,8 +238,8 @@ func BenchmarkCanary(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		invariantCanary(round, invariantChecks(), roundPlants(invariantPlants(), false))
 		invariantCanary(final, invariantChecks(), roundPlants(invariantPlants(), true))
-		headerCanary(d.creqs, model.CheckRequestHeader)
+		headerCanary(d.creqs, rules.CheckRequestHeader)
 		reqs, clients := synthRecords()
-		synthErrors(clients, model.CheckClients(reqs))
+		synthErrors(clients, rules.CheckClients(reqs))
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // canaryRun runs seed's default plan on the model, its canaries on
@@ -38,10 +38,10 @@ func driverRun(t *testing.T, seed uint64, hv int, canaries bool) *driver {
 // alone, except ClientIDOnFirstRequest, within a few default plans; the
 // canary finds no disagreement there; the observer breaks nothing.
 func TestCanaryBreaks(t *testing.T) {
-	want := []model.Rule{model.RuleMemberIDFromFirstHeartbeat, model.RuleStableMemberID, model.RuleNoHeartbeatAfterLeave,
-		model.RuleClientInstanceIDInHeader, model.RuleNoZeroUUIDs, model.RuleTelemetryInstanceID,
-		model.RuleStaticLeaveWithInstanceID, model.RuleLeaveGroupInstanceID, model.RuleLeaveGroupDowngrade}
-	broken := map[model.Rule]bool{}
+	want := []rules.Rule{rules.RuleMemberIDFromFirstHeartbeat, rules.RuleStableMemberID, rules.RuleNoHeartbeatAfterLeave,
+		rules.RuleClientInstanceIDInHeader, rules.RuleNoZeroUUIDs, rules.RuleTelemetryInstanceID,
+		rules.RuleStaticLeaveWithInstanceID, rules.RuleLeaveGroupInstanceID, rules.RuleLeaveGroupDowngrade}
+	broken := map[rules.Rule]bool{}
 	for seed := uint64(1); seed <= 40; seed++ {
 		d := canaryRun(t, seed, 1)
 		if len(d.res.HarnessErrors) > 0 {
@@ -73,25 +73,25 @@ func TestCanaryCatchesABlindRule(t *testing.T) {
 		roles[p.c.InstanceID()] = p.role
 	}
 	want := expectedBreaks(d.breqs)
-	if errs := canaryErrors(roles, want, model.CheckClients(d.breqs)); len(errs) != 0 {
+	if errs := canaryErrors(roles, want, rules.CheckClients(d.breqs)); len(errs) != 0 {
 		t.Fatalf("the canary fails on a correct run: %v", errs)
 	}
 	prober := d.procs[len(d.plan.Clients)+1].c.InstanceID()
 	for _, tc := range []struct {
 		name  string
-		rule  model.Rule
-		flip  model.Outcome
+		rule  rules.Rule
+		flip  rules.Outcome
 		error string
 	}{
-		{"blind", model.RuleClientInstanceIDInHeader, model.OutcomePass, "client rule ClientInstanceIDInHeader went blind: the prober broke it on purpose"},
-		{"blind", model.RuleTelemetryInstanceID, model.OutcomeNotSeen, "client rule TelemetryInstanceID went blind: the prober"},
-		{"false alarm", model.RuleClientIDOnFirstRequest, model.OutcomeViolated, "client rule ClientIDOnFirstRequest fired on the prober, which the harness did not make it break"},
+		{"blind", rules.RuleClientInstanceIDInHeader, rules.OutcomePass, "client rule ClientInstanceIDInHeader went blind: the prober broke it on purpose"},
+		{"blind", rules.RuleTelemetryInstanceID, rules.OutcomeNotSeen, "client rule TelemetryInstanceID went blind: the prober"},
+		{"false alarm", rules.RuleClientIDOnFirstRequest, rules.OutcomeViolated, "client rule ClientIDOnFirstRequest fired on the prober, which the harness did not make it break"},
 	} {
 		t.Run(tc.name+" "+string(tc.rule), func(t *testing.T) {
-			if _, broke := want[prober][tc.rule]; broke == (tc.flip == model.OutcomeViolated) {
+			if _, broke := want[prober][tc.rule]; broke == (tc.flip == rules.OutcomeViolated) {
 				t.Fatalf("seed 3's prober: broke %s = %v, the case needs the other", tc.rule, broke)
 			}
-			got := model.CheckClients(d.breqs)
+			got := rules.CheckClients(d.breqs)
 			flipped := false
 			for i := range got {
 				if got[i].InstanceID.UUID != prober {

@@ -12,6 +12,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Verdict is the outcome of checking a run. Unknown is honest: the check
@@ -38,13 +39,13 @@ const (
 	// RuleLinearizability is broken when no sequential order of the
 	// history is legal under the model, and Unknown when the search for
 	// one ran out of time.
-	RuleLinearizability    model.Rule = "Linearizability"
+	RuleLinearizability    rules.Rule = "Linearizability"
 	meaningLinearizability            = "the concurrent history has a legal sequential order under the reference model"
 
 	// RuleHarnessAssumption is broken when the history breaks what the
 	// checker relies on (CheckAssumptions) or the harness failed in the
 	// run (Result.HarnessErrors): the verdict is Unknown.
-	RuleHarnessAssumption    model.Rule = "HarnessAssumption"
+	RuleHarnessAssumption    rules.Rule = "HarnessAssumption"
 	meaningHarnessAssumption            = "the harness's own assumptions held (a failure here is not the target's bug)"
 )
 

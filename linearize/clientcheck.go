@@ -2,8 +2,8 @@ package linearize
 
 // The client rules of docs/PROTOCOL.md Part C on the run's own clients:
 // every request a plan's client process sends is recorded as a recording
-// proxy would see it (model.ClientRequest: its connection, its place on it,
-// what the client got back), and at the end of the run model.CheckClients
+// proxy would see it (rules.ClientRequest: its connection, its place on it,
+// what the client got back), and at the end of the run rules.CheckClients
 // judges them, as it judges a client library's traffic through `ghostcheck
 // proxy`. The reference clients must keep every rule they adopt (an
 // old-style client's repeated ClientId, a v0 client's broker-made id are
@@ -15,7 +15,7 @@ import (
 	"fmt"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // recordClientRequest keeps r, just sent by a plan client, for the client
@@ -28,7 +28,7 @@ func (d *driver) recordClientRequest(r *request) {
 		return
 	}
 	hv, _ := codec.RequestHeaderVersion(r.h.RequestApiKey, r.h.RequestApiVersion)
-	d.creqs = append(d.creqs, model.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: d.connReqs[r.handle], At: d.now,
+	d.creqs = append(d.creqs, rules.ClientRequest{Conn: r.handle, Broker: "coordinator", Seq: d.connReqs[r.handle], At: d.now,
 		HeaderVersion: hv, Header: r.h, API: r.h.RequestApiKey.String(), Request: r.req})
 	d.connReqs[r.handle]++
 	r.creq = len(d.creqs)
@@ -55,9 +55,9 @@ func (d *driver) clientResponse(n int, resp codec.Message) {
 // checkClients judges the clients' requests by the client rules and
 // reports each rule a client broke, at its first violation.
 func (d *driver) checkClients() {
-	for _, c := range model.CheckClients(d.creqs) {
+	for _, c := range rules.CheckClients(d.creqs) {
 		for _, r := range c.Results {
-			if r.Outcome == model.OutcomeViolated {
+			if r.Outcome == rules.OutcomeViolated {
 				d.clientViolation(r.Rule, fmt.Sprintf("client %s: %s", c.Client, r.Detail))
 			}
 		}
@@ -75,6 +75,6 @@ func (d *driver) checkClients() {
 func (d *driver) canaryDue() bool { return !d.skipCanary }
 
 // clientViolation records that a client broke client rule rule.
-func (d *driver) clientViolation(rule model.Rule, detail string) {
-	d.violate(&model.Violation{Rule: string(rule), Detail: detail})
+func (d *driver) clientViolation(rule rules.Rule, detail string) {
+	d.violate(&rules.Violation{Rule: string(rule), Detail: detail})
 }

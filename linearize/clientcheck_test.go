@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // The run's own clients are held to the client rules: a clean run breaks
@@ -20,7 +20,7 @@ func TestClientRulesJudgeTheRunsClients(t *testing.T) {
 		t.Fatalf("the run failed: %v", d.res.HarnessErrors)
 	}
 	clientRule := map[string]bool{}
-	for _, r := range model.ClientRules() {
+	for _, r := range rules.ClientRules() {
 		clientRule[string(r)] = true
 	}
 	for _, v := range d.res.Violations {
@@ -40,7 +40,7 @@ func TestClientRulesJudgeTheRunsClients(t *testing.T) {
 		}
 	}
 	d.checkClients()
-	if d.res.ViolationCounts[string(model.RuleStableMemberID)] == 0 {
+	if d.res.ViolationCounts[string(rules.RuleStableMemberID)] == 0 {
 		t.Fatalf("a process that changed its member id was not reported: %v", d.res.ViolationCounts)
 	}
 }

@@ -8,14 +8,14 @@ import (
 	"io"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // A history file holds one of two kinds of record, named by the header's
 // "kind". Without one (every file written before kinds existed) it is a
 // plan and the operations it produced (FileHeader, Op). KindClients is a
 // recording of real client traffic made by the proxy (ghostcheck proxy):
-// a ClientFileHeader, then one model.ClientRequest per line. Both share
+// a ClientFileHeader, then one rules.ClientRequest per line. Both share
 // the schema; a reader meeting a kind it does not know refuses the file.
 
 // KindClients is the kind of a recording of client traffic; the suffix
@@ -46,7 +46,7 @@ type ClientFileHeader struct {
 // ClientExpect is the verdict of a recording from its clients' results:
 // Illegal with the first violated rule of the first client that broke
 // one, else Ok; Clients holds every outcome.
-func ClientExpect(results []model.ClientResult) Expect {
+func ClientExpect(results []rules.ClientResult) Expect {
 	e := Expect{Verdict: Ok, Clients: map[string]map[string]string{}}
 	for _, c := range results {
 		m := map[string]string{}
@@ -62,7 +62,7 @@ func ClientExpect(results []model.ClientResult) Expect {
 }
 
 // violated makes e Illegal under rule.
-func (e *Expect) violated(rule model.Rule) { e.Verdict, e.Rule = Illegal, string(rule) }
+func (e *Expect) violated(rule rules.Rule) { e.Verdict, e.Rule = Illegal, string(rule) }
 
 type clientRequestJSON struct {
 	Conn          uint64              `json:"conn"`
@@ -79,7 +79,7 @@ type clientRequestJSON struct {
 
 // marshalClientRequest writes one recorded request with its bodies decoded,
 // so a recording is readable.
-func marshalClientRequest(r *model.ClientRequest) ([]byte, error) {
+func marshalClientRequest(r *rules.ClientRequest) ([]byte, error) {
 	j := clientRequestJSON{Conn: r.Conn, Broker: r.Broker, Seq: r.Seq, At: r.At, API: r.API, HeaderVersion: r.HeaderVersion,
 		Header: r.Header, Fault: r.Fault}
 	if j.API == "" {
@@ -102,12 +102,12 @@ func marshalClientRequest(r *model.ClientRequest) ([]byte, error) {
 // unmarshalClientRequest reads one line written by marshalClientRequest.
 // Bodies are read for the apis codec implements; another api's body (there
 // is none in a proxy's recording) is an error.
-func unmarshalClientRequest(b []byte) (model.ClientRequest, error) {
+func unmarshalClientRequest(b []byte) (rules.ClientRequest, error) {
 	var j clientRequestJSON
 	if err := json.Unmarshal(b, &j); err != nil {
-		return model.ClientRequest{}, err
+		return rules.ClientRequest{}, err
 	}
-	r := model.ClientRequest{Conn: j.Conn, Broker: j.Broker, Seq: j.Seq, At: j.At, API: j.API, HeaderVersion: j.HeaderVersion,
+	r := rules.ClientRequest{Conn: j.Conn, Broker: j.Broker, Seq: j.Seq, At: j.At, API: j.API, HeaderVersion: j.HeaderVersion,
 		Header: j.Header, Fault: j.Fault}
 	body := func(raw json.RawMessage, response bool) (codec.Message, error) {
 		if len(raw) == 0 || string(raw) == "null" {
@@ -132,7 +132,7 @@ func unmarshalClientRequest(b []byte) (model.ClientRequest, error) {
 
 // WriteClientFile writes a recording of client traffic: the header line
 // (its schema and kind set here), then one request per line.
-func WriteClientFile(w io.Writer, hdr ClientFileHeader, reqs []model.ClientRequest) error {
+func WriteClientFile(w io.Writer, hdr ClientFileHeader, reqs []rules.ClientRequest) error {
 	hdr.Schema, hdr.Kind = Schema, KindClients
 	bw := bufio.NewWriter(w)
 	line, err := json.Marshal(hdr)
@@ -151,7 +151,7 @@ func WriteClientFile(w io.Writer, hdr ClientFileHeader, reqs []model.ClientReque
 }
 
 // ReadClientFile reads a recording written by WriteClientFile.
-func ReadClientFile(r io.Reader) (ClientFileHeader, []model.ClientRequest, error) {
+func ReadClientFile(r io.Reader) (ClientFileHeader, []rules.ClientRequest, error) {
 	var hdr ClientFileHeader
 	reqs, err := readJSONL(r, &hdr, func() error {
 		if hdr.Schema != Schema || hdr.Kind != KindClients {

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
-func sampleRecording() []model.ClientRequest {
+func sampleRecording() []rules.ClientRequest {
 	inst := codec.UUID{9, 8, 7}
-	return []model.ClientRequest{
+	return []rules.ClientRequest{
 		{Conn: 1, Broker: "127.0.0.1:9092", Seq: 0, At: 0, API: "ApiVersions", HeaderVersion: 2,
 			Header:   codec.RequestHeader{RequestApiKey: codec.ApiVersions, RequestApiVersion: 3, CorrelationId: 1, ClientId: codec.Str("app"), ClientInstanceId: codec.SomeUUID(inst)},
 			Request:  &codec.ApiVersionsRequest{ClientSoftwareName: "x", ClientSoftwareVersion: "1"},
@@ -32,7 +32,7 @@ func sampleRecording() []model.ClientRequest {
 // refuses it with ErrClientRecording, and ReadClientFile refuses a plan.
 func TestClientFileRoundTrip(t *testing.T) {
 	reqs := sampleRecording()
-	res := model.CheckClients(reqs)
+	res := rules.CheckClients(reqs)
 	hdr := ClientFileHeader{Target: "127.0.0.1:9092", Title: "sample", Faults: "unknown-member-id=100", Seed: 3, Expect: ClientExpect(res)}
 	var buf bytes.Buffer
 	if err := WriteClientFile(&buf, hdr, reqs); err != nil {
@@ -76,17 +76,17 @@ func TestClientFileRoundTrip(t *testing.T) {
 func TestClientExpect(t *testing.T) {
 	reqs := sampleRecording()
 	// The JoinGroup's header v2 lacks the tag 0 the others carry.
-	e := ClientExpect(model.CheckClients(reqs))
-	if e.Verdict != Illegal || e.Rule != string(model.RuleClientInstanceIDInHeader) || len(e.Clients) != 1 {
+	e := ClientExpect(rules.CheckClients(reqs))
+	if e.Verdict != Illegal || e.Rule != string(rules.RuleClientInstanceIDInHeader) || len(e.Clients) != 1 {
 		t.Fatalf("expect %+v", e)
 	}
 	for _, c := range e.Clients {
-		if c[string(model.RuleClientInstanceIDInHeader)] != string(model.OutcomeViolated) || c[string(model.RuleStableMemberID)] != string(model.OutcomePass) {
+		if c[string(rules.RuleClientInstanceIDInHeader)] != string(rules.OutcomeViolated) || c[string(rules.RuleStableMemberID)] != string(rules.OutcomePass) {
 			t.Errorf("outcomes %v", c)
 		}
 	}
 	reqs[1].Header.ClientInstanceId = reqs[0].Header.ClientInstanceId
-	if e := ClientExpect(model.CheckClients(reqs)); e.Verdict != Ok || e.Rule != "" {
+	if e := ClientExpect(rules.CheckClients(reqs)); e.Verdict != Ok || e.Rule != "" {
 		t.Errorf("with tag 0 everywhere: %+v", e)
 	}
 }

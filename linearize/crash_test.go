@@ -7,7 +7,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // connLog is the model, recording when each connection carried a request
@@ -127,7 +127,7 @@ func TestKeepingClosedMembersIsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := plain.ViolationCounts[string(model.RuleNoGhosts)]; n > 0 {
+		if n := plain.ViolationCounts[string(rules.RuleNoGhosts)]; n > 0 {
 			t.Fatalf("seed %d: the model itself has ghosts: %v", seed, plain.Violations)
 		}
 		buggy := &keepClosed{ModelTarget: linearize.NewModelTarget(plan.ModelConfig()), k: brokertest.NewKeeper()}
@@ -136,7 +136,7 @@ func TestKeepingClosedMembersIsCaught(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable})
-		if rep.Rule == string(model.RuleNoGhosts) {
+		if rep.Rule == string(rules.RuleNoGhosts) {
 			t.Logf("seed %d caught: %s", seed, rep.Detail)
 			return
 		}

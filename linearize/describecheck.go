@@ -2,7 +2,7 @@ package linearize
 
 // DescribeAgrees: a target that shows its whole state (Snapshotter) is
 // also described by the observer, and the two views must agree. Seen
-// through ConsumerGroupDescribe (model.SnapshotFromDescribe), a group is
+// through ConsumerGroupDescribe (rules.SnapshotFromDescribe), a group is
 // what `ghostcheck check` judges a broker reached by address by: a
 // Describe that hides a parked member, or shows an epoch the coordinator
 // does not hold, would blind that check to the very ghosts it looks for.
@@ -16,13 +16,13 @@ import (
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 const (
 	// RuleDescribeAgrees is broken by a ConsumerGroupDescribe answer that
 	// does not show the coordinator's own state of the same instant.
-	RuleDescribeAgrees    model.Rule = "DescribeAgrees"
+	RuleDescribeAgrees    rules.Rule = "DescribeAgrees"
 	meaningDescribeAgrees            = "ConsumerGroupDescribe shows the groups the coordinator holds: their epochs, and each member's id, epoch, instance id, subscription, assignment and (when current) target assignment"
 )
 
@@ -48,7 +48,7 @@ func (d *driver) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
 				what = "is described, but the coordinator holds no such group"
 			case describedAsHeld(dg, h):
 			default: // built again from dg alone, to say how they differ
-				shown := model.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{*dg}})
+				shown := rules.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{*dg}})
 				what = describeDisagreement(shown[0], h)
 			}
 		case codec.GroupIDNotFound:
@@ -57,17 +57,17 @@ func (d *driver) checkDescribe(resp *codec.ConsumerGroupDescribeResponse) {
 			}
 		}
 		if what != "" {
-			d.violate(&model.Violation{Rule: string(RuleDescribeAgrees), Detail: fmt.Sprintf("ConsumerGroupDescribe at %d ms: group %q %s", d.at, dg.GroupId, what)})
+			d.violate(&rules.Violation{Rule: string(RuleDescribeAgrees), Detail: fmt.Sprintf("ConsumerGroupDescribe at %d ms: group %q %s", d.at, dg.GroupId, what)})
 		}
 	}
 }
 
 // heldGroup finds the group id in groups (in group id order, as
-// Snapshotter and model.SnapshotFromDescribe give them).
-func heldGroup(groups []model.GroupSnapshot, id string) (model.GroupSnapshot, bool) {
-	i, ok := slices.BinarySearchFunc(groups, id, func(g model.GroupSnapshot, id string) int { return cmp.Compare(g.GroupID, id) })
+// Snapshotter and rules.SnapshotFromDescribe give them).
+func heldGroup(groups []rules.GroupSnapshot, id string) (rules.GroupSnapshot, bool) {
+	i, ok := slices.BinarySearchFunc(groups, id, func(g rules.GroupSnapshot, id string) int { return cmp.Compare(g.GroupID, id) })
 	if !ok {
-		return model.GroupSnapshot{}, false
+		return rules.GroupSnapshot{}, false
 	}
 	return groups[i], true
 }
@@ -78,7 +78,7 @@ func heldGroup(groups []model.GroupSnapshot, id string) (model.GroupSnapshot, bo
 // describes in order does: the common case, judged without building the
 // group again from dg. false means only that the order differs or the
 // views disagree; describeDisagreement, which sorts, then decides.
-func describedAsHeld(dg *codec.DescribedGroup, held model.GroupSnapshot) bool {
+func describedAsHeld(dg *codec.DescribedGroup, held rules.GroupSnapshot) bool {
 	if dg.GroupEpoch != held.Epoch || len(dg.Members) != len(held.Members) {
 		return false
 	}
@@ -95,7 +95,7 @@ func describedAsHeld(dg *codec.DescribedGroup, held model.GroupSnapshot) bool {
 }
 
 // assignmentIs reports that a lists exactly ps, in ps's order.
-func assignmentIs(a codec.DescribedAssignment, ps []model.TopicPartition) bool {
+func assignmentIs(a codec.DescribedAssignment, ps []rules.TopicPartition) bool {
 	i := 0
 	for _, t := range a.TopicPartitions {
 		for _, p := range t.Partitions {
@@ -112,11 +112,11 @@ func assignmentIs(a codec.DescribedAssignment, ps []model.TopicPartition) bool {
 // held (the coordinator's snapshot of it) differ in what Describe can
 // show, or "" when they agree. Pending revocations are not shown, and a
 // target only while the assignment epoch is the group epoch.
-func describeDisagreement(shown, held model.GroupSnapshot) string {
+func describeDisagreement(shown, held rules.GroupSnapshot) string {
 	if shown.Epoch != held.Epoch {
 		return fmt.Sprintf("is shown at group epoch %d, the coordinator holds epoch %d", shown.Epoch, held.Epoch)
 	}
-	byID := map[string]model.MemberSnapshot{}
+	byID := map[string]rules.MemberSnapshot{}
 	for _, m := range held.Members {
 		byID[m.MemberID] = m
 	}
@@ -149,20 +149,20 @@ func describeDisagreement(shown, held model.GroupSnapshot) string {
 }
 
 // describeCanary judges, in the histories the canaries run in (canaryEvery),
-// every group of resp the long way too, through model.SnapshotFromDescribe
+// every group of resp the long way too, through rules.SnapshotFromDescribe
 // and describeDisagreement, which sort: where describedAsHeld finds an
 // in-order answer as held, the long way must find no disagreement, else
 // the short way hides one, a harness error.
-func (d *driver) describeCanary(resp *codec.ConsumerGroupDescribeResponse, groups []model.GroupSnapshot) {
+func (d *driver) describeCanary(resp *codec.ConsumerGroupDescribeResponse, groups []rules.GroupSnapshot) {
 	for i := range resp.Groups {
 		dg := &resp.Groups[i]
 		h, holds := heldGroup(groups, dg.GroupId)
 		if dg.ErrorCode != codec.None || !holds || !describedAsHeld(dg, h) {
 			continue
 		}
-		shown := model.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: resp.Groups[i : i+1]})
+		shown := rules.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: resp.Groups[i : i+1]})
 		if what := describeDisagreement(shown[0], h); what != "" {
-			d.harness("DescribeAgrees: group %q's Describe at %d ms is as the snapshot judged in order, but judged through model.SnapshotFromDescribe it %s", dg.GroupId, d.at, what)
+			d.harness("DescribeAgrees: group %q's Describe at %d ms is as the snapshot judged in order, but judged through rules.SnapshotFromDescribe it %s", dg.GroupId, d.at, what)
 		}
 	}
 }

@@ -8,14 +8,14 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // describedOf is the Describe answer a coordinator holding g gives,
 // listing everything in the snapshot's order.
-func describedOf(g model.GroupSnapshot) codec.DescribedGroup {
+func describedOf(g rules.GroupSnapshot) codec.DescribedGroup {
 	dg := codec.DescribedGroup{GroupId: g.GroupID, GroupEpoch: g.Epoch, AssignmentEpoch: g.Epoch}
-	assignment := func(ps []model.TopicPartition) codec.DescribedAssignment {
+	assignment := func(ps []rules.TopicPartition) codec.DescribedAssignment {
 		var a codec.DescribedAssignment
 		for _, p := range ps {
 			if n := len(a.TopicPartitions); n > 0 && a.TopicPartitions[n-1].TopicName == p.Topic {
@@ -38,9 +38,9 @@ func describedOf(g model.GroupSnapshot) codec.DescribedGroup {
 }
 
 func TestDescribeAgreesCases(t *testing.T) {
-	held := model.GroupSnapshot{GroupID: "g", Epoch: 5, Members: []model.MemberSnapshot{
-		{MemberID: "a", Epoch: 5, SubscribedTopicNames: []string{"t"}, Assigned: []model.TopicPartition{{Topic: "t", Partition: 0}, {Topic: "t", Partition: 1}}, Target: []model.TopicPartition{{Topic: "t", Partition: 0}, {Topic: "t", Partition: 1}}},
-		{MemberID: "b", InstanceID: "i", Epoch: -2, SubscribedTopicNames: []string{"t", "u"}, Assigned: []model.TopicPartition{}, Target: []model.TopicPartition{{Topic: "u", Partition: 0}}},
+	held := rules.GroupSnapshot{GroupID: "g", Epoch: 5, Members: []rules.MemberSnapshot{
+		{MemberID: "a", Epoch: 5, SubscribedTopicNames: []string{"t"}, Assigned: []rules.TopicPartition{{Topic: "t", Partition: 0}, {Topic: "t", Partition: 1}}, Target: []rules.TopicPartition{{Topic: "t", Partition: 0}, {Topic: "t", Partition: 1}}},
+		{MemberID: "b", InstanceID: "i", Epoch: -2, SubscribedTopicNames: []string{"t", "u"}, Assigned: []rules.TopicPartition{}, Target: []rules.TopicPartition{{Topic: "u", Partition: 0}}},
 	}}
 	for _, tc := range []struct {
 		name   string
@@ -69,7 +69,7 @@ func TestDescribeAgreesCases(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dg := describedOf(held)
 			tc.edit(&dg)
-			shown := model.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{dg}})
+			shown := rules.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{dg}})
 			what := describeDisagreement(shown[0], held)
 			if (what == "") != tc.agrees {
 				t.Errorf("describeDisagreement = %q, want agreement %v", what, tc.agrees)
@@ -85,21 +85,21 @@ func TestDescribeAgreesCases(t *testing.T) {
 // describeDisagreement finds nothing, over drawn groups and edits.
 func TestDescribedAsHeldNeverHides(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		part := rapid.Custom(func(t *rapid.T) model.TopicPartition {
-			return model.TopicPartition{Topic: rapid.SampledFrom([]string{"t", "u"}).Draw(t, "topic"), Partition: rapid.Int32Range(0, 2).Draw(t, "p")}
+		part := rapid.Custom(func(t *rapid.T) rules.TopicPartition {
+			return rules.TopicPartition{Topic: rapid.SampledFrom([]string{"t", "u"}).Draw(t, "topic"), Partition: rapid.Int32Range(0, 2).Draw(t, "p")}
 		})
-		parts := func(t *rapid.T, label string) []model.TopicPartition {
-			ps := rapid.SliceOfNDistinct(part, 0, 4, func(p model.TopicPartition) model.TopicPartition { return p }).Draw(t, label)
+		parts := func(t *rapid.T, label string) []rules.TopicPartition {
+			ps := rapid.SliceOfNDistinct(part, 0, 4, func(p rules.TopicPartition) rules.TopicPartition { return p }).Draw(t, label)
 			slices.SortFunc(ps, partitionOrder)
 			return ps
 		}
-		held := model.GroupSnapshot{GroupID: "g", Epoch: rapid.Int32Range(0, 3).Draw(t, "epoch")}
+		held := rules.GroupSnapshot{GroupID: "g", Epoch: rapid.Int32Range(0, 3).Draw(t, "epoch")}
 		for _, id := range rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"a", "b", "c"}), 0, 3, func(s string) string { return s }).Draw(t, "ids") {
-			held.Members = append(held.Members, model.MemberSnapshot{MemberID: id, Epoch: rapid.Int32Range(-2, 3).Draw(t, "e"),
+			held.Members = append(held.Members, rules.MemberSnapshot{MemberID: id, Epoch: rapid.Int32Range(-2, 3).Draw(t, "e"),
 				InstanceID: rapid.SampledFrom([]string{"", "i"}).Draw(t, "inst"), SubscribedTopicNames: []string{"t"},
 				Assigned: parts(t, "assigned"), Target: parts(t, "target")})
 		}
-		slices.SortFunc(held.Members, func(a, b model.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) })
+		slices.SortFunc(held.Members, func(a, b rules.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) })
 		dg := describedOf(held)
 		// Edits a broken or reordering coordinator might make.
 		for _, e := range rapid.SliceOfN(rapid.IntRange(0, 6), 0, 3).Draw(t, "edits") {
@@ -126,7 +126,7 @@ func TestDescribedAsHeldNeverHides(t *testing.T) {
 				m.SubscribedTopicNames = append(m.SubscribedTopicNames, "t")
 			}
 		}
-		shown := model.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{dg}})
+		shown := rules.SnapshotFromDescribe(&codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{dg}})
 		if describedAsHeld(&dg, held) {
 			if what := describeDisagreement(shown[0], held); what != "" {
 				t.Fatalf("describedAsHeld says the views agree; describeDisagreement: %s", what)
@@ -135,6 +135,6 @@ func TestDescribedAsHeldNeverHides(t *testing.T) {
 	})
 }
 
-func partitionOrder(a, b model.TopicPartition) int {
+func partitionOrder(a, b rules.TopicPartition) int {
 	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 }

@@ -24,7 +24,7 @@
 //     faults, delivered in order per connection (concurrently when the
 //     plan is parallel), responses delivered back, requests given up on.
 //   - process.go: the processes of a run (the plan's clients, each a
-//     model.Client, and the admin and the observer) and what each does
+//     client.Client, and the admin and the observer) and what each does
 //     on its turn.
 //   - probe.go: the prober, which sends requests no good client sends.
 //   - observation.go: the invariants (model/invariants.go) checked on

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // RoundViolation is an invariant broken at one observation.
@@ -76,25 +76,25 @@ type driver struct {
 	// creqs are the plan clients' requests for the client rules, and
 	// connReqs how many each connection (by handle) carried
 	// (clientcheck.go).
-	creqs    []model.ClientRequest
+	creqs    []rules.ClientRequest
 	connReqs map[uint64]int
 	// observed is the array observe lists the processes in, kept from
 	// round to round.
-	observed []model.Process
+	observed []rules.Process
 	// lastGroups are the groups observe judged last, and groupErrs what
 	// NoDoubleClientAssignment and the epoch tracker found in them.
-	lastGroups []model.GroupSnapshot
+	lastGroups []rules.GroupSnapshot
 	groupErrs  [2]error
 	// breqs are the admin's, prober's and observer's (canary.go); none
 	// are kept when skipCanary (the canary does not judge this history).
-	breqs      []model.ClientRequest
+	breqs      []rules.ClientRequest
 	skipCanary bool
 
 	mu      sync.Mutex
 	hist    History
 	res     *Result
-	epochs  model.EpochTracker
-	ids     model.MemberIDTracker
+	epochs  rules.EpochTracker
+	ids     rules.MemberIDTracker
 	ghosts  map[string]bool
 	hbEvery int
 	genIDs  []codec.UUID
@@ -167,7 +167,7 @@ func newDriver(target Target, plan Plan) (*driver, error) {
 	// client and heartbeat interval), not grown to it.
 	size := min(len(plan.Clients)*plan.Rounds*4/(5*d.hbEvery)+32, 1<<14)
 	d.hist = make(History, 0, size)
-	d.creqs = make([]model.ClientRequest, 0, size*3/5) // about half the operations are a plan client's requests
+	d.creqs = make([]rules.ClientRequest, 0, size*3/5) // about half the operations are a plan client's requests
 	for i, cp := range plan.Clients {
 		p, err := d.newProc(i, cp.Name, cp.Group, "client", cp)
 		if err != nil {

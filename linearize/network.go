@@ -13,7 +13,8 @@ import (
 	"sync"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // outstanding is a request a process awaits the response to.
@@ -74,7 +75,7 @@ func (d *driver) openConn(p *proc) {
 		sort.Slice(d.freeWires, func(i, j int) bool { return d.freeWires[i] < d.freeWires[j] })
 		p.wire, d.freeWires = d.freeWires[0], d.freeWires[1:]
 	}
-	p.conn = &model.ClientConn{}
+	p.conn = &client.Conn{}
 }
 
 // releaseWire makes p's connection id free for reuse once its connection
@@ -121,7 +122,7 @@ func (d *driver) send(p *proc, key codec.APIKey, version int16, req codec.Messag
 	r.h = p.c.Header(p.conn, key, version)
 	if p.role == "prober" {
 		d.probeHeader(&r.h)
-	} else if err := model.CheckRequestHeader(&r.h, p.c.InstanceID(), p.c.ClientID(), first || p.plan.ClientIDEvery); err != nil {
+	} else if err := rules.CheckRequestHeader(&r.h, p.c.InstanceID(), p.c.ClientID(), first || p.plan.ClientIDEvery); err != nil {
 		d.violate(err)
 	}
 	p.nreq++
@@ -345,9 +346,9 @@ func (d *driver) noteDelivered(r *request) {
 	}
 	if hb, ok := r.req.(*codec.ConsumerGroupHeartbeatRequest); ok {
 		switch hb.MemberEpoch {
-		case model.LeaveEpoch:
+		case rules.LeaveEpoch:
 			r.p.leftAt = d.at
-		case model.JoinEpoch:
+		case rules.JoinEpoch:
 			r.p.leftAt = -1
 		}
 	}

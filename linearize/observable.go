@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // The observable check (docs/DESIGN.md, level 3) holds a broker we did not
@@ -51,17 +51,17 @@ import (
 // takeover): that one may have come first.
 
 // The rules the observable check reports besides the driver's invariants
-// and model.RuleMonotonicEpochs (Rules lists them all).
+// and rules.RuleMonotonicEpochs (Rules lists them all).
 const (
 	// RuleObservableResponse is broken by a response the protocol does
 	// not allow for its request.
-	RuleObservableResponse    model.Rule = "ObservableResponse"
+	RuleObservableResponse    rules.Rule = "ObservableResponse"
 	meaningObservableResponse            = "each response is one the protocol allows for its request: error codes the API may answer, member ids and epochs echoed as promised, INVALID_REQUEST where KIP-1082 and KIP-1313 demand it"
 
 	// RuleMemberVanished is broken by a member that left its group
 	// without a leave, a removal, a takeover or a timer that may have
 	// fired.
-	RuleMemberVanished    model.Rule = "MemberVanished"
+	RuleMemberVanished    rules.Rule = "MemberVanished"
 	meaningMemberVanished            = "a member leaves its group only by a leave, an administrative removal, a static takeover, or a session or rebalance timeout that has passed"
 )
 
@@ -290,9 +290,9 @@ func (o *observer) onReturn(op *Op) {
 }
 
 // violate records a broken rule at op, if it is the rule's first. It
-// takes a model.Rule, so the id is a declared one (a test holds the calls
+// takes a rules.Rule, so the id is a declared one (a test holds the calls
 // to the constants of Rules).
-func (o *observer) violate(op *Op, rule model.Rule, format string, args ...any) {
+func (o *observer) violate(op *Op, rule rules.Rule, format string, args ...any) {
 	o.count++
 	v := RoundViolation{Round: op.Sent, At: op.At, Rule: string(rule), What: fmt.Sprintf("op %d (%s): ", op.ID, describeOp(op)) + fmt.Sprintf(format, args...)}
 	list := &o.firsts
@@ -371,8 +371,8 @@ func mayRemove(c *Op, group, id, inst string) bool {
 		if req.GroupId != group || resp != nil && resp.ErrorCode != codec.None {
 			return false
 		}
-		return req.MemberEpoch == model.LeaveEpoch && req.MemberId == id ||
-			req.MemberEpoch == model.JoinEpoch && inst != "" && req.InstanceId.Valid && req.InstanceId.Value == inst
+		return req.MemberEpoch == rules.LeaveEpoch && req.MemberId == id ||
+			req.MemberEpoch == rules.JoinEpoch && inst != "" && req.InstanceId.Valid && req.InstanceId.Value == inst
 	case *codec.LeaveGroupRequest:
 		if req.GroupId != group {
 			return false
@@ -443,5 +443,5 @@ func (o *observer) telemetry(op *Op, code codec.ErrorCode) {
 }
 
 func zeroUUIDString(s string) bool {
-	return model.IsZeroUUIDString(s)
+	return rules.IsZeroUUIDString(s)
 }

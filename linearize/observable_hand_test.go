@@ -12,6 +12,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // record appends req, answered resp as a broker we did not write answered
@@ -79,11 +80,11 @@ func hbReq(id string, epoch int32) *codec.ConsumerGroupHeartbeatRequest {
 }
 
 func parkReq(id, inst string) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: id, InstanceId: codec.Str(inst), MemberEpoch: model.StaticLeaveEpoch, RebalanceTimeoutMs: -1}
+	return &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: id, InstanceId: codec.Str(inst), MemberEpoch: rules.StaticLeaveEpoch, RebalanceTimeoutMs: -1}
 }
 
 func parkedResp(id string) *codec.ConsumerGroupHeartbeatResponse {
-	return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(id), MemberEpoch: model.StaticLeaveEpoch}
+	return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(id), MemberEpoch: rules.StaticLeaveEpoch}
 }
 
 // dm is a described member: its epoch, assigned and target partitions of
@@ -115,7 +116,7 @@ var describeG = &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}
 
 // judge checks b's history at the observable level and holds the verdict
 // to want: Ok, or Illegal with rule (and the detail containing detail).
-func judge(t *testing.T, plan Plan, b *historyBuilder, rule model.Rule, detail string) {
+func judge(t *testing.T, plan Plan, b *historyBuilder, rule rules.Rule, detail string) {
 	t.Helper()
 	rep := Check(&Result{Plan: plan, History: b.h}, CheckOptions{Level: LevelObservable})
 	switch {
@@ -144,7 +145,7 @@ func TestObservableLeaveGroupByMemberID(t *testing.T) {
 		version int16
 		req     *codec.LeaveGroupRequest
 		resp    *codec.LeaveGroupResponse
-		rule    model.Rule
+		rule    rules.Rule
 	}{
 		{"member id, null instance", 5, byID, byIDResp, ""},
 		{"member id and its instance", 5, both, bothResp, ""},
@@ -213,7 +214,7 @@ func TestObservableStaticTakeover(t *testing.T) {
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
 			} else {
-				judge(t, handPlan(), b, model.RuleStaticRestartKeepsAssignment, tc.detail)
+				judge(t, handPlan(), b, rules.RuleStaticRestartKeepsAssignment, tc.detail)
 			}
 		})
 	}
@@ -269,7 +270,7 @@ func TestObservableStaticTakeoverThenSubscription(t *testing.T) {
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
 			} else {
-				judge(t, handPlan(), b, model.RuleStaticRestartKeepsAssignment, tc.detail)
+				judge(t, handPlan(), b, rules.RuleStaticRestartKeepsAssignment, tc.detail)
 			}
 		})
 	}
@@ -292,7 +293,7 @@ func TestObservableStaticRejoin(t *testing.T) {
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
 			} else {
-				judge(t, handPlan(), b, model.RuleStaticRestartKeepsAssignment, tc.detail)
+				judge(t, handPlan(), b, rules.RuleStaticRestartKeepsAssignment, tc.detail)
 			}
 		})
 	}
@@ -350,7 +351,7 @@ func TestObservableParkedMemberFencedAfterReload(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		restart bool
-		rule    model.Rule
+		rule    rules.Rule
 	}{
 		{"after a reload", true, ""},
 		{"without a reload", false, RuleMemberVanished},
@@ -382,13 +383,13 @@ func TestObservableConcurrentOperations(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		concurrent bool
-		rule       model.Rule
+		rule       rules.Rule
 		build      func(b *historyBuilder)
 	}{
 		{"Describe before a join", true, "", describeBeforeJoin},
 		{"Describe after a join", false, RuleMemberVanished, describeBeforeJoin},
 		{"Describe before a new epoch", true, "", describeBeforeEpoch},
-		{"Describe after a new epoch", false, model.RuleMonotonicEpochs, describeBeforeEpoch},
+		{"Describe after a new epoch", false, rules.RuleMonotonicEpochs, describeBeforeEpoch},
 		{"Describe after a leave", true, "", describeAfterLeave},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -422,8 +423,8 @@ func describeBeforeEpoch(b *historyBuilder) {
 // leave ran alongside it.
 func describeAfterLeave(b *historyBuilder) {
 	b.record(1000, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Empty", 2, 2))
-	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: model.LeaveEpoch, RebalanceTimeoutMs: -1},
-		&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str("m1"), MemberEpoch: model.LeaveEpoch})
+	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: rules.LeaveEpoch, RebalanceTimeoutMs: -1},
+		&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str("m1"), MemberEpoch: rules.LeaveEpoch})
 }
 
 // The seeds a sweep saw flip between Ok and Illegal under parallel

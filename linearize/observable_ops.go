@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 func ownedSet(tps []codec.ConsumerGroupHeartbeatTopicPartitions) partSet {
@@ -91,7 +91,7 @@ func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, r
 		}
 		id = resp.MemberId.Value
 	}
-	if req.MemberEpoch == model.LeaveEpoch || req.MemberEpoch == model.StaticLeaveEpoch {
+	if req.MemberEpoch == rules.LeaveEpoch || req.MemberEpoch == rules.StaticLeaveEpoch {
 		if resp.MemberEpoch != req.MemberEpoch {
 			o.violate(op, RuleObservableResponse, "a leave at epoch %d must echo it, got %d", req.MemberEpoch, resp.MemberEpoch)
 		}
@@ -101,14 +101,14 @@ func (o *observer) heartbeat(op *Op, req *codec.ConsumerGroupHeartbeatRequest, r
 		o.violate(op, RuleObservableResponse, "a successful heartbeat must carry a heartbeat interval, got %d", resp.HeartbeatIntervalMs)
 	}
 	if req.MemberEpoch > 0 && resp.MemberEpoch < req.MemberEpoch {
-		o.violate(op, model.RuleMonotonicEpochs, "a heartbeat at epoch %d was answered with epoch %d", req.MemberEpoch, resp.MemberEpoch)
+		o.violate(op, rules.RuleMonotonicEpochs, "a heartbeat at epoch %d was answered with epoch %d", req.MemberEpoch, resp.MemberEpoch)
 	}
 	m := g.members[id]
 	if req.MemberEpoch > 0 && m != nil && m.definite && m.highEpoch > 0 && req.MemberEpoch > m.highEpoch {
 		o.violate(op, RuleObservableResponse, "a heartbeat at epoch %d, above any epoch the broker gave member %s (%d), must be fenced", req.MemberEpoch, id, m.highEpoch)
 	}
 	if m != nil && m.highEpoch > 0 && resp.MemberEpoch > 0 && resp.MemberEpoch < m.highEpoch {
-		o.violate(op, model.RuleMonotonicEpochs, "member %s went from epoch %d to %d", id, m.highEpoch, resp.MemberEpoch)
+		o.violate(op, rules.RuleMonotonicEpochs, "member %s went from epoch %d to %d", id, m.highEpoch, resp.MemberEpoch)
 	}
 	o.staticHeartbeat(op, g, req, resp, id)
 }
@@ -136,10 +136,10 @@ func (o *observer) applyHeartbeat(op *Op, req *codec.ConsumerGroupHeartbeatReque
 	}
 	m := g.members[id]
 	switch req.MemberEpoch {
-	case model.LeaveEpoch:
+	case rules.LeaveEpoch:
 		delete(g.members, id)
 		return
-	case model.StaticLeaveEpoch:
+	case rules.StaticLeaveEpoch:
 		if m != nil {
 			// Parked: pending revocations are cleared (its rebalance timer
 			// with them, until a restart: see restart).
@@ -222,7 +222,7 @@ func (o *observer) describe(op *Op, resp *codec.ConsumerGroupDescribeResponse) {
 		for id, e := range listed {
 			// NoGhosts judges members no process accounts for.
 			if m := g.members[id]; m != nil && e > 0 && m.highEpoch > 0 && e < m.highEpoch {
-				o.violate(op, model.RuleMonotonicEpochs, "ConsumerGroupDescribe lists member %s at epoch %d after it was given %d", id, e, m.highEpoch)
+				o.violate(op, rules.RuleMonotonicEpochs, "ConsumerGroupDescribe lists member %s at epoch %d after it was given %d", id, e, m.highEpoch)
 			}
 		}
 		o.staticDescribe(op, g, &dg)

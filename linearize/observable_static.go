@@ -39,7 +39,7 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // groupEvidence is what a Describe showed of a group with no membership
@@ -83,11 +83,11 @@ func (o *observer) changeOf(op *Op) string {
 		}
 		g := o.group(req.GroupId)
 		switch req.MemberEpoch {
-		case model.LeaveEpoch:
+		case rules.LeaveEpoch:
 			return req.GroupId
-		case model.StaticLeaveEpoch:
+		case rules.StaticLeaveEpoch:
 			return ""
-		case model.JoinEpoch:
+		case rules.JoinEpoch:
 			if !unknown && o.takeoverOf(g, req) != nil {
 				return ""
 			}
@@ -121,7 +121,7 @@ func (o *observer) changeOf(op *Op) string {
 // nil if it is not a takeover: no member is known to hold its instance id
 // parked, or the join changes the subscription (which may move the epoch).
 func (o *observer) takeoverOf(g *obsGroup, req *codec.ConsumerGroupHeartbeatRequest) *obsMember {
-	if req.MemberEpoch != model.JoinEpoch || !req.InstanceId.Valid {
+	if req.MemberEpoch != rules.JoinEpoch || !req.InstanceId.Valid {
 		return nil
 	}
 	for _, m := range g.members {
@@ -178,12 +178,12 @@ func (o *observer) staticHeartbeat(op *Op, g *obsGroup, req *codec.ConsumerGroup
 		return
 	}
 	if resp.MemberEpoch > w.epoch {
-		o.violate(op, model.RuleStaticRestartKeepsAssignment, "after %s the group epoch moved on: member %s was answered epoch %d, the group stood at %d, with no membership change since",
+		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s the group epoch moved on: member %s was answered epoch %d, the group stood at %d, with no membership change since",
 			w.what(), id, resp.MemberEpoch, w.epoch)
 	}
 	if m := g.members[id]; m != nil && m.given != nil && m.givenEpoch == w.epoch && resp.Assignment != nil {
 		if lost := missing(m.given, assignedSet(resp.Assignment)); lost != "" {
-			o.violate(op, model.RuleStaticRestartKeepsAssignment, "after %s member %s lost %s, given to it at epoch %d, with no membership change since",
+			o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s member %s lost %s, given to it at epoch %d, with no membership change since",
 				w.what(), id, lost, w.epoch)
 		}
 	}
@@ -199,12 +199,12 @@ func (o *observer) checkTakeover(op *Op, g *obsGroup, group string, resp *codec.
 	}
 	w := &takeoverWatch{op: op, instance: h.instance, oldID: h.id, newID: id, epoch: ev.epoch, changes: g.changes, targets: ev.targets}
 	if resp.MemberEpoch > ev.epoch {
-		o.violate(op, model.RuleStaticRestartKeepsAssignment, "%s moved the group epoch: its join was answered epoch %d, the group stood at %d (ConsumerGroupDescribe, op %d) with no membership change since",
+		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "%s moved the group epoch: its join was answered epoch %d, the group stood at %d (ConsumerGroupDescribe, op %d) with no membership change since",
 			w.what(), resp.MemberEpoch, ev.epoch, ev.op.ID)
 	}
 	if h.given != nil && h.givenEpoch == ev.epoch {
 		if lost := missing(h.given, assignedSet(resp.Assignment)); lost != "" {
-			o.violate(op, model.RuleStaticRestartKeepsAssignment, "%s: the join response lacks %s, which member %s was given at the current epoch %d",
+			o.violate(op, rules.RuleStaticRestartKeepsAssignment, "%s: the join response lacks %s, which member %s was given at the current epoch %d",
 				w.what(), lost, h.id, ev.epoch)
 		}
 	}
@@ -236,7 +236,7 @@ func (o *observer) staticDescribe(op *Op, g *obsGroup, dg *codec.DescribedGroup)
 		return
 	}
 	if dg.GroupEpoch > w.epoch {
-		o.violate(op, model.RuleStaticRestartKeepsAssignment, "after %s ConsumerGroupDescribe shows group epoch %d, the group stood at %d, with no membership change since",
+		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s ConsumerGroupDescribe shows group epoch %d, the group stood at %d, with no membership change since",
 			w.what(), dg.GroupEpoch, w.epoch)
 	}
 	if w.targets == nil || dg.AssignmentEpoch != w.epoch || dg.GroupEpoch != w.epoch {
@@ -251,7 +251,7 @@ func (o *observer) staticDescribe(op *Op, g *obsGroup, dg *codec.DescribedGroup)
 		}
 		before, ok := w.targets[key]
 		if now := describedSet(dm.TargetAssignment); ok && !maps.Equal(before, now) {
-			o.violate(op, model.RuleStaticRestartKeepsAssignment, "after %s member %s's target assignment is %s, it was %s before (ConsumerGroupDescribe), with no membership change since",
+			o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s member %s's target assignment is %s, it was %s before (ConsumerGroupDescribe), with no membership change since",
 				w.what(), dm.MemberId, partsString(now), partsString(before))
 		}
 	}

@@ -7,14 +7,15 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // violate records a broken invariant: each rule at its first observation
 // (Result.Violations), and how often (Result.ViolationCounts). A check
 // failing without naming its rule is the harness's error.
 func (d *driver) violate(err error) {
-	v, ok := err.(*model.Violation)
+	v, ok := err.(*rules.Violation)
 	if !ok {
 		d.harness("an invariant check failed without naming its rule: %v", err)
 		return
@@ -89,7 +90,7 @@ func (d *driver) stall() int64 {
 // snapshot when the target offers one, else the describes delivered this
 // round.
 func (d *driver) observe(final bool) {
-	var groups []model.GroupSnapshot
+	var groups []rules.GroupSnapshot
 	described := d.described
 	d.described = nil
 	if d.snap != nil {
@@ -99,7 +100,7 @@ func (d *driver) observe(final bool) {
 			return
 		}
 		for _, r := range described {
-			groups = append(groups, model.SnapshotFromDescribe(r)...)
+			groups = append(groups, rules.SnapshotFromDescribe(r)...)
 		}
 	}
 	// Seen through Describe, the groups are judged at the time of the
@@ -111,16 +112,16 @@ func (d *driver) observe(final bool) {
 	}
 	// The processes' list is made again in the same array every round:
 	// no check keeps it (the ghosts are kept by member id).
-	o := model.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs, Processes: d.observed[:0]}
+	o := rules.Observation{Now: now, Groups: groups, GeneratedIDs: d.genIDs, Processes: d.observed[:0]}
 	for _, p := range d.procs[:len(d.plan.Clients)] {
-		mp := model.Process{
+		mp := rules.Process{
 			Name:             p.name,
 			GroupID:          p.group,
 			ClientInstanceID: p.c.InstanceID(),
 			MemberID:         p.c.MemberID(),
 			Live:             p.live,
-			Left:             p.c.State() == model.Left || (p.live && !p.wants && p.c.State() != model.Joined),
-			Joined:           p.live && p.c.State() == model.Joined,
+			Left:             p.c.State() == client.Left || (p.live && !p.wants && p.c.State() != client.Joined),
+			Joined:           p.live && p.c.State() == client.Joined,
 		}
 		mp.InFlight, mp.AllIDs = p.sortedIDs()
 		// A member may outlive its process by one session timeout (a
@@ -144,23 +145,23 @@ func (d *driver) observe(final bool) {
 			mp.GraceUntil = d.sessionEnd(p.lastSeen) + d.lag() + d.stall()
 		}
 		o.Processes = append(o.Processes, mp)
-		if p.plan.HeartbeatVersion >= model.MemberIDRequiredVersion {
+		if p.plan.HeartbeatVersion >= rules.MemberIDRequiredVersion {
 			if err := d.ids.Observe(mp); err != nil {
 				d.violate(err)
 			}
 		}
 	}
 	d.observed = o.Processes[:0]
-	if err := model.NoGhosts(o); err != nil {
+	if err := rules.NoGhosts(o); err != nil {
 		d.violate(err)
-		for _, g := range model.Ghosts(o) {
+		for _, g := range rules.Ghosts(o) {
 			if id := g.Member.MemberID; !d.ghosts[id] {
 				d.ghosts[id] = true
 				d.res.Ghosts = append(d.res.Ghosts, id)
 			}
 		}
 	}
-	for _, check := range []func(model.Observation) error{model.OneMemberPerProcess, model.UniqueMemberIDs, model.NoZeroUUIDs} {
+	for _, check := range []func(rules.Observation) error{rules.OneMemberPerProcess, rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
 		if err := check(o); err != nil {
 			d.violate(err)
 		}
@@ -170,7 +171,7 @@ func (d *driver) observe(final bool) {
 	// both checks give the same answer for the same groups.
 	if len(groups) == 0 || len(groups) != len(d.lastGroups) || &groups[0] != &d.lastGroups[0] {
 		d.lastGroups = groups
-		d.groupErrs = [2]error{model.NoDoubleClientAssignment(groups), d.epochs.Observe(groups)}
+		d.groupErrs = [2]error{rules.NoDoubleClientAssignment(groups), d.epochs.Observe(groups)}
 	}
 	for _, err := range d.groupErrs {
 		if err != nil {
@@ -181,7 +182,7 @@ func (d *driver) observe(final bool) {
 		d.violate(err)
 	}
 	if final {
-		if err := model.QuiescentMembership(o); err != nil {
+		if err := rules.QuiescentMembership(o); err != nil {
 			d.violate(err)
 		}
 	}

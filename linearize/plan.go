@@ -123,7 +123,7 @@ type Fault struct {
 // members of a group by instance id (InstanceIDs, each an entry {"", id}),
 // or members named by Entries, resolved when the round comes. Without a
 // Version the admin sends the highest version the broker offers, and below
-// v3 downgrades as a client must (model.PlanLeaveGroup: one request per
+// v3 downgrades as a client must (rules.PlanLeaveGroup: one request per
 // member id, none for an entry named by its instance id); with one it sends
 // that version (capped at the broker's), below v3 one request per entry
 // naming its member id alone.

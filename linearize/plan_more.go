@@ -62,7 +62,7 @@ func drawMore(d drawer, o Options, p *Plan) {
 // drawCaps left LeaveGroup uncapped, a broker from before KIP-800 (a
 // LeaveGroup entry's Reason, v5): LeaveGroup capped at v3 or v4. The
 // admin then sends its batch at the broker's version, its reasons
-// dropped (model.PlanLeaveGroup). Drawn last, so a seed keeps the rest of
+// dropped (rules.PlanLeaveGroup). Drawn last, so a seed keeps the rest of
 // its plan.
 func drawLeaveGroupBeforeReason(d drawer, p *Plan) {
 	if _, capped := p.MaxVersions[codec.LeaveGroup]; capped || d.intn("leavegroup before reason", 8) != 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
 )
 
 // The prober sends requests a well-behaved client never sends (an empty
@@ -177,7 +178,7 @@ func (d *driver) invalidHeartbeat(pr Probe) (*codec.ConsumerGroupHeartbeatReques
 func (d *driver) liveMember(group string, pick int, instance bool) string {
 	var out []string
 	for _, p := range d.procs[:len(d.plan.Clients)] {
-		if p.group != group || !p.live || p.c.State() != model.Joined || p.c.MemberID() == "" {
+		if p.group != group || !p.live || p.c.State() != client.Joined || p.c.MemberID() == "" {
 			continue
 		}
 		switch {

@@ -1,6 +1,6 @@
 package linearize
 
-// The processes of a run: the plan's clients (each a model.Client), the
+// The processes of a run: the plan's clients (each a client.Client), the
 // admin, the prober (probe.go) and the observer, and what each does on its
 // turn of a round.
 
@@ -10,7 +10,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 type proc struct {
@@ -19,14 +20,14 @@ type proc struct {
 	group string
 	plan  ClientPlan
 	role  string // "client", "admin", "observer"
-	c     *model.Client
+	c     *client.Client
 	// faults are the plan's faults of this client's requests, in request
 	// order (of two on one request, the later in the plan counts); the
 	// ones before nextFault are behind it.
 	faults    []Fault
 	nextFault int
 
-	conn   *model.ClientConn
+	conn   *client.Conn
 	connID uint64 // the connection's handle (request.handle)
 	// wire is the connection's id as the target sees it; wireFreed once
 	// it went back to the driver's pool (Plan.ReuseConnIDs).
@@ -81,7 +82,7 @@ func (s seedReader) Read(b []byte) (int, error) {
 }
 
 func (d *driver) newProc(idx int, name, group, role string, cp ClientPlan) (*proc, error) {
-	c, err := model.NewClient(model.ClientConfig{
+	c, err := client.New(client.Config{
 		ClientID:               "ghostcheck-" + name,
 		GroupID:                group,
 		InstanceID:             cp.InstanceID,
@@ -151,7 +152,7 @@ func (d *driver) act(p *proc) {
 	}
 	if p.wants && p.hb == nil && p.leave == nil && d.round >= p.nextTry {
 		st := p.c.State()
-		if st != model.Joined || d.round-p.lastHB >= d.hbEvery {
+		if st != client.Joined || d.round-p.lastHB >= d.hbEvery {
 			req, v := p.c.NextHeartbeat()
 			p.hb = d.send(p, codec.ConsumerGroupHeartbeat, v, req)
 		}
@@ -166,7 +167,7 @@ func (d *driver) do(p *proc, a Action) {
 	case Leave, StaticLeave:
 		p.wants = false
 		st := p.c.State()
-		if st == model.Joined || st == model.Joining {
+		if st == client.Joined || st == client.Joining {
 			p.hb = nil
 			req, v := p.c.Leave(k == StaticLeave)
 			p.leave = d.send(p, codec.ConsumerGroupHeartbeat, v, req)
@@ -270,7 +271,7 @@ func (d *driver) actAdmin(p *proc) {
 			d.sendLeaveGroup(p, a.Group, members, min(*a.Version, max))
 			continue
 		}
-		calls, _ := model.PlanLeaveGroup(a.Group, members, max)
+		calls, _ := rules.PlanLeaveGroup(a.Group, members, max)
 		for _, call := range calls {
 			p.others = append(p.others, d.send(p, codec.LeaveGroup, call.Version, call.Request))
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Artifacts are the files a failed check leaves behind.
@@ -367,11 +368,11 @@ func RequestLabel(op *Op) string {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		kind := "heartbeat"
 		switch r.MemberEpoch {
-		case model.JoinEpoch:
+		case rules.JoinEpoch:
 			kind = "join"
-		case model.LeaveEpoch:
+		case rules.LeaveEpoch:
 			kind = "leave"
-		case model.StaticLeaveEpoch:
+		case rules.StaticLeaveEpoch:
 			kind = "static-leave"
 		}
 		s := fmt.Sprintf("%s v%d", kind, v)

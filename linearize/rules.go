@@ -1,6 +1,6 @@
 package linearize
 
-import "github.com/ghostcheck/ghostcheck/model"
+import "github.com/ghostcheck/ghostcheck/model/rules"
 
 // Checker is what checks a rule.
 type Checker string
@@ -14,7 +14,7 @@ const (
 	ByExact Checker = "exact"
 	// ByObservable: Check at LevelObservable.
 	ByObservable Checker = "observable"
-	// ByClient: model.CheckClients, on the traffic of a real client
+	// ByClient: rules.CheckClients, on the traffic of a real client
 	// library that the recording proxy (ghostcheck proxy) saw.
 	ByClient Checker = "client"
 )
@@ -22,7 +22,7 @@ const (
 // RuleInfo describes a rule a report can name.
 type RuleInfo struct {
 	// ID is what Report.Rule, RoundViolation.Rule and corpus files hold.
-	ID model.Rule
+	ID rules.Rule
 	// Meaning says in words what the rule protects.
 	Meaning string
 	// CheckedBy lists what checks it.
@@ -33,17 +33,17 @@ type RuleInfo struct {
 // invariants and client rules, then the rules of the checks. Each is
 // documented under its id in docs/PROTOCOL.md.
 func Rules() []RuleInfo {
-	client := map[model.Rule]bool{}
-	for _, r := range model.ClientRules() {
+	client := map[rules.Rule]bool{}
+	for _, r := range rules.ClientRules() {
 		client[r] = true
 	}
 	var out []RuleInfo
-	for _, r := range model.Rules() {
+	for _, r := range rules.Judged() {
 		var by []Checker
 		if !r.IsClientOnly() {
 			by = append(by, ByRun)
 		}
-		if r == model.RuleMonotonicEpochs || r == model.RuleStaticRestartKeepsAssignment {
+		if r == rules.RuleMonotonicEpochs || r == rules.RuleStaticRestartKeepsAssignment {
 			by = append(by, ByObservable) // from the epochs responses carry
 		}
 		if client[r] {

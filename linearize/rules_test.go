@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // parsePackage parses the non-test Go files of dir.
@@ -71,15 +71,16 @@ func exprString(e ast.Expr) string {
 
 // Every rule id linearize can put in a report or a violation is one of
 // Rules: the observer's violate is passed a declared rule constant (its own
-// or model's; an untyped string would convert silently), every Rule field
-// is set from a declared rule constant, from a model.Rule parameter, or
-// copied from another Rule field, and every declared rule is listed by
-// Rules with its meaning. (model's own test holds its violation calls.)
+// or package rules'; an untyped string would convert silently), every Rule
+// field is set from a declared rule constant, from a rules.Rule parameter,
+// or copied from another Rule field, and every declared rule is listed by
+// Rules with its meaning. (Package rules' own test holds its violation
+// calls.)
 func TestEveryReportedRuleIsListed(t *testing.T) {
 	fset := token.NewFileSet()
 	files := parsePackage(t, fset, ".")
-	own := ruleConsts(t, files, "model.Rule")
-	models := ruleConsts(t, parsePackage(t, fset, "../model"), "Rule")
+	own := ruleConsts(t, files, "rules.Rule")
+	models := ruleConsts(t, parsePackage(t, fset, "../model/rules"), "Rule")
 
 	listed := map[string]bool{}
 	for _, r := range Rules() {
@@ -108,13 +109,13 @@ func TestEveryReportedRuleIsListed(t *testing.T) {
 		case *ast.Ident:
 			return own[e.Name] != ""
 		case *ast.SelectorExpr:
-			return exprString(e.X) == "model" && models[e.Sel.Name] != ""
+			return exprString(e.X) == "rules" && models[e.Sel.Name] != ""
 		}
 		return false
 	}
 	sites := 0
 	for _, f := range files {
-		var params map[string]bool // the model.Rule parameters of the function being read
+		var params map[string]bool // the rules.Rule parameters of the function being read
 		// ruleValue: what a Rule field may be set from.
 		ruleValue := func(e ast.Expr) bool {
 			if sel, ok := e.(*ast.SelectorExpr); ok && sel.Sel.Name == "Rule" {
@@ -132,7 +133,7 @@ func TestEveryReportedRuleIsListed(t *testing.T) {
 			case *ast.FuncDecl:
 				params = map[string]bool{}
 				for _, fld := range n.Type.Params.List {
-					if exprString(fld.Type) == "model.Rule" {
+					if exprString(fld.Type) == "rules.Rule" {
 						for _, name := range fld.Names {
 							params[name.Name] = true
 						}
@@ -211,7 +212,7 @@ func TestReportedRulesAreListed(t *testing.T) {
 		h[0].ID = 7
 		see(CheckHistory(res.Plan, h, CheckOptions{}).Rule)
 	}
-	for _, want := range []model.Rule{model.RuleNoGhosts, RuleLinearizability, RuleHarnessAssumption, model.RuleMonotonicEpochs} {
+	for _, want := range []rules.Rule{rules.RuleNoGhosts, RuleLinearizability, RuleHarnessAssumption, rules.RuleMonotonicEpochs} {
 		if !seen[string(want)] {
 			t.Errorf("the sample never reported %s: it does not exercise what it should (saw %v)", want, seen)
 		}

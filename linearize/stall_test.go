@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // stalled is the model as a broker on a stalled machine: its session
@@ -38,7 +38,7 @@ func TestStallWidensGhostGrace(t *testing.T) {
 		}
 		return res
 	}
-	ghosts := func(res *linearize.Result) bool { return res.ViolationCounts[string(model.RuleNoGhosts)] > 0 }
+	ghosts := func(res *linearize.Result) bool { return res.ViolationCounts[string(rules.RuleNoGhosts)] > 0 }
 	// A plan whose crashed member the late timers leave past its grace
 	// (a crash late in a plan may end it before the grace is out).
 	var plan linearize.Plan

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Conn names the connection a request travels on. A reset connection gets
@@ -50,7 +51,7 @@ type Target interface {
 // invariants only read a snapshot, so a target may hand out the same
 // group snapshot again while the group has not changed.
 type Snapshotter interface {
-	Snapshot() []model.GroupSnapshot
+	Snapshot() []rules.GroupSnapshot
 }
 
 // Restarter is implemented by targets that can restart their coordinator
@@ -151,7 +152,7 @@ func (t *ModelTarget) Restart() error {
 func (t *ModelTarget) ModelExact() bool { return true }
 
 // Snapshot implements Snapshotter.
-func (t *ModelTarget) Snapshot() []model.GroupSnapshot {
+func (t *ModelTarget) Snapshot() []rules.GroupSnapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.c.Snapshot()
@@ -205,16 +206,16 @@ func (f Funcs) Advance(nowMs int64) error {
 }
 
 // WithSnapshot returns a Target that is also a Snapshotter.
-func WithSnapshot(t Target, snapshot func() []model.GroupSnapshot) Target {
+func WithSnapshot(t Target, snapshot func() []rules.GroupSnapshot) Target {
 	return snapshotTarget{t, snapshot}
 }
 
 type snapshotTarget struct {
 	Target
-	snap func() []model.GroupSnapshot
+	snap func() []rules.GroupSnapshot
 }
 
-func (s snapshotTarget) Snapshot() []model.GroupSnapshot { return s.snap() }
+func (s snapshotTarget) Snapshot() []rules.GroupSnapshot { return s.snap() }
 
 // Restart forwards to the wrapped target.
 func (s snapshotTarget) Restart() error {

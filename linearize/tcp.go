@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -92,20 +92,20 @@ func (t *TCPTarget) Negotiation() *wire.Negotiation { return t.negotiation }
 
 // describeRules are the rules the driver checks only on what
 // ConsumerGroupDescribe shows (observation.go, without a snapshot).
-var describeRules = []model.Rule{
-	model.RuleNoGhosts, model.RuleOneMemberPerProcess, model.RuleUniqueMemberIDs, model.RuleNoZeroUUIDs,
-	model.RuleNoDoubleClientAssignment, model.RuleStableMemberID, model.RuleQuiescentMembership,
+var describeRules = []rules.Rule{
+	rules.RuleNoGhosts, rules.RuleOneMemberPerProcess, rules.RuleUniqueMemberIDs, rules.RuleNoZeroUUIDs,
+	rules.RuleNoDoubleClientAssignment, rules.RuleStableMemberID, rules.RuleQuiescentMembership,
 }
 
 // Unchecked lists the rules a history against this broker cannot check:
 // none when it offers ConsumerGroupDescribe; else every rule the driver
 // observes only through Describe. (MonotonicEpochs and MemberVanished are
 // then checked on the heartbeat answers alone.)
-func (t *TCPTarget) Unchecked() []model.Rule {
+func (t *TCPTarget) Unchecked() []rules.Rule {
 	if t.versions.Max(codec.ConsumerGroupDescribe) >= 0 {
 		return nil
 	}
-	return append([]model.Rule(nil), describeRules...)
+	return append([]rules.Rule(nil), describeRules...)
 }
 
 // ErrVersionNotOffered is the local refusal of a request at a version the

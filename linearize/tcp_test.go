@@ -16,6 +16,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -156,7 +157,7 @@ func TestTCPTargetWithoutDescribe(t *testing.T) {
 		if len(target.Unchecked()) != 0 {
 			t.Fatalf("a broker with Describe: unchecked %v", target.Unchecked())
 		}
-		if rep.Rule == string(model.RuleNoGhosts) {
+		if rep.Rule == string(rules.RuleNoGhosts) {
 			seed = s
 		}
 	}
@@ -169,7 +170,7 @@ func TestTCPTargetWithoutDescribe(t *testing.T) {
 		t.Fatalf("seed %d without Describe: %s %s: %s (nothing the responses show is wrong)", seed, rep.Verdict, rep.Rule, rep.Detail)
 	}
 	un := target.Unchecked()
-	if !slices.Contains(un, model.RuleNoGhosts) || !slices.Contains(un, model.RuleQuiescentMembership) || slices.Contains(un, linearize.RuleObservableResponse) {
+	if !slices.Contains(un, rules.RuleNoGhosts) || !slices.Contains(un, rules.RuleQuiescentMembership) || slices.Contains(un, linearize.RuleObservableResponse) {
 		t.Fatalf("unchecked without Describe: %v", un)
 	}
 }

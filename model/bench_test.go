@@ -9,18 +9,16 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// The model's hot paths in a property run, each over the same recorded
-// histories (20 of the default plan, KIP-1082 clients, seeds 1-20, run
-// against the model itself), so that a change to one path shows in its
-// own figure:
+// The coordinator's hot path in a property run, over recorded histories
+// (20 of the default plan, KIP-1082 clients, seeds 1-20, run against the
+// model itself):
 //
 //	go test ./model -run '^$' -bench . -benchmem -count 6
 //
 // Handle replays every operation as linearize's sequential check does (a
 // fresh coordinator per history, each request on a connection of its
-// own); SnapshotFromDescribe reads every Describe answer of the
-// histories; CheckClients judges every history's traffic as one
-// recording; NextHeartbeat is one joined client's heartbeat loop.
+// own). The rules' hot paths are benchmarked in model/rules, the client's
+// in model/client.
 
 // benchHistories records the histories once for every benchmark.
 var benchHistories = sync.OnceValue(func() []*linearize.Result {
@@ -66,80 +64,4 @@ func BenchmarkHandle(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*ops), "ns/history-op")
-}
-
-func BenchmarkSnapshotFromDescribe(b *testing.B) {
-	var resps []*codec.ConsumerGroupDescribeResponse
-	for _, res := range benchHistories() {
-		for _, op := range res.History {
-			if r, ok := op.Response.(*codec.ConsumerGroupDescribeResponse); ok {
-				resps = append(resps, r)
-			}
-		}
-	}
-	if len(resps) == 0 {
-		b.Fatal("no Describe answers in the histories")
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for _, r := range resps {
-			model.SnapshotFromDescribe(r)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(resps)), "ns/describe")
-}
-
-func BenchmarkCheckClients(b *testing.B) {
-	var recs [][]model.ClientRequest
-	for _, res := range benchHistories() {
-		var reqs []model.ClientRequest
-		seq := map[uint64]int{}
-		for _, op := range res.History {
-			if op.Restart {
-				continue
-			}
-			hv, _ := codec.RequestHeaderVersion(op.Header.RequestApiKey, op.Header.RequestApiVersion)
-			reqs = append(reqs, model.ClientRequest{Conn: op.Conn.ID, Broker: "coordinator", Seq: seq[op.Conn.ID], At: op.At,
-				HeaderVersion: hv, Header: op.Header, API: op.Header.RequestApiKey.String(), Request: op.Request, Response: op.Response})
-			seq[op.Conn.ID]++
-		}
-		recs = append(recs, reqs)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for _, reqs := range recs {
-			model.CheckClients(reqs)
-		}
-	}
-}
-
-func BenchmarkNextHeartbeat(b *testing.B) {
-	for _, nullOwned := range []bool{false, true} {
-		name := "every"
-		if nullOwned {
-			name = "null-when-unchanged"
-		}
-		b.Run(name, func(b *testing.B) {
-			cl, err := model.NewClient(model.ClientConfig{ClientID: "c", GroupID: "g", Topics: []string{"alpha", "beta"},
-				HeartbeatVersion: 1, NullOwnedWhenUnchanged: nullOwned, Rand: seededReader(1)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			cl.NextHeartbeat()
-			cl.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(cl.MemberID()), MemberEpoch: 3, HeartbeatIntervalMs: 5000,
-				Assignment: &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{
-					{TopicId: model.TopicIDFor("beta"), Partitions: []int32{2, 0}},
-					{TopicId: model.TopicIDFor("alpha"), Partitions: []int32{1, 4, 5}},
-				}}})
-			ok := &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(cl.MemberID()), MemberEpoch: 3, HeartbeatIntervalMs: 5000}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				cl.NextHeartbeat()
-				cl.OnHeartbeat(ok)
-			}
-		})
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Topic is one topic the coordinator's assignor serves.
@@ -53,18 +54,14 @@ type Config struct {
 	// must never return the zero UUID. Two coordinators given sources that
 	// return the same sequence behave identically.
 	NewID func() codec.UUID
-	// Rules, when set, counts every rule of docs/PROTOCOL.md the
-	// coordinator applies (rulehits.go): what `ghostcheck run --coverage`
+	// Clauses, when set, counts every clause of docs/PROTOCOL.md the
+	// coordinator applies (clauses.go): what `ghostcheck run --coverage`
 	// reports. nil counts nothing.
-	Rules RuleCounter
+	Clauses ClauseCounter
 }
 
-// UniformAssignor is the name of the only server assignor.
-const UniformAssignor = "uniform"
-
-// MemberIDRequiredVersion is the ConsumerGroupHeartbeat version from which
-// the client must send its own member id on every request (KIP-1082).
-const MemberIDRequiredVersion = 1
+// uniformAssignor is the name of the only server assignor.
+const uniformAssignor = "uniform"
 
 // DefaultConfig returns Kafka's defaults (45 s sessions, 5 s heartbeats),
 // three topics, an unlimited group size, and a deterministic id source
@@ -127,7 +124,7 @@ func RandomUUID(r io.Reader) (codec.UUID, error) {
 		if err != nil {
 			return codec.UUID{}, fmt.Errorf("model: drawing a uuid: %w", err)
 		}
-		if id := codec.UUID(u); !IsReservedUUID(id) && id.String()[0] != '-' {
+		if id := codec.UUID(u); !rules.IsReservedUUID(id) && id.String()[0] != '-' {
 			return id, nil
 		}
 	}
@@ -154,13 +151,6 @@ func (r *pcgReader) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
-
-// oneUUID is Kafka's reserved Uuid.ONE_UUID (0, 1).
-var oneUUID = codec.UUID{15: 1}
-
-// IsReservedUUID reports whether u is one of Kafka's reserved ids (zero or
-// one), which are never valid client instance ids.
-func IsReservedUUID(u codec.UUID) bool { return u.IsZero() || u == oneUUID }
 
 // sortedTopics returns the topics in name order (the assignor's order).
 func sortedTopics(ts []Topic) []Topic {

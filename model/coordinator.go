@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Conn identifies the connection a request arrived on. The coordinator keeps
@@ -173,7 +174,7 @@ func (c *Coordinator) Advance(t int64) {
 		c.now = at
 		switch kind {
 		case timerSession:
-			if m.epoch == StaticLeaveEpoch {
+			if m.epoch == rules.StaticLeaveEpoch {
 				c.hit("B4.4/parked-session-timeout")
 			} else {
 				c.hit("B4.4/session-timeout")

@@ -62,7 +62,7 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	out.GroupState = groupState(g)
 	out.GroupEpoch = g.epoch
 	out.AssignmentEpoch = g.epoch
-	out.AssignorName = UniformAssignor
+	out.AssignorName = uniformAssignor
 	if includeOps {
 		out.AuthorizedOperations = groupOperations
 	}

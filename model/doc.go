@@ -1,7 +1,8 @@
-// Package model is ghostcheck's yardstick: a reference Kafka group
-// coordinator, a reference consumer client, and the invariants a run must
-// keep. Everything else (the optimized coordinator in impl, brokers reached
-// over TCP) is judged against it.
+// Package model is ghostcheck's yardstick: the reference Kafka group
+// coordinator. Everything else (the optimized coordinator in impl, brokers
+// reached over TCP) is judged against it. Its companions are the reference
+// consumer client (model/client) and the rules a run and a client must
+// keep (model/rules).
 //
 // The coordinator is written to be read beside the protocol notes
 // (docs/PROTOCOL.md Part A, then §B4, §B5, §B6, §B7.2), not to be fast:
@@ -13,6 +14,10 @@
 //     Advance, so a caller decides exactly when they happen.
 //   - The only randomness is the injected ID source, used for the member ids
 //     a v0 broker makes and for telemetry client instance ids.
+//   - Each line of the protocol it follows is a clause with an id (a section
+//     of docs/PROTOCOL.md and a row or step of it, e.g. "A3/row-6-fenced"),
+//     named where the code applies it and counted when Config.Clauses asks
+//     (clauses.go).
 //
 // Scope: consumer groups of the KIP-848 protocol (ConsumerGroupHeartbeat
 // v0-v1, ConsumerGroupDescribe v0-v1), LeaveGroup v0-v5 against them,

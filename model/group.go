@@ -30,8 +30,13 @@ func tpCompare(a, b tp) int {
 	return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
 }
 
+// smallSet is the size up to which has scans a set instead of searching
+// it: a member mostly owns few partitions, and for few a scan beats a
+// binary search.
+const smallSet = 32
+
 func (s partSet) has(p tp) bool {
-	if len(s) <= smallScan { // most sets: a scan beats a search
+	if len(s) <= smallSet { // most sets: a scan beats a search
 		return slices.Contains(s, p)
 	}
 	_, ok := slices.BinarySearchFunc(s, p, tpCompare)

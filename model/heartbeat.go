@@ -9,28 +9,22 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-)
-
-// Member epochs with a meaning of their own (docs/PROTOCOL.md §B3.4).
-const (
-	JoinEpoch        int32 = 0
-	LeaveEpoch       int32 = -1
-	StaticLeaveEpoch int32 = -2
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // hbError is a failed heartbeat: the code and Kafka's message, and for a
-// validation failure the §B4.2 row it breaks (for the rule counter).
+// validation failure the §B4.2 row it breaks (for the clause counter).
 type hbError struct {
-	code codec.ErrorCode
-	msg  string
-	rule RuleID
+	code   codec.ErrorCode
+	msg    string
+	clause Clause
 }
 
 func invalid(msg string) *hbError { return &hbError{code: codec.InvalidRequest, msg: msg} }
 
-// invalidRow is a §B4.2 validation failure of row rule.
-func invalidRow(rule RuleID, msg string) *hbError {
-	return &hbError{code: codec.InvalidRequest, msg: msg, rule: rule}
+// invalidRow is a §B4.2 validation failure of row clause.
+func invalidRow(clause Clause, msg string) *hbError {
+	return &hbError{code: codec.InvalidRequest, msg: msg, clause: clause}
 }
 
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
@@ -44,7 +38,7 @@ func errorResponse(e *hbError) *codec.ConsumerGroupHeartbeatResponse {
 // validateHeartbeat holds the request-only rules of §B4.2, in Kafka's order.
 // They run before any state is looked at.
 func validateHeartbeat(version int16, r *codec.ConsumerGroupHeartbeatRequest) *hbError {
-	if (version >= MemberIDRequiredVersion || r.MemberEpoch > 0 || r.MemberEpoch == LeaveEpoch) && blank(r.MemberId) {
+	if (version >= rules.MemberIDRequiredVersion || r.MemberEpoch > 0 || r.MemberEpoch == rules.LeaveEpoch) && blank(r.MemberId) {
 		return invalidRow("B4.2/member-id-blank", "MemberId can't be empty.")
 	}
 	if blank(r.GroupId) {
@@ -57,7 +51,7 @@ func validateHeartbeat(version int16, r *codec.ConsumerGroupHeartbeatRequest) *h
 		return invalidRow("B4.2/rack-id-blank", "RackId can't be empty.")
 	}
 	switch {
-	case r.MemberEpoch == JoinEpoch:
+	case r.MemberEpoch == rules.JoinEpoch:
 		if r.RebalanceTimeoutMs == -1 {
 			return invalidRow("B4.2/join-without-rebalance-timeout", "RebalanceTimeoutMs must be provided in first request.")
 		}
@@ -67,16 +61,16 @@ func validateHeartbeat(version int16, r *codec.ConsumerGroupHeartbeatRequest) *h
 		if r.SubscribedTopicNames == nil && !r.SubscribedTopicRegex.Valid {
 			return invalidRow("B4.2/join-without-subscription", "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
 		}
-	case r.MemberEpoch == StaticLeaveEpoch:
+	case r.MemberEpoch == rules.StaticLeaveEpoch:
 		if !r.InstanceId.Valid {
 			return invalidRow("B4.2/static-leave-null-instance", "InstanceId can't be null.")
 		}
-	case r.MemberEpoch < StaticLeaveEpoch:
+	case r.MemberEpoch < rules.StaticLeaveEpoch:
 		return invalidRow("B4.2/epoch-invalid", "MemberEpoch is invalid.")
 	}
-	if r.ServerAssignor.Valid && r.ServerAssignor.Value != UniformAssignor {
+	if r.ServerAssignor.Valid && r.ServerAssignor.Value != uniformAssignor {
 		return &hbError{code: codec.UnsupportedAssignor, msg: "ServerAssignor " + r.ServerAssignor.Value +
-			" is not supported. Supported assignors: " + UniformAssignor + ".", rule: "B4.2/unsupported-assignor"}
+			" is not supported. Supported assignors: " + uniformAssignor + ".", clause: "B4.2/unsupported-assignor"}
 	}
 	return nil
 }
@@ -102,10 +96,10 @@ func fencedInstance(memberID, instanceID, holder string) *hbError {
 // (epoch -1/-2) or the join/heartbeat path.
 func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
 	if e := validateHeartbeat(version, r); e != nil {
-		c.hit(e.rule)
+		c.hit(e.clause)
 		return errorResponse(e)
 	}
-	if r.MemberEpoch == LeaveEpoch || r.MemberEpoch == StaticLeaveEpoch {
+	if r.MemberEpoch == rules.LeaveEpoch || r.MemberEpoch == rules.StaticLeaveEpoch {
 		resp, e := c.leave(r)
 		if e != nil {
 			return errorResponse(e)
@@ -139,7 +133,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 		}
 		c.hit("B4.4/leave-removes")
 		c.removeMember(g, m)
-		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: LeaveEpoch}, nil
+		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: rules.LeaveEpoch}, nil
 	}
 	holder, ok := g.instances[r.InstanceId.Value]
 	if !ok {
@@ -151,26 +145,26 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 		return nil, fencedInstance(r.MemberId, r.InstanceId.Value, holder)
 	}
 	m := g.member(holder)
-	if r.MemberEpoch == LeaveEpoch {
+	if r.MemberEpoch == rules.LeaveEpoch {
 		c.hit("B4.4/leave-removes")
 		c.removeMember(g, m)
-		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(m.id), MemberEpoch: LeaveEpoch}, nil
+		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(m.id), MemberEpoch: rules.LeaveEpoch}, nil
 	}
 	// A static member leaving temporarily is parked at -2: it keeps its
 	// assignment (and its place in the target) until it rejoins or its
 	// session expires; its pending revocations are released; its timers
 	// keep running. The group epoch does not move.
 	c.hit("B4.4/leave-parks")
-	m.epoch = StaticLeaveEpoch
+	m.epoch = rules.StaticLeaveEpoch
 	m.pending = partSet{}
 	m.rebalanceDeadline = noDeadline // nothing left to revoke
-	return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(m.id), MemberEpoch: StaticLeaveEpoch}, nil
+	return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(m.id), MemberEpoch: rules.StaticLeaveEpoch}, nil
 }
 
 // joinOrHeartbeat is the join/heartbeat path of §B4.4 with the decisions of
 // docs/PROTOCOL.md A1 (idempotent joins, dynamic and static) and A5.
 func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
-	join := r.MemberEpoch == JoinEpoch
+	join := r.MemberEpoch == rules.JoinEpoch
 	// 1. Group lookup: a join creates the group, but only if it succeeds.
 	g := c.groups[r.GroupId]
 	created := false
@@ -218,7 +212,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 		g.target[m.id] = g.target[old.id]
 		delete(g.target, old.id)
 	}
-	if join && m.epoch == StaticLeaveEpoch {
+	if join && m.epoch == rules.StaticLeaveEpoch {
 		// A parked static member joining under its own id resumes: the
 		// same membership (no group-epoch bump, A5 "Static members"), back
 		// at epoch 0 to reconcile. This holds on the dynamic path too (an
@@ -270,7 +264,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 // hitAssignment counts why a response carries the assignment (A5.7).
 func (c *Coordinator) hitAssignment(r *codec.ConsumerGroupHeartbeatRequest, unchanged bool) {
 	switch {
-	case r.MemberEpoch == JoinEpoch:
+	case r.MemberEpoch == rules.JoinEpoch:
 		c.hit("A5.7/assignment-on-join")
 	case fullRequest(r) && r.SubscribedTopicNames == nil:
 		c.hit("A5.7/assignment-full-by-regex")
@@ -311,7 +305,7 @@ func (c *Coordinator) groupFull(g *group, r *codec.ConsumerGroupHeartbeatRequest
 // response carries the assignment whether or not it changed.
 func fullRequest(r *codec.ConsumerGroupHeartbeatRequest) bool {
 	subscribed := r.SubscribedTopicNames != nil || r.SubscribedTopicRegex.Valid
-	return r.MemberEpoch == JoinEpoch || (r.RebalanceTimeoutMs != -1 && subscribed && r.TopicPartitions != nil)
+	return r.MemberEpoch == rules.JoinEpoch || (r.RebalanceTimeoutMs != -1 && subscribed && r.TopicPartitions != nil)
 }
 
 // applyFields applies the fields a join or heartbeat may change (a null
@@ -366,7 +360,7 @@ type lookup struct {
 // member, and applies the epoch check. It changes nothing: the caller
 // commits the result once every check has passed.
 func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerGroupHeartbeatRequest) (lookup, *hbError) {
-	join := r.MemberEpoch == JoinEpoch
+	join := r.MemberEpoch == rules.JoinEpoch
 	existing := g.member(memberID)
 	if !r.InstanceId.Valid {
 		// Dynamic path (also a static member's keepalive with InstanceId
@@ -424,7 +418,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		c.hit("A1/static-retried-join-in-place")
 		return lookup{member: holder}, nil
 	}
-	if holder.epoch != StaticLeaveEpoch {
+	if holder.epoch != rules.StaticLeaveEpoch {
 		c.hit("A1/join-unreleased-instance")
 		return lookup{}, &hbError{code: codec.UnreleasedInstanceID, msg: "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // KIP-1082's motivating scenario, both ways (docs/DESIGN.md "Ghosts, precisely"):
@@ -22,17 +24,17 @@ import (
 //     nothing to report at any time.
 
 // describeGroups is what an outside observer sees of group g.
-func (w *world) describeGroups(g string) []model.GroupSnapshot {
+func (w *world) describeGroups(g string) []rules.GroupSnapshot {
 	w.t.Helper()
 	h := codec.RequestHeader{RequestApiKey: codec.ConsumerGroupDescribe, RequestApiVersion: 1, ClientId: codec.Str("observer")}
 	resp, err := w.coord.Handle(model.Conn{ID: 1 << 40}, &h, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{g}})
 	if err != nil {
 		w.t.Fatalf("describe: %v", err)
 	}
-	return model.SnapshotFromDescribe(resp.(*codec.ConsumerGroupDescribeResponse))
+	return rules.SnapshotFromDescribe(resp.(*codec.ConsumerGroupDescribeResponse))
 }
 
-func memberIDs(groups []model.GroupSnapshot) []string {
+func memberIDs(groups []rules.GroupSnapshot) []string {
 	var ids []string
 	for _, g := range groups {
 		for _, m := range g.Members {
@@ -46,9 +48,9 @@ func memberIDs(groups []model.GroupSnapshot) []string {
 // from the coordinator's snapshot and from ConsumerGroupDescribe alone.
 func ghostReport(w *world) (noGhosts, oneMember error) {
 	o := w.observation()
-	noGhosts, oneMember = model.NoGhosts(o), model.OneMemberPerProcess(o)
+	noGhosts, oneMember = rules.NoGhosts(o), rules.OneMemberPerProcess(o)
 	o.Groups = w.describeGroups(group1)
-	if (model.NoGhosts(o) == nil) != (noGhosts == nil) || (model.OneMemberPerProcess(o) == nil) != (oneMember == nil) {
+	if (rules.NoGhosts(o) == nil) != (noGhosts == nil) || (rules.OneMemberPerProcess(o) == nil) != (oneMember == nil) {
 		w.t.Fatalf("the snapshot and ConsumerGroupDescribe disagree at t=%d", o.Now)
 	}
 	return noGhosts, oneMember
@@ -56,7 +58,7 @@ func ghostReport(w *world) (noGhosts, oneMember error) {
 
 func wantViolation(t *testing.T, what string, err error, rule, mentions string) {
 	t.Helper()
-	var v *model.Violation
+	var v *rules.Violation
 	if !errors.As(err, &v) || v.Rule != rule || !strings.Contains(v.Detail, mentions) {
 		t.Errorf("%s: %v, want a %s violation naming %s", what, err, rule, mentions)
 	}
@@ -64,7 +66,7 @@ func wantViolation(t *testing.T, what string, err error, rule, mentions string) 
 
 func TestKIP1082LostJoinResponseV0LeavesAGhost(t *testing.T) {
 	w := newWorld(t, testConfig())
-	p := w.spawn(model.ClientConfig{ClientID: "consumer", GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 0}, 1)
+	p := w.spawn(client.Config{ClientID: "consumer", GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 0}, 1)
 	ghost, real := genID(1).String(), genID(2).String() // the ids the coordinator makes, in order
 
 	if r := w.heartbeat(p, true); r.ErrorCode != codec.None || r.MemberId.Value != ghost {
@@ -118,7 +120,7 @@ func TestKIP1082LostJoinResponseV0LeavesAGhost(t *testing.T) {
 
 func TestKIP1082LostJoinResponseV1HasNoGhost(t *testing.T) {
 	w := newWorld(t, testConfig())
-	p := w.spawn(model.ClientConfig{ClientID: "consumer", GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 1}, 1)
+	p := w.spawn(client.Config{ClientID: "consumer", GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 1}, 1)
 	own := p.client.MemberID()
 	check := func(when string) {
 		t.Helper()
@@ -158,12 +160,12 @@ func TestKIP1082CloseBeforeJoinResponse(t *testing.T) {
 	for _, v := range []int16{0, 1} {
 		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
 			w := newWorld(t, testConfig())
-			p := w.spawn(model.ClientConfig{ClientID: "consumer", GroupID: group1, Topics: []string{"a"}, HeartbeatVersion: v}, 1)
+			p := w.spawn(client.Config{ClientID: "consumer", GroupID: group1, Topics: []string{"a"}, HeartbeatVersion: v}, 1)
 			w.heartbeat(p, true) // the join is handled; its response is lost
 			leave := w.close(p)
 			o := w.observation()
 			if v == 1 {
-				if leave.ErrorCode != codec.None || len(memberIDs(w.describeGroups(group1))) != 0 || model.NoGhosts(o) != nil {
+				if leave.ErrorCode != codec.None || len(memberIDs(w.describeGroups(group1))) != 0 || rules.NoGhosts(o) != nil {
 					t.Fatalf("the leave: %v; members %v; want the member gone at once", leave.ErrorCode, memberIDs(w.describeGroups(group1)))
 				}
 				return
@@ -173,7 +175,7 @@ func TestKIP1082CloseBeforeJoinResponse(t *testing.T) {
 			}
 			// The process ended; the member it never learned of is allowed
 			// to outlive it by one session timeout, and no longer.
-			if err := model.NoGhosts(o); err != nil {
+			if err := rules.NoGhosts(o); err != nil {
 				t.Fatalf("inside the session timeout: %v", err)
 			}
 			w.coord.Advance(44999)
@@ -184,7 +186,7 @@ func TestKIP1082CloseBeforeJoinResponse(t *testing.T) {
 			if got := memberIDs(w.describeGroups(group1)); len(got) != 0 {
 				t.Fatalf("at 45000 members %v, want none", got)
 			}
-			if err := model.QuiescentMembership(w.observation()); err != nil {
+			if err := rules.QuiescentMembership(w.observation()); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -92,9 +92,9 @@ func (c *Coordinator) leaveOne(g *group, memberID string, instanceID codec.Nulla
 	return codec.None
 }
 
-// leaveRow picks the rule of A3's table an entry falls under: with an
+// leaveRow picks the clause of A3's table an entry falls under: with an
 // empty member id, or without.
-func leaveRow(empty bool, ifEmpty, otherwise RuleID) RuleID {
+func leaveRow(empty bool, ifEmpty, otherwise Clause) Clause {
 	if empty {
 		return ifEmpty
 	}

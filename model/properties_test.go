@@ -10,6 +10,8 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Properties over generated runs: several client processes (v0 and v1,
@@ -22,8 +24,8 @@ type machine struct {
 	w      *world
 	faults bool // responses to v1 processes may be lost
 	groups []string
-	epochs model.EpochTracker
-	ids    model.MemberIDTracker
+	epochs rules.EpochTracker
+	ids    rules.MemberIDTracker
 	n      int // processes spawned
 	// seed feeds the clients' random sources, one stream per process: two
 	// processes never share a source (the duplicate ids a shared or weak
@@ -50,7 +52,7 @@ func newMachine(t *rapid.T, faults bool) *machine {
 func (m *machine) live() []*proc {
 	var out []*proc
 	for _, p := range m.w.procs {
-		if p.client.State() != model.Closed {
+		if p.client.State() != client.Closed {
 			out = append(out, p)
 		}
 	}
@@ -75,7 +77,7 @@ func (m *machine) spawn(t *rapid.T) {
 		t.Skip("enough processes")
 	}
 	m.n++
-	cfg := model.ClientConfig{
+	cfg := client.Config{
 		ClientID:           fmt.Sprintf("p%d", m.n),
 		GroupID:            rapid.SampledFrom(m.groups).Draw(t, "group"),
 		Topics:             rapid.SliceOfDistinct(rapid.SampledFrom([]string{"a", "b", "c"}), rapid.ID[string]).Draw(t, "topics"),
@@ -100,7 +102,7 @@ func (m *machine) spawn(t *rapid.T) {
 }
 
 func (m *machine) lose(t *rapid.T, p *proc) bool {
-	return m.faults && p.client.Config().HeartbeatVersion >= model.MemberIDRequiredVersion && rapid.IntRange(0, 2).Draw(t, "lose response") == 0
+	return m.faults && p.client.Config().HeartbeatVersion >= rules.MemberIDRequiredVersion && rapid.IntRange(0, 2).Draw(t, "lose response") == 0
 }
 
 func (m *machine) heartbeat(t *rapid.T) {
@@ -119,13 +121,13 @@ func valid(t *rapid.T, p *proc, resp *codec.ConsumerGroupHeartbeatResponse) {
 }
 
 func (m *machine) leave(t *rapid.T) {
-	p := m.pick(t, func(p *proc) bool { return p.client.State() == model.Joined || p.client.State() == model.Joining })
+	p := m.pick(t, func(p *proc) bool { return p.client.State() == client.Joined || p.client.State() == client.Joining })
 	valid(t, p, m.w.leave(p, false))
 	m.leftNothingBehind(t, p)
 }
 
 func (m *machine) staticLeave(t *rapid.T) {
-	p := m.pick(t, func(p *proc) bool { return p.client.Config().InstanceID != "" && p.client.State() == model.Joined })
+	p := m.pick(t, func(p *proc) bool { return p.client.Config().InstanceID != "" && p.client.State() == client.Joined })
 	valid(t, p, m.w.leave(p, true))
 }
 
@@ -133,7 +135,7 @@ func (m *machine) close(t *rapid.T) {
 	p := m.pick(t, func(*proc) bool { return true })
 	st := p.client.State()
 	valid(t, p, m.w.close(p))
-	if st == model.Joined || st == model.Joining {
+	if st == client.Joined || st == client.Joining {
 		m.leftNothingBehind(t, p)
 	}
 }
@@ -181,7 +183,7 @@ func (m *machine) describe(t *rapid.T) {
 			want[i].Members[j].Pending = nil // not visible to Describe
 		}
 	}
-	if got := model.SnapshotFromDescribe(d); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+	if got := rules.SnapshotFromDescribe(d); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
 		t.Fatalf("Describe shows %s\nthe coordinator holds %s", dump(got), dump(want))
 	}
 	perClient := map[string]int{}
@@ -213,19 +215,19 @@ func (m *machine) describe(t *rapid.T) {
 func (m *machine) check(t *rapid.T) {
 	o := m.w.observation()
 	for _, err := range []error{
-		model.NoDoubleClientAssignment(o.Groups),
+		rules.NoDoubleClientAssignment(o.Groups),
 		m.epochs.Observe(o.Groups),
-		model.NoZeroUUIDs(o),
-		model.UniqueMemberIDs(o),
-		model.NoGhosts(o),
-		model.OneMemberPerProcess(o),
+		rules.NoZeroUUIDs(o),
+		rules.UniqueMemberIDs(o),
+		rules.NoGhosts(o),
+		rules.OneMemberPerProcess(o),
 	} {
 		if err != nil {
 			t.Fatalf("t=%d: %v", o.Now, err)
 		}
 	}
 	for i, p := range m.w.procs {
-		if p.client.Config().HeartbeatVersion < model.MemberIDRequiredVersion {
+		if p.client.Config().HeartbeatVersion < rules.MemberIDRequiredVersion {
 			continue
 		}
 		if err := m.ids.Observe(o.Processes[i]); err != nil {
@@ -246,7 +248,7 @@ func (m *machine) finish(t *rapid.T) {
 		if rapid.Bool().Draw(t, "close, not crash") {
 			st := p.client.State()
 			valid(t, p, m.w.close(p))
-			if st == model.Joined || st == model.Joining {
+			if st == client.Joined || st == client.Joining {
 				m.leftNothingBehind(t, p)
 			}
 		} else {
@@ -261,7 +263,7 @@ func (m *machine) finish(t *rapid.T) {
 			t.Fatalf("one session timeout after every process ended, group %s still holds %s", g.GroupID, dump(g.Members))
 		}
 	}
-	if err := model.QuiescentMembership(m.w.observation()); err != nil {
+	if err := rules.QuiescentMembership(m.w.observation()); err != nil {
 		t.Fatal(err)
 	}
 	m.describe(t)
@@ -309,10 +311,10 @@ func TestPropertyV0LostJoinIsAlwaysReported(t *testing.T) {
 		seed := rapid.Uint64().Draw(t, "client seed")
 		others := rapid.IntRange(0, 3).Draw(t, "other members")
 		for i := 0; i < others; i++ {
-			p := w.spawn(model.ClientConfig{ClientID: fmt.Sprintf("o%d", i), GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 1}, seed+uint64(i)+1)
+			p := w.spawn(client.Config{ClientID: fmt.Sprintf("o%d", i), GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 1}, seed+uint64(i)+1)
 			w.heartbeat(p, false)
 		}
-		vc := model.ClientConfig{ClientID: "old", GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 0}
+		vc := client.Config{ClientID: "old", GroupID: group1, Topics: []string{"a", "b"}, HeartbeatVersion: 0}
 		if rapid.Bool().Draw(t, "static") {
 			vc.InstanceID = "i1"
 		}
@@ -321,7 +323,7 @@ func TestPropertyV0LostJoinIsAlwaysReported(t *testing.T) {
 		joinedAt := w.coord.Now()
 		ghost := w.heartbeat(old, true).MemberId.Value
 		for w.coord.Now() < joinedAt+cfg.SessionTimeoutMs {
-			if err := model.NoGhosts(w.observation()); err == nil || !strings.Contains(err.Error(), ghost) {
+			if err := rules.NoGhosts(w.observation()); err == nil || !strings.Contains(err.Error(), ghost) {
 				t.Fatalf("t=%d (join at %d): NoGhosts says %v, want the ghost %s reported", w.coord.Now(), joinedAt, err, ghost)
 			}
 			step := int64(rapid.IntRange(1, 5000).Draw(t, "step"))
@@ -330,13 +332,13 @@ func TestPropertyV0LostJoinIsAlwaysReported(t *testing.T) {
 				w.heartbeat(p, false) // everyone else keeps its session
 			}
 			if w.coord.Now() == joinedAt+cfg.SessionTimeoutMs-1 {
-				if err := model.NoGhosts(w.observation()); err == nil {
+				if err := rules.NoGhosts(w.observation()); err == nil {
 					t.Fatalf("1 ms before the ghost's session ends, NoGhosts reports nothing")
 				}
 				w.coord.Advance(joinedAt + cfg.SessionTimeoutMs)
 			}
 		}
-		if err := model.NoGhosts(w.observation()); err != nil {
+		if err := rules.NoGhosts(w.observation()); err != nil {
 			t.Fatalf("at the ghost's session end: %v", err)
 		}
 	})

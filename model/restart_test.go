@@ -5,6 +5,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // A coordinator restart (Coordinator.Restart): persisted state survives,
@@ -96,4 +97,4 @@ func TestRestart(t *testing.T) {
 }
 
 // sameSnapshots compares two snapshots by their rendering.
-func sameSnapshots(a, b []model.GroupSnapshot) bool { return dump(a) == dump(b) }
+func sameSnapshots(a, b []rules.GroupSnapshot) bool { return dump(a) == dump(b) }

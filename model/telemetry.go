@@ -1,6 +1,9 @@
 package model
 
-import "github.com/ghostcheck/ghostcheck/codec"
+import (
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+)
 
 // telemetryClient is what the coordinator remembers of one client instance
 // (KIP-714's ClientMetricsManager, reduced to the rules that decide error
@@ -41,7 +44,7 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 	version := h.RequestApiVersion
 	var id codec.UUID
 	if version >= 1 {
-		if !h.ClientInstanceId.Valid || IsReservedUUID(h.ClientInstanceId.UUID) {
+		if !h.ClientInstanceId.Valid || rules.IsReservedUUID(h.ClientInstanceId.UUID) {
 			c.hit("B6/get-v1-invalid-id")
 			return &codec.GetTelemetrySubscriptionsResponse{ErrorCode: codec.InvalidRequest}
 		}
@@ -83,8 +86,8 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 }
 
 func (c *Coordinator) pushTelemetry(h *codec.RequestHeader, r *codec.PushTelemetryRequest) *codec.PushTelemetryResponse {
-	fail := func(rule RuleID, code codec.ErrorCode) *codec.PushTelemetryResponse {
-		c.hit(rule)
+	fail := func(clause Clause, code codec.ErrorCode) *codec.PushTelemetryResponse {
+		c.hit(clause)
 		return &codec.PushTelemetryResponse{ErrorCode: code}
 	}
 	var id codec.UUID
@@ -96,7 +99,7 @@ func (c *Coordinator) pushTelemetry(h *codec.RequestHeader, r *codec.PushTelemet
 	} else {
 		id = r.ClientInstanceId
 	}
-	if IsReservedUUID(id) {
+	if rules.IsReservedUUID(id) {
 		return fail("B6/push-invalid-id", codec.InvalidRequest)
 	}
 	tc := c.telemetry[id]

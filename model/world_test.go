@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // A world is one coordinator and the client processes a test runs against
@@ -33,8 +36,8 @@ type world struct {
 // proc is one client process and what the harness knows of it.
 type proc struct {
 	name   string
-	client *model.Client
-	conn   *model.ClientConn
+	client *client.Client
+	conn   *client.Conn
 	connID uint64
 	host   string
 	first  bool // the next request is its connection's first
@@ -61,12 +64,12 @@ func seededReader(seed uint64) io.Reader {
 }
 
 // spawn starts a process and negotiates versions on its first connection.
-func (w *world) spawn(cfg model.ClientConfig, seed uint64) *proc {
+func (w *world) spawn(cfg client.Config, seed uint64) *proc {
 	w.t.Helper()
 	cfg.Rand = seededReader(seed)
-	c, err := model.NewClient(cfg)
+	c, err := client.New(cfg)
 	if err != nil {
-		w.t.Fatalf("NewClient: %v", err)
+		w.t.Fatalf("client.New: %v", err)
 	}
 	p := &proc{name: cfg.ClientID, client: c, lastRefresh: -1}
 	if id := c.MemberID(); id != "" {
@@ -80,7 +83,7 @@ func (w *world) spawn(cfg model.ClientConfig, seed uint64) *proc {
 // connect gives p a fresh connection; its first request is ApiVersions.
 func (w *world) connect(p *proc) {
 	w.t.Helper()
-	p.conn, p.connID, p.first = &model.ClientConn{}, w.nextConn, true
+	p.conn, p.connID, p.first = &client.Conn{}, w.nextConn, true
 	p.host = fmt.Sprintf("/10.0.%d.%d", p.connID/256, p.connID%256)
 	w.nextConn++
 	req, v := p.client.ApiVersionsRequest()
@@ -96,12 +99,12 @@ func (w *world) reconnect(p *proc) {
 }
 
 // send delivers one request from p: the header the client builds must keep
-// KIP-1313 (model.CheckRequestHeader), and the response must encode at the
+// KIP-1313 (rules.CheckRequestHeader), and the response must encode at the
 // request's version.
 func (w *world) send(p *proc, req codec.Message, version int16) codec.Message {
 	w.t.Helper()
 	h := p.client.Header(p.conn, req.Key(), version)
-	if err := model.CheckRequestHeader(&h, p.client.InstanceID(), p.client.Config().ClientID, p.first); err != nil {
+	if err := rules.CheckRequestHeader(&h, p.client.InstanceID(), p.client.Config().ClientID, p.first); err != nil {
 		w.t.Fatalf("%s: %v", p.name, err)
 	}
 	p.first = false
@@ -171,16 +174,16 @@ func (w *world) crash(p *proc) { p.client.Crash() }
 
 // process is what the invariants need to know of p. InFlight is always
 // empty here: a response is delivered at once or never.
-func (w *world) process(p *proc) model.Process {
+func (w *world) process(p *proc) rules.Process {
 	st := p.client.State()
-	mp := model.Process{
+	mp := rules.Process{
 		Name:             p.name,
 		GroupID:          p.client.Config().GroupID,
 		ClientInstanceID: p.client.InstanceID(),
 		MemberID:         p.client.MemberID(),
-		Live:             st != model.Closed,
-		Left:             st == model.Left || st == model.Leaving,
-		Joined:           st == model.Joined,
+		Live:             st != client.Closed,
+		Left:             st == client.Left || st == client.Leaving,
+		Joined:           st == client.Joined,
 		AllIDs:           append([]string(nil), p.allIDs...),
 	}
 	if p.lastRefresh >= 0 {
@@ -189,8 +192,8 @@ func (w *world) process(p *proc) model.Process {
 	return mp
 }
 
-func (w *world) observation() model.Observation {
-	o := model.Observation{Now: w.coord.Now(), Groups: w.coord.Snapshot()}
+func (w *world) observation() rules.Observation {
+	o := rules.Observation{Now: w.coord.Now(), Groups: w.coord.Snapshot()}
 	for _, p := range w.procs {
 		o.Processes = append(o.Processes, w.process(p))
 	}
@@ -204,4 +207,18 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// sameParts compares two partition lists as sets of (topic id, partition).
+func sameParts(a, b []codec.ConsumerGroupHeartbeatTopicPartitions) bool {
+	set := func(l []codec.ConsumerGroupHeartbeatTopicPartitions) map[string]bool {
+		out := map[string]bool{}
+		for _, t := range l {
+			for _, p := range t.Partitions {
+				out[fmt.Sprint(t.TopicId, p)] = true
+			}
+		}
+		return out
+	}
+	return reflect.DeepEqual(set(a), set(b))
 }

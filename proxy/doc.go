@@ -2,7 +2,7 @@
 // it sits between any client library and any broker, forwards every
 // request byte for byte, and records what the client sent, so that the
 // client rules of docs/PROTOCOL.md (KIP-1082's member ids, KIP-1313's
-// headers, KIP-345's static leaves; model.CheckClients) can be checked on
+// headers, KIP-345's static leaves; rules.CheckClients) can be checked on
 // a client nobody here wrote.
 //
 // What it does beyond forwarding, and why:
@@ -30,7 +30,7 @@
 //     the proxy panic, and Close ends every goroutine.
 //
 // The command is `ghostcheck proxy`; the verdict table and the report are
-// its, from Recording and model.CheckClients.
+// its, from Recording and rules.CheckClients.
 //
 // The files:
 //
@@ -43,7 +43,7 @@
 //   - apis.go: the header version and name of every Kafka api.
 //   - faults.go: Fault, Injector and the fault rates.
 //   - record.go: the recording, kept cheap while forwarding and decoded at
-//     the end into model.ClientRequest records (Recording).
+//     the end into rules.ClientRequest records (Recording).
 //   - verdicts.go: the verdict table, the violations and the request
 //     counts.
 package proxy

@@ -19,7 +19,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/clients"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -505,7 +505,7 @@ func TestRecordingByteBudget(t *testing.T) {
 				t.Errorf("%d requests of 16 KiB recorded within a budget of %d", recorded, budget)
 			}
 			var out strings.Builder
-			proxy.WriteVerdicts(&out, model.CheckClients(p.Recording()), st)
+			proxy.WriteVerdicts(&out, rules.CheckClients(p.Recording()), st)
 			if !strings.Contains(out.String(), fmt.Sprintf("%d requests forwarded but not recorded", st.Unrecorded)) {
 				t.Errorf("the verdict output does not say the recording is partial:\n%s", out.String())
 			}

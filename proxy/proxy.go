@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Defaults of Config's limits.
@@ -297,7 +297,7 @@ var errProxyClosed = errors.New("proxy: closed")
 
 // Recording is every request the proxy recorded, in arrival order, with
 // what each client got back. Call it after Close.
-func (p *Proxy) Recording() []model.ClientRequest {
+func (p *Proxy) Recording() []rules.ClientRequest {
 	p.mu.Lock()
 	conns := append([]connRecord(nil), p.ended...)
 	p.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/clients"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -79,11 +80,11 @@ func heartbeat(t *testing.T, c *clients.Consumer, n int) {
 
 // verdicts checks the recording and returns each client's results by its
 // ClientId.
-func verdicts(t *testing.T, p *proxy.Proxy) map[string]model.ClientResult {
+func verdicts(t *testing.T, p *proxy.Proxy) map[string]rules.ClientResult {
 	t.Helper()
 	p.Close()
-	out := map[string]model.ClientResult{}
-	for _, c := range model.CheckClients(p.Recording()) {
+	out := map[string]rules.ClientResult{}
+	for _, c := range rules.CheckClients(p.Recording()) {
 		out[c.ClientID] = c
 	}
 	return out
@@ -113,13 +114,13 @@ func TestTransparentRunPassesEveryRule(t *testing.T) {
 	}
 	for name, c := range got {
 		for _, r := range c.Results {
-			if r.Outcome == model.OutcomeViolated || r.Outcome == model.OutcomeNotAdopted {
+			if r.Outcome == rules.OutcomeViolated || r.Outcome == rules.OutcomeNotAdopted {
 				t.Errorf("%s: %s %s: %s", name, r.Rule, r.Outcome, r.Detail)
 			}
 		}
-		for _, rule := range []model.Rule{model.RuleMemberIDFromFirstHeartbeat, model.RuleStableMemberID, model.RuleUniqueMemberIDs,
-			model.RuleNoHeartbeatAfterLeave, model.RuleClientInstanceIDInHeader, model.RuleClientIDOnFirstRequest, model.RuleTelemetryInstanceID} {
-			if r := c.Result(rule); r.Outcome != model.OutcomePass {
+		for _, rule := range []rules.Rule{rules.RuleMemberIDFromFirstHeartbeat, rules.RuleStableMemberID, rules.RuleUniqueMemberIDs,
+			rules.RuleNoHeartbeatAfterLeave, rules.RuleClientInstanceIDInHeader, rules.RuleClientIDOnFirstRequest, rules.RuleTelemetryInstanceID} {
+			if r := c.Result(rule); r.Outcome != rules.OutcomePass {
 				t.Errorf("%s: %s %s, want PASS", name, rule, r.Outcome)
 			}
 		}
@@ -127,7 +128,7 @@ func TestTransparentRunPassesEveryRule(t *testing.T) {
 			t.Errorf("%s: %d connections recorded, want the one before and the one after the leave", name, len(c.Conns))
 		}
 	}
-	if r := got["static"].Result(model.RuleStaticLeaveWithInstanceID); r.Outcome != model.OutcomePass {
+	if r := got["static"].Result(rules.RuleStaticLeaveWithInstanceID); r.Outcome != rules.OutcomePass {
 		t.Errorf("static: %s %s", r.Outcome, r.Detail)
 	}
 }
@@ -155,10 +156,10 @@ func dropFirstJoin() proxy.Injector {
 func TestPlantedBugCaught(t *testing.T) {
 	for _, tc := range []struct {
 		bug  clients.Bug
-		want model.Outcome
+		want rules.Outcome
 	}{
-		{clients.NoBug, model.OutcomePass},
-		{clients.NewIDAfterLostResponse, model.OutcomeViolated},
+		{clients.NoBug, rules.OutcomePass},
+		{clients.NewIDAfterLostResponse, rules.OutcomeViolated},
 	} {
 		t.Run(string(tc.want), func(t *testing.T) {
 			p := startProxy(t, proxy.Config{Upstream: serveCoordinator(t), Faults: dropFirstJoin()})
@@ -167,11 +168,11 @@ func TestPlantedBugCaught(t *testing.T) {
 				t.Fatalf("the first join: %v, want its answer lost", err)
 			}
 			heartbeat(t, c, 3)
-			r := verdicts(t, p)["c1"].Result(model.RuleStableMemberID)
+			r := verdicts(t, p)["c1"].Result(rules.RuleStableMemberID)
 			if r.Outcome != tc.want {
 				t.Fatalf("StableMemberID %s (%s), want %s", r.Outcome, r.Detail, tc.want)
 			}
-			if tc.want == model.OutcomeViolated && !strings.Contains(r.Detail, "no response (response dropped (the broker answered NONE)) at epoch 0") {
+			if tc.want == rules.OutcomeViolated && !strings.Contains(r.Detail, "no response (response dropped (the broker answered NONE)) at epoch 0") {
 				t.Errorf("the detail does not name the lost answer: %s", r.Detail)
 			}
 		})

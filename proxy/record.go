@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Recording is kept cheap on the forwarding path: a request's record holds
@@ -121,8 +121,8 @@ type connRecord struct {
 }
 
 // toRequest decodes one record into what the client rules read.
-func (r *rec) toRequest(c connRecord) model.ClientRequest {
-	out := model.ClientRequest{Conn: c.id, Broker: c.broker, Seq: r.connSeq, At: r.at.Milliseconds(), HeaderVersion: r.hv,
+func (r *rec) toRequest(c connRecord) rules.ClientRequest {
+	out := rules.ClientRequest{Conn: c.id, Broker: c.broker, Seq: r.connSeq, At: r.at.Milliseconds(), HeaderVersion: r.hv,
 		Header: r.h, API: APIName(r.h.RequestApiKey), Fault: r.fault.String()}
 	api := codec.Lookup(r.h.RequestApiKey)
 	v := r.h.RequestApiVersion
@@ -165,10 +165,10 @@ func errorCodeOf(m codec.Message) (codec.ErrorCode, bool) {
 }
 
 // gather decodes every record of conns, in arrival order.
-func gather(conns []connRecord) []model.ClientRequest {
+func gather(conns []connRecord) []rules.ClientRequest {
 	type keyed struct {
 		seq uint64
-		r   model.ClientRequest
+		r   rules.ClientRequest
 	}
 	var all []keyed
 	for _, c := range conns {
@@ -179,7 +179,7 @@ func gather(conns []connRecord) []model.ClientRequest {
 		})
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
-	out := make([]model.ClientRequest, len(all))
+	out := make([]rules.ClientRequest, len(all))
 	for i := range all {
 		out[i] = all[i].r
 	}

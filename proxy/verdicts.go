@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // What `ghostcheck proxy` prints and reports at the end: a verdict table
@@ -18,13 +18,13 @@ import (
 // and each violation with the request that broke it.
 
 // VerdictTable is the verdict table: its header (the rule, then C1, C2, ...
-// one per client) and a row per rule of model.ClientRules.
-func VerdictTable(results []model.ClientResult) (columns []string, rows [][]string) {
+// one per client) and a row per rule of rules.ClientRules.
+func VerdictTable(results []rules.ClientResult) (columns []string, rows [][]string) {
 	columns = []string{"rule"}
 	for i := range results {
 		columns = append(columns, fmt.Sprintf("C%d", i+1))
 	}
-	for _, rule := range model.ClientRules() {
+	for _, rule := range rules.ClientRules() {
 		row := []string{string(rule)}
 		for _, c := range results {
 			row = append(row, string(c.Result(rule).Outcome))
@@ -36,7 +36,7 @@ func VerdictTable(results []model.ClientResult) (columns []string, rows [][]stri
 
 // Legend names each column's client: its label, connections, brokers and
 // requests. What a peer chose (ClientIds, broker hosts) is made printable.
-func Legend(results []model.ClientResult) []string {
+func Legend(results []rules.ClientResult) []string {
 	var out []string
 	for i, c := range results {
 		out = append(out, fmt.Sprintf("C%d = %s: %s on %s to %s", i+1, printable(c.Client), plural(c.Requests, "request"),
@@ -81,17 +81,17 @@ func printable(s string) string {
 // Violation is one client's broken rule.
 type Violation struct {
 	Column, Client string
-	Rule           model.Rule
+	Rule           rules.Rule
 	Detail         string
 }
 
 // Violations lists every VIOLATED outcome, client by client, the client's
 // label and the detail made printable.
-func Violations(results []model.ClientResult) []Violation {
+func Violations(results []rules.ClientResult) []Violation {
 	var out []Violation
 	for i, c := range results {
 		for _, r := range c.Results {
-			if r.Outcome == model.OutcomeViolated {
+			if r.Outcome == rules.OutcomeViolated {
 				out = append(out, Violation{Column: fmt.Sprintf("C%d", i+1), Client: printable(c.Client), Rule: r.Rule, Detail: printable(r.Detail)})
 			}
 		}
@@ -102,7 +102,7 @@ func Violations(results []model.ClientResult) []Violation {
 // WriteVerdicts prints the table, the legend, what the outcomes mean, and
 // each violation; and, when the recording's bounds left requests out
 // (st.Unrecorded), that the verdicts judge only the part recorded.
-func WriteVerdicts(w io.Writer, results []model.ClientResult, st Stats) {
+func WriteVerdicts(w io.Writer, results []rules.ClientResult, st Stats) {
 	if st.Unrecorded > 0 {
 		fmt.Fprintf(w, "%s forwarded but not recorded, past the recording's bounds (--max-records, --max-recorded-bytes; %d MiB recorded): the verdicts judge the requests recorded before\n\n",
 			plural(int(st.Unrecorded), "request"), st.RecordedBytes>>20)
@@ -129,7 +129,7 @@ func WriteVerdicts(w io.Writer, results []model.ClientResult, st Stats) {
 }
 
 // APICounts counts the recorded requests per api, most first.
-func APICounts(reqs []model.ClientRequest) []string {
+func APICounts(reqs []rules.ClientRequest) []string {
 	n := map[string]int{}
 	for _, r := range reqs {
 		n[r.API]++

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
 
@@ -14,9 +14,9 @@ import (
 // names are printed as they are.
 func TestVerdictsPrintable(t *testing.T) {
 	hostile := "evil\x1b]0;pwned\x07\x1b[2J\u200b\xff"
-	results := []model.ClientResult{
+	results := []rules.ClientResult{
 		{Client: "clientId " + hostile, ClientID: hostile, Conns: []uint64{1}, Brokers: []string{"h" + hostile + ":9092"}, Requests: 2,
-			Results: []model.RuleResult{{Rule: model.RuleStableMemberID, Outcome: model.OutcomeViolated, Detail: "member id " + hostile + " changed"}}},
+			Results: []rules.RuleResult{{Rule: rules.RuleStableMemberID, Outcome: rules.OutcomeViolated, Detail: "member id " + hostile + " changed"}}},
 		{Client: "clientId plain-ök \"q\"", ClientID: "plain-ök", Conns: []uint64{2}, Brokers: []string{"b:9092"}, Requests: 1},
 	}
 	var out strings.Builder

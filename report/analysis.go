@@ -7,7 +7,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // event is one line of a failure's story: something that happened at a
@@ -130,7 +130,7 @@ var idPattern = regexp.MustCompile(`member ([A-Za-z0-9_-]{22}|[0-9a-f]{8}-[0-9a-
 func ghostIDs(res *linearize.Result, ghosts []string) []string {
 	out := append(append([]string(nil), ghosts...), res.Ghosts...)
 	for _, v := range res.Violations {
-		if v.Rule != string(model.RuleNoGhosts) {
+		if v.Rule != string(rules.RuleNoGhosts) {
 			continue
 		}
 		for _, m := range idPattern.FindAllStringSubmatch(v.What, -1) {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // lane is one member's life in its group, as the membership timeline
@@ -114,7 +114,7 @@ func (a *analysis) heartbeatLanes(op *linearize.Op, r *codec.ConsumerGroupHeartb
 		return
 	}
 	id := r.MemberId
-	if made != "" && made != id && r.MemberEpoch >= model.JoinEpoch {
+	if made != "" && made != id && r.MemberEpoch >= rules.JoinEpoch {
 		// The coordinator made another member than the one asked for:
 		// the outcome is that member's (the request's own lane gets
 		// only the fault).
@@ -140,14 +140,14 @@ func (a *analysis) heartbeatLanes(op *linearize.Op, r *codec.ConsumerGroupHeartb
 		l.close(op.At, "unknown to the coordinator")
 	case resp.ErrorCode != codec.None:
 		l.mark(op.At, "error", linearize.RequestLabel(op)+" → "+resp.ErrorCode.String())
-	case r.MemberEpoch == model.LeaveEpoch:
+	case r.MemberEpoch == rules.LeaveEpoch:
 		l.mark(op.At, "leave", "leave applied")
 		l.close(op.At, "left")
-	case r.MemberEpoch == model.StaticLeaveEpoch:
+	case r.MemberEpoch == rules.StaticLeaveEpoch:
 		l.mark(op.At, "leave", "static leave: parked at epoch -2")
-		l.set(op.At, model.StaticLeaveEpoch, -1, true)
+		l.set(op.At, rules.StaticLeaveEpoch, -1, true)
 	default:
-		if r.MemberEpoch == model.JoinEpoch {
+		if r.MemberEpoch == rules.JoinEpoch {
 			l.mark(op.At, "join", fmt.Sprintf("%s joins → epoch %d", op.Name, resp.MemberEpoch))
 		}
 		parts := -1
@@ -169,7 +169,7 @@ func (a *analysis) described(op *linearize.Op, group string, m codec.DescribedMe
 	for _, t := range m.Assignment.TopicPartitions {
 		parts += len(t.Partitions)
 	}
-	l.set(op.At, m.MemberEpoch, parts, m.MemberEpoch == model.StaticLeaveEpoch)
+	l.set(op.At, m.MemberEpoch, parts, m.MemberEpoch == rules.StaticLeaveEpoch)
 }
 
 // short is the start of an id, enough to tell members apart in a report.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // heartbeat reads a ConsumerGroupHeartbeat: joins, leaves, errors, faults
@@ -55,17 +55,17 @@ func (a *analysis) heartbeatWords(op *linearize.Op, r *codec.ConsumerGroupHeartb
 	switch {
 	case op.Name == "prober":
 		ask = fmt.Sprintf("probes %s with a %s", r.GroupId, linearize.RequestLabel(op))
-	case r.MemberEpoch == model.JoinEpoch && r.MemberId == "" && a.current[op.Name] != "":
+	case r.MemberEpoch == rules.JoinEpoch && r.MemberId == "" && a.current[op.Name] != "":
 		ask = fmt.Sprintf("retries its join to %s (v%d) with an empty member id: it never learned the id the broker made", r.GroupId, v)
-	case r.MemberEpoch == model.JoinEpoch && r.MemberId == "":
+	case r.MemberEpoch == rules.JoinEpoch && r.MemberId == "":
 		ask = fmt.Sprintf("joins %s (v%d) with an empty member id, so the broker makes one", r.GroupId, v)
-	case r.MemberEpoch == model.JoinEpoch:
+	case r.MemberEpoch == rules.JoinEpoch:
 		ask = fmt.Sprintf("joins %s (v%d) as %s", r.GroupId, v, short(r.MemberId))
-	case r.MemberEpoch == model.LeaveEpoch && r.MemberId == "":
+	case r.MemberEpoch == rules.LeaveEpoch && r.MemberId == "":
 		ask = fmt.Sprintf("leaves %s with an empty member id: it never learned its id", r.GroupId)
-	case r.MemberEpoch == model.LeaveEpoch:
+	case r.MemberEpoch == rules.LeaveEpoch:
 		ask = fmt.Sprintf("leaves %s as %s", r.GroupId, short(r.MemberId))
-	case r.MemberEpoch == model.StaticLeaveEpoch:
+	case r.MemberEpoch == rules.StaticLeaveEpoch:
 		ask = fmt.Sprintf("leaves %s for now as %s (static, epoch -2)", r.GroupId, short(r.MemberId))
 	default:
 		ask = fmt.Sprintf("heartbeats as %s at epoch %d", short(r.MemberId), r.MemberEpoch)
@@ -83,8 +83,8 @@ func (a *analysis) heartbeatWords(op *linearize.Op, r *codec.ConsumerGroupHeartb
 		if resp.ErrorMessage.Valid {
 			got += " (" + resp.ErrorMessage.Value + ")"
 		}
-	case r.MemberEpoch == model.LeaveEpoch || r.MemberEpoch == model.StaticLeaveEpoch:
-		got = "applied: the member " + map[bool]string{true: "left", false: "is parked"}[r.MemberEpoch == model.LeaveEpoch]
+	case r.MemberEpoch == rules.LeaveEpoch || r.MemberEpoch == rules.StaticLeaveEpoch:
+		got = "applied: the member " + map[bool]string{true: "left", false: "is parked"}[r.MemberEpoch == rules.LeaveEpoch]
 	case made != r.MemberId:
 		got = fmt.Sprintf("applied by the broker: member %s at epoch %d%s", short(made), resp.MemberEpoch, partsWords(resp.Assignment))
 		tell = true

@@ -4,10 +4,11 @@ package main
 // a run reaches, as numbers. The command builds itself with -cover (from
 // its source: run it in the repository, e.g. `make coverage`), runs the
 // same `run` under GOCOVERDIR, prints run's summary, then the statement
-// coverage of model/ and impl/ (`go tool covdata percent`), the model's
-// statements the run never reached, and how often the model applied each
-// rule of docs/PROTOCOL.md over the run's plans (model.AppliedRules, counted
-// by model.Config.Rules on the reference model running the same seeds).
+// coverage of model/ (the coordinator, model/client and model/rules) and
+// impl/ (`go tool covdata percent`), the model's statements the run never
+// reached, and how often the coordinator applied each clause of
+// docs/PROTOCOL.md over the run's plans (model.Clauses, counted by
+// model.Config.Clauses on the reference model running the same seeds).
 
 import (
 	"bufio"
@@ -29,6 +30,8 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // coverageRequested reports whether run's args ask for --coverage.
@@ -96,14 +99,19 @@ func runCoverage(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ghostcheck run --coverage:", err)
 		return 1
 	}
-	printRuleHits(stdout, ruleHits(cfg, summary.Phases))
+	printClauseHits(stdout, clauseHits(cfg, summary.Phases))
 	return status
 }
 
-// coveredPackages are the import paths whose coverage is reported.
+// coveredPackages are the import paths whose coverage is reported: the
+// model's three (the coordinator first), then impl.
 func coveredPackages() []string {
-	return []string{reflect.TypeFor[model.Config]().PkgPath(), reflect.TypeFor[impl.Config]().PkgPath()}
+	return []string{reflect.TypeFor[model.Config]().PkgPath(), reflect.TypeFor[client.Config]().PkgPath(),
+		reflect.TypeFor[rules.Rule]().PkgPath(), reflect.TypeFor[impl.Config]().PkgPath()}
 }
+
+// modelPackages are the covered packages under model/.
+func modelPackages() []string { return coveredPackages()[:3] }
 
 // buildCovered builds the command into bin with model/ and impl/ (and the
 // command itself, without which a -cover build writes no counters)
@@ -117,7 +125,8 @@ func buildCovered(bin string, stderr io.Writer) error {
 }
 
 // printStatementCoverage prints `go tool covdata percent` for model/ and
-// impl/, then every block of model/ the run never reached.
+// impl/, then every block of model/ (its three packages) the run never
+// reached.
 func printStatementCoverage(w io.Writer, counters, dir string) error {
 	pkgs := strings.Join(coveredPackages(), ",")
 	percent, err := exec.Command("go", "tool", "covdata", "percent", "-i", counters, "-pkg", pkgs).Output()
@@ -126,7 +135,7 @@ func printStatementCoverage(w io.Writer, counters, dir string) error {
 	}
 	fmt.Fprintf(w, "\nstatement coverage reached by the run:\n%s", percent)
 	prof := filepath.Join(dir, "model.prof")
-	if err := exec.Command("go", "tool", "covdata", "textfmt", "-i", counters, "-pkg", coveredPackages()[0], "-o", prof).Run(); err != nil {
+	if err := exec.Command("go", "tool", "covdata", "textfmt", "-i", counters, "-pkg", strings.Join(modelPackages(), ","), "-o", prof).Run(); err != nil {
 		return fmt.Errorf("go tool covdata textfmt: %w", err)
 	}
 	f, err := os.Open(prof)
@@ -134,7 +143,7 @@ func printStatementCoverage(w io.Writer, counters, dir string) error {
 		return err
 	}
 	defer f.Close()
-	uncovered, n := uncoveredBlocks(f)
+	uncovered, n := uncoveredBlocks(f, modelPackages()[0])
 	fmt.Fprintf(w, "\nmodel statements the run did not reach (%d):\n", n)
 	for _, line := range uncovered {
 		fmt.Fprintln(w, "  "+line)
@@ -144,7 +153,9 @@ func printStatementCoverage(w io.Writer, counters, dir string) error {
 
 // uncoveredBlocks reads a text coverage profile and lists, per file, the
 // lines of the blocks no run reached, with how many statements they hold.
-func uncoveredBlocks(r io.Reader) ([]string, int) {
+// A file is named by its path under the package root ("heartbeat.go",
+// "client/heartbeat.go").
+func uncoveredBlocks(r io.Reader, root string) ([]string, int) {
 	type block struct {
 		stmts int
 		hit   bool
@@ -179,7 +190,8 @@ func uncoveredBlocks(r io.Reader) ([]string, int) {
 		if to != from {
 			span += "-" + to
 		}
-		byFile[filepath.Base(file)] = append(byFile[filepath.Base(file)], fmt.Sprintf("%s (%d)", span, b.stmts))
+		name := strings.TrimPrefix(file, root+"/")
+		byFile[name] = append(byFile[name], fmt.Sprintf("%s (%d)", span, b.stmts))
 	}
 	var out []string
 	for file, spans := range byFile {
@@ -196,29 +208,29 @@ func lineOf(span string) int {
 	return n
 }
 
-// ruleHits counts the rules the reference model applies over the plans of
-// the run's histories: the same seeds, options and heartbeat versions,
-// each plan run against a model with a rule counter.
-func ruleHits(cfg runConfig, phases []*phaseSummary) model.RuleHits {
+// clauseHits counts the clauses the reference model applies over the plans
+// of the run's histories: the same seeds, options and heartbeat versions,
+// each plan run against a model with a clause counter.
+func clauseHits(cfg runConfig, phases []*phaseSummary) model.ClauseHits {
 	type job struct {
 		seed    uint64
 		version int
 	}
 	jobs := make(chan job)
 	var mu sync.Mutex
-	total := model.RuleHits{}
+	total := model.ClauseHits{}
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.NumCPU(); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hits := model.RuleHits{}
+			hits := model.ClauseHits{}
 			for j := range jobs {
 				opts := cfg.opts
 				opts.HeartbeatVersion = j.version
 				plan := linearize.NewPlan(j.seed, opts)
 				mc := plan.ModelConfig()
-				mc.Rules = hits
+				mc.Clauses = hits
 				_, _ = linearize.Run(linearize.NewModelTarget(mc), plan)
 			}
 			mu.Lock()
@@ -238,19 +250,19 @@ func ruleHits(cfg runConfig, phases []*phaseSummary) model.RuleHits {
 	return total
 }
 
-// printRuleHits prints every rule the model can apply with how often it
-// did, and the rules never applied.
-func printRuleHits(w io.Writer, hits model.RuleHits) {
-	fmt.Fprintf(w, "\nrules of docs/PROTOCOL.md the model applied over the run's plans:\n")
+// printClauseHits prints every clause the model can apply with how often
+// it did, and the clauses never applied.
+func printClauseHits(w io.Writer, hits model.ClauseHits) {
+	fmt.Fprintf(w, "\nclauses of docs/PROTOCOL.md the model applied over the run's plans:\n")
 	var missed []string
-	for _, r := range model.AppliedRules() {
-		fmt.Fprintf(w, "  %-40s %9d  %s\n", r.ID, hits[r.ID], r.What)
-		if hits[r.ID] == 0 {
-			missed = append(missed, string(r.ID))
+	for _, c := range model.Clauses() {
+		fmt.Fprintf(w, "  %-40s %9d  %s\n", c.ID, hits[c.ID], c.What)
+		if hits[c.ID] == 0 {
+			missed = append(missed, string(c.ID))
 		}
 	}
-	n := len(model.AppliedRules())
-	fmt.Fprintf(w, "%d of %d rules applied", n-len(missed), n)
+	n := len(model.Clauses())
+	fmt.Fprintf(w, "%d of %d clauses applied", n-len(missed), n)
 	if len(missed) > 0 {
 		fmt.Fprintf(w, "; never: %s", strings.Join(missed, ", "))
 	}

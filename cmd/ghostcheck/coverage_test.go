@@ -27,7 +27,8 @@ func TestCoverageFlag(t *testing.T) {
 }
 
 // A text profile's blocks no run reached are listed by file and line, a
-// block reached by any counter file counting as reached.
+// block reached by any counter file counting as reached; a file of a
+// package under the root is named by its path under it.
 func TestUncoveredBlocks(t *testing.T) {
 	prof := `mode: set
 example.com/m/model/a.go:10.2,12.3 2 0
@@ -35,17 +36,18 @@ example.com/m/model/a.go:14.2,14.9 1 1
 example.com/m/model/a.go:20.1,20.5 1 0
 example.com/m/model/a.go:20.1,20.5 1 1
 example.com/m/model/b.go:3.1,4.2 3 0
+example.com/m/model/client/a.go:5.1,6.2 1 0
 `
-	lines, n := uncoveredBlocks(strings.NewReader(prof))
-	want := []string{"a.go: 10-12 (2)", "b.go: 3-4 (3)"}
-	if n != 5 || strings.Join(lines, "|") != strings.Join(want, "|") {
-		t.Fatalf("got %v (%d statements), want %v (5)", lines, n, want)
+	lines, n := uncoveredBlocks(strings.NewReader(prof), "example.com/m/model")
+	want := []string{"a.go: 10-12 (2)", "b.go: 3-4 (3)", "client/a.go: 5-6 (1)"}
+	if n != 6 || strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %v (%d statements), want %v (6)", lines, n, want)
 	}
 }
 
 // run --coverage builds the command with -cover, runs it, and prints the
 // summary, the statement coverage of model/ and impl/, what the run did
-// not reach and the rule table.
+// not reach and the clause table.
 func TestRunCoverage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds ghostcheck with -cover")
@@ -54,7 +56,7 @@ func TestRunCoverage(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"verdict Ok", "model\t\tcoverage:", "impl\t\tcoverage:", "model statements the run did not reach", "A3/row-1-admin-removal", "rules applied"} {
+	for _, want := range []string{"verdict Ok", "model\t\tcoverage:", "impl\t\tcoverage:", "model statements the run did not reach", "A3/row-1-admin-removal", "clauses applied"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 	pages "github.com/ghostcheck/ghostcheck/report"
 )
@@ -71,7 +71,7 @@ func proxyRun(ctx context.Context, cfg proxyConfig, stdout, stderr io.Writer, re
 		fmt.Fprintf(stdout, "  %s forwarded to %s\n", l.Addr, l.Upstream)
 	}
 	reqs := p.Recording()
-	results := model.CheckClients(reqs)
+	results := rules.CheckClients(reqs)
 	st := p.Stats()
 	fmt.Fprintf(stdout, "ghostcheck proxy: stopped after %d connections (%d refused), %d requests (%d not recorded), %d faults applied, %d brokers\n\n",
 		st.Accepted, st.Refused, st.Requests, st.Unrecorded, st.Faults, st.Brokers)
@@ -91,7 +91,7 @@ func proxyRun(ctx context.Context, cfg proxyConfig, stdout, stderr io.Writer, re
 
 // writeProxyFiles writes the recording, with the verdict it must replay
 // to, as out/proxy.jsonl.
-func writeProxyFiles(cfg proxyConfig, reqs []model.ClientRequest, results []model.ClientResult) (string, error) {
+func writeProxyFiles(cfg proxyConfig, reqs []rules.ClientRequest, results []rules.ClientResult) (string, error) {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return "", err
 	}
@@ -111,7 +111,7 @@ func writeProxyFiles(cfg proxyConfig, reqs []model.ClientRequest, results []mode
 
 // writeProxyIndex writes out/index.html: the verdict table, a failure per
 // violated rule, and what the outcomes and the counts mean.
-func writeProxyIndex(cfg proxyConfig, history string, reqs []model.ClientRequest, results []model.ClientResult, st proxy.Stats, stdout, stderr io.Writer) {
+func writeProxyIndex(cfg proxyConfig, history string, reqs []rules.ClientRequest, results []rules.ClientResult, st proxy.Stats, stdout, stderr io.Writer) {
 	ix := pages.Index{Kind: "proxy", Title: "clients through ghostcheck proxy to " + cfg.proxy.Upstream, Verdict: "Ok"}
 	ix.Subtitle = fmt.Sprintf("%d clients, %d requests on %d connections to %d brokers; faults %s (seed %d), %d applied",
 		len(results), st.Requests, st.Accepted, st.Brokers, cfg.rates, cfg.seed, st.Faults)

@@ -218,7 +218,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	fs.IntVar(&cfg.shrink, "shrink", 300, "re-runs allowed to shrink a failing plan (0: none)")
 	fs.IntVar(&cfg.workers, "workers", runtime.GOMAXPROCS(0), "histories checked at once (each on its own target; the results are the same for any number)")
 	fs.BoolVar(&cfg.failfast, "failfast", false, "stop at the first history that is not Ok (the v0 control's expected ghosts excepted)")
-	fs.Bool("coverage", false, "build ghostcheck with -cover (in its repository), run, and report the statement coverage of model/ and impl/ and the rules of docs/PROTOCOL.md the model applied (coverage.go)")
+	fs.Bool("coverage", false, "build ghostcheck with -cover (in its repository), run, and report the statement coverage of model/ (with model/client and model/rules) and impl/ and the clauses of docs/PROTOCOL.md the model applied (coverage.go)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck run [flags]")
 		fmt.Fprintln(stderr, "Runs client processes against a coordinator under network faults and checks every history.")

@@ -16,6 +16,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -112,7 +113,7 @@ func TestKeepClosedMembersFailsCheck(t *testing.T) {
 	}
 	p := brokertest.Start(t, addr, brokertest.Options{KeepClosedMembers: true})
 	h := run(p.Addr())
-	if h.Status != string(linearize.Illegal) || h.Rule != string(model.RuleNoGhosts) {
+	if h.Status != string(linearize.Illegal) || h.Rule != string(rules.RuleNoGhosts) {
 		t.Fatalf("seed %d through a proxy keeping closed connections' members: %s %s: %s (kept %d), want Illegal NoGhosts", seed, h.Status, h.Rule, h.Detail, p.Keeper().Kept())
 	}
 	t.Logf("seed %d caught: %s (%d members kept)", seed, h.Detail, p.Keeper().Kept())

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
 
@@ -33,7 +33,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // kgoFinding is a rule kgo breaks, and how.
 type kgoFinding struct {
 	id     string
-	rule   model.Rule
+	rule   rules.Rule
 	detail string // a substring of the violation's detail: what kgo did
 }
 
@@ -42,11 +42,11 @@ var (
 	// under a fresh one (consumer_group_848.go, manage848), so the member
 	// its old id names is left to its session timeout, and one process
 	// has had two ids.
-	findingNewIDAfterUnknownMember = kgoFinding{"G1", model.RuleStableMemberID, "its previous heartbeat got UNKNOWN_MEMBER_ID (injected by the proxy)"}
+	findingNewIDAfterUnknownMember = kgoFinding{"G1", rules.RuleStableMemberID, "its previous heartbeat got UNKNOWN_MEMBER_ID (injected by the proxy)"}
 	// G2: a static member's leave (close) is epoch -2 without InstanceId
 	// (leave848 sets no InstanceID), which Kafka refuses (INVALID_REQUEST,
 	// §B4.2): the member is not parked and its successor is fenced.
-	findingStaticLeaveNoInstance = kgoFinding{"G2", model.RuleStaticLeaveWithInstanceID, "at epoch -2 without InstanceId (instance static-1)"}
+	findingStaticLeaveNoInstance = kgoFinding{"G2", rules.RuleStaticLeaveWithInstanceID, "at epoch -2 without InstanceId (instance static-1)"}
 )
 
 // kgoEnv is a scenario's world: the cluster, the proxy in front of it.
@@ -126,14 +126,14 @@ func consume(cl *kgo.Client, d time.Duration) int {
 // results by ClientId. With GHOSTCHECK_RECORD=DIR set, the recording is
 // kept as DIR/NAME.jsonl (NAME from the test's), with the verdict it
 // replays to: that is how the corpus's kgo entry was made.
-func (e *kgoEnv) verdicts() map[string]model.ClientResult {
+func (e *kgoEnv) verdicts() map[string]rules.ClientResult {
 	e.proxy.Close()
 	reqs := e.proxy.Recording()
-	results := model.CheckClients(reqs)
+	results := rules.CheckClients(reqs)
 	if dir := os.Getenv("GHOSTCHECK_RECORD"); dir != "" {
 		e.keep(filepath.Join(dir, "kgo-"+strings.ReplaceAll(e.group, "g-TestKgo", "")+".jsonl"), reqs, results)
 	}
-	out := map[string]model.ClientResult{}
+	out := map[string]rules.ClientResult{}
 	for _, c := range results {
 		out[c.ClientID] = c
 	}
@@ -141,7 +141,7 @@ func (e *kgoEnv) verdicts() map[string]model.ClientResult {
 }
 
 // keep writes a recording and its verdict to path.
-func (e *kgoEnv) keep(path string, reqs []model.ClientRequest, results []model.ClientResult) {
+func (e *kgoEnv) keep(path string, reqs []rules.ClientRequest, results []rules.ClientResult) {
 	f, err := os.Create(path)
 	if err != nil {
 		e.t.Fatal(err)
@@ -158,31 +158,31 @@ func (e *kgoEnv) keep(path string, reqs []model.ClientRequest, results []model.C
 // expect holds a kgo client to its outcomes: every violation one of the
 // findings (each of which must reproduce), KIP-1082's first rule PASS,
 // KIP-1313's header rules NOT ADOPTED (kgo v1.22.3 implements none).
-func expect(t *testing.T, c model.ClientResult, findings ...kgoFinding) {
+func expect(t *testing.T, c rules.ClientResult, findings ...kgoFinding) {
 	t.Helper()
 	if c.Requests == 0 {
 		t.Fatal("no traffic recorded for the client")
 	}
-	want := map[model.Rule]kgoFinding{}
+	want := map[rules.Rule]kgoFinding{}
 	for _, f := range findings {
 		want[f.rule] = f
 	}
 	for _, r := range c.Results {
 		f, known := want[r.Rule]
 		switch {
-		case known && (r.Outcome != model.OutcomeViolated || !strings.Contains(r.Detail, f.detail)):
+		case known && (r.Outcome != rules.OutcomeViolated || !strings.Contains(r.Detail, f.detail)):
 			t.Errorf("finding %s (%s) did not reproduce: %s %s; want VIOLATED with %q", f.id, r.Rule, r.Outcome, r.Detail, f.detail)
 		case known:
 			t.Logf("known finding %s: %s: %s", f.id, r.Rule, r.Detail)
-		case r.Outcome == model.OutcomeViolated:
+		case r.Outcome == rules.OutcomeViolated:
 			t.Errorf("%s: a new violation: %s", r.Rule, r.Detail)
 		}
 	}
-	if r := c.Result(model.RuleMemberIDFromFirstHeartbeat); r.Outcome != model.OutcomePass {
+	if r := c.Result(rules.RuleMemberIDFromFirstHeartbeat); r.Outcome != rules.OutcomePass {
 		t.Errorf("MemberIDFromFirstHeartbeat %s %s", r.Outcome, r.Detail)
 	}
-	for _, rule := range []model.Rule{model.RuleClientInstanceIDInHeader, model.RuleClientIDOnFirstRequest} {
-		if r := c.Result(rule); r.Outcome != model.OutcomeNotAdopted {
+	for _, rule := range []rules.Rule{rules.RuleClientInstanceIDInHeader, rules.RuleClientIDOnFirstRequest} {
+		if r := c.Result(rule); r.Outcome != rules.OutcomeNotAdopted {
 			t.Errorf("%s: %s %s; kgo v1.22.3 does not send KIP-1313 headers", rule, r.Outcome, r.Detail)
 		}
 	}
@@ -248,7 +248,7 @@ func TestKgoClose(t *testing.T) {
 	}
 	c := e.verdicts()["kgo-close"]
 	expect(t, c)
-	if r := c.Result(model.RuleNoHeartbeatAfterLeave); r.Outcome != model.OutcomePass {
+	if r := c.Result(rules.RuleNoHeartbeatAfterLeave); r.Outcome != rules.OutcomePass {
 		t.Errorf("NoHeartbeatAfterLeave %s %s", r.Outcome, r.Detail)
 	}
 }
@@ -271,7 +271,7 @@ func TestKgoFirstHeartbeatAnswerLost(t *testing.T) {
 	c := e.verdicts()["kgo-lost"]
 	e.faulted()
 	expect(t, c)
-	if r := c.Result(model.RuleStableMemberID); r.Outcome != model.OutcomePass {
+	if r := c.Result(rules.RuleStableMemberID); r.Outcome != rules.OutcomePass {
 		t.Errorf("StableMemberID %s %s", r.Outcome, r.Detail)
 	}
 }
@@ -337,7 +337,7 @@ func TestKgoStaticMemberRestarted(t *testing.T) {
 
 // afterFault is the client's first ConsumerGroupHeartbeat after the one
 // the proxy faulted, and the faulted one's member id.
-func afterFault(reqs []model.ClientRequest) (next *codec.ConsumerGroupHeartbeatRequest, faultedID string) {
+func afterFault(reqs []rules.ClientRequest) (next *codec.ConsumerGroupHeartbeatRequest, faultedID string) {
 	for _, r := range reqs {
 		hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest)
 		switch {
@@ -353,7 +353,7 @@ func afterFault(reqs []model.ClientRequest) (next *codec.ConsumerGroupHeartbeatR
 
 // rejoined fails the test unless the client's heartbeat after the faulted
 // one is a rejoin (epoch 0), and says under which member id.
-func rejoined(t *testing.T, reqs []model.ClientRequest) {
+func rejoined(t *testing.T, reqs []rules.ClientRequest) {
 	t.Helper()
 	next, id := afterFault(reqs)
 	switch {

@@ -23,6 +23,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Property returns the equivalence property with the given mutants planted
@@ -466,7 +467,7 @@ func (h *harness) leaveGroup(t *rapid.T) {
 }
 
 // members is what the model holds of group now.
-func (h *harness) members(group string) []model.MemberSnapshot {
+func (h *harness) members(group string) []rules.MemberSnapshot {
 	for _, g := range h.m.Snapshot() {
 		if g.GroupID == group {
 			return g.Members
@@ -556,7 +557,7 @@ func (h *harness) check(t *rapid.T) {
 	if err := h.i.CheckInternal(); err != nil {
 		t.Fatalf("impl bookkeeping: %v", err)
 	}
-	if err := model.NoDoubleClientAssignment(is); err != nil {
+	if err := rules.NoDoubleClientAssignment(is); err != nil {
 		t.Fatalf("impl: %v", err)
 	}
 	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g1", "g2", "g3"}, IncludeAuthorizedOperations: true}

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -180,7 +180,7 @@ func List(o Options, group string) (*Group, error) {
 // waiting for partitions another member holds; or stable.
 func memberState(m Member, assignmentEpoch int32) string {
 	switch {
-	case m.Epoch == model.StaticLeaveEpoch:
+	case m.Epoch == rules.StaticLeaveEpoch:
 		return StateParked
 	case m.Epoch == 0:
 		return StateJoining
@@ -267,7 +267,7 @@ func Remove(o Options, group string, who Who, reason string) (int16, []Removal, 
 	if len(who.InstanceIDs) > 0 {
 		holders = s.instanceHolders(group)
 	}
-	calls, _ := model.PlanLeaveGroup(group, entries, v[1])
+	calls, _ := rules.PlanLeaveGroup(group, entries, v[1])
 	out := make([]Removal, len(entries))
 	for i, e := range entries {
 		out[i] = Removal{InstanceID: e.GroupInstanceId.Value, MemberID: e.MemberId}
@@ -313,7 +313,7 @@ func removalEntries(who Who, reason string) []codec.LeaveGroupMember {
 // instance id, or by its member id when it has none (a broker may echo
 // the holder's member id for an instance entry); below v3 the top-level
 // code is the one member's result.
-func (s *session) leave(call model.LeaveGroupCall, entries []codec.LeaveGroupMember, out []Removal) error {
+func (s *session) leave(call rules.LeaveGroupCall, entries []codec.LeaveGroupMember, out []Removal) error {
 	resp, err := s.roundTrip(codec.LeaveGroup, call.Version, call.Request)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/client"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -32,19 +33,19 @@ func serve(t *testing.T, maxVersions map[codec.APIKey]int16) (string, *server.Se
 // consumer is a KIP-1082 client process on its own connection.
 type consumer struct {
 	t    *testing.T
-	c    *model.Client
+	c    *client.Client
 	w    *wire.Conn
-	conn *model.ClientConn
+	conn *client.Conn
 }
 
 func join(t *testing.T, addr, clientID, instance string) *consumer {
 	t.Helper()
-	c, err := model.NewClient(model.ClientConfig{ClientID: clientID, GroupID: "orders", InstanceID: instance, Topics: []string{"alpha"},
+	c, err := client.New(client.Config{ClientID: clientID, GroupID: "orders", InstanceID: instance, Topics: []string{"alpha"},
 		HeartbeatVersion: 1, RebalanceTimeoutMs: 10000, Rand: rand.Reader})
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := &consumer{t: t, c: c, w: servertest.Dial(t, addr), conn: &model.ClientConn{}}
+	k := &consumer{t: t, c: c, w: servertest.Dial(t, addr), conn: &client.Conn{}}
 	k.heartbeat() // join
 	k.heartbeat() // take the assignment
 	return k

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // replayClientFile re-checks a recording of client traffic (ghostcheck
@@ -30,7 +30,7 @@ func replayClientFile(path string) (ReplayResult, error) {
 		return rr, fmt.Errorf("%s: the recording holds no requests: nothing to judge", path)
 	}
 	rr.Expect = hdr.Expect
-	rr.Clients = model.CheckClients(reqs)
+	rr.Clients = rules.CheckClients(reqs)
 	got := linearize.ClientExpect(rr.Clients)
 	rr.Got = linearize.Expect{Verdict: got.Verdict, Rule: got.Rule}
 	rr.Detail = fmt.Sprintf("%d requests of %d clients", len(reqs), len(rr.Clients))
@@ -61,17 +61,17 @@ func outcomeDiff(want, got map[string]map[string]string) string {
 		if w == nil || g == nil {
 			return fmt.Sprintf("client %s: expected %v, got %v", c, w != nil, g != nil)
 		}
-		var rules []string
+		var ids []string
 		for r := range w {
-			rules = append(rules, r)
+			ids = append(ids, r)
 		}
 		for r := range g {
 			if _, ok := w[r]; !ok {
-				rules = append(rules, r)
+				ids = append(ids, r)
 			}
 		}
-		sort.Strings(rules)
-		for _, r := range rules {
+		sort.Strings(ids)
+		for _, r := range ids {
 			if w[r] != g[r] {
 				return fmt.Sprintf("client %s, rule %s: expected %q, got %q", c, r, w[r], g[r])
 			}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // A recording replays by being judged again: it passes while the verdict
@@ -18,7 +18,7 @@ func TestReplayClientRecording(t *testing.T) {
 	hdr := func(corr int32) codec.RequestHeader {
 		return codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: corr, ClientId: codec.Str("c")}
 	}
-	reqs := []model.ClientRequest{
+	reqs := []rules.ClientRequest{
 		{Conn: 1, Broker: "b", Seq: 0, HeaderVersion: 2, Header: hdr(1), Request: &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1"}},
 		{Conn: 1, Broker: "b", Seq: 1, HeaderVersion: 2, Header: hdr(2), Request: &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m2"}},
 	}
@@ -34,15 +34,15 @@ func TestReplayClientRecording(t *testing.T) {
 		}
 		return path
 	}
-	want := linearize.ClientExpect(model.CheckClients(reqs))
-	if want.Verdict != linearize.Illegal || want.Rule != string(model.RuleStableMemberID) {
+	want := linearize.ClientExpect(rules.CheckClients(reqs))
+	if want.Verdict != linearize.Illegal || want.Rule != string(rules.RuleStableMemberID) {
 		t.Fatalf("the sample checks to %+v", want)
 	}
 	rr, err := ReplayFile(write(want), "impl")
 	if err != nil || !rr.Pass || len(rr.Clients) != 1 {
 		t.Fatalf("replay: %v, %+v", err, rr)
 	}
-	want.Clients["clientId c"][string(model.RuleNoZeroUUIDs)] = string(model.OutcomeViolated)
+	want.Clients["clientId c"][string(rules.RuleNoZeroUUIDs)] = string(rules.OutcomeViolated)
 	rr, err = ReplayFile(write(want), "")
 	if err != nil || rr.Pass || !strings.Contains(rr.Detail, "client clientId c, rule NoZeroUUIDs") {
 		t.Fatalf("a changed outcome: %v, %+v", err, rr)

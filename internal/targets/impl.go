@@ -8,6 +8,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Mutants lists impl's mutants: name and description.
@@ -61,15 +62,15 @@ func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) linearize.Funcs {
 // takes a snapshot after every round: a group impl reports unchanged since
 // the last one (impl.SnapshotCache) is not converted again, its model
 // snapshot of then is handed out again (the driver only reads snapshots).
-func cachedSnapshots(cache *impl.SnapshotCache) func() []model.GroupSnapshot {
-	last := map[string]model.GroupSnapshot{}
-	var prev []model.GroupSnapshot
-	return func() []model.GroupSnapshot {
+func cachedSnapshots(cache *impl.SnapshotCache) func() []rules.GroupSnapshot {
+	last := map[string]rules.GroupSnapshot{}
+	var prev []rules.GroupSnapshot
+	return func() []rules.GroupSnapshot {
 		gs, same := cache.Snapshot()
 		if unchanged(gs, same, prev) {
 			return prev // nothing changed: the very list the last call returned
 		}
-		out := make([]model.GroupSnapshot, 0, len(gs))
+		out := make([]rules.GroupSnapshot, 0, len(gs))
 		for i := range gs {
 			mg, ok := last[gs[i].GroupID]
 			if !ok || !same[i] {
@@ -88,7 +89,7 @@ func cachedSnapshots(cache *impl.SnapshotCache) func() []model.GroupSnapshot {
 
 // unchanged reports that gs lists the groups prev does, in its order, none
 // changed since (same).
-func unchanged(gs []impl.GroupSnapshot, same []bool, prev []model.GroupSnapshot) bool {
+func unchanged(gs []impl.GroupSnapshot, same []bool, prev []rules.GroupSnapshot) bool {
 	if len(gs) != len(prev) || prev == nil {
 		return false
 	}
@@ -128,12 +129,12 @@ func ImplConfig(mc model.Config, clock impl.Clock, muts impl.Mutants) impl.Confi
 // list is never nil (empty when there are no groups); groups are in id
 // order and members in id order (Members nil for a group without members);
 // Assigned, Pending and Target are never nil (a snapshot sees pending
-// revocations and targets, unlike model.SnapshotFromDescribe, whose nil
+// revocations and targets, unlike rules.SnapshotFromDescribe, whose nil
 // Pending means "not seen"), and are in (topic, partition) order;
 // SubscribedTopicNames is never nil and sorted. impl.Snapshot already keeps
 // these orders; sorting here makes the form hold whatever the input.
-func ModelSnapshot(gs []impl.GroupSnapshot) []model.GroupSnapshot {
-	out := make([]model.GroupSnapshot, 0, len(gs))
+func ModelSnapshot(gs []impl.GroupSnapshot) []rules.GroupSnapshot {
+	out := make([]rules.GroupSnapshot, 0, len(gs))
 	for _, g := range gs {
 		out = append(out, modelGroup(g))
 	}
@@ -144,10 +145,10 @@ func ModelSnapshot(gs []impl.GroupSnapshot) []model.GroupSnapshot {
 }
 
 // modelGroup is one group of ModelSnapshot.
-func modelGroup(g impl.GroupSnapshot) model.GroupSnapshot {
-	mg := model.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
+func modelGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
+	mg := rules.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
 	if len(g.Members) > 0 {
-		mg.Members = make([]model.MemberSnapshot, 0, len(g.Members))
+		mg.Members = make([]rules.MemberSnapshot, 0, len(g.Members))
 	}
 	// One array holds the group's partitions (the driver converts a
 	// snapshot after every round); each member's lists are capped.
@@ -155,9 +156,9 @@ func modelGroup(g impl.GroupSnapshot) model.GroupSnapshot {
 	for _, m := range g.Members {
 		n += len(m.Assigned) + len(m.Pending) + len(m.Target)
 	}
-	parts := make([]model.TopicPartition, 0, n)
+	parts := make([]rules.TopicPartition, 0, n)
 	for _, m := range g.Members {
-		ms := model.MemberSnapshot{
+		ms := rules.MemberSnapshot{
 			MemberID:             m.MemberID,
 			InstanceID:           m.InstanceID,
 			Epoch:                m.Epoch,
@@ -175,11 +176,11 @@ func modelGroup(g impl.GroupSnapshot) model.GroupSnapshot {
 	return mg
 }
 
-func memberOrder(a, b model.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) }
+func memberOrder(a, b rules.MemberSnapshot) int { return cmp.Compare(a.MemberID, b.MemberID) }
 
-func groupOrder(a, b model.GroupSnapshot) int { return cmp.Compare(a.GroupID, b.GroupID) }
+func groupOrder(a, b rules.GroupSnapshot) int { return cmp.Compare(a.GroupID, b.GroupID) }
 
-func partitionOrder(a, b model.TopicPartition) int {
+func partitionOrder(a, b rules.TopicPartition) int {
 	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 }
 
@@ -200,10 +201,10 @@ func sortedNames(names []string) []string {
 
 // modelPartitions appends ps, converted and sorted, to parts (which has
 // the room) and returns parts and the appended part, capped (never nil).
-func modelPartitions(parts []model.TopicPartition, ps []impl.TopicPartition) ([]model.TopicPartition, []model.TopicPartition) {
+func modelPartitions(parts []rules.TopicPartition, ps []impl.TopicPartition) ([]rules.TopicPartition, []rules.TopicPartition) {
 	from := len(parts)
 	for _, p := range ps {
-		parts = append(parts, model.TopicPartition(p))
+		parts = append(parts, rules.TopicPartition(p))
 	}
 	mine := parts[from:len(parts):len(parts)]
 	if !slices.IsSortedFunc(mine, partitionOrder) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // ReplayResult is what replaying one corpus file showed.
@@ -40,7 +40,7 @@ type ReplayResult struct {
 	Report *linearize.Report
 	// Clients is, for a recording of client traffic, each client's
 	// outcome per rule as judged again.
-	Clients []model.ClientResult
+	Clients []rules.ClientResult
 }
 
 // ReplayOptions say what to replay a history against.

@@ -8,6 +8,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // ModelSnapshot's output is in model.Snapshot's canonical form whatever
@@ -17,23 +18,23 @@ func TestModelSnapshotCanonicalForm(t *testing.T) {
 	tp := func(topic string, p int32) impl.TopicPartition {
 		return impl.TopicPartition{Topic: topic, Partition: p}
 	}
-	mtp := func(topic string, p int32) model.TopicPartition {
-		return model.TopicPartition{Topic: topic, Partition: p}
+	mtp := func(topic string, p int32) rules.TopicPartition {
+		return rules.TopicPartition{Topic: topic, Partition: p}
 	}
-	none := []model.TopicPartition{}
+	none := []rules.TopicPartition{}
 	noTopics := []string{}
 	cases := []struct {
 		name string
 		in   []impl.GroupSnapshot
-		want []model.GroupSnapshot
+		want []rules.GroupSnapshot
 	}{
-		{"no groups is an empty list, not nil", nil, []model.GroupSnapshot{}},
+		{"no groups is an empty list, not nil", nil, []rules.GroupSnapshot{}},
 		{"a group without members keeps Members nil",
 			[]impl.GroupSnapshot{{GroupID: "g", Epoch: 3}},
-			[]model.GroupSnapshot{{GroupID: "g", Epoch: 3}}},
+			[]rules.GroupSnapshot{{GroupID: "g", Epoch: 3}}},
 		{"nil partition and topic lists become empty ones",
 			[]impl.GroupSnapshot{{GroupID: "g", Epoch: 1, Members: []impl.MemberSnapshot{{MemberID: "m", InstanceID: "i", Epoch: 1}}}},
-			[]model.GroupSnapshot{{GroupID: "g", Epoch: 1, Members: []model.MemberSnapshot{{MemberID: "m", InstanceID: "i", Epoch: 1, Assigned: none, Pending: none, Target: none, SubscribedTopicNames: noTopics}}}}},
+			[]rules.GroupSnapshot{{GroupID: "g", Epoch: 1, Members: []rules.MemberSnapshot{{MemberID: "m", InstanceID: "i", Epoch: 1, Assigned: none, Pending: none, Target: none, SubscribedTopicNames: noTopics}}}}},
 		{"groups, members and partitions come out in order",
 			[]impl.GroupSnapshot{
 				{GroupID: "g2", Epoch: 2, Members: []impl.MemberSnapshot{
@@ -43,12 +44,12 @@ func TestModelSnapshotCanonicalForm(t *testing.T) {
 				}},
 				{GroupID: "g1", Epoch: 1},
 			},
-			[]model.GroupSnapshot{
+			[]rules.GroupSnapshot{
 				{GroupID: "g1", Epoch: 1},
-				{GroupID: "g2", Epoch: 2, Members: []model.MemberSnapshot{
+				{GroupID: "g2", Epoch: 2, Members: []rules.MemberSnapshot{
 					{MemberID: "a", Epoch: 1, Assigned: none, Pending: none, Target: none, SubscribedTopicNames: noTopics},
-					{MemberID: "b", Epoch: 2, Assigned: []model.TopicPartition{mtp("alpha", 1), mtp("alpha", 2), mtp("beta", 0)}, Pending: []model.TopicPartition{mtp("gamma", 0)},
-						Target: []model.TopicPartition{mtp("alpha", 2), mtp("beta", 0)}, SubscribedTopicNames: []string{"alpha", "beta"}, SubscribedTopicRegex: codec.Str("g.*")},
+					{MemberID: "b", Epoch: 2, Assigned: []rules.TopicPartition{mtp("alpha", 1), mtp("alpha", 2), mtp("beta", 0)}, Pending: []rules.TopicPartition{mtp("gamma", 0)},
+						Target: []rules.TopicPartition{mtp("alpha", 2), mtp("beta", 0)}, SubscribedTopicNames: []string{"alpha", "beta"}, SubscribedTopicRegex: codec.Str("g.*")},
 				}},
 			}},
 	}
@@ -70,7 +71,7 @@ func TestModelSnapshotMatchesModel(t *testing.T) {
 	ic := ImplConfig(mc, impl.NewManualClock(0), 0)
 	ic.NewID = model.SeededIDs(7) // a generator of its own, from the same seed
 	c := impl.New(ic)
-	compare := func(when string) []model.GroupSnapshot {
+	compare := func(when string) []rules.GroupSnapshot {
 		t.Helper()
 		want, got := m.Snapshot(), ModelSnapshot(c.Snapshot())
 		if !reflect.DeepEqual(got, want) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/linearize"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // The driver's snapshots of impl come from a cache that converts only the
@@ -29,7 +29,7 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 				cache := c.NewSnapshotCache()
 				cached := cachedSnapshots(cache)
 				target := implFuncs(c, clock)
-				snap := func() []model.GroupSnapshot {
+				snap := func() []rules.GroupSnapshot {
 					got, want := cached(), ModelSnapshot(c.Snapshot())
 					observations++
 					if !reflect.DeepEqual(got, want) {

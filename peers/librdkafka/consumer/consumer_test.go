@@ -13,7 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
 
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // finding is a rule librdkafka breaks, and how.
 type finding struct {
 	id     string
-	rule   model.Rule
+	rule   rules.Rule
 	detail string // a substring of the violation's detail
 }
 
@@ -113,10 +113,10 @@ func consume(c *kafka.Consumer, d time.Duration) int {
 }
 
 // verdicts closes the proxy and judges the recording, by ClientId.
-func (e *env) verdicts() map[string]model.ClientResult {
+func (e *env) verdicts() map[string]rules.ClientResult {
 	e.proxy.Close()
-	out := map[string]model.ClientResult{}
-	for _, c := range model.CheckClients(e.proxy.Recording()) {
+	out := map[string]rules.ClientResult{}
+	for _, c := range rules.CheckClients(e.proxy.Recording()) {
 		out[c.ClientID] = c
 	}
 	return out
@@ -125,33 +125,33 @@ func (e *env) verdicts() map[string]model.ClientResult {
 // expect holds a librdkafka client to its outcomes: every violation one
 // of the findings (each must reproduce), KIP-1082's first rule PASS, and
 // KIP-1313's header rules NOT ADOPTED.
-func expect(t *testing.T, c model.ClientResult, findings ...finding) {
+func expect(t *testing.T, c rules.ClientResult, findings ...finding) {
 	t.Helper()
 	if c.Requests == 0 {
 		t.Fatal("no traffic recorded for the client")
 	}
-	want := map[model.Rule]finding{}
+	want := map[rules.Rule]finding{}
 	for _, f := range findings {
 		want[f.rule] = f
 	}
 	for _, r := range c.Results {
 		f, known := want[r.Rule]
 		switch {
-		case known && (r.Outcome != model.OutcomeViolated || !strings.Contains(r.Detail, f.detail)):
+		case known && (r.Outcome != rules.OutcomeViolated || !strings.Contains(r.Detail, f.detail)):
 			t.Errorf("finding %s (%s) did not reproduce: %s %s; want VIOLATED with %q", f.id, r.Rule, r.Outcome, r.Detail, f.detail)
 		case known:
 			t.Logf("known finding %s: %s: %s", f.id, r.Rule, r.Detail)
-		case r.Outcome == model.OutcomeViolated:
+		case r.Outcome == rules.OutcomeViolated:
 			t.Errorf("%s: a new violation: %s", r.Rule, r.Detail)
 		default:
 			t.Logf("%s: %s %s", r.Rule, r.Outcome, r.Detail)
 		}
 	}
-	if r := c.Result(model.RuleMemberIDFromFirstHeartbeat); r.Outcome != model.OutcomePass {
+	if r := c.Result(rules.RuleMemberIDFromFirstHeartbeat); r.Outcome != rules.OutcomePass {
 		t.Errorf("MemberIDFromFirstHeartbeat %s %s", r.Outcome, r.Detail)
 	}
-	for _, rule := range []model.Rule{model.RuleClientInstanceIDInHeader, model.RuleClientIDOnFirstRequest} {
-		if r := c.Result(rule); r.Outcome != model.OutcomeNotAdopted {
+	for _, rule := range []rules.Rule{rules.RuleClientInstanceIDInHeader, rules.RuleClientIDOnFirstRequest} {
+		if r := c.Result(rule); r.Outcome != rules.OutcomeNotAdopted {
 			t.Errorf("%s: %s %s; librdkafka 2.15.0 sends no KIP-1313 headers", rule, r.Outcome, r.Detail)
 		}
 	}
@@ -261,7 +261,7 @@ func TestStaticMemberRestarted(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			c := got[id]
 			expect(t, c)
-			if r := c.Result(model.RuleStaticLeaveWithInstanceID); r.Outcome != model.OutcomePass {
+			if r := c.Result(rules.RuleStaticLeaveWithInstanceID); r.Outcome != rules.OutcomePass {
 				t.Errorf("StaticLeaveWithInstanceID %s %s", r.Outcome, r.Detail)
 			}
 		})
@@ -270,7 +270,7 @@ func TestStaticMemberRestarted(t *testing.T) {
 
 // afterFault is the client's first ConsumerGroupHeartbeat after the one
 // the proxy faulted, and the faulted one's member id.
-func afterFault(reqs []model.ClientRequest) (next *codec.ConsumerGroupHeartbeatRequest, faultedID string) {
+func afterFault(reqs []rules.ClientRequest) (next *codec.ConsumerGroupHeartbeatRequest, faultedID string) {
 	for _, r := range reqs {
 		hb, ok := r.Request.(*codec.ConsumerGroupHeartbeatRequest)
 		switch {
@@ -286,7 +286,7 @@ func afterFault(reqs []model.ClientRequest) (next *codec.ConsumerGroupHeartbeatR
 
 // rejoined fails the test unless the client's heartbeat after the faulted
 // one is a rejoin (epoch 0), and says under which member id.
-func rejoined(t *testing.T, reqs []model.ClientRequest) {
+func rejoined(t *testing.T, reqs []rules.ClientRequest) {
 	t.Helper()
 	next, id := afterFault(reqs)
 	switch {

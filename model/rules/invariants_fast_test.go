@@ -1,4 +1,4 @@
-package model_test
+package rules_test
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // The checks run at every observation of a run avoid maps and parsing
@@ -21,7 +21,7 @@ import (
 // and partitions (so that both the scan and the map paths are taken) and
 // with the duplicates and zero ids the checks exist to catch.
 
-func refUniqueMemberIDs(o model.Observation) error {
+func refUniqueMemberIDs(o rules.Observation) error {
 	seen := map[string]string{}
 	for _, p := range o.Processes {
 		if !p.Live || p.MemberID == "" {
@@ -29,20 +29,20 @@ func refUniqueMemberIDs(o model.Observation) error {
 		}
 		key := p.GroupID + "\x00" + p.MemberID
 		if other, ok := seen[key]; ok {
-			return &model.Violation{Rule: string(model.RuleUniqueMemberIDs), Detail: fmt.Sprintf("processes %s and %s both hold member id %s in group %s", other, p.Name, p.MemberID, p.GroupID)}
+			return &rules.Violation{Rule: string(rules.RuleUniqueMemberIDs), Detail: fmt.Sprintf("processes %s and %s both hold member id %s in group %s", other, p.Name, p.MemberID, p.GroupID)}
 		}
 		seen[key] = p.Name
 	}
 	return nil
 }
 
-func refNoDoubleClientAssignment(groups []model.GroupSnapshot) error {
+func refNoDoubleClientAssignment(groups []rules.GroupSnapshot) error {
 	for _, g := range groups {
-		owner := map[model.TopicPartition]string{}
+		owner := map[rules.TopicPartition]string{}
 		for _, m := range g.Members {
 			for _, p := range m.Owned() {
 				if o, ok := owner[p]; ok {
-					return &model.Violation{Rule: string(model.RuleNoDoubleClientAssignment), Detail: fmt.Sprintf("group %s: %s-%d is owned by both %s and %s", g.GroupID, p.Topic, p.Partition, o, m.MemberID)}
+					return &rules.Violation{Rule: string(rules.RuleNoDoubleClientAssignment), Detail: fmt.Sprintf("group %s: %s-%d is owned by both %s and %s", g.GroupID, p.Topic, p.Partition, o, m.MemberID)}
 				}
 				owner[p] = m.MemberID
 			}
@@ -51,7 +51,7 @@ func refNoDoubleClientAssignment(groups []model.GroupSnapshot) error {
 	return nil
 }
 
-func refOneMemberPerProcess(o model.Observation) error {
+func refOneMemberPerProcess(o rules.Observation) error {
 	for _, p := range o.Processes {
 		if !p.Live {
 			continue
@@ -68,7 +68,7 @@ func refOneMemberPerProcess(o model.Observation) error {
 			}
 		}
 		if len(ids) > 1 {
-			return &model.Violation{Rule: string(model.RuleOneMemberPerProcess), Detail: fmt.Sprintf("process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))}
+			return &rules.Violation{Rule: string(rules.RuleOneMemberPerProcess), Detail: fmt.Sprintf("process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))}
 		}
 	}
 	return nil
@@ -82,13 +82,13 @@ func refIsZeroUUIDString(s string) bool {
 // refEpochs is EpochTracker.Observe with string keys.
 type refEpochs struct{ member, group map[string]int32 }
 
-func (t *refEpochs) observe(groups []model.GroupSnapshot) error {
+func (t *refEpochs) observe(groups []rules.GroupSnapshot) error {
 	if t.member == nil {
 		t.member, t.group = map[string]int32{}, map[string]int32{}
 	}
 	for _, g := range groups {
 		if last, ok := t.group[g.GroupID]; ok && g.Epoch < last {
-			return &model.Violation{Rule: string(model.RuleMonotonicEpochs), Detail: fmt.Sprintf("group %s epoch went from %d to %d", g.GroupID, last, g.Epoch)}
+			return &rules.Violation{Rule: string(rules.RuleMonotonicEpochs), Detail: fmt.Sprintf("group %s epoch went from %d to %d", g.GroupID, last, g.Epoch)}
 		}
 		t.group[g.GroupID] = g.Epoch
 		for _, m := range g.Members {
@@ -97,7 +97,7 @@ func (t *refEpochs) observe(groups []model.GroupSnapshot) error {
 			}
 			key := g.GroupID + "\x00" + m.MemberID
 			if last, ok := t.member[key]; ok && m.Epoch < last {
-				return &model.Violation{Rule: string(model.RuleMonotonicEpochs), Detail: fmt.Sprintf("member %s of group %s went from epoch %d to %d", m.MemberID, g.GroupID, last, m.Epoch)}
+				return &rules.Violation{Rule: string(rules.RuleMonotonicEpochs), Detail: fmt.Sprintf("member %s of group %s went from epoch %d to %d", m.MemberID, g.GroupID, last, m.Epoch)}
 			}
 			t.member[key] = m.Epoch
 		}
@@ -124,47 +124,47 @@ func TestFastInvariantsAreTheReferences(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		groupIDs := []string{"g", "h"}
 		nproc := rapid.SampledFrom([]int{0, 1, 3, 8, 31, 32, 33, 70}).Draw(t, "processes")
-		var o model.Observation
+		var o rules.Observation
 		for i := 0; i < nproc; i++ {
-			o.Processes = append(o.Processes, model.Process{Name: fmt.Sprintf("p%d", i),
+			o.Processes = append(o.Processes, rules.Process{Name: fmt.Sprintf("p%d", i),
 				GroupID: rapid.SampledFrom(groupIDs).Draw(t, "group"), MemberID: idGen().Draw(t, "member"),
 				Live: rapid.Bool().Draw(t, "live"), AllIDs: rapid.SliceOfN(rapid.SampledFrom([]string{"m0", "m1", "m2", "m5"}), 0, 2).Draw(t, "all ids")})
 		}
-		if a, b := model.UniqueMemberIDs(o), refUniqueMemberIDs(o); !sameErr(a, b) {
+		if a, b := rules.UniqueMemberIDs(o), refUniqueMemberIDs(o); !sameErr(a, b) {
 			t.Fatalf("UniqueMemberIDs %v, reference %v", a, b)
 		}
 		for _, p := range o.Processes {
-			if a, b := model.IsZeroUUIDString(p.MemberID), refIsZeroUUIDString(p.MemberID); a != b {
+			if a, b := rules.IsZeroUUIDString(p.MemberID), refIsZeroUUIDString(p.MemberID); a != b {
 				t.Fatalf("IsZeroUUIDString(%q) %v, reference %v", p.MemberID, a, b)
 			}
 		}
-		if s := rapid.String().Draw(t, "any string"); model.IsZeroUUIDString(s) != refIsZeroUUIDString(s) {
+		if s := rapid.String().Draw(t, "any string"); rules.IsZeroUUIDString(s) != refIsZeroUUIDString(s) {
 			t.Fatalf("IsZeroUUIDString(%q) differs", s)
 		}
-		var epochs model.EpochTracker
+		var epochs rules.EpochTracker
 		var ref refEpochs
 		for round := 0; round < rapid.IntRange(1, 4).Draw(t, "rounds"); round++ {
-			var groups []model.GroupSnapshot
+			var groups []rules.GroupSnapshot
 			for _, gid := range groupIDs {
-				g := model.GroupSnapshot{GroupID: gid, Epoch: int32(rapid.IntRange(0, 3).Draw(t, "group epoch"))}
+				g := rules.GroupSnapshot{GroupID: gid, Epoch: int32(rapid.IntRange(0, 3).Draw(t, "group epoch"))}
 				parts := rapid.SampledFrom([]int{2, 10, 40}).Draw(t, "partitions")
 				for m := 0; m < rapid.SampledFrom([]int{0, 1, 3, 12}).Draw(t, "members"); m++ {
-					ms := model.MemberSnapshot{MemberID: fmt.Sprintf("m%d", m), Epoch: int32(rapid.IntRange(-2, 3).Draw(t, "epoch"))}
+					ms := rules.MemberSnapshot{MemberID: fmt.Sprintf("m%d", m), Epoch: int32(rapid.IntRange(-2, 3).Draw(t, "epoch"))}
 					for k := rapid.IntRange(0, parts).Draw(t, "assigned"); k > 0; k-- {
-						ms.Assigned = append(ms.Assigned, model.TopicPartition{Topic: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "topic"), Partition: int32(rapid.IntRange(0, parts).Draw(t, "p"))})
+						ms.Assigned = append(ms.Assigned, rules.TopicPartition{Topic: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "topic"), Partition: int32(rapid.IntRange(0, parts).Draw(t, "p"))})
 					}
 					for k := rapid.IntRange(0, 2).Draw(t, "pending"); k > 0; k-- {
-						ms.Pending = append(ms.Pending, model.TopicPartition{Topic: "a", Partition: int32(rapid.IntRange(0, parts).Draw(t, "p"))})
+						ms.Pending = append(ms.Pending, rules.TopicPartition{Topic: "a", Partition: int32(rapid.IntRange(0, parts).Draw(t, "p"))})
 					}
 					g.Members = append(g.Members, ms)
 				}
 				groups = append(groups, g)
 			}
-			if a, b := model.NoDoubleClientAssignment(groups), refNoDoubleClientAssignment(groups); !sameErr(a, b) {
+			if a, b := rules.NoDoubleClientAssignment(groups), refNoDoubleClientAssignment(groups); !sameErr(a, b) {
 				t.Fatalf("NoDoubleClientAssignment %v, reference %v", a, b)
 			}
 			o.Groups = groups
-			if a, b := model.OneMemberPerProcess(o), refOneMemberPerProcess(o); !sameErr(a, b) {
+			if a, b := rules.OneMemberPerProcess(o), refOneMemberPerProcess(o); !sameErr(a, b) {
 				t.Fatalf("OneMemberPerProcess %v, reference %v", a, b)
 			}
 			if a, b := epochs.Observe(groups), ref.observe(groups); !sameErr(a, b) {
@@ -177,16 +177,16 @@ func TestFastInvariantsAreTheReferences(t *testing.T) {
 // The generators above do reach the violations (else the property would
 // hold vacuously).
 func TestFastInvariantsReferencesFire(t *testing.T) {
-	o := model.Observation{Processes: []model.Process{{Name: "a", GroupID: "g", MemberID: "m", Live: true}, {Name: "b", GroupID: "g", MemberID: "m", Live: true}}}
-	if err := model.UniqueMemberIDs(o); err == nil || !strings.Contains(err.Error(), "a and b") {
+	o := rules.Observation{Processes: []rules.Process{{Name: "a", GroupID: "g", MemberID: "m", Live: true}, {Name: "b", GroupID: "g", MemberID: "m", Live: true}}}
+	if err := rules.UniqueMemberIDs(o); err == nil || !strings.Contains(err.Error(), "a and b") {
 		t.Fatalf("UniqueMemberIDs: %v", err)
 	}
-	g := []model.GroupSnapshot{{GroupID: "g", Members: []model.MemberSnapshot{{MemberID: "x", Assigned: []model.TopicPartition{{"t", 0}}}, {MemberID: "y", Pending: []model.TopicPartition{{"t", 0}}}}}}
-	if err := model.NoDoubleClientAssignment(g); err == nil || !strings.Contains(err.Error(), "x and y") {
+	g := []rules.GroupSnapshot{{GroupID: "g", Members: []rules.MemberSnapshot{{MemberID: "x", Assigned: []rules.TopicPartition{{"t", 0}}}, {MemberID: "y", Pending: []rules.TopicPartition{{"t", 0}}}}}}
+	if err := rules.NoDoubleClientAssignment(g); err == nil || !strings.Contains(err.Error(), "x and y") {
 		t.Fatalf("NoDoubleClientAssignment: %v", err)
 	}
 	for _, z := range []string{"AAAAAAAAAAAAAAAAAAAAAA", "00000000-0000-0000-0000-000000000000"} {
-		if !model.IsZeroUUIDString(z) {
+		if !rules.IsZeroUUIDString(z) {
 			t.Fatalf("IsZeroUUIDString(%q) false", z)
 		}
 	}

@@ -1,50 +1,53 @@
 package model
 
-// Rule hits: the coordinator can count, per rule of docs/PROTOCOL.md, how
-// often it applied it (Config.Rules). `ghostcheck run --coverage` prints the
-// counts of a whole run, so that a rule the generated plans never reach
-// shows as 0 instead of passing unnoticed.
+// Clauses: the coordinator can count, per clause of docs/PROTOCOL.md (a
+// section and a row or step of it), how often it applied it
+// (Config.Clauses). `ghostcheck run --coverage` prints the counts of a
+// whole run, so that a clause the generated plans never reach shows as 0
+// instead of passing unnoticed. A clause is not a rule (package rules): a
+// rule is what a run or a client is judged by; a clause is a line of the
+// protocol the reference coordinator follows.
 
-// RuleID names one rule the coordinator applies: the docs/PROTOCOL.md
+// Clause names one clause the coordinator applies: the docs/PROTOCOL.md
 // section that states it, a slash, and which row or step of the section
 // (e.g. "B4.2/instance-id-blank", "A3/row-6-fenced", "A5.3/step-3-revoke").
-type RuleID string
+type Clause string
 
-// RuleCounter receives one Hit per rule application. It is called from
-// the coordinator's goroutine only (the model is sequential).
-type RuleCounter interface {
-	Hit(RuleID)
+// ClauseCounter receives one Hit per application of a clause. It is
+// called from the coordinator's goroutine only (the model is sequential).
+type ClauseCounter interface {
+	Hit(Clause)
 }
 
-// RuleHits is a RuleCounter that counts in a map.
-type RuleHits map[RuleID]int
+// ClauseHits is a ClauseCounter that counts in a map.
+type ClauseHits map[Clause]int
 
-// Hit implements RuleCounter.
-func (h RuleHits) Hit(id RuleID) { h[id]++ }
+// Hit implements ClauseCounter.
+func (h ClauseHits) Hit(id Clause) { h[id]++ }
 
-// hit records that the coordinator applied rule id; a no-op without a
+// hit records that the coordinator applied clause id; a no-op without a
 // counter.
-func (c *Coordinator) hit(id RuleID) {
-	if c.cfg.Rules != nil {
-		c.cfg.Rules.Hit(id)
+func (c *Coordinator) hit(id Clause) {
+	if c.cfg.Clauses != nil {
+		c.cfg.Clauses.Hit(id)
 	}
 }
 
-// AppliedRule describes one rule the coordinator can apply.
-type AppliedRule struct {
-	ID   RuleID
+// ClauseInfo is one clause the coordinator can apply, and what it says.
+type ClauseInfo struct {
+	ID   Clause
 	What string
 }
 
-// AppliedRules lists every rule the coordinator counts, in the order of
+// Clauses lists every clause the coordinator counts, in the order of
 // docs/PROTOCOL.md. Each id's part before the slash is a section of it.
-func AppliedRules() []AppliedRule {
-	out := make([]AppliedRule, len(appliedRules))
-	copy(out, appliedRules)
+func Clauses() []ClauseInfo {
+	out := make([]ClauseInfo, len(clauses))
+	copy(out, clauses)
 	return out
 }
 
-var appliedRules = []AppliedRule{
+var clauses = []ClauseInfo{
 	{"A1/v0-member-id-made", "a v0 join with MemberId \"\" gets an id the coordinator makes (§B4.4 step 3)"},
 	{"A1/retried-join-in-place", "a join repeating a member id the group holds is accepted in place"},
 	{"A1/static-retried-join-in-place", "a static member's join under its own id and instance is accepted in place"},

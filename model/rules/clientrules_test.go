@@ -1,4 +1,4 @@
-package model_test
+package rules_test
 
 import (
 	"fmt"
@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // traffic builds recorded client requests the way a proxy would: each
 // connection numbers its requests from 0.
 type traffic struct {
-	reqs []model.ClientRequest
+	reqs []rules.ClientRequest
 	seq  map[uint64]int
 	corr int32
 }
@@ -24,7 +24,7 @@ var (
 
 // req appends a request of key at version on conn (to broker "b0") with
 // the given ClientId (nil pointer: null) and instance id (nil: no tag 0).
-func (t *traffic) req(conn uint64, key codec.APIKey, version int16, clientID *string, instance *codec.UUID, body, resp codec.Message) *model.ClientRequest {
+func (t *traffic) req(conn uint64, key codec.APIKey, version int16, clientID *string, instance *codec.UUID, body, resp codec.Message) *rules.ClientRequest {
 	if t.seq == nil {
 		t.seq = map[uint64]int{}
 	}
@@ -37,7 +37,7 @@ func (t *traffic) req(conn uint64, key codec.APIKey, version int16, clientID *st
 	if instance != nil {
 		h.ClientInstanceId = codec.SomeUUID(*instance)
 	}
-	t.reqs = append(t.reqs, model.ClientRequest{Conn: conn, Broker: "b0", Seq: t.seq[conn], HeaderVersion: hv, Header: h, Request: body, Response: resp})
+	t.reqs = append(t.reqs, rules.ClientRequest{Conn: conn, Broker: "b0", Seq: t.seq[conn], HeaderVersion: hv, Header: h, Request: body, Response: resp})
 	t.seq[conn]++
 	return &t.reqs[len(t.reqs)-1]
 }
@@ -46,7 +46,7 @@ func str(s string) *string { return &s }
 
 // kip is a client that follows every rule: ClientId on a connection's
 // first request only, tag 0 everywhere.
-func (t *traffic) kip(conn uint64, u codec.UUID, body codec.Message, version int16) *model.ClientRequest {
+func (t *traffic) kip(conn uint64, u codec.UUID, body codec.Message, version int16) *rules.ClientRequest {
 	var cid *string
 	if t.seq[conn] == 0 {
 		cid = str("app")
@@ -63,14 +63,14 @@ func static(r *codec.ConsumerGroupHeartbeatRequest, instance string) *codec.Cons
 	return r
 }
 
-func outcomes(t *testing.T, reqs []model.ClientRequest) map[string]map[model.Rule]model.RuleResult {
+func outcomes(t *testing.T, reqs []rules.ClientRequest) map[string]map[rules.Rule]rules.RuleResult {
 	t.Helper()
-	out := map[string]map[model.Rule]model.RuleResult{}
-	for _, c := range model.CheckClients(reqs) {
-		if len(c.Results) != len(model.ClientRules()) {
-			t.Fatalf("client %s has %d results for %d rules", c.Client, len(c.Results), len(model.ClientRules()))
+	out := map[string]map[rules.Rule]rules.RuleResult{}
+	for _, c := range rules.CheckClients(reqs) {
+		if len(c.Results) != len(rules.ClientRules()) {
+			t.Fatalf("client %s has %d results for %d rules", c.Client, len(c.Results), len(rules.ClientRules()))
 		}
-		m := map[model.Rule]model.RuleResult{}
+		m := map[rules.Rule]rules.RuleResult{}
 		for _, r := range c.Results {
 			m[r.Rule] = r
 		}
@@ -80,8 +80,8 @@ func outcomes(t *testing.T, reqs []model.ClientRequest) map[string]map[model.Rul
 }
 
 type want struct {
-	rule    model.Rule
-	outcome model.Outcome
+	rule    rules.Rule
+	outcome rules.Outcome
 	detail  string // a substring of the detail
 }
 
@@ -101,17 +101,17 @@ var clientRuleCases = []struct {
 		t.kip(2, inst1, static(chb("g", "m1", -2), "i1"), 1)
 		t.kip(2, inst1, static(chb("g", "m1", 0), "i1"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleMemberIDFromFirstHeartbeat, model.OutcomePass, "4 v1 heartbeats"},
-		{model.RuleStableMemberID, model.OutcomePass, ""},
-		{model.RuleUniqueMemberIDs, model.OutcomePass, ""},
-		{model.RuleNoHeartbeatAfterLeave, model.OutcomePass, "1 leaves"},
-		{model.RuleClientInstanceIDInHeader, model.OutcomePass, "6 v2 headers"},
-		{model.RuleNoZeroUUIDs, model.OutcomePass, ""},
-		{model.RuleClientIDOnFirstRequest, model.OutcomePass, "2 connections"},
-		{model.RuleTelemetryInstanceID, model.OutcomePass, ""},
-		{model.RuleStaticLeaveWithInstanceID, model.OutcomePass, ""},
-		{model.RuleLeaveGroupInstanceID, model.OutcomeNotSeen, ""},
-		{model.RuleLeaveGroupDowngrade, model.OutcomeNotSeen, ""},
+		{rules.RuleMemberIDFromFirstHeartbeat, rules.OutcomePass, "4 v1 heartbeats"},
+		{rules.RuleStableMemberID, rules.OutcomePass, ""},
+		{rules.RuleUniqueMemberIDs, rules.OutcomePass, ""},
+		{rules.RuleNoHeartbeatAfterLeave, rules.OutcomePass, "1 leaves"},
+		{rules.RuleClientInstanceIDInHeader, rules.OutcomePass, "6 v2 headers"},
+		{rules.RuleNoZeroUUIDs, rules.OutcomePass, ""},
+		{rules.RuleClientIDOnFirstRequest, rules.OutcomePass, "2 connections"},
+		{rules.RuleTelemetryInstanceID, rules.OutcomePass, ""},
+		{rules.RuleStaticLeaveWithInstanceID, rules.OutcomePass, ""},
+		{rules.RuleLeaveGroupInstanceID, rules.OutcomeNotSeen, ""},
+		{rules.RuleLeaveGroupDowngrade, rules.OutcomeNotSeen, ""},
 	}},
 	{"an old client adopts nothing", func(t *traffic) {
 		t.req(1, codec.ApiVersions, 3, str("old"), nil, &codec.ApiVersionsRequest{}, nil)
@@ -119,18 +119,18 @@ var clientRuleCases = []struct {
 		t.req(1, codec.ConsumerGroupHeartbeat, 0, str("old"), nil, chb("g", "b1", 1), nil)
 		t.req(1, codec.GetTelemetrySubscriptions, 0, str("old"), nil, &codec.GetTelemetrySubscriptionsRequest{}, nil)
 	}, "clientId old", []want{
-		{model.RuleMemberIDFromFirstHeartbeat, model.OutcomeNotAdopted, "v0 only"},
-		{model.RuleStableMemberID, model.OutcomeNotAdopted, ""},
-		{model.RuleClientInstanceIDInHeader, model.OutcomeNotAdopted, "none of its 4 v2 headers"},
-		{model.RuleClientIDOnFirstRequest, model.OutcomeNotAdopted, "repeats ClientId"},
-		{model.RuleTelemetryInstanceID, model.OutcomeNotAdopted, "v0 only"},
-		{model.RuleNoHeartbeatAfterLeave, model.OutcomeNotSeen, ""},
-		{model.RuleStaticLeaveWithInstanceID, model.OutcomeNotSeen, ""},
+		{rules.RuleMemberIDFromFirstHeartbeat, rules.OutcomeNotAdopted, "v0 only"},
+		{rules.RuleStableMemberID, rules.OutcomeNotAdopted, ""},
+		{rules.RuleClientInstanceIDInHeader, rules.OutcomeNotAdopted, "none of its 4 v2 headers"},
+		{rules.RuleClientIDOnFirstRequest, rules.OutcomeNotAdopted, "repeats ClientId"},
+		{rules.RuleTelemetryInstanceID, rules.OutcomeNotAdopted, "v0 only"},
+		{rules.RuleNoHeartbeatAfterLeave, rules.OutcomeNotSeen, ""},
+		{rules.RuleStaticLeaveWithInstanceID, rules.OutcomeNotSeen, ""},
 	}},
 	{"an empty member id at v1", func(t *traffic) {
 		t.kip(1, inst1, chb("g", " ", 0), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleMemberIDFromFirstHeartbeat, model.OutcomeViolated, `MemberId " "`},
+		{rules.RuleMemberIDFromFirstHeartbeat, rules.OutcomeViolated, `MemberId " "`},
 	}},
 	{"a new member id after UNKNOWN_MEMBER_ID", func(t *traffic) {
 		t.kip(1, inst1, chb("g", "m1", 0), 1)
@@ -138,118 +138,118 @@ var clientRuleCases = []struct {
 		r.Response, r.Fault = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnknownMemberID}, "answered UNKNOWN_MEMBER_ID"
 		t.kip(1, inst1, chb("g", "m2", 0), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleStableMemberID, model.OutcomeViolated, "sends member id m2, not m1; its previous heartbeat got UNKNOWN_MEMBER_ID (injected by the proxy) at epoch 1"},
+		{rules.RuleStableMemberID, rules.OutcomeViolated, "sends member id m2, not m1; its previous heartbeat got UNKNOWN_MEMBER_ID (injected by the proxy) at epoch 1"},
 	}},
 	{"a new member id after a lost response, on a new connection", func(t *traffic) {
 		t.kip(1, inst1, chb("g", "m1", 0), 1).Fault = "response dropped"
 		t.kip(2, inst1, chb("g", "m2", 0), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleStableMemberID, model.OutcomeViolated, "no response (response dropped) at epoch 0"},
+		{rules.RuleStableMemberID, rules.OutcomeViolated, "no response (response dropped) at epoch 0"},
 	}},
 	{"two clients, one member id", func(t *traffic) {
 		t.kip(1, inst1, chb("g", "dup", 0), 1)
 		t.kip(2, inst2, chb("g", "dup", 0), 1)
 		t.kip(3, inst2, chb("other", "x", 0), 1)
 	}, "instance AgICAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleUniqueMemberIDs, model.OutcomeViolated, "also sent by instance AQEBAAAAAAAAAAAAAAAAAA"},
-		{model.RuleStableMemberID, model.OutcomePass, ""},
+		{rules.RuleUniqueMemberIDs, rules.OutcomeViolated, "also sent by instance AQEBAAAAAAAAAAAAAAAAAA"},
+		{rules.RuleStableMemberID, rules.OutcomePass, ""},
 	}},
 	{"a heartbeat after a leave", func(t *traffic) {
 		t.kip(1, inst1, chb("g", "m1", 0), 1)
 		t.kip(1, inst1, chb("g", "m1", -1), 1)
 		t.kip(1, inst1, chb("g", "m1", 3), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleNoHeartbeatAfterLeave, model.OutcomeViolated, "at epoch 3 after its leave"},
+		{rules.RuleNoHeartbeatAfterLeave, rules.OutcomeViolated, "at epoch 3 after its leave"},
 	}},
 	{"a LeaveGroup counts as a leave", func(t *traffic) {
 		t.kip(1, inst1, chb("g", "m1", 2), 1)
 		t.kip(1, inst1, &codec.LeaveGroupRequest{GroupId: "g", Members: []codec.LeaveGroupMember{{MemberId: "m1"}}}, 4)
 		t.kip(1, inst1, chb("g", "m1", 2), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleNoHeartbeatAfterLeave, model.OutcomeViolated, "LeaveGroup v4"},
-		{model.RuleLeaveGroupInstanceID, model.OutcomePass, ""},
-		{model.RuleLeaveGroupDowngrade, model.OutcomePass, ""},
+		{rules.RuleNoHeartbeatAfterLeave, rules.OutcomeViolated, "LeaveGroup v4"},
+		{rules.RuleLeaveGroupInstanceID, rules.OutcomePass, ""},
+		{rules.RuleLeaveGroupDowngrade, rules.OutcomePass, ""},
 	}},
 	{"tag 0 carried, then missing", func(t *traffic) {
 		t.kip(1, inst1, chb("g", "m1", 0), 1)
 		t.req(1, codec.ConsumerGroupHeartbeat, 1, nil, nil, chb("g", "m1", 1), nil)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleClientInstanceIDInHeader, model.OutcomeViolated, "has no tag 0, while"},
+		{rules.RuleClientInstanceIDInHeader, rules.OutcomeViolated, "has no tag 0, while"},
 	}},
 	{"tag 0 zero", func(t *traffic) {
 		t.kip(1, codec.UUID{}, chb("g", "m1", 0), 1)
 	}, "instance AAAAAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleClientInstanceIDInHeader, model.OutcomeViolated, "zero UUID"},
-		{model.RuleNoZeroUUIDs, model.OutcomeViolated, "zero UUID"},
+		{rules.RuleClientInstanceIDInHeader, rules.OutcomeViolated, "zero UUID"},
+		{rules.RuleNoZeroUUIDs, rules.OutcomeViolated, "zero UUID"},
 	}},
 	{"two instance ids on one connection", func(t *traffic) {
 		t.kip(1, inst1, chb("g", "m1", 0), 1)
 		t.kip(1, inst2, chb("g", "m1", 1), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleClientInstanceIDInHeader, model.OutcomeViolated, "on the same connection"},
+		{rules.RuleClientInstanceIDInHeader, rules.OutcomeViolated, "on the same connection"},
 	}},
 	{"a zero member id", func(t *traffic) {
 		t.kip(1, inst1, chb("g", "00000000-0000-0000-0000-000000000000", 0), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleNoZeroUUIDs, model.OutcomeViolated, "the zero UUID"},
+		{rules.RuleNoZeroUUIDs, rules.OutcomeViolated, "the zero UUID"},
 	}},
 	{"ClientId null on later requests, then repeated", func(t *traffic) {
 		t.req(1, codec.ConsumerGroupHeartbeat, 1, str("app"), &inst1, chb("g", "m1", 0), nil)
 		t.req(1, codec.ConsumerGroupHeartbeat, 1, nil, &inst1, chb("g", "m1", 1), nil)
 		t.req(1, codec.ConsumerGroupHeartbeat, 1, str("app"), &inst1, chb("g", "m1", 1), nil)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleClientIDOnFirstRequest, model.OutcomeViolated, "request 3 of its connection, repeats ClientId"},
+		{rules.RuleClientIDOnFirstRequest, rules.OutcomeViolated, "request 3 of its connection, repeats ClientId"},
 	}},
 	{"a connection's first request without ClientId", func(t *traffic) {
 		t.req(1, codec.ConsumerGroupHeartbeat, 1, str("app"), &inst1, chb("g", "m1", 0), nil)
 		t.req(1, codec.ConsumerGroupHeartbeat, 1, nil, &inst1, chb("g", "m1", 1), nil)
 		t.req(2, codec.ConsumerGroupHeartbeat, 1, nil, &inst1, chb("g", "m1", 1), nil)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleClientIDOnFirstRequest, model.OutcomeViolated, "carries a null ClientId"},
+		{rules.RuleClientIDOnFirstRequest, rules.OutcomeViolated, "carries a null ClientId"},
 	}},
 	{"telemetry v1 without tag 0, and v0 with another body id", func(t *traffic) {
 		t.kip(1, inst1, &codec.GetTelemetrySubscriptionsRequest{ClientInstanceId: inst2}, 0)
 		t.req(2, codec.GetTelemetrySubscriptions, 1, str("app"), nil, &codec.GetTelemetrySubscriptionsRequest{}, nil)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleTelemetryInstanceID, model.OutcomeViolated, "sends AgICAAAAAAAAAAAAAAAAAA in the body"},
+		{rules.RuleTelemetryInstanceID, rules.OutcomeViolated, "sends AgICAAAAAAAAAAAAAAAAAA in the body"},
 	}},
 	{"a static leave at -2 without InstanceId", func(t *traffic) {
 		t.kip(1, inst1, static(chb("g", "m1", 0), "i1"), 1)
 		t.kip(1, inst1, chb("g", "m1", -2), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleStaticLeaveWithInstanceID, model.OutcomeViolated, "at epoch -2 without InstanceId (instance i1)"},
+		{rules.RuleStaticLeaveWithInstanceID, rules.OutcomeViolated, "at epoch -2 without InstanceId (instance i1)"},
 	}},
 	{"a static member leaving for good names its instance", func(t *traffic) {
 		t.kip(1, inst1, static(chb("g", "m1", 0), "i1"), 1)
 		t.kip(1, inst1, static(chb("g", "m1", -1), "i1"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleStaticLeaveWithInstanceID, model.OutcomePass, "1 of them at -1"},
+		{rules.RuleStaticLeaveWithInstanceID, rules.OutcomePass, "1 of them at -1"},
 	}},
 	{"a static leave at -1 without its instance", func(t *traffic) {
 		t.kip(1, inst1, static(chb("g", "m1", 0), "i1"), 1)
 		t.kip(1, inst1, chb("g", "m1", -1), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleStaticLeaveWithInstanceID, model.OutcomeViolated, "leaves at epoch -1 without its InstanceId"},
+		{rules.RuleStaticLeaveWithInstanceID, rules.OutcomeViolated, "leaves at epoch -1 without its InstanceId"},
 	}},
 	{"a LeaveGroup v3 entry naming nobody, and a static member without its instance", func(t *traffic) {
 		t.kip(1, inst1, static(chb("g", "m1", 0), "i1"), 1)
 		t.kip(1, inst1, &codec.LeaveGroupRequest{GroupId: "g", Members: []codec.LeaveGroupMember{{MemberId: "m1"}}}, 3)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleLeaveGroupInstanceID, model.OutcomeViolated, `not its instance "i1"`},
+		{rules.RuleLeaveGroupInstanceID, rules.OutcomeViolated, `not its instance "i1"`},
 	}},
 	{"a downgraded LeaveGroup to a broker offering v5", func(t *traffic) {
 		r := t.kip(1, inst1, &codec.ApiVersionsRequest{}, 3)
 		r.Response = &codec.ApiVersionsResponse{ApiKeys: []codec.ApiVersionsKey{{ApiKey: codec.LeaveGroup, MaxVersion: 5}}}
 		t.kip(1, inst1, &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m1"}, 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleLeaveGroupDowngrade, model.OutcomeViolated, "offers LeaveGroup v5"},
+		{rules.RuleLeaveGroupDowngrade, rules.OutcomeViolated, "offers LeaveGroup v5"},
 	}},
 	{"a downgraded LeaveGroup to a broker without v3", func(t *traffic) {
 		r := t.kip(1, inst1, &codec.ApiVersionsRequest{}, 3)
 		r.Response = &codec.ApiVersionsResponse{ApiKeys: []codec.ApiVersionsKey{{ApiKey: codec.LeaveGroup, MaxVersion: 2}}}
 		t.kip(1, inst1, &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m1"}, 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
-		{model.RuleLeaveGroupDowngrade, model.OutcomePass, ""},
+		{rules.RuleLeaveGroupDowngrade, rules.OutcomePass, ""},
 	}},
 }
 
@@ -292,7 +292,7 @@ func TestClientIdentity(t *testing.T) {
 	tr.req(3, codec.ConsumerGroupHeartbeat, 1, str("b"), nil, chb("g", "m2", 0), nil)
 	tr.req(4, codec.ConsumerGroupHeartbeat, 1, nil, nil, chb("g", "m3", 0), nil)
 	tr.req(5, codec.ConsumerGroupHeartbeat, 1, str("b"), nil, chb("g", "m2", 1), nil)
-	res := model.CheckClients(tr.reqs)
+	res := rules.CheckClients(tr.reqs)
 	var got []string
 	for _, c := range res {
 		got = append(got, fmt.Sprintf("%s conns=%v", c.Client, c.Conns))
@@ -304,25 +304,25 @@ func TestClientIdentity(t *testing.T) {
 	if res[0].Violated() || res[0].First() != nil {
 		t.Errorf("client a violated %v", res[0].First())
 	}
-	if r := res[0].Result(model.RuleStableMemberID); r.Outcome != model.OutcomePass {
+	if r := res[0].Result(rules.RuleStableMemberID); r.Outcome != rules.OutcomePass {
 		t.Errorf("client a StableMemberID %v", r)
 	}
 }
 
-// The client rules are declared in model.Rules (so every report can name
+// The client rules are declared in rules.Judged (so every report can name
 // them) and each has a meaning; ClientRules holds the invariants the
 // client checker shares with runs too.
 func TestClientRulesListed(t *testing.T) {
-	all := map[model.Rule]bool{}
-	for _, r := range model.Rules() {
+	all := map[rules.Rule]bool{}
+	for _, r := range rules.Judged() {
 		all[r] = true
 	}
-	for _, r := range model.ClientRules() {
+	for _, r := range rules.ClientRules() {
 		if !all[r] || r.Meaning() == "" {
 			t.Errorf("client rule %s: listed %v, meaning %q", r, all[r], r.Meaning())
 		}
 	}
-	if model.RuleStableMemberID.IsClientOnly() || !model.RuleTelemetryInstanceID.IsClientOnly() {
+	if rules.RuleStableMemberID.IsClientOnly() || !rules.RuleTelemetryInstanceID.IsClientOnly() {
 		t.Error("IsClientOnly is wrong")
 	}
 }

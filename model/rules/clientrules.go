@@ -1,4 +1,4 @@
-package model
+package rules
 
 import (
 	"fmt"
@@ -155,8 +155,8 @@ func ClientRules() []Rule {
 		RuleStaticLeaveWithInstanceID, RuleLeaveGroupInstanceID, RuleLeaveGroupDowngrade}
 }
 
-// clientOnlyRules are the rules only CheckClients reports (the others are
-// model's invariants, which runs check as well).
+// clientOnlyRules are the rules only CheckClients reports (a run checks
+// the others too, on every observation).
 func clientOnlyRules() []Rule {
 	return []Rule{RuleMemberIDFromFirstHeartbeat, RuleNoHeartbeatAfterLeave, RuleTelemetryInstanceID,
 		RuleStaticLeaveWithInstanceID, RuleLeaveGroupInstanceID, RuleLeaveGroupDowngrade}

@@ -1,4 +1,4 @@
-package model_test
+package rules_test
 
 import (
 	"go/ast"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // ruleSource is what the package's source (tests aside) says about rules:
@@ -65,14 +65,14 @@ func readRuleSource(t *testing.T) ruleSource {
 	return src
 }
 
-// Every violation the checks can report names a rule of Rules: each call of
+// Every violation the checks can report names a rule of Judged: each call of
 // violation passes a declared Rule constant (an untyped string would
-// convert silently), every declared Rule is listed by Rules, and each has
+// convert silently), every declared Rule is listed by Judged, and each has
 // its meaning.
 func TestEveryViolationNamesARule(t *testing.T) {
 	src := readRuleSource(t)
 	listed := map[string]bool{}
-	for _, r := range model.Rules() {
+	for _, r := range rules.Judged() {
 		if listed[string(r)] {
 			t.Errorf("Rules lists %s twice", r)
 		}
@@ -98,7 +98,7 @@ func TestEveryViolationNamesARule(t *testing.T) {
 			t.Errorf("%s: violation's rule is not a declared Rule constant", c.pos)
 		}
 	}
-	if got := model.Rule("NoSuchRule").Meaning(); got != "" {
+	if got := rules.Rule("NoSuchRule").Meaning(); got != "" {
 		t.Errorf("an unknown rule means %q", got)
 	}
 }

@@ -1,0 +1,67 @@
+package client
+
+import "github.com/ghostcheck/ghostcheck/codec"
+
+// Conn is the client's side of one connection: it knows whether the
+// connection has carried a request yet (KIP-1313: ClientId on the first
+// request only). A reset connection is a new Conn.
+type Conn struct {
+	sent int
+}
+
+// Fresh reports whether no request was built on the connection yet.
+func (c *Conn) Fresh() bool { return c.sent == 0 }
+
+// Header builds the header of the next request on conn: a fresh
+// correlation id, ClientId on the connection's first request only, and the
+// client instance id in tag 0 whenever the header is v2.
+func (c *Client) Header(conn *Conn, key codec.APIKey, version int16) codec.RequestHeader {
+	c.corr++
+	h := codec.RequestHeader{RequestApiKey: key, RequestApiVersion: version, CorrelationId: c.corr}
+	if conn.sent == 0 || c.cfg.ClientIDEveryRequest {
+		h.ClientId = codec.Str(c.clientID)
+	}
+	conn.sent++
+	if hv, err := codec.RequestHeaderVersion(key, version); err == nil && hv >= 2 {
+		h.ClientInstanceId = codec.SomeUUID(c.instanceID)
+	}
+	return h
+}
+
+// ApiVersionsRequest is the first request a client sends on a connection.
+func (c *Client) ApiVersionsRequest() (*codec.ApiVersionsRequest, int16) {
+	return &codec.ApiVersionsRequest{ClientSoftwareName: "ghostcheck-model", ClientSoftwareVersion: "1.0"}, 4
+}
+
+// OnApiVersions negotiates: the client uses, per api, the lower of its own
+// highest version and the broker's. Each negotiation starts again from the
+// client's own highest versions, so a newer broker is spoken to at them.
+func (c *Client) OnApiVersions(resp *codec.ApiVersionsResponse) {
+	if resp.ErrorCode != codec.None {
+		return
+	}
+	if c.maxSeen == nil {
+		c.maxSeen = make(map[codec.APIKey]int16, len(resp.ApiKeys))
+	}
+	clear(c.maxSeen) // every connection asks: the map is reused
+	for _, k := range resp.ApiKeys {
+		c.maxSeen[k.ApiKey] = k.MaxVersion
+	}
+	c.hbVersion, c.lgVersion = c.cfg.HeartbeatVersion, maxLeaveGroupVersion
+	if m, ok := c.maxSeen[codec.ConsumerGroupHeartbeat]; ok && m < c.hbVersion {
+		c.hbVersion = m
+	}
+	if m, ok := c.maxSeen[codec.LeaveGroup]; ok && m < c.lgVersion {
+		c.lgVersion = m
+	}
+}
+
+// maxLeaveGroupVersion is the highest LeaveGroup version the client speaks.
+const maxLeaveGroupVersion = 5
+
+// BrokerMaxVersion is the broker's highest version of key as last
+// negotiated, and whether it advertised key at all.
+func (c *Client) BrokerMaxVersion(key codec.APIKey) (int16, bool) {
+	v, ok := c.maxSeen[key]
+	return v, ok
+}

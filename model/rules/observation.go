@@ -1,0 +1,48 @@
+package rules
+
+import "github.com/ghostcheck/ghostcheck/codec"
+
+// Process is what the harness knows of one client process when it observes
+// the coordinator.
+type Process struct {
+	Name             string
+	GroupID          string
+	ClientInstanceID codec.UUID
+	// MemberID is the id the process holds now ("" for a v0 process that
+	// has not learned one).
+	MemberID string
+	// Live is false once the process crashed or closed.
+	Live bool
+	// Left is true while a live process is deliberately outside its group
+	// (it left and has not joined again).
+	Left bool
+	// Joined is true while the process believes it is a member.
+	Joined bool
+	// InFlight are member ids carried by responses on their way to the
+	// process: it may still learn them.
+	InFlight []string
+	// AllIDs are every member id attributable to the process: its own,
+	// and every id the coordinator made for one of its requests (seen in
+	// a response, delivered or not).
+	AllIDs []string
+	// GraceUntil is the time before which a member the process abandoned
+	// (by crashing, closing or leaving) may still exist: exactly, the
+	// coordinator time of its last successful join or heartbeat (epoch
+	// >= 0; error responses and leaves do not refresh a session, A4) plus
+	// one session timeout, and if the coordinator restarted before that
+	// end, the restart's time plus one session timeout (a restart starts
+	// every session afresh: model.Coordinator.Restart). A harness that cannot tell which requests
+	// succeeded may use the last time the coordinator processed one of
+	// its requests instead, a later bound that loosens the check.
+	GraceUntil int64
+}
+
+// Observation is one look at the coordinator.
+type Observation struct {
+	Now       int64
+	Groups    []GroupSnapshot
+	Processes []Process
+	// GeneratedIDs are other ids the coordinator handed out (telemetry
+	// client instance ids); none may be zero.
+	GeneratedIDs []codec.UUID
+}
