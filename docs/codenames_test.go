@@ -9,8 +9,10 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,8 +153,9 @@ var (
 	flagName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 )
 
-// The Go names, make targets and command-line flags the Markdown shows in
-// code exist: a reader who copies them gets what the text says.
+// The Go names, make targets, command-line flags and repository paths the
+// Markdown shows in code exist: a reader who copies them gets what the text
+// says.
 func TestMarkdownCodeNamesExist(t *testing.T) {
 	byFolder, byName := moduleExports(t)
 	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
@@ -164,6 +167,17 @@ func TestMarkdownCodeNamesExist(t *testing.T) {
 		targets[m[1]] = true
 	}
 	commands := commandFlags(t)
+	topLevel := map[string]bool{}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "out" { // what a run writes, not the repository's
+			topLevel[e.Name()] = true
+		}
+	}
+	modules := moduleRoots(t)
 
 	var problems []string
 	refs := 0
@@ -204,6 +218,12 @@ func TestMarkdownCodeNamesExist(t *testing.T) {
 				}
 			}
 			problems = append(problems, checkCommandLine(commands, where, c.text, &refs)...)
+			if p := repoPathIn(c.text, topLevel); p != "" {
+				refs++
+				if !existsInAModule(p, modules) {
+					problems = append(problems, fmt.Sprintf("%s: `%s`: no such file or folder", where, p))
+				}
+			}
 		}
 	}
 	if refs < 50 {
@@ -211,6 +231,53 @@ func TestMarkdownCodeNamesExist(t *testing.T) {
 	}
 	t.Logf("%d names checked", refs)
 	checkDrift(t, isCodeNameProblem, problems)
+}
+
+var (
+	// repoPath is a code span that is a path: "impl/mutants.go", "model/".
+	repoPath = regexp.MustCompile(`^[\w.-]+(?:/[\w.-]+)+/?$|^[\w.-]+/$`)
+	// placeholder marks a path that stands for others: NAME, NN_name, ...
+	placeholder = regexp.MustCompile(`NAME|NN_|\.\.\.|\.[A-Z]`)
+)
+
+// repoPathIn returns the path a code span names in the repository (its
+// first folder one of the repository's), or "".
+func repoPathIn(span string, topLevel map[string]bool) string {
+	span = strings.TrimSpace(span)
+	if !repoPath.MatchString(span) || placeholder.MatchString(span) {
+		return ""
+	}
+	first, _, _ := strings.Cut(span, "/")
+	if !topLevel[first] {
+		return ""
+	}
+	return span
+}
+
+// moduleRoots are the folders of the repository's Go modules, relative to
+// the root: "." and the modules of peers/. A path in a page about a module
+// is often written from that module's root ("cmd/rdmock").
+func moduleRoots(t *testing.T) []string {
+	t.Helper()
+	var roots []string
+	for _, f := range repoFiles(t, "go.mod") {
+		roots = append(roots, path.Dir(f))
+	}
+	if !slices.Contains(roots, ".") {
+		t.Fatalf("no go.mod at the root among %v", roots)
+	}
+	return roots
+}
+
+// existsInAModule reports whether p is a file or folder under one of the
+// module roots.
+func existsInAModule(p string, modules []string) bool {
+	for _, m := range modules {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(m), filepath.FromSlash(p))); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // dotted is ".member", or "" for none.

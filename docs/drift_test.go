@@ -17,7 +17,8 @@ package docs_test
 //     whose pkg is one of the module's packages names an exported
 //     identifier it has (and `pkg.Type.Member` a field or method of it);
 //     every `make TARGET` is a target of the Makefile; every `ghostcheck
-//     COMMAND --flag` is a command of cmd/ghostcheck and a flag it defines.
+//     COMMAND --flag` is a command of cmd/ghostcheck and a flag it defines;
+//     every path in a code span (`impl/mutants.go`) is in the repository.
 //   - TestManualCoversEveryTargetAndCommand: every make target has a row
 //     in docs/running.md, every command is shown in the manual, and every
 //     fuzz target has a row in docs/fuzzing.md.
@@ -63,6 +64,9 @@ var knownDrift = map[string]string{
 	"DESIGN.md: the package table has no row for impl/server/servertest/ (github.com/ghostcheck/ghostcheck/impl/server/servertest)": designRewrite,
 	"DESIGN.md: the package table has no row for internal/equivtest/ (github.com/ghostcheck/ghostcheck/internal/equivtest)":         designRewrite,
 	"DESIGN.md: the package table has no row for internal/nettest/ (github.com/ghostcheck/ghostcheck/internal/nettest)":             designRewrite,
+	"docs/DESIGN.md:54: `impl/equivtest/`: no such file or folder":                                                                  designRewrite,
+	"docs/DESIGN.md:77: `impl/equivtest`: no such file or folder":                                                                   designRewrite,
+	"docs/DESIGN.md:318: `impl/equivtest`: no such file or folder":                                                                  designRewrite,
 	"docs/DESIGN.md:58: `model.ClientRequest`: model declares no ClientRequest":                                                     modelSplit,
 	"docs/PROTOCOL.md:242: `model.PlanLeaveGroup`: model declares no PlanLeaveGroup":                                                modelSplit,
 	"docs/PROTOCOL.md:738: `model.PlanLeaveGroup`: model declares no PlanLeaveGroup":                                                modelSplit,
