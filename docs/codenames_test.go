@@ -218,6 +218,12 @@ func TestMarkdownCodeNamesExist(t *testing.T) {
 				}
 			}
 			problems = append(problems, checkCommandLine(commands, where, c.text, &refs)...)
+			for _, p := range goCommandPackages(c.text) {
+				refs++
+				if !existsInAModule(p, modules) {
+					problems = append(problems, fmt.Sprintf("%s: `./%s`: no such package folder", where, p))
+				}
+			}
 			if p := repoPathIn(c.text, topLevel); p != "" {
 				refs++
 				if !existsInAModule(p, modules) {
@@ -252,6 +258,27 @@ func repoPathIn(span string, topLevel map[string]bool) string {
 		return ""
 	}
 	return span
+}
+
+var (
+	// goCommand is a go command that takes packages.
+	goCommand = regexp.MustCompile(`\bgo (?:test|run|build|vet|install|list)\b(.*)`)
+	// relPackage is a package given by its folder: ./impl, ./internal/...
+	relPackage = regexp.MustCompile(`(?:^|\s)\./([\w-]+(?:/[\w-]+)*)(?:/\.\.\.)?(?:\s|$)`)
+)
+
+// goCommandPackages are the package folders a go command in a line of code
+// names (./linearize, ./cmd/ghostcheck), without "./" and "/...".
+func goCommandPackages(line string) []string {
+	m := goCommand.FindStringSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range relPackage.FindAllStringSubmatch(cutShell(quoted.ReplaceAllString(m[1], "ARG"))+" ", -1) {
+		out = append(out, p[1])
+	}
+	return out
 }
 
 // moduleRoots are the folders of the repository's Go modules, relative to

@@ -18,7 +18,8 @@ package docs_test
 //     identifier it has (and `pkg.Type.Member` a field or method of it);
 //     every `make TARGET` is a target of the Makefile; every `ghostcheck
 //     COMMAND --flag` is a command of cmd/ghostcheck and a flag it defines;
-//     every path in a code span (`impl/mutants.go`) is in the repository.
+//     every path in a code span (`impl/mutants.go`) and every package a go
+//     command names (`go test ./impl`) is in the repository.
 //   - TestManualCoversEveryTargetAndCommand: every make target has a row
 //     in docs/running.md, every command is shown in the manual, and every
 //     fuzz target has a row in docs/fuzzing.md.
