@@ -5,10 +5,13 @@
 // PushTelemetry (72), every version in scope. It also has the two routing
 // apis, Metadata (3, v0-v13) and FindCoordinator (10, v0-v6), whose
 // answers tell clients where brokers are: the recording proxy rewrites
-// their hosts and ports; and the two authentication apis, SaslHandshake
+// their hosts and ports; the two authentication apis, SaslHandshake
 // (17, v0-v1) and SaslAuthenticate (36, v0-v2), which wire's dialer speaks
-// to a broker that wants SASL. ghostcheck's coordinator serves neither
-// kind, so APIs lists the six checked apis and AllAPIs all ten.
+// to a broker that wants SASL; and the classic group protocol's apis,
+// JoinGroup (11, v0-v9), Heartbeat (12, v0-v4), SyncGroup (14, v0-v5) and
+// DescribeGroups (15, v0-v6), which classic consumers speak. ghostcheck's
+// coordinators serve none of these three kinds, so APIs lists the six
+// checked apis and AllAPIs all sixteen.
 //
 // The shape follows encoding/binary and franz-go's kmsg:
 //
@@ -34,9 +37,10 @@
 //     made: one copy each (the default), one shared copy per message
 //     (OneCopy), or aliases of the input (NoCopy).
 //
-// Tests: hand-written golden vectors (golden_test.go), exact error
-// locations, encoding refusals, rapid round trips (generators in
-// codectest), allocation budgets and benchmarks beside franz-go's kmsg;
+// Tests: hand-written golden vectors (golden_test.go; the routing and
+// classic apis' in golden_routing_test.go and golden_classic_test.go),
+// exact error locations, encoding refusals, rapid round trips (generators
+// in codectest), allocation budgets and benchmarks beside franz-go's kmsg;
 // fuzz targets and the differential tests against kmsg are in ../fuzz.
 //
 // Files. Each API lives in a file named after its key
