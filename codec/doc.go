@@ -68,7 +68,8 @@
 //   - errorcodes.go: Kafka's error codes
 //
 // and the APIs, a file each: 03_metadata.go, 10_find_coordinator.go,
-// 13_leave_group.go, 17_sasl_handshake.go, 18_api_versions.go,
+// 11_join_group.go, 12_heartbeat.go, 13_leave_group.go, 14_sync_group.go,
+// 15_describe_groups.go, 17_sasl_handshake.go, 18_api_versions.go,
 // 36_sasl_authenticate.go, 68_consumer_group_heartbeat.go,
 // 69_consumer_group_describe.go, 71_get_telemetry_subscriptions.go,
 // 72_push_telemetry.go.
