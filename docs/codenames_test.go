@@ -131,6 +131,19 @@ func receiverType(x ast.Expr) string {
 	return ""
 }
 
+// foreignQualifiers are the qualifiers the Markdown's code may use that are
+// not the module's packages: other modules' packages, the example user
+// package of docs/library.md and variables of its examples. Any other
+// lowercase qualifier is a package that left, or a typo.
+var foreignQualifiers = map[string]bool{
+	// the standard library
+	"io": true, "testing": true,
+	// confluent-kafka-go, franz-go, rapid
+	"kafka": true, "kfake": true, "kgo": true, "kmsg": true, "rapid": true,
+	// the coordinator of docs/library.md's example, and its examples' variables
+	"mycoord": true, "cfg": true, "rep": true, "res": true, "t": true,
+}
+
 var (
 	// goRef is pkg.Name or pkg.Type.Member, the package possibly given by
 	// its folder (internal/targets.KillMutant).
@@ -153,9 +166,9 @@ var (
 	flagName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 )
 
-// The Go names, make targets, command-line flags and repository paths the
-// Markdown shows in code exist: a reader who copies them gets what the text
-// says.
+// The Go names, make targets, command-line flags, repository paths and
+// test names the Markdown shows in code exist: a reader who copies them
+// gets what the text says.
 func TestMarkdownCodeNamesExist(t *testing.T) {
 	byFolder, byName := moduleExports(t)
 	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
@@ -173,11 +186,10 @@ func TestMarkdownCodeNamesExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if e.Name() != "out" { // what a run writes, not the repository's
-			topLevel[e.Name()] = true
-		}
+		topLevel[e.Name()] = true
 	}
 	modules := moduleRoots(t)
+	tests := testFuncs(t)
 
 	var problems []string
 	refs := 0
@@ -196,7 +208,11 @@ func TestMarkdownCodeNamesExist(t *testing.T) {
 					folders = byName[pkg]
 				}
 				if len(folders) == 0 {
-					continue // not one of the module's packages
+					if !strings.Contains(pkg, "/") && !foreignQualifiers[pkg] {
+						refs++
+						problems = append(problems, fmt.Sprintf("%s: `%s.%s`: %s is no package of the module (nor in foreignQualifiers)", where, pkg, name, pkg))
+					}
+					continue
 				}
 				refs++
 				if p := checkGoRef(byFolder, folders, name, member); p != "" {
@@ -218,6 +234,12 @@ func TestMarkdownCodeNamesExist(t *testing.T) {
 				}
 			}
 			problems = append(problems, checkCommandLine(commands, where, c.text, &refs)...)
+			for _, name := range testNamesIn(c.text) {
+				refs++
+				if !tests.has(name) {
+					problems = append(problems, fmt.Sprintf("%s: `%s`: no test, benchmark or fuzz target has that name", where, name))
+				}
+			}
 			for _, p := range goCommandPackages(c.text) {
 				refs++
 				if !existsInAModule(p, modules) {
@@ -242,22 +264,31 @@ func TestMarkdownCodeNamesExist(t *testing.T) {
 var (
 	// repoPath is a code span that is a path: "impl/mutants.go", "model/".
 	repoPath = regexp.MustCompile(`^[\w.-]+(?:/[\w.-]+)+/?$|^[\w.-]+/$`)
+	// folderName is a folder as the repository names them.
+	folderName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 	// placeholder marks a path that stands for others: NAME, NN_name, ...
 	placeholder = regexp.MustCompile(`NAME|NN_|\.\.\.|\.[A-Z]`)
 )
 
-// repoPathIn returns the path a code span names in the repository (its
-// first folder one of the repository's), or "".
+// repoPathIn returns the path a code span names in the repository, or "":
+// a path whose first folder is one of the repository's, or a Go file or a
+// folder under a lowercase folder (which may be one that left). What a run
+// writes (out/) is not the repository's.
 func repoPathIn(span string, topLevel map[string]bool) string {
 	span = strings.TrimSpace(span)
 	if !repoPath.MatchString(span) || placeholder.MatchString(span) {
 		return ""
 	}
 	first, _, _ := strings.Cut(span, "/")
-	if !topLevel[first] {
+	switch {
+	case first == "out":
 		return ""
+	case topLevel[first]:
+		return span
+	case folderName.MatchString(first) && (strings.HasSuffix(span, ".go") || strings.HasSuffix(span, "/")):
+		return span
 	}
-	return span
+	return ""
 }
 
 var (
@@ -279,6 +310,77 @@ func goCommandPackages(line string) []string {
 		out = append(out, p[1])
 	}
 	return out
+}
+
+var (
+	// testName is a test, benchmark or fuzz target a code span names
+	// alone, perhaps with a subtest: `TestKgoStaticMemberRestarted`,
+	// `TestKgoInjectedErrors/UNKNOWN_MEMBER_ID`.
+	testName = regexp.MustCompile(`^((?:Test|Benchmark|Fuzz)[A-Z0-9]\w*)(?:/\S*)?$`)
+	// runFlag is go test's -run, -bench or -fuzz given one name:
+	// -run TestX, -run '^TestX$'.
+	runFlag = regexp.MustCompile(`-(?:run|bench|fuzz)[ =]'?\^?((?:Test|Benchmark|Fuzz)[A-Z0-9]\w*)\$?'?(?:\s|$)`)
+	// testFunc is a test function's declaration.
+	testFunc = regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz|Example)\w*)\(`)
+)
+
+// testNamesIn returns the tests, benchmarks and fuzz targets a piece of
+// code names: alone, or as the one name given to -run, -bench or -fuzz,
+// where a name without its closing $ stands for every name it begins
+// ("-run 'TestKgo'", written "TestKgo*").
+func testNamesIn(code string) []string {
+	var out []string
+	if m := testName.FindStringSubmatch(strings.TrimSpace(code)); m != nil {
+		out = append(out, m[1])
+	}
+	for _, m := range runFlag.FindAllStringSubmatch(code, -1) {
+		name := m[1]
+		if !strings.Contains(m[0], "$") {
+			name += "*"
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// testSet is the names of the repository's tests.
+type testSet map[string]bool
+
+// has reports whether a test has the name, or begins with it when the
+// name ends in '*'. The pages' own example tests (a user's
+// TestMyCoordinator, a placeholder TestX) are not the repository's.
+func (s testSet) has(name string) bool {
+	switch strings.TrimSuffix(name, "*") {
+	case "TestMyCoordinator", "TestX":
+		return true
+	}
+	prefix, ok := strings.CutSuffix(name, "*")
+	if !ok {
+		return s[name]
+	}
+	for n := range s {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// testFuncs are the names of every test, benchmark, fuzz target and
+// example of the repository's modules.
+func testFuncs(t *testing.T) testSet {
+	t.Helper()
+	names := testSet{}
+	for _, f := range repoFiles(t, "_test.go") {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range testFunc.FindAllStringSubmatch(string(b), -1) {
+			names[m[1]] = true
+		}
+	}
+	return names
 }
 
 // moduleRoots are the folders of the repository's Go modules, relative to

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Every conformance case has a row in PROTOCOL.md, in the section its name
@@ -55,10 +55,10 @@ func TestEveryRowIsACase(t *testing.T) {
 	}
 }
 
-// ruleIDs are the rule ids the checkers can report (linearize.Rules).
+// ruleIDs are the rule ids the checkers can report (rules.All).
 func ruleIDs() []string {
 	var ids []string
-	for _, r := range linearize.Rules() {
+	for _, r := range rules.All() {
 		ids = append(ids, string(r.ID))
 	}
 	return ids

@@ -12,20 +12,19 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // correct is the model behind a plain Target (not model-exact, cannot
 // restart); leaky acknowledges leaves without removing the member.
-func correct(plan linearize.Plan) linearize.Target {
-	m := linearize.NewModelTarget(plan.ModelConfig())
-	return linearize.Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
+func correct(cfg Config) Target {
+	m := Reference(cfg)
+	return Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
 }
 
-func leaky(plan linearize.Plan) linearize.Target {
-	m := linearize.NewModelTarget(plan.ModelConfig())
-	return linearize.Funcs{
-		HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func leaky(cfg Config) Target {
+	m := Reference(cfg)
+	return Funcs{
+		HandleFunc: func(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
 				return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
 			}
@@ -64,8 +63,8 @@ func TestRunPattern(t *testing.T) {
 		{"TestX/seed_3", "^TestX$/^seed_3$"},
 		{"TestX/a.b(c)", `^TestX$/^a\.b\(c\)$`},
 	} {
-		if got := RunPattern(tc.name); got != tc.want {
-			t.Errorf("RunPattern(%q) = %q, want %q", tc.name, got, tc.want)
+		if got := runPattern(tc.name); got != tc.want {
+			t.Errorf("runPattern(%q) = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
@@ -105,10 +104,10 @@ func TestReplayFromTheTestBinary(t *testing.T) {
 	dir := t.TempDir()
 	rec := &recorder{TB: t}
 	out := run(rec, leaky, Options{Seeds: 20}, settings{out: dir})
-	if out.Failure == nil || out.Failure.Temporary || filepath.Dir(out.Failure.Artifacts.History) != dir {
+	if out.Failure == nil || out.Failure.Temporary || filepath.Dir(out.Failure.History) != dir {
 		t.Fatalf("the failure's files are not kept in -ghostcheck.out: %+v", out.Failure)
 	}
-	file := out.Failure.Artifacts.History
+	file := out.Failure.History
 	want := "go test github.com/ghostcheck/ghostcheck/ghostchecktest -run '^TestReplayFromTheTestBinary$' -ghostcheck.replay=" + file
 	if out.Failure.Replay != want || !strings.Contains(rec.errors[0], "replay:   "+want) {
 		t.Fatalf("replay command %q, want %q", out.Failure.Replay, want)
@@ -157,7 +156,7 @@ func TestRapidIsQuiet(t *testing.T) {
 	t.Cleanup(func() { _ = f.Value.Set(old) })
 	rec := &recorder{TB: t}
 	out := run(rec, leaky, Options{Rapid: true, Shrink: 20}, settings{out: t.TempDir()})
-	if out.Failure == nil || out.Failure.Report.Rule != "NoGhosts" || len(rec.errors) != 1 {
+	if out.Failure == nil || out.Failure.Rule != "NoGhosts" || len(rec.errors) != 1 {
 		t.Fatalf("want one NoGhosts failure: %+v %q", out.Failure, rec.errors)
 	}
 	if !strings.Contains(rec.errors[0], "drawn by rapid") || !strings.Contains(rec.errors[0], "-ghostcheck.replay=") {
@@ -179,8 +178,8 @@ func TestRapidIsQuiet(t *testing.T) {
 // either mode; rapid does not spend its shrinking time on it, nor print
 // its draws.
 func TestPanicIsAFailure(t *testing.T) {
-	panicky := func(plan linearize.Plan) linearize.Target {
-		return linearize.Funcs{HandleFunc: func(linearize.Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
+	panicky := func(Config) Target {
+		return Funcs{HandleFunc: func(Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
 			panic("mycoord: nil map")
 		}}
 	}

@@ -14,7 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
@@ -147,9 +147,9 @@ func (e *kgoEnv) keep(path string, reqs []rules.ClientRequest, results []rules.C
 		e.t.Fatal(err)
 	}
 	defer f.Close()
-	hdr := linearize.ClientFileHeader{Target: "kfake (3 brokers, in-process)", Title: "franz-go kgo v1.22.3 through ghostcheck proxy: " + e.t.Name(),
-		Expect: linearize.ClientExpect(results)}
-	if err := linearize.WriteClientFile(f, hdr, reqs); err != nil {
+	hdr := history.ClientFileHeader{Target: "kfake (3 brokers, in-process)", Title: "franz-go kgo v1.22.3 through ghostcheck proxy: " + e.t.Name(),
+		Expect: history.ClientExpect(results)}
+	if err := history.WriteClientFile(f, hdr, reqs); err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Logf("recording kept: %s", path)

@@ -10,7 +10,8 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Known findings: deviations already recorded against a broker, given to
@@ -29,7 +30,7 @@ import (
 //     exit status 1. OBSERVED, if given, is text the case's observation must
 //     contain: a failure that does not contain it is reported as a new one.
 //   - probe KIND: the histories leave out the prober's requests of this
-//     kind (linearize.ProbeKinds: v1-join-empty-member-id,
+//     kind (plan.ProbeKinds: v1-join-empty-member-id,
 //     telemetry-zero-instance-id, telemetry-no-instance-id,
 //     stale-heartbeat), so a broker that makes a ghost of, or aborts on, one
 //     of them is checked on everything else.
@@ -127,7 +128,7 @@ func (k *Known) knownViolation(rule, what string) bool {
 	return ok && (e.Observed == "" || strings.Contains(what, e.Observed))
 }
 
-// setAside is knownViolation for linearize.CheckOptions (nil without
+// setAside is knownViolation for check.Options (nil without
 // known rules).
 func (k *Known) setAside() func(rule, what string) bool {
 	if len(k.Of(KnownRule)) == 0 {
@@ -191,11 +192,11 @@ func checkEntry(e KnownEntry) error {
 			return fmt.Errorf("no conformance case is named %q", e.Name)
 		}
 	case KnownProbe:
-		if !slices.Contains(linearize.ProbeKinds(), linearize.ProbeKind(e.Name)) {
-			return fmt.Errorf("no probe is named %q (probes: %v)", e.Name, linearize.ProbeKinds())
+		if !slices.Contains(plan.ProbeKinds(), plan.ProbeKind(e.Name)) {
+			return fmt.Errorf("no probe is named %q (probes: %v)", e.Name, plan.ProbeKinds())
 		}
 	case KnownRule:
-		if !slices.ContainsFunc(linearize.Rules(), func(r linearize.RuleInfo) bool { return string(r.ID) == e.Name }) {
+		if !slices.ContainsFunc(rules.All(), func(r rules.Info) bool { return string(r.ID) == e.Name }) {
 			return fmt.Errorf("no rule is named %q", e.Name)
 		}
 	case KnownWorkaround:
@@ -237,7 +238,7 @@ func (k *Known) of(kind KnownKind) iter.Seq[KnownEntry] {
 func (k *Known) Case(name string) (KnownEntry, bool) { return k.find(KnownCase, name) }
 
 // Probe is the finding whose probe kind the histories leave out, if any.
-func (k *Known) Probe(kind linearize.ProbeKind) (KnownEntry, bool) {
+func (k *Known) Probe(kind plan.ProbeKind) (KnownEntry, bool) {
 	return k.find(KnownProbe, string(kind))
 }
 
