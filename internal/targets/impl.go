@@ -46,17 +46,7 @@ type implTarget struct {
 }
 
 // Released implements driver.Parker.
-func (t implTarget) Released() []driver.Release {
-	rel := t.c.Released()
-	if len(rel) == 0 {
-		return nil
-	}
-	out := make([]driver.Release, len(rel))
-	for i, r := range rel {
-		out[i] = driver.Release(r)
-	}
-	return out
-}
+func (t implTarget) Released() []driver.Release { return driverReleases(t.c.Released()) }
 
 // implFuncs is c as a target on clock, without its snapshots: the target
 // answers as c does, its time is clock's, and a restart is c's.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -41,9 +42,9 @@ func (t *ModelTarget) Released() []driver.Release {
 	return driverReleases(t.c.Released())
 }
 
-// driverReleases is the model's answers to held requests as the driver
-// takes them (nil for none).
-func driverReleases(rel []model.Release) []driver.Release {
+// driverReleases is the model's or impl's answers to held requests as the
+// driver takes them (nil for none).
+func driverReleases[R model.Release | impl.Release](rel []R) []driver.Release {
 	if len(rel) == 0 {
 		return nil
 	}
