@@ -108,7 +108,6 @@ func mismatchOp(rep *check.Report) int {
 	return id
 }
 
-
 // idPattern matches the member ids a violation's words name: a
 // broker-made 22-character id or a client-made UUID.
 var idPattern = regexp.MustCompile(`member ([A-Za-z0-9_-]{22}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
