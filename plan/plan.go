@@ -19,7 +19,9 @@ type Plan struct {
 	Topics              []Topic `json:"topics"`
 	SessionTimeoutMs    int64   `json:"sessionTimeoutMs"`
 	HeartbeatIntervalMs int32   `json:"heartbeatIntervalMs"`
-	MaxGroupSize        int     `json:"maxGroupSize,omitempty"`
+	// MaxGroupSize caps every group, consumer (group.consumer.max.size)
+	// and classic (group.max.size).
+	MaxGroupSize int `json:"maxGroupSize,omitempty"`
 	// Simulation.
 	Rounds         int   `json:"rounds"`
 	RoundMs        int64 `json:"roundMs"`
@@ -161,7 +163,8 @@ func (p *Plan) ModelConfig() model.Config {
 		cfg.Telemetry.TelemetryMaxBytes = p.TelemetryMaxBytes
 	}
 	if p.HasClassic() {
-		cfg.InitialRebalanceDelayMs = p.InitialRebalanceDelayMs
+		// A group size cap caps classic groups too (group.max.size).
+		cfg.InitialRebalanceDelayMs, cfg.ClassicMaxGroupSize = p.InitialRebalanceDelayMs, p.MaxGroupSize
 	}
 	return cfg
 }

@@ -243,7 +243,7 @@ func clauseHits(cfg runConfig, phases []*phaseSummary) model.ClauseHits {
 	}
 	for _, p := range phases {
 		for i := 0; i < p.Histories; i++ {
-			jobs <- job{cfg.seed + uint64(i), p.col}
+			jobs <- job{cfg.seed + uint64(i), p.column()}
 		}
 	}
 	close(jobs)

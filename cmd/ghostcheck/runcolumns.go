@@ -125,3 +125,16 @@ func runColumns(protocol plan.Protocol, hvs []int, joinFlag string, mutant bool)
 	}
 	return out, nil
 }
+
+// column is the column a summary counted: the one it ran, or, for one read
+// back from --json (run --coverage), the one its fields name.
+func (ps *phaseSummary) column() column {
+	if ps.col != (column{}) {
+		return ps.col
+	}
+	c := column{hv: ps.Version, join: ps.JoinGroupVersion, protocol: ps.Protocol, control: ps.Control}
+	if c.protocol == "" {
+		c.protocol = plan.ProtocolConsumer
+	}
+	return c
+}
