@@ -215,7 +215,6 @@ var classicMutantInfo = []mutantEntry{
 	{MutRestartKeepsClassicState, "restart-keeps-classic-state", "restart B8.14", "a restart keeps classic groups as they are instead of reloading their last record"},
 }
 
-
 // MutantInfo names and describes one mutant.
 type MutantInfo struct {
 	Mutant Mutant
