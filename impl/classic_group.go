@@ -62,6 +62,7 @@ const (
 
 // classicGroup is a classic group's state; the group's mutex guards it.
 type classicGroup struct {
+	mut                    Mutants // the planted bugs (mutants.go); none in real use
 	state, prev            classicState
 	generation             int32
 	protocolType, protocol string
@@ -141,8 +142,8 @@ type recordedMember struct {
 	metadata, assignment   []byte
 }
 
-func newClassicGroup() *classicGroup {
-	return &classicGroup{byID: map[string]*cmember{}, static: map[string]*cmember{}, pending: map[string]int64{},
+func newClassicGroup(mut Mutants) *classicGroup {
+	return &classicGroup{mut: mut, byID: map[string]*cmember{}, static: map[string]*cmember{}, pending: map[string]int64{},
 		join: joinTimer{at: noDeadline}, sync: syncTimer{at: noDeadline}}
 }
 
@@ -291,7 +292,7 @@ func (g *classicGroup) memberCheck(memberID string, instance codec.NullableStrin
 		if holder == nil {
 			return nil, codec.UnknownMemberID
 		}
-		if holder.id != memberID {
+		if holder.id != memberID && !g.mut.Has(MutClassicNoFence) {
 			return nil, codec.FencedInstanceID
 		}
 	}
@@ -322,7 +323,7 @@ func (c *Coordinator) makeMemberID(prefix string) string {
 // answered UNKNOWN_MEMBER_ID (MemberId ""), a waiting SyncGroup dropped,
 // the member gone, the smallest remaining id leading if it led.
 func (g *classicGroup) removeMember(op *cop, m *cmember) {
-	if m.join.on {
+	if m.join.on && !g.mut.Has(MutRemovedJoinNotAnswered) {
 		op.answer(m.join, joinError(codec.UnknownMemberID, ""))
 	}
 	if m.sync.on {

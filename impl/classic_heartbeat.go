@@ -26,7 +26,11 @@ func (c *Coordinator) heartbeatClassic(r *codec.HeartbeatRequest) *codec.Heartbe
 	if code != codec.None {
 		return &codec.HeartbeatResponse{ErrorCode: code}
 	}
-	if r.GenerationId != cl.generation {
+	if r.GenerationId != cl.generation && !c.mut.Has(MutHeartbeatGenerationUnchecked) {
+		if c.mut.Has(MutClassicErrorRefreshesSession) {
+			cl.armSession(m, deadline(c.clock.Now(), int64(m.sessionMs)))
+			g.registerClassic()
+		}
 		return &codec.HeartbeatResponse{ErrorCode: codec.IllegalGeneration}
 	}
 	cl.armSession(m, deadline(c.clock.Now(), int64(m.sessionMs)))

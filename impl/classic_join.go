@@ -138,11 +138,15 @@ func (c *Coordinator) acceptJoining(g *classicGroup, memberID string) bool {
 		return true
 	}
 	m := g.member(memberID)
+	pending := 0
+	if c.mut.Has(MutPendingCountsTowardMaxSize) {
+		pending = len(g.pending)
+	}
 	switch g.state {
 	case classicPreparing:
-		return m != nil && m.join.on || g.nJoin < max
+		return m != nil && m.join.on || g.nJoin+pending < max
 	case classicCompleting, classicStable:
-		return m != nil || len(g.members) < max
+		return m != nil || len(g.members)+pending < max
 	}
 	return true
 }
@@ -202,6 +206,9 @@ func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Mes
 	m := &cmember{id: id, clientID: old.clientID, host: old.host, instance: old.instance, sessionMs: old.sessionMs,
 		rebalanceMs: old.rebalanceMs, protocolType: old.protocolType, protocols: old.protocols, assignment: old.assignment, hpos: -1}
 	g.put(m)
+	if g.mut.Has(MutReplacementKeepsOldInstance) {
+		g.static[m.instance.Value] = old
+	}
 	g.armSession(m, deadline(op.now, int64(m.sessionMs)))
 	if g.leader == old.id {
 		g.leader = id
@@ -209,7 +216,7 @@ func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Mes
 	g.storeJoin(op, m, j)
 	switch g.state {
 	case classicStable:
-		if g.selectProtocol() == g.protocol {
+		if g.selectProtocol() == g.protocol && !g.mut.Has(MutStaticReplacementRebalances) {
 			g.writeRecord()
 			g.clearJoin(m)
 			op.self.on = false
@@ -235,7 +242,7 @@ func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Mes
 // makeClassic makes g a new classic group (Empty, generation 0) and
 // writes its first record; g is live.
 func (g *group) makeClassic() {
-	g.kind, g.cl = kindClassic, newClassicGroup()
+	g.kind, g.cl = kindClassic, newClassicGroup(g.c.mut)
 	g.cl.writeRecord()
 }
 

@@ -38,12 +38,14 @@ func (c *Coordinator) leaveClassic(g *group, version int16, r *codec.LeaveGroupR
 func (g *classicGroup) leaveOne(op *cop, memberID string, instance codec.NullableString, left *bool) codec.ErrorCode {
 	var m *cmember
 	if memberID == "" {
-		if !instance.Valid || g.static[instance.Value] == nil {
+		if !instance.Valid || g.static[instance.Value] == nil || g.mut.Has(MutAdminRemovalIgnored) {
 			return codec.UnknownMemberID
 		}
 		m = g.static[instance.Value]
 	} else if _, pending := g.pending[memberID]; pending {
-		delete(g.pending, memberID)
+		if !g.mut.Has(MutPendingLeaveKept) {
+			delete(g.pending, memberID)
+		}
 		*left = true
 		return codec.None
 	} else {

@@ -59,7 +59,7 @@ func (g *classicGroup) maybeCompleteJoin(op *cop) bool {
 func (g *classicGroup) completeJoin(op *cop) {
 	g.join.at = noDeadline
 	for i := 0; i < len(g.members); {
-		if m := g.members[i]; !m.join.on && !m.instance.Valid {
+		if m := g.members[i]; !m.join.on && (!m.instance.Valid || g.mut.Has(MutStaticRemovedAtCompletion)) {
 			g.removeMember(op, m)
 			continue
 		}
@@ -70,7 +70,7 @@ func (g *classicGroup) completeJoin(op *cop) {
 			g.armJoin(joinTimer{at: op.now + max(g.rebalanceTimeout(), 1)}) // at least 1 ms, as the model
 			return
 		}
-		if l := g.byID[g.leader]; l == nil || !l.join.on {
+		if l := g.byID[g.leader]; (l == nil || !l.join.on) && !g.mut.Has(MutLeaderNotReelected) {
 			for _, m := range g.members {
 				if m.join.on {
 					g.leader = m.id

@@ -14,7 +14,7 @@ func (c *Coordinator) restartClassic(live []*group) {
 	now := c.clock.Now()
 	for _, g := range live {
 		g.lock()
-		if g.status != gLive || g.kind != kindClassic {
+		if g.status != gLive || g.kind != kindClassic || c.mut.Has(MutRestartKeepsClassicState) {
 			g.mu.Unlock()
 			continue
 		}
@@ -38,7 +38,7 @@ func (c *Coordinator) restartClassic(live []*group) {
 // reload is a group as its record makes it (see the model's reload).
 func (old *classicGroup) reload(now int64) *classicGroup {
 	r := old.record
-	g := newClassicGroup()
+	g := newClassicGroup(old.mut)
 	g.record = r
 	g.generation, g.protocolType, g.protocol, g.leader = r.generation, r.protocolType, r.protocol, r.leader
 	if len(r.members) > 0 {

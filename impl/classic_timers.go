@@ -217,7 +217,7 @@ func (g *classicGroup) syncTimerFired(op *cop) {
 		return
 	}
 	for _, m := range append([]*cmember(nil), g.members...) {
-		if m.awaitSync {
+		if m.awaitSync || g.mut.Has(MutSyncTimeoutRemovesSynced) {
 			g.removeMember(op, m)
 		}
 	}
@@ -226,6 +226,9 @@ func (g *classicGroup) syncTimerFired(op *cop) {
 }
 
 func (g *classicGroup) pendingExpired(op *cop, id string) {
+	if g.mut.Has(MutPendingNeverExpires) {
+		return
+	}
 	delete(g.pending, id)
 	if g.state == classicPreparing && g.allJoined() {
 		g.completeJoin(op)

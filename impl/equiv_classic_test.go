@@ -19,7 +19,7 @@ func TestEquivalenceReachesEveryClassicClause(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("a few thousand checks; sequential")
 	}
-	setFlag(t, "rapid.checks", "4000")
+	setFlag(t, "rapid.checks", "6000")
 	setFlag(t, "rapid.nofailfile", "true")
 	setFlag(t, "rapid.seed", "7")
 	hits := model.ClauseHits{}

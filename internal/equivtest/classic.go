@@ -40,10 +40,8 @@ var protocolNames = []string{"range", "uniform", "rr"}
 func (h *harness) classicActions(a map[string]func(*rapid.T)) {
 	a["classicJoin"] = h.classicJoin
 	a["classicJoin2"] = h.classicJoin
-	a["classicJoin3"] = h.classicJoin
 	a["classicRejoin"] = h.classicRejoin
 	a["classicSync"] = h.classicSync
-	a["classicSync2"] = h.classicSync
 	a["classicHeartbeat"] = h.classicHeartbeat
 	a["classicDescribe"] = h.classicDescribe
 	a["classicStaticRestart"] = h.classicStaticRestart
