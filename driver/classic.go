@@ -321,3 +321,40 @@ func (d *driver) classicSettleMs() int64 {
 	}
 	return 3*most + int64(d.plan.InitialRebalanceDelayMs)
 }
+
+// classicStaleHeartbeat sends ProbeClassicStaleHeartbeat's Heartbeat: for
+// the member of pr.Group the observer's last DescribeGroups shows at
+// pr.Pick, with its instance id, at a generation no group has.
+func (pb *prober) classicStaleHeartbeat(p *proc, pr plan.Probe) {
+	id, instance, ok := pb.lastDescribedClassic(pr.Group, pr.Pick)
+	if !ok {
+		return
+	}
+	v := p.version(codec.Heartbeat, 4)
+	req := &codec.HeartbeatRequest{GroupId: pr.Group, GenerationId: -1000, MemberId: id}
+	if v >= 3 {
+		req.GroupInstanceId = instance
+	}
+	p.others = append(p.others, pb.d.net.send(p, codec.Heartbeat, v, req))
+}
+
+// lastDescribedClassic is the member at pick of group as the last
+// DescribeGroups of it showed it: its id and instance id.
+func (pb *prober) lastDescribedClassic(group string, pick int) (string, codec.NullableString, bool) {
+	d := pb.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := len(d.hist) - 1; i >= 0; i-- {
+		r, ok := d.hist[i].Response.(*codec.DescribeGroupsResponse)
+		if !ok || len(r.Groups) != 1 || r.Groups[0].GroupId != group {
+			continue
+		}
+		ms := r.Groups[0].Members
+		if len(ms) == 0 {
+			return "", codec.Null, false
+		}
+		m := ms[pick%len(ms)]
+		return m.MemberId, m.GroupInstanceId, true
+	}
+	return "", codec.Null, false
+}

@@ -54,6 +54,8 @@ type network struct {
 	parker     Parker
 	deliveries atomic.Uint64
 	parked     map[uint64]*parkedRequest
+	// releasedAny: the target released some parked request in the run.
+	releasedAny bool
 }
 
 // init makes n the network of d's run.

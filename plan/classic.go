@@ -100,8 +100,9 @@ const (
 // probes). Then, per plan: the first rebalance's delay; now and then a
 // broker of Kafka 2.2 (JoinGroup v4, SyncGroup, Heartbeat and LeaveGroup
 // v2: KIP-394 without KIP-345, so static clients stop before joining and
-// the rest downgrade); and rarely two processes of one instance id
-// (CLASSIC.md §8's scenario 8).
+// the rest downgrade); rarely two processes of one instance id
+// (CLASSIC.md §8's scenario 8); and with the prober, stale classic
+// Heartbeats (ProbeClassicStaleHeartbeat).
 //
 // Options.JoinGroupVersion below 4 is the KIP-394 control: every client
 // dynamic (a static member needs v5), and the v3 either the clients' own
@@ -163,6 +164,9 @@ func drawClassic(d drawer, o Options, p *Plan) {
 	if d.intn("shared instance", 20) == 0 {
 		drawSharedInstance(d, p)
 	}
+	if o.Probes {
+		drawClassicProbes(d, p)
+	}
 }
 
 // capBroker plays a broker whose JoinGroup stops at join (3: before
@@ -179,13 +183,38 @@ func capBroker(p *Plan, join int16) {
 }
 
 // classicSafeProbe reports whether a probe may go to a classic group: the
-// ones that name no member and make none (telemetry, odd requests).
+// ones that name no member and make none (telemetry, odd requests), and
+// the classic probes.
 func classicSafeProbe(k ProbeKind) bool {
 	switch k {
-	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest:
+	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat:
 		return true
 	}
 	return false
+}
+
+// ProbeClassicStaleHeartbeat: a classic Heartbeat for a member the
+// observer last saw (DescribeGroups), with its instance id, at a
+// generation the group never had: ILLEGAL_GENERATION, and an error must
+// not refresh the member's session (B8.9).
+const ProbeClassicStaleHeartbeat ProbeKind = "classic-stale-heartbeat"
+
+// drawClassicProbes draws a stale classic Heartbeat to a classic group
+// about every 20 rounds.
+func drawClassicProbes(d drawer, p *Plan) {
+	var groups []string
+	for _, g := range p.Groups() {
+		for _, c := range p.Clients {
+			if c.Group == g && c.Classic != nil {
+				groups = append(groups, g)
+				break
+			}
+		}
+	}
+	for r := 5 + d.intn("classic probes start", 10); r < p.Rounds; r += 10 + d.intn("classic probes gap", 20) {
+		p.Probes = append(p.Probes, Probe{Round: r, Kind: ProbeClassicStaleHeartbeat, Group: groups[d.intn("classic probe group", len(groups))],
+			Pick: d.intn("classic probe pick", 16)})
+	}
 }
 
 // drawSharedInstance gives a dynamic classic client the instance id of a

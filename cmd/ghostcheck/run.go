@@ -246,6 +246,13 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 		fs.Usage()
 		return cfg, exitUsage
 	}
+	// A planted bug of the classic protocol needs classic groups to show:
+	// unless --protocol says otherwise, a run with one has them.
+	protocolSet := false
+	fs.Visit(func(f *flag.Flag) { protocolSet = protocolSet || f.Name == "protocol" })
+	if !protocolSet && targets.ClassicMutant(cfg.mutant) {
+		cfg.protocol = string(plan.ProtocolClassic)
+	}
 	return cfg, validateRun(&cfg, stderr)
 }
 

@@ -13,6 +13,18 @@ import (
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
+// ClassicMutant reports whether name is one of impl's mutants of the
+// classic protocol (impl.MutantInfo.Classic), which only classic groups
+// show.
+func ClassicMutant(name string) bool {
+	for _, m := range impl.AllMutants() {
+		if m.Name == name {
+			return m.Classic
+		}
+	}
+	return false
+}
+
 // Mutants lists impl's mutants: name and description.
 func Mutants() [][2]string {
 	var out [][2]string

@@ -30,9 +30,6 @@ func TestHarnessCatchesEveryMutant(t *testing.T) {
 	}
 	for _, m := range impl.AllMutants() {
 		t.Run(m.Name, func(t *testing.T) {
-			if m.Classic {
-				t.Skip(classicSkip)
-			}
 			k := KillMutant(m, 400, runBudget)
 			if k.History == 0 {
 				t.Fatalf("mutant %s (%s) not caught by the run in 400 histories (%v): %s", m.Name, m.Description, k.Elapsed, k.Detail)
@@ -50,10 +47,6 @@ func TestKillTable(t *testing.T) {
 	}
 	var kills []Kill
 	for _, m := range impl.AllMutants() {
-		if m.Classic {
-			t.Logf("%s: %s", m.Name, classicSkip)
-			continue
-		}
 		kills = append(kills, KillMutant(m, 1<<30, runBudget))
 	}
 	WriteKillTable(os.Stdout, kills)
@@ -63,12 +56,6 @@ func TestKillTable(t *testing.T) {
 		}
 	}
 }
-
-// classicSkip is why the run alone is not held to the classic protocol's
-// mutants (impl.MutantInfo.Classic): its plans drive consumer groups only,
-// until the classic harness (issue 25) lands; impl's TestMutantsAreCaught
-// catches each with the equivalence property meanwhile.
-const classicSkip = "a classic-protocol mutant: the property run drives no classic group yet (issue 25's harness); impl's TestMutantsAreCaught catches it"
 
 // Without a mutant, impl passes the same histories.
 func TestImplWithoutMutantPasses(t *testing.T) {
