@@ -14,6 +14,11 @@ import (
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
+// classicClients are the processes' part for the classic client
+// processes: what one does on its turn, with its planned actions, its
+// answers and its timeouts.
+type classicClients struct{ d *driver }
+
 // classicProc is what a classic client process keeps besides a proc's:
 // the consumer, the JoinGroup or SyncGroup on its way (join tells which),
 // and the Heartbeat on its way (the consumer judges its answer by the
@@ -65,12 +70,12 @@ func (p *proc) joined() bool {
 	return p.c.State() == client.Joined
 }
 
-// classicTurn is a classic process's turn after its actions: the JoinGroup
+// turn is a classic process's turn after its actions: the JoinGroup
 // or SyncGroup its consumer has due, once the backoff is over and nothing
 // of the kind is on its way, and a heartbeat every interval while it
 // heartbeats.
-func (ps *processes) classicTurn(p *proc) {
-	d, k := ps.d, p.classic
+func (cc classicClients) turn(p *proc) {
+	d, k := cc.d, p.classic
 	if !p.wants || d.round < p.nextTry {
 		return
 	}
@@ -79,7 +84,7 @@ func (ps *processes) classicTurn(p *proc) {
 		case client.DueJoin:
 			req, v := k.cl.JoinGroup()
 			if req == nil {
-				ps.endFatal(p)
+				cc.endFatal(p)
 				return
 			}
 			k.gm, k.join = d.net.send(p, codec.JoinGroup, v, req), true
@@ -92,18 +97,18 @@ func (ps *processes) classicTurn(p *proc) {
 			}
 		}
 	}
-	if k.cl.Heartbeating() && p.hb == nil && d.round-p.lastHB >= ps.hbEvery {
+	if k.cl.Heartbeating() && p.hb == nil && d.round-p.lastHB >= cc.d.procs.hbEvery {
 		req, v := k.cl.Heartbeat()
 		k.hb = req
 		p.hb = d.net.send(p, codec.Heartbeat, v, req)
 	}
 }
 
-// classicDo carries out one of a classic client's planned actions; the
+// do carries out one of a classic client's planned actions; the
 // ones a classic consumer does as any other (a crash, a reset, a rename)
 // are do's.
-func (ps *processes) classicDo(p *proc, a plan.Action) bool {
-	d, k := ps.d, p.classic
+func (cc classicClients) do(p *proc, a plan.Action) bool {
+	d, k := cc.d, p.classic
 	switch a.Kind {
 	case plan.Join:
 		p.wants = true
@@ -116,7 +121,7 @@ func (ps *processes) classicDo(p *proc, a plan.Action) bool {
 			p.leave = d.net.send(p, codec.LeaveGroup, v, req)
 		}
 	case plan.Close:
-		ps.close(p)
+		cc.d.procs.close(p)
 	case plan.Crash:
 		k.cl.Crash()
 		return false
@@ -124,7 +129,7 @@ func (ps *processes) classicDo(p *proc, a plan.Action) bool {
 		// Not while a request of its group may be held on the
 		// connection: the telemetry request would wait behind it, and
 		// be answered by its group's events.
-		if k.gm == nil && !d.net.parkedOn(p) {
+		if k.gm == nil && !d.net.park.parkedOn(p) {
 			return false
 		}
 	case plan.Resubscribe:
@@ -135,18 +140,18 @@ func (ps *processes) classicDo(p *proc, a plan.Action) bool {
 	return true
 }
 
-// classicClose is close's part for a classic process: its consumer's
+// close is processes.close's part for a classic process: its consumer's
 // LeaveGroup, if it sends one (a dynamic member; a static one sends none).
-func (ps *processes) classicClose(p *proc) {
+func (cc classicClients) close(p *proc) {
 	if req, v := p.classic.cl.Close(); req != nil {
-		ps.d.net.send(p, codec.LeaveGroup, v, req)
+		cc.d.net.send(p, codec.LeaveGroup, v, req)
 	}
 }
 
-// classicAbsorb hands a classic process the answer r if it awaits it as
+// absorb hands a classic process the answer r if it awaits it as
 // its JoinGroup, SyncGroup or Heartbeat's; false if it does not.
-func (ps *processes) classicAbsorb(p *proc, r *response) bool {
-	d, k := ps.d, p.classic
+func (cc classicClients) absorb(p *proc, r *response) bool {
+	d, k := cc.d, p.classic
 	var re client.Reaction
 	switch {
 	case k.gm != nil && k.gm.corr == r.corr:
@@ -173,15 +178,15 @@ func (ps *processes) classicAbsorb(p *proc, r *response) bool {
 	default:
 		return false
 	}
-	ps.react(p, re)
+	cc.react(p, re)
 	return true
 }
 
 // react does what the consumer asked after an answer or a lost one: a new
 // connection now (its requests go on it from the next round, the backoff),
 // or just the backoff; and a consumer that failed ends its process.
-func (ps *processes) react(p *proc, re client.Reaction) {
-	d, k := ps.d, p.classic
+func (cc classicClients) react(p *proc, re client.Reaction) {
+	d, k := cc.d, p.classic
 	switch re {
 	case client.Reconnect:
 		k.gm, k.hb, p.hb = nil, nil, nil
@@ -192,47 +197,47 @@ func (ps *processes) react(p *proc, re client.Reaction) {
 		p.nextTry = d.round + 1
 	}
 	if k.cl.State() == client.ClassicFatal {
-		ps.endFatal(p)
+		cc.endFatal(p)
 	}
 }
 
 // endFatal ends a process whose consumer failed (FENCED_INSTANCE_ID and
 // the like: Kafka's poll throws): it sends nothing more, as after a crash.
-func (ps *processes) endFatal(p *proc) {
-	p.live, p.wants, p.ended = false, false, ps.d.round
+func (cc classicClients) endFatal(p *proc) {
+	p.live, p.wants, p.ended = false, false, cc.d.round
 	p.hb, p.leave, p.others = nil, nil, nil
 	p.classic.gm, p.classic.hb = nil, nil
 	p.closing = true
 }
 
-// classicTimeouts gives up on a classic process's JoinGroup after its
+// timeouts gives up on a classic process's JoinGroup after its
 // rebalance timeout and 5 s, and on its SyncGroup and Heartbeat after its
 // request timeout: the consumer closes the connection and goes on on a new
 // one (react).
-func (ps *processes) classicTimeouts(p *proc) {
-	d, k := ps.d, p.classic
+func (cc classicClients) timeouts(p *proc) {
+	d, k := cc.d, p.classic
 	switch {
 	case k.gm != nil && k.join && k.gm.sent <= d.round-k.joinRounds:
 		k.gm = nil
-		ps.react(p, k.cl.OnJoinGroupLost())
+		cc.react(p, k.cl.OnJoinGroupLost())
 		p.nextTry = d.round
 	case k.gm != nil && !k.join && k.gm.sent <= d.round-k.requestRounds:
 		k.gm = nil
-		ps.react(p, k.cl.OnSyncGroupLost())
+		cc.react(p, k.cl.OnSyncGroupLost())
 		p.nextTry = d.round
 	case p.hb != nil && p.hb.sent <= d.round-k.requestRounds:
 		p.hb, k.hb = nil, nil
-		ps.react(p, k.cl.OnHeartbeatLost())
+		cc.react(p, k.cl.OnHeartbeatLost())
 		p.nextTry = d.round
 	}
 }
 
-// classicConnectionLost is what a classic consumer does when its
+// connectionLost is what a classic consumer does when its
 // connection closes under it (a coordinator restart): Kafka's network
 // client fails the requests on their way at once, so the JoinGroup or
 // SyncGroup goes again (on the new connection, as after a lost answer) and
 // heartbeats go on.
-func (ps *processes) classicConnectionLost(p *proc) {
+func (cc classicClients) connectionLost(p *proc) {
 	k := p.classic
 	if k.gm != nil {
 		k.gm = nil

@@ -151,7 +151,7 @@ func newDriver(target Target, p plan.Plan) (*driver, error) {
 		}
 	}
 	d.net.init(d)
-	d.procs = processes{d: d, hbEvery: max(int(int64(p.HeartbeatIntervalMs)/p.RoundMs), 1)}
+	d.procs = processes{d: d, hbEvery: max(int(int64(p.HeartbeatIntervalMs)/p.RoundMs), 1), classic: classicClients{d}}
 	d.prober = prober{d: d}
 	d.obs = newObserver(d)
 	// The history and the clients' requests are made about the size they
@@ -233,7 +233,7 @@ func (d *driver) quiesce() bool {
 	}
 	d.procs.describeAll()
 	d.net.deliverRequests()
-	d.net.unreleased()
+	d.net.park.unreleased()
 	d.obs.observe(true)
 	d.clients.check()
 	return true
@@ -252,7 +252,7 @@ func (d *driver) restart() bool {
 	// broker's sockets do before its successor loads the groups: what
 	// waited unread on them is never read (parked.go).
 	for _, p := range d.procs.all {
-		if d.net.parkedOn(p) {
+		if d.net.park.parkedOn(p) {
 			d.net.disconnect(p)
 		}
 	}
@@ -270,8 +270,8 @@ func (d *driver) restart() bool {
 	d.procs.connectionsLost()
 	op := history.Op{ID: len(d.hist), Client: len(d.procs.all), Name: "coordinator", At: d.now, Sent: d.round,
 		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"}
-	if d.net.parker != nil {
-		op.Releases = d.net.release(d.net.parker.Released(), ret)
+	if d.net.park.parker != nil {
+		op.Releases = d.net.park.release(d.net.park.parker.Released(), ret)
 	}
 	d.hist = append(d.hist, op)
 	d.mu.Unlock()
@@ -311,7 +311,7 @@ func (d *driver) advance(t int64) bool {
 		return false
 	}
 	d.mu.Lock()
-	d.net.tick(history.TickAdvance, Conn{}, nil)
+	d.net.park.tick(history.TickAdvance, Conn{}, nil)
 	d.mu.Unlock()
 	return true
 }

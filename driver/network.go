@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
@@ -48,21 +47,15 @@ type network struct {
 	freeWires []uint64
 	// enc is deliver's buffer for encoding a response (under mu).
 	enc []byte
-	// The parked requests (parked.go): the target as a Parker (nil if it
-	// is not), the deliveries numbered so far, and the requests it holds
-	// by delivery number.
-	parker     Parker
-	deliveries atomic.Uint64
-	parked     map[uint64]*parkedRequest
-	// releasedAny: the target released some parked request in the run.
-	releasedAny bool
+	// park is the part for the requests the target parks (parked.go).
+	park parking
 }
 
 // init makes n the network of d's run.
 func (n *network) init(d *driver) {
 	n.d, n.lastReqDeliver, n.lastRespDeliver = d, map[uint64]int64{}, map[uint64]int{}
-	n.clientIDs, n.closed, n.parked = map[uint64]string{}, map[uint64]bool{}, map[uint64]*parkedRequest{}
-	n.parker, _ = d.target.(Parker)
+	n.clientIDs, n.closed = map[uint64]string{}, map[uint64]bool{}
+	n.park.init(n)
 }
 
 // outstanding is a request a process awaits the response to.
@@ -158,7 +151,7 @@ func (n *network) disconnect(p *proc) {
 	n.d.mu.Unlock()
 	if !closed {
 		n.d.target.Disconnect(p.wire)
-		n.disconnected(p)
+		n.park.disconnected(p)
 	}
 	n.releaseWire(p)
 }
@@ -276,7 +269,7 @@ func (n *network) deliverRequests() {
 // for a plan with classic clients against a Parker: what one handling
 // released must be drained before the next handling).
 func (n *network) deliverAt(due []*request) {
-	if !n.d.plan.Parallel || n.parker != nil && n.d.plan.HasClassic() {
+	if !n.d.plan.Parallel || n.park.parker != nil && n.d.plan.HasClassic() {
 		for _, r := range due {
 			n.deliver(r)
 		}
@@ -317,7 +310,7 @@ func (n *network) deliver(r *request) {
 	// The operation's interval is the target's handling of it: the
 	// tightest interval known to contain its linearization point.
 	r.handed = r.h
-	h := n.handle(r)
+	h := n.park.handle(r)
 	resp, err := h.resp, h.err
 
 	d.mu.Lock()
@@ -327,10 +320,10 @@ func (n *network) deliver(r *request) {
 	r.p.delivered(r.req, d.at)
 	parked := errors.Is(err, ErrParked)
 	if parked {
-		n.park(r, &op, h.ret)
+		n.park.park(r, &op, h.ret)
 	}
 	if h.released != nil {
-		op.Releases = n.releaseHandled(h.released, h.ret, &op)
+		op.Releases = n.park.releaseHandled(h.released, h.ret, &op)
 	}
 	switch {
 	case parked:

@@ -11,10 +11,28 @@ package driver
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
 )
+
+// parking is the network's part for parked requests: the target as a
+// Parker (nil if it is not), the deliveries numbered so far, the requests
+// it holds by delivery number, and whether it ever released one.
+type parking struct {
+	n           *network
+	parker      Parker
+	deliveries  atomic.Uint64
+	parked      map[uint64]*parkedRequest
+	releasedAny bool
+}
+
+// init makes k the parking of n's run.
+func (k *parking) init(n *network) {
+	k.n, k.parked = n, map[uint64]*parkedRequest{}
+	k.parker, _ = n.d.target.(Parker)
+}
 
 // parkedRequest is a request the target parked: the id of its operation in
 // the history, and the request, whose answer goes back as any other.
@@ -35,15 +53,15 @@ type handling struct {
 
 // handle hands r to the target under a fresh delivery number and drains
 // what the handling released.
-func (n *network) handle(r *request) handling {
-	d := n.d
-	r.conn.Delivery = n.deliveries.Add(1)
+func (k *parking) handle(r *request) handling {
+	d := k.n.d
+	r.conn.Delivery = k.deliveries.Add(1)
 	var h handling
 	h.call = d.events.Add(1)
 	h.resp, h.err = d.target.Handle(r.conn, &r.handed, r.req)
 	h.ret = d.events.Add(1)
-	if n.parker != nil {
-		h.released = n.parker.Released()
+	if k.parker != nil {
+		h.released = k.parker.Released()
 	}
 	return h
 }
@@ -51,15 +69,15 @@ func (n *network) handle(r *request) handling {
 // park holds op, r's operation, open: the target answered nothing yet. A
 // target that parks without being a Parker can never answer: a harness
 // error. The caller holds mu.
-func (n *network) park(r *request, op *history.Op, handled int64) {
+func (k *parking) park(r *request, op *history.Op, handled int64) {
 	op.Response, op.Return = nil, history.Never
-	if n.parker == nil {
-		n.d.harness("op %d (%s): the target parked it (driver.ErrParked) but is not a driver.Parker, so its answer can never come", op.ID, history.RequestLabel(op))
+	if k.parker == nil {
+		k.n.d.harness("op %d (%s): the target parked it (driver.ErrParked) but is not a driver.Parker, so its answer can never come", op.ID, history.RequestLabel(op))
 		op.Note = joinNote(op.Note, "parked by a target that cannot release it")
 		return
 	}
 	op.Parked, op.Handled = true, handled
-	n.parked[r.conn.Delivery] = &parkedRequest{op: op.ID, r: r}
+	k.parked[r.conn.Delivery] = &parkedRequest{op: op.ID, r: r}
 }
 
 // release records the answers rel gave parked requests at event ret: each
@@ -67,8 +85,8 @@ func (n *network) park(r *request, op *history.Op, handled int64) {
 // dropped), and the answer goes back to its process as answer sends any.
 // It returns the released operations' ids, in rel's order. The caller
 // holds mu.
-func (n *network) release(rel []Release, ret int64) []int {
-	return n.releaseHandled(rel, ret, nil)
+func (k *parking) release(rel []Release, ret int64) []int {
+	return k.releaseHandled(rel, ret, nil)
 }
 
 // releaseHandled is release for what the handling of self (the operation
@@ -76,17 +94,17 @@ func (n *network) release(rel []Release, ret int64) []int {
 // target may have parked self and released it within the same handling:
 // answered, self is simply answered (not parked); dropped (its member
 // went in the same step), self is listed among its own releases.
-func (n *network) releaseHandled(rel []Release, ret int64, self *history.Op) []int {
-	d := n.d
+func (k *parking) releaseHandled(rel []Release, ret int64, self *history.Op) []int {
+	d := k.n.d
 	var ids []int
 	for _, x := range rel {
-		pk := n.parked[x.Delivery]
+		pk := k.parked[x.Delivery]
 		if pk == nil {
 			d.harness("the target released delivery %d, which it had not parked (or released before)", x.Delivery)
 			continue
 		}
-		delete(n.parked, x.Delivery)
-		n.releasedAny = true
+		delete(k.parked, x.Delivery)
+		k.releasedAny = true
 		op := self
 		switch {
 		case self != nil && pk.op == self.ID && !x.Dropped:
@@ -96,7 +114,7 @@ func (n *network) releaseHandled(rel []Release, ret int64, self *history.Op) []i
 			self.Parked, self.Handled = false, 0
 			if x.Response != nil {
 				self.Response, self.Return = x.Response, ret
-				n.answer(pk.r, x.Response, self)
+				k.n.answer(pk.r, x.Response, self)
 			}
 			continue
 		case self == nil || pk.op != self.ID:
@@ -112,7 +130,7 @@ func (n *network) releaseHandled(rel []Release, ret int64, self *history.Op) []i
 			continue
 		}
 		op.Response, op.Return = x.Response, ret
-		if n.closed[pk.r.handle] {
+		if k.n.closed[pk.r.handle] {
 			// As a broker's answer to a closed socket: written nowhere.
 			// An id it carries was still made for the process.
 			if j, ok := x.Response.(*codec.JoinGroupResponse); ok && j.MemberId != "" && pk.r.p.role == roleClient {
@@ -122,16 +140,16 @@ func (n *network) releaseHandled(rel []Release, ret int64, self *history.Op) []i
 			d.obs.answered(pk.r.h.RequestApiVersion, x.Response)
 			continue
 		}
-		n.answer(pk.r, x.Response, op)
+		k.n.answer(pk.r, x.Response, op)
 	}
 	return ids
 }
 
 // groupOfDelivery is the group of the parked request with delivery
 // number id ("" if there is none such).
-func (n *network) groupOfDelivery(id uint64) string {
-	if pk := n.parked[id]; pk != nil {
-		return n.d.hist[pk.op].GroupID()
+func (k *parking) groupOfDelivery(id uint64) string {
+	if pk := k.parked[id]; pk != nil {
+		return k.n.d.hist[pk.op].GroupID()
 	}
 	return ""
 }
@@ -142,11 +160,11 @@ func (n *network) groupOfDelivery(id uint64) string {
 // came; also, for a closed connection, one for each other group in also
 // (the groups of requests still parked on it, whose later answers now go
 // nowhere: the check replays the close). The caller holds mu.
-func (n *network) tick(kind history.TickKind, conn Conn, also []string) {
-	d := n.d
+func (k *parking) tick(kind history.TickKind, conn Conn, also []string) {
+	d := k.n.d
 	var rel []Release
-	if n.parker != nil {
-		rel = n.parker.Released()
+	if k.parker != nil {
+		rel = k.parker.Released()
 	}
 	if len(rel) == 0 && len(also) == 0 {
 		return
@@ -154,7 +172,7 @@ func (n *network) tick(kind history.TickKind, conn Conn, also []string) {
 	var groups []string
 	byGroup := map[string][]Release{}
 	for _, x := range rel {
-		g := n.groupOfDelivery(x.Delivery)
+		g := k.groupOfDelivery(x.Delivery)
 		if _, ok := byGroup[g]; !ok {
 			groups = append(groups, g)
 		}
@@ -174,26 +192,26 @@ func (n *network) tick(kind history.TickKind, conn Conn, also []string) {
 		if kind == history.TickDisconnect {
 			op.Conn = Conn{ID: conn.ID, Host: conn.Host}
 		}
-		op.Releases = n.release(byGroup[g], ret)
+		op.Releases = k.release(byGroup[g], ret)
 		d.hist = append(d.hist, op)
 	}
 }
 
 // disconnected records what closing p's connection released, and the
 // groups of what it still held on it (tick).
-func (n *network) disconnected(p *proc) {
-	n.d.mu.Lock()
-	defer n.d.mu.Unlock()
+func (k *parking) disconnected(p *proc) {
+	k.n.d.mu.Lock()
+	defer k.n.d.mu.Unlock()
 	var held []string
-	for _, pk := range n.parked {
+	for _, pk := range k.parked {
 		if pk.r.handle == p.connID {
-			if g := n.d.hist[pk.op].GroupID(); !slices.Contains(held, g) {
+			if g := k.n.d.hist[pk.op].GroupID(); !slices.Contains(held, g) {
 				held = append(held, g)
 			}
 		}
 	}
 	slices.Sort(held)
-	n.tick(history.TickDisconnect, Conn{ID: p.wire, Host: p.host}, held)
+	k.tick(history.TickDisconnect, Conn{ID: p.wire, Host: p.host}, held)
 }
 
 // unreleased notes the operations the target parked and never released
@@ -202,28 +220,28 @@ func (n *network) disconnected(p *proc) {
 // harness error naming them. One that answers others leaves these open
 // for the check, which holds them to what the coordinator should have
 // answered (the model releases them somewhere: a mismatch).
-func (n *network) unreleased() {
-	if len(n.parked) == 0 {
+func (k *parking) unreleased() {
+	if len(k.parked) == 0 {
 		return
 	}
 	var ids []int
-	for _, pk := range n.parked {
+	for _, pk := range k.parked {
 		ids = append(ids, pk.op)
 	}
 	slices.Sort(ids)
-	if !n.releasedAny {
-		n.d.harness("the target parked ops %v and never answered or dropped any request it parked (driver.Parker): the first, %s", ids, history.Describe(&n.d.hist[ids[0]]))
+	if !k.releasedAny {
+		k.n.d.harness("the target parked ops %v and never answered or dropped any request it parked (driver.Parker): the first, %s", ids, history.Describe(&k.n.d.hist[ids[0]]))
 		return
 	}
 	for _, id := range ids {
-		op := &n.d.hist[id]
+		op := &k.n.d.hist[id]
 		op.Note = joinNote(op.Note, "never answered nor dropped by the end of the run")
 	}
 }
 
 // parkedOn reports whether a request of p's is parked on its connection.
-func (n *network) parkedOn(p *proc) bool {
-	for _, pk := range n.parked {
+func (k *parking) parkedOn(p *proc) bool {
+	for _, pk := range k.parked {
 		if pk.r.handle == p.connID {
 			return true
 		}

@@ -202,6 +202,8 @@ func (p *proc) arrived(ids []string) {
 type processes struct {
 	d   *driver
 	all []*proc
+	// classic is the part for classic client processes (classic.go).
+	classic classicClients
 	// hbEvery is how many rounds a joined client waits between
 	// heartbeats.
 	hbEvery int
@@ -329,7 +331,7 @@ func (ps *processes) turn(p *proc) {
 		}
 	}
 	if p.classic != nil {
-		ps.classicTurn(p)
+		ps.classic.turn(p)
 		return
 	}
 	if p.wants && p.hb == nil && p.leave == nil && d.round >= p.nextTry {
@@ -344,7 +346,7 @@ func (ps *processes) turn(p *proc) {
 // do carries out one of a client's planned actions.
 func (ps *processes) do(p *proc, a plan.Action) {
 	d := ps.d
-	if p.classic != nil && ps.classicDo(p, a) {
+	if p.classic != nil && ps.classic.do(p, a) {
 		return
 	}
 	switch k := a.Kind; k {
@@ -368,7 +370,7 @@ func (ps *processes) do(p *proc, a plan.Action) {
 	case plan.Reset:
 		d.net.disconnect(p)
 		if p.classic != nil {
-			ps.classicConnectionLost(p)
+			ps.classic.connectionLost(p)
 		}
 		d.net.reconnect(p)
 	case plan.Telemetry:
@@ -393,7 +395,7 @@ func (ps *processes) do(p *proc, a plan.Action) {
 // and its connection closes after it (closeEnded).
 func (ps *processes) close(p *proc) {
 	if p.classic != nil {
-		ps.classicClose(p)
+		ps.classic.close(p)
 	} else if req, v := p.c.Close(); req != nil {
 		ps.d.net.send(p, codec.ConsumerGroupHeartbeat, v, req)
 	}
@@ -439,7 +441,7 @@ func (ps *processes) reconnectLive() {
 	for _, p := range ps.all {
 		if p.live {
 			if p.classic != nil {
-				ps.classicConnectionLost(p)
+				ps.classic.connectionLost(p)
 			}
 			ps.d.net.reconnect(p)
 		}
@@ -514,7 +516,7 @@ func (ps *processes) liveMember(group string, pick int, instance bool) string {
 
 // absorb hands a response to the process that awaits it.
 func (ps *processes) absorb(p *proc, r *response) {
-	if p.classic != nil && ps.classicAbsorb(p, r) {
+	if p.classic != nil && ps.classic.absorb(p, r) {
 		return
 	}
 	switch {
@@ -568,7 +570,7 @@ func (ps *processes) timeouts() {
 			continue
 		}
 		if p.classic != nil {
-			ps.classicTimeouts(p)
+			ps.classic.timeouts(p)
 		} else if p.hb != nil && p.hb.sent <= limit {
 			p.hb = nil
 			p.c.OnHeartbeatLost()
