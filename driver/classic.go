@@ -104,9 +104,9 @@ func (cc classicClients) turn(p *proc) {
 	}
 }
 
-// do carries out one of a classic client's planned actions; the
-// ones a classic consumer does as any other (a crash, a reset, a rename)
-// are do's.
+// do carries out one of a classic client's planned actions, and reports
+// whether it did; the ones a classic consumer does as any other (a crash,
+// a reset, a rename) are left to processes.do.
 func (cc classicClients) do(p *proc, a plan.Action) bool {
 	d, k := cc.d, p.classic
 	switch a.Kind {
