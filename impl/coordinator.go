@@ -72,10 +72,11 @@ type Coordinator struct {
 	// relMu guards the answers to held requests not yet released and the
 	// connections to resume (parked.go); nResume counts the latter, so
 	// that a request resumes nothing without taking relMu.
-	relMu    sync.Mutex
-	released []Release
-	resume   []uint64
-	nResume  atomic.Int32
+	relMu     sync.Mutex
+	released  []Release
+	resume    []uint64
+	nResume   atomic.Int32
+	nReleased atomic.Int32
 }
 
 // groupShard maps group ids to groups. Groups are created once and removed
