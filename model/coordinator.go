@@ -42,7 +42,9 @@ type Coordinator struct {
 	now         int64
 	groups      map[string]*group
 	// classic are the classic groups (classic_group.go); a group id is in
-	// groups or in classic, never both.
+	// groups or in classic, never both. It and holds are made at their
+	// first entry: most coordinators (a clone per step of a check) have
+	// none.
 	classic map[string]*classicGroup
 	// holds are the connections with a held request (parked.go); released
 	// the answers given to held requests since Released last ran; resume
@@ -74,8 +76,6 @@ func NewCoordinator(cfg Config) *Coordinator {
 		topics:      topics,
 		firstOfName: firstOfName(topics),
 		groups:      map[string]*group{},
-		classic:     map[string]*classicGroup{},
-		holds:       map[uint64]*connHold{},
 		conns:       map[uint64]string{},
 		telemetry:   map[codec.UUID]*telemetryClient{},
 	}
@@ -348,9 +348,10 @@ func (c *Coordinator) advertised() []codec.ApiVersionsKey {
 // out: {codec.JoinGroup: 3} plays a broker without KIP-394, {codec.JoinGroup:
 // -1} one without classic groups.
 func AdvertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
-	var out []codec.ApiVersionsKey
-	for _, a := range codec.AllAPIs() {
-		if a.Routing || a.Auth {
+	out := make([]codec.ApiVersionsKey, 0, 16) // a dozen apis: one allocation
+	for key := codec.APIKey(0); key < 128; key++ { // the table itself: AllAPIs would allocate a list
+		a := codec.Lookup(key)
+		if a == nil || a.Routing || a.Auth {
 			continue
 		}
 		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}

@@ -72,7 +72,7 @@ type Client struct {
 
 	hbVersion int16 // negotiated
 	lgVersion int16 // highest LeaveGroup version the broker speaks
-	maxSeen   map[codec.APIKey]int16
+	maxSeen   []codec.ApiVersionsKey // the broker's last list (storage reused)
 	corr      int32
 
 	clientID string // the ClientId it sends (SetClientID changes it)
