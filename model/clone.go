@@ -20,6 +20,7 @@ func (c *Coordinator) Clone() *Coordinator {
 		topics:      c.topics,
 		firstOfName: c.firstOfName,
 		apis:        c.apis,
+		served:      c.served,
 		now:         c.now,
 		groups:      make(map[string]*group, len(c.groups)),
 		conns:       make(map[uint64]string, len(c.conns)),
