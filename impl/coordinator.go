@@ -305,7 +305,7 @@ func (c *Coordinator) AdvertisedVersions() []codec.ApiVersionsKey {
 // import: the apis ghostcheck checks and the classic group protocol's,
 // capped by maxVersions.
 func advertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
-	out := make([]codec.ApiVersionsKey, 0, 16) // a dozen apis: one allocation
+	out := make([]codec.ApiVersionsKey, 0, 16)     // a dozen apis: one allocation
 	for key := codec.APIKey(0); key < 128; key++ { // the table itself: AllAPIs would allocate a list
 		a := codec.Lookup(key)
 		if a == nil || a.Routing || a.Auth {

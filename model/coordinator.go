@@ -373,7 +373,7 @@ type versionRange struct {
 // out: {codec.JoinGroup: 3} plays a broker without KIP-394, {codec.JoinGroup:
 // -1} one without classic groups.
 func AdvertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
-	out := make([]codec.ApiVersionsKey, 0, 16) // a dozen apis: one allocation
+	out := make([]codec.ApiVersionsKey, 0, 16)     // a dozen apis: one allocation
 	for key := codec.APIKey(0); key < 128; key++ { // the table itself: AllAPIs would allocate a list
 		a := codec.Lookup(key)
 		if a == nil || a.Routing || a.Auth {
