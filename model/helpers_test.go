@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -203,7 +204,7 @@ func invalid(msg string) *codec.ConsumerGroupHeartbeatResponse {
 func success(memberID string, epoch int32, assignment string) *codec.ConsumerGroupHeartbeatResponse {
 	r := &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(memberID), MemberEpoch: epoch, HeartbeatIntervalMs: 5000}
 	if assignment != "-" {
-		r.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: hbParts(assignment)}
+		r.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: testreq.Owned(assignment)}
 	}
 	return r
 }
@@ -240,17 +241,6 @@ func topicsOf(m map[string][]int32) []string {
 	return ts
 }
 
-// hbParts renders "a0 a2 b1" as heartbeat TopicPartitions, topics in name
-// order (the model's documented order). "" is the empty list.
-func hbParts(s string) []codec.ConsumerGroupHeartbeatTopicPartitions {
-	m := parts(s)
-	out := []codec.ConsumerGroupHeartbeatTopicPartitions{}
-	for _, t := range topicsOf(m) {
-		out = append(out, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: model.TopicIDFor(t), Partitions: m[t]})
-	}
-	return out
-}
-
 func describedParts(s string) codec.DescribedAssignment {
 	m := parts(s)
 	var out []codec.DescribedTopicPartitions
@@ -258,46 +248,6 @@ func describedParts(s string) codec.DescribedAssignment {
 		out = append(out, codec.DescribedTopicPartitions{TopicId: model.TopicIDFor(t), TopicName: t, Partitions: m[t]})
 	}
 	return codec.DescribedAssignment{TopicPartitions: out}
-}
-
-// Requests, written the way a client sends them.
-
-func join(group, member string, topics ...string) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{
-		GroupId: group, MemberId: member, MemberEpoch: 0,
-		RebalanceTimeoutMs:   rebalanceMs,
-		SubscribedTopicNames: append([]string{}, topics...),
-		TopicPartitions:      []codec.ConsumerGroupHeartbeatTopicPartitions{},
-	}
-}
-
-func staticJoin(group, member, instance string, topics ...string) *codec.ConsumerGroupHeartbeatRequest {
-	r := join(group, member, topics...)
-	r.InstanceId = codec.Str(instance)
-	return r
-}
-
-// hb is a plain heartbeat at epoch reporting owned partitions ("-" = null).
-func hb(group, member string, epoch int32, owned string) *codec.ConsumerGroupHeartbeatRequest {
-	r := &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
-	if owned != "-" {
-		r.TopicPartitions = hbParts(owned)
-	}
-	return r
-}
-
-func staticHB(group, member, instance string, epoch int32, owned string) *codec.ConsumerGroupHeartbeatRequest {
-	r := hb(group, member, epoch, owned)
-	r.InstanceId = codec.Str(instance)
-	return r
-}
-
-func leave(group, member string, epoch int32, instance string) *codec.ConsumerGroupHeartbeatRequest {
-	r := &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
-	if instance != "" {
-		r.InstanceId = codec.Str(instance)
-	}
-	return r
 }
 
 // Describe expectations, written compactly.

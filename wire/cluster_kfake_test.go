@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -134,16 +135,6 @@ func threeBrokers(t *testing.T, n int, rec *recorder) (*kfake.Cluster, *wire.Clu
 	return kc, connect(t, kc.ListenAddrs()[:n], rec)
 }
 
-// join is a KIP-848 join of a fresh member of group.
-func join(group, member string) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: 0, RebalanceTimeoutMs: 30000,
-		SubscribedTopicNames: []string{"t"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
-}
-
-func keepalive(group, member string, epoch int32) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
-}
-
 // hb sends a heartbeat routed to the group's coordinator and fails the
 // test unless the coordinator accepts it.
 func hb(t *testing.T, cl *wire.Cluster, req *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, []wire.Event) {
@@ -222,12 +213,12 @@ func TestClusterAgainstKfake(t *testing.T) {
 			continue
 		}
 		joined[coord] = true
-		r, evs := hb(t, cl, join(g, fmt.Sprintf("member-%d", i)))
+		r, evs := hb(t, cl, testreq.Join(g, fmt.Sprintf("member-%d", i), 30000, "t"))
 		if len(evs) != 0 || r.MemberEpoch < 1 {
 			t.Fatalf("%s: events %v, epoch %d", g, evs, r.MemberEpoch)
 		}
 		other := (coord + 1) % 3
-		resp, err := cl.RoundTripTo(ctx, other, 1, keepalive(g, fmt.Sprintf("member-%d", i), r.MemberEpoch))
+		resp, err := cl.RoundTripTo(ctx, other, 1, testreq.Heartbeat(g, fmt.Sprintf("member-%d", i), r.MemberEpoch, "-"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +257,7 @@ func TestClusterAgainstKfake(t *testing.T) {
 func TestClusterCoordinatorMove(t *testing.T) {
 	kc, cl := threeBrokers(t, 3, nil)
 	const g = "moving"
-	r, _ := hb(t, cl, join(g, "m1"))
+	r, _ := hb(t, cl, testreq.Join(g, "m1", 30000, "t"))
 	old := kc.CoordinatorFor(g)
 	for i := 0; kc.CoordinatorFor(g) == old; i++ {
 		if i == 100 {
@@ -275,7 +266,7 @@ func TestClusterCoordinatorMove(t *testing.T) {
 		kc.RehashCoordinators()
 	}
 	moved := kc.CoordinatorFor(g)
-	r2, evs := hb(t, cl, keepalive(g, "m1", r.MemberEpoch))
+	r2, evs := hb(t, cl, testreq.Heartbeat(g, "m1", r.MemberEpoch, "-"))
 	if r2.MemberEpoch != r.MemberEpoch {
 		t.Fatalf("epoch %d after the move, want %d kept", r2.MemberEpoch, r.MemberEpoch)
 	}
@@ -314,7 +305,7 @@ func TestClusterLoadInProgress(t *testing.T) {
 		}
 		return resp, nil, true
 	})
-	_, evs := hb(t, cl, join(g, "m1"))
+	_, evs := hb(t, cl, testreq.Join(g, "m1", 30000, "t"))
 	want := []wire.EventKind{wire.CoordinatorError, wire.Retry, wire.CoordinatorError, wire.Retry}
 	if !slices.Equal(kinds(evs), want) {
 		t.Fatalf("events %v, want %v", evs, want)
@@ -337,19 +328,19 @@ func TestClusterConnectionClosedByBroker(t *testing.T) {
 	rec := &recorder{}
 	kc, cl := threeBrokers(t, 3, rec)
 	const g = "dropped"
-	r, _ := hb(t, cl, join(g, "m1"))
+	r, _ := hb(t, cl, testreq.Join(g, "m1", 30000, "t"))
 	kc.ControlKey(int16(kmsg.ConsumerGroupHeartbeat), func(kmsg.Request) (kmsg.Response, error, bool) {
 		return nil, errors.New("drop the connection"), true
 	})
 	dials := rec.dials()
-	_, evs, err := cl.RoundTrip(context.Background(), g, 1, keepalive(g, "m1", r.MemberEpoch))
+	_, evs, err := cl.RoundTrip(context.Background(), g, 1, testreq.Heartbeat(g, "m1", r.MemberEpoch, "-"))
 	if !errors.Is(err, wire.ErrNoResponse) {
 		t.Fatalf("got %v, want an unknown outcome", err)
 	}
 	if len(evs) != 1 || evs[0].Kind != wire.ConnectionLost || !evs[0].Forgot {
 		t.Fatalf("events %v, want one connection-lost forgetting the coordinator", evs)
 	}
-	_, evs = hb(t, cl, keepalive(g, "m1", r.MemberEpoch))
+	_, evs = hb(t, cl, testreq.Heartbeat(g, "m1", r.MemberEpoch, "-"))
 	if !slices.Equal(kinds(evs), []wire.EventKind{wire.CoordinatorFound}) || rec.dials() != dials+1 {
 		t.Fatalf("events %v, dials %d then %d: want the coordinator found again on a new connection", evs, dials, rec.dials())
 	}
@@ -361,9 +352,9 @@ func TestClusterIdleConnectionRedialed(t *testing.T) {
 	rec := &recorder{}
 	_, cl := threeBrokers(t, 3, rec)
 	const g = "idle"
-	r, _ := hb(t, cl, join(g, "m1"))
+	r, _ := hb(t, cl, testreq.Join(g, "m1", 30000, "t"))
 	rec.eofAll()
-	_, evs := hb(t, cl, keepalive(g, "m1", r.MemberEpoch))
+	_, evs := hb(t, cl, testreq.Heartbeat(g, "m1", r.MemberEpoch, "-"))
 	if !slices.Equal(kinds(evs), []wire.EventKind{wire.Redialed}) {
 		t.Fatalf("events %v, want one redialed", evs)
 	}
@@ -388,7 +379,7 @@ func TestClusterWithSASLAndTLS(t *testing.T) {
 	}
 	defer cl.Close()
 	for i := range 6 {
-		hb(t, cl, join(fmt.Sprintf("g%d", i), "m"))
+		hb(t, cl, testreq.Join(fmt.Sprintf("g%d", i), "m", 30000, "t"))
 	}
 	o.Dialer.SASL = &wire.SASL{Mechanism: codec.MechanismScramSHA256, User: "alice", Password: wire.NewSecret("wrong")}
 	if _, err := wire.Connect(ctx, kc.ListenAddrs(), o); !errors.Is(err, wire.ErrAuth) {
@@ -421,7 +412,7 @@ func TestClusterConcurrentMoves(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			g := fmt.Sprintf("busy-%d", w)
-			resp, _, err := cl.RoundTrip(context.Background(), g, 1, join(g, "m"))
+			resp, _, err := cl.RoundTrip(context.Background(), g, 1, testreq.Join(g, "m", 30000, "t"))
 			if err != nil {
 				errs <- err
 				return
@@ -429,7 +420,7 @@ func TestClusterConcurrentMoves(t *testing.T) {
 			epoch := resp.(*codec.ConsumerGroupHeartbeatResponse).MemberEpoch
 			for range 20 {
 				kc.RehashCoordinators()
-				resp, evs, err := cl.RoundTrip(context.Background(), g, 1, keepalive(g, "m", epoch))
+				resp, evs, err := cl.RoundTrip(context.Background(), g, 1, testreq.Heartbeat(g, "m", epoch, "-"))
 				if err != nil {
 					errs <- fmt.Errorf("%s: %w", g, err)
 					return
