@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -131,7 +132,7 @@ func connect(t *testing.T, bootstrap []string, rec *recorder) *wire.Cluster {
 // client bootstrapped from its first n addresses.
 func threeBrokers(t *testing.T, n int, rec *recorder) (*kfake.Cluster, *wire.Cluster) {
 	t.Helper()
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
+	kc := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
 	return kc, connect(t, kc.ListenAddrs()[:n], rec)
 }
 
@@ -364,7 +365,7 @@ func TestClusterIdleConnectionRedialed(t *testing.T) {
 // each connection it makes; a wrong password fails Connect with ErrAuth.
 func TestClusterWithSASLAndTLS(t *testing.T) {
 	pki := newPKI(t)
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"), kfake.TLS(pki.serverConfig(false)),
+	kc := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"), kfake.TLS(pki.serverConfig(false)),
 		kfake.EnableSASL(), kfake.Superuser(codec.MechanismScramSHA256, "alice", testPassword))
 	cfg, err := wire.TLSFiles{CAFile: pki.caFile}.Config()
 	if err != nil {
@@ -392,7 +393,7 @@ func TestClusterWithSASLAndTLS(t *testing.T) {
 // every heartbeat is accepted in the end (the moves are retried, each
 // one an event), with the race detector watching the cluster's state.
 func TestClusterConcurrentMoves(t *testing.T) {
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
+	kc := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
 	// A heartbeat meets NOT_COORDINATOR again only if a rehash came
 	// between its tries: 160 rehashes in all cannot spend 200 retries.
 	cl, err := wire.Connect(context.Background(), kc.ListenAddrs()[:1], wire.ClusterOptions{

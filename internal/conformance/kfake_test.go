@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,29 +12,24 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 )
 
-// kfake as a peer: an in-process fake cluster on 127.0.0.1, configured
-// like the ghostcheck server these tests start.
+// startKfake starts kfake as a peer, configured like the ghostcheck
+// server these tests start (startServe), and returns its address.
 func startKfake(t testing.TB) string {
 	t.Helper()
-	c, err := kfake.NewCluster(
+	return kfaketest.Start(t,
 		kfake.NumBrokers(1),
 		kfake.SeedTopics(6, "alpha"),
 		kfake.SeedTopics(3, "beta"),
 		kfake.SeedTopics(2, "gamma"),
+		kfaketest.GroupTimers(sessionTimeout, heartbeatInterval),
 		kfake.BrokerConfigs(map[string]string{
-			"group.consumer.session.timeout.ms":    "800",
-			"group.consumer.heartbeat.interval.ms": "100",
-			"group.consumer.max.size":              "5",
-			"group.max.size":                       "5", // kfake reads this one for consumer groups too
+			"group.consumer.max.size": strconv.Itoa(maxGroupSize),
+			"group.max.size":          strconv.Itoa(maxGroupSize), // kfake reads this one for consumer groups too
 		}),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c.ListenAddrs()[0]
+	).ListenAddrs()[0]
 }
 
 // kfakeKnown are kfake's known deviations from docs/PROTOCOL.md
