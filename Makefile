@@ -3,6 +3,7 @@
 GO        ?= go
 FUZZTIME  ?= 30s
 SMOKETIME ?= 3s
+SMOKETARGETS ?= 10
 FUZZMINIMIZE ?= 100x
 # Packages that start goroutines; they also run under the race detector.
 RACE_PKGS ?= $(shell $(GO) list ./impl/... ./driver/... ./check/... ./tcptarget/... ./proxy/... ./wire/... ./internal/... 2>/dev/null)
@@ -60,13 +61,15 @@ PEERSTIMEOUT ?= 15m
 peers:
 	cd peers/librdkafka && $(GO) vet ./... && $(GO) test -timeout $(PEERSTIMEOUT) ./...
 
-## fuzz-smoke: each fuzz target for SMOKETIME (default 3s).
+## fuzz-smoke: SMOKETARGETS fuzz targets (default 10; all for every one) for SMOKETIME each (default 3s):
+## the slice of the targets HEAD's commit count picks, so consecutive commits fuzz every target in turn
+## (FUZZSLICE=K picks slice K; scripts/fuzz-all says how). Every target's seed corpus runs in `make unit`.
 fuzz-smoke:
-	@FUZZTIME=$(SMOKETIME) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) ./scripts/fuzz-all
+	@FUZZTIME=$(SMOKETIME) FUZZTARGETS=$(SMOKETARGETS) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) ./scripts/fuzz-all
 
 ## fuzz: each fuzz target for FUZZTIME (default 30s), minimizing new inputs for at most FUZZMINIMIZE (default 100x); Go fuzzes one target per run.
 fuzz:
-	@FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) ./scripts/fuzz-all
+	@FUZZTIME=$(FUZZTIME) FUZZTARGETS=all FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) ./scripts/fuzz-all
 
 ## bench: all benchmarks, 6 runs each, into bench.txt for benchstat.
 bench:
