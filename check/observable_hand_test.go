@@ -14,6 +14,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
@@ -428,7 +429,7 @@ func TestObservableParallelModelHasNoFalseAlarms(t *testing.T) {
 	o.Faults, o.StaticPercent = plan.UniformFaults(30), 70
 	seeds := []uint64{6, 11, 15, 17, 19, 24, 26, 31, 34, 45, 53}
 	for _, seed := range seeds {
-		for rep := 0; rep < 10; rep++ {
+		for rep := 0; rep < race.Sweep(10); rep++ {
 			p := plan.New(seed, o)
 			res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 			if err != nil {
