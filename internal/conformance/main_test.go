@@ -1,28 +1,15 @@
 package conformance_test
 
 import (
-	"flag"
 	"os"
-	"runtime"
-	"strconv"
 	"testing"
+
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 )
 
-// waitingTests is how many of this package's tests run side by side:
-// they wait on real time (sessions running out, brokers stopping; about a
-// minute of waiting to a second or two of CPU), so they share a core well,
-// and GOMAXPROCS, the -test.parallel default, would have a 2-core machine
-// wait them out two at a time. -test.parallel, when given, decides.
-const waitingTests = 8
-
+// The tests wait on real time (sessions running out, brokers stopping):
+// they run side by side, t.Parallel, more at once than GOMAXPROCS.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given && runtime.GOMAXPROCS(0) < waitingTests {
-		if err := flag.Set("test.parallel", strconv.Itoa(waitingTests)); err != nil {
-			panic(err)
-		}
-	}
+	nettest.ParallelWaits()
 	os.Exit(m.Run())
 }
