@@ -51,18 +51,8 @@ import (
 // lead empties it as those branches merge: a problem listed here that no
 // longer happens fails the test.
 var knownDrift = map[string]string{
-	"docs/DESIGN.md:63: `model.ClientRequest`: model declares no ClientRequest":                                        modelSplit,
-	"docs/PROTOCOL.md:242: `model.PlanLeaveGroup`: model declares no PlanLeaveGroup":                                   modelSplit,
-	"docs/PROTOCOL.md:738: `model.PlanLeaveGroup`: model declares no PlanLeaveGroup":                                   modelSplit,
-	"docs/PROTOCOL.md:2729: `linearize.Check`: linearize is no package of the module (nor in foreignQualifiers)":       linSplitDocs,
-	"docs/PROTOCOL.md:2821: `linearize.Snapshotter`: linearize is no package of the module (nor in foreignQualifiers)": linSplitDocs,
-	"docs/PROTOCOL.md:2132: `model.CheckClients`: model declares no CheckClients":                                      modelSplit,
 }
 
-const (
-	linSplitDocs = "house-linearize split linearize (check.Check, driver.Snapshotter); docs/PROTOCOL.md is other helpers' to edit"
-	modelSplit   = "house-model moved these to model/rules (rules.ClientRequest, rules.PlanLeaveGroup, rules.CheckClients); docs/DESIGN.md and docs/PROTOCOL.md are other helpers' to edit"
-)
 
 // Which test words a problem so: each test owns its entries of knownDrift.
 func isDesignProblem(p string) bool  { return strings.HasPrefix(p, "DESIGN.md: the package table") }

@@ -50,7 +50,7 @@ type Result struct {
 // Notes say what the run left out, for reports.
 func (r *Result) Notes() []string {
 	if r.DroppedRestarts > 0 {
-		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (driver.Restarter)", r.DroppedRestarts)}
+		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (it is no Restarter)", r.DroppedRestarts)}
 	}
 	return nil
 }
