@@ -62,9 +62,13 @@ func TestKfakeConformance(t *testing.T) {
 	t.Parallel()
 	addr := startKfake(t)
 	k := kfakeKnown(t)
-	rep, err := conformance.Run(peer(addr), conformance.Select(nil, false, true), conformance.Options{Known: k})
+	cases := conformance.Select(nil, false, true)
+	rep, err := conformance.Run(peer(addr), cases, conformance.Options{Known: k})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(rep.Results) != len(cases) {
+		t.Fatalf("%d results for %d cases", len(rep.Results), len(cases))
 	}
 	checkAgainstFindings(t, "kfake", judgeable(t, rep.Results), k)
 }
@@ -124,6 +128,9 @@ func TestHistories(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s: left out %v", b.name, rep.LeftOut)
+			if len(rep.Histories) != 2 {
+				t.Fatalf("%s: %d histories run, want 2 (stopped: %s)", b.name, len(rep.Histories), rep.Stopped)
+			}
 			for _, h := range rep.Histories {
 				t.Logf("%s seed %d: %s %s %s known %v (%d ops, lag %d ms, stall %d ms)", b.name, h.Seed, h.Status, h.Rule, h.Detail, h.Known, h.Operations, h.LagMs, h.StallMs)
 				// kfake: with K1's probe left out, what remains is K9's
