@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
 	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -71,11 +72,11 @@ func TestApiVersions(t *testing.T) {
 		}))
 	})
 	t.Run("UnsupportedApiVersionsResponse is UNSUPPORTED_VERSION with the ApiVersions range, at v0", func(t *testing.T) {
-		if d := wireDiff(0, model.UnsupportedApiVersionsResponse(nil), apiVersionsResponse(codec.UnsupportedVersion,
+		if d := codectest.WireDiff(0, model.UnsupportedApiVersionsResponse(nil), apiVersionsResponse(codec.UnsupportedVersion,
 			[]codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MinVersion: 0, MaxVersion: 4}})); d != "" {
 			t.Error(d)
 		}
-		if d := wireDiff(0, model.UnsupportedApiVersionsResponse(map[codec.APIKey]int16{codec.ApiVersions: 2}), apiVersionsResponse(codec.UnsupportedVersion,
+		if d := codectest.WireDiff(0, model.UnsupportedApiVersionsResponse(map[codec.APIKey]int16{codec.ApiVersions: 2}), apiVersionsResponse(codec.UnsupportedVersion,
 			[]codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MinVersion: 0, MaxVersion: 2}})); d != "" {
 			t.Errorf("capped at v2: %s", d)
 		}

@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
 	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -152,19 +152,9 @@ func (tc *coordTest) describeGroup(version int16, id string) codec.DescribedGrou
 // version: the full response as a client would read it.
 func (tc *coordTest) want(what string, version int16, got, want codec.Message) {
 	tc.t.Helper()
-	if d := wireDiff(version, got, want); d != "" {
+	if d := codectest.WireDiff(version, got, want); d != "" {
 		tc.t.Errorf("%s:\n%s", what, d)
 	}
-}
-
-// wireDiff compares two messages as encoded at version; "" when equal.
-func wireDiff(version int16, got, want codec.Message) string {
-	gb, gerr := got.AppendTo(nil, version)
-	wb, werr := want.AppendTo(nil, version)
-	if gerr == nil && werr == nil && bytes.Equal(gb, wb) {
-		return ""
-	}
-	return fmt.Sprintf("got  %s (encode error %v)\nwant %s (encode error %v)", dump(got), gerr, dump(want), werr)
 }
 
 func dump(v any) string {
