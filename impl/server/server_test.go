@@ -428,19 +428,20 @@ func testShutdownDrains(t *testing.T, delay time.Duration) {
 	}
 }
 
-// Session timeouts fire on the real clock.
+// Session timeouts fire on the real clock. The member's 1 s session may
+// end late on a loaded machine, never not at all: the test waits 10 s.
 func TestSessionsExpireOnTheRealClock(t *testing.T) {
 	h := start(t, nil)
 	c := h.dial()
 	c.join("g", "m")
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if g := c.describe("g"); g.ErrorCode == codec.None && len(g.Members) == 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal("the member outlived its 1 s session by 2 s")
+	t.Fatal("the member outlived its 1 s session by 9 s")
 }
 
 // A cap on connections: over it, a new connection is closed at once; the
