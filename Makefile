@@ -2,8 +2,8 @@
 
 GO        ?= go
 FUZZTIME  ?= 30s
-SMOKETIME ?= 3s
-SMOKETARGETS ?= 10
+SMOKETIME ?= 2s
+SMOKETARGETS ?= all
 FUZZMINIMIZE ?= 100x
 # Packages that start goroutines; they also run under the race detector.
 RACE_PKGS ?= $(shell $(GO) list ./impl/... ./driver/... ./check/... ./tcptarget/... ./proxy/... ./wire/... ./internal/... 2>/dev/null)
@@ -63,9 +63,10 @@ PEERSTIMEOUT ?= 15m
 peers:
 	cd peers/librdkafka && $(GO) vet ./... && $(GO) test -timeout $(PEERSTIMEOUT) ./...
 
-## fuzz-smoke: SMOKETARGETS fuzz targets (default 10; all for every one) for SMOKETIME each (default 3s):
-## the slice of the targets HEAD's commit count picks, so consecutive commits fuzz every target in turn
-## (FUZZSLICE=K picks slice K; scripts/fuzz-all says how). Every target's seed corpus runs in `make unit`.
+## fuzz-smoke: every fuzz target for SMOKETIME each (default 2s), from one instrumented test binary per package;
+## part of make test. SMOKETARGETS=N fuzzes only the N targets HEAD's commit count picks, so consecutive commits
+## fuzz every target in turn (FUZZSLICE=K picks slice K; scripts/fuzz-all says how). Every target's seed corpus
+## runs in `make unit` either way.
 fuzz-smoke:
 	@FUZZTIME=$(SMOKETIME) FUZZTARGETS=$(SMOKETARGETS) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) ./scripts/fuzz-all
 
