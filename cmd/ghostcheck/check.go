@@ -35,7 +35,7 @@ type checkConfig struct {
 }
 
 // checkUsage is check's help after its usage line.
-const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, §B4.2, §B4.4, §B5) against a broker,
+const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, A6, §B4.2, §B4.4, §B5, §B8) against a broker,
 then fault-injected client histories checked at the observable level. Exit 1 if anything fails;
 each failure names its rule, which 'ghostcheck explain' prints.
 
@@ -48,6 +48,8 @@ SIGTERM (as peers/librdkafka's rdmock does). --broker-cmd alone starts the first
 --kafka-version X.Y holds the broker to that Apache Kafka release: a case that fails on a rule the release
 does not ship (its SOURCE: a later release, trunk only, an open PR, a KIP not shipped) is reported
 "N/A (ships in ...)" instead of FAIL and does not count as a failure. Without it every rule counts.
+A broker that advertises no classic group api (JoinGroup, SyncGroup, Heartbeat) gets N/A for the
+classic cases (A6, §B8): it serves no classic groups.
 
 --known FILE names findings already recorded, one a line: 'ID KIND NAME [OBSERVED]', # comments.
   case NAME        the case is known to FAIL or CRASH; reported "(known ID)", not counted in the exit
@@ -71,6 +73,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.DurationVar(&p.HeartbeatInterval, "heartbeat-interval", 0, "the broker's consumer heartbeat interval; needed by the history run")
 	fs.IntVar(&p.MaxGroupSize, "max-group-size", 0, "the broker's group.consumer.max.size, for the size-cap case (0: skip it)")
 	fs.StringVar(&p.Topic, "topic", "alpha", "a topic the broker has, for subscriptions")
+	fs.DurationVar(&p.ClassicSessionTimeout, "classic-session-timeout", 0, "the session timeout the classic cases' JoinGroups send, within the broker's group.min.session.timeout.ms and group.max.session.timeout.ms (0: 6s, Kafka's minimum); their rebalance timeout is half of it, and the slow classic cases wait it out")
+	fs.IntVar(&p.ClassicMaxGroupSize, "classic-max-group-size", 0, "the broker's group.max.size, for the classic size-cap cases (0: skip them)")
 	fs.StringVar(&cfg.cases, "cases", "", "run only cases whose names start with one of these, comma-separated (e.g. A1,B4.2; none: no case, histories only)")
 	fs.BoolVar(&cfg.list, "list", false, "list the cases (name, rule, whether risky or slow) and exit")
 	fs.StringVar(&cfg.junit, "junit", "", "also write the results as JUnit XML to `FILE`: a testcase per case and per history")

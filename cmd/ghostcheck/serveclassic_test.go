@@ -89,3 +89,30 @@ func TestServeAnswersAClassicGroup(t *testing.T) {
 		t.Fatalf("heartbeat: %v", h.ErrorCode)
 	}
 }
+
+// check's classic cases over TCP against serve: with the classic flags
+// (sessions the broker accepts, its group.max.size) KIP-394's cases and
+// the size cap's pass; a planted bug of KIP-394's LeaveGroup (serve
+// --mutant pending-leave-kept) fails A6.3/pending-dropped, which
+// --kafka-version 2.1, a release before KIP-394, reports N/A (ships in
+// Kafka 2.2).
+func TestCheckClassicCases(t *testing.T) {
+	t.Parallel()
+	classic := []string{"--classic-min-session-timeout", "100ms", "--initial-rebalance-delay", "50ms", "--classic-max-group-size", "3"}
+	addr := startServeCommand(t, classic...)
+	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--cases", "A6.1,B8.11", "--classic-session-timeout", "1s",
+		"--classic-max-group-size", "3", "--histories", "0", "--out", t.TempDir())
+	if code != 0 || !strings.Contains(out, "7 cases: 7 pass") {
+		t.Fatalf("check --cases A6.1,B8.11 against serve: exit %d, want 0 with 7 passes:\n%s\n%s", code, out, errOut)
+	}
+	addr = startServeCommand(t, append(classic, "--mutant", "pending-leave-kept")...)
+	code, out, errOut = run(t, "", "check", "--bootstrap", addr, "--cases", "A6.3/pending-dropped", "--classic-session-timeout", "1s", "--histories", "0", "--out", t.TempDir())
+	if code != 1 || rowStatus(out, "A6.3/pending-dropped") != "FAIL" {
+		t.Fatalf("against --mutant pending-leave-kept: exit %d, want 1 with the case failing:\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = run(t, "", "check", "--bootstrap", addr, "--cases", "A6.3/pending-dropped", "--classic-session-timeout", "1s", "--histories", "0",
+		"--kafka-version", "2.1", "--out", t.TempDir())
+	if code != 0 || !strings.Contains(rowOf(out, "A6.3/pending-dropped"), "N/A (ships in Kafka 2.2)") {
+		t.Fatalf("--kafka-version 2.1: exit %d, want 0 with the case N/A:\n%s\n%s", code, out, errOut)
+	}
+}

@@ -59,6 +59,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -104,6 +105,15 @@ type Peer struct {
 	// Prefix starts every group and member id the suite makes ("" picks a
 	// random one).
 	Prefix string
+	// ClassicSessionTimeout is the SessionTimeoutMs the classic cases'
+	// JoinGroups send: it must lie within the broker's
+	// group.min.session.timeout.ms and group.max.session.timeout.ms (0: 6
+	// s, Kafka's minimum by default). Their RebalanceTimeoutMs is half of
+	// it; the slow classic cases wait it out.
+	ClassicSessionTimeout time.Duration
+	// ClassicMaxGroupSize is the broker's group.max.size; 0 skips the
+	// classic size-cap case.
+	ClassicMaxGroupSize int
 }
 
 // Case is one rule, checked.
@@ -274,6 +284,9 @@ func (p Peer) withDefaults() Peer {
 	if p.Topic == "" {
 		p.Topic = "alpha"
 	}
+	if p.ClassicSessionTimeout <= 0 {
+		p.ClassicSessionTimeout = 6 * time.Second
+	}
 	if p.Prefix == "" {
 		var b [4]byte
 		_, _ = rand.Read(b[:])
@@ -441,8 +454,10 @@ type probe struct {
 	conns    []*pconn
 	seq      int
 	// sent are the request frames the case wrote, in order (size prefix
-	// included): the last is what a crash report names.
-	sent [][]byte
+	// included): the last is what a crash report names. A classic case
+	// writes from several goroutines (its members' clients): sentMu.
+	sentMu sync.Mutex
+	sent   [][]byte
 }
 
 func (p *probe) close() {
@@ -509,6 +524,11 @@ func (p *probe) connAs(clientID codec.NullableString) *pconn {
 // dial opens a connection whose first request carries clientID. What the
 // case writes on it is recorded (probe.sent).
 func (p *probe) dial(clientID codec.NullableString) (*pconn, error) {
+	return p.dialFor(clientID, p.peer.Timeout)
+}
+
+// dialFor is dial with timeout bounding each wait for a response.
+func (p *probe) dialFor(clientID codec.NullableString, timeout time.Duration) (*pconn, error) {
 	nc, err := net.DialTimeout("tcp", p.peer.Addr, p.peer.Timeout)
 	if err != nil {
 		return nil, err
@@ -516,7 +536,7 @@ func (p *probe) dial(clientID codec.NullableString) (*pconn, error) {
 	if tc, ok := nc.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	w := wire.NewConn(recorder{nc, p}, wire.Options{Timeout: p.peer.Timeout})
+	w := wire.NewConn(recorder{nc, p}, wire.Options{Timeout: timeout})
 	hm, err := wire.NewHeaders(clientID, probeInstance)
 	if err != nil {
 		w.Close()
