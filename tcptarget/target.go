@@ -51,11 +51,29 @@ type Target struct {
 	// rtt are the round trips answered, by API, in real time (reports
 	// plot their distribution).
 	rtt map[codec.APIKey][]time.Duration
+
+	// Held requests (held.go): the answers read for parked requests and
+	// not yet drained by Released, and the readers still waiting.
+	relMu    sync.Mutex
+	released []driver.Release
+	readers  sync.WaitGroup
+	// HoldAfter is how long a JoinGroup or SyncGroup's answer is awaited
+	// before it is parked (0: DefaultHoldAfter); HeldTimeout bounds the
+	// wait for a parked one's answer (0: the timeout Dial was given).
+	// Set both before the run.
+	HoldAfter   time.Duration
+	HeldTimeout time.Duration
 }
 
 type tcpConn struct {
 	mu sync.Mutex
 	w  *wire.Conn
+	// held: a request of this connection is parked (held.go); its
+	// reader owns w until queue, the requests behind it, is sent and
+	// answered. gone: Disconnect closed it meanwhile.
+	held  bool
+	gone  bool
+	queue []queued
 }
 
 // Dial connects to the broker at addr once to learn its api
@@ -131,17 +149,23 @@ func (t *Target) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Mess
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	defer t.noteLag()
+	if t.Rewrite != nil {
+		req = t.Rewrite(h, req)
+	}
+	h = t.apiVersionsAt(h)
+	if c.held {
+		return t.queueBehind(c, conn.Delivery, h, req)
+	}
 	if c.w == nil {
-		w, err := wire.Dial(t.addr, wire.Options{Timeout: t.timeout})
+		w, err := wire.Dial(t.addr, wire.Options{Timeout: t.connTimeout()})
 		if err != nil {
 			return nil, fmt.Errorf("dial: %w", err) // not sent: nothing applied
 		}
 		c.w = w
 	}
-	if t.Rewrite != nil {
-		req = t.Rewrite(h, req)
+	if holdable(h.RequestApiKey) {
+		return t.maybeHold(c, conn.Delivery, h, req)
 	}
-	h = t.apiVersionsAt(h)
 	sent := time.Now()
 	resp, err := c.w.RoundTrip(h, req)
 	if err == nil {
@@ -217,9 +241,12 @@ func (t *Target) Disconnect(connID uint64) {
 	t.mu.Unlock()
 	if c != nil {
 		c.mu.Lock()
+		c.gone, c.queue = true, nil
 		if c.w != nil {
 			c.w.Close()
-			c.w = nil
+			if !c.held {
+				c.w = nil
+			}
 		}
 		c.mu.Unlock()
 	}
@@ -316,4 +343,5 @@ func (t *Target) Close() {
 	for _, id := range ids {
 		t.Disconnect(id)
 	}
+	t.readers.Wait()
 }

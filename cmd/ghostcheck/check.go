@@ -60,7 +60,8 @@ classic cases (A6, §B8): it serves no classic groups.
                    only violations are known is KNOWN, not Illegal
   workaround NAME  change ghostcheck's requests to get past a known crash: join-regex-empty
                    (heartbeats naming topics send SubscribedTopicRegex "" instead of null),
-                   push-metrics-empty (PushTelemetry carries no metrics)
+                   push-metrics-empty (PushTelemetry carries no metrics), classic-join-v5 (the
+                   classic cases send JoinGroup at v5 at most)
 `
 
 func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
@@ -85,6 +86,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.IntVar(&cfg.hist.Options.Clients, "clients", 6, "client processes per history")
 	fs.IntVar(&cfg.hist.Options.Rounds, "rounds", 40, "rounds of 50 ms real time per history")
 	faults := fs.String("faults", "uniform=10", "fault rates per request, as for ghostcheck run")
+	protocol := fs.String("protocol", "consumer", "the histories' group protocol: consumer, classic (JoinGroup/SyncGroup/Heartbeat, 6 s sessions the broker must accept; give them --rounds 200 or more) or mixed")
 	fs.StringVar(&cfg.hist.Out, "out", "out", "directory for failing histories and the requests that crashed a broker")
 	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON (schema ghostcheck/check/v1, with the options used)")
 	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")
@@ -112,6 +114,9 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	if cfg.hist.Options.Faults, err = plan.ParseFaultRates(*faults); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return cfg, 2
+	}
+	if cfg.hist.Options.Protocol, err = plan.ParseProtocol(*protocol); err != nil {
+		return cfg, usageErr(stderr, "check", "--protocol: %v", err)
 	}
 	if cfg.kafkaVersion != "" {
 		if _, err := conformance.ParseRelease(cfg.kafkaVersion); err != nil {

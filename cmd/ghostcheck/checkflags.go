@@ -117,6 +117,6 @@ func checkOptions(cfg checkConfig) map[string]any {
 		"heartbeatInterval": cfg.peer.HeartbeatInterval.String(), "maxGroupSize": cfg.peer.MaxGroupSize, "topic": cfg.peer.Topic,
 		"classicSessionTimeout": cfg.peer.ClassicSessionTimeout.String(), "classicMaxGroupSize": cfg.peer.ClassicMaxGroupSize,
 		"cases": cfg.cases, "risky": cfg.risky, "histories": cfg.hist.Histories, "seed": cfg.hist.Seed, "clients": o.Clients,
-		"rounds": o.Rounds, "faults": faultsFlag(o.Faults), "out": cfg.hist.Out, "known": cfg.knownFile, "junit": cfg.junit, "kafkaVersion": cfg.kafkaVersion,
+		"rounds": o.Rounds, "faults": faultsFlag(o.Faults), "protocol": string(o.Protocol), "out": cfg.hist.Out, "known": cfg.knownFile, "junit": cfg.junit, "kafkaVersion": cfg.kafkaVersion,
 	}
 }
