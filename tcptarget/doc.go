@@ -11,6 +11,8 @@
 // The files:
 //
 //   - target.go: Target, Dial, and what the target measures.
+//   - held.go: the classic requests a broker holds, parked (a
+//     driver.Parker) and answered by a reader of their own.
 //   - target_test.go: its errors, the negotiation's notes, a broker
 //     without ConsumerGroupDescribe; stall_linux_test.go: a stall of the
 //     checking process is measured.

@@ -1,6 +1,6 @@
 // Package conformance holds ghostcheck's conformance suite: one named case
-// per rule of docs/PROTOCOL.md A1-A3, A5.3, A5.5, A5.7, §B4.2, §B4.4, §B5
-// and §B6 (plus the framing and ApiVersions rules of §B1 and §B7 a broker
+// per rule of docs/PROTOCOL.md A1-A3, A5.3, A5.5, A5.7, A6, §B4.2, §B4.4,
+// §B5, §B6 and §B8 (plus the framing and ApiVersions rules of §B1 and §B7 a broker
 // needs to be talked to), each with the source of its rule (a KIP, the first Kafka
 // release that ships it, or none yet: ships.go), run against a broker over
 // TCP and reported pass or fail with what the broker answered. `ghostcheck
@@ -42,6 +42,9 @@
 //     ClientId (A2), the reserved telemetry ids (A2, §B6).
 //   - cases_pending.go: pending revocations under a null TopicPartitions
 //     and a static leave (A5.3, §B4.4).
+//   - cases_classic.go: the classic group protocol (A6, §B8, §B5's
+//     classic part); classic.go: what its cases share (members that join,
+//     sync and heartbeat as clients do, held requests).
 //   - expiry.go: the timing of a case that waits out a session.
 //   - ships.go: Ships, the releases that carry a case's rule.
 //   - crash.go: a broker that stops answering during a case.
