@@ -21,17 +21,17 @@ import (
 // for the request, ConsumerGroupHeartbeat what hb returns.
 type fakeCluster struct {
 	*fakeBroker
-	host     string
-	port     int32
-	fcMax    int16 // FindCoordinator's highest version (0: 6, unless fcExact)
-	fcExact  bool
+	host    string
+	port    int32
+	fcMax   int16 // FindCoordinator's highest version (0: 6, unless fcExact)
+	fcExact bool
 	// standalone: ApiVersions lists neither Metadata nor FindCoordinator
 	// (a coordinator standing alone, as ghostcheck serve is).
 	standalone bool
-	metadata func(fc *fakeCluster) []codec.MetadataResponseBroker
-	find     func(fc *fakeCluster, v int16, req *codec.FindCoordinatorRequest) *codec.FindCoordinatorResponse
-	hb       func(fc *fakeCluster) codec.ErrorCode
-	finds    atomic.Int32
+	metadata   func(fc *fakeCluster) []codec.MetadataResponseBroker
+	find       func(fc *fakeCluster, v int16, req *codec.FindCoordinatorRequest) *codec.FindCoordinatorResponse
+	hb         func(fc *fakeCluster) codec.ErrorCode
+	finds      atomic.Int32
 }
 
 func startFakeCluster(t *testing.T, fc *fakeCluster) *fakeCluster {
