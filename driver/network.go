@@ -308,7 +308,7 @@ func (n *network) deliver(r *request) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.at,
-		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
+		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note, Route: n.route(r.conn.ID)}
 	r.p.delivered(r.req, d.at)
 	if err != nil {
 		op.Response = nil
@@ -351,6 +351,15 @@ func (n *network) deliver(r *request) {
 	r.p.awaiting(out.ids)
 	n.resps = append(n.resps, out)
 	d.hist = append(d.hist, op)
+}
+
+// route is how the target routed the last request on connection id, if
+// it routes (Router).
+func (n *network) route(id uint64) *history.Route {
+	if rt, ok := n.d.target.(Router); ok {
+		return rt.Route(id)
+	}
+	return nil
 }
 
 // attribute is the ClientId the coordinator must attribute r to, and

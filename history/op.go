@@ -42,6 +42,17 @@ type Op struct {
 	// Request and Response are empty): it belongs to every partition of
 	// the check, since it touches every group's timers.
 	Restart bool
+	// Fault, on a Restart op, names the cluster fault it was, when it
+	// was not a restart of a coordinator standing alone: a coordinator
+	// move or a broker stopped or started (plan.ClusterFaultKind). Every
+	// group a moved coordinator held is loaded again from the log by the
+	// next one, with its sessions started afresh: for the check, a
+	// restart of those groups' coordinator (docs/PROTOCOL.md B4.5).
+	Fault string
+	// Route, in a cluster, is how the request reached the broker that
+	// answered it (nil: a broker standing alone, or a history written
+	// before clusters).
+	Route *Route
 }
 
 // Conn names the connection a request travels on. A reset connection gets
@@ -84,13 +95,16 @@ type opJSON struct {
 	Refused  bool                `json:"refused,omitempty"`
 	Note     string              `json:"note,omitempty"`
 	Restart  bool                `json:"restart,omitempty"`
+	Fault    string              `json:"fault,omitempty"`
+	Route    *Route              `json:"route,omitempty"`
 }
 
 // MarshalJSON writes the op with its request and response decoded, so a
 // corpus file is readable.
 func (o Op) MarshalJSON() ([]byte, error) {
 	j := opJSON{ID: o.ID, Client: o.Client, Name: o.Name, Conn: o.Conn.ID, Host: o.Conn.Host, ClientID: o.ClientID,
-		At: o.At, Sent: o.Sent, Call: o.Call, API: o.Header.RequestApiKey.String(), Header: o.Header, Refused: o.Refused, Note: o.Note}
+		At: o.At, Sent: o.Sent, Call: o.Call, API: o.Header.RequestApiKey.String(), Header: o.Header, Refused: o.Refused, Note: o.Note,
+		Fault: o.Fault, Route: o.Route}
 	if o.Return != Never {
 		r := o.Return
 		j.Return = &r
@@ -119,7 +133,7 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if j.Restart {
-		*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Note: j.Note, Restart: true}
+		*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Note: j.Note, Restart: true, Fault: j.Fault}
 		if j.Return != nil {
 			o.Return = *j.Return
 		}
@@ -130,7 +144,7 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("op %d: unknown api key %d", j.ID, j.Header.RequestApiKey)
 	}
 	*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, Conn: Conn{ID: j.Conn, Host: j.Host}, ClientID: j.ClientID,
-		At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Header: j.Header, Refused: j.Refused, Note: j.Note}
+		At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Header: j.Header, Refused: j.Refused, Note: j.Note, Route: j.Route}
 	if j.Return != nil {
 		o.Return = *j.Return
 	}

@@ -308,11 +308,15 @@ func (c *Cluster) refreshFrom(ctx context.Context, b *brokerConn) error {
 		return v, req, nil
 	})
 	if errors.Is(err, errNoMetadata) {
-		// A coordinator standing alone: it is the cluster.
+		// A coordinator standing alone: it is the cluster, and the
+		// bootstrap connection, negotiated already, becomes its.
 		c.mu.Lock()
 		c.standalone = true
 		c.mu.Unlock()
 		c.replaceBrokers([]Broker{{ID: StandaloneID, Addr: b.Addr}})
+		if nb, err := c.broker(StandaloneID); err == nil && nb != b {
+			b.handOver(nb)
+		}
 		return nil
 	}
 	if err != nil {

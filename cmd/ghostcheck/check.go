@@ -15,7 +15,10 @@ import (
 
 // checkConfig is what `ghostcheck check` was asked to do.
 type checkConfig struct {
-	peer     conformance.Peer
+	peer conformance.Peer
+	// conn are the cluster's addresses and security (--bootstrap, --tls*,
+	// --sasl-*).
+	conn     brokerFlags
 	prefixes []string // case name prefixes; none: every case
 	risky    bool
 	// hist is the history run; hist.Histories 0 runs none.
@@ -66,7 +69,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.SetOutput(stderr)
 	var cfg checkConfig
 	p := &cfg.peer
-	fs.StringVar(&p.Addr, "bootstrap", "", "the broker to check, HOST:PORT (required unless --broker-cmd)")
+	cfg.conn.register(fs, "bootstrap", "the broker or cluster to check (required unless --broker-cmd)")
 	fs.DurationVar(&p.SessionTimeout, "session-timeout", 0, "the broker's consumer session timeout; needed by the session cases and the history run (keep it short, e.g. 1s)")
 	fs.DurationVar(&p.HeartbeatInterval, "heartbeat-interval", 0, "the broker's consumer heartbeat interval; needed by the history run")
 	fs.IntVar(&p.MaxGroupSize, "max-group-size", 0, "the broker's group.consumer.max.size, for the size-cap case (0: skip it)")
@@ -94,7 +97,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	if code := parseFlags(fs, args); code >= 0 {
 		return cfg, code
 	}
-	if fs.NArg() > 0 || !cfg.list && p.Addr == "" && cfg.brokerCmd == "" {
+	p.Bootstrap = cfg.conn.addrs()
+	if fs.NArg() > 0 || !cfg.list && len(p.Bootstrap) == 0 && cfg.brokerCmd == "" {
 		fs.Usage()
 		return cfg, exitUsage
 	}
@@ -105,6 +109,9 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 		return cfg, code
 	}
 	var err error
+	if p.Dialer, err = cfg.conn.dialer(stderr); err != nil {
+		return cfg, usageErr(stderr, "check", "%v", err)
+	}
 	if cfg.hist.Options.Faults, err = plan.ParseFaultRates(*faults); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return cfg, 2
@@ -158,13 +165,13 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if cfg.brokerCmd != "" {
 		launch = conformance.CommandLauncher(cfg.brokerCmd)
 	}
-	broker, err := conformance.NewBroker(cfg.peer.Addr, launch, 0)
+	broker, err := conformance.NewBroker(cfg.peer.Bootstrap, launch, 0)
 	if err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return 1
 	}
 	defer broker.Close()
-	out := checkOutcome{addr: broker.Addr(), brokerCmd: cfg.brokerCmd, peer: cfg.peer, kafkaVersion: cfg.kafkaVersion, options: checkOptions(cfg)}
+	out := checkOutcome{addr: strings.Join(broker.Bootstrap(), ","), brokerCmd: cfg.brokerCmd, peer: cfg.peer, kafkaVersion: cfg.kafkaVersion, options: checkOptions(cfg)}
 	opts := conformance.Options{Known: cfg.known, Broker: broker, Out: cfg.hist.Out, KafkaVersion: cfg.kafkaVersion, Progress: func(r conformance.Result) {
 		if !cfg.asJSON {
 			fmt.Fprintf(stderr, "  %-44s %s\n", r.Name, r.Status)
@@ -172,14 +179,12 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}}
 	fmt.Fprintf(stderr, "ghostcheck check: %d conformance cases against %s\n", len(safe)+len(last), out.addr)
 	if out.cases, err = conformance.Run(cfg.peer, safe, opts); err != nil {
-		fmt.Fprintln(stderr, "ghostcheck check:", err)
-		return 1
+		return dialFailed(stderr, "check", err)
 	}
 	if out.cases.Stopped == "" {
 		cfg.hist.Broker = broker
 		if out.hist, err = checkHistories(cfg, stderr); err != nil {
-			fmt.Fprintln(stderr, "ghostcheck check: history run:", err)
-			return 1
+			return dialFailed(stderr, "check: history run", err)
 		}
 	}
 	if len(last) > 0 {

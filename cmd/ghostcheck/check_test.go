@@ -156,7 +156,7 @@ func TestServeStartsAndDrains(t *testing.T) {
 // rule docs/PROTOCOL.md does not know gets no such line.
 func TestPrintCheckCitesHistoryRules(t *testing.T) {
 	var b strings.Builder
-	printCheck(&b, checkOutcome{addr: "broker:9092", peer: conformance.Peer{Addr: "broker:9092", SessionTimeout: time.Second}, cases: &conformance.Report{},
+	printCheck(&b, checkOutcome{addr: "broker:9092", peer: conformance.Peer{Bootstrap: []string{"broker:9092"}, SessionTimeout: time.Second}, cases: &conformance.Report{},
 		hist: &conformance.HistoryReport{Histories: []conformance.HistoryResult{
 			{Seed: 1, Verdict: history.Ok, Status: "Ok"},
 			{Seed: 2, Verdict: history.Illegal, Status: "Illegal", Rule: "NoGhosts", Detail: "group g holds member m", File: "out/check-seed2.jsonl"},

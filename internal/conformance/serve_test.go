@@ -41,7 +41,7 @@ func startServeMutant(t testing.TB, muts impl.Mutants) string {
 }
 
 func peer(addr string) conformance.Peer {
-	return conformance.Peer{Addr: addr, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval, MaxGroupSize: maxGroupSize}
+	return conformance.Peer{Bootstrap: []string{addr}, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval, MaxGroupSize: maxGroupSize}
 }
 
 // ghostcheck's own server passes every case.
