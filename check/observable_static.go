@@ -54,7 +54,8 @@ type groupEvidence struct {
 	targets map[string]partSet
 }
 
-// takeoverWatch follows a static takeover until the next possible change.
+// takeoverWatch follows a static takeover, or a coordinator move (op is
+// the move: instance and the ids are ""), until the next possible change.
 type takeoverWatch struct {
 	op                     *history.Op
 	instance, oldID, newID string
@@ -63,8 +64,11 @@ type takeoverWatch struct {
 	targets                map[string]partSet
 }
 
-// what names the takeover in a violation.
+// what names the takeover, or the move, in a violation.
 func (w *takeoverWatch) what() string {
+	if w.op.Restart {
+		return fmt.Sprintf("the coordinator move (op %d, %s)", w.op.ID, w.op.Fault)
+	}
 	if w.oldID == w.newID {
 		return fmt.Sprintf("the static rejoin of member %s (instance %s, op %d)", w.newID, w.instance, w.op.ID)
 	}
@@ -187,6 +191,28 @@ func (o *observer) staticHeartbeat(op *history.Op, g *obsGroup, req *codec.Consu
 			o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s member %s lost %s, given to it at epoch %d, with no membership change since",
 				w.what(), id, lost, w.epoch)
 		}
+	}
+}
+
+// watchMove follows every group across a coordinator move (a cluster
+// fault, op): the next coordinator loads each group as its log has it
+// (docs/PROTOCOL.md B4.5), so until the group's next possible change its
+// epoch stays what the last Describe before the move showed, and no member
+// given its assignment at that epoch loses a partition; a static member's
+// parked assignment is the takeover's after the move (checkTakeover, on
+// the same Describe). A group without such a Describe, or with a change
+// in flight, is not followed. A coordinator restart of a target standing
+// alone (no Fault) is judged as before, by its timers only.
+func (o *observer) watchMove(op *history.Op) {
+	if op.Fault == "" {
+		return
+	}
+	for group, g := range o.groups {
+		ev := g.epoch
+		if ev == nil || !o.quiet(op, g, group, ev.changes) {
+			continue
+		}
+		g.watch = &takeoverWatch{op: op, epoch: ev.epoch, changes: g.changes, targets: ev.targets}
 	}
 }
 

@@ -21,12 +21,13 @@ type RouteStep struct {
 	// Kind is what happened: one of wire.EventKind's names
 	// (coordinator-found, coordinator-error, broker-unreachable,
 	// connection-lost, redialed, bad-answer, retry, gave-up) or one of
-	// the target's own (StepMoved, StepClientIDResent, StepReset).
+	// the target's own (StepNewConnection, StepClientIDResent,
+	// StepReset).
 	Kind string `json:"kind"`
 	// Broker is the broker concerned (-1: none, or a bootstrap address).
 	Broker int32 `json:"broker"`
-	// From is, for a move, the broker before.
-	From int32 `json:"from,omitempty"`
+	// From is, for a coordinator found again, the one before.
+	From *int32 `json:"from,omitempty"`
 	// Code is the error code a coordinator error answered.
 	Code string `json:"code,omitempty"`
 	// Attempt counts a retry's tries; WaitMs is the wait before it.
@@ -36,10 +37,10 @@ type RouteStep struct {
 
 // The steps a cluster target takes on its own.
 const (
-	// StepMoved: the process's connection went to another broker than
-	// the group's coordinator: it was closed, and one to the coordinator
-	// (Broker) opened.
-	StepMoved = "connection-moved"
+	// StepNewConnection: the process had no connection to Broker, where
+	// the request goes (its group's coordinator moved there, or it talks
+	// to a new broker): one was opened.
+	StepNewConnection = "new-connection"
 	// StepClientIDResent: the first request on a connection the target
 	// opened in place of another carried the process's first ClientId,
 	// which the driver's header left null (KIP-1313: a client's first

@@ -94,10 +94,8 @@ func (t *Target) reset(conn uint64) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.w != nil {
-		c.reset = append(c.reset, history.RouteStep{Kind: history.StepReset, Broker: c.broker})
-		c.drop()
-		c.fresh = false
+	if c.dropBroker(c.cur) {
+		c.reset = append(c.reset, history.RouteStep{Kind: history.StepReset, Broker: c.cur})
 	}
 }
 
@@ -111,9 +109,7 @@ func (t *Target) closeBroker(id int32) {
 	t.mu.Unlock()
 	for _, c := range cs {
 		c.mu.Lock()
-		if c.w != nil && c.broker == id {
-			c.drop()
-		}
+		c.dropBroker(id)
 		c.mu.Unlock()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -11,27 +12,26 @@ import (
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
-// A client process talks to one broker at a time: a request about a group
-// goes to the group's coordinator (wire.Cluster.Do: found with
-// FindCoordinator, its coordinator errors retried as Kafka's clients do),
-// any other to the broker the process is connected to, or the first
-// broker when it is connected to none. When the coordinator is another
-// broker than the one the process's connection goes to, that connection is
-// closed and one to the coordinator opened, as a client opens one per
-// broker; its first request carries the ClientId the process's first
-// request carried (KIP-1313: the broker attributes a connection's later
-// requests to its first's ClientId), which the op's route records. Under
-// SASL the new connection's exchange runs first, its ApiVersions carrying
-// that ClientId and the process's instance id.
+// A client process keeps a connection to each broker it talks to: a
+// request about a group goes to the group's coordinator (wire.Cluster.Do:
+// found with FindCoordinator, its coordinator errors retried as Kafka's
+// clients do), any other to the broker the process spoke to last, or the
+// first broker that answers when it has spoken to none. The first request
+// on each connection after the process's first carries the ClientId the
+// process's first request carried (KIP-1313: the broker attributes a
+// connection's later requests to its first's ClientId, and a client sends
+// it first on every connection), which the op's route records. Under SASL
+// the new connection's exchange runs first, its ApiVersions carrying that
+// ClientId and the process's instance id.
 //
 // What routing met is the op's Route: the broker that answered, and every
-// step on the way (a coordinator error, a move, a retry and its wait, a
-// broker that could not be reached), never an error's text (which holds
-// addresses: a history replays on another machine). A request whose
-// retries ran out is returned as an unknown outcome (the driver's
-// ErrNoResponse), never as the coordinator error: the driver's clients,
-// and the check, never see NOT_COORDINATOR, which the protocol's model
-// never answers.
+// step on the way (a new connection, a coordinator error, a move, a retry
+// and its wait, a broker that could not be reached), never an error's text
+// (which holds addresses: a history replays on another machine). A
+// request whose retries ran out is returned as an unknown outcome (the
+// driver's ErrNoResponse), never as the coordinator error: the driver's
+// clients, and the check, never see NOT_COORDINATOR, which the protocol's
+// model never answers.
 
 // route sends req to the broker it goes to and returns the answer.
 func (t *Target) route(c *tcpConn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
@@ -60,73 +60,72 @@ func (t *Target) route(c *tcpConn, h *codec.RequestHeader, req codec.Message) (c
 	return nil, noResponse{err}
 }
 
-// sendUnrouted sends a request about no group on the process's
-// connection, dialling the first broker that answers when it has none.
+// sendUnrouted sends a request about no group to the broker the process
+// spoke to last, or to the first that answers when it has spoken to none
+// (or the one it spoke to is gone).
 func (t *Target) sendUnrouted(c *tcpConn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	if c.w == nil {
-		var errs []error
-		for _, b := range t.cl.Brokers() {
-			if err := t.dial(t.ctx, c, b); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			break
-		}
-		if c.w == nil {
-			return nil, fmt.Errorf("%w: no broker answered: %w", errDial, errors.Join(errs...))
-		}
+	bs := t.cl.Brokers()
+	if i := slices.IndexFunc(bs, func(b wire.Broker) bool { return b.ID == c.cur }); i > 0 {
+		bs[0], bs[i] = bs[i], bs[0]
 	}
-	c.route.Broker = c.broker
-	return t.roundTrip(c, t.firstOnNew(c, h), req)
+	var errs []error
+	for _, b := range bs {
+		s, err := t.sock(t.ctx, c, b)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		return t.roundTrip(c, b.ID, s, h, req)
+	}
+	return nil, fmt.Errorf("%w: no broker answered: %w", errDial, errors.Join(errs...))
 }
 
 // sendTo sends req to broker b (the coordinator of its group) on the
-// process's connection, moving the connection to b first if it goes
-// elsewhere. A dial that fails is a *wire.DialError: nothing sent, tried
-// again by the cluster.
+// process's connection to it, dialled if it has none. A dial that fails
+// is a *wire.DialError: nothing sent, tried again by the cluster.
 func (t *Target) sendTo(ctx context.Context, c *tcpConn, b wire.Broker, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	if c.w == nil || c.broker != b.ID {
-		if c.w != nil {
-			c.route.Steps = append(c.route.Steps, history.RouteStep{Kind: history.StepMoved, Broker: b.ID, From: c.broker})
-			c.drop()
-		}
-		if err := t.dial(ctx, c, b); err != nil {
-			return nil, err
-		}
+	s, err := t.sock(ctx, c, b)
+	if err != nil {
+		return nil, err
 	}
 	if vs, err := t.cl.Versions(ctx, b.ID); err == nil && !offers(vs, h) && h.RequestApiKey != codec.ApiVersions {
 		return nil, fmt.Errorf("%w: %v v%d (broker %d)", wire.ErrVersionNotOffered, h.RequestApiKey, h.RequestApiVersion, b.ID)
 	}
-	c.route.Broker = b.ID
-	return t.roundTrip(c, t.firstOnNew(c, h), req)
+	return t.roundTrip(c, b.ID, s, h, req)
 }
 
-// dial opens the process's connection to b: with the process's ClientId
-// and instance id in the SASL exchange's headers, if there is one.
-func (t *Target) dial(ctx context.Context, c *tcpConn, b wire.Broker) error {
+// sock is the process's connection to b, dialled now if it has none:
+// with the process's ClientId and instance id in the SASL exchange's
+// headers, if there is one.
+func (t *Target) sock(ctx context.Context, c *tcpConn, b wire.Broker) (*brokerSock, error) {
+	if s := c.ws[b.ID]; s != nil {
+		return s, nil
+	}
 	hm, err := wire.NewHeaders(c.first, c.instance)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w, _, err := t.cl.Dial(ctx, b.ID, hm)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	c.w, c.broker = w, b.ID
-	c.fresh = true
-	return nil
+	s := &brokerSock{w: w, fresh: true}
+	c.ws[b.ID] = s
+	if c.dialled {
+		c.route.Steps = append(c.route.Steps, history.RouteStep{Kind: history.StepNewConnection, Broker: b.ID})
+	}
+	return s, nil
 }
 
-// firstOnNew is the header to send: h, except that the first request on
-// a connection the target opened in place of one before (the coordinator
-// moved, or the target reset it) carries the process's first ClientId
-// when h carries none, as a KIP-1313 client's first request to a new
-// broker does.
-func (t *Target) firstOnNew(c *tcpConn, h *codec.RequestHeader) *codec.RequestHeader {
-	if !c.fresh {
+// firstOnNew is the header to send on s: h, except that the first
+// request on a connection after the process's first (to another broker,
+// or after a reset) carries the process's first ClientId when h carries
+// none, as a KIP-1313 client's first request on every connection does.
+func (t *Target) firstOnNew(c *tcpConn, s *brokerSock, broker int32, h *codec.RequestHeader) *codec.RequestHeader {
+	if !s.fresh {
 		return h
 	}
-	c.fresh = false
+	s.fresh = false
 	again := c.dialled
 	c.dialled = true
 	if !again || h.ClientId.Valid || !c.first.Valid {
@@ -134,18 +133,19 @@ func (t *Target) firstOnNew(c *tcpConn, h *codec.RequestHeader) *codec.RequestHe
 	}
 	out := *h
 	out.ClientId = c.first
-	c.route.Steps = append(c.route.Steps, history.RouteStep{Kind: history.StepClientIDResent, Broker: c.broker})
+	c.route.Steps = append(c.route.Steps, history.RouteStep{Kind: history.StepClientIDResent, Broker: broker})
 	return &out
 }
 
-// roundTrip sends on the process's connection; a failure closes it (the
-// next request dials again) and is the driver's unknown outcome when the
-// request may have been applied.
-func (t *Target) roundTrip(c *tcpConn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+// roundTrip sends on the process's connection s to broker; a failure
+// closes it (the next request dials again) and is the driver's unknown
+// outcome when the request may have been applied.
+func (t *Target) roundTrip(c *tcpConn, broker int32, s *brokerSock, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	c.cur, c.route.Broker = broker, broker
 	sent := time.Now()
-	resp, err := c.w.RoundTrip(h, req)
+	resp, err := s.w.RoundTrip(t.firstOnNew(c, s, broker, h), req)
 	if err != nil {
-		c.drop()
+		c.dropBroker(broker)
 		return nil, err
 	}
 	t.noteRTT(h.RequestApiKey, time.Since(sent))
@@ -162,7 +162,7 @@ func (t *Target) noteRoute(c *tcpConn, evs []wire.Event) {
 		}
 		s := history.RouteStep{Kind: e.Kind.String(), Broker: e.Broker, Attempt: e.Attempt}
 		if e.Kind == wire.CoordinatorFound {
-			s.From = e.Previous
+			s.From = &e.Previous
 		}
 		if e.Kind == wire.CoordinatorError {
 			s.Code = e.Code.String()

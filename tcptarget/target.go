@@ -71,16 +71,17 @@ type Target struct {
 	rtt map[codec.APIKey][]time.Duration
 }
 
-// tcpConn is one client process's connection: to one broker at a time,
-// the coordinator of its last request's group.
+// tcpConn is one client process's connections: one to each broker it
+// has talked to, as a client keeps one per broker.
 type tcpConn struct {
-	mu     sync.Mutex
-	w      *wire.Conn
-	broker int32 // w's broker
-	// dialled: a connection was opened before (a new one is then made
-	// because the coordinator moved, or the last was reset); fresh: w
-	// has not carried a request yet.
-	dialled, fresh bool
+	mu sync.Mutex
+	// ws are the connections by broker; cur is the broker of the last
+	// request (-1: none), where a request about no group goes.
+	ws  map[int32]*brokerSock
+	cur int32
+	// dialled: a connection was opened before (a new one's first request
+	// then carries the process's first ClientId).
+	dialled bool
 	// first is the ClientId the process's first request carried, and
 	// instance its client instance id: what a new broker connection's
 	// first request carries (KIP-1313).
@@ -92,6 +93,13 @@ type tcpConn struct {
 	// reset are the resets the target played on the connection since
 	// its last request, for the next one's route.
 	reset []history.RouteStep
+}
+
+// brokerSock is a process's connection to one broker; fresh until its
+// first request.
+type brokerSock struct {
+	w     *wire.Conn
+	fresh bool
 }
 
 // Dial connects to the cluster at the bootstrap addresses (Metadata; a
@@ -197,7 +205,7 @@ func (t *Target) conn(id uint64) *tcpConn {
 	defer t.mu.Unlock()
 	c := t.conns[id]
 	if c == nil {
-		c = &tcpConn{broker: -1}
+		c = &tcpConn{ws: map[int32]*brokerSock{}, cur: -1}
 		t.conns[id] = c
 	}
 	return c
@@ -286,12 +294,23 @@ func (t *Target) Disconnect(connID uint64) {
 	}
 }
 
-// drop closes the connection (c.mu held); the next request dials again.
+// drop closes every connection of the process (c.mu held).
 func (c *tcpConn) drop() {
-	if c.w != nil {
-		c.w.Close()
-		c.w, c.broker = nil, -1
+	for id := range c.ws {
+		c.dropBroker(id)
 	}
+}
+
+// dropBroker closes the process's connection to broker id, if any (c.mu
+// held); the next request to it dials again.
+func (c *tcpConn) dropBroker(id int32) bool {
+	s := c.ws[id]
+	if s == nil {
+		return false
+	}
+	s.w.Close()
+	delete(c.ws, id)
+	return true
 }
 
 // Advance implements Target: it waits until nowMs of real time have passed

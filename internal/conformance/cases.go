@@ -16,7 +16,7 @@ import (
 // framing cases last).
 func Cases() []Case {
 	var out []Case
-	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB6(), casesB7(), casesB11()} {
+	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB6(), casesB7(), casesCluster(), casesB11()} {
 		out = append(out, section...)
 	}
 	return out
@@ -752,7 +752,7 @@ func caseClosedConnection(p *probe) verdict {
 	b := p.conn()
 	r := b.mustJoin(p.joinReq(g, m2))
 	given := partitionSet(owned(r.Assignment))
-	a.w.Close()
+	a.wire().Close()
 	a = p.conn()
 	var seen []string
 	for i := 0; i < 4; i++ {
@@ -919,10 +919,10 @@ func caseAVUnknown(p *probe) verdict {
 		return fail(err.Error(), "")
 	}
 	b = append(b, 0xde, 0xad) // a body no version parses: it must not be read
-	if err := c.w.WriteRaw(codec.FinishFrame(b, 0)); err != nil {
+	if err := c.wire().WriteRaw(codec.FinishFrame(b, 0)); err != nil {
 		return fail(err.Error(), "a response")
 	}
-	frame, err := c.w.ReadFrame()
+	frame, err := c.wire().ReadFrame()
 	if err != nil {
 		return fail(err.Error(), "a v0 response")
 	}
@@ -988,10 +988,10 @@ func caseTrailing(p *probe) verdict {
 	}
 	b = append(b, 1, 2, 3)
 	b = codec.FinishFrame(b, 0)
-	if err := c.w.WriteRaw(b); err != nil {
+	if err := c.wire().WriteRaw(b); err != nil {
 		return fail(err.Error(), "a response")
 	}
-	frame, err := c.w.ReadFrame()
+	frame, err := c.wire().ReadFrame()
 	if err != nil {
 		return fail(err.Error(), "a response")
 	}
@@ -1009,10 +1009,10 @@ func caseTrailing(p *probe) verdict {
 // broker closed it without answering; then checks the broker still serves.
 func closed(p *probe, frame []byte, what string) verdict {
 	c := p.conn()
-	if err := c.w.WriteRaw(frame); err != nil {
+	if err := c.wire().WriteRaw(frame); err != nil {
 		return fail(err.Error(), "")
 	}
-	_, err := c.w.ReadFrame()
+	_, err := c.wire().ReadFrame()
 	if err == nil {
 		return fail(what+": answered", "the connection closed without a response")
 	}

@@ -465,8 +465,10 @@ type probe struct {
 	// position, the case's in the run, picks it when no group does.
 	home     int32
 	position int
-	// route are the routing events noted (probe.note).
+	// route are the routing events noted (probe.note); answered, the
+	// broker that answered each group's requests.
 	route    []string
+	answered map[string]int32
 	versions wire.Versions
 	caseName string
 	known    *Known

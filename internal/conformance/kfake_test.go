@@ -17,8 +17,15 @@ import (
 // like the ghostcheck server these tests start.
 func startKfake(t testing.TB) string {
 	t.Helper()
-	c, err := kfake.NewCluster(
-		kfake.NumBrokers(1),
+	return startKfakeCluster(t, 1).ListenAddrs()[0]
+}
+
+// startKfakeCluster is startKfake with n brokers: kfake spreads the
+// groups' coordinators over them (a hash of the group id).
+func startKfakeCluster(t testing.TB, n int, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{
+		kfake.NumBrokers(n),
 		kfake.SeedTopics(6, "alpha"),
 		kfake.SeedTopics(3, "beta"),
 		kfake.SeedTopics(2, "gamma"),
@@ -28,12 +35,12 @@ func startKfake(t testing.TB) string {
 			"group.consumer.max.size":              "5",
 			"group.max.size":                       "5", // kfake reads this one for consumer groups too
 		}),
-	)
+	}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return c.ListenAddrs()[0]
+	return c
 }
 
 // kfakeKnown are kfake's known deviations from docs/PROTOCOL.md
@@ -70,6 +77,46 @@ func TestKfakeConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAgainstFindings(t, "kfake", rep.Results, k)
+}
+
+// Against three kfake brokers, the coordinators of the cases' groups
+// spread over all three, every case gives what it gives against one
+// broker: the same status and the same findings, nothing new, no
+// NOT_COORDINATOR judged; the cluster's own cases, which SKIP against one
+// broker, run.
+func TestKfakeClusterConformance(t *testing.T) {
+	k := kfakeKnown(t)
+	cases := conformance.Select(nil, false, true)
+	one, err := conformance.Run(peer(startKfake(t)), cases, conformance.Options{Known: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startKfakeCluster(t, 3)
+	rep, err := conformance.Run(peer(c.ListenAddrs()[0]), cases, conformance.Options{Known: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstFindings(t, "kfake, 3 brokers", rep.Results, k)
+	on := map[int32]int{}
+	for i, r := range rep.Results {
+		on[r.Broker]++
+		for _, step := range r.Route {
+			t.Logf("%s: %s", r.Name, step)
+		}
+		o := one.Results[i]
+		switch {
+		case o.Status == conformance.Skip && strings.Contains(o.Observed, "needs a cluster"):
+			if r.Status == conformance.Skip {
+				t.Errorf("%s: SKIP against three brokers: %s", r.Name, r.Observed)
+			}
+		case o.Status != r.Status || o.Known != r.Known:
+			t.Errorf("%s: %s against one broker, %s against three (%s)", r.Name, o.StatusText(), r.StatusText(), r.Observed)
+		}
+	}
+	t.Logf("cases per broker: %v", on)
+	if on[0] == 0 || on[1] == 0 || on[2] == 0 {
+		t.Errorf("the cases spoke to brokers %v: want all three", on)
+	}
 }
 
 // The risky case (an unknown api key) runs against kfake in a child

@@ -21,8 +21,11 @@ import (
 // mean there. Each group request goes through wire.Cluster.Do, which
 // retries NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and
 // COORDINATOR_LOAD_IN_PROGRESS as Kafka's clients do; a coordinator error
-// is never judged by itself. A case whose group's coordinator moved away
-// from home meanwhile ends as SKIP, saying so: its connection is to a
+// is never judged by itself. A group the case did not draw (a blank or
+// empty group id a case is about) goes to its own coordinator, on a
+// connection of the case's to that broker, as a client keeps one per
+// broker. A case whose group's coordinator moved away from the broker
+// that answered it before ends as SKIP, saying so: its connection is to a
 // broker that no longer coordinates the group.
 
 // maxGroupDraws bounds the names probe.id tries for a group whose
@@ -41,6 +44,13 @@ type pconn struct {
 	p  *probe
 	w  *wire.Conn // nil until dialled
 	hm *wire.Headers
+	// broker is the broker w goes to (-1: home, once dialled).
+	broker int32
+	// others are the connection's siblings to other brokers, for groups
+	// the case did not draw (same ClientId and instance id).
+	others map[int32]*pconn
+	// firstID is the ClientId its first request carries.
+	firstID *codec.NullableString
 }
 
 // conn opens a connection whose first request carries ClientId
@@ -54,7 +64,7 @@ func (p *probe) connAs(clientID codec.NullableString) *pconn {
 	if err != nil {
 		panic(abort{fail(err.Error(), "a connection")})
 	}
-	c := &pconn{p: p, hm: hm}
+	c := &pconn{p: p, hm: hm, broker: -1, firstID: &clientID}
 	p.conns = append(p.conns, c)
 	return c
 }
@@ -87,6 +97,12 @@ func (c *pconn) open(req codec.Message) error {
 		c.p.settle(g)
 	}
 	b := c.p.homeBroker()
+	if c.broker >= 0 {
+		var ok bool
+		if b, ok = c.p.cl.Broker(c.broker); !ok {
+			return fmt.Errorf("broker %d is no longer listed", c.broker)
+		}
+	}
 	d := c.p.peer.Dialer
 	d.Timeout = c.p.peer.Timeout
 	d.Wrap = func(nc net.Conn) net.Conn { return recorder{nc, c.p} }
@@ -94,8 +110,39 @@ func (c *pconn) open(req codec.Message) error {
 	if err != nil {
 		return err
 	}
-	c.w = w
+	c.w, c.broker = w, b.ID
 	return nil
+}
+
+// sibling is c's connection to broker id, dialled now if it is new: its
+// first request carries c's ClientId, its headers c's instance id.
+func (c *pconn) sibling(id int32) (*pconn, error) {
+	if x := c.others[id]; x != nil {
+		return x, nil
+	}
+	hm, err := wire.NewHeaders(c.clientID(), c.hm.InstanceID())
+	if err != nil {
+		return nil, err
+	}
+	first := c.clientID()
+	x := &pconn{p: c.p, hm: hm, broker: id, firstID: &first}
+	c.p.conns = append(c.p.conns, x)
+	if err := x.open(nil); err != nil {
+		return nil, err
+	}
+	if c.others == nil {
+		c.others = map[int32]*pconn{}
+	}
+	c.others[id] = x
+	return x, nil
+}
+
+// clientID is the ClientId the connection's first request carries.
+func (c *pconn) clientID() codec.NullableString {
+	if c.firstID == nil {
+		return codec.Str("ghostcheck-check")
+	}
+	return *c.firstID
 }
 
 // wire is the dialled connection, for a case that writes raw frames on
@@ -117,23 +164,39 @@ func (c *pconn) header(key codec.APIKey, v int16) *codec.RequestHeader {
 
 // try sends one request and returns the response or the transport error.
 // A request about a group goes to the group's coordinator through the
-// cluster (its coordinator errors retried); one whose coordinator is no
-// longer home ends the case as SKIP.
+// cluster (its coordinator errors retried): on this connection when that
+// is home, on a sibling connection to the coordinator for a group the
+// case did not draw; a group whose coordinator moved away from the
+// broker that answered it before ends the case as SKIP.
 func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	w := c.wire()
 	g, ok := groupOf(req)
 	if !ok {
 		return w.RoundTrip(h, req)
 	}
-	home := c.p.home
+	var answered int32 = -1
 	resp, evs, err := c.p.cl.Do(c.p.ctx, g, req.Key(), func(_ context.Context, b wire.Broker) (codec.Message, error) {
-		if b.ID != home {
-			return nil, &movedError{group: g, from: home, to: b.ID}
+		if prev, seen := c.p.answered[g]; seen && prev != b.ID {
+			return nil, &movedError{group: g, from: prev, to: b.ID}
 		}
-		resp, err := w.RoundTrip(h, req)
+		on, hh := w, h
+		if b.ID != c.broker {
+			x, err := c.sibling(b.ID)
+			if err != nil {
+				return nil, &sendError{err}
+			}
+			// The sibling's own correlation ids and first-request
+			// ClientId; the rest of the header as the case made it.
+			next := x.hm.Next(h.RequestApiKey, h.RequestApiVersion)
+			cp := *h
+			cp.CorrelationId, cp.ClientId = next.CorrelationId, next.ClientId
+			on, hh = x.w, &cp
+		}
+		resp, err := on.RoundTrip(hh, req)
 		if err != nil {
 			return nil, &sendError{err}
 		}
+		answered = b.ID
 		return resp, nil
 	})
 	c.p.note(evs)
@@ -144,7 +207,7 @@ func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, e
 	case errors.As(err, &se):
 		return nil, se.err // the connection's own failure: the case judges it
 	case errors.As(err, &me):
-		panic(abort{skip(fmt.Sprintf("the coordinator moved during the case: group %s is now coordinated by broker %d, the case's connection is to broker %d (%s)",
+		panic(abort{skip(fmt.Sprintf("the coordinator moved during the case: group %s is now coordinated by broker %d, the case spoke to broker %d (%s)",
 			short(g), me.to, me.from, eventsString(evs)))})
 	case errors.As(err, &re):
 		panic(abort{skip(fmt.Sprintf("the coordinator of group %s kept moving or loading during the case: %v (%s)", short(g), re, eventsString(evs)))})
@@ -153,6 +216,10 @@ func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, e
 		// no broker answered it: the case cannot reach its group.
 		panic(abort{fail(fmt.Sprintf("finding the coordinator of group %s: %v (%s)", short(g), err, eventsString(evs)), "a coordinator")})
 	}
+	if c.p.answered == nil {
+		c.p.answered = map[string]int32{}
+	}
+	c.p.answered[g] = answered
 	return resp, nil
 }
 
@@ -175,18 +242,19 @@ func (e *movedError) Error() string {
 	return fmt.Sprintf("group %s moved from broker %d to broker %d", e.group, e.from, e.to)
 }
 
-// groupOf is the group req is about, when it is one the cluster routes
-// by: a non-empty group id of a group api. The empty group id is
-// answered by any broker (INVALID_GROUP_ID) and is sent to home as it is.
+// groupOf is the group req is about, when it is a group api's about one
+// group (the empty group id too: Kafka's FindCoordinator hashes it as
+// any other, and a broker that is not its coordinator may answer
+// NOT_COORDINATOR before it looks at the id).
 func groupOf(req codec.Message) (string, bool) {
-	var g string
+	g, routed := "", true
 	switch r := req.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		g = r.GroupId
 	case *codec.LeaveGroupRequest:
 		g = r.GroupId
 	case *codec.ConsumerGroupDescribeRequest:
-		if len(r.GroupIds) == 1 {
+		if routed = len(r.GroupIds) == 1; routed {
 			g = r.GroupIds[0]
 		}
 	case *codec.JoinGroupRequest:
@@ -196,11 +264,13 @@ func groupOf(req codec.Message) (string, bool) {
 	case *codec.HeartbeatRequest:
 		g = r.GroupId
 	case *codec.DescribeGroupsRequest:
-		if len(r.Groups) == 1 {
+		if routed = len(r.Groups) == 1; routed {
 			g = r.Groups[0]
 		}
+	default:
+		routed = false
 	}
-	return g, g != ""
+	return g, routed
 }
 
 // id returns a fresh id for this case ("g", "m", "i" for groups, members,
