@@ -182,6 +182,13 @@ func (o *observer) staticHeartbeat(op *history.Op, g *obsGroup, req *codec.Consu
 	if w == nil {
 		return
 	}
+	if m := g.members[id]; m != nil && req.MemberEpoch > 0 && req.MemberEpoch < m.highEpoch {
+		// A client behind its member (a response it lost): what the
+		// broker does to catch it up is B4.4's to judge, not the watch's,
+		// which ends here.
+		g.watch = nil
+		return
+	}
 	if resp.MemberEpoch > w.epoch {
 		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s the group epoch moved on: member %s was answered epoch %d, the group stood at %d, with no membership change since",
 			w.what(), id, resp.MemberEpoch, w.epoch)

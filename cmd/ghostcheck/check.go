@@ -48,9 +48,18 @@ stops there; with it, every case and history from then on gets a fresh broker: C
 prints the broker's bootstrap address as its first stdout line, and runs until its stdin closes or
 SIGTERM (as peers/librdkafka's rdmock does). --broker-cmd alone starts the first broker too.
 
---kafka-version X.Y holds the broker to that Apache Kafka release: a case that fails on a rule the release
-does not ship (its SOURCE: a later release, trunk only, an open PR, a KIP not shipped) is reported
-"N/A (ships in ...)" instead of FAIL and does not count as a failure. Without it every rule counts.
+--kafka-version X.Y holds the broker to that Apache Kafka release, by default the newest (`+conformance.NewestRelease+`):
+a case that fails on a rule the release does not ship (its SOURCE: a later release, trunk only, an open PR,
+a KIP not shipped) is reported "N/A (ships in ...)" instead of FAIL and does not count as a failure, so a
+broker that does what that release does passes. --kafka-version next holds it to every rule, shipped or not.
+
+The cluster: --bootstrap may list several brokers; each case speaks to the coordinator of its groups
+(FindCoordinator), and NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS are
+retried as Kafka's clients do, never judged by themselves (a case whose coordinator moved while it ran is
+SKIP). TLS: --tls (system roots), --tls-ca FILE, --tls-cert FILE --tls-key FILE, --tls-server-name NAME,
+--tls-insecure. SASL: --sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 --sasl-user USER, the password from
+--sasl-password-file FILE or the environment's `+passwordEnv+` (never a flag). Credentials or certificates
+the cluster refuses: exit 2, nothing checked; they are never printed or written.
 
 --known FILE names findings already recorded, one a line: 'ID KIND NAME [OBSERVED]', # comments.
   case NAME        the case is known to FAIL or CRASH; reported "(known ID)", not counted in the exit
@@ -88,7 +97,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON (schema ghostcheck/check/v1, with the options used)")
 	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")
 	fs.StringVar(&cfg.knownFile, "known", "", "a `FILE` of findings already recorded (see above)")
-	fs.StringVar(&cfg.kafkaVersion, "kafka-version", "", "hold the broker to this Apache Kafka `RELEASE` (e.g. 4.1): rules it does not ship are N/A (see above)")
+	fs.StringVar(&cfg.kafkaVersion, "kafka-version", conformance.NewestRelease, "hold the broker to this Apache Kafka `RELEASE` (e.g. 4.1; next: every rule, shipped or not): rules it does not ship are N/A (see above)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck check --bootstrap HOST:PORT | --broker-cmd COMMAND [flags]")
 		fmt.Fprint(stderr, checkUsage)
@@ -116,10 +125,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return cfg, 2
 	}
-	if cfg.kafkaVersion != "" {
-		if _, err := conformance.ParseRelease(cfg.kafkaVersion); err != nil {
-			return cfg, usageErr(stderr, "check", "--kafka-version: %v", err)
-		}
+	if err := conformance.ParseHeldTo(cfg.kafkaVersion); err != nil {
+		return cfg, usageErr(stderr, "check", "--kafka-version: %v (or %s)", err, conformance.ReleaseNext)
 	}
 	if cfg.knownFile != "" {
 		if cfg.known, err = conformance.LoadKnown(cfg.knownFile); err != nil {
@@ -306,7 +313,10 @@ func printCheck(w io.Writer, out checkOutcome) {
 	if known > 0 {
 		fmt.Fprintf(w, " (%d of the fail and crash known)", known)
 	}
-	if out.kafkaVersion != "" {
+	switch out.kafkaVersion {
+	case "", conformance.ReleaseNext:
+		fmt.Fprintf(w, "; held to every rule, shipped or not (--kafka-version %s)", conformance.ReleaseNext)
+	default:
 		fmt.Fprintf(w, ", %d n/a (not shipped in Kafka %s)", c[conformance.NotApplicable], out.kafkaVersion)
 	}
 	fmt.Fprintln(w)

@@ -92,6 +92,7 @@ func casesA5() []Case {
 	return []Case{
 		{Name: "A5.3/null-owned-keeps-pending", Source: "KIP-848, Kafka 4.0", Rule: "a heartbeat with TopicPartitions null reports nothing: the partitions its member was asked to give up stay pending, and the member waiting for them is given none", run: caseNullOwnedKeepsPending},
 		{Name: "A5.5/static-restart-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a new member id taking over a parked static member's instance: the group epoch unchanged, the old member's partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticRestart},
+		{Name: "A5.5/static-resume-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a parked static member rejoining under its own member id and instance: the group epoch unchanged, its partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticResume},
 		{Name: "A5.5/static-restart-then-rebalance", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "after a static takeover, the next rebalance gives every member the target it gets in a twin group without the restart (A5.2: a static member is keyed by its instance id, not its member id)", run: caseRestartThenRebalance},
 		{Name: "A5.7/regex-heartbeat-is-full", Source: srcKafka40, Rule: "a heartbeat with RebalanceTimeoutMs, SubscribedTopicRegex and TopicPartitions set (names null) is a full request: its response carries the assignment", run: caseRegexFull},
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -12,8 +13,13 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
+	"github.com/ghostcheck/ghostcheck/tcptarget"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -115,3 +121,108 @@ func TestKfakeClusterHistories(t *testing.T) {
 }
 
 func (k *kfakeControl) String() string { return fmt.Sprintf("kfake control (%d brokers)", len(k.ports)) }
+
+// loseStatic is a planted bug over kfake: a coordinator move whose next
+// coordinator loads each group without its static members, so that their
+// assignments are lost. At each move it removes, with a leave at epoch -1
+// naming the member and its instance, every static member it has seen
+// answered (the removals are its own: they are not in the history).
+type loseStatic struct {
+	*tcptarget.Target
+	mu      sync.Mutex
+	static  map[string]staticMember // by instance id
+	corr    int32
+	removed int
+}
+
+type staticMember struct{ group, id string }
+
+func (l *loseStatic) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	resp, err := l.Target.Handle(conn, h, req)
+	hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest)
+	if err != nil || !ok || !hb.InstanceId.Valid {
+		return resp, err
+	}
+	r := resp.(*codec.ConsumerGroupHeartbeatResponse)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case r.ErrorCode == codec.None && r.MemberEpoch >= 0:
+		l.static[hb.InstanceId.Value] = staticMember{hb.GroupId, r.MemberId.Value}
+	case hb.MemberEpoch == -1:
+		delete(l.static, hb.InstanceId.Value)
+	}
+	return resp, err
+}
+
+func (l *loseStatic) PlayClusterFault(f plan.ClusterFault, conn uint64) error {
+	if err := l.Target.PlayClusterFault(f, conn); err != nil || f.Kind != plan.CoordinatorMove {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for inst, m := range l.static {
+		l.corr++
+		h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, CorrelationId: l.corr,
+			ClientId: codec.Str("mutant"), ClientInstanceId: codec.SomeUUID(codec.UUID{0x6d, 1})}
+		resp, err := l.Target.Handle(driver.Conn{ID: 1 << 40}, h, &codec.ConsumerGroupHeartbeatRequest{GroupId: m.group, MemberId: m.id,
+			InstanceId: codec.Str(inst), MemberEpoch: -1, RebalanceTimeoutMs: -1})
+		if err == nil && resp.(*codec.ConsumerGroupHeartbeatResponse).ErrorCode == codec.None {
+			l.removed++
+		}
+		delete(l.static, inst)
+	}
+	return nil
+}
+
+// The planted bug that loses static members' assignments at a coordinator
+// move is caught at the observable level: of the histories in which it
+// removed a static member, at least one is Illegal, on a rule that says
+// the member vanished or the group changed across the move; the same
+// seeds against kfake itself pass (TestKfakeClusterHistories).
+func TestKfakeClusterMoveMutant(t *testing.T) {
+	c := startKfakeCluster(t, 3)
+	ctl := newKfakeControl(t, c)
+	hit, caught := 0, 0
+	var rulesSeen []string
+	for seed := uint64(1); seed <= 12 && caught < 2; seed++ {
+		target, err := tcptarget.Dial(context.Background(), c.ListenAddrs(), wire.ClusterOptions{Dialer: wire.Dialer{Options: wire.Options{Timeout: 5 * time.Second}},
+			Seed: seed, Backoff: wire.Backoff{MaxWait: sessionTimeout / 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		target.Control = ctl
+		m := &loseStatic{Target: target, static: map[string]staticMember{}}
+		o := conformance.DefaultHistoryOptions()
+		p := plan.ForRealTime(seed, o, plan.RealTime{SessionTimeoutMs: sessionTimeout.Milliseconds(), HeartbeatIntervalMs: int32(heartbeatInterval.Milliseconds()),
+			GroupPrefix: fmt.Sprintf("gc-mut%d-%d-", time.Now().UnixNano()%1e6, seed), Cluster: target.Cluster()})
+		p.Probes = nil // kfake's K1 probe, and the rest: the bug is what is measured
+		res, err := driver.Run(m, p)
+		target.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(), SessionTimeoutMs: sessionTimeout.Milliseconds()})
+		if m.removed == 0 {
+			continue
+		}
+		hit++
+		// kfake's own findings (K9's parked members that never expire,
+		// NoGhosts) may come first: the bug's are the rules of a group
+		// that changed across the move.
+		i := slices.IndexFunc(rep.Invariants, func(v driver.RoundViolation) bool {
+			return v.Rule == string(rules.RuleMemberVanished) || v.Rule == string(rules.RuleStaticRestartKeepsAssignment)
+		})
+		if i >= 0 {
+			caught++
+			rulesSeen = append(rulesSeen, rep.Invariants[i].Rule)
+			t.Logf("seed %d: %d static members lost at a move, caught: %s: %s", seed, m.removed, rep.Invariants[i].Rule, rep.Invariants[i].What)
+		} else {
+			t.Logf("seed %d: %d static members lost at a move, not caught (%s %s)", seed, m.removed, rep.Verdict, rep.Rule)
+		}
+	}
+	t.Logf("the move mutant: %d of %d histories that lost a static member caught (%v)", caught, hit, rulesSeen)
+	if caught == 0 {
+		t.Fatalf("no history of %d that lost a static member at a coordinator move was caught", hit)
+	}
+}

@@ -58,7 +58,9 @@ func kfakeKnown(t testing.TB) *conformance.Known {
 	return k
 }
 
-// checkAgainstFindings holds results to the known findings.
+// checkAgainstFindings holds results to the known findings. A case N/A
+// (its rule in no release the broker is held to) must be one whose rule
+// no release ships.
 func checkAgainstFindings(t *testing.T, who string, rs []conformance.Result, k *conformance.Known) {
 	t.Helper()
 	var b strings.Builder
@@ -67,16 +69,39 @@ func checkAgainstFindings(t *testing.T, who string, rs []conformance.Result, k *
 	for _, m := range k.Mismatches(rs) {
 		t.Error(m)
 	}
+	for _, r := range rs {
+		if s, err := conformance.ShipsOf(r.Source); r.Status == conformance.NotApplicable && (err != nil || s.Shipped) {
+			t.Errorf("%s: N/A, but its rule ships (%s)", r.Name, r.Source)
+		}
+	}
+}
+
+// asCheck are the options `ghostcheck check` runs with by default: the
+// newest Kafka release, so a rule no release ships is N/A, not a finding.
+func asCheck(k *conformance.Known) conformance.Options {
+	return conformance.Options{Known: k, KafkaVersion: conformance.NewestRelease}
 }
 
 func TestKfakeConformance(t *testing.T) {
 	addr := startKfake(t)
 	k := kfakeKnown(t)
-	rep, err := conformance.Run(peer(addr), conformance.Select(nil, false, true), conformance.Options{Known: k})
+	rep, err := conformance.Run(peer(addr), conformance.Select(nil, false, true), asCheck(k))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkAgainstFindings(t, "kfake", rep.Results, k)
+	// Held to every rule (--kafka-version next), the N/A ones fail: kfake
+	// does what every released Kafka does there.
+	next, err := conformance.Run(peer(addr), conformance.Select([]string{"A1/join-existing-member-other-instance", "A2/first-clientid-remembered"}, false, false),
+		conformance.Options{Known: k, KafkaVersion: conformance.ReleaseNext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range next.Results {
+		if r.Status != conformance.Fail {
+			t.Errorf("%s under --kafka-version next: %s %s, want FAIL (a rule no release ships, which kfake does not follow)", r.Name, r.Status, r.Observed)
+		}
+	}
 }
 
 // Against three kfake brokers, the coordinators of the cases' groups
@@ -87,12 +112,12 @@ func TestKfakeConformance(t *testing.T) {
 func TestKfakeClusterConformance(t *testing.T) {
 	k := kfakeKnown(t)
 	cases := conformance.Select(nil, false, true)
-	one, err := conformance.Run(peer(startKfake(t)), cases, conformance.Options{Known: k})
+	one, err := conformance.Run(peer(startKfake(t)), cases, asCheck(k))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := startKfakeCluster(t, 3)
-	rep, err := conformance.Run(peer(c.ListenAddrs()[0]), cases, conformance.Options{Known: k})
+	rep, err := conformance.Run(peer(c.ListenAddrs()[0]), cases, asCheck(k))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +150,7 @@ func TestKfakeClusterConformance(t *testing.T) {
 func TestKfakeUnknownAPIKeyIsolated(t *testing.T) {
 	if os.Getenv("GHOSTCHECK_KFAKE_CHILD") == "1" {
 		addr := startKfake(t)
-		rep, err := conformance.Run(peer(addr), conformance.Select([]string{"B1.1/unknown-api-key"}, true, false), conformance.Options{Known: kfakeKnown(t)})
+		rep, err := conformance.Run(peer(addr), conformance.Select([]string{"B1.1/unknown-api-key"}, true, false), asCheck(kfakeKnown(t)))
 		if err != nil {
 			t.Fatal(err)
 		}
