@@ -120,7 +120,9 @@ func TestKfakeClusterHistories(t *testing.T) {
 	}
 }
 
-func (k *kfakeControl) String() string { return fmt.Sprintf("kfake control (%d brokers)", len(k.ports)) }
+func (k *kfakeControl) String() string {
+	return fmt.Sprintf("kfake control (%d brokers)", len(k.ports))
+}
 
 // loseStatic is a planted bug over kfake: a coordinator move whose next
 // coordinator loads each group without its static members, so that their
