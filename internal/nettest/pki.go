@@ -1,4 +1,4 @@
-package wire_test
+package nettest
 
 import (
 	"crypto/ecdsa"
@@ -16,16 +16,16 @@ import (
 	"time"
 )
 
-// testPKI is a certificate authority made for one test, a server
+// PKI is a certificate authority made for one test, a server
 // certificate it signed for 127.0.0.1 and "localhost", and a client
 // certificate it signed, each also written as PEM files.
-type testPKI struct {
-	server                    tls.Certificate
-	pool                      *x509.CertPool
-	caFile, certFile, keyFile string // the CA, the client's certificate and key
+type PKI struct {
+	Server                    tls.Certificate
+	Pool                      *x509.CertPool
+	CAFile, CertFile, KeyFile string // the CA, the client's certificate and key
 }
 
-func newPKI(t *testing.T) *testPKI {
+func NewPKI(t testing.TB) *PKI {
 	t.Helper()
 	dir := t.TempDir()
 	caKey := newKey(t)
@@ -40,10 +40,10 @@ func newPKI(t *testing.T) *testPKI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &testPKI{pool: x509.NewCertPool(), caFile: filepath.Join(dir, "ca.pem"),
-		certFile: filepath.Join(dir, "client.pem"), keyFile: filepath.Join(dir, "client-key.pem")}
-	p.pool.AddCert(ca)
-	writePEM(t, p.caFile, "CERTIFICATE", caDER)
+	p := &PKI{Pool: x509.NewCertPool(), CAFile: filepath.Join(dir, "ca.pem"),
+		CertFile: filepath.Join(dir, "client.pem"), KeyFile: filepath.Join(dir, "client-key.pem")}
+	p.Pool.AddCert(ca)
+	writePEM(t, p.CAFile, "CERTIFICATE", caDER)
 
 	leaf := func(serial int64, usage x509.ExtKeyUsage) ([]byte, *ecdsa.PrivateKey) {
 		key := newKey(t)
@@ -58,29 +58,29 @@ func newPKI(t *testing.T) *testPKI {
 		return der, key
 	}
 	sDER, sKey := leaf(2, x509.ExtKeyUsageServerAuth)
-	p.server = tls.Certificate{Certificate: [][]byte{sDER}, PrivateKey: sKey}
+	p.Server = tls.Certificate{Certificate: [][]byte{sDER}, PrivateKey: sKey}
 	cDER, cKey := leaf(3, x509.ExtKeyUsageClientAuth)
-	writePEM(t, p.certFile, "CERTIFICATE", cDER)
+	writePEM(t, p.CertFile, "CERTIFICATE", cDER)
 	kDER, err := x509.MarshalECPrivateKey(cKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writePEM(t, p.keyFile, "EC PRIVATE KEY", kDER)
+	writePEM(t, p.KeyFile, "EC PRIVATE KEY", kDER)
 	return p
 }
 
-// serverConfig is a broker's listener configuration; requireClient asks
+// ServerConfig is a broker's listener configuration; requireClient asks
 // for a client certificate signed by the CA.
-func (p *testPKI) serverConfig(requireClient bool) *tls.Config {
-	c := &tls.Config{Certificates: []tls.Certificate{p.server}, MinVersion: tls.VersionTLS12}
+func (p *PKI) ServerConfig(requireClient bool) *tls.Config {
+	c := &tls.Config{Certificates: []tls.Certificate{p.Server}, MinVersion: tls.VersionTLS12}
 	if requireClient {
 		c.ClientAuth = tls.RequireAndVerifyClientCert
-		c.ClientCAs = p.pool
+		c.ClientCAs = p.Pool
 	}
 	return c
 }
 
-func newKey(t *testing.T) *ecdsa.PrivateKey {
+func newKey(t testing.TB) *ecdsa.PrivateKey {
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func newKey(t *testing.T) *ecdsa.PrivateKey {
 	return k
 }
 
-func writePEM(t *testing.T, path, kind string, der []byte) {
+func writePEM(t testing.TB, path, kind string, der []byte) {
 	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
