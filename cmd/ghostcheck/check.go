@@ -48,7 +48,7 @@ stops there; with it, every case and history from then on gets a fresh broker: C
 prints the broker's bootstrap address as its first stdout line, and runs until its stdin closes or
 SIGTERM (as peers/librdkafka's rdmock does). --broker-cmd alone starts the first broker too.
 
---kafka-version X.Y holds the broker to that Apache Kafka release, by default the newest (`+conformance.NewestRelease+`):
+--kafka-version X.Y holds the broker to that Apache Kafka release, by default the newest (` + conformance.NewestRelease + `):
 a case that fails on a rule the release does not ship (its SOURCE: a later release, trunk only, an open PR,
 a KIP not shipped) is reported "N/A (ships in ...)" instead of FAIL and does not count as a failure, so a
 broker that does what that release does passes. --kafka-version next holds it to every rule, shipped or not.
@@ -58,7 +58,7 @@ The cluster: --bootstrap may list several brokers; each case speaks to the coord
 retried as Kafka's clients do, never judged by themselves (a case whose coordinator moved while it ran is
 SKIP). TLS: --tls (system roots), --tls-ca FILE, --tls-cert FILE --tls-key FILE, --tls-server-name NAME,
 --tls-insecure. SASL: --sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 --sasl-user USER, the password from
---sasl-password-file FILE or the environment's `+passwordEnv+` (never a flag). Credentials or certificates
+--sasl-password-file FILE or the environment's ` + passwordEnv + ` (never a flag). Credentials or certificates
 the cluster refuses: exit 2, nothing checked; they are never printed or written.
 
 --known FILE names findings already recorded, one a line: 'ID KIND NAME [OBSERVED]', # comments.
