@@ -1,95 +1,18 @@
 package nettest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/ghostcheck/ghostcheck/internal/pki"
 )
 
-// PKI is a certificate authority made for one test, a server
-// certificate it signed for 127.0.0.1 and "localhost", and a client
-// certificate it signed, each also written as PEM files.
-type PKI struct {
-	Server                    tls.Certificate
-	Pool                      *x509.CertPool
-	CAFile, CertFile, KeyFile string // the CA, the client's certificate and key
-}
-
-func NewPKI(t testing.TB) *PKI {
+// NewPKI makes a throwaway certificate authority for one test (package
+// pki), its files in the test's temporary directory.
+func NewPKI(t testing.TB) *pki.PKI {
 	t.Helper()
-	dir := t.TempDir()
-	caKey := newKey(t)
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ghostcheck test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	p, err := pki.Make(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &PKI{Pool: x509.NewCertPool(), CAFile: filepath.Join(dir, "ca.pem"),
-		CertFile: filepath.Join(dir, "client.pem"), KeyFile: filepath.Join(dir, "client-key.pem")}
-	p.Pool.AddCert(ca)
-	writePEM(t, p.CAFile, "CERTIFICATE", caDER)
-
-	leaf := func(serial int64, usage x509.ExtKeyUsage) ([]byte, *ecdsa.PrivateKey) {
-		key := newKey(t)
-		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "ghostcheck test"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-			IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"}}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return der, key
-	}
-	sDER, sKey := leaf(2, x509.ExtKeyUsageServerAuth)
-	p.Server = tls.Certificate{Certificate: [][]byte{sDER}, PrivateKey: sKey}
-	cDER, cKey := leaf(3, x509.ExtKeyUsageClientAuth)
-	writePEM(t, p.CertFile, "CERTIFICATE", cDER)
-	kDER, err := x509.MarshalECPrivateKey(cKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writePEM(t, p.KeyFile, "EC PRIVATE KEY", kDER)
 	return p
-}
-
-// ServerConfig is a broker's listener configuration; requireClient asks
-// for a client certificate signed by the CA.
-func (p *PKI) ServerConfig(requireClient bool) *tls.Config {
-	c := &tls.Config{Certificates: []tls.Certificate{p.Server}, MinVersion: tls.VersionTLS12}
-	if requireClient {
-		c.ClientAuth = tls.RequireAndVerifyClientCert
-		c.ClientCAs = p.Pool
-	}
-	return c
-}
-
-func newKey(t testing.TB) *ecdsa.PrivateKey {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-func writePEM(t testing.TB, path, kind string, der []byte) {
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
