@@ -61,7 +61,7 @@ func launch() conformance.Launcher {
 
 func peer(addr string) conformance.Peer {
 	// No MaxGroupSize: the mock has no group.consumer.max.size.
-	return conformance.Peer{Addr: addr, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval}
+	return conformance.Peer{Bootstrap: []string{addr}, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval}
 }
 
 func known(t testing.TB) *conformance.Known {
@@ -112,24 +112,32 @@ func TestRdmock(t *testing.T) {
 	}
 }
 
-// The conformance table: every case, against a fresh mock from the first
-// crash on.
-func TestMockConformance(t *testing.T) {
-	k := known(t)
-	b, err := conformance.NewBroker("", launch(), 0)
+// launchBrokers is launch with n mock brokers (the mock spreads the
+// groups' coordinators over them).
+func launchBrokers(n int) conformance.Launcher {
+	return conformance.CommandLauncher(fmt.Sprintf("%s --brokers %d --session-timeout %v --heartbeat-interval %v", rdmock, n, sessionTimeout, heartbeatInterval))
+}
+
+// conformanceOf runs every case against mocks of n brokers, a fresh one
+// from the first crash on, as check runs them by default (the newest
+// Kafka release: a rule no release ships is N/A), and holds the table to
+// the known findings.
+func conformanceOf(t *testing.T, n int, k *conformance.Known) []conformance.Result {
+	t.Helper()
+	b, err := conformance.NewBroker(nil, launchBrokers(n), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	rep, err := conformance.Run(peer(b.Addr()), conformance.Select(nil, true, true), conformance.Options{Known: k, Broker: b, Out: t.TempDir()})
+	rep, err := conformance.Run(peer(b.Addr()), conformance.Select(nil, true, true), conformance.Options{Known: k, Broker: b, Out: t.TempDir(), KafkaVersion: conformance.NewestRelease})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var table strings.Builder
 	conformance.Table(&table, rep.Results)
 	c := conformance.Counts(rep.Results)
-	t.Logf("conformance of librdkafka's mock:\n%s\n%d cases: %d pass, %d fail, %d skip, %d crash; %d brokers started; ApiVersions: %s",
-		table.String(), len(rep.Results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash], b.Launches, strings.Join(rep.Negotiation, "; "))
+	t.Logf("conformance of librdkafka's mock, %d brokers:\n%s\n%d cases: %d pass, %d fail, %d skip, %d crash, %d n/a; %d brokers started; ApiVersions: %s",
+		n, table.String(), len(rep.Results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash], c[conformance.NotApplicable], b.Launches, strings.Join(rep.Negotiation, "; "))
 	if len(rep.Results) != len(conformance.Cases()) || rep.Stopped != "" {
 		t.Fatalf("%d results of %d cases; stopped %q", len(rep.Results), len(conformance.Cases()), rep.Stopped)
 	}
@@ -145,6 +153,31 @@ func TestMockConformance(t *testing.T) {
 			t.Errorf("%s: known finding %s names a case that did not run", e.Name, e.ID)
 		}
 	}
+	return rep.Results
+}
+
+// The conformance table against one mock broker and against three: the
+// same findings, every case the same status on three brokers as on one
+// (no NOT_COORDINATOR judged), and the cluster's own cases, which SKIP
+// against one broker, run against three.
+func TestMockConformance(t *testing.T) {
+	k := known(t)
+	one := conformanceOf(t, 1, k)
+	three := conformanceOf(t, 3, k)
+	brokers := map[int32]int{}
+	for i, r := range three {
+		o := one[i]
+		brokers[r.Broker]++
+		switch {
+		case o.Status == conformance.Skip && strings.Contains(o.Observed, "needs a cluster"):
+			if r.Status == conformance.Skip {
+				t.Errorf("%s: SKIP against three brokers: %s", r.Name, r.Observed)
+			}
+		case o.Status != r.Status || o.Known != r.Known:
+			t.Errorf("%s: %s against one broker, %s against three (%s)", r.Name, o.StatusText(), r.StatusText(), r.Observed)
+		}
+	}
+	t.Logf("cases per broker against three: %v", brokers)
 }
 
 // Histories at the observable level, with the known findings set aside:
@@ -152,7 +185,7 @@ func TestMockConformance(t *testing.T) {
 // applied, the null member id of every leave (L15) known. Nothing else may
 // break, and the broker must survive every history.
 func TestMockHistories(t *testing.T) {
-	b, err := conformance.NewBroker("", launch(), 0)
+	b, err := conformance.NewBroker(nil, launch(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +282,7 @@ func TestMockCrashReproductions(t *testing.T) {
 // The same crashes through check: each is a CRASH whose frame is written
 // out and decodes to the request that was sent.
 func TestMockCrashFramesDecode(t *testing.T) {
-	b, err := conformance.NewBroker("", launch(), 0)
+	b, err := conformance.NewBroker(nil, launch(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
