@@ -17,8 +17,10 @@ type Control interface {
 	// plan.BrokerDown and plan.BrokerUp (a connection reset the target
 	// plays itself).
 	Kinds() []plan.ClusterFaultKind
-	// MoveCoordinators moves every group's coordinator.
-	MoveCoordinators() error
+	// MoveCoordinators moves the coordinator of every group; groups are
+	// those the target has sent requests about, for a control that moves
+	// one group at a time.
+	MoveCoordinators(groups []string) error
 	// StopBroker stops broker id; StartBroker starts it again at its
 	// address.
 	StopBroker(id int32) error
@@ -64,7 +66,7 @@ func (t *Target) PlayClusterFault(f plan.ClusterFault, conn uint64) error {
 		if t.Control == nil {
 			return fmt.Errorf("tcptarget: no Control to move coordinators with")
 		}
-		return t.Control.MoveCoordinators()
+		return t.Control.MoveCoordinators(t.routedGroups())
 	case plan.BrokerDown, plan.BrokerUp:
 		if t.Control == nil {
 			return fmt.Errorf("tcptarget: no Control to stop or start brokers with")
@@ -112,4 +114,16 @@ func (t *Target) closeBroker(id int32) {
 		c.dropBroker(id)
 		c.mu.Unlock()
 	}
+}
+
+// routedGroups are the groups the target has sent requests about, sorted.
+func (t *Target) routedGroups() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]string, 0, len(t.groups))
+	for g := range t.groups {
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -39,6 +39,12 @@ func (t *Target) route(c *tcpConn, h *codec.RequestHeader, req codec.Message) (c
 	if !routed {
 		return t.sendUnrouted(c, h, req)
 	}
+	t.mu.Lock()
+	if t.groups == nil {
+		t.groups = map[string]bool{}
+	}
+	t.groups[group] = true
+	t.mu.Unlock()
 	resp, evs, err := t.cl.Do(t.ctx, group, req.Key(), func(ctx context.Context, b wire.Broker) (codec.Message, error) {
 		return t.sendTo(ctx, c, b, h, req)
 	})

@@ -69,6 +69,9 @@ type Target struct {
 	// rtt are the round trips answered, by API, in real time (reports
 	// plot their distribution).
 	rtt map[codec.APIKey][]time.Duration
+	// groups are the groups requests were routed about (a Control's
+	// MoveCoordinators).
+	groups map[string]bool
 }
 
 // tcpConn is one client process's connections: one to each broker it

@@ -54,7 +54,8 @@ func (k *kfakeControl) Kinds() []plan.ClusterFaultKind {
 	return []plan.ClusterFaultKind{plan.CoordinatorMove, plan.BrokerDown, plan.BrokerUp}
 }
 
-func (k *kfakeControl) MoveCoordinators() error { k.c.RehashCoordinators(); return nil }
+// MoveCoordinators rehashes every group, not only those given.
+func (k *kfakeControl) MoveCoordinators([]string) error { k.c.RehashCoordinators(); return nil }
 
 func (k *kfakeControl) StopBroker(id int32) error { return k.c.RemoveNode(id) }
 

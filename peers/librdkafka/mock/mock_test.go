@@ -1,8 +1,12 @@
 package mock_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -309,5 +314,98 @@ func TestMockCrashFramesDecode(t *testing.T) {
 	}
 	if !strings.Contains(r.Observed, "Assertion `MemberEpoch >= -2' failed") || !strings.Contains(r.Observed, "exit status 134") {
 		t.Errorf("the crash report lacks the mock's last words: %s", r.Observed)
+	}
+}
+
+// mockControl plays coordinator moves on an rdmock it started, through
+// its stdin commands: each group the target has sent requests about gets
+// the next broker as its coordinator (the mock numbers brokers from 1).
+// The mock's groups belong to the cluster, so nothing is loaded: as kfake,
+// a correct mock carries every group across a move.
+type mockControl struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	boot string
+	n    int32
+	cl   *wire.Cluster
+}
+
+func startMockControl(t *testing.T, n int) *mockControl {
+	t.Helper()
+	cmd := exec.Command(rdmock, "--brokers", fmt.Sprint(n), "--session-timeout", sessionTimeout.String(), "--heartbeat-interval", heartbeatInterval.String())
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	m := &mockControl{cmd: cmd, in: in, out: bufio.NewReader(out), n: int32(n)}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	line, err := m.out.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.boot, _, _ = strings.Cut(strings.TrimSpace(line), ",")
+	if m.cl, err = wire.Connect(context.Background(), []string{m.boot}, wire.ClusterOptions{Dialer: wire.Dialer{Options: wire.Options{Timeout: 3 * time.Second}}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.cl.Close() })
+	return m
+}
+
+func (m *mockControl) Kinds() []plan.ClusterFaultKind {
+	return []plan.ClusterFaultKind{plan.CoordinatorMove}
+}
+
+func (m *mockControl) MoveCoordinators(groups []string) error {
+	for _, g := range groups {
+		resp, err := m.cl.RoundTripTo(context.Background(), m.cl.Brokers()[0].ID, 0, &codec.FindCoordinatorRequest{CoordinatorKey: g})
+		if err != nil {
+			return err
+		}
+		next := resp.(*codec.FindCoordinatorResponse).NodeId%m.n + 1
+		if _, err := fmt.Fprintf(m.in, "coordinator %s %d\n", g, next); err != nil {
+			return err
+		}
+		if ans, err := m.out.ReadString('\n'); err != nil || strings.TrimSpace(ans) != "ok" {
+			return fmt.Errorf("rdmock: coordinator %s %d: %q %v", g, next, ans, err)
+		}
+	}
+	return nil
+}
+
+func (m *mockControl) StopBroker(int32) error  { return errors.New("not played against the mock") }
+func (m *mockControl) StartBroker(int32) error { return errors.New("not played against the mock") }
+
+// Histories against three mock brokers whose coordinators move (its
+// coordinator setting, group by group) and whose clients' connections are
+// reset: with the findings set aside as against one broker, nothing
+// breaks, and the moves are played.
+func TestMockClusterHistories(t *testing.T) {
+	m := startMockControl(t, 3)
+	if n := len(m.cl.Brokers()); n != 3 {
+		t.Fatalf("Metadata lists %d brokers, want 3", n)
+	}
+	rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(m.boot), Seed: 1, Histories: 3, Options: conformance.DefaultHistoryOptions(),
+		Known: known(t), Control: m, Out: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := 0
+	for _, h := range rep.Histories {
+		moves += h.ClusterFaults[plan.CoordinatorMove]
+		t.Logf("seed %d: %s %v %s %s (%d ops, cluster faults %v, retries waited %d ms)", h.Seed, h.Status, h.Known, h.Rule, h.Detail, h.Operations, h.ClusterFaults, h.RetryMs)
+		if h.Failed() {
+			t.Errorf("seed %d: %s %s: %s %s", h.Seed, h.Status, h.Rule, h.Detail, h.Crash)
+		}
+	}
+	if len(rep.Histories) != 3 || moves < 3 {
+		t.Fatalf("%d histories, %d coordinator moves (stopped: %s)", len(rep.Histories), moves, rep.Stopped)
 	}
 }
