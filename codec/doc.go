@@ -55,16 +55,24 @@
 // generator in codectest, the kmsg conversions and a fuzz target in ../fuzz.
 // The rest of the package is shared by every API:
 //
-//	api.go        the api table, Message, API, header version rules
-//	decode.go     DecodeBody and the concrete decode dispatch
-//	frame.go      size-prefixed frames, AppendRequest/Response, DecodeRequest/Response
-//	header.go     request and response headers
-//	reader.go     Reader: primitives, lengths checked before allocating
-//	writer.go     Writer: append-style primitives
-//	tags.go       tagged-field sections (KIP-482)
-//	types.go      UUID, NullableString, TaggedFields
-//	json.go       reading a NullableUUID from JSON
-//	errors.go     Error and its kinds; errorcodes.go Kafka's error codes
+//   - api.go: the api table, Message, API, header version rules
+//   - decode.go: DecodeBody and the concrete decode dispatch
+//   - frame.go: size-prefixed frames, AppendRequest/Response, DecodeRequest/Response
+//   - header.go: request and response headers
+//   - reader.go: Reader: primitives, lengths checked before allocating
+//   - writer.go: Writer: append-style primitives
+//   - tags.go: tagged-field sections (KIP-482)
+//   - types.go: UUID, NullableString, TaggedFields
+//   - json.go: reading a NullableUUID from JSON
+//   - errors.go: Error and its kinds
+//   - errorcodes.go: Kafka's error codes
+//
+// and the APIs, a file each: 03_metadata.go, 10_find_coordinator.go,
+// 11_join_group.go, 12_heartbeat.go, 13_leave_group.go, 14_sync_group.go,
+// 15_describe_groups.go, 17_sasl_handshake.go, 18_api_versions.go,
+// 36_sasl_authenticate.go, 68_consumer_group_heartbeat.go,
+// 69_consumer_group_describe.go, 71_get_telemetry_subscriptions.go,
+// 72_push_telemetry.go.
 //
 // Field names follow Kafka's message schemas (GroupId, MemberId, ...), which
 // is also what the JSON form of a message shows.

@@ -56,10 +56,10 @@ type Result struct {
 func (r *Result) Notes() []string {
 	var out []string
 	if r.DroppedRestarts > 0 {
-		out = append(out, fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (driver.Restarter)", r.DroppedRestarts))
+		out = append(out, fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (it is no Restarter)", r.DroppedRestarts))
 	}
 	if r.DroppedClusterFaults > 0 {
-		out = append(out, fmt.Sprintf("plan's %d cluster faults dropped: the target cannot play them (driver.ClusterFaulter)", r.DroppedClusterFaults))
+		out = append(out, fmt.Sprintf("plan's %d cluster faults dropped: the target cannot play them (it is no ClusterFaulter)", r.DroppedClusterFaults))
 	}
 	return out
 }

@@ -54,5 +54,5 @@ func Example() {
 	// level: observable
 	// verdict: Illegal
 	// rule: NoGhosts
-	// note: plan's 2 restarts dropped: the target cannot restart (driver.Restarter)
+	// note: plan's 2 restarts dropped: the target cannot restart (it is no Restarter)
 }

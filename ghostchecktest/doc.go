@@ -39,7 +39,7 @@
 //     shrinking, the failure's files and message.
 //   - rapid.go: the plans drawn from a rapid property (Options.Rapid).
 //   - replay.go: a history run again (-ghostcheck.replay).
-//   - example_test.go: the examples, and the README's three coordinators
+//   - example_test.go: the examples, and docs/library.md's three coordinators
 //     (a correct one passes, one with its own error messages raises no
 //     false alarm, a leaky one is caught); ghostchecktest_test.go: the
 //     replay from the test binary, rapid's quiet, a panicking target.

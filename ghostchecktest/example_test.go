@@ -12,7 +12,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/ghostchecktest"
 )
 
-// These tests are the README's "Plug in your own coordinator": three
+// These tests are docs/library.md's "Plug in your own coordinator": three
 // coordinators ghostcheck did not write, held to its checks from a go test
 // in one call each. Each is built on the reference coordinator, as a
 // stand-in for yours, behind a plain three-method Target: it does not
@@ -86,7 +86,7 @@ func TestCorrectCoordinatorPasses(t *testing.T) {
 }
 
 // A correct coordinator with error messages of its own raises no false
-// alarm at the observable level (GHOSTCHECK_SEEDS=1000 for the README's
+// alarm at the observable level (GHOSTCHECK_SEEDS=1000 for docs/library.md's
 // count), where the exact level, which holds it to the model's bytes,
 // condemns it at once.
 func TestRewordedErrorsAreNoFalseAlarm(t *testing.T) {
@@ -127,7 +127,7 @@ func TestLeakyCoordinatorIsCaught(t *testing.T) {
 			t.Errorf("artifact: %v", err)
 		}
 	}
-	t.Logf("caught as the README shows it:\n%s", msg)
+	t.Logf("caught as docs/library.md shows it:\n%s", msg)
 }
 
 // recorder keeps a test's failures instead of failing it, so that a test

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // correct is the model behind a plain Target (not model-exact, cannot
@@ -204,5 +205,45 @@ func TestPanicIsAFailure(t *testing.T) {
 				t.Fatalf("rapid's draws were logged: %q", l)
 			}
 		}
+	}
+}
+
+// The options' shape reaches the plans: the clients, groups, rounds,
+// faults and static share a test asks for, and the default plan where
+// it asks for nothing.
+func TestOptionsShapeThePlans(t *testing.T) {
+	shaped := func(o Options) plan.Plan {
+		p := plan.DefaultOptions()
+		o.shape(&p)
+		return plan.New(7, p)
+	}
+	def := plan.New(7, plan.DefaultOptions())
+	if got := shaped(Options{}); got.String() != def.String() {
+		t.Fatalf("the zero Options changed the default plan:\n%s\nwant\n%s", got.String(), def.String())
+	}
+	p := shaped(Options{Clients: 3, Groups: 1, Rounds: 12, Faults: -1, Static: 100})
+	// A static restart is a new process under the same instance id, so
+	// the clients asked for are the instances.
+	groups, instances := map[string]bool{}, map[string]bool{}
+	for _, c := range p.Clients {
+		groups[c.Group], instances[c.InstanceID] = true, true
+		if c.InstanceID == "" {
+			t.Errorf("client %s is dynamic; Static 100 wants every client static", c.Name)
+		}
+	}
+	if len(instances) != 3 || len(groups) != 1 || p.Rounds != 12 || len(p.Faults) != 0 {
+		t.Errorf("got %d clients in %d groups over %d rounds with %d faults; want 3 in 1 over 12 with none",
+			len(instances), len(groups), p.Rounds, len(p.Faults))
+	}
+	for _, c := range shaped(Options{Static: -1, Faults: 30}).Clients {
+		if c.InstanceID != "" {
+			t.Errorf("client %s is static; Static -1 wants none", c.Name)
+		}
+	}
+	if n, d := len(shaped(Options{Faults: 30}).Faults), len(def.Faults); n <= d {
+		t.Errorf("Faults 30 drew %d faults, the default 10 %% drew %d: want more", n, d)
+	}
+	if r := shaped(Options{Rounds: 3}).Rounds; r != 10 {
+		t.Errorf("Rounds 3 gave %d rounds; want the floor of 10", r)
 	}
 }

@@ -50,6 +50,22 @@ type Options struct {
 	Rapid bool
 	// Timeout bounds each check's linearizability search (0: 30 s).
 	Timeout time.Duration
+
+	// The plans' shape; each zero value keeps the default plan.
+	//
+	// Clients is how many client processes a plan runs (0: 6), Groups
+	// how many groups they join (0: 2), Rounds how many rounds of 500 ms
+	// a plan lasts (0: 60; at least 10).
+	Clients, Groups, Rounds int
+	// Faults is the chance in percent that the network mistreats a
+	// request, spread evenly over its five ways (lost request or
+	// response, duplicate, delayed request or response), at most 33
+	// (a client's first requests get three times the rate). 0: 10 %;
+	// negative: a network without faults.
+	Faults int
+	// Static is the percent of clients that are static members
+	// (KIP-345). 0: 30 %; negative: none.
+	Static int
 }
 
 // Level is how much a check demands of a target.
@@ -131,7 +147,7 @@ func run(t testing.TB, newTarget NewTarget, opts Options, s settings) *Outcome {
 	t.Helper()
 	opts = opts.withDefaults()
 	r := &runner{t: t, newTarget: newTarget, opts: opts, settings: s, pkg: callerPackage(), plans: plan.DefaultOptions()}
-	r.plans.Parallel = opts.Parallel
+	opts.shape(&r.plans)
 	if s.replay != "" {
 		return r.replay(s.replay)
 	}
@@ -139,6 +155,33 @@ func run(t testing.TB, newTarget NewTarget, opts Options, s settings) *Outcome {
 		return r.property()
 	}
 	return r.seeds()
+}
+
+// shape writes the plans' shape the options ask for into p, which holds
+// the default plan's.
+func (o Options) shape(p *plan.Options) {
+	p.Parallel = o.Parallel
+	if o.Clients > 0 {
+		p.Clients = o.Clients
+	}
+	if o.Groups > 0 {
+		p.Groups = o.Groups
+	}
+	if o.Rounds > 0 {
+		p.Rounds = max(o.Rounds, 10)
+	}
+	switch {
+	case o.Faults > 0:
+		p.Faults = plan.UniformFaults(min(o.Faults, 33))
+	case o.Faults < 0:
+		p.Faults = nil
+	}
+	switch {
+	case o.Static > 0:
+		p.StaticPercent = min(o.Static, 100)
+	case o.Static < 0:
+		p.StaticPercent = 0
+	}
 }
 
 func (o Options) withDefaults() Options {

@@ -15,21 +15,20 @@
 // (driver.Result, check.Report, conformance results): the package judges
 // nothing itself. Only the command, ghostchecktest and tests import it.
 //
-// The files:
+// The files (assets/ holds the templates and the stylesheet):
 //
-//   - analysis.go walks a history once and derives the story (story.go)
-//     and the members' lanes (lanes.go), which svg.go draws.
-//   - page.go writes the failure page, index.go the index, plots.go the
-//     charts, markdown.go renders a docs section; assets/ holds the
-//     templates and the stylesheet.
-//   - timeline.go writes porcupine's timeline of a history (WriteTimeline:
-//     one row per process, each operation labelled with its network fate,
-//     a window of a history too large for one page, its search bounded by
-//     the check's) and the history file beside it, and Explain says a
-//     report in words.
-//
-// Tests: timeline_test.go (the timeline's bounds and labels, and the
-// check's bound it shares),
-// size_test.go, hostile_test.go, corpus_test.go, write_test.go and
-// browser_test.go (the pages, in a browser too).
+//   - analysis.go: a history walked once, the facts the story and the
+//     lanes are derived from.
+//   - story.go: the story of a history in words.
+//   - lanes.go: the members' lanes over time, per group; svg.go: the
+//     lanes drawn.
+//   - page.go: the failure page (WriteFailure).
+//   - index.go: the index of a run or a check (WriteIndex).
+//   - plots.go: the charts (LinePlot, BarPlot).
+//   - markdown.go: a docs section rendered as HTML.
+//   - timeline.go: porcupine's timeline of a history (WriteTimeline: one
+//     row per process, each operation labelled with its network fate, a
+//     window of a history too large for one page, its search bounded by
+//     the check's) and the history file beside it; Explain, a report in
+//     words.
 package report

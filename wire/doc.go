@@ -60,4 +60,25 @@
 // call returns the same error. A Cluster adds ErrAuth, *DialError (nothing
 // sent), *RetryError (ErrRetriesExhausted), *BrokerError,
 // ErrVersionNotOffered and ErrClusterClosed.
+//
+// The files:
+//
+//   - conn.go: Conn, Dial and Options: round trips, pipelining, deadlines,
+//     the response size cap.
+//   - frame.go: reading one frame, its size checked before the body is
+//     allocated.
+//   - headers.go: Headers, KIP-1313's request headers, and NewInstanceID.
+//   - negotiate.go: ApiVersions negotiation with its fallbacks, Versions
+//     and Negotiation.
+//   - peek_unix.go, peek_other.go: whether the broker closed an idle
+//     connection, seen without reading (a peek where the system has one).
+//   - dialer.go: Dialer and Prelude, a connection made the way a cluster's
+//     listeners want it (TLS, SASL, ApiVersions); tls.go: TLSFiles;
+//     sasl.go: SASL PLAIN and SCRAM, ErrAuth; secret.go: Secret.
+//   - cluster.go: Cluster and ClusterOptions, brokers from Metadata;
+//     brokerconn.go: its one connection per broker, and DialError;
+//     coordinator.go: a group's coordinator from FindCoordinator;
+//     route.go: Do and RoundTrip, a request routed to the coordinator and
+//     retried; backoff.go: Backoff, the waits between tries; event.go:
+//     Event, what routing did or met.
 package wire

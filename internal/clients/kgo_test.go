@@ -24,7 +24,7 @@ import (
 // test: kgo is held to the client rules of docs/PROTOCOL.md Part C. What
 // kgo does not implement yet (KIP-1313: no tag 0 in its headers, ClientId
 // on every request) is NOT ADOPTED; where it breaks a rule it adopted, the
-// violation is a known finding (kgoFindings, the README's G rows) with the
+// violation is a known finding (kgoFindings, docs/findings.md's G rows) with the
 // behaviour observed: a finding that stops reproducing, or a violation
 // that is not one, fails the test.
 

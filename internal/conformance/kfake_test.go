@@ -44,7 +44,7 @@ func startKfakeCluster(t testing.TB, n int, opts ...kfake.Opt) *kfake.Cluster {
 }
 
 // kfakeKnown are kfake's known deviations from docs/PROTOCOL.md
-// (testdata/kfake.known, the README's track record): each case listed must
+// (testdata/kfake.known, docs/findings.md): each case listed must
 // fail against kfake with an observation containing the text recorded,
 // and no other case may fail, so a change in kfake's behaviour shows up
 // as a test failure, in either direction. `ghostcheck check --known` reads

@@ -22,7 +22,7 @@ import (
 //	# comment (and blank lines)
 //	ID  KIND  NAME  [OBSERVED...]
 //
-// ID names the finding (K1, L3: the README's track record); an ID may have
+// ID names the finding (K1, L3: docs/findings.md); an ID may have
 // several lines. KIND and NAME:
 //
 //   - case NAME: the conformance case NAME is known to fail (or crash the
@@ -83,12 +83,12 @@ type Workaround struct {
 // WorkaroundJoinRegex applies to joins and changes of subscription.
 // librdkafka's mock cluster aborts on a join whose
 // SubscribedTopicNames is set and whose regex is null, which is what the
-// Java client sends (the README's L1); "" subscribes to nothing more. The
+// Java client sends (docs/findings.md's L1); "" subscribes to nothing more. The
 // case B4.2/join-null-regex-allowed still sends null.
 const WorkaroundJoinRegex = "join-regex-empty"
 
 // WorkaroundPushMetrics: librdkafka's mock cluster aborts on metrics that
-// do not decode as OTLP (the README's L4), and the histories' clients push
+// do not decode as OTLP (docs/findings.md's L4), and the histories' clients push
 // a few bytes that do not.
 const WorkaroundPushMetrics = "push-metrics-empty"
 

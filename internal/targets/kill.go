@@ -61,7 +61,7 @@ func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill 
 	return k
 }
 
-// WriteKillTable prints kills as the README's kill table.
+// WriteKillTable prints kills as docs/mutants.md's kill table.
 func WriteKillTable(w io.Writer, kills []Kill) {
 	fmt.Fprintf(w, "| mutant | breaks | caught by | first caught in history | time to catch |\n|---|---|---|---|---|\n")
 	for _, k := range kills {

@@ -18,7 +18,7 @@
 //
 // It answers each on stdout, "ok" or "error: ...", one line.
 //
-// The mock aborts on some requests (see the README's librdkafka findings):
+// The mock aborts on some requests (see docs/findings.md's librdkafka findings):
 // its process dies with SIGABRT, which is why it runs as a command of its
 // own.
 package main
