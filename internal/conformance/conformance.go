@@ -17,8 +17,12 @@
 // The cases are in cases.go (Cases, the list; A1-A3, §B4, §B5, §B1 and
 // §B7), cases_ids.go (a later request's ClientId, telemetry's reserved
 // ids), cases_leave.go (LeaveGroup and group ids as Kafka 4.0 has them),
-// cases_pending.go (pending revocations) and cases_static.go (static
-// membership).
+// cases_pending.go (pending revocations), cases_static.go (static
+// membership) and cases_cluster.go (a cluster of brokers: one process on
+// every broker, a broker that is not the coordinator, FindCoordinator's
+// batch). route.go is how a case reaches its groups' coordinator in a
+// cluster (wire.Cluster): one home broker per case, coordinator errors
+// retried, a move during the case a SKIP.
 //
 // A case holds the broker only to what a client can observe: error codes,
 // member ids and epochs, membership as ConsumerGroupDescribe shows it.
