@@ -1,8 +1,8 @@
 package proxy
 
 import (
-	"context"
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
