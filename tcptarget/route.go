@@ -35,8 +35,8 @@ import (
 
 // route sends req to the broker it goes to and returns the answer.
 func (t *Target) route(c *tcpConn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	group, routed := groupOf(req)
-	if !routed {
+	group, routed := wire.GroupOf(req)
+	if !routed || group == "" { // the empty group id: any broker answers it
 		return t.sendUnrouted(c, h, req)
 	}
 	t.mu.Lock()
@@ -184,31 +184,4 @@ func (t *Target) noteRoute(c *tcpConn, evs []wire.Event) {
 		t.retryWait += waited
 		t.mu.Unlock()
 	}
-}
-
-// groupOf is the group req is about, when it is one a cluster routes by:
-// a group api's non-empty group id (the empty one any broker answers).
-func groupOf(req codec.Message) (string, bool) {
-	var g string
-	switch r := req.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		g = r.GroupId
-	case *codec.LeaveGroupRequest:
-		g = r.GroupId
-	case *codec.ConsumerGroupDescribeRequest:
-		if len(r.GroupIds) == 1 {
-			g = r.GroupIds[0]
-		}
-	case *codec.JoinGroupRequest:
-		g = r.GroupId
-	case *codec.SyncGroupRequest:
-		g = r.GroupId
-	case *codec.HeartbeatRequest:
-		g = r.GroupId
-	case *codec.DescribeGroupsRequest:
-		if len(r.Groups) == 1 {
-			g = r.Groups[0]
-		}
-	}
-	return g, g != ""
 }

@@ -93,7 +93,7 @@ func (c *pconn) open(req codec.Message) error {
 	if c.w != nil {
 		return nil
 	}
-	if g, ok := groupOf(req); ok && c.p.home < 0 {
+	if g, ok := wire.GroupOf(req); ok && c.p.home < 0 {
 		c.p.settle(g)
 	}
 	b := c.p.homeBroker()
@@ -170,7 +170,7 @@ func (c *pconn) header(key codec.APIKey, v int16) *codec.RequestHeader {
 // broker that answered it before ends the case as SKIP.
 func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	w := c.wire()
-	g, ok := groupOf(req)
+	g, ok := wire.GroupOf(req)
 	if !ok {
 		return w.RoundTrip(h, req)
 	}
@@ -242,36 +242,6 @@ func (e *movedError) Error() string {
 	return fmt.Sprintf("group %s moved from broker %d to broker %d", e.group, e.from, e.to)
 }
 
-// groupOf is the group req is about, when it is a group api's about one
-// group (the empty group id too: Kafka's FindCoordinator hashes it as
-// any other, and a broker that is not its coordinator may answer
-// NOT_COORDINATOR before it looks at the id).
-func groupOf(req codec.Message) (string, bool) {
-	g, routed := "", true
-	switch r := req.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		g = r.GroupId
-	case *codec.LeaveGroupRequest:
-		g = r.GroupId
-	case *codec.ConsumerGroupDescribeRequest:
-		if routed = len(r.GroupIds) == 1; routed {
-			g = r.GroupIds[0]
-		}
-	case *codec.JoinGroupRequest:
-		g = r.GroupId
-	case *codec.SyncGroupRequest:
-		g = r.GroupId
-	case *codec.HeartbeatRequest:
-		g = r.GroupId
-	case *codec.DescribeGroupsRequest:
-		if routed = len(r.Groups) == 1; routed {
-			g = r.Groups[0]
-		}
-	default:
-		routed = false
-	}
-	return g, routed
-}
 
 // id returns a fresh id for this case ("g", "m", "i" for groups, members,
 // instances). A group is named again until its coordinator is the case's
