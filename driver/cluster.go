@@ -99,3 +99,26 @@ func clusterNote(f plan.ClusterFault) string {
 	}
 	return "coordinators moved: each group loaded from the log by its next coordinator"
 }
+
+// CanPlay forwards to the wrapped target (WithSnapshot keeps what it can
+// play).
+func (s snapshotTarget) CanPlay(k plan.ClusterFaultKind) bool {
+	cf, ok := s.Target.(ClusterFaulter)
+	return ok && cf.CanPlay(k)
+}
+
+// PlayClusterFault forwards to the wrapped target.
+func (s snapshotTarget) PlayClusterFault(f plan.ClusterFault, conn uint64) error {
+	if cf, ok := s.Target.(ClusterFaulter); ok {
+		return cf.PlayClusterFault(f, conn)
+	}
+	return fmt.Errorf("the target plays no cluster fault (it is no ClusterFaulter)")
+}
+
+// Route forwards to the wrapped target.
+func (s snapshotTarget) Route(connID uint64) *history.Route {
+	if r, ok := s.Target.(Router); ok {
+		return r.Route(connID)
+	}
+	return nil
+}
