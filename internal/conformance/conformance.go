@@ -359,9 +359,9 @@ func runCase(ctx context.Context, peer Peer, cl *wire.Cluster, position int, c C
 	return r, alive
 }
 
-// markNotShipped makes a FAIL N/A when the
-// release the broker is held to does not ship the case's rule. A CRASH
-// stays: a broker must not die on any request.
+// markNotShipped makes a FAIL N/A when the release the broker is held to
+// does not ship the case's rule. A CRASH stays: a broker must not die on
+// any request.
 func markNotShipped(r *Result, release string) {
 	if release == "" || release == ReleaseNext || r.Status != Fail {
 		return

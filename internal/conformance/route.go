@@ -242,7 +242,6 @@ func (e *movedError) Error() string {
 	return fmt.Sprintf("group %s moved from broker %d to broker %d", e.group, e.from, e.to)
 }
 
-
 // id returns a fresh id for this case ("g", "m", "i" for groups, members,
 // instances). A group is named again until its coordinator is the case's
 // home broker (the first group fixes home).
