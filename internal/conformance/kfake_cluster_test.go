@@ -83,17 +83,33 @@ func clusterSweep(t *testing.T) int {
 	return 3
 }
 
+// clusterSeed is the first seed of TestKfakeClusterHistories:
+// GHOSTCHECK_CLUSTER_SEED, else 1 (a long sweep runs in slices, each in a
+// process of its own: its histories mostly wait on real time).
+func clusterSeed(t *testing.T) uint64 {
+	s := os.Getenv("GHOSTCHECK_CLUSTER_SEED")
+	if s == "" {
+		return 1
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n < 1 {
+		t.Fatalf("GHOSTCHECK_CLUSTER_SEED=%q: want a seed from 1", s)
+	}
+	return n
+}
+
 // Histories against three kfake brokers whose coordinators move (and a
 // broker goes down and comes back, and client connections are reset):
 // a correct cluster, as kfake is across a move (it keeps every group),
 // raises no alarm. kfake's own findings are set aside as against one
-// broker. `GHOSTCHECK_CLUSTER_SWEEP=1000 go test -run
-// TestKfakeClusterHistories -timeout 0 ./internal/conformance` is the long
-// sweep.
+// broker. The long sweep, in four slices of 250:
+//
+//	for s in 1 251 501 751; do GHOSTCHECK_CLUSTER_SEED=$s GHOSTCHECK_CLUSTER_SWEEP=250 \
+//	  go test -count=1 -run TestKfakeClusterHistories -timeout 0 ./internal/conformance & done; wait
 func TestKfakeClusterHistories(t *testing.T) {
 	c := startKfakeCluster(t, 3)
 	n := clusterSweep(t)
-	cfg := conformance.HistoryConfig{Peer: peer(c.ListenAddrs()[0]), Seed: 1, Histories: n, Options: conformance.DefaultHistoryOptions(),
+	cfg := conformance.HistoryConfig{Peer: peer(c.ListenAddrs()[0]), Seed: clusterSeed(t), Histories: n, Options: conformance.DefaultHistoryOptions(),
 		Known: kfakeKnown(t), Control: newKfakeControl(t, c), Out: os.Getenv("GHOSTCHECK_CLUSTER_OUT")}
 	faults := map[plan.ClusterFaultKind]int{}
 	failed := 0
@@ -105,7 +121,7 @@ func TestKfakeClusterHistories(t *testing.T) {
 			failed++
 			t.Errorf("seed %d: %s %s: %s (%s)", h.Seed, h.Status, h.Rule, h.Detail, h.Plan)
 		}
-		if n > 20 && h.Seed%50 == 0 {
+		if n > 20 && (h.Seed-cfg.Seed+1)%50 == 0 {
 			t.Logf("%d histories, %d failed, cluster faults %v", h.Seed, failed, faults)
 		}
 	})
