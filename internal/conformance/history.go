@@ -290,7 +290,7 @@ func setAsideKnown(hr *HistoryResult, lr *check.Report, k *Known) {
 		}
 	}
 	for _, v := range lr.SetAside {
-		if e, ok := k.Rule(v.Rule); ok {
+		if e, ok := k.violationOf(v.Rule, v.What); ok {
 			add(e.ID, v.Rule)
 		}
 	}
@@ -305,8 +305,7 @@ func setAsideKnown(hr *HistoryResult, lr *check.Report, k *Known) {
 	}
 	var other *driver.RoundViolation
 	for i, v := range lr.Invariants {
-		if k.knownViolation(v.Rule, v.What) {
-			e, _ := k.Rule(v.Rule)
+		if e, ok := k.violationOf(v.Rule, v.What); ok {
 			add(e.ID, v.Rule)
 			continue
 		}
