@@ -4,11 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 )
@@ -206,4 +209,29 @@ func TestHistories(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A case whose group's coordinator moves while it runs is SKIP, saying
+// so, never FAIL: kfake's coordinators are moved (rehashed) at every
+// ConsumerGroupHeartbeat after the case's first, so its requests meet
+// NOT_COORDINATOR, which the cluster retries and the result records.
+func TestKfakeMoveDuringCaseIsSkip(t *testing.T) {
+	c := startKfakeCluster(t, 3)
+	var beats atomic.Int32
+	c.ControlKey(int16(codec.ConsumerGroupHeartbeat), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if beats.Add(1) > 1 {
+			c.RehashCoordinators()
+		}
+		return nil, nil, false
+	})
+	rep, err := conformance.Run(peer(c.ListenAddrs()[0]), conformance.Select([]string{"B4.4/leave-twice"}, false, false), asCheck(kfakeKnown(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if r.Status != conformance.Skip || !strings.Contains(r.Observed, "coordinator") || len(r.Route) == 0 {
+		t.Fatalf("%s %s (route %v): want SKIP saying the coordinator moved", r.Status, r.Observed, r.Route)
+	}
+	t.Logf("%s: %s; route %v", r.Status, r.Observed, r.Route)
 }
