@@ -192,6 +192,11 @@ func (o *observer) staticHeartbeat(op *history.Op, g *obsGroup, req *codec.Consu
 	if resp.MemberEpoch > w.epoch {
 		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s the group epoch moved on: member %s was answered epoch %d, the group stood at %d, with no membership change since",
 			w.what(), id, resp.MemberEpoch, w.epoch)
+		// The broker rebalanced: what it gives at the new epoch is that
+		// rebalance's, not more of the same break (and a broker whose
+		// break is known, check --known, is not judged on its echoes).
+		g.watch = nil
+		return
 	}
 	if m := g.members[id]; m != nil && m.given != nil && m.givenEpoch == w.epoch && resp.Assignment != nil {
 		if lost := missing(m.given, assignedSet(resp.Assignment)); lost != "" {
@@ -235,6 +240,7 @@ func (o *observer) checkTakeover(op *history.Op, g *obsGroup, group string, resp
 	if resp.MemberEpoch > ev.epoch {
 		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "%s moved the group epoch: its join was answered epoch %d, the group stood at %d (ConsumerGroupDescribe, op %d) with no membership change since",
 			w.what(), resp.MemberEpoch, ev.epoch, ev.op.ID)
+		return // a rebalance: no watch follows it (staticHeartbeat)
 	}
 	if h.given != nil && h.givenEpoch == ev.epoch {
 		if lost := missing(h.given, assignedSet(resp.Assignment)); lost != "" {
@@ -272,6 +278,8 @@ func (o *observer) staticDescribe(op *history.Op, g *obsGroup, dg *codec.Describ
 	if dg.GroupEpoch > w.epoch {
 		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s ConsumerGroupDescribe shows group epoch %d, the group stood at %d, with no membership change since",
 			w.what(), dg.GroupEpoch, w.epoch)
+		g.watch = nil // as in staticHeartbeat: the rest is the rebalance's
+		return
 	}
 	if w.targets == nil || dg.AssignmentEpoch != w.epoch || dg.GroupEpoch != w.epoch {
 		return
