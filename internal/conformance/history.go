@@ -316,9 +316,20 @@ func setAsideKnown(hr *HistoryResult, lr *check.Report, k *Known) {
 	switch {
 	case other == nil && len(hr.Known) > 0:
 		hr.Status, hr.Rule, hr.Detail = HistoryKnown, "", ""
-	case other != nil && other.Rule != lr.Rule:
+	case other != nil && (other.Rule != lr.Rule || other.What != firstWhat(lr)):
+		// The first violation not known, even of the rule the report
+		// names first (its first may be a known finding's).
 		hr.Rule, hr.Detail = other.Rule, fmt.Sprintf("round %d (t=%d ms): %s", other.Round, other.At, other.What)
 	}
+}
+
+// firstWhat is what the report's first invariant violation says ("" for
+// none).
+func firstWhat(lr *check.Report) string {
+	if len(lr.Invariants) == 0 {
+		return ""
+	}
+	return lr.Invariants[0].What
 }
 
 // joinRegexEmpty is WorkaroundJoinRegex for a request: a heartbeat naming
