@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 )
 
@@ -24,14 +26,9 @@ const (
 // internal/conformance's tests configure them, with opts on top.
 func startKfakeCluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
 	t.Helper()
-	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"),
-		kfake.BrokerConfigs(map[string]string{"group.consumer.session.timeout.ms": "800", "group.consumer.heartbeat.interval.ms": "100",
-			"group.consumer.max.size": "5", "group.max.size": "5"})}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
+	return kfaketest.Start(t, append([]kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"),
+		kfaketest.GroupTimers(800*time.Millisecond, 100*time.Millisecond),
+		kfake.BrokerConfigs(map[string]string{"group.consumer.max.size": "5", "group.max.size": "5"})}, opts...)...)
 }
 
 // secureCluster is three kfake brokers whose listeners take TLS (signed

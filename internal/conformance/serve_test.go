@@ -44,10 +44,31 @@ func peer(addr string) conformance.Peer {
 	return conformance.Peer{Bootstrap: []string{addr}, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval, MaxGroupSize: maxGroupSize}
 }
 
+// judgeable leaves out, saying so, the results of the cases this machine
+// was too slow to judge (Result.TooSlow: a loaded machine's SKIP, never a
+// verdict on the broker), so a test holds the broker to the others; a
+// test left with none is skipped, as it checked nothing.
+func judgeable(t *testing.T, rs []conformance.Result) []conformance.Result {
+	t.Helper()
+	var out []conformance.Result
+	for _, r := range rs {
+		if r.TooSlow() {
+			t.Logf("%s left out: %s", r.Name, r.Observed)
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 && len(rs) > 0 {
+		t.Skipf("this machine was too slow to judge any of the %d cases", len(rs))
+	}
+	return out
+}
+
 // ghostcheck's own server passes every case, but those of a cluster: it
 // stands alone (no Metadata, no FindCoordinator), which they SKIP saying
 // so.
 func TestServePassesEveryCase(t *testing.T) {
+	t.Parallel()
 	addr := startServe(t)
 	rep, err := conformance.Run(peer(addr), conformance.Select(nil, true, true), conformance.Options{})
 	if err != nil {
@@ -57,7 +78,7 @@ func TestServePassesEveryCase(t *testing.T) {
 	var b strings.Builder
 	conformance.Table(&b, rs)
 	t.Logf("conformance of ghostcheck serve:\n%s", b.String())
-	for _, r := range rs {
+	for _, r := range judgeable(t, rs) {
 		cluster := strings.HasPrefix(r.Name, "B4.5/") || strings.HasSuffix(r.Name, "-every-broker")
 		switch {
 		case cluster && r.Status == conformance.Skip && (strings.Contains(r.Observed, "needs a cluster") || strings.Contains(r.Observed, "needs FindCoordinator")):
@@ -80,6 +101,7 @@ func TestServePassesEveryCase(t *testing.T) {
 // parked member resuming under its own (A5.5/static-resume-keeps-
 // assignment) is no takeover to it, and passes.
 func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
+	t.Parallel()
 	addr := startServeMutant(t, impl.Mutants(0).With(impl.MutStaticRestartRebalances))
 	rep, err := conformance.Run(peer(addr), conformance.Select([]string{"A5.5/", "B4.4/static-takeover"}, false, false), conformance.Options{})
 	if err != nil {
@@ -112,6 +134,7 @@ func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 // measures over the whole suite), and passes without it
 // (TestServePassesEveryCase).
 func TestCasesCatchTheirMutants(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mutant impl.Mutant
 		cases  []string
