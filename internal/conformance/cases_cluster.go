@@ -187,3 +187,32 @@ func caseFindCoordinatorBatch(p *probe) verdict {
 	}
 	return want(ok, strings.Join(obs, "; "), fmt.Sprintf("one entry per key from every broker: %s", strings.Join(exp, " ")))
 }
+
+// ClusterDiffers holds the results of the same cases, in the same order,
+// against one broker (one) and against a cluster (many) to what a cluster
+// must not change: each case's status and known finding are the same
+// (coordinators found, their errors retried, never judged), but for the
+// cases that need a cluster, which SKIP against one broker and must run
+// against the cluster. A case that either run was too slow to judge is
+// left out. Each line says what differs; none when nothing does.
+func ClusterDiffers(one, many []Result) []string {
+	if len(one) != len(many) {
+		return []string{fmt.Sprintf("%d results against one broker, %d against the cluster", len(one), len(many))}
+	}
+	var out []string
+	for i, r := range many {
+		o := one[i]
+		switch {
+		case o.Name != r.Name:
+			out = append(out, fmt.Sprintf("result %d: %s against one broker, %s against the cluster", i, o.Name, r.Name))
+		case o.TooSlow() || r.TooSlow():
+		case o.Status == Skip && strings.HasPrefix(o.Observed, needsCluster):
+			if r.Status == Skip {
+				out = append(out, fmt.Sprintf("%s: SKIP against the cluster too: %s", r.Name, r.Observed))
+			}
+		case o.Status != r.Status || o.Known != r.Known:
+			out = append(out, fmt.Sprintf("%s: %s against one broker, %s against the cluster (%s)", r.Name, o.StatusText(), r.StatusText(), r.Observed))
+		}
+	}
+	return out
+}
