@@ -12,13 +12,15 @@ import (
 // Clone returns a deep copy of the coordinator: state changes to either do
 // not affect the other. The copy shares the configuration, including the id
 // source (replace it with SetIDSource). The linearizability checker steps
-// clones, never the original.
+// clones, never the original. The answers to held requests not yet
+// released are copied too.
 func (c *Coordinator) Clone() *Coordinator {
 	out := &Coordinator{
 		cfg:         c.cfg,
 		topics:      c.topics,
 		firstOfName: c.firstOfName,
 		apis:        c.apis,
+		served:      c.served,
 		now:         c.now,
 		groups:      make(map[string]*group, len(c.groups)),
 		conns:       make(map[uint64]string, len(c.conns)),
@@ -27,6 +29,13 @@ func (c *Coordinator) Clone() *Coordinator {
 	for id, g := range c.groups {
 		out.groups[id] = g.clone()
 	}
+	if len(c.classic) > 0 {
+		out.classic = make(map[string]*classicGroup, len(c.classic))
+		for id, g := range c.classic {
+			out.classic[id] = g.clone()
+		}
+	}
+	c.cloneHeld(out)
 	for id, clientID := range c.conns {
 		out.conns[id] = clientID
 	}
@@ -68,7 +77,8 @@ func (g *group) clone() *group {
 func (c *Coordinator) SetIDSource(f func() codec.UUID) { c.cfg.NewID = f }
 
 // AppendState appends a canonical encoding of the coordinator's whole state
-// (time, groups, members with every field, connections, telemetry clients):
+// (time, groups, members with every field, connections, telemetry clients,
+// classic groups, held requests and answers not yet released):
 // two coordinators behave the same from now on if their encodings are
 // equal. The linearizability checker uses it for Equal and Hash.
 func (c *Coordinator) AppendState(b []byte) []byte {
@@ -97,7 +107,7 @@ func (c *Coordinator) AppendState(b []byte) []byte {
 		b = binary.AppendVarint(b, t.lastPush)
 		b = appendBool(b, t.terminating)
 	}
-	return b
+	return c.appendClassicState(b)
 }
 
 func (g *group) appendState(b []byte, topics []Topic) []byte {

@@ -11,10 +11,15 @@ import (
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
-// everything is the ApiVersions list of the model's scope (A4), by key.
+// everything is the ApiVersions list of the model's scope (A4, A6.5), by
+// key.
 func everything() []codec.ApiVersionsKey {
 	return []codec.ApiVersionsKey{
+		{ApiKey: codec.JoinGroup, MinVersion: 0, MaxVersion: 9},
+		{ApiKey: codec.Heartbeat, MinVersion: 0, MaxVersion: 4},
 		{ApiKey: codec.LeaveGroup, MinVersion: 0, MaxVersion: 5},
+		{ApiKey: codec.SyncGroup, MinVersion: 0, MaxVersion: 5},
+		{ApiKey: codec.DescribeGroups, MinVersion: 0, MaxVersion: 6},
 		{ApiKey: codec.ApiVersions, MinVersion: 0, MaxVersion: 4},
 		{ApiKey: codec.ConsumerGroupHeartbeat, MinVersion: 0, MaxVersion: 1},
 		{ApiKey: codec.ConsumerGroupDescribe, MinVersion: 0, MaxVersion: 1},
@@ -61,10 +66,14 @@ func TestApiVersions(t *testing.T) {
 	}
 	t.Run("MaxVersions caps what is advertised and drops an api capped below its minimum", func(t *testing.T) {
 		tc := newCoordTest(t, func(c *model.Config) {
-			c.MaxVersions = map[codec.APIKey]int16{codec.LeaveGroup: 2, codec.ConsumerGroupHeartbeat: 0, codec.PushTelemetry: -1, codec.ApiVersions: 9}
+			c.MaxVersions = map[codec.APIKey]int16{codec.LeaveGroup: 2, codec.ConsumerGroupHeartbeat: 0, codec.PushTelemetry: -1, codec.ApiVersions: 9,
+				codec.JoinGroup: 3, codec.SyncGroup: -1}
 		})
 		tc.want("an older broker", 3, tc.send(3, good), apiVersionsResponse(codec.None, []codec.ApiVersionsKey{
+			{ApiKey: codec.JoinGroup, MinVersion: 0, MaxVersion: 3},
+			{ApiKey: codec.Heartbeat, MinVersion: 0, MaxVersion: 4},
 			{ApiKey: codec.LeaveGroup, MinVersion: 0, MaxVersion: 2},
+			{ApiKey: codec.DescribeGroups, MinVersion: 0, MaxVersion: 6},
 			{ApiKey: codec.ApiVersions, MinVersion: 0, MaxVersion: 4},
 			{ApiKey: codec.ConsumerGroupHeartbeat, MinVersion: 0, MaxVersion: 0},
 			{ApiKey: codec.ConsumerGroupDescribe, MinVersion: 0, MaxVersion: 1},

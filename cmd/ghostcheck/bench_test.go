@@ -43,7 +43,7 @@ func BenchmarkRun(b *testing.B) {
 			cpu0 := cputime.Process()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				ps := runPhase(context.Background(), cfg, 1, false, 0, 0, newProgress(io.Discard))
+				ps := runPhase(context.Background(), cfg, cfg.columns[0], 0, 0, newProgress(io.Discard))
 				if ps.Histories != histories || ps.Verdicts["Ok"] != histories {
 					b.Fatalf("%d histories, verdicts %v", ps.Histories, ps.Verdicts)
 				}
