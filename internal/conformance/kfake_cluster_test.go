@@ -112,10 +112,16 @@ func TestKfakeClusterHistories(t *testing.T) {
 	cfg := conformance.HistoryConfig{Peer: peer(c.ListenAddrs()[0]), Seed: clusterSeed(t), Histories: n, Options: conformance.DefaultHistoryOptions(),
 		Known: kfakeKnown(t), Control: newKfakeControl(t, c), Out: os.Getenv("GHOSTCHECK_CLUSTER_OUT")}
 	faults := map[plan.ClusterFaultKind]int{}
-	failed := 0
+	statuses, known := map[string]int{}, map[string]int{}
+	failed, ops := 0, 0
 	rep, err := conformance.RunHistories(cfg, func(h conformance.HistoryResult) {
 		for k, v := range h.ClusterFaults {
 			faults[k] += v
+		}
+		statuses[h.Status]++
+		ops += h.Operations
+		for _, k := range h.Known {
+			known[k]++
 		}
 		if h.Failed() {
 			failed++
@@ -131,7 +137,7 @@ func TestKfakeClusterHistories(t *testing.T) {
 	if len(rep.Histories) != n {
 		t.Fatalf("%d histories of %d (stopped: %s)", len(rep.Histories), n, rep.Stopped)
 	}
-	t.Logf("%d histories against 3 kfake brokers: %d failed; cluster faults played %v", n, failed, faults)
+	t.Logf("%d histories against 3 kfake brokers (%d operations): %d failed; %v; known findings met %v; cluster faults played %v", n, ops, failed, statuses, known, faults)
 	if faults[plan.CoordinatorMove] < n {
 		t.Errorf("%d coordinator moves in %d histories: every history must move its coordinators at least once", faults[plan.CoordinatorMove], n)
 	}
