@@ -200,6 +200,22 @@ func (l *loseStatic) PlayClusterFault(f plan.ClusterFault, conn uint64) error {
 	return nil
 }
 
+// mutantSweep is how many seeds TestKfakeClusterMoveMutant may try, and
+// how many catches end it: GHOSTCHECK_MUTANT_SWEEP=N tries N seeds and
+// counts every catch (the figure of docs/findings.md), else up to 12
+// seeds until two histories are caught.
+func mutantSweep(t *testing.T) (seeds uint64, enough int) {
+	s := os.Getenv("GHOSTCHECK_MUTANT_SWEEP")
+	if s == "" {
+		return 12, 2
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n < 1 {
+		t.Fatalf("GHOSTCHECK_MUTANT_SWEEP=%q: want a count", s)
+	}
+	return n, int(n) + 1
+}
+
 // The planted bug that loses static members' assignments at a coordinator
 // move is caught at the observable level: of the histories in which it
 // removed a static member, at least one is Illegal, on a rule that says
@@ -210,7 +226,8 @@ func TestKfakeClusterMoveMutant(t *testing.T) {
 	ctl := newKfakeControl(t, c)
 	hit, caught := 0, 0
 	var rulesSeen []string
-	for seed := uint64(1); seed <= 12 && caught < 2; seed++ {
+	seeds, enough := mutantSweep(t)
+	for seed := uint64(1); seed <= seeds && caught < enough; seed++ {
 		target, err := tcptarget.Dial(context.Background(), c.ListenAddrs(), wire.ClusterOptions{Dialer: wire.Dialer{Options: wire.Options{Timeout: 5 * time.Second}},
 			Seed: seed, Backoff: wire.Backoff{MaxWait: sessionTimeout / 3}})
 		if err != nil {
