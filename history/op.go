@@ -256,25 +256,6 @@ func (o *Op) GroupID() string {
 	if o.Tick != "" {
 		return o.Group
 	}
-	switch r := o.Request.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		return r.GroupId
-	case *codec.LeaveGroupRequest:
-		return r.GroupId
-	case *codec.JoinGroupRequest:
-		return r.GroupId
-	case *codec.SyncGroupRequest:
-		return r.GroupId
-	case *codec.HeartbeatRequest:
-		return r.GroupId
-	case *codec.ConsumerGroupDescribeRequest:
-		if len(r.GroupIds) == 1 {
-			return r.GroupIds[0]
-		}
-	case *codec.DescribeGroupsRequest:
-		if len(r.Groups) == 1 {
-			return r.Groups[0]
-		}
-	}
-	return ""
+	g, _ := codec.GroupOf(o.Request)
+	return g
 }

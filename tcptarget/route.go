@@ -35,7 +35,7 @@ import (
 
 // route sends req to the broker it goes to and returns the answer.
 func (t *Target) route(c *tcpConn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	group, routed := wire.GroupOf(req)
+	group, routed := codec.GroupOf(req)
 	if !routed || group == "" { // the empty group id: any broker answers it
 		return t.sendUnrouted(c, h, req)
 	}

@@ -165,35 +165,6 @@ func (c *Cluster) forget(group string, id int32) {
 	c.mu.Unlock()
 }
 
-// GroupOf is the group req is about, when it is a group api's request
-// about one group, which a Cluster routes to that group's coordinator: a
-// ConsumerGroupHeartbeat, LeaveGroup, JoinGroup, SyncGroup or Heartbeat,
-// a ConsumerGroupDescribe or DescribeGroups of one group. The group id
-// may be empty (Kafka's FindCoordinator hashes it as any other).
-func GroupOf(req codec.Message) (string, bool) {
-	switch r := req.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		return r.GroupId, true
-	case *codec.LeaveGroupRequest:
-		return r.GroupId, true
-	case *codec.JoinGroupRequest:
-		return r.GroupId, true
-	case *codec.SyncGroupRequest:
-		return r.GroupId, true
-	case *codec.HeartbeatRequest:
-		return r.GroupId, true
-	case *codec.ConsumerGroupDescribeRequest:
-		if len(r.GroupIds) == 1 {
-			return r.GroupIds[0], true
-		}
-	case *codec.DescribeGroupsRequest:
-		if len(r.Groups) == 1 {
-			return r.Groups[0], true
-		}
-	}
-	return "", false
-}
-
 // GroupErrorCode is the error code resp carries for group: the top-level
 // code of a ConsumerGroupHeartbeat, LeaveGroup, JoinGroup, SyncGroup or
 // Heartbeat answer, the group's own entry of a ConsumerGroupDescribe or

@@ -93,7 +93,7 @@ func (c *pconn) open(req codec.Message) error {
 	if c.w != nil {
 		return nil
 	}
-	if g, ok := wire.GroupOf(req); ok && c.p.home < 0 {
+	if g, ok := codec.GroupOf(req); ok && c.p.home < 0 {
 		c.p.settle(g)
 	}
 	b := c.p.homeBroker()
@@ -170,7 +170,7 @@ func (c *pconn) header(key codec.APIKey, v int16) *codec.RequestHeader {
 // broker that answered it before ends the case as SKIP.
 func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	w := c.wire()
-	g, ok := wire.GroupOf(req)
+	g, ok := codec.GroupOf(req)
 	if !ok {
 		return w.RoundTrip(h, req)
 	}
