@@ -76,8 +76,9 @@ func (w *takeoverWatch) what() string {
 }
 
 // changeOf names the group whose membership op may change, "" none: a
-// join that is not a takeover, a leave at -1, a LeaveGroup that removed
-// someone, a new subscription; succeeded or of unknown outcome.
+// join that is not a takeover (or takes over a parked member whose session
+// may have ended), a leave at -1, a LeaveGroup that removed someone, a new
+// subscription; succeeded or of unknown outcome.
 func (o *observer) changeOf(op *history.Op) string {
 	unknown := op.Return == history.Never || op.Response == nil
 	switch req := op.Request.(type) {
@@ -93,7 +94,12 @@ func (o *observer) changeOf(op *history.Op) string {
 		case rules.StaticLeaveEpoch:
 			return ""
 		case rules.JoinEpoch:
-			if !unknown && o.takeoverOf(g, req) != nil {
+			// A takeover changes nothing, unless the parked member's
+			// session may have ended first (a static leave does not start
+			// it afresh): then the broker may have removed it and joins
+			// the takeover as a new member, two changes the history
+			// shows neither of.
+			if h := o.takeoverOf(g, req); !unknown && h != nil && !o.mayVanish(h, op.At) {
 				return ""
 			}
 			return req.GroupId
