@@ -72,17 +72,27 @@ func checkCases(t *testing.T, args ...string) map[string]string {
 // and fails the cases it does in plaintext against three kfake brokers:
 // the connection's security changes nothing a case sees (the SASL
 // exchange's ApiVersions carries each connection's ClientId, so the
-// ClientId cases judge the same first request).
+// ClientId cases judge the same first request). The cases run with 800 ms
+// sessions, so a loaded machine can make one miss a deadline on one side:
+// a case whose statuses differ is run again alone on both sides, twice at
+// most, and only a difference that stays is one.
 func TestCheckOverTLSAndSCRAM(t *testing.T) {
 	_, secure := secureCluster(t, saslPassword)
-	plain := checkCases(t, "--bootstrap", startKfakeCluster(t).ListenAddrs()[0])
+	plainArgs := []string{"--bootstrap", startKfakeCluster(t).ListenAddrs()[0]}
+	plain := checkCases(t, plainArgs...)
 	got := checkCases(t, secure...)
 	if len(got) == 0 || len(got) != len(plain) {
 		t.Fatalf("%d cases over TLS and SASL, %d in plaintext", len(got), len(plain))
 	}
 	for name, st := range plain {
+		for try := 0; got[name] != st && try < 2; try++ {
+			only := "--cases=" + name
+			st = checkCases(t, append(plainArgs, only)...)[name]
+			got[name] = checkCases(t, append(slices.Clone(secure), only)...)[name]
+			plain[name] = st
+		}
 		if got[name] != st {
-			t.Errorf("%s: %s over TLS and SASL, %s in plaintext", name, got[name], st)
+			t.Errorf("%s: %s over TLS and SASL, %s in plaintext (run alone twice more)", name, got[name], st)
 		}
 	}
 	counts := map[string]int{}
