@@ -92,10 +92,11 @@ type cmember struct {
 // member makes a classic member of group on a connection of its own
 // (instance "": dynamic), offering protocol "range".
 func (p *probe) member(group, instance string) *cmember {
-	c, err := p.dialFor(codec.Str("ghostcheck-check"), p.classicWait())
-	if err != nil {
-		panic(abort{fail("dial: "+err.Error(), "a connection")})
-	}
+	c := p.connAs(codec.Str("ghostcheck-check"))
+	// Dialled now, on the case's goroutine: form's clients then share
+	// nothing of the probe's but what its lock guards.
+	c.timeout = p.classicWait()
+	c.wire()
 	m := &cmember{c: c, group: group, proto: "range"}
 	if instance != "" {
 		m.instance = codec.Str(instance)
@@ -182,7 +183,8 @@ func (c *pconn) send(key codec.APIKey, v int16, req codec.Message) *held {
 		panic(abort{skip(fmt.Sprintf("needs %v v%d; the broker offers %s", key, v, c.p.offered(key)))})
 	}
 	h := &held{what: fmt.Sprintf("%v v%d", key, v), done: make(chan heldAnswer, 1)}
-	if err := c.w.Send(c.header(key, v), req); err != nil {
+	hdr := c.header(key, v) // dials c first, if not yet
+	if err := c.w.Send(hdr, req); err != nil {
 		h.done <- heldAnswer{nil, err}
 		return h
 	}
