@@ -311,11 +311,24 @@ func (p *probe) formOnce(ms []*cmember) string {
 	var mu sync.Mutex
 	synced := map[*cmember]int32{}
 	errs := make(chan string, len(ms))
+	// aborts are the verdicts a client's routing ended the case with (a
+	// coordinator that moved: SKIP), given on the case's goroutine.
+	aborts := make(chan abort, len(ms))
 	var wg sync.WaitGroup
 	for _, m := range ms {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					a, ok := r.(abort)
+					if !ok {
+						panic(r)
+					}
+					aborts <- a
+					errs <- short(m.id) + ": " + a.v.observed
+				}
+			}()
 			if why := m.client(stop, func(gen int32) {
 				mu.Lock()
 				synced[m] = gen
@@ -351,6 +364,11 @@ func (p *probe) formOnce(ms []*cmember) string {
 	}
 	close(stop)
 	wg.Wait()
+	select {
+	case a := <-aborts:
+		panic(a)
+	default:
+	}
 	if why != "" {
 		return why
 	}
@@ -369,8 +387,8 @@ func (p *probe) formOnce(ms []*cmember) string {
 // client runs m as a classic client until stop: join, sync, heartbeat,
 // join again when told to. synced is called after each NONE SyncGroup
 // with its generation. It returns why it gave up ("" at stop). It uses
-// only m's connection and never aborts (it is not the case's
-// goroutine).
+// only m's connection; what would abort the case (its routing's SKIP)
+// panics as on the case's goroutine, for formOnce to hand over.
 func (m *cmember) client(stop <-chan struct{}, synced func(int32)) string {
 	p := m.c.p
 	rt := func(key codec.APIKey, v int16, req codec.Message) (codec.Message, error) {

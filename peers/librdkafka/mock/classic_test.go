@@ -42,7 +42,7 @@ func TestMockJoinGroupV6Closes(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		hm, _ := wire.NewHeaders(codec.Str("l18"), codec.UUID{1})
+		hm, _ := wire.NewHeaders(codec.Str("l19"), codec.UUID{1})
 		n, err := w.Negotiate(hm, wire.NegotiateOptions{})
 		if err != nil {
 			t.Fatalf("ApiVersions: %v", err)
@@ -50,7 +50,7 @@ func TestMockJoinGroupV6Closes(t *testing.T) {
 		if r := n.Versions[codec.JoinGroup]; r != [2]int16{0, 6} {
 			t.Fatalf("the mock offers JoinGroup v%d-v%d now, not v0-v6: L19 to re-record", r[0], r[1])
 		}
-		return w.RoundTrip(hm.Next(codec.JoinGroup, v), &codec.JoinGroupRequest{GroupId: "l18", SessionTimeoutMs: 6000, RebalanceTimeoutMs: 1000,
+		return w.RoundTrip(hm.Next(codec.JoinGroup, v), &codec.JoinGroupRequest{GroupId: "l19", SessionTimeoutMs: 6000, RebalanceTimeoutMs: 1000,
 			ProtocolType: "consumer", Protocols: []codec.JoinGroupRequestProtocol{{Name: "range", Metadata: []byte{0, 0, 0, 0, 0, 0, 255, 255, 255, 255}}}})
 	}
 	if _, err := join(6); !errors.Is(err, wire.ErrConnClosed) {
