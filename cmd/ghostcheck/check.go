@@ -72,8 +72,8 @@ the cluster refuses: exit 2, nothing checked; they are never printed or written.
                    only violations are known is KNOWN, not Illegal
   workaround NAME  change ghostcheck's requests to get past a known crash: join-regex-empty
                    (heartbeats naming topics send SubscribedTopicRegex "" instead of null),
-                   push-metrics-empty (PushTelemetry carries no metrics), classic-join-v5 (the
-                   classic cases send JoinGroup at v5 at most)
+                   push-metrics-empty (PushTelemetry carries no metrics), classic-not-flexible
+                   (the classic cases send JoinGroup at v5 and SyncGroup at v3 at most)
 `
 
 func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {

@@ -83,6 +83,7 @@ func caseMemberIDRequired(p *probe) verdict {
 	p.needsJoin(4, "KIP-394")
 	m := p.member(p.id("g"), "")
 	r := m.join()
+	notAdopted394(r, "join")
 	d := p.describeClassic(m.c, m.group, r.ErrorCode == codec.MemberIDRequired && r.MemberId != "", "join: "+jgString(r), "MEMBER_ID_REQUIRED with a member id")
 	obs := "join: " + jgString(r) + "; " + dgString(d)
 	return want(r.ErrorCode == codec.MemberIDRequired && r.MemberId != "" && len(d.Members) == 0, obs, "MEMBER_ID_REQUIRED with a member id, and no member listed")
@@ -105,6 +106,7 @@ func casePendingJoins(p *probe) verdict {
 	p.needsJoin(4, "KIP-394")
 	m := p.member(p.id("g"), "")
 	first := m.join()
+	notAdopted394(first, "first join")
 	if first.ErrorCode != codec.MemberIDRequired {
 		return fail("first join: "+jgString(first), "MEMBER_ID_REQUIRED")
 	}
@@ -120,6 +122,7 @@ func casePendingNotMember(p *probe) verdict {
 	ms := p.stable(p.id("g"), 1)
 	x := p.member(ms[0].group, "")
 	first := x.join()
+	notAdopted394(first, "first join")
 	if first.ErrorCode != codec.MemberIDRequired {
 		return fail("first join: "+jgString(first), "MEMBER_ID_REQUIRED")
 	}
@@ -136,6 +139,7 @@ func casePendingExpired(p *probe) verdict {
 	p.needsJoin(4, "KIP-394")
 	m := p.member(p.id("g"), "")
 	first := m.join()
+	notAdopted394(first, "first join")
 	if first.ErrorCode != codec.MemberIDRequired {
 		return fail("first join: "+jgString(first), "MEMBER_ID_REQUIRED")
 	}
@@ -154,6 +158,18 @@ func casePendingExpired(p *probe) verdict {
 	jr := resp.(*codec.JoinGroupResponse)
 	return want(jr.ErrorCode == codec.UnknownMemberID, fmt.Sprintf("rejoin with the pending id %v after it was made: %s", wait.Round(time.Millisecond), jgString(jr)),
 		"UNKNOWN_MEMBER_ID: the id dropped at its session timeout")
+}
+
+// notAdopted394 ends a KIP-394 case as N/A when r, the answer to a first
+// JoinGroup v4+ with MemberId "" and no instance id, is NONE with a member
+// id: the broker made the member at once, as JoinGroup v0-v3 does, so it
+// implements none of KIP-394 (no pending ids at all), which breaks none of
+// its rules (a client takes its member id from either answer). A broker
+// that answers MEMBER_ID_REQUIRED is held to all of them.
+func notAdopted394(r *codec.JoinGroupResponse, what string) {
+	if r.ErrorCode == codec.None && r.MemberId != "" {
+		panic(abort{verdict{NotApplicable, what + ": " + jgString(r) + ": KIP-394 not adopted (the member made at once, as JoinGroup v0-v3 does; no pending id)", "MEMBER_ID_REQUIRED"}})
+	}
 }
 
 // expiryGrace is how long past a classic session timeout a case waits
@@ -315,6 +331,7 @@ func caseClassicPendingLeave(p *probe) verdict {
 	ms := p.stable(p.id("g"), 1)
 	x := p.member(ms[0].group, "")
 	first := x.join()
+	notAdopted394(first, "first join")
 	if first.ErrorCode != codec.MemberIDRequired {
 		return fail("first join: "+jgString(first), "MEMBER_ID_REQUIRED")
 	}
@@ -762,6 +779,9 @@ func casePendingNotCounted(p *probe) verdict {
 	for i := 0; i < 2; i++ {
 		x := p.member(ms[0].group, "")
 		r := x.join()
+		if i == 0 {
+			notAdopted394(r, "a first join")
+		}
 		if r.ErrorCode != codec.MemberIDRequired {
 			return fail(fmt.Sprintf("a first join to a group of %d under a cap of %d: %s", n-1, n, jgString(r)), "MEMBER_ID_REQUIRED")
 		}

@@ -32,12 +32,17 @@ func (p *probe) needsClassic() {
 // The versions the classic cases speak: the broker's highest, within what
 // codec knows.
 func (p *probe) jv() int16 {
-	if p.known.Workaround(WorkaroundClassicJoinV5) {
+	if p.known.Workaround(WorkaroundClassicNotFlexible) {
 		return min(p.max(codec.JoinGroup), 5)
 	}
 	return min(p.max(codec.JoinGroup), 9)
 }
-func (p *probe) sv() int16 { return min(p.max(codec.SyncGroup), 5) }
+func (p *probe) sv() int16 {
+	if p.known.Workaround(WorkaroundClassicNotFlexible) {
+		return min(p.max(codec.SyncGroup), 3)
+	}
+	return min(p.max(codec.SyncGroup), 5)
+}
 func (p *probe) hv() int16 { return min(p.max(codec.Heartbeat), 4) }
 func (p *probe) dv() int16 { return min(p.max(codec.DescribeGroups), 6) }
 func (p *probe) lv() int16 { return min(p.max(codec.LeaveGroup), 5) }

@@ -92,10 +92,12 @@ const WorkaroundJoinRegex = "join-regex-empty"
 // a few bytes that do not.
 const WorkaroundPushMetrics = "push-metrics-empty"
 
-// WorkaroundClassicJoinV5: librdkafka's mock cluster advertises JoinGroup
-// v6 (flexible) but closes the connection on it (docs/findings.md's L19):
-// the classic cases send JoinGroup at v5 at most.
-const WorkaroundClassicJoinV5 = "classic-join-v5"
+// WorkaroundClassicNotFlexible: librdkafka's mock cluster advertises
+// JoinGroup v6 and SyncGroup v4, the first flexible versions, but reads
+// them as the versions before: it closes the connection on a JoinGroup v6
+// (docs/findings.md's L19) and may crash on a SyncGroup v4 (L20). The
+// classic cases send JoinGroup at v5 and SyncGroup at v3 at most.
+const WorkaroundClassicNotFlexible = "classic-not-flexible"
 
 // Workarounds lists every workaround a known file may name: the one place
 // a name meets what it does.
@@ -103,7 +105,7 @@ func Workarounds() []Workaround {
 	return []Workaround{
 		{WorkaroundJoinRegex, `heartbeats that name topics send SubscribedTopicRegex "" instead of null`, joinRegexEmpty},
 		{WorkaroundPushMetrics, "PushTelemetry requests carry no metrics", pushMetricsEmpty},
-		{WorkaroundClassicJoinV5, "the classic cases send JoinGroup at v5 at most (the histories are not rewritten)", nil},
+		{WorkaroundClassicNotFlexible, "the classic cases send JoinGroup at v5 and SyncGroup at v3 at most (the histories are not rewritten)", nil},
 	}
 }
 
