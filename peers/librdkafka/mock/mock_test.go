@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +193,16 @@ func TestMockConformance(t *testing.T) {
 	for _, r := range one {
 		if !classicCase(r.Name) {
 			oneConsumer = append(oneConsumer, r)
+		}
+	}
+	// KIP-394 not adopted: its cases that reach a first JoinGroup are N/A,
+	// saying why (B8.11/pending-not-counted SKIPs first: no group.max.size).
+	for _, name := range []string{"A6.1/member-id-required", "A6.1/pending-joins", "A6.1/pending-not-member", "A6.1/pending-expired", "A6.3/pending-dropped"} {
+		i := slices.IndexFunc(one, func(r conformance.Result) bool { return r.Name == name })
+		if i < 0 {
+			t.Errorf("%s did not run", name)
+		} else if r := one[i]; r.Status != conformance.NotApplicable || !strings.Contains(r.Observed, "KIP-394 not adopted") {
+			t.Errorf("%s: %s (%s), want N/A: KIP-394 not adopted", name, r.Status, r.Observed)
 		}
 	}
 	for _, d := range conformance.ClusterDiffers(oneConsumer, three) {
