@@ -95,6 +95,12 @@ func outcomeOf(r *ClientRequest) string {
 		code = resp.ErrorCode
 	case *codec.LeaveGroupResponse:
 		code = resp.ErrorCode
+	case *codec.JoinGroupResponse:
+		code = resp.ErrorCode
+	case *codec.SyncGroupResponse:
+		code = resp.ErrorCode
+	case *codec.HeartbeatResponse:
+		code = resp.ErrorCode
 	}
 	switch {
 	case strings.HasPrefix(r.Fault, "answered "):
