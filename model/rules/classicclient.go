@@ -38,7 +38,7 @@ const (
 // checkNoRejoinAfterFencedInstance reports.
 const (
 	RuleNoRejoinAfterFencedInstance    Rule = "NoRejoinAfterFencedInstance"
-	meaningNoRejoinAfterFencedInstance      = "a client told FENCED_INSTANCE_ID (on a JoinGroup, a SyncGroup, a ConsumerGroupHeartbeat, or a Heartbeat at its latest generation) sends no further group request naming that instance (KIP-345)"
+	meaningNoRejoinAfterFencedInstance      = "a classic client told FENCED_INSTANCE_ID (on a JoinGroup, a SyncGroup, or a Heartbeat at its latest generation) sends no further group request naming that instance (KIP-345)"
 )
 
 // classicJoins counts the client's JoinGroups and their highest version
@@ -231,16 +231,15 @@ func groupInstances(r *ClientRequest) (group string, insts []string) {
 }
 
 // fencedAnswer reports whether r, naming an instance, was answered
-// FENCED_INSTANCE_ID in a way the client must take as final: a JoinGroup,
-// SyncGroup or ConsumerGroupHeartbeat so answered, or a Heartbeat at the
-// latest generation the client joined (gen, known).
+// FENCED_INSTANCE_ID in a way the client must take as final: a JoinGroup
+// or SyncGroup so answered, or a Heartbeat at the latest generation the
+// client joined (gen, known). A ConsumerGroupHeartbeat's is not judged
+// (docs/PROTOCOL.md's section says why).
 func fencedAnswer(r *ClientRequest, gen int32, known bool) bool {
 	switch m := r.Response.(type) {
 	case *codec.JoinGroupResponse:
 		return m.ErrorCode == codec.FencedInstanceID
 	case *codec.SyncGroupResponse:
-		return m.ErrorCode == codec.FencedInstanceID
-	case *codec.ConsumerGroupHeartbeatResponse:
 		return m.ErrorCode == codec.FencedInstanceID
 	case *codec.HeartbeatResponse:
 		hb, ok := r.Request.(*codec.HeartbeatRequest)
@@ -252,11 +251,10 @@ func fencedAnswer(r *ClientRequest, gen int32, known bool) bool {
 // checkNoRejoinAfterFencedInstance: after a final FENCED_INSTANCE_ID
 // (fencedAnswer) for instance I of a group, no request of the client names
 // I in that group, until the client closes. A client that never sends
-// JoinGroup v5+ (nor a ConsumerGroupHeartbeat) cannot be static: KIP-345 is
-// not adopted.
+// JoinGroup v5+ cannot be a static classic member: KIP-345 is not adopted.
 func checkNoRejoinAfterFencedInstance(v *clientView) RuleResult {
 	joins, maxV := classicJoins(v)
-	if joins > 0 && maxV < 5 && len(v.hbs) == 0 {
+	if joins > 0 && maxV < 5 {
 		return RuleResult{Outcome: OutcomeNotAdopted, Judged: joins,
 			Detail: "JoinGroup up to v" + strconv.Itoa(int(maxV)) + " only (" + strconv.Itoa(joins) + " requests): a static member needs v5"}
 	}
