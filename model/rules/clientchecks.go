@@ -481,7 +481,7 @@ func brokerVersions(reqs []ClientRequest) map[string]int16 {
 func checkLeaveGroupDowngrade(v *clientView, brokers map[string]int16) RuleResult {
 	if n, adopted := kip345Shown(v); !adopted && n > 0 {
 		return RuleResult{Outcome: OutcomeNotAdopted, Judged: n,
-			Detail: "LeaveGroup below v3 only (" + strconv.Itoa(n) + " requests), no JoinGroup v5+, ConsumerGroupHeartbeat or tag 0: KIP-345 not implemented"}
+			Detail: "LeaveGroup below v3 only (" + strconv.Itoa(n) + " requests), no static JoinGroup, ConsumerGroupHeartbeat or tag 0: KIP-345's LeaveGroup v3 not implemented"}
 	}
 	n := 0
 	var bad string
@@ -505,17 +505,19 @@ func checkLeaveGroupDowngrade(v *clientView, brokers map[string]int16) RuleResul
 }
 
 // kip345Shown counts the client's LeaveGroups and reports whether any of
-// its requests shows KIP-345: a LeaveGroup v3+, a JoinGroup v5+, a
-// ConsumerGroupHeartbeat; or KIP-1313's tag 0, which came after it.
+// its requests shows LeaveGroup v3 (KIP-345's batch leave, Kafka 2.4)
+// adopted: a LeaveGroup v3+, a ConsumerGroupHeartbeat, KIP-1313's tag 0
+// (both later), or a static classic member (a JoinGroup naming an
+// instance), which only v3+ can leave by name.
 func kip345Shown(v *clientView) (leaves int, adopted bool) {
 	adopted = len(v.hbs) > 0 || v.adoptedTag0
 	for _, r := range v.reqs {
-		switch r.Request.(type) {
+		switch m := r.Request.(type) {
 		case *codec.LeaveGroupRequest:
 			leaves++
 			adopted = adopted || r.Header.RequestApiVersion >= 3
 		case *codec.JoinGroupRequest:
-			adopted = adopted || r.Header.RequestApiVersion >= 5
+			adopted = adopted || m.GroupInstanceId.Valid
 		}
 	}
 	return leaves, adopted
