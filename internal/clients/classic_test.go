@@ -239,6 +239,11 @@ func classicScenarios(t *testing.T, lib classicLib, findings map[string][]classi
 			p.close()
 			v, reqs := e.verdicts()
 			expectClassic(t, lib, v["c"], got("steady")...)
+			var row []string
+			for _, r := range v["c"].Results {
+				row = append(row, string(r.Rule)+"="+string(r.Outcome))
+			}
+			t.Logf("verdicts of %s (%s): %s", lib.name, kind, strings.Join(row, " "))
 			if n := leaveGroups(classicRequests(reqs, "c")); static && n > 0 && len(got("steady-leave")) == 0 {
 				t.Errorf("a static member sent %d LeaveGroups on close", n)
 			}
