@@ -2,6 +2,8 @@ package clients_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -154,12 +156,20 @@ func classicRequests(reqs []rules.ClientRequest, clientID string) []rules.Client
 	return out
 }
 
-// verdicts closes the proxy and judges the recording, by ClientId.
+// verdicts closes the proxy and judges the recording, by ClientId. With
+// GHOSTCHECK_RECORD=DIR set, the recording is kept as DIR/NAME.jsonl with
+// the verdict it replays to (how the corpus's classic client entries were
+// made).
 func (e *classicEnv) verdicts() (map[string]rules.ClientResult, []rules.ClientRequest) {
 	e.proxy.Close()
 	reqs := e.proxy.Recording()
+	results := rules.CheckClients(reqs)
+	if dir := os.Getenv("GHOSTCHECK_RECORD"); dir != "" {
+		name := strings.ToLower(strings.NewReplacer("Test", "", "/", "-", "_", "-").Replace(e.t.Name()))
+		(&kgoEnv{t: e.t}).keepAs(filepath.Join(dir, name+".jsonl"), "kfake (1 broker, in-process)", "a classic consumer", reqs, results)
+	}
 	out := map[string]rules.ClientResult{}
-	for _, c := range rules.CheckClients(reqs) {
+	for _, c := range results {
 		out[c.ClientID] = c
 	}
 	return out, reqs
