@@ -193,6 +193,16 @@ func (c *Coordinator) Advance(t int64) {
 	}
 }
 
+// NextDeadline is the time of the earliest timer set (a session or
+// rebalance timeout), which Advance fires when it reaches it; ok is false
+// when no timer is set. It may be now: a timeout of zero fires at the next
+// Advance. The explorer (package explore) moves time from deadline to
+// deadline.
+func (c *Coordinator) NextDeadline() (at int64, ok bool) {
+	_, _, _, at, ok = c.nextTimer(1<<63 - 1)
+	return at, ok
+}
+
 type timerKind int
 
 const (
