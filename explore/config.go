@@ -1,0 +1,349 @@
+package explore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+)
+
+// Protocol is the group protocol the explored clients speak.
+type Protocol string
+
+// The protocols. Only the consumer protocol is explored today; the classic
+// one (JoinGroup, SyncGroup, Heartbeat, with requests the coordinator
+// parks) slots in as another set of client actions (see the package doc).
+const (
+	// Consumer is KIP-848's protocol: ConsumerGroupHeartbeat v0/v1 and the
+	// leave it carries, driven by the reference client (model/client).
+	Consumer Protocol = "consumer"
+)
+
+// ParseProtocol accepts a protocol's name.
+func ParseProtocol(s string) (Protocol, error) {
+	if Protocol(s) == Consumer {
+		return Consumer, nil
+	}
+	if s == "classic" {
+		return "", errors.New("explore: the classic protocol is not explored yet (the model does not have it)")
+	}
+	return "", fmt.Errorf("explore: unknown protocol %q (known: %s)", s, Consumer)
+}
+
+// Fault is one way things go wrong that the explorer branches on. Faults
+// are a set; every one but Reorder costs one of Config.MaxFaults along a
+// path, wherever it happens.
+type Fault uint16
+
+// The faults.
+const (
+	// LostRequest: a request never reaches the coordinator (the client
+	// times out and retries).
+	LostRequest Fault = 1 << iota
+	// LostResponse: the coordinator handles a request; its answer never
+	// reaches the client.
+	LostResponse
+	// Duplicate: a request reaches the coordinator twice.
+	Duplicate
+	// Delay: a message stays on its way while time moves on (to the next
+	// deadline, and the next): it arrives after timers fire. What is
+	// behind it on its connection waits with it (TCP).
+	Delay
+	// Disconnect: a client's connection closes; what is on it is lost and
+	// the client goes on on a new one.
+	Disconnect
+	// Crash: a client process dies without a leave; its requests already
+	// written still arrive, then its connection closes. A later join (an
+	// operation) starts a new process in its place.
+	Crash
+	// CoordinatorRestart: the coordinator restarts (model.Restart): every
+	// connection closes, what is in flight is lost, timers start afresh.
+	CoordinatorRestart
+	// Reorder: messages on different connections arrive in any order
+	// (without it, in the order they were sent). It opens interleavings
+	// rather than happening once, so it costs nothing of MaxFaults.
+	Reorder
+	faultEnd
+)
+
+var faultNames = []struct {
+	f    Fault
+	name string
+}{
+	{LostRequest, "lost-request"}, {LostResponse, "lost-response"}, {Duplicate, "duplicate"}, {Delay, "delay"},
+	{Disconnect, "disconnect"}, {Crash, "crash"}, {CoordinatorRestart, "coordinator-restart"}, {Reorder, "reorder"},
+}
+
+// AllFaults is every fault.
+const AllFaults = faultEnd - 1
+
+// Has reports whether f includes g.
+func (f Fault) Has(g Fault) bool { return f&g != 0 }
+
+// String lists the faults' names, comma-separated ("none" for none).
+func (f Fault) String() string {
+	var names []string
+	for _, n := range faultNames {
+		if f.Has(n.f) {
+			names = append(names, n.name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseFaults reads a comma-separated list of fault names; "none" and ""
+// are no fault, "all" every one.
+func ParseFaults(s string) (Fault, error) {
+	var f Fault
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		switch part {
+		case "", "none":
+			continue
+		case "all":
+			f |= AllFaults
+			continue
+		}
+		found := false
+		for _, n := range faultNames {
+			if n.name == part {
+				f |= n.f
+				found = true
+			}
+		}
+		if !found {
+			var known []string
+			for _, n := range faultNames {
+				known = append(known, n.name)
+			}
+			return 0, fmt.Errorf("explore: unknown fault %q (known: %s, all, none)", part, strings.Join(known, ", "))
+		}
+	}
+	return f, nil
+}
+
+// Client is one client of the configuration: a slot in which processes of
+// the reference client run one after another (a crash or a close ends
+// one; the next join starts another).
+type Client struct {
+	// Group is the index of the client's group (0 or 1).
+	Group int
+	// Instance, when set, makes the client static (KIP-345) with this
+	// group instance id; its processes share it.
+	Instance string
+	// HeartbeatVersion is 1 for a KIP-1082 client (it makes its member
+	// id), 0 for an old one (the coordinator makes it).
+	HeartbeatVersion int16
+}
+
+// Strategy is the order of the search.
+type Strategy string
+
+// The strategies.
+const (
+	// BreadthFirst explores level by level: the first violation found is
+	// at the smallest depth, so its trace is a shortest one.
+	BreadthFirst Strategy = "bfs"
+	// IterativeDeepening runs depth-first searches to depth 1, 2, ...:
+	// the same shortest traces, with a stack instead of levels (one
+	// worker).
+	IterativeDeepening Strategy = "iddfs"
+)
+
+// Config is what the explorer searches: the clients, what they may do,
+// the faults, and the bounds.
+type Config struct {
+	Protocol Protocol
+	Clients  []Client
+	// Ops is how many operations (a join, a leave) each client performs
+	// in all, at any moment it chooses; every process also closes at a
+	// moment of its choosing, which costs nothing.
+	Ops int
+	// Faults are the faults that may happen; MaxFaults bounds how many
+	// (Reorder aside) happen along one path.
+	Faults    Fault
+	MaxFaults int
+	// Depth bounds the number of events along a path; 0 is no bound (the
+	// search ends when no new state is found).
+	Depth int
+	// Partitions of the one topic every client subscribes to.
+	Partitions int32
+	// The coordinator's timers and the clients' (milliseconds). Time moves
+	// only from one deadline to the next, so only their ratios matter.
+	SessionTimeoutMs    int64
+	HeartbeatIntervalMs int32
+	RebalanceTimeoutMs  int32
+	RequestTimeoutMs    int64
+	// Mutants are planted in impl (impl.Mutants): the impl the model is
+	// held to in lockstep.
+	Mutants impl.Mutants
+
+	Strategy Strategy
+	// Workers expand states in parallel (breadth-first only); 0 is one.
+	Workers int
+	// MemoryBytes caps what the search keeps per state (its fingerprint
+	// and its place in the tree); 0 is no cap.
+	MemoryBytes int64
+	// TimeLimit stops the search after this long; 0 is none.
+	TimeLimit time.Duration
+	// Shard and Shards split the search: shard i of n explores the
+	// subtrees below the first level with at least ShardLevelStates*n
+	// states whose root's fingerprint is i modulo n. Shards 0 or 1 is the
+	// whole search.
+	Shard, Shards int
+	// NoSymmetry turns client symmetry off: identically configured clients
+	// are then told apart (for tests of the reduction).
+	NoSymmetry bool
+	// Progress, when set, is called about once a second with where the
+	// search is, from a goroutine of the explorer's.
+	Progress func(Progress)
+
+	// extra is a test's invariant, checked on every state besides the
+	// rules'.
+	extra func(rules.Observation) error
+}
+
+// ShardLevelStates is how many states per shard the level where shards
+// split must hold at least.
+const ShardLevelStates = 16
+
+// Default returns the default configuration: two dynamic KIP-1082
+// clients in one group, one operation each (a join; each closes when it
+// likes), lost requests and lost responses with one fault per path, a
+// topic of two partitions, no depth bound, breadth-first on one worker.
+func Default() Config {
+	return Config{
+		Protocol:            Consumer,
+		Clients:             []Client{{HeartbeatVersion: 1}, {HeartbeatVersion: 1}},
+		Ops:                 1,
+		Faults:              LostRequest | LostResponse,
+		MaxFaults:           1,
+		Partitions:          2,
+		SessionTimeoutMs:    3000,
+		HeartbeatIntervalMs: 1000,
+		RebalanceTimeoutMs:  2000,
+		RequestTimeoutMs:    2000,
+		Strategy:            BreadthFirst,
+		Workers:             1,
+	}
+}
+
+// Clients returns n clients spread over groups in turn, the first static
+// of them static (instance ids "i1", "i2", ...), the last v0 of them at
+// ConsumerGroupHeartbeat v0.
+func Clients(n, groups, static, v0 int) []Client {
+	out := make([]Client, n)
+	for i := range out {
+		out[i] = Client{Group: i % max(groups, 1), HeartbeatVersion: 1}
+		if i < static {
+			out[i].Instance = fmt.Sprintf("i%d", i+1)
+		}
+		if i >= n-v0 {
+			out[i].HeartbeatVersion = 0
+		}
+	}
+	return out
+}
+
+// maxClients bounds the configuration: the state space grows as the
+// clients' product.
+const maxClients = 4
+
+// maxIDs is how many member ids a path may make (ids.go numbers them in
+// two hex digits).
+const maxIDs = 255
+
+// validate checks the configuration and fills in what is left zero.
+func (c *Config) validate() error {
+	if c.Protocol == "" {
+		c.Protocol = Consumer
+	}
+	if c.Protocol != Consumer {
+		return fmt.Errorf("explore: protocol %q is not explored (known: %s)", c.Protocol, Consumer)
+	}
+	if len(c.Clients) < 1 || len(c.Clients) > maxClients {
+		return fmt.Errorf("explore: %d clients; between 1 and %d", len(c.Clients), maxClients)
+	}
+	for i, cl := range c.Clients {
+		if cl.Group < 0 || cl.Group > 1 {
+			return fmt.Errorf("explore: client %d in group %d; there are groups 0 and 1", i, cl.Group)
+		}
+		if cl.HeartbeatVersion != 0 && cl.HeartbeatVersion != 1 {
+			return fmt.Errorf("explore: client %d at ConsumerGroupHeartbeat v%d; 0 or 1", i, cl.HeartbeatVersion)
+		}
+	}
+	if c.Ops < 1 || c.Ops > 8 {
+		return fmt.Errorf("explore: %d operations per client; between 1 and 8", c.Ops)
+	}
+	if c.MaxFaults < 0 || c.MaxFaults > 8 {
+		return fmt.Errorf("explore: %d faults per path; between 0 and 8", c.MaxFaults)
+	}
+	if c.Faults&^AllFaults != 0 {
+		return fmt.Errorf("explore: unknown faults %#x", uint16(c.Faults))
+	}
+	if c.Depth < 0 || c.Depth > 250 {
+		return fmt.Errorf("explore: depth %d; between 0 (no bound) and 250", c.Depth)
+	}
+	if c.Partitions < 0 || c.Partitions > 16 {
+		return fmt.Errorf("explore: %d partitions; between 0 and 16", c.Partitions)
+	}
+	if c.SessionTimeoutMs <= 0 || c.HeartbeatIntervalMs <= 0 || c.RebalanceTimeoutMs <= 0 || c.RequestTimeoutMs <= 0 {
+		return errors.New("explore: every timeout and interval must be positive")
+	}
+	if c.Strategy == "" {
+		c.Strategy = BreadthFirst
+	}
+	if c.Strategy != BreadthFirst && c.Strategy != IterativeDeepening {
+		return fmt.Errorf("explore: unknown strategy %q (bfs or iddfs)", c.Strategy)
+	}
+	if c.Workers <= 0 {
+		c.Workers = 1
+	}
+	if c.Workers > 64 {
+		return fmt.Errorf("explore: %d workers; at most 64", c.Workers)
+	}
+	if c.Strategy == IterativeDeepening && c.Workers > 1 {
+		return errors.New("explore: iterative deepening runs on one worker")
+	}
+	if c.Shards <= 1 {
+		c.Shard, c.Shards = 0, 1
+	}
+	if c.Shard < 0 || c.Shard >= c.Shards {
+		return fmt.Errorf("explore: shard %d of %d", c.Shard, c.Shards)
+	}
+	if c.Shards > 1 && c.Strategy != BreadthFirst {
+		return errors.New("explore: shards split a breadth-first search")
+	}
+	return nil
+}
+
+// Describe says the configuration in one line.
+func (c *Config) Describe() string {
+	static, v0 := 0, 0
+	groups := map[int]bool{}
+	for _, cl := range c.Clients {
+		if cl.Instance != "" {
+			static++
+		}
+		if cl.HeartbeatVersion == 0 {
+			v0++
+		}
+		groups[cl.Group] = true
+	}
+	depth := "no depth bound"
+	if c.Depth > 0 {
+		depth = fmt.Sprintf("depth %d", c.Depth)
+	}
+	s := fmt.Sprintf("%s protocol, %d clients (static %d, v0 %d) in %d group(s), %d op(s) each, faults %s (at most %d per path), %d partitions, %s",
+		c.Protocol, len(c.Clients), static, v0, len(groups), c.Ops, c.Faults, c.MaxFaults, c.Partitions, depth)
+	if c.Mutants != 0 {
+		s += ", impl mutant " + c.Mutants.String()
+	}
+	return s
+}

@@ -1,0 +1,308 @@
+package explore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+)
+
+// coord is the coordinator of a state: the model and impl, held equal in
+// lockstep, and what the explorer derives from them once. A coord never
+// changes once made: a state shares its parent's when its event does not
+// reach the coordinator (a client sends, a response arrives, a message is
+// lost), and gets a new one, stepped from a copy, when it does. refs
+// counts the states of one worker holding it, so that the worker recycles
+// its impl (impl.CopyTo) when the last lets go.
+type coord struct {
+	m    *model.Coordinator
+	i    *impl.Coordinator
+	refs int32
+	// snap is the model's snapshot (the invariants' groups).
+	snap []rules.GroupSnapshot
+	// ids are the numbers of the member ids the model holds.
+	ids idSet
+	// next is the model's next timer, if any (hasNext).
+	next    int64
+	hasNext bool
+	// enc is the model's canonical encoding (relative time, no
+	// connections) with each member id written as its number, one byte at
+	// each of idAt, for the state's encoding to rank.
+	enc  []byte
+	idAt []int32
+}
+
+// settableClock is the worker's clock for impl: set to a state's time
+// before each step of a coordinator of that state (each coordinator's own
+// time never goes back; the worker moves between states).
+type settableClock struct{ now int64 }
+
+func (c *settableClock) Now() int64 { return c.now }
+
+// idCounter is the worker's id source for the coordinators it steps: it
+// makes coordinatorID(n) for the state's next n. Model and impl are each
+// run from the same n, so they make the same ids.
+type idCounter struct{ n int }
+
+func (c *idCounter) next() codec.UUID {
+	n := min(c.n, maxIDs) // past it, the step is refused (request)
+	c.n++
+	return coordinatorID(n)
+}
+
+// errTooManyIDs ends a path that made more ids than ids.go can number.
+var errTooManyIDs = errors.New("explore: a path made more than 255 member ids")
+
+// lockstepError is impl differing from the model on a step.
+type lockstepError struct{ what string }
+
+func (e *lockstepError) Error() string { return e.what }
+
+// ruleLinearizability is the rule a lockstep difference breaks: impl's
+// answers, in the order the explorer gave it the requests, are not the
+// model's (the sequential history has no legal order under the model).
+const ruleLinearizability = "Linearizability"
+
+// newCoord makes the root coordinator pair.
+func (w *worker) newCoord(mc model.Config, mutants impl.Mutants) *coord {
+	mc.NewID = w.ids.next
+	m := model.NewCoordinator(mc)
+	ic := impl.Config{
+		SessionTimeoutMs:    mc.SessionTimeoutMs,
+		HeartbeatIntervalMs: mc.HeartbeatIntervalMs,
+		MaxGroupSize:        mc.MaxGroupSize,
+		Telemetry:           impl.TelemetryConfig(mc.Telemetry),
+		MaxVersions:         mc.MaxVersions,
+		NewID:               w.ids.next,
+		Clock:               &w.clock,
+		Mutants:             mutants,
+	}
+	for _, t := range mc.Topics {
+		ic.Topics = append(ic.Topics, impl.Topic(t))
+	}
+	co := &coord{m: m, i: impl.New(ic)}
+	w.derive(co)
+	return co
+}
+
+// fork returns a copy of co to step: a model clone counting into the
+// worker's clauses (or nothing while it replays), and impl copied into a
+// recycled coordinator of the worker's, or a clone on the worker's clock
+// and id source.
+func (w *worker) fork(co *coord) *coord {
+	m := co.m.Clone()
+	m.SetIDSource(w.ids.next)
+	if w.counting {
+		m.SetClauseCounter(w.hits)
+	} else {
+		m.SetClauseCounter(nil)
+	}
+	var i *impl.Coordinator
+	if n := len(w.free); n > 0 {
+		i = w.free[n-1]
+		w.free = w.free[:n-1]
+		co.i.CopyTo(i)
+	} else {
+		i = co.i.Clone(&w.clock, w.ids.next)
+	}
+	return &coord{m: m, i: i}
+}
+
+// retain and release count a state's hold on its coordinator.
+func (co *coord) retain() { co.refs++ }
+
+func (w *worker) release(co *coord) {
+	if co.refs--; co.refs == 0 && co.i != nil && len(w.free) < maxFree {
+		w.free = append(w.free, co.i)
+		co.i = nil
+	}
+}
+
+// maxFree bounds a worker's recycled impls (each about 28 KB).
+const maxFree = 64
+
+// derive computes what the explorer reads of a coordinator after its
+// step.
+func (w *worker) derive(co *coord) {
+	co.snap = co.m.Snapshot()
+	co.ids = idSet{}
+	for _, g := range co.snap {
+		for _, m := range g.Members {
+			co.ids.addString(m.MemberID)
+		}
+	}
+	co.next, co.hasNext = co.m.NextDeadline()
+	co.idAt = co.idAt[:0]
+	co.enc = co.m.AppendStateForm(nil, model.StateForm{RelativeTime: true, NoConns: true,
+		MemberID: func(b []byte, id string) []byte {
+			co.idAt = append(co.idAt, int32(len(b)))
+			return append(b, byte(idNumber(id)))
+		}})
+}
+
+// request hands one request to both coordinators at time now, ids drawn
+// from n on, and holds impl to the model: the same error, byte-identical
+// encoded responses, and the same ids made. It returns the model's
+// response and the next id number.
+func (w *worker) request(co *coord, now int64, n int, conn uint64, h *codec.RequestHeader, req codec.Message) (codec.Message, int, error) {
+	w.clock.now = now
+	mh, ih := *h, *h
+	w.ids.n = n
+	mr, merr := co.m.Handle(model.Conn{ID: conn, Host: clientHost}, &mh, req)
+	mn := w.ids.n
+	w.ids.n = n
+	ir, ierr := co.i.Handle(impl.Conn{ID: conn, Host: clientHost}, &ih, req)
+	in := w.ids.n
+	if mn > maxIDs || in > maxIDs {
+		return nil, n, errTooManyIDs
+	}
+	if (merr == nil) != (ierr == nil) || errors.Is(merr, model.ErrUnsupportedRequest) != errors.Is(ierr, impl.ErrUnsupportedRequest) {
+		return nil, mn, &lockstepError{fmt.Sprintf("%v v%d: the model answered error %v, impl %v", h.RequestApiKey, h.RequestApiVersion, merr, ierr)}
+	}
+	if merr != nil {
+		return nil, mn, fmt.Errorf("explore: the coordinator refused a request of the reference client: %w", merr)
+	}
+	w.menc, _ = mr.AppendTo(w.menc[:0], h.RequestApiVersion)
+	w.ienc, _ = ir.AppendTo(w.ienc[:0], h.RequestApiVersion)
+	if !bytes.Equal(w.menc, w.ienc) {
+		return nil, mn, &lockstepError{fmt.Sprintf("%v v%d: impl answered %s where the model answered %s", h.RequestApiKey, h.RequestApiVersion, showMessage(ir), showMessage(mr))}
+	}
+	if mn != in {
+		return nil, mn, &lockstepError{fmt.Sprintf("%v v%d: the model made %d member ids, impl %d", h.RequestApiKey, h.RequestApiVersion, mn-n, in-n)}
+	}
+	return mr, mn, nil
+}
+
+// settle derives co after its step and holds impl's snapshot (pending
+// revocations and targets included) and its ConsumerGroupDescribe answer
+// for every group to the model's.
+func (w *worker) settle(co *coord, now int64) error {
+	w.derive(co)
+	w.clock.now = now
+	if d := snapshotDiff(co.snap, co.i.Snapshot()); d != "" {
+		return &lockstepError{"impl holds other groups than the model: " + d}
+	}
+	// The explorer's own look is no clause the clients' traffic reached.
+	h := codec.RequestHeader{RequestApiKey: codec.ConsumerGroupDescribe, RequestApiVersion: 1}
+	req := &codec.ConsumerGroupDescribeRequest{GroupIds: w.groupIDs, IncludeAuthorizedOperations: true}
+	co.m.SetClauseCounter(nil)
+	mr, merr := co.m.Handle(model.Conn{ID: describeConn, Host: clientHost}, &h, req)
+	ir, ierr := co.i.Handle(impl.Conn{ID: describeConn, Host: clientHost}, &h, req)
+	co.m.Disconnect(describeConn)
+	co.i.Disconnect(describeConn)
+	if w.counting {
+		co.m.SetClauseCounter(w.hits)
+	}
+	if merr != nil || ierr != nil {
+		return fmt.Errorf("explore: describing the groups: model %v, impl %v", merr, ierr)
+	}
+	w.menc, _ = mr.AppendTo(w.menc[:0], 1)
+	w.ienc, _ = ir.AppendTo(w.ienc[:0], 1)
+	if !bytes.Equal(w.menc, w.ienc) {
+		return &lockstepError{fmt.Sprintf("ConsumerGroupDescribe: impl shows %s where the model shows %s", showMessage(ir), showMessage(mr))}
+	}
+	return nil
+}
+
+// describeConn is the connection the explorer's own Describe arrives on:
+// no client's (clients have 1..2*maxClients).
+const describeConn = 1 << 20
+
+// clientHost is every client's host: identically configured clients must
+// look alike to the coordinator (symmetry).
+const clientHost = "/127.0.0.1"
+
+// snapshotDiff says how impl's snapshot differs from the model's, "" when
+// it does not: groups in id order, members in id order, each member's
+// instance id, epoch, assigned, pending and target partitions (as sorted
+// lists) and subscription.
+func snapshotDiff(ms []rules.GroupSnapshot, is []impl.GroupSnapshot) string {
+	if len(ms) != len(is) {
+		return fmt.Sprintf("%d groups in the model, %d in impl", len(ms), len(is))
+	}
+	for gi, mg := range ms {
+		ig := is[gi]
+		if mg.GroupID != ig.GroupID || mg.Epoch != ig.Epoch || len(mg.Members) != len(ig.Members) {
+			return fmt.Sprintf("group %s epoch %d with %d members in the model, group %s epoch %d with %d in impl",
+				mg.GroupID, mg.Epoch, len(mg.Members), ig.GroupID, ig.Epoch, len(ig.Members))
+		}
+		for mi, mm := range mg.Members {
+			im := ig.Members[mi]
+			switch {
+			case mm.MemberID != im.MemberID || mm.InstanceID != im.InstanceID || mm.Epoch != im.Epoch:
+				return fmt.Sprintf("group %s: member %s (instance %q, epoch %d) in the model, %s (instance %q, epoch %d) in impl",
+					mg.GroupID, mm.MemberID, mm.InstanceID, mm.Epoch, im.MemberID, im.InstanceID, im.Epoch)
+			case !samePartitions(mm.Assigned, im.Assigned), !samePartitions(mm.Pending, im.Pending), !samePartitions(mm.Target, im.Target):
+				return fmt.Sprintf("group %s member %s: assigned %v pending %v target %v in the model, assigned %v pending %v target %v in impl",
+					mg.GroupID, mm.MemberID, mm.Assigned, mm.Pending, mm.Target, im.Assigned, im.Pending, im.Target)
+			case !slices.Equal(mm.SubscribedTopicNames, sortedNames(im.SubscribedTopicNames)), mm.SubscribedTopicRegex != im.SubscribedTopicRegex:
+				return fmt.Sprintf("group %s member %s: subscribed to %v %v in the model, %v %v in impl",
+					mg.GroupID, mm.MemberID, mm.SubscribedTopicNames, mm.SubscribedTopicRegex, im.SubscribedTopicNames, im.SubscribedTopicRegex)
+			}
+		}
+	}
+	return ""
+}
+
+// samePartitions compares a model list (sorted by topic, then partition)
+// with impl's, in whatever order impl gives it.
+func samePartitions(m []rules.TopicPartition, i []impl.TopicPartition) bool {
+	if len(m) != len(i) {
+		return false
+	}
+	sorted := slices.IsSortedFunc(i, func(a, b impl.TopicPartition) int {
+		if a.Topic != b.Topic {
+			return compareStrings(a.Topic, b.Topic)
+		}
+		return int(a.Partition - b.Partition)
+	})
+	if !sorted {
+		i = slices.Clone(i)
+		slices.SortFunc(i, func(a, b impl.TopicPartition) int {
+			if a.Topic != b.Topic {
+				return compareStrings(a.Topic, b.Topic)
+			}
+			return int(a.Partition - b.Partition)
+		})
+	}
+	for k := range m {
+		if m[k].Topic != i[k].Topic || m[k].Partition != i[k].Partition {
+			return false
+		}
+	}
+	return true
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// sortedNames is names sorted (impl keeps them sorted; a copy only if not).
+func sortedNames(names []string) []string {
+	if names == nil {
+		return []string{}
+	}
+	if slices.IsSorted(names) {
+		return names
+	}
+	return slices.Sorted(slices.Values(names))
+}
+
+// showMessage prints a message for a report.
+func showMessage(m codec.Message) string {
+	if hb, ok := m.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.Assignment != nil {
+		return fmt.Sprintf("%+v assignment %+v", *hb, *hb.Assignment)
+	}
+	return fmt.Sprintf("%+v", m)
+}

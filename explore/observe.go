@@ -1,0 +1,193 @@
+package explore
+
+import (
+	"fmt"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+)
+
+// What is checked, with the rules of package rules themselves:
+//
+//   - on every state, the first time it is found: NoGhosts,
+//     OneMemberPerProcess, UniqueMemberIDs, NoZeroUUIDs and
+//     NoDoubleClientAssignment on the observation of the state (the model's
+//     snapshot and what the explorer knows of every process);
+//   - on a state with no event enabled (every process ended, the network
+//     empty, no timer left): QuiescentMembership;
+//   - on every transition: impl equal to the model (coord.go), and the
+//     rules that compare two observations, on the two states' (the
+//     trackers of MonotonicEpochs, StaticRestartKeepsAssignment and
+//     StableMemberID, each fed the pair).
+//
+// A transition property is checked on the pair alone, as TLC checks an
+// action property: an epoch that went back between two states not
+// adjacent would show on an edge between them, except a member's epoch
+// compared with the one it had before it left the group, which no state
+// keeps.
+
+// observation is what the invariants see of s: the model's groups and a
+// process for the current process of every slot and for every ended one
+// still in its grace.
+func (w *worker) observation(s *state) rules.Observation {
+	o := rules.Observation{Now: s.now, Groups: s.co.snap, Processes: w.procs[:0]}
+	for i := range s.slots {
+		sl := &s.slots[i]
+		group := groupID(w.cfg.Clients[i].Group)
+		if sl.c != nil {
+			st := sl.c.State()
+			p := rules.Process{
+				Name:             w.name(i, sl.inc),
+				GroupID:          group,
+				ClientInstanceID: sl.c.InstanceID(),
+				MemberID:         sl.c.MemberID(),
+				Live:             sl.live,
+				Left:             st == client.Left || (sl.live && !sl.wants && st != client.Joined),
+				Joined:           sl.live && st == client.Joined,
+				AllIDs:           sl.rec.ids,
+				GraceUntil:       sl.rec.graceUntil(),
+			}
+			if sl.live {
+				if k := sl.current(); k >= 0 {
+					for _, m := range sl.conns[k].resps {
+						if hb, ok := m.resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid {
+							p.InFlight = append(p.InFlight, hb.MemberId.Value)
+						}
+					}
+				}
+			}
+			o.Processes = append(o.Processes, p)
+		}
+		for _, r := range sl.ended {
+			o.Processes = append(o.Processes, rules.Process{
+				Name: w.name(i, r.inc), GroupID: group, ClientInstanceID: r.instance, MemberID: r.memberID,
+				AllIDs: r.ids, GraceUntil: r.graceUntil(),
+			})
+		}
+	}
+	w.procs = o.Processes[:0]
+	return o
+}
+
+// name is the name of slot i's process inc in reports: "c0", then "c0'",
+// "c0''" for the processes that followed it.
+func (w *worker) name(i, inc int) string {
+	for len(w.names) <= i {
+		w.names = append(w.names, nil)
+	}
+	for len(w.names[i]) <= inc {
+		n := len(w.names[i])
+		name := fmt.Sprintf("c%d", i)
+		for k := 1; k < n; k++ {
+			name += "'"
+		}
+		w.names[i] = append(w.names[i], name)
+	}
+	return w.names[i][inc]
+}
+
+// checkState holds a state new to the search to the invariants; terminal
+// says no event is enabled in it.
+func (w *worker) checkState(s *state, terminal bool) error {
+	o := w.observation(s)
+	for _, check := range []func(rules.Observation) error{rules.NoGhosts, rules.OneMemberPerProcess, rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
+		if err := check(o); err != nil {
+			return err
+		}
+	}
+	if err := rules.NoDoubleClientAssignment(o.Groups); err != nil {
+		return err
+	}
+	if terminal {
+		if err := rules.QuiescentMembership(o); err != nil {
+			return err
+		}
+	}
+	if w.cfg.extra != nil {
+		return w.cfg.extra(o)
+	}
+	return nil
+}
+
+// checkTransition holds the move from s to t to the rules that compare two
+// observations. Each tracker is fed the pair only when the pair may break
+// its rule (a group or member epoch that went down; a member parked in s;
+// a KIP-1082 process's id that changed), so that the common step costs no
+// tracker.
+func (w *worker) checkTransition(s, t *state) error {
+	if s.co != t.co {
+		if epochWentDown(s.co.snap, t.co.snap) {
+			var tr rules.EpochTracker
+			if err := tr.Observe(s.co.snap); err != nil {
+				return err
+			}
+			if err := tr.Observe(t.co.snap); err != nil {
+				return err
+			}
+		}
+		if anyParked(s.co.snap) {
+			var tr rules.StaticRestartTracker
+			if err := tr.Observe(s.co.snap); err != nil {
+				return err
+			}
+			if err := tr.Observe(t.co.snap); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range t.slots {
+		a, b := &s.slots[i], &t.slots[i]
+		if b.c == nil || a.c == nil || a.inc != b.inc || w.cfg.Clients[i].HeartbeatVersion < rules.MemberIDRequiredVersion {
+			continue
+		}
+		if a.c.MemberID() != b.c.MemberID() || b.c.MemberID() != b.made {
+			var tr rules.MemberIDTracker
+			p := rules.Process{Name: w.name(i, b.inc), MemberID: b.made}
+			if err := tr.Observe(p); err != nil {
+				return err
+			}
+			p.MemberID = b.c.MemberID()
+			if err := tr.Observe(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// epochWentDown reports whether a group's epoch, or a member's positive
+// epoch, is lower in b than in a (what EpochTracker reports).
+func epochWentDown(a, b []rules.GroupSnapshot) bool {
+	for _, gb := range b {
+		for _, ga := range a {
+			if ga.GroupID != gb.GroupID {
+				continue
+			}
+			if gb.Epoch < ga.Epoch {
+				return true
+			}
+			for _, mb := range gb.Members {
+				for _, ma := range ga.Members {
+					if ma.MemberID == mb.MemberID && mb.Epoch > 0 && mb.Epoch < ma.Epoch {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// anyParked reports whether a static member is parked at epoch -2 (only
+// then can StaticRestartTracker find a rejoin).
+func anyParked(gs []rules.GroupSnapshot) bool {
+	for _, g := range gs {
+		for _, m := range g.Members {
+			if m.Epoch == rules.StaticLeaveEpoch && m.InstanceID != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
