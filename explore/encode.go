@@ -104,7 +104,7 @@ func (w *worker) fingerprint(s *state) uint64 {
 
 // appendSlot appends slot i's block, each member id as its number (one
 // byte, recorded in idAt), and adds those numbers to the encoder's set.
-func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []int32, ) {
+func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []int32) {
 	sl := &s.slots[i]
 	now := s.now
 	id := func(id string) {

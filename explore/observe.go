@@ -71,7 +71,7 @@ func (w *worker) observation(s *state) rules.Observation {
 }
 
 // name is the name of slot i's process inc in reports: "c0", then "c0'",
-// "c0''" for the processes that followed it.
+// "c0”" for the processes that followed it.
 func (w *worker) name(i, inc int) string {
 	for len(w.names) <= i {
 		w.names = append(w.names, nil)
