@@ -22,7 +22,7 @@ import (
 func (c *Coordinator) Clone(clock Clock, newID func() codec.UUID) *Coordinator {
 	out := &Coordinator{clock: clock}
 	out.ids.new = newID
-	c.copyTo(out)
+	c.copyTo(out, nil)
 	return out
 }
 
@@ -31,25 +31,25 @@ func (c *Coordinator) Clone(clock Clock, newID func() codec.UUID) *Coordinator {
 // configuration and mutants included). Neither may be in use by anything
 // else meanwhile. A caller that steps many short-lived copies (the
 // explorer) recycles them through CopyTo instead of allocating each anew:
-// a coordinator's shard arrays are about 28 KB.
+// a coordinator's shard arrays are about 28 KB, and dst's groups, members
+// and connection contexts are reused for c's.
 func (c *Coordinator) CopyTo(dst *Coordinator) {
-	for _, g := range dst.live.gs {
+	spare := dst.live.gs
+	for _, g := range spare {
 		delete(dst.groupShardOf(g.id).m, g.id)
 	}
-	dst.live.gs = dst.live.gs[:0]
-	for i := range dst.conns {
-		clear(dst.conns[i].m)
-	}
+	dst.live.gs = nil
 	for i := range dst.telemetry {
 		clear(dst.telemetry[i].m)
 	}
-	c.copyTo(dst)
+	c.copyTo(dst, spare)
 }
 
-// copyTo copies c's configuration and state into out, whose groups,
-// connections and telemetry state are empty; out keeps its clock and id
-// source.
-func (c *Coordinator) copyTo(out *Coordinator) {
+// copyTo copies c's configuration and state into out, whose groups and
+// telemetry state are empty (its connection contexts are made c's);
+// spare are groups out held, whose memory it may reuse. out keeps its
+// clock and id source.
+func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 	out.cfg = c.cfg
 	out.cfg.Clock, out.cfg.NewID = out.clock, out.ids.new
 	out.mut = c.mut
@@ -77,8 +77,13 @@ func (c *Coordinator) copyTo(out *Coordinator) {
 		}
 		return nil
 	}
+	out.live.gs = make([]*group, 0, len(c.live.gs))
 	for _, g := range c.live.gs {
-		ng := g.clone(out, c)
+		ng := new(group)
+		if n := len(spare); n > 0 {
+			ng, spare = spare[n-1], spare[:n-1]
+		}
+		g.copyInto(ng, out, c)
 		if many != nil {
 			many[g] = ng
 		} else {
@@ -106,19 +111,27 @@ func (c *Coordinator) copyTo(out *Coordinator) {
 		}
 	}
 	for i := range c.conns {
-		m := c.conns[i].m
+		m, nm := c.conns[i].m, out.conns[i].m
+		for id := range nm {
+			if _, ok := m[id]; !ok {
+				delete(nm, id)
+			}
+		}
 		if len(m) == 0 {
 			continue
 		}
-		nm := out.conns[i].m
 		if nm == nil {
 			nm = make(map[uint64]*connState, len(m))
 			out.conns[i].m = nm
 		}
 		for id, cs := range m {
-			ncs := &connState{first: cs.first}
+			ncs := nm[id]
+			if ncs == nil {
+				ncs = &connState{}
+				nm[id] = ncs
+			}
+			ncs.first = cs.first
 			ncs.group.Store(newOf(cs.group.Load()))
-			nm[id] = ncs
 		}
 	}
 	for i := range c.telemetry {
@@ -138,57 +151,95 @@ func (c *Coordinator) copyTo(out *Coordinator) {
 	}
 }
 
-// clone copies g for the coordinator to, whose timer
-// shards are at the same places as from's. Interned subscriptions are
-// shared: nothing changes one once it is made.
-func (g *group) clone(to, from *Coordinator) *group {
-	ng := &group{
-		c: to, id: g.id, status: g.status, epoch: g.epoch,
-		mem: slices.Clone(g.mem), free: slices.Clone(g.free), count: g.count,
-		byHex: cloneMap(g.byHex), byB64: cloneMap(g.byB64), byStr: cloneMap(g.byStr), strIDs: cloneMap(g.strIDs),
-		insts: g.insts.clone(), racks: g.racks.clone(), clients: g.clients.clone(), subs: g.subs.clone(),
-		sides: make([]side, len(g.sides)), freeSides: slices.Clone(g.freeSides),
-		owner: slices.Clone(g.owner), tgt: slices.Clone(g.tgt), topicSubs: make([]olist, len(g.topicSubs)),
-		sessHead: g.sessHead, sessTail: g.sessTail, rheap: slices.Clone(g.rheap),
-		ver: g.ver, registered: g.registered, expireGen: g.expireGen,
+// copyInto makes ng a copy of g for the coordinator to, whose timer
+// shards are at the same places as from's. ng is a new group, or one of
+// to's that is no longer in use: its arrays and maps, never shared, are
+// reused. Interned subscriptions are shared: nothing changes one once it
+// is made.
+func (g *group) copyInto(ng *group, to, from *Coordinator) {
+	ng.c, ng.id, ng.status, ng.epoch, ng.count = to, g.id, g.status, g.epoch, g.count
+	ng.mem = append(ng.mem[:0], g.mem...)
+	ng.free = append(ng.free[:0], g.free...)
+	ng.byHex, ng.byB64 = copyMap(ng.byHex, g.byHex), copyMap(ng.byB64, g.byB64)
+	ng.byStr, ng.strIDs = copyMap(ng.byStr, g.byStr), copyMap(ng.strIDs, g.strIDs)
+	g.insts.copyInto(&ng.insts)
+	g.racks.copyInto(&ng.racks)
+	g.clients.copyInto(&ng.clients)
+	g.subs.copyInto(&ng.subs)
+	if cap(ng.sides) < len(g.sides) {
+		ng.sides = append(ng.sides[:cap(ng.sides)], make([]side, len(g.sides)-cap(ng.sides))...)
 	}
+	ng.sides = ng.sides[:len(g.sides)]
+	for i, s := range g.sides {
+		ns := &ng.sides[i]
+		a, p, t := ns.assigned, ns.pending, ns.target
+		*ns = s
+		ns.assigned, ns.pending, ns.target = append(a[:0], s.assigned...), append(p[:0], s.pending...), append(t[:0], s.target...)
+	}
+	ng.freeSides = append(ng.freeSides[:0], g.freeSides...)
+	ng.owner = append(ng.owner[:0], g.owner...)
+	ng.tgt = append(ng.tgt[:0], g.tgt...)
+	if cap(ng.topicSubs) < len(g.topicSubs) {
+		ng.topicSubs = append(ng.topicSubs[:cap(ng.topicSubs)], make([]olist, len(g.topicSubs)-cap(ng.topicSubs))...)
+	}
+	ng.topicSubs = ng.topicSubs[:len(g.topicSubs)]
+	for i := range g.topicSubs {
+		g.topicSubs[i].copyInto(&ng.topicSubs[i])
+	}
+	ng.sessHead, ng.sessTail = g.sessHead, g.sessTail
+	ng.rheap = append(ng.rheap[:0], g.rheap...)
+	ng.ver, ng.registered, ng.expireGen = g.ver, g.registered, g.expireGen
+	ng.scratch = nil // a bit set assignment.go clears as it goes: made afresh
+	ng.oldHolders = ng.oldHolders[:0]
+	ng.shard = nil
 	for i := range from.shards {
 		if g.shard == &from.shards[i] {
 			ng.shard = &to.shards[i]
 			break
 		}
 	}
-	for i, s := range g.sides {
-		s.assigned, s.pending, s.target = slices.Clone(s.assigned), slices.Clone(s.pending), slices.Clone(s.target)
-		ng.sides[i] = s
-	}
-	for i, l := range g.topicSubs {
-		nl := olist{tree: slices.Clone(l.tree), valid: l.valid, n: l.n}
-		if len(l.chunks) > 0 {
-			nl.chunks = make([][]uint32, len(l.chunks))
-			for j, ch := range l.chunks {
-				// A chunk grows in place (olist.insert): each gets an
-				// array of its own.
-				nl.chunks[j] = append(make([]uint32, 0, cap(ch)), ch...)
-			}
-		}
-		ng.topicSubs[i] = nl
-	}
 	ng.less = ng.keyLess
-	return ng
 }
 
-// cloneMap is maps.Clone that keeps a nil map nil (the group makes its id
-// maps at their first entry).
-func cloneMap[K comparable, V any](m map[K]V) map[K]V {
-	if m == nil {
+// copyInto makes nl a copy of l in nl's memory; a chunk grows in place
+// (olist.insert), so each gets an array of its own.
+func (l *olist) copyInto(nl *olist) {
+	old := nl.chunks
+	nl.chunks = nl.chunks[:0]
+	for j, ch := range l.chunks {
+		var dst []uint32
+		if j < len(old) {
+			dst = old[j][:0]
+		} else if j < cap(old) {
+			dst = old[:cap(old)][j][:0]
+		}
+		if cap(dst) < cap(ch) {
+			dst = make([]uint32, 0, cap(ch))
+		}
+		nl.chunks = append(nl.chunks, append(dst, ch...))
+	}
+	nl.tree = append(nl.tree[:0], l.tree...)
+	nl.valid, nl.n = l.valid, l.n
+}
+
+// copyMap makes dst a copy of src in dst's memory (nil when src is, as
+// the group makes its id maps at their first entry).
+func copyMap[K comparable, V any](dst, src map[K]V) map[K]V {
+	if src == nil {
 		return nil
 	}
-	return maps.Clone(m)
+	if dst == nil {
+		return maps.Clone(src)
+	}
+	clear(dst)
+	maps.Copy(dst, src)
+	return dst
 }
 
-// clone copies the table; the values are copied as they are (pointers
-// shared).
-func (t *table[K, V]) clone() table[K, V] {
-	return table[K, V]{idx: cloneMap(t.idx), ents: slices.Clone(t.ents), free: slices.Clone(t.free)}
+// copyInto makes nt a copy of the table in nt's memory; the values are
+// copied as they are (pointers shared).
+func (t *table[K, V]) copyInto(nt *table[K, V]) {
+	nt.idx = copyMap(nt.idx, t.idx)
+	nt.ents = append(nt.ents[:0], t.ents...)
+	nt.free = append(nt.free[:0], t.free...)
 }
