@@ -37,6 +37,12 @@ type API struct {
 	// coordinator neither serves nor advertises them: APIs leaves them
 	// out, AllAPIs has them.
 	Routing bool
+	// Auth marks the apis that authenticate a connection (SaslHandshake,
+	// SaslAuthenticate): wire's dialer speaks them before anything else
+	// on a connection to a broker that wants SASL. Like the routing apis,
+	// ghostcheck's coordinator neither serves nor advertises them: APIs
+	// leaves them out, AllAPIs has them.
+	Auth bool
 
 	// responseHeaderV0 makes every response use header v0, flexible or
 	// not: ApiVersions (KIP-511), whose client must read the header before
@@ -104,7 +110,9 @@ var apis = [maxKnownKey + 1]*API{
 	Metadata:                  &metadataAPI,
 	FindCoordinator:           &findCoordinatorAPI,
 	LeaveGroup:                &leaveGroupAPI,
+	SaslHandshake:             &saslHandshakeAPI,
 	ApiVersions:               &apiVersionsAPI,
+	SaslAuthenticate:          &saslAuthenticateAPI,
 	ConsumerGroupHeartbeat:    &consumerGroupHeartbeatAPI,
 	ConsumerGroupDescribe:     &consumerGroupDescribeAPI,
 	GetTelemetrySubscriptions: &getTelemetrySubscriptionsAPI,
@@ -121,19 +129,20 @@ func Lookup(key APIKey) *API {
 }
 
 // APIs lists the apis ghostcheck checks, in key order: those a coordinator
-// serves and advertises. The routing apis are left out (see API.Routing).
+// serves and advertises. The routing and authentication apis are left out
+// (see API.Routing, API.Auth).
 func APIs() []*API {
 	var out []*API
 	for _, a := range apis {
-		if a != nil && !a.Routing {
+		if a != nil && !a.Routing && !a.Auth {
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// AllAPIs lists every api this codec implements, in key order: APIs and
-// the routing apis. Lookup finds each of them.
+// AllAPIs lists every api this codec implements, in key order: APIs, the
+// routing apis and the authentication apis. Lookup finds each of them.
 func AllAPIs() []*API {
 	var out []*API
 	for _, a := range apis {

@@ -5,8 +5,10 @@
 // PushTelemetry (72), every version in scope. It also has the two routing
 // apis, Metadata (3, v0-v13) and FindCoordinator (10, v0-v6), whose
 // answers tell clients where brokers are: the recording proxy rewrites
-// their hosts and ports. ghostcheck's coordinator does not serve them, so
-// APIs lists the six checked apis and AllAPIs all eight.
+// their hosts and ports; and the two authentication apis, SaslHandshake
+// (17, v0-v1) and SaslAuthenticate (36, v0-v2), which wire's dialer speaks
+// to a broker that wants SASL. ghostcheck's coordinator serves neither
+// kind, so APIs lists the six checked apis and AllAPIs all ten.
 //
 // The shape follows encoding/binary and franz-go's kmsg:
 //

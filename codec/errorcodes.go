@@ -24,8 +24,11 @@ const (
 	RebalanceInProgress        ErrorCode = 27
 	TopicAuthorizationFailed   ErrorCode = 29
 	GroupAuthorizationFailed   ErrorCode = 30
+	UnsupportedSaslMechanism   ErrorCode = 33
+	IllegalSaslState           ErrorCode = 34
 	UnsupportedVersion         ErrorCode = 35
 	InvalidRequest             ErrorCode = 42
+	SaslAuthenticationFailed   ErrorCode = 58
 	NonEmptyGroup              ErrorCode = 68
 	GroupIDNotFound            ErrorCode = 69
 	UnsupportedCompressionType ErrorCode = 76
@@ -63,8 +66,11 @@ var errorNames = map[ErrorCode]string{
 	RebalanceInProgress:        "REBALANCE_IN_PROGRESS",
 	TopicAuthorizationFailed:   "TOPIC_AUTHORIZATION_FAILED",
 	GroupAuthorizationFailed:   "GROUP_AUTHORIZATION_FAILED",
+	UnsupportedSaslMechanism:   "UNSUPPORTED_SASL_MECHANISM",
+	IllegalSaslState:           "ILLEGAL_SASL_STATE",
 	UnsupportedVersion:         "UNSUPPORTED_VERSION",
 	InvalidRequest:             "INVALID_REQUEST",
+	SaslAuthenticationFailed:   "SASL_AUTHENTICATION_FAILED",
 	NonEmptyGroup:              "NON_EMPTY_GROUP",
 	GroupIDNotFound:            "GROUP_ID_NOT_FOUND",
 	UnsupportedCompressionType: "UNSUPPORTED_COMPRESSION_TYPE",

@@ -28,8 +28,9 @@ var (
 )
 
 // goldenBodies are every body vector: those of the apis ghostcheck checks
-// and those of the routing apis (golden_routing_test.go).
-var goldenBodies = append(goldenChecked[:len(goldenChecked):len(goldenChecked)], goldenRouting...)
+// and those of the routing apis (golden_routing_test.go) and of the
+// authentication apis (golden_auth_test.go).
+var goldenBodies = append(append(goldenChecked[:len(goldenChecked):len(goldenChecked)], goldenRouting...), goldenAuth...)
 
 var goldenChecked = []golden{
 	// ---------------------------------------------------------------- ApiVersions (18)

@@ -10,13 +10,15 @@ import (
 )
 
 // checkedKinds are the message kinds of the apis ghostcheck checks
-// (codec.APIs) and routingKinds those of the routing apis; both codecs
-// implement them all, each with the versions they share (see
-// kmsgMaxVersion). They are two targets so that the first byte of an input
-// saved under testdata/fuzz keeps naming the kind it was found for.
+// (codec.APIs), routingKinds those of the routing apis and authKinds those
+// of the authentication apis; both codecs implement them all, each with
+// the versions they share (see kmsgMaxVersion). They are separate targets
+// so that the first byte of an input saved under testdata/fuzz keeps
+// naming the kind it was found for.
 var (
 	checkedKinds = kindsOf(codec.APIs())
-	routingKinds = kindsOf(routingAPIs())
+	routingKinds = kindsOf(apisWhere(func(a *codec.API) bool { return a.Routing }))
+	authKinds    = kindsOf(apisWhere(func(a *codec.API) bool { return a.Auth }))
 )
 
 func kindsOf(apis []*codec.API) []codectest.Kind {
@@ -27,10 +29,10 @@ func kindsOf(apis []*codec.API) []codectest.Kind {
 	return ks
 }
 
-func routingAPIs() []*codec.API {
+func apisWhere(keep func(*codec.API) bool) []*codec.API {
 	var out []*codec.API
 	for _, a := range codec.AllAPIs() {
-		if a.Routing {
+		if keep(a) {
 			out = append(out, a)
 		}
 	}
@@ -58,6 +60,10 @@ func FuzzDifferentialKmsg(f *testing.F) { fuzzDifferential(f, checkedKinds) }
 // FuzzDifferentialKmsgRouting is FuzzDifferentialKmsg for the routing apis
 // (Metadata, FindCoordinator), with the same invariants.
 func FuzzDifferentialKmsgRouting(f *testing.F) { fuzzDifferential(f, routingKinds) }
+
+// FuzzDifferentialKmsgAuth is FuzzDifferentialKmsg for the authentication
+// apis (SaslHandshake, SaslAuthenticate), with the same invariants.
+func FuzzDifferentialKmsgAuth(f *testing.F) { fuzzDifferential(f, authKinds) }
 
 func fuzzDifferential(f *testing.F, kinds []codectest.Kind) {
 	for i, k := range kinds {
@@ -132,6 +138,7 @@ var arrayOrBytesField = map[string]bool{
 	"TopicPartitions.Partitions": true, "Assignment.TopicPartitions": true,
 	"Members.SubscribedTopicNames": true, "AcceptedCompressionTypes": true,
 	"RequestedMetrics": true, "Metrics": true,
+	"Mechanisms": true, "AuthBytes": true,
 }
 
 // hasWideVarint reports whether b holds four continuation bytes followed

@@ -163,6 +163,8 @@ func toKmsg(m codec.Message, v int16) kmsgMessage {
 			UnknownTags: tagsToKmsg(m.UnknownTags)}
 	case *codec.MetadataRequest, *codec.MetadataResponse, *codec.FindCoordinatorRequest, *codec.FindCoordinatorResponse:
 		k = routingToKmsg(m)
+	case *codec.SaslHandshakeRequest, *codec.SaslHandshakeResponse, *codec.SaslAuthenticateRequest, *codec.SaslAuthenticateResponse:
+		k = authToKmsg(m)
 	default:
 		panic("toKmsg: no conversion for " + reflect.TypeOf(m).String())
 	}
@@ -275,6 +277,8 @@ func fromKmsg(k kmsgMessage, v int16) codec.Message {
 			UnknownTags: tagsFromKmsg(k.UnknownTags)}
 	case *kmsg.MetadataRequest, *kmsg.MetadataResponse, *kmsg.FindCoordinatorRequest, *kmsg.FindCoordinatorResponse:
 		return routingFromKmsg(k, v)
+	case *kmsg.SASLHandshakeRequest, *kmsg.SASLHandshakeResponse, *kmsg.SASLAuthenticateRequest, *kmsg.SASLAuthenticateResponse:
+		return authFromKmsg(k)
 	}
 	panic("fromKmsg: no conversion for " + reflect.TypeOf(k).String())
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -236,6 +237,78 @@ func (c *Conn) ReadFrame() ([]byte, error) {
 	c.rbuf = b
 	return b, nil
 }
+
+// PeerClosed reports, without waiting, whether the broker has closed this
+// idle connection: a client that keeps connections between requests asks
+// before reusing one, since brokers close idle ones
+// (connections.max.idle.ms), and a request written into a closed
+// connection would come back as an unknown outcome although nothing was
+// applied. Bytes the broker sent unasked leave the stream unframed, so
+// they count as closed too; either way the connection is broken from then
+// on. It is false while requests are pending (their answers may be on the
+// way).
+//
+// On a TCP socket (under TLS or not) it peeks at the socket without
+// reading; on any other net.Conn (a wrapped one) it reads with a deadline
+// of a millisecond.
+func (c *Conn) PeerClosed() bool {
+	if c.broken != nil {
+		return true
+	}
+	if len(c.pending) > 0 || len(c.wbuf) > 0 {
+		return false
+	}
+	if c.br.Buffered() > 0 {
+		return c.unasked()
+	}
+	nc, overTLS := c.nc, false
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc, overTLS = tc.NetConn(), true
+	}
+	switch peekSocket(nc) {
+	case peerIdle:
+		return false
+	case peerGone:
+		c.broken = ErrConnClosed
+		return true
+	case peerSent:
+		if !overTLS {
+			return c.unasked()
+		}
+		// A TLS record: a session ticket, or an alert closing the
+		// connection. Reading tells.
+	}
+	_ = c.nc.SetReadDeadline(time.Now().Add(peekWait))
+	_, err := c.br.Peek(1)
+	c.rdl.Reset() // the next read sets its own deadline
+	var ne net.Error
+	switch {
+	case err == nil:
+		return c.unasked()
+	case errors.As(err, &ne) && ne.Timeout():
+		return false
+	}
+	c.broken = ErrConnClosed
+	return true
+}
+
+// peekWait bounds PeerClosed's read where it cannot peek.
+const peekWait = time.Millisecond
+
+func (c *Conn) unasked() bool {
+	c.broken = fmt.Errorf("%w: the broker sent bytes unasked", ErrNoResponse)
+	return true
+}
+
+// peerState is what a look at a socket found.
+type peerState uint8
+
+const (
+	peerUnknown peerState = iota // the socket cannot be peeked at
+	peerIdle                     // open, nothing to read
+	peerGone                     // closed or reset by the peer
+	peerSent                     // bytes wait to be read
+)
 
 // isReset reports a connection error other than a timeout (a reset, a
 // broken pipe): the peer is gone.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -313,5 +314,76 @@ func TestDeadlineRenewsAtHalfLife(t *testing.T) {
 		if due != s.due || due && time.Until(at) <= timeout/2 {
 			t.Errorf("%s: due %v at %v from now, want due %v", s.what, due, time.Until(at), s.due)
 		}
+	}
+}
+
+// PeerClosed tells an idle connection the broker closed from one it keeps
+// open, without waiting, and counts bytes sent unasked as closed; with a
+// request pending it does not look.
+func TestPeerClosed(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(t *testing.T, r request) []byte
+		closed bool
+	}{
+		{"kept open", func(t *testing.T, r request) []byte { return reply(t, r.Header.CorrelationId, 0, apiVersions(3)) }, false},
+		{"closed after answering", nil, true},
+		{"two answers to one request", func(t *testing.T, r request) []byte {
+			b := reply(t, r.Header.CorrelationId, 0, apiVersions(3))
+			return append(b, b...)
+		}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var addr string
+			if tc.answer != nil {
+				addr = startBroker(t, func(r request) []byte { return tc.answer(t, r) }).addr
+			} else {
+				// Answer one request, then close: an EOF, no stray bytes.
+				addr = nettest.Serve(t, func(nc net.Conn) {
+					frame, err := codec.ReadFrame(nc, nil, 1<<20)
+					if err != nil {
+						return
+					}
+					var h codec.RequestHeader
+					if _, err := codec.ParseRequestHeader(frame, &h, codec.DecodeOptions{}); err == nil {
+						_, _ = nc.Write(reply(t, h.CorrelationId, 0, apiVersions(3)))
+					}
+				})
+			}
+			w, err := wire.Dial(addr, wire.Options{Timeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			hm, _ := wire.NewHeaders(codec.Str("c"), codec.UUID{1})
+			if err := w.Send(hm.Next(codec.ApiVersions, 0), &codec.ApiVersionsRequest{}); err != nil {
+				t.Fatal(err)
+			}
+			if w.PeerClosed() {
+				t.Fatal("PeerClosed with a request pending")
+			}
+			if _, err := w.Receive(); err != nil {
+				t.Fatal(err)
+			}
+			// The close (or the extra bytes) may still be on the way: ask
+			// until it shows, for a bounded while.
+			got := w.PeerClosed()
+			for deadline := time.Now().Add(time.Second); tc.closed && !got && time.Now().Before(deadline); {
+				time.Sleep(5 * time.Millisecond)
+				got = w.PeerClosed()
+			}
+			if got != tc.closed {
+				t.Fatalf("PeerClosed %v, want %v", got, tc.closed)
+			}
+			if !tc.closed {
+				// Still usable: the look set no deadline that sticks.
+				if _, err := w.RoundTrip(hm.Next(codec.ApiVersions, 0), &codec.ApiVersionsRequest{}); err != nil {
+					t.Fatalf("a round trip after PeerClosed: %v", err)
+				}
+			} else if _, err := w.RoundTrip(hm.Next(codec.ApiVersions, 0), &codec.ApiVersionsRequest{}); err == nil {
+				t.Fatal("a connection found closed served a request")
+			}
+		})
 	}
 }

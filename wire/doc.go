@@ -29,6 +29,19 @@
 //   - Zero allocations on the steady path: Conn.ReceiveInto decodes into
 //     the caller's response and Headers.Fill into the caller's header, so a
 //     load generator measures the broker, not its own garbage.
+//   - Secured listeners (Dialer): TLS from the standard library (TLSFiles
+//     makes the configuration from the command line's files) and SASL
+//     PLAIN or SCRAM-SHA-256/512 (SaslHandshake v1, SaslAuthenticate
+//     v0-v2; SCRAM from xdg-go/scram, not hand-written). A refused
+//     authentication is an *AuthError wrapping ErrAuth; credentials live
+//     in a Secret, which prints as "[redacted]" however it is printed,
+//     and never reach an error.
+//   - Clusters (Cluster): brokers from Metadata, each group's coordinator
+//     from FindCoordinator, one negotiated connection per broker carrying
+//     the cluster's one client instance id, and requests routed by group
+//     with Kafka's clients' retries on NOT_COORDINATOR,
+//     COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS, bounded
+//     (Backoff) and each reported as an Event, never hidden.
 //
 // Keeping one client matters because a checker's findings are only as good
 // as the client that makes them: a mistake in framing, negotiation or
@@ -40,5 +53,7 @@
 // returns an error wrapping ErrNoResponse; ErrConnClosed (which wraps it)
 // when the broker closed the connection. After a transport error the
 // connection's stream can no longer be trusted to be framed, so every later
-// call returns the same error.
+// call returns the same error. A Cluster adds ErrAuth, *DialError (nothing
+// sent), *RetryError (ErrRetriesExhausted), *BrokerError,
+// ErrVersionNotOffered and ErrClusterClosed.
 package wire

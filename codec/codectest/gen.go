@@ -160,6 +160,10 @@ var messageGens = []messageGen{
 	{"MetadataResponse", codec.Metadata, true, genMetadataResponse},
 	{"FindCoordinatorRequest", codec.FindCoordinator, false, genFindCoordinatorRequest},
 	{"FindCoordinatorResponse", codec.FindCoordinator, true, genFindCoordinatorResponse},
+	{"SaslHandshakeRequest", codec.SaslHandshake, false, genSaslHandshakeRequest},
+	{"SaslHandshakeResponse", codec.SaslHandshake, true, genSaslHandshakeResponse},
+	{"SaslAuthenticateRequest", codec.SaslAuthenticate, false, genSaslAuthenticateRequest},
+	{"SaslAuthenticateResponse", codec.SaslAuthenticate, true, genSaslAuthenticateResponse},
 	{"ApiVersionsRequest", codec.ApiVersions, false, func(v int16) *rapid.Generator[codec.Message] {
 		return rapid.Custom(func(t *rapid.T) codec.Message {
 			m := &codec.ApiVersionsRequest{}
