@@ -140,6 +140,12 @@ type Client struct {
 	// HeartbeatVersion is 1 for a KIP-1082 client (it makes its member
 	// id), 0 for an old one (the coordinator makes it).
 	HeartbeatVersion int16
+	// Regex subscribes by regular expression (v1 only) instead of by the
+	// topic's name.
+	Regex bool
+	// NullOwned sends TopicPartitions null on a heartbeat whose owned
+	// partitions did not change, as Java's consumer does.
+	NullOwned bool
 }
 
 // Strategy is the order of the search.
@@ -169,6 +175,8 @@ type Config struct {
 	// (Reorder aside) happen along one path.
 	Faults    Fault
 	MaxFaults int
+	// Admin is how many LeaveGroups an admin sends along a path (admin.go).
+	Admin int
 	// Depth bounds the number of events along a path; 0 is no bound (the
 	// search ends when no new state is found).
 	Depth int
@@ -205,8 +213,14 @@ type Config struct {
 	Progress func(Progress)
 
 	// extra is a test's invariant, checked on every state besides the
-	// rules'.
-	extra func(rules.Observation) error
+	// rules'; onState, a test's look at every state found, and onEdge at
+	// every transition tried (both on one worker).
+	extra   func(rules.Observation) error
+	onState func(w *worker, s *state, fp uint64)
+	onEdge  func(t *state, fp uint64, isNew bool)
+	// keepGoing has the search go on past violations (a test of the
+	// search itself on configurations that break rules).
+	keepGoing bool
 }
 
 // ShardLevelStates is how many states per shard the level where shards
@@ -277,12 +291,18 @@ func (c *Config) validate() error {
 		if cl.HeartbeatVersion != 0 && cl.HeartbeatVersion != 1 {
 			return fmt.Errorf("explore: client %d at ConsumerGroupHeartbeat v%d; 0 or 1", i, cl.HeartbeatVersion)
 		}
+		if cl.Regex && cl.HeartbeatVersion < 1 {
+			return fmt.Errorf("explore: client %d subscribes by regex at ConsumerGroupHeartbeat v0, which has none", i)
+		}
 	}
 	if c.Ops < 1 || c.Ops > 8 {
 		return fmt.Errorf("explore: %d operations per client; between 1 and 8", c.Ops)
 	}
 	if c.MaxFaults < 0 || c.MaxFaults > 8 {
 		return fmt.Errorf("explore: %d faults per path; between 0 and 8", c.MaxFaults)
+	}
+	if c.Admin < 0 || c.Admin > 8 {
+		return fmt.Errorf("explore: %d admin LeaveGroups per path; between 0 and 8", c.Admin)
 	}
 	if c.Faults&^AllFaults != 0 {
 		return fmt.Errorf("explore: unknown faults %#x", uint16(c.Faults))
@@ -340,8 +360,8 @@ func (c *Config) Describe() string {
 	if c.Depth > 0 {
 		depth = fmt.Sprintf("depth %d", c.Depth)
 	}
-	s := fmt.Sprintf("%s protocol, %d clients (static %d, v0 %d) in %d group(s), %d op(s) each, faults %s (at most %d per path), %d partitions, %s",
-		c.Protocol, len(c.Clients), static, v0, len(groups), c.Ops, c.Faults, c.MaxFaults, c.Partitions, depth)
+	s := fmt.Sprintf("%s protocol, %d clients (static %d, v0 %d) in %d group(s), %d op(s) each, faults %s (at most %d per path), %d admin LeaveGroup(s), %d partitions, %s",
+		c.Protocol, len(c.Clients), static, v0, len(groups), c.Ops, c.Faults, c.MaxFaults, c.Admin, c.Partitions, depth)
 	if c.Mutants != 0 {
 		s += ", impl mutant " + c.Mutants.String()
 	}

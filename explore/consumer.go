@@ -19,8 +19,12 @@ import (
 // groupID names group g of the configuration.
 func groupID(g int) string { return fmt.Sprintf("g%d", g) }
 
-// topicName is the one topic every client subscribes to.
-const topicName = "t"
+// topicName is the one topic every client subscribes to, by name or by
+// topicRegex.
+const (
+	topicName  = "t"
+	topicRegex = "t.*"
+)
 
 // clientID is every process's ClientId: identically configured clients
 // must look alike (symmetry), as the instances of one application do.
@@ -55,15 +59,20 @@ func (w *worker) start(t *state, i int) error {
 		member = clientIDBytes(t.nextID)
 		t.nextID++
 	}
-	c, err := client.New(client.Config{
-		ClientID:           clientID,
-		GroupID:            groupID(cl.Group),
-		InstanceID:         cl.Instance,
-		Topics:             []string{topicName},
-		HeartbeatVersion:   cl.HeartbeatVersion,
-		RebalanceTimeoutMs: w.cfg.RebalanceTimeoutMs,
-		Rand:               newIDReader(instanceUUID(i, sl.inc), member),
-	})
+	cc := client.Config{
+		ClientID:               clientID,
+		GroupID:                groupID(cl.Group),
+		InstanceID:             cl.Instance,
+		Topics:                 []string{topicName},
+		HeartbeatVersion:       cl.HeartbeatVersion,
+		RebalanceTimeoutMs:     w.cfg.RebalanceTimeoutMs,
+		NullOwnedWhenUnchanged: cl.NullOwned,
+		Rand:                   newIDReader(instanceUUID(i, sl.inc), member),
+	}
+	if cl.Regex {
+		cc.Regex = topicRegex
+	}
+	c, err := client.New(cc)
 	if err != nil {
 		return fmt.Errorf("explore: starting client %d: %w", i, err)
 	}

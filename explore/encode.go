@@ -98,6 +98,7 @@ func (w *worker) fingerprint(s *state) uint64 {
 		out[from+int(at)] = e.ids.rank(int(out[from+int(at)]))
 	}
 	out = binary.AppendVarint(out, int64(s.faults))
+	out = binary.AppendVarint(out, int64(s.admin))
 	e.out = out
 	return hash64(out)
 }
@@ -107,20 +108,24 @@ func (w *worker) fingerprint(s *state) uint64 {
 func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []int32) {
 	sl := &s.slots[i]
 	now := s.now
-	id := func(id string) {
+	id := func(b []byte, id string) []byte {
 		n := idNumber(id)
 		if n > 0 {
 			w.enc.ids.add(n)
 		}
 		idAt = append(idAt, int32(len(b)))
-		b = append(b, byte(n))
+		return append(b, byte(n))
 	}
 	b = append(b, flags(sl.c != nil, sl.live, sl.wants, sl.hb.set, sl.lv.set))
 	b = binary.AppendUvarint(b, uint64(sl.ops))
 	if sl.c != nil {
-		b = sl.c.AppendState(b)
-		id(sl.c.MemberID())
-		id(sl.made)
+		// A process that ended does nothing more: of it, only the id it
+		// held counts (what the invariants see of it is its record).
+		if sl.live {
+			b = sl.c.AppendState(b)
+			b = id(b, sl.made)
+		}
+		b = id(b, sl.c.MemberID())
 	}
 	if sl.hb.set {
 		b = binary.AppendVarint(b, sl.hb.sentAt+w.cfg.RequestTimeoutMs-now)
@@ -146,7 +151,7 @@ func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []
 			idAt = append(idAt, int32(len(b)))
 			b = append(b, byte(n))
 		}
-		id(r.memberID)
+		b = id(b, r.memberID)
 	}
 	appendRecord(&sl.rec)
 	// Ended processes: in a canonical order (their blocks sorted), so two
@@ -221,7 +226,7 @@ func (w *worker) endedOrder(ended []record, now int64) []int {
 
 // appendRequest appends a request's header and body, its member id as a
 // number.
-func appendRequest(b []byte, h *codec.RequestHeader, req codec.Message, id func(string)) []byte {
+func appendRequest(b []byte, h *codec.RequestHeader, req codec.Message, id func([]byte, string) []byte) []byte {
 	b = append(b, flags(h.ClientId.Valid))
 	if h.ClientId.Valid {
 		b = appendString(b, h.ClientId.Value)
@@ -230,7 +235,7 @@ func appendRequest(b []byte, h *codec.RequestHeader, req codec.Message, id func(
 	switch r := req.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		b = appendString(b, r.GroupId)
-		id(r.MemberId)
+		b = id(b, r.MemberId)
 		b = binary.AppendVarint(b, int64(r.MemberEpoch))
 		b = appendNullable(b, r.InstanceId)
 		b = appendNullable(b, r.RackId)
@@ -253,12 +258,12 @@ func appendRequest(b []byte, h *codec.RequestHeader, req codec.Message, id func(
 
 // appendAnswer appends what a client reads of an answer (not the error
 // message), its member id as a number.
-func appendAnswer(b []byte, resp codec.Message, id func(string)) []byte {
+func appendAnswer(b []byte, resp codec.Message, id func([]byte, string) []byte) []byte {
 	switch r := resp.(type) {
 	case *codec.ConsumerGroupHeartbeatResponse:
 		b = binary.AppendVarint(b, int64(r.ErrorCode))
 		b = append(b, flags(r.MemberId.Valid, r.Assignment != nil))
-		id(r.MemberId.Value)
+		b = id(b, r.MemberId.Value)
 		b = binary.AppendVarint(b, int64(r.MemberEpoch))
 		b = binary.AppendVarint(b, int64(r.HeartbeatIntervalMs))
 		if r.Assignment != nil {

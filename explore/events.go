@@ -22,11 +22,12 @@ const (
 	evDisconnect               // fault: the process's connection closes
 	evCrash                    // fault: the process dies without a leave
 	evRestart                  // fault: the coordinator restarts
+	evAdmin                    // the admin's LeaveGroup arrives (admin.go)
 	evTick                     // time moves to the next deadline
 	evEnd
 )
 
-var evNames = [...]string{"join", "leave", "close", "send", "deliver", "lose", "duplicate", "delay", "disconnect", "crash", "restart", "tick"}
+var evNames = [...]string{"join", "leave", "close", "send", "deliver", "lose", "duplicate", "delay", "disconnect", "crash", "restart", "admin", "tick"}
 
 // event is one step, packed for the search tree: its kind, the client
 // slot, the connection (its index in the slot's list) and the direction
@@ -51,6 +52,8 @@ func (e event) String() string {
 	switch k {
 	case evTick, evRestart:
 		return evNames[k]
+	case evAdmin:
+		return fmt.Sprintf("admin LeaveGroup %s to %s", adminNames[e.conn()%adminKinds], groupID(e.slot()))
 	case evDeliver, evLose, evDuplicate, evDelay:
 		what := "request"
 		if e.dir() == 1 {
@@ -115,6 +118,15 @@ func (w *worker) enabled(s *state, out []event) []event {
 	}
 	if fault(CoordinatorRestart) {
 		out = append(out, mkEvent(evRestart, 0, 0, 0))
+	}
+	if s.admin > 0 {
+		for _, g := range w.groups {
+			for kind := 0; kind < adminKinds; kind++ {
+				if len(w.adminEntries(s, g, kind)) > 0 {
+					out = append(out, mkEvent(evAdmin, g, kind, 0))
+				}
+			}
+		}
 	}
 	if _, ok := w.tickTo(s); ok {
 		out = append(out, mkEvent(evTick, 0, 0, 0))

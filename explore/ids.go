@@ -99,7 +99,7 @@ func (s *idSet) rank(n int) byte {
 		r += bits.OnesCount64(s[i])
 	}
 	r += bits.OnesCount64(s[w] & (1<<(n&63) - 1))
-	return byte(r)
+	return byte(r + 1)
 }
 
 // idReader is the random source of one client process: the 16 bytes of

@@ -31,7 +31,7 @@ import (
 // process for the current process of every slot and for every ended one
 // still in its grace.
 func (w *worker) observation(s *state) rules.Observation {
-	o := rules.Observation{Now: s.now, Groups: s.co.snap, Processes: w.procs[:0]}
+	o := rules.Observation{Now: s.now, Groups: s.co.groups(), Processes: w.procs[:0]}
 	for i := range s.slots {
 		sl := &s.slots[i]
 		group := groupID(w.cfg.Clients[i].Group)
@@ -117,21 +117,21 @@ func (w *worker) checkState(s *state, terminal bool) error {
 // tracker.
 func (w *worker) checkTransition(s, t *state) error {
 	if s.co != t.co {
-		if epochWentDown(s.co.snap, t.co.snap) {
+		if epochWentDown(s.co.groups(), t.co.groups()) {
 			var tr rules.EpochTracker
-			if err := tr.Observe(s.co.snap); err != nil {
+			if err := tr.Observe(s.co.groups()); err != nil {
 				return err
 			}
-			if err := tr.Observe(t.co.snap); err != nil {
+			if err := tr.Observe(t.co.groups()); err != nil {
 				return err
 			}
 		}
-		if anyParked(s.co.snap) {
+		if anyParked(s.co.groups()) {
 			var tr rules.StaticRestartTracker
-			if err := tr.Observe(s.co.snap); err != nil {
+			if err := tr.Observe(s.co.groups()); err != nil {
 				return err
 			}
-			if err := tr.Observe(t.co.snap); err != nil {
+			if err := tr.Observe(t.co.groups()); err != nil {
 				return err
 			}
 		}

@@ -37,6 +37,9 @@ type child struct {
 	fp uint64
 }
 
+// progressEvery is how often Config.Progress is called.
+var progressEvery = time.Second
+
 // chunkStates is how many states a worker takes at a time.
 const chunkStates = 256
 
@@ -66,8 +69,14 @@ type search struct {
 // and impl equal to the model on every transition, or the first violation
 // with a shortest trace, or where it stopped and why.
 func Run(cfg Config) (*Result, error) {
+	res, _, err := run(cfg)
+	return res, err
+}
+
+// run is Run, and the search itself for tests.
+func run(cfg Config) (*Result, *search, error) {
 	if err := cfg.validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := &search{cfg: &cfg, start: time.Now(), cpu0: cpuTime(), hits: model.ClauseHits{}}
 	stopProgress := s.progress()
@@ -79,7 +88,12 @@ func Run(cfg Config) (*Result, error) {
 		res, err = s.bfs()
 	}
 	stopProgress()
-	return res, err
+	if err == nil && cfg.Progress != nil {
+		p := s.snapshot()
+		p.Depth, p.Frontier = res.Depth, res.Frontier
+		cfg.Progress(p) // the last word, whenever the search ends
+	}
+	return res, s, err
 }
 
 // progress calls cfg.Progress about once a second until the returned
@@ -93,7 +107,7 @@ func (s *search) progress() func() {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(time.Second)
+		t := time.NewTicker(progressEvery)
 		defer t.Stop()
 		for {
 			select {
@@ -144,6 +158,9 @@ func (s *search) violate(err error, path []event) {
 		s.halt("harness")
 		return
 	}
+	if s.cfg.keepGoing {
+		return
+	}
 	v.path = path
 	s.mu.Lock()
 	if s.found == nil {
@@ -176,8 +193,12 @@ func (s *search) bfs() (*Result, error) {
 	}
 	w0 := workers[0]
 	root := w0.root()
-	s.seen.insert(w0.fingerprint(root))
+	rootFP := w0.fingerprint(root)
+	s.seen.insert(rootFP)
 	s.tree.nodes = append(s.tree.nodes, node{})
+	if cfg.onState != nil {
+		cfg.onState(w0, root, rootFP)
+	}
 	if err := w0.checkState(root, len(w0.enabled(root, nil)) == 0); err != nil {
 		s.violate(err, nil)
 	}
@@ -319,22 +340,33 @@ func (s *search) expand(w *worker, x uint32, st *state, out []child) []child {
 			err = w.checkTransition(st, t)
 		}
 		if err != nil {
-			w.discard(t)
 			s.violate(err, append(s.pathTo(x), e))
-			return out
+			if !s.cfg.keepGoing {
+				w.discard(t)
+				return out
+			}
 		}
 		fp := w.fingerprint(t)
-		if s.seen.insert(fp) {
+		isNew := s.seen.insert(fp)
+		if s.cfg.onEdge != nil {
+			s.cfg.onEdge(t, fp, isNew)
+		}
+		if isNew {
 			terminal := len(w.enabled(t, w.evs[len(w.evs):])) == 0
 			if terminal {
 				s.terminal.Add(1)
 			}
 			if err := w.checkState(t, terminal); err != nil {
-				w.discard(t)
 				s.violate(err, append(s.pathTo(x), e))
-				return out
+				if !s.cfg.keepGoing {
+					w.discard(t)
+					return out
+				}
 			}
 			out = append(out, child{n: node{parent: x, ev: e}, fp: fp})
+			if s.cfg.onState != nil {
+				s.cfg.onState(w, t, fp)
+			}
 		}
 		w.discard(t)
 	}

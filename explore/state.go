@@ -18,6 +18,7 @@ type state struct {
 	nextID int    // the number of the next member id made
 	seq    uint32 // messages sent so far: their order on the network
 	faults int    // faults left on this path
+	admin  int    // admin LeaveGroups left on this path
 	slots  []slot
 }
 

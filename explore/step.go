@@ -48,6 +48,8 @@ func (w *worker) apply(s *state, e event) (*state, error) {
 	case evRestart:
 		t.faults--
 		err = w.restartCoordinator(t)
+	case evAdmin:
+		err = w.admin(t, i, k)
 	case evTick:
 		err = w.tick(t)
 	default:

@@ -11,6 +11,7 @@ import (
 // event, and for a request or an answer that moves, what it carries.
 func traceOf(cfg *Config, path []event) []string {
 	w := newWorker(cfg)
+	w.counting = true // every step held to lockstep again, to say where it broke
 	s := w.root()
 	out := make([]string, 0, len(path))
 	for n, e := range path {

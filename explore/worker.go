@@ -12,7 +12,8 @@ import (
 type worker struct {
 	cfg      *Config
 	class    []int    // each slot's symmetry class
-	groupIDs []string // the configuration's groups
+	groupIDs []string // the configuration's groups, by name
+	groups   []int    // and by number
 	clock    settableClock
 	ids      idCounter
 	// hits counts the clauses the model applies on the transitions the
@@ -46,6 +47,7 @@ func newWorker(cfg *Config) *worker {
 		if !seen[cl.Group] {
 			seen[cl.Group] = true
 			w.groupIDs = append(w.groupIDs, groupID(cl.Group))
+			w.groups = append(w.groups, cl.Group)
 		}
 	}
 	return w
@@ -82,7 +84,7 @@ func (cfg *Config) modelConfig() model.Config {
 func (w *worker) root() *state {
 	co := w.newCoord(w.cfg.modelConfig(), w.cfg.Mutants)
 	co.retain()
-	s := &state{co: co, nextID: 1, faults: w.cfg.MaxFaults, slots: make([]slot, len(w.cfg.Clients))}
+	s := &state{co: co, nextID: 1, faults: w.cfg.MaxFaults, admin: w.cfg.Admin, slots: make([]slot, len(w.cfg.Clients))}
 	for i := range s.slots {
 		s.slots[i].ops = w.cfg.Ops
 	}

@@ -49,8 +49,10 @@ func (c *Client) AppendState(b []byte) []byte {
 		b = binary.AppendVarint(append(b, 1), int64(c.subGen-c.sentGen))
 	}
 	b = appendOwnedKey(b, c.owned) // kept in topic id order, partitions sorted: canonical
-	b = binary.AppendUvarint(b, uint64(len(c.sentOwned)))
-	b = append(b, c.sentOwned...)
+	if c.cfg.NullOwnedWhenUnchanged { // what the last heartbeat reported matters only then
+		b = binary.AppendUvarint(b, uint64(len(c.sentOwned)))
+		b = append(b, c.sentOwned...)
+	}
 	keys := slices.Sorted(maps.Keys(c.maxSeen))
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	for _, k := range keys {

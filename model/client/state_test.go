@@ -95,3 +95,27 @@ func TestAppendState(t *testing.T) {
 		t.Error("an acknowledged resubscription to the same topics must encode as no resubscription")
 	}
 }
+
+// What the last heartbeat reported decides the next only for a client that
+// sends TopicPartitions null when they did not change.
+func TestAppendStateReportedOwned(t *testing.T) {
+	for _, nullOwned := range []bool{false, true} {
+		mk := func() *client.Client {
+			c := newClient(t, client.Config{ClientID: "c", GroupID: group1, Topics: []string{"a"}, HeartbeatVersion: 1, NullOwnedWhenUnchanged: nullOwned})
+			c.NextHeartbeat()
+			c.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(c.MemberID()), MemberEpoch: 3, HeartbeatIntervalMs: 5000,
+				Assignment: &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: hbParts("a0")}})
+			return c
+		}
+		joinedOnly, reported := mk(), mk()
+		reported.NextHeartbeat() // reports a0
+		reported.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(reported.MemberID()), MemberEpoch: 3, HeartbeatIntervalMs: 5000})
+		same := bytes.Equal(joinedOnly.AppendState(nil), reported.AppendState(nil))
+		if same == nullOwned {
+			t.Errorf("NullOwnedWhenUnchanged=%v: a client whose last heartbeat reported a0 encodes equal=%v to one that reported nothing since its join; want equal only when it never sends null", nullOwned, same)
+		}
+		if r, _ := reported.Clone().NextHeartbeat(); nullOwned && r.TopicPartitions != nil {
+			t.Errorf("the null-owned client reports %v again; the premise of the test is that it sends null", r.TopicPartitions)
+		}
+	}
+}
