@@ -48,7 +48,7 @@ func (c *Client) AppendState(b []byte) []byte {
 	} else {
 		b = binary.AppendVarint(append(b, 1), int64(c.subGen-c.sentGen))
 	}
-	b = appendOwnedKey(b, c.owned) // kept in topic id order, partitions sorted: canonical
+	b = appendOwnedKey(b, c.owned)    // kept in topic id order, partitions sorted: canonical
 	if c.cfg.NullOwnedWhenUnchanged { // what the last heartbeat reported matters only then
 		b = binary.AppendUvarint(b, uint64(len(c.sentOwned)))
 		b = append(b, c.sentOwned...)
