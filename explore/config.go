@@ -227,15 +227,17 @@ type Config struct {
 // split must hold at least.
 const ShardLevelStates = 16
 
-// Default returns the default configuration: two dynamic KIP-1082
-// clients in one group, one operation each (a join; each closes when it
-// likes), lost requests and lost responses with one fault per path, a
-// topic of two partitions, no depth bound, breadth-first on one worker.
+// Default returns the default configuration: two KIP-1082 clients in one
+// group, one of them static (instance "i1"), two operations each (a join,
+// then a leave or, after a close, a join again: a static restart), lost
+// requests and lost responses with one fault per path, a topic of two
+// partitions, no depth bound (the search ends when it finds nothing new:
+// about 2.4 million states), breadth-first on one worker.
 func Default() Config {
 	return Config{
 		Protocol:            Consumer,
-		Clients:             []Client{{HeartbeatVersion: 1}, {HeartbeatVersion: 1}},
-		Ops:                 1,
+		Clients:             Clients(2, 1, 1, 0),
+		Ops:                 2,
 		Faults:              LostRequest | LostResponse,
 		MaxFaults:           1,
 		Partitions:          2,

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"context"
 	"github.com/google/uuid"
 	"strings"
 
@@ -16,9 +17,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // oneClient is one dynamic KIP-1082 client with one operation and no
 // fault: small enough to enumerate by hand.
 func oneClient() Config {
-	cfg := Default()
+	cfg := twoDynamic()
 	cfg.Clients = Clients(1, 1, 0, 0)
-	cfg.Faults, cfg.MaxFaults = 0, 0
 	return cfg
 }
 
@@ -77,7 +77,7 @@ func equalLevels(a, b []uint64) bool {
 // search found.
 func fingerprints(t *testing.T, cfg Config) (*Result, map[uint64]bool) {
 	t.Helper()
-	r, s, err := run(cfg)
+	r, s, err := run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +86,22 @@ func fingerprints(t *testing.T, cfg Config) (*Result, map[uint64]bool) {
 	return r, fps
 }
 
-// static1 is two clients of one group, one static: its restarts are
-// KIP-345's, and the admin may name it by its instance.
+// static1 is two clients of one group, one static (its restarts are
+// KIP-345's, and the admin may name it by its instance), two operations
+// each, an admin LeaveGroup and a lost message, to depth.
 func static1(depth int) Config {
 	cfg := Default()
 	cfg.Clients = Clients(2, 1, 1, 0)
-	cfg.Ops = 2
-	cfg.Admin = 1
-	cfg.Depth = depth
+	cfg.Ops, cfg.Admin, cfg.Depth = 2, 1, depth
+	return cfg
+}
+
+// twoDynamic is two dynamic KIP-1082 clients, one operation each, no
+// fault.
+func twoDynamic() Config {
+	cfg := Default()
+	cfg.Clients = Clients(2, 1, 0, 0)
+	cfg.Ops, cfg.Faults, cfg.MaxFaults = 1, 0, 0
 	return cfg
 }
 
@@ -142,19 +150,19 @@ func TestSymmetryIsSound(t *testing.T) {
 		cfg  func() Config
 	}{
 		{"two dynamic clients, two operations, a lost answer", func() Config {
-			cfg := Default()
-			cfg.Ops, cfg.Faults, cfg.Depth = 2, LostResponse, 12
+			cfg := twoDynamic()
+			cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Depth = 2, LostResponse, 1, 12
 			return cfg
 		}},
 		{"three dynamic clients", func() Config {
-			cfg := Default()
-			cfg.Clients, cfg.Faults, cfg.Depth = Clients(3, 1, 0, 0), 0, 10
+			cfg := twoDynamic()
+			cfg.Clients, cfg.Depth = Clients(3, 1, 0, 0), 10
 			return cfg
 		}},
 		{"two static clients of one instance, reordered, a restart", func() Config {
-			cfg := Default()
+			cfg := twoDynamic()
 			cfg.Clients = []Client{{Instance: "i1", HeartbeatVersion: 1}, {Instance: "i1", HeartbeatVersion: 1}}
-			cfg.Ops, cfg.Faults, cfg.Depth = 2, Reorder|CoordinatorRestart, 10
+			cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Depth = 2, Reorder|CoordinatorRestart, 1, 10
 			return cfg
 		}},
 	} {
@@ -215,7 +223,7 @@ func TestPlantedViolation(t *testing.T) {
 		workers  int
 	}{{"breadth-first", BreadthFirst, 1}, {"breadth-first on two workers", BreadthFirst, 2}, {"iterative deepening", IterativeDeepening, 1}} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := Default()
+			cfg := twoDynamic()
 			cfg.Strategy, cfg.Workers, cfg.extra = c.strategy, c.workers, planted
 			r, err := Run(cfg)
 			if err != nil {
@@ -302,7 +310,7 @@ func TestMergedStatesAgree(t *testing.T) {
 		cfg  Config
 	}{
 		{"v0 and v1 clients, the admin, lost answers (v0 ghosts and all)", func() Config {
-			cfg := Default()
+			cfg := twoDynamic()
 			cfg.Clients = []Client{{HeartbeatVersion: 1}, {HeartbeatVersion: 0}}
 			cfg.Ops, cfg.Faults, cfg.Admin, cfg.Depth = 2, LostResponse|Reorder, 1, 10
 			cfg.keepGoing = true
@@ -314,7 +322,7 @@ func TestMergedStatesAgree(t *testing.T) {
 			return cfg
 		}()},
 		{"null owned and regex clients, disconnects, reordered", func() Config {
-			cfg := Default()
+			cfg := twoDynamic()
 			cfg.Clients = []Client{{HeartbeatVersion: 1, NullOwned: true}, {HeartbeatVersion: 1, Regex: true}}
 			cfg.Ops, cfg.Faults, cfg.Depth = 2, Disconnect|Reorder|LostRequest, 10
 			return cfg

@@ -15,7 +15,7 @@ type Result struct {
 	// Complete: every state reachable within the depth bound (or at all,
 	// without one) was explored; DepthBound: the search stopped at the
 	// bound with states there left to expand; Stopped: why it stopped
-	// before either ("violation", "memory", "time").
+	// before either ("violation", "memory", "time", "interrupted").
 	Complete   bool
 	DepthBound bool
 	Stopped    string

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -40,8 +41,22 @@ type child struct {
 // progressEvery is how often Config.Progress is called.
 var progressEvery = time.Second
 
-// chunkStates is how many states a worker takes at a time.
-const chunkStates = 256
+// chunkStates is how many states a worker takes at a time, at most: a
+// level is cut into at least eight chunks per worker (so that none waits
+// long at the level's end for another), of at least minChunk states (a
+// chunk's first state costs a replay of its whole path).
+const (
+	chunkStates = 256
+	minChunk    = 16
+)
+
+// chunkSize is the chunk for a level of n states on workers.
+func chunkSize(n, workers int) int {
+	if workers <= 1 {
+		return chunkStates
+	}
+	return max(min(n/(8*workers), chunkStates), minChunk)
+}
 
 // search is one run of the explorer.
 type search struct {
@@ -69,16 +84,30 @@ type search struct {
 // and impl equal to the model on every transition, or the first violation
 // with a shortest trace, or where it stopped and why.
 func Run(cfg Config) (*Result, error) {
-	res, _, err := run(cfg)
+	res, _, err := run(context.Background(), cfg)
 	return res, err
 }
 
-// run is Run, and the search itself for tests.
-func run(cfg Config) (*Result, *search, error) {
+// RunContext is Run until ctx ends: then the search stops as at a time
+// limit (Result.Stopped "interrupted").
+func RunContext(ctx context.Context, cfg Config) (*Result, error) {
+	res, _, err := run(ctx, cfg)
+	return res, err
+}
+
+// Validate reports what Run would refuse in cfg.
+func Validate(cfg Config) error { return cfg.validate() }
+
+// run is RunContext, and the search itself for tests.
+func run(ctx context.Context, cfg Config) (*Result, *search, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, nil, err
 	}
 	s := &search{cfg: &cfg, start: time.Now(), cpu0: cpuTime(), hits: model.ClauseHits{}}
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { s.halt("interrupted") })
+		defer stop()
+	}
 	stopProgress := s.progress()
 	var res *Result
 	var err error
@@ -270,7 +299,8 @@ func (s *search) bfs() (*Result, error) {
 // chunk's order when several workers found one state: the first to insert
 // it claims it).
 func (s *search) expandLevel(workers []*worker, lo, hi, depth int) []child {
-	nchunks := (hi - lo + chunkStates - 1) / chunkStates
+	size := chunkSize(hi-lo, len(workers))
+	nchunks := (hi - lo + size - 1) / size
 	outs := make([][]child, nchunks)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -283,8 +313,8 @@ func (s *search) expandLevel(workers []*worker, lo, hi, depth int) []child {
 				if c >= nchunks {
 					return
 				}
-				from := lo + c*chunkStates
-				outs[c] = s.expandChunk(w, from, min(from+chunkStates, hi), depth)
+				from := lo + c*size
+				outs[c] = s.expandChunk(w, from, min(from+size, hi), depth)
 				s.limits()
 			}
 		}(w)
@@ -314,6 +344,13 @@ func (s *search) memory() int64 {
 
 // expandChunk expands tree nodes [from, to) at depth.
 func (s *search) expandChunk(w *worker, from, to, depth int) []child {
+	// The counts go to the search once a chunk: the workers share no
+	// cache line per transition.
+	defer func() {
+		s.transitions.Add(w.transitions)
+		s.terminal.Add(w.terminal)
+		w.transitions, w.terminal = 0, 0
+	}()
 	var out []child
 	for x := from; x < to && !s.stop.Load(); x++ {
 		st, err := w.stateAt(&s.tree, uint32(x), depth)
@@ -335,7 +372,7 @@ func (s *search) expand(w *worker, x uint32, st *state, out []child) []child {
 	w.evs = evs
 	for _, e := range evs {
 		t, err := w.apply(st, e)
-		s.transitions.Add(1)
+		w.transitions++
 		if err == nil {
 			err = w.checkTransition(st, t)
 		}
@@ -354,7 +391,7 @@ func (s *search) expand(w *worker, x uint32, st *state, out []child) []child {
 		if isNew {
 			terminal := len(w.enabled(t, w.evs[len(w.evs):])) == 0
 			if terminal {
-				s.terminal.Add(1)
+				w.terminal++
 			}
 			if err := w.checkState(t, terminal); err != nil {
 				s.violate(err, append(s.pathTo(x), e))

@@ -22,6 +22,10 @@ type worker struct {
 	counting bool
 	free     []*impl.Coordinator // impls to recycle (coord.release)
 
+	// transitions and terminal count the worker's since it last told the
+	// search.
+	transitions, terminal uint64
+
 	menc, ienc []byte // encoded answers, for lockstep
 	enc        encoder
 	procs      []rules.Process
