@@ -203,6 +203,16 @@ func (w *worker) settle(co *coord, now int64) error {
 	if d := snapshotDiff(co.groups(), co.i.Snapshot()); d != "" {
 		return &lockstepError{"impl holds other groups than the model: " + d}
 	}
+	if d := w.timersDiff(co); d != "" {
+		return &lockstepError{d}
+	}
+	for id := uint64(1); id <= 2*maxClients; id++ {
+		mc, mok := co.m.ConnClientID(id)
+		ic, iok := co.i.ConnClientID(id)
+		if mc != ic || mok != iok {
+			return &lockstepError{fmt.Sprintf("connection %d: the model attributes its requests to ClientId %q (known %v), impl to %q (known %v)", id, mc, mok, ic, iok)}
+		}
+	}
 	// The explorer's own look is no clause the clients' traffic reached.
 	h := codec.RequestHeader{RequestApiKey: codec.ConsumerGroupDescribe, RequestApiVersion: 1}
 	req := &codec.ConsumerGroupDescribeRequest{GroupIds: w.groupIDs, IncludeAuthorizedOperations: true}
@@ -223,6 +233,41 @@ func (w *worker) settle(co *coord, now int64) error {
 		return &lockstepError{fmt.Sprintf("ConsumerGroupDescribe: impl shows %s where the model shows %s", showMessage(ir), showMessage(mr))}
 	}
 	return nil
+}
+
+// timer is one member's timers.
+type timer struct {
+	group, member      string
+	session, rebalance int64
+}
+
+// timersDiff says how impl's timers differ from the model's, "" when they
+// do not: what no snapshot shows, and what decides when members expire.
+// With them, the snapshot, Describe and the connections' contexts equal,
+// impl holds what the model holds of the future: a state the search
+// reaches again, with another impl behind it, has one it would judge
+// alike.
+func (w *worker) timersDiff(co *coord) string {
+	w.timers = w.timers[:0]
+	co.m.Timers(func(g, m string, session, rebalance int64) {
+		w.timers = append(w.timers, timer{g, m, session, rebalance})
+	})
+	k, diff := 0, ""
+	co.i.Timers(func(g, m string, session, rebalance int64) {
+		got := timer{g, m, session, rebalance}
+		if diff == "" && (k >= len(w.timers) || w.timers[k] != got) {
+			want := timer{}
+			if k < len(w.timers) {
+				want = w.timers[k]
+			}
+			diff = fmt.Sprintf("impl's timers differ from the model's: %+v in impl where the model has %+v", got, want)
+		}
+		k++
+	})
+	if diff == "" && k != len(w.timers) {
+		diff = fmt.Sprintf("impl has timers for %d members, the model for %d", k, len(w.timers))
+	}
+	return diff
 }
 
 // describeConn is the connection the explorer's own Describe arrives on:

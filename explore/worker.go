@@ -26,7 +26,8 @@ type worker struct {
 	// search.
 	transitions, terminal uint64
 
-	menc, ienc []byte // encoded answers, for lockstep
+	menc, ienc []byte  // encoded answers, for lockstep
+	timers     []timer // the model's, for lockstep
 	enc        encoder
 	procs      []rules.Process
 	names      [][]string

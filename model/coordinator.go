@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -201,6 +202,19 @@ func (c *Coordinator) Advance(t int64) {
 func (c *Coordinator) NextDeadline() (at int64, ok bool) {
 	_, _, _, at, ok = c.nextTimer(1<<63 - 1)
 	return at, ok
+}
+
+// Timers calls f for every member's timers, groups in id order and members
+// in id order: its session deadline and its rebalance deadline, -1 for
+// one not set. What Snapshot does not show of a member but decides its
+// future: the explorer (package explore) holds impl's to them
+// (impl.Coordinator.Timers).
+func (c *Coordinator) Timers(f func(group, member string, session, rebalance int64)) {
+	for _, id := range slices.Sorted(maps.Keys(c.groups)) {
+		for _, m := range c.groups[id].members {
+			f(id, m.id, m.sessionDeadline, m.rebalanceDeadline)
+		}
+	}
 }
 
 type timerKind int

@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/model"
@@ -116,5 +118,27 @@ func TestSetClauseCounter(t *testing.T) {
 	(&coordTest{t: t, c: cl, conn: model.Conn{ID: 3, Host: testHost}}).ok(1, join("g", "m3", "a"))
 	if other["A5.1/member-joined"] != 1 {
 		t.Fatal("a nil counter must count nothing")
+	}
+}
+
+func TestTimers(t *testing.T) {
+	tc := newCoordTest(t)
+	tc.advance(1000)
+	tc.ok(1, join("g", "m1", "a"))
+	tc.advance(1500)
+	(&coordTest{t: t, c: tc.c, conn: model.Conn{ID: 2, Host: testHost}}).ok(1, join("g", "m2", "a"))
+	tc.advance(2000)
+	tc.ok(1, hb("g", "m1", 1, "a0 a1 a2")) // m1 must revoke part of a: its rebalance timer starts
+	var got []string
+	tc.c.Timers(func(g, m string, session, rebalance int64) {
+		got = append(got, fmt.Sprintf("%s/%s %d %d", g, m, session, rebalance))
+	})
+	// Written from docs/PROTOCOL.md: a session ends a session timeout (45 s)
+	// after the last successful heartbeat; m1's rebalance timeout (60 s)
+	// runs from the heartbeat that began its revocation; m2 revokes
+	// nothing.
+	want := []string{"g/m1 47000 62000", "g/m2 46500 -1"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("Timers: %q, want %q", got, want)
 	}
 }

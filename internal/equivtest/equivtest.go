@@ -565,6 +565,15 @@ func (h *harness) restart(t *rapid.T) {
 	}
 }
 
+// timers lists what a coordinator's Timers reports.
+func timers(each func(func(group, member string, session, rebalance int64))) []string {
+	var out []string
+	each(func(g, m string, session, rebalance int64) {
+		out = append(out, fmt.Sprintf("%s/%s session %d rebalance %d", g, m, session, rebalance))
+	})
+	return out
+}
+
 // clone replaces impl by its clone, on the same clock and id source (the
 // original is not stepped again), made anew (Clone) or in the coordinator
 // the last clone replaced (CopyTo), and keeps the original to hold it
@@ -605,6 +614,9 @@ func (h *harness) check(t *rapid.T) {
 	}
 	if err := h.i.CheckInternal(); err != nil {
 		t.Fatalf("impl bookkeeping: %v", err)
+	}
+	if mt, it := timers(h.m.Timers), timers(h.i.Timers); !reflect.DeepEqual(mt, it) {
+		t.Fatalf("timers differ\nmodel %v\nimpl  %v", mt, it)
 	}
 	if err := rules.NoDoubleClientAssignment(is); err != nil {
 		t.Fatalf("impl: %v", err)
