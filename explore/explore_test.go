@@ -14,6 +14,24 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// small is d, or less under the race detector (ten times slower), so that
+// the tests stay seconds either way.
+func small(d, race int) int {
+	if raceEnabled {
+		return race
+	}
+	return d
+}
+
+// oneWorker skips, under the race detector, a test whose searches run on
+// one worker: it has nothing to race (TestDeterminism and
+// TestPlantedViolation run two).
+func oneWorker(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one worker: nothing for the race detector")
+	}
+}
+
 // oneClient is one dynamic KIP-1082 client with one operation and no
 // fault: small enough to enumerate by hand.
 func oneClient() Config {
@@ -110,10 +128,10 @@ func twoDynamic() Config {
 // which states exist, how many transitions leave them and which clauses
 // they apply may not).
 func TestDeterminism(t *testing.T) {
-	cfg := static1(10)
+	cfg := static1(small(9, 7))
 	want, wantFPs := fingerprints(t, cfg)
-	if want.Complete || !want.DepthBound || want.States < 1000 {
-		t.Fatalf("%s: want a search cut at depth 10 with more than 1000 states", want.Summary())
+	if want.Complete || !want.DepthBound || want.States < 200 {
+		t.Fatalf("%s: want a search cut at its depth bound with more than 200 states", want.Summary())
 	}
 	for _, workers := range []int{1, 2} {
 		cfg.Workers = workers
@@ -145,24 +163,25 @@ func TestDeterminism(t *testing.T) {
 // states than it: the reduction loses no state and merges only states
 // that are images of one another.
 func TestSymmetryIsSound(t *testing.T) {
+	oneWorker(t)
 	for _, c := range []struct {
 		name string
 		cfg  func() Config
 	}{
 		{"two dynamic clients, two operations, a lost answer", func() Config {
 			cfg := twoDynamic()
-			cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Depth = 2, LostResponse, 1, 12
+			cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Depth = 2, LostResponse, 1, 11
 			return cfg
 		}},
 		{"three dynamic clients", func() Config {
 			cfg := twoDynamic()
-			cfg.Clients, cfg.Depth = Clients(3, 1, 0, 0), 10
+			cfg.Clients, cfg.Depth = Clients(3, 1, 0, 0), 9
 			return cfg
 		}},
 		{"two static clients of one instance, reordered, a restart", func() Config {
 			cfg := twoDynamic()
 			cfg.Clients = []Client{{Instance: "i1", HeartbeatVersion: 1}, {Instance: "i1", HeartbeatVersion: 1}}
-			cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Depth = 2, Reorder|CoordinatorRestart, 1, 10
+			cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Depth = 2, Reorder|CoordinatorRestart, 1, 9
 			return cfg
 		}},
 	} {
@@ -251,7 +270,8 @@ func TestPlantedViolation(t *testing.T) {
 // enough states, and together they find every state the whole search
 // finds, each fewer than it.
 func TestShardsPartition(t *testing.T) {
-	cfg := static1(9)
+	oneWorker(t)
+	cfg := static1(8)
 	whole, all := fingerprints(t, cfg)
 	union := map[uint64]bool{}
 	const n = 3
@@ -305,6 +325,7 @@ func TestV0Ghost(t *testing.T) {
 // what comes next. Every state found is followed one step, and every
 // state found again is held to the first one's successors.
 func TestMergedStatesAgree(t *testing.T) {
+	oneWorker(t)
 	for _, c := range []struct {
 		name string
 		cfg  Config
@@ -312,19 +333,19 @@ func TestMergedStatesAgree(t *testing.T) {
 		{"v0 and v1 clients, the admin, lost answers (v0 ghosts and all)", func() Config {
 			cfg := twoDynamic()
 			cfg.Clients = []Client{{HeartbeatVersion: 1}, {HeartbeatVersion: 0}}
-			cfg.Ops, cfg.Faults, cfg.Admin, cfg.Depth = 2, LostResponse|Reorder, 1, 10
+			cfg.Ops, cfg.Faults, cfg.Admin, cfg.Depth = 2, LostResponse|Reorder, 1, 7
 			cfg.keepGoing = true
 			return cfg
 		}()},
 		{"a static restart, the admin, delays and crashes", func() Config {
-			cfg := static1(10)
+			cfg := static1(7)
 			cfg.Faults = Delay | Crash | Duplicate
 			return cfg
 		}()},
 		{"null owned and regex clients, disconnects, reordered", func() Config {
 			cfg := twoDynamic()
 			cfg.Clients = []Client{{HeartbeatVersion: 1, NullOwned: true}, {HeartbeatVersion: 1, Regex: true}}
-			cfg.Ops, cfg.Faults, cfg.Depth = 2, Disconnect|Reorder|LostRequest, 10
+			cfg.Ops, cfg.Faults, cfg.Depth = 2, Disconnect|Reorder|LostRequest, 7
 			return cfg
 		}()},
 	} {
