@@ -128,7 +128,7 @@ func twoDynamic() Config {
 // which states exist, how many transitions leave them and which clauses
 // they apply may not).
 func TestDeterminism(t *testing.T) {
-	cfg := static1(small(9, 7))
+	cfg := static1(small(8, 7))
 	want, wantFPs := fingerprints(t, cfg)
 	if want.Complete || !want.DepthBound || want.States < 200 {
 		t.Fatalf("%s: want a search cut at its depth bound with more than 200 states", want.Summary())
@@ -153,6 +153,18 @@ func TestDeterminism(t *testing.T) {
 			if got.Clauses[c] != n {
 				t.Errorf("%d worker(s): clause %s applied %d times, the first run %d (replays must not count)", workers, c, got.Clauses[c], n)
 			}
+		}
+	}
+	// Iterative deepening to the same depth finds the same states.
+	cfg.Workers, cfg.Strategy = 1, IterativeDeepening
+	got, fps := fingerprints(t, cfg)
+	if got.States != want.States || len(fps) != len(wantFPs) || !got.DepthBound {
+		t.Errorf("iterative deepening: %s; breadth-first: %s", got.Summary(), want.Summary())
+	}
+	for fp := range fps {
+		if !wantFPs[fp] {
+			t.Errorf("iterative deepening found a state breadth-first did not (%#x)", fp)
+			break
 		}
 	}
 }
