@@ -1,15 +1,15 @@
-# ghostcheck — see README.md for what each target is for.
+# ghostcheck — docs/running.md#make-targets says what each target is for.
 
 GO        ?= go
 FUZZTIME  ?= 30s
 SMOKETIME ?= 3s
 FUZZMINIMIZE ?= 100x
 # Packages that start goroutines; they also run under the race detector.
-RACE_PKGS ?= $(shell $(GO) list ./impl/... ./linearize/... ./proxy/... ./wire/... ./internal/... ./explore/... 2>/dev/null)
+RACE_PKGS ?= $(shell $(GO) list ./impl/... ./driver/... ./check/... ./tcptarget/... ./proxy/... ./wire/... ./internal/... ./explore/... 2>/dev/null)
 
 .PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay peers mutate coverage pgo
 
-## run: the main job: a property run of the embedded coordinator, KIP-1082 clients vs v0 (see README).
+## run: the main job: a property run of the embedded coordinator, KIP-1082 clients vs v0 (see docs/running.md).
 run:
 	$(GO) run ./cmd/ghostcheck run $(RUNFLAGS)
 
@@ -81,4 +81,4 @@ corpus-add:
 	@test -n "$(FILE)" -a -n "$(NAME)" || { echo "usage: make corpus-add FILE=out/x.jsonl NAME=short-name"; exit 2; }
 	$(GO) run ./cmd/ghostcheck replay $(FILE)
 	cp $(FILE) corpus/histories/$(NAME).jsonl
-	@echo "added corpus/histories/$(NAME).jsonl; add a row to the README track record"
+	@echo "added corpus/histories/$(NAME).jsonl; add a row to the track record in docs/findings.md"

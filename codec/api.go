@@ -43,6 +43,12 @@ type API struct {
 	// ghostcheck's coordinator neither serves nor advertises them: APIs
 	// leaves them out, AllAPIs has them.
 	Auth bool
+	// Classic marks the classic group protocol's apis (JoinGroup,
+	// Heartbeat, SyncGroup, DescribeGroups): ghostcheck reads and writes
+	// them (the recording proxy, `check` observing a classic group), but
+	// its coordinators neither serve nor advertise them, so APIs leaves
+	// them out, as it does the routing apis, and AllAPIs has them.
+	Classic bool
 
 	// responseHeaderV0 makes every response use header v0, flexible or
 	// not: ApiVersions (KIP-511), whose client must read the header before
@@ -109,7 +115,11 @@ const maxKnownKey = 127
 var apis = [maxKnownKey + 1]*API{
 	Metadata:                  &metadataAPI,
 	FindCoordinator:           &findCoordinatorAPI,
+	JoinGroup:                 &joinGroupAPI,
+	Heartbeat:                 &heartbeatAPI,
 	LeaveGroup:                &leaveGroupAPI,
+	SyncGroup:                 &syncGroupAPI,
+	DescribeGroups:            &describeGroupsAPI,
 	SaslHandshake:             &saslHandshakeAPI,
 	ApiVersions:               &apiVersionsAPI,
 	SaslAuthenticate:          &saslAuthenticateAPI,
@@ -129,12 +139,12 @@ func Lookup(key APIKey) *API {
 }
 
 // APIs lists the apis ghostcheck checks, in key order: those a coordinator
-// serves and advertises. The routing and authentication apis are left out
-// (see API.Routing, API.Auth).
+// serves and advertises. The routing, authentication and classic apis are
+// left out (see API.Routing, API.Auth, API.Classic).
 func APIs() []*API {
 	var out []*API
 	for _, a := range apis {
-		if a != nil && !a.Routing && !a.Auth {
+		if a != nil && !a.Routing && !a.Auth && !a.Classic {
 			out = append(out, a)
 		}
 	}
@@ -142,7 +152,7 @@ func APIs() []*API {
 }
 
 // AllAPIs lists every api this codec implements, in key order: APIs, the
-// routing apis and the authentication apis. Lookup finds each of them.
+// routing, authentication and classic apis. Lookup finds each of them.
 func AllAPIs() []*API {
 	var out []*API
 	for _, a := range apis {

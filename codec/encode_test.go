@@ -98,6 +98,47 @@ func TestEncodeRefusals(t *testing.T) {
 			Coordinators: []codec.FindCoordinatorCoordinator{{Key: "g"}}}, 3, codec.ErrNotRepresentable, "Coordinators"},
 		{"known-tag array element of 32768 bytes", &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: -1,
 			SupportedFeatures: []codec.SupportedFeature{{Name: long}}}, 3, codec.ErrStringTooLong, "SupportedFeatures.Name"},
+		{"JoinGroup v4 with GroupInstanceId (v5+)", &codec.JoinGroupRequest{GroupId: "g",
+			GroupInstanceId: codec.Str("i")}, 4, codec.ErrNotRepresentable, "GroupInstanceId"},
+		{"JoinGroup v0 with an empty (non-null) GroupInstanceId", &codec.JoinGroupRequest{GroupId: "g",
+			GroupInstanceId: codec.Str("")}, 0, codec.ErrNotRepresentable, "GroupInstanceId"},
+		{"tags at JoinGroup v5", &codec.JoinGroupRequest{GroupId: "g",
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 5, codec.ErrNotRepresentable, "TaggedFields"},
+		{"protocol tags at JoinGroup v5", &codec.JoinGroupRequest{GroupId: "g",
+			Protocols: []codec.JoinGroupRequestProtocol{{Name: "p", UnknownTags: codec.TaggedFields{{Tag: 1}}}}},
+			5, codec.ErrNotRepresentable, "Protocols.TaggedFields"},
+		{"JoinGroup protocol name of 32768 bytes", &codec.JoinGroupRequest{GroupId: "g",
+			Protocols: []codec.JoinGroupRequestProtocol{{Name: long}}}, 6, codec.ErrStringTooLong, "Protocols.Name"},
+		{"JoinGroup response v8 SkipAssignment (v9+)", &codec.JoinGroupResponse{SkipAssignment: true},
+			8, codec.ErrNotRepresentable, "SkipAssignment"},
+		{"JoinGroup response v5 member tags", &codec.JoinGroupResponse{Members: []codec.JoinGroupResponseMember{
+			{MemberId: "m", UnknownTags: codec.TaggedFields{{Tag: 1}}}}}, 5, codec.ErrNotRepresentable, "Members.TaggedFields"},
+		{"Heartbeat v2 with GroupInstanceId (v3+)", &codec.HeartbeatRequest{GroupId: "g",
+			GroupInstanceId: codec.Str("i")}, 2, codec.ErrNotRepresentable, "GroupInstanceId"},
+		{"tags at Heartbeat v3", &codec.HeartbeatRequest{GroupId: "g",
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 3, codec.ErrNotRepresentable, "TaggedFields"},
+		{"tags at Heartbeat response v3", &codec.HeartbeatResponse{
+			UnknownTags: codec.TaggedFields{{Tag: 1}}}, 3, codec.ErrNotRepresentable, "TaggedFields"},
+		{"SyncGroup v2 with GroupInstanceId (v3+)", &codec.SyncGroupRequest{GroupId: "g",
+			GroupInstanceId: codec.Str("i")}, 2, codec.ErrNotRepresentable, "GroupInstanceId"},
+		{"assignment tags at SyncGroup v3", &codec.SyncGroupRequest{GroupId: "g",
+			Assignments: []codec.SyncGroupRequestAssignment{{MemberId: "m", UnknownTags: codec.TaggedFields{{Tag: 1}}}}},
+			3, codec.ErrNotRepresentable, "Assignments.TaggedFields"},
+		{"SyncGroup assignment member id of 32768 bytes", &codec.SyncGroupRequest{GroupId: "g",
+			Assignments: []codec.SyncGroupRequestAssignment{{MemberId: long}}}, 5, codec.ErrStringTooLong, "Assignments.MemberId"},
+		{"DescribeGroups v2 IncludeAuthorizedOperations (v3+)", &codec.DescribeGroupsRequest{
+			IncludeAuthorizedOperations: true}, 2, codec.ErrNotRepresentable, "IncludeAuthorizedOperations"},
+		{"DescribeGroups response v5 ErrorMessage (v6+)", &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+			ErrorMessage: codec.Str("m"), AuthorizedOperations: opsUnknown}}}, 5, codec.ErrNotRepresentable, "Groups.ErrorMessage"},
+		{"DescribeGroups response v2 AuthorizedOperations 0 (v3+, default INT32_MIN)", &codec.DescribeGroupsResponse{
+			Groups: []codec.DescribeGroupsGroup{{GroupId: "g"}}}, 2, codec.ErrNotRepresentable, "Groups.AuthorizedOperations"},
+		{"DescribeGroups response v4 member tags", &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+			AuthorizedOperations: opsUnknown, Members: []codec.DescribeGroupsMember{{UnknownTags: codec.TaggedFields{{Tag: 1}}}}}}},
+			4, codec.ErrNotRepresentable, "Members.TaggedFields"},
+		{"DescribeGroups response client host of 32768 bytes", &codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{
+			Members: []codec.DescribeGroupsMember{{ClientHost: long}}}}}, 6, codec.ErrStringTooLong, "Members.ClientHost"},
+		{"JoinGroup response v2 protocol name of 32768 bytes", &codec.JoinGroupResponse{ProtocolName: codec.Str(long)},
+			2, codec.ErrStringTooLong, "ProtocolName"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,6 +233,31 @@ func TestEncodeDropsIgnorable(t *testing.T) {
 			ClientSoftwareName: "gc", ClientSoftwareVersion: "1"}, 2, ``},
 		{"ApiVersions software name and version at v0", &codec.ApiVersionsRequest{
 			ClientSoftwareName: "gc", ClientSoftwareVersion: "1"}, 0, ``},
+		{"JoinGroup RebalanceTimeoutMs at v0", &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 1,
+			RebalanceTimeoutMs: 5, ProtocolType: "c"}, 0, `
+			00 01 67  00 00 00 01  00 00  00 01 63  00 00 00 00  # GroupId, SessionTimeoutMs, MemberId, ProtocolType, Protocols; no RebalanceTimeoutMs`},
+		{"JoinGroup Reason at v7", &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 1, RebalanceTimeoutMs: 2,
+			ProtocolType: "c", Reason: codec.Str("r")}, 7, `
+			02 67  00 00 00 01  00 00 00 02  01 00 02 63 01  00  # ..., Protocols empty; no Reason; tags`},
+		{"ThrottleTimeMs at Heartbeat response v0", &codec.HeartbeatResponse{ThrottleTimeMs: 50,
+			ErrorCode: codec.RebalanceInProgress}, 0, `
+			00 1b  # ErrorCode only`},
+		{"SyncGroup protocol type and name at v4", &codec.SyncGroupRequest{GroupId: "g", GenerationId: 1, MemberId: "m",
+			ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p")}, 4, `
+			02 67  00 00 00 01  02 6d  00  01  00  # GroupId, GenerationId, MemberId, GroupInstanceId null, Assignments empty, tags`},
+		{"SyncGroup response fields of later versions at v0", &codec.SyncGroupResponse{ThrottleTimeMs: 1,
+			ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p"), Assignment: []byte{1}}, 0, `
+			00 00  00 00 00 01 01  # ErrorCode, Assignment; no ThrottleTimeMs, ProtocolType, ProtocolName`},
+		{"DescribeGroups response fields of later versions at v0", &codec.DescribeGroupsResponse{ThrottleTimeMs: 3,
+			Groups: []codec.DescribeGroupsGroup{{GroupId: "g", AuthorizedOperations: opsUnknown,
+				Members: []codec.DescribeGroupsMember{{MemberId: "m", GroupInstanceId: codec.Str("i")}}}}}, 0, `
+			00 00 00 01  00 00  00 01 67  00 00  00 00  00 00  # no ThrottleTimeMs; Groups: 1, ErrorCode, "g", "", "", ""
+			00 00 00 01  00 01 6d  00 00  00 00  00 00 00 00  00 00 00 00  # Members: "m", no GroupInstanceId, ...`},
+		{"JoinGroup response fields of later versions at v1", &codec.JoinGroupResponse{ThrottleTimeMs: 9,
+			GenerationId: 1, ProtocolType: codec.Str("c"), ProtocolName: codec.Str("p"), Leader: "m", MemberId: "m",
+			Members: []codec.JoinGroupResponseMember{{MemberId: "m", GroupInstanceId: codec.Str("i")}}}, 1, `
+			00 00  00 00 00 01  00 01 70  00 01 6d  00 01 6d  # ErrorCode, GenerationId, ProtocolName, Leader, MemberId; no ThrottleTimeMs, ProtocolType
+			00 00 00 01  00 01 6d  00 00 00 00                # Members: "m", no GroupInstanceId, no metadata`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -232,5 +298,33 @@ func TestLongestString(t *testing.T) {
 	b, err := m.AppendTo(nil, 1)
 	if err != nil || !bytes.Equal(b[:3], []byte{0x80, 0x80, 0x02}) {
 		t.Fatalf("compact length of 32767 is uvarint(32768) = 80 80 02: % x, %v", b[:3], err)
+	}
+}
+
+// Below v7 a JoinGroup response's ProtocolName is not nullable: null is
+// written as the empty string, as Kafka's broker writes it (its
+// JoinGroupResponse constructor does so below v7), so one error answer
+// encodes at every version. From v7 null is null and the empty string
+// stays empty.
+func TestJoinGroupNullProtocolName(t *testing.T) {
+	m := &codec.JoinGroupResponse{ErrorCode: codec.UnknownMemberID, GenerationId: -1}
+	cases := []struct {
+		version int16
+		wire    string
+	}{
+		{0, `00 19  ff ff ff ff  00 00  00 00  00 00  00 00 00 00  # ProtocolName "", Leader, MemberId, Members`},
+		{6, `00 00 00 00  00 19  ff ff ff ff  01  01  01  01  00  # ProtocolName "" (compact)`},
+		{7, `00 00 00 00  00 19  ff ff ff ff  00  00  01  01  01  00  # ProtocolType null, ProtocolName null`},
+	}
+	for _, tc := range cases {
+		got, err := m.AppendTo(nil, tc.version)
+		if want := wire(t, tc.wire); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("v%d: got % x, %v\nwant % x", tc.version, got, err, want)
+		}
+	}
+	empty := &codec.JoinGroupResponse{ProtocolName: codec.Str("")}
+	got, err := empty.AppendTo(nil, 7)
+	if want := wire(t, `00 00 00 00  00 00  00 00 00 00  00  01  01 01 01 00  # ProtocolName "" stays empty`); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("empty name at v7: got % x, %v\nwant % x", got, err, want)
 	}
 }

@@ -146,6 +146,69 @@ var decodeErrorCases = []struct {
 	{"FindCoordinator response v4: coordinators larger than the input", &codec.FindCoordinatorResponse{}, 4, `
 		00 00 00 00  03  02 67 00 00 00 01 02 68 00 00 00 01 00 00 00 00  00`,
 		codec.ErrLengthOverrun, "Coordinators", 4},
+	{"JoinGroup v0: null protocol metadata", &codec.JoinGroupRequest{}, 0, `
+		00 01 67  00 00 27 10  00 00  00 01 63  # GroupId, SessionTimeoutMs, MemberId, ProtocolType
+		00 00 00 01  00 01 70  # Protocols: 1, Name "p"
+		ff ff ff ff            # Metadata: null, not allowed`,
+		codec.ErrNegativeLength, "Protocols.Metadata", 19},
+	{"JoinGroup v6: protocol count needs 3 bytes each", &codec.JoinGroupRequest{}, 6, `
+		02 67  00 00 27 10  00 00 ea 60  01  00  02 63  # ..., ProtocolType "c"
+		05           # Protocols: 4, 12 bytes at least
+		02 70 01 00`,
+		codec.ErrLengthOverrun, "Protocols", 14},
+	{"JoinGroup response v6: null protocol name (nullable from v7)", &codec.JoinGroupResponse{}, 6, `
+		00 00 00 00  00 00  ff ff ff ff
+		00           # ProtocolName null
+		01 01 01 00`,
+		codec.ErrNegativeLength, "ProtocolName", 10},
+	{"JoinGroup response v5: members need 8 bytes each", &codec.JoinGroupResponse{}, 5, `
+		00 00 00 00  00 00  00 00 00 01  00 00  00 00  00 00
+		00 00 00 02  # Members: 2, 16 bytes at least
+		00 00  ff ff  00 00 00 00  00 00`,
+		codec.ErrLengthOverrun, "Members", 16},
+	{"Heartbeat v4: null member id", &codec.HeartbeatRequest{}, 4, `02 67  00 00 00 01  00  00 00`,
+		codec.ErrNegativeLength, "MemberId", 6},
+	{"Heartbeat v3: truncated instance id", &codec.HeartbeatRequest{}, 3, `00 01 67  00 00 00 01  00 00  00 02 69`,
+		codec.ErrLengthOverrun, "GroupInstanceId", 9},
+	{"SyncGroup v4: null assignment", &codec.SyncGroupRequest{}, 4, `
+		02 67  00 00 00 01  02 6d  00  # GroupId, GenerationId, MemberId, GroupInstanceId null
+		02  02 6d                      # Assignments: 1, MemberId "m"
+		00                             # Assignment null: not allowed
+		00 00`,
+		codec.ErrNegativeLength, "Assignments.Assignment", 12},
+	{"SyncGroup v0: assignments need 6 bytes each", &codec.SyncGroupRequest{}, 0, `
+		00 01 67  00 00 00 01  00 01 6d
+		00 00 00 02  # Assignments: 2, 12 bytes at least
+		00 01 6d 00 00 00 00`,
+		codec.ErrLengthOverrun, "Assignments", 10},
+	{"SyncGroup response v5: assignment longer than the input", &codec.SyncGroupResponse{}, 5, `
+		00 00 00 00  00 00  00  00
+		05 01 02     # Assignment: 4 bytes announced, 2 left`,
+		codec.ErrLengthOverrun, "Assignment", 8},
+	{"DescribeGroups v2: null groups", &codec.DescribeGroupsRequest{}, 2, `ff ff ff ff`,
+		codec.ErrNegativeLength, "Groups", 0},
+	{"DescribeGroups response v3: groups need 18 bytes each", &codec.DescribeGroupsResponse{}, 3, `
+		00 00 00 00
+		00 00 00 02  # Groups: 2, 36 bytes at least
+		00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00`,
+		codec.ErrLengthOverrun, "Groups", 4},
+	{"DescribeGroups response v5: null member metadata", &codec.DescribeGroupsResponse{}, 5, `
+		00 00 00 00  02  00 00  02 67  01 01 01  # ThrottleTimeMs, Groups: 1, ErrorCode, "g", "", "", ""
+		02  02 6d  00  01 01                     # Members: 1, "m", GroupInstanceId null, ClientId "", ClientHost ""
+		00                                       # MemberMetadata null: not allowed
+		01 00  00 00 00 00  00  00`,
+		codec.ErrNegativeLength, "Members.MemberMetadata", 18},
+	{"DescribeGroups response v6: null group state", &codec.DescribeGroupsResponse{}, 6, `
+		00 00 00 00  02  00 00  00  02 67
+		00           # GroupState null: not allowed
+		01 01 01  80 00 00 00  00  00`,
+		codec.ErrNegativeLength, "Groups.GroupState", 10},
+	{"DescribeGroups v7", &codec.DescribeGroupsRequest{}, 7, `00`,
+		codec.ErrUnsupportedVersion, "", 0},
+	{"Heartbeat v5", &codec.HeartbeatRequest{}, 5, `00`,
+		codec.ErrUnsupportedVersion, "", 0},
+	{"JoinGroup v10", &codec.JoinGroupRequest{}, 10, `00`,
+		codec.ErrUnsupportedVersion, "", 0},
 	{"FindCoordinator v7", &codec.FindCoordinatorRequest{}, 7, `00`,
 		codec.ErrUnsupportedVersion, "", 0},
 	{"Metadata v14", &codec.MetadataResponse{}, 14, `00`,

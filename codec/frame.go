@@ -116,11 +116,19 @@ func AppendRequest(dst []byte, h *RequestHeader, body Message) ([]byte, error) {
 	if body.IsResponse() || body.Key() != h.RequestApiKey {
 		return dst, encodeError(ErrNotRepresentable, requestHeaderName, "RequestApiKey", 0, "header key "+h.RequestApiKey.String()+" does not match body "+body.Key().String())
 	}
-	hv, err := h.HeaderVersion()
-	if err != nil {
+	// The header version, as RequestHeaderVersion has it, without the
+	// call: a request's fixed cost is most of a small one's encoding.
+	a := Lookup(h.RequestApiKey)
+	if a == nil || h.RequestApiVersion < 0 {
+		_, err := h.HeaderVersion()
 		return dst, err
 	}
+	hv := int16(1)
+	if a.Flexible(h.RequestApiVersion) {
+		hv = 2
+	}
 	b, start := BeginFrame(dst)
+	var err error
 	if b, err = h.AppendTo(b, hv); err != nil {
 		return dst, err
 	}

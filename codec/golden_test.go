@@ -28,9 +28,10 @@ var (
 )
 
 // goldenBodies are every body vector: those of the apis ghostcheck checks
-// and those of the routing apis (golden_routing_test.go) and of the
-// authentication apis (golden_auth_test.go).
-var goldenBodies = append(append(goldenChecked[:len(goldenChecked):len(goldenChecked)], goldenRouting...), goldenAuth...)
+// and those of the routing apis (golden_routing_test.go), of the
+// authentication apis (golden_auth_test.go) and of the classic ones
+// (golden_classic_test.go).
+var goldenBodies = append(append(append(goldenChecked[:len(goldenChecked):len(goldenChecked)], goldenRouting...), goldenAuth...), goldenClassic...)
 
 var goldenChecked = []golden{
 	// ---------------------------------------------------------------- ApiVersions (18)

@@ -1,8 +1,8 @@
 package docs_test
 
 import (
-	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // Every conformance case has a row in PROTOCOL.md, in the section its name
@@ -55,10 +55,10 @@ func TestEveryRowIsACase(t *testing.T) {
 	}
 }
 
-// ruleIDs are the rule ids the checkers can report (linearize.Rules).
+// ruleIDs are the rule ids the checkers can report (rules.All).
 func ruleIDs() []string {
 	var ids []string
-	for _, r := range linearize.Rules() {
+	for _, r := range rules.All() {
 		ids = append(ids, string(r.ID))
 	}
 	return ids
@@ -206,41 +206,16 @@ var (
 // exist, link to headings that exist, and name the documents by their
 // place (docs/PROTOCOL.md), outside docs/ itself.
 func TestReferencesResolve(t *testing.T) {
-	design, err := os.ReadFile("DESIGN.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	designAnchors := map[string]bool{}
-	for _, line := range strings.Split(string(design), "\n") {
-		if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") {
-			designAnchors[docs.Anchor(h)] = true
-		}
-	}
-	root := ".."
+	designAnchors := readMarkdown(t, "docs/DESIGN.md").anchors()
 	checked := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	for _, rel := range repoFiles(t, ".go", ".md") {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "testdata", "out", "node_modules":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".md") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		checked++
-		text := string(b)
-		rel, _ := filepath.Rel(root, path)
-		inDocs := filepath.Dir(rel) == "docs"
-		for i, line := range strings.Split(text, "\n") {
+		inDocs := path.Dir(rel) == "docs"
+		for i, line := range strings.Split(string(b), "\n") {
 			where := rel + ":" + strconv.Itoa(i+1)
 			for _, m := range sectionRef.FindAllStringSubmatch(line, -1) {
 				if _, ok := docs.Lookup(m[1]); !ok {
@@ -269,10 +244,6 @@ func TestReferencesResolve(t *testing.T) {
 				t.Errorf("%s names %s without its place: write docs/%s", where, name, name)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if checked < 50 {
 		t.Fatalf("only %d files checked: is the test run from docs/?", checked)

@@ -10,15 +10,16 @@ import (
 )
 
 // checkedKinds are the message kinds of the apis ghostcheck checks
-// (codec.APIs), routingKinds those of the routing apis and authKinds those
-// of the authentication apis; both codecs implement them all, each with
-// the versions they share (see kmsgMaxVersion). They are separate targets
-// so that the first byte of an input saved under testdata/fuzz keeps
-// naming the kind it was found for.
+// (codec.APIs), routingKinds those of the routing apis, authKinds those
+// of the authentication apis and classicKinds those of the classic ones;
+// both codecs implement them all, each with the versions they share (see
+// kmsgMaxVersion). They are separate targets so that the first byte of an
+// input saved under testdata/fuzz keeps naming the kind it was found for.
 var (
 	checkedKinds = kindsOf(codec.APIs())
 	routingKinds = kindsOf(apisWhere(func(a *codec.API) bool { return a.Routing }))
 	authKinds    = kindsOf(apisWhere(func(a *codec.API) bool { return a.Auth }))
+	classicKinds = kindsOf(apisWhere(func(a *codec.API) bool { return a.Classic }))
 )
 
 func kindsOf(apis []*codec.API) []codectest.Kind {
@@ -29,6 +30,7 @@ func kindsOf(apis []*codec.API) []codectest.Kind {
 	return ks
 }
 
+// apisWhere lists the apis of codec.AllAPIs that keep holds for.
 func apisWhere(keep func(*codec.API) bool) []*codec.API {
 	var out []*codec.API
 	for _, a := range codec.AllAPIs() {
@@ -64,6 +66,11 @@ func FuzzDifferentialKmsgRouting(f *testing.F) { fuzzDifferential(f, routingKind
 // FuzzDifferentialKmsgAuth is FuzzDifferentialKmsg for the authentication
 // apis (SaslHandshake, SaslAuthenticate), with the same invariants.
 func FuzzDifferentialKmsgAuth(f *testing.F) { fuzzDifferential(f, authKinds) }
+
+// FuzzDifferentialKmsgClassic is FuzzDifferentialKmsg for the classic
+// group protocol's apis (JoinGroup, Heartbeat, SyncGroup, DescribeGroups),
+// with the same invariants.
+func FuzzDifferentialKmsgClassic(f *testing.F) { fuzzDifferential(f, classicKinds) }
 
 func fuzzDifferential(f *testing.F, kinds []codectest.Kind) {
 	for i, k := range kinds {
@@ -139,6 +146,9 @@ var arrayOrBytesField = map[string]bool{
 	"Members.SubscribedTopicNames": true, "AcceptedCompressionTypes": true,
 	"RequestedMetrics": true, "Metrics": true,
 	"Mechanisms": true, "AuthBytes": true,
+	"Protocols": true, "Protocols.Metadata": true, "Members.Metadata": true,
+	"Assignments": true, "Assignments.Assignment": true, "Assignment": true,
+	"Members.MemberMetadata": true, "Members.MemberAssignment": true,
 }
 
 // hasWideVarint reports whether b holds four continuation bytes followed

@@ -21,7 +21,9 @@ import (
 // telemetry v1 (GetTelemetrySubscriptions and PushTelemetry v1 are
 // docs/PROTOCOL.md A2's KIP-1313 layout; kmsg has v0 only) and, the other way
 // round, ApiVersions v5 (kmsg has it, this codec stops at v4). Metadata
-// (v0-v13) and FindCoordinator (v0-v6) are compared at every version.
+// (v0-v13), FindCoordinator (v0-v6) and the classic apis (JoinGroup v0-v9,
+// Heartbeat v0-v4, SyncGroup v0-v5, DescribeGroups v0-v6) are compared at
+// every version.
 // Strings drawn here are at most 400 bytes, so kmsg not checking compact
 // strings against 0x7fff (docs/PROTOCOL.md §B2) does not arise;
 // TestDecodeDifferences pins it.

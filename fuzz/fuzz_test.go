@@ -189,6 +189,24 @@ func FuzzFindCoordinatorRequest(f *testing.F) {
 func FuzzFindCoordinatorResponse(f *testing.F) {
 	fuzzMessage(f, codectest.Kind{Key: codec.FindCoordinator, Response: true})
 }
+func FuzzJoinGroupRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: codec.JoinGroup}) }
+func FuzzJoinGroupResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.JoinGroup, Response: true})
+}
+func FuzzHeartbeatRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: codec.Heartbeat}) }
+func FuzzHeartbeatResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.Heartbeat, Response: true})
+}
+func FuzzSyncGroupRequest(f *testing.F) { fuzzMessage(f, codectest.Kind{Key: codec.SyncGroup}) }
+func FuzzSyncGroupResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.SyncGroup, Response: true})
+}
+func FuzzDescribeGroupsRequest(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.DescribeGroups})
+}
+func FuzzDescribeGroupsResponse(f *testing.F) {
+	fuzzMessage(f, codectest.Kind{Key: codec.DescribeGroups, Response: true})
+}
 
 // FuzzRequestHeader decodes the input as a request header, both through
 // ParseRequestHeader (header version chosen by the api key and version it

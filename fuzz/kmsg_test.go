@@ -163,6 +163,9 @@ func toKmsg(m codec.Message, v int16) kmsgMessage {
 			UnknownTags: tagsToKmsg(m.UnknownTags)}
 	case *codec.MetadataRequest, *codec.MetadataResponse, *codec.FindCoordinatorRequest, *codec.FindCoordinatorResponse:
 		k = routingToKmsg(m)
+	case *codec.JoinGroupRequest, *codec.JoinGroupResponse, *codec.HeartbeatRequest, *codec.HeartbeatResponse,
+		*codec.SyncGroupRequest, *codec.SyncGroupResponse, *codec.DescribeGroupsRequest, *codec.DescribeGroupsResponse:
+		k = classicToKmsg(m)
 	case *codec.SaslHandshakeRequest, *codec.SaslHandshakeResponse, *codec.SaslAuthenticateRequest, *codec.SaslAuthenticateResponse:
 		k = authToKmsg(m)
 	default:
@@ -277,6 +280,9 @@ func fromKmsg(k kmsgMessage, v int16) codec.Message {
 			UnknownTags: tagsFromKmsg(k.UnknownTags)}
 	case *kmsg.MetadataRequest, *kmsg.MetadataResponse, *kmsg.FindCoordinatorRequest, *kmsg.FindCoordinatorResponse:
 		return routingFromKmsg(k, v)
+	case *kmsg.JoinGroupRequest, *kmsg.JoinGroupResponse, *kmsg.HeartbeatRequest, *kmsg.HeartbeatResponse,
+		*kmsg.SyncGroupRequest, *kmsg.SyncGroupResponse, *kmsg.DescribeGroupsRequest, *kmsg.DescribeGroupsResponse:
+		return classicFromKmsg(k)
 	case *kmsg.SASLHandshakeRequest, *kmsg.SASLHandshakeResponse, *kmsg.SASLAuthenticateRequest, *kmsg.SASLAuthenticateResponse:
 		return authFromKmsg(k)
 	}

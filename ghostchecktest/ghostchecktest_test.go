@@ -12,20 +12,20 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // correct is the model behind a plain Target (not model-exact, cannot
 // restart); leaky acknowledges leaves without removing the member.
-func correct(plan linearize.Plan) linearize.Target {
-	m := linearize.NewModelTarget(plan.ModelConfig())
-	return linearize.Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
+func correct(cfg Config) Target {
+	m := Reference(cfg)
+	return Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}
 }
 
-func leaky(plan linearize.Plan) linearize.Target {
-	m := linearize.NewModelTarget(plan.ModelConfig())
-	return linearize.Funcs{
-		HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func leaky(cfg Config) Target {
+	m := Reference(cfg)
+	return Funcs{
+		HandleFunc: func(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			if r, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && r.MemberEpoch == -1 && r.MemberId != "" {
 				return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: -1}, nil
 			}
@@ -64,8 +64,8 @@ func TestRunPattern(t *testing.T) {
 		{"TestX/seed_3", "^TestX$/^seed_3$"},
 		{"TestX/a.b(c)", `^TestX$/^a\.b\(c\)$`},
 	} {
-		if got := RunPattern(tc.name); got != tc.want {
-			t.Errorf("RunPattern(%q) = %q, want %q", tc.name, got, tc.want)
+		if got := runPattern(tc.name); got != tc.want {
+			t.Errorf("runPattern(%q) = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
@@ -105,10 +105,10 @@ func TestReplayFromTheTestBinary(t *testing.T) {
 	dir := t.TempDir()
 	rec := &recorder{TB: t}
 	out := run(rec, leaky, Options{Seeds: 20}, settings{out: dir})
-	if out.Failure == nil || out.Failure.Temporary || filepath.Dir(out.Failure.Artifacts.History) != dir {
+	if out.Failure == nil || out.Failure.Temporary || filepath.Dir(out.Failure.History) != dir {
 		t.Fatalf("the failure's files are not kept in -ghostcheck.out: %+v", out.Failure)
 	}
-	file := out.Failure.Artifacts.History
+	file := out.Failure.History
 	want := "go test github.com/ghostcheck/ghostcheck/ghostchecktest -run '^TestReplayFromTheTestBinary$' -ghostcheck.replay=" + file
 	if out.Failure.Replay != want || !strings.Contains(rec.errors[0], "replay:   "+want) {
 		t.Fatalf("replay command %q, want %q", out.Failure.Replay, want)
@@ -157,7 +157,7 @@ func TestRapidIsQuiet(t *testing.T) {
 	t.Cleanup(func() { _ = f.Value.Set(old) })
 	rec := &recorder{TB: t}
 	out := run(rec, leaky, Options{Rapid: true, Shrink: 20}, settings{out: t.TempDir()})
-	if out.Failure == nil || out.Failure.Report.Rule != "NoGhosts" || len(rec.errors) != 1 {
+	if out.Failure == nil || out.Failure.Rule != "NoGhosts" || len(rec.errors) != 1 {
 		t.Fatalf("want one NoGhosts failure: %+v %q", out.Failure, rec.errors)
 	}
 	if !strings.Contains(rec.errors[0], "drawn by rapid") || !strings.Contains(rec.errors[0], "-ghostcheck.replay=") {
@@ -179,8 +179,8 @@ func TestRapidIsQuiet(t *testing.T) {
 // either mode; rapid does not spend its shrinking time on it, nor print
 // its draws.
 func TestPanicIsAFailure(t *testing.T) {
-	panicky := func(plan linearize.Plan) linearize.Target {
-		return linearize.Funcs{HandleFunc: func(linearize.Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
+	panicky := func(Config) Target {
+		return Funcs{HandleFunc: func(Conn, *codec.RequestHeader, codec.Message) (codec.Message, error) {
 			panic("mycoord: nil map")
 		}}
 	}
@@ -205,5 +205,45 @@ func TestPanicIsAFailure(t *testing.T) {
 				t.Fatalf("rapid's draws were logged: %q", l)
 			}
 		}
+	}
+}
+
+// The options' shape reaches the plans: the clients, groups, rounds,
+// faults and static share a test asks for, and the default plan where
+// it asks for nothing.
+func TestOptionsShapeThePlans(t *testing.T) {
+	shaped := func(o Options) plan.Plan {
+		p := plan.DefaultOptions()
+		o.shape(&p)
+		return plan.New(7, p)
+	}
+	def := plan.New(7, plan.DefaultOptions())
+	if got := shaped(Options{}); got.String() != def.String() {
+		t.Fatalf("the zero Options changed the default plan:\n%s\nwant\n%s", got.String(), def.String())
+	}
+	p := shaped(Options{Clients: 3, Groups: 1, Rounds: 12, Faults: -1, Static: 100})
+	// A static restart is a new process under the same instance id, so
+	// the clients asked for are the instances.
+	groups, instances := map[string]bool{}, map[string]bool{}
+	for _, c := range p.Clients {
+		groups[c.Group], instances[c.InstanceID] = true, true
+		if c.InstanceID == "" {
+			t.Errorf("client %s is dynamic; Static 100 wants every client static", c.Name)
+		}
+	}
+	if len(instances) != 3 || len(groups) != 1 || p.Rounds != 12 || len(p.Faults) != 0 {
+		t.Errorf("got %d clients in %d groups over %d rounds with %d faults; want 3 in 1 over 12 with none",
+			len(instances), len(groups), p.Rounds, len(p.Faults))
+	}
+	for _, c := range shaped(Options{Static: -1, Faults: 30}).Clients {
+		if c.InstanceID != "" {
+			t.Errorf("client %s is static; Static -1 wants none", c.Name)
+		}
+	}
+	if n, d := len(shaped(Options{Faults: 30}).Faults), len(def.Faults); n <= d {
+		t.Errorf("Faults 30 drew %d faults, the default 10 %% drew %d: want more", n, d)
+	}
+	if r := shaped(Options{Rounds: 3}).Rounds; r != 10 {
+		t.Errorf("Rounds 3 gave %d rounds; want the floor of 10", r)
 	}
 }

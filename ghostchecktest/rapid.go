@@ -7,12 +7,15 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // property draws the plans from a rapid property (rapid's -rapid.checks
 // and -rapid.seed apply). The first failing plan ends the search: it is
-// shrunk by linearize.Shrink, not by rapid, whose smaller draws make
+// shrunk by plan.Shrink, not by rapid, whose smaller draws make
 // longer plans here (a gap of 0 rounds between actions packs a life with
 // them) and which would spend its whole shrinking time on them. Rapid's
 // own report stays out of the test's output (quietTB): it would print
@@ -21,21 +24,21 @@ func (r *runner) property() *Outcome {
 	r.t.Helper()
 	r.out = &Outcome{}
 	q := &quietTB{t: r.t}
-	var failedRes *linearize.Result
-	var failedRep *linearize.Report
+	var failedRes *driver.Result
+	var failedRep *check.Report
 	var panicked string
 	rapid.Check(q, func(rt *rapid.T) {
 		if failedRes != nil || panicked != "" {
 			return // found: the draws left are not run
 		}
-		plan := linearize.DrawPlan(rt, r.opts.Plan)
-		res, rep, p := r.checkSafely(plan)
+		pl := plan.Draw(rt, r.plans)
+		res, rep, p := r.checkSafely(pl)
 		if p != "" {
-			panicked = fmt.Sprintf("plan %d drawn by rapid (seed %d): the target panicked: %s", r.out.Plans+1, plan.Seed, p)
+			panicked = fmt.Sprintf("plan %d drawn by rapid (seed %d): the target panicked: %s", r.out.Plans+1, pl.Seed, p)
 			return
 		}
 		r.seen(res, rep)
-		if rep.Verdict != linearize.Ok {
+		if rep.Verdict != history.Ok {
 			failedRes, failedRep = res, rep
 		}
 	})

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 )
 
 // replay runs the history in path again against a fresh target (the
@@ -26,12 +26,12 @@ func (r *runner) replay(path string) *Outcome {
 	res, rep := r.check(hdr.Plan)
 	r.seen(res, rep)
 	was := verdictWords(hdr.Expect.Verdict, hdr.Expect.Rule)
-	if rep.Verdict == linearize.Ok {
+	if rep.Verdict == history.Ok {
 		r.t.Logf("ghostcheck: %s now checks Ok at the %s level (it recorded %s, %d operations): fixed", path, rep.Level, was, len(h))
 		return r.out
 	}
-	f := &Failure{Seed: hdr.Plan.Seed, Result: res, Report: rep, Notes: rep.Notes, Replay: fmt.Sprintf("%s -ghostcheck.replay=%s", r.target(), path)}
-	f.Artifacts.History = path
+	f := &Failure{Seed: hdr.Plan.Seed, Verdict: string(rep.Verdict), Rule: rep.Rule, Explanation: rep.Detail, Level: rep.Level,
+		History: path, Notes: rep.Notes, Replay: fmt.Sprintf("%s -ghostcheck.replay=%s", r.target(), path)}
 	r.out.Failure = f
 	how := "reproduced"
 	if rep.Verdict != hdr.Expect.Verdict || rep.Rule != hdr.Expect.Rule {
@@ -43,13 +43,13 @@ func (r *runner) replay(path string) *Outcome {
 
 // readHistory reads a history file, refusing one without operations: it
 // would replay nothing, and pass.
-func readHistory(path string) (linearize.FileHeader, linearize.History, error) {
+func readHistory(path string) (history.FileHeader, history.History, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return linearize.FileHeader{}, nil, err
+		return history.FileHeader{}, nil, err
 	}
 	defer f.Close()
-	hdr, h, err := linearize.ReadFile(f)
+	hdr, h, err := history.ReadFile(f)
 	if err != nil {
 		return hdr, nil, err
 	}
@@ -59,7 +59,7 @@ func readHistory(path string) (linearize.FileHeader, linearize.History, error) {
 	return hdr, h, nil
 }
 
-func verdictWords(v linearize.Verdict, rule string) string {
+func verdictWords(v history.Verdict, rule string) string {
 	if rule == "" {
 		return string(v)
 	}

@@ -35,4 +35,32 @@
 // Timers fire only in Expire, never inside Handle, as the model's fire only
 // in Advance. Deliberately wrong behaviours ("mutants", see Mutant) can be
 // switched on in Config for testing the checkers; they are off unless set.
+//
+// The files, and what each owns:
+//
+//   - config.go: Config, Topic and TelemetryConfig, field for field
+//     model.Config's.
+//   - coordinator.go: Coordinator, Conn, New, Handle and its fast path
+//     HandleHeartbeat, Expire over the shards' deadline heaps, the
+//     connection contexts (KIP-1313's ClientId), ApiVersions.
+//   - group.go: the group record (members, sides, subscriptions, status);
+//     what is done to it lives by concern in the files below.
+//   - members.go: member ids, the member and side arenas, removal; ids.go:
+//     a member id kept as 16 bytes when it is a UUID; intern.go: the
+//     reference-counted tables strings are interned in; fields.go: a
+//     member's interned instance id, rack and client.
+//   - heartbeat.go: ConsumerGroupHeartbeat: validation, join, heartbeat,
+//     leave and static leave, a static member's takeover.
+//   - subscriptions.go: subscriptions shared by members, and the topics a
+//     name list or a regex resolves to.
+//   - assignment.go: the uniform assignor and reconciliation (revoke before
+//     hand-over); olist.go: the order-statistic list it selects from.
+//   - timers.go: a group's session list and rebalance heap, and its expiry.
+//   - leavegroup.go: LeaveGroup, A3's table entry by entry.
+//   - describe.go: ConsumerGroupDescribe.
+//   - telemetry.go: GetTelemetrySubscriptions and PushTelemetry.
+//   - restart.go: Restart, what a broker restart keeps and loses.
+//   - snapshot.go: Snapshot and SnapshotCache, the state the checks compare.
+//   - check.go: CheckInternal, the self-check of the bookkeeping tests run.
+//   - mutants.go: the planted bugs, Mutant and AllMutants.
 package impl

@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The coordinator's hot path in a property run, over recorded histories
@@ -15,18 +17,18 @@ import (
 //
 //	go test ./model -run '^$' -bench . -benchmem -count 6
 //
-// Handle replays every operation as linearize's sequential check does (a
-// fresh coordinator per history, each request on a connection of its
-// own). The rules' hot paths are benchmarked in model/rules, the client's
+// Handle replays every operation as the sequential check (package check)
+// does (a fresh coordinator per history, each request on a connection of
+// its own). The rules' hot paths are benchmarked in model/rules, the client's
 // in model/client.
 
 // benchHistories records the histories once for every benchmark.
-var benchHistories = sync.OnceValue(func() []*linearize.Result {
-	var out []*linearize.Result
-	opts := linearize.DefaultOptions()
+var benchHistories = sync.OnceValue(func() []*driver.Result {
+	var out []*driver.Result
+	opts := plan.DefaultOptions()
 	for seed := uint64(1); seed <= 20; seed++ {
-		plan := linearize.NewPlan(seed, opts)
-		res, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
+		p := plan.New(seed, opts)
+		res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 		if err != nil {
 			panic(err)
 		}

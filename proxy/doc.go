@@ -31,4 +31,19 @@
 //
 // The command is `ghostcheck proxy`; the verdict table and the report are
 // its, from Recording and rules.CheckClients.
+//
+// The files:
+//
+//   - proxy.go: Config, Start, Proxy and its listeners, Stats, Close.
+//   - conn.go: a client connection: its two pumps and the requests owed an
+//     answer.
+//   - pumps.go: the request pump and the response pump, batching writes.
+//   - rewrite.go: Metadata and FindCoordinator answers rewritten to the
+//     proxy's listeners, ApiVersions answers capped.
+//   - apis.go: the header version and name of every Kafka api.
+//   - faults.go: Fault, Injector and the fault rates.
+//   - record.go: the recording, kept cheap while forwarding and decoded at
+//     the end into rules.ClientRequest records (Recording).
+//   - verdicts.go: the verdict table, the violations and the request
+//     counts.
 package proxy

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/internal/rates"
 )
 
 // FaultKind is what the proxy does to a group request.
@@ -111,8 +111,8 @@ type Rates map[string]int
 
 // rateGrammar is the proxy's --faults: its fault names, uniform=N over
 // all of them, error=N over the four error answers, at most 100 % in all
-// (the grammar is linearize's, shared with run and check).
-var rateGrammar = linearize.RateGrammar{
+// (the grammar is internal/rates', shared with run and check).
+var rateGrammar = rates.Grammar{
 	Kinds: faultNames,
 	Groups: map[string]func(int) map[string]int{
 		"uniform": func(pct int) map[string]int { return spread(faultNames, pct) },

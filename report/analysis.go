@@ -5,8 +5,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
@@ -59,7 +61,7 @@ type analysis struct {
 
 // analyze walks the history once in delivery order, with the violations
 // placed after the operations delivered at or before their time.
-func analyze(res *linearize.Result, rep *linearize.Report, ghosts []string) *analysis {
+func analyze(res *driver.Result, rep *check.Report, ghosts []string) *analysis {
 	a := &analysis{lanes: map[string][]*lane{}, byID: map[string]*lane{}, ghosts: map[string]bool{}, marks: map[string][]mark{},
 		known: map[string]map[string]bool{}, current: map[string]string{}, lastCorr: map[uint64]int32{}, present: map[string]map[string]bool{}}
 	a.groups = res.Plan.Groups()
@@ -80,7 +82,7 @@ func analyze(res *linearize.Result, rep *linearize.Report, ghosts []string) *ana
 		a.end = max(a.end, op.At)
 		a.op(op)
 		if len(res.Violations) == 0 && op.ID == mismatchOp(rep) {
-			a.violation(linearize.RoundViolation{Round: op.Sent, At: op.At, Rule: rep.Rule, What: rep.Mismatch}, true, res.Plan.Groups(), groupOf(op))
+			a.violation(driver.RoundViolation{Round: op.Sent, At: op.At, Rule: rep.Rule, What: rep.Mismatch}, true, res.Plan.Groups(), groupOf(op))
 		}
 	}
 	for i, v := range vs {
@@ -98,7 +100,7 @@ func analyze(res *linearize.Result, rep *linearize.Report, ghosts []string) *ana
 
 // mismatchOp is the operation the model answers differently ("op N
 // (...): ..."), -1 if none.
-func mismatchOp(rep *linearize.Report) int {
+func mismatchOp(rep *check.Report) int {
 	var id int
 	if _, err := fmt.Sscanf(rep.Mismatch, "op %d", &id); err != nil || rep.Mismatch == "" {
 		return -1
@@ -107,7 +109,7 @@ func mismatchOp(rep *linearize.Report) int {
 }
 
 // groupOf is the group an operation is about ("" for none, or several).
-func groupOf(op *linearize.Op) string {
+func groupOf(op *history.Op) string {
 	switch r := op.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		return r.GroupId
@@ -127,7 +129,7 @@ var idPattern = regexp.MustCompile(`member ([A-Za-z0-9_-]{22}|[0-9a-f]{8}-[0-9a-
 
 // ghostIDs are the ghosts the run flagged, or else the members the
 // NoGhosts violations name.
-func ghostIDs(res *linearize.Result, ghosts []string) []string {
+func ghostIDs(res *driver.Result, ghosts []string) []string {
 	out := append(append([]string(nil), ghosts...), res.Ghosts...)
 	for _, v := range res.Violations {
 		if v.Rule != string(rules.RuleNoGhosts) {
@@ -142,8 +144,8 @@ func ghostIDs(res *linearize.Result, ghosts []string) []string {
 
 // violation adds a broken rule to the story and marks its group (every
 // group when its words name none).
-func (a *analysis) violation(v linearize.RoundViolation, first bool, groups []string, group ...string) {
-	g := linearize.GroupIn(v.What, groups)
+func (a *analysis) violation(v driver.RoundViolation, first bool, groups []string, group ...string) {
+	g := groupIn(v.What, groups)
 	if len(group) > 0 && group[0] != "" {
 		g = group[0]
 	}
@@ -162,7 +164,7 @@ func (a *analysis) violation(v linearize.RoundViolation, first bool, groups []st
 }
 
 // op reads one operation into the story and the lanes.
-func (a *analysis) op(op *linearize.Op) {
+func (a *analysis) op(op *history.Op) {
 	if op.Restart {
 		a.say(op, "restart", "the coordinator restarts: every connection closes, every session timer starts afresh")
 		for _, g := range a.groups {
@@ -184,7 +186,7 @@ func (a *analysis) op(op *linearize.Op) {
 }
 
 // say adds a story line about op.
-func (a *analysis) say(op *linearize.Op, class, text string) {
+func (a *analysis) say(op *history.Op, class, text string) {
 	g := groupOf(op)
 	if g == "" {
 		g = a.clientGroup[op.Name]
@@ -196,7 +198,7 @@ func (a *analysis) say(op *linearize.Op, class, text string) {
 // ids of the connection op arrived on (each request on a connection takes
 // the next id). Its fault is marked on the lane of the member its process
 // held then.
-func (a *analysis) lostBefore(op *linearize.Op) {
+func (a *analysis) lostBefore(op *history.Op) {
 	corr := op.Header.CorrelationId
 	last, seen := a.lastCorr[op.Conn.ID]
 	if corr > last {
@@ -218,7 +220,7 @@ func (a *analysis) lostBefore(op *linearize.Op) {
 }
 
 // laneOfProcess is the lane of the member op's process holds now, if any.
-func (a *analysis) laneOfProcess(op *linearize.Op) *lane {
+func (a *analysis) laneOfProcess(op *history.Op) *lane {
 	for _, g := range a.groups {
 		if l := a.byID[g+"/"+a.current[op.Name]]; l != nil && l.alive() {
 			return l

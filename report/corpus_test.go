@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // outDir is where a test leaves its pages: a temporary directory, or
@@ -36,8 +38,8 @@ func replayCorpus(t testing.TB, path string) Failure {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	hdr, _, err := linearize.ReadFile(f)
-	if errors.Is(err, linearize.ErrClientRecording) {
+	hdr, _, err := history.ReadFile(f)
+	if errors.Is(err, history.ErrClientRecording) {
 		t.Skip("a recording of client traffic (ghostcheck proxy's) has no failure page; ghostcheck replay re-checks it")
 	}
 	if err != nil {
@@ -47,11 +49,11 @@ func replayCorpus(t testing.TB, path string) Failure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := linearize.Run(target, hdr.Plan)
+	res, err := driver.Run(target, hdr.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second})
+	rep := check.Check(res, check.Options{Timeout: 20 * time.Second})
 	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	return Failure{Name: name, Header: hdr, Result: res, Report: rep, Replay: "ghostcheck replay " + path}
 }

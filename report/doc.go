@@ -6,18 +6,29 @@
 //     observed, the replay command, the story of the history in words, a
 //     membership timeline per group, the rule's section of
 //     docs/PROTOCOL.md, and porcupine's timeline of every operation
-//     (linearize.WriteTimeline) framed below.
+//     (WriteTimeline) framed below.
 //   - The index of a command (WriteIndex): the summary, links to every
 //     failure's page, plots (gonum's plot, rendered to SVG), and for a
 //     broker the conformance table and the histories.
 //
-// Everything here is read off what the checks produce (linearize.Result,
-// linearize.Report, conformance results): the package judges nothing
-// itself. Only the command, ghostchecktest and tests import it.
+// Everything here is read off what the runs and checks produce
+// (driver.Result, check.Report, conformance results): the package judges
+// nothing itself. Only the command, ghostchecktest and tests import it.
 //
-// The files: analysis.go walks a history once and derives the story
-// (story.go) and the members' lanes (lanes.go), which svg.go draws;
-// page.go writes the failure page, index.go the index, plots.go the
-// charts, markdown.go renders a docs section; assets/ holds the templates
-// and the stylesheet.
+// The files (assets/ holds the templates and the stylesheet):
+//
+//   - analysis.go: a history walked once, the facts the story and the
+//     lanes are derived from.
+//   - story.go: the story of a history in words.
+//   - lanes.go: the members' lanes over time, per group; svg.go: the
+//     lanes drawn.
+//   - page.go: the failure page (WriteFailure).
+//   - index.go: the index of a run or a check (WriteIndex).
+//   - plots.go: the charts (LinePlot, BarPlot).
+//   - markdown.go: a docs section rendered as HTML.
+//   - timeline.go: porcupine's timeline of a history (WriteTimeline: one
+//     row per process, each operation labelled with its network fate, a
+//     window of a history too large for one page, its search bounded by
+//     the check's) and the history file beside it; Explain, a report in
+//     words.
 package report

@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // hostile are strings a crafted history file (or a broker, or a client
@@ -40,7 +42,7 @@ func hostileFailure(t *testing.T) Failure {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	hdr, _, err := linearize.ReadFile(f)
+	hdr, _, err := history.ReadFile(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func hostileFailure(t *testing.T) Failure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := linearize.Run(target, hdr.Plan)
+	res, err := driver.Run(target, hdr.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,12 +71,12 @@ func hostileFailure(t *testing.T) Failure {
 		t.Fatal("no member id in the history")
 	}
 	var file bytes.Buffer
-	if err := linearize.WriteFile(&file, hdr, res.History); err != nil {
+	if err := history.WriteFile(&file, hdr, res.History); err != nil {
 		t.Fatal(err)
 	}
 	quoted, _ := json.Marshal(hostile["member"])
 	renamed := strings.ReplaceAll(file.String(), member, string(quoted[1:len(quoted)-1]))
-	if _, res.History, err = linearize.ReadFile(strings.NewReader(renamed)); err != nil {
+	if _, res.History, err = history.ReadFile(strings.NewReader(renamed)); err != nil {
 		t.Fatal(err)
 	}
 	for i := range res.Violations {
@@ -91,7 +93,7 @@ func hostileFailure(t *testing.T) Failure {
 			break
 		}
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second})
+	rep := check.Check(res, check.Options{Timeout: 20 * time.Second})
 	if !strings.Contains(rep.Detail+rep.Mismatch, "<") {
 		t.Logf("the report names no hostile string: %s / %s", rep.Detail, rep.Mismatch)
 	}

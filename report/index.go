@@ -6,9 +6,10 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/docs"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // Index is a command's results page, out/index.html: what ran, the
@@ -112,7 +113,7 @@ func HistoryRows(hs []conformance.HistoryResult, pages map[uint64]string) []Hist
 // WriteIndex writes dir/index.html and returns its path.
 func WriteIndex(dir string, ix Index) (string, error) {
 	path := filepath.Join(dir, "index.html")
-	return path, linearize.WritePath(path, func(w io.Writer) error { return RenderIndex(w, ix) })
+	return path, history.WritePath(path, func(w io.Writer) error { return RenderIndex(w, ix) })
 }
 
 // indexPage is what the index template shows.
@@ -138,7 +139,7 @@ func RenderIndex(w io.Writer, ix Index) error {
 
 // FailureOf is the index's link to a failure page written by
 // WriteFailure.
-func FailureOf(label string, rep *linearize.Report, art linearize.Artifacts, replay string) FailureLink {
+func FailureOf(label string, rep *check.Report, art Artifacts, replay string) FailureLink {
 	return FailureLink{Label: label, Verdict: string(rep.Verdict), Rule: rep.Rule, Detail: rep.Detail, Replay: replay,
 		Href: filepath.Base(art.HTML)}
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
@@ -109,7 +109,7 @@ func (a *analysis) owner(group, member string) string {
 
 // heartbeatLanes applies a heartbeat's outcome to its member's lane, and
 // marks its fault, if any, there.
-func (a *analysis) heartbeatLanes(op *linearize.Op, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, made, fate string) {
+func (a *analysis) heartbeatLanes(op *history.Op, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, made, fate string) {
 	if op.Name == "prober" {
 		return
 	}
@@ -119,7 +119,7 @@ func (a *analysis) heartbeatLanes(op *linearize.Op, r *codec.ConsumerGroupHeartb
 		// the outcome is that member's (the request's own lane gets
 		// only the fault).
 		if fate != "" && id != "" {
-			a.lane(r.GroupId, id, op.Name).mark(op.At, "fault", linearize.RequestLabel(op)+": "+fate)
+			a.lane(r.GroupId, id, op.Name).mark(op.At, "fault", history.RequestLabel(op)+": "+fate)
 		}
 		id = made
 	}
@@ -131,7 +131,7 @@ func (a *analysis) heartbeatLanes(op *linearize.Op, r *codec.ConsumerGroupHeartb
 		l.Instance = r.InstanceId.Value
 	}
 	if fate != "" {
-		l.mark(op.At, "fault", linearize.RequestLabel(op)+" → "+linearize.ResponseLabel(op)+": "+fate)
+		l.mark(op.At, "fault", history.RequestLabel(op)+" → "+history.ResponseLabel(op)+": "+fate)
 	}
 	switch {
 	case resp == nil:
@@ -139,7 +139,7 @@ func (a *analysis) heartbeatLanes(op *linearize.Op, r *codec.ConsumerGroupHeartb
 		l.mark(op.At, "error", "UNKNOWN_MEMBER_ID: the coordinator no longer knows this member")
 		l.close(op.At, "unknown to the coordinator")
 	case resp.ErrorCode != codec.None:
-		l.mark(op.At, "error", linearize.RequestLabel(op)+" → "+resp.ErrorCode.String())
+		l.mark(op.At, "error", history.RequestLabel(op)+" → "+resp.ErrorCode.String())
 	case r.MemberEpoch == rules.LeaveEpoch:
 		l.mark(op.At, "leave", "leave applied")
 		l.close(op.At, "left")
@@ -160,7 +160,7 @@ func (a *analysis) heartbeatLanes(op *linearize.Op, r *codec.ConsumerGroupHeartb
 
 // described applies what a Describe shows of a member: its epoch and the
 // partitions it owns.
-func (a *analysis) described(op *linearize.Op, group string, m codec.DescribedMember) {
+func (a *analysis) described(op *history.Op, group string, m codec.DescribedMember) {
 	l := a.lane(group, m.MemberId, "")
 	if m.InstanceId.Valid {
 		l.Instance = m.InstanceId.Value

@@ -3,13 +3,17 @@ package report
 import (
 	"embed"
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"html/template"
 	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/docs"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 //go:embed assets
@@ -32,9 +36,9 @@ type Failure struct {
 	Name string
 	// Header is the history file's header (target, mutant, title, plan);
 	// its Expect is filled from Report.
-	Header linearize.FileHeader
-	Result *linearize.Result
-	Report *linearize.Report
+	Header history.FileHeader
+	Result *driver.Result
+	Report *check.Report
 	// Replay is the command that reproduces the failure.
 	Replay string
 	// Ghosts are member ids known to be ghosts besides those the run
@@ -47,13 +51,13 @@ type Failure struct {
 // person reads (NAME.html), which tells the story and frames the
 // timeline. Everything is inline; the page opens from disk with no
 // network. The timeline's search is bounded by the check's timeout.
-func WriteFailure(dir string, f Failure) (linearize.Artifacts, error) {
-	art, err := linearize.WriteArtifacts(dir, f.Name, f.Header, f.Result, f.Report)
+func WriteFailure(dir string, f Failure) (Artifacts, error) {
+	art, err := writeArtifacts(dir, f.Name, f.Header, f.Result, f.Report)
 	if err != nil {
 		return art, err
 	}
 	art.HTML = filepath.Join(dir, f.Name+".html")
-	err = linearize.WritePath(art.HTML, func(w io.Writer) error {
+	err = history.WritePath(art.HTML, func(w io.Writer) error {
 		return RenderFailure(w, f, art)
 	})
 	return art, err
@@ -61,7 +65,7 @@ func WriteFailure(dir string, f Failure) (linearize.Artifacts, error) {
 
 // RenderFailure writes the failure page of f, whose history and timeline
 // art names (the page links them by their base names, beside it).
-func RenderFailure(w io.Writer, f Failure, art linearize.Artifacts) error {
+func RenderFailure(w io.Writer, f Failure, art Artifacts) error {
 	t, err := parse("failure.html.tmpl")
 	if err != nil {
 		return err
@@ -97,14 +101,14 @@ type groupView struct {
 	Hidden int
 }
 
-func failureData(f Failure, art linearize.Artifacts) failurePage {
+func failureData(f Failure, art Artifacts) failurePage {
 	rep, res := f.Report, f.Result
 	p := failurePage{CSS: css(), Name: f.Name, Title: f.Header.Title, Verdict: string(rep.Verdict), Rule: rep.Rule,
 		Detail: rep.Detail, Replay: f.Replay, Seed: fmt.Sprint(res.Plan.Seed), Target: targetWords(f.Header),
 		Plan: planWords(&res.Plan, len(res.History)), HistoryHref: filepath.Base(art.History),
 		TimelineHref: filepath.Base(art.Timeline), Partial: art.Partial, Scope: art.Window}
 	if rep.Rule != "" {
-		p.Meaning = "— " + linearize.RuleMeaning(rep.Rule)
+		p.Meaning = "— " + rules.Meaning(rep.Rule)
 	}
 	if rep.Detail == "" {
 		p.Detail = "nothing was broken"
@@ -181,7 +185,7 @@ func storyWindow(evs []event, omitted int, focus string) ([]event, int) {
 	return evs[start : start+maxStory], omitted + len(evs) - maxStory
 }
 
-func targetWords(h linearize.FileHeader) string {
+func targetWords(h history.FileHeader) string {
 	s := h.Target
 	if h.Mutant != "" {
 		s += " with mutant " + h.Mutant
@@ -190,7 +194,7 @@ func targetWords(h linearize.FileHeader) string {
 }
 
 // planWords summarizes a plan in a line.
-func planWords(p *linearize.Plan, ops int) string {
+func planWords(p *plan.Plan, ops int) string {
 	s := fmt.Sprintf("%s; %d ms rounds, session timeout %d ms; %d operations", p.String(), p.RoundMs, p.SessionTimeoutMs, ops)
 	var fs []string
 	for i, f := range p.Faults {

@@ -5,29 +5,33 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // bigFailure runs a plan of at least 10,000 operations whose v0 clients
 // lose join responses, so it fails with ghosts.
 func bigFailure(t *testing.T) Failure {
 	t.Helper()
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	o.HeartbeatVersion = 0
 	o.Clients, o.Groups, o.Rounds = 64, 4, 1000
-	plan := linearize.NewPlan(5, o)
-	res, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
+	p := plan.New(5, o)
+	res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.History) < 10000 {
 		t.Fatalf("the plan made %d operations, want at least 10,000", len(res.History))
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second})
-	if rep.Verdict == linearize.Ok {
+	rep := check.Check(res, check.Options{Timeout: 20 * time.Second})
+	if rep.Verdict == history.Ok {
 		t.Fatalf("the big v0 history passed; it should show ghosts")
 	}
-	return Failure{Name: "big", Header: linearize.FileHeader{Target: "model", Title: "10k operations", Plan: plan},
+	return Failure{Name: "big", Header: history.FileHeader{Target: "model", Title: "10k operations", Plan: p},
 		Result: res, Report: rep, Replay: "ghostcheck replay out/big.jsonl"}
 }
 

@@ -5,15 +5,15 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // heartbeat reads a ConsumerGroupHeartbeat: joins, leaves, errors, faults
 // and members made are told; a routine heartbeat is not.
-func (a *analysis) heartbeat(op *linearize.Op, r *codec.ConsumerGroupHeartbeatRequest) {
+func (a *analysis) heartbeat(op *history.Op, r *codec.ConsumerGroupHeartbeatRequest) {
 	resp, _ := op.Response.(*codec.ConsumerGroupHeartbeatResponse)
-	fate := linearize.Fate(*op)
+	fate := history.Fate(*op)
 	seen := fate == "" || !strings.Contains(fate, "never saw") && !strings.Contains(fate, "dropped this response")
 	made := ""
 	if resp != nil && resp.ErrorCode == codec.None && resp.MemberId.Valid {
@@ -48,13 +48,13 @@ func (a *analysis) heartbeat(op *linearize.Op, r *codec.ConsumerGroupHeartbeatRe
 
 // heartbeatWords says what a heartbeat asked and what the coordinator
 // did, and whether it is worth a line of its own.
-func (a *analysis) heartbeatWords(op *linearize.Op, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, made string) (string, string, bool) {
+func (a *analysis) heartbeatWords(op *history.Op, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, made string) (string, string, bool) {
 	v := op.Header.RequestApiVersion
 	var ask string
 	tell := true
 	switch {
 	case op.Name == "prober":
-		ask = fmt.Sprintf("probes %s with a %s", r.GroupId, linearize.RequestLabel(op))
+		ask = fmt.Sprintf("probes %s with a %s", r.GroupId, history.RequestLabel(op))
 	case r.MemberEpoch == rules.JoinEpoch && r.MemberId == "" && a.current[op.Name] != "":
 		ask = fmt.Sprintf("retries its join to %s (v%d) with an empty member id: it never learned the id the broker made", r.GroupId, v)
 	case r.MemberEpoch == rules.JoinEpoch && r.MemberId == "":
@@ -76,7 +76,7 @@ func (a *analysis) heartbeatWords(op *linearize.Op, r *codec.ConsumerGroupHeartb
 	switch {
 	case op.Refused:
 		got, class = "refused: nothing applied", "error"
-	case op.Return == linearize.Unknown || resp == nil:
+	case op.Return == history.Never || resp == nil:
 		got = "no response: the outcome is unknown"
 	case resp.ErrorCode != codec.None:
 		got, class, tell = resp.ErrorCode.String(), "error", true
@@ -113,7 +113,7 @@ func countParts(tps []codec.ConsumerGroupHeartbeatTopicPartitions) int {
 // describe reads the observer's ConsumerGroupDescribe: a line when a
 // group's membership changed since the last look (a member that left no
 // trace of a leave is gone by a timer or a removal).
-func (a *analysis) describe(op *linearize.Op) {
+func (a *analysis) describe(op *history.Op) {
 	resp, _ := op.Response.(*codec.ConsumerGroupDescribeResponse)
 	if resp == nil {
 		a.other(op)
@@ -178,8 +178,8 @@ func (a *analysis) describeClass(now map[string]bool) string {
 }
 
 // leaveGroup reads a KIP-345 LeaveGroup (the admin's removals).
-func (a *analysis) leaveGroup(op *linearize.Op, r *codec.LeaveGroupRequest) {
-	text := fmt.Sprintf("removes %v from %s (LeaveGroup v%d) → %s", instances(r), r.GroupId, op.Header.RequestApiVersion, linearize.ResponseLabel(op))
+func (a *analysis) leaveGroup(op *history.Op, r *codec.LeaveGroupRequest) {
+	text := fmt.Sprintf("removes %v from %s (LeaveGroup v%d) → %s", instances(r), r.GroupId, op.Header.RequestApiVersion, history.ResponseLabel(op))
 	if resp, ok := op.Response.(*codec.LeaveGroupResponse); ok {
 		var per []string
 		for _, m := range resp.Members {
@@ -192,7 +192,7 @@ func (a *analysis) leaveGroup(op *linearize.Op, r *codec.LeaveGroupRequest) {
 			text += " [" + strings.Join(per, ", ") + "]"
 		}
 	}
-	if f := linearize.Fate(*op); f != "" {
+	if f := history.Fate(*op); f != "" {
 		text += "; " + f
 	}
 	a.say(op, "", text)
@@ -208,16 +208,16 @@ func instances(r *codec.LeaveGroupRequest) []string {
 
 // other reads ApiVersions and telemetry: told only when the network or
 // the coordinator did something to them, or the prober sent them.
-func (a *analysis) other(op *linearize.Op) {
-	fate := linearize.Fate(*op)
-	got := linearize.ResponseLabel(op)
+func (a *analysis) other(op *history.Op) {
+	fate := history.Fate(*op)
+	got := history.ResponseLabel(op)
 	isErr := got != "?" && !strings.HasPrefix(got, "NONE")
 	_, versions := op.Request.(*codec.ApiVersionsRequest)
 	if fate == "" && (op.Name != "prober" || versions) && !isErr {
 		a.omitted++
 		return
 	}
-	text := linearize.RequestLabel(op) + " → " + got
+	text := history.RequestLabel(op) + " → " + got
 	class := ""
 	if fate != "" {
 		text += "; " + fate

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 )
 
-// Pages are written through linearize.WritePath: the directory is made as
+// Pages are written through history.WritePath: the directory is made as
 // needed, and a page that fails to render is an error, not a silent
 // half-written file.
 func TestPagesWrittenThroughWritePath(t *testing.T) {
@@ -23,7 +23,7 @@ func TestPagesWrittenThroughWritePath(t *testing.T) {
 		t.Fatalf("the index at %s: %v, %v", path, st, err)
 	}
 	broken := errors.New("render failed")
-	if err := linearize.WritePath(filepath.Join(dir, "x.html"), func(io.Writer) error { return broken }); !errors.Is(err, broken) {
+	if err := history.WritePath(filepath.Join(dir, "x.html"), func(io.Writer) error { return broken }); !errors.Is(err, broken) {
 		t.Fatalf("a failed render: %v, want it returned", err)
 	}
 }

@@ -1,7 +1,7 @@
 // Package wire is ghostcheck's Kafka client connection, the one every tool
-// builds on: the TCP target of linearize, the conformance suite, the members
-// admin and the server's own tests all speak to a broker through it, and so
-// should anything new that talks to a broker.
+// builds on: the TCP target (package tcptarget), the conformance suite, the
+// members admin and the server's own tests all speak to a broker through
+// it, and so should anything new that talks to a broker.
 //
 // It owns what any client must get right before it can say anything about a
 // broker:
@@ -29,6 +29,10 @@
 //   - Zero allocations on the steady path: Conn.ReceiveInto decodes into
 //     the caller's response and Headers.Fill into the caller's header, so a
 //     load generator measures the broker, not its own garbage.
+//   - A StallWatch (stall.go): how late a broker over real time may fire a
+//     timer with nothing in a history to show it, measured by a ticker
+//     that pings the broker on a connection of its own; the TCP target and
+//     the conformance cases that wait out a session count it as slack.
 //   - Secured listeners (Dialer): TLS from the standard library (TLSFiles
 //     makes the configuration from the command line's files) and SASL
 //     PLAIN or SCRAM-SHA-256/512 (SaslHandshake v1, SaslAuthenticate
@@ -56,4 +60,25 @@
 // call returns the same error. A Cluster adds ErrAuth, *DialError (nothing
 // sent), *RetryError (ErrRetriesExhausted), *BrokerError,
 // ErrVersionNotOffered and ErrClusterClosed.
+//
+// The files:
+//
+//   - conn.go: Conn, Dial and Options: round trips, pipelining, deadlines,
+//     the response size cap.
+//   - frame.go: reading one frame, its size checked before the body is
+//     allocated.
+//   - headers.go: Headers, KIP-1313's request headers, and NewInstanceID.
+//   - negotiate.go: ApiVersions negotiation with its fallbacks, Versions
+//     and Negotiation.
+//   - peek_unix.go, peek_other.go: whether the broker closed an idle
+//     connection, seen without reading (a peek where the system has one).
+//   - dialer.go: Dialer and Prelude, a connection made the way a cluster's
+//     listeners want it (TLS, SASL, ApiVersions); tls.go: TLSFiles;
+//     sasl.go: SASL PLAIN and SCRAM, ErrAuth; secret.go: Secret.
+//   - cluster.go: Cluster and ClusterOptions, brokers from Metadata;
+//     brokerconn.go: its one connection per broker, and DialError;
+//     coordinator.go: a group's coordinator from FindCoordinator;
+//     route.go: Do and RoundTrip, a request routed to the coordinator and
+//     retried; backoff.go: Backoff, the waits between tries; event.go:
+//     Event, what routing did or met.
 package wire

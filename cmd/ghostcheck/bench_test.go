@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // BenchmarkRun runs a fixed seed range (200 histories of the default plan,
@@ -84,11 +87,11 @@ func BenchmarkFloor(b *testing.B) {
 	}
 	opts := cfg.opts
 	opts.HeartbeatVersion = 1
-	var runs []*linearize.Result
+	var runs []*driver.Result
 	ops := 0
 	for i := 0; i < histories; i++ {
-		plan := linearize.NewPlan(cfg.seed+uint64(i), opts)
-		res, _, err := runOne(cfg.target, plan, "")
+		p := plan.New(cfg.seed+uint64(i), opts)
+		res, _, err := runOne(cfg.target, p, "")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -104,7 +107,7 @@ func BenchmarkFloor(b *testing.B) {
 		cpu0 = cpuTime()
 		for i := 0; i < b.N; i++ {
 			for j := range runs {
-				linearize.NewPlan(cfg.seed+uint64(j), opts)
+				plan.New(cfg.seed+uint64(j), opts)
 			}
 		}
 		perOp(b)
@@ -119,7 +122,7 @@ func BenchmarkFloor(b *testing.B) {
 				}
 				for _, op := range res.History {
 					if op.Restart {
-						t.(linearize.Restarter).Restart()
+						t.(driver.Restarter).Restart()
 						continue
 					}
 					t.Advance(op.At)
@@ -134,7 +137,7 @@ func BenchmarkFloor(b *testing.B) {
 		cpu0 = cpuTime()
 		for i := 0; i < b.N; i++ {
 			for _, res := range runs {
-				if rep := linearize.CheckHistory(res.Plan, res.History, linearize.CheckOptions{}); rep.Verdict != linearize.Ok {
+				if rep := check.History(res.Plan, res.History, check.Options{}); rep.Verdict != history.Ok {
 					b.Fatalf("seed %d: %s %s", res.Plan.Seed, rep.Verdict, rep.Detail)
 				}
 			}

@@ -8,8 +8,9 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/docs"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // checkConfig is what `ghostcheck check` was asked to do.
@@ -104,7 +105,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 		return cfg, code
 	}
 	var err error
-	if cfg.hist.Options.Faults, err = linearize.ParseFaultRates(*faults); err != nil {
+	if cfg.hist.Options.Faults, err = plan.ParseFaultRates(*faults); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return cfg, 2
 	}
@@ -366,7 +367,7 @@ func printHistories(w io.Writer, out checkOutcome) {
 		if hr.Crash != "" {
 			fmt.Fprintf(w, "    crash:   the broker stopped answering: %s\n", hr.Crash)
 		}
-		if hr.Rule != "" && hr.Verdict != linearize.Ok {
+		if hr.Rule != "" && hr.Verdict != history.Ok {
 			fmt.Fprintf(w, "    %s: %s\n", hr.Rule, hr.Detail)
 		}
 		if hr.File != "" && hr.Failed() {

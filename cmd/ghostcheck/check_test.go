@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -158,9 +158,9 @@ func TestPrintCheckCitesHistoryRules(t *testing.T) {
 	var b strings.Builder
 	printCheck(&b, checkOutcome{addr: "broker:9092", peer: conformance.Peer{Addr: "broker:9092", SessionTimeout: time.Second}, cases: &conformance.Report{},
 		hist: &conformance.HistoryReport{Histories: []conformance.HistoryResult{
-			{Seed: 1, Verdict: linearize.Ok, Status: "Ok"},
-			{Seed: 2, Verdict: linearize.Illegal, Status: "Illegal", Rule: "NoGhosts", Detail: "group g holds member m", File: "out/check-seed2.jsonl"},
-			{Seed: 3, Verdict: linearize.VerdictUnknown, Status: "Unknown", Rule: "Harness", Detail: "advance failed"},
+			{Seed: 1, Verdict: history.Ok, Status: "Ok"},
+			{Seed: 2, Verdict: history.Illegal, Status: "Illegal", Rule: "NoGhosts", Detail: "group g holds member m", File: "out/check-seed2.jsonl"},
+			{Seed: 3, Verdict: history.Unknown, Status: "Unknown", Rule: "Harness", Detail: "advance failed"},
 		}}})
 	out := b.String()
 	for _, want := range []string{

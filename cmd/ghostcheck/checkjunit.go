@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // writeCheckJUnit writes a check as JUnit XML: a testsuite of the
@@ -78,7 +78,7 @@ func historySuite(cfg checkConfig, out checkOutcome) junitSuite {
 		c := junitCase{Name: fmt.Sprintf("seed %d", hr.Seed), Classname: "ghostcheck.check.histories", Time: hr.Seconds,
 			Output: fmt.Sprintf("%s: %d operations, lag %d ms; %s", hr.Status, hr.Operations, hr.LagMs, hr.Plan)}
 		switch {
-		case hr.Status == string(linearize.Ok):
+		case hr.Status == string(history.Ok):
 		case hr.Status == conformance.HistoryKnown:
 			c.Skipped = &junitSkipped{Message: "known: " + strings.Join(hr.Known, ", ")}
 		default:

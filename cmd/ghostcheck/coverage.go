@@ -27,11 +27,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/client"
 	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // coverageRequested reports whether run's args ask for --coverage.
@@ -228,10 +230,10 @@ func clauseHits(cfg runConfig, phases []*phaseSummary) model.ClauseHits {
 			for j := range jobs {
 				opts := cfg.opts
 				opts.HeartbeatVersion = j.version
-				plan := linearize.NewPlan(j.seed, opts)
-				mc := plan.ModelConfig()
+				pl := plan.New(j.seed, opts)
+				mc := pl.ModelConfig()
 				mc.Clauses = hits
-				_, _ = linearize.Run(linearize.NewModelTarget(mc), plan)
+				_, _ = driver.Run(targets.NewModelTarget(mc), pl)
 			}
 			mu.Lock()
 			for id, n := range hits {

@@ -34,6 +34,21 @@
 // `ghostcheck help COMMAND` and `ghostcheck COMMAND -h` print a command's
 // flags. Exit status: 0 checked and all Ok (or -h), 1 a violation or bad
 // input, 2 bad usage, 3 (replay) a recorded failure now checks Ok.
+//
+// The files, a command each and what it prints:
+//
+//   - main.go: the commands, usage and help; exit.go: the exit statuses and
+//     flag parsing every command shares.
+//   - run.go: run's flags and summary; runworkers.go: histories checked by
+//     workers, counted in seed order; runjunit.go: run's --json and --junit;
+//     coverage.go: run --coverage.
+//   - check.go: check; checkflags.go: its flags and case selection;
+//     checkjunit.go: its --junit; reportcheck.go: its index and replay's
+//     pages.
+//   - junit.go: the JUnit XML both write; reportout.go: the failure pages
+//     and the run's index.
+//   - serve.go, proxy.go, replay.go, decode.go, members.go, demo.go,
+//     version.go, explain.go: the other commands, a file each.
 package main
 
 import (

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 	pages "github.com/ghostcheck/ghostcheck/report"
@@ -83,7 +83,7 @@ func proxyRun(ctx context.Context, cfg proxyConfig, stdout, stderr io.Writer, re
 	}
 	fmt.Fprintf(stdout, "\nhistory:  %s\nreplay:   ghostcheck replay %s\n", path, path)
 	writeProxyIndex(cfg, path, reqs, results, st, stdout, stderr)
-	if linearize.ClientExpect(results).Verdict != linearize.Ok {
+	if history.ClientExpect(results).Verdict != history.Ok {
 		return 1
 	}
 	return 0
@@ -100,9 +100,9 @@ func writeProxyFiles(cfg proxyConfig, reqs []rules.ClientRequest, results []rule
 	if err != nil {
 		return "", err
 	}
-	hdr := linearize.ClientFileHeader{Target: cfg.proxy.Upstream, Title: "clients recorded by ghostcheck proxy",
-		Faults: cfg.rates.String(), Seed: cfg.seed, Expect: linearize.ClientExpect(results)}
-	if err := linearize.WriteClientFile(f, hdr, reqs); err != nil {
+	hdr := history.ClientFileHeader{Target: cfg.proxy.Upstream, Title: "clients recorded by ghostcheck proxy",
+		Faults: cfg.rates.String(), Seed: cfg.seed, Expect: history.ClientExpect(results)}
+	if err := history.WriteClientFile(f, hdr, reqs); err != nil {
 		f.Close()
 		return "", err
 	}
@@ -111,7 +111,7 @@ func writeProxyFiles(cfg proxyConfig, reqs []rules.ClientRequest, results []rule
 
 // writeProxyIndex writes out/index.html: the verdict table, a failure per
 // violated rule, and what the outcomes and the counts mean.
-func writeProxyIndex(cfg proxyConfig, history string, reqs []rules.ClientRequest, results []rules.ClientResult, st proxy.Stats, stdout, stderr io.Writer) {
+func writeProxyIndex(cfg proxyConfig, hist string, reqs []rules.ClientRequest, results []rules.ClientResult, st proxy.Stats, stdout, stderr io.Writer) {
 	ix := pages.Index{Kind: "proxy", Title: "clients through ghostcheck proxy to " + cfg.proxy.Upstream, Verdict: "Ok"}
 	ix.Subtitle = fmt.Sprintf("%d clients, %d requests on %d connections to %d brokers; faults %s (seed %d), %d applied",
 		len(results), st.Requests, st.Accepted, st.Brokers, cfg.rates, cfg.seed, st.Faults)
@@ -121,13 +121,13 @@ func writeProxyIndex(cfg proxyConfig, history string, reqs []rules.ClientRequest
 	ix.Headline = fmt.Sprintf("%d clients, %d rules broken", len(results), len(vs))
 	for _, v := range vs {
 		ix.Verdict = "FAIL"
-		ix.Failures = append(ix.Failures, pages.FailureLink{Label: v.Column + " " + v.Client, Verdict: string(linearize.Illegal),
-			Rule: string(v.Rule), Detail: v.Detail, Replay: "ghostcheck replay " + history})
+		ix.Failures = append(ix.Failures, pages.FailureLink{Label: v.Column + " " + v.Client, Verdict: string(history.Illegal),
+			Rule: string(v.Rule), Detail: v.Detail, Replay: "ghostcheck replay " + hist})
 	}
 	ix.Notes = append(proxy.Legend(results),
 		"PASS: kept every time the client could have broken it; VIOLATED: broken (see the failures); NOT ADOPTED: the client does not implement that change yet (no tag 0 in its headers, ClientId on every request, ConsumerGroupHeartbeat v0 only); -: nothing the rule speaks of happened. ghostcheck explain RULE prints a rule.",
 		"Requests by api: "+strings.Join(proxy.APICounts(reqs), ", ")+".",
-		"The recording, "+history+", replays with: ghostcheck replay "+history)
+		"The recording, "+hist+", replays with: ghostcheck replay "+hist)
 	path, err := pages.WriteIndex(cfg.out, ix)
 	sayIndex(path, err, false, stdout, stderr)
 }

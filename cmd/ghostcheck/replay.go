@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // replayConfig is what `ghostcheck replay` was asked to do.
@@ -92,15 +92,15 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayConfig, int) {
 
 // replayRow is one file's outcome, as --json prints it.
 type replayRow struct {
-	Path     string            `json:"path"`
-	Target   string            `json:"target,omitempty"`
-	Mutant   string            `json:"mutant,omitempty"`
-	Status   string            `json:"status"` // ok, FAIL, FIXED, ERROR
-	Expected *linearize.Expect `json:"expected,omitempty"`
-	Got      *linearize.Expect `json:"got,omitempty"`
-	Level    string            `json:"level,omitempty"`
-	Detail   string            `json:"detail,omitempty"`
-	Error    string            `json:"error,omitempty"`
+	Path     string          `json:"path"`
+	Target   string          `json:"target,omitempty"`
+	Mutant   string          `json:"mutant,omitempty"`
+	Status   string          `json:"status"` // ok, FAIL, FIXED, ERROR
+	Expected *history.Expect `json:"expected,omitempty"`
+	Got      *history.Expect `json:"got,omitempty"`
+	Level    string          `json:"level,omitempty"`
+	Detail   string          `json:"detail,omitempty"`
+	Error    string          `json:"error,omitempty"`
 }
 
 // replayOne replays one file, prints its line (unless --json) and writes

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	pages "github.com/ghostcheck/ghostcheck/report"
 )
 
@@ -58,7 +58,7 @@ func writeCheckReport(cfg checkConfig, out checkOutcome, stdout, stderr io.Write
 		if target == "" { // --broker-cmd alone: the first broker it started
 			target = out.addr
 		}
-		hdr := linearize.FileHeader{Target: target, Title: "ghostcheck check: " + h.Rule, Plan: h.Run.Plan}
+		hdr := history.FileHeader{Target: target, Title: "ghostcheck check: " + h.Rule, Plan: h.Run.Plan}
 		f := pages.Failure{Name: name, Header: hdr, Result: h.Run, Report: h.Report, Replay: checkReplay(cfg, h)}
 		art, err := pages.WriteFailure(dir, f)
 		if err != nil {

@@ -12,7 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/plan"
 	pages "github.com/ghostcheck/ghostcheck/report"
 )
 
@@ -55,7 +58,7 @@ func (s *historySeries) add(elapsed time.Duration, ps *phaseSummary) {
 
 // writeFailurePage writes a failing history's files: its history, its
 // timeline and the page that tells its story.
-func writeFailurePage(dir, name string, hdr linearize.FileHeader, res *linearize.Result, rep *linearize.Report) (linearize.Artifacts, error) {
+func writeFailurePage(dir, name string, hdr history.FileHeader, res *driver.Result, rep *check.Report) (pages.Artifacts, error) {
 	replay := "ghostcheck replay " + filepath.Join(dir, name+".jsonl")
 	return pages.WriteFailure(dir, pages.Failure{Name: name, Header: hdr, Result: res, Report: rep, Replay: replay})
 }
@@ -65,7 +68,7 @@ func writeFailurePage(dir, name string, hdr linearize.FileHeader, res *linearize
 func writeRunIndex(cfg runConfig, phases []*phaseSummary, stdout, stderr io.Writer) {
 	ix := pages.Index{Kind: "run", Title: "run against " + cfg.target,
 		Subtitle: fmt.Sprintf("seeds from %d; %d clients in %d groups, %d rounds of %d ms per history; faults %s; restarts %v",
-			cfg.seed, cfg.opts.Clients, cfg.opts.Groups, cfg.opts.Rounds, linearize.NewPlan(cfg.seed, cfg.opts).RoundMs, faultsFlag(cfg.opts.Faults), cfg.opts.Restarts),
+			cfg.seed, cfg.opts.Clients, cfg.opts.Groups, cfg.opts.Rounds, plan.New(cfg.seed, cfg.opts).RoundMs, faultsFlag(cfg.opts.Faults), cfg.opts.Restarts),
 		Verdict: "Ok", Headline: runHeadline(phases), Summary: runTable(phases)}
 	if cfg.mutant != "" {
 		ix.Title += " with mutant " + cfg.mutant
@@ -98,10 +101,10 @@ func sayIndex(path string, err error, asJSON bool, stdout, stderr io.Writer) {
 }
 
 func failureVerdict(p *phaseSummary) string {
-	if p.Verdicts[linearize.Illegal] > 0 {
-		return string(linearize.Illegal)
+	if p.Verdicts[history.Illegal] > 0 {
+		return string(history.Illegal)
 	}
-	return string(linearize.VerdictUnknown)
+	return string(history.Unknown)
 }
 
 // relTo is path relative to dir (the index's directory), or path.
@@ -115,9 +118,9 @@ func relTo(dir, path string) string {
 	return path
 }
 
-func faultsFlag(m map[linearize.FaultKind]int) string {
+func faultsFlag(m map[plan.FaultKind]int) string {
 	var parts []string
-	for _, k := range linearize.FaultKinds() {
+	for _, k := range plan.FaultKinds() {
 		if m[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
 		}
@@ -133,9 +136,9 @@ func runHeadline(phases []*phaseSummary) string {
 	if len(phases) == 2 && phases[0].Version == 1 && phases[1].Version == 0 {
 		v1, v0 := phases[0], phases[1]
 		switch {
-		case v1.Ghosts == 0 && v1.Verdicts[linearize.Illegal] == 0 && v0.Ghosts > 0:
+		case v1.Ghosts == 0 && v1.Verdicts[history.Illegal] == 0 && v0.Ghosts > 0:
 			return fmt.Sprintf("KIP-1082 holds: no ghost in %d v1 histories; v0 with the same faults made %d (first in history %d).", v1.Histories, v0.Ghosts, v0.FirstGhost)
-		case v1.Ghosts > 0 || v1.Verdicts[linearize.Illegal] > 0:
+		case v1.Ghosts > 0 || v1.Verdicts[history.Illegal] > 0:
 			return "KIP-1082 does NOT hold for this target: v1 clients were hurt."
 		}
 		return "v0 made no ghost in this run: too few histories or faults to show the difference."
@@ -143,7 +146,7 @@ func runHeadline(phases []*phaseSummary) string {
 	var parts []string
 	for _, p := range phases {
 		parts = append(parts, fmt.Sprintf("%s: %d histories, %d Ok, %d Illegal, %d Unknown", p.Label, p.Histories,
-			p.Verdicts[linearize.Ok], p.Verdicts[linearize.Illegal], p.Verdicts[linearize.VerdictUnknown]))
+			p.Verdicts[history.Ok], p.Verdicts[history.Illegal], p.Verdicts[history.Unknown]))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -164,11 +167,11 @@ func runTable(phases []*phaseSummary) pages.Table {
 	itoa := strconv.Itoa
 	row("histories", func(p *phaseSummary) string { return itoa(p.Histories) })
 	row("operations", func(p *phaseSummary) string { return itoa(p.Operations) })
-	for _, k := range linearize.FaultKinds() {
+	for _, k := range plan.FaultKinds() {
 		row("fault "+string(k), func(p *phaseSummary) string { return itoa(p.Faults[k]) })
 	}
 	row("coordinator restarts", func(p *phaseSummary) string { return itoa(p.Restarts) })
-	for _, v := range []linearize.Verdict{linearize.Ok, linearize.Illegal, linearize.VerdictUnknown} {
+	for _, v := range []history.Verdict{history.Ok, history.Illegal, history.Unknown} {
 		row("verdict "+string(v), func(p *phaseSummary) string { return itoa(p.Verdicts[v]) })
 	}
 	row("ghosts found", func(p *phaseSummary) string { return itoa(p.Ghosts) })
@@ -216,7 +219,7 @@ func runPlots(phases []*phaseSummary) []pages.Plot {
 	rules := violationRules(phases)
 	add(pages.BarPlot("Violations by rule", "Observations that broke each rule (a history counts once per observation).",
 		"observations", rules, phaseBars(phases, func(p *phaseSummary, i int) float64 { return float64(p.Violations[rules[i]]) }, len(rules))))
-	kinds := linearize.FaultKinds()
+	kinds := plan.FaultKinds()
 	cats := make([]string, 0, len(kinds)+1)
 	for _, k := range kinds {
 		cats = append(cats, string(k))

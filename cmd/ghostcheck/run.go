@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"io"
 	"os"
 	"os/signal"
@@ -15,8 +16,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // runConfig is what `ghostcheck run` was asked to do.
@@ -25,7 +29,7 @@ type runConfig struct {
 	seed      uint64
 	histories int
 	duration  time.Duration
-	opts      linearize.Options
+	opts      plan.Options
 	versions  []int // heartbeat versions to run, in order; -1 = mixed
 	mutant    string
 	out       string
@@ -47,13 +51,13 @@ type phaseSummary struct {
 	Version int    `json:"heartbeatVersion"`
 	// Control: the v0 column of the v1-vs-v0 comparison, whose ghosts are
 	// expected (they show what KIP-1082 prevents) and fail nothing.
-	Control    bool                        `json:"control,omitempty"`
-	Histories  int                         `json:"histories"`
-	Operations int                         `json:"operations"`
-	Faults     map[linearize.FaultKind]int `json:"faults"`
-	Restarts   int                         `json:"restarts"`
-	Verdicts   map[linearize.Verdict]int   `json:"verdicts"`
-	Ghosts     int                         `json:"ghosts"`
+	Control    bool                    `json:"control,omitempty"`
+	Histories  int                     `json:"histories"`
+	Operations int                     `json:"operations"`
+	Faults     map[plan.FaultKind]int  `json:"faults"`
+	Restarts   int                     `json:"restarts"`
+	Verdicts   map[history.Verdict]int `json:"verdicts"`
+	Ghosts     int                     `json:"ghosts"`
 	// FirstGhost is the 1-based history in which the first ghost showed.
 	FirstGhost int            `json:"firstGhostHistory,omitempty"`
 	Violations map[string]int `json:"violations"`
@@ -71,10 +75,10 @@ type phaseSummary struct {
 
 // failingHistory is one history that was not Ok.
 type failingHistory struct {
-	Seed    uint64            `json:"seed"`
-	Verdict linearize.Verdict `json:"verdict"`
-	Rule    string            `json:"rule"`
-	Detail  string            `json:"detail"`
+	Seed    uint64          `json:"seed"`
+	Verdict history.Verdict `json:"verdict"`
+	Rule    string          `json:"rule"`
+	Detail  string          `json:"detail"`
 }
 
 // maxFailing bounds the failing histories a phase lists (the v0 control
@@ -165,11 +169,11 @@ func checkRunTarget(cfg runConfig, stderr io.Writer) int {
 			return usageErr(stderr, "run", "unknown mutant %q; known: %s", cfg.mutant, mutantNames())
 		}
 	}
-	t, err := targets.New(cfg.target, linearize.NewPlan(1, cfg.opts), cfg.mutant)
+	t, err := targets.New(cfg.target, plan.New(1, cfg.opts), cfg.mutant)
 	if err != nil {
 		return usageErr(stderr, "run", "%v", err)
 	}
-	if cfg.opts.Restarts && !linearize.CanRestart(t) {
+	if cfg.opts.Restarts && !driver.CanRestart(t) {
 		return usageErr(stderr, "run", "target %s cannot restart its coordinator; pass --restarts=false", cfg.target)
 	}
 	return -1
@@ -185,7 +189,7 @@ func exitStatus(phases []*phaseSummary) int {
 		if p.Control {
 			continue
 		}
-		if p.Verdicts[linearize.Illegal] > 0 || p.Verdicts[linearize.VerdictUnknown] > 0 {
+		if p.Verdicts[history.Illegal] > 0 || p.Verdicts[history.Unknown] > 0 {
 			return exitFailed
 		}
 	}
@@ -198,7 +202,7 @@ func exitStatus(phases []*phaseSummary) int {
 func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := runConfig{opts: linearize.DefaultOptions()}
+	cfg := runConfig{opts: plan.DefaultOptions()}
 	fs.StringVar(&cfg.target, "target", "impl", "coordinator to check: "+strings.Join(targets.Names(), " or "))
 	fs.Uint64Var(&cfg.seed, "seed", 1, "first seed; history i uses seed+i, so any history replays alone")
 	fs.IntVar(&cfg.histories, "histories", 0, "histories per heartbeat version (0: as many as --duration allows)")
@@ -257,7 +261,7 @@ func validateRun(cfg *runConfig, stderr io.Writer) int {
 		return usageErr(stderr, "run", "mutants are planted in impl; use --target impl")
 	}
 	var err error
-	if cfg.opts.Faults, err = linearize.ParseFaultRates(cfg.faults); err != nil {
+	if cfg.opts.Faults, err = plan.ParseFaultRates(cfg.faults); err != nil {
 		return usageErr(stderr, "run", "%v", err)
 	}
 	switch cfg.hv {
@@ -280,7 +284,7 @@ func validateRun(cfg *runConfig, stderr io.Writer) int {
 
 func faultNames() string {
 	var ks []string
-	for _, k := range linearize.FaultKinds() {
+	for _, k := range plan.FaultKinds() {
 		ks = append(ks, string(k))
 	}
 	return strings.Join(ks, ", ")
@@ -306,14 +310,14 @@ func phaseLabel(v int) string {
 
 // report shrinks a failing plan, writes its history and timeline, and says
 // how to replay it.
-func report(cfg runConfig, version int, plan linearize.Plan, res *linearize.Result, rep *linearize.Report, prog *progress) *failure {
-	f := &failure{Seed: plan.Seed, Rule: rep.Rule, Detail: rep.Detail}
-	small := plan
-	if cfg.shrink > 0 && rep.Verdict == linearize.Illegal {
-		prog.note(fmt.Sprintf("shrinking the failing plan of seed %d (%s)...", plan.Seed, rep.Rule))
-		small = linearize.Shrink(plan, func(p linearize.Plan) bool {
+func report(cfg runConfig, version int, pl plan.Plan, res *driver.Result, rep *check.Report, prog *progress) *failure {
+	f := &failure{Seed: pl.Seed, Rule: rep.Rule, Detail: rep.Detail}
+	small := pl
+	if cfg.shrink > 0 && rep.Verdict == history.Illegal {
+		prog.note(fmt.Sprintf("shrinking the failing plan of seed %d (%s)...", pl.Seed, rep.Rule))
+		small = plan.Shrink(pl, func(p plan.Plan) bool {
 			_, r, err := runOne(cfg.target, p, cfg.mutant)
-			return err == nil && r.Verdict == linearize.Illegal && r.Rule == rep.Rule
+			return err == nil && r.Verdict == history.Illegal && r.Rule == rep.Rule
 		}, cfg.shrink)
 		if r2, rep2, err := runOne(cfg.target, small, cfg.mutant); err == nil && rep2.Rule == rep.Rule {
 			res, rep = r2, rep2
@@ -321,22 +325,22 @@ func report(cfg runConfig, version int, plan linearize.Plan, res *linearize.Resu
 			f.Shrunk = fmt.Sprintf("%d clients, %d actions, %d faults, %d operations", c, a, fl, len(res.History))
 			f.Detail = rep.Detail
 		} else {
-			small = plan
+			small = pl
 		}
 	}
-	name := fmt.Sprintf("%s-v%d-seed%d-%s", cfg.target, version, plan.Seed, strings.ToLower(rep.Rule))
+	name := fmt.Sprintf("%s-v%d-seed%d-%s", cfg.target, version, pl.Seed, strings.ToLower(rep.Rule))
 	if version < 0 {
-		name = fmt.Sprintf("%s-mixed-seed%d-%s", cfg.target, plan.Seed, strings.ToLower(rep.Rule))
+		name = fmt.Sprintf("%s-mixed-seed%d-%s", cfg.target, pl.Seed, strings.ToLower(rep.Rule))
 	}
 	if cfg.mutant != "" {
 		name = cfg.mutant + "-" + name
 	}
-	hdr := linearize.FileHeader{Target: cfg.target, Mutant: cfg.mutant,
-		Title: fmt.Sprintf("%s found by ghostcheck run (seed %d, %s)", rep.Rule, plan.Seed, phaseLabel(version)), Plan: small}
+	hdr := history.FileHeader{Target: cfg.target, Mutant: cfg.mutant,
+		Title: fmt.Sprintf("%s found by ghostcheck run (seed %d, %s)", rep.Rule, pl.Seed, phaseLabel(version)), Plan: small}
 	art, err := writeFailurePage(cfg.out, name, hdr, res, rep)
 	if err != nil {
 		f.Detail += " (writing the report failed: " + err.Error() + ")"
-		f.Replay = fmt.Sprintf("ghostcheck run --target %s --seed %d --histories 1 --heartbeat-version %s%s", cfg.target, plan.Seed, versionFlag(version), mutantFlag(cfg.mutant))
+		f.Replay = fmt.Sprintf("ghostcheck run --target %s --seed %d --histories 1 --heartbeat-version %s%s", cfg.target, pl.Seed, versionFlag(version), mutantFlag(cfg.mutant))
 		return f
 	}
 	f.History, f.Timeline = art.History, art.HTML
@@ -375,13 +379,13 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 	row("", func(p *phaseSummary) string { return p.Label })
 	row("histories", func(p *phaseSummary) string { return strconv.Itoa(p.Histories) })
 	row("operations", func(p *phaseSummary) string { return strconv.Itoa(p.Operations) })
-	for _, k := range linearize.FaultKinds() {
+	for _, k := range plan.FaultKinds() {
 		row("fault "+string(k), func(p *phaseSummary) string { return strconv.Itoa(p.Faults[k]) })
 	}
 	row("coordinator restarts", func(p *phaseSummary) string { return strconv.Itoa(p.Restarts) })
-	row("verdict Ok", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[linearize.Ok]) })
-	row("verdict Illegal", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[linearize.Illegal]) })
-	row("verdict Unknown", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[linearize.VerdictUnknown]) })
+	row("verdict Ok", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[history.Ok]) })
+	row("verdict Illegal", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[history.Illegal]) })
+	row("verdict Unknown", func(p *phaseSummary) string { return strconv.Itoa(p.Verdicts[history.Unknown]) })
 	row("ghosts found", func(p *phaseSummary) string { return strconv.Itoa(p.Ghosts) })
 	row("first ghost in history", func(p *phaseSummary) string {
 		if p.FirstGhost == 0 {
@@ -389,14 +393,14 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		}
 		return strconv.Itoa(p.FirstGhost)
 	})
-	rules := map[string]bool{}
+	broken := map[string]bool{}
 	for _, p := range phases {
 		for r := range p.Violations {
-			rules[r] = true
+			broken[r] = true
 		}
 	}
 	var rs []string
-	for r := range rules {
+	for r := range broken {
 		rs = append(rs, r)
 	}
 	sort.Strings(rs)
@@ -417,7 +421,7 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		} else {
 			fmt.Fprintf(w, "%s: FAILED\n", p.Label)
 		}
-		fmt.Fprintf(w, "  rule:     %s — %s\n", p.Failure.Rule, linearize.RuleMeaning(p.Failure.Rule))
+		fmt.Fprintf(w, "  rule:     %s — %s\n", p.Failure.Rule, rules.Meaning(p.Failure.Rule))
 		fmt.Fprintf(w, "  what:     %s\n", p.Failure.Detail)
 		if p.Failure.Shrunk != "" {
 			fmt.Fprintf(w, "  shrunk:   %s\n", p.Failure.Shrunk)
@@ -432,9 +436,9 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		fmt.Fprintln(w)
 		v1, v0 := phases[0], phases[1]
 		switch {
-		case v1.Ghosts == 0 && v1.Verdicts[linearize.Illegal] == 0 && v0.Ghosts > 0:
+		case v1.Ghosts == 0 && v1.Verdicts[history.Illegal] == 0 && v0.Ghosts > 0:
 			fmt.Fprintf(w, "KIP-1082 holds: no ghost in %d v1 histories; v0 with the same faults made %d (first in history %d).\n", v1.Histories, v0.Ghosts, v0.FirstGhost)
-		case v1.Ghosts > 0 || v1.Verdicts[linearize.Illegal] > 0:
+		case v1.Ghosts > 0 || v1.Verdicts[history.Illegal] > 0:
 			fmt.Fprintln(w, "KIP-1082 does NOT hold for this target: v1 clients were hurt.")
 		default:
 			fmt.Fprintln(w, "v0 made no ghost in this run: too few histories or faults to show the difference.")
@@ -472,7 +476,7 @@ func (p *progress) update(ps *phaseSummary, phase int) {
 	}
 	p.last = time.Now()
 	rate := float64(ps.Operations) / ps.Seconds
-	bad := ps.Verdicts[linearize.Illegal] + ps.Verdicts[linearize.VerdictUnknown]
+	bad := ps.Verdicts[history.Illegal] + ps.Verdicts[history.Unknown]
 	line := fmt.Sprintf("[%s] %d histories, %d ops, %.0f ops/s, %d failing, %d ghosts, %.0fs elapsed",
 		ps.Label, ps.Histories, ps.Operations, rate, bad, ps.Ghosts, time.Since(p.start).Seconds())
 	if p.tty {

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // runOptions are the options a run used, as --json and --junit record
@@ -63,7 +64,7 @@ func runSuite(cfg runConfig, p *phaseSummary, out runOutcome) junitSuite {
 		prop("operations", p.Operations), prop("ghosts", p.Ghosts), prop("interrupted", out.interrupted)}
 	sum := junitCase{Name: fmt.Sprintf("%s: %d histories", p.Label, p.Histories), Classname: class, Time: p.Seconds,
 		Output: strings.Join(phaseLines(p), "\n")}
-	bad := p.Verdicts[linearize.Illegal] + p.Verdicts[linearize.VerdictUnknown]
+	bad := p.Verdicts[history.Illegal] + p.Verdicts[history.Unknown]
 	switch {
 	case p.Control && p.Ghosts == 0:
 		sum.Skipped = &junitSkipped{Message: "the v0 control made no ghost: too few histories or faults to show what KIP-1082 prevents"}
@@ -108,7 +109,7 @@ func firstFailureText(p *phaseSummary) string {
 // phaseLines is the column's counts, a line each.
 func phaseLines(p *phaseSummary) []string {
 	lines := []string{fmt.Sprintf("histories %d, operations %d, restarts %d, ghosts %d", p.Histories, p.Operations, p.Restarts, p.Ghosts)}
-	for _, v := range []linearize.Verdict{linearize.Ok, linearize.Illegal, linearize.VerdictUnknown} {
+	for _, v := range []history.Verdict{history.Ok, history.Illegal, history.Unknown} {
 		lines = append(lines, fmt.Sprintf("verdict %s: %d", v, p.Verdicts[v]))
 	}
 	for _, r := range violationRules([]*phaseSummary{p}) {
@@ -127,7 +128,7 @@ func targetWords(cfg runConfig) string {
 // planFlags are the flags that shape a history, as given (defaults left
 // out), so that a rerun draws the same plan.
 func planFlags(cfg runConfig) string {
-	def := linearize.DefaultOptions()
+	def := plan.DefaultOptions()
 	o := cfg.opts
 	var fl []string
 	add := func(differs bool, flag string, v any) {

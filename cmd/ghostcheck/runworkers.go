@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"io"
 	"sync"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // runOutcome is what a whole run came to.
@@ -26,19 +30,19 @@ func (o runOutcome) exit() int { return exitStatus(o.phases) }
 type seedOutcome struct {
 	index int
 	seed  uint64
-	plan  linearize.Plan
-	res   *linearize.Result
-	rep   *linearize.Report
+	plan  plan.Plan
+	res   *driver.Result
+	rep   *check.Report
 	err   error
 }
 
 // historyRecord is what a test of --workers compares history by history.
 type historyRecord struct {
 	Seed       uint64
-	Verdict    linearize.Verdict
+	Verdict    history.Verdict
 	Rule       string
 	Operations int
-	Faults     map[linearize.FaultKind]int
+	Faults     map[plan.FaultKind]int
 	Ghosts     []string
 }
 
@@ -79,8 +83,8 @@ func runPhases(ctx context.Context, cfg runConfig, prog *progress) runOutcome {
 // summary is the same for any number of workers. The first history is
 // always run; after it the budget (or --histories) and ctx decide.
 func runPhase(ctx context.Context, cfg runConfig, version int, control bool, budget time.Duration, index int, prog *progress) *phaseSummary {
-	ps := &phaseSummary{Label: phaseLabel(version), Version: version, Control: control, Faults: map[linearize.FaultKind]int{},
-		Verdicts: map[linearize.Verdict]int{}, Violations: map[string]int{}}
+	ps := &phaseSummary{Label: phaseLabel(version), Version: version, Control: control, Faults: map[plan.FaultKind]int{},
+		Verdicts: map[history.Verdict]int{}, Violations: map[string]int{}}
 	opts := cfg.opts
 	opts.HeartbeatVersion = version
 	start := time.Now()
@@ -97,9 +101,9 @@ func runPhase(ctx context.Context, cfg runConfig, version int, control bool, bud
 	}
 	run := func(i int) seedOutcome {
 		seed := cfg.seed + uint64(i)
-		plan := linearize.NewPlan(seed, opts)
-		res, rep, err := runOne(cfg.target, plan, cfg.mutant)
-		return seedOutcome{index: i, seed: seed, plan: plan, res: res, rep: rep, err: err}
+		p := plan.New(seed, opts)
+		res, rep, err := runOne(cfg.target, p, cfg.mutant)
+		return seedOutcome{index: i, seed: seed, plan: p, res: res, rep: rep, err: err}
 	}
 	runSeeds(cfg.workers, more, run, func(o seedOutcome) bool {
 		ps.count(o, cfg, version)
@@ -115,12 +119,12 @@ func runPhase(ctx context.Context, cfg runConfig, version int, control bool, bud
 // count adds one history to the column.
 func (ps *phaseSummary) count(o seedOutcome, cfg runConfig, version int) {
 	if o.err != nil {
-		ps.Verdicts[linearize.VerdictUnknown]++
+		ps.Verdicts[history.Unknown]++
 		if ps.first == nil {
 			ps.first = &o
-			ps.Failure = &failure{Seed: o.seed, Rule: string(linearize.RuleHarnessAssumption), Detail: o.err.Error()}
+			ps.Failure = &failure{Seed: o.seed, Rule: string(rules.RuleHarnessAssumption), Detail: o.err.Error()}
 		}
-		ps.failing(failingHistory{Seed: o.seed, Verdict: linearize.VerdictUnknown, Rule: string(linearize.RuleHarnessAssumption), Detail: o.err.Error()})
+		ps.failing(failingHistory{Seed: o.seed, Verdict: history.Unknown, Rule: string(rules.RuleHarnessAssumption), Detail: o.err.Error()})
 		return
 	}
 	res, rep := o.res, o.rep
@@ -142,7 +146,7 @@ func (ps *phaseSummary) count(o seedOutcome, cfg runConfig, version int) {
 	if len(res.Ghosts) > 0 && ps.FirstGhost == 0 {
 		ps.FirstGhost = o.index + 1
 	}
-	if rep.Verdict != linearize.Ok {
+	if rep.Verdict != history.Ok {
 		if ps.first == nil {
 			ps.first = &o
 		}
@@ -219,16 +223,16 @@ func runSeeds(workers int, more func(i int) bool, run func(i int) seedOutcome, c
 }
 
 // runOne builds a fresh target for plan, runs the plan and checks it.
-func runOne(target string, plan linearize.Plan, mutant string) (*linearize.Result, *linearize.Report, error) {
-	t, err := targets.New(target, plan, mutant)
+func runOne(target string, p plan.Plan, mutant string) (*driver.Result, *check.Report, error) {
+	t, err := targets.New(target, p, mutant)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := linearize.Run(t, plan)
+	res, err := driver.Run(t, p)
 	if err != nil {
 		return nil, nil, err
 	}
-	return res, linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second}), nil
+	return res, check.Check(res, check.Options{Timeout: 20 * time.Second}), nil
 }
 
 // printStop says when the run did not run to its end, and why.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 )
 
 // runWith parses args as run's flags and runs the phases with ctx,
@@ -150,7 +150,7 @@ func TestRunJSONAndJUnit(t *testing.T) {
 		t.Fatalf("--json: %+v", sum)
 	}
 	suites := readJUnit(t, junit)
-	bad := sum.Phases[0].Verdicts[linearize.Illegal]
+	bad := sum.Phases[0].Verdicts[history.Illegal]
 	if len(suites.Suites) != 1 || suites.Tests != 1+bad || suites.Failures != 1+bad {
 		t.Fatalf("junit: %d suites, %d tests, %d failures; want 1, %d, %d", len(suites.Suites), suites.Tests, suites.Failures, 1+bad, 1+bad)
 	}

@@ -10,6 +10,13 @@
 //
 // Only tests use it. It forwards one request at a time per connection, in
 // order, so pipelined requests keep their order.
+//
+// The files:
+//
+//   - brokertest.go: the proxy that makes the working broker differ
+//     (Start, Options, Proxy).
+//   - keeper.go: Keeper, a broker bug that keeps a member alive after its
+//     connection closed.
 package brokertest
 
 import (

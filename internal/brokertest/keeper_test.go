@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -81,8 +82,8 @@ func keeperBackend(t *testing.T) string {
 // client that crashes.
 func crashSeed(t *testing.T) uint64 {
 	for seed := uint64(1); seed <= 20; seed++ {
-		plan := linearize.TCPPlan(seed, conformance.DefaultHistoryOptions(), linearize.TCPOptions{SessionTimeoutMs: keeperSession.Milliseconds(), HeartbeatIntervalMs: int32(keeperInterval.Milliseconds())})
-		if slices.ContainsFunc(plan.Clients, func(c linearize.ClientPlan) bool { return c.Actions[len(c.Actions)-1].Kind == linearize.Crash }) {
+		pl := plan.ForRealTime(seed, conformance.DefaultHistoryOptions(), plan.RealTime{SessionTimeoutMs: keeperSession.Milliseconds(), HeartbeatIntervalMs: int32(keeperInterval.Milliseconds())})
+		if slices.ContainsFunc(pl.Clients, func(c plan.ClientPlan) bool { return c.Actions[len(c.Actions)-1].Kind == plan.Crash }) {
 			return seed
 		}
 	}
@@ -108,12 +109,12 @@ func TestKeepClosedMembersFailsCheck(t *testing.T) {
 		}
 		return rep.Histories[0]
 	}
-	if h := run(addr); h.Status != string(linearize.Ok) {
+	if h := run(addr); h.Status != string(history.Ok) {
 		t.Fatalf("seed %d against the broker: %s %s: %s", seed, h.Status, h.Rule, h.Detail)
 	}
 	p := brokertest.Start(t, addr, brokertest.Options{KeepClosedMembers: true})
 	h := run(p.Addr())
-	if h.Status != string(linearize.Illegal) || h.Rule != string(rules.RuleNoGhosts) {
+	if h.Status != string(history.Illegal) || h.Rule != string(rules.RuleNoGhosts) {
 		t.Fatalf("seed %d through a proxy keeping closed connections' members: %s %s: %s (kept %d), want Illegal NoGhosts", seed, h.Status, h.Rule, h.Detail, p.Keeper().Kept())
 	}
 	t.Logf("seed %d caught: %s (%d members kept)", seed, h.Detail, p.Keeper().Kept())
@@ -122,7 +123,7 @@ func TestKeepClosedMembersFailsCheck(t *testing.T) {
 	final := hist[len(hist)-1].At
 	slack := 10 * h.Run.Plan.RoundMs
 	for _, c := range h.Run.Plan.Clients {
-		if c.Actions[len(c.Actions)-1].Kind != linearize.Crash {
+		if c.Actions[len(c.Actions)-1].Kind != plan.Crash {
 			continue
 		}
 		for _, op := range hist {

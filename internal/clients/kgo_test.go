@@ -14,7 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
@@ -24,7 +24,7 @@ import (
 // test: kgo is held to the client rules of docs/PROTOCOL.md Part C. What
 // kgo does not implement yet (KIP-1313: no tag 0 in its headers, ClientId
 // on every request) is NOT ADOPTED; where it breaks a rule it adopted, the
-// violation is a known finding (kgoFindings, the README's G rows) with the
+// violation is a known finding (kgoFindings, docs/findings.md's G rows) with the
 // behaviour observed: a finding that stops reproducing, or a violation
 // that is not one, fails the test.
 
@@ -147,9 +147,9 @@ func (e *kgoEnv) keep(path string, reqs []rules.ClientRequest, results []rules.C
 		e.t.Fatal(err)
 	}
 	defer f.Close()
-	hdr := linearize.ClientFileHeader{Target: "kfake (3 brokers, in-process)", Title: "franz-go kgo v1.22.3 through ghostcheck proxy: " + e.t.Name(),
-		Expect: linearize.ClientExpect(results)}
-	if err := linearize.WriteClientFile(f, hdr, reqs); err != nil {
+	hdr := history.ClientFileHeader{Target: "kfake (3 brokers, in-process)", Title: "franz-go kgo v1.22.3 through ghostcheck proxy: " + e.t.Name(),
+		Expect: history.ClientExpect(results)}
+	if err := history.WriteClientFile(f, hdr, reqs); err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Logf("recording kept: %s", path)

@@ -187,7 +187,6 @@ func casesB11() []Case {
 }
 
 // --- A1 ---
-
 func caseV1Empty(id string) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		if !p.offers(codec.ConsumerGroupHeartbeat, 1) {
@@ -399,7 +398,6 @@ func caseTelemetryV0(zero bool) func(p *probe) verdict {
 }
 
 // --- A3 ---
-
 func (p *probe) lgv() (int16, bool) {
 	v := min(p.max(codec.LeaveGroup), 5)
 	return v, v >= 3
@@ -428,18 +426,23 @@ type lgCase func(p *probe, m, inst string) (codec.LeaveGroupMember, codec.ErrorC
 func lgUnknownInstance(p *probe, _, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
 	return codec.LeaveGroupMember{GroupInstanceId: codec.Str(p.id("nobody"))}, codec.UnknownMemberID, true
 }
+
 func lgEmptyBoth(*probe, string, string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
 	return codec.LeaveGroupMember{}, codec.UnknownMemberID, true
 }
+
 func lgFenced(p *probe, _, inst string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
 	return codec.LeaveGroupMember{MemberId: p.id("other"), GroupInstanceId: codec.Str(inst)}, codec.FencedInstanceID, true
 }
+
 func lgOwn(_ *probe, m, inst string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
 	return codec.LeaveGroupMember{MemberId: m, GroupInstanceId: codec.Str(inst)}, codec.None, false
 }
+
 func lgByMemberID(_ *probe, m, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
 	return codec.LeaveGroupMember{MemberId: m}, codec.None, false
 }
+
 func lgUnknownMemberID(p *probe, _, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
 	return codec.LeaveGroupMember{MemberId: p.id("stranger")}, codec.UnknownMemberID, true
 }
@@ -489,7 +492,6 @@ func caseLGBatch(p *probe) verdict {
 }
 
 // --- §B4.2 ---
-
 func caseInvalid(mod func(*codec.ConsumerGroupHeartbeatRequest), code codec.ErrorCode) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		c := p.conn()
@@ -522,7 +524,6 @@ func caseNullRegex(p *probe) verdict {
 }
 
 // --- §B4.4 ---
-
 func caseMissingGroup(epoch int32) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		r := p.conn().hb(p.hbv(), keepalive(p.id("g"), p.id("m"), epoch))
@@ -884,7 +885,6 @@ func caseParkedExpires(p *probe) verdict {
 }
 
 // --- §B5 ---
-
 func caseLGMissing(v3 bool) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		c := p.conn()
@@ -910,7 +910,6 @@ func caseLGMissing(v3 bool) func(p *probe) verdict {
 }
 
 // --- §B1, §B7 ---
-
 func caseAVUnknown(p *probe) verdict {
 	c := p.conn()
 	h := c.header(codec.ApiVersions, 127)

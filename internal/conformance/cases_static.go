@@ -6,12 +6,15 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
-// The cases of KIP-345's promise (A5.5), the size cap a static takeover
-// skips (KAFKA-20601) and the full request (A5.7).
+// The cases of static membership: KIP-345's promise (A5.5) and the
+// assignment key a static takeover keeps (A5.2), the size cap a static
+// takeover skips (KAFKA-20601), the full request (A5.7), and the session
+// a static leave leaves running (§B4.4).
 
 // pmember is one member a case keeps heartbeating: its ids, the epoch the
 // broker gave it and what it owns.
@@ -225,4 +228,113 @@ func caseRegexFull(p *probe) verdict {
 	full.RebalanceTimeoutMs, full.SubscribedTopicRegex, full.TopicPartitions = 30000, codec.Str(re), pm.owned
 	r := c.hb(p.hbv(), full)
 	return want(r.ErrorCode == codec.None && r.Assignment != nil, "after a keepalive without assignment, the full request: "+hbString(r), "NONE with the assignment")
+}
+
+// --- §B4.4: the session of a parked member ---
+
+// caseStaticLeaveKeepsSession: a static member parks at -2 late in its
+// session (at 70 % of it). The leave does not refresh the session
+// (§B4.4), so the member is gone one session timeout after its join,
+// which Describe checks shortly before one session timeout after the
+// leave: a broker that re-armed the session at the leave still lists it
+// then. The check comes at least expiryMargin after the join's deadline,
+// so a correct broker is never failed for timer lag.
+func caseStaticLeaveKeepsSession(p *probe) verdict {
+	s := p.peer.SessionTimeout
+	if s <= 0 {
+		return skip("the broker's session timeout was not given (--session-timeout)")
+	}
+	p.needs(codec.ConsumerGroupDescribe) // before waiting a session out
+	const guard = 100 * time.Millisecond
+	margin := p.expiryMargin()
+	parkAfter := max(s*7/10, margin+guard)
+	if parkAfter >= s*9/10 {
+		return skip(fmt.Sprintf("a session timeout of %v is too short to park late in it and still tell a refreshed session apart", s))
+	}
+	c := p.conn()
+	g, m, inst := p.id("g"), p.id("m"), p.id("i")
+	c.mustJoin(static(p.joinReq(g, m), inst))
+	joined := time.Now() // the broker's session began before this
+	time.Sleep(time.Until(joined.Add(parkAfter)))
+	parked := time.Now()
+	r := c.hb(p.hbv(), static(leave(g, m, -2), inst))
+	switch {
+	case r.ErrorCode == codec.UnknownMemberID && time.Since(joined) > s*8/10:
+		return skip(fmt.Sprintf("the leave came %v after the join, and the member's session had ended (the machine is too slow for this timing)", time.Since(joined).Round(time.Millisecond)))
+	case r.ErrorCode != codec.None:
+		return fail("static leave: "+hbString(r), "the setup static leave to succeed")
+	}
+	at := parked.Add(s - guard) // a re-armed session still runs
+	time.Sleep(time.Until(at))
+	still, d := present(c, g, m)
+	obs := fmt.Sprintf("parked %v after the join; %v after the join: %s", parked.Sub(joined).Round(time.Millisecond), time.Since(joined).Round(time.Millisecond), d)
+	return want(!still, obs, fmt.Sprintf("gone one session timeout (%v) after its join: the leave does not refresh the session", s))
+}
+
+// --- A5.5: the assignment key ---
+
+// caseRestartThenRebalance: two twin groups, each of a static member s
+// (instance i) and a dynamic member d, settle alike. In the first, s's
+// process restarts: a new member id t takes its instance over. Then, in
+// both, a third member x joins, and both settle again. The restart must
+// have changed nothing: every member's target is the one its twin gets
+// (t's is s's). The ids cross (s < i < d < x < t): a broker that keys a
+// static member by its member id rather than its instance id (A5.2) puts t
+// last and moves the others' partitions.
+func caseRestartThenRebalance(p *probe) verdict {
+	p.needs(codec.ConsumerGroupDescribe)
+	c := p.conn()
+	base := p.id("m")
+	sID, inst, dID, xID, tID := base+"-1", base+"-2", base+"-5", base+"-7", base+"-9"
+	gA, gB := p.id("g"), p.id("g")
+	twin := func(g string) (s, d *pmember) {
+		s, d = &pmember{id: sID, inst: inst}, &pmember{id: dID}
+		c.joinAll(p, g, s, d)
+		c.settle(g, s, d)
+		return s, d
+	}
+	sA, dA := twin(gA)
+	sB, dB := twin(gB)
+	if r := c.hb(p.hbv(), static(leave(gA, sA.id, -2), inst)); r.ErrorCode != codec.None {
+		return fail("static leave: "+hbString(r), "the setup static leave to succeed")
+	}
+	j := c.hb(p.hbv(), static(p.joinReq(gA, tID), inst))
+	if j.ErrorCode != codec.None {
+		return fail("takeover: "+hbString(j), "the takeover to succeed")
+	}
+	tA := &pmember{id: tID, inst: inst, epoch: j.MemberEpoch, owned: owned(j.Assignment)}
+	xA, xB := &pmember{id: xID}, &pmember{id: xID}
+	for _, x := range []struct {
+		g string
+		m *pmember
+	}{{gA, xA}, {gB, xB}} {
+		r := c.mustJoin(p.joinReq(x.g, x.m.id))
+		x.m.epoch, x.m.owned = r.MemberEpoch, owned(r.Assignment)
+	}
+	a := c.settle(gA, tA, dA, xA)
+	b := c.settle(gB, sB, dB, xB)
+	var bad, both []string
+	for _, pair := range [][3]string{{tID, sID, "t (s restarted)"}, {dID, dID, "d"}, {xID, xID, "x"}} {
+		ta, _ := target(a, pair[0])
+		tb, _ := target(b, pair[1])
+		name := pair[2]
+		both = append(both, fmt.Sprintf("%s %s/%s", name, partitionNumbers(ta), partitionNumbers(tb)))
+		if !slices.Equal(ta, tb) {
+			bad = append(bad, name)
+		}
+	}
+	obs := "targets after x joined, restarted group/twin: " + strings.Join(both, ", ")
+	if len(bad) > 0 {
+		obs = "the restart moved the targets of " + strings.Join(bad, ", ") + ": " + obs
+	}
+	return want(len(bad) == 0, obs, "every target as in the twin group without the restart")
+}
+
+// partitionNumbers shows tpKeys as partition numbers, "[0 3]".
+func partitionNumbers(keys []string) string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k[strings.LastIndex(k, "-")+1:]
+	}
+	return "[" + strings.Join(out, " ") + "]"
 }

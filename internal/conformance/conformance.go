@@ -14,11 +14,41 @@
 // findings already recorded are read from a known-findings file (known.go)
 // and set aside. The fault-injected histories are in history.go.
 //
+// The cases are in cases.go (Cases, the list; A1-A3, §B4, §B5, §B1 and
+// §B7), cases_ids.go (a later request's ClientId, telemetry's reserved
+// ids), cases_leave.go (LeaveGroup and group ids as Kafka 4.0 has them),
+// cases_pending.go (pending revocations) and cases_static.go (static
+// membership).
+//
 // A case holds the broker only to what a client can observe: error codes,
 // member ids and epochs, membership as ConsumerGroupDescribe shows it.
 // Error messages and assignments are not compared (a foreign broker has its
 // own). Each case works in groups of its own (named from Peer.Prefix), so
 // cases do not disturb each other and may run against a broker in use.
+//
+// The files:
+//
+//   - conformance.go: Case, Result, Run: a case run against a broker, its
+//     verdict, the requests and descriptions cases share.
+//   - cases.go: Cases, the suite in docs/PROTOCOL.md's order; the cases of
+//     a section live with it or in the files below.
+//   - cases_leave.go: LeaveGroup and group ids as Kafka 4.0 changed them
+//     (A3.1-A3.3, §B5, §B7.2).
+//   - cases_static.go: static membership: KIP-345's promise (A5.5), the
+//     assignment key a takeover keeps (A5.2), the size cap it skips
+//     (KAFKA-20601), the full request (A5.7), the session a static leave
+//     leaves running (§B4.4).
+//   - cases_ids.go: the ids a request carries: a later request's own
+//     ClientId (A2), the reserved telemetry ids (A2, §B6).
+//   - cases_pending.go: pending revocations under a null TopicPartitions
+//     and a static leave (A5.3, §B4.4).
+//   - expiry.go: the timing of a case that waits out a session.
+//   - ships.go: Ships, the releases that carry a case's rule.
+//   - crash.go: a broker that stops answering during a case.
+//   - broker.go: Broker and Launcher, a fresh broker after a crash
+//     (--broker-cmd).
+//   - known.go: Known, the known-findings file (--known).
+//   - history.go: the fault-injected histories over TCP.
 package conformance
 
 import (
@@ -132,9 +162,11 @@ type verdict struct {
 }
 
 func pass(observed string) verdict { return verdict{Pass, observed, ""} }
+
 func fail(observed, expected string) verdict {
 	return verdict{Fail, observed, expected}
 }
+
 func skip(why string) verdict { return verdict{Skip, why, ""} }
 
 // want passes when ok, else fails with what was expected.

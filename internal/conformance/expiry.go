@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // sessionClock times a case that waits out a member's session in real
@@ -20,18 +20,18 @@ import (
 //     that may have armed it returned (armed: the broker armed it no
 //     later), plus expiryMargin for the broker's timer, plus the longest
 //     stall meanwhile of this process or of the broker's answers to a
-//     ping (linearize.StallWatch: a broker stopped that long may fire its
+//     ping (wire.StallWatch: a broker stopped that long may fire its
 //     timer that much late, and answer the case's Describe first).
 type sessionClock struct {
 	p      *probe
-	stalls *linearize.StallWatch
+	stalls *wire.StallWatch
 	sent   time.Time
 	armed  time.Time
 }
 
 // sessionClock starts timing a session (stop ends it).
 func (p *probe) sessionClock() *sessionClock {
-	return &sessionClock{p: p, stalls: linearize.WatchBroker(p.peer.Addr, p.peer.Timeout)}
+	return &sessionClock{p: p, stalls: wire.WatchBroker(p.peer.Addr, p.peer.Timeout)}
 }
 
 func (c *sessionClock) stop() { c.stalls.Stop() }

@@ -8,8 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
+	"github.com/ghostcheck/ghostcheck/tcptarget"
 )
 
 // HistoryConfig is a fault-injected history run against a broker over TCP.
@@ -18,7 +23,7 @@ type HistoryConfig struct {
 	// Seed of the first history; history i uses Seed+i.
 	Seed      uint64
 	Histories int
-	Options   linearize.Options
+	Options   plan.Options
 	// RoundMs is one round of real time (0: 50).
 	RoundMs int64
 	// Out, if set, receives each history that is not Ok as JSON lines.
@@ -45,8 +50,8 @@ type HistoryResult struct {
 	Seed       uint64
 	Plan       string
 	Operations int
-	Faults     map[linearize.FaultKind]int
-	Verdict    linearize.Verdict
+	Faults     map[plan.FaultKind]int
+	Verdict    history.Verdict
 	// Status is the Verdict, or KNOWN or CRASH.
 	Status string
 	// Rule and Detail are the first rule broken that is not known.
@@ -55,7 +60,7 @@ type HistoryResult struct {
 	LagMs  int64
 	// StallMs is the longest the checking process was kept from
 	// running or the broker took to answer a ping
-	// (linearize.TCPTarget.MaxStallMs), which NoGhosts' grace counts on
+	// (tcptarget.Target.MaxStallMs), which NoGhosts' grace counts on
 	// top of the lag.
 	StallMs int64
 	Seconds float64
@@ -67,14 +72,14 @@ type HistoryResult struct {
 	Crash string `json:",omitempty"`
 	// Run and Report are the history and its verdict, and RoundTrips the
 	// broker's round-trip times by API (real time), for the HTML report.
-	Run        *linearize.Result          `json:"-"`
-	Report     *linearize.Report          `json:"-"`
+	Run        *driver.Result             `json:"-"`
+	Report     *check.Report              `json:"-"`
 	RoundTrips map[string][]time.Duration `json:"-"`
 }
 
 // Failed reports whether the history is a finding that is not known.
 func (h HistoryResult) Failed() bool {
-	return h.Status != string(linearize.Ok) && h.Status != HistoryKnown
+	return h.Status != string(history.Ok) && h.Status != HistoryKnown
 }
 
 // HistoryReport is what RunHistories found.
@@ -84,7 +89,7 @@ type HistoryReport struct {
 	// first history's).
 	Negotiation []string `json:",omitempty"`
 	// Unchecked are the rules the histories could not check: the broker
-	// offers no ConsumerGroupDescribe (linearize.TCPTarget.Unchecked).
+	// offers no ConsumerGroupDescribe (tcptarget.Target.Unchecked).
 	Unchecked []string `json:",omitempty"`
 	// LeftOut are the probes left out, as "KIND (ID)".
 	LeftOut []string `json:",omitempty"`
@@ -96,8 +101,8 @@ type HistoryReport struct {
 
 // DefaultHistoryOptions is a busy plan sized for real time: 6 clients in
 // 2 groups over 40 rounds, 10 % of requests mistreated.
-func DefaultHistoryOptions() linearize.Options {
-	o := linearize.DefaultOptions()
+func DefaultHistoryOptions() plan.Options {
+	o := plan.DefaultOptions()
 	o.Rounds = 40
 	o.Restarts = false // a broker reached by address is not restarted by ghostcheck
 	return o
@@ -173,14 +178,14 @@ func crashWords(err error, b *Broker) string {
 // runHistory runs and checks one plan against the broker at addr.
 func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64, prefix string) (HistoryResult, error) {
 	start := time.Now()
-	plan := linearize.TCPPlan(seed, cfg.Options, linearize.TCPOptions{
+	p := plan.ForRealTime(seed, cfg.Options, plan.RealTime{
 		SessionTimeoutMs:    cfg.Peer.SessionTimeout.Milliseconds(),
 		HeartbeatIntervalMs: int32(cfg.Peer.HeartbeatInterval.Milliseconds()),
 		RoundMs:             cfg.RoundMs,
 		GroupPrefix:         fmt.Sprintf("%s%d-", prefix, seed),
 	})
-	plan.Probes = leaveOutKnown(plan.Probes, cfg.Known)
-	target, err := linearize.NewTCPTarget(addr, cfg.Peer.Timeout)
+	p.Probes = leaveOutKnown(p.Probes, cfg.Known)
+	target, err := tcptarget.Dial(addr, cfg.Peer.Timeout)
 	if err != nil {
 		return HistoryResult{}, err
 	}
@@ -191,28 +196,28 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 			rep.Unchecked = append(rep.Unchecked, string(r))
 		}
 	}
-	res, err := linearize.Run(target, plan)
+	res, err := driver.Run(target, p)
 	target.Close()
 	if err != nil {
 		return HistoryResult{}, err
 	}
-	lr := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
+	lr := check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(),
 		SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds(), SetAside: cfg.Known.setAside()})
-	hr := HistoryResult{Seed: seed, Plan: plan.String(), Operations: len(res.History), Faults: res.Faults,
+	hr := HistoryResult{Seed: seed, Plan: p.String(), Operations: len(res.History), Faults: res.Faults,
 		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), StallMs: target.MaxStallMs(), Seconds: time.Since(start).Seconds(),
 		Run: res, Report: lr, RoundTrips: target.RoundTrips()}
-	if lr.Verdict == linearize.Ok && !anyJoined(res.History) {
-		hr.Verdict, hr.Status, hr.Rule = linearize.VerdictUnknown, string(linearize.VerdictUnknown), string(linearize.RuleHarnessAssumption)
+	if lr.Verdict == history.Ok && !anyJoined(res.History) {
+		hr.Verdict, hr.Status, hr.Rule = history.Unknown, string(history.Unknown), string(rules.RuleHarnessAssumption)
 		hr.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
 	}
 	setAsideKnown(&hr, lr, cfg.Known)
-	if lr.Verdict != linearize.Ok && cfg.Out != "" {
+	if lr.Verdict != history.Ok && cfg.Out != "" {
 		if err := os.MkdirAll(cfg.Out, 0o755); err == nil {
 			hr.File = filepath.Join(cfg.Out, fmt.Sprintf("check-seed%d.jsonl", seed))
 			if f, err := os.Create(hr.File); err == nil {
-				hdr := linearize.FileHeader{Target: addr, Title: "ghostcheck check: " + lr.Rule, Plan: plan,
-					Expect: linearize.Expect{Verdict: lr.Verdict, Rule: lr.Rule}}
-				_ = linearize.WriteFile(f, hdr, res.History)
+				hdr := history.FileHeader{Target: addr, Title: "ghostcheck check: " + lr.Rule, Plan: p,
+					Expect: history.Expect{Verdict: lr.Verdict, Rule: lr.Rule}}
+				_ = history.WriteFile(f, hdr, res.History)
 				f.Close()
 			}
 		}
@@ -223,7 +228,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 // anyJoined reports whether some heartbeat was answered NONE: a history
 // in which no client ever joined (a broker whose answers the clients
 // cannot use) says nothing about the broker, and must not pass as Ok.
-func anyJoined(h linearize.History) bool {
+func anyJoined(h history.History) bool {
 	for _, op := range h {
 		if r, ok := op.Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None {
 			return true
@@ -233,8 +238,8 @@ func anyJoined(h linearize.History) bool {
 }
 
 // leaveOutKnown drops the probes of known findings.
-func leaveOutKnown(probes []linearize.Probe, k *Known) []linearize.Probe {
-	var out []linearize.Probe
+func leaveOutKnown(probes []plan.Probe, k *Known) []plan.Probe {
+	var out []plan.Probe
 	for _, p := range probes {
 		if _, known := k.Probe(p.Kind); !known {
 			out = append(out, p)
@@ -248,7 +253,7 @@ func leaveOutKnown(probes []linearize.Probe, k *Known) []linearize.Probe {
 // known. The observable check has set aside the known violations of its
 // own rules (Report.SetAside); the driver's invariants are sorted here,
 // by their first violation.
-func setAsideKnown(hr *HistoryResult, lr *linearize.Report, k *Known) {
+func setAsideKnown(hr *HistoryResult, lr *check.Report, k *Known) {
 	add := func(id, rule string) {
 		if s := id + " " + rule; !slices.Contains(hr.Known, s) {
 			hr.Known = append(hr.Known, s)
@@ -259,16 +264,16 @@ func setAsideKnown(hr *HistoryResult, lr *linearize.Report, k *Known) {
 			add(e.ID, v.Rule)
 		}
 	}
-	if lr.Verdict == linearize.Ok {
+	if lr.Verdict == history.Ok {
 		if len(hr.Known) > 0 {
 			hr.Status = HistoryKnown
 		}
 		return
 	}
-	if lr.Verdict != linearize.Illegal {
+	if lr.Verdict != history.Illegal {
 		return
 	}
-	var other *linearize.RoundViolation
+	var other *driver.RoundViolation
 	for i, v := range lr.Invariants {
 		if k.knownViolation(v.Rule, v.What) {
 			e, _ := k.Rule(v.Rule)

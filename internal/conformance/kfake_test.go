@@ -9,8 +9,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 )
 
 // kfake as a peer: an in-process fake cluster on 127.0.0.1, configured
@@ -37,7 +37,7 @@ func startKfake(t testing.TB) string {
 }
 
 // kfakeKnown are kfake's known deviations from docs/PROTOCOL.md
-// (testdata/kfake.known, the README's track record): each case listed must
+// (testdata/kfake.known, docs/findings.md): each case listed must
 // fail against kfake with an observation containing the text recorded,
 // and no other case may fail, so a change in kfake's behaviour shows up
 // as a test failure, in either direction. `ghostcheck check --known` reads
@@ -128,7 +128,7 @@ func TestHistories(t *testing.T) {
 				t.Logf("%s seed %d: %s %s %s known %v (%d ops, lag %d ms, stall %d ms)", b.name, h.Seed, h.Status, h.Rule, h.Detail, h.Known, h.Operations, h.LagMs, h.StallMs)
 				// kfake: with K1's probe left out, what remains is K9's
 				// parked members (KNOWN); nothing else.
-				if h.Failed() || b.name == "serve" && h.Status != string(linearize.Ok) {
+				if h.Failed() || b.name == "serve" && h.Status != string(history.Ok) {
 					t.Errorf("%s, seed %d: %s %s: %s", b.name, h.Seed, h.Status, h.Rule, h.Detail)
 				}
 			}

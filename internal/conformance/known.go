@@ -10,7 +10,8 @@ import (
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Known findings: deviations already recorded against a broker, given to
@@ -21,7 +22,7 @@ import (
 //	# comment (and blank lines)
 //	ID  KIND  NAME  [OBSERVED...]
 //
-// ID names the finding (K1, L3: the README's track record); an ID may have
+// ID names the finding (K1, L3: docs/findings.md); an ID may have
 // several lines. KIND and NAME:
 //
 //   - case NAME: the conformance case NAME is known to fail (or crash the
@@ -29,7 +30,7 @@ import (
 //     exit status 1. OBSERVED, if given, is text the case's observation must
 //     contain: a failure that does not contain it is reported as a new one.
 //   - probe KIND: the histories leave out the prober's requests of this
-//     kind (linearize.ProbeKinds: v1-join-empty-member-id,
+//     kind (plan.ProbeKinds: v1-join-empty-member-id,
 //     telemetry-zero-instance-id, telemetry-no-instance-id,
 //     stale-heartbeat), so a broker that makes a ghost of, or aborts on, one
 //     of them is checked on everything else.
@@ -82,12 +83,12 @@ type Workaround struct {
 // WorkaroundJoinRegex applies to joins and changes of subscription.
 // librdkafka's mock cluster aborts on a join whose
 // SubscribedTopicNames is set and whose regex is null, which is what the
-// Java client sends (the README's L1); "" subscribes to nothing more. The
+// Java client sends (docs/findings.md's L1); "" subscribes to nothing more. The
 // case B4.2/join-null-regex-allowed still sends null.
 const WorkaroundJoinRegex = "join-regex-empty"
 
 // WorkaroundPushMetrics: librdkafka's mock cluster aborts on metrics that
-// do not decode as OTLP (the README's L4), and the histories' clients push
+// do not decode as OTLP (docs/findings.md's L4), and the histories' clients push
 // a few bytes that do not.
 const WorkaroundPushMetrics = "push-metrics-empty"
 
@@ -127,7 +128,7 @@ func (k *Known) knownViolation(rule, what string) bool {
 	return ok && (e.Observed == "" || strings.Contains(what, e.Observed))
 }
 
-// setAside is knownViolation for linearize.CheckOptions (nil without
+// setAside is knownViolation for check.Options (nil without
 // known rules).
 func (k *Known) setAside() func(rule, what string) bool {
 	if len(k.Of(KnownRule)) == 0 {
@@ -191,11 +192,11 @@ func checkEntry(e KnownEntry) error {
 			return fmt.Errorf("no conformance case is named %q", e.Name)
 		}
 	case KnownProbe:
-		if !slices.Contains(linearize.ProbeKinds(), linearize.ProbeKind(e.Name)) {
-			return fmt.Errorf("no probe is named %q (probes: %v)", e.Name, linearize.ProbeKinds())
+		if !slices.Contains(plan.ProbeKinds(), plan.ProbeKind(e.Name)) {
+			return fmt.Errorf("no probe is named %q (probes: %v)", e.Name, plan.ProbeKinds())
 		}
 	case KnownRule:
-		if !slices.ContainsFunc(linearize.Rules(), func(r linearize.RuleInfo) bool { return string(r.ID) == e.Name }) {
+		if !slices.ContainsFunc(rules.All(), func(r rules.Info) bool { return string(r.ID) == e.Name }) {
 			return fmt.Errorf("no rule is named %q", e.Name)
 		}
 	case KnownWorkaround:
@@ -237,7 +238,7 @@ func (k *Known) of(kind KnownKind) iter.Seq[KnownEntry] {
 func (k *Known) Case(name string) (KnownEntry, bool) { return k.find(KnownCase, name) }
 
 // Probe is the finding whose probe kind the histories leave out, if any.
-func (k *Known) Probe(kind linearize.ProbeKind) (KnownEntry, bool) {
+func (k *Known) Probe(kind plan.ProbeKind) (KnownEntry, bool) {
 	return k.find(KnownProbe, string(kind))
 }
 

@@ -15,8 +15,8 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/brokertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // check's robustness: brokers whose ApiVersions replies do not parse,
@@ -78,7 +78,7 @@ func TestRunReportsApiVersionsFallback(t *testing.T) {
 	}
 }
 
-func shortHistories() linearize.Options {
+func shortHistories() plan.Options {
 	o := conformance.DefaultHistoryOptions()
 	o.Rounds = 20
 	return o
@@ -138,9 +138,12 @@ func TestRunWithoutDescribe(t *testing.T) {
 // testBroker is a broker a test launched.
 type testBroker struct{ addr string }
 
-func (b testBroker) Addr() string         { return b.addr }
-func (testBroker) Stop()                  {}
+func (b testBroker) Addr() string { return b.addr }
+
+func (testBroker) Stop() {}
+
 func (testBroker) Exit() (string, string) { return "", "" }
+
 func launcher(t *testing.T, o brokertest.Options, n *atomic.Int32) conformance.Launcher {
 	return func() (conformance.Launched, error) {
 		n.Add(1)

@@ -47,7 +47,7 @@ func TestListAgainstKfake(t *testing.T) {
 	}
 }
 
-// kfake finding K4 (README track record): LeaveGroup against a consumer
+// kfake finding K4 (docs/findings.md): LeaveGroup against a consumer
 // group does not remove by instance id; every entry is UNKNOWN_MEMBER_ID
 // and the members stay. Recorded, not loosened: if kfake starts removing
 // them, this test fails and the finding must be updated.
@@ -65,7 +65,7 @@ func TestRemoveAgainstKfakeFindingK4(t *testing.T) {
 	}
 	for _, r := range rs {
 		if r.Code != codec.UnknownMemberID {
-			t.Fatalf("finding K4 no longer reproduces: %s got %s; update the README's track record", r.InstanceID, r.Code)
+			t.Fatalf("finding K4 no longer reproduces: %s got %s; update docs/findings.md", r.InstanceID, r.Code)
 		}
 	}
 	g, err := List(opts(addr), "orders")
@@ -93,7 +93,7 @@ func TestRemoveByMemberIDAgainstKfakeFindingK4(t *testing.T) {
 	}
 	for _, r := range rs {
 		if r.Code != codec.UnknownMemberID {
-			t.Fatalf("finding K4 no longer reproduces: member %s got %s; update the README's track record", r.MemberID, r.Code)
+			t.Fatalf("finding K4 no longer reproduces: member %s got %s; update docs/findings.md", r.MemberID, r.Code)
 		}
 	}
 	g, err := List(opts(addr), "orders")

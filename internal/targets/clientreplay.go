@@ -5,12 +5,12 @@ import (
 	"os"
 	"sort"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
 // replayClientFile re-checks a recording of client traffic (ghostcheck
-// proxy's, linearize.KindClients): the client rules are judged again on
+// proxy's, history.KindClients): the client rules are judged again on
 // the recorded requests, and the verdict and every client's outcome per
 // rule must be the ones the file stores. Nothing is re-run: a recording is
 // what a real client did, and it is the evidence.
@@ -21,7 +21,7 @@ func replayClientFile(path string) (ReplayResult, error) {
 		return rr, err
 	}
 	defer f.Close()
-	hdr, reqs, err := linearize.ReadClientFile(f)
+	hdr, reqs, err := history.ReadClientFile(f)
 	if err != nil {
 		return rr, fmt.Errorf("%s: %w", path, err)
 	}
@@ -31,8 +31,8 @@ func replayClientFile(path string) (ReplayResult, error) {
 	}
 	rr.Expect = hdr.Expect
 	rr.Clients = rules.CheckClients(reqs)
-	got := linearize.ClientExpect(rr.Clients)
-	rr.Got = linearize.Expect{Verdict: got.Verdict, Rule: got.Rule}
+	got := history.ClientExpect(rr.Clients)
+	rr.Got = history.Expect{Verdict: got.Verdict, Rule: got.Rule}
 	rr.Detail = fmt.Sprintf("%d requests of %d clients", len(reqs), len(rr.Clients))
 	rr.Pass = got.Verdict == hdr.Expect.Verdict && got.Rule == hdr.Expect.Rule
 	if hdr.Expect.Clients != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
@@ -22,20 +22,20 @@ func TestReplayClientRecording(t *testing.T) {
 		{Conn: 1, Broker: "b", Seq: 0, HeaderVersion: 2, Header: hdr(1), Request: &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1"}},
 		{Conn: 1, Broker: "b", Seq: 1, HeaderVersion: 2, Header: hdr(2), Request: &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m2"}},
 	}
-	write := func(e linearize.Expect) string {
+	write := func(e history.Expect) string {
 		path := filepath.Join(t.TempDir(), "rec.jsonl")
 		f, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		if err := linearize.WriteClientFile(f, linearize.ClientFileHeader{Target: "b", Expect: e}, reqs); err != nil {
+		if err := history.WriteClientFile(f, history.ClientFileHeader{Target: "b", Expect: e}, reqs); err != nil {
 			t.Fatal(err)
 		}
 		return path
 	}
-	want := linearize.ClientExpect(rules.CheckClients(reqs))
-	if want.Verdict != linearize.Illegal || want.Rule != string(rules.RuleStableMemberID) {
+	want := history.ClientExpect(rules.CheckClients(reqs))
+	if want.Verdict != history.Illegal || want.Rule != string(rules.RuleStableMemberID) {
 		t.Fatalf("the sample checks to %+v", want)
 	}
 	rr, err := ReplayFile(write(want), "impl")
@@ -47,7 +47,7 @@ func TestReplayClientRecording(t *testing.T) {
 	if err != nil || rr.Pass || !strings.Contains(rr.Detail, "client clientId c, rule NoZeroUUIDs") {
 		t.Fatalf("a changed outcome: %v, %+v", err, rr)
 	}
-	rr, err = ReplayFile(write(linearize.Expect{Verdict: linearize.Ok}), "")
+	rr, err = ReplayFile(write(history.Expect{Verdict: history.Ok}), "")
 	if err != nil || rr.Pass {
 		t.Fatalf("a changed verdict passed: %v, %+v", err, rr)
 	}

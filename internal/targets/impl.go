@@ -5,10 +5,11 @@ import (
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Mutants lists impl's mutants: name and description.
@@ -20,9 +21,9 @@ func Mutants() [][2]string {
 	return out
 }
 
-// NewImpl builds the optimized coordinator for plan on a manual clock, with
+// NewImpl builds the optimized coordinator for plan p on a manual clock, with
 // mutant switched on when named.
-func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
+func NewImpl(p plan.Plan, mutant string) (driver.Target, error) {
 	var muts impl.Mutants
 	if mutant != "" {
 		m, err := impl.ParseMutant(mutant)
@@ -32,15 +33,15 @@ func NewImpl(plan linearize.Plan, mutant string) (linearize.Target, error) {
 		muts = muts.With(m)
 	}
 	clock := impl.NewManualClock(0)
-	c := impl.New(ImplConfig(plan.ModelConfig(), clock, muts))
-	return linearize.WithSnapshot(implFuncs(c, clock), cachedSnapshots(c.NewSnapshotCache())), nil
+	c := impl.New(ImplConfig(p.ModelConfig(), clock, muts))
+	return driver.WithSnapshot(implFuncs(c, clock), cachedSnapshots(c.NewSnapshotCache())), nil
 }
 
 // implFuncs is c as a target on clock, without its snapshots: the target
 // answers as c does, its time is clock's, and a restart is c's.
-func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) linearize.Funcs {
-	return linearize.Funcs{
-		HandleFunc: func(conn linearize.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) driver.Funcs {
+	return driver.Funcs{
+		HandleFunc: func(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			return c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host}, h, req)
 		},
 		DisconnectFunc: c.Disconnect,

@@ -6,8 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Kill is how the property run alone (no equivalence test, no unit test)
@@ -29,27 +32,27 @@ type Kill struct {
 // KillMutant runs what `ghostcheck run --target impl --mutant NAME` runs,
 // on the same path: the plans of DefaultOptions at ConsumerGroupHeartbeat
 // v1 (the version run uses with a mutant) from seed 1 on, each against
-// impl with the mutant, linearize.Run, then linearize.Check with run's
+// impl with the mutant, driver.Run, then check.Check with run's
 // timeout, until a history is Illegal, or maxHistories or budget (run's
 // --duration) is spent.
 func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill {
 	k := Kill{Mutant: m.Name, Rule: m.Rule, Description: m.Description}
-	opts := linearize.DefaultOptions()
+	opts := plan.DefaultOptions()
 	opts.HeartbeatVersion = 1
 	start := time.Now()
 	for i := 1; i <= maxHistories && time.Since(start) < budget; i++ {
-		plan := linearize.NewPlan(uint64(i), opts)
-		t, err := New("impl", plan, m.Name)
+		p := plan.New(uint64(i), opts)
+		t, err := New("impl", p, m.Name)
 		if err != nil {
 			k.Detail = err.Error()
 			return k
 		}
-		res, err := linearize.Run(t, plan)
+		res, err := driver.Run(t, p)
 		if err != nil {
 			k.Detail = err.Error()
 			return k
 		}
-		if rep := linearize.Check(res, linearize.CheckOptions{Timeout: 20 * time.Second}); rep.Verdict == linearize.Illegal {
+		if rep := check.Check(res, check.Options{Timeout: 20 * time.Second}); rep.Verdict == history.Illegal {
 			k.History, k.CaughtBy, k.Detail, k.Elapsed = i, rep.Rule, rep.Detail, time.Since(start)
 			return k
 		}
@@ -58,7 +61,7 @@ func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill 
 	return k
 }
 
-// WriteKillTable prints kills as the README's kill table.
+// WriteKillTable prints kills as docs/mutants.md's kill table.
 func WriteKillTable(w io.Writer, kills []Kill) {
 	fmt.Fprintf(w, "| mutant | breaks | caught by | first caught in history | time to catch |\n|---|---|---|---|---|\n")
 	for _, k := range kills {

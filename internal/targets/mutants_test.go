@@ -5,8 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // runBudget is `ghostcheck run`'s default --duration: with a mutant it
@@ -57,23 +60,23 @@ func TestKillTable(t *testing.T) {
 // Without a mutant, impl passes the same histories.
 func TestImplWithoutMutantPasses(t *testing.T) {
 	for _, version := range []int{1, -1} {
-		o := linearize.DefaultOptions()
+		o := plan.DefaultOptions()
 		o.HeartbeatVersion = version
 		for i := 1; i <= 60; i++ {
-			plan := linearize.NewPlan(uint64(i), o)
-			target, err := New("impl", plan, "")
+			p := plan.New(uint64(i), o)
+			target, err := New("impl", p, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := linearize.Run(target, plan)
+			res, err := driver.Run(target, p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := linearize.Check(res, linearize.CheckOptions{})
+			rep := check.Check(res, check.Options{})
 			if rep.Linearizable != "Ok" {
 				t.Fatalf("version %d seed %d: impl's history is not linearizable: %s", version, i, rep.Mismatch)
 			}
-			if version == 1 && rep.Verdict != linearize.Ok {
+			if version == 1 && rep.Verdict != history.Ok {
 				t.Fatalf("seed %d: %s: %s", i, rep.Rule, rep.Detail)
 			}
 		}
@@ -84,17 +87,17 @@ func TestImplWithoutMutantPasses(t *testing.T) {
 // is linearizable: the order within a round is impl's, and porcupine finds
 // a legal one.
 func TestImplParallelRunsAreLinearizable(t *testing.T) {
-	o := linearize.DefaultOptions()
+	o := plan.DefaultOptions()
 	o.Parallel = true
 	o.Clients, o.Groups = 12, 2
 	for i := 1; i <= 20; i++ {
-		plan := linearize.NewPlan(uint64(i), o)
-		target, _ := New("impl", plan, "")
-		res, err := linearize.Run(target, plan)
+		p := plan.New(uint64(i), o)
+		target, _ := New("impl", p, "")
+		res, err := driver.Run(target, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep := linearize.Check(res, linearize.CheckOptions{}); rep.Verdict != linearize.Ok {
+		if rep := check.Check(res, check.Options{}); rep.Verdict != history.Ok {
 			t.Fatalf("seed %d: %s: %s", i, rep.Rule, rep.Detail)
 		}
 	}

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
@@ -20,9 +22,9 @@ type ReplayResult struct {
 	Path   string
 	Target string
 	Mutant string
-	Expect linearize.Expect
+	Expect history.Expect
 	// Got is the verdict of re-running the plan against the target.
-	Got linearize.Expect
+	Got history.Expect
 	// Detail explains Got.
 	Detail string
 	// Stored is the linearizability of the history stored in the file.
@@ -35,9 +37,9 @@ type ReplayResult struct {
 	Fixed bool
 	// Header, Run and Report are the file's header, the re-run and its
 	// verdict, for a report page.
-	Header linearize.FileHeader
-	Run    *linearize.Result
-	Report *linearize.Report
+	Header history.FileHeader
+	Run    *driver.Result
+	Report *check.Report
 	// Clients is, for a recording of client traffic, each client's
 	// outcome per rule as judged again.
 	Clients []rules.ClientResult
@@ -78,8 +80,8 @@ func Replay(path string, opts ReplayOptions) (ReplayResult, error) {
 		return ReplayResult{Path: path}, err
 	}
 	defer f.Close()
-	hdr, h, err := linearize.ReadFile(f)
-	if errors.Is(err, linearize.ErrClientRecording) {
+	hdr, h, err := history.ReadFile(f)
+	if errors.Is(err, history.ErrClientRecording) {
 		return replayClientFile(path)
 	}
 	if err != nil {
@@ -109,24 +111,24 @@ func Replay(path string, opts ReplayOptions) (ReplayResult, error) {
 }
 
 // replayBuilt re-runs the plan against a fresh target of ghostcheck's own.
-func replayBuilt(rr ReplayResult, h linearize.History, opts ReplayOptions) (ReplayResult, error) {
+func replayBuilt(rr ReplayResult, h history.History, opts ReplayOptions) (ReplayResult, error) {
 	hdr := rr.Header
 	t, err := New(rr.Target, hdr.Plan, hdr.Mutant)
 	if err != nil {
 		return rr, err
 	}
-	res, err := linearize.Run(t, hdr.Plan)
+	res, err := driver.Run(t, hdr.Plan)
 	if err != nil {
 		return rr, err
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Timeout: opts.timeout()})
+	rep := check.Check(res, check.Options{Timeout: opts.timeout()})
 	rr.settle(res, rep)
-	stored := linearize.CheckHistory(hdr.Plan, h, linearize.CheckOptions{Timeout: opts.timeout()})
+	stored := check.History(hdr.Plan, h, check.Options{Timeout: opts.timeout()})
 	rr.Stored = string(stored.Linearizable)
 	// The stored operations must check as the file says they do (a
 	// passing file's history must be linearizable).
 	want := rr.Expect.Linearizable
-	if want == "" && rr.Expect.Verdict == linearize.Ok {
+	if want == "" && rr.Expect.Verdict == history.Ok {
 		want = "Ok"
 	}
 	if want != "" && rr.Stored != want {
@@ -138,12 +140,12 @@ func replayBuilt(rr ReplayResult, h linearize.History, opts ReplayOptions) (Repl
 
 // settle records the re-run's verdict and whether it reproduced the
 // file's, or shows the recorded failure fixed.
-func (rr *ReplayResult) settle(res *linearize.Result, rep *linearize.Report) {
+func (rr *ReplayResult) settle(res *driver.Result, rep *check.Report) {
 	rr.Run, rr.Report = res, rep
-	rr.Got = linearize.Expect{Verdict: rep.Verdict, Rule: rep.Rule}
+	rr.Got = history.Expect{Verdict: rep.Verdict, Rule: rep.Rule}
 	rr.Detail = rep.Detail
 	rr.Pass = rr.Got.Verdict == rr.Expect.Verdict && (rr.Expect.Rule == "" || rr.Got.Rule == rr.Expect.Rule)
-	rr.Fixed = rr.Expect.Verdict != linearize.Ok && rr.Got.Verdict == linearize.Ok
+	rr.Fixed = rr.Expect.Verdict != history.Ok && rr.Got.Verdict == history.Ok
 }
 
 func (o ReplayOptions) timeout() time.Duration {

@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // rewrite writes the corpus file name with edit applied to its text.
@@ -86,7 +87,7 @@ func TestReplayCheckHistoryAgainstABroker(t *testing.T) {
 	o := conformance.DefaultHistoryOptions()
 	o.Rounds = 20
 	seed := uint64(1)
-	for ; !probesEmptyID(linearize.NewPlan(seed, o), 12); seed++ {
+	for ; !probesEmptyID(plan.New(seed, o), 12); seed++ {
 	}
 	dir := t.TempDir()
 	peer := conformance.Peer{Addr: buggy, SessionTimeout: 800 * time.Millisecond, HeartbeatInterval: 100 * time.Millisecond}
@@ -104,16 +105,16 @@ func TestReplayCheckHistoryAgainstABroker(t *testing.T) {
 		t.Fatalf("against the buggy broker: %v, %+v %s", err, rr.Got, rr.Detail)
 	}
 	rr, err = Replay(file, ReplayOptions{Bootstrap: start(0)})
-	if err != nil || rr.Pass || !rr.Fixed || rr.Report.Level != linearize.LevelObservable {
+	if err != nil || rr.Pass || !rr.Fixed || rr.Report.Level != check.LevelObservable {
 		t.Fatalf("against a correct broker: %v, %+v %s", err, rr.Got, rr.Detail)
 	}
 }
 
 // probesEmptyID reports whether the plan's prober sends a v1 join with an
 // empty member id before round before.
-func probesEmptyID(p linearize.Plan, before int) bool {
+func probesEmptyID(p plan.Plan, before int) bool {
 	for _, pr := range p.Probes {
-		if pr.Kind == linearize.ProbeEmptyMemberID && pr.Round < before {
+		if pr.Kind == plan.ProbeEmptyMemberID && pr.Round < before {
 			return true
 		}
 	}

@@ -2,14 +2,19 @@ package targets
 
 import (
 	"fmt"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/plan"
+	"github.com/ghostcheck/ghostcheck/tcptarget"
 )
 
 // replayTCP re-runs a history of ghostcheck check (a plan for a broker
-// over TCP, linearize.TCPPlan) against the broker at opts.Bootstrap and
+// over TCP, plan.ForRealTime) against the broker at opts.Bootstrap and
 // checks it at the observable level, as check did. The broker must be
 // configured with the timers the plan holds. The groups get a fresh
 // prefix, so a broker that kept the first run's groups does not meet
@@ -17,21 +22,21 @@ import (
 // its probes are already out of the stored plan, but its workarounds and
 // the violations it set aside are not in the file.
 func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
-	plan := freshGroups(rr.Header.Plan, fmt.Sprintf("gc-r%d-", time.Now().UnixNano()%1e9))
+	p := freshGroups(rr.Header.Plan, fmt.Sprintf("gc-r%d-", time.Now().UnixNano()%1e9))
 	rr.Target = opts.Bootstrap
-	target, err := linearize.NewTCPTarget(opts.Bootstrap, 5*time.Second)
+	target, err := tcptarget.Dial(opts.Bootstrap, 5*time.Second)
 	if err != nil {
 		return rr, fmt.Errorf("%s: %w", rr.Path, err)
 	}
-	res, err := linearize.Run(target, plan)
+	res, err := driver.Run(target, p)
 	target.Close()
 	if err != nil {
 		return rr, err
 	}
-	rep := linearize.Check(res, linearize.CheckOptions{Level: linearize.LevelObservable, LagMs: target.MaxLagMs(),
-		SessionTimeoutMs: brokerSessionMs(plan), Timeout: opts.timeout()})
-	if rep.Verdict == linearize.Ok && !anyJoined(res.History) {
-		rep.Verdict, rep.Rule = linearize.VerdictUnknown, string(linearize.RuleHarnessAssumption)
+	rep := check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(),
+		SessionTimeoutMs: brokerSessionMs(p), Timeout: opts.timeout()})
+	if rep.Verdict == history.Ok && !anyJoined(res.History) {
+		rep.Verdict, rep.Rule = history.Unknown, string(rules.RuleHarnessAssumption)
 		rep.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
 	}
 	rr.settle(res, rep)
@@ -39,8 +44,8 @@ func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
 }
 
 // brokerSessionMs is the broker's session timeout in a plan made by
-// linearize.TCPPlan, which adds ten rounds of slack to it.
-func brokerSessionMs(p linearize.Plan) int64 {
+// plan.ForRealTime, which adds ten rounds of slack to it.
+func brokerSessionMs(p plan.Plan) int64 {
 	if ms := p.SessionTimeoutMs - 10*p.RoundMs; ms > 0 {
 		return ms
 	}
@@ -48,16 +53,16 @@ func brokerSessionMs(p linearize.Plan) int64 {
 }
 
 // freshGroups renames every group of p with prefix in front.
-func freshGroups(p linearize.Plan, prefix string) linearize.Plan {
-	p.Clients = append([]linearize.ClientPlan(nil), p.Clients...)
+func freshGroups(p plan.Plan, prefix string) plan.Plan {
+	p.Clients = append([]plan.ClientPlan(nil), p.Clients...)
 	for i := range p.Clients {
 		p.Clients[i].Group = prefix + p.Clients[i].Group
 	}
-	p.Admin = append([]linearize.AdminRemoval(nil), p.Admin...)
+	p.Admin = append([]plan.AdminRemoval(nil), p.Admin...)
 	for i := range p.Admin {
 		p.Admin[i].Group = prefix + p.Admin[i].Group
 	}
-	p.Probes = append([]linearize.Probe(nil), p.Probes...)
+	p.Probes = append([]plan.Probe(nil), p.Probes...)
 	for i := range p.Probes {
 		p.Probes[i].Group = prefix + p.Probes[i].Group
 	}
@@ -66,7 +71,7 @@ func freshGroups(p linearize.Plan, prefix string) linearize.Plan {
 
 // anyJoined reports whether some heartbeat was answered NONE: a history in
 // which no client joined says nothing about the broker, and is not Ok.
-func anyJoined(h linearize.History) bool {
+func anyJoined(h history.History) bool {
 	for _, op := range h {
 		if r, ok := op.Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None {
 			return true

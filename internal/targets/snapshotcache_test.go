@@ -5,9 +5,10 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/impl"
-	"github.com/ghostcheck/ghostcheck/linearize"
 	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The driver's snapshots of impl come from a cache that converts only the
@@ -21,11 +22,11 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 	for _, version := range []int{1, 0, -1} {
 		for seed := uint64(1); seed <= 20; seed++ {
 			t.Run(fmt.Sprintf("v%d/seed%d", version, seed), func(t *testing.T) {
-				o := linearize.DefaultOptions()
+				o := plan.DefaultOptions()
 				o.HeartbeatVersion = version
-				plan := linearize.NewPlan(seed, o)
+				p := plan.New(seed, o)
 				clock := impl.NewManualClock(0)
-				c := impl.New(ImplConfig(plan.ModelConfig(), clock, 0))
+				c := impl.New(ImplConfig(p.ModelConfig(), clock, 0))
 				cache := c.NewSnapshotCache()
 				cached := cachedSnapshots(cache)
 				target := implFuncs(c, clock)
@@ -44,7 +45,7 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 					}
 					return got
 				}
-				if _, err := linearize.Run(linearize.WithSnapshot(target, snap), plan); err != nil {
+				if _, err := driver.Run(driver.WithSnapshot(target, snap), p); err != nil {
 					t.Fatal(err)
 				}
 			})

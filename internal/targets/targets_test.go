@@ -3,12 +3,12 @@ package targets
 import (
 	"testing"
 
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // Every name Names lists builds, and New refuses what it does not know.
 func TestNew(t *testing.T) {
-	plan := linearize.NewPlan(1, linearize.DefaultOptions())
+	p := plan.New(1, plan.DefaultOptions())
 	type newCase struct {
 		target, mutant string
 		ok             bool
@@ -26,7 +26,7 @@ func TestNew(t *testing.T) {
 		cases = append(cases, newCase{name, "", true})
 	}
 	for _, c := range cases {
-		target, err := New(c.target, plan, c.mutant)
+		target, err := New(c.target, p, c.mutant)
 		if (err == nil) != c.ok || (err == nil) != (target != nil) {
 			t.Errorf("New(%q, mutant %q): target %v, error %v; want ok=%v", c.target, c.mutant, target, err, c.ok)
 		}

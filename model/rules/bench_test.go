@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/linearize"
+	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
 )
 
 // The rules' hot paths in a property run, each over the same recorded
@@ -20,12 +22,12 @@ import (
 // CheckClients judges every history's traffic as one recording.
 
 // benchHistories records the histories once for every benchmark.
-var benchHistories = sync.OnceValue(func() []*linearize.Result {
-	var out []*linearize.Result
-	opts := linearize.DefaultOptions()
+var benchHistories = sync.OnceValue(func() []*driver.Result {
+	var out []*driver.Result
+	opts := plan.DefaultOptions()
 	for seed := uint64(1); seed <= 20; seed++ {
-		plan := linearize.NewPlan(seed, opts)
-		res, err := linearize.Run(linearize.NewModelTarget(plan.ModelConfig()), plan)
+		pl := plan.New(seed, opts)
+		res, err := driver.Run(targets.NewModelTarget(pl.ModelConfig()), pl)
 		if err != nil {
 			panic(err)
 		}

@@ -14,7 +14,12 @@
 //   - the protocol's values every party shares: the member epochs with a
 //     meaning of their own, the version from which a client makes its
 //     member id, the reserved UUIDs, and the LeaveGroup downgrade a client
-//     follows (PlanLeaveGroup).
+//     follows (PlanLeaveGroup);
+//   - the registry of every rule a report can name (All, Meaning, Info,
+//     Checker; registry.go), the rules judged outside this package among
+//     them: Linearizability and HarnessAssumption (package check),
+//     ObservableResponse and MemberVanished (its observable level),
+//     DescribeAgrees (the driver).
 //
 // It imports only codec: the reference coordinator (package model), the
 // reference client (model/client) and every checker import it.

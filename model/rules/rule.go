@@ -16,7 +16,7 @@ func Judged() []Rule {
 }
 
 // Meaning says in words what the rule protects ("" for an id that is not
-// one of Judged).
+// one of All).
 func (r Rule) Meaning() string {
 	switch r {
 	case RuleNoGhosts:
@@ -42,7 +42,10 @@ func (r Rule) Meaning() string {
 	case RuleStaticRestartKeepsAssignment:
 		return meaningStaticRestartKeepsAssignment
 	}
-	return clientRuleMeaning(r)
+	if m := clientRuleMeaning(r); m != "" {
+		return m
+	}
+	return judgedElsewhereMeaning(r)
 }
 
 // Violation is a broken invariant.

@@ -65,32 +65,39 @@ func readRuleSource(t *testing.T) ruleSource {
 	return src
 }
 
-// Every violation the checks can report names a rule of Judged: each call of
-// violation passes a declared Rule constant (an untyped string would
-// convert silently), every declared Rule is listed by Judged, and each has
-// its meaning.
+// Every violation the checks can report names a rule, and every rule a
+// report can name is listed by All: each call of violation passes a
+// declared Rule constant (an untyped string would convert silently), every
+// declared Rule is listed by All (Judged's among them) with its meaning and
+// what checks it, and an id no rule has says so.
 func TestEveryViolationNamesARule(t *testing.T) {
 	src := readRuleSource(t)
 	listed := map[string]bool{}
-	for _, r := range rules.Judged() {
-		if listed[string(r)] {
-			t.Errorf("Rules lists %s twice", r)
+	for _, info := range rules.All() {
+		id := string(info.ID)
+		if listed[id] {
+			t.Errorf("All lists %s twice", id)
 		}
-		listed[string(r)] = true
-		if r.Meaning() == "" {
-			t.Errorf("rule %s has no meaning", r)
+		listed[id] = true
+		if info.Meaning == "" || len(info.CheckedBy) == 0 || rules.Meaning(id) != info.Meaning || info.ID.Meaning() != info.Meaning {
+			t.Errorf("rule %s: meaning %q, checked by %v", id, info.Meaning, info.CheckedBy)
+		}
+	}
+	for _, r := range rules.Judged() {
+		if !listed[string(r)] {
+			t.Errorf("Judged's %s is not in All", r)
 		}
 	}
 	for name, id := range src.consts {
 		if !listed[id] {
-			t.Errorf("%s (%q) is declared but not in Rules", name, id)
+			t.Errorf("%s (%q) is declared but not in All", name, id)
 		}
 	}
 	if len(src.consts) != len(listed) {
-		t.Errorf("%d Rule constants declared, %d listed by Rules", len(src.consts), len(listed))
+		t.Errorf("%d Rule constants declared, %d listed by All", len(src.consts), len(listed))
 	}
-	if len(src.calls) < len(listed) {
-		t.Errorf("found %d calls of violation for %d rules: the source reader misses some", len(src.calls), len(listed))
+	if len(src.calls) < len(rules.Judged()) {
+		t.Errorf("found %d calls of violation for %d rules: the source reader misses some", len(src.calls), len(rules.Judged()))
 	}
 	for _, c := range src.calls {
 		id, ok := c.arg.(*ast.Ident)
@@ -100,5 +107,8 @@ func TestEveryViolationNamesARule(t *testing.T) {
 	}
 	if got := rules.Rule("NoSuchRule").Meaning(); got != "" {
 		t.Errorf("an unknown rule means %q", got)
+	}
+	if got := rules.Meaning("NoSuchRule"); !strings.Contains(got, "not a rule") {
+		t.Errorf("an unknown rule id means %q", got)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // librdkafka's consumer through the recording proxy to three kfake
 // brokers, one scenario per test. What librdkafka does not implement yet
 // (KIP-1313's headers) is NOT ADOPTED; where it breaks a rule it adopted,
-// the violation is a known finding (the README's R rows) with the
+// the violation is a known finding (docs/findings.md's R rows) with the
 // behaviour observed: a finding that stops reproducing, or a violation
 // that is not one, fails the test.
 

@@ -4,5 +4,5 @@
 // recording proxy (package proxy) to an in-process kfake cluster of three
 // brokers, one scenario per test, as internal/clients does for franz-go's
 // kgo. Its tests are the package; README.md says how to run them and what
-// they found (the README's R rows).
+// they found (docs/findings.md's R rows).
 package consumer

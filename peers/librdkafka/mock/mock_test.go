@@ -20,8 +20,8 @@ import (
 // conformance suite and the histories, as `ghostcheck check --broker-cmd`
 // runs them. The mock aborts on some requests, so it never runs in this
 // test binary: each broker is cmd/rdmock, a child process, started afresh
-// after a crash. Its findings are testdata/mock.known (the README's
-// L1-L15): a finding that stops reproducing, or a failure not recorded
+// after a crash. Its findings are testdata/mock.known (docs/findings.md's
+// L1-L17): a finding that stops reproducing, or a failure not recorded
 // there, fails these tests.
 
 // The timers every mock here runs with: short, so the histories take
@@ -177,7 +177,7 @@ func TestMockHistories(t *testing.T) {
 	}
 }
 
-// crashes are the README's reproductions: each frame (hex, size prefix
+// crashes are docs/findings.md's reproductions: each frame (hex, size prefix
 // included) sent alone on a fresh connection to a fresh mock aborts it
 // with the assertion given.
 var crashes = []struct {

@@ -9,7 +9,7 @@
 // does. What it runs with goes to stderr. It runs until stdin closes (its
 // parent went away), SIGINT or SIGTERM; --stdin=false ignores stdin.
 //
-// The mock aborts on some requests (see the README's librdkafka findings):
+// The mock aborts on some requests (see docs/findings.md's librdkafka findings):
 // its process dies with SIGABRT, which is why it runs as a command of its
 // own.
 package main

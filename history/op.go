@@ -1,0 +1,148 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// Op is one request as the coordinator received it, and its response.
+type Op struct {
+	ID int
+	// Client is the index of the process that sent it (the admin and the
+	// observer come after the plan's clients); Name is its name.
+	Client int
+	Name   string
+	Conn   Conn
+	// ClientID is the ClientId the coordinator must attribute to the
+	// request under KIP-1313: the one its connection's first request
+	// carried (null reads as "").
+	ClientID string
+	// At is the coordinator's clock (ms) when the request was delivered.
+	At int64
+	// Sent is the round in which the client sent the request (it may
+	// have been delivered later).
+	Sent int
+	// Call and Return are logical event times bracketing the target's
+	// handling of the request: just before it was handed over, and when
+	// the response came back. Return is Never when no response came.
+	Call, Return int64
+	Header       codec.RequestHeader
+	Request      codec.Message
+	// Response is nil when the outcome is unknown, or when the target
+	// refused the request without a response (Refused).
+	Response codec.Message
+	// Refused: the coordinator answered nothing and applied nothing (a
+	// broker closes the connection on a request it does not serve).
+	Refused bool
+	// Note says what the network did to it (e.g. "response lost").
+	Note string
+	// Restart marks a coordinator restart rather than a request (Header,
+	// Request and Response are empty): it belongs to every partition of
+	// the check, since it touches every group's timers.
+	Restart bool
+}
+
+// Conn names the connection a request travels on. A reset connection gets
+// a new id; with Plan.ReuseConnIDs that may be the id of a connection that
+// closed before (Disconnect told the target first), as a broker keying
+// connections by socket sees them, so a target must drop a closed
+// connection's context at Disconnect.
+type Conn struct {
+	ID uint64
+	// Host is the client's address as the coordinator reports it in
+	// ConsumerGroupDescribe (ClientHost), e.g. "/10.0.0.3".
+	Host string
+}
+
+// restartAPI is what a restart op's "api" reads in a history file.
+const restartAPI = "CoordinatorRestart"
+
+// Never is the Return of an operation whose outcome is unknown: it may
+// take effect at any point after its call (porcupine's +∞).
+const Never int64 = 1 << 62
+
+// History is every operation of a run, in delivery order.
+type History []Op
+
+type opJSON struct {
+	ID       int                 `json:"id"`
+	Client   int                 `json:"client"`
+	Name     string              `json:"name"`
+	Conn     uint64              `json:"conn"`
+	Host     string              `json:"host"`
+	ClientID string              `json:"clientId"`
+	At       int64               `json:"at"`
+	Sent     int                 `json:"sent"`
+	Call     int64               `json:"call"`
+	Return   *int64              `json:"return"` // null: unknown
+	API      string              `json:"api"`
+	Header   codec.RequestHeader `json:"header"`
+	Request  json.RawMessage     `json:"request"`
+	Response json.RawMessage     `json:"response,omitempty"`
+	Refused  bool                `json:"refused,omitempty"`
+	Note     string              `json:"note,omitempty"`
+	Restart  bool                `json:"restart,omitempty"`
+}
+
+// MarshalJSON writes the op with its request and response decoded, so a
+// corpus file is readable.
+func (o Op) MarshalJSON() ([]byte, error) {
+	j := opJSON{ID: o.ID, Client: o.Client, Name: o.Name, Conn: o.Conn.ID, Host: o.Conn.Host, ClientID: o.ClientID,
+		At: o.At, Sent: o.Sent, Call: o.Call, API: o.Header.RequestApiKey.String(), Header: o.Header, Refused: o.Refused, Note: o.Note}
+	if o.Return != Never {
+		r := o.Return
+		j.Return = &r
+	}
+	if o.Restart {
+		j.API, j.Restart = restartAPI, true
+		j.Request = json.RawMessage("null")
+		return json.Marshal(j)
+	}
+	var err error
+	if j.Request, err = json.Marshal(o.Request); err != nil {
+		return nil, err
+	}
+	if o.Response != nil {
+		if j.Response, err = json.Marshal(o.Response); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads an op written by MarshalJSON.
+func (o *Op) UnmarshalJSON(b []byte) error {
+	var j opJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	if j.Restart {
+		*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Note: j.Note, Restart: true}
+		if j.Return != nil {
+			o.Return = *j.Return
+		}
+		return nil
+	}
+	api := codec.Lookup(j.Header.RequestApiKey)
+	if api == nil {
+		return fmt.Errorf("op %d: unknown api key %d", j.ID, j.Header.RequestApiKey)
+	}
+	*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, Conn: Conn{ID: j.Conn, Host: j.Host}, ClientID: j.ClientID,
+		At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Header: j.Header, Refused: j.Refused, Note: j.Note}
+	if j.Return != nil {
+		o.Return = *j.Return
+	}
+	o.Request = api.NewMessage(false)
+	if err := json.Unmarshal(j.Request, o.Request); err != nil {
+		return fmt.Errorf("op %d request: %w", j.ID, err)
+	}
+	if len(j.Response) > 0 && string(j.Response) != "null" {
+		o.Response = api.NewMessage(true)
+		if err := json.Unmarshal(j.Response, o.Response); err != nil {
+			return fmt.Errorf("op %d response: %w", j.ID, err)
+		}
+	}
+	return nil
+}
