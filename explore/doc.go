@@ -81,22 +81,24 @@
 //
 // # Files
 //
-//	config.go   Config, Client, Fault, Protocol, Strategy, Default, Clients
-//	events.go   the events, which are enabled, when time may move
-//	step.go     applying an event: the network, the coordinator, time
-//	consumer.go the consumer protocol's clients (model/client): operations, sends, answers, timeouts
-//	admin.go    the admin's LeaveGroups
-//	coord.go    model and impl in lockstep: forks, requests, snapshots and Describe compared
-//	state.go    the state, its slots, records, connections and messages
-//	ids.go      member ids that sort as made; rank sets
-//	encode.go   the canonical form and its fingerprint
-//	observe.go  the invariants and transition rules of package rules on states
-//	fpset.go    the concurrent set of fingerprints
-//	worker.go   a worker: its root, the path it rebuilds states along
-//	search.go   breadth-first search, workers, shards, limits, progress
-//	iddfs.go    iterative deepening
-//	trace.go    a violation's trace in words
-//	result.go   Result, Violation, Progress
+//   - config.go: Config, Client, Fault, Protocol, Strategy, Default, Clients.
+//   - events.go: the events, which are enabled, when time may move.
+//   - step.go: applying an event: the network, the coordinator, time.
+//   - consumer.go: the consumer protocol's clients (model/client):
+//     operations, sends, answers, timeouts.
+//   - admin.go: the admin's LeaveGroups.
+//   - coord.go: model and impl in lockstep: forks, requests, and the
+//     snapshots, Describe, timers and connection contexts compared.
+//   - state.go: the state, its slots, records, connections and messages.
+//   - ids.go: member ids that sort as made; sets of their numbers, ranks.
+//   - encode.go: the canonical form and its fingerprint.
+//   - observe.go: the invariants and transition rules of package rules.
+//   - fpset.go: the concurrent set of fingerprints.
+//   - worker.go: a worker: its root, the path it rebuilds states along.
+//   - search.go: breadth-first search, workers, shards, limits, progress.
+//   - iddfs.go: iterative deepening.
+//   - trace.go: a violation's trace in words.
+//   - result.go: Result, Violation, Progress.
 //
 // # Protocols
 //

@@ -47,8 +47,8 @@
 //     pages.
 //   - junit.go: the JUnit XML both write; reportout.go: the failure pages
 //     and the run's index.
-//   - serve.go, proxy.go, replay.go, decode.go, members.go, demo.go,
-//     version.go, explain.go: the other commands, a file each.
+//   - serve.go, proxy.go, explore.go, replay.go, decode.go, members.go,
+//     demo.go, version.go, explain.go: the other commands, a file each.
 package main
 
 import (
