@@ -76,7 +76,7 @@ func (w *worker) start(t *state, i int) error {
 	if err != nil {
 		return fmt.Errorf("explore: starting client %d: %w", i, err)
 	}
-	sl.c, sl.live, sl.made = c, true, c.MemberID()
+	sl.c, sl.live, sl.made, sl.sent = c, true, c.MemberID(), 0
 	sl.hb, sl.lv = outstanding{}, outstanding{}
 	sl.rec = record{inc: sl.inc, instance: c.InstanceID(), memberID: c.MemberID()}
 	if id := c.MemberID(); id != "" {

@@ -56,7 +56,7 @@ func (s *search) iddfs() (*Result, error) {
 		res.DepthBound = true
 	}
 	if res.Violation != nil {
-		res.Violation.Trace = traceOf(cfg, res.Violation.path)
+		res.Violation.Trace, res.Violation.Steps = traceOf(cfg, res.Violation.path)
 		res.Violation.Depth = len(res.Violation.path)
 	}
 	return res, nil

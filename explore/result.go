@@ -53,9 +53,34 @@ type Violation struct {
 	Detail string
 	// Depth is the trace's length in events.
 	Depth int
-	// Trace is the path from the initial state, one step a line.
+	// Trace is the path from the initial state, one step a line; Steps
+	// the same steps, as data.
 	Trace []string
+	Steps []Step
 	path  []event
+}
+
+// Step is one event of a trace.
+type Step struct {
+	// At is the time of the event (ms); for a tick, the time it moves to.
+	At int64
+	// Event is what happens: join, leave, close, send, deliver, lose,
+	// duplicate, delay, disconnect, crash, restart, admin or tick.
+	Event string
+	// Client is the client slot, Process which of the slot's processes
+	// (from 1), for a client's event or a message's.
+	Client, Process int
+	// Answer: the message the event moves is an answer (else a request);
+	// Request is which of its process's requests it is or answers (from 1).
+	Answer  bool
+	Request int
+	// Sent is how many requests the slot's current process has sent once
+	// the event is over.
+	Sent int
+	// Group and Admin are an admin LeaveGroup's group (0 or 1) and form
+	// ("by instance", "by member", "fenced").
+	Group int
+	Admin string
 }
 
 // Progress is where a running search is.

@@ -288,7 +288,7 @@ func (s *search) bfs() (*Result, error) {
 		res.Depth = depth - 1 // the last level found nothing new
 	}
 	if res.Violation != nil {
-		res.Violation.Trace = traceOf(cfg, res.Violation.path)
+		res.Violation.Trace, res.Violation.Steps = traceOf(cfg, res.Violation.path)
 		res.Violation.Depth = len(res.Violation.path)
 	}
 	return res, nil

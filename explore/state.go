@@ -44,6 +44,8 @@ type slot struct {
 	// draining) and those of ended processes whose requests are still on
 	// their way.
 	conns []conn
+	// sent counts the current process's requests (msg.n).
+	sent int
 }
 
 // outstanding is a request awaiting its answer.
@@ -107,6 +109,7 @@ type conn struct {
 // msg is one request or answer on the network.
 type msg struct {
 	seq     uint32 // when it was sent, among all messages
+	n       int    // which of its process's requests it is (or answers), from 1
 	corr    int32
 	version int16
 	delayed bool // it may stay on its way while time moves on

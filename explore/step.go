@@ -98,7 +98,7 @@ func (w *worker) deliverRequest(t *state, i, k int, dup bool) error {
 		}
 	}
 	if !cn.draining && sl.live && sl.inc == cn.inc {
-		cn.resps = push(cn.resps, msg{seq: t.seq, corr: m.corr, version: m.version, resp: resp})
+		cn.resps = push(cn.resps, msg{seq: t.seq, n: m.n, corr: m.corr, version: m.version, resp: resp})
 		t.seq++
 	}
 	if cn.draining && len(cn.reqs) == 0 {
@@ -246,7 +246,8 @@ func (w *worker) sendRequest(t *state, i int, req codec.Message, version int16) 
 	sl.ownConns()
 	cn := &sl.conns[sl.current()]
 	h := sl.c.Header(&cn.cc, req.Key(), version)
-	cn.reqs = push(cn.reqs, msg{seq: t.seq, corr: h.CorrelationId, version: version, h: &h, req: req})
+	sl.sent++
+	cn.reqs = push(cn.reqs, msg{seq: t.seq, n: sl.sent, corr: h.CorrelationId, version: version, h: &h, req: req})
 	t.seq++
 	return h.CorrelationId
 }

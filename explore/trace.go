@@ -8,30 +8,65 @@ import (
 )
 
 // traceOf replays a path from the initial state and says each step: the
-// event, and for a request or an answer that moves, what it carries.
-func traceOf(cfg *Config, path []event) []string {
+// event, and for a request or an answer that moves, what it carries; and
+// the same as data.
+func traceOf(cfg *Config, path []event) ([]string, []Step) {
 	w := newWorker(cfg)
 	w.counting = true // every step held to lockstep again, to say where it broke
 	s := w.root()
-	out := make([]string, 0, len(path))
+	lines := make([]string, 0, len(path))
+	steps := make([]Step, 0, len(path))
 	for n, e := range path {
 		line := fmt.Sprintf("%3d  t=%-6d %s", n+1, s.now, e)
 		if what := w.carried(s, e); what != "" {
 			line += ": " + what
 		}
+		step := stepOf(s, e)
 		t, err := w.apply(s, e)
 		if err != nil {
 			line += "  <- " + err.Error()
 		}
 		if e.kind() == evTick {
 			line += fmt.Sprintf(" (to t=%d)", t.now)
+			step.At = t.now
 		}
-		out = append(out, line)
+		if e.kind() == evJoin || e.kind() == evSend {
+			step.Process = t.slots[e.slot()].inc // a join may start a process
+		}
+		if e.kind() != evTick && e.kind() != evRestart && e.kind() != evAdmin {
+			step.Sent = t.slots[e.slot()].sent
+		}
+		lines, steps = append(lines, line), append(steps, step)
 		w.discard(s)
 		s = t
 	}
 	w.discard(s)
-	return out
+	return lines, steps
+}
+
+// stepOf is event e from s as data.
+func stepOf(s *state, e event) Step {
+	st := Step{At: s.now, Event: evNames[e.kind()]}
+	switch e.kind() {
+	case evTick, evRestart:
+		return st
+	case evAdmin:
+		st.Group, st.Admin = e.slot(), adminNames[e.conn()%adminKinds]
+		return st
+	}
+	sl := &s.slots[e.slot()]
+	st.Client, st.Process = e.slot(), sl.inc
+	switch e.kind() {
+	case evDeliver, evLose, evDuplicate, evDelay:
+		cn := sl.conns[e.conn()]
+		st.Process, st.Answer = cn.inc, e.dir() == 1
+		if st.Answer {
+			st.Request = cn.resps[0].n
+		} else {
+			st.Request = cn.reqs[0].n
+		}
+	}
+	return st
 }
 
 // carried says what the message an event moves carries.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/explore"
+	"github.com/ghostcheck/ghostcheck/explore/counterexample"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -32,8 +33,15 @@ type exploreConfig struct {
 	clients, groups, static, v0       int
 	nullOwned, regex                  bool
 	faults, protocol, strategy, shard string
-	mutant, memory                    string
+	mutant, memory, out               string
 	json                              bool
+}
+
+// exploreFiles are where a violation was written as a corpus history.
+type exploreFiles struct {
+	History, Page, Replay string
+	// Unreproduced says why no file was written.
+	Unreproduced string
 }
 
 func runExplore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -68,12 +76,35 @@ func exploreCtx(ctx context.Context, ec exploreConfig, stdout, stderr io.Writer)
 		return exitFailed
 	}
 	status := exploreStatus(r)
+	var files *exploreFiles
+	if r.Violation != nil {
+		files = writeCounterexample(ec, r.Violation)
+	}
 	if ec.json {
-		printExploreJSON(stdout, ec, r, status)
+		printExploreJSON(stdout, ec, r, status, files)
 	} else {
-		printExplore(stdout, ec, r)
+		printExplore(stdout, ec, r, files)
 	}
 	return status
+}
+
+// writeCounterexample writes the violation as a corpus history, with
+// run's story page, when a plan of the driver reproduces it
+// (explore/counterexample).
+func writeCounterexample(ec exploreConfig, v *explore.Violation) *exploreFiles {
+	f, err := counterexample.Reproduce(ec.cfg, v)
+	if err != nil {
+		return &exploreFiles{Unreproduced: err.Error()}
+	}
+	name := "explore-" + strings.ToLower(v.Rule)
+	if ec.mutant != "" {
+		name = "explore-" + ec.mutant
+	}
+	arts, err := writeFailurePage(ec.out, name, f.Header, f.Run, f.Report)
+	if err != nil {
+		return &exploreFiles{Unreproduced: "writing it: " + err.Error()}
+	}
+	return &exploreFiles{History: arts.History, Page: arts.HTML, Replay: "ghostcheck replay " + arts.History}
 }
 
 // showProgress prints a progress line: over the last one on a terminal.
@@ -125,6 +156,7 @@ func parseExploreFlags(args []string, stderr io.Writer) (exploreConfig, int) {
 	fs.StringVar(&ec.memory, "memory", "4GiB", "stop when the fingerprints and the search tree take more than this (e.g. 512MiB, 8GiB; 0: no cap)")
 	fs.DurationVar(&ec.cfg.TimeLimit, "time", 0, "stop after this long (0: no limit)")
 	fs.StringVar(&ec.shard, "shard", "", "i/n: explore shard i of n (0-based) of the search, for n jobs or machines")
+	fs.StringVar(&ec.out, "out", "out", "directory for a violation's corpus history and story page (when a plan of run reproduces its trace)")
 	fs.BoolVar(&ec.json, "json", false, "print the summary as JSON (schema ghostcheck/explore/v1, with the options used)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck explore [flags]")
@@ -228,7 +260,7 @@ func implMutants() []string {
 }
 
 // printExplore prints the summary in words.
-func printExplore(w io.Writer, ec exploreConfig, r *explore.Result) {
+func printExplore(w io.Writer, ec exploreConfig, r *explore.Result, files *exploreFiles) {
 	fmt.Fprintln(w, r.Summary())
 	fmt.Fprintf(w, "  states %d, transitions %d, terminal states %d, deepest level %d\n", r.States, r.Transitions, r.Terminal, r.Depth)
 	fmt.Fprintf(w, "  %.1f s (%.1f s of CPU): %.0f states/s, %.0f states per CPU second; %s kept (%.1f bytes per state)\n",
@@ -255,6 +287,13 @@ func printExplore(w io.Writer, ec exploreConfig, r *explore.Result) {
 			fmt.Fprintln(w, "  "+l)
 		}
 		fmt.Fprintf(w, "reproduce: ghostcheck explore %s\n", strings.Join(exploreArgs(ec), " "))
+		switch {
+		case files == nil:
+		case files.Unreproduced != "":
+			fmt.Fprintf(w, "no corpus history: %s (the command above reproduces it)\n", files.Unreproduced)
+		default:
+			fmt.Fprintf(w, "corpus history: %s\nstory page:     %s\nreplay:         %s\n", files.History, files.Page, files.Replay)
+		}
 	}
 }
 
@@ -365,6 +404,12 @@ type exploreViolation struct {
 	Depth     int      `json:"depth"`
 	Trace     []string `json:"trace"`
 	Reproduce string   `json:"reproduce"`
+	// History, Page and Replay are the corpus file, its story page and
+	// the replay command; Unreproduced says why there are none.
+	History      string `json:"history,omitempty"`
+	Page         string `json:"page,omitempty"`
+	Replay       string `json:"replay,omitempty"`
+	Unreproduced string `json:"unreproduced,omitempty"`
 }
 
 type exploreClauses struct {
@@ -373,7 +418,7 @@ type exploreClauses struct {
 	Hits    map[string]int `json:"hits"`
 }
 
-func printExploreJSON(w io.Writer, ec exploreConfig, r *explore.Result, status int) {
+func printExploreJSON(w io.Writer, ec exploreConfig, r *explore.Result, status int, files *exploreFiles) {
 	cfg := ec.cfg
 	v := exploreJSON{
 		Schema: "ghostcheck/explore/v1",
@@ -392,6 +437,9 @@ func printExploreJSON(w io.Writer, ec exploreConfig, r *explore.Result, status i
 	if r.Violation != nil {
 		v.Violation = &exploreViolation{Rule: r.Violation.Rule, Detail: r.Violation.Detail, Depth: r.Violation.Depth, Trace: r.Violation.Trace,
 			Reproduce: "ghostcheck explore " + strings.Join(exploreArgs(ec), " ")}
+		if files != nil {
+			v.Violation.History, v.Violation.Page, v.Violation.Replay, v.Violation.Unreproduced = files.History, files.Page, files.Replay, files.Unreproduced
+		}
 	}
 	applied, all := clausesApplied(r.Clauses)
 	v.Clauses = exploreClauses{Applied: applied, Total: len(all), Hits: map[string]int{}}

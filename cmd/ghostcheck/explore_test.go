@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,15 +32,22 @@ func TestExploreDepthBound(t *testing.T) {
 // A planted bug is found: exit 1, the rule, the shortest trace and the
 // command that gives it again; the JSON says the same.
 func TestExploreFindsAMutant(t *testing.T) {
-	args := []string{"explore", "--clients", "2", "--ops", "1", "--faults", "none", "--mutant", "early-handoff", "--workers", "1"}
+	dir := t.TempDir()
+	args := []string{"explore", "--clients", "2", "--ops", "1", "--faults", "none", "--mutant", "early-handoff", "--workers", "1", "--out", dir}
 	code, out, errOut := run(t, "", args...)
 	if code != exitFailed {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"violation: Linearizability", "shortest trace (", "reproduce: ghostcheck explore --clients 2 --ops 1 --faults none --max-faults 1 --mutant early-handoff --workers 1"} {
+	history := filepath.Join(dir, "explore-early-handoff.jsonl")
+	for _, want := range []string{"violation: Linearizability", "shortest trace (", "reproduce: ghostcheck explore --clients 2 --ops 1 --faults none --max-faults 1 --mutant early-handoff --workers 1",
+		"corpus history: " + history, "replay:         ghostcheck replay " + history} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// The history replays to what it stores, as the corpus does.
+	if code, out, errOut := run(t, "", "replay", history); code != exitOK {
+		t.Errorf("replay %s: exit %d\n%s\n%s", history, code, out, errOut)
 	}
 	code, out, _ = run(t, "", append(args, "--json")...)
 	var v struct {
