@@ -88,12 +88,68 @@ var uncatchable = map[string]string{
 	"later-clientid-ignored":        "needs a client whose later requests carry another ClientId than its connection's first (run's RenameClient); the explored clients keep one",
 }
 
-// smallest is each catchable mutant's smallest bound and the depth of its
-// shortest trace there, as the sweep (TestMutantPower) found them.
+// smallest is each catchable mutant's smallest bound (a rung of the
+// ladder) and the length of its shortest trace there, as the sweep
+// (TestMutantPower) found them; slow marks the ones TestMutantsCaught
+// leaves to the sweep (thousands of states before the catch).
 var smallest = map[string]struct {
 	rung  string
 	depth int
-}{}
+	slow  bool
+}{
+	"retried-join-new-member":        {"1 dynamic client, 2 ops, 1 lost message", 7, false},
+	"leave-unknown-ignored":          {"1 dynamic client, 2 ops, 1 lost message", 10, false},
+	"parked-never-expires":           {"1 static client", 6, false},
+	"error-refreshes-session":        {"2 null-owned clients, 1 duplicate, delay or lost message", 24, true},
+	"early-handoff":                  {"2 dynamic clients", 13, false},
+	"restart-keeps-deadlines":        {"static + dynamic, 2 ops, 1 restart, crash or disconnect", 6, false},
+	"static-restart-rebalances":      {"1 static client, 2 ops", 8, false},
+	"prev-epoch-without-owned":       {"2 null-owned clients, 1 duplicate, delay or lost message", 17, true},
+	"null-owned-releases":            {"2 null-owned clients, 1 duplicate, delay or lost message", 15, true},
+	"regex-not-full-request":         {"1 regex client, 1 lost message", 11, false},
+	"session-expiry-late":            {"1 static client", 6, false},
+	"static-leave-refreshes-session": {"1 static client", 7, false},
+	"takeover-keys-by-member-id":     {"static + dynamic, 2 ops", 6, false},
+	"park-keeps-pending":             {"static + dynamic, 2 ops", 12, true},
+	"leavegroup-member-id-unknown":   {"static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"leavegroup-fenced-removes":      {"static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"leavegroup-bump-per-member":     {"static + dynamic, 1 op, 1 admin LeaveGroup", 7, false},
+	"conn-context-kept":              {"1 dynamic client", 5, false},
+	"describe-hides-parked":          {"1 static client", 5, false},
+}
+
+// TestMutantsCaught: each mutant the sweep caught is caught again at its
+// smallest bound, by impl differing from the model (Linearizability), with
+// a shortest trace of the length the sweep found; every mutant is either
+// in smallest or in uncatchable, never both.
+func TestMutantsCaught(t *testing.T) {
+	rungs := map[string]rung{}
+	for _, r := range ladder() {
+		rungs[r.name] = r
+	}
+	for _, m := range impl.AllMutants() {
+		s, caught := smallest[m.Name]
+		if _, listed := uncatchable[m.Name]; listed == caught {
+			t.Errorf("%s must be in exactly one of smallest and uncatchable", m.Name)
+		}
+		if !caught || s.slow || raceEnabled {
+			continue
+		}
+		r, ok := rungs[s.rung]
+		if !ok {
+			t.Fatalf("%s: no rung %q", m.Name, s.rung)
+		}
+		cfg := r.cfg()
+		cfg.Mutants = impl.Mutants(0).With(m.Mutant)
+		res, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := res.Violation; v == nil || v.Rule != ruleLinearizability || v.Depth != s.depth {
+			t.Errorf("%s at %q: %s; want Linearizability in %d events", m.Name, s.rung, res.Summary(), s.depth)
+		}
+	}
+}
 
 // TestMutantPower climbs the ladder for every mutant and prints the power
 // table (GHOSTCHECK_EXPLORE_POWER=1; a rung gets GHOSTCHECK_EXPLORE_RUNG,
