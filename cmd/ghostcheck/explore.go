@@ -136,7 +136,13 @@ func parseExploreFlags(args []string, stderr io.Writer) (exploreConfig, int) {
 	fs.StringVar(&ec.protocol, "protocol", string(explore.Consumer), "group protocol of the clients: consumer (ConsumerGroupHeartbeat v0/v1; classic is not explored yet)")
 	fs.IntVar(&ec.clients, "clients", len(d.Clients), "client slots, 1 to 4 (a slot runs one process after another: a crash or close ends one, the next join starts another)")
 	fs.IntVar(&ec.groups, "groups", 1, "consumer groups, 1 or 2 (clients spread over them in turn)")
-	fs.IntVar(&ec.static, "static", 0, "how many of the clients are static members (KIP-345), each with its own instance id")
+	static := 0
+	for _, c := range d.Clients {
+		if c.Instance != "" {
+			static++
+		}
+	}
+	fs.IntVar(&ec.static, "static", static, "how many of the clients (the first ones) are static members (KIP-345), each with its own instance id")
 	fs.IntVar(&ec.v0, "v0", 0, "how many of the clients speak ConsumerGroupHeartbeat v0 (the coordinator makes their member ids)")
 	fs.BoolVar(&ec.nullOwned, "null-owned", false, "clients send TopicPartitions null when their partitions did not change (as Java's consumer)")
 	fs.BoolVar(&ec.regex, "regex", false, "KIP-1082 clients subscribe by regular expression")
@@ -318,9 +324,7 @@ func exploreArgs(ec exploreConfig) []string {
 	if ec.groups > 1 {
 		args = append(args, fmt.Sprintf("--groups %d", ec.groups))
 	}
-	if ec.static > 0 {
-		args = append(args, fmt.Sprintf("--static %d", ec.static))
-	}
+	args = append(args, fmt.Sprintf("--static %d", ec.static))
 	if ec.v0 > 0 {
 		args = append(args, fmt.Sprintf("--v0 %d", ec.v0))
 	}

@@ -2,15 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ghostcheck/ghostcheck/explore"
 )
 
 // explore on a bound small enough for a test: one dynamic client, one
 // operation, no fault, is complete, says so, and exits 0.
 func TestExploreCompleteExitsZero(t *testing.T) {
-	code, out, errOut := run(t, "", "explore", "--clients", "1", "--ops", "1", "--faults", "none", "--workers", "1")
+	code, out, errOut := run(t, "", "explore", "--clients", "1", "--static", "0", "--ops", "1", "--faults", "none", "--workers", "1")
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
@@ -18,6 +21,19 @@ func TestExploreCompleteExitsZero(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// The command's default is explore.Default.
+func TestExploreDefaultIsThePackages(t *testing.T) {
+	ec, code := parseExploreFlags(nil, io.Discard)
+	if code >= 0 {
+		t.Fatalf("parsing no flags: exit %d", code)
+	}
+	d := explore.Default()
+	ec.cfg.Workers = d.Workers
+	if ec.cfg.Describe() != d.Describe() {
+		t.Errorf("the command's default: %s\nexplore.Default:       %s", ec.cfg.Describe(), d.Describe())
 	}
 }
 
@@ -33,13 +49,13 @@ func TestExploreDepthBound(t *testing.T) {
 // command that gives it again; the JSON says the same.
 func TestExploreFindsAMutant(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"explore", "--clients", "2", "--ops", "1", "--faults", "none", "--mutant", "early-handoff", "--workers", "1", "--out", dir}
+	args := []string{"explore", "--clients", "2", "--static", "0", "--ops", "1", "--faults", "none", "--mutant", "early-handoff", "--workers", "1", "--out", dir}
 	code, out, errOut := run(t, "", args...)
 	if code != exitFailed {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
 	history := filepath.Join(dir, "explore-early-handoff.jsonl")
-	for _, want := range []string{"violation: Linearizability", "shortest trace (", "reproduce: ghostcheck explore --clients 2 --ops 1 --faults none --max-faults 1 --mutant early-handoff --workers 1",
+	for _, want := range []string{"violation: Linearizability", "shortest trace (", "reproduce: ghostcheck explore --clients 2 --static 0 --ops 1 --faults none --max-faults 1 --mutant early-handoff --workers 1",
 		"corpus history: " + history, "replay:         ghostcheck replay " + history} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
