@@ -2,9 +2,11 @@ package explore
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
@@ -316,20 +318,12 @@ func samePartitions(m []rules.TopicPartition, i []impl.TopicPartition) bool {
 	if len(m) != len(i) {
 		return false
 	}
-	sorted := slices.IsSortedFunc(i, func(a, b impl.TopicPartition) int {
-		if a.Topic != b.Topic {
-			return compareStrings(a.Topic, b.Topic)
-		}
-		return int(a.Partition - b.Partition)
-	})
-	if !sorted {
+	byTopic := func(a, b impl.TopicPartition) int {
+		return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	}
+	if !slices.IsSortedFunc(i, byTopic) {
 		i = slices.Clone(i)
-		slices.SortFunc(i, func(a, b impl.TopicPartition) int {
-			if a.Topic != b.Topic {
-				return compareStrings(a.Topic, b.Topic)
-			}
-			return int(a.Partition - b.Partition)
-		})
+		slices.SortFunc(i, byTopic)
 	}
 	for k := range m {
 		if m[k].Topic != i[k].Topic || m[k].Partition != i[k].Partition {
@@ -337,16 +331,6 @@ func samePartitions(m []rules.TopicPartition, i []impl.TopicPartition) bool {
 		}
 	}
 	return true
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // sortedNames is names sorted (impl keeps them sorted; a copy only if not).

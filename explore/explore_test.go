@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"slices"
 	"bytes"
 	"context"
 	"github.com/google/uuid"
@@ -73,23 +74,12 @@ func TestOneClientByHand(t *testing.T) {
 		t.Fatalf("%s: want complete without a violation", r.Summary())
 	}
 	want := []uint64{1, 1, 2, 2, 2, 2, 2, 2}
-	if r.States != 14 || r.Transitions != 19 || r.Terminal != 2 || r.Depth != 7 || !equalLevels(r.Levels[:len(r.Levels)-1], want) {
+	if r.States != 14 || r.Transitions != 19 || r.Terminal != 2 || r.Depth != 7 || !slices.Equal(r.Levels[:len(r.Levels)-1], want) {
 		t.Errorf("%d states, %d transitions, %d terminal, depth %d, levels %v; want 14, 19, 2, 7, %v",
 			r.States, r.Transitions, r.Terminal, r.Depth, r.Levels, want)
 	}
 }
 
-func equalLevels(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // fingerprints runs cfg and returns its result and every fingerprint its
 // search found.
@@ -136,7 +126,7 @@ func TestDeterminism(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		cfg.Workers = workers
 		got, fps := fingerprints(t, cfg)
-		if got.States != want.States || got.Transitions != want.Transitions || got.Terminal != want.Terminal || !equalLevels(got.Levels, want.Levels) {
+		if got.States != want.States || got.Transitions != want.Transitions || got.Terminal != want.Terminal || !slices.Equal(got.Levels, want.Levels) {
 			t.Errorf("%d worker(s): %d states %d transitions %d terminal, levels %v; the first run found %d, %d, %d, %v",
 				workers, got.States, got.Transitions, got.Terminal, got.Levels, want.States, want.Transitions, want.Terminal, want.Levels)
 		}
