@@ -1,10 +1,10 @@
 package explore
 
 import (
-	"slices"
 	"bytes"
 	"context"
 	"github.com/google/uuid"
+	"slices"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/model/rules"
@@ -79,7 +79,6 @@ func TestOneClientByHand(t *testing.T) {
 			r.States, r.Transitions, r.Terminal, r.Depth, r.Levels, want)
 	}
 }
-
 
 // fingerprints runs cfg and returns its result and every fingerprint its
 // search found.
