@@ -25,7 +25,8 @@ func checkExact(res *driver.Result, opts Options) *Report {
 		return rep
 	}
 	var mismatch string
-	rep.Linearizable, rep.CheckTime, mismatch = checkLinearizable(cfg, res.History, rep.budget)
+	ctx := newReplayCtx(res.History)
+	rep.Linearizable, rep.CheckTime, mismatch = checkLinearizable(cfg, res.History, rep.budget, ctx)
 	switch {
 	case len(res.Violations) > 0:
 		v := res.Violations[0]
@@ -43,7 +44,7 @@ func checkExact(res *driver.Result, opts Options) *Report {
 	if rep.Linearizable == porcupine.Illegal {
 		rep.Mismatch = mismatch
 		if rep.Mismatch == "" {
-			rep.Mismatch = firstMismatch(cfg, res.History)
+			rep.Mismatch = firstMismatch(cfg, res.History, ctx)
 		}
 		if rep.Rule == string(rules.RuleLinearizability) && rep.Mismatch != "" {
 			rep.Detail = rep.Mismatch
@@ -55,12 +56,12 @@ func checkExact(res *driver.Result, opts Options) *Report {
 // checkLinearizable checks h against the model within timeout. When a
 // totally ordered partition fails, it also describes the failing operation
 // (the earliest of those the parallel replay reached).
-func checkLinearizable(cfg model.Config, h history.History, timeout time.Duration) (porcupine.CheckResult, time.Duration, string) {
+func checkLinearizable(cfg model.Config, h history.History, timeout time.Duration, ctx *replayCtx) (porcupine.CheckResult, time.Duration, string) {
 	start := time.Now()
 	// A partition whose operations never overlap in time has one order
 	// only: replay it on a single coordinator, without the search (and
 	// its copies of the state). Porcupine gets the rest.
-	mismatch, rest := checkSequentialPartitions(cfg, h)
+	mismatch, rest := checkSequentialPartitions(cfg, h, ctx)
 	if mismatch != "" {
 		return porcupine.Illegal, time.Since(start), mismatch
 	}
@@ -73,7 +74,7 @@ func checkLinearizable(cfg model.Config, h history.History, timeout time.Duratio
 		// bound of zero or less as none.
 		return porcupine.Unknown, time.Since(start), ""
 	}
-	res := porcupine.CheckOperationsTimeout(porcupineModel(cfg), PorcupineOps(rest), left)
+	res := porcupine.CheckOperationsTimeout(porcupineModel(cfg, ctx), PorcupineOps(rest), left)
 	return res, time.Since(start), ""
 }
 
@@ -82,12 +83,16 @@ func checkLinearizable(cfg model.Config, h history.History, timeout time.Duratio
 // over the CPUs. It returns the first mismatch found ("" if every such
 // partition is legal) and the operations of the partitions it could not
 // decide this way.
-func checkSequentialPartitions(cfg model.Config, h history.History) (string, history.History) {
+func checkSequentialPartitions(cfg model.Config, h history.History, ctx *replayCtx) (string, history.History) {
 	all := make([]*history.Op, len(h))
 	for i := range h {
 		all[i] = &h[i]
 	}
-	keys, parts := partitionOps(all, func(op *history.Op) *history.Op { return op })
+	self := func(op *history.Op) *history.Op { return op }
+	keys, parts := partitionOps(all, self)
+	if ctx != nil {
+		restrictRestarts(parts, self, func(_, op *history.Op) *history.Op { return op })
+	}
 	var rest history.History
 	var seq [][]*history.Op
 	for i := range keys {
@@ -126,7 +131,7 @@ func checkSequentialPartitions(cfg model.Config, h history.History) (string, his
 	var wg sync.WaitGroup
 	replay := func() {
 		defer wg.Done()
-		var r replayer
+		r := replayer{ctx: ctx}
 		for ops := range work {
 			if failed.Load() {
 				continue
@@ -156,11 +161,12 @@ func checkSequentialPartitions(cfg model.Config, h history.History) (string, his
 	return mismatch, rest
 }
 
-// totallyOrdered reports whether each operation (sorted by call) returns
-// before the next one is called.
+// totallyOrdered reports whether each operation (sorted by call) was
+// handled before the next one is called: returned, or for a parked one
+// parked (its answer is judged where it was released).
 func totallyOrdered(ops []*history.Op) bool {
 	for i := 0; i+1 < len(ops); i++ {
-		if ops[i].Return == history.Never || ops[i].Return >= ops[i+1].Call {
+		if end := ops[i].HandledAt(); end == history.Never || end >= ops[i+1].Call {
 			return false
 		}
 	}
@@ -170,14 +176,14 @@ func totallyOrdered(ops []*history.Op) bool {
 // firstMismatch replays the history partition by partition in delivery
 // order and describes the first operation whose recorded response the
 // model does not give ("" if there is none in that order).
-func firstMismatch(cfg model.Config, h history.History) string {
+func firstMismatch(cfg model.Config, h history.History, ctx *replayCtx) string {
 	coords := map[partKey]*model.Coordinator{}
 	for i := range h {
 		op := &h[i]
 		if op.Restart {
 			// Partitions that appear later had nothing to restart.
-			for _, c := range coords {
-				applyOp(c, op)
+			for k, c := range coords {
+				applyOp(c, restartIn(op, k, ctx), ctx)
 			}
 			continue
 		}
@@ -187,9 +193,25 @@ func firstMismatch(cfg model.Config, h history.History) string {
 			c = model.NewCoordinator(cfg)
 			coords[k] = c
 		}
-		if ok, why := applyOp(c, op); !ok {
+		if ok, why := applyOp(c, op, ctx); !ok {
 			return fmt.Sprintf("op %d (%s): %s", op.ID, history.Describe(op), why)
 		}
 	}
 	return ""
+}
+
+// restartIn is restart op as partition k's coordinator takes it: with
+// only the releases of k's own operations.
+func restartIn(op *history.Op, k partKey, ctx *replayCtx) *history.Op {
+	if len(op.Releases) == 0 {
+		return op
+	}
+	own := *op
+	own.Releases = nil
+	for _, id := range op.Releases {
+		if w := ctx.op(id); w != nil && partKeyOf(w) == k {
+			own.Releases = append(own.Releases, id)
+		}
+	}
+	return &own
 }

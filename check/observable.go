@@ -103,6 +103,10 @@ type observer struct {
 	lagMs     int64
 	groups    map[string]*obsGroup
 	instances map[string]bool // every instance id a plan client uses
+	// classic are the plan's classic groups: their JoinGroup, SyncGroup,
+	// Heartbeat and DescribeGroups are not judged here yet, and A3's
+	// LeaveGroup rows hold for them as A6.3 amends them.
+	classic map[string]bool
 	// ops are the history's operations by call; inflight are those
 	// called and not returned (one whose outcome is unknown stays);
 	// changing are the groups whose membership each op may change.
@@ -165,6 +169,12 @@ func newObserver(res *driver.Result, opts Options) *observer {
 	for _, c := range res.Plan.Clients {
 		if c.InstanceID != "" {
 			o.instances[c.InstanceID] = true
+		}
+		if c.Classic != nil {
+			if o.classic == nil {
+				o.classic = map[string]bool{}
+			}
+			o.classic[c.Group] = true
 		}
 	}
 	return o

@@ -278,7 +278,10 @@ func (o *observer) leaveGroup(op *history.Op, req *codec.LeaveGroupRequest, resp
 		if i < len(req.Members) {
 			inst = req.Members[i].GroupInstanceId
 		}
-		if inst.Valid && !o.instances[inst.Value] && mr.ErrorCode != codec.UnknownMemberID {
+		// In a classic group an entry naming a pending id drops it, NONE,
+		// whatever the instance (A6.3), and no observer sees pending ids.
+		pending := o.classic[req.GroupId] && i < len(req.Members) && req.Members[i].MemberId != ""
+		if inst.Valid && !o.instances[inst.Value] && mr.ErrorCode != codec.UnknownMemberID && !pending {
 			o.violate(op, rules.RuleObservableResponse, "LeaveGroup of instance %q, which no client ever used, must be UNKNOWN_MEMBER_ID, got %v", inst.Value, mr.ErrorCode)
 		}
 	}

@@ -42,6 +42,9 @@ func (k partKey) String() string {
 
 // partKeyOf is the partition of op; Partition names it.
 func partKeyOf(op *history.Op) partKey {
+	if op.Tick != "" {
+		return partKey{kind: partGroup, name: op.Group}
+	}
 	switch r := op.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		return partKey{kind: partGroup, name: r.GroupId}
@@ -50,6 +53,17 @@ func partKeyOf(op *history.Op) partKey {
 	case *codec.ConsumerGroupDescribeRequest:
 		if len(r.GroupIds) == 1 {
 			return partKey{kind: partGroup, name: r.GroupIds[0]}
+		}
+		return partKey{kind: partDescribeMulti}
+	case *codec.JoinGroupRequest:
+		return partKey{kind: partGroup, name: r.GroupId}
+	case *codec.SyncGroupRequest:
+		return partKey{kind: partGroup, name: r.GroupId}
+	case *codec.HeartbeatRequest:
+		return partKey{kind: partGroup, name: r.GroupId}
+	case *codec.DescribeGroupsRequest:
+		if len(r.Groups) == 1 {
+			return partKey{kind: partGroup, name: r.Groups[0]}
 		}
 		return partKey{kind: partDescribeMulti}
 	case *codec.GetTelemetrySubscriptionsRequest, *codec.PushTelemetryRequest:
@@ -68,7 +82,10 @@ func Partition(op *history.Op) string { return partKeyOf(op).String() }
 // them) into the check's partitions, in order of first appearance (keys[i]
 // names parts[i]). A coordinator restart is not about one group: it joins
 // every partition, since it restarts the timers of every group's members
-// and forgets every telemetry client. A run's history has a handful of
+// and forgets every telemetry client (restrictRestarts gives each
+// partition the restart's releases of its own operations). A tick belongs
+// to the partition of the group it released in; a classic request to its
+// group's, as a consumer-protocol one. A run's history has a handful of
 // partitions, found by a scan from the last one used; past partScan of
 // them (a long history of many groups) they are found through a map. Each
 // partition's list is made at its size.
@@ -147,4 +164,34 @@ func telemetryID(op *history.Op) codec.UUID {
 		return r.ClientInstanceId
 	}
 	return codec.UUID{}
+}
+
+// restrictRestarts gives each partition of parts its own copy of every
+// restart that released parked operations, listing only the partition's
+// own (a partition's coordinator in the check has seen no other): with
+// puts the copy in the item's place.
+func restrictRestarts[T any](parts [][]T, opOf func(T) *history.Op, with func(T, *history.Op) T) {
+	for _, part := range parts {
+		var mine map[int]bool
+		for i, it := range part {
+			op := opOf(it)
+			if !op.Restart || len(op.Releases) == 0 {
+				continue
+			}
+			if mine == nil {
+				mine = make(map[int]bool, len(part))
+				for _, o := range part {
+					mine[opOf(o).ID] = true
+				}
+			}
+			own := *op
+			own.Releases = nil
+			for _, id := range op.Releases {
+				if mine[id] {
+					own.Releases = append(own.Releases, id)
+				}
+			}
+			part[i] = with(it, &own)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"html"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,19 +37,23 @@ func newPState(c *model.Coordinator) *pstate {
 // stepOp applies op to a clone of s. It returns whether the recorded
 // response is what the model answers, the new state, and (when not) both
 // encoded responses for the report.
-func stepOp(s *pstate, op *history.Op) (bool, *pstate, string) {
+func stepOp(s *pstate, op *history.Op, ctx *replayCtx) (bool, *pstate, string) {
 	c := s.c.Clone()
-	ok, why := applyOp(c, op)
+	ok, why := applyOp(c, op, ctx)
 	return ok, newPState(c), why
 }
 
 // porcupineModel builds the porcupine model for histories of a coordinator
-// configured by cfg.
-func porcupineModel(cfg model.Config) porcupine.Model {
+// configured by cfg; ctx is the history's (newReplayCtx).
+func porcupineModel(cfg model.Config, ctx *replayCtx) porcupine.Model {
 	initial := newPState(model.NewCoordinator(cfg))
 	return porcupine.Model{
 		Partition: func(hist []porcupine.Operation) [][]porcupine.Operation {
-			keys, parts := partitionOps(hist, func(o porcupine.Operation) *history.Op { return o.Input.(*history.Op) })
+			opOf := func(o porcupine.Operation) *history.Op { return o.Input.(*history.Op) }
+			keys, parts := partitionOps(hist, opOf)
+			if ctx != nil {
+				restrictRestarts(parts, opOf, func(o porcupine.Operation, op *history.Op) porcupine.Operation { o.Input = op; return o })
+			}
 			order := make([]int, len(keys))
 			for i := range order {
 				order[i] = i
@@ -62,14 +67,14 @@ func porcupineModel(cfg model.Config) porcupine.Model {
 		},
 		Init: func() any { return initial },
 		Step: func(state, input, _ any) (bool, any) {
-			ok, next, _ := stepOp(state.(*pstate), input.(*history.Op))
+			ok, next, _ := stepOp(state.(*pstate), input.(*history.Op), ctx)
 			return ok, next
 		},
-		StepContext: func(ctx context.Context, state, input, _ any) (bool, any) {
-			if ctx.Err() != nil {
+		StepContext: func(cancel context.Context, state, input, _ any) (bool, any) {
+			if cancel.Err() != nil {
 				return false, state
 			}
-			ok, next, _ := stepOp(state.(*pstate), input.(*history.Op))
+			ok, next, _ := stepOp(state.(*pstate), input.(*history.Op), ctx)
 			return ok, next
 		},
 		Equal: func(a, b any) bool { return bytes.Equal(a.(*pstate).enc, b.(*pstate).enc) },
@@ -109,15 +114,16 @@ func describeState(c *model.Coordinator) string {
 }
 
 // TimelineModel is the porcupine model a timeline (package report) draws a
-// window of a history with: the check's model of a coordinator configured
-// by cfg, starting from the state the operations of before leave it in,
-// replayed in delivery order.
-func TimelineModel(cfg model.Config, before history.History) porcupine.Model {
-	m := porcupineModel(cfg)
+// window of a history with, ops: the check's model of a coordinator
+// configured by cfg, starting from the state the operations of before
+// leave it in, replayed in delivery order.
+func TimelineModel(cfg model.Config, before, ops history.History) porcupine.Model {
+	ctx := newReplayCtx(append(slices.Clip(before), ops...))
+	m := porcupineModel(cfg, ctx)
 	if len(before) > 0 {
 		c := model.NewCoordinator(cfg)
 		for i := range before {
-			applyOp(c, &before[i])
+			applyOp(c, &before[i], ctx)
 		}
 		start := newPState(c)
 		m.Init = func() any { return start }
@@ -131,7 +137,9 @@ func PorcupineOps(h history.History) []porcupine.Operation {
 	ops := make([]porcupine.Operation, len(h))
 	for i := range h {
 		op := &h[i]
-		ops[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op.Response, Return: op.Return}
+		// A parked operation took effect when it was handled; its answer
+		// is judged at the step that released it.
+		ops[i] = porcupine.Operation{ClientId: op.Client, Input: op, Call: op.Call, Output: op.Response, Return: op.HandledAt()}
 	}
 	return ops
 }

@@ -45,9 +45,10 @@ type API struct {
 	Auth bool
 	// Classic marks the classic group protocol's apis (JoinGroup,
 	// Heartbeat, SyncGroup, DescribeGroups): ghostcheck reads and writes
-	// them (the recording proxy, `check` observing a classic group), but
-	// its coordinators neither serve nor advertise them, so APIs leaves
-	// them out, as it does the routing apis, and AllAPIs has them.
+	// them (the recording proxy, `check` observing a classic group) and
+	// its coordinators serve them (model.AdvertisedVersions), but APIs
+	// lists the consumer-protocol apis ghostcheck was first written to
+	// check, and leaves them out; AllAPIs has them.
 	Classic bool
 
 	// responseHeaderV0 makes every response use header v0, flexible or

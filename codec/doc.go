@@ -66,6 +66,9 @@
 //   - json.go: reading a NullableUUID from JSON
 //   - errors.go: Error and its kinds
 //   - errorcodes.go: Kafka's error codes
+//   - consumer_protocol.go: ConsumerProtocolSubscription and
+//     ConsumerProtocolAssignment, the classic consumer's bytes inside
+//     JoinGroup's and SyncGroup's
 //
 // and the APIs, a file each: 03_metadata.go, 10_find_coordinator.go,
 // 11_join_group.go, 12_heartbeat.go, 13_leave_group.go, 14_sync_group.go,

@@ -80,9 +80,9 @@ func (a admin) entries(r plan.AdminRemoval) []codec.LeaveGroupMember {
 		case e.Member == plan.NameUnknown:
 			m.MemberId = "ghostcheck-unknown-member"
 		case e.Member == plan.NameOwn && self != nil:
-			m.MemberId = self.c.MemberID()
+			m.MemberId = self.memberID()
 		case e.Member == plan.NameOther && other != nil:
-			m.MemberId = other.c.MemberID()
+			m.MemberId = other.memberID()
 		}
 		switch {
 		case e.Instance == plan.NameUnknown:

@@ -8,8 +8,9 @@
 // package check gives its verdict.
 //
 // The Target contract is declared here, where it is consumed: Target,
-// with the optional Snapshotter, Restarter and ModelExacter, and Funcs and
-// WithSnapshot for adapting plain functions. The driver knows no
+// with the optional Snapshotter, Restarter, ModelExacter and Parker (a
+// coordinator that holds requests and answers them later: ErrParked,
+// Release), and Funcs and WithSnapshot for adapting plain functions. The driver knows no
 // coordinator: targets are built outside it (internal/targets, tcptarget,
 // your own test).
 //
@@ -30,7 +31,12 @@
 //   - network.go: the simulated network: requests sent with the plan's
 //     faults, delivered in order per connection (concurrently when the
 //     plan is parallel), responses delivered back.
-//   - process.go: the processes, their roles, what each does on its turn.
+//   - parker.go: Parker, Release, ErrParked; parked.go: parked requests
+//     held open and answered at their release, the ticks of timers and
+//     closed connections that released some.
+//   - process.go: the processes, their roles, what each does on its turn;
+//     classic.go, the classic client processes (a client.Classic each)
+//     and how the invariants judge classic groups.
 //   - admin.go: the admin's removals (LeaveGroup at every version).
 //   - probe.go: the prober, which sends requests no good client sends.
 //   - observation.go: the observer: the invariants on every observation.
@@ -50,5 +56,6 @@
 // (ended processes close their connections), subround_test.go (requests
 // off the round grid), stall_test.go (a stall widens the ghost grace),
 // golden_test.go (the histories of fixed plans, byte for byte),
+// parked_test.go (parked requests against a holding fake Parker),
 // target_test.go (the model as a Target for these tests), example_test.go.
 package driver

@@ -77,6 +77,9 @@ type driver struct {
 	// canaries: this history's canaries run (canaryEvery picks them by
 	// seed).
 	canaries bool
+	// classicGroups are the plan's classic groups (their clients speak
+	// the classic protocol, plan.ClientPlan.Classic).
+	classicGroups map[string]bool
 
 	// mu guards the history, the result and what delivery touches while
 	// requests are delivered concurrently (Plan.Parallel).
@@ -139,8 +142,16 @@ func newDriver(target Target, p plan.Plan) (*driver, error) {
 		res:      &Result{Plan: p, ViolationCounts: map[string]int{}, Faults: map[plan.FaultKind]int{}},
 		canaries: p.Seed%canaryEvery == 1,
 	}
-	d.net = newNetwork(d)
-	d.procs = processes{d: d, hbEvery: max(int(int64(p.HeartbeatIntervalMs)/p.RoundMs), 1)}
+	for _, c := range p.Clients {
+		if c.Classic != nil {
+			if d.classicGroups == nil {
+				d.classicGroups = map[string]bool{}
+			}
+			d.classicGroups[c.Group] = true
+		}
+	}
+	d.net.init(d)
+	d.procs = processes{d: d, hbEvery: max(int(int64(p.HeartbeatIntervalMs)/p.RoundMs), 1), classic: classicClients{d}}
 	d.prober = prober{d: d}
 	d.obs = newObserver(d)
 	// The history and the clients' requests are made about the size they
@@ -161,11 +172,9 @@ func (d *driver) runRounds() bool {
 	restarts := d.plan.Restarts
 	for d.round = 0; d.round <= last; d.round++ {
 		d.now = int64(d.round) * d.plan.RoundMs
-		if err := d.target.Advance(d.now); err != nil {
-			d.harness("advance to %d: %v", d.now, err)
+		if !d.advance(d.now) {
 			return false
 		}
-		d.at = d.now
 		if len(restarts) > 0 && restarts[0] == d.round {
 			restarts = restarts[1:]
 			if !d.restart() {
@@ -212,20 +221,19 @@ func (d *driver) quiesce() bool {
 	}
 	// Waiting may add lag: wait again, a few times at most.
 	for i := 0; i < 3; i++ {
-		end := lastSeen + d.plan.SessionTimeoutMs + d.lag() + d.stall() + d.plan.RoundMs
+		end := lastSeen + d.plan.SessionTimeoutMs + d.lag() + d.stall() + d.plan.RoundMs + d.classicSettleMs()
 		if end <= d.at {
 			break
 		}
 		d.now = end
 		d.round++
-		if err := d.target.Advance(d.now); err != nil {
-			d.harness("advance to %d: %v", d.now, err)
+		if !d.advance(d.now) {
 			return false
 		}
-		d.at = d.now
 	}
 	d.procs.describeAll()
 	d.net.deliverRequests()
+	d.net.park.unreleased()
 	d.obs.observe(true)
 	d.clients.check()
 	return true
@@ -240,6 +248,14 @@ func (d *driver) quiesce() bool {
 // target failed to restart (a harness error).
 func (d *driver) restart() bool {
 	r, _ := d.target.(Restarter)
+	// The connections that hold parked requests close first, as a failing
+	// broker's sockets do before its successor loads the groups: what
+	// waited unread on them is never read (parked.go).
+	for _, p := range d.procs.all {
+		if d.net.park.parkedOn(p) {
+			d.net.disconnect(p)
+		}
+	}
 	call := d.events.Add(1)
 	err := ErrCannotRestart
 	if r != nil {
@@ -251,9 +267,13 @@ func (d *driver) restart() bool {
 		return false
 	}
 	d.mu.Lock()
-	d.hist = append(d.hist, history.Op{ID: len(d.hist), Client: len(d.procs.all), Name: "coordinator", At: d.now, Sent: d.round,
-		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"})
 	d.procs.connectionsLost()
+	op := history.Op{ID: len(d.hist), Client: len(d.procs.all), Name: "coordinator", At: d.now, Sent: d.round,
+		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"}
+	if d.net.park.parker != nil {
+		op.Releases = d.net.park.release(d.net.park.parker.Released(), ret)
+	}
+	d.hist = append(d.hist, op)
 	d.mu.Unlock()
 	d.restartAt = append(d.restartAt, d.now)
 	d.procs.reconnectLive()
@@ -275,13 +295,25 @@ func (d *driver) sessionEnd(t int64) int64 {
 // advanceTo moves the target's clock to t within the round, if it is not
 // there yet.
 func (d *driver) advanceTo(t int64) {
-	if t <= d.at {
-		return
+	if t > d.at {
+		d.advance(t)
 	}
-	if err := d.target.Advance(t); err != nil {
-		d.harness("advance to %d: %v", t, err)
-	}
+}
+
+// advance moves the target's clock to t and records what its timers
+// released (a tick, parked.go). It reports false when the target failed
+// (a harness error).
+func (d *driver) advance(t int64) bool {
+	err := d.target.Advance(t)
 	d.at = t
+	if err != nil {
+		d.harness("advance to %d: %v", t, err)
+		return false
+	}
+	d.mu.Lock()
+	d.net.park.tick(history.TickAdvance, Conn{}, nil)
+	d.mu.Unlock()
+	return true
 }
 
 // lag is how far the target's real time has run ahead of the driver's

@@ -47,11 +47,15 @@ type network struct {
 	freeWires []uint64
 	// enc is deliver's buffer for encoding a response (under mu).
 	enc []byte
+	// park is the part for the requests the target parks (parked.go).
+	park parking
 }
 
-func newNetwork(d *driver) network {
-	return network{d: d, lastReqDeliver: map[uint64]int64{}, lastRespDeliver: map[uint64]int{},
-		clientIDs: map[uint64]string{}, closed: map[uint64]bool{}}
+// init makes n the network of d's run.
+func (n *network) init(d *driver) {
+	n.d, n.lastReqDeliver, n.lastRespDeliver = d, map[uint64]int64{}, map[uint64]int{}
+	n.clientIDs, n.closed = map[uint64]string{}, map[uint64]bool{}
+	n.park.init(n)
 }
 
 // outstanding is a request a process awaits the response to.
@@ -147,6 +151,7 @@ func (n *network) disconnect(p *proc) {
 	n.d.mu.Unlock()
 	if !closed {
 		n.d.target.Disconnect(p.wire)
+		n.park.disconnected(p)
 	}
 	n.releaseWire(p)
 }
@@ -260,9 +265,11 @@ func (n *network) deliverRequests() {
 }
 
 // deliverAt delivers requests due at one time: in send order, or
-// concurrently per connection when the plan is parallel.
+// concurrently per connection when the plan is parallel (but in send order
+// for a plan with classic clients against a Parker: what one handling
+// released must be drained before the next handling).
 func (n *network) deliverAt(due []*request) {
-	if !n.d.plan.Parallel {
+	if !n.d.plan.Parallel || n.park.parker != nil && n.d.plan.HasClassic() {
 		for _, r := range due {
 			n.deliver(r)
 		}
@@ -291,7 +298,9 @@ func (n *network) deliverAt(due []*request) {
 }
 
 // deliver gives one request to the target, records the operation, and
-// sends its response on its way back (as the plan's fault has it).
+// sends its response on its way back (as the plan's fault has it), or
+// holds the operation open while the target parks it (parked.go); the
+// answers its handling released reach theirs.
 func (n *network) deliver(r *request) {
 	d := n.d
 	clientID, open := n.attribute(r)
@@ -301,16 +310,24 @@ func (n *network) deliver(r *request) {
 	// The operation's interval is the target's handling of it: the
 	// tightest interval known to contain its linearization point.
 	r.handed = r.h
-	call := d.events.Add(1)
-	resp, err := d.target.Handle(r.conn, &r.handed, r.req)
-	ret := d.events.Add(1)
+	h := n.park.handle(r)
+	resp, err := h.resp, h.err
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: r.conn, ClientID: clientID, At: d.at,
-		Sent: r.sent, Call: call, Return: ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
+	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: Conn{ID: r.conn.ID, Host: r.conn.Host}, ClientID: clientID, At: d.at,
+		Sent: r.sent, Call: h.call, Return: h.ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
 	r.p.delivered(r.req, d.at)
-	if err != nil {
+	parked := errors.Is(err, ErrParked)
+	if parked {
+		n.park.park(r, &op, h.ret)
+	}
+	if h.released != nil {
+		op.Releases = n.park.releaseHandled(h.released, h.ret, &op)
+	}
+	switch {
+	case parked:
+	case err != nil:
 		op.Response = nil
 		if errors.Is(err, ErrNoResponse) {
 			op.Return = history.Never
@@ -319,9 +336,18 @@ func (n *network) deliver(r *request) {
 			r.p.refused = true // a broker closes the connection
 		}
 		op.Note = joinNote(op.Note, "no response: "+err.Error())
-		d.hist = append(d.hist, op)
-		return
+	default:
+		n.answer(r, resp, &op)
 	}
+	d.hist = append(d.hist, op)
+}
+
+// answer sends resp, the target's answer to r (whose operation is op,
+// given at its handling or at its release), on its way back to r's
+// process, as the fault planned for r has it: lost, delayed, or dropped
+// by the client as the answer to a duplicate. The caller holds mu.
+func (n *network) answer(r *request, resp codec.Message, op *history.Op) {
+	d := n.d
 	if resp != nil {
 		var err error
 		if n.enc, err = resp.AppendTo(n.enc[:0], r.h.RequestApiVersion); err != nil {
@@ -333,12 +359,10 @@ func (n *network) deliver(r *request) {
 	switch {
 	case r.dup:
 		op.Note = joinNote(op.Note, "response to the duplicate dropped by the client")
-		d.hist = append(d.hist, op)
 		return
 	case r.fault != nil && r.fault.Kind == plan.LostResponse:
 		d.clients.fault(r.creq, "response dropped")
 		op.Note = joinNote(op.Note, "response lost")
-		d.hist = append(d.hist, op)
 		return
 	case r.fault != nil && r.fault.Kind == plan.DelayResponse:
 		out.deliver += r.fault.Delay
@@ -350,7 +374,6 @@ func (n *network) deliver(r *request) {
 	n.lastRespDeliver[out.conn] = out.deliver
 	r.p.awaiting(out.ids)
 	n.resps = append(n.resps, out)
-	d.hist = append(d.hist, op)
 }
 
 // attribute is the ClientId the coordinator must attribute r to, and
@@ -384,6 +407,14 @@ func (n *network) respond(r *request, resp codec.Message) *response {
 	if hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.None && hb.MemberId.Valid && r.p.role == roleClient {
 		r.p.heard(hb.MemberId.Value)
 		r.idSpace[0] = hb.MemberId.Value
+		out.ids = r.idSpace[:1]
+	}
+	if j, ok := resp.(*codec.JoinGroupResponse); ok && r.p.role == roleClient && j.MemberId != "" &&
+		(j.ErrorCode == codec.None || j.ErrorCode == codec.MemberIDRequired) {
+		// A classic member's or pending id the coordinator made for the
+		// process, which it holds once the answer arrives.
+		r.p.heard(j.MemberId)
+		r.idSpace[0] = j.MemberId
 		out.ids = r.idSpace[:1]
 	}
 	return out

@@ -6,6 +6,7 @@ package driver
 // (canary_invariants.go) on what it sees too.
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -38,6 +39,9 @@ type observer struct {
 	// first of them reached the target.
 	described   []*codec.ConsumerGroupDescribeResponse
 	describedAt int64
+	// describedClassic are the DescribeGroups responses (classic groups)
+	// delivered this round, beside described.
+	describedClassic []*codec.DescribeGroupsResponse
 	// canaried: the invariants' canary ran on a round's observation
 	// (canary_invariants.go).
 	canaried bool
@@ -56,11 +60,16 @@ func newObserver(d *driver) observer {
 func (o *observer) answered(version int16, resp codec.Message) {
 	switch r := resp.(type) {
 	case *codec.ConsumerGroupDescribeResponse:
-		if len(o.described) == 0 {
+		if len(o.described) == 0 && len(o.describedClassic) == 0 {
 			o.describedAt = o.d.at
 		}
 		o.described = append(o.described, r)
 		o.checkDescribe(r)
+	case *codec.DescribeGroupsResponse:
+		if len(o.described) == 0 && len(o.describedClassic) == 0 {
+			o.describedAt = o.d.at
+		}
+		o.describedClassic = append(o.describedClassic, r)
 	case *codec.GetTelemetrySubscriptionsResponse:
 		if version == 0 && r.ErrorCode == codec.None {
 			o.genIDs = append(o.genIDs, r.ClientInstanceId)
@@ -81,7 +90,9 @@ func (o *observer) observe(final bool) {
 	for _, p := range o.d.procs.clients() {
 		mp := o.process(p)
 		obs.Processes = append(obs.Processes, mp)
-		if p.plan.HeartbeatVersion >= rules.MemberIDRequiredVersion {
+		// StableMemberID is KIP-1082's: a classic consumer takes the ids
+		// the coordinator makes, and forgets them (A6.6).
+		if p.plan.HeartbeatVersion >= rules.MemberIDRequiredVersion && p.classic == nil {
 			if err := o.ids.Observe(mp); err != nil {
 				o.d.violate(err)
 			}
@@ -89,7 +100,10 @@ func (o *observer) observe(final bool) {
 	}
 	o.observed = obs.Processes[:0]
 	o.judge(obs, final)
-	o.invariantCanary(obs, final)
+	// The canary plants into the groups the invariants judge as written:
+	// the consumer groups.
+	consumer, _ := o.splitClassic(obs)
+	o.invariantCanary(consumer, final)
 }
 
 // seen is what the coordinator holds now, and the time it held it: its
@@ -98,17 +112,20 @@ func (o *observer) observe(final bool) {
 // was there then, whatever happened later in the round, Plan.SubRoundMs);
 // false when there is nothing to judge.
 func (o *observer) seen() ([]rules.GroupSnapshot, int64, bool) {
-	described := o.described
-	o.described = nil
+	described, classic := o.described, o.describedClassic
+	o.described, o.describedClassic = nil, nil
 	if o.snap != nil {
 		return o.snap.Snapshot(), o.d.at, true
 	}
-	if len(described) == 0 {
+	if len(described) == 0 && len(classic) == 0 {
 		return nil, 0, false
 	}
 	var groups []rules.GroupSnapshot
 	for _, r := range described {
 		groups = append(groups, rules.SnapshotFromDescribe(r)...)
+	}
+	for _, r := range classic {
+		groups = append(groups, rules.SnapshotFromDescribeGroups(r)...)
 	}
 	return groups, o.describedAt, true
 }
@@ -123,6 +140,9 @@ func (o *observer) process(p *proc) rules.Process {
 		Live:             p.live,
 		Left:             p.c.State() == client.Left || (p.live && !p.wants && p.c.State() != client.Joined),
 		Joined:           p.live && p.c.State() == client.Joined,
+	}
+	if p.classic != nil {
+		o.classicProcess(p, &mp)
 	}
 	mp.InFlight, mp.AllIDs = p.sortedIDs()
 	// A member may outlive its process by one session timeout (a crash, a
@@ -148,19 +168,25 @@ func (o *observer) process(p *proc) rules.Process {
 }
 
 // judge checks the invariants on obs (QuiescentMembership too when final)
-// and keeps the ghosts NoGhosts found.
+// and keeps the ghosts NoGhosts found. Classic groups are judged only by
+// the invariants that hold for them as written (classic.go).
 func (o *observer) judge(obs rules.Observation, final bool) {
 	d := o.d
-	if err := rules.NoGhosts(obs); err != nil {
+	consumer, classic := o.splitClassic(obs)
+	if err := rules.NoGhosts(consumer); err != nil {
 		d.violate(err)
-		for _, g := range rules.Ghosts(obs) {
-			if id := g.Member.MemberID; !o.ghosts[id] {
-				o.ghosts[id] = true
-				d.res.Ghosts = append(d.res.Ghosts, id)
-			}
-		}
+		o.keepGhosts(rules.Ghosts(consumer))
 	}
-	for _, check := range []func(rules.Observation) error{rules.OneMemberPerProcess, rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
+	if gs := o.classicGhosts(classic); len(gs) > 0 {
+		g := gs[0]
+		d.violate(&rules.Violation{Rule: string(rules.RuleNoGhosts), Detail: fmt.Sprintf(
+			"group %s holds member %s, made for a JoinGroup whose answer never reached its live process, at t=%d", g.GroupID, g.Member.MemberID, obs.Now)})
+		o.keepGhosts(gs)
+	}
+	if err := rules.OneMemberPerProcess(consumer); err != nil {
+		d.violate(err)
+	}
+	for _, check := range []func(rules.Observation) error{rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
 		if err := check(obs); err != nil {
 			d.violate(err)
 		}
@@ -171,19 +197,29 @@ func (o *observer) judge(obs rules.Observation, final bool) {
 	groups := obs.Groups
 	if len(groups) == 0 || len(groups) != len(o.lastGroups) || &groups[0] != &o.lastGroups[0] {
 		o.lastGroups = groups
-		o.groupErrs = [2]error{rules.NoDoubleClientAssignment(groups), o.epochs.Observe(groups)}
+		o.groupErrs = [2]error{rules.NoDoubleClientAssignment(groups), o.epochs.Observe(consumer.Groups)}
 	}
 	for _, err := range o.groupErrs {
 		if err != nil {
 			d.violate(err)
 		}
 	}
-	if err := o.epochs.StaticRestarts(groups); err != nil {
+	if err := o.epochs.StaticRestarts(consumer.Groups); err != nil {
 		d.violate(err)
 	}
 	if final {
 		if err := rules.QuiescentMembership(obs); err != nil {
 			d.violate(err)
+		}
+	}
+}
+
+// keepGhosts records the distinct member ids of gs as the run's ghosts.
+func (o *observer) keepGhosts(gs []rules.Ghost) {
+	for _, g := range gs {
+		if id := g.Member.MemberID; !o.ghosts[id] {
+			o.ghosts[id] = true
+			o.d.res.Ghosts = append(o.d.res.Ghosts, id)
 		}
 	}
 }

@@ -107,6 +107,8 @@ func (pb *prober) probe(p *proc, i int, pr plan.Probe) {
 		pb.telemetry(p, pr, i)
 	case plan.ProbeOddRequest:
 		pb.oddRequest(p, pr)
+	case plan.ProbeClassicStaleHeartbeat:
+		pb.classicStaleHeartbeat(p, pr)
 	}
 }
 

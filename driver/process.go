@@ -56,6 +56,9 @@ type proc struct {
 	plan  plan.ClientPlan
 	role  role
 	c     *client.Client
+	// classic is a classic client process's consumer (classic.go); nil
+	// for a ConsumerGroupHeartbeat one and the other roles.
+	classic *classicProc
 	// faults are the plan's faults of this client's requests, in request
 	// order (of two on one request, the later in the plan counts); the
 	// ones before nextFault are behind it.
@@ -140,7 +143,9 @@ func (p *proc) faultAt(n int) (plan.Fault, bool) {
 }
 
 // busy reports whether the process awaits a response.
-func (p *proc) busy() bool { return p.hb != nil || p.leave != nil || len(p.others) > 0 }
+func (p *proc) busy() bool {
+	return p.hb != nil || p.leave != nil || len(p.others) > 0 || p.classic != nil && p.classic.gm != nil
+}
 
 // delivered notes, for a client's request that reached the target at
 // coordinator time at, when its process was last seen and whether it left
@@ -197,6 +202,8 @@ func (p *proc) arrived(ids []string) {
 type processes struct {
 	d   *driver
 	all []*proc
+	// classic is the part for classic client processes (classic.go).
+	classic classicClients
 	// hbEvery is how many rounds a joined client waits between
 	// heartbeats.
 	hbEvery int
@@ -254,8 +261,13 @@ func (ps *processes) add(idx int, name, group string, r role, cp plan.ClientPlan
 	p := &proc{idx: idx, name: name, group: group, plan: cp, role: r, c: c, live: true,
 		allIDs: map[string]bool{}, inflight: map[string]int{}, allDirty: true, inflightDirty: true, lastSeen: -1, leftAt: -1, lastHB: -1 << 30,
 		host: fmt.Sprintf("/10.0.%d.%d", idx/250, idx%250+1)}
-	if id := c.MemberID(); id != "" {
+	if id := c.MemberID(); id != "" && cp.Classic == nil {
 		p.allIDs[id] = true
+	}
+	if r == roleClient && cp.Classic != nil {
+		if p.classic, err = newClassicProc(ps.d.plan, cp); err != nil {
+			return err
+		}
 	}
 	ps.d.net.openConn(p)
 	ps.all = append(ps.all, p)
@@ -318,6 +330,10 @@ func (ps *processes) turn(p *proc) {
 			return
 		}
 	}
+	if p.classic != nil {
+		ps.classic.turn(p)
+		return
+	}
 	if p.wants && p.hb == nil && p.leave == nil && d.round >= p.nextTry {
 		st := p.c.State()
 		if st != client.Joined || d.round-p.lastHB >= ps.hbEvery {
@@ -330,6 +346,9 @@ func (ps *processes) turn(p *proc) {
 // do carries out one of a client's planned actions.
 func (ps *processes) do(p *proc, a plan.Action) {
 	d := ps.d
+	if p.classic != nil && ps.classic.do(p, a) {
+		return
+	}
 	switch k := a.Kind; k {
 	case plan.Join:
 		p.wants = true
@@ -350,6 +369,9 @@ func (ps *processes) do(p *proc, a plan.Action) {
 		p.closing = true
 	case plan.Reset:
 		d.net.disconnect(p)
+		if p.classic != nil {
+			ps.classic.connectionLost(p)
+		}
 		d.net.reconnect(p)
 	case plan.Telemetry:
 		if p.hasSub {
@@ -372,8 +394,9 @@ func (ps *processes) do(p *proc, a plan.Action) {
 // close ends a process cleanly: its leave (if any) is sent with its own id,
 // and its connection closes after it (closeEnded).
 func (ps *processes) close(p *proc) {
-	req, v := p.c.Close()
-	if req != nil {
+	if p.classic != nil {
+		ps.classic.close(p)
+	} else if req, v := p.c.Close(); req != nil {
 		ps.d.net.send(p, codec.ConsumerGroupHeartbeat, v, req)
 	}
 	p.live, p.wants, p.ended = false, false, ps.d.round
@@ -417,6 +440,9 @@ func (ps *processes) connectionsLost() {
 func (ps *processes) reconnectLive() {
 	for _, p := range ps.all {
 		if p.live {
+			if p.classic != nil {
+				ps.classic.connectionLost(p)
+			}
 			ps.d.net.reconnect(p)
 		}
 	}
@@ -452,8 +478,15 @@ func (ps *processes) describeAll() {
 	}
 }
 
-// describe sends p's ConsumerGroupDescribe of group.
+// describe sends p's ConsumerGroupDescribe of group, or DescribeGroups of
+// a classic group.
 func (ps *processes) describe(p *proc, group string) {
+	if ps.d.classicGroups[group] {
+		v := p.version(codec.DescribeGroups, 5)
+		req := &codec.DescribeGroupsRequest{Groups: []string{group}, IncludeAuthorizedOperations: ps.d.plan.DescribeOps}
+		p.others = append(p.others, ps.d.net.send(p, codec.DescribeGroups, v, req))
+		return
+	}
 	v := p.version(codec.ConsumerGroupDescribe, 1)
 	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group}, IncludeAuthorizedOperations: ps.d.plan.DescribeOps}
 	p.others = append(p.others, ps.d.net.send(p, codec.ConsumerGroupDescribe, v, req))
@@ -465,12 +498,12 @@ func (ps *processes) describe(p *proc, group string) {
 func (ps *processes) liveMember(group string, pick int, instance bool) string {
 	var out []string
 	for _, p := range ps.clients() {
-		if p.group != group || !p.live || p.c.State() != client.Joined || p.c.MemberID() == "" {
+		if p.group != group || !p.live || !p.joined() || p.memberID() == "" {
 			continue
 		}
 		switch {
 		case !instance:
-			out = append(out, p.c.MemberID())
+			out = append(out, p.memberID())
 		case p.plan.InstanceID != "":
 			out = append(out, p.plan.InstanceID)
 		}
@@ -483,6 +516,9 @@ func (ps *processes) liveMember(group string, pick int, instance bool) string {
 
 // absorb hands a response to the process that awaits it.
 func (ps *processes) absorb(p *proc, r *response) {
+	if p.classic != nil && ps.classic.absorb(p, r) {
+		return
+	}
 	switch {
 	case p.hb != nil && p.hb.corr == r.corr:
 		p.hb = nil
@@ -506,6 +542,9 @@ func (ps *processes) absorb(p *proc, r *response) {
 		switch resp := r.resp.(type) {
 		case *codec.ApiVersionsResponse:
 			p.c.OnApiVersions(resp)
+			if p.classic != nil {
+				p.classic.cl.OnApiVersions(resp)
+			}
 			if resp.ErrorCode == codec.None {
 				p.versions = true
 			}
@@ -530,7 +569,9 @@ func (ps *processes) timeouts() {
 		if !p.live {
 			continue
 		}
-		if p.hb != nil && p.hb.sent <= limit {
+		if p.classic != nil {
+			ps.classic.timeouts(p)
+		} else if p.hb != nil && p.hb.sent <= limit {
 			p.hb = nil
 			p.c.OnHeartbeatLost()
 			p.nextTry = ps.d.round

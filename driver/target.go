@@ -128,10 +128,23 @@ func (f Funcs) Advance(nowMs int64) error {
 	return nil
 }
 
-// WithSnapshot returns a Target that is also a Snapshotter.
+// WithSnapshot returns a Target that is also a Snapshotter (and a Parker
+// when t is one).
 func WithSnapshot(t Target, snapshot func() []rules.GroupSnapshot) Target {
+	if p, ok := t.(Parker); ok {
+		return parkingSnapshotTarget{snapshotTarget{t, snapshot}, p}
+	}
 	return snapshotTarget{t, snapshot}
 }
+
+// parkingSnapshotTarget is WithSnapshot of a Parker.
+type parkingSnapshotTarget struct {
+	snapshotTarget
+	p Parker
+}
+
+// Released forwards to the wrapped target.
+func (s parkingSnapshotTarget) Released() []Release { return s.p.Released() }
 
 type snapshotTarget struct {
 	Target

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/cputime"
 )
 
 // Benchmarks of the search, for benchstat:
@@ -32,7 +33,7 @@ func BenchmarkExplore(b *testing.B) {
 			cfg := benchConfig()
 			cfg.Workers = workers
 			var states uint64
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for i := 0; i < b.N; i++ {
 				r, err := Run(cfg)
 				if err != nil || r.Violation != nil || !r.DepthBound {
@@ -40,7 +41,7 @@ func BenchmarkExplore(b *testing.B) {
 				}
 				states += r.States
 			}
-			cpu := cpuTime() - cpu0
+			cpu := cputime.Process() - cpu0
 			b.ReportMetric(float64(states)/float64(b.N), "states/op")
 			b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(states), "cpu-ns/state")
@@ -104,7 +105,7 @@ func BenchmarkStep(b *testing.B) {
 		{"client", s0, mkEvent(evDeliver, 0, 0, 1)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for i := 0; i < b.N; i++ {
 				t, err := w.apply(c.from, c.e)
 				if err != nil {
@@ -112,14 +113,14 @@ func BenchmarkStep(b *testing.B) {
 				}
 				w.discard(t)
 			}
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
 	b.Run("fingerprint", func(b *testing.B) {
-		cpu0 := cpuTime()
+		cpu0 := cputime.Process()
 		for i := 0; i < b.N; i++ {
 			w.fingerprint(s0)
 		}
-		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	})
 }

@@ -3,12 +3,15 @@ package explore
 import (
 	"bytes"
 	"context"
-	"github.com/google/uuid"
 	"slices"
 	"strings"
 
-	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/google/uuid"
+
 	"testing"
+
+	"github.com/ghostcheck/ghostcheck/internal/race"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 
 	"go.uber.org/goleak"
 )
@@ -17,9 +20,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // small is d, or less under the race detector (ten times slower), so that
 // the tests stay seconds either way.
-func small(d, race int) int {
-	if raceEnabled {
-		return race
+func small(d, underRace int) int {
+	if race.Enabled {
+		return underRace
 	}
 	return d
 }
@@ -28,7 +31,7 @@ func small(d, race int) int {
 // one worker: it has nothing to race (TestDeterminism and
 // TestPlantedViolation run two).
 func oneWorker(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("one worker: nothing for the race detector")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 )
 
 // The power of the explorer: each of impl's planted bugs (impl/mutants.go)
@@ -128,11 +129,14 @@ func TestMutantsCaught(t *testing.T) {
 		rungs[r.name] = r
 	}
 	for _, m := range impl.AllMutants() {
+		if m.Classic {
+			continue // the classic protocol is not explored yet
+		}
 		s, caught := smallest[m.Name]
 		if _, listed := uncatchable[m.Name]; listed == caught {
 			t.Errorf("%s must be in exactly one of smallest and uncatchable", m.Name)
 		}
-		if !caught || s.slow || raceEnabled {
+		if !caught || s.slow || race.Enabled {
 			continue
 		}
 		r, ok := rungs[s.rung]
@@ -166,6 +170,9 @@ func TestMutantPower(t *testing.T) {
 	}
 	var rows []string
 	for _, m := range impl.AllMutants() {
+		if m.Classic {
+			continue // the classic protocol is not explored yet
+		}
 		c, ok := climb(t, m.Mutant, ladder(), limit)
 		switch {
 		case ok:

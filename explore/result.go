@@ -2,7 +2,6 @@ package explore
 
 import (
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/model"
@@ -114,13 +113,4 @@ func (r *Result) Summary() string {
 			r.Depth, r.States, r.Transitions, r.Frontier, r.Depth)
 	}
 	return fmt.Sprintf("stopped (%s) at depth %d: %d states, %d transitions explored, %d left to expand", r.Stopped, r.Depth, r.States, r.Transitions, r.Frontier)
-}
-
-// cpuTime is the process's CPU time (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/internal/cputime"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -103,7 +104,7 @@ func run(ctx context.Context, cfg Config) (*Result, *search, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, nil, err
 	}
-	s := &search{cfg: &cfg, start: time.Now(), cpu0: cpuTime(), hits: model.ClauseHits{}}
+	s := &search{cfg: &cfg, start: time.Now(), cpu0: cputime.Process(), hits: model.ClauseHits{}}
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() { s.halt("interrupted") })
 		defer stop()
@@ -418,7 +419,7 @@ func (s *search) result() *Result {
 		Transitions: s.transitions.Load(),
 		Terminal:    s.terminal.Load(),
 		Elapsed:     time.Since(s.start),
-		CPU:         cpuTime() - s.cpu0,
+		CPU:         cputime.Process() - s.cpu0,
 		MemoryBytes: s.memory(),
 		Clauses:     s.hits,
 		Violation:   s.found,

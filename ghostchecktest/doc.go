@@ -11,7 +11,8 @@
 // Advance) over the wire vocabulary of package codec, or Funcs of plain
 // functions. Optional methods tell more: a Snapshotter shows its whole
 // state, a Restarter can restart, a ModelExacter answers exactly as the
-// reference coordinator (Reference) does.
+// reference coordinator (Reference) does, a Parker answers held requests
+// later.
 //
 // Run runs a plan per seed (or a rapid property), each against a fresh
 // target configured by the plan's Config: client processes joining,

@@ -24,8 +24,21 @@ type Target = driver.Target
 
 // Conn names the connection a request travels on: its id (a closed
 // connection's id may come back for a new one, as a broker keying
-// connections by socket sees them) and the client's host.
+// connections by socket sees them), the client's host, and the request's
+// delivery number (a Parker's releases name requests by it).
 type Conn = driver.Conn
+
+// Parker is a Target that parks requests (a classic JoinGroup or
+// SyncGroup waiting for its group: Handle returns ErrParked); after every
+// call the run drains Released, the answers given to parked requests
+// since the last.
+type Parker = driver.Parker
+
+// Release is a parked request's answer (Dropped: it will never come).
+type Release = driver.Release
+
+// ErrParked is what Handle returns for a request it parks.
+var ErrParked = driver.ErrParked
 
 // Snapshotter is a Target that can show its whole state, pending
 // revocations included: the invariants are then checked on its snapshot

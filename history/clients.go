@@ -133,7 +133,7 @@ func unmarshalClientRequest(b []byte) (rules.ClientRequest, error) {
 // WriteClientFile writes a recording of client traffic: the header line
 // (its schema and kind set here), then one request per line.
 func WriteClientFile(w io.Writer, hdr ClientFileHeader, reqs []rules.ClientRequest) error {
-	hdr.Schema, hdr.Kind = Schema, KindClients
+	hdr.Schema, hdr.Kind = SchemaV1, KindClients
 	bw := bufio.NewWriter(w)
 	line, err := json.Marshal(hdr)
 	if err != nil {
@@ -154,8 +154,8 @@ func WriteClientFile(w io.Writer, hdr ClientFileHeader, reqs []rules.ClientReque
 func ReadClientFile(r io.Reader) (ClientFileHeader, []rules.ClientRequest, error) {
 	var hdr ClientFileHeader
 	reqs, err := readJSONL(r, &hdr, func() error {
-		if hdr.Schema != Schema || hdr.Kind != KindClients {
-			return fmt.Errorf("history: schema %q kind %q, this reader takes %q kind %q", hdr.Schema, hdr.Kind, Schema, KindClients)
+		if hdr.Schema != Schema && hdr.Schema != SchemaV1 || hdr.Kind != KindClients {
+			return fmt.Errorf("history: schema %q kind %q, this reader takes %q kind %q", hdr.Schema, hdr.Kind, SchemaV1, KindClients)
 		}
 		return nil
 	}, unmarshalClientRequest)

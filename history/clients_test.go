@@ -45,7 +45,7 @@ func TestClientFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hdr.Schema, hdr.Kind = Schema, KindClients
+	hdr.Schema, hdr.Kind = SchemaV1, KindClients
 	if !reflect.DeepEqual(gotHdr, hdr) {
 		t.Errorf("header %+v, want %+v", gotHdr, hdr)
 	}

@@ -13,7 +13,16 @@ import (
 )
 
 // Schema names the corpus file format; it changes when the format does.
-const Schema = "ghostcheck.history/v1"
+// v2 added parked operations, their releases and ticks (Op.Parked,
+// Op.Releases, Op.Tick): WriteFile writes v2 only for a history that has
+// them (History.Parks), and SchemaV1 for any other, which v1 describes
+// exactly, so that every file written before v2 is written again the
+// same. ReadFile reads both.
+const Schema = "ghostcheck.history/v2"
+
+// SchemaV1 is the first corpus file format: operations answered by the
+// handling that received them, no ticks.
+const SchemaV1 = "ghostcheck.history/v1"
 
 // Expect is the verdict a corpus file must reproduce.
 type Expect struct {
@@ -49,7 +58,10 @@ type FileHeader struct {
 
 // WriteFile writes a corpus history: the header line, then one op per line.
 func WriteFile(w io.Writer, hdr FileHeader, h History) error {
-	hdr.Schema = Schema
+	hdr.Schema = SchemaV1
+	if h.Parks() {
+		hdr.Schema = Schema
+	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	if err := enc.Encode(hdr); err != nil {
@@ -71,8 +83,8 @@ const maxLine = 16 << 20
 func ReadFile(r io.Reader) (FileHeader, History, error) {
 	var hdr FileHeader
 	h, err := readJSONL(r, &hdr, func() error {
-		if hdr.Schema != Schema {
-			return fmt.Errorf("history: schema %q, this build reads %q", hdr.Schema, Schema)
+		if hdr.Schema != Schema && hdr.Schema != SchemaV1 {
+			return fmt.Errorf("history: schema %q, this build reads %q and %q", hdr.Schema, Schema, SchemaV1)
 		}
 		switch hdr.Kind {
 		case "":

@@ -16,7 +16,18 @@ func Fate(op Op) string {
 	if op.Restart {
 		return "the coordinator restarted: every connection closed, timers start afresh"
 	}
+	if op.Tick != "" {
+		return tickWords(&op)
+	}
 	var out []string
+	if op.Parked {
+		switch {
+		case op.Return != Never:
+			out = append(out, "held by the coordinator, answered later")
+		case op.Response == nil:
+			out = append(out, "held by the coordinator, never answered")
+		}
+	}
 	for _, part := range strings.Split(op.Note, "; ") {
 		switch {
 		case part == "":
@@ -74,6 +85,17 @@ func RequestLabel(op *Op) string {
 		return fmt.Sprintf("LeaveGroup v%d %s %v", v, r.GroupId, ids)
 	case *codec.ConsumerGroupDescribeRequest:
 		return "describe " + strings.Join(r.GroupIds, ",")
+	case *codec.JoinGroupRequest:
+		return fmt.Sprintf("JoinGroup v%d member=%s", v, short(r.MemberId))
+	case *codec.SyncGroupRequest:
+		return fmt.Sprintf("SyncGroup v%d member=%s gen=%d", v, short(r.MemberId), r.GenerationId)
+	case *codec.HeartbeatRequest:
+		return fmt.Sprintf("Heartbeat v%d member=%s gen=%d", v, short(r.MemberId), r.GenerationId)
+	case *codec.DescribeGroupsRequest:
+		return "DescribeGroups " + strings.Join(r.Groups, ",")
+	}
+	if op.Tick != "" {
+		return "tick " + string(op.Tick)
 	}
 	return fmt.Sprintf("%s v%d", op.Header.RequestApiKey, v)
 }
@@ -84,6 +106,8 @@ func ResponseLabel(op *Op) string {
 	switch {
 	case op.Restart:
 		return "done"
+	case op.Tick != "":
+		return fmt.Sprintf("released %d", len(op.Releases))
 	case op.Refused:
 		return "refused"
 	case op.Return == Never || op.Response == nil:
@@ -116,7 +140,10 @@ func ResponseLabel(op *Op) string {
 // unknown), as the timeline and the check's explanations show it.
 func Describe(op *Op) string {
 	if op.Restart {
-		return fmt.Sprintf("t=%d coordinator restart", op.At)
+		return fmt.Sprintf("t=%d coordinator restart", op.At) + releasedWords(op)
+	}
+	if op.Tick != "" {
+		return fmt.Sprintf("t=%d %s", op.At, tickWords(op))
 	}
 	var req string
 	switch r := op.Request.(type) {
@@ -142,14 +169,48 @@ func Describe(op *Op) string {
 		req = fmt.Sprintf("LeaveGroup v%d %s %s%v", op.Header.RequestApiVersion, r.GroupId, r.MemberId, ids)
 	case *codec.ConsumerGroupDescribeRequest:
 		req = fmt.Sprintf("describe %v", r.GroupIds)
+	case *codec.JoinGroupRequest:
+		req = fmt.Sprintf("JoinGroup v%d %s member=%s", op.Header.RequestApiVersion, r.GroupId, short(r.MemberId))
+		if r.GroupInstanceId.Valid {
+			req += " instance=" + r.GroupInstanceId.Value
+		}
+	case *codec.SyncGroupRequest:
+		req = fmt.Sprintf("SyncGroup v%d %s member=%s gen=%d assignments=%d", op.Header.RequestApiVersion, r.GroupId, short(r.MemberId), r.GenerationId, len(r.Assignments))
+	case *codec.HeartbeatRequest:
+		req = fmt.Sprintf("Heartbeat v%d %s member=%s gen=%d", op.Header.RequestApiVersion, r.GroupId, short(r.MemberId), r.GenerationId)
+	case *codec.DescribeGroupsRequest:
+		req = fmt.Sprintf("DescribeGroups %v", r.Groups)
 	default:
 		req = fmt.Sprintf("%s v%d", op.Header.RequestApiKey, op.Header.RequestApiVersion)
 	}
 	out := "?"
-	if op.Return != Never {
+	switch {
+	case op.Return != Never:
 		out = Summary(op.Response)
+	case op.Parked && len(op.Releases) == 0:
+		out = "held"
 	}
-	return fmt.Sprintf("t=%d %s: %s → %s", op.At, op.Name, req, out)
+	if op.Parked && op.Return != Never {
+		out = "held, then " + out
+	}
+	return fmt.Sprintf("t=%d %s: %s → %s", op.At, op.Name, req, out) + releasedWords(op)
+}
+
+// tickWords says what a tick was and what it released.
+func tickWords(op *Op) string {
+	what := "the coordinator's timers ran"
+	if op.Tick == TickDisconnect {
+		what = fmt.Sprintf("connection %d closed", op.Conn.ID)
+	}
+	return fmt.Sprintf("%s (group %s)", what, op.Group) + releasedWords(op)
+}
+
+// releasedWords lists the parked operations an op released, "" for none.
+func releasedWords(op *Op) string {
+	if len(op.Releases) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; released ops %v", op.Releases)
 }
 
 // Summary renders a response in one line, for reports and for the check's
@@ -183,6 +244,26 @@ func Summary(m codec.Message) string {
 		return strings.Join(parts, "; ")
 	case *codec.ApiVersionsResponse:
 		return fmt.Sprintf("%s (%d apis)", r.ErrorCode, len(r.ApiKeys))
+	case *codec.JoinGroupResponse:
+		s := fmt.Sprintf("%s gen=%d member=%s leader=%s protocol=%s members=%d", r.ErrorCode, r.GenerationId, short(r.MemberId), short(r.Leader), r.ProtocolName.Value, len(r.Members))
+		if r.SkipAssignment {
+			s += " skip-assignment"
+		}
+		return s
+	case *codec.SyncGroupResponse:
+		return fmt.Sprintf("%s assignment=%d bytes", r.ErrorCode, len(r.Assignment))
+	case *codec.HeartbeatResponse:
+		return r.ErrorCode.String()
+	case *codec.DescribeGroupsResponse:
+		var parts []string
+		for _, g := range r.Groups {
+			var ms []string
+			for _, m := range g.Members {
+				ms = append(ms, short(m.MemberId))
+			}
+			parts = append(parts, fmt.Sprintf("%s %s %s members=[%s]", g.GroupId, g.ErrorCode, g.GroupState, strings.Join(ms, " ")))
+		}
+		return strings.Join(parts, "; ")
 	case *codec.GetTelemetrySubscriptionsResponse:
 		return fmt.Sprintf("%s subscription=%d id=%s", r.ErrorCode, r.SubscriptionId, r.ClientInstanceId)
 	case *codec.PushTelemetryResponse:

@@ -42,6 +42,68 @@ type Op struct {
 	// Request and Response are empty): it belongs to every partition of
 	// the check, since it touches every group's timers.
 	Restart bool
+
+	// Parked: the coordinator held the request (a classic JoinGroup or
+	// SyncGroup waiting for its group, or a request behind one on its
+	// connection): Handle answered nothing, and the answer came when
+	// another operation, a timer or a restart released it (that one's
+	// Releases list this op). Handled is then the event at which Handle
+	// returned, and Return, Response and Note are the release's: Return
+	// stays Never while no answer came, or when the coordinator dropped
+	// the request (Response nil).
+	Parked  bool
+	Handled int64
+	// Releases are the ids of the parked operations this one released,
+	// in the order the coordinator answered (or dropped) them: a
+	// request's handling, a restart, or a tick.
+	Releases []int
+	// Tick marks a coordinator event that released parked operations
+	// without a request (Header, Request and Response are empty): its
+	// clock moved (TickAdvance) or a connection closed (TickDisconnect,
+	// Conn names it). Group is the group whose operations it released: a
+	// tick belongs to that group's partition of the check, and an event
+	// that released operations of several groups is recorded as one tick
+	// per group.
+	Tick  TickKind
+	Group string
+}
+
+// TickKind is what a tick operation records (Op.Tick).
+type TickKind string
+
+// The ticks.
+const (
+	// TickAdvance: the coordinator's clock moved to At and its timers
+	// released operations.
+	TickAdvance TickKind = "advance"
+	// TickDisconnect: a connection with a parked operation closed.
+	TickDisconnect TickKind = "disconnect"
+)
+
+// Event reports whether the op is a coordinator event (a restart or a
+// tick) rather than a request.
+func (o *Op) Event() bool { return o.Restart || o.Tick != "" }
+
+// HandledAt is when the target returned from handling the op: Handled for
+// a parked op, Return for any other. The check orders operations by
+// [Call, HandledAt]: a parked op took effect when it was handled; its
+// answer is judged where it was released.
+func (o *Op) HandledAt() int64 {
+	if o.Parked {
+		return o.Handled
+	}
+	return o.Return
+}
+
+// Parks reports whether the history holds any parked operation or tick:
+// whether it needs Schema rather than the first schema to be written.
+func (h History) Parks() bool {
+	for i := range h {
+		if h[i].Parked || h[i].Tick != "" || len(h[i].Releases) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Conn names the connection a request travels on. A reset connection gets
@@ -54,10 +116,20 @@ type Conn struct {
 	// Host is the client's address as the coordinator reports it in
 	// ConsumerGroupDescribe (ClientHost), e.g. "/10.0.0.3".
 	Host string
+	// Delivery is the driver's number for the delivery of one request,
+	// unique in a run (1, 2, ...): a target that parks a request
+	// (driver.Parker) names it by this number when it releases the
+	// answer. A history does not keep it (an Op's Conn has none): the
+	// check numbers the deliveries it replays itself.
+	Delivery uint64
 }
 
-// restartAPI is what a restart op's "api" reads in a history file.
-const restartAPI = "CoordinatorRestart"
+// restartAPI and tickAPI are what a restart's and a tick's "api" read in
+// a history file.
+const (
+	restartAPI = "CoordinatorRestart"
+	tickAPI    = "CoordinatorTick"
+)
 
 // Never is the Return of an operation whose outcome is unknown: it may
 // take effect at any point after its call (porcupine's +∞).
@@ -84,19 +156,31 @@ type opJSON struct {
 	Refused  bool                `json:"refused,omitempty"`
 	Note     string              `json:"note,omitempty"`
 	Restart  bool                `json:"restart,omitempty"`
+	Parked   bool                `json:"parked,omitempty"`
+	Handled  int64               `json:"handled,omitempty"`
+	Releases []int               `json:"releases,omitempty"`
+	Tick     TickKind            `json:"tick,omitempty"`
+	Group    string              `json:"group,omitempty"`
 }
 
 // MarshalJSON writes the op with its request and response decoded, so a
 // corpus file is readable.
 func (o Op) MarshalJSON() ([]byte, error) {
 	j := opJSON{ID: o.ID, Client: o.Client, Name: o.Name, Conn: o.Conn.ID, Host: o.Conn.Host, ClientID: o.ClientID,
-		At: o.At, Sent: o.Sent, Call: o.Call, API: o.Header.RequestApiKey.String(), Header: o.Header, Refused: o.Refused, Note: o.Note}
+		At: o.At, Sent: o.Sent, Call: o.Call, API: o.Header.RequestApiKey.String(), Header: o.Header, Refused: o.Refused, Note: o.Note,
+		Parked: o.Parked, Releases: o.Releases, Tick: o.Tick, Group: o.Group}
+	if o.Parked {
+		j.Handled = o.Handled
+	}
 	if o.Return != Never {
 		r := o.Return
 		j.Return = &r
 	}
-	if o.Restart {
-		j.API, j.Restart = restartAPI, true
+	if o.Restart || o.Tick != "" {
+		j.API, j.Restart = restartAPI, o.Restart
+		if o.Tick != "" {
+			j.API = tickAPI
+		}
 		j.Request = json.RawMessage("null")
 		return json.Marshal(j)
 	}
@@ -118,8 +202,12 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	if j.Restart {
-		*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Note: j.Note, Restart: true}
+	if j.Restart || j.Tick != "" {
+		*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Note: j.Note, Restart: j.Restart,
+			Releases: j.Releases, Tick: j.Tick, Group: j.Group}
+		if j.Tick == TickDisconnect {
+			o.Conn = Conn{ID: j.Conn, Host: j.Host}
+		}
 		if j.Return != nil {
 			o.Return = *j.Return
 		}
@@ -130,7 +218,8 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("op %d: unknown api key %d", j.ID, j.Header.RequestApiKey)
 	}
 	*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, Conn: Conn{ID: j.Conn, Host: j.Host}, ClientID: j.ClientID,
-		At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Header: j.Header, Refused: j.Refused, Note: j.Note}
+		At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Header: j.Header, Refused: j.Refused, Note: j.Note,
+		Parked: j.Parked, Handled: j.Handled, Releases: j.Releases}
 	if j.Return != nil {
 		o.Return = *j.Return
 	}
@@ -145,4 +234,34 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// GroupID is the group an operation is about: the one group its request
+// names, or a tick's Group; "" for any other (ApiVersions, telemetry, a
+// Describe of several groups, a restart).
+func (o *Op) GroupID() string {
+	if o.Tick != "" {
+		return o.Group
+	}
+	switch r := o.Request.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		return r.GroupId
+	case *codec.LeaveGroupRequest:
+		return r.GroupId
+	case *codec.JoinGroupRequest:
+		return r.GroupId
+	case *codec.SyncGroupRequest:
+		return r.GroupId
+	case *codec.HeartbeatRequest:
+		return r.GroupId
+	case *codec.ConsumerGroupDescribeRequest:
+		if len(r.GroupIds) == 1 {
+			return r.GroupIds[0]
+		}
+	case *codec.DescribeGroupsRequest:
+		if len(r.Groups) == 1 {
+			return r.Groups[0]
+		}
+	}
+	return ""
 }

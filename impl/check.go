@@ -14,6 +14,9 @@ func (c *Coordinator) CheckInternal() error {
 	for _, g := range c.allGroups() {
 		g.mu.Lock()
 		err := g.check()
+		if err == nil && g.kind == kindClassic {
+			err = g.checkClassic()
+		}
 		g.mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("group %q: %w", g.id, err)

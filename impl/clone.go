@@ -13,8 +13,9 @@ import (
 // caller that steps it): state changes to either do not affect the other.
 // The explorer (package explore) steps a clone for each transition it
 // tries, as the linearizability checker steps clones of the model. The
-// configuration, topics and mutants are shared; groups, members, timers,
-// connection contexts and telemetry state are copied.
+// configuration, topics and mutants are shared; groups (classic ones too),
+// members, timers, connection contexts, held requests, answers not yet
+// released and telemetry state are copied.
 //
 // Clone is for a coordinator used by one goroutine: it takes none of c's
 // locks, so it must not run while anything else (a request, Expire,
@@ -134,6 +135,7 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 			ncs.group.Store(newOf(cs.group.Load()))
 		}
 	}
+	c.copyHeldTo(out)
 	for i := range c.telemetry {
 		m := c.telemetry[i].m
 		if len(m) == 0 {
@@ -199,6 +201,7 @@ func (g *group) copyInto(ng *group, to, from *Coordinator) {
 		}
 	}
 	ng.less = ng.keyLess
+	g.copyClassicInto(ng)
 }
 
 // copyInto makes nl a copy of l in nl's memory; a chunk grows in place

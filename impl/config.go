@@ -39,6 +39,15 @@ type Config struct {
 	HeartbeatIntervalMs int32
 	// MaxGroupSize is group.consumer.max.size; 0 means no limit.
 	MaxGroupSize int
+	// The classic groups' settings, as model.Config's:
+	// group.min.session.timeout.ms, group.max.session.timeout.ms,
+	// group.initial.rebalance.delay.ms, group.max.size (0: no limit) and
+	// the new-member join timeout (5 minutes in Kafka).
+	ClassicMinSessionTimeoutMs int32
+	ClassicMaxSessionTimeoutMs int32
+	InitialRebalanceDelayMs    int32
+	ClassicMaxGroupSize        int
+	NewMemberJoinTimeoutMs     int32
 	// Telemetry is the metrics subscription; PushIntervalMs 0 disables
 	// throttling.
 	Telemetry TelemetryConfig

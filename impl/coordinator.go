@@ -19,8 +19,13 @@ import (
 // Conn identifies the connection a request arrived on, as model.Conn does.
 type Conn struct {
 	ID uint64
-	// Host is what ConsumerGroupDescribe shows as ClientHost.
+	// Host is what ConsumerGroupDescribe and DescribeGroups show as
+	// ClientHost.
 	Host string
+	// Delivery is the caller's number for this request, unique in a run:
+	// a held request's answer comes back through Released under it
+	// (parked.go).
+	Delivery uint64
 }
 
 // ErrUnsupportedRequest is returned by Handle for a request the coordinator
@@ -63,6 +68,15 @@ type Coordinator struct {
 	conns     [nConnShards]connShard
 	telemetry [nTeleShards]teleShard
 	teleSeed  maphash.Seed
+
+	// relMu guards the answers to held requests not yet released and the
+	// connections to resume (parked.go); nResume counts the latter, so
+	// that a request resumes nothing without taking relMu.
+	relMu     sync.Mutex
+	released  []Release
+	resume    []uint64
+	nResume   atomic.Int32
+	nReleased atomic.Int32
 }
 
 // groupShard maps group ids to groups. Groups are created once and removed
@@ -134,7 +148,9 @@ type connState struct {
 type connShard struct {
 	mu sync.Mutex
 	m  map[uint64]*connState
-	_  [40]byte // keep shards on separate cache lines
+	// holds are the shard's connections with a held request (parked.go).
+	holds map[uint64]*connHold
+	_     [32]byte // keep shards on separate cache lines
 }
 
 // timerShard is a heap of (deadline, group): a group is pushed when its
@@ -285,9 +301,16 @@ func (c *Coordinator) AdvertisedVersions() []codec.ApiVersionsKey {
 	return append([]codec.ApiVersionsKey(nil), c.advertised...)
 }
 
+// advertisedVersions is model.AdvertisedVersions, which impl may not
+// import: the apis ghostcheck checks and the classic group protocol's,
+// capped by maxVersions.
 func advertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
-	var out []codec.ApiVersionsKey
-	for _, a := range codec.APIs() {
+	out := make([]codec.ApiVersionsKey, 0, 16)     // a dozen apis: one allocation
+	for key := codec.APIKey(0); key < 128; key++ { // the table itself: AllAPIs would allocate a list
+		a := codec.Lookup(key)
+		if a == nil || a.Routing || a.Auth {
+			continue
+		}
 		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}
 		if m, ok := maxVersions[a.Key]; ok && m < k.MaxVersion {
 			k.MaxVersion = m
@@ -312,21 +335,35 @@ func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
 // Handle serves one request that arrived on conn and returns its response
 // body, to be encoded at the request's version. It returns
 // ErrUnsupportedRequest, and changes nothing, for a request the coordinator
-// does not serve.
+// does not serve, and ErrParked for one it holds (parked.go): the answer
+// comes through Released.
 func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if req == nil || req.IsResponse() || req.Key() != h.RequestApiKey {
 		return nil, fmt.Errorf("impl: request body does not match header %v", h.RequestApiKey)
 	}
-	if !c.serves(h.RequestApiKey, h.RequestApiVersion) {
+	resp, err := c.serve(conn, h, req)
+	c.maybeResume()
+	return resp, err
+}
+
+// serve is Handle without resuming the connections it unblocks.
+func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	served := c.serves(h.RequestApiKey, h.RequestApiVersion)
+	clientID, cs, held := c.admit(conn, h, req, served)
+	switch {
+	case held:
+		return nil, ErrParked
+	case !served:
 		return nil, ErrUnsupportedRequest
 	}
-	clientID, cs := c.connContext(conn, h)
 	switch r := req.(type) {
 	case *codec.ApiVersionsRequest:
 		return c.apiVersions(h.RequestApiVersion, r), nil
 	case *codec.ConsumerGroupHeartbeatRequest:
 		resp := &codec.ConsumerGroupHeartbeatResponse{}
-		c.heartbeat(conn, clientID, cs, h.RequestApiVersion, r, resp)
+		if c.heartbeat(conn, clientID, cs, h.RequestApiVersion, r, resp) {
+			return nil, ErrUnsupportedRequest
+		}
 		return resp, nil
 	case *codec.ConsumerGroupDescribeRequest:
 		return c.describe(h.RequestApiVersion, r), nil
@@ -336,34 +373,69 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 		return c.getTelemetrySubscriptions(h, r), nil
 	case *codec.PushTelemetryRequest:
 		return c.pushTelemetry(h, r), nil
+	case *codec.JoinGroupRequest:
+		return c.joinClassic(conn, clientID, h.RequestApiVersion, r)
+	case *codec.SyncGroupRequest:
+		return c.syncClassic(conn, h.RequestApiVersion, r)
+	case *codec.HeartbeatRequest:
+		return c.heartbeatClassic(r), nil
+	case *codec.DescribeGroupsRequest:
+		return c.describeGroups(h.RequestApiVersion, r), nil
 	}
 	return nil, ErrUnsupportedRequest
+}
+
+// maybeResume serves the requests held behind those just answered, if any.
+func (c *Coordinator) maybeResume() {
+	if c.nResume.Load() > 0 {
+		c.resumeHeld()
+	}
 }
 
 // HandleHeartbeat is the server's fast path for ConsumerGroupHeartbeat: it
 // fills the caller's resp (reusing resp.Assignment's slices when it is
 // non-nil and the response carries an assignment) and allocates nothing
-// for a steady heartbeat of a known member. It behaves exactly as Handle.
+// for a steady heartbeat of a known member. It behaves exactly as Handle;
+// a heartbeat held behind another request of its connection (ErrParked)
+// is answered through Released, in a response of its own.
 func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) error {
 	if h.RequestApiKey != codec.ConsumerGroupHeartbeat {
 		return fmt.Errorf("impl: request body does not match header %v", h.RequestApiKey)
 	}
-	if !c.serves(codec.ConsumerGroupHeartbeat, h.RequestApiVersion) {
+	served := c.serves(codec.ConsumerGroupHeartbeat, h.RequestApiVersion)
+	clientID, cs, held := c.admit(conn, h, req, served)
+	switch {
+	case held:
+		return ErrParked
+	case !served:
 		return ErrUnsupportedRequest
 	}
-	clientID, cs := c.connContext(conn, h)
-	c.heartbeat(conn, clientID, cs, h.RequestApiVersion, req, resp)
+	if c.heartbeat(conn, clientID, cs, h.RequestApiVersion, req, resp) {
+		return ErrUnsupportedRequest
+	}
+	c.maybeResume()
 	return nil
 }
 
-// connContext records the KIP-1313 per-connection context and returns the
-// ClientId the request is attributed to (docs/PROTOCOL.md A2): the ClientId of a
-// connection's first request (null reads as "") is remembered and used for
-// every later request whose ClientId is null; a later request that sends a
-// ClientId is attributed to its own, and the connection keeps its first.
-func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) (string, *connState) {
+// admit lets a request through its connection, under the connection's
+// shard lock: a request behind a held one is queued (held); one the
+// coordinator serves records the KIP-1313 per-connection context and gets
+// the ClientId it is attributed to (docs/PROTOCOL.md A2): the ClientId of
+// a connection's first request (null reads as "") is remembered and used
+// for every later request whose ClientId is null; a later request that
+// sends a ClientId is attributed to its own, and the connection keeps its
+// first.
+func (c *Coordinator) admit(conn Conn, h *codec.RequestHeader, req codec.Message, served bool) (string, *connState, bool) {
 	s := &c.conns[conn.ID%nConnShards]
 	s.mu.Lock()
+	if s.holds != nil && s.held(conn, h, req) {
+		s.mu.Unlock()
+		return "", nil, true
+	}
+	if !served {
+		s.mu.Unlock()
+		return "", nil, false
+	}
 	cs := s.m[conn.ID]
 	fresh := cs == nil
 	if fresh {
@@ -375,9 +447,9 @@ func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) (string, *c
 	}
 	s.mu.Unlock()
 	if h.ClientId.Valid && !(c.mut.Has(MutLaterClientIDIgnored) && !fresh) {
-		return h.ClientId.Value, cs
+		return h.ClientId.Value, cs, false
 	}
-	return cs.first, cs
+	return cs.first, cs, false
 }
 
 // ConnClientID returns the ClientId the coordinator attributes to conn, and
@@ -394,7 +466,11 @@ func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
 
 // Disconnect forgets a connection's context. A new connection with the same
 // id starts afresh.
+//
+// A request the connection had held unread behind a held one is Dropped
+// (Released); a held JoinGroup or SyncGroup of it still waits.
 func (c *Coordinator) Disconnect(connID uint64) {
+	c.disconnectHeld(connID)
 	if c.mut.Has(MutConnContextKept) {
 		return
 	}
@@ -404,9 +480,12 @@ func (c *Coordinator) Disconnect(connID uint64) {
 	s.mu.Unlock()
 }
 
-// Expire fires every session and rebalance timer due at the clock's current
-// time. It visits only groups with a due timer and, in them, only the
-// members whose timers fire.
+// Expire fires every timer due at the clock's current time: consumer
+// groups' session and rebalance timers, classic groups' timers (each at
+// its own deadline, in the model's order within its group). It visits
+// only groups with a due timer and, in them, only the timers that fire.
+// Then the requests held behind those the timers answered are served, at
+// the current time.
 func (c *Coordinator) Expire() {
 	now := c.clock.Now()
 	gen := c.expireGen.Add(1)
@@ -415,43 +494,68 @@ func (c *Coordinator) Expire() {
 		due = c.shards[i].popDue(now, due[:0])
 		for _, g := range due {
 			g.lock()
-			if g.expireGen != gen {
-				g.expireGen = gen
-				g.expire(now)
+			if g.expireGen == gen {
+				g.mu.Unlock()
+				continue
 			}
+			g.expireGen = gen
+			if g.kind == kindClassic {
+				op := &cop{c: c, now: now}
+				g.expireClassic(op, now)
+				g.mu.Unlock()
+				op.publish()
+				continue
+			}
+			g.expire(now)
 			g.mu.Unlock()
 		}
 	}
+	c.maybeResume()
 }
 
-// liveGroup returns the group with id, locked, or nil if it does not exist.
+// liveGroup returns the consumer group with id, locked, or nil if there is
+// none (isClassic tells a classic group's id from a missing one's).
 func (c *Coordinator) liveGroup(id string) *group {
+	return c.liveOf(id, kindConsumer)
+}
+
+// liveOf returns the live group with id of kind, locked, or nil.
+func (c *Coordinator) liveOf(id string, kind uint8) *group {
 	g := c.loadGroup(id)
 	if g == nil {
 		return nil
 	}
 	g.lock()
-	if g.status != gLive {
+	if g.status != gLive || g.kind != kind {
 		g.mu.Unlock()
 		return nil
 	}
 	return g
 }
 
-// readGroup is liveGroup for a path that only reads the group (Describe):
-// its lock does not count as a change (group.lock), so a SnapshotCache
-// keeps the group's snapshot.
-func (c *Coordinator) readGroup(id string) *group {
+// readGroup is liveOf for a path that only reads the group (Describe): its
+// lock does not count as a change (group.lock), so a SnapshotCache keeps
+// the group's snapshot.
+func (c *Coordinator) readGroup(id string, kind uint8) *group {
 	g := c.loadGroup(id)
 	if g == nil {
 		return nil
 	}
 	g.mu.Lock()
-	if g.status != gLive {
+	if g.status != gLive || g.kind != kind {
 		g.mu.Unlock()
 		return nil
 	}
 	return g
+}
+
+// isClassic reports whether id names a classic group.
+func (c *Coordinator) isClassic(id string) bool {
+	g := c.readGroup(id, kindClassic)
+	if g != nil {
+		g.mu.Unlock()
+	}
+	return g != nil
 }
 
 // joinGroup returns the group with id, locked, creating a phantom for a

@@ -1,7 +1,6 @@
 package impl
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -28,10 +27,10 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 		out.ErrorCode = codec.InvalidGroupID
 		return out
 	}
-	g := c.readGroup(id) // Describe changes nothing
+	g := c.readGroup(id, kindConsumer) // Describe changes nothing
 	if g == nil {
 		out.ErrorCode = codec.GroupIDNotFound
-		out.ErrorMessage = codec.Str(fmt.Sprintf("Group %s not found.", id))
+		out.ErrorMessage = codec.Str(c.missing(id).msg)
 		return out
 	}
 	defer g.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/internal/equivtest"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 )
 
 // equivalenceChecks is how many generated sequences TestEquivalence checks
@@ -29,7 +30,7 @@ const equivalenceShards = 4
 // its own; -rapid.checks, when given, is the total instead.
 func TestEquivalence(t *testing.T) {
 	total := equivalenceChecks
-	if raceEnabled || testing.Short() {
+	if race.Enabled || testing.Short() {
 		total /= 5
 	}
 	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() != f.DefValue {
@@ -49,7 +50,7 @@ func TestEquivalence(t *testing.T) {
 // while the clone is stepped.
 func TestCloneEquivalence(t *testing.T) {
 	n := equivalenceChecks / 10
-	if raceEnabled || testing.Short() {
+	if race.Enabled || testing.Short() {
 		n /= 5
 	}
 	setFlag(t, "rapid.checks", strconv.Itoa(n))

@@ -88,6 +88,11 @@ type group struct {
 	id     string
 	status uint8
 	shard  *timerShard
+	// kind is the group's protocol (A6.4): a consumer group's state is the
+	// fields below; a classic group's is cl. An empty group of one kind
+	// gives way to the other in place (toClassic, toConsumer).
+	kind uint8
+	cl   *classicGroup
 
 	epoch int32 // group epoch == target assignment epoch
 	mem   []member

@@ -97,24 +97,41 @@ func fail(resp *codec.ConsumerGroupHeartbeatResponse, e *hbError) {
 }
 
 // heartbeat serves ConsumerGroupHeartbeat into resp: validation, then the
-// leave path (epoch -1/-2) or the join/heartbeat path.
-func (c *Coordinator) heartbeat(conn Conn, clientID string, cs *connState, version int16, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+// leave path (epoch -1/-2) or the join/heartbeat path. It reports refused,
+// with resp untouched, for a join to a classic group with members, which
+// the coordinator does not serve (A6.4, A6.5).
+func (c *Coordinator) heartbeat(conn Conn, clientID string, cs *connState, version int16, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) (refused bool) {
 	if e := c.validate(version, r); e != nil {
 		fail(resp, e)
-		return
+		return false
 	}
 	if r.MemberEpoch == leaveEpoch || r.MemberEpoch == staticLeaveEpoch {
 		c.leave(r, resp)
-		return
+		return false
 	}
-	c.joinOrHeartbeat(conn, clientID, cs, r, resp)
+	return c.joinOrHeartbeat(conn, clientID, cs, r, resp)
+}
+
+// notConsumerGroup answers a ConsumerGroupHeartbeat that is not a join,
+// and ConsumerGroupDescribe, for a classic group (A6.4).
+func notConsumerGroup(id string) *hbError {
+	return &hbError{codec.GroupIDNotFound, "Group " + id + " is not a consumer group."}
+}
+
+// missing is the answer for a group id that names no consumer group: a
+// classic group's, or nobody's.
+func (c *Coordinator) missing(id string) *hbError {
+	if c.isClassic(id) {
+		return notConsumerGroup(id)
+	}
+	return groupNotFound(id)
 }
 
 // leave is the leave path of §B4.4: no epoch check against the stored epoch.
 func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
 	g := c.liveGroup(r.GroupId)
 	if g == nil {
-		fail(resp, groupNotFound(r.GroupId))
+		fail(resp, c.missing(r.GroupId))
 		return
 	}
 	defer g.mu.Unlock()
@@ -196,21 +213,33 @@ type lookup struct {
 }
 
 // joinOrHeartbeat is the join/heartbeat path of §B4.4 with the decisions of
-// docs/PROTOCOL.md A1 and A5, step for step as in the model.
-func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+// docs/PROTOCOL.md A1 and A5, step for step as in the model. A join to an
+// Empty classic group replaces it if it succeeds (A6.4); one to a classic
+// group with members is refused.
+func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) (refused bool) {
 	join := r.MemberEpoch == joinEpoch
 	// 1. Group lookup: a join creates the group, but only if it succeeds.
 	var g *group
-	switch cg := cs.group.Load(); {
-	case cg != nil && cg.id == r.GroupId:
-		g = cg // live groups stay live
-		g.lock()
+	if cg := cs.group.Load(); cg != nil && cg.id == r.GroupId {
+		cg.lock()
+		if cg.kind == kindConsumer { // live groups stay live
+			g = cg
+		} else {
+			cg.mu.Unlock()
+		}
+	}
+	switch {
+	case g != nil:
 	case join:
 		g = c.joinGroup(r.GroupId)
+		if g.kind == kindClassic && g.cl.state != classicEmpty {
+			g.mu.Unlock()
+			return true
+		}
 	default:
 		if g = c.liveGroup(r.GroupId); g == nil {
-			fail(resp, groupNotFound(r.GroupId))
-			return
+			fail(resp, c.missing(r.GroupId))
+			return false
 		}
 		cs.group.Store(g)
 	}
@@ -220,9 +249,15 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	if e != nil {
 		c.dropPhantom(g)
 		c.failKnown(g, r, resp, e)
-		return
+		return false
+	}
+	if g.kind == kindClassic {
+		// The Empty classic group goes, its pending ids and record with
+		// it: the join made a consumer group in its place.
+		g.kind, g.cl = kindConsumer, nil
 	}
 	cs.group.Store(g)
+	return false
 }
 
 // joinLocked runs steps 2 to 7 of the join/heartbeat path on g, locked,

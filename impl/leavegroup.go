@@ -19,18 +19,15 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 		return resp
 	}
 	g := c.liveGroup(r.GroupId)
-	removed := 0
-	if version <= 2 {
-		resp.ErrorCode = g.leaveOne(r.MemberId, codec.Null, &removed)
-	} else {
-		for _, m := range r.Members {
-			resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
-				MemberId:        m.MemberId,
-				GroupInstanceId: m.GroupInstanceId,
-				ErrorCode:       g.leaveOne(m.MemberId, m.GroupInstanceId, &removed),
-			})
+	if g == nil {
+		if cg := c.liveOf(r.GroupId, kindClassic); cg != nil {
+			return c.leaveClassic(cg, version, r)
 		}
 	}
+	removed := 0
+	resp = leaveEntries(version, r, func(memberID string, instance codec.NullableString) codec.ErrorCode {
+		return g.leaveOne(memberID, instance, &removed)
+	})
 	if g != nil {
 		if removed > 0 {
 			if c.mut.Has(MutLeaveGroupBumpPerMember) {
@@ -39,6 +36,25 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 			g.bump()
 		}
 		g.mu.Unlock()
+	}
+	return resp
+}
+
+// leaveEntries answers a LeaveGroup's entries in request order, each by
+// one: v0-v2 carry one member id's result at the top level, v3+ one result
+// per entry.
+func leaveEntries(version int16, r *codec.LeaveGroupRequest, one func(memberID string, instance codec.NullableString) codec.ErrorCode) *codec.LeaveGroupResponse {
+	resp := &codec.LeaveGroupResponse{}
+	if version <= 2 {
+		resp.ErrorCode = one(r.MemberId, codec.Null)
+		return resp
+	}
+	for _, m := range r.Members {
+		resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
+			MemberId:        m.MemberId,
+			GroupInstanceId: m.GroupInstanceId,
+			ErrorCode:       one(m.MemberId, m.GroupInstanceId),
+		})
 	}
 	return resp
 }

@@ -2,16 +2,17 @@ package impl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // Mutant is one deliberately wrong behaviour, planted so that tests can
 // show a checker catches it. Each is named after the bug it plants.
-type Mutant uint32
+type Mutant uint64
 
 // Mutants is a set of mutants; the zero value (none) is the only one for
 // real use.
-type Mutants uint32
+type Mutants uint64
 
 // The mutants. Each costs nothing when off: none is tested on the steady
 // heartbeat path.
@@ -102,17 +103,70 @@ const (
 	// members parked at epoch -2, which it must list until their session
 	// expires (§B7.2): an observer outside then cannot see them.
 	MutDescribeHidesParked
+
+	// The classic group protocol's mutants (docs/PROTOCOL.md A6, B8).
+
+	// MutClassicNoFence: a request naming a replaced member id with its
+	// instance id is UNKNOWN_MEMBER_ID, not FENCED_INSTANCE_ID (A6.2).
+	MutClassicNoFence
+	// MutPendingNeverExpires: a KIP-394 pending id is never dropped
+	// (A6.1).
+	MutPendingNeverExpires
+	// MutPendingCountsTowardMaxSize: group.max.size counts pending ids
+	// (B8.11).
+	MutPendingCountsTowardMaxSize
+	// MutHeartbeatGenerationUnchecked: a classic Heartbeat at another
+	// generation is accepted (B8.9).
+	MutHeartbeatGenerationUnchecked
+	// MutLeaderNotReelected: a leader that did not rejoin stays leader of
+	// the new generation (B8.7).
+	MutLeaderNotReelected
+	// MutStaticReplacementRebalances: a static member's replacement in
+	// Stable starts a rebalance though the protocol stays (A6.2).
+	MutStaticReplacementRebalances
+	// MutReplacementKeepsOldInstance: after a static replacement the
+	// instance still maps to the replaced id, so the new one is fenced
+	// (A6.2).
+	MutReplacementKeepsOldInstance
+	// MutAdminRemovalIgnored: a LeaveGroup entry {"", held instance} is
+	// UNKNOWN_MEMBER_ID and the member stays (A6.3).
+	MutAdminRemovalIgnored
+	// MutPendingLeaveKept: a LeaveGroup naming a pending id answers NONE
+	// but keeps it (A6.3).
+	MutPendingLeaveKept
+	// MutStaticRemovedAtCompletion: a static member that did not rejoin
+	// is removed at the join phase's completion like a dynamic one (A6.2,
+	// B8.7).
+	MutStaticRemovedAtCompletion
+	// MutSyncTimeoutRemovesSynced: the sync phase's timeout removes every
+	// member, not only those it still awaits (B8.10).
+	MutSyncTimeoutRemovesSynced
+	// MutRemovedJoinNotAnswered: a removed member's waiting JoinGroup is
+	// never answered (B8.10, A6.3): its client waits forever.
+	MutRemovedJoinNotAnswered
+	// MutClassicErrorRefreshesSession: a classic Heartbeat answered
+	// ILLEGAL_GENERATION refreshes the member's session (B8.9).
+	MutClassicErrorRefreshesSession
+	// MutRestartKeepsClassicState: a restart keeps a classic group as it
+	// is in memory instead of reloading its last record (B8.14).
+	MutRestartKeepsClassicState
 	mutEnd
 )
 
-// mutantInfo names each mutant, says which rule of docs/PROTOCOL.md it
-// breaks (the family first: validation, epochs, reconciliation, timers,
-// static membership, LeaveGroup, KIP-1313 context, telemetry) and what it
-// does.
-var mutantInfo = []struct {
+// mutantEntry is one mutant's row: its name, which rule of
+// docs/PROTOCOL.md it breaks (the family first: validation, epochs,
+// reconciliation, timers, static membership, LeaveGroup, KIP-1313
+// context, telemetry, Heartbeat, ...) and what it does.
+type mutantEntry struct {
 	m                Mutant
 	name, rule, desc string
-}{
+}
+
+// mutantInfo lists every mutant: the consumer protocol's, then the classic
+// protocol's.
+var mutantInfo = slices.Concat(consumerMutantInfo, classicMutantInfo)
+
+var consumerMutantInfo = []mutantEntry{
 	{MutV1EmptyMemberID, "v1-empty-member-id", "validation A1", "the broker makes a member id at ConsumerGroupHeartbeat v1 when it is empty"},
 	{MutRetriedJoinNewMember, "retried-join-new-member", "member ids A1", "a retried join (epoch 0, known member id) creates a second member"},
 	{MutLeaveUnknownIgnored, "leave-unknown-ignored", "leave B4.4", "a leave with an unknown member id is answered NONE and ignored while the real member stays"},
@@ -140,6 +194,27 @@ var mutantInfo = []struct {
 	{MutDescribeHidesParked, "describe-hides-parked", "Describe B7.2", "ConsumerGroupDescribe leaves out the members parked at epoch -2"},
 }
 
+// classicMutantInfo are the classic group protocol's mutants: the property
+// run does not drive classic groups yet, so TestMutantsAreCaught (the
+// equivalence property) catches them, and the kill table leaves them out
+// (MutantInfo.Classic).
+var classicMutantInfo = []mutantEntry{
+	{MutClassicNoFence, "classic-no-fence", "static A6.2", "a replaced member id with its instance id is UNKNOWN_MEMBER_ID, not FENCED_INSTANCE_ID"},
+	{MutPendingNeverExpires, "pending-never-expires", "KIP-394 A6.1", "a pending member id is never dropped"},
+	{MutPendingCountsTowardMaxSize, "pending-counts-toward-max-size", "group.max.size B8.11", "group.max.size counts pending member ids"},
+	{MutHeartbeatGenerationUnchecked, "heartbeat-generation-unchecked", "Heartbeat B8.9", "a classic Heartbeat at another generation is accepted"},
+	{MutLeaderNotReelected, "leader-not-reelected", "join phase B8.7", "a leader that did not rejoin stays leader of the new generation"},
+	{MutStaticReplacementRebalances, "static-replacement-rebalances", "static A6.2", "a static replacement in Stable with the protocol unchanged starts a rebalance"},
+	{MutReplacementKeepsOldInstance, "replacement-keeps-old-instance", "static A6.2", "after a static replacement the instance still maps to the replaced id"},
+	{MutAdminRemovalIgnored, "admin-removal-ignored", "LeaveGroup A6.3", "a LeaveGroup entry {\"\", held instance} is UNKNOWN_MEMBER_ID and the member stays"},
+	{MutPendingLeaveKept, "pending-leave-kept", "LeaveGroup A6.3", "a LeaveGroup naming a pending id answers NONE but keeps it"},
+	{MutStaticRemovedAtCompletion, "static-removed-at-completion", "static A6.2", "a static member that did not rejoin is removed at the join phase's completion"},
+	{MutSyncTimeoutRemovesSynced, "sync-timeout-removes-synced", "timers B8.10", "the sync phase's timeout removes every member, not only those it awaits"},
+	{MutRemovedJoinNotAnswered, "removed-join-not-answered", "timers B8.10", "a removed member's waiting JoinGroup is never answered"},
+	{MutClassicErrorRefreshesSession, "classic-error-refreshes-session", "Heartbeat B8.9", "a classic Heartbeat answered ILLEGAL_GENERATION refreshes the session"},
+	{MutRestartKeepsClassicState, "restart-keeps-classic-state", "restart B8.14", "a restart keeps classic groups as they are instead of reloading their last record"},
+}
+
 // MutantInfo names and describes one mutant.
 type MutantInfo struct {
 	Mutant Mutant
@@ -148,6 +223,10 @@ type MutantInfo struct {
 	// breaks, e.g. "LeaveGroup A3 row 6".
 	Rule        string
 	Description string
+	// Classic marks a mutant of the classic group protocol, which only
+	// the equivalence property catches until the property run drives
+	// classic groups: the kill table (internal/targets) skips it.
+	Classic bool
 }
 
 // AllMutants lists every mutant with its name, rule and a one-line
@@ -155,7 +234,7 @@ type MutantInfo struct {
 func AllMutants() []MutantInfo {
 	out := make([]MutantInfo, len(mutantInfo))
 	for i, m := range mutantInfo {
-		out[i] = MutantInfo{m.m, m.name, m.rule, m.desc}
+		out[i] = MutantInfo{m.m, m.name, m.rule, m.desc, m.m >= MutClassicNoFence}
 	}
 	return out
 }
@@ -181,7 +260,7 @@ func (m Mutant) String() string {
 			return i.name
 		}
 	}
-	return fmt.Sprintf("Mutant(%#x)", uint32(m))
+	return fmt.Sprintf("Mutant(%#x)", uint64(m))
 }
 
 // With returns the set plus m.

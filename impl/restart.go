@@ -27,19 +27,25 @@ package impl
 // deadline moved back; on a manual clock (the model's time) every group
 // restarts at the same time, as in the model. It costs O(n log n) in the
 // members of each group, which is fine for something as rare as a restart.
+//
+// Classic groups survive as their last record says (classic_restart.go):
+// their held requests are answered NOT_COORDINATOR (Released), and the
+// requests held behind them are then served.
 func (c *Coordinator) Restart() {
 	c.forgetConns()
 	c.forgetTelemetry()
-	if c.mut.Has(MutRestartKeepsDeadlines) {
-		return
-	}
-	for _, g := range c.live.list() {
-		g.lock()
-		if g.status == gLive {
-			g.restartTimers(c.clock.Now())
+	live := c.live.list()
+	if !c.mut.Has(MutRestartKeepsDeadlines) {
+		for _, g := range live {
+			g.lock()
+			if g.status == gLive && g.kind == kindConsumer {
+				g.restartTimers(c.clock.Now())
+			}
+			g.mu.Unlock()
 		}
-		g.mu.Unlock()
 	}
+	c.restartClassic(live)
+	c.maybeResume()
 }
 
 // forgetConns drops every connection's context, as Disconnect does for one.

@@ -3,6 +3,7 @@ package impl
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -25,13 +26,47 @@ type MemberSnapshot struct {
 	// are the member's subscription.
 	SubscribedTopicNames []string
 	SubscribedTopicRegex codec.NullableString
+	// Classic is a classic group member's own state (nil in a consumer
+	// group); such a member's Epoch is 0 and its partition lists nil (its
+	// assignment bytes are decoded by whoever needs them).
+	Classic *ClassicMemberSnapshot
+}
+
+// ClassicMemberSnapshot is a classic member's own state, as
+// rules.ClassicMember: the request it has waiting ("join", "sync" or ""),
+// its session timeout, whether it is new, its assignment bytes (nil when
+// none).
+type ClassicMemberSnapshot struct {
+	Waiting          string
+	SessionTimeoutMs int32
+	New              bool
+	Assignment       []byte
 }
 
 // GroupSnapshot is one group, members in id order.
 type GroupSnapshot struct {
 	GroupID string
+	// Epoch is a consumer group's epoch and a classic group's generation.
 	Epoch   int32
 	Members []MemberSnapshot
+	// Classic is a classic group's own state; nil for a consumer group.
+	Classic *ClassicSnapshot
+}
+
+// ClassicSnapshot is a classic group's own state, as rules.ClassicGroup
+// (its generation is the group's Epoch).
+type ClassicSnapshot struct {
+	State        string
+	ProtocolType string
+	Protocol     string
+	Leader       string
+	Pending      []PendingSnapshot // in id order; nil when none
+}
+
+// PendingSnapshot is a classic group's pending member id and its expiry.
+type PendingSnapshot struct {
+	ID       string
+	Deadline int64
 }
 
 // Snapshot returns every group, in group id order, including what Describe
@@ -57,6 +92,9 @@ func (c *Coordinator) Snapshot() []GroupSnapshot {
 // sameAsSnapshot compares in place: a field added here goes there too
 // (internal/targets' TestCachedSnapshotsAreFresh catches one that does not).
 func (c *Coordinator) snapshotGroup(g *group) GroupSnapshot {
+	if g.kind == kindClassic {
+		return g.cl.snapshot(g.id)
+	}
 	gs := GroupSnapshot{GroupID: g.id, Epoch: g.epoch}
 	members := g.sortedMembers()
 	gs.Members = make([]MemberSnapshot, 0, len(members))
@@ -157,6 +195,9 @@ func (s *SnapshotCache) Snapshot() (gs []GroupSnapshot, same []bool) {
 // sameAsSnapshot reports that snapshotGroup(g) would equal snap, without
 // making it; g is locked.
 func (c *Coordinator) sameAsSnapshot(g *group, snap GroupSnapshot) bool {
+	if g.kind == kindClassic || snap.Classic != nil {
+		return false // a classic group is built again whenever it was locked to change
+	}
 	if g.epoch != snap.Epoch || int(g.count) != len(snap.Members) {
 		return false
 	}
@@ -241,5 +282,33 @@ func (c *Coordinator) allGroups() []*group {
 		s.mu.RUnlock()
 	}
 	sort.Slice(gs, func(i, j int) bool { return gs[i].id < gs[j].id })
+	return gs
+}
+
+// snapshot is a classic group's snapshot.
+func (g *classicGroup) snapshot(id string) GroupSnapshot {
+	cs := &ClassicSnapshot{State: g.state.String(), ProtocolType: g.protocolType, Protocol: g.protocol, Leader: g.leader}
+	gs := GroupSnapshot{GroupID: id, Epoch: g.generation, Classic: cs}
+	if len(g.members) > 0 {
+		gs.Members = make([]MemberSnapshot, 0, len(g.members))
+	}
+	for _, m := range g.members {
+		mc := &ClassicMemberSnapshot{SessionTimeoutMs: m.sessionMs, New: m.isNew, Assignment: slices.Clone(m.assignment)}
+		switch {
+		case m.join.on:
+			mc.Waiting = "join"
+		case m.sync.on:
+			mc.Waiting = "sync"
+		}
+		ms := MemberSnapshot{MemberID: m.id, InstanceID: m.instance.Value, Classic: mc}
+		gs.Members = append(gs.Members, ms)
+	}
+	if len(g.pending) > 0 {
+		cs.Pending = make([]PendingSnapshot, 0, len(g.pending))
+		for id, at := range g.pending {
+			cs.Pending = append(cs.Pending, PendingSnapshot{id, at})
+		}
+		slices.SortFunc(cs.Pending, func(a, b PendingSnapshot) int { return strings.Compare(a.ID, b.ID) })
+	}
 	return gs
 }

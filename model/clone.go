@@ -12,13 +12,15 @@ import (
 // Clone returns a deep copy of the coordinator: state changes to either do
 // not affect the other. The copy shares the configuration, including the id
 // source (replace it with SetIDSource). The linearizability checker steps
-// clones, never the original.
+// clones, never the original. The answers to held requests not yet
+// released are copied too.
 func (c *Coordinator) Clone() *Coordinator {
 	out := &Coordinator{
 		cfg:         c.cfg,
 		topics:      c.topics,
 		firstOfName: c.firstOfName,
 		apis:        c.apis,
+		served:      c.served,
 		now:         c.now,
 		groups:      make(map[string]*group, len(c.groups)),
 		conns:       make(map[uint64]string, len(c.conns)),
@@ -27,6 +29,13 @@ func (c *Coordinator) Clone() *Coordinator {
 	for id, g := range c.groups {
 		out.groups[id] = g.clone()
 	}
+	if len(c.classic) > 0 {
+		out.classic = make(map[string]*classicGroup, len(c.classic))
+		for id, g := range c.classic {
+			out.classic[id] = g.clone()
+		}
+	}
+	c.cloneHeld(out)
 	for id, clientID := range c.conns {
 		out.conns[id] = clientID
 	}
@@ -74,7 +83,8 @@ func (c *Coordinator) SetIDSource(f func() codec.UUID) { c.cfg.NewID = f }
 func (c *Coordinator) SetClauseCounter(cc ClauseCounter) { c.cfg.Clauses = cc }
 
 // AppendState appends a canonical encoding of the coordinator's whole state
-// (time, groups, members with every field, connections, telemetry clients):
+// (time, groups, members with every field, connections, telemetry clients,
+// classic groups, held requests and answers not yet released):
 // two coordinators behave the same from now on if their encodings are
 // equal. The linearizability checker uses it for Equal and Hash.
 func (c *Coordinator) AppendState(b []byte) []byte { return c.AppendStateForm(b, StateForm{}) }
@@ -95,6 +105,11 @@ type StateForm struct {
 	// NoConns leaves the connections' KIP-1313 contexts out, for a caller
 	// that writes each with its client (ConnClientID).
 	NoConns bool
+	// Request appends a request held unread behind a held one on its
+	// connection, in the caller's form (nil: as fmt prints it). The
+	// explorer writes its member ids through its own renaming and leaves
+	// its correlation id out.
+	Request func(b []byte, h *codec.RequestHeader, req codec.Message) []byte
 }
 
 // AppendStateForm appends the canonical encoding of AppendState, with the
@@ -129,7 +144,7 @@ func (c *Coordinator) AppendStateForm(b []byte, f StateForm) []byte {
 		b = appendTime(b, t.lastPush, f, c.now)
 		b = appendBool(b, t.terminating)
 	}
-	return b
+	return c.appendClassicState(b, f)
 }
 
 // appendTime appends a time or deadline: as it is, or (RelativeTime) as

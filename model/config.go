@@ -43,6 +43,22 @@ type Config struct {
 	HeartbeatIntervalMs int32
 	// MaxGroupSize is group.consumer.max.size; 0 means no limit.
 	MaxGroupSize int
+
+	// The classic groups' settings (docs/PROTOCOL.md B8.4, B8.7, B8.10,
+	// B8.11), Kafka's defaults in DefaultConfig:
+	// ClassicMinSessionTimeoutMs and ClassicMaxSessionTimeoutMs are
+	// group.min.session.timeout.ms and group.max.session.timeout.ms (a
+	// JoinGroup's session timeout outside them is refused);
+	// InitialRebalanceDelayMs is group.initial.rebalance.delay.ms;
+	// ClassicMaxGroupSize is group.max.size (0: no limit);
+	// NewMemberJoinTimeoutMs is the new-member join timeout, a constant in
+	// Kafka (5 minutes), a setting here only so that a test or plan can
+	// reach it.
+	ClassicMinSessionTimeoutMs int32
+	ClassicMaxSessionTimeoutMs int32
+	InitialRebalanceDelayMs    int32
+	ClassicMaxGroupSize        int
+	NewMemberJoinTimeoutMs     int32
 	// Telemetry is the metrics subscription; PushIntervalMs 0 disables
 	// throttling.
 	Telemetry TelemetryConfig
@@ -63,9 +79,10 @@ type Config struct {
 // uniformAssignor is the name of the only server assignor.
 const uniformAssignor = "uniform"
 
-// DefaultConfig returns Kafka's defaults (45 s sessions, 5 s heartbeats),
-// three topics, an unlimited group size, and a deterministic id source
-// seeded with seed.
+// DefaultConfig returns Kafka's defaults (45 s sessions, 5 s heartbeats;
+// for classic groups session timeouts of 6 s to 30 min, a 3 s initial
+// rebalance delay and 5 min for a new member to join), three topics,
+// unlimited group sizes, and a deterministic id source seeded with seed.
 func DefaultConfig(seed uint64) Config {
 	return Config{
 		Topics: []Topic{
@@ -75,6 +92,11 @@ func DefaultConfig(seed uint64) Config {
 		},
 		SessionTimeoutMs:    45000,
 		HeartbeatIntervalMs: 5000,
+
+		ClassicMinSessionTimeoutMs: 6000,
+		ClassicMaxSessionTimeoutMs: 1800000,
+		InitialRebalanceDelayMs:    3000,
+		NewMemberJoinTimeoutMs:     300000,
 		Telemetry: TelemetryConfig{
 			SubscriptionID:           1,
 			PushIntervalMs:           30000,

@@ -13,12 +13,16 @@ import (
 
 // Conn identifies the connection a request arrived on. The coordinator keeps
 // per-connection context for KIP-1313: the ClientId of the connection's
-// first request.
+// first request; and holds a connection's requests behind one it holds
+// (parked.go).
 type Conn struct {
 	ID uint64
-	// Host is what ConsumerGroupDescribe shows as ClientHost, e.g.
-	// "/127.0.0.1".
+	// Host is what ConsumerGroupDescribe and DescribeGroups show as
+	// ClientHost, e.g. "/127.0.0.1".
 	Host string
+	// Delivery is the caller's number for this request, unique in a run:
+	// a held request's answer comes back through Released under it.
+	Delivery uint64
 }
 
 // ErrUnsupportedRequest is returned by Handle for a request the coordinator
@@ -36,8 +40,27 @@ type Coordinator struct {
 	// (i itself, unless a name is listed twice): a tp's topic.
 	firstOfName []int32
 	apis        []codec.ApiVersionsKey // what ApiVersions advertises (see advertised)
+	served      *[128]versionRange     // apis by key, for serves; shared by clones
 	now         int64
 	groups      map[string]*group
+	// classic are the classic groups (classic_group.go); a group id is in
+	// groups or in classic, never both. It and holds are made at their
+	// first entry: most coordinators (a clone per step of a check) have
+	// none.
+	classic map[string]*classicGroup
+	// holds are the connections with a held request (parked.go); released
+	// the answers given to held requests since Released last ran; resume
+	// the connections whose held request was answered, whose requests
+	// behind it are served next.
+	holds    map[uint64]*connHold
+	released []Release
+	resume   []uint64
+	// self is the held record of the request being served, while it
+	// waits: its answer, if it comes within its own step, is selfAnswer;
+	// selfDropped, if it is dropped.
+	self        *parked
+	selfAnswer  codec.Message
+	selfDropped bool
 	// conns holds the ClientId of each connection's first request.
 	conns map[uint64]string
 	// telemetry state per client instance id
@@ -69,11 +92,28 @@ func (c *Coordinator) Config() Config { return c.cfg }
 // Handle serves one request that arrived on conn and returns its response
 // body, to be encoded at the request's version. It returns
 // ErrUnsupportedRequest, and changes nothing, for a request the coordinator
-// does not serve.
+// does not serve, and ErrParked for a request it holds: a classic JoinGroup
+// or SyncGroup that must wait, or any request behind a held one on its
+// connection (parked.go). The answers to held requests come through
+// Released.
 func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if req == nil || req.IsResponse() || req.Key() != h.RequestApiKey {
 		return nil, fmt.Errorf("model: request body does not match header %v", h.RequestApiKey)
 	}
+	if hold := c.holds[conn.ID]; hold != nil && hold.active {
+		c.hit("B8.5/connection-held")
+		hold.queue = append(hold.queue, heldRequest{conn: conn, header: *h, req: req})
+		return nil, ErrParked
+	}
+	resp, err := c.serve(conn, h, req)
+	if len(c.resume) > 0 {
+		c.resumeHeld()
+	}
+	return resp, err
+}
+
+// serve is Handle for a request its connection lets through.
+func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 	if !c.serves(h.RequestApiKey, h.RequestApiVersion) {
 		c.hit("B1.1/unsupported-request")
 		return nil, ErrUnsupportedRequest
@@ -83,7 +123,7 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 	case *codec.ApiVersionsRequest:
 		return c.apiVersions(h.RequestApiVersion, r), nil
 	case *codec.ConsumerGroupHeartbeatRequest:
-		return c.heartbeat(conn, clientID, h.RequestApiVersion, r), nil
+		return c.heartbeat(conn, clientID, h.RequestApiVersion, r)
 	case *codec.ConsumerGroupDescribeRequest:
 		return c.describe(h.RequestApiVersion, r), nil
 	case *codec.LeaveGroupRequest:
@@ -92,8 +132,39 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 		return c.getTelemetrySubscriptions(h, r), nil
 	case *codec.PushTelemetryRequest:
 		return c.pushTelemetry(h, r), nil
+	case *codec.JoinGroupRequest:
+		return c.waitable(conn, func() (codec.Message, error) { return c.joinGroup(conn, clientID, h.RequestApiVersion, r) })
+	case *codec.SyncGroupRequest:
+		return c.waitable(conn, func() (codec.Message, error) { return c.syncGroup(conn, h.RequestApiVersion, r) })
+	case *codec.HeartbeatRequest:
+		return c.classicHeartbeat(r), nil
+	case *codec.DescribeGroupsRequest:
+		return c.describeGroups(h.RequestApiVersion, r), nil
 	}
 	return nil, ErrUnsupportedRequest
+}
+
+// waitable serves a request that may be held (a classic JoinGroup or
+// SyncGroup): serve returns its answer, or nil when it parked the request
+// (parkRequest); the answer may then still come within the step
+// (selfAnswer). A request still waiting at the end holds its connection.
+func (c *Coordinator) waitable(conn Conn, serve func() (codec.Message, error)) (codec.Message, error) {
+	c.self, c.selfAnswer, c.selfDropped = nil, nil, false
+	resp, err := serve()
+	self, answer, dropped := c.self, c.selfAnswer, c.selfDropped
+	c.self, c.selfAnswer, c.selfDropped = nil, nil, false
+	switch {
+	case err != nil || resp != nil:
+		return resp, err
+	case self != nil:
+		c.hold(conn)
+		return nil, ErrParked
+	case answer != nil:
+		return answer, nil
+	case dropped:
+		return nil, ErrParked
+	}
+	return nil, fmt.Errorf("model: %v served without an answer", conn)
 }
 
 // connContext records the KIP-1313 per-connection context and returns the
@@ -130,11 +201,18 @@ func (c *Coordinator) ConnClientID(conn uint64) (string, bool) {
 
 // Disconnect forgets a connection's context. A new connection with the same
 // id starts afresh.
+//
+// A request the connection had held unread behind a held one is Dropped
+// (Released); a held JoinGroup or SyncGroup of it still waits, and is
+// answered as if the connection were open (A6.5).
 func (c *Coordinator) Disconnect(conn uint64) {
 	if _, ok := c.conns[conn]; ok {
 		c.hit("A2/disconnect-forgets")
 	}
 	delete(c.conns, conn)
+	if len(c.holds) > 0 {
+		c.disconnectHeld(conn)
+	}
 }
 
 // Restart is a restart (or failover) of the broker hosting the coordinator,
@@ -149,6 +227,10 @@ func (c *Coordinator) Disconnect(conn uint64) {
 // every member's session timer starts afresh (a full session timeout from
 // now, parked static members included), and a member waiting for
 // revocations (UNREVOKED_PARTITIONS) gets a fresh rebalance timeout.
+//
+// Classic groups survive as their last record says (B8.14,
+// classic_restart.go): their held requests are answered NOT_COORDINATOR
+// (Released), and the requests held behind them are then served.
 func (c *Coordinator) Restart() {
 	clear(c.conns)
 	clear(c.telemetry)
@@ -161,14 +243,30 @@ func (c *Coordinator) Restart() {
 			}
 		}
 	}
+	c.restartClassic()
+	c.resumeHeld()
 }
 
 // Advance moves logical time forward to t (never backward) and fires, in
-// order of deadline, every session and rebalance timeout due at or before
-// t. Each fires at its own deadline: time is set to the deadline first.
+// order of deadline, every timer due at or before t: the consumer groups'
+// session and rebalance timeouts and the classic groups' timers
+// (classic_timers.go), in one order (A6.5). Each fires at its own
+// deadline: time is set to the deadline first. Requests held behind a
+// request a timer answered are served after the last timer, at t
+// (parked.go).
 func (c *Coordinator) Advance(t int64) {
 	for {
 		g, m, kind, at, ok := c.nextTimer(t)
+		var ct classicTimer
+		cok := false
+		if len(c.classic) > 0 {
+			ct, cok = c.nextClassicTimer(t)
+		}
+		if cok && (!ok || ct.at < at || ct.at == at && ct.g.id < g.id) {
+			c.now = ct.at
+			c.fireClassic(ct)
+			continue
+		}
 		if !ok {
 			break
 		}
@@ -192,15 +290,22 @@ func (c *Coordinator) Advance(t int64) {
 	if t > c.now {
 		c.now = t
 	}
+	if len(c.resume) > 0 {
+		c.resumeHeld()
+	}
 }
 
-// NextDeadline is the time of the earliest timer set (a session or
-// rebalance timeout), which Advance fires when it reaches it; ok is false
-// when no timer is set. It may be now: a timeout of zero fires at the next
-// Advance. The explorer (package explore) moves time from deadline to
-// deadline.
+// NextDeadline is the time of the earliest timer set (a consumer group's
+// session or rebalance timeout; a classic group's join or sync phase
+// timer, a member's session, a pending id's expiry), which Advance fires
+// when it reaches it; ok is false when no timer is set. It may be now: a
+// timeout of zero fires at the next Advance. The explorer (package
+// explore) moves time from deadline to deadline.
 func (c *Coordinator) NextDeadline() (at int64, ok bool) {
 	_, _, _, at, ok = c.nextTimer(1<<63 - 1)
+	if ct, cok := c.nextClassicTimer(1<<63 - 1); cok && (!ok || ct.at < at) {
+		at, ok = ct.at, true
+	}
 	return at, ok
 }
 
@@ -257,12 +362,14 @@ func (c *Coordinator) nextTimer(limit int64) (*group, *member, timerKind, int64,
 // serves reports whether the coordinator implements key at version and
 // advertises it.
 func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
-	for _, a := range c.advertised() {
-		if a.ApiKey == key {
-			return version >= a.MinVersion && version <= a.MaxVersion
-		}
+	if c.served == nil {
+		c.advertised()
 	}
-	return false
+	if key < 0 || int(key) >= len(c.served) {
+		return false
+	}
+	r := c.served[key]
+	return r.ok && version >= r.min && version <= r.max
 }
 
 // advertised is the ApiVersions list: every api the model implements, in
@@ -271,15 +378,35 @@ func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
 func (c *Coordinator) advertised() []codec.ApiVersionsKey {
 	if c.apis == nil {
 		c.apis = AdvertisedVersions(c.cfg.MaxVersions)
+		c.served = new([128]versionRange)
+		for _, a := range c.apis {
+			if a.ApiKey >= 0 && int(a.ApiKey) < len(c.served) {
+				c.served[a.ApiKey] = versionRange{true, a.MinVersion, a.MaxVersion}
+			}
+		}
 	}
 	return c.apis
 }
 
+// versionRange is the versions of one api the coordinator serves (ok).
+type versionRange struct {
+	ok       bool
+	min, max int16
+}
+
 // AdvertisedVersions is what a coordinator implementing the model's scope
-// advertises, capped by maxVersions.
+// advertises, capped by maxVersions: the apis ghostcheck checks
+// (codec.APIs) and the classic group protocol's (API.Classic), which Kafka
+// 4.x serves beside them. A cap below an api's lowest version leaves it
+// out: {codec.JoinGroup: 3} plays a broker without KIP-394, {codec.JoinGroup:
+// -1} one without classic groups.
 func AdvertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
-	var out []codec.ApiVersionsKey
-	for _, a := range codec.APIs() {
+	out := make([]codec.ApiVersionsKey, 0, 16)     // a dozen apis: one allocation
+	for key := codec.APIKey(0); key < 128; key++ { // the table itself: AllAPIs would allocate a list
+		a := codec.Lookup(key)
+		if a == nil || a.Routing || a.Auth {
+			continue
+		}
 		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}
 		if m, ok := maxVersions[a.Key]; ok && m < k.MaxVersion {
 			k.MaxVersion = m

@@ -51,6 +51,12 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 		out.ErrorCode = codec.InvalidGroupID
 		return out
 	}
+	if c.classic[id] != nil {
+		c.hit("A6.4/heartbeat-classic-not-found")
+		out.ErrorCode = codec.GroupIDNotFound
+		out.ErrorMessage = codec.Str("Group " + id + " is not a consumer group.")
+		return out
+	}
 	g := c.groups[id]
 	if g == nil {
 		c.hit("B7.2/group-not-found")

@@ -93,25 +93,41 @@ func fencedInstance(memberID, instanceID, holder string) *hbError {
 }
 
 // heartbeat serves ConsumerGroupHeartbeat: validation, then the leave path
-// (epoch -1/-2) or the join/heartbeat path.
-func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
+// (epoch -1/-2) or the join/heartbeat path. It returns
+// ErrUnsupportedRequest, changing nothing, for a join that would convert a
+// classic group with members (A6.4: outside the model).
+func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *codec.ConsumerGroupHeartbeatRequest) (codec.Message, error) {
 	if e := validateHeartbeat(version, r); e != nil {
 		c.hit(e.clause)
-		return errorResponse(e)
+		return errorResponse(e), nil
 	}
 	if r.MemberEpoch == rules.LeaveEpoch || r.MemberEpoch == rules.StaticLeaveEpoch {
 		resp, e := c.leave(r)
 		if e != nil {
-			return errorResponse(e)
+			return errorResponse(e), nil
 		}
-		return resp
+		return resp, nil
 	}
 	resp, e := c.joinOrHeartbeat(conn, clientID, r)
-	if e != nil {
-		return errorResponse(e)
+	if e == errUpgradeRefused {
+		return nil, ErrUnsupportedRequest
 	}
-	return resp
+	if e != nil {
+		return errorResponse(e), nil
+	}
+	return resp, nil
 }
+
+// notConsumerGroup is the answer of a ConsumerGroupHeartbeat that is not a
+// join, and of ConsumerGroupDescribe, for a classic group (A6.4).
+func notConsumerGroup(id string) *hbError {
+	return &hbError{code: codec.GroupIDNotFound, msg: "Group " + id + " is not a consumer group."}
+}
+
+// errUpgradeRefused marks a join to a classic group with members: Kafka
+// converts the group if its migration policy allows, which is outside the
+// model (A6.4, A6.5); Handle refuses the request.
+var errUpgradeRefused = &hbError{}
 
 // leave is the leave path of §B4.4: no epoch check against the stored epoch.
 // A successful leave answers the member id and the epoch (-1 or -2) and
@@ -120,6 +136,10 @@ func (c *Coordinator) heartbeat(conn Conn, clientID string, version int16, r *co
 // heartbeat path it describes (there is no next heartbeat to schedule after
 // a leave), and A4 sends the leave rules to §B4.4.
 func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
+	if c.classic[r.GroupId] != nil {
+		c.hit("A6.4/heartbeat-classic-not-found")
+		return nil, notConsumerGroup(r.GroupId)
+	}
 	g := c.groups[r.GroupId]
 	if g == nil {
 		c.hit("B4.4/leave-group-not-found")
@@ -166,6 +186,19 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.ConsumerGroupHeartbeatRequest) (*codec.ConsumerGroupHeartbeatResponse, *hbError) {
 	join := r.MemberEpoch == rules.JoinEpoch
 	// 1. Group lookup: a join creates the group, but only if it succeeds.
+	// A classic group's id is not a consumer group's (A6.4): only a join
+	// to an Empty one may replace it, and only if it succeeds.
+	replaces := c.classic[r.GroupId]
+	if replaces != nil {
+		switch {
+		case !join:
+			c.hit("A6.4/heartbeat-classic-not-found")
+			return nil, notConsumerGroup(r.GroupId)
+		case replaces.state != classicEmpty:
+			c.hit("A6.4/upgrade-refused")
+			return nil, errUpgradeRefused
+		}
+	}
 	g := c.groups[r.GroupId]
 	created := false
 	if g == nil {
@@ -228,6 +261,12 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	// A5.5), and the member is reconciled.
 	changed := applyFields(m, conn, clientID, r) || lk.isNew
 	if created {
+		if replaces != nil {
+			// The Empty classic group goes, its pending ids and its
+			// record with it.
+			c.hit("A6.4/heartbeat-replaces-classic-group")
+			delete(c.classic, g.id)
+		}
 		c.hit("B4.4/group-created")
 		c.groups[g.id] = g
 	}

@@ -7,12 +7,24 @@ import (
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
-// Snapshot returns every group the coordinator holds, in group id order,
-// including what Describe cannot show (pending revocations).
+// Snapshot returns every group the coordinator holds, consumer and classic,
+// in group id order, including what Describe cannot show (pending
+// revocations; a classic group's generation, leader, pending ids and
+// waiting requests).
 func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 	ids := slices.Sorted(maps.Keys(c.groups))
+	if len(c.classic) > 0 {
+		for id := range c.classic {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+	}
 	out := make([]rules.GroupSnapshot, 0, len(ids))
 	for _, id := range ids {
+		if cg := c.classic[id]; cg != nil {
+			out = append(out, cg.snapshot())
+			continue
+		}
 		g := c.groups[id]
 		gs := rules.GroupSnapshot{GroupID: id, Epoch: g.epoch}
 		if len(g.members) > 0 {
@@ -33,6 +45,32 @@ func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 		out = append(out, gs)
 	}
 	return out
+}
+
+// snapshot is a classic group's snapshot: members in id order, pending ids
+// in id order (nil when none).
+func (g *classicGroup) snapshot() rules.GroupSnapshot {
+	cg := &rules.ClassicGroup{State: g.state.String(), Generation: g.generation, ProtocolType: g.protocolType,
+		Protocol: g.protocol, Leader: g.leader}
+	gs := rules.GroupSnapshot{GroupID: g.id, Epoch: g.generation, Kind: rules.KindClassic, Classic: cg}
+	if len(g.members) > 0 {
+		gs.Members = make([]rules.MemberSnapshot, 0, len(g.members))
+	}
+	for _, m := range g.members {
+		ms := rules.ClassicMemberSnapshot(m.id, m.instance.Value, m.assignment)
+		ms.Classic.SessionTimeoutMs, ms.Classic.New = m.sessionMs, m.isNew
+		switch {
+		case m.join != nil:
+			ms.Classic.Waiting = rules.WaitingJoin
+		case m.sync != nil:
+			ms.Classic.Waiting = rules.WaitingSync
+		}
+		gs.Members = append(gs.Members, ms)
+	}
+	for _, id := range slices.Sorted(maps.Keys(g.pending)) {
+		cg.Pending = append(cg.Pending, rules.PendingSnapshot{ID: id, Deadline: g.pending[id]})
+	}
+	return gs
 }
 
 func (c *Coordinator) toTopicPartitions(s partSet) []rules.TopicPartition {

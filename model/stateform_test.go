@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -17,9 +18,9 @@ import (
 func joinAt(t *testing.T, start int64, first, second string) *coordTest {
 	tc := newCoordTest(t)
 	tc.advance(start)
-	tc.ok(1, join("g", first, "a", "b"))
+	tc.ok(1, testreq.Join("g", first, rebalanceMs, "a", "b"))
 	other := &coordTest{t: t, c: tc.c, conn: model.Conn{ID: 2, Host: testHost}}
-	other.ok(1, join("g", second, "a"))
+	other.ok(1, testreq.Join("g", second, rebalanceMs, "a"))
 	return tc
 }
 
@@ -75,7 +76,7 @@ func TestNextDeadline(t *testing.T) {
 		t.Fatalf("an empty coordinator has a deadline at %d", at)
 	}
 	tc.advance(1000)
-	tc.ok(1, join("g", "m1", "a"))
+	tc.ok(1, testreq.Join("g", "m1", rebalanceMs, "a"))
 	if at, ok := tc.c.NextDeadline(); !ok || at != 1000+45000 {
 		t.Fatalf("after a join at 1 s: NextDeadline %d, %v; want the session timeout, 46000", at, ok)
 	}
@@ -84,9 +85,9 @@ func TestNextDeadline(t *testing.T) {
 	// heartbeat, at 2 s, after m2's session deadline is set at 1.5 s.
 	tc.advance(1500)
 	other := &coordTest{t: t, c: tc.c, conn: model.Conn{ID: 2, Host: testHost}}
-	other.ok(1, join("g", "m2", "a"))
+	other.ok(1, testreq.Join("g", "m2", rebalanceMs, "a"))
 	tc.advance(2000)
-	resp := tc.ok(1, hb("g", "m1", 1, "a0 a1 a2"))
+	resp := tc.ok(1, testreq.Heartbeat("g", "m1", 1, "a0 a1 a2"))
 	if resp.MemberEpoch != 1 {
 		t.Fatalf("m1 at epoch %d, want 1 while it revokes", resp.MemberEpoch)
 	}
@@ -103,19 +104,19 @@ func TestSetClauseCounter(t *testing.T) {
 	tc := newCoordTest(t)
 	own := model.ClauseHits{}
 	tc.c.SetClauseCounter(own)
-	tc.ok(1, join("g", "m1", "a"))
+	tc.ok(1, testreq.Join("g", "m1", rebalanceMs, "a"))
 	if own["A5.1/member-joined"] != 1 {
 		t.Fatalf("the counter set saw %v, want A5.1/member-joined once", own)
 	}
 	cl := tc.c.Clone()
 	other := model.ClauseHits{}
 	cl.SetClauseCounter(other)
-	(&coordTest{t: t, c: cl, conn: model.Conn{ID: 2, Host: testHost}}).ok(1, join("g", "m2", "a"))
+	(&coordTest{t: t, c: cl, conn: model.Conn{ID: 2, Host: testHost}}).ok(1, testreq.Join("g", "m2", rebalanceMs, "a"))
 	if own["A5.1/member-joined"] != 1 || other["A5.1/member-joined"] != 1 {
 		t.Fatalf("after a join on the clone: original %v, clone %v; each counter must see its own coordinator's join only", own, other)
 	}
 	cl.SetClauseCounter(nil)
-	(&coordTest{t: t, c: cl, conn: model.Conn{ID: 3, Host: testHost}}).ok(1, join("g", "m3", "a"))
+	(&coordTest{t: t, c: cl, conn: model.Conn{ID: 3, Host: testHost}}).ok(1, testreq.Join("g", "m3", rebalanceMs, "a"))
 	if other["A5.1/member-joined"] != 1 {
 		t.Fatal("a nil counter must count nothing")
 	}
@@ -124,11 +125,11 @@ func TestSetClauseCounter(t *testing.T) {
 func TestTimers(t *testing.T) {
 	tc := newCoordTest(t)
 	tc.advance(1000)
-	tc.ok(1, join("g", "m1", "a"))
+	tc.ok(1, testreq.Join("g", "m1", rebalanceMs, "a"))
 	tc.advance(1500)
-	(&coordTest{t: t, c: tc.c, conn: model.Conn{ID: 2, Host: testHost}}).ok(1, join("g", "m2", "a"))
+	(&coordTest{t: t, c: tc.c, conn: model.Conn{ID: 2, Host: testHost}}).ok(1, testreq.Join("g", "m2", rebalanceMs, "a"))
 	tc.advance(2000)
-	tc.ok(1, hb("g", "m1", 1, "a0 a1 a2")) // m1 must revoke part of a: its rebalance timer starts
+	tc.ok(1, testreq.Heartbeat("g", "m1", 1, "a0 a1 a2")) // m1 must revoke part of a: its rebalance timer starts
 	var got []string
 	tc.c.Timers(func(g, m string, session, rebalance int64) {
 		got = append(got, fmt.Sprintf("%s/%s %d %d", g, m, session, rebalance))

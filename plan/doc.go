@@ -3,7 +3,9 @@
 // processes (group, static or not, ConsumerGroupHeartbeat v1 or v0,
 // topics, a seed for their UUIDs) and what each does in which round, the
 // network faults on numbered requests, administrative removals, the
-// prober's requests and coordinator restarts. Every random choice is made
+// prober's requests and coordinator restarts; groups of the classic
+// protocol (JoinGroup, SyncGroup, Heartbeat) beside or instead of consumer
+// groups (Options.Protocol). Every random choice is made
 // here, from a seed (New) or from rapid (Draw), so a plan is the whole
 // experiment and replays from its own content, on any later commit. The
 // order of the draws is part of what a seed means: each feature is drawn
@@ -34,9 +36,15 @@
 //     or smaller broker's caps, timeouts off the round grid.
 //   - realtime.go: ForRealTime, a plan sized for a broker over TCP
 //     (RealTime), without what only ghostcheck's own coordinators can play.
+//   - classic.go: classic groups (Protocol, ClassicClient): a classic
+//     client's JoinGroup cap and timeouts, the first rebalance's delay, a
+//     Kafka 2.2 broker, two processes of one instance id, the KIP-394
+//     control (JoinGroup v3).
 //   - validate.go: Validate, for plans read from files.
 //   - shrink.go: Shrink and a plan's Size.
 //
 // Tests: draw_test.go (the later draws keep every seed's plan; plans reach
-// every feature), faults_test.go (the --faults grammar of run and check).
+// every feature), faults_test.go (the --faults grammar of run and check),
+// classic_test.go (classic and mixed plans keep the seeds' plans, replay,
+// validate, reach every classic draw, and shrink).
 package plan

@@ -93,6 +93,11 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	if o.Caps {
 		drawLeaveGroupBeforeReason(d, &p)
 	}
+	// Classic groups, after everything else: a consumer-protocol plan is
+	// the one its seed gave before they existed.
+	if o.Protocol == ProtocolClassic || o.Protocol == ProtocolMixed {
+		drawClassic(d, o, &p)
+	}
 	return p
 }
 

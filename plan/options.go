@@ -66,6 +66,15 @@ type Options struct {
 	// their joins, some Describes ask for the groups' authorized
 	// operations, and the prober probe the assignment's corners.
 	RareInputs bool
+	// Protocol is the group protocol of the plan's groups: consumer (""
+	// too), classic, or mixed (each group drawn one or the other);
+	// classic groups are drawn after everything else (drawClassic).
+	Protocol Protocol
+	// JoinGroupVersion is the highest JoinGroup version of the classic
+	// clients: 0 for today's (9), 3 for clients from before KIP-394 (the
+	// control that shows its ghosts; they are all dynamic, since a static
+	// member needs v5).
+	JoinGroupVersion int16
 }
 
 // DefaultOptions is a small, busy run: 6 clients in 2 groups over 60

@@ -19,7 +19,9 @@ type Plan struct {
 	Topics              []Topic `json:"topics"`
 	SessionTimeoutMs    int64   `json:"sessionTimeoutMs"`
 	HeartbeatIntervalMs int32   `json:"heartbeatIntervalMs"`
-	MaxGroupSize        int     `json:"maxGroupSize,omitempty"`
+	// MaxGroupSize caps every group, consumer (group.consumer.max.size)
+	// and classic (group.max.size).
+	MaxGroupSize int `json:"maxGroupSize,omitempty"`
 	// Simulation.
 	Rounds         int   `json:"rounds"`
 	RoundMs        int64 `json:"roundMs"`
@@ -58,6 +60,10 @@ type Plan struct {
 	// DescribeOps has the observer's Describes ask for the groups'
 	// authorized operations.
 	DescribeOps bool `json:"describeOps,omitempty"`
+	// InitialRebalanceDelayMs is the coordinator's
+	// group.initial.rebalance.delay.ms for classic groups (plans with
+	// classic clients only; classic.go).
+	InitialRebalanceDelayMs int32 `json:"initialRebalanceDelayMs,omitempty"`
 }
 
 // Topic is a topic of the coordinator's configuration.
@@ -88,6 +94,10 @@ type ClientPlan struct {
 	// rack-aware client; one naming the coordinator's assignor).
 	RackID         string `json:"rackId,omitempty"`
 	ServerAssignor string `json:"serverAssignor,omitempty"`
+	// Classic, when set, makes the process a classic consumer (JoinGroup,
+	// SyncGroup, Heartbeat: classic.go); HeartbeatVersion, NullOwned,
+	// RackID and ServerAssignor are then unused.
+	Classic *ClassicClient `json:"classic,omitempty"`
 }
 
 // Action is one scheduled action of a client process.
@@ -152,6 +162,10 @@ func (p *Plan) ModelConfig() model.Config {
 	if p.TelemetryMaxBytes > 0 {
 		cfg.Telemetry.TelemetryMaxBytes = p.TelemetryMaxBytes
 	}
+	if p.HasClassic() {
+		// A group size cap caps classic groups too (group.max.size).
+		cfg.InitialRebalanceDelayMs, cfg.ClassicMaxGroupSize = p.InitialRebalanceDelayMs, p.MaxGroupSize
+	}
 	return cfg
 }
 
@@ -181,9 +195,13 @@ func (p *Plan) Groups() []string {
 // String is a one-line summary of the plan.
 func (p *Plan) String() string {
 	v := map[int16]int{}
-	static := 0
+	static, classic := 0, 0
 	for _, c := range p.Clients {
-		v[c.HeartbeatVersion]++
+		if c.Classic != nil {
+			classic++
+		} else {
+			v[c.HeartbeatVersion]++
+		}
 		if c.InstanceID != "" {
 			static++
 		}
@@ -200,6 +218,10 @@ func (p *Plan) String() string {
 	}
 	if len(p.Restarts) > 0 {
 		ks = append(ks, fmt.Sprintf("restarts=%d", len(p.Restarts)))
+	}
+	if classic > 0 {
+		return fmt.Sprintf("%d clients (classic=%d v0=%d v1=%d, static=%d) in %d groups, %d rounds, faults: %s",
+			len(p.Clients), classic, v[0], v[1], static, len(p.Groups()), p.Rounds, strings.Join(ks, " "))
 	}
 	return fmt.Sprintf("%d clients (v0=%d v1=%d, static=%d) in %d groups, %d rounds, faults: %s",
 		len(p.Clients), v[0], v[1], static, len(p.Groups()), p.Rounds, strings.Join(ks, " "))

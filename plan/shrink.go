@@ -132,6 +132,7 @@ func (s *shrinker) plainer() bool {
 	try(s.p.SubRoundMs > 0, func(q *Plan) { q.SubRoundMs = 0 })
 	try(len(s.p.MaxVersions) > 0, func(q *Plan) { q.MaxVersions = nil })
 	try(s.p.MaxGroupSize > 0, func(q *Plan) { q.MaxGroupSize = 0 })
+	try(s.p.InitialRebalanceDelayMs > 0, func(q *Plan) { q.InitialRebalanceDelayMs = 0 })
 	for i := range s.p.Clients {
 		try(s.p.Clients[i].ClientIDEvery, func(q *Plan) { q.Clients[i].ClientIDEvery = false })
 		try(s.p.Clients[i].NullOwned, func(q *Plan) { q.Clients[i].NullOwned = false })
@@ -199,6 +200,10 @@ func clonePlan(p Plan) Plan {
 	for i, c := range p.Clients {
 		c.Actions = append([]Action(nil), c.Actions...)
 		c.Topics = append([]string(nil), c.Topics...)
+		if c.Classic != nil {
+			cc := *c.Classic
+			c.Classic = &cc
+		}
 		q.Clients[i] = c
 	}
 	return q

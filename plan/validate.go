@@ -10,7 +10,7 @@ import (
 // returned.
 func (p *Plan) Validate() error {
 	for _, err := range []error{p.validateRun(), p.validateClients(), p.validateRestarts(), p.validateFaults(), p.validateTimings(),
-		p.validateResubscribes(), p.validateAdmin()} {
+		p.validateResubscribes(), p.validateAdmin(), p.validateClassic()} {
 		if err != nil {
 			return err
 		}

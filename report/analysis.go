@@ -82,7 +82,7 @@ func analyze(res *driver.Result, rep *check.Report, ghosts []string) *analysis {
 		a.end = max(a.end, op.At)
 		a.op(op)
 		if len(res.Violations) == 0 && op.ID == mismatchOp(rep) {
-			a.violation(driver.RoundViolation{Round: op.Sent, At: op.At, Rule: rep.Rule, What: rep.Mismatch}, true, res.Plan.Groups(), groupOf(op))
+			a.violation(driver.RoundViolation{Round: op.Sent, At: op.At, Rule: rep.Rule, What: rep.Mismatch}, true, res.Plan.Groups(), op.GroupID())
 		}
 	}
 	for i, v := range vs {
@@ -106,21 +106,6 @@ func mismatchOp(rep *check.Report) int {
 		return -1
 	}
 	return id
-}
-
-// groupOf is the group an operation is about ("" for none, or several).
-func groupOf(op *history.Op) string {
-	switch r := op.Request.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		return r.GroupId
-	case *codec.LeaveGroupRequest:
-		return r.GroupId
-	case *codec.ConsumerGroupDescribeRequest:
-		if len(r.GroupIds) == 1 {
-			return r.GroupIds[0]
-		}
-	}
-	return ""
 }
 
 // idPattern matches the member ids a violation's words name: a
@@ -187,7 +172,7 @@ func (a *analysis) op(op *history.Op) {
 
 // say adds a story line about op.
 func (a *analysis) say(op *history.Op, class, text string) {
-	g := groupOf(op)
+	g := op.GroupID()
 	if g == "" {
 		g = a.clientGroup[op.Name]
 	}

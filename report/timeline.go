@@ -251,7 +251,7 @@ func groupIn(text string, groups []string) string {
 // by budget) and returns its page with ghostcheck's labels, banner and
 // scroll script.
 func renderTimeline(res *driver.Result, rep *check.Report, win timelineWindow, budget time.Duration, title string) ([]byte, bool, error) {
-	m := check.TimelineModel(res.Plan.ModelConfig(), win.before)
+	m := check.TimelineModel(res.Plan.ModelConfig(), win.before, win.ops)
 	m.DescribeOperation = func(in, _ any) string { return timelineLabel(in.(*history.Op)) }
 	m.DescribeOperationMetadata = func(md any) string { s, _ := md.(string); return s }
 	ops := check.PorcupineOps(win.ops)

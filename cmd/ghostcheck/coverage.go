@@ -215,8 +215,8 @@ func lineOf(span string) int {
 // each plan run against a model with a clause counter.
 func clauseHits(cfg runConfig, phases []*phaseSummary) model.ClauseHits {
 	type job struct {
-		seed    uint64
-		version int
+		seed uint64
+		col  column
 	}
 	jobs := make(chan job)
 	var mu sync.Mutex
@@ -228,8 +228,7 @@ func clauseHits(cfg runConfig, phases []*phaseSummary) model.ClauseHits {
 			defer wg.Done()
 			hits := model.ClauseHits{}
 			for j := range jobs {
-				opts := cfg.opts
-				opts.HeartbeatVersion = j.version
+				opts := j.col.options(cfg.opts)
 				pl := plan.New(j.seed, opts)
 				mc := pl.ModelConfig()
 				mc.Clauses = hits
@@ -244,7 +243,7 @@ func clauseHits(cfg runConfig, phases []*phaseSummary) model.ClauseHits {
 	}
 	for _, p := range phases {
 		for i := 0; i < p.Histories; i++ {
-			jobs <- job{cfg.seed + uint64(i), p.Version}
+			jobs <- job{cfg.seed + uint64(i), p.column()}
 		}
 	}
 	close(jobs)

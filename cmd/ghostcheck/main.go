@@ -39,9 +39,11 @@
 //
 //   - main.go: the commands, usage and help; exit.go: the exit statuses and
 //     flag parsing every command shares.
-//   - run.go: run's flags and summary; runworkers.go: histories checked by
-//     workers, counted in seed order; runjunit.go: run's --json and --junit;
-//     coverage.go: run --coverage.
+//   - run.go: run's flags and summary; runcolumns.go: its columns (the
+//     clients' versions, the consumer or classic protocol, the KIPs'
+//     controls); runworkers.go: histories checked by workers, counted in
+//     seed order; runjunit.go: run's --json and --junit; coverage.go: run
+//     --coverage.
 //   - check.go: check; checkflags.go: its flags and case selection;
 //     checkjunit.go: its --junit; reportcheck.go: its index and replay's
 //     pages.

@@ -133,15 +133,8 @@ func faultsFlag(m map[plan.FaultKind]int) string {
 
 // runHeadline is the sentence the summary ends with.
 func runHeadline(phases []*phaseSummary) string {
-	if len(phases) == 2 && phases[0].Version == 1 && phases[1].Version == 0 {
-		v1, v0 := phases[0], phases[1]
-		switch {
-		case v1.Ghosts == 0 && v1.Verdicts[history.Illegal] == 0 && v0.Ghosts > 0:
-			return fmt.Sprintf("KIP-1082 holds: no ghost in %d v1 histories; v0 with the same faults made %d (first in history %d).", v1.Histories, v0.Ghosts, v0.FirstGhost)
-		case v1.Ghosts > 0 || v1.Verdicts[history.Illegal] > 0:
-			return "KIP-1082 does NOT hold for this target: v1 clients were hurt."
-		}
-		return "v0 made no ghost in this run: too few histories or faults to show the difference."
+	if line := kipLine(phases); line != "" {
+		return line
 	}
 	var parts []string
 	for _, p := range phases {

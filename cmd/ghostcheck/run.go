@@ -30,7 +30,7 @@ type runConfig struct {
 	histories int
 	duration  time.Duration
 	opts      plan.Options
-	versions  []int // heartbeat versions to run, in order; -1 = mixed
+	columns   []column // in order
 	mutant    string
 	out       string
 	json      bool
@@ -38,19 +38,25 @@ type runConfig struct {
 	shrink    int
 	workers   int
 	failfast  bool
-	// faults and hv are the flags' text, for --json's options.
-	faults, hv string
+	// faults, hv, protocol and join are the flags' text, for --json's
+	// options.
+	faults, hv, protocol, join string
 	// onHistory, when set (tests), sees every history a phase counts, in
 	// seed order.
-	onHistory func(version int, h historyRecord)
+	onHistory func(col column, h historyRecord)
 }
 
 // phaseSummary is what one heartbeat version's histories came to.
 type phaseSummary struct {
 	Label   string `json:"label"`
 	Version int    `json:"heartbeatVersion"`
-	// Control: the v0 column of the v1-vs-v0 comparison, whose ghosts are
-	// expected (they show what KIP-1082 prevents) and fail nothing.
+	// Protocol and JoinGroupVersion are a column's with classic groups
+	// (absent for the consumer protocol alone).
+	Protocol         plan.Protocol `json:"protocol,omitempty"`
+	JoinGroupVersion int16         `json:"joinGroupVersion,omitempty"`
+	// Control: the v0 column of the v1-vs-v0 comparison (or JoinGroup v3
+	// beside v4+), whose ghosts are expected (they show what KIP-1082, or
+	// KIP-394, prevents) and fail nothing.
 	Control    bool                    `json:"control,omitempty"`
 	Histories  int                     `json:"histories"`
 	Operations int                     `json:"operations"`
@@ -71,6 +77,7 @@ type phaseSummary struct {
 	FailingOmitted int              `json:"failingOmitted,omitempty"`
 	series         historySeries    // for the HTML report's plots
 	first          *seedOutcome     // the first history not Ok, to shrink and report
+	col            column
 }
 
 // failingHistory is one history that was not Ok.
@@ -213,6 +220,8 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	fs.IntVar(&cfg.opts.StaticPercent, "static", cfg.opts.StaticPercent, "percent of clients that are static members")
 	fs.StringVar(&cfg.faults, "faults", "uniform=10", "fault rates in percent per request: KIND=PCT,... with kinds "+faultNames()+"; uniform=PCT spreads PCT over all; none")
 	fs.StringVar(&cfg.hv, "heartbeat-version", "compare", "ConsumerGroupHeartbeat version of the clients: 1 (KIP-1082), 0 (broker-made ids), mixed, or compare (1 then 0, the KIP's claim)")
+	fs.StringVar(&cfg.protocol, "protocol", string(plan.ProtocolConsumer), "group protocol of the clients: consumer (ConsumerGroupHeartbeat), classic (JoinGroup, SyncGroup, Heartbeat), or mixed (each group one or the other)")
+	fs.StringVar(&cfg.join, "join-group-version", "compare", "highest JoinGroup version of the classic clients: 9 (KIP-394), 3 (before it), or compare (9 then 3, the KIP's claim)")
 	fs.StringVar(&cfg.mutant, "mutant", "", "switch on one of impl's planted bugs to watch the checker catch it: "+mutantNames())
 	fs.StringVar(&cfg.out, "out", "out", "directory for the index and failure reports (history, page, timeline)")
 	fs.BoolVar(&cfg.json, "json", false, "print the summary as JSON (schema ghostcheck/run/v1, with the options used)")
@@ -236,6 +245,13 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return cfg, exitUsage
+	}
+	// A planted bug of the classic protocol needs classic groups to show:
+	// unless --protocol says otherwise, a run with one has them.
+	protocolSet := false
+	fs.Visit(func(f *flag.Flag) { protocolSet = protocolSet || f.Name == "protocol" })
+	if !protocolSet && targets.ClassicMutant(cfg.mutant) {
+		cfg.protocol = string(plan.ProtocolClassic)
 	}
 	return cfg, validateRun(&cfg, stderr)
 }
@@ -264,20 +280,28 @@ func validateRun(cfg *runConfig, stderr io.Writer) int {
 	if cfg.opts.Faults, err = plan.ParseFaultRates(cfg.faults); err != nil {
 		return usageErr(stderr, "run", "%v", err)
 	}
+	var hvs []int
 	switch cfg.hv {
 	case "1":
-		cfg.versions = []int{1}
+		hvs = []int{1}
 	case "0":
-		cfg.versions = []int{0}
+		hvs = []int{0}
 	case "mixed":
-		cfg.versions = []int{-1}
+		hvs = []int{-1}
 	case "compare":
-		cfg.versions = []int{1, 0}
+		hvs = []int{1, 0}
 		if cfg.mutant != "" {
-			cfg.versions = []int{1}
+			hvs = []int{1}
 		}
 	default:
 		return usageErr(stderr, "run", "--heartbeat-version %q: want 0, 1, mixed or compare", cfg.hv)
+	}
+	protocol, err := plan.ParseProtocol(cfg.protocol)
+	if err != nil {
+		return usageErr(stderr, "run", "--protocol: %v", err)
+	}
+	if cfg.columns, err = runColumns(protocol, hvs, cfg.join, cfg.mutant != ""); err != nil {
+		return usageErr(stderr, "run", "%v", err)
 	}
 	return -1
 }
@@ -310,7 +334,7 @@ func phaseLabel(v int) string {
 
 // report shrinks a failing plan, writes its history and timeline, and says
 // how to replay it.
-func report(cfg runConfig, version int, pl plan.Plan, res *driver.Result, rep *check.Report, prog *progress) *failure {
+func report(cfg runConfig, col column, pl plan.Plan, res *driver.Result, rep *check.Report, prog *progress) *failure {
 	f := &failure{Seed: pl.Seed, Rule: rep.Rule, Detail: rep.Detail}
 	small := pl
 	if cfg.shrink > 0 && rep.Verdict == history.Illegal {
@@ -328,19 +352,22 @@ func report(cfg runConfig, version int, pl plan.Plan, res *driver.Result, rep *c
 			small = pl
 		}
 	}
-	name := fmt.Sprintf("%s-v%d-seed%d-%s", cfg.target, version, pl.Seed, strings.ToLower(rep.Rule))
-	if version < 0 {
+	name := fmt.Sprintf("%s-v%d-seed%d-%s", cfg.target, col.hv, pl.Seed, strings.ToLower(rep.Rule))
+	switch {
+	case col.classic():
+		name = fmt.Sprintf("%s-%s-seed%d-%s", cfg.target, col.slug(), pl.Seed, strings.ToLower(rep.Rule))
+	case col.hv < 0:
 		name = fmt.Sprintf("%s-mixed-seed%d-%s", cfg.target, pl.Seed, strings.ToLower(rep.Rule))
 	}
 	if cfg.mutant != "" {
 		name = cfg.mutant + "-" + name
 	}
 	hdr := history.FileHeader{Target: cfg.target, Mutant: cfg.mutant,
-		Title: fmt.Sprintf("%s found by ghostcheck run (seed %d, %s)", rep.Rule, pl.Seed, phaseLabel(version)), Plan: small}
+		Title: fmt.Sprintf("%s found by ghostcheck run (seed %d, %s)", rep.Rule, pl.Seed, col.label()), Plan: small}
 	art, err := writeFailurePage(cfg.out, name, hdr, res, rep)
 	if err != nil {
 		f.Detail += " (writing the report failed: " + err.Error() + ")"
-		f.Replay = fmt.Sprintf("ghostcheck run --target %s --seed %d --histories 1 --heartbeat-version %s%s", cfg.target, pl.Seed, versionFlag(version), mutantFlag(cfg.mutant))
+		f.Replay = fmt.Sprintf("ghostcheck run --target %s --seed %d --histories 1 %s%s", cfg.target, pl.Seed, col.flags(), mutantFlag(cfg.mutant))
 		return f
 	}
 	f.History, f.Timeline = art.History, art.HTML
@@ -417,7 +444,7 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		}
 		fmt.Fprintln(w)
 		if p.Control {
-			fmt.Fprintf(w, "%s: ghosts, as expected without KIP-1082 (an example, shrunk):\n", p.Label)
+			fmt.Fprintf(w, "%s: ghosts, as expected without %s (an example, shrunk):\n", p.Label, controlKIP(p))
 		} else {
 			fmt.Fprintf(w, "%s: FAILED\n", p.Label)
 		}
@@ -432,18 +459,41 @@ func printSummary(w io.Writer, cfg runConfig, phases []*phaseSummary) {
 		}
 		fmt.Fprintf(w, "  replay:   %s\n", p.Failure.Replay)
 	}
-	if len(phases) == 2 && phases[0].Version == 1 && phases[1].Version == 0 {
+	if line := kipLine(phases); line != "" {
 		fmt.Fprintln(w)
-		v1, v0 := phases[0], phases[1]
-		switch {
-		case v1.Ghosts == 0 && v1.Verdicts[history.Illegal] == 0 && v0.Ghosts > 0:
-			fmt.Fprintf(w, "KIP-1082 holds: no ghost in %d v1 histories; v0 with the same faults made %d (first in history %d).\n", v1.Histories, v0.Ghosts, v0.FirstGhost)
-		case v1.Ghosts > 0 || v1.Verdicts[history.Illegal] > 0:
-			fmt.Fprintln(w, "KIP-1082 does NOT hold for this target: v1 clients were hurt.")
-		default:
-			fmt.Fprintln(w, "v0 made no ghost in this run: too few histories or faults to show the difference.")
-		}
+		fmt.Fprintln(w, line)
 	}
+}
+
+// controlKIP is the KIP whose absence a control column shows.
+func controlKIP(p *phaseSummary) string {
+	if p.col.classic() && p.col.join < 4 && p.col.hv != 0 {
+		return "KIP-394"
+	}
+	if p.col.classic() && p.col.join < 4 {
+		return "KIP-1082 and KIP-394"
+	}
+	return "KIP-1082"
+}
+
+// kipLine is the sentence that says whether a KIP's claim held, for a run
+// of a column and its control ("" for any other run).
+func kipLine(phases []*phaseSummary) string {
+	if len(phases) != 2 || !phases[1].Control {
+		return ""
+	}
+	kip, newer, older := "KIP-1082", "v1", "v0"
+	if c := phases[1].col; c.classic() {
+		kip, newer, older = controlKIP(phases[1]), "JoinGroup v4+", "JoinGroup v3"
+	}
+	good, control := phases[0], phases[1]
+	switch {
+	case good.Ghosts == 0 && good.Verdicts[history.Illegal] == 0 && control.Ghosts > 0:
+		return fmt.Sprintf("%s holds: no ghost in %d %s histories; %s with the same faults made %d (first in history %d).", kip, good.Histories, newer, older, control.Ghosts, control.FirstGhost)
+	case good.Ghosts > 0 || good.Verdicts[history.Illegal] > 0:
+		return fmt.Sprintf("%s does NOT hold for this target: %s clients were hurt.", kip, newer)
+	}
+	return fmt.Sprintf("%s made no ghost in this run: too few histories or faults to show the difference.", older)
 }
 
 // progress prints a live line on a terminal and plain periodic lines

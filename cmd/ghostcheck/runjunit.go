@@ -14,13 +14,17 @@ import (
 // runOptions are the options a run used, as --json and --junit record
 // them, so a result says what produced it.
 func runOptions(cfg runConfig) map[string]any {
-	return map[string]any{
+	o := map[string]any{
 		"target": cfg.target, "mutant": cfg.mutant, "seed": cfg.seed, "histories": cfg.histories,
 		"duration": cfg.duration.String(), "clients": cfg.opts.Clients, "groups": cfg.opts.Groups, "rounds": cfg.opts.Rounds,
 		"static": cfg.opts.StaticPercent, "faults": faultsFlag(cfg.opts.Faults), "heartbeatVersion": cfg.hv,
 		"parallel": cfg.opts.Parallel, "restarts": cfg.opts.Restarts, "shrink": cfg.shrink, "workers": cfg.workers,
 		"failfast": cfg.failfast, "out": cfg.out, "junit": cfg.junit,
 	}
+	if cfg.protocol != "" && cfg.protocol != string(plan.ProtocolConsumer) {
+		o["protocol"], o["joinGroupVersion"] = cfg.protocol, cfg.join
+	}
+	return o
 }
 
 // printRunJSON prints the summary as JSON (schema ghostcheck/run/v1).
@@ -53,7 +57,7 @@ func writeRunJUnit(path string, cfg runConfig, out runOutcome) error {
 }
 
 func runSuite(cfg runConfig, p *phaseSummary, out runOutcome) junitSuite {
-	class := fmt.Sprintf("ghostcheck.run.%s.%s", cfg.target, versionFlag(p.Version))
+	class := fmt.Sprintf("ghostcheck.run.%s.%s", cfg.target, p.col.slug())
 	s := junitSuite{Name: fmt.Sprintf("ghostcheck run %s, %s", targetWords(cfg), p.Label)}
 	last := cfg.seed
 	if p.Histories > 0 {
@@ -80,7 +84,7 @@ func runSuite(cfg runConfig, p *phaseSummary, out runOutcome) junitSuite {
 		return s
 	}
 	for _, f := range p.Failing {
-		text := f.Detail + "\nrerun:   " + rerunCommand(cfg, p.Version, f.Seed)
+		text := f.Detail + "\nrerun:   " + rerunCommand(cfg, p.col, f.Seed)
 		if p.Failure != nil && p.Failure.Seed == f.Seed && p.Failure.History != "" {
 			text += "\nhistory: " + p.Failure.History + "\nreplay:  " + p.Failure.Replay
 		}
@@ -151,8 +155,8 @@ func planFlags(cfg runConfig) string {
 }
 
 // rerunCommand runs one history of the run again, from its seed.
-func rerunCommand(cfg runConfig, version int, seed uint64) string {
-	parts := []string{"ghostcheck run --target", cfg.target, "--seed", strconv.FormatUint(seed, 10), "--histories 1 --heartbeat-version", versionFlag(version)}
+func rerunCommand(cfg runConfig, col column, seed uint64) string {
+	parts := []string{"ghostcheck run --target", cfg.target, "--seed", strconv.FormatUint(seed, 10), "--histories 1", col.flags()}
 	if cfg.mutant != "" {
 		parts = append(parts, "--mutant", cfg.mutant)
 	}

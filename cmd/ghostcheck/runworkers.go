@@ -52,13 +52,12 @@ type historyRecord struct {
 // history is written unshrunk).
 func runPhases(ctx context.Context, cfg runConfig, prog *progress) runOutcome {
 	var out runOutcome
-	compare := len(cfg.versions) == 2 && cfg.versions[0] == 1 && cfg.versions[1] == 0
-	for i, v := range cfg.versions {
+	for i, col := range cfg.columns {
 		if ctx.Err() != nil || out.failfast != "" {
 			break
 		}
-		budget := cfg.duration / time.Duration(len(cfg.versions))
-		ps := runPhase(ctx, cfg, v, compare && v == 0, budget, i, prog)
+		budget := cfg.duration / time.Duration(len(cfg.columns))
+		ps := runPhase(ctx, cfg, col, budget, i, prog)
 		if cfg.failfast && !ps.Control && ps.first != nil {
 			out.failfast = fmt.Sprintf("%s, seed %d", ps.Label, ps.first.seed)
 		}
@@ -71,7 +70,7 @@ func runPhases(ctx context.Context, cfg runConfig, prog *progress) runOutcome {
 			if out.interrupted {
 				c.shrink = 0
 			}
-			ps.Failure = report(c, ps.Version, f.plan, f.res, f.rep, prog)
+			ps.Failure = report(c, ps.col, f.plan, f.res, f.rep, prog)
 		}
 	}
 	return out
@@ -82,11 +81,14 @@ func runPhases(ctx context.Context, cfg runConfig, prog *progress) runOutcome {
 // counted in seed order, whatever order they finish in, so that the
 // summary is the same for any number of workers. The first history is
 // always run; after it the budget (or --histories) and ctx decide.
-func runPhase(ctx context.Context, cfg runConfig, version int, control bool, budget time.Duration, index int, prog *progress) *phaseSummary {
-	ps := &phaseSummary{Label: phaseLabel(version), Version: version, Control: control, Faults: map[plan.FaultKind]int{},
-		Verdicts: map[history.Verdict]int{}, Violations: map[string]int{}}
-	opts := cfg.opts
-	opts.HeartbeatVersion = version
+func runPhase(ctx context.Context, cfg runConfig, col column, budget time.Duration, index int, prog *progress) *phaseSummary {
+	ps := &phaseSummary{Label: col.label(), Version: col.hv, Control: col.control, Faults: map[plan.FaultKind]int{},
+		Verdicts: map[history.Verdict]int{}, Violations: map[string]int{}, col: col}
+	if col.classic() {
+		ps.Protocol, ps.JoinGroupVersion = col.protocol, col.join
+	}
+	control := col.control
+	opts := col.options(cfg.opts)
 	start := time.Now()
 	more := func(i int) bool {
 		switch {
@@ -106,7 +108,7 @@ func runPhase(ctx context.Context, cfg runConfig, version int, control bool, bud
 		return seedOutcome{index: i, seed: seed, plan: p, res: res, rep: rep, err: err}
 	}
 	runSeeds(cfg.workers, more, run, func(o seedOutcome) bool {
-		ps.count(o, cfg, version)
+		ps.count(o, cfg)
 		ps.Seconds = time.Since(start).Seconds()
 		ps.series.add(time.Since(start), ps)
 		prog.update(ps, index)
@@ -117,7 +119,7 @@ func runPhase(ctx context.Context, cfg runConfig, version int, control bool, bud
 }
 
 // count adds one history to the column.
-func (ps *phaseSummary) count(o seedOutcome, cfg runConfig, version int) {
+func (ps *phaseSummary) count(o seedOutcome, cfg runConfig) {
 	if o.err != nil {
 		ps.Verdicts[history.Unknown]++
 		if ps.first == nil {
@@ -153,7 +155,7 @@ func (ps *phaseSummary) count(o seedOutcome, cfg runConfig, version int) {
 		ps.failing(failingHistory{Seed: o.seed, Verdict: rep.Verdict, Rule: rep.Rule, Detail: rep.Detail})
 	}
 	if cfg.onHistory != nil {
-		cfg.onHistory(version, historyRecord{Seed: o.seed, Verdict: rep.Verdict, Rule: rep.Rule, Operations: len(res.History), Faults: res.Faults, Ghosts: res.Ghosts})
+		cfg.onHistory(ps.col, historyRecord{Seed: o.seed, Verdict: rep.Verdict, Rule: rep.Rule, Operations: len(res.History), Faults: res.Faults, Ghosts: res.Ghosts})
 	}
 }
 

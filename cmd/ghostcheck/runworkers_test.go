@@ -27,12 +27,12 @@ func runWith(t *testing.T, ctx context.Context, args []string, hook func(version
 	}
 	var mu sync.Mutex
 	seen := map[int][]historyRecord{}
-	cfg.onHistory = func(v int, h historyRecord) {
+	cfg.onHistory = func(col column, h historyRecord) {
 		mu.Lock()
-		seen[v] = append(seen[v], h)
+		seen[col.hv] = append(seen[col.hv], h)
 		mu.Unlock()
 		if hook != nil {
-			hook(v, h)
+			hook(col.hv, h)
 		}
 	}
 	return cfg, runPhases(ctx, cfg, newProgress(io.Discard)), seen

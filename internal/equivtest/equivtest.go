@@ -2,8 +2,12 @@
 // state machine that feeds the same generated operations to the reference
 // coordinator (package model) and the optimized one (package impl) and
 // requires byte-identical encoded responses after every operation, and
-// equal snapshots (pending revocations included) and Describe output after
-// every step. impl's tests and the fuzz target in fuzz/ both run it.
+// equal snapshots (pending revocations, classic groups' pending ids and
+// held requests included), the same answers to held requests (Released)
+// and equal Describe and DescribeGroups output after every step. Consumer
+// groups (equivtest.go) and classic groups (classic.go) share the
+// coordinators, the clock, the connections and some group ids. impl's
+// tests and the fuzz target in fuzz/ both run it.
 //
 // It lives beside impl, not under it, because impl must not import model
 // outside its tests, and a package under impl/ that imports model would put
@@ -29,9 +33,16 @@ import (
 // Property returns the equivalence property with the given mutants planted
 // in impl. With none it must hold; with any it should fail quickly.
 func Property(mut impl.Mutants) func(*rapid.T) {
+	return PropertyCounting(mut, nil)
+}
+
+// PropertyCounting is Property with the model counting the clauses it
+// applies into hits (nil counts nothing): what the generated operations
+// reach.
+func PropertyCounting(mut impl.Mutants, hits model.ClauseCounter) func(*rapid.T) {
 	return func(t *rapid.T) {
-		h := newHarness(t, mut)
-		t.Repeat(h.actions())
+		h := newHarness(t, mut, hits)
+		t.Repeat(h.actions(rapid.IntRange(0, 3).Draw(t, "mode")))
 	}
 }
 
@@ -42,8 +53,8 @@ func Property(mut impl.Mutants) func(*rapid.T) {
 // clone moves on.
 func CloneProperty(mut impl.Mutants) func(*rapid.T) {
 	return func(t *rapid.T) {
-		h := newHarness(t, mut)
-		actions := h.actions()
+		h := newHarness(t, mut, nil)
+		actions := h.actions(rapid.IntRange(0, 3).Draw(t, "mode"))
 		actions["clone"] = h.clone
 		t.Repeat(actions)
 	}
@@ -81,9 +92,19 @@ type harness struct {
 	// replacedSnap its snapshot then: it must not move.
 	replaced     *impl.Coordinator
 	replacedSnap []impl.GroupSnapshot
+
+	// The classic side (classic.go): its processes and the member ids
+	// its answers carried; the numbering of deliveries, the version of
+	// each held request (to encode its answer at) and the classic process
+	// each waits for.
+	cprocs   []*cproc
+	cseen    []string
+	delivery uint64
+	versions map[uint64]int16
+	awaiting map[uint64]*cproc
 }
 
-func newHarness(t *rapid.T, mut impl.Mutants) *harness {
+func newHarness(t *rapid.T, mut impl.Mutants, hits model.ClauseCounter) *harness {
 	seed := rapid.Uint64().Draw(t, "seed")
 	cfg := model.DefaultConfig(seed)
 	n := rapid.IntRange(1, 3).Draw(t, "topics")
@@ -100,24 +121,32 @@ func newHarness(t *rapid.T, mut impl.Mutants) *harness {
 		cfg.MaxVersions = map[codec.APIKey]int16{codec.ConsumerGroupHeartbeat: 0, codec.GetTelemetrySubscriptions: 0}
 	}
 	cfg.Telemetry.PushIntervalMs = rapid.SampledFrom([]int32{0, 1000}).Draw(t, "pushInterval")
+	cfg.ClassicMinSessionTimeoutMs = 1000
+	cfg.ClassicMaxSessionTimeoutMs = 60000
+	cfg.InitialRebalanceDelayMs = rapid.SampledFrom([]int32{3000, 0, 1000}).Draw(t, "initialDelay")
+	cfg.NewMemberJoinTimeoutMs = rapid.SampledFrom([]int32{300000, 2000}).Draw(t, "newMemberTimeout")
+	cfg.ClassicMaxGroupSize = rapid.SampledFrom([]int{0, 0, 2, 3}).Draw(t, "classicMaxSize")
+	if rapid.IntRange(0, 5).Draw(t, "preKIP394") == 0 {
+		if cfg.MaxVersions == nil {
+			cfg.MaxVersions = map[codec.APIKey]int16{}
+		}
+		cfg.MaxVersions[codec.JoinGroup] = 3
+	}
 	clock := impl.NewManualClock(0)
 	icfg := targets.ImplConfig(cfg, clock, mut)
+	cfg.Clauses = hits
 	icfg.NewID = model.SeededIDs(seed) // a source of its own, giving the model's ids
-	h := &harness{m: model.NewCoordinator(cfg), i: impl.New(icfg), clock: clock, cfg: cfg, conns: map[uint64]bool{}}
+	h := &harness{m: model.NewCoordinator(cfg), i: impl.New(icfg), clock: clock, cfg: cfg, conns: map[uint64]bool{},
+		versions: map[uint64]int16{}, awaiting: map[uint64]*cproc{}}
 	return h
 }
 
-func (h *harness) actions() map[string]func(*rapid.T) {
-	return map[string]func(*rapid.T){
-		"join":         h.join,
-		"rejoin":       h.join,
-		"restart":      h.staticRestart,
-		"heartbeat":    h.heartbeat,
-		"heartbeat2":   h.heartbeat,
-		"leave":        h.leave,
-		"leaveGroup":   h.leaveGroup,
-		"describe":     h.describe,
-		"telemetry":    h.telemetry,
+// actions are the operations of a sequence, by mode: consumer groups alone
+// (modes 0 and 1, half of the sequences: a planted bug of theirs shows as
+// soon as it did before classic groups came), classic groups alone (2,
+// with the actions both share), or both (3).
+func (h *harness) actions(mode int) map[string]func(*rapid.T) {
+	a := map[string]func(*rapid.T){
 		"apiVersions":  h.apiVersions,
 		"advance":      h.advance,
 		"advance2":     h.advance,
@@ -125,6 +154,21 @@ func (h *harness) actions() map[string]func(*rapid.T) {
 		"coordRestart": h.restart,
 		"":             h.check,
 	}
+	if mode != 2 {
+		a["join"] = h.join
+		a["rejoin"] = h.join
+		a["restart"] = h.staticRestart
+		a["heartbeat"] = h.heartbeat
+		a["heartbeat2"] = h.heartbeat
+		a["leave"] = h.leave
+		a["leaveGroup"] = h.leaveGroup
+		a["describe"] = h.describe
+		a["telemetry"] = h.telemetry
+	}
+	if mode >= 2 {
+		h.classicActions(a)
+	}
+	return a
 }
 
 // ---- drawing ----
@@ -246,19 +290,26 @@ func (h *harness) drawNames(t *rapid.T) []string {
 // results. It returns the model's response (nil for an unsupported one).
 func (h *harness) do(t *rapid.T, conn uint64, hd *codec.RequestHeader, req codec.Message) codec.Message {
 	h.steps++
+	h.delivery++
 	host := fmt.Sprintf("/10.0.0.%d", conn)
-	mr, merr := h.m.Handle(model.Conn{ID: conn, Host: host}, hd, req)
+	mr, merr := h.m.Handle(model.Conn{ID: conn, Host: host, Delivery: h.delivery}, hd, req)
 	var ir codec.Message
 	var ierr error
 	if hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok && rapid.Bool().Draw(t, "fastPath") {
 		// The server's path: a response the caller owns and reuses.
-		ierr = h.i.HandleHeartbeat(impl.Conn{ID: conn, Host: host}, hd, hb, &h.resp)
+		ierr = h.i.HandleHeartbeat(impl.Conn{ID: conn, Host: host, Delivery: h.delivery}, hd, hb, &h.resp)
 		ir = &h.resp
 	} else {
-		ir, ierr = h.i.Handle(impl.Conn{ID: conn, Host: host}, hd, req)
+		ir, ierr = h.i.Handle(impl.Conn{ID: conn, Host: host, Delivery: h.delivery}, hd, req)
 	}
-	if (merr == nil) != (ierr == nil) || errors.Is(merr, model.ErrUnsupportedRequest) != errors.Is(ierr, impl.ErrUnsupportedRequest) {
+	if (merr == nil) != (ierr == nil) || errors.Is(merr, model.ErrUnsupportedRequest) != errors.Is(ierr, impl.ErrUnsupportedRequest) ||
+		errors.Is(merr, model.ErrParked) != errors.Is(ierr, impl.ErrParked) {
 		t.Fatalf("%v v%d %+v: model error %v, impl error %v", hd.RequestApiKey, hd.RequestApiVersion, req, merr, ierr)
+	}
+	if errors.Is(merr, model.ErrParked) {
+		h.versions[h.delivery] = hd.RequestApiVersion
+		h.conns[conn] = true
+		return nil
 	}
 	if merr != nil {
 		return nil
@@ -536,7 +587,7 @@ func (h *harness) apiVersions(t *rapid.T) {
 
 func (h *harness) advance(t *rapid.T) {
 	st := h.cfg.SessionTimeoutMs
-	d := rapid.SampledFrom([]int64{0, 1, 1000, st / 2, st - 1, st, st + 1, 5000, 60000}).Draw(t, "advance")
+	d := rapid.SampledFrom([]int64{0, 1, 1000, st / 2, st - 1, st, st + 1, 5000, 60000, 3000, 6000, 2000}).Draw(t, "advance")
 	h.now += d
 	h.m.Advance(h.now)
 	h.clock.Set(h.now)
@@ -570,6 +621,22 @@ func timers(each func(func(group, member string, session, rebalance int64))) []s
 	var out []string
 	each(func(g, m string, session, rebalance int64) {
 		out = append(out, fmt.Sprintf("%s/%s session %d rebalance %d", g, m, session, rebalance))
+	})
+	return out
+}
+
+// classicTimers lists what a coordinator's ClassicTimers reports.
+func classicTimers(each func(func(group, key string, at int64))) []string {
+	var out []string
+	each(func(g, k string, at int64) { out = append(out, fmt.Sprintf("%s/%s %d", g, k, at)) })
+	return out
+}
+
+// held lists what a coordinator's Held reports.
+func held(each func(func(conn uint64, active bool, delivery uint64, queued []uint64))) []string {
+	var out []string
+	each(func(conn uint64, active bool, delivery uint64, queued []uint64) {
+		out = append(out, fmt.Sprintf("conn %d active %v delivery %d queued %v", conn, active, delivery, queued))
 	})
 	return out
 }
@@ -608,6 +675,7 @@ func (h *harness) clone(t *rapid.T) {
 // check compares what each coordinator holds, pending revocations
 // included, and what Describe shows of every group.
 func (h *harness) check(t *rapid.T) {
+	h.compareReleased(t)
 	ms, is := h.m.Snapshot(), targets.ModelSnapshot(h.i.Snapshot())
 	if !reflect.DeepEqual(ms, is) {
 		t.Fatalf("snapshots differ\nmodel %+v\nimpl  %+v", ms, is)
@@ -617,6 +685,12 @@ func (h *harness) check(t *rapid.T) {
 	}
 	if mt, it := timers(h.m.Timers), timers(h.i.Timers); !reflect.DeepEqual(mt, it) {
 		t.Fatalf("timers differ\nmodel %v\nimpl  %v", mt, it)
+	}
+	if mt, it := classicTimers(h.m.ClassicTimers), classicTimers(h.i.ClassicTimers); !reflect.DeepEqual(mt, it) {
+		t.Fatalf("classic timers differ\nmodel %v\nimpl  %v", mt, it)
+	}
+	if mh, ih := held(h.m.Held), held(h.i.Held); !reflect.DeepEqual(mh, ih) {
+		t.Fatalf("held connections differ\nmodel %v\nimpl  %v", mh, ih)
 	}
 	if err := rules.NoDoubleClientAssignment(is); err != nil {
 		t.Fatalf("impl: %v", err)
@@ -638,4 +712,5 @@ func (h *harness) check(t *rapid.T) {
 	if !bytes.Equal(mb, ib) {
 		t.Fatalf("describe differs\nmodel %+v\nimpl  %+v", mr, ir)
 	}
+	h.checkClassicDescribe(t)
 }

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -11,6 +12,18 @@ import (
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
+
+// ClassicMutant reports whether name is one of impl's mutants of the
+// classic protocol (impl.MutantInfo.Classic), which only classic groups
+// show.
+func ClassicMutant(name string) bool {
+	for _, m := range impl.AllMutants() {
+		if m.Name == name {
+			return m.Classic
+		}
+	}
+	return false
+}
 
 // Mutants lists impl's mutants: name and description.
 func Mutants() [][2]string {
@@ -34,15 +47,29 @@ func NewImpl(p plan.Plan, mutant string) (driver.Target, error) {
 	}
 	clock := impl.NewManualClock(0)
 	c := impl.New(ImplConfig(p.ModelConfig(), clock, muts))
-	return driver.WithSnapshot(implFuncs(c, clock), cachedSnapshots(c.NewSnapshotCache())), nil
+	return driver.WithSnapshot(implTarget{implFuncs(c, clock), c}, cachedSnapshots(c.NewSnapshotCache())), nil
 }
+
+// implTarget is impl as a target that parks (driver.Parker): impl holds
+// classic JoinGroups and SyncGroups as the model does.
+type implTarget struct {
+	driver.Funcs
+	c *impl.Coordinator
+}
+
+// Released implements driver.Parker.
+func (t implTarget) Released() []driver.Release { return driverReleases(t.c.Released()) }
 
 // implFuncs is c as a target on clock, without its snapshots: the target
 // answers as c does, its time is clock's, and a restart is c's.
 func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) driver.Funcs {
 	return driver.Funcs{
 		HandleFunc: func(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-			return c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host}, h, req)
+			resp, err := c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host, Delivery: conn.Delivery}, h, req)
+			if errors.Is(err, impl.ErrParked) {
+				err = driver.ErrParked
+			}
+			return resp, err
 		},
 		DisconnectFunc: c.Disconnect,
 		AdvanceFunc: func(now int64) error {
@@ -112,11 +139,17 @@ func ImplConfig(mc model.Config, clock impl.Clock, muts impl.Mutants) impl.Confi
 		SessionTimeoutMs:    mc.SessionTimeoutMs,
 		HeartbeatIntervalMs: mc.HeartbeatIntervalMs,
 		MaxGroupSize:        mc.MaxGroupSize,
-		Telemetry:           impl.TelemetryConfig(mc.Telemetry),
-		MaxVersions:         mc.MaxVersions,
-		NewID:               mc.NewID,
-		Clock:               clock,
-		Mutants:             muts,
+
+		ClassicMinSessionTimeoutMs: mc.ClassicMinSessionTimeoutMs,
+		ClassicMaxSessionTimeoutMs: mc.ClassicMaxSessionTimeoutMs,
+		InitialRebalanceDelayMs:    mc.InitialRebalanceDelayMs,
+		ClassicMaxGroupSize:        mc.ClassicMaxGroupSize,
+		NewMemberJoinTimeoutMs:     mc.NewMemberJoinTimeoutMs,
+		Telemetry:                  impl.TelemetryConfig(mc.Telemetry),
+		MaxVersions:                mc.MaxVersions,
+		NewID:                      mc.NewID,
+		Clock:                      clock,
+		Mutants:                    muts,
 	}
 	for _, t := range mc.Topics {
 		cfg.Topics = append(cfg.Topics, impl.Topic(t))
@@ -147,6 +180,9 @@ func ModelSnapshot(gs []impl.GroupSnapshot) []rules.GroupSnapshot {
 
 // modelGroup is one group of ModelSnapshot.
 func modelGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
+	if g.Classic != nil {
+		return modelClassicGroup(g)
+	}
 	mg := rules.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
 	if len(g.Members) > 0 {
 		mg.Members = make([]rules.MemberSnapshot, 0, len(g.Members))
@@ -174,6 +210,32 @@ func modelGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
 	if !slices.IsSortedFunc(mg.Members, memberOrder) {
 		slices.SortFunc(mg.Members, memberOrder)
 	}
+	return mg
+}
+
+// modelClassicGroup is one classic group of ModelSnapshot, in the form
+// model.Coordinator.Snapshot gives it: the generation also as Epoch,
+// members in id order made by rules.ClassicMember (the assignment decoded),
+// pending ids in id order (nil when none).
+func modelClassicGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
+	cg := &rules.ClassicGroup{State: g.Classic.State, Generation: g.Epoch, ProtocolType: g.Classic.ProtocolType,
+		Protocol: g.Classic.Protocol, Leader: g.Classic.Leader}
+	mg := rules.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch, Kind: rules.KindClassic, Classic: cg}
+	if len(g.Members) > 0 {
+		mg.Members = make([]rules.MemberSnapshot, 0, len(g.Members))
+	}
+	for _, m := range g.Members {
+		ms := rules.ClassicMemberSnapshot(m.MemberID, m.InstanceID, m.Classic.Assignment)
+		ms.Classic.Waiting, ms.Classic.SessionTimeoutMs, ms.Classic.New = m.Classic.Waiting, m.Classic.SessionTimeoutMs, m.Classic.New
+		mg.Members = append(mg.Members, ms)
+	}
+	if !slices.IsSortedFunc(mg.Members, memberOrder) {
+		slices.SortFunc(mg.Members, memberOrder)
+	}
+	for _, p := range g.Classic.Pending {
+		cg.Pending = append(cg.Pending, rules.PendingSnapshot{ID: p.ID, Deadline: p.Deadline})
+	}
+	slices.SortFunc(cg.Pending, func(a, b rules.PendingSnapshot) int { return cmp.Compare(a.ID, b.ID) })
 	return mg
 }
 

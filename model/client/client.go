@@ -5,6 +5,12 @@
 // test with clients that keep every promise of docs/PROTOCOL.md A1/A2 (or,
 // at ConsumerGroupHeartbeat v0, the ones an old client kept). The caller
 // moves the bytes and decides which are lost.
+//
+// Classic (classic.go, the leader's assignment in classic_assign.go) is
+// the reference classic consumer of docs/PROTOCOL.md A6.6: JoinGroup,
+// SyncGroup and Heartbeat as Kafka's Java consumer sends them, KIP-394's
+// MEMBER_ID_REQUIRED and KIP-345's static members included. A classic
+// process uses a Client too, for its headers, ids and negotiation.
 package client
 
 import (
@@ -70,9 +76,9 @@ type Client struct {
 	owned    []codec.ConsumerGroupHeartbeatTopicPartitions
 	needFull bool // the last heartbeat failed or went unanswered
 
-	hbVersion int16 // negotiated
-	lgVersion int16 // highest LeaveGroup version the broker speaks
-	maxSeen   map[codec.APIKey]int16
+	hbVersion int16                  // negotiated
+	lgVersion int16                  // highest LeaveGroup version the broker speaks
+	maxSeen   []codec.ApiVersionsKey // the broker's last list (storage reused)
 	corr      int32
 
 	clientID string // the ClientId it sends (SetClientID changes it)

@@ -2,7 +2,6 @@ package client
 
 import (
 	"encoding/binary"
-	"maps"
 	"slices"
 )
 
@@ -12,8 +11,8 @@ import (
 // changes in place, and its random source, read only by New) is shared.
 func (c *Client) Clone() *Client {
 	out := *c
-	out.owned = slices.Clone(c.owned) // OnHeartbeat replaces a topic's list in place
-	out.maxSeen = maps.Clone(c.maxSeen)
+	out.owned = slices.Clone(c.owned)     // OnHeartbeat replaces a topic's list in place
+	out.maxSeen = slices.Clone(c.maxSeen) // OnApiVersions reuses its storage
 	out.sentOwned = slices.Clone(c.sentOwned)
 	out.nextKey = nil // a buffer NextHeartbeat writes into
 	return &out
@@ -53,11 +52,12 @@ func (c *Client) AppendState(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(c.sentOwned)))
 		b = append(b, c.sentOwned...)
 	}
-	keys := slices.Sorted(maps.Keys(c.maxSeen))
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		b = binary.AppendVarint(b, int64(k))
-		b = binary.AppendVarint(b, int64(c.maxSeen[k]))
+	// The broker's list as it came (BrokerMaxVersion reads its last entry
+	// of a key): a broker sends one list, so its order is no freedom.
+	b = binary.AppendUvarint(b, uint64(len(c.maxSeen)))
+	for _, k := range c.maxSeen {
+		b = binary.AppendVarint(b, int64(k.ApiKey))
+		b = binary.AppendVarint(b, int64(k.MaxVersion))
 	}
 	return b
 }

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
 	"github.com/ghostcheck/ghostcheck/model/client"
 )
 
-// joined is a client that joined and was given "a0 a1 b1" at epoch 3.
-func joined(t *testing.T, seed uint64) *client.Client {
+// joinedAt3 is a client that joined and was given "a0 a1 b1" at epoch 3.
+func joinedAt3(t *testing.T, seed uint64) *client.Client {
 	c := newClient(t, client.Config{ClientID: "c", GroupID: group1, InstanceID: "i1", Topics: []string{"a", "b"}, HeartbeatVersion: 1, Rand: seededReader(seed)})
 	c.NextHeartbeat()
 	c.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(c.MemberID()), MemberEpoch: 3, HeartbeatIntervalMs: 5000,
@@ -18,7 +19,7 @@ func joined(t *testing.T, seed uint64) *client.Client {
 }
 
 func TestCloneSharesNothing(t *testing.T) {
-	c := joined(t, 1)
+	c := joinedAt3(t, 1)
 	cl := c.Clone()
 	state := cl.AppendState(nil)
 	wantNext, wantV := c.Clone().NextHeartbeat()
@@ -39,13 +40,13 @@ func TestCloneSharesNothing(t *testing.T) {
 	if v != wantV {
 		t.Fatalf("the clone's next heartbeat is v%d, want v%d", v, wantV)
 	}
-	if d := wireDiff(v, got, wantNext); d != "" {
+	if d := codectest.WireDiff(v, got, wantNext); d != "" {
 		t.Fatalf("the clone's next heartbeat is not what the original's would have been before it moved:\n%s", d)
 	}
 }
 
 func TestAppendState(t *testing.T) {
-	a, b := joined(t, 1), joined(t, 2)
+	a, b := joinedAt3(t, 1), joinedAt3(t, 2)
 	if a.MemberID() == b.MemberID() {
 		t.Fatal("two seeds gave one member id")
 	}
@@ -77,7 +78,7 @@ func TestAppendState(t *testing.T) {
 			c.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.FencedMemberEpoch})
 		}},
 	} {
-		moved := joined(t, 3)
+		moved := joinedAt3(t, 3)
 		c.move(moved)
 		if bytes.Equal(moved.AppendState(nil), b.AppendState(nil)) {
 			t.Errorf("%s: the state encodes as before it; it changes what the client sends next", c.what)
@@ -85,7 +86,7 @@ func TestAppendState(t *testing.T) {
 	}
 	// A subscription changed and acknowledged is the same as one never
 	// changed (the generations are written as distances).
-	x, y := joined(t, 4), joined(t, 5)
+	x, y := joinedAt3(t, 4), joinedAt3(t, 5)
 	x.Resubscribe([]string{"a", "b"}, "")
 	x.NextHeartbeat()
 	x.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(x.MemberID()), MemberEpoch: 3, HeartbeatIntervalMs: 5000})

@@ -3,7 +3,9 @@
 // files store. It holds
 //
 //   - what an observer knows (Observation: GroupSnapshot, MemberSnapshot,
-//     Process; SnapshotFromDescribe for what ConsumerGroupDescribe shows);
+//     Process; SnapshotFromDescribe for what ConsumerGroupDescribe shows,
+//     SnapshotFromDescribeGroups for what DescribeGroups shows of classic
+//     groups);
 //   - the invariants every observation of a run must keep (NoGhosts,
 //     OneMemberPerProcess, UniqueMemberIDs, NoZeroUUIDs,
 //     NoDoubleClientAssignment, QuiescentMembership) and the trackers that

@@ -34,7 +34,43 @@ type MemberSnapshot struct {
 	// rebalance.
 	SubscribedTopicNames []string
 	SubscribedTopicRegex codec.NullableString
+
+	// Classic is a classic group member's own state (nil in a consumer
+	// group). A classic member's Epoch is 0 (the group's generation is
+	// its epoch), its Pending and Target nil (the classic protocol
+	// revokes nothing and has no target), its SubscribedTopicNames empty,
+	// and Assigned its assignment decoded (ClassicMember.Assignment).
+	Classic *ClassicMember
 }
+
+// ClassicMember is what a snapshot shows of a classic group's member
+// beyond what every member has (kept apart, behind a pointer, so that the
+// snapshots of consumer groups, taken after every round of a run, stay
+// small).
+type ClassicMember struct {
+	// Waiting is the request of the member the coordinator holds:
+	// WaitingJoin, WaitingSync or "" (none; always "" in a snapshot built
+	// from DescribeGroups, which does not show it).
+	Waiting string
+	// SessionTimeoutMs is the session timeout of the member's last
+	// JoinGroup; 0 when the observer cannot see it (DescribeGroups).
+	SessionTimeoutMs int32
+	// New is true while the member joined in the current join phase and
+	// that phase has not completed (its session is the new-member
+	// timeout, docs/PROTOCOL.md B8.10).
+	New bool
+	// Assignment is the member's assignment bytes as the leader gave them
+	// (nil when empty); MemberSnapshot.Assigned has them decoded as a
+	// ConsumerProtocolAssignment, in topic, then partition order: empty
+	// when the bytes are empty or are not one.
+	Assignment []byte
+}
+
+// Classic members' waiting requests (ClassicMember.Waiting).
+const (
+	WaitingJoin = "join"
+	WaitingSync = "sync"
+)
 
 // Owned is Assigned plus Pending.
 func (m MemberSnapshot) Owned() []TopicPartition {
@@ -44,9 +80,68 @@ func (m MemberSnapshot) Owned() []TopicPartition {
 // GroupSnapshot is one group as an observer sees it, members by id.
 type GroupSnapshot struct {
 	GroupID string
-	Epoch   int32
+	// Epoch is a consumer group's group epoch, and a classic group's
+	// generation (also in Classic.Generation), so that MonotonicEpochs
+	// holds both.
+	Epoch int32
+	// Kind tells a classic group (Classic then set) from a consumer group
+	// (the zero value).
+	Kind    GroupKind
 	Members []MemberSnapshot
+	// Classic is a classic group's own state; nil for a consumer group.
+	Classic *ClassicGroup
 }
+
+// ClassicGroup is what a snapshot shows of a classic group beyond what
+// every group has (apart, as ClassicMember is).
+type ClassicGroup struct {
+	// State is the group's state: ClassicEmpty, ClassicPreparingRebalance,
+	// ClassicCompletingRebalance or ClassicStable.
+	State      string
+	Generation int32
+	// ProtocolType is the group's ("" when none); Protocol is the protocol
+	// the last join phase selected ("" when none, and while Empty).
+	ProtocolType string
+	Protocol     string
+	// Leader is the leader's member id ("" when none).
+	Leader string
+	// Pending are the KIP-394 pending member ids (docs/PROTOCOL.md A6.1)
+	// with the time each expires, in id order; nil when there are none
+	// or the observer cannot see them (DescribeGroups does not list them).
+	Pending []PendingSnapshot
+}
+
+// PendingSnapshot is one pending member id of a classic group and the time
+// (coordinator time, ms) at which it is dropped unless it joins.
+type PendingSnapshot struct {
+	ID       string
+	Deadline int64
+}
+
+// GroupKind is the protocol a group belongs to (docs/PROTOCOL.md A6.4).
+type GroupKind uint8
+
+// The group kinds.
+const (
+	KindConsumer GroupKind = iota // KIP-848's ConsumerGroupHeartbeat
+	KindClassic                   // JoinGroup, SyncGroup, Heartbeat
+)
+
+func (k GroupKind) String() string {
+	if k == KindClassic {
+		return "classic"
+	}
+	return "consumer"
+}
+
+// The states of a classic group, as DescribeGroups names them
+// (docs/PROTOCOL.md B8.5).
+const (
+	ClassicEmpty               = "Empty"
+	ClassicPreparingRebalance  = "PreparingRebalance"
+	ClassicCompletingRebalance = "CompletingRebalance"
+	ClassicStable              = "Stable"
+)
 
 // SnapshotFromDescribe is what ConsumerGroupDescribe lets an outside
 // observer see: groups that exist (errors skipped), members, epochs,
@@ -149,4 +244,76 @@ func inOrder(ps []TopicPartition) bool {
 		}
 	}
 	return true
+}
+
+// SnapshotFromDescribeGroups is what DescribeGroups lets an outside
+// observer see of classic groups: those that exist (an error, or the
+// "Dead" state of a missing group below v6, is skipped), in id order, with
+// their state, protocol type and (in Stable) protocol, and their members in
+// id order with instance ids and assignments (decoded into Assigned).
+// DescribeGroups shows no generation, leader, pending ids, waiting
+// requests or timeouts: Epoch and Generation are 0, Leader "", Pending
+// nil, and each member's Waiting "" and SessionTimeoutMs 0.
+func SnapshotFromDescribeGroups(resp *codec.DescribeGroupsResponse) []GroupSnapshot {
+	var out []GroupSnapshot
+	for i := range resp.Groups {
+		g := &resp.Groups[i]
+		if g.ErrorCode != codec.None || g.GroupState == "Dead" {
+			continue
+		}
+		gs := GroupSnapshot{GroupID: g.GroupId, Kind: KindClassic,
+			Classic: &ClassicGroup{State: g.GroupState, ProtocolType: g.ProtocolType, Protocol: g.ProtocolData}}
+		if len(g.Members) > 0 {
+			gs.Members = make([]MemberSnapshot, 0, len(g.Members))
+		}
+		for j := range g.Members {
+			m := &g.Members[j]
+			gs.Members = append(gs.Members, ClassicMemberSnapshot(m.MemberId, m.GroupInstanceId.Value, m.MemberAssignment))
+		}
+		slices.SortFunc(gs.Members, func(a, b MemberSnapshot) int { return strings.Compare(a.MemberID, b.MemberID) })
+		out = append(out, gs)
+	}
+	slices.SortFunc(out, func(a, b GroupSnapshot) int { return strings.Compare(a.GroupID, b.GroupID) })
+	return out
+}
+
+// ClassicMemberSnapshot is a classic group member's snapshot with what
+// every observer sees of it: its ids and its assignment, kept as bytes
+// (nil when empty) and decoded into Assigned (DecodeAssignment). The
+// coordinators add what only they see (Classic's Waiting,
+// SessionTimeoutMs, New).
+func ClassicMemberSnapshot(memberID, instanceID string, assignment []byte) MemberSnapshot {
+	if len(assignment) == 0 {
+		assignment = nil
+	} else {
+		assignment = slices.Clone(assignment)
+	}
+	return MemberSnapshot{MemberID: memberID, InstanceID: instanceID, Assigned: DecodeAssignment(assignment),
+		SubscribedTopicNames: []string{}, Classic: &ClassicMember{Assignment: assignment}}
+}
+
+// DecodeAssignment reads a classic member's assignment bytes as a
+// ConsumerProtocolAssignment and lists its partitions in topic, then
+// partition order, each once. Bytes that are empty or not a
+// ConsumerProtocolAssignment (a group whose protocol type is not
+// "consumer" may hold anything) assign nothing: the list is empty, never
+// nil.
+func DecodeAssignment(b []byte) []TopicPartition {
+	out := []TopicPartition{}
+	if len(b) == 0 {
+		return out
+	}
+	var a codec.ConsumerProtocolAssignment
+	if _, err := a.Decode(b, codec.DecodeOptions{}); err != nil {
+		return out
+	}
+	for _, t := range a.AssignedPartitions {
+		for _, p := range t.Partitions {
+			out = append(out, TopicPartition{Topic: t.Topic, Partition: p})
+		}
+	}
+	slices.SortFunc(out, func(a, b TopicPartition) int {
+		return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	return slices.Compact(out)
 }

@@ -1,0 +1,365 @@
+package driver
+
+// The classic client processes (plan.ClientPlan.Classic): each a
+// client.Classic, the reference classic consumer of docs/PROTOCOL.md A6.6,
+// beside the client.Client that gives it its headers, ids and the
+// connection's negotiation. What a classic process does on its turn, how
+// it takes its answers and its timeouts, and what the invariants know of
+// it.
+
+import (
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model/client"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/plan"
+)
+
+// classicClients are the processes' part for the classic client
+// processes: what one does on its turn, with its planned actions, its
+// answers and its timeouts.
+type classicClients struct{ d *driver }
+
+// classicProc is what a classic client process keeps besides a proc's:
+// the consumer, the JoinGroup or SyncGroup on its way (join tells which),
+// and the Heartbeat on its way (the consumer judges its answer by the
+// generation it carried).
+type classicProc struct {
+	cl   *client.Classic
+	gm   *outstanding
+	join bool
+	hb   *codec.HeartbeatRequest
+	// known are the member ids the consumer named in its JoinGroups or
+	// took from their answers: the ids it knows (classicGhosts).
+	known map[string]bool
+	// joinRounds and requestRounds are how many rounds the consumer waits
+	// for a JoinGroup's answer and for any other's.
+	joinRounds, requestRounds int
+}
+
+// newClassicProc makes the classic consumer of cp, for a plan whose topics
+// its leader assigns.
+func newClassicProc(pl *plan.Plan, cp plan.ClientPlan) (*classicProc, error) {
+	parts := make(map[string]int32, len(pl.Topics))
+	for _, t := range pl.Topics {
+		parts[t.Name] = t.Partitions
+	}
+	cc := cp.Classic
+	cl, err := client.NewClassic(client.ClassicConfig{GroupID: cp.Group, InstanceID: cp.InstanceID, Topics: cp.Topics, Partitions: parts,
+		SessionTimeoutMs: cc.SessionTimeoutMs, RebalanceTimeoutMs: cc.RebalanceTimeoutMs, JoinGroupMaxVersion: cc.JoinGroupMaxVersion})
+	if err != nil {
+		return nil, err
+	}
+	rounds := func(ms int64) int { return int((ms + pl.RoundMs - 1) / pl.RoundMs) }
+	return &classicProc{cl: cl, joinRounds: rounds(cc.JoinTimeoutMs()), requestRounds: rounds(int64(cc.RequestTimeoutMs)),
+		known: map[string]bool{}}, nil
+}
+
+// memberID is the member id the process holds now.
+func (p *proc) memberID() string {
+	if p.classic != nil {
+		return p.classic.cl.MemberID()
+	}
+	return p.c.MemberID()
+}
+
+// joined reports whether the process believes it is a member.
+func (p *proc) joined() bool {
+	if p.classic != nil {
+		return p.classic.cl.Heartbeating()
+	}
+	return p.c.State() == client.Joined
+}
+
+// turn is a classic process's turn after its actions: the JoinGroup
+// or SyncGroup its consumer has due, once the backoff is over and nothing
+// of the kind is on its way, and a heartbeat every interval while it
+// heartbeats.
+func (cc classicClients) turn(p *proc) {
+	d, k := cc.d, p.classic
+	if !p.wants || d.round < p.nextTry {
+		return
+	}
+	if k.gm == nil {
+		switch k.cl.Due() {
+		case client.DueJoin:
+			req, v := k.cl.JoinGroup()
+			if req == nil {
+				cc.endFatal(p)
+				return
+			}
+			k.gm, k.join = d.net.send(p, codec.JoinGroup, v, req), true
+			if req.MemberId != "" {
+				k.known[req.MemberId] = true
+			}
+		case client.DueSync:
+			if req, v := k.cl.SyncGroup(); req != nil {
+				k.gm, k.join = d.net.send(p, codec.SyncGroup, v, req), false
+			}
+		}
+	}
+	if k.cl.Heartbeating() && p.hb == nil && d.round-p.lastHB >= cc.d.procs.hbEvery {
+		req, v := k.cl.Heartbeat()
+		k.hb = req
+		p.hb = d.net.send(p, codec.Heartbeat, v, req)
+	}
+}
+
+// do carries out one of a classic client's planned actions, and reports
+// whether it did; the ones a classic consumer does as any other (a crash,
+// a reset, a rename) are left to processes.do.
+func (cc classicClients) do(p *proc, a plan.Action) bool {
+	d, k := cc.d, p.classic
+	switch a.Kind {
+	case plan.Join:
+		p.wants = true
+		p.nextTry = d.round
+		k.cl.Start()
+	case plan.Leave, plan.StaticLeave:
+		p.wants = false
+		k.gm, k.hb, p.hb = nil, nil, nil
+		if req, v := k.cl.Leave(); req != nil {
+			p.leave = d.net.send(p, codec.LeaveGroup, v, req)
+		}
+	case plan.Close:
+		cc.d.procs.close(p)
+	case plan.Crash:
+		k.cl.Crash()
+		return false
+	case plan.Telemetry:
+		// Not while a request of its group may be held on the
+		// connection: the telemetry request would wait behind it, and
+		// be answered by its group's events.
+		if k.gm == nil && !d.net.park.parkedOn(p) {
+			return false
+		}
+	case plan.Resubscribe:
+		k.cl.Resubscribe(a.Topics)
+	default:
+		return false
+	}
+	return true
+}
+
+// close is processes.close's part for a classic process: its consumer's
+// LeaveGroup, if it sends one (a dynamic member; a static one sends none).
+func (cc classicClients) close(p *proc) {
+	if req, v := p.classic.cl.Close(); req != nil {
+		cc.d.net.send(p, codec.LeaveGroup, v, req)
+	}
+}
+
+// absorb hands a classic process the answer r if it awaits it as
+// its JoinGroup, SyncGroup or Heartbeat's; false if it does not.
+func (cc classicClients) absorb(p *proc, r *response) bool {
+	d, k := cc.d, p.classic
+	var re client.Reaction
+	switch {
+	case k.gm != nil && k.gm.corr == r.corr:
+		k.gm = nil
+		switch resp := r.resp.(type) {
+		case *codec.JoinGroupResponse:
+			re = k.cl.OnJoinGroup(resp)
+			if id := k.cl.MemberID(); id != "" {
+				k.known[id] = true
+			}
+			if resp.ErrorCode == codec.None {
+				p.lastHB = d.round // the first heartbeat one interval after the join
+			}
+		case *codec.SyncGroupResponse:
+			re = k.cl.OnSyncGroup(resp)
+		}
+	case p.hb != nil && p.hb.corr == r.corr:
+		p.hb = nil
+		p.lastHB = d.round
+		if resp, ok := r.resp.(*codec.HeartbeatResponse); ok && k.hb != nil {
+			re = k.cl.OnHeartbeat(k.hb, resp)
+		}
+		k.hb = nil
+	default:
+		return false
+	}
+	cc.react(p, re)
+	return true
+}
+
+// react does what the consumer asked after an answer or a lost one: a new
+// connection now (its requests go on it from the next round, the backoff),
+// or just the backoff; and a consumer that failed ends its process.
+func (cc classicClients) react(p *proc, re client.Reaction) {
+	d, k := cc.d, p.classic
+	switch re {
+	case client.Reconnect:
+		k.gm, k.hb, p.hb = nil, nil, nil
+		d.net.disconnect(p)
+		d.net.reconnect(p)
+		p.nextTry = d.round + 1
+	case client.Backoff:
+		p.nextTry = d.round + 1
+	}
+	if k.cl.State() == client.ClassicFatal {
+		cc.endFatal(p)
+	}
+}
+
+// endFatal ends a process whose consumer failed (FENCED_INSTANCE_ID and
+// the like: Kafka's poll throws): it sends nothing more, as after a crash.
+func (cc classicClients) endFatal(p *proc) {
+	p.live, p.wants, p.ended = false, false, cc.d.round
+	p.hb, p.leave, p.others = nil, nil, nil
+	p.classic.gm, p.classic.hb = nil, nil
+	p.closing = true
+}
+
+// timeouts gives up on a classic process's JoinGroup after its
+// rebalance timeout and 5 s, and on its SyncGroup and Heartbeat after its
+// request timeout: the consumer closes the connection and goes on on a new
+// one (react).
+func (cc classicClients) timeouts(p *proc) {
+	d, k := cc.d, p.classic
+	switch {
+	case k.gm != nil && k.join && k.gm.sent <= d.round-k.joinRounds:
+		k.gm = nil
+		cc.react(p, k.cl.OnJoinGroupLost())
+		p.nextTry = d.round
+	case k.gm != nil && !k.join && k.gm.sent <= d.round-k.requestRounds:
+		k.gm = nil
+		cc.react(p, k.cl.OnSyncGroupLost())
+		p.nextTry = d.round
+	case p.hb != nil && p.hb.sent <= d.round-k.requestRounds:
+		p.hb, k.hb = nil, nil
+		cc.react(p, k.cl.OnHeartbeatLost())
+		p.nextTry = d.round
+	}
+}
+
+// connectionLost is what a classic consumer does when its
+// connection closes under it (a coordinator restart): Kafka's network
+// client fails the requests on their way at once, so the JoinGroup or
+// SyncGroup goes again (on the new connection, as after a lost answer) and
+// heartbeats go on.
+func (cc classicClients) connectionLost(p *proc) {
+	k := p.classic
+	if k.gm != nil {
+		k.gm = nil
+		if k.join {
+			k.cl.OnJoinGroupLost()
+		} else {
+			k.cl.OnSyncGroupLost()
+		}
+	}
+	p.hb, k.hb = nil, nil
+}
+
+// classicProcess is what the invariants know of a classic process.
+func (o *observer) classicProcess(p *proc, mp *rules.Process) {
+	cl := p.classic.cl
+	mp.MemberID = cl.MemberID()
+	mp.Joined = p.live && cl.Heartbeating()
+	mp.Left = p.live && !p.wants && cl.State() == client.ClassicUnjoined
+}
+
+// splitClassic is obs without its classic groups (for the checks written
+// for consumer groups), and its classic groups alone (nil when the plan
+// has none: obs as it is).
+func (o *observer) splitClassic(obs rules.Observation) (consumer rules.Observation, classic []rules.GroupSnapshot) {
+	if o.d.classicGroups == nil {
+		return obs, nil
+	}
+	consumer = obs
+	consumer.Groups = nil
+	for _, g := range obs.Groups {
+		if g.Kind == rules.KindClassic || o.d.classicGroups[g.GroupID] {
+			classic = append(classic, g)
+		} else {
+			consumer.Groups = append(consumer.Groups, g)
+		}
+	}
+	return consumer, classic
+}
+
+// classicGhosts are KIP-394's ghosts in the classic groups: dynamic
+// members whose ids the coordinator made for a JoinGroup of a live process
+// and told it in an answer that never reached it (lost, dropped as the
+// answer to a duplicate, written to a closed connection, or come after the
+// process gave up), while no answer carrying the id is still on its way:
+// the process will never learn the id, and the member holds a place in
+// the rebalance and is given partitions. Below JoinGroup v4 a lost answer
+// to a first join makes one; from v4 on the first join makes only a
+// pending id, which no member carries until its process joins with it.
+// This is the part of NoGhosts' classic form (docs/PROTOCOL.md Part C)
+// that needs no grace; the rest is judged for consumer groups only.
+func (o *observer) classicGhosts(classic []rules.GroupSnapshot) []rules.Ghost {
+	var out []rules.Ghost
+	for _, g := range classic {
+		for _, m := range g.Members {
+			if m.InstanceID != "" {
+				continue // a static member's restart replaces it (KIP-345)
+			}
+			for _, p := range o.d.procs.clients() {
+				if p.group == g.GroupID && p.live && p.classic != nil && p.allIDs[m.MemberID] &&
+					!p.classic.known[m.MemberID] && p.inflight[m.MemberID] == 0 {
+					out = append(out, rules.Ghost{GroupID: g.GroupID, Member: m})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// classicSettleMs is how much longer than a session timeout the classic
+// groups of the plan may take to empty once their processes ended (0 for
+// a plan without): a join phase still running ends within its rebalance
+// timeout (or the first rebalance's delay), the sync phase it starts
+// within another, and a member that never synced goes then; a static
+// member, whose session every completion starts again, goes one session
+// after the last.
+func (d *driver) classicSettleMs() int64 {
+	var most int64
+	for _, c := range d.plan.Clients {
+		if c.Classic != nil {
+			most = max(most, int64(c.Classic.RebalanceTimeoutMs))
+		}
+	}
+	if most == 0 {
+		return 0
+	}
+	return 3*most + int64(d.plan.InitialRebalanceDelayMs)
+}
+
+// classicStaleHeartbeat sends ProbeClassicStaleHeartbeat's Heartbeat: for
+// the member of pr.Group the observer's last DescribeGroups shows at
+// pr.Pick, with its instance id, at a generation no group has.
+func (pb *prober) classicStaleHeartbeat(p *proc, pr plan.Probe) {
+	id, instance, ok := pb.lastDescribedClassic(pr.Group, pr.Pick)
+	if !ok {
+		return
+	}
+	v := p.version(codec.Heartbeat, 4)
+	req := &codec.HeartbeatRequest{GroupId: pr.Group, GenerationId: -1000, MemberId: id}
+	if v >= 3 {
+		req.GroupInstanceId = instance
+	}
+	p.others = append(p.others, pb.d.net.send(p, codec.Heartbeat, v, req))
+}
+
+// lastDescribedClassic is the member at pick of group as the last
+// DescribeGroups of it showed it: its id and instance id.
+func (pb *prober) lastDescribedClassic(group string, pick int) (string, codec.NullableString, bool) {
+	d := pb.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := len(d.hist) - 1; i >= 0; i-- {
+		r, ok := d.hist[i].Response.(*codec.DescribeGroupsResponse)
+		if !ok || len(r.Groups) != 1 || r.Groups[0].GroupId != group {
+			continue
+		}
+		ms := r.Groups[0].Members
+		if len(ms) == 0 {
+			return "", codec.Null, false
+		}
+		m := ms[pick%len(ms)]
+		return m.MemberId, m.GroupInstanceId, true
+	}
+	return "", codec.Null, false
+}

@@ -1,5 +1,0 @@
-//go:build race
-
-package explore
-
-const raceEnabled = true

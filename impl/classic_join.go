@@ -1,0 +1,260 @@
+package impl
+
+import "github.com/ghostcheck/ghostcheck/codec"
+
+// joinClassic serves JoinGroup (docs/PROTOCOL.md B8.4, B8.6, A6.1, A6.2,
+// A6.4, B8.11) in the model's order of checks, under the group's lock.
+func (c *Coordinator) joinClassic(conn Conn, clientID string, version int16, r *codec.JoinGroupRequest) (codec.Message, error) {
+	// 1.-2. The group id and the session timeout's bounds.
+	if r.GroupId == "" {
+		return joinError(codec.InvalidGroupID, r.MemberId), nil
+	}
+	if r.SessionTimeoutMs < c.cfg.ClassicMinSessionTimeoutMs || r.SessionTimeoutMs > c.cfg.ClassicMaxSessionTimeoutMs {
+		return joinError(codec.InvalidSessionTimeout, r.MemberId), nil
+	}
+	// 3. At v0 the session timeout stands for the rebalance timeout.
+	j := joining{clientID: clientID, version: version, r: r, rebalanceMs: r.RebalanceTimeoutMs}
+	if version == 0 {
+		j.rebalanceMs = r.SessionTimeoutMs
+	}
+	g := c.joinGroup(r.GroupId)
+	op := &cop{c: c, now: c.clock.Now(), conn: conn}
+	resp, err := c.joinLockedClassic(g, op, j)
+	op.finishLocked()
+	if g.kind == kindClassic {
+		g.registerClassic()
+	}
+	g.mu.Unlock()
+	op.publish()
+	return op.result(resp, err)
+}
+
+// joining is what a JoinGroup brings to the member it adds, replaces or
+// updates.
+type joining struct {
+	clientID    string
+	version     int16
+	r           *codec.JoinGroupRequest
+	rebalanceMs int32
+}
+
+// joinLockedClassic is steps 4 to 11 of the model's joinGroup on g, locked
+// (a phantom, or a live group of either kind).
+func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Message, error) {
+	r := j.r
+	// 4. The kind: a consumer group with members is outside the model;
+	// one without gives way to a classic group for MemberId "" (and for
+	// any other id the answer is step 5's, the consumer group left as it
+	// is).
+	if g.status == gLive && g.kind == kindConsumer {
+		switch {
+		case g.count > 0:
+			return nil, ErrUnsupportedRequest
+		case r.MemberId != "":
+			return joinError(codec.UnknownMemberID, r.MemberId), nil
+		}
+		g.resetConsumer()
+		g.makeClassic()
+	}
+	// 5. A missing group: MemberId "" makes it, whatever the answer.
+	if g.status == gPhantom {
+		if r.MemberId != "" {
+			c.dropPhantom(g)
+			return joinError(codec.UnknownMemberID, r.MemberId), nil
+		}
+		g.status = gLive
+		c.live.add(g)
+		g.makeClassic()
+	}
+	cl := g.cl
+	// 6. The size cap.
+	if !c.acceptJoining(cl, r.MemberId) {
+		if m := cl.member(r.MemberId); m != nil {
+			cl.removeMember(op, m)
+		}
+		delete(cl.pending, r.MemberId)
+		return joinError(codec.GroupMaxSizeReached, ""), nil
+	}
+	// 7. The protocols.
+	if !cl.supportsProtocols(r.ProtocolType, r.Protocols) {
+		return joinError(codec.InconsistentGroupProtocol, r.MemberId), nil
+	}
+	// 8. A new member.
+	if r.MemberId == "" {
+		if r.GroupInstanceId.Valid {
+			if old := cl.static[r.GroupInstanceId.Value]; old != nil {
+				return cl.replaceStatic(op, old, j), nil
+			}
+			cl.addMember(op, c.makeMemberID(r.GroupInstanceId.Value), j)
+			return nil, nil
+		}
+		id := c.makeMemberID(j.clientID)
+		if j.version >= 4 {
+			cl.addPending(id, deadline(op.now, int64(r.SessionTimeoutMs)))
+			return joinError(codec.MemberIDRequired, id), nil
+		}
+		cl.addMember(op, id, j)
+		return nil, nil
+	}
+	// 9. A pending id.
+	if _, pending := cl.pending[r.MemberId]; pending {
+		if r.GroupInstanceId.Valid {
+			return joinError(codec.UnknownServerError, ""), nil
+		}
+		delete(cl.pending, r.MemberId)
+		cl.addMember(op, r.MemberId, j)
+		return nil, nil
+	}
+	// 10. The member check.
+	m, code := cl.memberCheck(r.MemberId, r.GroupInstanceId)
+	if code != codec.None {
+		return joinError(code, r.MemberId), nil
+	}
+	// 11. By state.
+	switch cl.state {
+	case classicPreparing:
+		cl.storeJoin(op, m, j)
+		cl.maybeCompleteJoin(op)
+	case classicCompleting:
+		if m.sameProtocols(r.Protocols) {
+			return cl.joinAnswer(m.id, j.version, m.id == cl.leader), nil
+		}
+		cl.storeJoin(op, m, j)
+		cl.rebalance(op)
+	case classicStable:
+		if m.id != cl.leader && m.sameProtocols(r.Protocols) {
+			return cl.joinAnswer(m.id, j.version, false), nil
+		}
+		cl.storeJoin(op, m, j)
+		cl.rebalance(op)
+	}
+	return nil, nil
+}
+
+// acceptJoining is B8.11's cap.
+func (c *Coordinator) acceptJoining(g *classicGroup, memberID string) bool {
+	max := c.cfg.ClassicMaxGroupSize
+	if max <= 0 {
+		return true
+	}
+	m := g.member(memberID)
+	pending := 0
+	if c.mut.Has(MutPendingCountsTowardMaxSize) {
+		pending = len(g.pending)
+	}
+	switch g.state {
+	case classicPreparing:
+		return m != nil && m.join.on || g.nJoin+pending < max
+	case classicCompleting, classicStable:
+		return m != nil || len(g.members)+pending < max
+	}
+	return true
+}
+
+// storeJoin takes a member's JoinGroup into the join phase; one of its own
+// already waiting is answered NOT_COORDINATOR.
+func (g *classicGroup) storeJoin(op *cop, m *cmember, j joining) {
+	if m.join.on {
+		p := m.join
+		g.clearJoin(m)
+		op.answer(p, joinError(codec.NotCoordinator, m.id))
+	}
+	m.protocols = protocolsOf(j.r.Protocols)
+	m.rebalanceMs, m.sessionMs = j.rebalanceMs, j.r.SessionTimeoutMs
+	m.join = op.park(j.version)
+	g.nJoin++
+}
+
+// addMember adds a new member under id.
+func (g *classicGroup) addMember(op *cop, id string, j joining) {
+	m := &cmember{id: id, clientID: j.clientID, host: op.conn.Host, instance: j.r.GroupInstanceId,
+		sessionMs: j.r.SessionTimeoutMs, rebalanceMs: j.rebalanceMs, protocolType: j.r.ProtocolType,
+		protocols: protocolsOf(j.r.Protocols), isNew: true, join: op.park(j.version), hpos: -1}
+	if g.state == classicPreparing && g.prev == classicEmpty {
+		g.newMemberAdded = true
+	}
+	if len(g.members) == 0 {
+		g.protocolType = j.r.ProtocolType
+	}
+	if g.leader == "" {
+		g.leader = id
+	}
+	g.put(m)
+	g.armSession(m, deadline(op.now, int64(op.c.cfg.NewMemberJoinTimeoutMs)))
+	g.rebalanceOrComplete(op)
+}
+
+// replaceStatic is A6.2's static replacement, as the model's.
+func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Message {
+	id := op.c.makeMemberID(j.r.GroupInstanceId.Value)
+	leaderBefore := g.leader
+	if old.join.on {
+		p := old.join
+		g.clearJoin(old)
+		op.answer(p, &codec.JoinGroupResponse{ErrorCode: codec.FencedInstanceID, GenerationId: -1, MemberId: old.id})
+	}
+	if old.sync.on {
+		p := old.sync
+		old.sync.on = false
+		op.answer(p, syncError(codec.FencedInstanceID))
+	}
+	wasAwaited := old.awaitSync
+	g.unlink(old)
+	if wasAwaited {
+		g.replaced = append(g.replaced, old.id)
+	}
+	m := &cmember{id: id, clientID: old.clientID, host: old.host, instance: old.instance, sessionMs: old.sessionMs,
+		rebalanceMs: old.rebalanceMs, protocolType: old.protocolType, protocols: old.protocols, assignment: old.assignment, hpos: -1}
+	g.put(m)
+	if g.mut.Has(MutReplacementKeepsOldInstance) {
+		g.static[m.instance.Value] = old
+	}
+	g.armSession(m, deadline(op.now, int64(m.sessionMs)))
+	if g.leader == old.id {
+		g.leader = id
+	}
+	g.storeJoin(op, m, j)
+	switch g.state {
+	case classicStable:
+		if g.selectProtocol() == g.protocol && !g.mut.Has(MutStaticReplacementRebalances) {
+			g.writeRecord()
+			g.clearJoin(m)
+			op.self.on = false
+			if j.version >= 9 {
+				leads := g.leader == id
+				resp := g.joinAnswer(id, j.version, leads)
+				resp.SkipAssignment = leads
+				return resp
+			}
+			resp := g.joinAnswer(id, j.version, false)
+			resp.Leader = leaderBefore
+			return resp
+		}
+		g.rebalance(op)
+	case classicCompleting:
+		g.rebalance(op)
+	case classicPreparing:
+		g.maybeCompleteJoin(op)
+	}
+	return nil
+}
+
+// makeClassic makes g a new classic group (Empty, generation 0) and
+// writes its first record; g is live.
+func (g *group) makeClassic() {
+	g.kind, g.cl = kindClassic, newClassicGroup(g.c.mut)
+	g.cl.writeRecord()
+}
+
+// resetConsumer gives g a consumer group's state as new, for a group with
+// no members that is about to change kind: what it counted (its epoch,
+// its interned strings, its arenas) goes.
+func (g *group) resetConsumer() {
+	f := newGroup(g.c, g.id)
+	g.epoch, g.mem, g.free, g.count = f.epoch, f.mem, f.free, f.count
+	g.byHex, g.byB64, g.byStr, g.strIDs = f.byHex, f.byB64, f.byStr, f.strIDs
+	g.insts, g.racks, g.clients, g.subs = f.insts, f.racks, f.clients, f.subs
+	g.sides, g.freeSides = f.sides, f.freeSides
+	g.owner, g.tgt, g.topicSubs = f.owner, f.tgt, f.topicSubs
+	g.sessHead, g.sessTail, g.rheap = 0, 0, nil
+}

@@ -1,0 +1,96 @@
+package impl
+
+import (
+	"slices"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// syncClassic serves SyncGroup (docs/PROTOCOL.md B8.4, B8.8, A6.4) in the
+// model's order of checks.
+func (c *Coordinator) syncClassic(conn Conn, version int16, r *codec.SyncGroupRequest) (codec.Message, error) {
+	if version >= 5 && (!r.ProtocolType.Valid || !r.ProtocolName.Valid) {
+		return syncError(codec.InconsistentGroupProtocol), nil
+	}
+	if r.GroupId == "" {
+		return syncError(codec.InvalidGroupID), nil
+	}
+	if cg := c.readGroup(r.GroupId, kindConsumer); cg != nil {
+		code := codec.UnknownMemberID
+		if cg.count > 0 {
+			code = cg.consumerMemberCheck(r.MemberId, r.GroupInstanceId)
+		}
+		cg.mu.Unlock()
+		return syncError(code), nil
+	}
+	g := c.liveOf(r.GroupId, kindClassic)
+	if g == nil {
+		return syncError(codec.UnknownMemberID), nil
+	}
+	op := &cop{c: c, now: c.clock.Now(), conn: conn}
+	resp := g.cl.syncRequest(op, version, r)
+	op.finishLocked()
+	g.registerClassic()
+	g.mu.Unlock()
+	op.publish()
+	return op.result(resp, nil)
+}
+
+// syncRequest is steps 4 to 8 of the model's syncGroup on a classic group.
+func (g *classicGroup) syncRequest(op *cop, version int16, r *codec.SyncGroupRequest) codec.Message {
+	if g.state == classicEmpty {
+		return syncError(codec.UnknownMemberID)
+	}
+	m, code := g.memberCheck(r.MemberId, r.GroupInstanceId)
+	if code != codec.None {
+		return syncError(code)
+	}
+	if r.GenerationId != g.generation {
+		return syncError(codec.IllegalGeneration)
+	}
+	if r.ProtocolType.Valid && g.protocolType != "" && r.ProtocolType.Value != g.protocolType ||
+		r.ProtocolName.Valid && g.protocol != "" && r.ProtocolName.Value != g.protocol {
+		return syncError(codec.InconsistentGroupProtocol)
+	}
+	switch g.state {
+	case classicPreparing:
+		return syncError(codec.RebalanceInProgress)
+	case classicCompleting:
+		if m.sync.on {
+			op.answer(m.sync, syncError(codec.NotCoordinator))
+		}
+		m.sync = op.park(version)
+		g.syncDone(m.id)
+		if m.id == g.leader {
+			g.leaderAssigns(op, r.Assignments)
+		}
+		return nil
+	}
+	g.syncDone(m.id)
+	return g.syncAnswer(m)
+}
+
+// leaderAssigns is the leader's SyncGroup in CompletingRebalance.
+func (g *classicGroup) leaderAssigns(op *cop, assignments []codec.SyncGroupRequestAssignment) {
+	for _, m := range g.members {
+		m.assignment = nil
+		for i := len(assignments) - 1; i >= 0; i-- { // the last entry for an id wins
+			if assignments[i].MemberId == m.id {
+				if len(assignments[i].Assignment) > 0 {
+					m.assignment = slices.Clone(assignments[i].Assignment)
+				}
+				break
+			}
+		}
+	}
+	g.transition(classicStable)
+	g.writeRecord()
+	for _, m := range g.members {
+		if m.sync.on {
+			p := m.sync
+			m.sync.on = false
+			op.answer(p, g.syncAnswer(m))
+			g.armSession(m, deadline(op.now, int64(m.sessionMs)))
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package plan
+
+// The classic group protocol in plans (docs/PROTOCOL.md A6): a client
+// process that speaks JoinGroup, SyncGroup and Heartbeat instead of
+// ConsumerGroupHeartbeat, and the plan-wide settings of classic groups.
+
+import (
+	"fmt"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// ClassicClient makes a client process a classic consumer (A6.6): it joins
+// with JoinGroup, gets its assignment by SyncGroup from the group's
+// leader, and heartbeats with Heartbeat. Its group is a classic group:
+// every client of a group speaks the same protocol. A static classic
+// client is one with an InstanceID.
+type ClassicClient struct {
+	// JoinGroupMaxVersion is the highest JoinGroup version the client
+	// speaks: 9 for today's client, 3 for one from before KIP-394 (the
+	// control that must show ghosts: a lost answer to a first join leaves
+	// a member nobody owns). Against an older broker it speaks the
+	// broker's highest (the v4→v3 downgrade).
+	JoinGroupMaxVersion int16 `json:"joinGroupMaxVersion"`
+	// SessionTimeoutMs and RebalanceTimeoutMs are what the client's
+	// JoinGroups carry. A JoinGroup is given up on after the rebalance
+	// timeout and 5 s (Kafka's client's JOIN_GROUP_TIMEOUT_LAPSE), any
+	// other request after RequestTimeoutMs.
+	SessionTimeoutMs   int32 `json:"sessionTimeoutMs"`
+	RebalanceTimeoutMs int32 `json:"rebalanceTimeoutMs"`
+	RequestTimeoutMs   int32 `json:"requestTimeoutMs"`
+	// SharedInstance tags a client given another live client's instance
+	// id on purpose (drawSharedInstance).
+	SharedInstance bool `json:"sharedInstance,omitempty"`
+}
+
+// JoinTimeoutMs is how long the client waits for a JoinGroup's answer.
+func (c *ClassicClient) JoinTimeoutMs() int64 { return int64(c.RebalanceTimeoutMs) + 5000 }
+
+// IsClassic reports whether the client process speaks the classic
+// protocol.
+func (c *ClientPlan) IsClassic() bool { return c.Classic != nil }
+
+// HasClassic reports whether any client of the plan speaks the classic
+// protocol.
+func (p *Plan) HasClassic() bool {
+	for i := range p.Clients {
+		if p.Clients[i].Classic != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Protocol is the group protocol a plan's clients speak (Options.Protocol).
+type Protocol string
+
+// The protocols.
+const (
+	// ProtocolConsumer: every group is a consumer group (KIP-848's
+	// ConsumerGroupHeartbeat); the zero value reads as it.
+	ProtocolConsumer Protocol = "consumer"
+	// ProtocolClassic: every group is a classic group.
+	ProtocolClassic Protocol = "classic"
+	// ProtocolMixed: each group is drawn one or the other, half and half.
+	ProtocolMixed Protocol = "mixed"
+)
+
+// ParseProtocol reads consumer, classic or mixed.
+func ParseProtocol(s string) (Protocol, error) {
+	switch p := Protocol(s); p {
+	case ProtocolConsumer, ProtocolClassic, ProtocolMixed:
+		return p, nil
+	}
+	return "", fmt.Errorf("protocol %q: want consumer, classic or mixed", s)
+}
+
+// The classic clients' timeouts, sized to the plan's 500 ms rounds: the
+// session at the coordinator's minimum (6 s, as the consumer clients'),
+// rebalance timeouts of 3 to 10 s, and a request timeout of two thirds of
+// the session (Kafka's defaults, 30 s against 45 s); the first rebalance's
+// delay of one round at most, so that histories stay short.
+const (
+	classicSessionTimeoutMs = 6000
+	classicRequestTimeoutMs = 4000
+	classicRebalanceMinMs   = 3000
+	classicRebalanceSteps   = 15 // of 500 ms: up to 10 s
+	classicInitialDelayStep = 500
+)
+
+// drawClassic makes the plan's groups classic (Options.Protocol: all, or
+// each drawn in mixed plans), drawn after everything else so that a seed
+// keeps the consumer-protocol plan it gave before classic groups existed:
+// a classic group's clients become classic consumers with their own
+// rebalance timeouts, their ConsumerGroupHeartbeat settings cleared and
+// their actions made classic (a static leave is a leave; a regex
+// subscription, which the classic client does not speak, names topics
+// instead); the probes of a classic group that speak
+// ConsumerGroupHeartbeat to it are dropped (the A6.4 answers are for later
+// probes). Then, per plan: the first rebalance's delay; now and then a
+// broker of Kafka 2.2 (JoinGroup v4, SyncGroup, Heartbeat and LeaveGroup
+// v2: KIP-394 without KIP-345, so static clients stop before joining and
+// the rest downgrade); rarely two processes of one instance id
+// (CLASSIC.md §8's scenario 8); and with the prober, stale classic
+// Heartbeats (ProbeClassicStaleHeartbeat).
+//
+// Options.JoinGroupVersion below 4 is the KIP-394 control: every client
+// dynamic (a static member needs v5), and the v3 either the clients' own
+// or, in half the plans, a broker's from before KIP-394 (JoinGroup v3)
+// that clients of today downgrade to.
+func drawClassic(d drawer, o Options, p *Plan) {
+	classic := map[string]bool{}
+	for _, g := range p.Groups() {
+		classic[g] = o.Protocol == ProtocolClassic || d.intn("classic group", 2) == 0
+	}
+	maxJoin := o.JoinGroupVersion
+	if maxJoin == 0 {
+		maxJoin = 9
+	}
+	control := maxJoin < 4
+	byBroker := control && d.intn("control by broker", 2) == 0
+	clientJoin := maxJoin
+	if byBroker {
+		clientJoin = 9
+	}
+	for i := range p.Clients {
+		c := &p.Clients[i]
+		if !classic[c.Group] {
+			continue
+		}
+		c.Classic = &ClassicClient{JoinGroupMaxVersion: clientJoin, SessionTimeoutMs: classicSessionTimeoutMs, RequestTimeoutMs: classicRequestTimeoutMs,
+			RebalanceTimeoutMs: classicRebalanceMinMs + 500*int32(d.intn("classic rebalance timeout", classicRebalanceSteps))}
+		if maxJoin < 5 {
+			c.InstanceID = ""
+		}
+		c.NullOwned, c.RackID, c.ServerAssignor = false, "", ""
+		for j := range c.Actions {
+			a := &c.Actions[j]
+			switch {
+			case a.Kind == StaticLeave:
+				a.Kind = Leave
+			case a.Kind == Resubscribe && a.Regex != "":
+				a.Regex, a.Topics = "", append([]string(nil), c.Topics...)
+			}
+		}
+	}
+	kept := p.Probes[:0]
+	for _, pr := range p.Probes {
+		if !classic[pr.Group] || classicSafeProbe(pr.Kind) {
+			kept = append(kept, pr)
+		}
+	}
+	p.Probes = kept
+	if !p.HasClassic() {
+		return
+	}
+	p.InitialRebalanceDelayMs = classicInitialDelayStep * int32(d.intn("initial rebalance delay", 2))
+	switch {
+	case byBroker:
+		capBroker(p, 3)
+	case !control && d.intn("broker of Kafka 2.2", 8) == 0:
+		capBroker(p, 4)
+	}
+	if d.intn("shared instance", 20) == 0 {
+		drawSharedInstance(d, p)
+	}
+	if o.Probes {
+		drawClassicProbes(d, p)
+	}
+}
+
+// capBroker plays a broker whose JoinGroup stops at join (3: before
+// KIP-394, 4: Kafka 2.2), with SyncGroup, Heartbeat and LeaveGroup at v2,
+// as they were then.
+func capBroker(p *Plan, join int16) {
+	if p.MaxVersions == nil {
+		p.MaxVersions = map[codec.APIKey]int16{}
+	}
+	p.MaxVersions[codec.JoinGroup], p.MaxVersions[codec.SyncGroup], p.MaxVersions[codec.Heartbeat] = join, 2, 2
+	if v, ok := p.MaxVersions[codec.LeaveGroup]; !ok || v > 2 {
+		p.MaxVersions[codec.LeaveGroup] = 2
+	}
+}
+
+// classicSafeProbe reports whether a probe may go to a classic group: the
+// ones that name no member and make none (telemetry, odd requests), and
+// the classic probes.
+func classicSafeProbe(k ProbeKind) bool {
+	switch k {
+	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat:
+		return true
+	}
+	return false
+}
+
+// ProbeClassicStaleHeartbeat: a classic Heartbeat for a member the
+// observer last saw (DescribeGroups), with its instance id, at a
+// generation the group never had: ILLEGAL_GENERATION, and an error must
+// not refresh the member's session (B8.9).
+const ProbeClassicStaleHeartbeat ProbeKind = "classic-stale-heartbeat"
+
+// drawClassicProbes draws a stale classic Heartbeat to a classic group
+// about every 20 rounds.
+func drawClassicProbes(d drawer, p *Plan) {
+	var groups []string
+	for _, g := range p.Groups() {
+		for _, c := range p.Clients {
+			if c.Group == g && c.Classic != nil {
+				groups = append(groups, g)
+				break
+			}
+		}
+	}
+	for r := 5 + d.intn("classic probes start", 10); r < p.Rounds; r += 10 + d.intn("classic probes gap", 20) {
+		p.Probes = append(p.Probes, Probe{Round: r, Kind: ProbeClassicStaleHeartbeat, Group: groups[d.intn("classic probe group", len(groups))],
+			Pick: d.intn("classic probe pick", 16)})
+	}
+}
+
+// drawSharedInstance gives a dynamic classic client the instance id of a
+// static one of its group, both alive at once (a misconfigured deployment,
+// CLASSIC.md §8's scenario 8): each join fences the other, and the fenced
+// process stops (FENCED_INSTANCE_ID is fatal). The client is tagged
+// (ClassicClient.SharedInstance).
+func drawSharedInstance(d drawer, p *Plan) {
+	var pairs [][2]int
+	for i, s := range p.Clients {
+		if s.Classic == nil || s.InstanceID == "" {
+			continue
+		}
+		for j, c := range p.Clients {
+			if c.Classic != nil && c.InstanceID == "" && c.Group == s.Group {
+				pairs = append(pairs, [2]int{i, j})
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	pick := pairs[d.intn("shared instance pair", len(pairs))]
+	c := &p.Clients[pick[1]]
+	c.InstanceID, c.Classic.SharedInstance = p.Clients[pick[0]].InstanceID, true
+}
+
+// validateClassic checks the classic clients' settings, and that no group
+// mixes the two protocols.
+func (p *Plan) validateClassic() error {
+	kind := map[string]bool{}
+	for i, c := range p.Clients {
+		if k, seen := kind[c.Group]; seen && k != c.IsClassic() {
+			return fmt.Errorf("plan: group %s has classic and consumer clients (client %d)", c.Group, i)
+		}
+		kind[c.Group] = c.IsClassic()
+		if c.Classic == nil {
+			continue
+		}
+		cc := c.Classic
+		switch {
+		case cc.JoinGroupMaxVersion < 0 || cc.JoinGroupMaxVersion > 9:
+			return fmt.Errorf("plan: client %s JoinGroup v%d", c.Name, cc.JoinGroupMaxVersion)
+		case cc.SessionTimeoutMs <= 0 || cc.RebalanceTimeoutMs < 0 || cc.RequestTimeoutMs <= 0:
+			return fmt.Errorf("plan: client %s: classic session and request timeouts must be positive, the rebalance timeout not negative", c.Name)
+		}
+	}
+	if p.InitialRebalanceDelayMs < 0 {
+		return fmt.Errorf("plan: initialRebalanceDelayMs %d is negative", p.InitialRebalanceDelayMs)
+	}
+	return nil
+}
