@@ -82,5 +82,6 @@
 //     classic_sync.go, classic_heartbeat.go, classic_leave.go,
 //     classic_describe.go, classic_timers.go (its heap and expiry),
 //     classic_restart.go (the reload from the record), classic_check.go
-//     (its part of CheckInternal).
+//     (its part of CheckInternal), classic_clone.go (its part of Clone and
+//     CopyTo; ClassicTimers and Held, what the explorer compares).
 package impl
