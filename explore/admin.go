@@ -38,8 +38,8 @@ func (w *worker) adminEntries(s *state, g, kind int) []codec.LeaveGroupMember {
 	switch kind {
 	case adminByInstance:
 		var instances []string
-		for _, cl := range w.cfg.Clients {
-			if cl.Group == g && cl.Instance != "" && !slices.Contains(instances, cl.Instance) {
+		for i, cl := range w.cfg.Clients {
+			if w.cfg.clientGroup(i) == groupID(g) && cl.Instance != "" && !slices.Contains(instances, cl.Instance) {
 				instances = append(instances, cl.Instance)
 			}
 		}
@@ -79,12 +79,12 @@ func (w *worker) admin(t *state, g, kind int) error {
 	t.admin--
 	co := w.step(t)
 	h := &codec.RequestHeader{RequestApiKey: codec.LeaveGroup, RequestApiVersion: 5, ClientId: codec.Str("ghostcheck-admin")}
-	_, n, err := w.request(co, t.now, t.nextID, adminConn, h, &codec.LeaveGroupRequest{GroupId: groupID(g), Members: entries})
+	_, n, _, err := w.request(co, t.now, t.nextID, adminConn, t.nextDelivery(), h, &codec.LeaveGroupRequest{GroupId: groupID(g), Members: entries})
 	t.nextID = n
 	co.m.Disconnect(adminConn)
 	co.i.Disconnect(adminConn)
 	if err != nil {
 		return err
 	}
-	return w.settle(co, t.now)
+	return w.settle(t)
 }

@@ -3,6 +3,7 @@ package explore
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,24 +14,29 @@ import (
 // Protocol is the group protocol the explored clients speak.
 type Protocol string
 
-// The protocols. Only the consumer protocol is explored today; the classic
-// one (JoinGroup, SyncGroup, Heartbeat, with requests the coordinator
-// parks) slots in as another set of client actions (see the package doc).
+// The protocols.
 const (
 	// Consumer is KIP-848's protocol: ConsumerGroupHeartbeat v0/v1 and the
 	// leave it carries, driven by the reference client (model/client).
 	Consumer Protocol = "consumer"
+	// Classic is the classic group protocol: JoinGroup, SyncGroup,
+	// Heartbeat and LeaveGroup, driven by the reference classic consumer
+	// (client.Classic), with the requests the coordinator holds (KIP-394's
+	// pending members, KIP-345's static members).
+	Classic Protocol = "classic"
+	// Mixed has consumer and classic clients in turn (the first a
+	// consumer one), in the same groups: a group of one kind gives way to
+	// the other when it empties (docs/PROTOCOL.md A6.4).
+	Mixed Protocol = "mixed"
 )
 
 // ParseProtocol accepts a protocol's name.
 func ParseProtocol(s string) (Protocol, error) {
-	if Protocol(s) == Consumer {
-		return Consumer, nil
+	switch p := Protocol(s); p {
+	case Consumer, Classic, Mixed:
+		return p, nil
 	}
-	if s == "classic" {
-		return "", errors.New("explore: the classic protocol is not explored yet (the model does not have it)")
-	}
-	return "", fmt.Errorf("explore: unknown protocol %q (known: %s)", s, Consumer)
+	return "", fmt.Errorf("explore: unknown protocol %q (known: %s, %s, %s)", s, Consumer, Classic, Mixed)
 }
 
 // Fault is one way things go wrong that the explorer branches on. Faults
@@ -146,6 +152,10 @@ type Client struct {
 	// NullOwned sends TopicPartitions null on a heartbeat whose owned
 	// partitions did not change, as Java's consumer does.
 	NullOwned bool
+	// Classic makes the client a classic consumer (client.Classic):
+	// JoinGroup v9, SyncGroup v5, Heartbeat v4, LeaveGroup v5 (the fields
+	// above but Group and Instance do not apply). Config.Protocol sets it.
+	Classic bool
 }
 
 // Strategy is the order of the search.
@@ -182,6 +192,9 @@ type Config struct {
 	Depth int
 	// Partitions of the one topic every client subscribes to.
 	Partitions int32
+	// InitialRebalanceDelayMs is the coordinator's
+	// group.initial.rebalance.delay.ms for classic groups (0: none).
+	InitialRebalanceDelayMs int32
 	// The coordinator's timers and the clients' (milliseconds). Time moves
 	// only from one deadline to the next, so only their ratios matter.
 	SessionTimeoutMs    int64
@@ -235,18 +248,19 @@ const ShardLevelStates = 16
 // about 2.4 million states), breadth-first on one worker.
 func Default() Config {
 	return Config{
-		Protocol:            Consumer,
-		Clients:             Clients(2, 1, 1, 0),
-		Ops:                 2,
-		Faults:              LostRequest | LostResponse,
-		MaxFaults:           1,
-		Partitions:          2,
-		SessionTimeoutMs:    3000,
-		HeartbeatIntervalMs: 1000,
-		RebalanceTimeoutMs:  2000,
-		RequestTimeoutMs:    2000,
-		Strategy:            BreadthFirst,
-		Workers:             1,
+		Protocol:                Consumer,
+		Clients:                 Clients(2, 1, 1, 0),
+		Ops:                     2,
+		Faults:                  LostRequest | LostResponse,
+		MaxFaults:               1,
+		Partitions:              2,
+		InitialRebalanceDelayMs: 1000,
+		SessionTimeoutMs:        3000,
+		HeartbeatIntervalMs:     1000,
+		RebalanceTimeoutMs:      2000,
+		RequestTimeoutMs:        2000,
+		Strategy:                BreadthFirst,
+		Workers:                 1,
 	}
 }
 
@@ -280,11 +294,20 @@ func (c *Config) validate() error {
 	if c.Protocol == "" {
 		c.Protocol = Consumer
 	}
-	if c.Protocol != Consumer {
-		return fmt.Errorf("explore: protocol %q is not explored (known: %s)", c.Protocol, Consumer)
+	if _, err := ParseProtocol(string(c.Protocol)); err != nil {
+		return err
 	}
 	if len(c.Clients) < 1 || len(c.Clients) > maxClients {
 		return fmt.Errorf("explore: %d clients; between 1 and %d", len(c.Clients), maxClients)
+	}
+	// The protocol says which clients are classic (a copy: the caller's
+	// list is left as it is).
+	c.Clients = slices.Clone(c.Clients)
+	for i := range c.Clients {
+		c.Clients[i].Classic = c.Protocol == Classic || c.Protocol == Mixed && i%2 == 1
+	}
+	if c.InitialRebalanceDelayMs < 0 {
+		return errors.New("explore: a negative initial rebalance delay")
 	}
 	for i, cl := range c.Clients {
 		if cl.Group < 0 || cl.Group > 1 {
@@ -349,11 +372,11 @@ func (c *Config) validate() error {
 func (c *Config) Describe() string {
 	static, v0 := 0, 0
 	groups := map[int]bool{}
-	for _, cl := range c.Clients {
+	for i, cl := range c.Clients {
 		if cl.Instance != "" {
 			static++
 		}
-		if cl.HeartbeatVersion == 0 {
+		if cl.HeartbeatVersion == 0 && !(c.Protocol == Classic || c.Protocol == Mixed && i%2 == 1) {
 			v0++
 		}
 		groups[cl.Group] = true

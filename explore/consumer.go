@@ -19,6 +19,18 @@ import (
 // groupID names group g of the configuration.
 func groupID(g int) string { return fmt.Sprintf("g%d", g) }
 
+// clientGroup names the group of client i: groupID of its group; with
+// the mixed protocol a classic client's is "c" and the number instead
+// (the model keeps a group of one kind while it has members, A6.4: a
+// classic JoinGroup to a consumer group with members is outside it).
+func (cfg *Config) clientGroup(i int) string {
+	cl := cfg.Clients[i]
+	if cl.Classic && cfg.Protocol == Mixed {
+		return fmt.Sprintf("c%d", cl.Group)
+	}
+	return groupID(cl.Group)
+}
+
 // topicName is the one topic every client subscribes to, by name or by
 // topicRegex.
 const (
@@ -61,7 +73,7 @@ func (w *worker) start(t *state, i int) error {
 	}
 	cc := client.Config{
 		ClientID:               clientID,
-		GroupID:                groupID(cl.Group),
+		GroupID:                w.cfg.clientGroup(i),
 		InstanceID:             cl.Instance,
 		Topics:                 []string{topicName},
 		HeartbeatVersion:       cl.HeartbeatVersion,
@@ -124,8 +136,8 @@ func (w *worker) end(t *state, i int, clean bool) error {
 	sl.conns[k].resps = nil
 	if len(sl.conns[k].reqs) == 0 {
 		co := w.step(t)
-		w.closeConn(co, sl, k)
-		return w.settle(co, t.now)
+		w.closeConn(t, co, sl, k)
+		return w.settle(t)
 	}
 	return nil
 }

@@ -5,11 +5,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -50,13 +52,21 @@ type settableClock struct{ now int64 }
 func (c *settableClock) Now() int64 { return c.now }
 
 // idCounter is the worker's id source for the coordinators it steps: it
-// makes coordinatorID(n) for the state's next n. Model and impl are each
-// run from the same n, so they make the same ids.
-type idCounter struct{ n int }
+// makes coordinatorID(n) for the state's next n, or classicID(n) while a
+// classic request is served (a classic id is a UUID's text, a consumer
+// one its base64). Model and impl are each run from the same n, so they
+// make the same ids.
+type idCounter struct {
+	n       int
+	classic bool
+}
 
 func (c *idCounter) next() codec.UUID {
 	n := min(c.n, maxIDs) // past it, the step is refused (request)
 	c.n++
+	if c.classic {
+		return classicID(n)
+	}
 	return coordinatorID(n)
 }
 
@@ -77,19 +87,7 @@ const ruleLinearizability = "Linearizability"
 func (w *worker) newCoord(mc model.Config, mutants impl.Mutants) *coord {
 	mc.NewID = w.ids.next
 	m := model.NewCoordinator(mc)
-	ic := impl.Config{
-		SessionTimeoutMs:    mc.SessionTimeoutMs,
-		HeartbeatIntervalMs: mc.HeartbeatIntervalMs,
-		MaxGroupSize:        mc.MaxGroupSize,
-		Telemetry:           impl.TelemetryConfig(mc.Telemetry),
-		MaxVersions:         mc.MaxVersions,
-		NewID:               w.ids.next,
-		Clock:               &w.clock,
-		Mutants:             mutants,
-	}
-	for _, t := range mc.Topics {
-		ic.Topics = append(ic.Topics, impl.Topic(t))
-	}
+	ic := targets.ImplConfig(mc, &w.clock, mutants)
 	co := &coord{m: m, i: impl.New(ic)}
 	w.derive(co)
 	return co
@@ -138,13 +136,14 @@ func (w *worker) derive(co *coord) {
 	co.ids = idSet{}
 	co.next, co.hasNext = co.m.NextDeadline()
 	co.idAt = co.idAt[:0]
-	co.enc = co.m.AppendStateForm(nil, model.StateForm{RelativeTime: true, NoConns: true,
-		MemberID: func(b []byte, id string) []byte {
-			n := idNumber(id)
-			co.ids.add(n)
-			co.idAt = append(co.idAt, int32(len(b)))
-			return append(b, byte(n))
-		}})
+	id := func(b []byte, id string) []byte {
+		b, at, n := appendID(b, id)
+		co.ids.add(n)
+		co.idAt = append(co.idAt, at)
+		return b
+	}
+	co.enc = co.m.AppendStateForm(nil, model.StateForm{RelativeTime: true, NoConns: true, MemberID: id,
+		Request: func(b []byte, h *codec.RequestHeader, req codec.Message) []byte { return appendRequest(b, h, req, id) }})
 }
 
 // groups is the model's snapshot.
@@ -156,53 +155,68 @@ func (co *coord) groups() []rules.GroupSnapshot {
 }
 
 // request hands one request to both coordinators at time now, ids drawn
-// from n on, and holds impl to the model: the same error, byte-identical
-// encoded responses, and the same ids made (not again on a replayed step,
-// see settle). It returns the model's response and the next id number.
-func (w *worker) request(co *coord, now int64, n int, conn uint64, h *codec.RequestHeader, req codec.Message) (codec.Message, int, error) {
+// from n on, under delivery number d, and holds impl to the model: the
+// same error, byte-identical encoded responses, and the same ids made
+// (not again on a replayed step, see settle). It returns the model's
+// response (nil when the coordinator holds the request: parked) and the
+// next id number.
+func (w *worker) request(co *coord, now int64, n int, conn, d uint64, h *codec.RequestHeader, req codec.Message) (resp codec.Message, next int, parked bool, err error) {
 	w.clock.now = now
 	mh, ih := *h, *h
-	w.ids.n = n
-	mr, merr := co.m.Handle(model.Conn{ID: conn, Host: clientHost}, &mh, req)
+	w.ids.n, w.ids.classic = n, h.RequestApiKey != codec.ConsumerGroupHeartbeat
+	mr, merr := co.m.Handle(model.Conn{ID: conn, Host: clientHost, Delivery: d}, &mh, req)
 	mn := w.ids.n
 	w.ids.n = n
-	ir, ierr := co.i.Handle(impl.Conn{ID: conn, Host: clientHost}, &ih, req)
+	ir, ierr := co.i.Handle(impl.Conn{ID: conn, Host: clientHost, Delivery: d}, &ih, req)
 	in := w.ids.n
 	if mn > maxIDs || in > maxIDs {
-		return nil, n, errTooManyIDs
+		return nil, n, false, errTooManyIDs
 	}
-	if (merr == nil) != (ierr == nil) || errors.Is(merr, model.ErrUnsupportedRequest) != errors.Is(ierr, impl.ErrUnsupportedRequest) {
-		return nil, mn, &lockstepError{fmt.Sprintf("%v v%d: the model answered error %v, impl %v", h.RequestApiKey, h.RequestApiVersion, merr, ierr)}
+	mp, ip := errors.Is(merr, model.ErrParked), errors.Is(ierr, impl.ErrParked)
+	if (merr == nil) != (ierr == nil) || mp != ip || errors.Is(merr, model.ErrUnsupportedRequest) != errors.Is(ierr, impl.ErrUnsupportedRequest) {
+		return nil, mn, false, &lockstepError{fmt.Sprintf("%v v%d: the model answered error %v, impl %v", h.RequestApiKey, h.RequestApiVersion, merr, ierr)}
+	}
+	if w.counting && mn != in {
+		return nil, mn, false, &lockstepError{fmt.Sprintf("%v v%d: the model made %d member ids, impl %d", h.RequestApiKey, h.RequestApiVersion, mn-n, in-n)}
+	}
+	if mp {
+		return nil, mn, true, nil
 	}
 	if merr != nil {
-		return nil, mn, fmt.Errorf("explore: the coordinator refused a request of the reference client: %w", merr)
+		return nil, mn, false, fmt.Errorf("explore: the coordinator refused a request of the reference client (%v v%d): %w", h.RequestApiKey, h.RequestApiVersion, merr)
 	}
 	if !w.counting {
-		return mr, mn, nil
+		return mr, mn, false, nil
 	}
 	w.menc, _ = mr.AppendTo(w.menc[:0], h.RequestApiVersion)
 	w.ienc, _ = ir.AppendTo(w.ienc[:0], h.RequestApiVersion)
 	if !bytes.Equal(w.menc, w.ienc) {
-		return nil, mn, &lockstepError{fmt.Sprintf("%v v%d: impl answered %s where the model answered %s", h.RequestApiKey, h.RequestApiVersion, showMessage(ir), showMessage(mr))}
+		return nil, mn, false, &lockstepError{fmt.Sprintf("%v v%d: impl answered %s where the model answered %s", h.RequestApiKey, h.RequestApiVersion, showMessage(ir), showMessage(mr))}
 	}
-	if mn != in {
-		return nil, mn, &lockstepError{fmt.Sprintf("%v v%d: the model made %d member ids, impl %d", h.RequestApiKey, h.RequestApiVersion, mn-n, in-n)}
-	}
-	return mr, mn, nil
+	return mr, mn, false, nil
 }
 
-// settle derives co after its step and holds impl's snapshot (pending
-// revocations and targets included) and its ConsumerGroupDescribe answer
-// for every group to the model's. A step replayed on the way to a state
-// already found was held to them when it was first explored: it is only
-// derived.
-func (w *worker) settle(co *coord, now int64) error {
+// settle derives t's coordinator after its step, hands the answers it gave
+// held requests to their connections (released), and holds impl's
+// snapshot (pending revocations and targets included), its timers, its
+// connection contexts and its Describe answers for every group to the
+// model's. A step replayed on the way to a state already found was held
+// to them when it was first explored: it is only derived and routed.
+func (w *worker) settle(t *state) error {
+	co, now := t.co, t.now
+	if err := w.released(t); err != nil { // first: what is released is then gone from the form
+		return err
+	}
 	w.derive(co)
 	if !w.counting {
 		return nil
 	}
 	w.clock.now = now
-	if d := snapshotDiff(co.groups(), co.i.Snapshot()); d != "" {
+	if w.classic {
+		if d := classicDiff(co); d != "" {
+			return &lockstepError{d}
+		}
+	} else if d := snapshotDiff(co.groups(), co.i.Snapshot()); d != "" {
 		return &lockstepError{"impl holds other groups than the model: " + d}
 	}
 	if d := w.timersDiff(co); d != "" {
@@ -216,25 +230,66 @@ func (w *worker) settle(co *coord, now int64) error {
 		}
 	}
 	// The explorer's own look is no clause the clients' traffic reached.
-	h := codec.RequestHeader{RequestApiKey: codec.ConsumerGroupDescribe, RequestApiVersion: 1}
-	req := &codec.ConsumerGroupDescribeRequest{GroupIds: w.groupIDs, IncludeAuthorizedOperations: true}
 	co.m.SetClauseCounter(nil)
-	mr, merr := co.m.Handle(model.Conn{ID: describeConn, Host: clientHost}, &h, req)
-	ir, ierr := co.i.Handle(impl.Conn{ID: describeConn, Host: clientHost}, &h, req)
+	defer co.m.SetClauseCounter(w.hits)
+	h := codec.RequestHeader{RequestApiKey: codec.ConsumerGroupDescribe, RequestApiVersion: 1}
+	if err := w.describe(co, &h, &codec.ConsumerGroupDescribeRequest{GroupIds: w.groupIDs, IncludeAuthorizedOperations: true}); err != nil {
+		return err
+	}
+	if w.classic {
+		h := codec.RequestHeader{RequestApiKey: codec.DescribeGroups, RequestApiVersion: 5}
+		return w.describe(co, &h, &codec.DescribeGroupsRequest{Groups: w.groupIDs, IncludeAuthorizedOperations: true})
+	}
+	return nil
+}
+
+// describe asks both coordinators the same Describe, on a connection of
+// the explorer's own, and holds impl's answer to the model's.
+func (w *worker) describe(co *coord, h *codec.RequestHeader, req codec.Message) error {
+	mr, merr := co.m.Handle(model.Conn{ID: describeConn, Host: clientHost}, h, req)
+	ir, ierr := co.i.Handle(impl.Conn{ID: describeConn, Host: clientHost}, h, req)
 	co.m.Disconnect(describeConn)
 	co.i.Disconnect(describeConn)
-	if w.counting {
-		co.m.SetClauseCounter(w.hits)
-	}
 	if merr != nil || ierr != nil {
 		return fmt.Errorf("explore: describing the groups: model %v, impl %v", merr, ierr)
 	}
-	w.menc, _ = mr.AppendTo(w.menc[:0], 1)
-	w.ienc, _ = ir.AppendTo(w.ienc[:0], 1)
+	w.menc, _ = mr.AppendTo(w.menc[:0], h.RequestApiVersion)
+	w.ienc, _ = ir.AppendTo(w.ienc[:0], h.RequestApiVersion)
 	if !bytes.Equal(w.menc, w.ienc) {
-		return &lockstepError{fmt.Sprintf("ConsumerGroupDescribe: impl shows %s where the model shows %s", showMessage(ir), showMessage(mr))}
+		return &lockstepError{fmt.Sprintf("%v: impl shows %s where the model shows %s", h.RequestApiKey, showMessage(ir), showMessage(mr))}
 	}
 	return nil
+}
+
+// classicDiff says how impl's snapshot, classic timers and held
+// connections differ from the model's, "" when they do not: with classic
+// groups, the whole snapshot (classic fields, pending ids and held
+// requests included), in the model's form (targets.ModelSnapshot).
+func classicDiff(co *coord) string {
+	if ms, is := co.groups(), targets.ModelSnapshot(co.i.Snapshot()); !reflect.DeepEqual(ms, is) {
+		return fmt.Sprintf("impl holds other groups than the model:\nmodel %+v\nimpl  %+v", ms, is)
+	}
+	type ct struct {
+		g, k string
+		at   int64
+	}
+	var mt, it []ct
+	co.m.ClassicTimers(func(g, k string, at int64) { mt = append(mt, ct{g, k, at}) })
+	co.i.ClassicTimers(func(g, k string, at int64) { it = append(it, ct{g, k, at}) })
+	if !slices.Equal(mt, it) {
+		return fmt.Sprintf("impl's classic timers differ from the model's:\nmodel %v\nimpl  %v", mt, it)
+	}
+	var mh, ih []string
+	co.m.Held(func(conn uint64, active bool, d uint64, q []uint64) {
+		mh = append(mh, fmt.Sprint(conn, active, d, q))
+	})
+	co.i.Held(func(conn uint64, active bool, d uint64, q []uint64) {
+		ih = append(ih, fmt.Sprint(conn, active, d, q))
+	})
+	if !slices.Equal(mh, ih) {
+		return fmt.Sprintf("impl holds other connections than the model: model %q, impl %q", mh, ih)
+	}
+	return ""
 }
 
 // timer is one member's timers.

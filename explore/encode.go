@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"slices"
 
@@ -97,6 +98,7 @@ func (w *worker) fingerprint(s *state) uint64 {
 	for _, at := range s.co.idAt {
 		out[from+int(at)] = e.ids.rank(int(out[from+int(at)]))
 	}
+	out = w.appendHeld(out, s)
 	out = binary.AppendVarint(out, int64(s.faults))
 	out = binary.AppendVarint(out, int64(s.admin))
 	e.out = out
@@ -109,16 +111,39 @@ func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []
 	sl := &s.slots[i]
 	now := s.now
 	id := func(b []byte, id string) []byte {
-		n := idNumber(id)
+		b, at, n := appendID(b, id)
 		if n > 0 {
 			w.enc.ids.add(n)
 		}
-		idAt = append(idAt, int32(len(b)))
-		return append(b, byte(n))
+		idAt = append(idAt, at)
+		return b
 	}
-	b = append(b, flags(sl.c != nil, sl.live, sl.wants, sl.hb.set, sl.lv.set))
+	b = append(b, flags(sl.c != nil, sl.live, sl.wants, sl.hb.set, sl.lv.set, sl.gm.set, sl.gmJoin))
 	b = binary.AppendUvarint(b, uint64(sl.ops))
-	if sl.c != nil {
+	if sl.k != nil {
+		// A classic process: its consumer (its Client gives it headers
+		// only: nothing of it decides what comes next).
+		if sl.live {
+			b = sl.k.AppendState(b, id)
+		}
+		if sl.gm.set {
+			b = binary.AppendVarint(b, sl.gm.sentAt+w.gmTimeout(sl.gmJoin)-now)
+		}
+		if sl.live && sl.wants && sl.k.Heartbeating() && !sl.hb.set {
+			b = binary.AppendVarint(b, max(sl.due-now, 0))
+		}
+		if sl.hbReq != nil {
+			b = binary.AppendVarint(b, int64(sl.hbReq.GenerationId))
+			b = id(b, sl.hbReq.MemberId)
+		}
+		ns := w.enc.seqsScratch(sl.rec.known)
+		b = binary.AppendUvarint(b, uint64(len(ns)))
+		for _, n := range ns {
+			w.enc.ids.add(n)
+			idAt = append(idAt, int32(len(b)))
+			b = append(b, byte(n))
+		}
+	} else if sl.c != nil {
 		// A process that ended does nothing more: of it, only the id it
 		// held counts (what the invariants see of it is its record).
 		if sl.live {
@@ -133,7 +158,7 @@ func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []
 	if sl.lv.set {
 		b = binary.AppendVarint(b, sl.lv.sentAt+w.cfg.RequestTimeoutMs-now)
 	}
-	if sl.live && sl.wants && !sl.hb.set && !sl.lv.set {
+	if sl.k == nil && sl.live && sl.wants && !sl.hb.set && !sl.lv.set {
 		b = binary.AppendVarint(b, max(sl.due-now, 0))
 	}
 	appendRecord := func(r *record) {
@@ -171,10 +196,14 @@ func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []
 		if known {
 			b = appendString(b, ctx)
 		}
+		if w.classic { // held requests name their connections (appendHeld)
+			b = binary.AppendUvarint(b, cn.id)
+		}
 		for dir, q := range [2][]msg{cn.reqs, cn.resps} {
 			b = binary.AppendUvarint(b, uint64(len(q)))
 			for _, m := range q {
-				b = append(b, flags(m.delayed, sl.hb.set && m.corr == sl.hb.corr && cn.inc == sl.inc, sl.lv.set && m.corr == sl.lv.corr && cn.inc == sl.inc))
+				b = append(b, flags(m.delayed, sl.hb.set && m.corr == sl.hb.corr && cn.inc == sl.inc, sl.lv.set && m.corr == sl.lv.corr && cn.inc == sl.inc,
+					sl.gm.set && m.corr == sl.gm.corr && cn.inc == sl.inc))
 				if !w.cfg.Faults.Has(Reorder) {
 					r, _ := slices.BinarySearch(w.enc.seqs, m.seq)
 					b = binary.AppendUvarint(b, uint64(r))
@@ -189,6 +218,25 @@ func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []
 		}
 	}
 	return b, idAt
+}
+
+// appendHeld appends the requests the coordinator holds, by delivery
+// number (the model's form names them by it): whose they are (the slot,
+// named by its index: with classic clients there is no symmetry), on
+// which connection, whether their answer is one the process awaits, and
+// whether it goes nowhere.
+func (w *worker) appendHeld(b []byte, s *state) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s.held)))
+	for _, h := range s.held {
+		sl := &s.slots[h.slot]
+		cur := h.inc == sl.inc
+		b = binary.AppendUvarint(b, h.delivery)
+		b = append(b, byte(h.slot))
+		b = binary.AppendUvarint(b, h.conn)
+		b = append(b, flags(cur, h.orphan, cur && sl.gm.set && h.corr == sl.gm.corr, cur && sl.hb.set && h.corr == sl.hb.corr, cur && sl.lv.set && h.corr == sl.lv.corr))
+		b = binary.AppendVarint(b, int64(h.version))
+	}
+	return b
 }
 
 // seqsScratch returns the id numbers of ids, sorted (in the encoder's
@@ -248,10 +296,47 @@ func appendRequest(b []byte, h *codec.RequestHeader, req codec.Message, id func(
 		b = appendNullable(b, r.SubscribedTopicRegex)
 		b = appendNullable(b, r.ServerAssignor)
 		b = appendTopicPartitions(b, r.TopicPartitions)
+	case *codec.JoinGroupRequest:
+		b = appendString(b, r.GroupId)
+		b = id(b, r.MemberId)
+		b = appendNullable(b, r.GroupInstanceId)
+		b = binary.AppendVarint(b, int64(r.SessionTimeoutMs))
+		b = binary.AppendVarint(b, int64(r.RebalanceTimeoutMs))
+		b = appendString(b, r.ProtocolType)
+		b = binary.AppendUvarint(b, uint64(len(r.Protocols)))
+		for _, p := range r.Protocols {
+			b = appendString(b, p.Name)
+			b = appendString(b, string(p.Metadata))
+		}
+	case *codec.SyncGroupRequest:
+		b = appendString(b, r.GroupId)
+		b = id(b, r.MemberId)
+		b = binary.AppendVarint(b, int64(r.GenerationId))
+		b = appendNullable(b, r.GroupInstanceId)
+		b = appendNullable(b, r.ProtocolType)
+		b = appendNullable(b, r.ProtocolName)
+		b = binary.AppendUvarint(b, uint64(len(r.Assignments)))
+		for _, a := range r.Assignments {
+			b = id(b, a.MemberId)
+			b = appendString(b, string(a.Assignment))
+		}
+	case *codec.HeartbeatRequest:
+		b = appendString(b, r.GroupId)
+		b = id(b, r.MemberId)
+		b = binary.AppendVarint(b, int64(r.GenerationId))
+		b = appendNullable(b, r.GroupInstanceId)
+	case *codec.LeaveGroupRequest:
+		b = appendString(b, r.GroupId)
+		b = id(b, r.MemberId)
+		b = binary.AppendUvarint(b, uint64(len(r.Members)))
+		for _, m := range r.Members {
+			b = id(b, m.MemberId)
+			b = appendNullable(b, m.GroupInstanceId)
+		}
 	default:
-		// Requests the consumer protocol's clients do not send; written
-		// whole so that nothing is merged that should not be.
-		b, _ = req.AppendTo(b, 0)
+		// Requests the explored clients do not send; written whole so
+		// that nothing is merged that should not be.
+		b = fmt.Appendf(b, "%+v", req)
 	}
 	return b
 }
@@ -269,8 +354,31 @@ func appendAnswer(b []byte, resp codec.Message, id func([]byte, string) []byte) 
 		if r.Assignment != nil {
 			b = appendTopicPartitions(b, r.Assignment.TopicPartitions)
 		}
+	case *codec.JoinGroupResponse:
+		b = binary.AppendVarint(b, int64(r.ErrorCode))
+		b = binary.AppendVarint(b, int64(r.GenerationId))
+		b = appendNullable(b, r.ProtocolType)
+		b = appendNullable(b, r.ProtocolName)
+		b = id(b, r.Leader)
+		b = append(b, flags(r.SkipAssignment))
+		b = id(b, r.MemberId)
+		b = binary.AppendUvarint(b, uint64(len(r.Members)))
+		for _, m := range r.Members {
+			b = id(b, m.MemberId)
+			b = appendNullable(b, m.GroupInstanceId)
+			b = appendString(b, string(m.Metadata))
+		}
+	case *codec.SyncGroupResponse:
+		b = binary.AppendVarint(b, int64(r.ErrorCode))
+		b = appendNullable(b, r.ProtocolType)
+		b = appendNullable(b, r.ProtocolName)
+		b = appendString(b, string(r.Assignment))
+	case *codec.HeartbeatResponse:
+		b = binary.AppendVarint(b, int64(r.ErrorCode))
+	case *codec.LeaveGroupResponse:
+		b = binary.AppendVarint(b, int64(r.ErrorCode)) // what the clients read of it
 	default:
-		b, _ = resp.AppendTo(b, 0)
+		b = fmt.Appendf(b, "%+v", resp)
 	}
 	return b
 }

@@ -134,8 +134,12 @@ func (w *worker) enabled(s *state, out []event) []event {
 	return out
 }
 
-// sendDue reports whether the slot's process must send its heartbeat now.
+// sendDue reports whether the slot's process must send its heartbeat now
+// (a classic one: its JoinGroup, SyncGroup or heartbeat).
 func (sl *slot) sendDue(now int64) bool {
+	if sl.k != nil {
+		return sl.classicDue(now)
+	}
 	return sl.live && sl.wants && !sl.hb.set && !sl.lv.set && sl.due <= now
 }
 
@@ -179,6 +183,20 @@ func (w *worker) tickTo(s *state) (int64, bool) {
 			}
 		}
 		if !sl.live {
+			continue
+		}
+		if sl.k != nil {
+			if sl.gm.set {
+				consider(sl.gm.sentAt + w.gmTimeout(sl.gmJoin))
+			}
+			if sl.hb.set {
+				consider(sl.hb.sentAt + w.cfg.RequestTimeoutMs)
+			} else if sl.wants && sl.k.Heartbeating() {
+				consider(sl.due)
+			}
+			if sl.lv.set {
+				consider(sl.lv.sentAt + w.cfg.RequestTimeoutMs)
+			}
 			continue
 		}
 		if sl.hb.set {

@@ -346,6 +346,18 @@ func TestMergedStatesAgree(t *testing.T) {
 			cfg.Faults = Delay | Crash | Duplicate
 			return cfg
 		}()},
+		{"classic: a static and a dynamic consumer, the admin, lost messages, crashes and restarts", func() Config {
+			cfg := static1(8)
+			cfg.Protocol = Classic
+			cfg.Faults = LostRequest | LostResponse | Crash | CoordinatorRestart
+			return cfg
+		}()},
+		{"mixed: a consumer and a classic consumer, disconnects and duplicates", func() Config {
+			cfg := static1(8)
+			cfg.Protocol = Mixed
+			cfg.Faults = Disconnect | Duplicate | Delay
+			return cfg
+		}()},
 		{"null owned and regex clients, disconnects, reordered", func() Config {
 			cfg := twoDynamic()
 			cfg.Clients = []Client{{HeartbeatVersion: 1, NullOwned: true}, {HeartbeatVersion: 1, Regex: true}}
@@ -422,6 +434,15 @@ func TestIDsSortAsMade(t *testing.T) {
 			forms = append(forms, u.String())
 		}
 		forms = append(forms, coordinatorID(n).String())
+		for _, prefix := range []string{clientID, "i1"} { // classic ids: a dynamic member's, a static one's
+			id := prefix + "-" + uuid.UUID(classicID(n)).String()
+			if idNumber(id) != n || classicPrefixLen(id) != len(prefix)+1 {
+				t.Fatalf("classic id %q: number %d, prefix %d; want %d, %d", id, idNumber(id), classicPrefixLen(id), n, len(prefix)+1)
+			}
+			if n > 1 && id <= prefix+"-"+uuid.UUID(classicID(n-1)).String() {
+				t.Fatalf("classic id %d %q does not sort after the one before it", n, id)
+			}
+		}
 		for _, id := range forms {
 			if idNumber(id) != n {
 				t.Fatalf("id %q: number %d, want %d", id, idNumber(id), n)

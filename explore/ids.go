@@ -27,8 +27,12 @@ import (
 // them distinct and never zero, and leaves them out of states.
 
 // idNumber is the number of an id the explorer made (1..255), 0 for any
-// other string.
+// other string. A classic member id (prefix, "-", a UUID's text: A6.5)
+// carries it at the head of its UUID.
 func idNumber(s string) int {
+	if p := classicPrefixLen(s); p >= 0 {
+		s = s[p:]
+	}
 	if len(s) < 2 {
 		return 0
 	}
@@ -48,6 +52,37 @@ func hexDigit(c byte) (int, bool) {
 		return int(c-'a') + 10, true
 	}
 	return 0, false
+}
+
+// uuidText is the length of a UUID's canonical text.
+const uuidText = 36
+
+// classicPrefixLen is the length of a classic member id's prefix and its
+// "-" (the client id or the instance id, A6.5), -1 for an id of another
+// form. The prefix decides the order of two ids with other prefixes, so
+// an id's form writes it before the UUID's number (appendID).
+func classicPrefixLen(s string) int {
+	if n := len(s) - uuidText; n >= 1 && s[n-1] == '-' && s[n+8] == '-' {
+		return n
+	}
+	return -1
+}
+
+// appendID appends an id for the form: a classic id's prefix as it is,
+// then the number of the id in one byte, whose place is returned so that
+// the caller writes its rank there once every id is known.
+func appendID(b []byte, id string) ([]byte, int32, int) {
+	if p := classicPrefixLen(id); p >= 0 {
+		b = appendString(b, id[:p])
+	}
+	n := idNumber(id)
+	return append(b, byte(n)), int32(len(b)), n
+}
+
+// classicID is the classic-form id number n: its canonical text (which a
+// classic member id ends with) begins with n's two hex digits.
+func classicID(n int) codec.UUID {
+	return codec.UUID{0: byte(n), 1: 0xc1, 6: 0x40, 8: 0x80, 15: byte(n)}
 }
 
 // clientIDBytes are the 16 bytes a KIP-1082 client reads for its member id

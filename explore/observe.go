@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model/client"
@@ -34,8 +35,20 @@ func (w *worker) observation(s *state) rules.Observation {
 	o := rules.Observation{Now: s.now, Groups: s.co.groups(), Processes: w.procs[:0]}
 	for i := range s.slots {
 		sl := &s.slots[i]
-		group := groupID(w.cfg.Clients[i].Group)
-		if sl.c != nil {
+		group := w.cfg.clientGroup(i)
+		if sl.k != nil {
+			o.Processes = append(o.Processes, rules.Process{
+				Name:             w.name(i, sl.inc),
+				GroupID:          group,
+				ClientInstanceID: sl.c.InstanceID(),
+				MemberID:         sl.k.MemberID(),
+				Live:             sl.live,
+				Left:             sl.live && !sl.wants && sl.k.State() == client.ClassicUnjoined,
+				Joined:           sl.live && sl.k.Heartbeating(),
+				AllIDs:           sl.rec.ids,
+				GraceUntil:       sl.rec.graceUntil(),
+			})
+		} else if sl.c != nil {
 			st := sl.c.State()
 			p := rules.Process{
 				Name:             w.name(i, sl.inc),
@@ -88,10 +101,30 @@ func (w *worker) name(i, inc int) string {
 }
 
 // checkState holds a state new to the search to the invariants; terminal
-// says no event is enabled in it.
+// says no event is enabled in it. As `ghostcheck run` judges them
+// (driver/observation.go): NoGhosts and OneMemberPerProcess as written on
+// the consumer groups, and on the classic groups the ghosts of KIP-394
+// (classicGhosts); the others on every group.
 func (w *worker) checkState(s *state, terminal bool) error {
 	o := w.observation(s)
-	for _, check := range []func(rules.Observation) error{rules.NoGhosts, rules.OneMemberPerProcess, rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
+	consumer := o
+	if w.classic {
+		consumer.Groups = nil
+		for _, g := range o.Groups {
+			if g.Kind != rules.KindClassic {
+				consumer.Groups = append(consumer.Groups, g)
+			}
+		}
+		if err := w.classicGhosts(s, o); err != nil {
+			return err
+		}
+	}
+	for _, check := range []func(rules.Observation) error{rules.NoGhosts, rules.OneMemberPerProcess} {
+		if err := check(consumer); err != nil {
+			return err
+		}
+	}
+	for _, check := range []func(rules.Observation) error{rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
 		if err := check(o); err != nil {
 			return err
 		}
@@ -119,10 +152,10 @@ func (w *worker) checkTransition(s, t *state) error {
 	if s.co != t.co {
 		if epochWentDown(s.co.groups(), t.co.groups()) {
 			var tr rules.EpochTracker
-			if err := tr.Observe(s.co.groups()); err != nil {
+			if err := tr.Observe(consumerGroups(s.co.groups())); err != nil {
 				return err
 			}
-			if err := tr.Observe(t.co.groups()); err != nil {
+			if err := tr.Observe(consumerGroups(t.co.groups())); err != nil {
 				return err
 			}
 		}
@@ -138,7 +171,7 @@ func (w *worker) checkTransition(s, t *state) error {
 	}
 	for i := range t.slots {
 		a, b := &s.slots[i], &t.slots[i]
-		if b.c == nil || a.c == nil || a.inc != b.inc || w.cfg.Clients[i].HeartbeatVersion < rules.MemberIDRequiredVersion {
+		if b.c == nil || a.c == nil || a.inc != b.inc || w.cfg.Clients[i].Classic || w.cfg.Clients[i].HeartbeatVersion < rules.MemberIDRequiredVersion {
 			continue
 		}
 		if a.c.MemberID() != b.c.MemberID() || b.c.MemberID() != b.made {
@@ -156,12 +189,13 @@ func (w *worker) checkTransition(s, t *state) error {
 	return nil
 }
 
-// epochWentDown reports whether a group's epoch, or a member's positive
-// epoch, is lower in b than in a (what EpochTracker reports).
+// epochWentDown reports whether a consumer group's epoch, or a member's
+// positive epoch, is lower in b than in a (what EpochTracker reports; run
+// feeds it the consumer groups only).
 func epochWentDown(a, b []rules.GroupSnapshot) bool {
 	for _, gb := range b {
 		for _, ga := range a {
-			if ga.GroupID != gb.GroupID {
+			if ga.GroupID != gb.GroupID || ga.Kind == rules.KindClassic || gb.Kind == rules.KindClassic {
 				continue
 			}
 			if gb.Epoch < ga.Epoch {
@@ -184,9 +218,73 @@ func epochWentDown(a, b []rules.GroupSnapshot) bool {
 func anyParked(gs []rules.GroupSnapshot) bool {
 	for _, g := range gs {
 		for _, m := range g.Members {
-			if m.Epoch == rules.StaticLeaveEpoch && m.InstanceID != "" {
+			if g.Kind != rules.KindClassic && m.Epoch == rules.StaticLeaveEpoch && m.InstanceID != "" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// consumerGroups is gs without its classic groups (a new list only when it
+// has some).
+func consumerGroups(gs []rules.GroupSnapshot) []rules.GroupSnapshot {
+	if !slices.ContainsFunc(gs, func(g rules.GroupSnapshot) bool { return g.Kind == rules.KindClassic }) {
+		return gs
+	}
+	return slices.DeleteFunc(slices.Clone(gs), func(g rules.GroupSnapshot) bool { return g.Kind == rules.KindClassic })
+}
+
+// classicGhosts is NoGhosts' classic form, as `ghostcheck run` judges it
+// (driver/classic.go): a dynamic member of a classic group whose id the
+// coordinator made for a JoinGroup of a live process and told it in an
+// answer that never reached it (lost, or come after the process gave up
+// on it), while no answer carrying the id is on its way to it and no
+// request of it is held: the process will never learn the id, and the
+// member holds a place in the rebalance and is given partitions. From
+// JoinGroup v4 on (the explored clients speak v9) a first join makes only
+// a pending id, which no member carries until its process joins with it.
+func (w *worker) classicGhosts(s *state, o rules.Observation) error {
+	for _, g := range o.Groups {
+		if g.Kind != rules.KindClassic {
+			continue
+		}
+		for _, m := range g.Members {
+			if m.InstanceID != "" {
+				continue // a static member's restart replaces it (KIP-345)
+			}
+			for i := range s.slots {
+				sl := &s.slots[i]
+				if sl.k == nil || !sl.live || w.cfg.clientGroup(i) != g.GroupID ||
+					!slices.Contains(sl.rec.ids, m.MemberID) || slices.Contains(sl.rec.known, m.MemberID) || w.inFlight(s, i, m.MemberID) {
+					continue
+				}
+				return &rules.Violation{Rule: string(rules.RuleNoGhosts), Detail: fmt.Sprintf(
+					"group %s holds member %s, made for a JoinGroup whose answer never reached its live process %s, at t=%d", g.GroupID, m.MemberID, w.name(i, sl.inc), s.now)}
+			}
+		}
+	}
+	return nil
+}
+
+// inFlight reports whether an answer carrying member id is on its way to
+// slot i's current process, or a request of it is held (its answer yet to
+// be given).
+func (w *worker) inFlight(s *state, i int, id string) bool {
+	sl := &s.slots[i]
+	for _, cn := range sl.conns {
+		if cn.inc != sl.inc {
+			continue
+		}
+		for _, m := range cn.resps {
+			if r, ok := m.resp.(*codec.JoinGroupResponse); ok && r.MemberId == id {
+				return true
+			}
+		}
+	}
+	for _, h := range s.held {
+		if h.slot == i && h.inc == sl.inc && !h.orphan {
+			return true
 		}
 	}
 	return false

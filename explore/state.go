@@ -20,6 +20,38 @@ type state struct {
 	faults int    // faults left on this path
 	admin  int    // admin LeaveGroups left on this path
 	slots  []slot
+	// held are the requests the coordinator holds (model.ErrParked), by
+	// delivery number: their answers come in a later step (Released).
+	held []held
+}
+
+// held is a request the coordinator holds: which slot's process sent it,
+// on which connection, and what its answer must carry.
+type held struct {
+	delivery uint64
+	slot     int
+	conn     uint64 // the coordinator's connection id
+	inc      int
+	n        int
+	corr     int32
+	version  int16
+	// orphan: its connection closed while it waited; its answer goes
+	// nowhere (the coordinator still answers it, A6.5).
+	orphan bool
+}
+
+// nextDelivery is the delivery number of the next request handed to the
+// coordinator: the smallest no held request has, so that numbers stay
+// small and a state's held requests are numbered alike on every path
+// that reaches them in one order.
+func (s *state) nextDelivery() uint64 {
+	d := uint64(1)
+	for _, h := range s.held { // sorted by delivery
+		if h.delivery == d {
+			d++
+		}
+	}
+	return d
 }
 
 // slot is one client of the configuration: its current (or last) process
@@ -46,6 +78,15 @@ type slot struct {
 	conns []conn
 	// sent counts the current process's requests (msg.n).
 	sent int
+
+	// A classic process (classic.go): its consumer (c then gives it its
+	// headers and client instance id only), the JoinGroup or SyncGroup on
+	// its way (gmJoin says which) and the Heartbeat on its way (hbReq: the
+	// consumer judges its answer by the generation it carried).
+	k      *client.Classic
+	gm     outstanding
+	gmJoin bool
+	hbReq  *codec.HeartbeatRequest
 }
 
 // outstanding is a request awaiting its answer.
@@ -68,6 +109,9 @@ type record struct {
 	graceEnd int64
 	// left: a leave (epoch -1) of it was handled; its grace is over.
 	left bool
+	// known are the member ids a classic process named in its JoinGroups
+	// or took from their answers (classicGhosts).
+	known []string
 }
 
 // graceUntil is rules.Process.GraceUntil: 0 (over) before any request
@@ -123,13 +167,23 @@ type msg struct {
 func (s *state) clone() *state {
 	t := *s
 	t.slots = slices.Clone(s.slots)
+	t.held = slices.Clip(s.held) // appended to or deleted from in a copy only (ownHeld)
 	return &t
 }
+
+// ownHeld gives the state a held list of its own to change.
+func (s *state) ownHeld() { s.held = slices.Clone(s.held) }
 
 // ownClient gives the slot a client of its own to change.
 func (sl *slot) ownClient() *client.Client {
 	sl.c = sl.c.Clone()
 	return sl.c
+}
+
+// ownClassic gives the slot a classic consumer of its own to change.
+func (sl *slot) ownClassic() *client.Classic {
+	sl.k = sl.k.Clone()
+	return sl.k
 }
 
 // ownConns gives the slot a connection list of its own to change (the

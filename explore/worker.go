@@ -1,6 +1,8 @@
 package explore
 
 import (
+	"slices"
+
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
@@ -11,6 +13,7 @@ import (
 // the ones it expands from its own root), so nothing here is locked.
 type worker struct {
 	cfg      *Config
+	classic  bool     // a client is classic
 	class    []int    // each slot's symmetry class
 	groupIDs []string // the configuration's groups, by name
 	groups   []int    // and by number
@@ -47,24 +50,32 @@ type pathStep struct {
 func newWorker(cfg *Config) *worker {
 	w := &worker{cfg: cfg, hits: model.ClauseHits{}}
 	w.class = symmetryClasses(cfg.Clients)
-	seen := map[int]bool{}
 	for _, cl := range cfg.Clients {
-		if !seen[cl.Group] {
-			seen[cl.Group] = true
-			w.groupIDs = append(w.groupIDs, groupID(cl.Group))
-			w.groups = append(w.groups, cl.Group)
+		w.classic = w.classic || cl.Classic
+	}
+	seen := map[string]bool{}
+	for i, cl := range cfg.Clients {
+		if id := cfg.clientGroup(i); !seen[id] {
+			seen[id] = true
+			w.groupIDs = append(w.groupIDs, id)
+			if !cl.Classic || cfg.Protocol != Mixed {
+				w.groups = append(w.groups, cl.Group)
+			}
 		}
 	}
 	return w
 }
 
 // symmetryClasses numbers the clients by configuration: two clients with
-// one number are interchangeable.
+// one number are interchangeable. With a classic client there is no
+// symmetry: the coordinator's held requests name their connections, which
+// are the slots' (2i+1, 2i+2), in the model's part of the form.
 func symmetryClasses(cs []Client) []int {
 	class := make([]int, len(cs))
+	classic := slices.ContainsFunc(cs, func(c Client) bool { return c.Classic })
 	for i, c := range cs {
 		class[i] = i
-		for j := 0; j < i; j++ {
+		for j := 0; j < i && !classic; j++ {
 			if cs[j] == c {
 				class[i] = class[j]
 				break
@@ -81,6 +92,14 @@ func (cfg *Config) modelConfig() model.Config {
 	mc.Topics = []model.Topic{{Name: topicName, ID: model.TopicIDFor(topicName), Partitions: cfg.Partitions}}
 	mc.SessionTimeoutMs = cfg.SessionTimeoutMs
 	mc.HeartbeatIntervalMs = cfg.HeartbeatIntervalMs
+	// Classic groups: the clients' session (the configuration's) within
+	// the bounds, the initial delay asked for, a new member's join
+	// timeout of two sessions (Kafka's 5 min against a 45 s session: only
+	// the order of the deadlines matters).
+	mc.ClassicMinSessionTimeoutMs = 1
+	mc.ClassicMaxSessionTimeoutMs = 1 << 30
+	mc.InitialRebalanceDelayMs = cfg.InitialRebalanceDelayMs
+	mc.NewMemberJoinTimeoutMs = int32(2 * cfg.SessionTimeoutMs)
 	return mc
 }
 
