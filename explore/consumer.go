@@ -11,10 +11,7 @@ import (
 // The consumer protocol's clients: what each of the reference client's
 // processes does at each event, as the driver of `ghostcheck run` drives
 // it (model/client decides what is sent; the explorer moves the bytes
-// and decides when). The classic protocol will have its own file beside
-// this one, for client.Classic, and its JoinGroup and SyncGroup answers
-// will come out of coordinator steps other than their own (parked
-// requests).
+// and decides when). The classic protocol's are in classic.go.
 
 // groupID names group g of the configuration.
 func groupID(g int) string { return fmt.Sprintf("g%d", g) }

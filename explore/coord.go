@@ -267,7 +267,7 @@ func (w *worker) describe(co *coord, h *codec.RequestHeader, req codec.Message) 
 // requests included), in the model's form (targets.ModelSnapshot).
 func classicDiff(co *coord) string {
 	if ms, is := co.groups(), targets.ModelSnapshot(co.i.Snapshot()); !reflect.DeepEqual(ms, is) {
-		return fmt.Sprintf("impl holds other groups than the model:\nmodel %+v\nimpl  %+v", ms, is)
+		return fmt.Sprintf("impl holds other groups than the model:\nmodel %s\nimpl  %s", showGroups(ms), showGroups(is))
 	}
 	type ct struct {
 		g, k string
@@ -405,4 +405,23 @@ func showMessage(m codec.Message) string {
 		return fmt.Sprintf("%+v assignment %+v", *hb, *hb.Assignment)
 	}
 	return fmt.Sprintf("%+v", m)
+}
+
+// showGroups prints a snapshot for a report, classic parts included.
+func showGroups(gs []rules.GroupSnapshot) string {
+	var b strings.Builder
+	for _, g := range gs {
+		fmt.Fprintf(&b, "{%s epoch %d kind %v", g.GroupID, g.Epoch, g.Kind)
+		if g.Classic != nil {
+			fmt.Fprintf(&b, " classic %+v", *g.Classic)
+		}
+		for _, m := range g.Members {
+			fmt.Fprintf(&b, " member %s instance %q epoch %d assigned %v", m.MemberID, m.InstanceID, m.Epoch, m.Assigned)
+			if m.Classic != nil {
+				fmt.Fprintf(&b, " %+v", *m.Classic)
+			}
+		}
+		b.WriteString("} ")
+	}
+	return b.String()
 }

@@ -11,6 +11,7 @@
 //
 // A configuration (Config) is 1 to 4 client slots in one or two groups,
 // each static or dynamic, at ConsumerGroupHeartbeat v1 (KIP-1082) or v0,
+// or classic (see Protocols),
 // with a number of operations, the faults that may happen and how many
 // per path, and admin LeaveGroups. A state is the coordinator (model and
 // impl), every slot's process (the reference client's state, what it
@@ -86,6 +87,8 @@
 //   - step.go: applying an event: the network, the coordinator, time.
 //   - consumer.go: the consumer protocol's clients (model/client):
 //     operations, sends, answers, timeouts.
+//   - classic.go: the classic protocol's clients (client.Classic):
+//     operations, sends, answers, reactions, timeouts, lost connections.
 //   - admin.go: the admin's LeaveGroups.
 //   - coord.go: model and impl in lockstep: forks, requests, and the
 //     snapshots, Describe, timers and connection contexts compared.
@@ -102,12 +105,24 @@
 //
 // # Protocols
 //
-// Only the consumer protocol is explored. The classic protocol
-// (JoinGroup, SyncGroup, Heartbeat) slots in as another Protocol with its
-// own client file beside consumer.go (the reference classic client's
-// operations and sends, its answers absorbed) and one change to the
-// network: a request the coordinator parks gets its answer from a later
-// coordinator step (another member's request, a timer, a restart), so
-// deliverRequest's answer becomes the answers a step releases, each put
-// on the connection of the request it answers.
+// Config.Protocol: consumer (the clients above), classic (every client a
+// client.Classic: JoinGroup v9 with KIP-394's MEMBER_ID_REQUIRED,
+// SyncGroup, Heartbeat, LeaveGroup; KIP-345's static members) or mixed
+// (consumer and classic clients in turn, the classic ones in groups of
+// their own, "c0", "c1": the model keeps a group of one kind while it has
+// members). The coordinator holds a classic JoinGroup or SyncGroup that
+// must wait, and what its connection sends behind it (model.ErrParked):
+// the explorer keeps each such request (state.held, under the smallest
+// free delivery number) and routes its answer, released by a later step
+// (another request, a timer, a restart, a closed connection), to its
+// connection, holding impl's releases to the model's. Time's next deadline
+// includes the classic groups' (the join and sync phases' timers, the
+// members' sessions, the pending ids' expiry) and the classic clients'
+// (a JoinGroup's timeout, a heartbeat's interval). Classic ids are the
+// coordinator's, numbered as made (the UUID after the prefix; the prefix,
+// the client or instance id, is written as it is). With a classic client
+// there is no client symmetry: the model's held requests name their
+// connections, which are the slots'. Checked besides: the classic groups'
+// snapshot, timers, held connections and DescribeGroups held equal, and
+// KIP-394's ghosts (classicGhosts).
 package explore

@@ -321,6 +321,9 @@ func clausesApplied(hits model.ClauseHits) (int, []model.Clause) {
 func exploreArgs(ec exploreConfig) []string {
 	cfg := ec.cfg
 	args := []string{fmt.Sprintf("--clients %d", len(cfg.Clients))}
+	if cfg.Protocol != explore.Consumer {
+		args = append([]string{"--protocol " + string(cfg.Protocol)}, args...)
+	}
 	if ec.groups > 1 {
 		args = append(args, fmt.Sprintf("--groups %d", ec.groups))
 	}
