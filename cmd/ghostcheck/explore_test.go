@@ -45,6 +45,21 @@ func TestExploreDepthBound(t *testing.T) {
 	}
 }
 
+// The classic protocol: a small bound is explored to the end, and a
+// classic planted bug's reproduce line names the protocol.
+func TestExploreClassic(t *testing.T) {
+	code, out, errOut := run(t, "", "explore", "--protocol", "classic", "--clients", "1", "--static", "0", "--ops", "1", "--faults", "none")
+	if code != exitOK || !strings.Contains(out, "complete: every reachable state explored") || !strings.Contains(out, "classic protocol") {
+		t.Fatalf("exit %d, want 0 and complete\n%s\n%s", code, out, errOut)
+	}
+	args := []string{"explore", "--protocol", "classic", "--clients", "1", "--static", "0", "--ops", "1", "--faults", "none", "--mutant", "pending-never-expires", "--workers", "1", "--out", t.TempDir()}
+	code, out, errOut = run(t, "", args...)
+	want := "reproduce: ghostcheck explore --protocol classic --clients 1 --static 0 --ops 1 --faults none --max-faults 1 --mutant pending-never-expires --workers 1"
+	if code != exitFailed || !strings.Contains(out, "violation: Linearizability at depth 5") || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, want 1, Linearizability at depth 5 and %q\n%s\n%s", code, want, out, errOut)
+	}
+}
+
 // A planted bug is found: exit 1, the rule, the shortest trace and the
 // command that gives it again; the JSON says the same.
 func TestExploreFindsAMutant(t *testing.T) {
@@ -102,7 +117,7 @@ func TestExploreUsage(t *testing.T) {
 		{"--groups", "3"},
 		{"--static", "3"},
 		{"--faults", "lost"},
-		{"--protocol", "classic"},
+		{"--protocol", "quic"},
 		{"--mutant", "nope"},
 		{"--shard", "3/3"},
 		{"--memory", "lots"},
