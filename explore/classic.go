@@ -29,10 +29,7 @@ import (
 func (w *worker) startClassic(t *state, i int) error {
 	sl := &t.slots[i]
 	cl := w.cfg.Clients[i]
-	if sl.c != nil && sl.accounts(&sl.rec, t.now) {
-		sl.ended = append(sl.ended[:len(sl.ended):len(sl.ended)], sl.rec)
-	}
-	sl.inc++
+	sl.next(t.now)
 	c, err := client.New(client.Config{ClientID: clientID, GroupID: w.cfg.clientGroup(i), InstanceID: cl.Instance, Topics: []string{topicName},
 		RebalanceTimeoutMs: w.cfg.RebalanceTimeoutMs, Rand: newIDReader(instanceUUID(i, sl.inc), [16]byte{})})
 	if err != nil {

@@ -59,10 +59,7 @@ func (w *worker) join(t *state, i int) error {
 func (w *worker) start(t *state, i int) error {
 	sl := &t.slots[i]
 	cl := w.cfg.Clients[i]
-	if sl.c != nil && sl.accounts(&sl.rec, t.now) {
-		sl.ended = append(sl.ended[:len(sl.ended):len(sl.ended)], sl.rec)
-	}
-	sl.inc++
+	sl.next(t.now)
 	var member [16]byte
 	if cl.HeartbeatVersion >= rules.MemberIDRequiredVersion {
 		member = clientIDBytes(t.nextID)

@@ -24,13 +24,7 @@ type rung struct {
 // ladder is the bounds, in the order of their size: clients and what they
 // do first, then faults one kind at a time.
 func ladder() []rung {
-	with := func(clients []Client, ops int, faults Fault, maxFaults, admin int) func() Config {
-		return func() Config {
-			cfg := Default()
-			cfg.Clients, cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Admin = clients, ops, faults, maxFaults, admin
-			return cfg
-		}
-	}
+	with := bound(Consumer)
 	staticDynamic := Clients(2, 1, 1, 0)
 	nullOwned := []Client{{HeartbeatVersion: 1, NullOwned: true}, {HeartbeatVersion: 1, NullOwned: true}}
 	return []rung{
@@ -52,14 +46,7 @@ func ladder() []rung {
 // classicLadder is the ladder of the classic protocol's bounds, for the
 // classic mutants (impl.MutantInfo.Classic).
 func classicLadder() []rung {
-	with := func(clients []Client, ops int, faults Fault, maxFaults, admin int) func() Config {
-		return func() Config {
-			cfg := Default()
-			cfg.Protocol = Classic
-			cfg.Clients, cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Admin = clients, ops, faults, maxFaults, admin
-			return cfg
-		}
-	}
+	with := bound(Classic)
 	staticDynamic := Clients(2, 1, 1, 0)
 	return []rung{
 		{"classic: 1 dynamic client", with(Clients(1, 1, 0, 0), 1, 0, 0, 0)},
@@ -81,6 +68,19 @@ func ladderOf(m impl.MutantInfo) []rung {
 		return classicLadder()
 	}
 	return ladder()
+}
+
+// bound makes a rung's configuration of protocol: the default with these
+// clients, operations, faults and admin LeaveGroups.
+func bound(protocol Protocol) func(clients []Client, ops int, faults Fault, maxFaults, admin int) func() Config {
+	return func(clients []Client, ops int, faults Fault, maxFaults, admin int) func() Config {
+		return func() Config {
+			cfg := Default()
+			cfg.Protocol = protocol
+			cfg.Clients, cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Admin = clients, ops, faults, maxFaults, admin
+			return cfg
+		}
+	}
 }
 
 // catch is where the ladder showed a mutant.

@@ -190,6 +190,16 @@ func (sl *slot) ownClassic() *client.Classic {
 // queues in it stay shared: push and pop never write into them).
 func (sl *slot) ownConns() { sl.conns = slices.Clone(sl.conns) }
 
+// next makes room for the slot's next process: the last one's record is
+// kept while it still accounts for a member (ended), and the count of
+// processes moves on.
+func (sl *slot) next(now int64) {
+	if sl.c != nil && sl.accounts(&sl.rec, now) {
+		sl.ended = append(sl.ended[:len(sl.ended):len(sl.ended)], sl.rec)
+	}
+	sl.inc++
+}
+
 // current is the index of the current process's connection, -1 if none.
 func (sl *slot) current() int {
 	for k, c := range sl.conns {
