@@ -44,6 +44,8 @@
 //     controls); runworkers.go: histories checked by workers, counted in
 //     seed order; runjunit.go: run's --json and --junit; coverage.go: run
 //     --coverage.
+//   - brokerflags.go: the flags of every command that dials a broker
+//     (--bootstrap, TLS, SASL) and what a refused connection exits with.
 //   - check.go: check; checkflags.go: its flags and case selection;
 //     checkjunit.go: its --junit; reportcheck.go: its index and replay's
 //     pages.
