@@ -50,10 +50,7 @@ var apiTable = [...]apiInfo{
 
 // Kafka's api keys the proxy treats specially, beyond codec's.
 const (
-	keyProduce   codec.APIKey = 0
-	keyJoinGroup codec.APIKey = 11
-	keyHeartbeat codec.APIKey = 12
-	keySyncGroup codec.APIKey = 14
+	keyProduce codec.APIKey = 0
 )
 
 // APIName is Kafka's name of an api key ("ApiKey(n)" for a key past the
@@ -83,17 +80,19 @@ func headerVersion(k codec.APIKey, version int16) (int16, bool) {
 // Heartbeat.
 func isGroupAPI(k codec.APIKey) bool {
 	switch k {
-	case codec.ConsumerGroupHeartbeat, codec.LeaveGroup, keyJoinGroup, keySyncGroup, keyHeartbeat:
+	case codec.ConsumerGroupHeartbeat, codec.LeaveGroup, codec.JoinGroup, codec.SyncGroup, codec.Heartbeat:
 		return true
 	}
 	return false
 }
 
 // decodedBodies reports the apis whose request and response bodies the
-// proxy records for the client rules.
+// proxy records for the client rules: the group apis of both protocols and
+// telemetry.
 func decodedBodies(k codec.APIKey) bool {
 	switch k {
-	case codec.ConsumerGroupHeartbeat, codec.LeaveGroup, codec.GetTelemetrySubscriptions, codec.PushTelemetry:
+	case codec.ConsumerGroupHeartbeat, codec.LeaveGroup, codec.GetTelemetrySubscriptions, codec.PushTelemetry,
+		codec.JoinGroup, codec.SyncGroup, codec.Heartbeat:
 		return true
 	}
 	return false

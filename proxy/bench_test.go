@@ -45,14 +45,37 @@ import (
 func BenchmarkOverhead(b *testing.B) {
 	for _, conns := range []int{1, 64} {
 		for _, via := range []string{"direct", "relay", "proxy"} {
-			b.Run(fmt.Sprintf("conns=%d/%s", conns, via), func(b *testing.B) { overheadRun(b, conns, via) })
+			b.Run(fmt.Sprintf("conns=%d/via=%s", conns, via), func(b *testing.B) { overheadRun(b, conns, via, newHBWorker) })
 		}
 	}
 }
 
-func overheadRun(b *testing.B, conns int, via string) {
+// BenchmarkClassicOverhead is BenchmarkOverhead on classic traffic: each
+// connection a static member of a classic group of its own, joined and
+// synced, then sending Heartbeat v4 at its generation (which the proxy
+// records, body and answer, as it records ConsumerGroupHeartbeat).
+//
+//	go test -run '^$' -bench ClassicOverhead -benchtime 100000x ./proxy
+func BenchmarkClassicOverhead(b *testing.B) {
+	for _, conns := range []int{1, 64} {
+		for _, via := range []string{"direct", "relay", "proxy"} {
+			b.Run(fmt.Sprintf("conns=%d/via=%s", conns, via), func(b *testing.B) { overheadRun(b, conns, via, newClassicWorker) })
+		}
+	}
+}
+
+// beater is one benchmark client: a heartbeat and its round trip's
+// latencies.
+type beater interface {
+	heartbeat() bool
+	latencies() []time.Duration
+	close()
+}
+
+func overheadRun(b *testing.B, conns int, via string, worker func(b *testing.B, addr string, i, n int) beater) {
 	coord := impl.New(impl.Config{Topics: []impl.Topic{{Name: "alpha", ID: model.TopicIDFor("alpha"), Partitions: 6}},
-		SessionTimeoutMs: 600000, HeartbeatIntervalMs: 100})
+		SessionTimeoutMs: 600000, HeartbeatIntervalMs: 100,
+		ClassicMinSessionTimeoutMs: 6000, ClassicMaxSessionTimeoutMs: 1800000, NewMemberJoinTimeoutMs: 300000})
 	addr, _ := servertest.Start(b, coord, server.Config{})
 	switch via {
 	case "proxy":
@@ -61,9 +84,9 @@ func overheadRun(b *testing.B, conns int, via string) {
 	case "relay":
 		addr = startRelay(b, addr)
 	}
-	ws := make([]*hbWorker, conns)
+	ws := make([]beater, conns)
 	for i := range ws {
-		ws[i] = newHBWorker(b, addr, i, b.N/conns+16)
+		ws[i] = worker(b, addr, i, b.N/conns+16)
 	}
 	var next, failed atomic.Int64
 	var wg sync.WaitGroup
@@ -87,8 +110,8 @@ func overheadRun(b *testing.B, conns int, via string) {
 	b.StopTimer()
 	var lat []time.Duration
 	for _, w := range ws {
-		lat = append(lat, w.lat...)
-		w.w.Close()
+		lat = append(lat, w.latencies()...)
+		w.close()
 	}
 	reportLatency(b, lat, elapsed, cpu, failed.Load())
 }
@@ -104,7 +127,7 @@ type hbWorker struct {
 	lat  []time.Duration
 }
 
-func newHBWorker(b *testing.B, addr string, i, n int) *hbWorker {
+func newHBWorker(b *testing.B, addr string, i, n int) beater {
 	w, err := wire.Dial(addr, wire.Options{Timeout: 10 * time.Second})
 	if err != nil {
 		b.Fatal(err)
@@ -136,6 +159,57 @@ func (wk *hbWorker) heartbeat() bool {
 	wk.req.MemberEpoch = wk.resp.MemberEpoch
 	return true
 }
+
+func (wk *hbWorker) latencies() []time.Duration { return wk.lat }
+func (wk *hbWorker) close()                     { wk.w.Close() }
+
+// classicWorker is one client connection with one static member of a
+// classic group of its own, heartbeating with a reused header and
+// response.
+type classicWorker struct {
+	w    *wire.Conn
+	hm   *wire.Headers
+	h    codec.RequestHeader
+	req  codec.HeartbeatRequest
+	resp codec.HeartbeatResponse
+	lat  []time.Duration
+}
+
+func newClassicWorker(b *testing.B, addr string, i, n int) beater {
+	w, err := wire.Dial(addr, wire.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hm, _ := wire.NewHeaders(codec.Str("bench"), codec.UUID{7, 7})
+	wk := &classicWorker{w: w, hm: hm, lat: make([]time.Duration, 0, n)}
+	group, inst := fmt.Sprintf("bench-classic-g%d", i), codec.Str(fmt.Sprintf("bench-instance-%d", i))
+	resp, err := w.RoundTrip(hm.Next(codec.JoinGroup, 9), &codec.JoinGroupRequest{GroupId: group, SessionTimeoutMs: 600000, RebalanceTimeoutMs: 30000,
+		GroupInstanceId: inst, ProtocolType: "consumer", Protocols: []codec.JoinGroupRequestProtocol{{Name: "range", Metadata: []byte{}}}})
+	if err != nil || resp.(*codec.JoinGroupResponse).ErrorCode != codec.None {
+		b.Fatalf("join: %v %v", resp, err)
+	}
+	jr := resp.(*codec.JoinGroupResponse)
+	resp, err = w.RoundTrip(hm.Next(codec.SyncGroup, 5), &codec.SyncGroupRequest{GroupId: group, GenerationId: jr.GenerationId, MemberId: jr.MemberId,
+		GroupInstanceId: inst, ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("range"), Assignments: []codec.SyncGroupRequestAssignment{}})
+	if err != nil || resp.(*codec.SyncGroupResponse).ErrorCode != codec.None {
+		b.Fatalf("sync: %v %v", resp, err)
+	}
+	wk.req = codec.HeartbeatRequest{GroupId: group, GenerationId: jr.GenerationId, MemberId: jr.MemberId, GroupInstanceId: inst}
+	return wk
+}
+
+func (wk *classicWorker) heartbeat() bool {
+	t0 := time.Now()
+	if err := wk.w.Send(wk.hm.Fill(&wk.h, codec.Heartbeat, 4), &wk.req); err != nil {
+		return false
+	}
+	err := wk.w.ReceiveInto(&wk.resp)
+	wk.lat = append(wk.lat, time.Since(t0))
+	return err == nil && wk.resp.ErrorCode == codec.None
+}
+
+func (wk *classicWorker) latencies() []time.Duration { return wk.lat }
+func (wk *classicWorker) close()                     { wk.w.Close() }
 
 // reportLatency reports heartbeats/s, p50 and p99, and process CPU per
 // heartbeat.

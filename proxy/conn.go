@@ -80,6 +80,14 @@ type conn struct {
 	h           codec.RequestHeader
 	hb          codec.ConsumerGroupHeartbeatRequest
 	lg          codec.LeaveGroupRequest
+	jg          codec.JoinGroupRequest
+	sg          codec.SyncGroupRequest
+	chb         codec.HeartbeatRequest
+	group       codec.Message // the group request just decoded, one of the five above (nil: none)
+	// rebalance is the RebalanceTimeoutMs of the connection's latest
+	// JoinGroup (0: none yet), which bounds how long the broker may hold
+	// a SyncGroup too.
+	rebalance time.Duration
 }
 
 // serve runs one client connection until either side ends it.
@@ -173,7 +181,9 @@ func (c *conn) close(why error) {
 
 // frameReader reads frames off one socket: the size checked against max
 // before anything is allocated, an idle deadline (when idle > 0) renewed
-// at half-life while waiting for a frame, and a frame deadline,
+// at half-life while waiting for a frame, or hold when that is later (a
+// request the broker may hold, whose client waits in silence), and a
+// frame deadline,
 // frameTimeout, on the rest of every frame that has not arrived whole when
 // its size has: it holds while the frame is streamed or read whole, and
 // is lifted when the next frame is asked for. A peer that sends part of a
@@ -187,6 +197,11 @@ type frameReader struct {
 	idle         time.Duration
 	idleDL       wire.Deadline
 	armed        bool // a frame deadline is set
+	// hold is the end of the wait for a held request's answer (zero:
+	// none): no idle deadline comes before it. holding says the socket's
+	// deadline is hold.
+	hold    time.Time
+	holding bool
 }
 
 // next waits for the next frame and returns its size and its bytes, size
@@ -202,9 +217,7 @@ func (f *frameReader) next() (size int, b []byte, whole bool, err error) {
 		}
 	}
 	if f.idle > 0 {
-		if at, due := f.idleDL.Renew(f.idle); due {
-			_ = f.nc.SetReadDeadline(at)
-		}
+		f.idleDeadline()
 	}
 	p, err := f.br.Peek(4)
 	if err != nil {
@@ -228,6 +241,33 @@ func (f *frameReader) next() (size int, b []byte, whole bool, err error) {
 		return 0, nil, false, err
 	}
 	return size, b, n == 4+size, nil
+}
+
+// idleDeadline sets the wait for the next frame: idle from now, renewed at
+// half-life, or hold when that is later.
+func (f *frameReader) idleDeadline() {
+	if !f.hold.IsZero() {
+		if f.hold.After(time.Now().Add(f.idle)) {
+			if !f.holding {
+				f.holding = true
+				_ = f.nc.SetReadDeadline(f.hold)
+			}
+			return
+		}
+		f.hold, f.holding = time.Time{}, false
+		f.idleDL.Reset()
+	}
+	if at, due := f.idleDL.Renew(f.idle); due {
+		_ = f.nc.SetReadDeadline(at)
+	}
+}
+
+// holdFor keeps the connection from its idle close for d from now, unless
+// a later hold is already set.
+func (f *frameReader) holdFor(d time.Duration) {
+	if at := time.Now().Add(d); at.After(f.hold) {
+		f.hold, f.holding = at, false
+	}
 }
 
 // arm gives the rest of the frame next found frameTimeout from now.

@@ -3,7 +3,9 @@
 // request byte for byte, and records what the client sent, so that the
 // client rules of docs/PROTOCOL.md (KIP-1082's member ids, KIP-1313's
 // headers, KIP-345's static leaves; rules.CheckClients) can be checked on
-// a client nobody here wrote.
+// a client nobody here wrote; and the classic protocol's (KIP-394's
+// MEMBER_ID_REQUIRED rejoin, KIP-345's instance id on every JoinGroup,
+// SyncGroup and Heartbeat, and the stop after FENCED_INSTANCE_ID).
 //
 // What it does beyond forwarding, and why:
 //
@@ -17,10 +19,16 @@
 //     ConsumerGroupHeartbeat, LeaveGroup and the telemetry apis, and their
 //     answers, are copied aside and decoded only when the run ends
 //     (Recording), so the forwarding path stays cheap.
-//   - Faults on group requests (an Injector decides): drop the answer after
-//     the broker applied the request, delay it, close the connection after
-//     forwarding, or answer an error instead of forwarding, encoded for the
-//     request's version.
+//   - Faults on group requests of both protocols (an Injector decides):
+//     drop the answer after the broker applied the request, delay it,
+//     close the connection after forwarding, or answer an error instead of
+//     forwarding, encoded for the request's version (the codes each api
+//     answers: REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION and
+//     FENCED_INSTANCE_ID to the classic ones too).
+//   - Held answers: a JoinGroup the broker holds until its rebalance
+//     completes, or a SyncGroup until the leader's assignment, is waited
+//     for as long as the rebalance timeout the client asked for (plus 5 s,
+//     as Kafka's client waits), past IdleTimeout.
 //   - Bounds on everything a peer controls: the frame size (checked before
 //     anything is allocated, and a frame read whole grows as it arrives),
 //     connections, brokers, requests in flight, the requests recorded and

@@ -31,8 +31,8 @@ const (
 	CloseAfterForward
 	// AnswerError answers Fault.Code itself, encoded for the request's
 	// api and version, without forwarding: the broker never sees the
-	// request. Only ConsumerGroupHeartbeat and LeaveGroup, whose
-	// responses codec encodes, can be answered so.
+	// request. A code the request's api does not answer (errorResponse)
+	// leaves the request as it is.
 	AnswerError
 )
 
@@ -73,10 +73,14 @@ type GroupRequest struct {
 	N      int
 	Header *codec.RequestHeader
 	// Heartbeat is the ConsumerGroupHeartbeat, LeaveGroup the LeaveGroup
-	// request, decoded (nil for the other apis, or a version codec does
+	// request, JoinGroup, SyncGroup and ClassicHeartbeat the classic
+	// requests, decoded (nil for the other apis, or a version codec does
 	// not decode).
-	Heartbeat  *codec.ConsumerGroupHeartbeatRequest
-	LeaveGroup *codec.LeaveGroupRequest
+	Heartbeat        *codec.ConsumerGroupHeartbeatRequest
+	LeaveGroup       *codec.LeaveGroupRequest
+	JoinGroup        *codec.JoinGroupRequest
+	SyncGroup        *codec.SyncGroupRequest
+	ClassicHeartbeat *codec.HeartbeatRequest
 }
 
 // Injector decides the fault of each group request (ConsumerGroupHeartbeat,
@@ -93,9 +97,13 @@ type InjectorFunc func(r GroupRequest) Fault
 // Fault implements Injector.
 func (f InjectorFunc) Fault(r GroupRequest) Fault { return f(r) }
 
-// Fault names of ParseRates (and of --faults), in the order they are drawn.
+// Fault names of ParseRates (and of --faults), in the order they are drawn:
+// the three network faults, then the error answers (a drawn error the
+// request's api cannot answer leaves the request as it is: see
+// errorResponse).
 var faultNames = []string{"drop", "delay", "close",
-	"coordinator-not-available", "not-coordinator", "unknown-member-id", "fenced-member-epoch"}
+	"coordinator-not-available", "not-coordinator", "unknown-member-id", "fenced-member-epoch",
+	"rebalance-in-progress", "illegal-generation", "fenced-instance-id"}
 
 // injectedCodes are the error codes the error faults answer, by name.
 var injectedCodes = map[string]codec.ErrorCode{
@@ -103,14 +111,17 @@ var injectedCodes = map[string]codec.ErrorCode{
 	"not-coordinator":           codec.NotCoordinator,
 	"unknown-member-id":         codec.UnknownMemberID,
 	"fenced-member-epoch":       codec.FencedMemberEpoch,
+	"rebalance-in-progress":     codec.RebalanceInProgress,
+	"illegal-generation":        codec.IllegalGeneration,
+	"fenced-instance-id":        codec.FencedInstanceID,
 }
 
 // Rates are fault probabilities in percent per group request, by name
-// (drop, delay, close, and the four error answers).
+// (drop, delay, close, and the error answers).
 type Rates map[string]int
 
 // rateGrammar is the proxy's --faults: its fault names, uniform=N over
-// all of them, error=N over the four error answers, at most 100 % in all
+// all of them, error=N over the error answers, at most 100 % in all
 // (the grammar is internal/rates', shared with run and check).
 var rateGrammar = rates.Grammar{
 	Kinds: faultNames,
@@ -122,7 +133,7 @@ var rateGrammar = rates.Grammar{
 }
 
 // ParseRates reads --faults: "none", "uniform=N" (N % spread over every
-// kind), "error=N" (N % spread over the four error answers), or
+// kind), "error=N" (N % spread over the error answers), or
 // "KIND=PCT,..." with the names of Rates. The total may not pass 100.
 func ParseRates(spec string) (Rates, error) {
 	r, err := rateGrammar.Parse(spec)
@@ -204,27 +215,57 @@ func faultNamed(name string, delay time.Duration) Fault {
 // errorResponse encodes the answer of an AnswerError fault to a request of
 // key at version: a whole frame under corr, or nil when the proxy cannot
 // answer it so (an api or version codec does not encode, or a code the api
-// cannot answer: LeaveGroup has no FENCED_MEMBER_EPOCH). A heartbeat's
-// error has MemberId null, epoch 0 and no interval (docs/PROTOCOL.md
-// §B3.3); a LeaveGroup's coordinator errors are top-level, its
-// UNKNOWN_MEMBER_ID per member from v3 (§B5).
+// does not answer). Each api answers the codes Kafka's coordinator gives
+// it: a ConsumerGroupHeartbeat the coordinator errors, UNKNOWN_MEMBER_ID
+// and FENCED_MEMBER_EPOCH; a JoinGroup those but FENCED_MEMBER_EPOCH, and
+// REBALANCE_IN_PROGRESS (a parked join when its group converts); a
+// SyncGroup and a classic Heartbeat those and ILLEGAL_GENERATION;
+// FENCED_INSTANCE_ID only to a request that names an instance. A
+// heartbeat's error has MemberId null, epoch 0 and no interval
+// (docs/PROTOCOL.md §B3.3); a LeaveGroup's coordinator errors are
+// top-level, its UNKNOWN_MEMBER_ID per member from v3 (§B5); a JoinGroup's
+// error is Kafka's error answer (generation -1, no member id, leader or
+// protocol).
 func errorResponse(h *codec.RequestHeader, req codec.Message, code codec.ErrorCode) []byte {
+	coordinator := code == codec.CoordinatorNotAvailable || code == codec.NotCoordinator || code == codec.UnknownMemberID
 	var body codec.Message
 	switch m := req.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
+		if !coordinator && code != codec.FencedMemberEpoch && (code != codec.FencedInstanceID || !m.InstanceId.Valid) {
+			return nil
+		}
 		body = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: code, ErrorMessage: codec.Str("injected by ghostcheck proxy")}
 	case *codec.LeaveGroupRequest:
-		resp := &codec.LeaveGroupResponse{ErrorCode: code}
-		switch {
-		case code == codec.FencedMemberEpoch:
+		if !coordinator {
 			return nil
-		case code == codec.UnknownMemberID && h.RequestApiVersion >= 3:
+		}
+		resp := &codec.LeaveGroupResponse{ErrorCode: code}
+		if code == codec.UnknownMemberID && h.RequestApiVersion >= 3 {
 			resp.ErrorCode = codec.None
 			for _, e := range m.Members {
 				resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{MemberId: e.MemberId, GroupInstanceId: e.GroupInstanceId, ErrorCode: code})
 			}
 		}
 		body = resp
+	case *codec.JoinGroupRequest:
+		if !coordinator && code != codec.RebalanceInProgress && (code != codec.FencedInstanceID || !m.GroupInstanceId.Valid) {
+			return nil
+		}
+		resp := &codec.JoinGroupResponse{ErrorCode: code, GenerationId: -1}
+		if h.RequestApiVersion < 7 {
+			resp.ProtocolName = codec.Str("")
+		}
+		body = resp
+	case *codec.SyncGroupRequest:
+		if !classicAnswers(code, m.GroupInstanceId) {
+			return nil
+		}
+		body = &codec.SyncGroupResponse{ErrorCode: code}
+	case *codec.HeartbeatRequest:
+		if !classicAnswers(code, m.GroupInstanceId) {
+			return nil
+		}
+		body = &codec.HeartbeatResponse{ErrorCode: code}
 	default:
 		return nil
 	}
@@ -233,4 +274,16 @@ func errorResponse(h *codec.RequestHeader, req codec.Message, code codec.ErrorCo
 		return nil
 	}
 	return b
+}
+
+// classicAnswers reports whether a SyncGroup or classic Heartbeat naming
+// instance inst may be answered code.
+func classicAnswers(code codec.ErrorCode, inst codec.NullableString) bool {
+	switch code {
+	case codec.CoordinatorNotAvailable, codec.NotCoordinator, codec.UnknownMemberID, codec.RebalanceInProgress, codec.IllegalGeneration:
+		return true
+	case codec.FencedInstanceID:
+		return inst.Valid
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -18,8 +19,9 @@ func TestParseRates(t *testing.T) {
 		{"none", "none", false},
 		{"", "none", false},
 		{"drop=5,delay=3", "drop=5,delay=3", false},
-		{"uniform=14", "drop=2,delay=2,close=2,coordinator-not-available=2,not-coordinator=2,unknown-member-id=2,fenced-member-epoch=2", false},
-		{"error=10", "coordinator-not-available=3,not-coordinator=3,unknown-member-id=2,fenced-member-epoch=2", false},
+		{"uniform=14", "drop=2,delay=2,close=2,coordinator-not-available=2,not-coordinator=1,unknown-member-id=1,fenced-member-epoch=1,rebalance-in-progress=1,illegal-generation=1,fenced-instance-id=1", false},
+		{"error=10", "coordinator-not-available=2,not-coordinator=2,unknown-member-id=2,fenced-member-epoch=1,rebalance-in-progress=1,illegal-generation=1,fenced-instance-id=1", false},
+		{"fenced-instance-id=5,illegal-generation=5", "illegal-generation=5,fenced-instance-id=5", false},
 		{"unknown-member-id=100", "unknown-member-id=100", false},
 		{"drop=60,close=50", "", true},
 		{"drop", "", true},
@@ -120,10 +122,93 @@ func TestErrorResponseEveryVersion(t *testing.T) {
 			}
 		}
 	}
-	if errorResponse(&codec.RequestHeader{RequestApiKey: keyJoinGroup}, nil, codec.NotCoordinator) != nil {
+	for _, code := range []codec.ErrorCode{codec.RebalanceInProgress, codec.IllegalGeneration, codec.FencedInstanceID} {
+		if errorResponse(&codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1}, &codec.ConsumerGroupHeartbeatRequest{}, code) != nil ||
+			errorResponse(&codec.RequestHeader{RequestApiKey: codec.LeaveGroup, RequestApiVersion: 3}, &codec.LeaveGroupRequest{}, code) != nil {
+			t.Errorf("a ConsumerGroupHeartbeat or LeaveGroup without an instance answered %v", code)
+		}
+	}
+	if errorResponse(&codec.RequestHeader{RequestApiKey: codec.APIKey(8)}, nil, codec.NotCoordinator) != nil {
 		t.Error("an answer for an api codec does not encode")
 	}
 	if !strings.Contains(Fault{Kind: AnswerError, Code: codec.NotCoordinator}.String(), "NOT_COORDINATOR") {
 		t.Error("a fault's words")
+	}
+}
+
+// An injected error answer to a classic request decodes, with codec
+// (strictly) and with kmsg, as the answer to every version of its api:
+// the code, a JoinGroup's generation -1; the codes an api does not answer
+// (ILLEGAL_GENERATION to a JoinGroup, FENCED_MEMBER_EPOCH to any, and
+// FENCED_INSTANCE_ID to a request naming no instance) are refused.
+func TestClassicErrorResponseEveryVersion(t *testing.T) {
+	codes := []codec.ErrorCode{codec.CoordinatorNotAvailable, codec.NotCoordinator, codec.UnknownMemberID,
+		codec.RebalanceInProgress, codec.IllegalGeneration, codec.FencedInstanceID, codec.FencedMemberEpoch}
+	for _, api := range []struct {
+		key      codec.APIKey
+		max      int16
+		req      func(inst codec.NullableString) codec.Message
+		answers  func(codec.ErrorCode) bool
+		kmsgRead func(v int16, b []byte) (int16, error)
+	}{
+		{codec.JoinGroup, 9, func(inst codec.NullableString) codec.Message {
+			return &codec.JoinGroupRequest{GroupId: "g", MemberId: "m", GroupInstanceId: inst}
+		}, func(c codec.ErrorCode) bool { return c != codec.IllegalGeneration && c != codec.FencedMemberEpoch },
+			func(v int16, b []byte) (int16, error) {
+				k := kmsg.NewPtrJoinGroupResponse()
+				k.SetVersion(v)
+				err := k.ReadFrom(b)
+				if err == nil && k.Generation != -1 {
+					return 0, fmt.Errorf("generation %d", k.Generation)
+				}
+				return k.ErrorCode, err
+			}},
+		{codec.SyncGroup, 5, func(inst codec.NullableString) codec.Message {
+			return &codec.SyncGroupRequest{GroupId: "g", MemberId: "m", GroupInstanceId: inst}
+		}, func(c codec.ErrorCode) bool { return c != codec.FencedMemberEpoch },
+			func(v int16, b []byte) (int16, error) {
+				k := kmsg.NewPtrSyncGroupResponse()
+				k.SetVersion(v)
+				return k.ErrorCode, k.ReadFrom(b)
+			}},
+		{codec.Heartbeat, 4, func(inst codec.NullableString) codec.Message {
+			return &codec.HeartbeatRequest{GroupId: "g", MemberId: "m", GroupInstanceId: inst}
+		}, func(c codec.ErrorCode) bool { return c != codec.FencedMemberEpoch },
+			func(v int16, b []byte) (int16, error) {
+				k := kmsg.NewPtrHeartbeatResponse()
+				k.SetVersion(v)
+				return k.ErrorCode, k.ReadFrom(b)
+			}},
+	} {
+		for v := int16(0); v <= api.max; v++ {
+			for _, code := range codes {
+				for _, inst := range []codec.NullableString{{}, codec.Str("i")} {
+					h := &codec.RequestHeader{RequestApiKey: api.key, RequestApiVersion: v, CorrelationId: 9}
+					frame := errorResponse(h, api.req(inst), code)
+					want := api.answers(code) && (code != codec.FencedInstanceID || inst.Valid)
+					if (frame != nil) != want {
+						t.Errorf("%v v%d %v instance %v: answered %v, want %v", api.key, v, code, inst, frame != nil, want)
+						continue
+					}
+					if frame == nil {
+						continue
+					}
+					_, m, err := codec.DecodeResponse(frame[4:], api.key, v, codec.DecodeOptions{Strict: true})
+					if err != nil {
+						t.Fatalf("%v v%d %v: %v", api.key, v, code, err)
+					}
+					if got, _ := errorCodeOf(m); got != code {
+						t.Errorf("%v v%d: code %v, want %v", api.key, v, got, code)
+					}
+					hdr := 4 + 4
+					if hv, _ := codec.ResponseHeaderVersion(api.key, v); hv >= 1 {
+						hdr++
+					}
+					if got, err := api.kmsgRead(v, frame[hdr:]); err != nil || got != int16(code) {
+						t.Errorf("kmsg reads %v v%d %v: %v %d", api.key, v, code, err, got)
+					}
+				}
+			}
+		}
 	}
 }

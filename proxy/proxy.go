@@ -54,7 +54,9 @@ type Config struct {
 	MaxConns, MaxBrokers, MaxFrameSize, MaxRecords, MaxRecordedBytes int
 	// DialTimeout bounds a dial of a broker; IdleTimeout a client
 	// connection with nothing to say (which also bounds a wait for a
-	// broker that never answers); FrameTimeout the rest of a frame once
+	// broker that never answers), except while a JoinGroup or SyncGroup
+	// the broker may hold for a rebalance waits: then the rebalance
+	// timeout the client asked for, plus 5 s; FrameTimeout the rest of a frame once
 	// its size arrived; WriteTimeout a write either way. 0: the defaults.
 	DialTimeout, IdleTimeout, FrameTimeout, WriteTimeout time.Duration
 	// Logf, when set, is told why connections end early.
@@ -138,6 +140,10 @@ type Proxy struct {
 	accepted, refused, requests  atomic.Uint64
 	recorded, unrecorded, faults atomic.Uint64
 	protocolErrors               atomic.Uint64
+	// maxRebalance is the longest RebalanceTimeoutMs a JoinGroup asked
+	// for (a time.Duration), which bounds a held SyncGroup on a
+	// connection that sent no JoinGroup.
+	maxRebalance atomic.Int64
 	// recordedBytes counts what the records hold; full is set once
 	// MaxRecordedBytes is passed, and nothing is recorded from then on.
 	recordedBytes atomic.Int64
@@ -324,6 +330,16 @@ func (p *Proxy) reserve(n int) bool {
 		return false
 	}
 	return true
+}
+
+// noteRebalance keeps d if it is the longest rebalance timeout yet.
+func (p *Proxy) noteRebalance(d time.Duration) {
+	for {
+		cur := p.maxRebalance.Load()
+		if int64(d) <= cur || p.maxRebalance.CompareAndSwap(cur, int64(d)) {
+			return
+		}
+	}
 }
 
 // since is the time since the proxy started.

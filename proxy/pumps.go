@@ -71,8 +71,12 @@ func (c *conn) request(out []byte, seq, size int, b []byte, whole bool) ([]byte,
 		r.req = c.reqArena.copy(body)
 	}
 	var fault Fault
+	c.group = nil
 	if whole && isGroupAPI(c.h.RequestApiKey) && c.p.cfg.Faults != nil {
 		fault = c.decide(seq, body)
+	}
+	if c.h.RequestApiKey == codec.JoinGroup || c.h.RequestApiKey == codec.SyncGroup {
+		c.held(body, whole)
 	}
 	e := entry{rec: r, key: c.h.RequestApiKey, version: c.h.RequestApiVersion, corr: c.h.CorrelationId, fault: fault}
 	if fault.Kind == AnswerError {
@@ -127,38 +131,102 @@ func (c *conn) record(seq int, hv int16, body int) *rec {
 }
 
 // decide asks the Injector about a group request (decoding it when codec
-// can: the injector may look at epochs and member ids).
+// can: the injector may look at epochs, generations, member and instance
+// ids).
 func (c *conn) decide(seq int, body []byte) Fault {
 	gr := GroupRequest{Conn: c.id, Broker: c.l.upstream, Seq: seq, N: int(c.p.groupReqs.Add(1) - 1), Header: &c.h}
-	opts := codec.DecodeOptions{NoCopy: true}
-	v := c.h.RequestApiVersion
-	switch c.h.RequestApiKey {
-	case codec.ConsumerGroupHeartbeat:
-		if codec.Lookup(codec.ConsumerGroupHeartbeat).Supports(v) && c.hb.Decode(body, v, opts) == nil {
-			gr.Heartbeat = &c.hb
-		}
-	case codec.LeaveGroup:
-		if codec.Lookup(codec.LeaveGroup).Supports(v) && c.lg.Decode(body, v, opts) == nil {
-			gr.LeaveGroup = &c.lg
-		}
+	switch m := c.decodeGroup(body).(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		gr.Heartbeat = m
+	case *codec.LeaveGroupRequest:
+		gr.LeaveGroup = m
+	case *codec.JoinGroupRequest:
+		gr.JoinGroup = m
+	case *codec.SyncGroupRequest:
+		gr.SyncGroup = m
+	case *codec.HeartbeatRequest:
+		gr.ClassicHeartbeat = m
 	}
 	return c.p.cfg.Faults.Fault(gr)
+}
+
+// decodeGroup decodes the group request whose header c.h holds into the
+// connection's own struct for its api, without copying, and keeps it in
+// c.group until the next request (nil for another api, a version codec
+// does not decode, or a body that does not decode).
+func (c *conn) decodeGroup(body []byte) codec.Message {
+	c.group = c.decodeGroupInto(body)
+	return c.group
+}
+
+func (c *conn) decodeGroupInto(body []byte) codec.Message {
+	var m interface {
+		codec.Message
+		Decode([]byte, int16, codec.DecodeOptions) error
+	}
+	switch c.h.RequestApiKey {
+	case codec.ConsumerGroupHeartbeat:
+		m = &c.hb
+	case codec.LeaveGroup:
+		m = &c.lg
+	case codec.JoinGroup:
+		m = &c.jg
+	case codec.SyncGroup:
+		m = &c.sg
+	case codec.Heartbeat:
+		m = &c.chb
+	default:
+		return nil
+	}
+	v := c.h.RequestApiVersion
+	if !codec.Lookup(c.h.RequestApiKey).Supports(v) || m.Decode(body, v, codec.DecodeOptions{NoCopy: true}) != nil {
+		return nil
+	}
+	return m
 }
 
 // answerFor encodes the error answer of an AnswerError fault to the
 // request decide just decoded (nil when there is none to give).
 func (c *conn) answerFor(f Fault) []byte {
-	switch c.h.RequestApiKey {
-	case codec.ConsumerGroupHeartbeat:
-		if codec.Lookup(codec.ConsumerGroupHeartbeat).Supports(c.h.RequestApiVersion) {
-			return errorResponse(&c.h, &c.hb, f.Code)
+	if c.group == nil {
+		return nil
+	}
+	return errorResponse(&c.h, c.group, f.Code)
+}
+
+// joinLapse is what a held JoinGroup or SyncGroup may take beyond the
+// rebalance timeout, as Kafka's client allows it (its JoinGroup request
+// timeout is the rebalance timeout plus 5 s).
+const joinLapse = 5 * time.Second
+
+// held keeps the client's connection open, past IdleTimeout if need be,
+// while the broker may hold the JoinGroup or SyncGroup just read: a
+// JoinGroup waits for the rebalance (up to its RebalanceTimeoutMs; v0's
+// is its SessionTimeoutMs), a SyncGroup for the leader's assignment (up
+// to the same timeout, the latest JoinGroup's on the connection, else the
+// longest any connection asked for), and the client says nothing
+// meanwhile.
+func (c *conn) held(body []byte, whole bool) {
+	if c.h.RequestApiKey == codec.JoinGroup && whole {
+		if c.group == nil {
+			c.decodeGroup(body)
 		}
-	case codec.LeaveGroup:
-		if codec.Lookup(codec.LeaveGroup).Supports(c.h.RequestApiVersion) {
-			return errorResponse(&c.h, &c.lg, f.Code)
+		if jg, ok := c.group.(*codec.JoinGroupRequest); ok {
+			ms := jg.RebalanceTimeoutMs
+			if c.h.RequestApiVersion == 0 {
+				ms = jg.SessionTimeoutMs
+			}
+			c.rebalance = time.Duration(max(ms, 0)) * time.Millisecond
+			c.p.noteRebalance(c.rebalance)
 		}
 	}
-	return nil
+	d := c.rebalance
+	if d == 0 {
+		d = time.Duration(c.p.maxRebalance.Load())
+	}
+	if d > 0 && c.creq.idle > 0 {
+		c.creq.holdFor(d + joinLapse)
+	}
 }
 
 // recordAnswer records an answer the proxy made as the response the

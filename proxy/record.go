@@ -160,6 +160,12 @@ func errorCodeOf(m codec.Message) (codec.ErrorCode, bool) {
 		return r.ErrorCode, true
 	case *codec.LeaveGroupResponse:
 		return r.ErrorCode, true
+	case *codec.JoinGroupResponse:
+		return r.ErrorCode, true
+	case *codec.SyncGroupResponse:
+		return r.ErrorCode, true
+	case *codec.HeartbeatResponse:
+		return r.ErrorCode, true
 	}
 	return 0, false
 }

@@ -142,7 +142,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyConfig, int) {
 	cfg.conn.registerTLS(fs, "upstream", "the bootstrap broker to forward to, `HOST:PORT` (required); the TLS flags apply to the upstream side (the clients speak plaintext to the proxy; their own SASL exchange passes through)")
 	fs.StringVar(&cfg.proxy.Advertise, "advertise", "", "the host written into rewritten Metadata and FindCoordinator answers (default: --listen's host)")
 	fs.DurationVar(&cfg.duration, "duration", 0, "stop after this long (0: at SIGINT or SIGTERM)")
-	faults := fs.String("faults", "none", "fault rates in percent per group request: drop, delay, close, coordinator-not-available, not-coordinator, unknown-member-id, fenced-member-epoch, or uniform=N, error=N")
+	faults := fs.String("faults", "none", "fault rates in percent per group request: drop, delay, close, coordinator-not-available, not-coordinator, unknown-member-id, fenced-member-epoch, rebalance-in-progress, illegal-generation, fenced-instance-id, or uniform=N, error=N")
 	fs.DurationVar(&cfg.delay, "delay", 200*time.Millisecond, "how long the delay fault holds an answer")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the fault draws")
 	fs.StringVar(&cfg.out, "out", "out", "where the recording (proxy.jsonl) and the report (index.html) go")

@@ -60,7 +60,7 @@ func TestProxyTransparentRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"RULE                        C1\n", "StableMemberID              PASS", "C1 = instance ", "(cli): 8 requests on 1 connection to",
+	for _, want := range []string{"RULE                         C1\n", "StableMemberID               PASS", "C1 = instance ", "(cli): 8 requests on 1 connection to",
 		"history:  " + filepath.Join(dir, "proxy.jsonl"), "index:    " + filepath.Join(dir, "index.html")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -151,12 +151,18 @@ func (e *kgoEnv) verdicts() map[string]rules.ClientResult {
 
 // keep writes a recording and its verdict to path.
 func (e *kgoEnv) keep(path string, reqs []rules.ClientRequest, results []rules.ClientResult) {
+	e.keepAs(path, "kfake (3 brokers, in-process)", "franz-go kgo v1.22.3", reqs, results)
+}
+
+// keepAs writes a recording of client against target and its verdict to
+// path.
+func (e *kgoEnv) keepAs(path, target, client string, reqs []rules.ClientRequest, results []rules.ClientResult) {
 	f, err := os.Create(path)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer f.Close()
-	hdr := history.ClientFileHeader{Target: "kfake (3 brokers, in-process)", Title: "franz-go kgo v1.22.3 through ghostcheck proxy: " + e.t.Name(),
+	hdr := history.ClientFileHeader{Target: target, Title: client + " through ghostcheck proxy: " + e.t.Name(),
 		Expect: history.ClientExpect(results)}
 	if err := history.WriteClientFile(f, hdr, reqs); err != nil {
 		e.t.Fatal(err)

@@ -49,7 +49,9 @@ func TestStartWithGroupTimers(t *testing.T) {
 // kfake (and the rest of franz-go) is a test-only dependency of the
 // packages: no non-test file of a library package, nor of the ghostcheck
 // command, imports it, so `go list -deps ./cmd/ghostcheck` lists none of
-// it. (A command of its own that runs kfake may: it is built only on
+// it. The same holds, for the same reason, of the other client libraries
+// checked through the proxy (IBM's sarama, segmentio's kafka-go): they
+// are peers under test, never code ghostcheck ships. (A command of its own that runs kfake may: it is built only on
 // purpose.) This package, which needs package testing, is imported from
 // _test.go files only.
 func TestOnlyTestsImportIt(t *testing.T) {
@@ -78,7 +80,7 @@ func TestOnlyTestsImportIt(t *testing.T) {
 		library := f.Name.Name != "main" || filepath.Dir(path) == command
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if p == "github.com/ghostcheck/ghostcheck/internal/kfaketest" || library && strings.HasPrefix(p, "github.com/twmb/franz-go") {
+			if p == "github.com/ghostcheck/ghostcheck/internal/kfaketest" || library && thirdPartyClient(p) {
 				t.Errorf("%s imports %s: only tests may", path, p)
 			}
 		}
@@ -90,4 +92,15 @@ func TestOnlyTestsImportIt(t *testing.T) {
 	if seen < 50 {
 		t.Fatalf("read %d non-test Go files under %s: the walk missed the module", seen, root)
 	}
+}
+
+// thirdPartyClient reports an import of a Kafka client library the tests
+// check as peers.
+func thirdPartyClient(path string) bool {
+	for _, prefix := range []string{"github.com/twmb/franz-go", "github.com/IBM/sarama", "github.com/segmentio/kafka-go"} {
+		if strings.HasPrefix(path, prefix) {
+			return true
+		}
+	}
+	return false
 }

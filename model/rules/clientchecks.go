@@ -95,6 +95,12 @@ func outcomeOf(r *ClientRequest) string {
 		code = resp.ErrorCode
 	case *codec.LeaveGroupResponse:
 		code = resp.ErrorCode
+	case *codec.JoinGroupResponse:
+		code = resp.ErrorCode
+	case *codec.SyncGroupResponse:
+		code = resp.ErrorCode
+	case *codec.HeartbeatResponse:
+		code = resp.ErrorCode
 	}
 	switch {
 	case strings.HasPrefix(r.Fault, "answered "):
@@ -466,7 +472,17 @@ func brokerVersions(reqs []ClientRequest) map[string]int16 {
 // whose ApiVersions offered no v3 (a broker never seen answering
 // ApiVersions is given the benefit of the doubt), and never names a static
 // member, which only v3+ can name by its instance id (docs/PROTOCOL.md A3).
+//
+// A client that shows nothing of KIP-345 (no LeaveGroup v3+, no JoinGroup
+// v5+, no ConsumerGroupHeartbeat, no KIP-1313 tag 0: an old classic
+// client, as segmentio's
+// kafka-go, which sends LeaveGroup v0 whatever the broker offers) has not
+// adopted it: NOT ADOPTED.
 func checkLeaveGroupDowngrade(v *clientView, brokers map[string]int16) RuleResult {
+	if n, adopted := kip345Shown(v); !adopted && n > 0 {
+		return RuleResult{Outcome: OutcomeNotAdopted, Judged: n,
+			Detail: "LeaveGroup below v3 only (" + strconv.Itoa(n) + " requests), no static JoinGroup, ConsumerGroupHeartbeat or tag 0: KIP-345's LeaveGroup v3 not implemented"}
+	}
 	n := 0
 	var bad string
 	for _, r := range v.reqs {
@@ -486,4 +502,23 @@ func checkLeaveGroupDowngrade(v *clientView, brokers map[string]int16) RuleResul
 		}
 	}
 	return judged(n, bad, strconv.Itoa(n)+" LeaveGroup requests at versions the broker offers")
+}
+
+// kip345Shown counts the client's LeaveGroups and reports whether any of
+// its requests shows LeaveGroup v3 (KIP-345's batch leave, Kafka 2.4)
+// adopted: a LeaveGroup v3+, a ConsumerGroupHeartbeat, KIP-1313's tag 0
+// (both later), or a static classic member (a JoinGroup naming an
+// instance), which only v3+ can leave by name.
+func kip345Shown(v *clientView) (leaves int, adopted bool) {
+	adopted = len(v.hbs) > 0 || v.adoptedTag0
+	for _, r := range v.reqs {
+		switch m := r.Request.(type) {
+		case *codec.LeaveGroupRequest:
+			leaves++
+			adopted = adopted || r.Header.RequestApiVersion >= 3
+		case *codec.JoinGroupRequest:
+			adopted = adopted || m.GroupInstanceId.Valid
+		}
+	}
+	return leaves, adopted
 }

@@ -9,9 +9,10 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
-// The client rules: what KIP-1082, KIP-1313 and KIP-345 ask of a client,
-// checked on the requests a recording proxy (package proxy) saw a real
-// client library send, rather than on ghostcheck's own reference client.
+// The client rules: what KIP-1082, KIP-1313, KIP-345 and KIP-394 ask of a
+// client, checked on the requests a recording proxy (package proxy) saw a
+// real client library send, rather than on ghostcheck's own reference
+// client.
 // Each rule's id and meaning are declared beside the function that checks
 // it; docs/PROTOCOL.md Part C has a section per id.
 //
@@ -148,18 +149,21 @@ type heartbeat struct {
 }
 
 // ClientRules lists the rules CheckClients judges, in the order of its
-// results and reports: KIP-1082's, then KIP-1313's, then KIP-345's.
+// results and reports: KIP-1082's, then KIP-1313's, then KIP-345's, then
+// the classic protocol's (KIP-394's and KIP-345's).
 func ClientRules() []Rule {
 	return []Rule{RuleMemberIDFromFirstHeartbeat, RuleStableMemberID, RuleUniqueMemberIDs, RuleNoHeartbeatAfterLeave,
 		RuleClientInstanceIDInHeader, RuleNoZeroUUIDs, RuleClientIDOnFirstRequest, RuleTelemetryInstanceID,
-		RuleStaticLeaveWithInstanceID, RuleLeaveGroupInstanceID, RuleLeaveGroupDowngrade}
+		RuleStaticLeaveWithInstanceID, RuleLeaveGroupInstanceID, RuleLeaveGroupDowngrade,
+		RuleMemberIDRequiredRejoin, RuleClassicStaticInstanceID, RuleNoRejoinAfterFencedInstance}
 }
 
 // clientOnlyRules are the rules only CheckClients reports (a run checks
 // the others too, on every observation).
 func clientOnlyRules() []Rule {
 	return []Rule{RuleMemberIDFromFirstHeartbeat, RuleNoHeartbeatAfterLeave, RuleTelemetryInstanceID,
-		RuleStaticLeaveWithInstanceID, RuleLeaveGroupInstanceID, RuleLeaveGroupDowngrade}
+		RuleStaticLeaveWithInstanceID, RuleLeaveGroupInstanceID, RuleLeaveGroupDowngrade,
+		RuleMemberIDRequiredRejoin, RuleClassicStaticInstanceID, RuleNoRejoinAfterFencedInstance}
 }
 
 // IsClientOnly reports whether r is judged only on recorded client traffic.
@@ -187,6 +191,12 @@ func clientRuleMeaning(r Rule) string {
 		return meaningLeaveGroupInstanceID
 	case RuleLeaveGroupDowngrade:
 		return meaningLeaveGroupDowngrade
+	case RuleMemberIDRequiredRejoin:
+		return meaningMemberIDRequiredRejoin
+	case RuleClassicStaticInstanceID:
+		return meaningClassicStaticInstanceID
+	case RuleNoRejoinAfterFencedInstance:
+		return meaningNoRejoinAfterFencedInstance
 	}
 	return ""
 }
@@ -227,15 +237,18 @@ func CheckClients(reqs []ClientRequest) []ClientResult {
 
 // clientChecks are the rules judged on one client's requests alone.
 var clientChecks = map[Rule]func(*clientView) RuleResult{
-	RuleMemberIDFromFirstHeartbeat: checkMemberIDFromFirstHeartbeat,
-	RuleStableMemberID:             checkStableMemberID,
-	RuleNoHeartbeatAfterLeave:      checkNoHeartbeatAfterLeave,
-	RuleClientInstanceIDInHeader:   checkInstanceIDInHeader,
-	RuleNoZeroUUIDs:                checkClientZeroUUIDs,
-	RuleClientIDOnFirstRequest:     checkClientIDOnFirstRequest,
-	RuleTelemetryInstanceID:        checkTelemetryInstanceID,
-	RuleStaticLeaveWithInstanceID:  checkStaticLeave,
-	RuleLeaveGroupInstanceID:       checkLeaveGroupInstanceID,
+	RuleMemberIDFromFirstHeartbeat:  checkMemberIDFromFirstHeartbeat,
+	RuleStableMemberID:              checkStableMemberID,
+	RuleNoHeartbeatAfterLeave:       checkNoHeartbeatAfterLeave,
+	RuleClientInstanceIDInHeader:    checkInstanceIDInHeader,
+	RuleNoZeroUUIDs:                 checkClientZeroUUIDs,
+	RuleClientIDOnFirstRequest:      checkClientIDOnFirstRequest,
+	RuleTelemetryInstanceID:         checkTelemetryInstanceID,
+	RuleStaticLeaveWithInstanceID:   checkStaticLeave,
+	RuleLeaveGroupInstanceID:        checkLeaveGroupInstanceID,
+	RuleMemberIDRequiredRejoin:      checkMemberIDRequiredRejoin,
+	RuleClassicStaticInstanceID:     checkClassicStaticInstanceID,
+	RuleNoRejoinAfterFencedInstance: checkNoRejoinAfterFencedInstance,
 }
 
 // describeClient fills a result's identity from the client's requests.

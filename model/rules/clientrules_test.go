@@ -232,8 +232,33 @@ var clientRuleCases = []struct {
 	{"a downgraded LeaveGroup to a broker offering v5", func(t *traffic) {
 		r := t.kip(1, inst1, &codec.ApiVersionsRequest{}, 3)
 		r.Response = &codec.ApiVersionsResponse{ApiKeys: []codec.ApiVersionsKey{{ApiKey: codec.LeaveGroup, MaxVersion: 5}}}
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 1, "-"), 1)
 		t.kip(1, inst1, &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m1"}, 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
+		{rules.RuleLeaveGroupDowngrade, rules.OutcomeViolated, "offers LeaveGroup v5"},
+	}},
+	{"an old classic client leaving below v3 has not adopted KIP-345", func(t *traffic) {
+		r := t.req(1, codec.ApiVersions, 3, str("app"), nil, &codec.ApiVersionsRequest{}, nil)
+		r.Response = &codec.ApiVersionsResponse{ApiKeys: []codec.ApiVersionsKey{{ApiKey: codec.LeaveGroup, MaxVersion: 5}}}
+		t.req(1, codec.JoinGroup, 2, str("app"), nil, &codec.JoinGroupRequest{GroupId: "g", ProtocolType: "consumer"}, nil)
+		t.req(1, codec.LeaveGroup, 0, str("app"), nil, &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m1"}, nil)
+	}, "clientId app", []want{
+		{rules.RuleLeaveGroupDowngrade, rules.OutcomeNotAdopted, "LeaveGroup v3 not implemented"},
+	}},
+	{"a dynamic classic client of JoinGroup v5 leaving at v1 has not adopted LeaveGroup v3", func(t *traffic) {
+		r := t.req(1, codec.ApiVersions, 3, str("app"), nil, &codec.ApiVersionsRequest{}, nil)
+		r.Response = &codec.ApiVersionsResponse{ApiKeys: []codec.ApiVersionsKey{{ApiKey: codec.LeaveGroup, MaxVersion: 5}}}
+		t.req(1, codec.JoinGroup, 5, str("app"), nil, &codec.JoinGroupRequest{GroupId: "g", ProtocolType: "consumer"}, nil)
+		t.req(1, codec.LeaveGroup, 1, str("app"), nil, &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m1"}, nil)
+	}, "clientId app", []want{
+		{rules.RuleLeaveGroupDowngrade, rules.OutcomeNotAdopted, "LeaveGroup v3 not implemented"},
+	}},
+	{"a static classic member leaving below v3", func(t *traffic) {
+		r := t.req(1, codec.ApiVersions, 3, str("app"), nil, &codec.ApiVersionsRequest{}, nil)
+		r.Response = &codec.ApiVersionsResponse{ApiKeys: []codec.ApiVersionsKey{{ApiKey: codec.LeaveGroup, MaxVersion: 5}}}
+		t.req(1, codec.JoinGroup, 5, str("app"), nil, &codec.JoinGroupRequest{GroupId: "g", ProtocolType: "consumer", GroupInstanceId: codec.Str("i1")}, nil)
+		t.req(1, codec.LeaveGroup, 1, str("app"), nil, &codec.LeaveGroupRequest{GroupId: "g", MemberId: "m1"}, nil)
+	}, "clientId app", []want{
 		{rules.RuleLeaveGroupDowngrade, rules.OutcomeViolated, "offers LeaveGroup v5"},
 	}},
 	{"a downgraded LeaveGroup to a broker without v3", func(t *traffic) {

@@ -18,7 +18,7 @@ require (
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
 	github.com/xdg-go/scram v1.4.0 // indirect
 	github.com/xdg-go/stringprep v1.0.4 // indirect
-	golang.org/x/text v0.38.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
 )
 
