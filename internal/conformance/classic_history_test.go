@@ -66,3 +66,36 @@ func TestClassicHistoriesOverTCP(t *testing.T) {
 		})
 	}
 }
+
+// Classic histories against three kfake brokers whose coordinators move
+// (and connections reset): each held JoinGroup and SyncGroup goes to its
+// group's coordinator, a late coordinator error is sent again through the
+// cluster (tcptarget's held.go), and nothing but kfake's known findings is
+// raised; the moves were played and held requests released.
+func TestKfakeClusterClassicHistories(t *testing.T) {
+	t.Parallel()
+	c := startKfakeCluster(t, 3)
+	const n = 3
+	rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(c.ListenAddrs()[0]), Seed: 1, Histories: n, Options: classicHistoryOptions(plan.ProtocolClassic),
+		Known: kfakeKnown(t), Control: newKfakeControl(t, c)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Histories) != n {
+		t.Fatalf("%d histories of %d (stopped: %s)", len(rep.Histories), n, rep.Stopped)
+	}
+	moves, released := 0, 0
+	for _, h := range rep.Histories {
+		moves += h.ClusterFaults[plan.CoordinatorMove]
+		for _, op := range h.Run.History {
+			released += len(op.Releases)
+		}
+		t.Logf("seed %d: %s %s %s (%d ops, cluster faults %v, %.1f s)", h.Seed, h.Status, h.Rule, h.Detail, h.Operations, h.ClusterFaults, h.Seconds)
+		if h.Failed() {
+			t.Errorf("seed %d: %s %s: %s", h.Seed, h.Status, h.Rule, h.Detail)
+		}
+	}
+	if moves < n || released == 0 {
+		t.Errorf("%d coordinator moves and %d held requests released in %d histories: the histories did not exercise held requests across moves", moves, released, n)
+	}
+}
