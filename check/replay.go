@@ -147,8 +147,10 @@ func (r *replayer) drawnPrefixes(c *model.Coordinator, op *history.Op) []string 
 		for _, m := range g.Members {
 			note(m.MemberID)
 		}
-		for _, p := range g.Pending {
-			note(p.ID)
+		if g.Classic != nil {
+			for _, p := range g.Classic.Pending {
+				note(p.ID)
+			}
 		}
 	}
 	for _, x := range released {

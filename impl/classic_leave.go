@@ -5,21 +5,12 @@ import "github.com/ghostcheck/ghostcheck/codec"
 // leaveClassic serves LeaveGroup against a classic group (docs/PROTOCOL.md
 // A6.3), as the model's classicLeaveGroup; g is locked and unlocked here.
 func (c *Coordinator) leaveClassic(g *group, version int16, r *codec.LeaveGroupRequest) *codec.LeaveGroupResponse {
-	resp := &codec.LeaveGroupResponse{}
 	op := &cop{c: c, now: c.clock.Now()}
 	cl := g.cl
 	left := false
-	if version <= 2 {
-		resp.ErrorCode = cl.leaveOne(op, r.MemberId, codec.Null, &left)
-	} else {
-		for _, m := range r.Members {
-			resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
-				MemberId:        m.MemberId,
-				GroupInstanceId: m.GroupInstanceId,
-				ErrorCode:       cl.leaveOne(op, m.MemberId, m.GroupInstanceId, &left),
-			})
-		}
-	}
+	resp := leaveEntries(version, r, func(memberID string, instance codec.NullableString) codec.ErrorCode {
+		return cl.leaveOne(op, memberID, instance, &left)
+	})
 	if left {
 		switch cl.state {
 		case classicStable, classicCompleting:

@@ -72,10 +72,11 @@ type Coordinator struct {
 	// relMu guards the answers to held requests not yet released and the
 	// connections to resume (parked.go); nResume counts the latter, so
 	// that a request resumes nothing without taking relMu.
-	relMu    sync.Mutex
-	released []Release
-	resume   []uint64
-	nResume  atomic.Int32
+	relMu     sync.Mutex
+	released  []Release
+	resume    []uint64
+	nResume   atomic.Int32
+	nReleased atomic.Int32
 }
 
 // groupShard maps group ids to groups. Groups are created once and removed
@@ -304,9 +305,10 @@ func (c *Coordinator) AdvertisedVersions() []codec.ApiVersionsKey {
 // import: the apis ghostcheck checks and the classic group protocol's,
 // capped by maxVersions.
 func advertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
-	var out []codec.ApiVersionsKey
-	for _, a := range codec.AllAPIs() {
-		if a.Routing || a.Auth {
+	out := make([]codec.ApiVersionsKey, 0, 16)     // a dozen apis: one allocation
+	for key := codec.APIKey(0); key < 128; key++ { // the table itself: AllAPIs would allocate a list
+		a := codec.Lookup(key)
+		if a == nil || a.Routing || a.Auth {
 			continue
 		}
 		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}

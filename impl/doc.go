@@ -31,6 +31,14 @@
 //     order-statistic list, so a recomputation is one select per partition
 //     (O(P log n)), not a sort of the group. Partition ownership is an
 //     array, so "owned by another member" is O(1).
+//   - Classic groups (docs/PROTOCOL.md B8, A6) share the group record: a
+//     group id's kind (consumer or classic) changes in place, under the
+//     group's lock, when an empty group of one kind gives way to the
+//     other. A classic Heartbeat is a map lookup and a store (its timer
+//     entry moves only when it comes due); a group's classic timers are
+//     one heap in the model's firing order. A classic JoinGroup or
+//     SyncGroup that must wait is held: Handle returns ErrParked and the
+//     answer comes through Released, as the model's (parked.go).
 //
 // Timers fire only in Expire, never inside Handle, as the model's fire only
 // in Advance. Deliberately wrong behaviours ("mutants", see Mutant) can be
@@ -63,4 +71,13 @@
 //   - snapshot.go: Snapshot and SnapshotCache, the state the checks compare.
 //   - check.go: CheckInternal, the self-check of the bookkeeping tests run.
 //   - mutants.go: the planted bugs, Mutant and AllMutants.
+//   - parked.go: held requests: ErrParked, Release, Released, the
+//     connection hold, an operation's answers (cop).
+//   - classic_group.go: a classic group's record and the rules every
+//     classic request shares (the member check, protocols, answers);
+//     classic_join.go, classic_rebalance.go (the join phase),
+//     classic_sync.go, classic_heartbeat.go, classic_leave.go,
+//     classic_describe.go, classic_timers.go (its heap and expiry),
+//     classic_restart.go (the reload from the record), classic_check.go
+//     (its part of CheckInternal).
 package impl

@@ -25,17 +25,9 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 		}
 	}
 	removed := 0
-	if version <= 2 {
-		resp.ErrorCode = g.leaveOne(r.MemberId, codec.Null, &removed)
-	} else {
-		for _, m := range r.Members {
-			resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
-				MemberId:        m.MemberId,
-				GroupInstanceId: m.GroupInstanceId,
-				ErrorCode:       g.leaveOne(m.MemberId, m.GroupInstanceId, &removed),
-			})
-		}
-	}
+	resp = leaveEntries(version, r, func(memberID string, instance codec.NullableString) codec.ErrorCode {
+		return g.leaveOne(memberID, instance, &removed)
+	})
 	if g != nil {
 		if removed > 0 {
 			if c.mut.Has(MutLeaveGroupBumpPerMember) {
@@ -44,6 +36,25 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 			g.bump()
 		}
 		g.mu.Unlock()
+	}
+	return resp
+}
+
+// leaveEntries answers a LeaveGroup's entries in request order, each by
+// one: v0-v2 carry one member id's result at the top level, v3+ one result
+// per entry.
+func leaveEntries(version int16, r *codec.LeaveGroupRequest, one func(memberID string, instance codec.NullableString) codec.ErrorCode) *codec.LeaveGroupResponse {
+	resp := &codec.LeaveGroupResponse{}
+	if version <= 2 {
+		resp.ErrorCode = one(r.MemberId, codec.Null)
+		return resp
+	}
+	for _, m := range r.Members {
+		resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
+			MemberId:        m.MemberId,
+			GroupInstanceId: m.GroupInstanceId,
+			ErrorCode:       one(m.MemberId, m.GroupInstanceId),
+		})
 	}
 	return resp
 }

@@ -50,10 +50,16 @@ type Release struct {
 
 // Released returns the answers given to held requests since the last
 // call, and forgets them.
+// It takes no lock when there is nothing to return, so a transport may
+// call it after every request.
 func (c *Coordinator) Released() []Release {
+	if c.nReleased.Load() == 0 {
+		return nil
+	}
 	c.relMu.Lock()
 	out := c.released
 	c.released = nil
+	c.nReleased.Store(0)
 	c.relMu.Unlock()
 	return out
 }
@@ -133,6 +139,7 @@ func (op *cop) publish() {
 	c := op.c
 	c.relMu.Lock()
 	c.released = append(c.released, op.released...)
+	c.nReleased.Store(int32(len(c.released)))
 	c.relMu.Unlock()
 	for _, p := range op.unblocked {
 		c.unblock(p)
@@ -258,6 +265,7 @@ func (c *Coordinator) resumeHeld() {
 func (c *Coordinator) release(r Release) {
 	c.relMu.Lock()
 	c.released = append(c.released, r)
+	c.nReleased.Store(int32(len(c.released)))
 	c.relMu.Unlock()
 }
 

@@ -26,11 +26,17 @@ type MemberSnapshot struct {
 	// are the member's subscription.
 	SubscribedTopicNames []string
 	SubscribedTopicRegex codec.NullableString
-	// A classic group member's (see rules.MemberSnapshot): the request it
-	// has waiting ("join", "sync" or ""), its session timeout, whether it
-	// is new, its assignment bytes (nil when none). Its Epoch is 0 and
-	// its partition lists are nil (the bytes are decoded by whoever needs
-	// them).
+	// Classic is a classic group member's own state (nil in a consumer
+	// group); such a member's Epoch is 0 and its partition lists nil (its
+	// assignment bytes are decoded by whoever needs them).
+	Classic *ClassicMemberSnapshot
+}
+
+// ClassicMemberSnapshot is a classic member's own state, as
+// rules.ClassicMember: the request it has waiting ("join", "sync" or ""),
+// its session timeout, whether it is new, its assignment bytes (nil when
+// none).
+type ClassicMemberSnapshot struct {
 	Waiting          string
 	SessionTimeoutMs int32
 	New              bool
@@ -43,9 +49,13 @@ type GroupSnapshot struct {
 	// Epoch is a consumer group's epoch and a classic group's generation.
 	Epoch   int32
 	Members []MemberSnapshot
-	// Classic is set for a classic group, whose fields follow (see
-	// rules.GroupSnapshot).
-	Classic      bool
+	// Classic is a classic group's own state; nil for a consumer group.
+	Classic *ClassicSnapshot
+}
+
+// ClassicSnapshot is a classic group's own state, as rules.ClassicGroup
+// (its generation is the group's Epoch).
+type ClassicSnapshot struct {
 	State        string
 	ProtocolType string
 	Protocol     string
@@ -185,7 +195,7 @@ func (s *SnapshotCache) Snapshot() (gs []GroupSnapshot, same []bool) {
 // sameAsSnapshot reports that snapshotGroup(g) would equal snap, without
 // making it; g is locked.
 func (c *Coordinator) sameAsSnapshot(g *group, snap GroupSnapshot) bool {
-	if g.kind == kindClassic || snap.Classic {
+	if g.kind == kindClassic || snap.Classic != nil {
 		return false // a classic group is built again whenever it was locked to change
 	}
 	if g.epoch != snap.Epoch || int(g.count) != len(snap.Members) {
@@ -277,28 +287,28 @@ func (c *Coordinator) allGroups() []*group {
 
 // snapshot is a classic group's snapshot.
 func (g *classicGroup) snapshot(id string) GroupSnapshot {
-	gs := GroupSnapshot{GroupID: id, Epoch: g.generation, Classic: true, State: g.state.String(),
-		ProtocolType: g.protocolType, Protocol: g.protocol, Leader: g.leader}
+	cs := &ClassicSnapshot{State: g.state.String(), ProtocolType: g.protocolType, Protocol: g.protocol, Leader: g.leader}
+	gs := GroupSnapshot{GroupID: id, Epoch: g.generation, Classic: cs}
 	if len(g.members) > 0 {
 		gs.Members = make([]MemberSnapshot, 0, len(g.members))
 	}
 	for _, m := range g.members {
-		ms := MemberSnapshot{MemberID: m.id, InstanceID: m.instance.Value, SessionTimeoutMs: m.sessionMs, New: m.isNew,
-			Assignment: slices.Clone(m.assignment)}
+		mc := &ClassicMemberSnapshot{SessionTimeoutMs: m.sessionMs, New: m.isNew, Assignment: slices.Clone(m.assignment)}
 		switch {
 		case m.join.on:
-			ms.Waiting = "join"
+			mc.Waiting = "join"
 		case m.sync.on:
-			ms.Waiting = "sync"
+			mc.Waiting = "sync"
 		}
+		ms := MemberSnapshot{MemberID: m.id, InstanceID: m.instance.Value, Classic: mc}
 		gs.Members = append(gs.Members, ms)
 	}
 	if len(g.pending) > 0 {
-		gs.Pending = make([]PendingSnapshot, 0, len(g.pending))
+		cs.Pending = make([]PendingSnapshot, 0, len(g.pending))
 		for id, at := range g.pending {
-			gs.Pending = append(gs.Pending, PendingSnapshot{id, at})
+			cs.Pending = append(cs.Pending, PendingSnapshot{id, at})
 		}
-		slices.SortFunc(gs.Pending, func(a, b PendingSnapshot) int { return strings.Compare(a.ID, b.ID) })
+		slices.SortFunc(cs.Pending, func(a, b PendingSnapshot) int { return strings.Compare(a.ID, b.ID) })
 	}
 	return gs
 }

@@ -45,6 +45,9 @@ func cloneParked(p *parked) *parked {
 // cloneHeld copies the held connections and the answers not yet released
 // (the requests themselves are never changed: they are shared).
 func (c *Coordinator) cloneHeld(out *Coordinator) {
+	if len(c.holds) == 0 {
+		return
+	}
 	out.holds = make(map[uint64]*connHold, len(c.holds))
 	for id, h := range c.holds {
 		v := *h

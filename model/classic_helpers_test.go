@@ -162,7 +162,7 @@ func (ct *classicTest) nothingReleased(what string) {
 	}
 }
 
-// group is the snapshot of classic group id.
+// group is the snapshot of group id.
 func (ct *classicTest) group(id string) rules.GroupSnapshot {
 	ct.t.Helper()
 	for _, g := range ct.c.Snapshot() {
@@ -182,8 +182,8 @@ func (ct *classicTest) wantGroup(what, id, state string, generation int32, membe
 	for _, m := range g.Members {
 		got = append(got, m.MemberID)
 	}
-	if g.Kind != rules.KindClassic || g.State != state || g.Generation != generation || g.Epoch != generation || fmt.Sprint(got) != fmt.Sprint(members) {
-		ct.t.Fatalf("%s: group %s is %v %s generation %d members %v, want %s generation %d members %v", what, id, g.Kind, g.State, g.Generation, got, state, generation, members)
+	if g.Kind != rules.KindClassic || g.Classic == nil || g.Classic.State != state || g.Classic.Generation != generation || g.Epoch != generation || fmt.Sprint(got) != fmt.Sprint(members) {
+		ct.t.Fatalf("%s: group %s is %+v members %v, want %s generation %d members %v", what, id, g, got, state, generation, members)
 	}
 }
 

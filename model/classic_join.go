@@ -47,6 +47,9 @@ func (c *Coordinator) joinGroup(conn Conn, clientID string, version int16, r *co
 		}
 		c.hit("B8.6/group-created")
 		g = newClassicGroup(r.GroupId)
+		if c.classic == nil {
+			c.classic = map[string]*classicGroup{}
+		}
 		c.classic[g.id] = g
 		c.writeRecord(g)
 	}

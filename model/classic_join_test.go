@@ -19,7 +19,7 @@ func TestClassicFirstRebalance(t *testing.T) {
 	resp, _ := ct.join(1, 5, joinReq(g1, "", codec.Null, "range"))
 	wantJoin(t, "a dynamic member's first join at v5 gets a pending id", resp, codec.MemberIDRequired, -1, a, "")
 	ct.wantGroup("MEMBER_ID_REQUIRED leaves the group Empty", g1, rules.ClassicEmpty, 0)
-	if p := ct.group(g1).Pending; len(p) != 1 || p[0].ID != a || p[0].Deadline != 10000 {
+	if p := ct.group(g1).Classic.Pending; len(p) != 1 || p[0].ID != a || p[0].Deadline != 10000 {
 		t.Fatalf("pending ids %+v, want %s until its session timeout", p, a)
 	}
 	resp, da := ct.join(1, 5, joinReq(g1, a, codec.Null, "range"))
@@ -164,7 +164,7 @@ func TestClassicStaticRestartInStable(t *testing.T) {
 			wantJoin(t, "below v9: no Members, the leader before the replacement", resp, codec.None, 1, nu, old)
 		}
 		ct.wantGroup("no rebalance", g1, rules.ClassicStable, 1, nu)
-		if m := ct.group(g1).Members[0]; string(m.Assignment) != "\x07" || m.New {
+		if m := ct.group(g1).Members[0]; string(m.Classic.Assignment) != "\x07" || m.Classic.New {
 			t.Fatalf("the new member did not take the old one's place: %+v", m)
 		}
 		sresp, _ := ct.sync(2, 3, &codec.SyncGroupRequest{GroupId: g1, GenerationId: 1, MemberId: nu, GroupInstanceId: inst})

@@ -11,21 +11,10 @@ import "github.com/ghostcheck/ghostcheck/codec"
 // rebalances once for the request, and a group in its join phase
 // completes it if it may (not in the first rebalance, B8.7).
 func (c *Coordinator) classicLeaveGroup(version int16, g *classicGroup, r *codec.LeaveGroupRequest) *codec.LeaveGroupResponse {
-	resp := &codec.LeaveGroupResponse{}
 	left := false
-	if version <= 2 {
-		c.hit("A3/v0-v2-top-level")
-		resp.ErrorCode = c.classicLeaveOne(g, r.MemberId, codec.Null, &left)
-	} else {
-		c.hit("A3/v3-batch")
-		for _, m := range r.Members {
-			resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
-				MemberId:        m.MemberId,
-				GroupInstanceId: m.GroupInstanceId,
-				ErrorCode:       c.classicLeaveOne(g, m.MemberId, m.GroupInstanceId, &left),
-			})
-		}
-	}
+	resp := c.leaveEntries(version, r, func(memberID string, instance codec.NullableString) codec.ErrorCode {
+		return c.classicLeaveOne(g, memberID, instance, &left)
+	})
 	if !left {
 		return resp
 	}

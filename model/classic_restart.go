@@ -19,6 +19,9 @@ import (
 // started afresh. Pending ids, waiting requests, the sync phase, the
 // timers and a rebalance's progress are gone. The record itself stays.
 func (c *Coordinator) restartClassic() {
+	if len(c.classic) == 0 {
+		return
+	}
 	for _, id := range slices.Sorted(maps.Keys(c.classic)) {
 		g := c.classic[id]
 		for _, m := range g.members {

@@ -40,6 +40,9 @@ func (a classicTimer) before(b classicTimer) bool {
 func (c *Coordinator) nextClassicTimer(limit int64) (classicTimer, bool) {
 	var best classicTimer
 	ok := false
+	if len(c.classic) == 0 {
+		return best, ok
+	}
 	consider := func(t classicTimer) {
 		if t.at != noDeadline && t.at <= limit && (!ok || t.before(best)) {
 			best, ok = t, true

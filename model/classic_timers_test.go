@@ -38,7 +38,7 @@ func TestClassicSessionExpiry(t *testing.T) {
 	}
 	ct.advance(16000)
 	ct.wantGroup("a's session ended: removed, and a rebalance", g1, rules.ClassicPreparingRebalance, 1, b)
-	if l := ct.group(g1).Leader; l != b {
+	if l := ct.group(g1).Classic.Leader; l != b {
 		t.Fatalf("leader %s, want %s (the smallest remaining id)", l, b)
 	}
 	_ = a
@@ -66,8 +66,8 @@ func TestClassicPendingExpiryCompletesJoin(t *testing.T) {
 	_, da = ct.join(1, 3, joinReq(g1, a, codec.Null, "range", "x"))
 	_, db := ct.join(2, 3, joinReq(g1, b, codec.Null, "range"))
 	ct.nothingReleased("a pending id holds the phase")
-	ct.advance(ct.group(g1).Pending[0].Deadline)
-	if len(ct.group(g1).Pending) != 0 {
+	ct.advance(ct.group(g1).Classic.Pending[0].Deadline)
+	if len(ct.group(g1).Classic.Pending) != 0 {
 		t.Fatalf("pending id %s did not expire", pending)
 	}
 	wantJoin(t, "the pending id's expiry completes the phase", ct.joined("a", da), codec.None, 3, a, a, a, b)
@@ -123,7 +123,7 @@ func TestClassicRestartReloadsTheRecord(t *testing.T) {
 	ct.restart()
 	ct.wantGroup("the record: generation 1, a and b again", g1, rules.ClassicStable, 1, a, b)
 	g := ct.group(g1)
-	if string(g.Members[1].Assignment) != "\x02" || g.Leader != a || g.Protocol != "range" {
+	if string(g.Members[1].Classic.Assignment) != "\x02" || g.Classic.Leader != a || g.Classic.Protocol != "range" {
 		t.Fatalf("reloaded %+v", g)
 	}
 	// A follower rejoining with exactly its recorded protocol gets the
@@ -201,7 +201,7 @@ func TestClassicGroupMaxSize(t *testing.T) {
 	stableGroup(ct)
 	resp, _ := ct.join(3, 5, joinReq(g1, "", codec.Null, "range"))
 	wantJoin(t, "a third member", resp, codec.GroupMaxSizeReached, -1, "", "")
-	if len(ct.group(g1).Pending) != 0 {
+	if len(ct.group(g1).Classic.Pending) != 0 {
 		t.Fatal("a refused join made a pending id")
 	}
 }
@@ -226,7 +226,7 @@ func TestClassicDescribeGroups(t *testing.T) {
 	if n := resp.(*codec.DescribeGroupsResponse).Groups[0]; n.ErrorCode != codec.None || n.GroupState != "Dead" {
 		t.Fatalf("a missing group at v5: %+v", n)
 	}
-	if got := rules.SnapshotFromDescribeGroups(d); len(got) != 1 || len(got[0].Members) != 2 || got[0].State != rules.ClassicStable {
+	if got := rules.SnapshotFromDescribeGroups(d); len(got) != 1 || len(got[0].Members) != 2 || got[0].Classic.State != rules.ClassicStable {
 		t.Fatalf("the observer's snapshot: %+v", got)
 	}
 }

@@ -20,17 +20,20 @@ func (c *Coordinator) Clone() *Coordinator {
 		topics:      c.topics,
 		firstOfName: c.firstOfName,
 		apis:        c.apis,
+		served:      c.served,
 		now:         c.now,
 		groups:      make(map[string]*group, len(c.groups)),
-		classic:     make(map[string]*classicGroup, len(c.classic)),
 		conns:       make(map[uint64]string, len(c.conns)),
 		telemetry:   make(map[codec.UUID]*telemetryClient, len(c.telemetry)),
 	}
 	for id, g := range c.groups {
 		out.groups[id] = g.clone()
 	}
-	for id, g := range c.classic {
-		out.classic[id] = g.clone()
+	if len(c.classic) > 0 {
+		out.classic = make(map[string]*classicGroup, len(c.classic))
+		for id, g := range c.classic {
+			out.classic[id] = g.clone()
+		}
 	}
 	c.cloneHeld(out)
 	for id, clientID := range c.conns {

@@ -44,7 +44,7 @@ func sharedRefs(a, b reflect.Value, path string) string {
 			name := a.Type().Field(i).Name
 			// A member's compiled regex (matcher) is immutable and safe
 			// for concurrent use: clones share it rather than compile it.
-			if name == "cfg" || name == "topics" || name == "firstOfName" || name == "apis" || name == "matcher" {
+			if name == "cfg" || name == "topics" || name == "firstOfName" || name == "apis" || name == "served" || name == "matcher" {
 				continue
 			}
 			if p := sharedRefs(a.Field(i), b.Field(i), path+"."+name); p != "" {

@@ -39,10 +39,13 @@ type Coordinator struct {
 	// (i itself, unless a name is listed twice): a tp's topic.
 	firstOfName []int32
 	apis        []codec.ApiVersionsKey // what ApiVersions advertises (see advertised)
+	served      *[128]versionRange     // apis by key, for serves; shared by clones
 	now         int64
 	groups      map[string]*group
 	// classic are the classic groups (classic_group.go); a group id is in
-	// groups or in classic, never both.
+	// groups or in classic, never both. It and holds are made at their
+	// first entry: most coordinators (a clone per step of a check) have
+	// none.
 	classic map[string]*classicGroup
 	// holds are the connections with a held request (parked.go); released
 	// the answers given to held requests since Released last ran; resume
@@ -74,8 +77,6 @@ func NewCoordinator(cfg Config) *Coordinator {
 		topics:      topics,
 		firstOfName: firstOfName(topics),
 		groups:      map[string]*group{},
-		classic:     map[string]*classicGroup{},
-		holds:       map[uint64]*connHold{},
 		conns:       map[uint64]string{},
 		telemetry:   map[codec.UUID]*telemetryClient{},
 	}
@@ -104,7 +105,9 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 		return nil, ErrParked
 	}
 	resp, err := c.serve(conn, h, req)
-	c.resumeHeld()
+	if len(c.resume) > 0 {
+		c.resumeHeld()
+	}
 	return resp, err
 }
 
@@ -206,7 +209,9 @@ func (c *Coordinator) Disconnect(conn uint64) {
 		c.hit("A2/disconnect-forgets")
 	}
 	delete(c.conns, conn)
-	c.disconnectHeld(conn)
+	if len(c.holds) > 0 {
+		c.disconnectHeld(conn)
+	}
 }
 
 // Restart is a restart (or failover) of the broker hosting the coordinator,
@@ -251,7 +256,11 @@ func (c *Coordinator) Restart() {
 func (c *Coordinator) Advance(t int64) {
 	for {
 		g, m, kind, at, ok := c.nextTimer(t)
-		ct, cok := c.nextClassicTimer(t)
+		var ct classicTimer
+		cok := false
+		if len(c.classic) > 0 {
+			ct, cok = c.nextClassicTimer(t)
+		}
 		if cok && (!ok || ct.at < at || ct.at == at && ct.g.id < g.id) {
 			c.now = ct.at
 			c.fireClassic(ct)
@@ -280,7 +289,9 @@ func (c *Coordinator) Advance(t int64) {
 	if t > c.now {
 		c.now = t
 	}
-	c.resumeHeld()
+	if len(c.resume) > 0 {
+		c.resumeHeld()
+	}
 }
 
 type timerKind int
@@ -323,12 +334,14 @@ func (c *Coordinator) nextTimer(limit int64) (*group, *member, timerKind, int64,
 // serves reports whether the coordinator implements key at version and
 // advertises it.
 func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
-	for _, a := range c.advertised() {
-		if a.ApiKey == key {
-			return version >= a.MinVersion && version <= a.MaxVersion
-		}
+	if c.served == nil {
+		c.advertised()
 	}
-	return false
+	if key < 0 || int(key) >= len(c.served) {
+		return false
+	}
+	r := c.served[key]
+	return r.ok && version >= r.min && version <= r.max
 }
 
 // advertised is the ApiVersions list: every api the model implements, in
@@ -337,8 +350,20 @@ func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
 func (c *Coordinator) advertised() []codec.ApiVersionsKey {
 	if c.apis == nil {
 		c.apis = AdvertisedVersions(c.cfg.MaxVersions)
+		c.served = new([128]versionRange)
+		for _, a := range c.apis {
+			if a.ApiKey >= 0 && int(a.ApiKey) < len(c.served) {
+				c.served[a.ApiKey] = versionRange{true, a.MinVersion, a.MaxVersion}
+			}
+		}
 	}
 	return c.apis
+}
+
+// versionRange is the versions of one api the coordinator serves (ok).
+type versionRange struct {
+	ok       bool
+	min, max int16
 }
 
 // AdvertisedVersions is what a coordinator implementing the model's scope
@@ -348,9 +373,10 @@ func (c *Coordinator) advertised() []codec.ApiVersionsKey {
 // out: {codec.JoinGroup: 3} plays a broker without KIP-394, {codec.JoinGroup:
 // -1} one without classic groups.
 func AdvertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
-	var out []codec.ApiVersionsKey
-	for _, a := range codec.AllAPIs() {
-		if a.Routing || a.Auth {
+	out := make([]codec.ApiVersionsKey, 0, 16)     // a dozen apis: one allocation
+	for key := codec.APIKey(0); key < 128; key++ { // the table itself: AllAPIs would allocate a list
+		a := codec.Lookup(key)
+		if a == nil || a.Routing || a.Auth {
 			continue
 		}
 		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}

@@ -39,25 +39,36 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 	}
 	g := c.groups[r.GroupId]
 	removed := 0
-	if version <= 2 {
-		c.hit("A3/v0-v2-top-level")
-		resp.ErrorCode = c.leaveOne(g, r.MemberId, codec.Null, &removed)
-	} else {
-		c.hit("A3/v3-batch")
-		for _, m := range r.Members {
-			resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
-				MemberId:        m.MemberId,
-				GroupInstanceId: m.GroupInstanceId,
-				ErrorCode:       c.leaveOne(g, m.MemberId, m.GroupInstanceId, &removed),
-			})
-		}
-	}
+	resp = c.leaveEntries(version, r, func(memberID string, instance codec.NullableString) codec.ErrorCode {
+		return c.leaveOne(g, memberID, instance, &removed)
+	})
 	if removed > 0 {
 		c.hit("A3.2/one-bump-per-request")
 		if removed > 1 {
 			c.hit("A3.2/batch-removes-several")
 		}
 		c.bumpEpoch(g)
+	}
+	return resp
+}
+
+// leaveEntries answers a LeaveGroup's entries in request order, each by
+// one: v0-v2 name one member id (no instance id) and carry its result at
+// the top level; v3+ answer per entry, the top level NONE.
+func (c *Coordinator) leaveEntries(version int16, r *codec.LeaveGroupRequest, one func(memberID string, instance codec.NullableString) codec.ErrorCode) *codec.LeaveGroupResponse {
+	resp := &codec.LeaveGroupResponse{}
+	if version <= 2 {
+		c.hit("A3/v0-v2-top-level")
+		resp.ErrorCode = one(r.MemberId, codec.Null)
+		return resp
+	}
+	c.hit("A3/v3-batch")
+	for _, m := range r.Members {
+		resp.Members = append(resp.Members, codec.LeaveGroupMemberResponse{
+			MemberId:        m.MemberId,
+			GroupInstanceId: m.GroupInstanceId,
+			ErrorCode:       one(m.MemberId, m.GroupInstanceId),
+		})
 	}
 	return resp
 }

@@ -95,6 +95,9 @@ type heldRequest struct {
 func (c *Coordinator) hold(conn Conn) {
 	h := c.holds[conn.ID]
 	if h == nil {
+		if c.holds == nil {
+			c.holds = map[uint64]*connHold{}
+		}
 		h = &connHold{}
 		c.holds[conn.ID] = h
 	}

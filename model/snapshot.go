@@ -13,10 +13,12 @@ import (
 // waiting requests).
 func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 	ids := slices.Sorted(maps.Keys(c.groups))
-	for id := range c.classic {
-		ids = append(ids, id)
+	if len(c.classic) > 0 {
+		for id := range c.classic {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
 	}
-	slices.Sort(ids)
 	out := make([]rules.GroupSnapshot, 0, len(ids))
 	for _, id := range ids {
 		if cg := c.classic[id]; cg != nil {
@@ -48,24 +50,25 @@ func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 // snapshot is a classic group's snapshot: members in id order, pending ids
 // in id order (nil when none).
 func (g *classicGroup) snapshot() rules.GroupSnapshot {
-	gs := rules.GroupSnapshot{GroupID: g.id, Epoch: g.generation, Kind: rules.KindClassic, State: g.state.String(),
-		Generation: g.generation, ProtocolType: g.protocolType, Protocol: g.protocol, Leader: g.leader}
+	cg := &rules.ClassicGroup{State: g.state.String(), Generation: g.generation, ProtocolType: g.protocolType,
+		Protocol: g.protocol, Leader: g.leader}
+	gs := rules.GroupSnapshot{GroupID: g.id, Epoch: g.generation, Kind: rules.KindClassic, Classic: cg}
 	if len(g.members) > 0 {
 		gs.Members = make([]rules.MemberSnapshot, 0, len(g.members))
 	}
 	for _, m := range g.members {
-		ms := rules.ClassicMember(m.id, m.instance.Value, m.assignment)
-		ms.SessionTimeoutMs, ms.New = m.sessionMs, m.isNew
+		ms := rules.ClassicMemberSnapshot(m.id, m.instance.Value, m.assignment)
+		ms.Classic.SessionTimeoutMs, ms.Classic.New = m.sessionMs, m.isNew
 		switch {
 		case m.join != nil:
-			ms.Waiting = rules.WaitingJoin
+			ms.Classic.Waiting = rules.WaitingJoin
 		case m.sync != nil:
-			ms.Waiting = rules.WaitingSync
+			ms.Classic.Waiting = rules.WaitingSync
 		}
 		gs.Members = append(gs.Members, ms)
 	}
 	for _, id := range slices.Sorted(maps.Keys(g.pending)) {
-		gs.Pending = append(gs.Pending, rules.PendingSnapshot{ID: id, Deadline: g.pending[id]})
+		cg.Pending = append(cg.Pending, rules.PendingSnapshot{ID: id, Deadline: g.pending[id]})
 	}
 	return gs
 }

@@ -1,10 +1,19 @@
 // Package server serves an impl.Coordinator over TCP in Kafka's framing.
 //
 // It answers ApiVersions, ConsumerGroupHeartbeat, ConsumerGroupDescribe,
-// LeaveGroup, GetTelemetrySubscriptions and PushTelemetry, at the versions
-// the coordinator advertises; anything else is treated as a real broker
-// treats it (docs/PROTOCOL.md §B1.1): the connection is closed without a
-// response. An ApiVersions request of a version the coordinator does not
+// LeaveGroup, GetTelemetrySubscriptions and PushTelemetry, and the classic
+// group protocol's JoinGroup, SyncGroup, Heartbeat and DescribeGroups, at
+// the versions the coordinator advertises; anything else is treated as a
+// real broker treats it (docs/PROTOCOL.md §B1.1): the connection is closed
+// without a response.
+//
+// A classic JoinGroup or SyncGroup the coordinator holds (impl.ErrParked)
+// holds its connection as Kafka's muted socket does (§B8.5): nothing more
+// is read from it until the answer comes (impl.Coordinator.Released, which
+// the server routes to the waiting connection after every request and
+// timer tick) and is written. A held request the coordinator will never
+// answer (Dropped) closes its connection, as does a shutdown while one
+// waits. An ApiVersions request of a version the coordinator does not
 // know is answered with a v0 body holding UNSUPPORTED_VERSION and the
 // ApiVersions range (§B7.1, KIP-511).
 //
@@ -112,6 +121,17 @@ type Server struct {
 	stopTimer chan struct{}
 	timerDone chan struct{}
 
+	// Held requests (see the package doc): every request's delivery
+	// number; the connections waiting for an answer, by delivery; answers
+	// that came before their connection waited; deliveries whose
+	// connection gave up waiting (their answers are dropped).
+	delivery atomic.Uint64
+	waitMu   sync.Mutex
+	waiting  map[uint64]chan impl.Release
+	early    map[uint64]impl.Release
+	gone     map[uint64]bool
+	stopWait chan struct{}
+
 	connSeq atomic.Uint64
 	nconns  atomic.Int64
 	// handleDelay slows every request down, for the tests of a loaded
@@ -150,7 +170,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.ExpireInterval = DefaultExpireInterval
 	}
 	s := &Server{cfg: cfg, coord: cfg.Coordinator, listeners: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
-		stopTimer: make(chan struct{}), timerDone: make(chan struct{})}
+		stopTimer: make(chan struct{}), timerDone: make(chan struct{}),
+		waiting: map[uint64]chan impl.Release{}, early: map[uint64]impl.Release{}, gone: map[uint64]bool{}, stopWait: make(chan struct{})}
 	for _, k := range s.coord.AdvertisedVersions() {
 		if k.ApiKey >= 0 && int(k.ApiKey) < len(s.served) {
 			s.served[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion + 1}
@@ -189,6 +210,7 @@ func (s *Server) runTimers() {
 			return
 		case <-t.C:
 			s.coord.Expire()
+			s.route()
 		}
 	}
 }
@@ -319,6 +341,7 @@ func (s *Server) beginClose() {
 	}
 	s.mu.Unlock()
 	if first {
+		close(s.stopWait)
 		close(s.stopTimer)
 		<-s.timerDone
 	}
@@ -617,11 +640,84 @@ func (c *conn) handle(frame []byte) error {
 	if err := codec.DecodeBody(req, body, v, c.opts); err != nil {
 		return err
 	}
+	c.id.Delivery = s.delivery.Add(1)
 	resp, err := s.coord.Handle(c.id, h, req)
+	s.route()
+	if errors.Is(err, impl.ErrParked) {
+		resp, err = c.await(c.id.Delivery)
+	}
 	if err != nil {
 		return err
 	}
 	c.out, err = codec.AppendResponse(c.out, h.CorrelationId, v, resp)
 	s.stats.requests.Add(1)
 	return err
+}
+
+// errDropped ends a connection whose held request will never be answered.
+var errDropped = errors.New("server: the held request will never be answered")
+
+// await waits for the answer to held request d: its connection reads
+// nothing meanwhile. What was answered so far is written first.
+func (c *conn) await(d uint64) (codec.Message, error) {
+	s := c.s
+	if err := c.flush(); err != nil {
+		s.abandon(d)
+		return nil, err
+	}
+	ch := make(chan impl.Release, 1)
+	s.waitMu.Lock()
+	r, ok := s.early[d]
+	if ok {
+		delete(s.early, d)
+	} else {
+		s.waiting[d] = ch
+	}
+	s.waitMu.Unlock()
+	if !ok {
+		select {
+		case r = <-ch:
+		case <-s.stopWait:
+			s.abandon(d)
+			return nil, errClose
+		}
+	}
+	if r.Dropped {
+		return nil, errDropped
+	}
+	return r.Response, nil
+}
+
+// abandon gives up waiting for d: its answer, if it comes, is dropped.
+func (s *Server) abandon(d uint64) {
+	s.waitMu.Lock()
+	delete(s.waiting, d)
+	if _, ok := s.early[d]; ok {
+		delete(s.early, d)
+	} else {
+		s.gone[d] = true
+	}
+	s.waitMu.Unlock()
+}
+
+// route hands the coordinator's answers to held requests to the
+// connections waiting for them.
+func (s *Server) route() {
+	rs := s.coord.Released()
+	if len(rs) == 0 {
+		return
+	}
+	s.waitMu.Lock()
+	defer s.waitMu.Unlock()
+	for _, r := range rs {
+		switch ch, ok := s.waiting[r.Delivery]; {
+		case ok:
+			delete(s.waiting, r.Delivery)
+			ch <- r // buffered: never blocks
+		case s.gone[r.Delivery]:
+			delete(s.gone, r.Delivery)
+		default:
+			s.early[r.Delivery] = r
+		}
+	}
 }

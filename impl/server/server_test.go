@@ -265,7 +265,7 @@ func TestUnservedRequestsCloseTheConnection(t *testing.T) {
 		frame func(c *client) []byte
 	}{
 		{"unknown api key", func(c *client) []byte { return rawFrame(1000, 0, c.hm.Corr()+1, nil) }},
-		{"JoinGroup (not served)", func(c *client) []byte { return rawFrame(11, 5, c.hm.Corr()+1, []byte{0, 1, 'g'}) }},
+		{"SaslHandshake (not served)", func(c *client) []byte { return rawFrame(17, 1, c.hm.Corr()+1, []byte{0, 5, 'P', 'L', 'A', 'I', 'N'}) }},
 		{"ConsumerGroupHeartbeat v9", func(c *client) []byte { return rawFrame(68, 9, c.hm.Corr()+1, nil) }},
 		{"negative version", func(c *client) []byte { return rawFrame(68, -1, c.hm.Corr()+1, nil) }},
 		{"undecodable body", func(c *client) []byte { return rawFrame(69, 0, c.hm.Corr()+1, []byte{0x05}) }},

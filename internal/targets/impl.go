@@ -180,7 +180,7 @@ func ModelSnapshot(gs []impl.GroupSnapshot) []rules.GroupSnapshot {
 
 // modelGroup is one group of ModelSnapshot.
 func modelGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
-	if g.Classic {
+	if g.Classic != nil {
 		return modelClassicGroup(g)
 	}
 	mg := rules.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch}
@@ -218,23 +218,24 @@ func modelGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
 // members in id order made by rules.ClassicMember (the assignment decoded),
 // pending ids in id order (nil when none).
 func modelClassicGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
-	mg := rules.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch, Kind: rules.KindClassic, State: g.State, Generation: g.Epoch,
-		ProtocolType: g.ProtocolType, Protocol: g.Protocol, Leader: g.Leader}
+	cg := &rules.ClassicGroup{State: g.Classic.State, Generation: g.Epoch, ProtocolType: g.Classic.ProtocolType,
+		Protocol: g.Classic.Protocol, Leader: g.Classic.Leader}
+	mg := rules.GroupSnapshot{GroupID: g.GroupID, Epoch: g.Epoch, Kind: rules.KindClassic, Classic: cg}
 	if len(g.Members) > 0 {
 		mg.Members = make([]rules.MemberSnapshot, 0, len(g.Members))
 	}
 	for _, m := range g.Members {
-		ms := rules.ClassicMember(m.MemberID, m.InstanceID, m.Assignment)
-		ms.Waiting, ms.SessionTimeoutMs, ms.New = m.Waiting, m.SessionTimeoutMs, m.New
+		ms := rules.ClassicMemberSnapshot(m.MemberID, m.InstanceID, m.Classic.Assignment)
+		ms.Classic.Waiting, ms.Classic.SessionTimeoutMs, ms.Classic.New = m.Classic.Waiting, m.Classic.SessionTimeoutMs, m.Classic.New
 		mg.Members = append(mg.Members, ms)
 	}
 	if !slices.IsSortedFunc(mg.Members, memberOrder) {
 		slices.SortFunc(mg.Members, memberOrder)
 	}
-	for _, p := range g.Pending {
-		mg.Pending = append(mg.Pending, rules.PendingSnapshot{ID: p.ID, Deadline: p.Deadline})
+	for _, p := range g.Classic.Pending {
+		cg.Pending = append(cg.Pending, rules.PendingSnapshot{ID: p.ID, Deadline: p.Deadline})
 	}
-	slices.SortFunc(mg.Pending, func(a, b rules.PendingSnapshot) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(cg.Pending, func(a, b rules.PendingSnapshot) int { return cmp.Compare(a.ID, b.ID) })
 	return mg
 }
 

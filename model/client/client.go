@@ -76,9 +76,9 @@ type Client struct {
 	owned    []codec.ConsumerGroupHeartbeatTopicPartitions
 	needFull bool // the last heartbeat failed or went unanswered
 
-	hbVersion int16 // negotiated
-	lgVersion int16 // highest LeaveGroup version the broker speaks
-	maxSeen   map[codec.APIKey]int16
+	hbVersion int16                  // negotiated
+	lgVersion int16                  // highest LeaveGroup version the broker speaks
+	maxSeen   []codec.ApiVersionsKey // the broker's last list (storage reused)
 	corr      int32
 
 	clientID string // the ClientId it sends (SetClientID changes it)

@@ -40,18 +40,14 @@ func (c *Client) OnApiVersions(resp *codec.ApiVersionsResponse) {
 	if resp.ErrorCode != codec.None {
 		return
 	}
-	if c.maxSeen == nil {
-		c.maxSeen = make(map[codec.APIKey]int16, len(resp.ApiKeys))
-	}
-	clear(c.maxSeen) // every connection asks: the map is reused
-	for _, k := range resp.ApiKeys {
-		c.maxSeen[k.ApiKey] = k.MaxVersion
-	}
+	// Every connection asks: the list's storage is reused (a map of a
+	// broker's dozen apis would allocate at each).
+	c.maxSeen = append(c.maxSeen[:0], resp.ApiKeys...)
 	c.hbVersion, c.lgVersion = c.cfg.HeartbeatVersion, maxLeaveGroupVersion
-	if m, ok := c.maxSeen[codec.ConsumerGroupHeartbeat]; ok && m < c.hbVersion {
+	if m, ok := c.BrokerMaxVersion(codec.ConsumerGroupHeartbeat); ok && m < c.hbVersion {
 		c.hbVersion = m
 	}
-	if m, ok := c.maxSeen[codec.LeaveGroup]; ok && m < c.lgVersion {
+	if m, ok := c.BrokerMaxVersion(codec.LeaveGroup); ok && m < c.lgVersion {
 		c.lgVersion = m
 	}
 }
@@ -62,6 +58,10 @@ const maxLeaveGroupVersion = 5
 // BrokerMaxVersion is the broker's highest version of key as last
 // negotiated, and whether it advertised key at all.
 func (c *Client) BrokerMaxVersion(key codec.APIKey) (int16, bool) {
-	v, ok := c.maxSeen[key]
-	return v, ok
+	for i := len(c.maxSeen) - 1; i >= 0; i-- { // the last entry of a key listed twice
+		if c.maxSeen[i].ApiKey == key {
+			return c.maxSeen[i].MaxVersion, true
+		}
+	}
+	return 0, false
 }

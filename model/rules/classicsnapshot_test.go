@@ -32,10 +32,10 @@ func TestSnapshotFromDescribeGroups(t *testing.T) {
 	}}
 	got := SnapshotFromDescribeGroups(resp)
 	want := []GroupSnapshot{
-		{GroupID: "e", Kind: KindClassic, State: ClassicEmpty, ProtocolType: "consumer"},
-		{GroupID: "z", Kind: KindClassic, State: ClassicStable, ProtocolType: "consumer", Protocol: "uniform", Members: []MemberSnapshot{
-			{MemberID: "m1", Assignment: []byte{0xff}, Assigned: []TopicPartition{}, SubscribedTopicNames: []string{}},
-			{MemberID: "m2", InstanceID: "i", Assignment: a, SubscribedTopicNames: []string{},
+		{GroupID: "e", Kind: KindClassic, Classic: &ClassicGroup{State: ClassicEmpty, ProtocolType: "consumer"}},
+		{GroupID: "z", Kind: KindClassic, Classic: &ClassicGroup{State: ClassicStable, ProtocolType: "consumer", Protocol: "uniform"}, Members: []MemberSnapshot{
+			{MemberID: "m1", Assigned: []TopicPartition{}, SubscribedTopicNames: []string{}, Classic: &ClassicMember{Assignment: []byte{0xff}}},
+			{MemberID: "m2", InstanceID: "i", SubscribedTopicNames: []string{}, Classic: &ClassicMember{Assignment: a},
 				Assigned: []TopicPartition{{"a", 1}, {"b", 0}, {"b", 2}}}}},
 	}
 	if !reflect.DeepEqual(got, want) {

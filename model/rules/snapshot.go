@@ -35,13 +35,19 @@ type MemberSnapshot struct {
 	SubscribedTopicNames []string
 	SubscribedTopicRegex codec.NullableString
 
-	// The fields below are a classic group member's (GroupSnapshot.Kind
-	// KindClassic); a consumer group's members leave them zero. A classic
-	// member's Epoch is 0 (the group's generation is its epoch), its
-	// Pending and Target nil (the classic protocol revokes nothing and
-	// has no target) and its SubscribedTopicNames empty; Assigned is its
-	// assignment decoded (below).
+	// Classic is a classic group member's own state (nil in a consumer
+	// group). A classic member's Epoch is 0 (the group's generation is
+	// its epoch), its Pending and Target nil (the classic protocol
+	// revokes nothing and has no target), its SubscribedTopicNames empty,
+	// and Assigned its assignment decoded (ClassicMember.Assignment).
+	Classic *ClassicMember
+}
 
+// ClassicMember is what a snapshot shows of a classic group's member
+// beyond what every member has (kept apart, behind a pointer, so that the
+// snapshots of consumer groups, taken after every round of a run, stay
+// small).
+type ClassicMember struct {
 	// Waiting is the request of the member the coordinator holds:
 	// WaitingJoin, WaitingSync or "" (none; always "" in a snapshot built
 	// from DescribeGroups, which does not show it).
@@ -54,13 +60,13 @@ type MemberSnapshot struct {
 	// timeout, docs/PROTOCOL.md B8.10).
 	New bool
 	// Assignment is the member's assignment bytes as the leader gave them
-	// (nil when empty). Assigned is the same decoded as a
+	// (nil when empty); MemberSnapshot.Assigned has them decoded as a
 	// ConsumerProtocolAssignment, in topic, then partition order: empty
 	// when the bytes are empty or are not one.
 	Assignment []byte
 }
 
-// Classic members' waiting requests (MemberSnapshot.Waiting).
+// Classic members' waiting requests (ClassicMember.Waiting).
 const (
 	WaitingJoin = "join"
 	WaitingSync = "sync"
@@ -75,17 +81,22 @@ func (m MemberSnapshot) Owned() []TopicPartition {
 type GroupSnapshot struct {
 	GroupID string
 	// Epoch is a consumer group's group epoch, and a classic group's
-	// generation (also in Generation), so that MonotonicEpochs holds both.
-	Epoch   int32
+	// generation (also in Classic.Generation), so that MonotonicEpochs
+	// holds both.
+	Epoch int32
+	// Kind tells a classic group (Classic then set) from a consumer group
+	// (the zero value).
+	Kind    GroupKind
 	Members []MemberSnapshot
+	// Classic is a classic group's own state; nil for a consumer group.
+	Classic *ClassicGroup
+}
 
-	// Kind tells a classic group from a consumer group (the zero value).
-	// The fields below are a classic group's; a consumer group leaves them
-	// zero.
-	Kind GroupKind
-	// State is the classic group's state: ClassicEmpty,
-	// ClassicPreparingRebalance, ClassicCompletingRebalance or
-	// ClassicStable.
+// ClassicGroup is what a snapshot shows of a classic group beyond what
+// every group has (apart, as ClassicMember is).
+type ClassicGroup struct {
+	// State is the group's state: ClassicEmpty, ClassicPreparingRebalance,
+	// ClassicCompletingRebalance or ClassicStable.
 	State      string
 	Generation int32
 	// ProtocolType is the group's ("" when none); Protocol is the protocol
@@ -95,8 +106,8 @@ type GroupSnapshot struct {
 	// Leader is the leader's member id ("" when none).
 	Leader string
 	// Pending are the KIP-394 pending member ids (docs/PROTOCOL.md A6.1)
-	// with the time each expires, in id order; nil when the observer
-	// cannot see them (DescribeGroups does not list them).
+	// with the time each expires, in id order; nil when there are none
+	// or the observer cannot see them (DescribeGroups does not list them).
 	Pending []PendingSnapshot
 }
 
@@ -250,14 +261,14 @@ func SnapshotFromDescribeGroups(resp *codec.DescribeGroupsResponse) []GroupSnaps
 		if g.ErrorCode != codec.None || g.GroupState == "Dead" {
 			continue
 		}
-		gs := GroupSnapshot{GroupID: g.GroupId, Kind: KindClassic, State: g.GroupState, ProtocolType: g.ProtocolType,
-			Protocol: g.ProtocolData}
+		gs := GroupSnapshot{GroupID: g.GroupId, Kind: KindClassic,
+			Classic: &ClassicGroup{State: g.GroupState, ProtocolType: g.ProtocolType, Protocol: g.ProtocolData}}
 		if len(g.Members) > 0 {
 			gs.Members = make([]MemberSnapshot, 0, len(g.Members))
 		}
 		for j := range g.Members {
 			m := &g.Members[j]
-			gs.Members = append(gs.Members, ClassicMember(m.MemberId, m.GroupInstanceId.Value, m.MemberAssignment))
+			gs.Members = append(gs.Members, ClassicMemberSnapshot(m.MemberId, m.GroupInstanceId.Value, m.MemberAssignment))
 		}
 		slices.SortFunc(gs.Members, func(a, b MemberSnapshot) int { return strings.Compare(a.MemberID, b.MemberID) })
 		out = append(out, gs)
@@ -266,18 +277,19 @@ func SnapshotFromDescribeGroups(resp *codec.DescribeGroupsResponse) []GroupSnaps
 	return out
 }
 
-// ClassicMember is a classic group member's snapshot with what every
-// observer sees of it: its ids and its assignment, kept as bytes (nil when
-// empty) and decoded into Assigned (DecodeAssignment). The coordinators
-// add what only they see (Waiting, SessionTimeoutMs, New).
-func ClassicMember(memberID, instanceID string, assignment []byte) MemberSnapshot {
+// ClassicMemberSnapshot is a classic group member's snapshot with what
+// every observer sees of it: its ids and its assignment, kept as bytes
+// (nil when empty) and decoded into Assigned (DecodeAssignment). The
+// coordinators add what only they see (Classic's Waiting,
+// SessionTimeoutMs, New).
+func ClassicMemberSnapshot(memberID, instanceID string, assignment []byte) MemberSnapshot {
 	if len(assignment) == 0 {
 		assignment = nil
 	} else {
 		assignment = slices.Clone(assignment)
 	}
-	return MemberSnapshot{MemberID: memberID, InstanceID: instanceID, Assignment: assignment,
-		Assigned: DecodeAssignment(assignment), SubscribedTopicNames: []string{}}
+	return MemberSnapshot{MemberID: memberID, InstanceID: instanceID, Assigned: DecodeAssignment(assignment),
+		SubscribedTopicNames: []string{}, Classic: &ClassicMember{Assignment: assignment}}
 }
 
 // DecodeAssignment reads a classic member's assignment bytes as a
