@@ -13,11 +13,21 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
-var longRuns = flag.Int("histories", 200, "histories per long-run test")
+var histories = flag.Int("histories", 0, "histories per long-run test (default 200, a fifth of it under the race detector)")
+
+// longRuns is how many histories a long-run test runs: -histories, or 200
+// (race.Sweep: a fifth under the race detector).
+func longRuns() int {
+	if *histories > 0 {
+		return *histories
+	}
+	return race.Sweep(200)
+}
 
 func runModel(t testing.TB, p plan.Plan) (*driver.Result, *check.Report) {
 	t.Helper()
@@ -31,11 +41,12 @@ func runModel(t testing.TB, p plan.Plan) (*driver.Result, *check.Report) {
 // The reference model judged against itself must always pass: any verdict
 // other than Ok is a false alarm of the harness.
 func TestModelTargetHasNoFalseAlarms(t *testing.T) {
+	n := longRuns()
 	ops := 0
 	for _, version := range []int{1, 0, -1} {
 		o := plan.DefaultOptions()
 		o.HeartbeatVersion = version
-		for seed := uint64(1); seed <= uint64(*longRuns)/3; seed++ {
+		for seed := uint64(1); seed <= uint64(n)/3; seed++ {
 			p := plan.New(seed, o)
 			res, rep := runModel(t, p)
 			ops += len(res.History)
@@ -50,7 +61,7 @@ func TestModelTargetHasNoFalseAlarms(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d histories, %d operations, no false alarm", *longRuns, ops)
+	t.Logf("%d histories, %d operations, no false alarm", n/3*3, ops)
 }
 
 // The KIP-1082 claim, measured: with ConsumerGroupHeartbeat v0 and lost
@@ -78,13 +89,13 @@ func TestKIP1082GhostsV0FoundV1None(t *testing.T) {
 	t.Logf("v0: first ghost in history %d", took)
 
 	o.HeartbeatVersion = 1
-	for seed := uint64(1); seed <= uint64(*longRuns); seed++ {
+	for seed := uint64(1); seed <= uint64(longRuns()); seed++ {
 		res, rep := runModel(t, plan.New(seed, o))
 		if len(res.Ghosts) > 0 || rep.Verdict != history.Ok {
 			t.Fatalf("v1 seed %d: %s %s: %s (ghosts %v)", seed, rep.Verdict, rep.Rule, rep.Detail, res.Ghosts)
 		}
 	}
-	t.Logf("v1: no ghost in %d histories", *longRuns)
+	t.Logf("v1: no ghost in %d histories", longRuns())
 }
 
 // The motivating race of KAFKA-17116: the process closes before its join

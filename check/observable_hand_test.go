@@ -14,7 +14,9 @@ import (
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
@@ -72,20 +74,6 @@ func alpha(ps ...int32) *codec.ConsumerGroupHeartbeatAssignment {
 // ok is a successful join or heartbeat answer.
 func ok(id string, epoch int32, a *codec.ConsumerGroupHeartbeatAssignment) *codec.ConsumerGroupHeartbeatResponse {
 	return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(id), MemberEpoch: epoch, HeartbeatIntervalMs: 1000, Assignment: a}
-}
-
-func staticJoinReq(id, inst string) *codec.ConsumerGroupHeartbeatRequest {
-	r := joinReq(id, 6000)
-	r.InstanceId = codec.Str(inst)
-	return r
-}
-
-func hbReq(id string, epoch int32) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: id, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
-}
-
-func parkReq(id, inst string) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: id, InstanceId: codec.Str(inst), MemberEpoch: rules.StaticLeaveEpoch, RebalanceTimeoutMs: -1}
 }
 
 func parkedResp(id string) *codec.ConsumerGroupHeartbeatResponse {
@@ -159,8 +147,8 @@ func TestObservableLeaveGroupByMemberID(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newHistoryBuilder(t, handPlan())
-			b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
-			b.record(500, "c2", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m2", "inst-2"), ok("m2", 2, alpha()))
+			b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m1", 6000, "alpha"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
+			b.record(500, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m2", "inst-2", 6000, "alpha"), ok("m2", 2, alpha()))
 			b.record(1000, "admin", codec.LeaveGroup, tc.version, tc.req, tc.resp)
 			b.record(1500, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Reconciling", 3, 3, dm{"m1", 1, []int32{0, 1, 2, 3, 4, 5}, []int32{0, 1, 2, 3, 4, 5}}))
 			judge(t, handPlan(), b, tc.rule, "not listed")
@@ -175,15 +163,15 @@ func TestObservableLeaveGroupByMemberID(t *testing.T) {
 // correct broker's unless the test gives another.
 func takeoverHistory(t *testing.T, join, hb *codec.ConsumerGroupHeartbeatResponse, after *codec.ConsumerGroupDescribeResponse) *historyBuilder {
 	b := newHistoryBuilder(t, handPlan())
-	b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m1", "inst-1"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
-	b.record(500, "c3", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", 6000), ok("m2", 2, alpha()))
-	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, hbReq("m1", 1), ok("m1", 2, alpha(0, 1, 2)))
-	b.record(1500, "c3", codec.ConsumerGroupHeartbeat, 1, hbReq("m2", 2), ok("m2", 2, alpha(3, 4, 5)))
+	b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m1", "inst-1", 6000, "alpha"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
+	b.record(500, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m2", 6000, "alpha"), ok("m2", 2, alpha()))
+	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m1", 1, "-"), ok("m1", 2, alpha(0, 1, 2)))
+	b.record(1500, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m2", 2, "-"), ok("m2", 2, alpha(3, 4, 5)))
 	b.record(2000, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Stable", 2, 2,
 		dm{"m1", 2, []int32{0, 1, 2}, []int32{0, 1, 2}}, dm{"m2", 2, []int32{3, 4, 5}, []int32{3, 4, 5}}))
-	b.record(2500, "c1", codec.ConsumerGroupHeartbeat, 1, parkReq("m1", "inst-1"), parkedResp("m1"))
-	b.record(3000, "c2", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m9", "inst-1"), join)
-	b.record(3500, "c3", codec.ConsumerGroupHeartbeat, 1, hbReq("m2", 2), hb)
+	b.record(2500, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Leave("g", "m1", rules.StaticLeaveEpoch, "inst-1"), parkedResp("m1"))
+	b.record(3000, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m9", "inst-1", 6000, "alpha"), join)
+	b.record(3500, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m2", 2, "-"), hb)
 	b.record(4000, "observer", codec.ConsumerGroupDescribe, 1, describeG, after)
 	return b
 }
@@ -231,23 +219,23 @@ func TestObservableStaticTakeover(t *testing.T) {
 func TestObservableStaticTakeoverAfterAChange(t *testing.T) {
 	t.Run("a member joined", func(t *testing.T) {
 		b := newHistoryBuilder(t, handPlan())
-		b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m1", "inst-1"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
+		b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m1", "inst-1", 6000, "alpha"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
 		b.record(500, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Stable", 1, 1, dm{"m1", 1, []int32{0, 1, 2, 3, 4, 5}, []int32{0, 1, 2, 3, 4, 5}}))
-		b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, parkReq("m1", "inst-1"), parkedResp("m1"))
-		b.record(1500, "c3", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", 6000), ok("m2", 2, alpha()))
-		b.record(2000, "c2", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m9", "inst-1"), ok("m9", 2, alpha(0, 1, 2)))
+		b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Leave("g", "m1", rules.StaticLeaveEpoch, "inst-1"), parkedResp("m1"))
+		b.record(1500, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m2", 6000, "alpha"), ok("m2", 2, alpha()))
+		b.record(2000, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m9", "inst-1", 6000, "alpha"), ok("m9", 2, alpha(0, 1, 2)))
 		judge(t, handPlan(), b, "", "")
 	})
 	t.Run("a session may have ended", func(t *testing.T) {
 		b := newHistoryBuilder(t, handPlan())
-		b.record(0, "c3", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", 6000), ok("m2", 1, alpha(0, 1, 2, 3, 4, 5)))
-		b.record(500, "c1", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m1", "inst-1"), ok("m1", 2, alpha()))
-		b.record(5000, "c1", codec.ConsumerGroupHeartbeat, 1, hbReq("m1", 2), ok("m1", 2, nil))
+		b.record(0, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m2", 6000, "alpha"), ok("m2", 1, alpha(0, 1, 2, 3, 4, 5)))
+		b.record(500, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m1", "inst-1", 6000, "alpha"), ok("m1", 2, alpha()))
+		b.record(5000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m1", 2, "-"), ok("m1", 2, nil))
 		b.record(5500, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Reconciling", 2, 2, dm{"m1", 2, nil, []int32{0, 1, 2}}, dm{"m2", 1, []int32{0, 1, 2, 3, 4, 5}, []int32{3, 4, 5}}))
-		b.record(6000, "c1", codec.ConsumerGroupHeartbeat, 1, parkReq("m1", "inst-1"), parkedResp("m1"))
+		b.record(6000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Leave("g", "m1", rules.StaticLeaveEpoch, "inst-1"), parkedResp("m1"))
 		// m2's session (from t=0) ends at 6000: it may have expired,
 		// moving the epoch to 3.
-		b.record(6500, "c2", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m9", "inst-1"), ok("m9", 3, alpha(0, 1, 2, 3, 4, 5)))
+		b.record(6500, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m9", "inst-1", 6000, "alpha"), ok("m9", 3, alpha(0, 1, 2, 3, 4, 5)))
 		judge(t, handPlan(), b, "", "")
 	})
 }
@@ -269,8 +257,8 @@ func TestObservableStaticTakeoverThenSubscription(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := takeoverHistory(t, ok("m9", 2, alpha(0, 1, 2)), ok("m2", 2, nil), settledAfter(2, dm{"m9", 2, []int32{0, 1, 2}, []int32{0, 1, 2}}, dm{"m2", 2, []int32{3, 4, 5}, []int32{3, 4, 5}}))
 			b.h = b.h[:7] // up to the takeover
-			req := hbReq("m2", 2)
-			req.SubscribedTopicNames, req.SubscribedTopicRegex = joinReq("m2", 6000).SubscribedTopicNames, tc.regex
+			req := testreq.Heartbeat("g", "m2", 2, "-")
+			req.SubscribedTopicNames, req.SubscribedTopicRegex = testreq.Join("g", "m2", 6000, "alpha").SubscribedTopicNames, tc.regex
 			b.record(3500, "c3", codec.ConsumerGroupHeartbeat, 1, req, ok("m2", 3, alpha(3, 4, 5)))
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
@@ -294,7 +282,7 @@ func TestObservableStaticRejoin(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := takeoverHistory(t, ok("m9", 2, alpha(0, 1, 2)), ok("m2", 2, nil), settledAfter(2, dm{"m9", 2, []int32{0, 1, 2}, []int32{0, 1, 2}}, dm{"m2", 2, []int32{3, 4, 5}, []int32{3, 4, 5}}))
 			b.h = b.h[:6] // up to m1's park
-			b.record(3000, "c1", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m1", "inst-1"), tc.rejoin)
+			b.record(3000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m1", "inst-1", 6000, "alpha"), tc.rejoin)
 			if tc.detail == "" {
 				judge(t, handPlan(), b, "", "")
 			} else {
@@ -317,13 +305,13 @@ func TestObservableTakeoverIsNoVanish(t *testing.T) {
 	t.Run("concurrent Describe", func(t *testing.T) {
 		b := prefix(t)
 		b.record(3000, "observer", codec.ConsumerGroupDescribe, 1, describeG, after)
-		b.record(3000, "c2", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m9", "inst-1"), ok("m9", 2, alpha(0, 1, 2)))
+		b.record(3000, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m9", "inst-1", 6000, "alpha"), ok("m9", 2, alpha(0, 1, 2)))
 		b.overlap(6)
 		judge(t, handPlan(), b, "", "")
 	})
 	t.Run("outcome unknown", func(t *testing.T) {
 		b := prefix(t)
-		b.record(3000, "c2", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m9", "inst-1"), nil)
+		b.record(3000, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m9", "inst-1", 6000, "alpha"), nil)
 		b.record(3500, "observer", codec.ConsumerGroupDescribe, 1, describeG, after)
 		judge(t, handPlan(), b, "", "")
 	})
@@ -335,14 +323,14 @@ func TestObservableTakeoverIsNoVanish(t *testing.T) {
 // group epoch.
 func TestObservableAssigning(t *testing.T) {
 	b := newHistoryBuilder(t, handPlan())
-	b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m1", "inst-1"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
-	b.record(500, "c3", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", 6000), ok("m2", 1, alpha()))
+	b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m1", "inst-1", 6000, "alpha"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
+	b.record(500, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m2", 6000, "alpha"), ok("m2", 1, alpha()))
 	b.record(1000, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Assigning", 2, 1,
 		dm{"m1", 1, []int32{0, 1, 2, 3, 4, 5}, []int32{0, 1, 2, 3, 4, 5}}, dm{"m2", 1, nil, nil}))
-	b.record(1500, "c1", codec.ConsumerGroupHeartbeat, 1, parkReq("m1", "inst-1"), parkedResp("m1"))
-	b.record(2000, "c2", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m9", "inst-1"), ok("m9", 1, alpha(0, 1, 2, 3, 4, 5)))
-	b.record(2500, "c3", codec.ConsumerGroupHeartbeat, 1, hbReq("m2", 1), ok("m2", 2, alpha()))
-	b.record(3000, "c2", codec.ConsumerGroupHeartbeat, 1, hbReq("m9", 1), ok("m9", 2, alpha(0, 1, 2)))
+	b.record(1500, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Leave("g", "m1", rules.StaticLeaveEpoch, "inst-1"), parkedResp("m1"))
+	b.record(2000, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m9", "inst-1", 6000, "alpha"), ok("m9", 1, alpha(0, 1, 2, 3, 4, 5)))
+	b.record(2500, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m2", 1, "-"), ok("m2", 2, alpha()))
+	b.record(3000, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m9", 1, "-"), ok("m9", 2, alpha(0, 1, 2)))
 	b.record(3500, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Reconciling", 2, 2,
 		dm{"m2", 2, nil, []int32{3, 4, 5}}, dm{"m9", 2, []int32{0, 1, 2}, []int32{0, 1, 2}}))
 	judge(t, handPlan(), b, "", "")
@@ -365,15 +353,15 @@ func TestObservableParkedMemberFencedAfterReload(t *testing.T) {
 			p := handPlan()
 			p.SessionTimeoutMs = 20000 // longer than the rebalance timeout (6000 ms)
 			b := newHistoryBuilder(t, p)
-			b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, staticJoinReq("m1", "inst-1"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
-			b.record(500, "c3", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", 6000), ok("m2", 2, alpha()))
-			b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, hbReq("m1", 1), ok("m1", 1, alpha(0, 1, 2))) // revoke 3-5
-			b.record(1500, "c1", codec.ConsumerGroupHeartbeat, 1, parkReq("m1", "inst-1"), parkedResp("m1"))
+			b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m1", "inst-1", 6000, "alpha"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
+			b.record(500, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m2", 6000, "alpha"), ok("m2", 2, alpha()))
+			b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m1", 1, "-"), ok("m1", 1, alpha(0, 1, 2))) // revoke 3-5
+			b.record(1500, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Leave("g", "m1", rules.StaticLeaveEpoch, "inst-1"), parkedResp("m1"))
 			if tc.restart {
 				b.h = append(b.h, history.Op{ID: len(b.h), Client: 9, Name: "coordinator", At: 2000, Call: b.events + 1, Return: b.events + 2, Restart: true})
 				b.events += 2
 			}
-			b.record(2500, "c3", codec.ConsumerGroupHeartbeat, 1, hbReq("m2", 2), ok("m2", 2, nil))
+			b.record(2500, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m2", 2, "-"), ok("m2", 2, nil))
 			b.record(8500, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Reconciling", 3, 3, dm{"m2", 3, nil, []int32{0, 1, 2, 3, 4, 5}}))
 			judge(t, p, b, tc.rule, "not listed")
 		})
@@ -399,7 +387,7 @@ func TestObservableConcurrentOperations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newHistoryBuilder(t, handPlan())
-			b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
+			b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m1", 6000, "alpha"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
 			from := len(b.h)
 			tc.build(b)
 			if tc.concurrent {
@@ -413,14 +401,14 @@ func TestObservableConcurrentOperations(t *testing.T) {
 // describeBeforeJoin: m2 joins while a Describe lists m1 alone (the join
 // is first in the history).
 func describeBeforeJoin(b *historyBuilder) {
-	b.record(1000, "c3", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", 6000), ok("m2", 2, alpha()))
+	b.record(1000, "c3", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m2", 6000, "alpha"), ok("m2", 2, alpha()))
 	b.record(1000, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Reconciling", 1, 1, dm{"m1", 1, []int32{0, 1, 2, 3, 4, 5}, []int32{0, 1, 2, 3, 4, 5}}))
 }
 
 // describeBeforeEpoch: m1's heartbeat is answered epoch 2 while a
 // Describe lists it at 1.
 func describeBeforeEpoch(b *historyBuilder) {
-	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, hbReq("m1", 1), ok("m1", 2, nil))
+	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m1", 1, "-"), ok("m1", 2, nil))
 	b.record(1000, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Stable", 1, 1, dm{"m1", 1, []int32{0, 1, 2, 3, 4, 5}, []int32{0, 1, 2, 3, 4, 5}}))
 }
 
@@ -428,7 +416,7 @@ func describeBeforeEpoch(b *historyBuilder) {
 // leave ran alongside it.
 func describeAfterLeave(b *historyBuilder) {
 	b.record(1000, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Empty", 2, 2))
-	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: rules.LeaveEpoch, RebalanceTimeoutMs: -1},
+	b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Leave("g", "m1", rules.LeaveEpoch, ""),
 		&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str("m1"), MemberEpoch: rules.LeaveEpoch})
 }
 
@@ -441,7 +429,7 @@ func TestObservableParallelModelHasNoFalseAlarms(t *testing.T) {
 	o.Faults, o.StaticPercent = plan.UniformFaults(30), 70
 	seeds := []uint64{6, 11, 15, 17, 19, 24, 26, 31, 34, 45, 53}
 	for _, seed := range seeds {
-		for rep := 0; rep < 10; rep++ {
+		for rep := 0; rep < race.Sweep(10); rep++ {
 			p := plan.New(seed, o)
 			res, err := driver.Run(targets.NewModelTarget(p.ModelConfig()), p)
 			if err != nil {

@@ -1,15 +1,17 @@
 package check_test
 
 import (
-	"github.com/ghostcheck/ghostcheck/model/rules"
 	"strings"
 	"testing"
+
+	"github.com/ghostcheck/ghostcheck/model/rules"
 
 	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -47,7 +49,7 @@ func (f forgetful) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Me
 		if hb := resp.(*codec.ConsumerGroupHeartbeatResponse); hb.ErrorCode == codec.None {
 			// Forget the member right after answering it.
 			f.Target.Handle(driver.Conn{ID: 1 << 50}, &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1},
-				&codec.ConsumerGroupHeartbeatRequest{GroupId: r.GroupId, MemberId: r.MemberId, MemberEpoch: -1, RebalanceTimeoutMs: -1})
+				testreq.Leave(r.GroupId, r.MemberId, -1, ""))
 		}
 	}
 	return resp, err
@@ -84,14 +86,14 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 	p := plan.New(1, plan.DefaultOptions())
 	rebalance := int32(4 * p.RoundMs * int64(p.RequestTimeout)) // 6000 ms, what the observer assumes
 	b := newHistoryBuilder(t, p)
-	b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", rebalance))
-	m2 := b.do(500, "c2", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", rebalance)).(*codec.ConsumerGroupHeartbeatResponse)
-	rejoin := b.do(1000, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", rebalance)).(*codec.ConsumerGroupHeartbeatResponse)
+	b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m1", rebalance, "alpha"))
+	m2 := b.do(500, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m2", rebalance, "alpha")).(*codec.ConsumerGroupHeartbeatResponse)
+	rejoin := b.do(1000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m1", rebalance, "alpha")).(*codec.ConsumerGroupHeartbeatResponse)
 	if rejoin.Assignment == nil || len(rejoin.Assignment.TopicPartitions) == 0 {
 		t.Fatalf("the rejoin should keep part of alpha: %s", history.Summary(rejoin))
 	}
-	hb1 := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: rejoin.MemberEpoch, RebalanceTimeoutMs: -1}
-	hb2 := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m2", MemberEpoch: m2.MemberEpoch, RebalanceTimeoutMs: -1}
+	hb1 := testreq.Heartbeat("g", "m1", rejoin.MemberEpoch, "-")
+	hb2 := testreq.Heartbeat("g", "m2", m2.MemberEpoch, "-")
 	b.do(3000, "c1", codec.ConsumerGroupHeartbeat, 1, hb1) // never revokes
 	b.do(3000, "c2", codec.ConsumerGroupHeartbeat, 1, hb2)
 	b.do(6000, "c2", codec.ConsumerGroupHeartbeat, 1, hb2)
@@ -114,8 +116,8 @@ func TestObservableRejoinStartsARebalanceTimer(t *testing.T) {
 func TestObservableReportsEachRuleBroken(t *testing.T) {
 	p := plan.New(1, plan.DefaultOptions())
 	b := newHistoryBuilder(t, p)
-	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
-	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1})
+	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m1", 6000, "alpha")).(*codec.ConsumerGroupHeartbeatResponse)
+	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m1", j.MemberEpoch, "-"))
 	b.do(1000, "c2", codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}})
 	// A code ConsumerGroupHeartbeat may not answer, twice; then a
 	// describe without m1, long before its session could end.
@@ -141,8 +143,8 @@ func TestObservableReportsEachRuleBroken(t *testing.T) {
 func TestObservableSetAside(t *testing.T) {
 	p := plan.New(1, plan.DefaultOptions())
 	b := newHistoryBuilder(t, p)
-	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 6000)).(*codec.ConsumerGroupHeartbeatResponse)
-	hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: j.MemberEpoch, RebalanceTimeoutMs: -1}
+	j := b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m1", 6000, "alpha")).(*codec.ConsumerGroupHeartbeatResponse)
+	hb := testreq.Heartbeat("g", "m1", j.MemberEpoch, "-")
 	b.do(500, "c1", codec.ConsumerGroupHeartbeat, 1, hb)
 	b.do(1000, "c1", codec.ConsumerGroupHeartbeat, 1, hb)
 	// A success that does not echo the member id, then a code the API may

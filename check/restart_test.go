@@ -9,6 +9,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -119,18 +120,13 @@ func (b *historyBuilder) restart(at int64) {
 	b.events += 2
 }
 
-func joinReq(member string, rebalanceMs int32) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: member, RebalanceTimeoutMs: rebalanceMs,
-		SubscribedTopicNames: []string{"alpha"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
-}
-
 // The checker replays restarts: a member that outlives its old session
 // deadline because a restart started its session afresh is legal with the
 // restart in the history, and illegal without it.
 func TestCheckerReplaysRestarts(t *testing.T) {
 	p := plan.New(1, plan.DefaultOptions()) // session timeout 6000 ms
 	b := newHistoryBuilder(t, p)
-	b.do(0, "c", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", 1000))
+	b.do(0, "c", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m1", 1000, "alpha"))
 	b.restart(4000)
 	b.do(8000, "c", codec.ConsumerGroupDescribe, 1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}})
 	h := b.h
@@ -158,10 +154,10 @@ func TestObservableRestartAfterARebalanceTimeout(t *testing.T) {
 	owned := func(r codec.Message) []codec.ConsumerGroupHeartbeatTopicPartitions {
 		return r.(*codec.ConsumerGroupHeartbeatResponse).Assignment.TopicPartitions
 	}
-	all := owned(b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, joinReq("m1", rebalance)))
-	m2 := b.do(1000, "c2", codec.ConsumerGroupHeartbeat, 1, joinReq("m2", rebalance)).(*codec.ConsumerGroupHeartbeatResponse)
+	all := owned(b.do(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m1", rebalance, "alpha")))
+	m2 := b.do(1000, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.Join("g", "m2", rebalance, "alpha")).(*codec.ConsumerGroupHeartbeatResponse)
 	hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: 1, RebalanceTimeoutMs: -1, TopicPartitions: all}
-	hb2 := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m2", MemberEpoch: m2.MemberEpoch, RebalanceTimeoutMs: -1}
+	hb2 := testreq.Heartbeat("g", "m2", m2.MemberEpoch, "-")
 	b.do(1500, "c1", codec.ConsumerGroupHeartbeat, 1, hb) // asked to revoke: the rebalance timer runs to 7500
 	b.do(4000, "c1", codec.ConsumerGroupHeartbeat, 1, hb) // still not revoked
 	b.do(4000, "c2", codec.ConsumerGroupHeartbeat, 1, hb2)

@@ -9,22 +9,30 @@ import (
 	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
+
+// sweepSeeds is how many seeds TestObservableSweep runs per target and
+// delivery by default.
+const sweepSeeds = 100
 
 // The observable check raises no false alarm against ghostcheck's own
 // coordinators, which keep every promise it checks: the model and impl,
 // delivered in order and in parallel, at 30 % faults with 70 % static
 // clients and coordinator restarts. A sweep (`run` has no observable
-// level), skipped unless GHOSTCHECK_OBSERVABLE_SWEEP gives the number of
-// seeds per target and delivery:
+// level): sweepSeeds seeds per target and delivery in `go test` (a fifth
+// under the race detector), or as many as GHOSTCHECK_OBSERVABLE_SWEEP says:
 //
 //	GHOSTCHECK_OBSERVABLE_SWEEP=2000 go test ./check -run TestObservableSweep -v -timeout 30m
 func TestObservableSweep(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("GHOSTCHECK_OBSERVABLE_SWEEP"))
-	if n <= 0 {
-		t.Skip("set GHOSTCHECK_OBSERVABLE_SWEEP=N to sweep N seeds per target and delivery")
+	n := race.Sweep(sweepSeeds)
+	if env := os.Getenv("GHOSTCHECK_OBSERVABLE_SWEEP"); env != "" {
+		var err error
+		if n, err = strconv.Atoi(env); err != nil || n <= 0 {
+			t.Fatalf("GHOSTCHECK_OBSERVABLE_SWEEP=%q: want a number of seeds", env)
+		}
 	}
 	for _, target := range []string{"model", "impl"} {
 		for _, parallel := range []bool{false, true} {

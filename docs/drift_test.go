@@ -50,9 +50,7 @@ import (
 // problem, exactly as the tests word it, with why it is not fixed here. The
 // lead empties it as those branches merge: a problem listed here that no
 // longer happens fails the test.
-var knownDrift = map[string]string{
-	"docs/fuzzing.md: the table of fuzz targets has no FuzzConsumerProtocol": "classic-coord added the target (the consumer protocol's bytes); the manual belongs to the docs helper, who lists it",
-}
+var knownDrift = map[string]string{}
 
 // Which test words a problem so: each test owns its entries of knownDrift.
 func isDesignProblem(p string) bool  { return strings.HasPrefix(p, "DESIGN.md: the package table") }

@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/internal/equivtest"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -16,7 +17,7 @@ import (
 // reach would be a difference nobody looks for. The property runs from a
 // fixed seed, so the counts are the same every time.
 func TestEquivalenceReachesEveryClassicClause(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		t.Skip("a few thousand checks; sequential")
 	}
 	setFlag(t, "rapid.checks", "6000")

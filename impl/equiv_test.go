@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/ghostcheck/ghostcheck/internal/equivtest"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 )
 
 // equivalenceChecks is how many generated sequences TestEquivalence checks
@@ -29,7 +30,7 @@ const equivalenceShards = 4
 // its own; -rapid.checks, when given, is the total instead.
 func TestEquivalence(t *testing.T) {
 	total := equivalenceChecks
-	if raceEnabled || testing.Short() {
+	if race.Enabled || testing.Short() {
 		total /= 5
 	}
 	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() != f.DefValue {

@@ -3,6 +3,7 @@ package impl_test
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/equivtest"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 )
 
 // recorder is a rapid.TB that keeps a failure instead of failing the test,
@@ -56,18 +58,26 @@ func (r *recorder) steps() int {
 // -rapid.seed names another): some mutants take a few hundred checks to
 // show and null-owned-releases now and then more than 2,000, so a drawn
 // seed made the test fail one make test in ten or so; a fixed one
-// replays the same checks every time.
+// replays the same checks every time. Shrinking the counterexample, which
+// the test only logs, is bounded by mutantShrinkTime unless
+// -rapid.shrinktime (or RAPID_SHRINKTIME) says otherwise: unbounded, it
+// took four fifths of the test's minute of CPU. The mutants run side by
+// side.
 func TestMutantsAreCaught(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("shrinking a counterexample per mutant takes a while; sequential, nothing for the race detector")
+	if testing.Short() || race.Enabled {
+		t.Skip("shrinking a counterexample per mutant takes a while; nothing for the race detector")
 	}
 	setFlag(t, "rapid.nofailfile", "true")
 	setFlag(t, "rapid.checks", "2000")
 	if flag.Lookup("rapid.seed").Value.String() == "0" {
 		setFlag(t, "rapid.seed", mutantSeed)
 	}
+	if _, env := os.LookupEnv("RAPID_SHRINKTIME"); !env && !flagGiven("rapid.shrinktime") {
+		setFlag(t, "rapid.shrinktime", mutantShrinkTime)
+	}
 	for _, m := range impl.AllMutants() {
 		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
 			r := &recorder{name: t.Name()}
 			rapid.Check(r, equivtest.Property(impl.Mutants(0).With(m.Mutant)))
 			if !r.failed {
@@ -92,6 +102,17 @@ func TestMutantsAreCaught(t *testing.T) {
 
 // mutantSeed is the seed TestMutantsAreCaught's property runs from.
 const mutantSeed = "1"
+
+// mutantShrinkTime bounds how long TestMutantsAreCaught shrinks each
+// mutant's counterexample.
+const mutantShrinkTime = "1s"
+
+// flagGiven reports whether the command line set flag name.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
 
 func setFlag(t *testing.T, name, value string) {
 	f := flag.Lookup(name)

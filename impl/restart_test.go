@@ -8,6 +8,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -186,52 +187,20 @@ func partsOf(a codec.DescribedAssignment) string {
 	return strings.Join(ps, " ")
 }
 
-// Requests, written the way a client sends them.
-
-func joinReq(member string, rebalanceTimeoutMs int32) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{
-		GroupId: restartGroup, MemberId: member, RebalanceTimeoutMs: rebalanceTimeoutMs,
-		SubscribedTopicNames: []string{"a", "b"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{},
-	}
-}
-
-func staticJoinReq(member, instance string) *codec.ConsumerGroupHeartbeatRequest {
-	r := joinReq(member, 60000)
-	r.InstanceId = codec.Str(instance)
-	return r
-}
-
-// hbReq is a plain heartbeat at epoch reporting owned partitions ("a0 b1";
-// "" or "-" for none).
-func hbReq(member string, epoch int32, owned string) *codec.ConsumerGroupHeartbeatRequest {
-	r := &codec.ConsumerGroupHeartbeatRequest{GroupId: restartGroup, MemberId: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1,
-		TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
-	byTopic := map[string][]int32{}
-	for _, p := range strings.Fields(strings.TrimPrefix(owned, "-")) {
-		byTopic[p[:1]] = append(byTopic[p[:1]], int32(p[1]-'0'))
-	}
-	for _, t := range []string{"a", "b", "c"} {
-		if ps := byTopic[t]; ps != nil {
-			r.TopicPartitions = append(r.TopicPartitions, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: model.TopicIDFor(t), Partitions: ps})
-		}
-	}
-	return r
-}
-
 // twoStable brings m1 and m2 (both on a and b) to a stable group at epoch
 // 2, as the model tests' twoStable; m1 is static (instance i1) when static
 // is set.
 func twoStable(tc *restartTest, static bool) {
-	j1, h1, h1b := joinReq("m1", 60000), hbReq("m1", 1, allAB), hbReq("m1", 1, m1Of2)
+	j1, h1, h1b := testreq.Join(restartGroup, "m1", 60000, "a", "b"), testreq.Heartbeat(restartGroup, "m1", 1, allAB), testreq.Heartbeat(restartGroup, "m1", 1, m1Of2)
 	if static {
-		j1 = staticJoinReq("m1", "i1")
+		j1 = testreq.StaticJoin(restartGroup, "m1", "i1", 60000, "a", "b")
 		h1.InstanceId, h1b.InstanceId = codec.Str("i1"), codec.Str("i1")
 	}
 	tc.ok(j1)
-	tc.ok(joinReq("m2", 60000))
+	tc.ok(testreq.Join(restartGroup, "m2", 60000, "a", "b"))
 	tc.ok(h1)  // m1 must revoke a1 b0
 	tc.ok(h1b) // m1 revoked them: epoch 2
-	tc.ok(hbReq("m2", 2, ""))
+	tc.ok(testreq.Heartbeat(restartGroup, "m2", 2, ""))
 }
 
 const (
@@ -253,14 +222,14 @@ func TestRestartTimers(t *testing.T) {
 	}{
 		{
 			name:      "every session starts afresh: a member outlives its old deadline by the time of the restart",
-			setup:     func(tc *restartTest) { tc.ok(joinReq("m1", 60000)) }, // session deadline 45000
+			setup:     func(tc *restartTest) { tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b")) }, // session deadline 45000
 			restartAt: 30000, lastAlive: 74999, goneAt: 75000,
 			alive: aloneM1, gone: emptyAt2,
 		},
 		{
 			name: "a parked static member's session starts afresh too",
 			setup: func(tc *restartTest) {
-				tc.ok(staticJoinReq("m1", "i1"))
+				tc.ok(testreq.StaticJoin(restartGroup, "m1", "i1", 60000, "a", "b"))
 				tc.advance(10000)
 				leave := &codec.ConsumerGroupHeartbeatRequest{GroupId: restartGroup, MemberId: "m1", InstanceId: codec.Str("i1"), MemberEpoch: -2, RebalanceTimeoutMs: -1}
 				if r := tc.ok(leave); r.MemberEpoch != -2 {
@@ -275,11 +244,11 @@ func TestRestartTimers(t *testing.T) {
 			// to 1200; the restart at 1100 moves it to 2100.
 			name: "a member waiting for revocations gets a fresh rebalance timeout",
 			setup: func(tc *restartTest) {
-				tc.ok(joinReq("m1", 1000))
+				tc.ok(testreq.Join(restartGroup, "m1", 1000, "a", "b"))
 				tc.advance(100)
-				tc.ok(joinReq("m2", 60000))
+				tc.ok(testreq.Join(restartGroup, "m2", 60000, "a", "b"))
 				tc.advance(200)
-				tc.ok(hbReq("m1", 1, allAB)) // m1 must revoke a1 b0
+				tc.ok(testreq.Heartbeat(restartGroup, "m1", 1, allAB)) // m1 must revoke a1 b0
 			},
 			restartAt: 1100, lastAlive: 2099, goneAt: 2100,
 			alive: "Reconciling epoch 2: m1@1 owns " + m1Of2 + " pending " + m2Of2 + " target " + m1Of2 + "; m2@2 owns - target " + m2Of2,
@@ -304,7 +273,7 @@ func TestRestartTimers(t *testing.T) {
 func TestRestart(t *testing.T) {
 	t.Run("a member whose session ended before the restart stays gone", func(t *testing.T) {
 		tc := newRestartTest(t, 0)
-		tc.ok(joinReq("m1", 60000))
+		tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b"))
 		tc.advance(45000)
 		tc.restart()
 		tc.wantGroup("expired at 45000, not revived", emptyAt2)
@@ -325,7 +294,7 @@ func TestRestart(t *testing.T) {
 		if after := fmt.Sprintf("%+v", tc.c.Snapshot()); after != before {
 			t.Fatalf("state changed across the restart:\n%s\n%s", before, after)
 		}
-		r := hbReq("m1", 2, m1Of2)
+		r := testreq.Heartbeat(restartGroup, "m1", 2, m1Of2)
 		r.InstanceId = codec.Str("i1")
 		if resp := tc.ok(r); resp.MemberEpoch != 2 || resp.Assignment != nil {
 			t.Fatalf("m1 heartbeats at its epoch: epoch %d, assignment %+v; want epoch 2 and no assignment", resp.MemberEpoch, resp.Assignment)
@@ -333,14 +302,14 @@ func TestRestart(t *testing.T) {
 	})
 	t.Run("sessions armed at different times, and one armed at the restart's own time, end together", func(t *testing.T) {
 		tc := newRestartTest(t, 0)
-		tc.ok(joinReq("m3", 60000)) // joined out of id order: the session list is m3 m1 m2
+		tc.ok(testreq.Join(restartGroup, "m3", 60000, "a", "b")) // joined out of id order: the session list is m3 m1 m2
 		tc.advance(100)
-		tc.ok(joinReq("m1", 60000))
+		tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b"))
 		tc.advance(200)
-		tc.ok(joinReq("m2", 60000))
+		tc.ok(testreq.Join(restartGroup, "m2", 60000, "a", "b"))
 		tc.advance(1000)
 		tc.restart()
-		tc.ok(hbReq("m1", 2, "-")) // at 1000 too: the same deadline, 46000
+		tc.ok(testreq.Heartbeat(restartGroup, "m1", 2, "")) // at 1000 too: the same deadline, 46000
 		tc.advance(45999)
 		if d := tc.describe(); len(d.Members) != 3 {
 			t.Fatalf("at 45999: %d members, want all 3", len(d.Members))
@@ -350,7 +319,7 @@ func TestRestart(t *testing.T) {
 	})
 	t.Run("the connection's ClientId is forgotten: a request without one is attributed to none", func(t *testing.T) {
 		tc := newRestartTest(t, 0)
-		tc.ok(joinReq("m1", 60000)) // the connection's first request carried ClientId
+		tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b")) // the connection's first request carried ClientId
 		if id, ok := tc.c.ConnClientID(1); !ok || id != restartClient {
 			t.Fatalf("before the restart the connection is attributed %q (known %v), want %q", id, ok, restartClient)
 		}
@@ -358,7 +327,7 @@ func TestRestart(t *testing.T) {
 		if id, ok := tc.c.ConnClientID(1); ok {
 			t.Fatalf("after the restart the connection is still attributed %q", id)
 		}
-		tc.ok(hbReq("m1", 1, allAB)) // no ClientId: not the connection's first request
+		tc.ok(testreq.Heartbeat(restartGroup, "m1", 1, allAB)) // no ClientId: not the connection's first request
 		if got := tc.describe().Members[0].ClientId; got != "" {
 			t.Fatalf("ClientId %q after the restart, want the empty string (the new first request carried none)", got)
 		}
@@ -377,7 +346,7 @@ func TestRestart(t *testing.T) {
 	})
 	t.Run("with the restart-keeps-deadlines mutant, the old session deadline holds", func(t *testing.T) {
 		tc := newRestartTest(t, impl.Mutants(0).With(impl.MutRestartKeepsDeadlines))
-		tc.ok(joinReq("m1", 60000))
+		tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b"))
 		tc.advance(30000)
 		tc.restart()
 		if _, ok := tc.c.ConnClientID(1); ok {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -38,10 +39,6 @@ func (tc *restartTest) leaveGroup(version int16, group string, entries ...codec.
 		codes = append(codes, m.ErrorCode)
 	}
 	return resp.ErrorCode, codes
-}
-
-func parkReq(member, instance string) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: restartGroup, MemberId: member, InstanceId: codec.Str(instance), MemberEpoch: -2, RebalanceTimeoutMs: -1}
 }
 
 func TestLeaveGroupTable(t *testing.T) {
@@ -87,10 +84,10 @@ func TestLeaveGroupBatchesAndGroupIDs(t *testing.T) {
 	t.Run("two of three removed: one bump, one recomputation", func(t *testing.T) {
 		tc := newRestartTest(t, 0)
 		twoStable(tc, true)
-		tc.ok(joinReq("m3", 60000))
+		tc.ok(testreq.Join(restartGroup, "m3", 60000, "a", "b"))
 		tc.leaveGroup(3, restartGroup, lgEntry("", "i1"), lgEntry("m2", ""))
 		tc.wantGroup("epoch 4, m3's target everything", "Reconciling epoch 4: m3@3 owns - target "+allAB)
-		if r := tc.ok(hbReq("m3", 3, "")); r.MemberEpoch != 4 || r.Assignment == nil || len(r.Assignment.TopicPartitions) != 2 {
+		if r := tc.ok(testreq.Heartbeat(restartGroup, "m3", 3, "")); r.MemberEpoch != 4 || r.Assignment == nil || len(r.Assignment.TopicPartitions) != 2 {
 			t.Fatalf("m3 moves on: epoch %d, assignment %+v; want epoch 4 and a and b", r.MemberEpoch, r.Assignment)
 		}
 	})
@@ -144,15 +141,15 @@ func TestLeaveGroupBatchesAndGroupIDs(t *testing.T) {
 // parkedOfTwo: twoStable with m1 static, then m1 parked at -2.
 func parkedOfTwo(tc *restartTest) {
 	twoStable(tc, true)
-	tc.ok(parkReq("m1", "i1"))
+	tc.ok(testreq.Leave(restartGroup, "m1", -2, "i1"))
 }
 
 // parkedThenJoined: m1 (i1) alone owns everything and parks; m2 joins
 // (group epoch 2) and waits for a1 b0, which the parked m1 still owns.
 func parkedThenJoined(tc *restartTest) {
-	tc.ok(staticJoinReq("m1", "i1"))
-	tc.ok(parkReq("m1", "i1"))
-	tc.ok(joinReq("m2", 60000))
+	tc.ok(testreq.StaticJoin(restartGroup, "m1", "i1", 60000, "a", "b"))
+	tc.ok(testreq.Leave(restartGroup, "m1", -2, "i1"))
+	tc.ok(testreq.Join(restartGroup, "m2", 60000, "a", "b"))
 }
 
 func TestStaticTakeover(t *testing.T) {
@@ -165,19 +162,19 @@ func TestStaticTakeover(t *testing.T) {
 		assigned string // in the join response
 		after    string
 	}{
-		{"no group-epoch bump: the old target at the current epoch, other targets kept", 0, parkedOfTwo, staticJoinReq("m3", "i1"), 2, m1Of2,
+		{"no group-epoch bump: the old target at the current epoch, other targets kept", 0, parkedOfTwo, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), 2, m1Of2,
 			"Stable epoch 2: m2@2 owns " + m2Of2 + " target " + m2Of2 + "; m3@2 owns " + m1Of2 + " target " + m1Of2},
-		{"inherited partitions outside the target are revoked first, at epoch 0", 0, parkedThenJoined, staticJoinReq("m3", "i1"), 0, m1Of2,
+		{"inherited partitions outside the target are revoked first, at epoch 0", 0, parkedThenJoined, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), 0, m1Of2,
 			"Reconciling epoch 2: m2@2 owns - target " + m2Of2 + "; m3@0 owns " + m1Of2 + " pending " + m2Of2 + " target " + m1Of2},
 		{"a changed subscription bumps the epoch", 0, parkedOfTwo,
 			func() *codec.ConsumerGroupHeartbeatRequest {
-				r := staticJoinReq("m3", "i1")
+				r := testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b")
 				r.SubscribedTopicNames = []string{"a"}
 				return r
 			}(), 0, "a0 a2",
 			"Reconciling epoch 3: m2@2 owns " + m2Of2 + " target a1 b0 b1; m3@0 owns a0 a2 pending b1 target a0 a2"},
 		{"with the static-restart-rebalances mutant, the takeover moves the epoch", impl.Mutants(0).With(impl.MutStaticRestartRebalances),
-			parkedOfTwo, staticJoinReq("m3", "i1"), 3, m1Of2,
+			parkedOfTwo, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), 3, m1Of2,
 			"Reconciling epoch 3: m2@2 owns " + m2Of2 + " target " + m2Of2 + "; m3@3 owns " + m1Of2 + " target " + m1Of2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -192,15 +189,15 @@ func TestStaticTakeover(t *testing.T) {
 	}
 	t.Run("the new member's session starts at its join; the old id is gone", func(t *testing.T) {
 		tc := newRestartTest(t, 0)
-		tc.ok(staticJoinReq("m1", "i1"))
+		tc.ok(testreq.StaticJoin(restartGroup, "m1", "i1", 60000, "a", "b"))
 		tc.advance(10000)
-		tc.ok(parkReq("m1", "i1"))
+		tc.ok(testreq.Leave(restartGroup, "m1", -2, "i1"))
 		tc.advance(40000)
-		tc.ok(staticJoinReq("m3", "i1"))
+		tc.ok(testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"))
 		tc.advance(45000)
 		took := "Stable epoch 1: m3@1 owns " + allAB + " target " + allAB
 		tc.wantGroup("m1's deadline passes", took)
-		old := hbReq("m1", 1, allAB)
+		old := testreq.Heartbeat(restartGroup, "m1", 1, allAB)
 		old.InstanceId = codec.Str("i1")
 		if r := tc.send(1, codec.NullableUUID{}, old).(*codec.ConsumerGroupHeartbeatResponse); r.ErrorCode != codec.FencedInstanceID {
 			t.Fatalf("the old id naming i1: %v, want FENCED_INSTANCE_ID", r.ErrorCode)
@@ -234,18 +231,18 @@ func TestGroupSizeCapSkipsAHeldInstance(t *testing.T) {
 		code  codec.ErrorCode
 		after string
 	}{
-		{"a takeover of a parked instance in a full group succeeds", true, staticJoinReq("m3", "i1"), codec.None,
+		{"a takeover of a parked instance in a full group succeeds", true, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), codec.None,
 			"Stable epoch 1: m3@1 owns " + allAB + " target " + allAB},
-		{"a join for a held, active instance is UNRELEASED_INSTANCE_ID", false, staticJoinReq("m3", "i1"), codec.UnreleasedInstanceID, aloneM1},
-		{"a join for an instance nobody holds is GROUP_MAX_SIZE_REACHED", false, staticJoinReq("m3", "i2"), codec.GroupMaxSizeReached, aloneM1},
-		{"a dynamic join is GROUP_MAX_SIZE_REACHED, a parked member counting", true, joinReq("m3", 60000), codec.GroupMaxSizeReached,
+		{"a join for a held, active instance is UNRELEASED_INSTANCE_ID", false, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), codec.UnreleasedInstanceID, aloneM1},
+		{"a join for an instance nobody holds is GROUP_MAX_SIZE_REACHED", false, testreq.StaticJoin(restartGroup, "m3", "i2", 60000, "a", "b"), codec.GroupMaxSizeReached, aloneM1},
+		{"a dynamic join is GROUP_MAX_SIZE_REACHED, a parked member counting", true, testreq.Join(restartGroup, "m3", 60000, "a", "b"), codec.GroupMaxSizeReached,
 			"Reconciling epoch 1: m1@-2 owns " + allAB + " target " + allAB},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tc := newRestartTestWith(t, 0, full)
-			tc.ok(staticJoinReq("m1", "i1"))
+			tc.ok(testreq.StaticJoin(restartGroup, "m1", "i1", 60000, "a", "b"))
 			if c.park {
-				tc.ok(parkReq("m1", "i1"))
+				tc.ok(testreq.Leave(restartGroup, "m1", -2, "i1"))
 			}
 			if r := tc.send(1, codec.NullableUUID{}, c.req).(*codec.ConsumerGroupHeartbeatResponse); r.ErrorCode != c.code {
 				t.Fatalf("%v %q, want %v", r.ErrorCode, r.ErrorMessage.Value, c.code)
@@ -265,8 +262,8 @@ func TestAssignorSortsByAssignmentKey(t *testing.T) {
 	} {
 		t.Run(c.static+" as "+c.instance, func(t *testing.T) {
 			tc := newRestartTest(t, 0)
-			tc.ok(staticJoinReq(c.static, c.instance))
-			tc.ok(joinReq("m2", 60000))
+			tc.ok(testreq.StaticJoin(restartGroup, c.static, c.instance, 60000, "a", "b"))
+			tc.ok(testreq.Join(restartGroup, "m2", 60000, "a", "b"))
 			tc.wantGroup("targets by key", c.want)
 		})
 	}
@@ -275,7 +272,7 @@ func TestAssignorSortsByAssignmentKey(t *testing.T) {
 // A5.7: a regex subscription makes a heartbeat full too.
 func TestFullRequestByRegex(t *testing.T) {
 	tc := newRestartTest(t, 0)
-	j := joinReq("m1", 60000)
+	j := testreq.Join(restartGroup, "m1", 60000, "a", "b")
 	j.SubscribedTopicNames, j.SubscribedTopicRegex = nil, codec.Str("a|c")
 	tc.ok(j)
 	for _, c := range []struct {
@@ -290,7 +287,7 @@ func TestFullRequestByRegex(t *testing.T) {
 		{"no timeout: not full", -1, true, true, false},
 		{"owned partitions null: not full", 60000, true, false, false},
 	} {
-		r := hbReq("m1", 1, "a0 a1 a2 c0")
+		r := testreq.Heartbeat(restartGroup, "m1", 1, "a0 a1 a2 c0")
 		r.RebalanceTimeoutMs = c.rt
 		if c.regex {
 			r.SubscribedTopicRegex = codec.Str("a|c")
@@ -314,7 +311,7 @@ func TestEpochCheck(t *testing.T) {
 		r.TopicPartitions = nil
 		return r
 	}
-	unknownTopic := hbReq("m1", 1, "")
+	unknownTopic := testreq.Heartbeat(restartGroup, "m1", 1, "")
 	unknownTopic.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: model.TopicIDFor("zzz"), Partitions: []int32{0}}}
 	for _, c := range []struct {
 		name string
@@ -322,14 +319,14 @@ func TestEpochCheck(t *testing.T) {
 		req  *codec.ConsumerGroupHeartbeatRequest
 		code codec.ErrorCode
 	}{
-		{"the previous epoch with owned partitions a subset of the assignment is accepted (lost response)", 0, hbReq("m1", 1, "a0 b1"), codec.None},
-		{"the previous epoch reporting the whole assignment is accepted", 0, hbReq("m1", 1, m1Of2), codec.None},
-		{"the previous epoch without owned partitions is FENCED_MEMBER_EPOCH", 0, nullOwned(hbReq("m1", 1, "")), codec.FencedMemberEpoch},
-		{"... which the prev-epoch-without-owned mutant accepts", impl.Mutants(0).With(impl.MutPrevEpochWithoutOwned), nullOwned(hbReq("m1", 1, "")), codec.None},
-		{"the previous epoch with a partition outside the assignment is FENCED_MEMBER_EPOCH", 0, hbReq("m1", 1, "a0 a1"), codec.FencedMemberEpoch},
+		{"the previous epoch with owned partitions a subset of the assignment is accepted (lost response)", 0, testreq.Heartbeat(restartGroup, "m1", 1, "a0 b1"), codec.None},
+		{"the previous epoch reporting the whole assignment is accepted", 0, testreq.Heartbeat(restartGroup, "m1", 1, m1Of2), codec.None},
+		{"the previous epoch without owned partitions is FENCED_MEMBER_EPOCH", 0, nullOwned(testreq.Heartbeat(restartGroup, "m1", 1, "")), codec.FencedMemberEpoch},
+		{"... which the prev-epoch-without-owned mutant accepts", impl.Mutants(0).With(impl.MutPrevEpochWithoutOwned), nullOwned(testreq.Heartbeat(restartGroup, "m1", 1, "")), codec.None},
+		{"the previous epoch with a partition outside the assignment is FENCED_MEMBER_EPOCH", 0, testreq.Heartbeat(restartGroup, "m1", 1, "a0 a1"), codec.FencedMemberEpoch},
 		{"the previous epoch with an unknown topic is FENCED_MEMBER_EPOCH", 0, unknownTopic, codec.FencedMemberEpoch},
-		{"an epoch above the member's is FENCED_MEMBER_EPOCH", 0, hbReq("m1", 3, m1Of2), codec.FencedMemberEpoch},
-		{"m2's previous epoch is 0: a heartbeat at epoch 1 is FENCED_MEMBER_EPOCH", 0, hbReq("m2", 1, m2Of2), codec.FencedMemberEpoch},
+		{"an epoch above the member's is FENCED_MEMBER_EPOCH", 0, testreq.Heartbeat(restartGroup, "m1", 3, m1Of2), codec.FencedMemberEpoch},
+		{"m2's previous epoch is 0: a heartbeat at epoch 1 is FENCED_MEMBER_EPOCH", 0, testreq.Heartbeat(restartGroup, "m2", 1, m2Of2), codec.FencedMemberEpoch},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tc := newRestartTest(t, c.mut)
@@ -367,17 +364,17 @@ func TestParkingClearsPendingRevocations(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tc := newRestartTest(t, c.mut)
-			j := staticJoinReq("m1", "i1")
+			j := testreq.StaticJoin(restartGroup, "m1", "i1", 60000, "a", "b")
 			j.RebalanceTimeoutMs = 5000
 			tc.ok(j)
-			tc.ok(joinReq("m2", 60000))
-			h := hbReq("m1", 1, allAB)
+			tc.ok(testreq.Join(restartGroup, "m2", 60000, "a", "b"))
+			h := testreq.Heartbeat(restartGroup, "m1", 1, allAB)
 			h.InstanceId = codec.Str("i1")
 			if r := tc.ok(h); r.MemberEpoch != 1 {
 				t.Fatalf("m1 must first revoke a1 b0: epoch %d", r.MemberEpoch)
 			}
-			tc.ok(parkReq("m1", "i1"))
-			tc.ok(hbReq("m2", 2, ""))
+			tc.ok(testreq.Leave(restartGroup, "m1", -2, "i1"))
+			tc.ok(testreq.Heartbeat(restartGroup, "m2", 2, ""))
 			tc.wantGroup("parked, m2 heartbeats", c.parked)
 			tc.advance(6000)
 			tc.wantGroup("past m1's 5000 ms rebalance timeout", c.later)
@@ -403,12 +400,12 @@ func TestTakeoverWithChangedMemberIDOrder(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tc := newRestartTest(t, c.mut)
 			twoStable(tc, true)
-			tc.ok(parkReq("m1", "i1"))
-			r := tc.ok(staticJoinReq(c.newID, "i1"))
+			tc.ok(testreq.Leave(restartGroup, "m1", -2, "i1"))
+			r := tc.ok(testreq.StaticJoin(restartGroup, c.newID, "i1", 60000, "a", "b"))
 			if r.MemberEpoch != 2 || partsOfHB(r.Assignment) != m1Of2 {
 				t.Fatalf("takeover: epoch %d assignment %s, want epoch 2 with %s", r.MemberEpoch, partsOfHB(r.Assignment), m1Of2)
 			}
-			tc.ok(joinReq("m4", 60000))
+			tc.ok(testreq.Join(restartGroup, "m4", 60000, "a", "b"))
 			if got := tc.targets(); got != c.targets {
 				t.Fatalf("targets after m4 joined: %s, want %s", got, c.targets)
 			}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -79,11 +81,11 @@ func TestApiVersions(t *testing.T) {
 		}))
 	})
 	t.Run("UnsupportedApiVersionsResponse is UNSUPPORTED_VERSION with the ApiVersions range, at v0", func(t *testing.T) {
-		if d := wireDiff(0, model.UnsupportedApiVersionsResponse(nil), apiVersionsResponse(codec.UnsupportedVersion,
+		if d := codectest.WireDiff(0, model.UnsupportedApiVersionsResponse(nil), apiVersionsResponse(codec.UnsupportedVersion,
 			[]codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MinVersion: 0, MaxVersion: 4}})); d != "" {
 			t.Error(d)
 		}
-		if d := wireDiff(0, model.UnsupportedApiVersionsResponse(map[codec.APIKey]int16{codec.ApiVersions: 2}), apiVersionsResponse(codec.UnsupportedVersion,
+		if d := codectest.WireDiff(0, model.UnsupportedApiVersionsResponse(map[codec.APIKey]int16{codec.ApiVersions: 2}), apiVersionsResponse(codec.UnsupportedVersion,
 			[]codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MinVersion: 0, MaxVersion: 2}})); d != "" {
 			t.Errorf("capped at v2: %s", d)
 		}
@@ -103,9 +105,9 @@ func TestHandleRefusesWhatItDoesNotServe(t *testing.T) {
 		body    codec.Message
 	}{
 		{"ApiVersions v5", codec.ApiVersions, 5, &codec.ApiVersionsRequest{}},
-		{"ConsumerGroupHeartbeat v2", codec.ConsumerGroupHeartbeat, 2, join(group1, "m1", "a")},
+		{"ConsumerGroupHeartbeat v2", codec.ConsumerGroupHeartbeat, 2, testreq.Join(group1, "m1", rebalanceMs, "a")},
 		{"LeaveGroup v3 when capped at v2", codec.LeaveGroup, 3, &codec.LeaveGroupRequest{GroupId: group1}},
-		{"ConsumerGroupHeartbeat v1 when capped at v0", codec.ConsumerGroupHeartbeat, 1, join(group1, "m1", "a")},
+		{"ConsumerGroupHeartbeat v1 when capped at v0", codec.ConsumerGroupHeartbeat, 1, testreq.Join(group1, "m1", rebalanceMs, "a")},
 		{"a negative version", codec.ConsumerGroupDescribe, -1, &codec.ConsumerGroupDescribeRequest{}},
 	} {
 		t.Run(c.name+" is ErrUnsupportedRequest", func(t *testing.T) {
@@ -123,7 +125,7 @@ func TestHandleRefusesWhatItDoesNotServe(t *testing.T) {
 	t.Run("a body that does not match the header is an error", func(t *testing.T) {
 		tc := newCoordTest(t)
 		h := codec.RequestHeader{RequestApiKey: codec.LeaveGroup, RequestApiVersion: 1}
-		if _, err := tc.c.Handle(tc.conn, &h, join(group1, "m1", "a")); err == nil {
+		if _, err := tc.c.Handle(tc.conn, &h, testreq.Join(group1, "m1", rebalanceMs, "a")); err == nil {
 			t.Fatal("Handle accepted a heartbeat body under a LeaveGroup header")
 		}
 		if _, err := tc.c.Handle(tc.conn, &h, &codec.LeaveGroupResponse{}); err == nil {
@@ -173,31 +175,31 @@ func TestConnectionContext(t *testing.T) {
 	}
 
 	wantConn("a connection that sent nothing is unknown", 1, "", false)
-	send(conn1, codec.Str("app-1"), join(group1, "m1", "a"))
+	send(conn1, codec.Str("app-1"), testreq.Join(group1, "m1", rebalanceMs, "a"))
 	wantClient("the first request's ClientId", "m1", "app-1", "/10.0.0.1")
 	wantConn("remembered", 1, "app-1", true)
-	send(conn1, codec.Null, hb(group1, "m1", 1, "a0 a1 a2"))
+	send(conn1, codec.Null, testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2"))
 	wantClient("a later null ClientId reads as the connection's first", "m1", "app-1", "/10.0.0.1")
 
-	send(conn1, codec.Str("renamed"), hb(group1, "m1", 1, "a0 a1 a2"))
+	send(conn1, codec.Str("renamed"), testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2"))
 	wantClient("a request that sends its own ClientId is attributed to it", "m1", "renamed", "/10.0.0.1")
-	send(conn1, codec.Null, hb(group1, "m1", 1, "a0 a1 a2"))
+	send(conn1, codec.Null, testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2"))
 	wantClient("the connection still remembers its first ClientId", "m1", "app-1", "/10.0.0.1")
 	wantConn("the first stays remembered", 1, "app-1", true)
 
-	send(conn2, codec.Null, join(group1, "m2", "b"))
+	send(conn2, codec.Null, testreq.Join(group1, "m2", rebalanceMs, "b"))
 	wantClient("a null ClientId on a connection's first request reads as \"\"", "m2", "", "/10.0.0.2")
-	send(conn2, codec.Str("late"), hb(group1, "m2", 2, ""))
-	send(conn2, codec.Null, hb(group1, "m2", 2, ""))
+	send(conn2, codec.Str("late"), testreq.Heartbeat(group1, "m2", 2, ""))
+	send(conn2, codec.Null, testreq.Heartbeat(group1, "m2", 2, ""))
 	wantClient("... and stays \"\" for the connection", "m2", "", "/10.0.0.2")
 	wantClient("connections do not share context", "m1", "app-1", "/10.0.0.1")
 
 	c.Disconnect(1)
 	wantConn("Disconnect forgets the connection", 1, "", false)
-	send(conn1, codec.Null, hb(group1, "m1", 1, "a0 a1 a2")) // m1 moves to the group's epoch 2
+	send(conn1, codec.Null, testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2")) // m1 moves to the group's epoch 2
 	wantClient("a reconnected connection starts afresh", "m1", "", "/10.0.0.1")
 	c.Disconnect(1)
-	send(model.Conn{ID: 1, Host: "/10.0.0.9"}, codec.Str("app-1b"), hb(group1, "m1", 2, "a0 a1 a2"))
-	send(model.Conn{ID: 1, Host: "/10.0.0.9"}, codec.Null, hb(group1, "m1", 2, "a0 a1 a2"))
+	send(model.Conn{ID: 1, Host: "/10.0.0.9"}, codec.Str("app-1b"), testreq.Heartbeat(group1, "m1", 2, "a0 a1 a2"))
+	send(model.Conn{ID: 1, Host: "/10.0.0.9"}, codec.Null, testreq.Heartbeat(group1, "m1", 2, "a0 a1 a2"))
 	wantClient("and remembers its own first ClientId and host", "m1", "app-1b", "/10.0.0.9")
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -12,34 +13,34 @@ import (
 
 func TestDescribeGroupStates(t *testing.T) {
 	tc := newCoordTest(t)
-	tc.ok(1, join(group1, "m1", "a", "b"))
+	tc.ok(1, testreq.Join(group1, "m1", rebalanceMs, "a", "b"))
 	tc.wantDescribe("Stable: every member at the group epoch with all of its target", group1, alone)
-	tc.ok(1, join(group1, "m2", "a", "b"))
+	tc.ok(1, testreq.Join(group1, "m2", rebalanceMs, "a", "b"))
 	tc.wantDescribe("Reconciling: a member below the group epoch, another waiting for partitions", group1, wantGroup{
 		state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
 			{id: "m1", epoch: 1, assigned: allAB, target: m1Of2, topics: ab},
 			{id: "m2", epoch: 2, target: m2Of2, topics: ab},
 		}})
-	tc.ok(1, hb(group1, "m1", 1, allAB))
-	tc.ok(1, hb(group1, "m1", 1, m1Of2))
+	tc.ok(1, testreq.Heartbeat(group1, "m1", 1, allAB))
+	tc.ok(1, testreq.Heartbeat(group1, "m1", 1, m1Of2))
 	tc.wantDescribe("Reconciling: m1 done, m2 at the group epoch but UNRELEASED_PARTITIONS", group1, wantGroup{
 		state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
 			{id: "m1", epoch: 2, assigned: m1Of2, target: m1Of2, topics: ab},
 			{id: "m2", epoch: 2, target: m2Of2, topics: ab},
 		}})
-	tc.ok(1, hb(group1, "m2", 2, ""))
+	tc.ok(1, testreq.Heartbeat(group1, "m2", 2, ""))
 	tc.wantDescribe("Stable again", group1, stableTwo(false))
-	tc.ok(1, leave(group1, "m1", -1, ""))
-	tc.ok(1, leave(group1, "m2", -1, ""))
+	tc.ok(1, testreq.Leave(group1, "m1", -1, ""))
+	tc.ok(1, testreq.Leave(group1, "m2", -1, ""))
 	tc.wantDescribe("Empty: no members, the epoch stays", group1, wantGroup{state: model.GroupStateEmpty, epoch: 4})
 }
 
 func TestDescribeMemberFields(t *testing.T) {
 	tc := newCoordTest(t)
-	j := staticJoin(group1, "m1", "i1", "b", "a", "b", "zzz")
+	j := testreq.StaticJoin(group1, "m1", "i1", rebalanceMs, "b", "a", "b", "zzz")
 	j.RackId = codec.Str("rack-7")
 	tc.ok(1, j)
-	j2 := withRegex(join(group1, "m2"), "c")
+	j2 := withRegex(testreq.Join(group1, "m2", rebalanceMs), "c")
 	j2.SubscribedTopicNames = nil
 	tc.ok(1, j2)
 	w := wantGroup{state: model.GroupStateStable, epoch: 2, members: []wantMember{
@@ -49,7 +50,7 @@ func TestDescribeMemberFields(t *testing.T) {
 		{id: "m2", epoch: 2, assigned: "c0", target: "c0", regex: "c"},
 	}}
 	// m1 is still at epoch 1 until it heartbeats; bring it to epoch 2.
-	tc.ok(1, staticHB(group1, "m1", "i1", 1, allAB))
+	tc.ok(1, testreq.StaticHeartbeat(group1, "m1", "i1", 1, allAB))
 	for _, v := range []int16{0, 1} {
 		got := tc.describeGroup(v, group1)
 		tc.want("v1 adds MemberType 1 (consumer); v0 has no such field", v,

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -30,23 +31,25 @@ var alone = wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMe
 	{id: "m1", epoch: 1, assigned: allAB, target: allAB, topics: ab},
 }}
 
-func m1Alone(tc *coordTest) { tc.ok(1, join(group1, "m1", "a", "b")) }
+func m1Alone(tc *coordTest) { tc.ok(1, testreq.Join(group1, "m1", rebalanceMs, "a", "b")) }
 
-func m1StaticAlone(tc *coordTest) { tc.ok(1, staticJoin(group1, "m1", "i1", "a", "b")) }
+func m1StaticAlone(tc *coordTest) {
+	tc.ok(1, testreq.StaticJoin(group1, "m1", "i1", rebalanceMs, "a", "b"))
+}
 
 // twoStable brings m1 and m2 (both on a and b) to a stable group at epoch
 // 2; m1 is static (instance i1) when static is set. The same steps are
 // checked response by response in TestReconciliationTranscript.
 func twoStable(tc *coordTest, static bool) {
-	j1, h1, h1b := join(group1, "m1", "a", "b"), hb(group1, "m1", 1, allAB), hb(group1, "m1", 1, m1Of2)
+	j1, h1, h1b := testreq.Join(group1, "m1", rebalanceMs, "a", "b"), testreq.Heartbeat(group1, "m1", 1, allAB), testreq.Heartbeat(group1, "m1", 1, m1Of2)
 	if static {
-		j1, h1, h1b = staticJoin(group1, "m1", "i1", "a", "b"), staticHB(group1, "m1", "i1", 1, allAB), staticHB(group1, "m1", "i1", 1, m1Of2)
+		j1, h1, h1b = testreq.StaticJoin(group1, "m1", "i1", rebalanceMs, "a", "b"), testreq.StaticHeartbeat(group1, "m1", "i1", 1, allAB), testreq.StaticHeartbeat(group1, "m1", "i1", 1, m1Of2)
 	}
 	tc.ok(1, j1)
-	tc.ok(1, join(group1, "m2", "a", "b"))
+	tc.ok(1, testreq.Join(group1, "m2", rebalanceMs, "a", "b"))
 	tc.ok(1, h1)  // m1 must revoke a1 b0
 	tc.ok(1, h1b) // m1 revoked them: epoch 2
-	tc.ok(1, hb(group1, "m2", 2, ""))
+	tc.ok(1, testreq.Heartbeat(group1, "m2", 2, ""))
 }
 
 func stableTwo(static bool) wantGroup {
@@ -147,17 +150,17 @@ func TestValidationRules(t *testing.T) {
 	}
 	cases := []hbCase{
 		{name: "v1 join with empty member id is INVALID_REQUEST", version: 1,
-			req: join(group1, "", "a"), want: invalid(memberMsg)},
+			req: testreq.Join(group1, "", rebalanceMs, "a"), want: invalid(memberMsg)},
 		{name: "v1 join with blank member id is INVALID_REQUEST", version: 1,
-			req: join(group1, " \t ", "a"), want: invalid(memberMsg)},
+			req: testreq.Join(group1, " \t ", rebalanceMs, "a"), want: invalid(memberMsg)},
 		{name: "v1 heartbeat with blank member id is INVALID_REQUEST", version: 1,
-			req: hb(group1, "  ", 1, ""), want: invalid(memberMsg)},
+			req: testreq.Heartbeat(group1, "  ", 1, ""), want: invalid(memberMsg)},
 		{name: "v1 static leave with empty member id is INVALID_REQUEST", version: 1,
-			req: leave(group1, "", -2, "i1"), want: invalid(memberMsg)},
+			req: testreq.Leave(group1, "", -2, "i1"), want: invalid(memberMsg)},
 		{name: "v0 heartbeat (epoch > 0) with empty member id is INVALID_REQUEST", version: 0,
-			req: hb(group1, "", 1, ""), want: invalid(memberMsg)},
+			req: testreq.Heartbeat(group1, "", 1, ""), want: invalid(memberMsg)},
 		{name: "v0 leave (epoch -1) with blank member id is INVALID_REQUEST", version: 0,
-			req: leave(group1, " ", -1, ""), want: invalid(memberMsg)},
+			req: testreq.Leave(group1, " ", -1, ""), want: invalid(memberMsg)},
 		{name: "member id is checked before every other field", version: 1,
 			req: with(badJoin(""), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.GroupId, r.InstanceId, r.RackId = " ", codec.Str(" "), codec.Str("")
@@ -181,23 +184,23 @@ func TestValidationRules(t *testing.T) {
 				r.RebalanceTimeoutMs = rebalanceMs
 			}), want: invalid(tpMsg)},
 		{name: "join reporting owned partitions is INVALID_REQUEST", version: 1,
-			req: with(join(group1, "m9", "a"), func(r *codec.ConsumerGroupHeartbeatRequest) {
-				r.TopicPartitions = hbParts("a0")
+			req: with(testreq.Join(group1, "m9", rebalanceMs, "a"), func(r *codec.ConsumerGroupHeartbeatRequest) {
+				r.TopicPartitions = testreq.Owned("a0")
 			}), want: invalid(tpMsg)},
 		{name: "join with neither topic names nor regex is INVALID_REQUEST, checked before the assignor", version: 1,
 			req: with(badJoin("m9"), func(r *codec.ConsumerGroupHeartbeatRequest) {
-				r.RebalanceTimeoutMs, r.TopicPartitions = rebalanceMs, hbParts("")
+				r.RebalanceTimeoutMs, r.TopicPartitions = rebalanceMs, testreq.Owned("")
 			}), want: invalid(subsMsg)},
 		{name: "static leave (-2) without instance id is INVALID_REQUEST, checked before the assignor", version: 1,
-			req: with(leave(group1, "m1", -2, ""), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Leave(group1, "m1", -2, ""), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.ServerAssignor = codec.Str("range")
 			}), want: invalid(nullInstMsg)},
 		{name: "member epoch below -2 is INVALID_REQUEST, checked before the assignor", version: 1,
-			req: with(leave(group1, "m1", -3, ""), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Leave(group1, "m1", -3, ""), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.ServerAssignor = codec.Str("range")
 			}), want: invalid(epochMsg)},
 		{name: "unknown server assignor is UNSUPPORTED_ASSIGNOR", version: 1,
-			req: with(join(group1, "m1", "a", "b"), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Join(group1, "m1", rebalanceMs, "a", "b"), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.ServerAssignor = codec.Str("range")
 			}), wantErr: &errWant{codec.UnsupportedAssignor, []string{"range"}}},
 	}
@@ -213,53 +216,53 @@ func TestValidationRules(t *testing.T) {
 func TestValidationAccepts(t *testing.T) {
 	runHeartbeatCases(t, []hbCase{
 		{name: "v0 join with empty member id gets the id the coordinator makes (Config.NewID)", version: 0,
-			req:  join(group1, "", "a", "b"),
+			req:  testreq.Join(group1, "", rebalanceMs, "a", "b"),
 			want: success(genID(1).String(), 1, allAB),
 			group: &wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
 				{id: genID(1).String(), epoch: 1, assigned: allAB, target: allAB, topics: ab},
 			}}},
 		{name: "v0 join with a client-made member id keeps that id", version: 0,
-			req: join(group1, "m1", "a", "b"), want: success("m1", 1, allAB), group: &alone},
+			req: testreq.Join(group1, "m1", rebalanceMs, "a", "b"), want: success("m1", 1, allAB), group: &alone},
 		{name: "v1 join with any non-blank member id is accepted (no format check)", version: 1,
-			req:  join(group1, "not-a-uuid", "a"),
+			req:  testreq.Join(group1, "not-a-uuid", rebalanceMs, "a"),
 			want: success("not-a-uuid", 1, "a0 a1 a2"),
 			group: &wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
 				{id: "not-a-uuid", epoch: 1, assigned: "a0 a1 a2", target: "a0 a1 a2", topics: []string{"a"}},
 			}}},
 		{name: "join with an empty topic list is accepted and assigns nothing", version: 1,
-			req:  join(group1, "m1"),
+			req:  testreq.Join(group1, "m1", rebalanceMs),
 			want: success("m1", 1, ""),
 			group: &wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
 				{id: "m1", epoch: 1, topics: []string{}},
 			}}},
 		{name: "server assignor uniform is accepted", version: 1,
-			req: with(join(group1, "m1", "a", "b"), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Join(group1, "m1", rebalanceMs, "a", "b"), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.ServerAssignor = codec.Str("uniform")
 			}), want: success("m1", 1, allAB), group: &alone},
 		{name: "rack id is kept and described", version: 1,
-			req: with(join(group1, "m1", "a"), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Join(group1, "m1", rebalanceMs, "a"), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.RackId = codec.Str("rack-1")
 			}), want: success("m1", 1, "a0 a1 a2"),
 			group: &wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
 				{id: "m1", epoch: 1, assigned: "a0 a1 a2", target: "a0 a1 a2", topics: []string{"a"}, rack: "rack-1"},
 			}}},
 		{name: "a failed v1 join with empty member id creates no group", version: 1,
-			req: join(group1, "", "a"), want: invalid("MemberId can't be empty.")},
+			req: testreq.Join(group1, "", rebalanceMs, "a"), want: invalid("MemberId can't be empty.")},
 		{name: "a join with an unknown assignor creates no group", version: 1,
-			req: with(join(group1, "m1", "a"), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Join(group1, "m1", rebalanceMs, "a"), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.ServerAssignor = codec.Str("range")
 			}), wantErr: &errWant{codec.UnsupportedAssignor, []string{"range"}}},
 		{name: "a v1 join with an invalid regex is INVALID_REGULAR_EXPRESSION and creates no group", version: 1,
-			req:     withRegex(join(group1, "m1"), "a("),
+			req:     withRegex(testreq.Join(group1, "m1", rebalanceMs), "a("),
 			wantErr: &errWant{codec.InvalidRegularExpression, []string{"a("}}},
 		{name: "an unchanged subscription (reordered, repeated) does not bump the group epoch", version: 1,
 			setup: m1Alone,
-			req: with(hb(group1, "m1", 1, allAB), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Heartbeat(group1, "m1", 1, allAB), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.SubscribedTopicNames = []string{"b", "a", "a"}
 			}), want: success("m1", 1, "-"), group: &alone},
 		{name: "a changed subscription bumps the group epoch and revokes first", version: 1,
 			setup: m1Alone,
-			req: with(hb(group1, "m1", 1, allAB), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Heartbeat(group1, "m1", 1, allAB), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.SubscribedTopicNames = []string{"a"}
 			}),
 			// Group epoch 2, target a0 a1 a2: b0 b1 move to pending
@@ -271,7 +274,7 @@ func TestValidationAccepts(t *testing.T) {
 			}}},
 		{name: "a subscription that names only a missing topic still bumps and assigns nothing", version: 1,
 			setup: m1Alone,
-			req: with(hb(group1, "m1", 1, allAB), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Heartbeat(group1, "m1", 1, allAB), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.SubscribedTopicNames = []string{"zzz"}
 			}),
 			want: success("m1", 1, ""),
@@ -285,29 +288,29 @@ func TestValidationAccepts(t *testing.T) {
 func TestStateRules(t *testing.T) {
 	runHeartbeatCases(t, []hbCase{
 		{name: "heartbeat to a missing group is GROUP_ID_NOT_FOUND", version: 1,
-			req: hb(group1, "m1", 1, ""), wantErr: &errWant{codec.GroupIDNotFound, []string{group1}}},
+			req: testreq.Heartbeat(group1, "m1", 1, ""), wantErr: &errWant{codec.GroupIDNotFound, []string{group1}}},
 		{name: "heartbeat of an unknown dynamic member is UNKNOWN_MEMBER_ID", version: 1,
-			setup: m1Alone, req: hb(group1, "m9", 1, ""),
+			setup: m1Alone, req: testreq.Heartbeat(group1, "m9", 1, ""),
 			wantErr: &errWant{codec.UnknownMemberID, []string{"m9", group1}}, group: &alone},
 		{name: "static heartbeat for an unknown instance is UNKNOWN_MEMBER_ID", version: 1,
-			setup: m1Alone, req: staticHB(group1, "m1", "i9", 1, ""),
+			setup: m1Alone, req: testreq.StaticHeartbeat(group1, "m1", "i9", 1, ""),
 			want:  &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnknownMemberID, ErrorMessage: codec.Str("Instance id i9 is unknown.")},
 			group: &alone},
 		{name: "static heartbeat for an instance held by another member id is FENCED_INSTANCE_ID", version: 1,
-			setup: m1StaticAlone, req: staticHB(group1, "m2", "i1", 1, ""),
+			setup: m1StaticAlone, req: testreq.StaticHeartbeat(group1, "m2", "i1", 1, ""),
 			wantErr: &errWant{codec.FencedInstanceID, []string{"m2", "i1", "m1"}}, group: staticAlone()},
 		{name: "a member epoch greater than the coordinator's is FENCED_MEMBER_EPOCH", version: 1,
-			setup: m1Alone, req: hb(group1, "m1", 2, allAB),
+			setup: m1Alone, req: testreq.Heartbeat(group1, "m1", 2, allAB),
 			wantErr: &errWant{codec.FencedMemberEpoch, []string{"2", "1"}}, group: &alone},
 		{name: "a retried dynamic join is accepted in place with its epoch and full assignment", version: 1,
-			setup: m1Alone, req: join(group1, "m1", "a", "b"),
+			setup: m1Alone, req: testreq.Join(group1, "m1", rebalanceMs, "a", "b"),
 			want: success("m1", 1, allAB), group: &alone},
 		{name: "a retried static join is accepted in place (A1, not UNRELEASED_INSTANCE_ID)", version: 1,
-			setup: m1StaticAlone, req: staticJoin(group1, "m1", "i1", "a", "b"),
+			setup: m1StaticAlone, req: testreq.StaticJoin(group1, "m1", "i1", rebalanceMs, "a", "b"),
 			want: success("m1", 1, allAB), group: staticAlone()},
 		{name: "a retried v0 join naming the id it was given is accepted in place", version: 0,
-			setup: func(tc *coordTest) { tc.ok(0, join(group1, "", "a", "b")) },
-			req:   join(group1, genID(1).String(), "a", "b"),
+			setup: func(tc *coordTest) { tc.ok(0, testreq.Join(group1, "", rebalanceMs, "a", "b")) },
+			req:   testreq.Join(group1, genID(1).String(), rebalanceMs, "a", "b"),
 			want:  success(genID(1).String(), 1, allAB),
 			group: &wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
 				{id: genID(1).String(), epoch: 1, assigned: allAB, target: allAB, topics: ab},
@@ -315,25 +318,25 @@ func TestStateRules(t *testing.T) {
 		{name: "a retried join of a member behind the group epoch reconciles in place", version: 1,
 			setup: func(tc *coordTest) {
 				m1Alone(tc)
-				tc.ok(1, join(group1, "m2", "a", "b"))
+				tc.ok(1, testreq.Join(group1, "m2", rebalanceMs, "a", "b"))
 			},
 			// m1 is still at epoch 1 owning everything; the group is at
 			// 2. In place, m1 moves a1 b0 to pending revocation and stays
 			// at epoch 1; the join's full response carries a0 a2 b1.
-			req:  join(group1, "m1", "a", "b"),
+			req:  testreq.Join(group1, "m1", rebalanceMs, "a", "b"),
 			want: success("m1", 1, m1Of2),
 			group: &wantGroup{state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
 				{id: "m1", epoch: 1, assigned: m1Of2, target: m1Of2, topics: ab},
 				{id: "m2", epoch: 2, target: m2Of2, topics: ab},
 			}}},
 		{name: "UNRELEASED_INSTANCE_ID for a new member id whose instance an active member holds", version: 1,
-			setup: m1StaticAlone, req: staticJoin(group1, "m2", "i1", "a", "b"),
+			setup: m1StaticAlone, req: testreq.StaticJoin(group1, "m2", "i1", rebalanceMs, "a", "b"),
 			wantErr: &errWant{codec.UnreleasedInstanceID, []string{"m2", "i1", "m1"}}, group: staticAlone()},
 		{name: "a static join naming a member id held under another instance id is INVALID_REQUEST", version: 1,
-			setup: m1StaticAlone, req: staticJoin(group1, "m1", "i2", "a", "b"),
+			setup: m1StaticAlone, req: testreq.StaticJoin(group1, "m1", "i2", rebalanceMs, "a", "b"),
 			wantErr: &errWant{codec.InvalidRequest, []string{"m1"}}, group: staticAlone()},
 		{name: "a static join naming a dynamic member's id is INVALID_REQUEST", version: 1,
-			setup: m1Alone, req: staticJoin(group1, "m1", "i1", "a", "b"),
+			setup: m1Alone, req: testreq.StaticJoin(group1, "m1", "i1", rebalanceMs, "a", "b"),
 			wantErr: &errWant{codec.InvalidRequest, []string{"m1"}}, group: &alone},
 	})
 }
@@ -343,21 +346,21 @@ func TestStateRules(t *testing.T) {
 func TestGroupSizeCap(t *testing.T) {
 	runHeartbeatCases(t, []hbCase{
 		{name: "GROUP_MAX_SIZE_REACHED for a new member of a full group", version: 1,
-			tweak: maxSize(1), setup: m1Alone, req: join(group1, "m2", "a"),
+			tweak: maxSize(1), setup: m1Alone, req: testreq.Join(group1, "m2", rebalanceMs, "a"),
 			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}}, group: &alone},
 		{name: "a known member of a full group still heartbeats", version: 1,
-			tweak: maxSize(1), setup: m1Alone, req: hb(group1, "m1", 1, allAB),
+			tweak: maxSize(1), setup: m1Alone, req: testreq.Heartbeat(group1, "m1", 1, allAB),
 			want: success("m1", 1, "-"), group: &alone},
 		{name: "a known member of a full group still rejoins in place", version: 1,
-			tweak: maxSize(1), setup: m1Alone, req: join(group1, "m1", "a", "b"),
+			tweak: maxSize(1), setup: m1Alone, req: testreq.Join(group1, "m1", rebalanceMs, "a", "b"),
 			want: success("m1", 1, allAB), group: &alone},
 		{name: "a parked static member counts toward the group size", version: 1,
 			tweak: maxSize(1),
 			setup: func(tc *coordTest) {
 				m1StaticAlone(tc)
-				tc.ok(1, leave(group1, "m1", -2, "i1"))
+				tc.ok(1, testreq.Leave(group1, "m1", -2, "i1"))
 			},
-			req:     join(group1, "m3", "a", "b"),
+			req:     testreq.Join(group1, "m3", rebalanceMs, "a", "b"),
 			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}},
 			group:   parkedAlone()},
 		// KAFKA-20601: a request naming an instance id the group holds
@@ -367,36 +370,36 @@ func TestGroupSizeCap(t *testing.T) {
 			tweak: maxSize(1),
 			setup: func(tc *coordTest) {
 				m1StaticAlone(tc)
-				tc.ok(1, leave(group1, "m1", -2, "i1"))
+				tc.ok(1, testreq.Leave(group1, "m1", -2, "i1"))
 			},
-			req:  staticJoin(group1, "m3", "i1", "a", "b"),
+			req:  testreq.StaticJoin(group1, "m3", "i1", rebalanceMs, "a", "b"),
 			want: success("m3", 1, allAB),
 			group: &wantGroup{state: model.GroupStateStable, epoch: 1, members: []wantMember{
 				{id: "m3", instance: "i1", epoch: 1, assigned: allAB, target: allAB, topics: ab},
 			}}},
 		{name: "in a full group, a join for a held instance whose holder is active is UNRELEASED_INSTANCE_ID, not GROUP_MAX_SIZE_REACHED", version: 1,
 			tweak: maxSize(1), setup: m1StaticAlone,
-			req:     staticJoin(group1, "m3", "i1", "a", "b"),
+			req:     testreq.StaticJoin(group1, "m3", "i1", rebalanceMs, "a", "b"),
 			wantErr: &errWant{codec.UnreleasedInstanceID, []string{"m3", "i1", "m1"}},
 			group:   staticAlone()},
 		{name: "in a full group, a heartbeat by another member id for a held instance is FENCED_INSTANCE_ID, not GROUP_MAX_SIZE_REACHED", version: 1,
 			tweak: maxSize(1), setup: m1StaticAlone,
-			req:     staticHB(group1, "m3", "i1", 1, allAB),
+			req:     testreq.StaticHeartbeat(group1, "m3", "i1", 1, allAB),
 			wantErr: &errWant{codec.FencedInstanceID, []string{"m3", "i1", "m1"}},
 			group:   staticAlone()},
 		{name: "in a full group, a join for an instance nobody holds is GROUP_MAX_SIZE_REACHED", version: 1,
 			tweak: maxSize(1), setup: m1StaticAlone,
-			req:     staticJoin(group1, "m3", "i2", "a", "b"),
+			req:     testreq.StaticJoin(group1, "m3", "i2", rebalanceMs, "a", "b"),
 			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}},
 			group:   staticAlone()},
 		{name: "v0 join with empty member id to a full group is GROUP_MAX_SIZE_REACHED before an id is made", version: 0,
-			tweak: maxSize(1), setup: m1Alone, req: join(group1, "", "a"),
+			tweak: maxSize(1), setup: m1Alone, req: testreq.Join(group1, "", rebalanceMs, "a"),
 			wantErr: &errWant{codec.GroupMaxSizeReached, []string{"1"}}, group: &alone,
 			then: func(tc *coordTest) {
 				// §B4.4 checks the size (rule 2) before it makes an id
 				// (rule 3): the next id made is still the first.
 				tc.want("the next v0 join gets the first id made", 0,
-					tc.heartbeat(0, join("h", "", "c")), success(genID(1).String(), 1, "c0"))
+					tc.heartbeat(0, testreq.Join("h", "", rebalanceMs, "c")), success(genID(1).String(), 1, "c0"))
 			}},
 	})
 }
@@ -425,21 +428,21 @@ func TestEpochCheck(t *testing.T) {
 	stable := stableTwo(false)
 	cases := []hbCase{
 		{name: "the previous epoch with owned partitions that are a subset of the assignment is accepted (lost response)",
-			req: hb(group1, "m1", 1, "a0 b1"), want: success("m1", 2, "-")},
+			req: testreq.Heartbeat(group1, "m1", 1, "a0 b1"), want: success("m1", 2, "-")},
 		{name: "the previous epoch reporting the whole assignment is accepted",
-			req: hb(group1, "m1", 1, m1Of2), want: success("m1", 2, "-")},
+			req: testreq.Heartbeat(group1, "m1", 1, m1Of2), want: success("m1", 2, "-")},
 		{name: "the previous epoch without owned partitions is FENCED_MEMBER_EPOCH",
-			req: hb(group1, "m1", 1, "-"), wantErr: &errWant{codec.FencedMemberEpoch, []string{"1", "2"}}},
+			req: testreq.Heartbeat(group1, "m1", 1, "-"), wantErr: &errWant{codec.FencedMemberEpoch, []string{"1", "2"}}},
 		{name: "the previous epoch with a partition outside the assignment is FENCED_MEMBER_EPOCH",
-			req: hb(group1, "m1", 1, "a0 a1"), wantErr: &errWant{codec.FencedMemberEpoch, []string{"1", "2"}}},
+			req: testreq.Heartbeat(group1, "m1", 1, "a0 a1"), wantErr: &errWant{codec.FencedMemberEpoch, []string{"1", "2"}}},
 		{name: "the previous epoch with an unknown topic is FENCED_MEMBER_EPOCH",
-			req: with(hb(group1, "m1", 1, ""), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(testreq.Heartbeat(group1, "m1", 1, ""), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{{TopicId: model.TopicIDFor("zzz"), Partitions: []int32{0}}}
 			}), wantErr: &errWant{codec.FencedMemberEpoch, []string{"1", "2"}}},
 		{name: "an epoch above the member's is FENCED_MEMBER_EPOCH",
-			req: hb(group1, "m1", 3, m1Of2), wantErr: &errWant{codec.FencedMemberEpoch, []string{"3", "2"}}},
+			req: testreq.Heartbeat(group1, "m1", 3, m1Of2), wantErr: &errWant{codec.FencedMemberEpoch, []string{"3", "2"}}},
 		{name: "m2's previous epoch is 0: a heartbeat at epoch 1 is FENCED_MEMBER_EPOCH",
-			req: hb(group1, "m2", 1, m2Of2), wantErr: &errWant{codec.FencedMemberEpoch, []string{"1", "2"}}},
+			req: testreq.Heartbeat(group1, "m2", 1, m2Of2), wantErr: &errWant{codec.FencedMemberEpoch, []string{"1", "2"}}},
 	}
 	for i := range cases {
 		cases[i].version = 1
@@ -456,44 +459,44 @@ func TestEpochCheck(t *testing.T) {
 func TestReconciliationTranscript(t *testing.T) {
 	tc := newCoordTest(t)
 	tc.want("m1 joins alone and gets everything at epoch 1", 1,
-		tc.heartbeat(1, join(group1, "m1", "a", "b")), success("m1", 1, allAB))
+		tc.heartbeat(1, testreq.Join(group1, "m1", rebalanceMs, "a", "b")), success("m1", 1, allAB))
 	tc.wantDescribe("a stable group of one", group1, alone)
 
 	tc.want("m2 joins at the new group epoch 2 with nothing yet: its target is still m1's", 1,
-		tc.heartbeat(1, join(group1, "m2", "a", "b")), success("m2", 2, ""))
+		tc.heartbeat(1, testreq.Join(group1, "m2", rebalanceMs, "a", "b")), success("m2", 2, ""))
 	tc.wantDescribe("m1 owns m2's target until it revokes", group1, wantGroup{state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
 		{id: "m1", epoch: 1, assigned: allAB, target: m1Of2, topics: ab},
 		{id: "m2", epoch: 2, target: m2Of2, topics: ab},
 	}})
 
 	tc.want("m2 heartbeats before m1 revoked: still nothing, and no Assignment (unchanged)", 1,
-		tc.heartbeat(1, hb(group1, "m2", 2, "")), success("m2", 2, "-"))
+		tc.heartbeat(1, testreq.Heartbeat(group1, "m2", 2, "")), success("m2", 2, "-"))
 
 	tc.want("m1's heartbeat moves a1 b0 to pending revocation: epoch stays 1, the smaller assignment is sent", 1,
-		tc.heartbeat(1, hb(group1, "m1", 1, allAB)), success("m1", 1, m1Of2))
+		tc.heartbeat(1, testreq.Heartbeat(group1, "m1", 1, allAB)), success("m1", 1, m1Of2))
 	tc.want("m2 still waits: a1 b0 are pending on m1, so still owned", 1,
-		tc.heartbeat(1, hb(group1, "m2", 2, "")), success("m2", 2, "-"))
+		tc.heartbeat(1, testreq.Heartbeat(group1, "m2", 2, "")), success("m2", 2, "-"))
 	tc.want("m1 still reporting a1 keeps it pending: nothing changes", 1,
-		tc.heartbeat(1, hb(group1, "m1", 1, "a0 a1 a2 b1")), success("m1", 1, "-"))
+		tc.heartbeat(1, testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2 b1")), success("m1", 1, "-"))
 	tc.want("m2 collects b0, which m1 released, and still waits for a1", 1,
-		tc.heartbeat(1, hb(group1, "m2", 2, "")), success("m2", 2, "b0"))
+		tc.heartbeat(1, testreq.Heartbeat(group1, "m2", 2, "")), success("m2", 2, "b0"))
 	tc.want("m1 reports a1 gone: it reaches epoch 2 with its assignment unchanged (no Assignment)", 1,
-		tc.heartbeat(1, hb(group1, "m1", 1, m1Of2)), success("m1", 2, "-"))
+		tc.heartbeat(1, testreq.Heartbeat(group1, "m1", 1, m1Of2)), success("m1", 2, "-"))
 	tc.wantDescribe("m2 has not collected a1 yet", group1, wantGroup{state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
 		{id: "m1", epoch: 2, assigned: m1Of2, target: m1Of2, topics: ab},
 		{id: "m2", epoch: 2, assigned: "b0", target: m2Of2, topics: ab},
 	}})
 	tc.want("m2 collects a1", 1,
-		tc.heartbeat(1, hb(group1, "m2", 2, "b0")), success("m2", 2, m2Of2))
+		tc.heartbeat(1, testreq.Heartbeat(group1, "m2", 2, "b0")), success("m2", 2, m2Of2))
 	tc.wantDescribe("stable at epoch 2", group1, stableTwo(false))
 
-	full := hb(group1, "m1", 2, m1Of2)
+	full := testreq.Heartbeat(group1, "m1", 2, m1Of2)
 	full.RebalanceTimeoutMs, full.SubscribedTopicNames = rebalanceMs, []string{"a", "b"}
 	tc.want("a full heartbeat always carries the assignment", 1, tc.heartbeat(1, full), success("m1", 2, m1Of2))
 	tc.want("a plain heartbeat with nothing changed does not", 1,
-		tc.heartbeat(1, hb(group1, "m1", 2, m1Of2)), success("m1", 2, "-"))
+		tc.heartbeat(1, testreq.Heartbeat(group1, "m1", 2, m1Of2)), success("m1", 2, "-"))
 	tc.want("neither does one that reports owned partitions as null", 1,
-		tc.heartbeat(1, hb(group1, "m1", 2, "-")), success("m1", 2, "-"))
+		tc.heartbeat(1, testreq.Heartbeat(group1, "m1", 2, "-")), success("m1", 2, "-"))
 }
 
 // A5's assignor: the running offset grows only over topics that have
@@ -502,8 +505,8 @@ func TestReconciliationTranscript(t *testing.T) {
 // counted, b0 would go to m2 and c0 to m2.)
 func TestAssignorOffsetSkipsTopicsWithoutSubscribers(t *testing.T) {
 	tc := newCoordTest(t)
-	tc.want("m1 alone gets b and c", 1, tc.heartbeat(1, join(group1, "m1", "c", "b")), success("m1", 1, "b0 b1 c0"))
-	tc.want("m2 joins with nothing free yet", 1, tc.heartbeat(1, join(group1, "m2", "b", "c")), success("m2", 2, ""))
+	tc.want("m1 alone gets b and c", 1, tc.heartbeat(1, testreq.Join(group1, "m1", rebalanceMs, "c", "b")), success("m1", 1, "b0 b1 c0"))
+	tc.want("m2 joins with nothing free yet", 1, tc.heartbeat(1, testreq.Join(group1, "m2", rebalanceMs, "b", "c")), success("m2", 2, ""))
 	tc.wantDescribe("targets by the uniform assignor", group1, wantGroup{state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
 		{id: "m1", epoch: 1, assigned: "b0 b1 c0", target: "b0 c0", topics: []string{"b", "c"}},
 		{id: "m2", epoch: 2, target: "b1", topics: []string{"b", "c"}},
@@ -514,7 +517,7 @@ func TestAssignorOffsetSkipsTopicsWithoutSubscribers(t *testing.T) {
 // as a full match (Kafka resolves asynchronously; the result is the same).
 func TestRegexSubscriptionResolvedAtOnce(t *testing.T) {
 	tc := newCoordTest(t)
-	j := join(group1, "m1")
+	j := testreq.Join(group1, "m1", rebalanceMs)
 	j.SubscribedTopicNames = nil
 	tc.want("a regex-only join is assigned the matching topics", 1,
 		tc.heartbeat(1, withRegex(j, "a|c")), success("m1", 1, "a0 a1 a2 c0"))
@@ -522,7 +525,7 @@ func TestRegexSubscriptionResolvedAtOnce(t *testing.T) {
 		{id: "m1", epoch: 1, assigned: "a0 a1 a2 c0", target: "a0 a1 a2 c0", regex: "a|c"},
 	}})
 	tc.want("names and regex add up", 1,
-		tc.heartbeat(1, withRegex(with(hb(group1, "m1", 1, "a0 a1 a2 c0"), func(r *codec.ConsumerGroupHeartbeatRequest) {
+		tc.heartbeat(1, withRegex(with(testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2 c0"), func(r *codec.ConsumerGroupHeartbeatRequest) {
 			r.SubscribedTopicNames = []string{"b"}
 		}), "c")), success("m1", 1, "c0"))
 	tc.wantDescribe("group epoch 2 with target b and c; a still to revoke", group1, wantGroup{state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
@@ -535,7 +538,7 @@ func TestRegexSubscriptionResolvedAtOnce(t *testing.T) {
 // and a subscription, by names or by regex. (Corrected: a regex-only
 // subscription did not count, so such a heartbeat had no Assignment.)
 func TestFullRequest(t *testing.T) {
-	j := join(group1, "m1")
+	j := testreq.Join(group1, "m1", rebalanceMs)
 	j.SubscribedTopicNames = nil
 	withRT := func(r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatRequest {
 		r.RebalanceTimeoutMs = rebalanceMs
@@ -543,17 +546,17 @@ func TestFullRequest(t *testing.T) {
 	}
 	cases := []hbCase{
 		{name: "RebalanceTimeoutMs, regex and owned partitions: full, the assignment is sent",
-			req: withRegex(withRT(hb(group1, "m1", 1, "a0 a1 a2 c0")), "a|c"), want: success("m1", 1, "a0 a1 a2 c0")},
+			req: withRegex(withRT(testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2 c0")), "a|c"), want: success("m1", 1, "a0 a1 a2 c0")},
 		{name: "RebalanceTimeoutMs, names and owned partitions: full",
-			req: with(withRT(hb(group1, "m1", 1, "a0 a1 a2 c0")), func(r *codec.ConsumerGroupHeartbeatRequest) {
+			req: with(withRT(testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2 c0")), func(r *codec.ConsumerGroupHeartbeatRequest) {
 				r.SubscribedTopicNames = []string{}
 			}), want: success("m1", 1, "a0 a1 a2 c0")},
 		{name: "no subscription at all: not full",
-			req: withRT(hb(group1, "m1", 1, "a0 a1 a2 c0")), want: success("m1", 1, "-")},
+			req: withRT(testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2 c0")), want: success("m1", 1, "-")},
 		{name: "a regex without RebalanceTimeoutMs: not full",
-			req: withRegex(hb(group1, "m1", 1, "a0 a1 a2 c0"), "a|c"), want: success("m1", 1, "-")},
+			req: withRegex(testreq.Heartbeat(group1, "m1", 1, "a0 a1 a2 c0"), "a|c"), want: success("m1", 1, "-")},
 		{name: "a regex without owned partitions: not full",
-			req: withRegex(withRT(hb(group1, "m1", 1, "-")), "a|c"), want: success("m1", 1, "-")},
+			req: withRegex(withRT(testreq.Heartbeat(group1, "m1", 1, "-")), "a|c"), want: success("m1", 1, "-")},
 	}
 	for i := range cases {
 		cases[i].version = 1
@@ -586,9 +589,9 @@ func TestAssignorSortsByAssignmentKey(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tc := newCoordTest(t)
-			tc.ok(1, staticJoin(group1, c.staticID, c.instance, "a", "b"))
+			tc.ok(1, testreq.StaticJoin(group1, c.staticID, c.instance, rebalanceMs, "a", "b"))
 			tc.want("m2 joins; everything is still owned by the static member", 1,
-				tc.heartbeat(1, join(group1, "m2", "a", "b")), success("m2", 2, ""))
+				tc.heartbeat(1, testreq.Join(group1, "m2", rebalanceMs, "a", "b")), success("m2", 2, ""))
 			members := []wantMember{
 				{id: c.staticID, instance: c.instance, epoch: 1, assigned: allAB, target: c.staticT, topics: ab},
 				{id: "m2", epoch: 2, target: c.dynamicT, topics: ab},

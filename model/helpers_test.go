@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -151,19 +152,9 @@ func (tc *coordTest) describeGroup(version int16, id string) codec.DescribedGrou
 // version: the full response as a client would read it.
 func (tc *coordTest) want(what string, version int16, got, want codec.Message) {
 	tc.t.Helper()
-	if d := wireDiff(version, got, want); d != "" {
+	if d := codectest.WireDiff(version, got, want); d != "" {
 		tc.t.Errorf("%s:\n%s", what, d)
 	}
-}
-
-// wireDiff compares two messages as encoded at version; "" when equal.
-func wireDiff(version int16, got, want codec.Message) string {
-	gb, gerr := got.AppendTo(nil, version)
-	wb, werr := want.AppendTo(nil, version)
-	if gerr == nil && werr == nil && bytes.Equal(gb, wb) {
-		return ""
-	}
-	return fmt.Sprintf("got  %s (encode error %v)\nwant %s (encode error %v)", dump(got), gerr, dump(want), werr)
 }
 
 func dump(v any) string {
@@ -203,7 +194,7 @@ func invalid(msg string) *codec.ConsumerGroupHeartbeatResponse {
 func success(memberID string, epoch int32, assignment string) *codec.ConsumerGroupHeartbeatResponse {
 	r := &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(memberID), MemberEpoch: epoch, HeartbeatIntervalMs: 5000}
 	if assignment != "-" {
-		r.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: hbParts(assignment)}
+		r.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: testreq.Owned(assignment)}
 	}
 	return r
 }
@@ -240,17 +231,6 @@ func topicsOf(m map[string][]int32) []string {
 	return ts
 }
 
-// hbParts renders "a0 a2 b1" as heartbeat TopicPartitions, topics in name
-// order (the model's documented order). "" is the empty list.
-func hbParts(s string) []codec.ConsumerGroupHeartbeatTopicPartitions {
-	m := parts(s)
-	out := []codec.ConsumerGroupHeartbeatTopicPartitions{}
-	for _, t := range topicsOf(m) {
-		out = append(out, codec.ConsumerGroupHeartbeatTopicPartitions{TopicId: model.TopicIDFor(t), Partitions: m[t]})
-	}
-	return out
-}
-
 func describedParts(s string) codec.DescribedAssignment {
 	m := parts(s)
 	var out []codec.DescribedTopicPartitions
@@ -258,46 +238,6 @@ func describedParts(s string) codec.DescribedAssignment {
 		out = append(out, codec.DescribedTopicPartitions{TopicId: model.TopicIDFor(t), TopicName: t, Partitions: m[t]})
 	}
 	return codec.DescribedAssignment{TopicPartitions: out}
-}
-
-// Requests, written the way a client sends them.
-
-func join(group, member string, topics ...string) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{
-		GroupId: group, MemberId: member, MemberEpoch: 0,
-		RebalanceTimeoutMs:   rebalanceMs,
-		SubscribedTopicNames: append([]string{}, topics...),
-		TopicPartitions:      []codec.ConsumerGroupHeartbeatTopicPartitions{},
-	}
-}
-
-func staticJoin(group, member, instance string, topics ...string) *codec.ConsumerGroupHeartbeatRequest {
-	r := join(group, member, topics...)
-	r.InstanceId = codec.Str(instance)
-	return r
-}
-
-// hb is a plain heartbeat at epoch reporting owned partitions ("-" = null).
-func hb(group, member string, epoch int32, owned string) *codec.ConsumerGroupHeartbeatRequest {
-	r := &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
-	if owned != "-" {
-		r.TopicPartitions = hbParts(owned)
-	}
-	return r
-}
-
-func staticHB(group, member, instance string, epoch int32, owned string) *codec.ConsumerGroupHeartbeatRequest {
-	r := hb(group, member, epoch, owned)
-	r.InstanceId = codec.Str(instance)
-	return r
-}
-
-func leave(group, member string, epoch int32, instance string) *codec.ConsumerGroupHeartbeatRequest {
-	r := &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
-	if instance != "" {
-		r.InstanceId = codec.Str(instance)
-	}
-	return r
 }
 
 // Describe expectations, written compactly.

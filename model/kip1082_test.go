@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/client"
 	"github.com/ghostcheck/ghostcheck/model/rules"
@@ -113,7 +114,7 @@ func TestKIP1082LostJoinResponseV0LeavesAGhost(t *testing.T) {
 		t.Fatalf("members at 45000: %s, want only the real one", got)
 	}
 	w.heartbeat(p, false)
-	if !sameParts(p.client.Owned(), hbParts(allAB)) {
+	if !sameParts(p.client.Owned(), testreq.Owned(allAB)) {
 		t.Fatalf("once the ghost is gone the real member owns %s, want everything", dump(p.client.Owned()))
 	}
 }
@@ -140,7 +141,7 @@ func TestKIP1082LostJoinResponseV1HasNoGhost(t *testing.T) {
 		t.Fatalf("the retried join: %+v, want the same member at epoch 1", r)
 	}
 	check("after the retry")
-	if !sameParts(p.client.Owned(), hbParts(allAB)) {
+	if !sameParts(p.client.Owned(), testreq.Owned(allAB)) {
 		t.Fatalf("after the retry the member owns %s, want everything at once", dump(p.client.Owned()))
 	}
 	for now := int64(6000); now <= 46000; now += 5000 {

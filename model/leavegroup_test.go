@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -88,10 +89,10 @@ func TestLeaveGroupRules(t *testing.T) {
 		tc.wantDescribe("both gone at epoch 3: one bump for the batch (A3.2)", group1,
 			wantGroup{state: model.GroupStateEmpty, epoch: 3})
 		tc.want("the removed static member's next heartbeat finds its instance unknown", 1,
-			tc.heartbeat(1, staticHB(group1, "m1", "i1", 2, m1Of2)),
+			tc.heartbeat(1, testreq.StaticHeartbeat(group1, "m1", "i1", 2, m1Of2)),
 			&codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnknownMemberID, ErrorMessage: codec.Str("Instance id i1 is unknown.")})
 		tc.want("the removed dynamic member's next heartbeat is UNKNOWN_MEMBER_ID", 1,
-			tc.heartbeat(1, hb(group1, "m2", 2, m2Of2)),
+			tc.heartbeat(1, testreq.Heartbeat(group1, "m2", 2, m2Of2)),
 			&codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnknownMemberID, ErrorMessage: codec.Str("Member m2 is not a member of group g.")})
 	})
 	t.Run("removing two of three members moves the epoch once and recomputes the target once", func(t *testing.T) {
@@ -100,7 +101,7 @@ func TestLeaveGroupRules(t *testing.T) {
 		// m3 joins on a and b: epoch 3, keys i1 (m1), m2, m3:
 		// a0->m1 a1->m2 a2->m3, b0->m1 (3+0 mod 3) b1->m2.
 		tc.want("m3 joins and waits for what m1 and m2 own", 1,
-			tc.heartbeat(1, join(group1, "m3", "a", "b")), success("m3", 3, ""))
+			tc.heartbeat(1, testreq.Join(group1, "m3", rebalanceMs, "a", "b")), success("m3", 3, ""))
 		batch := []codec.LeaveGroupMember{lgMember("", "i1"), lgMember("m2", "")}
 		tc.want("both removed", 3, tc.send(3, &codec.LeaveGroupRequest{GroupId: group1, Members: batch}),
 			&codec.LeaveGroupResponse{Members: []codec.LeaveGroupMemberResponse{
@@ -110,7 +111,7 @@ func TestLeaveGroupRules(t *testing.T) {
 				{id: "m3", epoch: 3, target: allAB, topics: ab},
 			}})
 		tc.want("m3 moves to epoch 4 and takes everything, all of it free", 1,
-			tc.heartbeat(1, hb(group1, "m3", 3, "")), success("m3", 4, allAB))
+			tc.heartbeat(1, testreq.Heartbeat(group1, "m3", 3, "")), success("m3", 4, allAB))
 	})
 	t.Run("a batch that removes nobody does not move the epoch", func(t *testing.T) {
 		tc := newCoordTest(t)
@@ -125,7 +126,7 @@ func TestLeaveGroupRules(t *testing.T) {
 	t.Run("administrative removal also removes a parked member", func(t *testing.T) {
 		tc := newCoordTest(t)
 		m1StaticAlone(tc)
-		tc.ok(1, leave(group1, "m1", -2, "i1"))
+		tc.ok(1, testreq.Leave(group1, "m1", -2, "i1"))
 		tc.want("removed", 3, tc.send(3, &codec.LeaveGroupRequest{GroupId: group1, Members: []codec.LeaveGroupMember{lgMember("", "i1")}}),
 			&codec.LeaveGroupResponse{Members: []codec.LeaveGroupMemberResponse{lgResult(lgMember("", "i1"), codec.None)}})
 		tc.wantDescribe("an empty group at epoch 2", group1, wantGroup{state: model.GroupStateEmpty, epoch: 2})

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -32,7 +33,7 @@ func TestRestart(t *testing.T) {
 		tc := newCoordTest(t)
 		m1StaticAlone(tc)
 		tc.advance(10000)
-		tc.want("m1 parks at 10000", 1, tc.heartbeat(1, leave(group1, "m1", -2, "i1")), left("m1", -2))
+		tc.want("m1 parks at 10000", 1, tc.heartbeat(1, testreq.Leave(group1, "m1", -2, "i1")), left("m1", -2))
 		tc.advance(40000)
 		tc.c.Restart()
 		tc.advance(84999)
@@ -43,11 +44,11 @@ func TestRestart(t *testing.T) {
 	t.Run("a member waiting for revocations gets a fresh rebalance timeout", func(t *testing.T) {
 		// As in TestRebalanceTimeout: m1's timer runs from 200 to 1200.
 		tc := newCoordTest(t)
-		tc.ok(1, joinRT(group1, "m1", 1000, "a", "b"))
+		tc.ok(1, testreq.Join(group1, "m1", 1000, "a", "b"))
 		tc.advance(100)
-		tc.ok(1, join(group1, "m2", "a", "b"))
+		tc.ok(1, testreq.Join(group1, "m2", rebalanceMs, "a", "b"))
 		tc.advance(200)
-		tc.want("m1 must revoke a1 b0", 1, tc.heartbeat(1, hb(group1, "m1", 1, allAB)), success("m1", 1, m1Of2))
+		tc.want("m1 must revoke a1 b0", 1, tc.heartbeat(1, testreq.Heartbeat(group1, "m1", 1, allAB)), success("m1", 1, m1Of2))
 		tc.advance(1100)
 		tc.c.Restart()
 		revoking := wantGroup{state: model.GroupStateReconciling, epoch: 2, members: []wantMember{
@@ -77,13 +78,13 @@ func TestRestart(t *testing.T) {
 		if !sameSnapshots(before, tc.c.Snapshot()) {
 			t.Fatalf("state changed across the restart:\n%s\n%s", dump(before), dump(tc.c.Snapshot()))
 		}
-		tc.want("m1 heartbeats at its epoch", 1, tc.heartbeat(1, staticHB(group1, "m1", "i1", 2, m1Of2)), success("m1", 2, "-"))
+		tc.want("m1 heartbeats at its epoch", 1, tc.heartbeat(1, testreq.StaticHeartbeat(group1, "m1", "i1", 2, m1Of2)), success("m1", 2, "-"))
 	})
 	t.Run("the connection's ClientId is forgotten: a request without one is attributed to none", func(t *testing.T) {
 		tc := newCoordTest(t)
 		m1Alone(tc) // the connection's first request carried the test ClientId
 		tc.c.Restart()
-		tc.ok(1, hb(group1, "m1", 1, allAB)) // no ClientId: not the connection's first request
+		tc.ok(1, testreq.Heartbeat(group1, "m1", 1, allAB)) // no ClientId: not the connection's first request
 		if got := tc.describeGroup(1, group1).Members[0].ClientId; got != "" {
 			t.Fatalf("ClientId %q after the restart, want the empty string (the new first request carried none)", got)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
@@ -13,7 +14,7 @@ import (
 func TestStaticRestartTrackerOnTheModel(t *testing.T) {
 	tc := newCoordTest(t)
 	twoStable(tc, true)
-	tc.ok(1, leave(group1, "m1", -2, "i1"))
+	tc.ok(1, testreq.Leave(group1, "m1", -2, "i1"))
 	var fromSnap, fromDescribe rules.StaticRestartTracker
 	describe := func() []rules.GroupSnapshot {
 		resp := tc.send(1, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{group1}}).(*codec.ConsumerGroupDescribeResponse)
@@ -27,7 +28,7 @@ func TestStaticRestartTrackerOnTheModel(t *testing.T) {
 	}
 	pass("parked (snapshot)", fromSnap.Observe(tc.c.Snapshot()))
 	pass("parked (describe)", fromDescribe.Observe(describe()))
-	tc.ok(1, staticJoin(group1, "m3", "i1", "a", "b"))
+	tc.ok(1, testreq.StaticJoin(group1, "m3", "i1", rebalanceMs, "a", "b"))
 	pass("taken over (snapshot)", fromSnap.Observe(tc.c.Snapshot()))
 	pass("taken over (describe)", fromDescribe.Observe(describe()))
 	got := tc.c.Snapshot()[0].Members[1]

@@ -14,6 +14,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
+	"github.com/ghostcheck/ghostcheck/internal/cputime"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/proxy"
@@ -67,7 +68,7 @@ func overheadRun(b *testing.B, conns int, via string) {
 	var next, failed atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	start := time.Now()
 	for _, w := range ws {
 		wg.Add(1)
@@ -82,7 +83,7 @@ func overheadRun(b *testing.B, conns int, via string) {
 		}()
 	}
 	wg.Wait()
-	elapsed, cpu := time.Since(start), processCPU()-cpu0
+	elapsed, cpu := time.Since(start), cputime.Process()-cpu0
 	b.StopTimer()
 	var lat []time.Duration
 	for _, w := range ws {

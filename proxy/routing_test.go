@@ -11,21 +11,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 	"github.com/ghostcheck/ghostcheck/proxy"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
-
-// kfakeCluster starts an in-process kfake cluster of three brokers for the
-// test.
-func kfakeCluster(t testing.TB) *kfake.Cluster {
-	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
 
 func dialNegotiated(t *testing.T, addr string) (*wire.Conn, *wire.Headers, wire.Versions) {
 	t.Helper()
@@ -46,7 +35,7 @@ func dialNegotiated(t *testing.T, addr string) (*wire.Conn, *wire.Headers, wire.
 // version a client may ask, is one of the proxy's listeners, one per
 // upstream broker, and each forwards to its broker.
 func TestRoutingToEveryBroker(t *testing.T) {
-	cluster := kfakeCluster(t)
+	cluster := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"))
 	p := startProxy(t, proxy.Config{Upstream: cluster.ListenAddrs()[0]})
 	w, hm, _ := dialNegotiated(t, p.Addr())
 	proxied := map[string]bool{}
@@ -114,7 +103,7 @@ func TestRoutingToEveryBroker(t *testing.T) {
 // Past MaxBrokers an answer naming a new broker cannot be rewritten: the
 // connection closes rather than tell the client a broker's own address.
 func TestMaxBrokers(t *testing.T) {
-	cluster := kfakeCluster(t)
+	cluster := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"))
 	p := startProxy(t, proxy.Config{Upstream: cluster.ListenAddrs()[0], MaxBrokers: 2, Logf: func(string, ...any) {}})
 	w, hm, _ := dialNegotiated(t, p.Addr())
 	if _, err := w.RoundTrip(hm.Next(codec.Metadata, 12), codec.NewMetadataRequest()); !errors.Is(err, wire.ErrNoResponse) {

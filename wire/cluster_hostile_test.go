@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -199,7 +200,7 @@ func TestClusterGivesUpOnNotCoordinator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, evs, err := cl.RoundTrip(context.Background(), "g", 1, join("g", "m"))
+	resp, evs, err := cl.RoundTrip(context.Background(), "g", 1, testreq.Join("g", "m", 30000, "t"))
 	var re *wire.RetryError
 	if !errors.As(err, &re) || !errors.Is(err, wire.ErrRetriesExhausted) || re.Retries != fastBackoff.MaxRetries {
 		t.Fatalf("got %v, want a RetryError after %d retries", err, fastBackoff.MaxRetries)
@@ -306,7 +307,7 @@ func TestClusterUnreachableCoordinator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, evs, err := cl.RoundTrip(context.Background(), "g", 1, join("g", "m"))
+	_, evs, err := cl.RoundTrip(context.Background(), "g", 1, testreq.Join("g", "m", 30000, "t"))
 	if !errors.Is(err, wire.ErrRetriesExhausted) {
 		t.Fatalf("got %v (events %v)", err, evs)
 	}
@@ -324,7 +325,7 @@ func TestClusterMaxWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = cl.RoundTrip(context.Background(), "g", 1, join("g", "m"))
+	_, _, err = cl.RoundTrip(context.Background(), "g", 1, testreq.Join("g", "m", 30000, "t"))
 	var re *wire.RetryError
 	if !errors.As(err, &re) || re.Retries > 3 || re.Waited > time.Second {
 		t.Fatalf("got %v, want to give up within MaxWait (3 retries at most)", err)
@@ -340,11 +341,11 @@ func TestClusterRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, _, err := cl.RoundTrip(ctx, "g", 5, join("g", "m")); !errors.Is(err, wire.ErrVersionNotOffered) {
+	if _, _, err := cl.RoundTrip(ctx, "g", 5, testreq.Join("g", "m", 30000, "t")); !errors.Is(err, wire.ErrVersionNotOffered) {
 		t.Fatalf("v5: %v", err)
 	}
 	cl.Close()
-	if _, _, err := cl.RoundTrip(ctx, "g", 1, join("g", "m")); !errors.Is(err, wire.ErrClusterClosed) {
+	if _, _, err := cl.RoundTrip(ctx, "g", 1, testreq.Join("g", "m", 30000, "t")); !errors.Is(err, wire.ErrClusterClosed) {
 		t.Fatalf("after Close: %v", err)
 	}
 	if _, err := wire.Connect(ctx, nil, wire.ClusterOptions{}); err == nil {

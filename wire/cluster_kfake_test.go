@@ -16,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -130,18 +132,8 @@ func connect(t *testing.T, bootstrap []string, rec *recorder) *wire.Cluster {
 // client bootstrapped from its first n addresses.
 func threeBrokers(t *testing.T, n int, rec *recorder) (*kfake.Cluster, *wire.Cluster) {
 	t.Helper()
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
+	kc := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
 	return kc, connect(t, kc.ListenAddrs()[:n], rec)
-}
-
-// join is a KIP-848 join of a fresh member of group.
-func join(group, member string) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: 0, RebalanceTimeoutMs: 30000,
-		SubscribedTopicNames: []string{"t"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
-}
-
-func keepalive(group, member string, epoch int32) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
 }
 
 // hb sends a heartbeat routed to the group's coordinator and fails the
@@ -222,12 +214,12 @@ func TestClusterAgainstKfake(t *testing.T) {
 			continue
 		}
 		joined[coord] = true
-		r, evs := hb(t, cl, join(g, fmt.Sprintf("member-%d", i)))
+		r, evs := hb(t, cl, testreq.Join(g, fmt.Sprintf("member-%d", i), 30000, "t"))
 		if len(evs) != 0 || r.MemberEpoch < 1 {
 			t.Fatalf("%s: events %v, epoch %d", g, evs, r.MemberEpoch)
 		}
 		other := (coord + 1) % 3
-		resp, err := cl.RoundTripTo(ctx, other, 1, keepalive(g, fmt.Sprintf("member-%d", i), r.MemberEpoch))
+		resp, err := cl.RoundTripTo(ctx, other, 1, testreq.Heartbeat(g, fmt.Sprintf("member-%d", i), r.MemberEpoch, "-"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +258,7 @@ func TestClusterAgainstKfake(t *testing.T) {
 func TestClusterCoordinatorMove(t *testing.T) {
 	kc, cl := threeBrokers(t, 3, nil)
 	const g = "moving"
-	r, _ := hb(t, cl, join(g, "m1"))
+	r, _ := hb(t, cl, testreq.Join(g, "m1", 30000, "t"))
 	old := kc.CoordinatorFor(g)
 	for i := 0; kc.CoordinatorFor(g) == old; i++ {
 		if i == 100 {
@@ -275,7 +267,7 @@ func TestClusterCoordinatorMove(t *testing.T) {
 		kc.RehashCoordinators()
 	}
 	moved := kc.CoordinatorFor(g)
-	r2, evs := hb(t, cl, keepalive(g, "m1", r.MemberEpoch))
+	r2, evs := hb(t, cl, testreq.Heartbeat(g, "m1", r.MemberEpoch, "-"))
 	if r2.MemberEpoch != r.MemberEpoch {
 		t.Fatalf("epoch %d after the move, want %d kept", r2.MemberEpoch, r.MemberEpoch)
 	}
@@ -314,7 +306,7 @@ func TestClusterLoadInProgress(t *testing.T) {
 		}
 		return resp, nil, true
 	})
-	_, evs := hb(t, cl, join(g, "m1"))
+	_, evs := hb(t, cl, testreq.Join(g, "m1", 30000, "t"))
 	want := []wire.EventKind{wire.CoordinatorError, wire.Retry, wire.CoordinatorError, wire.Retry}
 	if !slices.Equal(kinds(evs), want) {
 		t.Fatalf("events %v, want %v", evs, want)
@@ -337,19 +329,19 @@ func TestClusterConnectionClosedByBroker(t *testing.T) {
 	rec := &recorder{}
 	kc, cl := threeBrokers(t, 3, rec)
 	const g = "dropped"
-	r, _ := hb(t, cl, join(g, "m1"))
+	r, _ := hb(t, cl, testreq.Join(g, "m1", 30000, "t"))
 	kc.ControlKey(int16(kmsg.ConsumerGroupHeartbeat), func(kmsg.Request) (kmsg.Response, error, bool) {
 		return nil, errors.New("drop the connection"), true
 	})
 	dials := rec.dials()
-	_, evs, err := cl.RoundTrip(context.Background(), g, 1, keepalive(g, "m1", r.MemberEpoch))
+	_, evs, err := cl.RoundTrip(context.Background(), g, 1, testreq.Heartbeat(g, "m1", r.MemberEpoch, "-"))
 	if !errors.Is(err, wire.ErrNoResponse) {
 		t.Fatalf("got %v, want an unknown outcome", err)
 	}
 	if len(evs) != 1 || evs[0].Kind != wire.ConnectionLost || !evs[0].Forgot {
 		t.Fatalf("events %v, want one connection-lost forgetting the coordinator", evs)
 	}
-	_, evs = hb(t, cl, keepalive(g, "m1", r.MemberEpoch))
+	_, evs = hb(t, cl, testreq.Heartbeat(g, "m1", r.MemberEpoch, "-"))
 	if !slices.Equal(kinds(evs), []wire.EventKind{wire.CoordinatorFound}) || rec.dials() != dials+1 {
 		t.Fatalf("events %v, dials %d then %d: want the coordinator found again on a new connection", evs, dials, rec.dials())
 	}
@@ -361,9 +353,9 @@ func TestClusterIdleConnectionRedialed(t *testing.T) {
 	rec := &recorder{}
 	_, cl := threeBrokers(t, 3, rec)
 	const g = "idle"
-	r, _ := hb(t, cl, join(g, "m1"))
+	r, _ := hb(t, cl, testreq.Join(g, "m1", 30000, "t"))
 	rec.eofAll()
-	_, evs := hb(t, cl, keepalive(g, "m1", r.MemberEpoch))
+	_, evs := hb(t, cl, testreq.Heartbeat(g, "m1", r.MemberEpoch, "-"))
 	if !slices.Equal(kinds(evs), []wire.EventKind{wire.Redialed}) {
 		t.Fatalf("events %v, want one redialed", evs)
 	}
@@ -373,7 +365,7 @@ func TestClusterIdleConnectionRedialed(t *testing.T) {
 // each connection it makes; a wrong password fails Connect with ErrAuth.
 func TestClusterWithSASLAndTLS(t *testing.T) {
 	pki := newPKI(t)
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"), kfake.TLS(pki.serverConfig(false)),
+	kc := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"), kfake.TLS(pki.serverConfig(false)),
 		kfake.EnableSASL(), kfake.Superuser(codec.MechanismScramSHA256, "alice", testPassword))
 	cfg, err := wire.TLSFiles{CAFile: pki.caFile}.Config()
 	if err != nil {
@@ -388,7 +380,7 @@ func TestClusterWithSASLAndTLS(t *testing.T) {
 	}
 	defer cl.Close()
 	for i := range 6 {
-		hb(t, cl, join(fmt.Sprintf("g%d", i), "m"))
+		hb(t, cl, testreq.Join(fmt.Sprintf("g%d", i), "m", 30000, "t"))
 	}
 	o.Dialer.SASL = &wire.SASL{Mechanism: codec.MechanismScramSHA256, User: "alice", Password: wire.NewSecret("wrong")}
 	if _, err := wire.Connect(ctx, kc.ListenAddrs(), o); !errors.Is(err, wire.ErrAuth) {
@@ -401,7 +393,7 @@ func TestClusterWithSASLAndTLS(t *testing.T) {
 // every heartbeat is accepted in the end (the moves are retried, each
 // one an event), with the race detector watching the cluster's state.
 func TestClusterConcurrentMoves(t *testing.T) {
-	kc := startKfake(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
+	kc := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"))
 	// A heartbeat meets NOT_COORDINATOR again only if a rehash came
 	// between its tries: 160 rehashes in all cannot spend 200 retries.
 	cl, err := wire.Connect(context.Background(), kc.ListenAddrs()[:1], wire.ClusterOptions{
@@ -421,7 +413,7 @@ func TestClusterConcurrentMoves(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			g := fmt.Sprintf("busy-%d", w)
-			resp, _, err := cl.RoundTrip(context.Background(), g, 1, join(g, "m"))
+			resp, _, err := cl.RoundTrip(context.Background(), g, 1, testreq.Join(g, "m", 30000, "t"))
 			if err != nil {
 				errs <- err
 				return
@@ -429,7 +421,7 @@ func TestClusterConcurrentMoves(t *testing.T) {
 			epoch := resp.(*codec.ConsumerGroupHeartbeatResponse).MemberEpoch
 			for range 20 {
 				kc.RehashCoordinators()
-				resp, evs, err := cl.RoundTrip(context.Background(), g, 1, keepalive(g, "m", epoch))
+				resp, evs, err := cl.RoundTrip(context.Background(), g, 1, testreq.Heartbeat(g, "m", epoch, "-"))
 				if err != nil {
 					errs <- fmt.Errorf("%s: %w", g, err)
 					return

@@ -290,10 +290,11 @@ func TestRefusedSendKeepsPending(t *testing.T) {
 }
 
 // A Deadline is due at first, not again until half of its timeout has
-// passed, and at once after Reset.
+// passed, and at once after Reset. The timeout is long enough that a
+// loaded machine's pause between two steps does not pass half of it.
 func TestDeadlineRenewsAtHalfLife(t *testing.T) {
 	var d wire.Deadline
-	const timeout = 40 * time.Millisecond
+	const timeout = time.Second
 	steps := []struct {
 		what  string
 		sleep time.Duration
@@ -303,7 +304,7 @@ func TestDeadlineRenewsAtHalfLife(t *testing.T) {
 		{"the first", 0, false, true},
 		{"right after", 0, false, false},
 		{"after a reset", 0, true, true},
-		{"past half of it", 25 * time.Millisecond, false, true},
+		{"past half of it", timeout/2 + 50*time.Millisecond, false, true},
 	}
 	for _, s := range steps {
 		time.Sleep(s.sleep)

@@ -16,20 +16,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
-
-// startKfake starts kfake (an in-process cluster nobody here wrote) on
-// 127.0.0.1 with opts, closed when the test ends.
-func startKfake(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
-	t.Helper()
-	c, err := kfake.NewCluster(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
 
 func newHeaders(t *testing.T, clientID string) *wire.Headers {
 	t.Helper()
@@ -62,7 +51,7 @@ const testPassword = "pw-Sesame-4711"
 func TestSASLAgainstKfake(t *testing.T) {
 	for _, mech := range wire.Mechanisms() {
 		t.Run(mech, func(t *testing.T) {
-			c := startKfake(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(mech, "alice", testPassword))
+			c := kfaketest.Start(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(mech, "alice", testPassword))
 			addr := c.ListenAddrs()[0]
 			ctx := context.Background()
 
@@ -102,7 +91,7 @@ func TestSASLAgainstKfake(t *testing.T) {
 // Without SASL, kfake with SASL enabled serves nothing: the SASL tests
 // above would fail if authentication were skipped.
 func TestKfakeWithSASLRefusesUnauthenticated(t *testing.T) {
-	c := startKfake(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(codec.MechanismPlain, "alice", testPassword))
+	c := kfaketest.Start(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(codec.MechanismPlain, "alice", testPassword))
 	d := &wire.Dialer{Options: wire.Options{Timeout: 5 * time.Second}}
 	hm := newHeaders(t, "no-sasl")
 	conn, _, err := d.Dial(context.Background(), c.ListenAddrs()[0], hm)
@@ -119,7 +108,7 @@ func TestKfakeWithSASLRefusesUnauthenticated(t *testing.T) {
 // A SASL user of one mechanism is refused under another: kfake closes the
 // connection, which is an ErrAuth saying what it may mean.
 func TestSASLMechanismWithoutCredentials(t *testing.T) {
-	c := startKfake(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(codec.MechanismPlain, "alice", testPassword))
+	c := kfaketest.Start(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(codec.MechanismPlain, "alice", testPassword))
 	d := &wire.Dialer{Options: wire.Options{Timeout: 5 * time.Second},
 		SASL: &wire.SASL{Mechanism: codec.MechanismScramSHA512, User: "alice", Password: wire.NewSecret(testPassword)}}
 	_, _, err := d.Dial(context.Background(), c.ListenAddrs()[0], newHeaders(t, "x"))
@@ -285,7 +274,7 @@ func TestReadSecretFile(t *testing.T) {
 func TestTLSAgainstKfake(t *testing.T) {
 	pki := newPKI(t)
 	ctx := context.Background()
-	c := startKfake(t, kfake.NumBrokers(1), kfake.TLS(pki.serverConfig(true)),
+	c := kfaketest.Start(t, kfake.NumBrokers(1), kfake.TLS(pki.serverConfig(true)),
 		kfake.EnableSASL(), kfake.Superuser(codec.MechanismScramSHA512, "alice", testPassword))
 	addr := c.ListenAddrs()[0]
 	sasl := &wire.SASL{Mechanism: codec.MechanismScramSHA512, User: "alice", Password: wire.NewSecret(testPassword)}
@@ -361,7 +350,7 @@ func TestTLSFilesErrors(t *testing.T) {
 // says for how long in SaslAuthenticate v1+; the Prelude keeps it, so a
 // caller knows when the broker will close the connection.
 func TestSASLSessionLifetime(t *testing.T) {
-	c := startKfake(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(codec.MechanismPlain, "alice", testPassword),
+	c := kfaketest.Start(t, kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(codec.MechanismPlain, "alice", testPassword),
 		kfake.BrokerConfigs(map[string]string{"connections.max.reauth.ms": "60000"}))
 	d := &wire.Dialer{Options: wire.Options{Timeout: 5 * time.Second},
 		SASL: &wire.SASL{Mechanism: codec.MechanismPlain, User: "alice", Password: wire.NewSecret(testPassword)}}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/cputime"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -40,7 +40,7 @@ func BenchmarkRun(b *testing.B) {
 				b.Fatalf("flags: exit %d", code)
 			}
 			ops := 0
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				ps := runPhase(context.Background(), cfg, cfg.columns[0], 0, 0, newProgress(io.Discard))
@@ -49,7 +49,7 @@ func BenchmarkRun(b *testing.B) {
 				}
 				ops += ps.Operations
 			}
-			cpu := (cpuTime() - cpu0).Seconds()
+			cpu := (cputime.Process() - cpu0).Seconds()
 			s := b.Elapsed().Seconds()
 			b.ReportMetric(float64(histories*b.N)/s, "histories/s")
 			b.ReportMetric(float64(ops)/s, "ops/s")
@@ -57,15 +57,6 @@ func BenchmarkRun(b *testing.B) {
 			b.ReportMetric(float64(ops)/cpu, "ops/cpu-s")
 		})
 	}
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkFloor measures, per operation of the same 200 histories as
@@ -101,10 +92,10 @@ func BenchmarkFloor(b *testing.B) {
 	var cpu0 time.Duration
 	perOp := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*ops), "ns/history-op")
-		b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N*ops), "cpu-µs/op")
+		b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/float64(b.N*ops), "cpu-µs/op")
 	}
 	b.Run("plan", func(b *testing.B) {
-		cpu0 = cpuTime()
+		cpu0 = cputime.Process()
 		for i := 0; i < b.N; i++ {
 			for j := range runs {
 				plan.New(cfg.seed+uint64(j), opts)
@@ -113,7 +104,7 @@ func BenchmarkFloor(b *testing.B) {
 		perOp(b)
 	})
 	b.Run("target", func(b *testing.B) {
-		cpu0 = cpuTime()
+		cpu0 = cputime.Process()
 		for i := 0; i < b.N; i++ {
 			for _, res := range runs {
 				t, err := targets.New(cfg.target, res.Plan, "")
@@ -134,7 +125,7 @@ func BenchmarkFloor(b *testing.B) {
 		perOp(b)
 	})
 	b.Run("check", func(b *testing.B) {
-		cpu0 = cpuTime()
+		cpu0 = cputime.Process()
 		for i := 0; i < b.N; i++ {
 			for _, res := range runs {
 				if rep := check.History(res.Plan, res.History, check.Options{}); rep.Verdict != history.Ok {

@@ -40,6 +40,7 @@ func startCoordinator(t *testing.T, muts impl.Mutants) string {
 }
 
 func TestCheckAgainstOurServerExitsZero(t *testing.T) {
+	t.Parallel() // it waits on a broker over TCP
 	addr := startCoordinator(t, 0)
 	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
 		"--cases", "A1,A3,B4.2,B1.1", "--histories", "1", "--rounds", "20", "--out", t.TempDir())
@@ -286,6 +287,7 @@ func TestCheckBrokerGoneMidCase(t *testing.T) {
 // ConsumerGroupDescribe: check says how it negotiated, skips what needs
 // Describe, and says what the histories could not check.
 func TestCheckBrokerThatDiffers(t *testing.T) {
+	t.Parallel() // it waits on a broker over TCP
 	p := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{GarbleApiVersionsFrom: 3, Hide: []codec.APIKey{codec.ConsumerGroupDescribe}})
 	code, out, errOut := run(t, "", "check", "--bootstrap", p.Addr(), "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
 		"--cases", "A1/v1-join-empty,B7.2", "--histories", "1", "--rounds", "20", "--out", t.TempDir())

@@ -14,6 +14,7 @@ import (
 // failure, SKIP and a known finding skipped, PASS passing) and per
 // history; --json carries the schema and the options.
 func TestCheckJUnitAndJSON(t *testing.T) {
+	t.Parallel() // it waits on a broker over TCP
 	addr := startCoordinator(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID))
 	dir := t.TempDir()
 	known := filepath.Join(dir, "known")

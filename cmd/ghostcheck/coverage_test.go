@@ -49,6 +49,7 @@ example.com/m/model/client/a.go:5.1,6.2 1 0
 // summary, the statement coverage of model/ and impl/, what the run did
 // not reach and the clause table.
 func TestRunCoverage(t *testing.T) {
+	t.Parallel() // its time is go build's, in a child process
 	if testing.Short() {
 		t.Skip("builds ghostcheck with -cover")
 	}

@@ -1,6 +1,7 @@
 // Package codectest draws valid codec messages with rapid, for property
 // tests and fuzz seeds in any package: codec's own round trips, the
-// differential tests against franz-go's kmsg, and the harness's generators.
+// differential tests against franz-go's kmsg, and the harness's generators;
+// and compares two messages as a peer reads them (WireDiff).
 //
 // A drawn value is valid for the version it was drawn for: only fields that
 // exist at that version hold non-default values, and every value has the

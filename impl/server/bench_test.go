@@ -16,6 +16,8 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/internal/cputime"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -69,11 +71,7 @@ func loadRun(b *testing.B, broker string, clients, depth int, churn bool) {
 	var addr string
 	switch broker {
 	case "kfake":
-		c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(6, "alpha"), kfake.SeedTopics(3, "beta"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
+		c := kfaketest.Start(b, kfake.NumBrokers(1), kfake.SeedTopics(6, "alpha"), kfake.SeedTopics(3, "beta"))
 		addr = c.ListenAddrs()[0]
 	case "floor":
 		addr = serveFloor(b)
@@ -183,7 +181,7 @@ func runLoad(b *testing.B, addr string, clients, depth int) {
 	var failed atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	start := time.Now()
 	for _, wk := range ws {
 		wg.Add(1)
@@ -221,7 +219,7 @@ func runLoad(b *testing.B, addr string, clients, depth int) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
+	cpu := cputime.Process() - cpu0
 	b.StopTimer()
 	for _, wk := range ws {
 		for _, m := range wk.member {
@@ -304,7 +302,7 @@ func runChurn(b *testing.B, addr string, clients int) {
 	var next, failed atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	start := time.Now()
 	for _, wk := range ws {
 		wg.Add(1)
@@ -361,7 +359,7 @@ func runChurn(b *testing.B, addr string, clients int) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
+	cpu := cputime.Process() - cpu0
 	b.StopTimer()
 	var lats [][]time.Duration
 	for _, wk := range ws {

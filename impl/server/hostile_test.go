@@ -13,6 +13,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -32,7 +33,7 @@ func TestBadPeersCannotHurtTheServer(t *testing.T) {
 	epoch := r.MemberEpoch
 	alive := func(what string) {
 		t.Helper()
-		resp := good.do(codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "good", MemberEpoch: epoch, RebalanceTimeoutMs: -1}).(*codec.ConsumerGroupHeartbeatResponse)
+		resp := good.do(codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "good", epoch, "-")).(*codec.ConsumerGroupHeartbeatResponse)
 		if resp.ErrorCode != codec.None {
 			t.Fatalf("%s: the good member's heartbeat got %v", what, resp.ErrorCode)
 		}
@@ -203,7 +204,7 @@ func TestThousandsOfIdleConnections(t *testing.T) {
 	start := time.Now()
 	r := good.join("g", "m")
 	for i := 0; i < 100; i++ {
-		good.do(codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", MemberEpoch: r.MemberEpoch, RebalanceTimeoutMs: -1})
+		good.do(codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m", r.MemberEpoch, "-"))
 	}
 	t.Logf("%d idle connections open; 101 requests of a good client took %v", h.srv.Stats().Open, time.Since(start))
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
@@ -28,7 +30,13 @@ import (
 // behaviour observed: a finding that stops reproducing, or a violation
 // that is not one, fails the test.
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// The kgo scenarios wait on real time (kgo's heartbeats every 100 ms and
+// its fetches, over kfake): they run side by side, t.Parallel, more at
+// once than GOMAXPROCS.
+func TestMain(m *testing.M) {
+	nettest.ParallelWaits()
+	goleak.VerifyTestMain(m)
+}
 
 // kgoFinding is a rule kgo breaks, and how.
 type kgoFinding struct {
@@ -62,14 +70,7 @@ type kgoEnv struct {
 // front of them with faults.
 func newKgoEnv(t *testing.T, faults proxy.Injector) *kgoEnv {
 	t.Helper()
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"), kfake.BrokerConfigs(map[string]string{
-		"group.consumer.session.timeout.ms":    "1000",
-		"group.consumer.heartbeat.interval.ms": "100",
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Close)
+	cluster := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"), kfaketest.GroupTimers(time.Second, 100*time.Millisecond))
 	produce(t, cluster.ListenAddrs())
 	p, err := proxy.Start(proxy.Config{Listen: "127.0.0.1:0", Upstream: cluster.ListenAddrs()[0], Faults: faults})
 	if err != nil {
@@ -112,12 +113,20 @@ func (e *kgoEnv) consumer(clientID string, extra ...kgo.Opt) *kgo.Client {
 }
 
 // consume polls for d and returns how many records came.
-func consume(cl *kgo.Client, d time.Duration) int {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+func consume(cl *kgo.Client, d time.Duration) int { return consumeAtLeast(cl, d, 0) }
+
+// consumeAtLeast is consume that goes on past d until want records came,
+// for at most a minute: on a loaded machine kgo takes longer to join and
+// fetch, and a test that needs every record must not need an idle one.
+func consumeAtLeast(cl *kgo.Client, d time.Duration, want int) int {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	n := 0
-	for ctx.Err() == nil {
-		n += cl.PollFetches(ctx).NumRecords()
+	for ctx.Err() == nil && (time.Since(start) < d || n < want) {
+		poll, stop := context.WithTimeout(ctx, max(d-time.Since(start), 100*time.Millisecond))
+		n += cl.PollFetches(poll).NumRecords()
+		stop()
 	}
 	return n
 }
@@ -212,9 +221,10 @@ func isHeartbeat(r proxy.GroupRequest) bool {
 // is one of three brokers), consumes every record, heartbeats, and leaves
 // on close, keeping every rule it adopted.
 func TestKgoSteady(t *testing.T) {
+	t.Parallel()
 	e := newKgoEnv(t, nil)
 	cl := e.consumer("kgo-steady")
-	if n := consume(cl, 2*time.Second); n != 10 {
+	if n := consumeAtLeast(cl, 2*time.Second, 10); n != 10 {
 		t.Errorf("consumed %d records, want 10", n)
 	}
 	cl.Close()
@@ -228,6 +238,7 @@ func TestKgoSteady(t *testing.T) {
 // close() of the consumer: kgo's last heartbeat is its leave, at epoch -1
 // under its own member id, and nothing under that id follows.
 func TestKgoClose(t *testing.T) {
+	t.Parallel()
 	e := newKgoEnv(t, nil)
 	cl := e.consumer("kgo-close")
 	consume(cl, time.Second)
@@ -264,6 +275,7 @@ func (e *kgoEnv) faulted() {
 // The first heartbeat's answer is lost (the broker made the member): kgo
 // reconnects and rejoins under the same member id.
 func TestKgoFirstHeartbeatAnswerLost(t *testing.T) {
+	t.Parallel()
 	e := newKgoEnv(t, onceFor(isJoin, proxy.Fault{Kind: proxy.DropResponse}))
 	cl := e.consumer("kgo-lost")
 	consume(cl, 2*time.Second)
@@ -279,6 +291,7 @@ func TestKgoFirstHeartbeatAnswerLost(t *testing.T) {
 // The connection is closed right after the join is forwarded (mid-join):
 // kgo rejoins under the same member id.
 func TestKgoConnectionClosedMidJoin(t *testing.T) {
+	t.Parallel()
 	e := newKgoEnv(t, onceFor(isJoin, proxy.Fault{Kind: proxy.CloseAfterForward}))
 	cl := e.consumer("kgo-closed")
 	consume(cl, 2*time.Second)
@@ -292,6 +305,7 @@ func TestKgoConnectionClosedMidJoin(t *testing.T) {
 // UNKNOWN_MEMBER_ID makes kgo take a new member id (G1); the others it
 // survives under its id.
 func TestKgoInjectedErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		code     codec.ErrorCode
 		findings []kgoFinding
@@ -303,6 +317,7 @@ func TestKgoInjectedErrors(t *testing.T) {
 		{codec.FencedMemberEpoch, nil, true},
 	} {
 		t.Run(tc.code.String(), func(t *testing.T) {
+			t.Parallel()
 			e := newKgoEnv(t, onceFor(isHeartbeat, proxy.Fault{Kind: proxy.AnswerError, Code: tc.code}))
 			cl := e.consumer("kgo-error")
 			consume(cl, 2*time.Second)
@@ -322,6 +337,7 @@ func TestKgoInjectedErrors(t *testing.T) {
 // and consumes. Each process has its own ClientId, so the proxy tells
 // them apart (kgo sends no client instance id).
 func TestKgoStaticMemberRestarted(t *testing.T) {
+	t.Parallel()
 	e := newKgoEnv(t, nil)
 	first := e.consumer("kgo-static-a", kgo.InstanceID("static-1"))
 	consume(first, 1500*time.Millisecond)

@@ -29,8 +29,14 @@ func TestCommandBrokerStopBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	addr := ln.Addr().String()
+	// The commands run side by side (Stop mostly waits), after this
+	// function returns; no goroutine may be left once all have stopped.
+	// The test is not parallel to the others, so the goroutines are the
+	// commands' alone.
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, before) })
 	for _, tc := range []struct {
 		name string
 		// cmd is the broker command; %[1]s is the grandchild's pid file,
@@ -43,7 +49,7 @@ func TestCommandBrokerStopBounded(t *testing.T) {
 		{"command ignores SIGTERM", `trap '' TERM; setsid sleep 600 & echo $! > %[1]s; echo %[2]s; while :; do sleep 1; done`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			t.Parallel()
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			t.Cleanup(func() { killPidFile(t, pidFile) })
 			b, err := conformance.CommandLauncher(fmt.Sprintf(tc.cmd, pidFile, addr))()

@@ -72,6 +72,14 @@ func (c *sessionClock) tooSlow(what string) verdict {
 	return skip(fmt.Sprintf("%s%s (stalls up to %v)", tooSlowPrefix, what, c.stalls.Max().Round(time.Millisecond)))
 }
 
+// TooSlow reports whether the case could not judge the broker because
+// this machine was too slow for its timing (a SKIP after judgedAttempts
+// tries, the observation starting "too slow to judge: "): a verdict on
+// the machine, never on the broker.
+func (r Result) TooSlow() bool {
+	return r.Status == Skip && strings.HasPrefix(r.Observed, tooSlowPrefix)
+}
+
 // judgedAttempts is how often judged runs a case that was too slow to
 // judge.
 const judgedAttempts = 3

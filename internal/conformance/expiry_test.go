@@ -50,8 +50,11 @@ func slowJoins(t *testing.T, backend string, delay time.Duration) string {
 
 // The session cases time a session from what they saw: a broker that
 // took the join in 400 ms late (more than the cases' margin) still
-// passes them, and one whose parked member never expires still fails.
+// passes them, and one whose parked member never expires still fails. A
+// case this machine was too slow to judge is left out (judgeable), not
+// held against the broker.
 func TestSessionCasesCountFromTheJoinsResponse(t *testing.T) {
+	t.Parallel()
 	names := []string{"B4.4/session-expiry", "B4.4/error-does-not-refresh-session", "B4.4/parked-member-expires"}
 	for _, c := range []struct {
 		name string
@@ -62,6 +65,7 @@ func TestSessionCasesCountFromTheJoinsResponse(t *testing.T) {
 		{"parked-never-expires", impl.Mutants(0).With(impl.MutParkedNeverExpires), "B4.4/parked-member-expires"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			addr := slowJoins(t, startServeMutant(t, c.muts), 400*time.Millisecond)
 			rep, err := conformance.Run(peer(addr), conformance.Select(names, false, true), conformance.Options{})
 			if err != nil {
@@ -70,7 +74,7 @@ func TestSessionCasesCountFromTheJoinsResponse(t *testing.T) {
 			if len(rep.Results) != len(names) {
 				t.Fatalf("%d results for %d cases", len(rep.Results), len(names))
 			}
-			for _, r := range rep.Results {
+			for _, r := range judgeable(t, rep.Results) {
 				want := conformance.Pass
 				if r.Name == c.fail {
 					want = conformance.Fail

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,29 +12,24 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 )
 
-// kfake as a peer: an in-process fake cluster on 127.0.0.1, configured
-// like the ghostcheck server these tests start.
+// startKfake starts kfake as a peer, configured like the ghostcheck
+// server these tests start (startServe), and returns its address.
 func startKfake(t testing.TB) string {
 	t.Helper()
-	c, err := kfake.NewCluster(
+	return kfaketest.Start(t,
 		kfake.NumBrokers(1),
 		kfake.SeedTopics(6, "alpha"),
 		kfake.SeedTopics(3, "beta"),
 		kfake.SeedTopics(2, "gamma"),
+		kfaketest.GroupTimers(sessionTimeout, heartbeatInterval),
 		kfake.BrokerConfigs(map[string]string{
-			"group.consumer.session.timeout.ms":    "800",
-			"group.consumer.heartbeat.interval.ms": "100",
-			"group.consumer.max.size":              "5",
-			"group.max.size":                       "5", // kfake reads this one for consumer groups too
+			"group.consumer.max.size": strconv.Itoa(maxGroupSize),
+			"group.max.size":          strconv.Itoa(maxGroupSize), // kfake reads this one for consumer groups too
 		}),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c.ListenAddrs()[0]
+	).ListenAddrs()[0]
 }
 
 // kfakeKnown are kfake's known deviations from docs/PROTOCOL.md
@@ -63,19 +59,25 @@ func checkAgainstFindings(t *testing.T, who string, rs []conformance.Result, k *
 }
 
 func TestKfakeConformance(t *testing.T) {
+	t.Parallel()
 	addr := startKfake(t)
 	k := kfakeKnown(t)
-	rep, err := conformance.Run(peer(addr), conformance.Select(nil, false, true), conformance.Options{Known: k})
+	cases := conformance.Select(nil, false, true)
+	rep, err := conformance.Run(peer(addr), cases, conformance.Options{Known: k})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAgainstFindings(t, "kfake", rep.Results, k)
+	if len(rep.Results) != len(cases) {
+		t.Fatalf("%d results for %d cases", len(rep.Results), len(cases))
+	}
+	checkAgainstFindings(t, "kfake", judgeable(t, rep.Results), k)
 }
 
 // The risky case (an unknown api key) runs against kfake in a child
 // process: kfake panics on it (finding K12), which would kill this test
 // binary.
 func TestKfakeUnknownAPIKeyIsolated(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("GHOSTCHECK_KFAKE_CHILD") == "1" {
 		addr := startKfake(t)
 		rep, err := conformance.Run(peer(addr), conformance.Select([]string{"B1.1/unknown-api-key"}, true, false), conformance.Options{Known: kfakeKnown(t)})
@@ -112,18 +114,23 @@ func tail(s string, n int) string {
 // parked static member that never expires, K9, is KNOWN), and nothing
 // else may fail.
 func TestHistories(t *testing.T) {
+	t.Parallel()
 	for _, b := range []struct {
 		name  string
 		start func(testing.TB) string
 		known func(testing.TB) *conformance.Known
 	}{{"serve", startServe, func(testing.TB) *conformance.Known { return nil }}, {"kfake", startKfake, kfakeKnown}} {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			addr := b.start(t)
 			rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(addr), Seed: 1, Histories: 2, Options: conformance.DefaultHistoryOptions(), Known: b.known(t)}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s: left out %v", b.name, rep.LeftOut)
+			if len(rep.Histories) != 2 {
+				t.Fatalf("%s: %d histories run, want 2 (stopped: %s)", b.name, len(rep.Histories), rep.Stopped)
+			}
 			for _, h := range rep.Histories {
 				t.Logf("%s seed %d: %s %s %s known %v (%d ops, lag %d ms, stall %d ms)", b.name, h.Seed, h.Status, h.Rule, h.Detail, h.Known, h.Operations, h.LagMs, h.StallMs)
 				// kfake: with K1's probe left out, what remains is K9's

@@ -24,6 +24,7 @@ func parseKnown(t *testing.T, text string) *conformance.Known {
 }
 
 func TestParseKnown(t *testing.T) {
+	t.Parallel()
 	k := parseKnown(t, `# findings
 K1 case  A1/v1-join-empty-member-id   NONE member=
 K1 probe v1-join-empty-member-id
@@ -65,6 +66,7 @@ L1 workaround join-regex-empty  the mock aborts
 // failure that differs from what was recorded, and a known finding that
 // no longer reproduces, are noted; Mismatches lists both.
 func TestRunMarksKnownFindings(t *testing.T) {
+	t.Parallel()
 	addr := startMutant(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID))
 	k := parseKnown(t, `
 X1 case A1/v1-join-empty-member-id NONE member=
@@ -107,6 +109,7 @@ func nullRegex(_ *codec.RequestHeader, req codec.Message) bool {
 // such a join crashes it (the known finding, reproduced). Probes listed
 // are left out of the histories, and a rule listed makes a history KNOWN.
 func TestKnownWorkaroundsAndProbes(t *testing.T) {
+	t.Parallel()
 	k := parseKnown(t, `
 L1 workaround join-regex-empty
 L1 case B4.2/join-null-regex-allowed the broker stopped answering after ConsumerGroupHeartbeat
@@ -170,6 +173,7 @@ L1 case B4.2/join-null-regex-allowed the broker stopped answering after Consumer
 // the tests holding kfake and librdkafka's mock to their findings): its
 // errors name the file, and the line for what is in it.
 func TestLoadKnown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)

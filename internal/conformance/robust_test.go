@@ -55,6 +55,7 @@ func byName(rs []conformance.Result) map[string]conformance.Result {
 // A broker that answers ApiVersions v3 and v4 with garbage is negotiated
 // with at v2, and the run says so; the cases still run.
 func TestRunReportsApiVersionsFallback(t *testing.T) {
+	t.Parallel()
 	p := differing(t, brokertest.Options{GarbleApiVersionsFrom: 3})
 	rep, err := conformance.Run(peer(p.Addr()), conformance.Select([]string{"B7.1/advertises", "A1/v1-join-empty"}, false, false), conformance.Options{})
 	if err != nil {
@@ -89,6 +90,7 @@ func shortHistories() plan.Options {
 // rule still FAILs; histories are judged from the responses and say what
 // they could not check.
 func TestRunWithoutDescribe(t *testing.T) {
+	t.Parallel()
 	hide := brokertest.Options{Hide: []codec.APIKey{codec.ConsumerGroupDescribe}}
 	p := differing(t, hide)
 	rep, err := conformance.Run(peer(p.Addr()), conformance.Select(nil, true, false), conformance.Options{})
@@ -162,6 +164,7 @@ func minusThree(_ *codec.RequestHeader, req codec.Message) bool {
 // no way to start another broker the run stops there; with a launcher
 // every later case runs on a fresh broker and the table is complete.
 func TestRunBrokerGoneMidCase(t *testing.T) {
+	t.Parallel()
 	cases := conformance.Select([]string{"B4.2/"}, false, false)
 	crashAt := slices.IndexFunc(cases, func(c conformance.Case) bool { return c.Name == "B4.2/epoch-below-minus-two" })
 	if crashAt < 0 || crashAt == len(cases)-1 {
@@ -226,6 +229,7 @@ func TestRunBrokerGoneMidCase(t *testing.T) {
 // A broker that dies during a history: the history is CRASH; without a
 // launcher the run stops, with one the next history gets a fresh broker.
 func TestHistoriesBrokerGone(t *testing.T) {
+	t.Parallel()
 	var beats atomic.Int32
 	dies := brokertest.Options{DieOn: func(_ *codec.RequestHeader, req codec.Message) bool {
 		_, ok := req.(*codec.ConsumerGroupHeartbeatRequest)
@@ -262,6 +266,7 @@ func TestHistoriesBrokerGone(t *testing.T) {
 // A history in which no client could join checked nothing: it is
 // Unknown, not Ok.
 func TestHistoryWhereNobodyJoinedIsUnknown(t *testing.T) {
+	t.Parallel()
 	p := differing(t, brokertest.Options{Hide: []codec.APIKey{codec.ConsumerGroupHeartbeat}})
 	rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(p.Addr()), Seed: 1, Histories: 1, Options: shortHistories()}, nil)
 	if err != nil {
@@ -275,6 +280,7 @@ func TestHistoryWhereNobodyJoinedIsUnknown(t *testing.T) {
 // After a history crashed the broker, a later Run (check's risky cases)
 // starts on a fresh broker, without asking the dead one its versions.
 func TestRunAfterHistoryCrash(t *testing.T) {
+	t.Parallel()
 	var beats atomic.Int32
 	dies := brokertest.Options{DieOn: func(_ *codec.RequestHeader, req codec.Message) bool {
 		_, ok := req.(*codec.ConsumerGroupHeartbeatRequest)

@@ -44,8 +44,29 @@ func peer(addr string) conformance.Peer {
 	return conformance.Peer{Addr: addr, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval, MaxGroupSize: maxGroupSize}
 }
 
+// judgeable leaves out, saying so, the results of the cases this machine
+// was too slow to judge (Result.TooSlow: a loaded machine's SKIP, never a
+// verdict on the broker), so a test holds the broker to the others; a
+// test left with none is skipped, as it checked nothing.
+func judgeable(t *testing.T, rs []conformance.Result) []conformance.Result {
+	t.Helper()
+	var out []conformance.Result
+	for _, r := range rs {
+		if r.TooSlow() {
+			t.Logf("%s left out: %s", r.Name, r.Observed)
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 && len(rs) > 0 {
+		t.Skipf("this machine was too slow to judge any of the %d cases", len(rs))
+	}
+	return out
+}
+
 // ghostcheck's own server passes every case.
 func TestServePassesEveryCase(t *testing.T) {
+	t.Parallel()
 	addr := startServe(t)
 	rep, err := conformance.Run(peer(addr), conformance.Select(nil, true, true), conformance.Options{})
 	if err != nil {
@@ -55,7 +76,7 @@ func TestServePassesEveryCase(t *testing.T) {
 	var b strings.Builder
 	conformance.Table(&b, rs)
 	t.Logf("conformance of ghostcheck serve:\n%s", b.String())
-	for _, r := range rs {
+	for _, r := range judgeable(t, rs) {
 		if r.Status != conformance.Pass {
 			t.Errorf("%s: %s: observed %s; expected %s", r.Name, r.Status, r.Observed, r.Expected)
 		}
@@ -73,6 +94,7 @@ func TestServePassesEveryCase(t *testing.T) {
 // A5.5/static-restart-then-rebalance: the rebalance keeps the instance's
 // place.
 func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
+	t.Parallel()
 	addr := startServeMutant(t, impl.Mutants(0).With(impl.MutStaticRestartRebalances))
 	rep, err := conformance.Run(peer(addr), conformance.Select([]string{"A5.5/", "B4.4/static-takeover"}, false, false), conformance.Options{})
 	if err != nil {
@@ -104,6 +126,7 @@ func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 // measures over the whole suite), and passes without it
 // (TestServePassesEveryCase).
 func TestCasesCatchTheirMutants(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mutant impl.Mutant
 		cases  []string

@@ -12,6 +12,7 @@ import (
 // Every case carries its source, the same words as its row in
 // docs/PROTOCOL.md, and the source says which releases ship the rule.
 func TestCaseSourcesMatchDocs(t *testing.T) {
+	t.Parallel()
 	for _, c := range conformance.Cases() {
 		if c.Source == "" {
 			t.Errorf("%s: no Source", c.Name)
@@ -27,6 +28,7 @@ func TestCaseSourcesMatchDocs(t *testing.T) {
 }
 
 func TestShipsOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		source string
 		want   string // Ships.String(); "" = an error
@@ -72,6 +74,7 @@ func TestShipsOf(t *testing.T) {
 // (KIP-1082, Kafka 4.0), a retried join makes a second member
 // (KAFKA-19233, in no release known).
 func TestKafkaVersionMakesUnshippedRulesNotApplicable(t *testing.T) {
+	t.Parallel()
 	addr := startServeMutant(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID).With(impl.MutRetriedJoinNewMember))
 	cases := conformance.Select([]string{"A1/v1-join-empty-member-id", "A1/retried-join-same-member"}, false, false)
 	for _, tc := range []struct {

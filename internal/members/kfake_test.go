@@ -6,23 +6,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 )
-
-// kfake as a peer nobody here wrote, in-process on 127.0.0.1.
-func startKfake(t *testing.T) string {
-	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "alpha"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c.ListenAddrs()[0]
-}
 
 // list shows the members kfake holds: the ones our consumers joined, with
 // the epochs kfake gave them.
 func TestListAgainstKfake(t *testing.T) {
-	addr := startKfake(t)
+	addr := kfaketest.Start(t, kfake.NumBrokers(1), kfake.SeedTopics(4, "alpha")).ListenAddrs()[0]
 	a := join(t, addr, "app-a", "inst-a")
 	b := join(t, addr, "app-b", "")
 	g, err := List(opts(addr), "orders")
@@ -52,7 +42,7 @@ func TestListAgainstKfake(t *testing.T) {
 // and the members stay. Recorded, not loosened: if kfake starts removing
 // them, this test fails and the finding must be updated.
 func TestRemoveAgainstKfakeFindingK4(t *testing.T) {
-	addr := startKfake(t)
+	addr := kfaketest.Start(t, kfake.NumBrokers(1), kfake.SeedTopics(4, "alpha")).ListenAddrs()[0]
 	parked := join(t, addr, "app-p", "inst-p")
 	join(t, addr, "app-x", "inst-x")
 	parked.park()
@@ -81,7 +71,7 @@ func TestRemoveAgainstKfakeFindingK4(t *testing.T) {
 // (Kafka 4.0 does, KAFKA-18188; docs/PROTOCOL.md A3.1), at v3+ or v0-v2:
 // also finding K4.
 func TestRemoveByMemberIDAgainstKfakeFindingK4(t *testing.T) {
-	addr := startKfake(t)
+	addr := kfaketest.Start(t, kfake.NumBrokers(1), kfake.SeedTopics(4, "alpha")).ListenAddrs()[0]
 	a := join(t, addr, "app-a", "")
 	b := join(t, addr, "app-b", "inst-b")
 	v, rs, err := Remove(opts(addr), "orders", Who{MemberIDs: []string{a.c.MemberID(), b.c.MemberID()}}, "")

@@ -9,6 +9,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -62,7 +63,7 @@ func TestImplWithoutMutantPasses(t *testing.T) {
 	for _, version := range []int{1, -1} {
 		o := plan.DefaultOptions()
 		o.HeartbeatVersion = version
-		for i := 1; i <= 60; i++ {
+		for i := 1; i <= race.Sweep(60); i++ {
 			p := plan.New(uint64(i), o)
 			target, err := New("impl", p, "")
 			if err != nil {

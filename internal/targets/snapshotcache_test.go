@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/race"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -20,7 +21,7 @@ import (
 func TestCachedSnapshotsAreFresh(t *testing.T) {
 	observations, reused := 0, 0
 	for _, version := range []int{1, 0, -1} {
-		for seed := uint64(1); seed <= 20; seed++ {
+		for seed := uint64(1); seed <= uint64(race.Sweep(20)); seed++ {
 			t.Run(fmt.Sprintf("v%d/seed%d", version, seed), func(t *testing.T) {
 				o := plan.DefaultOptions()
 				o.HeartbeatVersion = version

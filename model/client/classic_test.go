@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
 	"github.com/ghostcheck/ghostcheck/model/client"
 )
 
@@ -93,7 +94,7 @@ func TestClassicJoinRequests(t *testing.T) {
 	if v != 9 {
 		t.Errorf("JoinGroup v%d, want v9 (the broker's and the client's highest)", v)
 	}
-	if d := wireDiff(v, r, want); d != "" {
+	if d := codectest.WireDiff(v, r, want); d != "" {
 		t.Errorf("first join:\n%s", d)
 	}
 	if c.Due() != client.DueNothing || c.Heartbeating() {
@@ -104,7 +105,7 @@ func TestClassicJoinRequests(t *testing.T) {
 	}
 	r, v = c.JoinGroup()
 	want.MemberId = "p-1"
-	if d := wireDiff(v, r, want); d != "" {
+	if d := codectest.WireDiff(v, r, want); d != "" {
 		t.Errorf("the join after MEMBER_ID_REQUIRED:\n%s", d)
 	}
 }
@@ -418,7 +419,7 @@ func TestClassicLeaderAssigns(t *testing.T) {
 	}
 	wantReq := &codec.SyncGroupRequest{GroupId: group1, GenerationId: 1, MemberId: "m2", GroupInstanceId: codec.Null,
 		ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("uniform"), Assignments: want}
-	if d := wireDiff(5, r, wantReq); d != "" {
+	if d := codectest.WireDiff(5, r, wantReq); d != "" {
 		t.Errorf("the leader's SyncGroup:\n%s", d)
 	}
 
@@ -496,7 +497,7 @@ func TestClassicLeave(t *testing.T) {
 				if v != c.wantV {
 					t.Errorf("LeaveGroup v%d, want v%d", v, c.wantV)
 				}
-				if d := wireDiff(v, r, c.want); d != "" {
+				if d := codectest.WireDiff(v, r, c.want); d != "" {
 					t.Errorf("LeaveGroup:\n%s", d)
 				}
 			}

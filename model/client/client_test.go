@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
 	"github.com/ghostcheck/ghostcheck/model/client"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -179,7 +180,7 @@ func TestClientRequests(t *testing.T) {
 		if gotV != wantV {
 			t.Errorf("%s: version %d, want %d", what, gotV, wantV)
 		}
-		if d := wireDiff(wantV, got, want); d != "" {
+		if d := codectest.WireDiff(wantV, got, want); d != "" {
 			t.Errorf("%s:\n%s", what, d)
 		}
 	}

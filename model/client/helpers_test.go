@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,16 +67,6 @@ func apiVersionsResponse(code codec.ErrorCode, keys []codec.ApiVersionsKey) *cod
 	r := codec.NewApiVersionsResponse()
 	r.ErrorCode, r.ApiKeys = code, keys
 	return r
-}
-
-// wireDiff compares two messages as encoded at version; "" when equal.
-func wireDiff(version int16, got, want codec.Message) string {
-	gb, gerr := got.AppendTo(nil, version)
-	wb, werr := want.AppendTo(nil, version)
-	if gerr == nil && werr == nil && bytes.Equal(gb, wb) {
-		return ""
-	}
-	return fmt.Sprintf("got  %s (encode error %v)\nwant %s (encode error %v)", dump(got), gerr, dump(want), werr)
 }
 
 func dump(v any) string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
@@ -54,15 +55,6 @@ func (t *traffic) kip(conn uint64, u codec.UUID, body codec.Message, version int
 	return t.req(conn, body.Key(), version, cid, &u, body, nil)
 }
 
-func chb(group, member string, epoch int32) *codec.ConsumerGroupHeartbeatRequest {
-	return &codec.ConsumerGroupHeartbeatRequest{GroupId: group, MemberId: member, MemberEpoch: epoch, RebalanceTimeoutMs: -1}
-}
-
-func static(r *codec.ConsumerGroupHeartbeatRequest, instance string) *codec.ConsumerGroupHeartbeatRequest {
-	r.InstanceId = codec.Str(instance)
-	return r
-}
-
 func outcomes(t *testing.T, reqs []rules.ClientRequest) map[string]map[rules.Rule]rules.RuleResult {
 	t.Helper()
 	out := map[string]map[rules.Rule]rules.RuleResult{}
@@ -95,11 +87,11 @@ var clientRuleCases = []struct {
 }{
 	{"a KIP-1082 and KIP-1313 client passes", func(t *traffic) {
 		t.kip(1, inst1, &codec.ApiVersionsRequest{}, 3)
-		t.kip(1, inst1, static(chb("g", "m1", 0), "i1"), 1)
-		t.kip(1, inst1, chb("g", "m1", 1), 1)
+		t.kip(1, inst1, testreq.StaticHeartbeat("g", "m1", "i1", 0, "-"), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 1, "-"), 1)
 		t.kip(2, inst1, &codec.GetTelemetrySubscriptionsRequest{}, 1)
-		t.kip(2, inst1, static(chb("g", "m1", -2), "i1"), 1)
-		t.kip(2, inst1, static(chb("g", "m1", 0), "i1"), 1)
+		t.kip(2, inst1, testreq.StaticHeartbeat("g", "m1", "i1", -2, "-"), 1)
+		t.kip(2, inst1, testreq.StaticHeartbeat("g", "m1", "i1", 0, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleMemberIDFromFirstHeartbeat, rules.OutcomePass, "4 v1 heartbeats"},
 		{rules.RuleStableMemberID, rules.OutcomePass, ""},
@@ -115,8 +107,8 @@ var clientRuleCases = []struct {
 	}},
 	{"an old client adopts nothing", func(t *traffic) {
 		t.req(1, codec.ApiVersions, 3, str("old"), nil, &codec.ApiVersionsRequest{}, nil)
-		t.req(1, codec.ConsumerGroupHeartbeat, 0, str("old"), nil, chb("g", "", 0), nil)
-		t.req(1, codec.ConsumerGroupHeartbeat, 0, str("old"), nil, chb("g", "b1", 1), nil)
+		t.req(1, codec.ConsumerGroupHeartbeat, 0, str("old"), nil, testreq.Heartbeat("g", "", 0, "-"), nil)
+		t.req(1, codec.ConsumerGroupHeartbeat, 0, str("old"), nil, testreq.Heartbeat("g", "b1", 1, "-"), nil)
 		t.req(1, codec.GetTelemetrySubscriptions, 0, str("old"), nil, &codec.GetTelemetrySubscriptionsRequest{}, nil)
 	}, "clientId old", []want{
 		{rules.RuleMemberIDFromFirstHeartbeat, rules.OutcomeNotAdopted, "v0 only"},
@@ -128,82 +120,82 @@ var clientRuleCases = []struct {
 		{rules.RuleStaticLeaveWithInstanceID, rules.OutcomeNotSeen, ""},
 	}},
 	{"an empty member id at v1", func(t *traffic) {
-		t.kip(1, inst1, chb("g", " ", 0), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", " ", 0, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleMemberIDFromFirstHeartbeat, rules.OutcomeViolated, `MemberId " "`},
 	}},
 	{"a new member id after UNKNOWN_MEMBER_ID", func(t *traffic) {
-		t.kip(1, inst1, chb("g", "m1", 0), 1)
-		r := t.kip(1, inst1, chb("g", "m1", 1), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 0, "-"), 1)
+		r := t.kip(1, inst1, testreq.Heartbeat("g", "m1", 1, "-"), 1)
 		r.Response, r.Fault = &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnknownMemberID}, "answered UNKNOWN_MEMBER_ID"
-		t.kip(1, inst1, chb("g", "m2", 0), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m2", 0, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleStableMemberID, rules.OutcomeViolated, "sends member id m2, not m1; its previous heartbeat got UNKNOWN_MEMBER_ID (injected by the proxy) at epoch 1"},
 	}},
 	{"a new member id after a lost response, on a new connection", func(t *traffic) {
-		t.kip(1, inst1, chb("g", "m1", 0), 1).Fault = "response dropped"
-		t.kip(2, inst1, chb("g", "m2", 0), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 0, "-"), 1).Fault = "response dropped"
+		t.kip(2, inst1, testreq.Heartbeat("g", "m2", 0, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleStableMemberID, rules.OutcomeViolated, "no response (response dropped) at epoch 0"},
 	}},
 	{"two clients, one member id", func(t *traffic) {
-		t.kip(1, inst1, chb("g", "dup", 0), 1)
-		t.kip(2, inst2, chb("g", "dup", 0), 1)
-		t.kip(3, inst2, chb("other", "x", 0), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "dup", 0, "-"), 1)
+		t.kip(2, inst2, testreq.Heartbeat("g", "dup", 0, "-"), 1)
+		t.kip(3, inst2, testreq.Heartbeat("other", "x", 0, "-"), 1)
 	}, "instance AgICAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleUniqueMemberIDs, rules.OutcomeViolated, "also sent by instance AQEBAAAAAAAAAAAAAAAAAA"},
 		{rules.RuleStableMemberID, rules.OutcomePass, ""},
 	}},
 	{"a heartbeat after a leave", func(t *traffic) {
-		t.kip(1, inst1, chb("g", "m1", 0), 1)
-		t.kip(1, inst1, chb("g", "m1", -1), 1)
-		t.kip(1, inst1, chb("g", "m1", 3), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 0, "-"), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", -1, "-"), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 3, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleNoHeartbeatAfterLeave, rules.OutcomeViolated, "at epoch 3 after its leave"},
 	}},
 	{"a LeaveGroup counts as a leave", func(t *traffic) {
-		t.kip(1, inst1, chb("g", "m1", 2), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 2, "-"), 1)
 		t.kip(1, inst1, &codec.LeaveGroupRequest{GroupId: "g", Members: []codec.LeaveGroupMember{{MemberId: "m1"}}}, 4)
-		t.kip(1, inst1, chb("g", "m1", 2), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 2, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleNoHeartbeatAfterLeave, rules.OutcomeViolated, "LeaveGroup v4"},
 		{rules.RuleLeaveGroupInstanceID, rules.OutcomePass, ""},
 		{rules.RuleLeaveGroupDowngrade, rules.OutcomePass, ""},
 	}},
 	{"tag 0 carried, then missing", func(t *traffic) {
-		t.kip(1, inst1, chb("g", "m1", 0), 1)
-		t.req(1, codec.ConsumerGroupHeartbeat, 1, nil, nil, chb("g", "m1", 1), nil)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 0, "-"), 1)
+		t.req(1, codec.ConsumerGroupHeartbeat, 1, nil, nil, testreq.Heartbeat("g", "m1", 1, "-"), nil)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleClientInstanceIDInHeader, rules.OutcomeViolated, "has no tag 0, while"},
 	}},
 	{"tag 0 zero", func(t *traffic) {
-		t.kip(1, codec.UUID{}, chb("g", "m1", 0), 1)
+		t.kip(1, codec.UUID{}, testreq.Heartbeat("g", "m1", 0, "-"), 1)
 	}, "instance AAAAAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleClientInstanceIDInHeader, rules.OutcomeViolated, "zero UUID"},
 		{rules.RuleNoZeroUUIDs, rules.OutcomeViolated, "zero UUID"},
 	}},
 	{"two instance ids on one connection", func(t *traffic) {
-		t.kip(1, inst1, chb("g", "m1", 0), 1)
-		t.kip(1, inst2, chb("g", "m1", 1), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", 0, "-"), 1)
+		t.kip(1, inst2, testreq.Heartbeat("g", "m1", 1, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleClientInstanceIDInHeader, rules.OutcomeViolated, "on the same connection"},
 	}},
 	{"a zero member id", func(t *traffic) {
-		t.kip(1, inst1, chb("g", "00000000-0000-0000-0000-000000000000", 0), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "00000000-0000-0000-0000-000000000000", 0, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleNoZeroUUIDs, rules.OutcomeViolated, "the zero UUID"},
 	}},
 	{"ClientId null on later requests, then repeated", func(t *traffic) {
-		t.req(1, codec.ConsumerGroupHeartbeat, 1, str("app"), &inst1, chb("g", "m1", 0), nil)
-		t.req(1, codec.ConsumerGroupHeartbeat, 1, nil, &inst1, chb("g", "m1", 1), nil)
-		t.req(1, codec.ConsumerGroupHeartbeat, 1, str("app"), &inst1, chb("g", "m1", 1), nil)
+		t.req(1, codec.ConsumerGroupHeartbeat, 1, str("app"), &inst1, testreq.Heartbeat("g", "m1", 0, "-"), nil)
+		t.req(1, codec.ConsumerGroupHeartbeat, 1, nil, &inst1, testreq.Heartbeat("g", "m1", 1, "-"), nil)
+		t.req(1, codec.ConsumerGroupHeartbeat, 1, str("app"), &inst1, testreq.Heartbeat("g", "m1", 1, "-"), nil)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleClientIDOnFirstRequest, rules.OutcomeViolated, "request 3 of its connection, repeats ClientId"},
 	}},
 	{"a connection's first request without ClientId", func(t *traffic) {
-		t.req(1, codec.ConsumerGroupHeartbeat, 1, str("app"), &inst1, chb("g", "m1", 0), nil)
-		t.req(1, codec.ConsumerGroupHeartbeat, 1, nil, &inst1, chb("g", "m1", 1), nil)
-		t.req(2, codec.ConsumerGroupHeartbeat, 1, nil, &inst1, chb("g", "m1", 1), nil)
+		t.req(1, codec.ConsumerGroupHeartbeat, 1, str("app"), &inst1, testreq.Heartbeat("g", "m1", 0, "-"), nil)
+		t.req(1, codec.ConsumerGroupHeartbeat, 1, nil, &inst1, testreq.Heartbeat("g", "m1", 1, "-"), nil)
+		t.req(2, codec.ConsumerGroupHeartbeat, 1, nil, &inst1, testreq.Heartbeat("g", "m1", 1, "-"), nil)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleClientIDOnFirstRequest, rules.OutcomeViolated, "carries a null ClientId"},
 	}},
@@ -214,25 +206,25 @@ var clientRuleCases = []struct {
 		{rules.RuleTelemetryInstanceID, rules.OutcomeViolated, "sends AgICAAAAAAAAAAAAAAAAAA in the body"},
 	}},
 	{"a static leave at -2 without InstanceId", func(t *traffic) {
-		t.kip(1, inst1, static(chb("g", "m1", 0), "i1"), 1)
-		t.kip(1, inst1, chb("g", "m1", -2), 1)
+		t.kip(1, inst1, testreq.StaticHeartbeat("g", "m1", "i1", 0, "-"), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", -2, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleStaticLeaveWithInstanceID, rules.OutcomeViolated, "at epoch -2 without InstanceId (instance i1)"},
 	}},
 	{"a static member leaving for good names its instance", func(t *traffic) {
-		t.kip(1, inst1, static(chb("g", "m1", 0), "i1"), 1)
-		t.kip(1, inst1, static(chb("g", "m1", -1), "i1"), 1)
+		t.kip(1, inst1, testreq.StaticHeartbeat("g", "m1", "i1", 0, "-"), 1)
+		t.kip(1, inst1, testreq.StaticHeartbeat("g", "m1", "i1", -1, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleStaticLeaveWithInstanceID, rules.OutcomePass, "1 of them at -1"},
 	}},
 	{"a static leave at -1 without its instance", func(t *traffic) {
-		t.kip(1, inst1, static(chb("g", "m1", 0), "i1"), 1)
-		t.kip(1, inst1, chb("g", "m1", -1), 1)
+		t.kip(1, inst1, testreq.StaticHeartbeat("g", "m1", "i1", 0, "-"), 1)
+		t.kip(1, inst1, testreq.Heartbeat("g", "m1", -1, "-"), 1)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleStaticLeaveWithInstanceID, rules.OutcomeViolated, "leaves at epoch -1 without its InstanceId"},
 	}},
 	{"a LeaveGroup v3 entry naming nobody, and a static member without its instance", func(t *traffic) {
-		t.kip(1, inst1, static(chb("g", "m1", 0), "i1"), 1)
+		t.kip(1, inst1, testreq.StaticHeartbeat("g", "m1", "i1", 0, "-"), 1)
 		t.kip(1, inst1, &codec.LeaveGroupRequest{GroupId: "g", Members: []codec.LeaveGroupMember{{MemberId: "m1"}}}, 3)
 	}, "instance AQEBAAAAAAAAAAAAAAAAAA (app)", []want{
 		{rules.RuleLeaveGroupInstanceID, rules.OutcomeViolated, `not its instance "i1"`},
@@ -287,11 +279,11 @@ func keys[V any](m map[string]V) []string {
 // connections carry.
 func TestClientIdentity(t *testing.T) {
 	var tr traffic
-	tr.req(1, codec.ConsumerGroupHeartbeat, 1, str("a"), &inst1, chb("g", "m1", 0), nil)
+	tr.req(1, codec.ConsumerGroupHeartbeat, 1, str("a"), &inst1, testreq.Heartbeat("g", "m1", 0, "-"), nil)
 	tr.req(2, codec.Metadata, 8, str("a"), nil, nil, nil) // header v1, no tag 0: joins inst1 through ClientId a
-	tr.req(3, codec.ConsumerGroupHeartbeat, 1, str("b"), nil, chb("g", "m2", 0), nil)
-	tr.req(4, codec.ConsumerGroupHeartbeat, 1, nil, nil, chb("g", "m3", 0), nil)
-	tr.req(5, codec.ConsumerGroupHeartbeat, 1, str("b"), nil, chb("g", "m2", 1), nil)
+	tr.req(3, codec.ConsumerGroupHeartbeat, 1, str("b"), nil, testreq.Heartbeat("g", "m2", 0, "-"), nil)
+	tr.req(4, codec.ConsumerGroupHeartbeat, 1, nil, nil, testreq.Heartbeat("g", "m3", 0, "-"), nil)
+	tr.req(5, codec.ConsumerGroupHeartbeat, 1, str("b"), nil, testreq.Heartbeat("g", "m2", 1, "-"), nil)
 	res := rules.CheckClients(tr.reqs)
 	var got []string
 	for _, c := range res {

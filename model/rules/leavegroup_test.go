@@ -1,11 +1,11 @@
 package rules_test
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/codec/codectest"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
@@ -17,16 +17,6 @@ func lgMember(memberID, instanceID string) codec.LeaveGroupMember {
 		m.GroupInstanceId = codec.Str(instanceID)
 	}
 	return m
-}
-
-// wireDiff compares two requests as encoded at version; "" when equal.
-func wireDiff(version int16, got, want codec.Message) string {
-	gb, gerr := got.AppendTo(nil, version)
-	wb, werr := want.AppendTo(nil, version)
-	if gerr != nil || werr != nil || !bytes.Equal(gb, wb) {
-		return fmt.Sprintf("got  %+v (encode error %v)\nwant %+v (encode error %v)", got, gerr, want, werr)
-	}
-	return ""
 }
 
 // PlanLeaveGroup: one batch at v3+ (capped at the client's v5, Reason only
@@ -50,7 +40,7 @@ func TestPlanLeaveGroup(t *testing.T) {
 			if c.want >= 5 {
 				want.Members = members // Reason exists from v5 only
 			}
-			if d := wireDiff(c.want, calls[0].Request, want); d != "" {
+			if d := codectest.WireDiff(c.want, calls[0].Request, want); d != "" {
 				t.Error(d)
 			}
 			if calls[0].Request.Members[0].Reason.Valid != (c.want >= 5) {
@@ -67,7 +57,7 @@ func TestPlanLeaveGroup(t *testing.T) {
 			if len(calls) != 1 || calls[0].Version != max || fmt.Sprint(calls[0].Members) != "[1]" {
 				t.Fatalf("calls %+v, want one v%d request for member 1", calls, max)
 			}
-			if d := wireDiff(max, calls[0].Request, &codec.LeaveGroupRequest{GroupId: group1, MemberId: "m2"}); d != "" {
+			if d := codectest.WireDiff(max, calls[0].Request, &codec.LeaveGroupRequest{GroupId: group1, MemberId: "m2"}); d != "" {
 				t.Error(d)
 			}
 			want := []codec.ErrorCode{codec.UnsupportedVersion, codec.None, codec.UnsupportedVersion}

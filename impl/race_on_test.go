@@ -1,5 +1,0 @@
-//go:build race
-
-package impl_test
-
-const raceEnabled = true
