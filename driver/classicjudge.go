@@ -277,4 +277,3 @@ func (cj *classicJudge) process(p *proc, mp *rules.Process) {
 		}
 	}
 }
-

@@ -111,6 +111,10 @@ func (l *ClassicLedger) Restarted(at int64) { l.restarts = append(l.restarts, at
 // Restarts is how many coordinator restarts the ledger has recorded.
 func (l *ClassicLedger) Restarts() int { return len(l.restarts) }
 
+// LastRestart is the time of the last restart at or before now (-1
+// none): a grace counted from it is the shortest a member may have.
+func (l *ClassicLedger) LastRestart(now int64) int64 { return l.lastRestart(now) }
+
 // lastRestart is the time of the last restart at or before now (-1 none).
 func (l *ClassicLedger) lastRestart(now int64) int64 {
 	for i := len(l.restarts) - 1; i >= 0; i-- {
@@ -318,7 +322,9 @@ func (l *ClassicLedger) graceUntil(group string, m MemberSnapshot, now int64) in
 	if lg != nil {
 		start = max(start, lg.completed)
 		if lm := lg.members[m.MemberID]; lm != nil {
-			if lm.leftAt >= 0 && lm.leftAt > l.lastRestart(now) {
+			// A leave at a restart's time came after it: a restart goes
+			// before every request of its moment.
+			if lm.leftAt >= 0 && lm.leftAt >= l.lastRestart(now) {
 				return lm.leftAt
 			}
 			start = max(start, lm.touched)
