@@ -322,9 +322,12 @@ func (l *ClassicLedger) graceUntil(group string, m MemberSnapshot, now int64) in
 	if lg != nil {
 		start = max(start, lg.completed)
 		if lm := lg.members[m.MemberID]; lm != nil {
-			// A leave at a restart's time came after it: a restart goes
-			// before every request of its moment.
-			if lm.leftAt >= 0 && lm.leftAt >= l.lastRestart(now) {
+			// A leave answered at a restart's very time may have come
+			// before it (answered by the timers fired up to that time,
+			// which the harness advances before it restarts): the
+			// restart may then have brought the member back, and the
+			// leave ends no grace.
+			if lm.leftAt >= 0 && lm.leftAt > l.lastRestart(now) {
 				return lm.leftAt
 			}
 			start = max(start, lm.touched)
