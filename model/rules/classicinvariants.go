@@ -99,7 +99,13 @@ func classicMembersOf(o Observation, p *Process, g *GroupSnapshot, ids *[]string
 		switch {
 		case mine:
 		case contains(p.AllIDs, m.MemberID):
-			excused := contains(p.Abandoned, m.MemberID) && o.Now < l.graceUntil(g.GroupID, m, o.Now) ||
+			// A member the process left may outlive the leave (lost,
+			// or held behind its JoinGroup on a connection that then
+			// closed) by its grace, and for as long as that JoinGroup
+			// or a SyncGroup of it waits: a waiting member's session
+			// does not run out (B8.10), the join phase's timers end the
+			// wait.
+			excused := contains(p.Abandoned, m.MemberID) && (o.Now < l.graceUntil(g.GroupID, m, o.Now) || l.waiting(g.GroupID, m)) ||
 				l.broughtBack(g.GroupID, m, o.Now)
 			mine = !excused
 		case unnamedOwner:
