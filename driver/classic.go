@@ -332,6 +332,66 @@ func (pb *prober) classicStaleHeartbeat(p *proc, pr plan.Probe) {
 	p.others = append(p.others, pb.d.net.send(p, codec.Heartbeat, v, req))
 }
 
+// probeMissingGroup is a group id no plan uses: the classic odd requests
+// to a missing group name it.
+const probeMissingGroup = "ghostcheck-probe-missing"
+
+// classicOddRequest sends ProbeClassicOddRequest's request, by pr.Variant.
+// None may change anything: a JoinGroup that a coordinator accepted would
+// make a member (or a pending id) no process holds, which NoGhosts then
+// reports, so each is one Kafka refuses before it looks at members.
+func (pb *prober) classicOddRequest(p *proc, pr plan.Probe) {
+	d := pb.d
+	join := func(session int32) *codec.JoinGroupRequest {
+		return &codec.JoinGroupRequest{GroupId: pr.Group, SessionTimeoutMs: session, RebalanceTimeoutMs: 10000, ProtocolType: "consumer",
+			Protocols: []codec.JoinGroupRequestProtocol{{Name: "uniform", Metadata: []byte{0, 0}}}}
+	}
+	send := func(key codec.APIKey, v int16, req codec.Message) {
+		p.others = append(p.others, d.net.send(p, key, v, req))
+	}
+	jv := p.version(codec.JoinGroup, 9)
+	switch pr.Variant % plan.ClassicOddRequestVariants {
+	case 0:
+		send(codec.JoinGroup, jv, join(plan.ClassicMinSessionTimeoutMs-1))
+	case 1:
+		send(codec.JoinGroup, jv, join(plan.ClassicMaxSessionTimeoutMs+1))
+	case 2:
+		r := join(plan.ClassicMinSessionTimeoutMs)
+		r.GroupId = ""
+		send(codec.JoinGroup, jv, r)
+	case 3:
+		r := join(plan.ClassicMinSessionTimeoutMs)
+		r.MemberId = "ghostcheck-probe-nobody"
+		send(codec.JoinGroup, 0, r)
+	case 4:
+		r := join(plan.ClassicMinSessionTimeoutMs)
+		r.GroupId, r.MemberId = probeMissingGroup, "ghostcheck-probe-nobody"
+		send(codec.JoinGroup, jv, r)
+	case 5:
+		// A live member's own id, under a protocol type the group does
+		// not have: refused before the member check. Not where the cap
+		// may refuse it first (B8.11 removes the member it refuses).
+		id, instance, ok := pb.lastDescribedClassic(pr.Group, pr.Pick)
+		if !ok || d.plan.MaxGroupSize > 0 {
+			return
+		}
+		r := join(plan.ClassicMinSessionTimeoutMs)
+		r.MemberId, r.ProtocolType = id, "ghostcheck-probe"
+		if jv >= 5 {
+			r.GroupInstanceId = instance
+		}
+		send(codec.JoinGroup, jv, r)
+	case 6:
+		if sv := p.version(codec.SyncGroup, 5); sv == 5 {
+			send(codec.SyncGroup, 5, &codec.SyncGroupRequest{GroupId: pr.Group, GenerationId: 1, MemberId: "ghostcheck-probe-nobody", ProtocolName: codec.Str("uniform")})
+		}
+	case 7:
+		send(codec.Heartbeat, p.version(codec.Heartbeat, 4), &codec.HeartbeatRequest{GroupId: probeMissingGroup, GenerationId: 1, MemberId: "ghostcheck-probe-nobody"})
+	case 8:
+		send(codec.DescribeGroups, p.version(codec.DescribeGroups, 6), &codec.DescribeGroupsRequest{Groups: []string{probeMissingGroup}})
+	}
+}
+
 // lastDescribedClassic is the member at pick of group as the last
 // DescribeGroups of it showed it: its id and instance id.
 func (pb *prober) lastDescribedClassic(group string, pick int) (string, codec.NullableString, bool) {

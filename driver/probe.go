@@ -109,6 +109,8 @@ func (pb *prober) probe(p *proc, i int, pr plan.Probe) {
 		pb.oddRequest(p, pr)
 	case plan.ProbeClassicStaleHeartbeat:
 		pb.classicStaleHeartbeat(p, pr)
+	case plan.ProbeClassicOddRequest:
+		pb.classicOddRequest(p, pr)
 	}
 }
 
