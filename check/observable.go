@@ -39,7 +39,12 @@ import (
 //     unknown make the members they name uncertain, and uncertain members
 //     may vanish;
 //   - KIP-345's promise (StaticRestartKeepsAssignment, observable_static.go):
-//     a static takeover is not a rebalance.
+//     a static takeover is not a rebalance;
+//   - classic groups (observable_classic.go): each JoinGroup, SyncGroup,
+//     Heartbeat and DescribeGroups answer on its own, KIP-394's promise
+//     among them (a dynamic JoinGroup v4+ without a member id is never
+//     made a member at once); the classic invariants the driver judged on
+//     DescribeGroups and on what members were told.
 //
 // Within those windows the check cannot tell a correct broker from an
 // early timer; it passes them rather than raise a false alarm.
@@ -104,8 +109,9 @@ type observer struct {
 	groups    map[string]*obsGroup
 	instances map[string]bool // every instance id a plan client uses
 	// classic are the plan's classic groups: their JoinGroup, SyncGroup,
-	// Heartbeat and DescribeGroups are not judged here yet, and A3's
-	// LeaveGroup rows hold for them as A6.3 amends them.
+	// Heartbeat and DescribeGroups answers are judged each on its own
+	// (observable_classic.go), and A3's LeaveGroup rows hold for them as
+	// A6.3 amends them.
 	classic map[string]bool
 	// ops are the history's operations by call; inflight are those
 	// called and not returned (one whose outcome is unknown stays);
@@ -236,6 +242,9 @@ func (o *observer) onCall(op *history.Op) {
 	}
 	if op.Return == history.Never || op.Response == nil {
 		o.uncertain(op)
+		return
+	}
+	if o.classicAnswer(op) {
 		return
 	}
 	switch req := op.Request.(type) {
