@@ -392,6 +392,33 @@ func (pb *prober) classicOddRequest(p *proc, pr plan.Probe) {
 	}
 }
 
+// crossKind sends ProbeCrossKind's request, by pr.Variant: even variants
+// to a consumer group, odd ones to a classic group (the plan drew the
+// group so).
+func (pb *prober) crossKind(p *proc, pr plan.Probe) {
+	d := pb.d
+	send := func(key codec.APIKey, v int16, req codec.Message) {
+		p.others = append(p.others, d.net.send(p, key, v, req))
+	}
+	member := d.procs.liveMember(pr.Group, pr.Pick, false)
+	if member == "" {
+		member = "ghostcheck-probe-nobody"
+	}
+	switch pr.Variant % plan.CrossKindVariants {
+	case 0:
+		send(codec.DescribeGroups, p.version(codec.DescribeGroups, 5), &codec.DescribeGroupsRequest{Groups: []string{pr.Group}})
+	case 1:
+		send(codec.ConsumerGroupDescribe, p.version(codec.ConsumerGroupDescribe, 1), &codec.ConsumerGroupDescribeRequest{GroupIds: []string{pr.Group}})
+	case 2:
+		send(codec.Heartbeat, p.version(codec.Heartbeat, 4), &codec.HeartbeatRequest{GroupId: pr.Group, GenerationId: 1, MemberId: member})
+	case 3:
+		send(codec.ConsumerGroupHeartbeat, p.version(codec.ConsumerGroupHeartbeat, 1), &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: "ghostcheck-probe-nobody", MemberEpoch: 5, RebalanceTimeoutMs: -1})
+	case 4:
+		send(codec.SyncGroup, p.version(codec.SyncGroup, 5), &codec.SyncGroupRequest{GroupId: pr.Group, GenerationId: 1, MemberId: member,
+			ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("uniform")})
+	}
+}
+
 // lastDescribedClassic is the member at pick of group as the last
 // DescribeGroups of it showed it: its id and instance id.
 func (pb *prober) lastDescribedClassic(group string, pick int) (string, codec.NullableString, bool) {

@@ -111,6 +111,8 @@ func (pb *prober) probe(p *proc, i int, pr plan.Probe) {
 		pb.classicStaleHeartbeat(p, pr)
 	case plan.ProbeClassicOddRequest:
 		pb.classicOddRequest(p, pr)
+	case plan.ProbeCrossKind:
+		pb.crossKind(p, pr)
 	}
 }
 

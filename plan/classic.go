@@ -166,6 +166,44 @@ func drawClassic(d drawer, o Options, p *Plan) {
 	}
 	if o.Probes {
 		drawClassicProbes(d, p)
+		drawCrossKindProbes(d, p, classic)
+	}
+}
+
+// ProbeCrossKind: a request of one protocol to a group of the other
+// (docs/PROTOCOL.md A6.4), which Kafka answers without a change, by
+// Probe.Variant: DescribeGroups of a consumer group (as a missing group),
+// ConsumerGroupDescribe and a ConsumerGroupHeartbeat at a member epoch of
+// a classic group (GROUP_ID_NOT_FOUND), a classic Heartbeat and SyncGroup
+// naming a consumer group's live member (UNKNOWN_MEMBER_ID). Drawn in
+// mixed plans only; the joins that change a group's kind are left out (an
+// Empty group of one kind taken over by the other: A6.4's
+// join-replaces-consumer-group and heartbeat-replaces-classic-group).
+const ProbeCrossKind ProbeKind = "cross-kind"
+
+// CrossKindVariants is how many variants ProbeCrossKind has; the even
+// ones go to a consumer group, the odd ones to a classic group.
+const CrossKindVariants = 5
+
+// drawCrossKindProbes draws a cross-kind probe about every 12 rounds in a
+// plan with groups of both kinds.
+func drawCrossKindProbes(d drawer, p *Plan, classic map[string]bool) {
+	var kinds [2][]string // consumer, classic
+	for _, g := range p.Groups() {
+		if classic[g] {
+			kinds[1] = append(kinds[1], g)
+		} else {
+			kinds[0] = append(kinds[0], g)
+		}
+	}
+	if len(kinds[0]) == 0 || len(kinds[1]) == 0 {
+		return
+	}
+	for r := 4 + d.intn("cross-kind probes start", 8); r < p.Rounds; r += 6 + d.intn("cross-kind probes gap", 12) {
+		v := d.intn("cross-kind variant", CrossKindVariants)
+		gs := kinds[v%2]
+		p.Probes = append(p.Probes, Probe{Round: r, Kind: ProbeCrossKind, Group: gs[d.intn("cross-kind group", len(gs))],
+			Pick: d.intn("cross-kind pick", 16), Variant: v})
 	}
 }
 
@@ -187,7 +225,7 @@ func capBroker(p *Plan, join int16) {
 // the classic probes.
 func classicSafeProbe(k ProbeKind) bool {
 	switch k {
-	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat, ProbeClassicOddRequest:
+	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat, ProbeClassicOddRequest, ProbeCrossKind:
 		return true
 	}
 	return false
