@@ -113,6 +113,11 @@ type observer struct {
 	// (observable_classic.go), and A3's LeaveGroup rows hold for them as
 	// A6.3 amends them.
 	classic map[string]bool
+	// restarts counts the coordinator restarts walked so far;
+	// classicProtocols is the protocol each classic generation's
+	// members were told since the last (observable_classic.go).
+	restarts         int
+	classicProtocols map[classicGeneration]string
 	// ops are the history's operations by call; inflight are those
 	// called and not returned (one whose outcome is unknown stays);
 	// changing are the groups whose membership each op may change.
@@ -391,6 +396,7 @@ func mayRemove(c *history.Op, group, id, inst string) bool {
 // out by the restart may be gone (the timers due at the restart's time
 // fire before it): it is left as it was.
 func (o *observer) restart(op *history.Op) {
+	o.restarts++
 	for _, g := range o.groups {
 		for _, m := range g.members {
 			if o.mayVanish(m, op.At) {

@@ -16,14 +16,16 @@ import (
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
-// Error codes each classic api may answer (the message specs' lists, with
-// the coordinator-moving ones every group api has).
+// Error codes each classic api may answer (docs/PROTOCOL.md Part C,
+// ObservableResponse's classic items): the coordinator codes of B4.3,
+// GROUP_AUTHORIZATION_FAILED and UNKNOWN_SERVER_ERROR besides each api's
+// own; INVALID_GROUP_ID for a blank group id (B8.4).
 var (
 	classicCommonErrors = []codec.ErrorCode{codec.None, codec.GroupAuthorizationFailed, codec.CoordinatorNotAvailable,
 		codec.NotCoordinator, codec.CoordinatorLoadInProgress, codec.InvalidGroupID, codec.UnknownMemberID, codec.FencedInstanceID,
-		codec.UnknownServerError, codec.InvalidRequest}
+		codec.UnknownServerError}
 	joinGroupErrors = errorSet(classicCommonErrors, codec.MemberIDRequired, codec.InconsistentGroupProtocol, codec.InvalidSessionTimeout,
-		codec.RebalanceInProgress, codec.GroupMaxSizeReached, codec.IllegalGeneration, codec.GroupIDNotFound, codec.UnreleasedInstanceID)
+		codec.RebalanceInProgress, codec.GroupMaxSizeReached)
 	syncGroupErrors        = errorSet(classicCommonErrors, codec.IllegalGeneration, codec.RebalanceInProgress, codec.InconsistentGroupProtocol)
 	classicHeartbeatErrors = errorSet(classicCommonErrors, codec.IllegalGeneration, codec.RebalanceInProgress)
 	describeGroupsErrors   = errorSet([]codec.ErrorCode{codec.None, codec.GroupAuthorizationFailed, codec.CoordinatorNotAvailable,
@@ -42,6 +44,10 @@ func errorSet(base []codec.ErrorCode, more ...codec.ErrorCode) map[codec.ErrorCo
 // it reports whether op was a classic request.
 func (o *observer) classicAnswer(op *history.Op) bool {
 	v := op.Header.RequestApiVersion
+	if code, instance, ok := classicCodeAndInstance(op); ok && code == codec.FencedInstanceID && !instance {
+		o.violate(op, rules.RuleObservableResponse, "FENCED_INSTANCE_ID to a request that named no instance id: only a static member is fenced (A6.2, B8.4)")
+		return true
+	}
 	switch req := op.Request.(type) {
 	case *codec.JoinGroupRequest:
 		o.joinGroupAnswer(op, v, req, op.Response.(*codec.JoinGroupResponse))
@@ -100,6 +106,8 @@ func (o *observer) joinGroupAnswer(op *history.Op, v int16, req *codec.JoinGroup
 		o.violate(op, rules.RuleObservableResponse, "JoinGroup v%d answered NONE with no protocol name (B8.7)", v)
 	case len(resp.Members) > 0 && resp.MemberId != resp.Leader:
 		o.violate(op, rules.RuleObservableResponse, "JoinGroup answered follower %s the member list, which only the leader (%s) gets (B8.7)", resp.MemberId, resp.Leader)
+	default:
+		o.generationProtocol(op, req.GroupId, resp.GenerationId, resp.ProtocolName)
 	}
 }
 
@@ -127,4 +135,47 @@ func (o *observer) describeGroupsAnswer(op *history.Op, req *codec.DescribeGroup
 			return
 		}
 	}
+}
+
+// classicCodeAndInstance is a classic JoinGroup's, SyncGroup's or
+// Heartbeat's answer code and whether the request named an instance id.
+func classicCodeAndInstance(op *history.Op) (codec.ErrorCode, bool, bool) {
+	switch req := op.Request.(type) {
+	case *codec.JoinGroupRequest:
+		return op.Response.(*codec.JoinGroupResponse).ErrorCode, req.GroupInstanceId.Valid, true
+	case *codec.SyncGroupRequest:
+		return op.Response.(*codec.SyncGroupResponse).ErrorCode, req.GroupInstanceId.Valid, true
+	case *codec.HeartbeatRequest:
+		return op.Response.(*codec.HeartbeatResponse).ErrorCode, req.GroupInstanceId.Valid, true
+	}
+	return 0, false, false
+}
+
+// generationProtocol holds ObservableResponse's item that every member
+// answered NONE at one generation of a group, between two coordinator
+// restarts, is told the same protocol (B8.7: a join phase selects one).
+// Not the same leader: a static leader's replacement below v9 is told the
+// leader before it (A6.2).
+func (o *observer) generationProtocol(op *history.Op, group string, gen int32, protocol codec.NullableString) {
+	if !protocol.Valid {
+		return
+	}
+	if o.classicProtocols == nil {
+		o.classicProtocols = map[classicGeneration]string{}
+	}
+	k := classicGeneration{group, gen, o.restarts}
+	if p, ok := o.classicProtocols[k]; ok && p != protocol.Value {
+		o.violate(op, rules.RuleObservableResponse, "JoinGroup answered NONE at generation %d of group %s with protocol %s; another member was told %s at that generation (B8.7)", gen, group, protocol.Value, p)
+		return
+	}
+	o.classicProtocols[k] = protocol.Value
+}
+
+// classicGeneration is one generation of a classic group between two
+// coordinator restarts (a restart may hand a generation number out again,
+// B8.14).
+type classicGeneration struct {
+	group    string
+	gen      int32
+	restarts int
 }

@@ -29,27 +29,30 @@ func classicPlants() []invPlant {
 	return []invPlant{
 		{rules.RuleNoGhosts, "a classic member no live process holds, past its session", false, func(k *canaryKit, _, a *rules.Observation) {
 			g, l := k.classicGroup(a), k.ledger(a)
-			id := k.id("classic-ghost")
-			g.Members = append(g.Members, classicMember(id, 1))
-			if a.Now < l.LastRestart(a.Now)+1+l.SlackMs {
-				// A restart this very moment started its session
-				// again: the leave ends the grace instead.
-				l.Left(g.GroupID, id, a.Now)
+			if a.Now < max(l.LastRestart(a.Now), 0)+1+l.SlackMs {
+				// Too early for any session to have ended (the run's
+				// start, a restart, the slack): KIP-394's ghost, at
+				// once, stands for this one.
+				plantLost(k, g, a)
+				return
 			}
+			g.Members = append(g.Members, classicMember(k.id("classic-ghost"), 1))
 		}},
 		{rules.RuleNoGhosts, "a classic member whose leave the coordinator answered, still held", false, func(k *canaryKit, _, a *rules.Observation) {
 			g, l := k.classicGroup(a), k.ledger(a)
+			if l.LastRestart(a.Now) >= a.Now {
+				// A restart this very moment may have come after the
+				// leave and brought the member back.
+				plantLost(k, g, a)
+				return
+			}
 			id := k.id("classic-left")
 			g.Members = append(g.Members, classicMember(id, 60000))
 			l.Joined(g.GroupID, id, a.Now, 60000, false, []string{"range"})
 			l.Left(g.GroupID, id, a.Now)
 		}},
 		{rules.RuleNoGhosts, "a dynamic classic member made for a live process that will never learn its id", false, func(k *canaryKit, _, a *rules.Observation) {
-			g := k.classicGroup(a)
-			lost := k.id("classic-lost")
-			g.Members = append(g.Members, classicMember(lost, 60000))
-			a.Processes = append(a.Processes, rules.Process{Name: "canary-classic-lost", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
-				Live: true, Lost: []string{lost}, AllIDs: []string{lost}})
+			plantLost(k, k.classicGroup(a), a)
 		}},
 		{rules.RuleNoGhosts, "a KIP-394 pending id past its session", false, func(k *canaryKit, _, a *rules.Observation) {
 			g, l := k.classicGroup(a), k.ledger(a)
@@ -90,6 +93,16 @@ func classicPlants() []invPlant {
 			k.classicGroup(b).Classic.Generation = 4 // seen first: the generation then went down by one
 		}},
 	}
+}
+
+// plantLost adds to g a dynamic member made for a live process's
+// JoinGroup whose answer the process will never get: KIP-394's ghost, at
+// once.
+func plantLost(k *canaryKit, g *rules.GroupSnapshot, a *rules.Observation) {
+	lost := k.id("classic-lost")
+	g.Members = append(g.Members, classicMember(lost, 60000))
+	a.Processes = append(a.Processes, rules.Process{Name: "canary-classic-lost", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
+		Live: true, Lost: []string{lost}, AllIDs: []string{lost}})
 }
 
 // plantUnnamed adds to g two dynamic members waiting in a join phase that

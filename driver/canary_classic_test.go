@@ -124,3 +124,18 @@ func TestCanaryAssignmentDecodes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The classic plants hold where time allows no session to have ended yet:
+// early in a run over TCP (a slack longer than the time so far), and at a
+// coordinator restart's very time (found by `ghostcheck check`'s first
+// history against our own server).
+func TestClassicPlantsEarlyAndAtARestart(t *testing.T) {
+	early := &rules.ClassicLedger{SlackMs: 600}
+	atRestart := &rules.ClassicLedger{SlackMs: 0}
+	atRestart.Restarted(5000)
+	for _, o := range []rules.Observation{{Now: 300, Classic: early}, {Now: 5000, Classic: atRestart}, {Now: 0}} {
+		if errs := invariantCanary(o, invariantChecks(), classicPlants()); len(errs) > 0 {
+			t.Errorf("now %d: %v", o.Now, errs)
+		}
+	}
+}

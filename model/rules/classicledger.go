@@ -163,7 +163,9 @@ func (l *ClassicLedger) PendingMade(group, id string, at int64, sessionMs int32)
 		return
 	}
 	lg := l.group(group)
-	lg.pending[id] = max(lg.pending[id], at+int64(sessionMs))
+	if t, ok := lg.pending[id]; !ok || at+int64(sessionMs) > t {
+		lg.pending[id] = at + int64(sessionMs)
+	}
 }
 
 // Left records a leave of member the coordinator answered NONE at time
