@@ -15,16 +15,7 @@ func classicRun(t *testing.T, seed uint64, proto plan.Protocol) *driver {
 	t.Helper()
 	o := plan.DefaultOptions()
 	o.Protocol = proto
-	p := plan.New(seed, o)
-	d, err := newDriver(modelTarget(p.ModelConfig()), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.canaries = true
-	if !d.runRounds() || !d.quiesce() {
-		t.Fatalf("seed %d: the run failed: %v", seed, d.res.HarnessErrors)
-	}
-	return d
+	return optionsRun(t, seed, o, true)
 }
 
 // classicFinal is the final observation of a classic run, with its ledger.
