@@ -6,7 +6,7 @@ SMOKETIME ?= 2s
 SMOKETARGETS ?= all
 FUZZMINIMIZE ?= 100x
 # Packages that start goroutines; they also run under the race detector.
-RACE_PKGS ?= $(shell $(GO) list ./impl/... ./driver/... ./check/... ./tcptarget/... ./proxy/... ./wire/... ./internal/... 2>/dev/null)
+RACE_PKGS ?= $(shell $(GO) list ./impl/... ./driver/... ./check/... ./tcptarget/... ./proxy/... ./wire/... ./internal/... ./explore/... 2>/dev/null)
 
 .PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay peers mutate coverage pgo
 

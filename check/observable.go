@@ -395,8 +395,20 @@ func mayRemove(c *history.Op, group, id, inst string) bool {
 // that state). A member whose session or rebalance timeout had already run
 // out by the restart may be gone (the timers due at the restart's time
 // fire before it): it is left as it was.
+//
+// A coordinator move (a cluster fault, op.Fault) restarts the timers of
+// the groups the next coordinator loads too (docs/PROTOCOL.md B4.5), but
+// a broker whose timers run on across it (kfake's, which moves nothing)
+// loses no live member by it either: a member may vanish once its session
+// has passed since its last heartbeat, as before the move. (A dead
+// process's member may stay one session past the move: the driver's
+// NoGhosts counts from it.) The move watch starts here.
 func (o *observer) restart(op *history.Op) {
-	o.restarts++
+	o.restarts++    // a move reloads classic groups from their records too (B8.14)
+	o.watchMove(op) // before the timers restart: quiet reads them as they were
+	if op.Fault != "" {
+		return
+	}
 	for _, g := range o.groups {
 		for _, m := range g.members {
 			if o.mayVanish(m, op.At) {

@@ -238,6 +238,27 @@ func TestObservableStaticTakeoverAfterAChange(t *testing.T) {
 		b.record(6500, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m9", "inst-1", 6000, "alpha"), ok("m9", 3, alpha(0, 1, 2, 3, 4, 5)))
 		judge(t, handPlan(), b, "", "")
 	})
+	t.Run("a parked member's session may have ended before it resumed", func(t *testing.T) {
+		// A static leave does not start its member's session afresh
+		// (Kafka's consumerGroupStaticMemberGroupLeave arms no timer): m1,
+		// parked at 3000, was last heard at 1000, so at 7000 its session
+		// may have ended and removed it (epoch 3) before its rejoin joined
+		// it again (epoch 4). m2's takeover after that is judged against
+		// a group that moved, not against the Describe at epoch 2.
+		b := newHistoryBuilder(t, handPlan())
+		b.record(0, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m1", "inst-1", 6000, "alpha"), ok("m1", 1, alpha(0, 1, 2, 3, 4, 5)))
+		b.record(500, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m2", "inst-2", 6000, "alpha"), ok("m2", 2, alpha()))
+		b.record(1000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m1", 1, "-"), ok("m1", 2, alpha(0, 1, 2)))
+		b.record(1500, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m2", 2, "-"), ok("m2", 2, alpha(3, 4, 5)))
+		b.record(2000, "observer", codec.ConsumerGroupDescribe, 1, describeG, described("Stable", 2, 2,
+			dm{"m1", 2, []int32{0, 1, 2}, []int32{0, 1, 2}}, dm{"m2", 2, []int32{3, 4, 5}, []int32{3, 4, 5}}))
+		b.record(3000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.Leave("g", "m1", rules.StaticLeaveEpoch, "inst-1"), parkedResp("m1"))
+		b.record(4000, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.Heartbeat("g", "m2", 2, "-"), ok("m2", 2, nil))
+		b.record(4500, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.Leave("g", "m2", rules.StaticLeaveEpoch, "inst-2"), parkedResp("m2"))
+		b.record(7000, "c1", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m1", "inst-1", 6000, "alpha"), ok("m1", 4, alpha(0, 1, 2)))
+		b.record(7500, "c2", codec.ConsumerGroupHeartbeat, 1, testreq.StaticJoin("g", "m2", "inst-2", 6000, "alpha"), ok("m2", 4, alpha(3, 4, 5)))
+		judge(t, handPlan(), b, "", "")
+	})
 }
 
 // A heartbeat's subscription fields are each "unchanged" when null, and a

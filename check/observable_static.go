@@ -54,7 +54,8 @@ type groupEvidence struct {
 	targets map[string]partSet
 }
 
-// takeoverWatch follows a static takeover until the next possible change.
+// takeoverWatch follows a static takeover, or a coordinator move (op is
+// the move: instance and the ids are ""), until the next possible change.
 type takeoverWatch struct {
 	op                     *history.Op
 	instance, oldID, newID string
@@ -63,8 +64,11 @@ type takeoverWatch struct {
 	targets                map[string]partSet
 }
 
-// what names the takeover in a violation.
+// what names the takeover, or the move, in a violation.
 func (w *takeoverWatch) what() string {
+	if w.op.Restart {
+		return fmt.Sprintf("the coordinator move (op %d, %s)", w.op.ID, w.op.Fault)
+	}
 	if w.oldID == w.newID {
 		return fmt.Sprintf("the static rejoin of member %s (instance %s, op %d)", w.newID, w.instance, w.op.ID)
 	}
@@ -72,8 +76,9 @@ func (w *takeoverWatch) what() string {
 }
 
 // changeOf names the group whose membership op may change, "" none: a
-// join that is not a takeover, a leave at -1, a LeaveGroup that removed
-// someone, a new subscription; succeeded or of unknown outcome.
+// join that is not a takeover (or takes over a parked member whose session
+// may have ended), a leave at -1, a LeaveGroup that removed someone, a new
+// subscription; succeeded or of unknown outcome.
 func (o *observer) changeOf(op *history.Op) string {
 	unknown := op.Return == history.Never || op.Response == nil
 	switch req := op.Request.(type) {
@@ -89,7 +94,12 @@ func (o *observer) changeOf(op *history.Op) string {
 		case rules.StaticLeaveEpoch:
 			return ""
 		case rules.JoinEpoch:
-			if !unknown && o.takeoverOf(g, req) != nil {
+			// A takeover changes nothing, unless the parked member's
+			// session may have ended first (a static leave does not start
+			// it afresh): then the broker may have removed it and joins
+			// the takeover as a new member, two changes the history
+			// shows neither of.
+			if h := o.takeoverOf(g, req); !unknown && h != nil && !o.mayVanish(h, op.At) {
 				return ""
 			}
 			return req.GroupId
@@ -178,15 +188,49 @@ func (o *observer) staticHeartbeat(op *history.Op, g *obsGroup, req *codec.Consu
 	if w == nil {
 		return
 	}
+	if m := g.members[id]; m != nil && req.MemberEpoch > 0 && req.MemberEpoch < m.highEpoch {
+		// A client behind its member (a response it lost): what the
+		// broker does to catch it up is B4.4's to judge, not the watch's,
+		// which ends here.
+		g.watch = nil
+		return
+	}
 	if resp.MemberEpoch > w.epoch {
 		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s the group epoch moved on: member %s was answered epoch %d, the group stood at %d, with no membership change since",
 			w.what(), id, resp.MemberEpoch, w.epoch)
+		// The broker rebalanced: what it gives at the new epoch is that
+		// rebalance's, not more of the same break (and a broker whose
+		// break is known, check --known, is not judged on its echoes).
+		g.watch = nil
+		return
 	}
 	if m := g.members[id]; m != nil && m.given != nil && m.givenEpoch == w.epoch && resp.Assignment != nil {
 		if lost := missing(m.given, assignedSet(resp.Assignment)); lost != "" {
 			o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s member %s lost %s, given to it at epoch %d, with no membership change since",
 				w.what(), id, lost, w.epoch)
 		}
+	}
+}
+
+// watchMove follows every group across a coordinator move (a cluster
+// fault, op): the next coordinator loads each group as its log has it
+// (docs/PROTOCOL.md B4.5), so until the group's next possible change its
+// epoch stays what the last Describe before the move showed, and no member
+// given its assignment at that epoch loses a partition; a static member's
+// parked assignment is the takeover's after the move (checkTakeover, on
+// the same Describe). A group without such a Describe, or with a change
+// in flight, is not followed. A coordinator restart of a target standing
+// alone (no Fault) is judged as before, by its timers only.
+func (o *observer) watchMove(op *history.Op) {
+	if op.Fault == "" {
+		return
+	}
+	for group, g := range o.groups {
+		ev := g.epoch
+		if ev == nil || !o.quiet(op, g, group, ev.changes) {
+			continue
+		}
+		g.watch = &takeoverWatch{op: op, epoch: ev.epoch, changes: g.changes, targets: ev.targets}
 	}
 }
 
@@ -202,6 +246,7 @@ func (o *observer) checkTakeover(op *history.Op, g *obsGroup, group string, resp
 	if resp.MemberEpoch > ev.epoch {
 		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "%s moved the group epoch: its join was answered epoch %d, the group stood at %d (ConsumerGroupDescribe, op %d) with no membership change since",
 			w.what(), resp.MemberEpoch, ev.epoch, ev.op.ID)
+		return // a rebalance: no watch follows it (staticHeartbeat)
 	}
 	if h.given != nil && h.givenEpoch == ev.epoch {
 		if lost := missing(h.given, assignedSet(resp.Assignment)); lost != "" {
@@ -239,6 +284,8 @@ func (o *observer) staticDescribe(op *history.Op, g *obsGroup, dg *codec.Describ
 	if dg.GroupEpoch > w.epoch {
 		o.violate(op, rules.RuleStaticRestartKeepsAssignment, "after %s ConsumerGroupDescribe shows group epoch %d, the group stood at %d, with no membership change since",
 			w.what(), dg.GroupEpoch, w.epoch)
+		g.watch = nil // as in staticHeartbeat: the rest is the rebalance's
+		return
 	}
 	if w.targets == nil || dg.AssignmentEpoch != w.epoch || dg.GroupEpoch != w.epoch {
 		return

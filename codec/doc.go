@@ -66,6 +66,7 @@
 //   - json.go: reading a NullableUUID from JSON
 //   - errors.go: Error and its kinds
 //   - errorcodes.go: Kafka's error codes
+//   - group.go: GroupOf, the group a group api's request is about
 //   - consumer_protocol.go: ConsumerProtocolSubscription and
 //     ConsumerProtocolAssignment, the classic consumer's bytes inside
 //     JoinGroup's and SyncGroup's

@@ -599,7 +599,24 @@ func commandFlags(t *testing.T) map[string]map[string]bool {
 				return true
 			}
 			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || !defining[sel.Sel.Name] {
+			if !ok {
+				return true
+			}
+			if cmd := setArg(call, sets); cmd != "" && !defining[sel.Sel.Name] {
+				// A helper handed the flag set (brokerflags.go's
+				// register): the flags it defines on it, and the flag
+				// names the call passes it.
+				for f := range helperFlags(funcs, sel.Sel.Name, defining, map[string]bool{}) {
+					commands[cmd][f] = true
+				}
+				for _, arg := range call.Args {
+					if s, ok := stringLit(arg); ok && flagName.MatchString(s) {
+						commands[cmd][s] = true
+					}
+				}
+				return true
+			}
+			if !defining[sel.Sel.Name] {
 				return true
 			}
 			v, ok := sel.X.(*ast.Ident)
@@ -626,6 +643,71 @@ func commandFlags(t *testing.T) map[string]map[string]bool {
 		}
 	}
 	return commands
+}
+
+// setArg is the command whose flag set call passes as an argument, "" if
+// none.
+func setArg(call *ast.CallExpr, sets map[string]string) string {
+	for _, arg := range call.Args {
+		if id, ok := arg.(*ast.Ident); ok && sets[id.Name] != "" {
+			return sets[id.Name]
+		}
+	}
+	return ""
+}
+
+// helperFlags are the flags the functions named name define on their
+// *flag.FlagSet parameter, and those the helpers they hand it to define.
+func helperFlags(funcs []*ast.FuncDecl, name string, defining, seen map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	if seen[name] {
+		return out
+	}
+	seen[name] = true
+	for _, fn := range funcs {
+		if fn.Name.Name != name {
+			continue
+		}
+		params := map[string]string{}
+		for _, f := range fn.Type.Params.List {
+			if star, ok := f.Type.(*ast.StarExpr); ok && isSelector(star.X, "flag", "FlagSet") {
+				for _, n := range f.Names {
+					params[n.Name] = name
+				}
+			}
+		}
+		if len(params) == 0 {
+			continue
+		}
+		ast.Inspect(fn, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if v, ok := sel.X.(*ast.Ident); ok && params[v.Name] != "" && defining[sel.Sel.Name] {
+				for _, arg := range call.Args {
+					if s, ok := stringLit(arg); ok {
+						if flagName.MatchString(s) {
+							out[s] = true // else a name the caller passes
+						}
+						break
+					}
+				}
+				return true
+			}
+			if setArg(call, params) != "" {
+				for f := range helperFlags(funcs, sel.Sel.Name, defining, seen) {
+					out[f] = true
+				}
+			}
+			return true
+		})
+	}
+	return out
 }
 
 func isSelector(x ast.Expr, pkg, name string) bool {

@@ -43,6 +43,10 @@
 //   - describecheck.go: DescribeAgrees, a Describe held to the snapshot
 //     of the same instant.
 //   - clientcheck.go: the client rules on the run's own clients.
+//   - cluster.go: the cluster's faults (ClusterFaulter: a coordinator
+//     move, a broker down and up, a connection reset) played between
+//     rounds and recorded, and Router, the route of a request in a
+//     cluster.
 //   - canary.go: the client rules' canary on the admin's, prober's and
 //     observer's deliberate breaks; canary_clients.go, its synthetic
 //     records; canary_invariants.go, the invariants' canary (planted

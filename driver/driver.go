@@ -35,6 +35,8 @@ type Result struct {
 	HarnessErrors []string
 	// Faults counts the faults actually applied, by kind.
 	Faults map[plan.FaultKind]int
+	// ClusterFaults counts the cluster faults played, by kind.
+	ClusterFaults map[plan.ClusterFaultKind]int
 	// Quiescent reports whether the run ended with everything delivered
 	// and one session timeout passed (QuiescentMembership was checked).
 	Quiescent bool
@@ -45,14 +47,21 @@ type Result struct {
 	// Run left out because the target cannot restart (Plan holds the plan
 	// as run, without them).
 	DroppedRestarts int
+	// DroppedClusterFaults counts the cluster faults of the plan that
+	// Run left out because the target cannot play them (ClusterFaulter).
+	DroppedClusterFaults int
 }
 
 // Notes say what the run left out, for reports.
 func (r *Result) Notes() []string {
+	var out []string
 	if r.DroppedRestarts > 0 {
-		return []string{fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (it is no Restarter)", r.DroppedRestarts)}
+		out = append(out, fmt.Sprintf("plan's %d restarts dropped: the target cannot restart (it is no Restarter)", r.DroppedRestarts))
 	}
-	return nil
+	if r.DroppedClusterFaults > 0 {
+		out = append(out, fmt.Sprintf("plan's %d cluster faults dropped: the target cannot play them (it is no ClusterFaulter)", r.DroppedClusterFaults))
+	}
+	return out
 }
 
 // driver is one run: the clock and the coordinator's restarts, what the
@@ -104,11 +113,12 @@ func Run(target Target, p plan.Plan) (*Result, error) {
 		return nil, err
 	}
 	p, dropped := planFor(target, p)
+	p, droppedCluster := clusterFaultsFor(target, p)
 	d, err := newDriver(target, p)
 	if err != nil {
 		return nil, err
 	}
-	d.res.ModelExact, d.res.DroppedRestarts = IsModelExact(target), dropped
+	d.res.ModelExact, d.res.DroppedRestarts, d.res.DroppedClusterFaults = IsModelExact(target), dropped, droppedCluster
 	if !d.runRounds() || !d.quiesce() {
 		return d.res, nil
 	}
@@ -139,7 +149,7 @@ func newDriver(target Target, p plan.Plan) (*driver, error) {
 	d := &driver{
 		plan:     &p,
 		target:   target,
-		res:      &Result{Plan: p, ViolationCounts: map[string]int{}, Faults: map[plan.FaultKind]int{}},
+		res:      &Result{Plan: p, ViolationCounts: map[string]int{}, Faults: map[plan.FaultKind]int{}, ClusterFaults: map[plan.ClusterFaultKind]int{}},
 		canaries: p.Seed%canaryEvery == 1,
 	}
 	for _, c := range p.Clients {
@@ -169,7 +179,7 @@ func newDriver(target Target, p plan.Plan) (*driver, error) {
 func (d *driver) runRounds() bool {
 	closing := d.plan.Rounds
 	last := d.plan.Rounds + 4*d.plan.RequestTimeout + 50
-	restarts := d.plan.Restarts
+	restarts, faults := d.plan.Restarts, d.plan.ClusterFaults
 	for d.round = 0; d.round <= last; d.round++ {
 		d.now = int64(d.round) * d.plan.RoundMs
 		if !d.advance(d.now) {
@@ -178,6 +188,13 @@ func (d *driver) runRounds() bool {
 		if len(restarts) > 0 && restarts[0] == d.round {
 			restarts = restarts[1:]
 			if !d.restart() {
+				return false
+			}
+		}
+		for len(faults) > 0 && faults[0].Round == d.round {
+			f := faults[0]
+			faults = faults[1:]
+			if !d.clusterFault(f) {
 				return false
 			}
 		}

@@ -317,7 +317,8 @@ func (n *network) deliver(r *request) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: Conn{ID: r.conn.ID, Host: r.conn.Host}, ClientID: clientID, At: d.at,
-		Sent: r.sent, Call: h.call, Return: h.ret, Header: r.h, Request: r.req, Response: resp, Note: r.note}
+		Sent: r.sent, Call: h.call, Return: h.ret, Header: r.h, Request: r.req, Response: resp, Note: r.note,
+		Route: n.route(r.conn.ID)}
 	r.p.delivered(r.req, d.at)
 	parked := errors.Is(err, ErrParked)
 	if parked {
@@ -376,6 +377,15 @@ func (n *network) answer(r *request, resp codec.Message, op *history.Op) {
 	n.lastRespDeliver[out.conn] = out.deliver
 	r.p.awaiting(out.ids)
 	n.resps = append(n.resps, out)
+}
+
+// route is how the target routed the last request on connection id, if
+// it routes (Router).
+func (n *network) route(id uint64) *history.Route {
+	if rt, ok := n.d.target.(Router); ok {
+		return rt.Route(id)
+	}
+	return nil
 }
 
 // attribute is the ClientId the coordinator must attribute r to, and

@@ -17,6 +17,8 @@
 //
 //   - op.go: Op, Conn, History, Never, TickKind, and an operation's JSON
 //     form.
+//   - route.go: Route and RouteStep, how a request reached the broker
+//     that answered it in a cluster (retries, moves, new connections).
 //   - file.go: the history file (Schema, FileHeader, Expect, WriteFile,
 //     ReadFile) and WritePath, how every page and history is written.
 //   - clients.go: recordings of client traffic (KindClients,

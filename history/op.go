@@ -42,6 +42,17 @@ type Op struct {
 	// Request and Response are empty): it belongs to every partition of
 	// the check, since it touches every group's timers.
 	Restart bool
+	// Fault, on a Restart op, names the cluster fault it was, when it
+	// was not a restart of a coordinator standing alone: a coordinator
+	// move or a broker stopped or started (plan.ClusterFaultKind). Every
+	// group a moved coordinator held is loaded again from the log by the
+	// next one, with its sessions started afresh: for the check, a
+	// restart of those groups' coordinator (docs/PROTOCOL.md B4.5).
+	Fault string
+	// Route, in a cluster, is how the request reached the broker that
+	// answered it (nil: a broker standing alone, or a history written
+	// before clusters).
+	Route *Route
 
 	// Parked: the coordinator held the request (a classic JoinGroup or
 	// SyncGroup waiting for its group, or a request behind one on its
@@ -156,6 +167,8 @@ type opJSON struct {
 	Refused  bool                `json:"refused,omitempty"`
 	Note     string              `json:"note,omitempty"`
 	Restart  bool                `json:"restart,omitempty"`
+	Fault    string              `json:"fault,omitempty"`
+	Route    *Route              `json:"route,omitempty"`
 	Parked   bool                `json:"parked,omitempty"`
 	Handled  int64               `json:"handled,omitempty"`
 	Releases []int               `json:"releases,omitempty"`
@@ -168,7 +181,7 @@ type opJSON struct {
 func (o Op) MarshalJSON() ([]byte, error) {
 	j := opJSON{ID: o.ID, Client: o.Client, Name: o.Name, Conn: o.Conn.ID, Host: o.Conn.Host, ClientID: o.ClientID,
 		At: o.At, Sent: o.Sent, Call: o.Call, API: o.Header.RequestApiKey.String(), Header: o.Header, Refused: o.Refused, Note: o.Note,
-		Parked: o.Parked, Releases: o.Releases, Tick: o.Tick, Group: o.Group}
+		Fault: o.Fault, Route: o.Route, Parked: o.Parked, Releases: o.Releases, Tick: o.Tick, Group: o.Group}
 	if o.Parked {
 		j.Handled = o.Handled
 	}
@@ -203,7 +216,7 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if j.Restart || j.Tick != "" {
-		*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Note: j.Note, Restart: j.Restart,
+		*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Note: j.Note, Restart: j.Restart, Fault: j.Fault,
 			Releases: j.Releases, Tick: j.Tick, Group: j.Group}
 		if j.Tick == TickDisconnect {
 			o.Conn = Conn{ID: j.Conn, Host: j.Host}
@@ -218,7 +231,7 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("op %d: unknown api key %d", j.ID, j.Header.RequestApiKey)
 	}
 	*o = Op{ID: j.ID, Client: j.Client, Name: j.Name, Conn: Conn{ID: j.Conn, Host: j.Host}, ClientID: j.ClientID,
-		At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Header: j.Header, Refused: j.Refused, Note: j.Note,
+		At: j.At, Sent: j.Sent, Call: j.Call, Return: Never, Header: j.Header, Refused: j.Refused, Note: j.Note, Route: j.Route,
 		Parked: j.Parked, Handled: j.Handled, Releases: j.Releases}
 	if j.Return != nil {
 		o.Return = *j.Return
@@ -243,25 +256,6 @@ func (o *Op) GroupID() string {
 	if o.Tick != "" {
 		return o.Group
 	}
-	switch r := o.Request.(type) {
-	case *codec.ConsumerGroupHeartbeatRequest:
-		return r.GroupId
-	case *codec.LeaveGroupRequest:
-		return r.GroupId
-	case *codec.JoinGroupRequest:
-		return r.GroupId
-	case *codec.SyncGroupRequest:
-		return r.GroupId
-	case *codec.HeartbeatRequest:
-		return r.GroupId
-	case *codec.ConsumerGroupDescribeRequest:
-		if len(r.GroupIds) == 1 {
-			return r.GroupIds[0]
-		}
-	case *codec.DescribeGroupsRequest:
-		if len(r.Groups) == 1 {
-			return r.Groups[0]
-		}
-	}
-	return ""
+	g, _ := codec.GroupOf(o.Request)
+	return g
 }

@@ -63,13 +63,16 @@
 //     name list or a regex resolves to.
 //   - assignment.go: the uniform assignor and reconciliation (revoke before
 //     hand-over); olist.go: the order-statistic list it selects from.
-//   - timers.go: a group's session list and rebalance heap, and its expiry.
+//   - timers.go: a group's session list and rebalance heap, and its expiry;
+//     Timers, every member's deadlines.
 //   - leavegroup.go: LeaveGroup, A3's table entry by entry.
 //   - describe.go: ConsumerGroupDescribe.
 //   - telemetry.go: GetTelemetrySubscriptions and PushTelemetry.
 //   - restart.go: Restart, what a broker restart keeps and loses.
 //   - snapshot.go: Snapshot and SnapshotCache, the state the checks compare.
 //   - check.go: CheckInternal, the self-check of the bookkeeping tests run.
+//   - clone.go: Clone and CopyTo, a deep copy on a clock and id source of
+//     its own (the explorer steps copies).
 //   - mutants.go: the planted bugs, Mutant and AllMutants.
 //   - parked.go: held requests: ErrParked, Release, Released, the
 //     connection hold, an operation's answers (cop).
@@ -79,5 +82,6 @@
 //     classic_sync.go, classic_heartbeat.go, classic_leave.go,
 //     classic_describe.go, classic_timers.go (its heap and expiry),
 //     classic_restart.go (the reload from the record), classic_check.go
-//     (its part of CheckInternal).
+//     (its part of CheckInternal), classic_clone.go (its part of Clone and
+//     CopyTo; ClassicTimers and Held, what the explorer compares).
 package impl

@@ -44,3 +44,15 @@ func TestEquivalence(t *testing.T) {
 		})
 	}
 }
+
+// TestCloneEquivalence: a Clone made at any point of a generated sequence
+// answers the rest of it as the model does, and its original does not move
+// while the clone is stepped.
+func TestCloneEquivalence(t *testing.T) {
+	n := equivalenceChecks / 10
+	if race.Enabled || testing.Short() {
+		n /= 5
+	}
+	setFlag(t, "rapid.checks", strconv.Itoa(n))
+	rapid.Check(t, equivtest.CloneProperty(0))
+}

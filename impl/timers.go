@@ -198,3 +198,24 @@ func (g *group) expire(now int64) {
 		g.register(at)
 	}
 }
+
+// Timers calls f for every member's timers, groups in id order and members
+// in id order: its session deadline and its rebalance deadline, -1 for
+// one not set, as model.Coordinator.Timers does: what Snapshot does not
+// show of a member but decides its future. Tests and the explorer
+// (package explore) hold the two to each other.
+func (c *Coordinator) Timers(f func(group, member string, session, rebalance int64)) {
+	for _, g := range c.live.list() {
+		g.mu.Lock()
+		if g.status == gLive {
+			for _, e := range g.sortedMembers() {
+				rdl := noDeadline
+				if s := g.sideOf(e.mi); s != nil {
+					rdl = s.rdl
+				}
+				f(g.id, e.id, g.mem[e.mi].session, rdl)
+			}
+		}
+		g.mu.Unlock()
+	}
+}

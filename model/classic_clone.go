@@ -60,12 +60,12 @@ func (c *Coordinator) cloneHeld(out *Coordinator) {
 
 // appendClassicState appends the classic groups (in id order, with every
 // field a later request or timer reads), the held connections and the
-// answers not yet released.
-func (c *Coordinator) appendClassicState(b []byte) []byte {
+// answers not yet released, with the abstractions f asks for.
+func (c *Coordinator) appendClassicState(b []byte, f StateForm) []byte {
 	ids := slices.Sorted(maps.Keys(c.classic))
 	b = binary.AppendUvarint(b, uint64(len(ids)))
 	for _, id := range ids {
-		b = c.classic[id].appendState(b)
+		b = c.classic[id].appendState(b, f, c.now)
 	}
 	conns := slices.Sorted(maps.Keys(c.holds))
 	b = binary.AppendUvarint(b, uint64(len(conns)))
@@ -78,7 +78,11 @@ func (c *Coordinator) appendClassicState(b []byte) []byte {
 		for _, r := range h.queue {
 			b = binary.AppendUvarint(b, r.conn.Delivery)
 			b = appendString(b, r.conn.Host)
-			b = fmt.Appendf(b, "%+v|%+v|", r.header, r.req)
+			if f.Request != nil {
+				b = f.Request(b, &r.header, r.req)
+			} else {
+				b = fmt.Appendf(b, "%+v|%+v|", r.header, r.req)
+			}
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(c.released)))
@@ -89,23 +93,33 @@ func (c *Coordinator) appendClassicState(b []byte) []byte {
 	return b
 }
 
-func (g *classicGroup) appendState(b []byte) []byte {
+func (g *classicGroup) appendState(b []byte, f StateForm, now int64) []byte {
+	id := func(b []byte, s string) []byte {
+		if f.MemberID != nil && s != "" {
+			return f.MemberID(b, s)
+		}
+		return appendString(b, s)
+	}
 	b = appendString(b, g.id)
 	b = append(b, byte(g.state), byte(g.prev))
 	b = binary.AppendVarint(b, int64(g.generation))
 	b = appendString(b, g.protocolType)
 	b = appendString(b, g.protocol)
-	b = appendString(b, g.leader)
+	b = id(b, g.leader)
 	b = appendBool(b, g.newMemberAdded)
-	b = binary.AppendVarint(b, g.join.at)
-	b = appendBool(b, g.join.initial)
-	b = binary.AppendVarint(b, g.join.delay)
-	b = binary.AppendVarint(b, g.join.remaining)
-	b = binary.AppendVarint(b, g.sync.at)
-	b = binary.AppendVarint(b, int64(g.sync.generation))
+	b = appendTime(b, g.join.at, f, now)
+	if g.join.at != noDeadline { // what an armed timer carries
+		b = appendBool(b, g.join.initial)
+		b = binary.AppendVarint(b, g.join.delay)
+		b = binary.AppendVarint(b, g.join.remaining)
+	}
+	b = appendTime(b, g.sync.at, f, now)
+	if g.sync.at != noDeadline {
+		b = binary.AppendVarint(b, int64(g.sync.generation))
+	}
 	b = binary.AppendUvarint(b, uint64(len(g.members)))
 	for _, m := range g.members {
-		b = appendString(b, m.id)
+		b = id(b, m.id)
 		b = appendString(b, m.clientID)
 		b = appendString(b, m.host)
 		b = appendNullable(b, m.instance)
@@ -121,27 +135,29 @@ func (g *classicGroup) appendState(b []byte) []byte {
 		b = appendBool(b, m.isNew)
 		b = appendParked(b, m.join)
 		b = appendParked(b, m.sync)
-		b = binary.AppendVarint(b, m.sessionDeadline)
+		b = appendTime(b, m.sessionDeadline, f, now)
 	}
+	// Pending and awaited ids in id order: a renaming that keeps the
+	// order of ids keeps it.
 	pending := slices.Sorted(maps.Keys(g.pending))
 	b = binary.AppendUvarint(b, uint64(len(pending)))
-	for _, id := range pending {
-		b = appendString(b, id)
-		b = binary.AppendVarint(b, g.pending[id])
+	for _, p := range pending {
+		b = id(b, p)
+		b = appendTime(b, g.pending[p], f, now)
 	}
 	awaited := g.awaitedIDs()
 	b = binary.AppendUvarint(b, uint64(len(awaited)))
-	for _, id := range awaited {
-		b = appendString(b, id)
+	for _, a := range awaited {
+		b = id(b, a)
 	}
 	r := g.record
 	b = binary.AppendVarint(b, int64(r.generation))
 	b = appendString(b, r.protocolType)
 	b = appendString(b, r.protocol)
-	b = appendString(b, r.leader)
+	b = id(b, r.leader)
 	b = binary.AppendUvarint(b, uint64(len(r.members)))
 	for _, m := range r.members {
-		b = appendString(b, m.id)
+		b = id(b, m.id)
 		b = appendString(b, m.clientID)
 		b = appendString(b, m.host)
 		b = appendNullable(b, m.instance)
@@ -152,6 +168,52 @@ func (g *classicGroup) appendState(b []byte) []byte {
 	}
 	// The instance map is a function of the members.
 	return b
+}
+
+// ClassicTimers calls f for every classic group's timers, groups in id
+// order: the join phase's timer ("join", with "join-delay",
+// "join-remaining" and "join-initial" while it is armed), the sync phase's ("sync", with
+// "sync-generation"), then each member's session deadline under its id,
+// in id order; -1 for a timer that is off. What Snapshot does not show of
+// a classic group (its pending ids' deadlines it does) but decides when
+// it moves: the explorer (package explore) and the equivalence tests hold
+// impl's to them (impl.Coordinator.ClassicTimers).
+func (c *Coordinator) ClassicTimers(f func(group, key string, at int64)) {
+	for _, id := range slices.Sorted(maps.Keys(c.classic)) {
+		g := c.classic[id]
+		initial := int64(0)
+		if g.join.initial {
+			initial = 1
+		}
+		f(id, "join", g.join.at)
+		if g.join.at != noDeadline { // what an armed timer carries
+			f(id, "join-delay", g.join.delay)
+			f(id, "join-remaining", g.join.remaining)
+			f(id, "join-initial", initial)
+		}
+		f(id, "sync", g.sync.at)
+		if g.sync.at != noDeadline {
+			f(id, "sync-generation", int64(g.sync.generation))
+		}
+		for _, m := range g.members {
+			f(id, m.id, m.sessionDeadline)
+		}
+	}
+}
+
+// Held calls f for every connection with a held request, in id order:
+// whether a request of it waits in its group (active) and which
+// (delivery), and the deliveries of the requests held unread behind it,
+// in arrival order. impl.Coordinator.Held is held to it.
+func (c *Coordinator) Held(f func(conn uint64, active bool, delivery uint64, queued []uint64)) {
+	for _, id := range slices.Sorted(maps.Keys(c.holds)) {
+		h := c.holds[id]
+		var queued []uint64
+		for _, r := range h.queue {
+			queued = append(queued, r.conn.Delivery)
+		}
+		f(id, h.active, h.delivery, queued)
+	}
 }
 
 func appendParked(b []byte, p *parked) []byte {

@@ -76,23 +76,60 @@ func (g *group) clone() *group {
 // SetIDSource replaces the source of coordinator-made ids.
 func (c *Coordinator) SetIDSource(f func() codec.UUID) { c.cfg.NewID = f }
 
+// SetClauseCounter replaces the clause counter (Config.Clauses); nil
+// counts nothing. A clone shares its original's counter until given one of
+// its own: the explorer (package explore) counts each of its workers'
+// clones apart, and nothing while it replays a path it already counted.
+func (c *Coordinator) SetClauseCounter(cc ClauseCounter) { c.cfg.Clauses = cc }
+
 // AppendState appends a canonical encoding of the coordinator's whole state
 // (time, groups, members with every field, connections, telemetry clients,
 // classic groups, held requests and answers not yet released):
 // two coordinators behave the same from now on if their encodings are
 // equal. The linearizability checker uses it for Equal and Hash.
-func (c *Coordinator) AppendState(b []byte) []byte {
-	b = binary.AppendVarint(b, c.now)
+func (c *Coordinator) AppendState(b []byte) []byte { return c.AppendStateForm(b, StateForm{}) }
+
+// StateForm is how AppendStateForm writes the parts of the state a caller
+// abstracts: the explorer (package explore) renames member ids by their
+// order of appearance, lists connections under the client that holds them
+// and counts time from now, so that two states equal up to those renamings
+// and a shift in time encode equally. The zero StateForm is AppendState's.
+type StateForm struct {
+	// MemberID appends a member id in the caller's form (nil: as it is).
+	// Members are listed in member id order, so a renaming that keeps the
+	// order of ids keeps the encoding canonical.
+	MemberID func(b []byte, id string) []byte
+	// RelativeTime leaves the time out and writes every deadline as its
+	// distance from it (a deadline that is not set stays apart).
+	RelativeTime bool
+	// NoConns leaves the connections' KIP-1313 contexts out, for a caller
+	// that writes each with its client (ConnClientID).
+	NoConns bool
+	// Request appends a request held unread behind a held one on its
+	// connection, in the caller's form (nil: as fmt prints it). The
+	// explorer writes its member ids through its own renaming and leaves
+	// its correlation id out.
+	Request func(b []byte, h *codec.RequestHeader, req codec.Message) []byte
+}
+
+// AppendStateForm appends the canonical encoding of AppendState, with the
+// abstractions f asks for.
+func (c *Coordinator) AppendStateForm(b []byte, f StateForm) []byte {
+	if !f.RelativeTime {
+		b = binary.AppendVarint(b, c.now)
+	}
 	gids := slices.Sorted(maps.Keys(c.groups))
 	b = binary.AppendUvarint(b, uint64(len(gids)))
 	for _, id := range gids {
-		b = c.groups[id].appendState(b, c.topics)
+		b = c.groups[id].appendState(b, c.topics, f, c.now)
 	}
-	cids := slices.Sorted(maps.Keys(c.conns))
-	b = binary.AppendUvarint(b, uint64(len(cids)))
-	for _, id := range cids {
-		b = binary.AppendUvarint(b, id)
-		b = appendString(b, c.conns[id])
+	if !f.NoConns {
+		cids := slices.Sorted(maps.Keys(c.conns))
+		b = binary.AppendUvarint(b, uint64(len(cids)))
+		for _, id := range cids {
+			b = binary.AppendUvarint(b, id)
+			b = appendString(b, c.conns[id])
+		}
 	}
 	tids := make([]codec.UUID, 0, len(c.telemetry))
 	for id := range c.telemetry {
@@ -103,19 +140,35 @@ func (c *Coordinator) AppendState(b []byte) []byte {
 	for _, id := range tids {
 		t := c.telemetry[id]
 		b = append(b, id[:]...)
-		b = binary.AppendVarint(b, t.lastGet)
-		b = binary.AppendVarint(b, t.lastPush)
+		b = appendTime(b, t.lastGet, f, c.now)
+		b = appendTime(b, t.lastPush, f, c.now)
 		b = appendBool(b, t.terminating)
 	}
-	return c.appendClassicState(b)
+	return c.appendClassicState(b, f)
 }
 
-func (g *group) appendState(b []byte, topics []Topic) []byte {
+// appendTime appends a time or deadline: as it is, or (RelativeTime) as
+// its distance from now, noDeadline kept apart.
+func appendTime(b []byte, t int64, f StateForm, now int64) []byte {
+	if !f.RelativeTime {
+		return binary.AppendVarint(b, t)
+	}
+	if t == noDeadline {
+		return append(b, 0)
+	}
+	return binary.AppendVarint(append(b, 1), t-now)
+}
+
+func (g *group) appendState(b []byte, topics []Topic, f StateForm, now int64) []byte {
 	b = appendString(b, g.id)
 	b = binary.AppendVarint(b, int64(g.epoch))
 	b = binary.AppendUvarint(b, uint64(len(g.members)))
 	for _, m := range g.members {
-		b = appendString(b, m.id)
+		if f.MemberID != nil {
+			b = f.MemberID(b, m.id)
+		} else {
+			b = appendString(b, m.id)
+		}
 		b = appendNullable(b, m.instanceID)
 		b = appendNullable(b, m.rackID)
 		b = appendString(b, m.clientID)
@@ -133,8 +186,8 @@ func (g *group) appendState(b []byte, topics []Topic) []byte {
 		b = appendNullable(b, m.serverAssignor)
 		b = appendParts(b, m.assigned, topics)
 		b = appendParts(b, m.pending, topics)
-		b = binary.AppendVarint(b, m.sessionDeadline)
-		b = binary.AppendVarint(b, m.rebalanceDeadline)
+		b = appendTime(b, m.sessionDeadline, f, now)
+		b = appendTime(b, m.rebalanceDeadline, f, now)
 	}
 	// The instance map and the target are functions of the members.
 	return b

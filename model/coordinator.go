@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -292,6 +293,33 @@ func (c *Coordinator) Advance(t int64) {
 	}
 	if len(c.resume) > 0 {
 		c.resumeHeld()
+	}
+}
+
+// NextDeadline is the time of the earliest timer set (a consumer group's
+// session or rebalance timeout; a classic group's join or sync phase
+// timer, a member's session, a pending id's expiry), which Advance fires
+// when it reaches it; ok is false when no timer is set. It may be now: a
+// timeout of zero fires at the next Advance. The explorer (package
+// explore) moves time from deadline to deadline.
+func (c *Coordinator) NextDeadline() (at int64, ok bool) {
+	_, _, _, at, ok = c.nextTimer(1<<63 - 1)
+	if ct, cok := c.nextClassicTimer(1<<63 - 1); cok && (!ok || ct.at < at) {
+		at, ok = ct.at, true
+	}
+	return at, ok
+}
+
+// Timers calls f for every member's timers, groups in id order and members
+// in id order: its session deadline and its rebalance deadline, -1 for
+// one not set. What Snapshot does not show of a member but decides its
+// future: the explorer (package explore) holds impl's to them
+// (impl.Coordinator.Timers).
+func (c *Coordinator) Timers(f func(group, member string, session, rebalance int64)) {
+	for _, id := range slices.Sorted(maps.Keys(c.groups)) {
+		for _, m := range c.groups[id].members {
+			f(id, m.id, m.sessionDeadline, m.rebalanceDeadline)
+		}
 	}
 }
 

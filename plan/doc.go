@@ -34,6 +34,9 @@
 //     refusal and assignment probes.
 //   - brokers.go: the coordinator as a plan plays it: restarts, an older
 //     or smaller broker's caps, timeouts off the round grid.
+//   - cluster.go: the faults of a cluster (ClusterFaultKind,
+//     ClusterFault, Cluster: what a target can play), drawn for a target
+//     that plays them.
 //   - realtime.go: ForRealTime, a plan sized for a broker over TCP
 //     (RealTime), without what only ghostcheck's own coordinators can play.
 //   - classic.go: classic groups (Protocol, ClassicClient): a classic

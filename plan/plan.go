@@ -39,6 +39,10 @@ type Plan struct {
 	// lost, timers start afresh (model.Coordinator.Restart). They need a
 	// target that can restart (CanRestart).
 	Restarts []int `json:"restarts,omitempty"`
+	// ClusterFaults are the faults of a cluster of brokers played at the
+	// start of their rounds (in order), by a target that can
+	// (driver.ClusterFaulter; drawn only for one: RealTime.Cluster).
+	ClusterFaults []ClusterFault `json:"clusterFaults,omitempty"`
 	// SubRoundMs, when positive, delivers each request at a multiple of it
 	// within its round instead of at the round's start (subRoundOffset),
 	// so that requests land off the round grid; 0 keeps them on it.
@@ -214,6 +218,17 @@ func (p *Plan) String() string {
 	for _, k := range FaultKinds() {
 		if kinds[k] > 0 {
 			ks = append(ks, fmt.Sprintf("%s=%d", k, kinds[k]))
+		}
+	}
+	if len(p.ClusterFaults) > 0 {
+		cf := map[ClusterFaultKind]int{}
+		for _, f := range p.ClusterFaults {
+			cf[f.Kind]++
+		}
+		for _, k := range ClusterFaultKinds() {
+			if cf[k] > 0 {
+				ks = append(ks, fmt.Sprintf("%s=%d", k, cf[k]))
+			}
 		}
 	}
 	if len(p.Restarts) > 0 {

@@ -13,6 +13,10 @@ type RealTime struct {
 	// GroupPrefix starts the plan's group ids, so runs against a broker
 	// that keeps its state do not meet each other's groups.
 	GroupPrefix string
+	// Cluster, when set, is what the target can play of a cluster's
+	// faults: the plan draws them (drawClusterFaults), last, so the rest
+	// of the plan is the one its seed gives.
+	Cluster *Cluster
 }
 
 // ForRealTime draws a plan for a broker over TCP: short rounds of real time,
@@ -46,6 +50,7 @@ func ForRealTime(seed uint64, o Options, t RealTime) Plan {
 	// A broker reached by address is not restarted by ghostcheck.
 	p.Restarts = nil
 	p.forAnyBroker()
+	p.ClusterFaults = drawClusterFaults(seed, t.Cluster, p.Rounds, len(p.Clients))
 	if t.GroupPrefix != "" {
 		for i := range p.Clients {
 			p.Clients[i].Group = t.GroupPrefix + p.Clients[i].Group

@@ -155,6 +155,7 @@ func (s *shrinker) fewerRounds() bool {
 					q.Restarts = append(q.Restarts, at)
 				}
 			}
+			q.ClusterFaults = clusterFaultsBefore(p.ClusterFaults, r)
 			if s.keep(q) {
 				return true
 			}
@@ -191,6 +192,7 @@ func clonePlan(p Plan) Plan {
 	q.Admin = append([]AdminRemoval(nil), p.Admin...)
 	q.Probes = append([]Probe(nil), p.Probes...)
 	q.Restarts = append([]int(nil), p.Restarts...)
+	q.ClusterFaults = append([]ClusterFault(nil), p.ClusterFaults...)
 	q.MaxVersions = maps.Clone(p.MaxVersions)
 	for i := range q.Admin {
 		q.Admin[i].Entries = append([]LeaveEntry(nil), p.Admin[i].Entries...)
@@ -235,4 +237,22 @@ func (p *Plan) Size() (clients, actions, faults int) {
 		actions += len(c.Actions)
 	}
 	return len(p.Clients), actions + len(p.Admin) + len(p.Probes), len(p.Faults) + len(p.Restarts)
+}
+
+// clusterFaultsBefore are the cluster faults before round r, without a
+// broker left down (its fault dropped with the up that would follow).
+func clusterFaultsBefore(fs []ClusterFault, r int) []ClusterFault {
+	var out []ClusterFault
+	up := map[int32]bool{}
+	for _, f := range fs {
+		if f.Kind == BrokerUp && f.Round < r {
+			up[f.Broker] = true
+		}
+	}
+	for _, f := range fs {
+		if f.Round < r && (f.Kind != BrokerDown || up[f.Broker]) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -9,7 +9,7 @@ import (
 // administrative removals, in that order; the first error found is
 // returned.
 func (p *Plan) Validate() error {
-	for _, err := range []error{p.validateRun(), p.validateClients(), p.validateRestarts(), p.validateFaults(), p.validateTimings(),
+	for _, err := range []error{p.validateRun(), p.validateClients(), p.validateRestarts(), p.validateClusterFaults(), p.validateFaults(), p.validateTimings(),
 		p.validateResubscribes(), p.validateAdmin(), p.validateClassic()} {
 		if err != nil {
 			return err

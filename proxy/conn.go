@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -85,8 +86,7 @@ type conn struct {
 func (p *Proxy) serve(nc net.Conn, l *listener) {
 	defer p.wg.Done()
 	defer p.open.Add(-1)
-	d := net.Dialer{Timeout: p.cfg.DialTimeout}
-	up, err := d.DialContext(p.ctx, "tcp", l.upstream)
+	up, err := p.dialUpstream(l.upstream)
 	if err != nil {
 		p.cfg.Logf("proxy: %s: dialing %s: %v", nc.RemoteAddr(), l.upstream, err)
 		nc.Close()
@@ -114,6 +114,19 @@ func (p *Proxy) serve(nc net.Conn, l *listener) {
 	c.close(c.pumpRequests())
 	wg.Wait()
 	p.unregister(c)
+}
+
+// dialUpstream opens a connection to the broker at addr: with
+// Config.DialUpstream when set (TLS), else plain TCP; DialTimeout bounds
+// it.
+func (p *Proxy) dialUpstream(addr string) (net.Conn, error) {
+	if p.cfg.DialUpstream == nil {
+		d := net.Dialer{Timeout: p.cfg.DialTimeout}
+		return d.DialContext(p.ctx, "tcp", addr)
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.DialTimeout)
+	defer cancel()
+	return p.cfg.DialUpstream(ctx, addr)
 }
 
 func (p *Proxy) register(c *conn) bool {

@@ -59,6 +59,14 @@ type Config struct {
 	DialTimeout, IdleTimeout, FrameTimeout, WriteTimeout time.Duration
 	// Logf, when set, is told why connections end early.
 	Logf func(format string, args ...any)
+	// DialUpstream, when set, opens the connection to a broker in place
+	// of a plain TCP dial: TLS originated here (wire.Dialer.DialNet), the
+	// client speaking plaintext to the proxy. A client's own SASL
+	// exchange passes through either way; the proxy never authenticates
+	// for it (its exchange would be the connection's first request, and
+	// the broker would remember the proxy's ClientId, not the client's).
+	// DialTimeout bounds it still.
+	DialUpstream func(ctx context.Context, addr string) (net.Conn, error)
 }
 
 func (c Config) withDefaults() Config {

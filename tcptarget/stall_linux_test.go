@@ -1,6 +1,7 @@
 package tcptarget_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/tcptarget"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // The TCP target measures a stall of the checking process that no clock
@@ -17,7 +19,7 @@ import (
 // (SIGSTOP; a child that sees it stopped in /proc sends SIGCONT 300 ms
 // later). After Close the stall no longer grows.
 func TestTargetMeasuresStall(t *testing.T) {
-	target, err := tcptarget.Dial(apiVersionsOnly(t), time.Second)
+	target, err := tcptarget.Dial(context.Background(), []string{apiVersionsOnly(t)}, wire.ClusterOptions{Dialer: wire.Dialer{Options: wire.Options{Timeout: time.Second}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 package tcptarget
 
 import (
-	"crypto/rand"
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -9,17 +9,26 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
-// Target is a broker reached over TCP, as a driver.Target. Each of the driver's
-// connections is a real TCP connection, opened on its first request and
-// closed by Disconnect (the driver's connection resets are real). The
-// driver's other faults stay simulated: a lost response is one the client
-// drops. Advance maps the driver's logical milliseconds onto real time (it
-// sleeps until that much time has passed since the run began); the broker
-// fires its own timers.
+// Target is a broker, or a cluster of them, reached over TCP, as a
+// driver.Target. Each of the driver's connections is one client process's
+// connection, opened on its first request and closed by Disconnect (the
+// driver's connection resets are real). The driver's other faults stay
+// simulated: a lost response is one the client drops. Advance maps the
+// driver's logical milliseconds onto real time (it sleeps until that much
+// time has passed since the run began); the brokers fire their own timers.
+//
+// In a cluster (route.go) each request about a group goes to the group's
+// coordinator, found and re-found as Kafka's clients do (wire.Cluster),
+// with NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and
+// COORDINATOR_LOAD_IN_PROGRESS retried and never handed to the driver; the
+// way there is recorded in the request's op (Route). With a Control, the
+// target also moves coordinators and stops and starts brokers, the
+// cluster faults of a plan (faults.go).
 //
 // A request above the version the broker advertised is refused locally
 // without being sent (a client library does the same), so a probe at a
@@ -33,10 +42,15 @@ type Target struct {
 	// cannot take what the driver's clients send. The history keeps the
 	// driver's request.
 	Rewrite func(h *codec.RequestHeader, req codec.Message) codec.Message
+	// Control, if set before the run, gives the target the cluster
+	// faults it can play (faults.go).
+	Control Control
 
-	addr        string
+	cl          *wire.Cluster
+	dialer      wire.Dialer
 	timeout     time.Duration
 	negotiation *wire.Negotiation
+	ctx         context.Context
 
 	mu       sync.Mutex
 	conns    map[uint64]*tcpConn
@@ -45,51 +59,94 @@ type Target struct {
 	started  bool
 	logical  int64 // the last Advance
 	maxLag   int64
+	// retryWait is the time routed requests spent waiting to be tried
+	// again (RetryMs): part of the lag, the cluster's and not the
+	// broker's answering.
+	retryWait time.Duration
 	// stalls watches this process and the broker from the first Advance
 	// to Close (MaxStallMs).
 	stalls *wire.StallWatch
 	// rtt are the round trips answered, by API, in real time (reports
 	// plot their distribution).
 	rtt map[codec.APIKey][]time.Duration
+	// groups are the groups requests were routed about (a Control's
+	// MoveCoordinators).
+	groups map[string]bool
 }
 
+// tcpConn is one client process's connections: one to each broker it
+// has talked to, as a client keeps one per broker.
 type tcpConn struct {
 	mu sync.Mutex
-	w  *wire.Conn
+	// ws are the connections by broker; cur is the broker of the last
+	// request (-1: none), where a request about no group goes.
+	ws  map[int32]*brokerSock
+	cur int32
+	// dialled: a connection was opened before (a new one's first request
+	// then carries the process's first ClientId).
+	dialled bool
+	// first is the ClientId the process's first request carried, and
+	// instance its client instance id: what a new broker connection's
+	// first request carries (KIP-1313).
+	first    codec.NullableString
+	seen     bool
+	instance codec.UUID
+	// route is how the last request got its answer (Route).
+	route *history.Route
+	// reset are the resets the target played on the connection since
+	// its last request, for the next one's route.
+	reset []history.RouteStep
 }
 
-// Dial connects to the broker at addr once to learn its api
-// versions (ApiVersions on a connection of its own, so the driver's
-// connections start fresh). timeout bounds each dial and each wait for a
-// response.
-func Dial(addr string, timeout time.Duration) (*Target, error) {
-	w, err := wire.Dial(addr, wire.Options{Timeout: timeout})
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	instance, err := wire.NewInstanceID(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	hm, err := wire.NewHeaders(codec.Str("ghostcheck-negotiate"), instance)
-	if err != nil {
-		return nil, err
-	}
-	n, err := w.Negotiate(hm, wire.NegotiateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("%w (%s)", err, n)
-	}
-	return &Target{addr: addr, timeout: timeout, conns: map[uint64]*tcpConn{}, versions: n.Versions, negotiation: n}, nil
+// brokerSock is a process's connection to one broker; fresh until its
+// first request.
+type brokerSock struct {
+	w     *wire.Conn
+	fresh bool
 }
 
-// Versions returns the broker's advertised version ranges.
+// Dial connects to the cluster at the bootstrap addresses (Metadata; a
+// broker that offers none stands alone) and learns the api versions of
+// its first broker on a connection of its own (so the driver's
+// connections start fresh). o's Dialer makes every connection (its
+// Options.Timeout bounds each dial and each wait for a response, 0: 5 s);
+// its Seed should be the plan's, so the retries' waits replay. A refused
+// authentication is an error wrapping wire.ErrAuth.
+func Dial(ctx context.Context, bootstrap []string, o wire.ClusterOptions) (*Target, error) {
+	if o.Dialer.Timeout <= 0 {
+		o.Dialer.Timeout = 5 * time.Second
+	}
+	cl, err := wire.Connect(ctx, bootstrap, o)
+	if err != nil {
+		return nil, err
+	}
+	bs := cl.Brokers()
+	hm, err := wire.NewHeaders(codec.Str("ghostcheck-negotiate"), cl.InstanceID())
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
+	w, pre, err := o.Dialer.DialNegotiated(ctx, bs[0].Addr, hm, wire.NegotiateOptions{})
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
+	w.Close()
+	n := pre.Negotiation
+	return &Target{cl: cl, dialer: o.Dialer, timeout: o.Dialer.Timeout, ctx: context.WithoutCancel(ctx),
+		conns: map[uint64]*tcpConn{}, versions: n.Versions, negotiation: n}, nil
+}
+
+// Versions returns the first broker's advertised version ranges.
 func (t *Target) Versions() wire.Versions { return t.versions }
 
-// Negotiation says how the broker's ApiVersions were learned: its Notes
-// say which replies did not parse or did not settle it, and what was
-// asked next.
+// Negotiation says how the first broker's ApiVersions were learned: its
+// Notes say which replies did not parse or did not settle it, and what
+// was asked next.
 func (t *Target) Negotiation() *wire.Negotiation { return t.negotiation }
+
+// Brokers are the cluster's brokers as last known.
+func (t *Target) Brokers() []wire.Broker { return t.cl.Brokers() }
 
 // describeRules are the rules the driver checks only on what
 // ConsumerGroupDescribe shows (observation.go, without a snapshot).
@@ -110,56 +167,74 @@ func (t *Target) Unchecked() []rules.Rule {
 }
 
 // ErrVersionNotOffered is the local refusal of a request at a version the
-// broker did not advertise.
-var ErrVersionNotOffered = errors.New("tcptarget: the broker does not offer this api version")
+// broker did not advertise (wire's).
+var ErrVersionNotOffered = wire.ErrVersionNotOffered
 
 // Handle implements Target.
 func (t *Target) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	if h.RequestApiKey != codec.ApiVersions {
-		r, ok := t.versions[h.RequestApiKey]
-		if !ok || h.RequestApiVersion < r[0] || h.RequestApiVersion > r[1] {
-			return nil, fmt.Errorf("%w: %v v%d", ErrVersionNotOffered, h.RequestApiKey, h.RequestApiVersion)
-		}
+	if h.RequestApiKey != codec.ApiVersions && !offers(t.versions, h) {
+		return nil, fmt.Errorf("%w: %v v%d", ErrVersionNotOffered, h.RequestApiKey, h.RequestApiVersion)
 	}
-	t.mu.Lock()
-	c := t.conns[conn.ID]
-	if c == nil {
-		c = &tcpConn{}
-		t.conns[conn.ID] = c
-	}
-	t.mu.Unlock()
+	c := t.conn(conn.ID)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	defer t.noteLag()
-	if c.w == nil {
-		w, err := wire.Dial(t.addr, wire.Options{Timeout: t.timeout})
-		if err != nil {
-			return nil, fmt.Errorf("dial: %w", err) // not sent: nothing applied
+	if !c.seen {
+		c.seen, c.first = true, h.ClientId
+		if h.ClientInstanceId.Valid && !h.ClientInstanceId.UUID.IsZero() {
+			c.instance = h.ClientInstanceId.UUID
+		} else {
+			c.instance = t.cl.InstanceID()
 		}
-		c.w = w
 	}
 	if t.Rewrite != nil {
 		req = t.Rewrite(h, req)
 	}
 	h = t.apiVersionsAt(h)
-	sent := time.Now()
-	resp, err := c.w.RoundTrip(h, req)
-	if err == nil {
-		t.noteRTT(h.RequestApiKey, time.Since(sent))
-	}
+	c.route = &history.Route{Broker: -1, Steps: c.reset}
+	c.reset = nil
+	resp, err := t.route(c, h, req)
 	if err != nil {
-		// The connection is unusable now; the next request dials again.
-		c.w.Close()
-		c.w = nil
-		if errors.Is(err, wire.ErrNoResponse) {
-			return nil, noResponse{err}
-		}
 		return nil, err
 	}
 	if d, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok {
 		nameTopics(d)
 	}
 	return resp, nil
+}
+
+func (t *Target) conn(id uint64) *tcpConn {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.conns[id]
+	if c == nil {
+		c = &tcpConn{ws: map[int32]*brokerSock{}, cur: -1}
+		t.conns[id] = c
+	}
+	return c
+}
+
+func offers(vs wire.Versions, h *codec.RequestHeader) bool {
+	r, ok := vs[h.RequestApiKey]
+	return ok && h.RequestApiVersion >= r[0] && h.RequestApiVersion <= r[1]
+}
+
+// Route implements driver.Router: how the last request on connID got
+// its answer (nil against a broker standing alone, where there is no
+// way to record).
+func (t *Target) Route(connID uint64) *history.Route {
+	if t.cl.Standalone() {
+		return nil
+	}
+	t.mu.Lock()
+	c := t.conns[connID]
+	t.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.route
 }
 
 // apiVersionsAt sends an ApiVersions request above the version the
@@ -217,12 +292,28 @@ func (t *Target) Disconnect(connID uint64) {
 	t.mu.Unlock()
 	if c != nil {
 		c.mu.Lock()
-		if c.w != nil {
-			c.w.Close()
-			c.w = nil
-		}
+		c.drop()
 		c.mu.Unlock()
 	}
+}
+
+// drop closes every connection of the process (c.mu held).
+func (c *tcpConn) drop() {
+	for id := range c.ws {
+		c.dropBroker(id)
+	}
+}
+
+// dropBroker closes the process's connection to broker id, if any (c.mu
+// held); the next request to it dials again.
+func (c *tcpConn) dropBroker(id int32) bool {
+	s := c.ws[id]
+	if s == nil {
+		return false
+	}
+	s.w.Close()
+	delete(c.ws, id)
+	return true
 }
 
 // Advance implements Target: it waits until nowMs of real time have passed
@@ -232,7 +323,8 @@ func (t *Target) Advance(nowMs int64) error {
 	if !t.started {
 		t.started = true
 		t.start = time.Now().Add(-time.Duration(nowMs) * time.Millisecond)
-		t.stalls = wire.WatchBroker(t.addr, t.timeout)
+		bs := t.cl.Brokers()
+		t.stalls = t.dialer.WatchBroker(bs[0].Addr)
 	}
 	t.logical = nowMs
 	at := t.start.Add(time.Duration(nowMs) * time.Millisecond)
@@ -280,11 +372,21 @@ func (t *Target) RoundTrips() map[string][]time.Duration {
 // MaxLagMs is the most real time ran ahead of the driver's logical time
 // while a request was handled or a round began: every operation's real
 // handling time lies within [At, At+MaxLagMs]. The observable check needs
-// it to judge session expiry honestly.
+// it to judge session expiry honestly. Retries in a cluster add to it
+// (RetryMs says how much they waited in all).
 func (t *Target) MaxLagMs() int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.maxLag
+}
+
+// RetryMs is the time routed requests waited in all before being tried
+// again (a coordinator that moved, loaded or could not be reached): the
+// cluster's share of the lag, not the brokers' answering.
+func (t *Target) RetryMs() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.retryWait.Milliseconds()
 }
 
 // MaxStallMs is the longest the checking process was kept from running,
@@ -302,7 +404,8 @@ func (t *Target) MaxStallMs() int64 {
 	return w.Max().Milliseconds()
 }
 
-// Close closes every connection and ends the stall watch.
+// Close closes every connection, the cluster's, and ends the stall
+// watch.
 func (t *Target) Close() {
 	t.mu.Lock()
 	if t.stalls != nil {
@@ -316,4 +419,9 @@ func (t *Target) Close() {
 	for _, id := range ids {
 		t.Disconnect(id)
 	}
+	t.cl.Close()
 }
+
+// errDial is a connection that could not be made for a request that goes
+// to no group's coordinator: nothing was sent, nothing applied.
+var errDial = errors.New("tcptarget: dial")

@@ -1,6 +1,7 @@
 package tcptarget_test
 
 import (
+	"context"
 	"errors"
 	"net"
 	"slices"
@@ -58,7 +59,7 @@ func apiVersionsOnly(t *testing.T) string {
 // wire's ErrConnClosed), one above the versions offered is refused
 // locally, unsent (not ErrNoResponse).
 func TestTargetErrors(t *testing.T) {
-	target, err := tcptarget.Dial(apiVersionsOnly(t), 2*time.Second)
+	target, err := tcptarget.Dial(context.Background(), []string{apiVersionsOnly(t)}, wire.ClusterOptions{Dialer: wire.Dialer{Options: wire.Options{Timeout: 2 * time.Second}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func startImpl(t *testing.T, muts impl.Mutants) string {
 // at v2, and the target says how.
 func TestTargetNegotiationNotes(t *testing.T) {
 	p := brokertest.Start(t, startImpl(t, 0), brokertest.Options{GarbleApiVersionsFrom: 3})
-	target, err := tcptarget.Dial(p.Addr(), 2*time.Second)
+	target, err := tcptarget.Dial(context.Background(), []string{p.Addr()}, wire.ClusterOptions{Dialer: wire.Dialer{Options: wire.Options{Timeout: 2 * time.Second}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestTargetNegotiationNotes(t *testing.T) {
 // the observable level.
 func runTCP(t *testing.T, addr string, seed uint64) (*tcptarget.Target, *check.Report) {
 	t.Helper()
-	target, err := tcptarget.Dial(addr, 2*time.Second)
+	target, err := tcptarget.Dial(context.Background(), []string{addr}, wire.ClusterOptions{Dialer: wire.Dialer{Options: wire.Options{Timeout: 2 * time.Second}}})
 	if err != nil {
 		t.Fatal(err)
 	}

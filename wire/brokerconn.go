@@ -113,6 +113,22 @@ func (b *brokerConn) dial(ctx context.Context, c *Cluster) error {
 	return nil
 }
 
+// handOver gives b's connection to nb when nb has none (the bootstrap
+// connection to a broker standing alone becomes the broker's).
+func (b *brokerConn) handOver(nb *brokerConn) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	if b.conn == nil || nb.conn != nil {
+		return
+	}
+	nb.conn, nb.hm, nb.versions = b.conn, b.hm, b.versions
+	nb.up.Store(true)
+	b.conn, b.hm = nil, nil
+	b.up.Store(false)
+}
+
 // drop closes the connection (b.mu held).
 func (b *brokerConn) drop(c *Cluster) {
 	c.unregister(b.conn)

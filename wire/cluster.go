@@ -48,7 +48,18 @@ type Cluster struct {
 	rng          *mrand.Rand
 	open         map[*Conn]struct{} // every connection of the cluster's own, for Close
 	closed       bool
+	// standalone: the bootstrap broker offers no Metadata (a coordinator
+	// standing alone, as ghostcheck serve is): the cluster is that one
+	// broker, StandaloneID, and it coordinates every group.
+	standalone bool
 }
+
+// StandaloneID is the id a Cluster gives a broker that offers no
+// Metadata: a coordinator standing alone, which coordinates every group.
+const StandaloneID int32 = 0
+
+// errNoMetadata is a broker's ApiVersions without Metadata.
+var errNoMetadata = errors.New("the broker offers no Metadata")
 
 // ClusterOptions shape a Cluster.
 type ClusterOptions struct {
@@ -129,6 +140,15 @@ func Connect(ctx context.Context, bootstrap []string, o ClusterOptions) (*Cluste
 		return nil, err
 	}
 	return c, nil
+}
+
+// Standalone reports whether the bootstrap broker offered no Metadata:
+// the cluster is that one broker (StandaloneID), coordinating every
+// group, found without FindCoordinator.
+func (c *Cluster) Standalone() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.standalone
 }
 
 // InstanceID is the client instance id every header of the cluster's
@@ -272,6 +292,9 @@ func (c *Cluster) refresh(ctx context.Context, known bool) error {
 
 func (c *Cluster) refreshFrom(ctx context.Context, b *brokerConn) error {
 	resp, _, err := b.roundTrip(ctx, c, func(vs Versions) (int16, codec.Message, error) {
+		if vs.Max(codec.Metadata) < 0 {
+			return 0, nil, errNoMetadata
+		}
 		v, err := vs.Pick(codec.Metadata, 1, codec.Lookup(codec.Metadata).MaxVersion)
 		if err != nil {
 			if v, err = vs.Pick(codec.Metadata, 0, 0); err != nil {
@@ -284,6 +307,18 @@ func (c *Cluster) refreshFrom(ctx context.Context, b *brokerConn) error {
 		}
 		return v, req, nil
 	})
+	if errors.Is(err, errNoMetadata) {
+		// A coordinator standing alone: it is the cluster, and the
+		// bootstrap connection, negotiated already, becomes its.
+		c.mu.Lock()
+		c.standalone = true
+		c.mu.Unlock()
+		c.replaceBrokers([]Broker{{ID: StandaloneID, Addr: b.Addr}})
+		if nb, err := c.broker(StandaloneID); err == nil && nb != b {
+			b.handOver(nb)
+		}
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("%s: Metadata: %w", b.Addr, err)
 	}

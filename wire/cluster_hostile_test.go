@@ -22,14 +22,17 @@ import (
 // for the request, ConsumerGroupHeartbeat what hb returns.
 type fakeCluster struct {
 	*fakeBroker
-	host     string
-	port     int32
-	fcMax    int16 // FindCoordinator's highest version (0: 6, unless fcExact)
-	fcExact  bool
-	metadata func(fc *fakeCluster) []codec.MetadataResponseBroker
-	find     func(fc *fakeCluster, v int16, req *codec.FindCoordinatorRequest) *codec.FindCoordinatorResponse
-	hb       func(fc *fakeCluster) codec.ErrorCode
-	finds    atomic.Int32
+	host    string
+	port    int32
+	fcMax   int16 // FindCoordinator's highest version (0: 6, unless fcExact)
+	fcExact bool
+	// standalone: ApiVersions lists neither Metadata nor FindCoordinator
+	// (a coordinator standing alone, as ghostcheck serve is).
+	standalone bool
+	metadata   func(fc *fakeCluster) []codec.MetadataResponseBroker
+	find       func(fc *fakeCluster, v int16, req *codec.FindCoordinatorRequest) *codec.FindCoordinatorResponse
+	hb         func(fc *fakeCluster) codec.ErrorCode
+	finds      atomic.Int32
 }
 
 func startFakeCluster(t *testing.T, fc *fakeCluster) *fakeCluster {
@@ -61,6 +64,9 @@ func startFakeCluster(t *testing.T, fc *fakeCluster) *fakeCluster {
 			vs := codec.NewApiVersionsResponse()
 			vs.ApiKeys = []codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MaxVersion: 3}, {ApiKey: codec.Metadata, MaxVersion: 12},
 				{ApiKey: codec.FindCoordinator, MaxVersion: fc.fcMax}, {ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 1}}
+			if fc.standalone {
+				vs.ApiKeys = []codec.ApiVersionsKey{{ApiKey: codec.ApiVersions, MaxVersion: 3}, {ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 1}}
+			}
 			m = vs
 		case codec.Metadata:
 			md := codec.NewMetadataResponse()
@@ -350,5 +356,63 @@ func TestClusterRefusals(t *testing.T) {
 	}
 	if _, err := wire.Connect(ctx, nil, wire.ClusterOptions{}); err == nil {
 		t.Fatal("no bootstrap address was accepted")
+	}
+}
+
+// A broker that offers no Metadata is a coordinator standing alone (as
+// ghostcheck serve is): the cluster is that one broker, StandaloneID, and
+// every group's requests go to it without a FindCoordinator, which it
+// would not understand.
+func TestClusterStandalone(t *testing.T) {
+	fc := startFakeCluster(t, &fakeCluster{standalone: true})
+	cl, err := connectFake(t, fc, wire.ClusterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cl.Standalone() {
+		t.Error("Standalone() = false for a broker without Metadata")
+	}
+	if bs := cl.Brokers(); len(bs) != 1 || bs[0].ID != wire.StandaloneID || bs[0].Addr != fc.addr {
+		t.Errorf("Brokers() = %v, want [{%d %s}]", bs, wire.StandaloneID, fc.addr)
+	}
+	for _, g := range []string{"g1", "g2"} {
+		resp, evs, err := cl.RoundTrip(context.Background(), g, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: g, MemberId: "m", MemberEpoch: 1})
+		if err != nil {
+			t.Fatalf("group %s: %v (events %v)", g, err, evs)
+		}
+		if r := resp.(*codec.ConsumerGroupHeartbeatResponse); r.ErrorCode != codec.None {
+			t.Errorf("group %s: %v", g, r.ErrorCode)
+		}
+		b, _, err := cl.Coordinator(context.Background(), g)
+		if err != nil || b.ID != wire.StandaloneID {
+			t.Errorf("Coordinator(%s) = %v, %v; want broker %d", g, b, err, wire.StandaloneID)
+		}
+	}
+	if n := fc.finds.Load(); n != 0 {
+		t.Errorf("%d FindCoordinator requests sent to a broker that does not offer it", n)
+	}
+}
+
+// GroupErrorCode reads the code of every group api where it carries it:
+// top-level, or the group's own entry of a describe.
+func TestGroupErrorCode(t *testing.T) {
+	nc := codec.NotCoordinator
+	for _, tc := range []struct {
+		resp codec.Message
+		want codec.ErrorCode
+	}{
+		{&codec.ConsumerGroupHeartbeatResponse{ErrorCode: nc}, nc},
+		{&codec.LeaveGroupResponse{ErrorCode: nc}, nc},
+		{&codec.JoinGroupResponse{ErrorCode: nc}, nc},
+		{&codec.SyncGroupResponse{ErrorCode: nc}, nc},
+		{&codec.HeartbeatResponse{ErrorCode: nc}, nc},
+		{&codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "other"}, {GroupId: "g", ErrorCode: nc}}}, nc},
+		{&codec.ConsumerGroupDescribeResponse{Groups: []codec.DescribedGroup{{GroupId: "other", ErrorCode: nc}}}, codec.None},
+		{&codec.DescribeGroupsResponse{Groups: []codec.DescribeGroupsGroup{{GroupId: "g", ErrorCode: nc}}}, nc},
+		{&codec.ApiVersionsResponse{ErrorCode: nc}, codec.None},
+	} {
+		if got := wire.GroupErrorCode(tc.resp, "g"); got != tc.want {
+			t.Errorf("GroupErrorCode(%T) = %v, want %v", tc.resp, got, tc.want)
+		}
 	}
 }

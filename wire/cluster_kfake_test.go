@@ -17,6 +17,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/internal/testreq"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -364,10 +365,10 @@ func TestClusterIdleConnectionRedialed(t *testing.T) {
 // SASL and TLS on every broker of a cluster: the cluster authenticates
 // each connection it makes; a wrong password fails Connect with ErrAuth.
 func TestClusterWithSASLAndTLS(t *testing.T) {
-	pki := newPKI(t)
-	kc := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"), kfake.TLS(pki.serverConfig(false)),
+	pki := nettest.NewPKI(t)
+	kc := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(1, "t"), kfake.TLS(pki.ServerConfig(false)),
 		kfake.EnableSASL(), kfake.Superuser(codec.MechanismScramSHA256, "alice", testPassword))
-	cfg, err := wire.TLSFiles{CAFile: pki.caFile}.Config()
+	cfg, err := wire.TLSFiles{CAFile: pki.CAFile}.Config()
 	if err != nil {
 		t.Fatal(err)
 	}

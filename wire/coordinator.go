@@ -32,6 +32,9 @@ func (c *Cluster) coordinator(ctx context.Context, group string, prev int32, bg 
 		}
 		b := c.brokers[c.coordinators[group]]
 		_, known := c.coordinators[group]
+		if c.standalone {
+			b, known = c.brokers[StandaloneID], true
+		}
 		c.mu.Unlock()
 		if known && b != nil {
 			return b, nil
@@ -163,17 +166,29 @@ func (c *Cluster) forget(group string, id int32) {
 }
 
 // GroupErrorCode is the error code resp carries for group: the top-level
-// code of a ConsumerGroupHeartbeat or LeaveGroup answer, the group's own
-// entry of a ConsumerGroupDescribe answer (NONE when it lists none), NONE
-// for any other message. The coordinator errors routed calls retry are
-// read from it; the classic group apis join it when codec has them.
+// code of a ConsumerGroupHeartbeat, LeaveGroup, JoinGroup, SyncGroup or
+// Heartbeat answer, the group's own entry of a ConsumerGroupDescribe or
+// DescribeGroups answer (NONE when it lists none), NONE for any other
+// message. The coordinator errors routed calls retry are read from it.
 func GroupErrorCode(resp codec.Message, group string) codec.ErrorCode {
 	switch r := resp.(type) {
 	case *codec.ConsumerGroupHeartbeatResponse:
 		return r.ErrorCode
 	case *codec.LeaveGroupResponse:
 		return r.ErrorCode
+	case *codec.JoinGroupResponse:
+		return r.ErrorCode
+	case *codec.SyncGroupResponse:
+		return r.ErrorCode
+	case *codec.HeartbeatResponse:
+		return r.ErrorCode
 	case *codec.ConsumerGroupDescribeResponse:
+		for i := range r.Groups {
+			if r.Groups[i].GroupId == group {
+				return r.Groups[i].ErrorCode
+			}
+		}
+	case *codec.DescribeGroupsResponse:
 		for i := range r.Groups {
 			if r.Groups[i].GroupId == group {
 				return r.Groups[i].ErrorCode

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -272,9 +273,9 @@ func TestReadSecretFile(t *testing.T) {
 // unknown CA fails the handshake; --tls-insecure accepts it. SASL runs
 // over TLS.
 func TestTLSAgainstKfake(t *testing.T) {
-	pki := newPKI(t)
+	pki := nettest.NewPKI(t)
 	ctx := context.Background()
-	c := kfaketest.Start(t, kfake.NumBrokers(1), kfake.TLS(pki.serverConfig(true)),
+	c := kfaketest.Start(t, kfake.NumBrokers(1), kfake.TLS(pki.ServerConfig(true)),
 		kfake.EnableSASL(), kfake.Superuser(codec.MechanismScramSHA512, "alice", testPassword))
 	addr := c.ListenAddrs()[0]
 	sasl := &wire.SASL{Mechanism: codec.MechanismScramSHA512, User: "alice", Password: wire.NewSecret(testPassword)}
@@ -306,19 +307,19 @@ func TestTLSAgainstKfake(t *testing.T) {
 		describe(t, conn, hm)
 		return nil
 	}
-	if err := dial(wire.TLSFiles{CAFile: pki.caFile, CertFile: pki.certFile, KeyFile: pki.keyFile}); err != nil {
+	if err := dial(wire.TLSFiles{CAFile: pki.CAFile, CertFile: pki.CertFile, KeyFile: pki.KeyFile}); err != nil {
 		t.Fatalf("CA and client certificate: %v", err)
 	}
-	if err := dial(wire.TLSFiles{CAFile: pki.caFile}); err == nil {
+	if err := dial(wire.TLSFiles{CAFile: pki.CAFile}); err == nil {
 		t.Fatal("a listener requiring a client certificate took a client without one")
 	}
-	if err := dial(wire.TLSFiles{CertFile: pki.certFile, KeyFile: pki.keyFile}); err == nil || !strings.Contains(err.Error(), "certificate") {
+	if err := dial(wire.TLSFiles{CertFile: pki.CertFile, KeyFile: pki.KeyFile}); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("a broker certificate signed by an unknown CA: %v", err)
 	}
-	if err := dial(wire.TLSFiles{CertFile: pki.certFile, KeyFile: pki.keyFile, InsecureSkipVerify: true}); err != nil {
+	if err := dial(wire.TLSFiles{CertFile: pki.CertFile, KeyFile: pki.KeyFile, InsecureSkipVerify: true}); err != nil {
 		t.Fatalf("insecure: %v", err)
 	}
-	if err := dial(wire.TLSFiles{CAFile: pki.caFile, CertFile: pki.certFile, KeyFile: pki.keyFile, ServerName: "not-the-broker"}); err == nil {
+	if err := dial(wire.TLSFiles{CAFile: pki.CAFile, CertFile: pki.CertFile, KeyFile: pki.KeyFile, ServerName: "not-the-broker"}); err == nil {
 		t.Fatal("a server name the certificate does not hold was accepted")
 	}
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"context"
 	"crypto/rand"
 	"sync"
 	"time"
@@ -46,6 +47,13 @@ func WatchStalls() *StallWatch { return watch(nil) }
 // history's to report.
 func WatchBroker(addr string, timeout time.Duration) *StallWatch {
 	return watch(&pinger{addr: addr, timeout: timeout})
+}
+
+// WatchBroker is wire.WatchBroker on connections d makes (TLS, SASL):
+// for a broker whose listener takes nothing else. d's Options.Timeout
+// bounds the dial and each answer.
+func (d *Dialer) WatchBroker(addr string) *StallWatch {
+	return watch(&pinger{addr: addr, timeout: d.Options.withDefaults().Timeout, dialer: d})
 }
 
 func watch(p *pinger) *StallWatch {
@@ -120,6 +128,7 @@ func (w *StallWatch) Stop() {
 type pinger struct {
 	addr    string
 	timeout time.Duration
+	dialer  *Dialer // nil: plaintext
 	hm      *Headers
 
 	mu     sync.Mutex
@@ -142,7 +151,12 @@ func (p *pinger) do() error {
 		if p.hm, err = NewHeaders(codec.Str("ghostcheck-stall-watch"), instance); err != nil {
 			return err
 		}
-		if c, err = Dial(p.addr, Options{Timeout: p.timeout}); err != nil {
+		if p.dialer != nil {
+			c, _, err = p.dialer.Dial(context.Background(), p.addr, p.hm)
+		} else {
+			c, err = Dial(p.addr, Options{Timeout: p.timeout})
+		}
+		if err != nil {
 			return err
 		}
 		p.mu.Lock()

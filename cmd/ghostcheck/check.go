@@ -15,7 +15,10 @@ import (
 
 // checkConfig is what `ghostcheck check` was asked to do.
 type checkConfig struct {
-	peer     conformance.Peer
+	peer conformance.Peer
+	// conn are the cluster's addresses and security (--bootstrap, --tls*,
+	// --sasl-*).
+	conn     brokerFlags
 	prefixes []string // case name prefixes; none: every case
 	risky    bool
 	// hist is the history run; hist.Histories 0 runs none.
@@ -45,9 +48,18 @@ stops there; with it, every case and history from then on gets a fresh broker: C
 prints the broker's bootstrap address as its first stdout line, and runs until its stdin closes or
 SIGTERM (as peers/librdkafka's rdmock does). --broker-cmd alone starts the first broker too.
 
---kafka-version X.Y holds the broker to that Apache Kafka release: a case that fails on a rule the release
-does not ship (its SOURCE: a later release, trunk only, an open PR, a KIP not shipped) is reported
-"N/A (ships in ...)" instead of FAIL and does not count as a failure. Without it every rule counts.
+--kafka-version X.Y holds the broker to that Apache Kafka release, by default the newest (` + conformance.NewestRelease + `):
+a case that fails on a rule the release does not ship (its SOURCE: a later release, trunk only, an open PR,
+a KIP not shipped) is reported "N/A (ships in ...)" instead of FAIL and does not count as a failure, so a
+broker that does what that release does passes. --kafka-version next holds it to every rule, shipped or not.
+
+The cluster: --bootstrap may list several brokers; each case speaks to the coordinator of its groups
+(FindCoordinator), and NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS are
+retried as Kafka's clients do, never judged by themselves (a case whose coordinator moved while it ran is
+SKIP). TLS: --tls (system roots), --tls-ca FILE, --tls-cert FILE --tls-key FILE, --tls-server-name NAME,
+--tls-insecure. SASL: --sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 --sasl-user USER, the password from
+--sasl-password-file FILE or the environment's ` + passwordEnv + ` (never a flag). Credentials or certificates
+the cluster refuses: exit 2, nothing checked; they are never printed or written.
 
 --known FILE names findings already recorded, one a line: 'ID KIND NAME [OBSERVED]', # comments.
   case NAME        the case is known to FAIL or CRASH; reported "(known ID)", not counted in the exit
@@ -66,7 +78,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.SetOutput(stderr)
 	var cfg checkConfig
 	p := &cfg.peer
-	fs.StringVar(&p.Addr, "bootstrap", "", "the broker to check, HOST:PORT (required unless --broker-cmd)")
+	cfg.conn.register(fs, "bootstrap", "the broker or cluster to check (required unless --broker-cmd)")
 	fs.DurationVar(&p.SessionTimeout, "session-timeout", 0, "the broker's consumer session timeout; needed by the session cases and the history run (keep it short, e.g. 1s)")
 	fs.DurationVar(&p.HeartbeatInterval, "heartbeat-interval", 0, "the broker's consumer heartbeat interval; needed by the history run")
 	fs.IntVar(&p.MaxGroupSize, "max-group-size", 0, "the broker's group.consumer.max.size, for the size-cap case (0: skip it)")
@@ -85,7 +97,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON (schema ghostcheck/check/v1, with the options used)")
 	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")
 	fs.StringVar(&cfg.knownFile, "known", "", "a `FILE` of findings already recorded (see above)")
-	fs.StringVar(&cfg.kafkaVersion, "kafka-version", "", "hold the broker to this Apache Kafka `RELEASE` (e.g. 4.1): rules it does not ship are N/A (see above)")
+	fs.StringVar(&cfg.kafkaVersion, "kafka-version", conformance.NewestRelease, "hold the broker to this Apache Kafka `RELEASE` (e.g. 4.1; next: every rule, shipped or not): rules it does not ship are N/A (see above)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck check --bootstrap HOST:PORT | --broker-cmd COMMAND [flags]")
 		fmt.Fprint(stderr, checkUsage)
@@ -94,7 +106,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	if code := parseFlags(fs, args); code >= 0 {
 		return cfg, code
 	}
-	if fs.NArg() > 0 || !cfg.list && p.Addr == "" && cfg.brokerCmd == "" {
+	p.Bootstrap = cfg.conn.addrs()
+	if fs.NArg() > 0 || !cfg.list && len(p.Bootstrap) == 0 && cfg.brokerCmd == "" {
 		fs.Usage()
 		return cfg, exitUsage
 	}
@@ -105,14 +118,15 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 		return cfg, code
 	}
 	var err error
+	if p.Dialer, err = cfg.conn.dialer(stderr); err != nil {
+		return cfg, usageErr(stderr, "check", "%v", err)
+	}
 	if cfg.hist.Options.Faults, err = plan.ParseFaultRates(*faults); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return cfg, 2
 	}
-	if cfg.kafkaVersion != "" {
-		if _, err := conformance.ParseRelease(cfg.kafkaVersion); err != nil {
-			return cfg, usageErr(stderr, "check", "--kafka-version: %v", err)
-		}
+	if err := conformance.ParseHeldTo(cfg.kafkaVersion); err != nil {
+		return cfg, usageErr(stderr, "check", "--kafka-version: %v (or %s)", err, conformance.ReleaseNext)
 	}
 	if cfg.knownFile != "" {
 		if cfg.known, err = conformance.LoadKnown(cfg.knownFile); err != nil {
@@ -158,13 +172,13 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if cfg.brokerCmd != "" {
 		launch = conformance.CommandLauncher(cfg.brokerCmd)
 	}
-	broker, err := conformance.NewBroker(cfg.peer.Addr, launch, 0)
+	broker, err := conformance.NewBroker(cfg.peer.Bootstrap, launch, 0)
 	if err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return 1
 	}
 	defer broker.Close()
-	out := checkOutcome{addr: broker.Addr(), brokerCmd: cfg.brokerCmd, peer: cfg.peer, kafkaVersion: cfg.kafkaVersion, options: checkOptions(cfg)}
+	out := checkOutcome{addr: strings.Join(broker.Bootstrap(), ","), brokerCmd: cfg.brokerCmd, peer: cfg.peer, kafkaVersion: cfg.kafkaVersion, options: checkOptions(cfg)}
 	opts := conformance.Options{Known: cfg.known, Broker: broker, Out: cfg.hist.Out, KafkaVersion: cfg.kafkaVersion, Progress: func(r conformance.Result) {
 		if !cfg.asJSON {
 			fmt.Fprintf(stderr, "  %-44s %s\n", r.Name, r.Status)
@@ -172,14 +186,12 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}}
 	fmt.Fprintf(stderr, "ghostcheck check: %d conformance cases against %s\n", len(safe)+len(last), out.addr)
 	if out.cases, err = conformance.Run(cfg.peer, safe, opts); err != nil {
-		fmt.Fprintln(stderr, "ghostcheck check:", err)
-		return 1
+		return dialFailed(stderr, "check", err)
 	}
 	if out.cases.Stopped == "" {
 		cfg.hist.Broker = broker
 		if out.hist, err = checkHistories(cfg, stderr); err != nil {
-			fmt.Fprintln(stderr, "ghostcheck check: history run:", err)
-			return 1
+			return dialFailed(stderr, "check: history run", err)
 		}
 	}
 	if len(last) > 0 {
@@ -301,7 +313,10 @@ func printCheck(w io.Writer, out checkOutcome) {
 	if known > 0 {
 		fmt.Fprintf(w, " (%d of the fail and crash known)", known)
 	}
-	if out.kafkaVersion != "" {
+	switch out.kafkaVersion {
+	case "", conformance.ReleaseNext:
+		fmt.Fprintf(w, "; held to every rule, shipped or not (--kafka-version %s)", conformance.ReleaseNext)
+	default:
 		fmt.Fprintf(w, ", %d n/a (not shipped in Kafka %s)", c[conformance.NotApplicable], out.kafkaVersion)
 	}
 	fmt.Fprintln(w)

@@ -109,10 +109,12 @@ func yes(b bool) string {
 // record them.
 func checkOptions(cfg checkConfig) map[string]any {
 	o := cfg.hist.Options
-	return map[string]any{
-		"bootstrap": cfg.peer.Addr, "brokerCmd": cfg.brokerCmd, "sessionTimeout": cfg.peer.SessionTimeout.String(),
+	m := map[string]any{
+		"bootstrap": strings.Join(cfg.peer.Bootstrap, ","), "brokerCmd": cfg.brokerCmd, "sessionTimeout": cfg.peer.SessionTimeout.String(),
 		"heartbeatInterval": cfg.peer.HeartbeatInterval.String(), "maxGroupSize": cfg.peer.MaxGroupSize, "topic": cfg.peer.Topic,
 		"cases": cfg.cases, "risky": cfg.risky, "histories": cfg.hist.Histories, "seed": cfg.hist.Seed, "clients": o.Clients,
 		"rounds": o.Rounds, "faults": faultsFlag(o.Faults), "out": cfg.hist.Out, "known": cfg.knownFile, "junit": cfg.junit, "kafkaVersion": cfg.kafkaVersion,
 	}
+	cfg.conn.options(m)
+	return m
 }

@@ -9,6 +9,8 @@
 //	               [--cases A1,B4.2] [--list] [--histories N] [--risky=false] [--known FILE] [--json] [--junit FILE] ...
 //	ghostcheck serve [--listen HOST:PORT] [--session-timeout D] [--heartbeat-interval D] [--topics NAME:N,...] ...
 //	ghostcheck proxy --upstream HOST:PORT [--listen ADDR] [--duration D] [--faults KIND=PCT,...] [--seed N] [--out DIR]
+//	ghostcheck explore [--clients N] [--static N] [--v0 N] [--ops N] [--faults KIND,...] [--max-faults N] [--depth N]
+//	               [--protocol consumer] [--workers N] [--memory SIZE] [--shard I/N] [--mutant NAME] [--json] ...
 //	ghostcheck replay [--target T | --bootstrap HOST:PORT] [--html [--out DIR]] [--json] FILE|DIR...
 //	ghostcheck decode [--response KEY:VERSION] [--strict] [HEX]
 //	ghostcheck members list --bootstrap HOST:PORT --group G [--json]
@@ -22,7 +24,8 @@
 // check holds a broker reached by address to docs/PROTOCOL.md; serve runs
 // ghostcheck's coordinator as a Kafka listener; proxy records a client
 // library's traffic to a broker, injects faults, and judges the client
-// against the client rules; replay re-runs the histories run and check
+// against the client rules; explore searches every reachable state of a
+// few reference clients, the model and impl, up to a bound; replay re-runs the histories run and check
 // write (and re-checks recordings of clients); decode prints a captured frame as JSON; members lists a
 // group's members or removes static members (KIP-345); demo shows the codec
 // at work; version prints the build; help prints a command's help; explain
@@ -41,13 +44,15 @@
 //     controls); runworkers.go: histories checked by workers, counted in
 //     seed order; runjunit.go: run's --json and --junit; coverage.go: run
 //     --coverage.
+//   - brokerflags.go: the flags of every command that dials a broker
+//     (--bootstrap, TLS, SASL) and what a refused connection exits with.
 //   - check.go: check; checkflags.go: its flags and case selection;
 //     checkjunit.go: its --junit; reportcheck.go: its index and replay's
 //     pages.
 //   - junit.go: the JUnit XML both write; reportout.go: the failure pages
 //     and the run's index.
-//   - serve.go, proxy.go, replay.go, decode.go, members.go, demo.go,
-//     version.go, explain.go: the other commands, a file each.
+//   - serve.go, proxy.go, explore.go, replay.go, decode.go, members.go,
+//     demo.go, version.go, explain.go: the other commands, a file each.
 package main
 
 import (
@@ -70,6 +75,7 @@ func commands() []command {
 		{"check", "check a broker over TCP: conformance suite, then fault-injected histories", runCheck},
 		{"serve", "serve ghostcheck's coordinator over TCP in Kafka's framing", runServe},
 		{"proxy", "record a client library's traffic to a broker, inject faults, and check the client rules", runProxy},
+		{"explore", "explore every reachable state of a few clients, the model and impl, up to a bound", runExplore},
 		{"replay", "re-run histories (the corpus, run's, check's, proxy's) and check each reproduces its stored verdict", runReplay},
 		{"decode", "decode a captured Kafka frame (hex) to JSON", runDecode},
 		{"members", "list a group's members, or remove static members by instance id (KIP-345)", runMembers},

@@ -13,8 +13,11 @@ import (
 
 // membersConfig is what `ghostcheck members list|remove` was asked to do.
 type membersConfig struct {
-	sub       string // "list" or "remove"
-	opts      members.Options
+	sub  string // "list" or "remove"
+	opts members.Options
+	// conn are --bootstrap and its security flags.
+	conn      brokerFlags
+	verbose   bool
 	group     string
 	instances []string // remove: the instance ids
 	memberIDs []string // remove: the member ids
@@ -51,8 +54,11 @@ func (l idList) Set(v string) error {
 }
 
 func membersUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: ghostcheck members list   --bootstrap HOST:PORT --group G [--json] [--timeout D]")
-	fmt.Fprintln(w, "       ghostcheck members remove --bootstrap HOST:PORT --group G [--instance-id A[,B,...]]... [--member-id ID]... [--reason TEXT] [--json] [--timeout D]")
+	fmt.Fprintln(w, "usage: ghostcheck members list   --bootstrap HOST:PORT[,...] --group G [--json] [--timeout D] [TLS and SASL flags]")
+	fmt.Fprintln(w, "       ghostcheck members remove --bootstrap HOST:PORT[,...] --group G [--instance-id A[,B,...]]... [--member-id ID]... [--reason TEXT] [--json] [--timeout D] [TLS and SASL flags]")
+	fmt.Fprintln(w, "The group's requests go to its coordinator (found with FindCoordinator; a coordinator that moves is followed).")
+	fmt.Fprintln(w, "TLS: --tls, --tls-ca FILE, --tls-cert FILE --tls-key FILE, --tls-server-name NAME, --tls-insecure.")
+	fmt.Fprintln(w, "SASL: --sasl-mechanism PLAIN|SCRAM-SHA-256|SCRAM-SHA-512 --sasl-user USER, the password from --sasl-password-file FILE or "+passwordEnv+".")
 }
 
 // runMembers is KIP-345's membership management: list a group's members,
@@ -65,8 +71,7 @@ func runMembers(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if cfg.sub == "list" {
 		g, err := members.List(cfg.opts, cfg.group)
 		if err != nil {
-			fmt.Fprintln(stderr, "ghostcheck members list:", err)
-			return 1
+			return dialFailed(stderr, "members list", err)
 		}
 		if cfg.asJSON {
 			return printJSON(stdout, stderr, g)
@@ -98,7 +103,8 @@ func parseMembersFlags(args []string, stderr io.Writer) (membersConfig, int) {
 	}
 	fs := flag.NewFlagSet("members "+cfg.sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.opts.Bootstrap, "bootstrap", "", "broker address HOST:PORT (the group's coordinator)")
+	cfg.conn.register(fs, "bootstrap", "the broker or cluster (any broker: the group's coordinator is found)")
+	fs.BoolVar(&cfg.verbose, "v", false, "print what finding the group's coordinator met (retries, moves) on stderr")
 	fs.StringVar(&cfg.group, "group", "", "consumer group id")
 	fs.DurationVar(&cfg.opts.Timeout, "timeout", 10*time.Second, "bound on connecting and on each request")
 	fs.StringVar(&cfg.opts.ClientID, "client-id", "ghostcheck-members", "ClientId to send")
@@ -112,7 +118,8 @@ func parseMembersFlags(args []string, stderr io.Writer) (membersConfig, int) {
 		}
 		return cfg, 2
 	}
-	if cfg.opts.Bootstrap == "" || cfg.group == "" || fs.NArg() > 0 {
+	cfg.opts.Bootstrap = cfg.conn.addrs()
+	if len(cfg.opts.Bootstrap) == 0 || cfg.group == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "ghostcheck members: --bootstrap and --group are required")
 		membersUsage(stderr)
 		return cfg, 2
@@ -120,6 +127,13 @@ func parseMembersFlags(args []string, stderr io.Writer) (membersConfig, int) {
 	if cfg.sub == "remove" && len(cfg.instances) == 0 && len(cfg.memberIDs) == 0 {
 		fmt.Fprintln(stderr, "ghostcheck members remove: --instance-id or --member-id is required")
 		return cfg, 2
+	}
+	var err error
+	if cfg.opts.Dialer, err = cfg.conn.dialer(stderr); err != nil {
+		return cfg, usageErr(stderr, "members", "%v", err)
+	}
+	if cfg.verbose {
+		cfg.opts.Log = func(line string) { fmt.Fprintln(stderr, "  "+line) }
 	}
 	return cfg, -1
 }
@@ -130,11 +144,11 @@ func removeMembers(cfg membersConfig, stdout, stderr io.Writer) int {
 	who := members.Who{InstanceIDs: cfg.instances, MemberIDs: cfg.memberIDs}
 	version, rs, err := members.Remove(cfg.opts, cfg.group, who, cfg.reason)
 	if err != nil {
-		fmt.Fprintln(stderr, "ghostcheck members remove:", err)
+		code := dialFailed(stderr, "members remove", err)
 		if errors.Is(err, members.ErrNeedsV3) {
 			fmt.Fprintln(stderr, "nothing was sent.")
 		}
-		return 1
+		return code
 	}
 	ok := 0
 	for _, r := range rs {

@@ -21,7 +21,9 @@ import (
 
 // proxyConfig is what `ghostcheck proxy` was asked to run.
 type proxyConfig struct {
-	proxy    proxy.Config
+	proxy proxy.Config
+	// conn are --upstream and the TLS flags of the upstream side.
+	conn     brokerFlags
 	duration time.Duration
 	rates    proxy.Rates
 	delay    time.Duration
@@ -137,7 +139,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyConfig, int) {
 	fs.SetOutput(stderr)
 	var cfg proxyConfig
 	fs.StringVar(&cfg.proxy.Listen, "listen", "127.0.0.1:9192", "the bootstrap address clients connect to (the other brokers get listeners on the same host)")
-	fs.StringVar(&cfg.proxy.Upstream, "upstream", "", "the broker to forward to, HOST:PORT (required)")
+	cfg.conn.registerTLS(fs, "upstream", "the bootstrap broker to forward to, `HOST:PORT` (required); the TLS flags apply to the upstream side (the clients speak plaintext to the proxy; their own SASL exchange passes through)")
 	fs.StringVar(&cfg.proxy.Advertise, "advertise", "", "the host written into rewritten Metadata and FindCoordinator answers (default: --listen's host)")
 	fs.DurationVar(&cfg.duration, "duration", 0, "stop after this long (0: at SIGINT or SIGTERM)")
 	faults := fs.String("faults", "none", "fault rates in percent per group request: drop, delay, close, coordinator-not-available, not-coordinator, unknown-member-id, fenced-member-epoch, or uniform=N, error=N")
@@ -151,7 +153,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyConfig, int) {
 	fs.DurationVar(&cfg.proxy.IdleTimeout, "idle-timeout", proxy.DefaultIdleTimeout, "close client connections silent for this long")
 	fs.BoolVar(&cfg.verbose, "v", false, "log connections that end early, and why")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ghostcheck proxy --upstream HOST:PORT [--listen ADDR] [--duration D] [--faults ...] [--seed N] [--out DIR]")
+		fmt.Fprintln(stderr, "usage: ghostcheck proxy --upstream HOST:PORT [--listen ADDR] [--duration D] [--faults ...] [--seed N] [--out DIR] [--tls ...]")
 		fmt.Fprintln(stderr, "Forwards a client library's traffic to a broker, records it, injects faults on group requests, and at the end")
 		fmt.Fprintln(stderr, "judges each client against the client rules of docs/PROTOCOL.md (exit 1 if one was broken).")
 		fs.PrintDefaults()
@@ -162,11 +164,22 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyConfig, int) {
 		}
 		return cfg, 2
 	}
-	if fs.NArg() > 0 || cfg.proxy.Upstream == "" {
+	addrs := cfg.conn.addrs()
+	if fs.NArg() > 0 || len(addrs) == 0 {
 		fs.Usage()
 		return cfg, 2
 	}
-	var err error
+	if len(addrs) > 1 {
+		return cfg, usageErr(stderr, "proxy", "--upstream %s: one bootstrap broker (the others get listeners as Metadata names them)", cfg.conn.bootstrap)
+	}
+	cfg.proxy.Upstream = addrs[0]
+	d, err := cfg.conn.dialer(stderr)
+	if err != nil {
+		return cfg, usageErr(stderr, "proxy", "%v", err)
+	}
+	if d.TLS != nil {
+		cfg.proxy.DialUpstream = d.DialNet
+	}
 	if cfg.rates, err = proxy.ParseRates(*faults); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck proxy:", err)
 		return cfg, 2

@@ -10,7 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/clients"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
 
@@ -104,5 +111,61 @@ func TestProxyUsage(t *testing.T) {
 	}
 	if code, _, errOut := run(t, "", "proxy", "--upstream", "127.0.0.1:1", "--listen", "bad address"); code != 1 {
 		t.Errorf("a bad --listen: exit %d\n%s", code, errOut)
+	}
+}
+
+// The proxy in front of three kfake brokers whose listeners take TLS and
+// SASL/PLAIN: it originates TLS upstream (--tls-ca) while the client speaks
+// plaintext to it, and passes the client's own SASL exchange through, so
+// the client authenticates and joins. The PLAIN token holds the password:
+// neither the recording, the report nor the output may.
+func TestProxyTLSUpstreamPassesClientSASL(t *testing.T) {
+	pki := nettest.NewPKI(t)
+	c := startKfakeCluster(t, kfake.TLS(pki.ServerConfig(false)), kfake.EnableSASL(), kfake.Superuser(codec.MechanismPlain, "ghost", saslPassword))
+	dir := t.TempDir()
+	cfg, code := parseProxyFlags([]string{"--listen", "127.0.0.1:0", "--upstream", c.ListenAddrs()[0], "--tls-ca", pki.CAFile, "--out", dir}, os.Stderr)
+	if code >= 0 {
+		t.Fatalf("flags: exit %d", code)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var joined codec.ErrorCode = -1
+	ready := func(p *proxy.Proxy) {
+		defer cancel()
+		cl, err := kgo.NewClient(kgo.SeedBrokers(p.Addr()), kgo.SASL(plain.Auth{User: "ghost", Pass: saslPassword}.AsMechanism()), kgo.ClientID("sasl-client"))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer cl.Close()
+		rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer rcancel()
+		req := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis = "g", "3f1d2c8a-ghostcheck-proxy-member", 0, 30000
+		req.SubscribedTopicNames, req.Topics = []string{"alpha"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+		resp, err := req.RequestWith(rctx, cl)
+		if err != nil {
+			t.Errorf("a join through the proxy: %v", err)
+			return
+		}
+		joined = codec.ErrorCode(resp.ErrorCode)
+	}
+	var out, errOut bytes.Buffer
+	proxyRun(ctx, cfg, &out, &errOut, ready)
+	if joined != codec.None {
+		t.Fatalf("the join through the proxy: %v\n%s\n%s", joined, out.String(), errOut.String())
+	}
+	rec, err := os.ReadFile(filepath.Join(dir, "proxy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(rec, []byte("SaslAuthenticate")) || !bytes.Contains(rec, []byte("ConsumerGroupHeartbeat")) {
+		t.Errorf("the recording should hold the client's SASL exchange and its join:\n%s", rec)
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	for name, b := range map[string][]byte{"recording": rec, "index.html": html, "stdout": out.Bytes(), "stderr": errOut.Bytes()} {
+		if bytes.Contains(b, []byte(saslPassword)) {
+			t.Errorf("the %s holds the client's password", name)
+		}
 	}
 }

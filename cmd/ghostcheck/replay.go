@@ -1,20 +1,25 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // replayConfig is what `ghostcheck replay` was asked to do.
 type replayConfig struct {
-	opts   targets.ReplayOptions
+	opts targets.ReplayOptions
+	// conn are --bootstrap and its security flags.
+	conn   brokerFlags
 	html   bool
 	out    string
 	asJSON bool
@@ -43,6 +48,9 @@ func runReplay(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ghostcheck replay:", err)
 		return exitFailed
 	}
+	if code := cfg.reachable(stderr); code >= 0 {
+		return code
+	}
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "ghostcheck replay: no .jsonl histories found in", strings.Join(cfg.paths, " "))
 		return exitFailed
@@ -66,7 +74,7 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayConfig, int) {
 	fs.SetOutput(stderr)
 	var cfg replayConfig
 	fs.StringVar(&cfg.opts.Target, "target", "", "replay against this target instead of the one each file names ("+strings.Join(targets.Names(), ", ")+")")
-	fs.StringVar(&cfg.opts.Bootstrap, "bootstrap", "", "the broker (`HOST:PORT`) that histories of ghostcheck check run against again (configured with the timers the file holds)")
+	cfg.conn.register(fs, "bootstrap", "the broker or cluster that histories of ghostcheck check run against again (configured with the timers the file holds)")
 	fs.BoolVar(&cfg.html, "html", false, "also write each replayed history's report page (NAME.html, with its timeline and history) into --out")
 	fs.StringVar(&cfg.out, "out", "out", "directory for the pages --html writes")
 	fs.BoolVar(&cfg.asJSON, "json", false, "print the results as JSON (schema ghostcheck/replay/v1)")
@@ -87,7 +95,29 @@ func parseReplayFlags(args []string, stderr io.Writer) (replayConfig, int) {
 			t, strings.Join(targets.Names(), " and "))
 	}
 	cfg.paths = fs.Args()
+	cfg.opts.Bootstrap = cfg.conn.addrs()
+	var err error
+	if cfg.opts.Dialer, err = cfg.conn.dialer(stderr); err != nil {
+		return cfg, usageErr(stderr, "replay", "%v", err)
+	}
 	return cfg, -1
+}
+
+// reachable connects to the cluster --bootstrap names, if any, before
+// any history is replayed: credentials or certificates it refuses end the
+// command at once (exit 2), not one ERROR per file.
+func (cfg replayConfig) reachable(stderr io.Writer) int {
+	if len(cfg.opts.Bootstrap) == 0 {
+		return -1
+	}
+	d := cfg.opts.Dialer
+	d.Timeout = 5 * time.Second
+	cl, err := wire.Connect(context.Background(), cfg.opts.Bootstrap, wire.ClusterOptions{Dialer: d, ClientID: "ghostcheck-replay"})
+	if err != nil {
+		return dialFailed(stderr, "replay", err)
+	}
+	cl.Close()
+	return -1
 }
 
 // replayRow is one file's outcome, as --json prints it.
@@ -214,10 +244,12 @@ func (s replaySummary) exit() int {
 func printReplayJSON(w io.Writer, cfg replayConfig, rows []replayRow, sum replaySummary) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	opts := map[string]any{"target": cfg.opts.Target, "bootstrap": strings.Join(cfg.opts.Bootstrap, ","), "html": cfg.html, "out": cfg.out,
+		"paths": cfg.paths}
+	cfg.conn.options(opts)
 	_ = enc.Encode(map[string]any{
-		"schema": "ghostcheck/replay/v1",
-		"options": map[string]any{"target": cfg.opts.Target, "bootstrap": cfg.opts.Bootstrap, "html": cfg.html, "out": cfg.out,
-			"paths": cfg.paths},
+		"schema":     "ghostcheck/replay/v1",
+		"options":    opts,
 		"histories":  rows,
 		"summary":    sum,
 		"exitStatus": sum.exit(),

@@ -24,10 +24,10 @@ func writeCheckReport(cfg checkConfig, out checkOutcome, stdout, stderr io.Write
 	if out.hist != nil {
 		hist = out.hist.Histories
 	}
-	ix := pages.Index{Kind: "check", Title: "check of " + cfg.peer.Addr, Verdict: "Ok", Cases: pages.CaseRows(results)}
+	ix := pages.Index{Kind: "check", Title: "check of " + out.addr, Verdict: "Ok", Cases: pages.CaseRows(results)}
 	c := conformance.Counts(results)
 	ix.Headline = fmt.Sprintf("%d conformance cases: %d pass, %d fail, %d skip, %d crash", len(results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash])
-	if cfg.kafkaVersion != "" {
+	if cfg.kafkaVersion != "" && cfg.kafkaVersion != conformance.ReleaseNext {
 		ix.Headline += fmt.Sprintf(", %d n/a (not shipped in Kafka %s)", c[conformance.NotApplicable], cfg.kafkaVersion)
 	}
 	if out.cases.Stopped != "" {
@@ -54,10 +54,7 @@ func writeCheckReport(cfg checkConfig, out checkOutcome, stdout, stderr io.Write
 			continue
 		}
 		name := fmt.Sprintf("check-seed%d", h.Seed)
-		target := cfg.peer.Addr
-		if target == "" { // --broker-cmd alone: the first broker it started
-			target = out.addr
-		}
+		target := out.addr // with --broker-cmd alone, the first broker it started
 		hdr := history.FileHeader{Target: target, Title: "ghostcheck check: " + h.Rule, Plan: h.Run.Plan}
 		f := pages.Failure{Name: name, Header: hdr, Result: h.Run, Report: h.Report, Replay: checkReplay(cfg, h)}
 		art, err := pages.WriteFailure(dir, f)
@@ -78,16 +75,17 @@ func writeCheckReport(cfg checkConfig, out checkOutcome, stdout, stderr io.Write
 // same broker: replay of the history check wrote (out/check-seedN.jsonl),
 // or, when it wrote none, check itself on the history's seed alone.
 func checkReplay(cfg checkConfig, h conformance.HistoryResult) string {
-	addr := cfg.peer.Addr
+	addr := strings.Join(cfg.peer.Bootstrap, ",")
 	if addr == "" { // a broker --broker-cmd started: gone by now
 		addr = "HOST:PORT"
 	}
+	sec := cfg.conn.replayFlags()
 	if h.File != "" {
-		return fmt.Sprintf("ghostcheck replay --bootstrap %s %s", addr, h.File)
+		return fmt.Sprintf("ghostcheck replay --bootstrap %s%s %s", addr, sec, h.File)
 	}
 	o := cfg.hist.Options
-	return fmt.Sprintf("ghostcheck check --bootstrap %s --session-timeout %v --heartbeat-interval %v --cases none --histories 1 --seed %d --clients %d --rounds %d --faults %s",
-		addr, cfg.peer.SessionTimeout, cfg.peer.HeartbeatInterval, h.Seed, o.Clients, o.Rounds, faultsFlag(o.Faults))
+	return fmt.Sprintf("ghostcheck check --bootstrap %s%s --session-timeout %v --heartbeat-interval %v --cases none --histories 1 --seed %d --clients %d --rounds %d --faults %s",
+		addr, sec, cfg.peer.SessionTimeout, cfg.peer.HeartbeatInterval, h.Seed, o.Clients, o.Rounds, faultsFlag(o.Faults))
 }
 
 // checkPlots: the cases' results by section of docs/PROTOCOL.md, and the

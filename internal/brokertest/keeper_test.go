@@ -101,7 +101,7 @@ func TestKeepClosedMembersFailsCheck(t *testing.T) {
 	seed := crashSeed(t)
 	run := func(addr string) conformance.HistoryResult {
 		rep, err := conformance.RunHistories(conformance.HistoryConfig{
-			Peer: conformance.Peer{Addr: addr, SessionTimeout: keeperSession, HeartbeatInterval: keeperInterval},
+			Peer: conformance.Peer{Bootstrap: []string{addr}, SessionTimeout: keeperSession, HeartbeatInterval: keeperInterval},
 			Seed: seed, Histories: 1, Options: conformance.DefaultHistoryOptions(),
 		}, nil)
 		if err != nil {

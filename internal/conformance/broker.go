@@ -3,6 +3,7 @@ package conformance
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -189,9 +190,9 @@ type Broker struct {
 	launch  Launcher
 	timeout time.Duration
 
-	addr    string
-	current Launched // launched by us (nil: given by address)
-	fresh   bool     // a broker per case from now on
+	bootstrap []string
+	current   Launched // launched by us (nil: given by address)
+	fresh     bool     // a broker per case from now on
 	// negotiation is the first broker's ApiVersions, which every later
 	// Run reuses.
 	negotiation *wire.Negotiation
@@ -199,15 +200,16 @@ type Broker struct {
 	Launches int
 }
 
-// NewBroker returns the broker at addr, or, when addr is "", one launch
-// starts now. launch may be nil (a crash then ends the check). timeout
-// bounds the check that a broker still answers (0: 3 s).
-func NewBroker(addr string, launch Launcher, timeout time.Duration) (*Broker, error) {
+// NewBroker returns the broker (or cluster) at the bootstrap addresses,
+// or, when there are none, one launch starts now. launch may be nil (a
+// crash then ends the check). timeout bounds the check that a broker
+// still answers (0: 3 s).
+func NewBroker(bootstrap []string, launch Launcher, timeout time.Duration) (*Broker, error) {
 	if timeout <= 0 {
 		timeout = 3 * time.Second
 	}
-	b := &Broker{addr: addr, launch: launch, timeout: timeout}
-	if addr == "" {
+	b := &Broker{bootstrap: bootstrap, launch: launch, timeout: timeout}
+	if len(bootstrap) == 0 {
 		if launch == nil {
 			return nil, errors.New("conformance: a broker needs an address or a launcher")
 		}
@@ -218,8 +220,16 @@ func NewBroker(addr string, launch Launcher, timeout time.Duration) (*Broker, er
 	return b, nil
 }
 
-// Addr is the broker in use now.
-func (b *Broker) Addr() string { return b.addr }
+// Addr is the first bootstrap address of the broker in use now.
+func (b *Broker) Addr() string {
+	if len(b.bootstrap) == 0 {
+		return ""
+	}
+	return b.bootstrap[0]
+}
+
+// Bootstrap are the bootstrap addresses of the broker in use now.
+func (b *Broker) Bootstrap() []string { return b.bootstrap }
 
 // Fresh reports whether every case now gets a broker of its own.
 func (b *Broker) Fresh() bool { return b.fresh }
@@ -233,20 +243,20 @@ func (b *Broker) start() error {
 	if err != nil {
 		return err
 	}
-	b.current, b.addr = l, l.Addr()
+	b.current, b.bootstrap = l, []string{l.Addr()}
 	b.Launches++
 	return nil
 }
 
 // next is the broker for the next case or history: a fresh one once the
 // first stopped answering.
-func (b *Broker) next() (string, error) {
+func (b *Broker) next() ([]string, error) {
 	if b.fresh {
 		if err := b.start(); err != nil {
-			return "", fmt.Errorf("starting a fresh broker: %w", err)
+			return nil, fmt.Errorf("starting a fresh broker: %w", err)
 		}
 	}
-	return b.addr, nil
+	return b.bootstrap, nil
 }
 
 // crashed records that the broker stopped answering, and reports whether
@@ -277,23 +287,39 @@ func (b *Broker) Close() {
 }
 
 // alive checks that the broker at addr still answers: a new connection
-// and an ApiVersions v0 round trip (which every broker answers) within the
-// broker's timeout. The error says how it did not.
-func (b *Broker) alive(addr string) error {
-	w, err := wire.Dial(addr, wire.Options{Timeout: b.timeout})
-	if err != nil {
-		return err
-	}
-	defer w.Close()
+// (made by d: TLS, SASL) and an ApiVersions v0 round trip (which every
+// broker answers) within the broker's timeout. The error says how it did
+// not.
+func (b *Broker) alive(ctx context.Context, d wire.Dialer, addr string) error {
+	d.Timeout = b.timeout
 	hm, err := wire.NewHeaders(codec.Str("ghostcheck-alive"), probeInstance)
 	if err != nil {
 		return err
 	}
+	w, _, err := d.Dial(ctx, addr, hm)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
 	if _, err := w.RoundTrip(hm.Next(codec.ApiVersions, 0), &codec.ApiVersionsRequest{}); err != nil {
 		if errors.Is(err, wire.ErrConnClosed) {
 			return errors.New("ApiVersions v0 on a new connection: the connection closed unanswered")
 		}
 		return fmt.Errorf("ApiVersions v0 on a new connection: %w", err)
+	}
+	return nil
+}
+
+// allAlive checks that every broker at addrs still answers (alive); the
+// error names the first that does not.
+func (b *Broker) allAlive(ctx context.Context, d wire.Dialer, addrs []string) error {
+	for _, a := range addrs {
+		if err := b.alive(ctx, d, a); err != nil {
+			if len(addrs) > 1 {
+				return fmt.Errorf("the broker at %s: %w", a, err)
+			}
+			return err
+		}
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 // framing cases last).
 func Cases() []Case {
 	var out []Case
-	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB6(), casesB7(), casesB11()} {
+	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB6(), casesB7(), casesCluster(), casesB11()} {
 		out = append(out, section...)
 	}
 	return out
@@ -92,6 +92,7 @@ func casesA5() []Case {
 	return []Case{
 		{Name: "A5.3/null-owned-keeps-pending", Source: "KIP-848, Kafka 4.0", Rule: "a heartbeat with TopicPartitions null reports nothing: the partitions its member was asked to give up stay pending, and the member waiting for them is given none", run: caseNullOwnedKeepsPending},
 		{Name: "A5.5/static-restart-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a new member id taking over a parked static member's instance: the group epoch unchanged, the old member's partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticRestart},
+		{Name: "A5.5/static-resume-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a parked static member rejoining under its own member id and instance: the group epoch unchanged, its partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticResume},
 		{Name: "A5.5/static-restart-then-rebalance", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "after a static takeover, the next rebalance gives every member the target it gets in a twin group without the restart (A5.2: a static member is keyed by its instance id, not its member id)", run: caseRestartThenRebalance},
 		{Name: "A5.7/regex-heartbeat-is-full", Source: srcKafka40, Rule: "a heartbeat with RebalanceTimeoutMs, SubscribedTopicRegex and TopicPartitions set (names null) is a full request: its response carries the assignment", run: caseRegexFull},
 	}
@@ -752,7 +753,7 @@ func caseClosedConnection(p *probe) verdict {
 	b := p.conn()
 	r := b.mustJoin(p.joinReq(g, m2))
 	given := partitionSet(owned(r.Assignment))
-	a.w.Close()
+	a.wire().Close()
 	a = p.conn()
 	var seen []string
 	for i := 0; i < 4; i++ {
@@ -919,10 +920,10 @@ func caseAVUnknown(p *probe) verdict {
 		return fail(err.Error(), "")
 	}
 	b = append(b, 0xde, 0xad) // a body no version parses: it must not be read
-	if err := c.w.WriteRaw(codec.FinishFrame(b, 0)); err != nil {
+	if err := c.wire().WriteRaw(codec.FinishFrame(b, 0)); err != nil {
 		return fail(err.Error(), "a response")
 	}
-	frame, err := c.w.ReadFrame()
+	frame, err := c.wire().ReadFrame()
 	if err != nil {
 		return fail(err.Error(), "a v0 response")
 	}
@@ -988,10 +989,10 @@ func caseTrailing(p *probe) verdict {
 	}
 	b = append(b, 1, 2, 3)
 	b = codec.FinishFrame(b, 0)
-	if err := c.w.WriteRaw(b); err != nil {
+	if err := c.wire().WriteRaw(b); err != nil {
 		return fail(err.Error(), "a response")
 	}
-	frame, err := c.w.ReadFrame()
+	frame, err := c.wire().ReadFrame()
 	if err != nil {
 		return fail(err.Error(), "a response")
 	}
@@ -1009,10 +1010,10 @@ func caseTrailing(p *probe) verdict {
 // broker closed it without answering; then checks the broker still serves.
 func closed(p *probe, frame []byte, what string) verdict {
 	c := p.conn()
-	if err := c.w.WriteRaw(frame); err != nil {
+	if err := c.wire().WriteRaw(frame); err != nil {
 		return fail(err.Error(), "")
 	}
-	_, err := c.w.ReadFrame()
+	_, err := c.wire().ReadFrame()
 	if err == nil {
 		return fail(what+": answered", "the connection closed without a response")
 	}

@@ -124,7 +124,15 @@ func target(d codec.DescribedGroup, id string) ([]string, bool) {
 // process joins under a new member id m3 with m1's instance id. The group
 // epoch must not move, m3's join response must carry m1's partitions at
 // that epoch, and m2's target must not change.
-func caseStaticRestart(p *probe) verdict {
+func caseStaticRestart(p *probe) verdict { return staticRejoin(p, false) }
+
+// caseStaticResume is caseStaticRestart with the parked member resuming
+// under its own member id: the same promise.
+func caseStaticResume(p *probe) verdict { return staticRejoin(p, true) }
+
+// staticRejoin is caseStaticRestart (resume: m1 rejoins under its own
+// member id, m3 is m1).
+func staticRejoin(p *probe, resume bool) verdict {
 	p.needs(codec.ConsumerGroupDescribe)
 	c := p.conn()
 	g := p.id("g")
@@ -136,13 +144,19 @@ func caseStaticRestart(p *probe) verdict {
 	if r := c.hb(p.hbv(), static(leave(g, m1.id, -2), m1.inst)); r.ErrorCode != codec.None {
 		return fail("static leave: "+hbString(r), "the setup static leave to succeed")
 	}
-	m3 := p.id("m")
+	m3 := m1.id
+	if !resume {
+		m3 = p.id("m")
+	}
 	r := c.hb(p.hbv(), static(p.joinReq(g, m3), m1.inst))
 	after := c.describe(g)
 	got := tpKeys(owned(r.Assignment))
 	t3, listed := target(after, m3)
 	t2after, _ := target(after, m2.id)
 	_, oldListed := target(after, m1.id)
+	if resume {
+		oldListed = false // m1 is m3
+	}
 	var bad []string
 	check := func(ok bool, what string) {
 		if !ok {

@@ -17,8 +17,12 @@
 // The cases are in cases.go (Cases, the list; A1-A3, §B4, §B5, §B1 and
 // §B7), cases_ids.go (a later request's ClientId, telemetry's reserved
 // ids), cases_leave.go (LeaveGroup and group ids as Kafka 4.0 has them),
-// cases_pending.go (pending revocations) and cases_static.go (static
-// membership).
+// cases_pending.go (pending revocations), cases_static.go (static
+// membership) and cases_cluster.go (a cluster of brokers: one process on
+// every broker, a broker that is not the coordinator, FindCoordinator's
+// batch). route.go is how a case reaches its groups' coordinator in a
+// cluster (wire.Cluster): one home broker per case, coordinator errors
+// retried, a move during the case a SKIP.
 //
 // A case holds the broker only to what a client can observe: error codes,
 // member ids and epochs, membership as ConsumerGroupDescribe shows it.
@@ -52,12 +56,12 @@
 package conformance
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -85,10 +89,15 @@ const (
 	NotApplicable Status = "N/A"
 )
 
-// Peer is the broker under test and what the suite must know of its
-// configuration.
+// Peer is the broker (or cluster) under test and what the suite must know
+// of its configuration.
 type Peer struct {
-	Addr string
+	// Bootstrap are the addresses to learn the cluster from (Metadata);
+	// a broker that offers no Metadata stands alone (wire.Cluster).
+	Bootstrap []string
+	// Dialer makes every connection: TLS and SASL when the listener
+	// wants them (its Timeout is Timeout's).
+	Dialer wire.Dialer
 	// SessionTimeout is the broker's consumer session timeout; 0 skips the
 	// cases that wait for one.
 	SessionTimeout time.Duration
@@ -143,6 +152,13 @@ type Result struct {
 	// ShipsIn is, for an N/A, where the case's rule ships ("Kafka 4.0",
 	// "no known release").
 	ShipsIn string `json:"shipsIn,omitempty"`
+	// Broker is the broker the case spoke to (the coordinator of its
+	// groups), -1 when it made no connection.
+	Broker int32 `json:"broker"`
+	// Route are what finding the case's coordinators met beyond the
+	// first FindCoordinator of each group: retries of coordinator errors,
+	// moves (wire.Event, in words). None is judged by itself.
+	Route []string `json:"route,omitempty"`
 	// Frame is, for a CRASH, the last request the case sent before the
 	// broker stopped answering, as hex with its size prefix (what
 	// `ghostcheck decode` reads); FrameFile is where it was written.
@@ -197,7 +213,8 @@ type Options struct {
 	Out string
 	// KafkaVersion, if set ("4.1"), is the Apache Kafka release the
 	// broker is held to: a case whose rule that release does not ship
-	// (its Source) is N/A instead of FAIL.
+	// (its Source) is N/A instead of FAIL. "" and ReleaseNext hold it to
+	// every rule (`ghostcheck check` defaults to NewestRelease).
 	KafkaVersion string
 }
 
@@ -218,36 +235,59 @@ type Report struct {
 }
 
 // Run runs cases against the peer, in order, each on connections of its
-// own, and checks after each that the broker still answers: a case after
-// which it does not is a CRASH, and the run stops there unless
-// opts.Broker can start a fresh broker (then every later case gets one).
+// own to the coordinator of its groups (see route.go), and checks after
+// each that the broker it spoke to still answers: a case after which it
+// does not is a CRASH, and the run stops there unless opts.Broker can
+// start a fresh broker (then every later case gets one). A cluster that
+// refuses the peer's credentials is an error wrapping wire.ErrAuth:
+// nothing was checked.
 func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 	peer = peer.withDefaults()
 	b := opts.Broker
 	if b == nil {
 		var err error
-		if b, err = NewBroker(peer.Addr, nil, 0); err != nil {
+		if b, err = NewBroker(peer.Bootstrap, nil, 0); err != nil {
 			return nil, err
 		}
 	}
-	// One negotiation per broker command: after a crash the broker at
-	// b.Addr() may be the dead one, and a fresh one offers the same.
-	n := b.negotiation
-	if n == nil {
-		var err error
-		if n, err = negotiate(peer, b.Addr()); err != nil {
-			return nil, err
+	ctx := context.Background()
+	var cl *wire.Cluster
+	defer func() {
+		if cl != nil {
+			cl.Close()
 		}
-		b.negotiation = n
-	}
-	rep := &Report{Negotiation: n.Notes, Versions: n.Versions}
+	}()
+	var n *wire.Negotiation
+	rep := &Report{}
 	for i, c := range cases {
-		addr, err := b.next()
+		boot, err := b.next()
 		if err != nil {
 			rep.stop(err.Error(), cases[i:])
 			break
 		}
-		r, alive := runCase(peer, addr, c, n.Versions, b, opts)
+		if cl == nil || b.fresh {
+			// A fresh broker per case after a crash: a cluster of its own.
+			if cl != nil {
+				cl.Close()
+			}
+			if cl, err = connect(ctx, peer, boot); err != nil {
+				if i == 0 || errors.Is(err, wire.ErrAuth) {
+					return nil, err
+				}
+				rep.stop(err.Error(), cases[i:])
+				break
+			}
+		}
+		// One negotiation per broker command: after a crash the broker
+		// may be the dead one, and a fresh one offers the same.
+		if n = b.negotiation; n == nil {
+			if n, err = negotiate(ctx, peer, cl); err != nil {
+				return nil, err
+			}
+			b.negotiation = n
+			rep.Negotiation, rep.Versions = n.Notes, n.Versions
+		}
+		r, alive := runCase(ctx, peer, cl, i, c, n.Versions, b, opts)
 		rep.Results = append(rep.Results, r)
 		if opts.Progress != nil {
 			opts.Progress(r)
@@ -279,35 +319,51 @@ func (p Peer) withDefaults() Peer {
 		_, _ = rand.Read(b[:])
 		p.Prefix = "gc-" + hex.EncodeToString(b[:]) + "-"
 	}
+	p.Dialer.Timeout = p.Timeout
 	return p
 }
 
-// runCase runs one case against the broker at addr, then checks that the
-// broker still answers (alive false: it does not, and the result is a
-// CRASH), and marks a known finding.
-func runCase(peer Peer, addr string, c Case, versions wire.Versions, b *Broker, opts Options) (Result, bool) {
-	peer.Addr = addr
-	p := &probe{peer: peer, versions: versions, caseName: c.Name, known: opts.Known}
+// connect makes the cluster the cases route through, from bootstrap.
+func connect(ctx context.Context, peer Peer, bootstrap []string) (*wire.Cluster, error) {
+	return wire.Connect(ctx, bootstrap, wire.ClusterOptions{Dialer: peer.Dialer, ClientID: "ghostcheck-check", InstanceID: probeInstance})
+}
+
+// runCase runs one case, the position-th, against the cluster, then
+// checks that the broker it spoke to still answers (alive false: it does
+// not, and the result is a CRASH), and marks a known finding.
+func runCase(ctx context.Context, peer Peer, cl *wire.Cluster, position int, c Case, versions wire.Versions, b *Broker, opts Options) (Result, bool) {
+	p := &probe{ctx: ctx, peer: peer, cl: cl, home: -1, position: position, versions: versions, caseName: c.Name, known: opts.Known}
 	start := time.Now()
 	v := p.run(c)
 	p.close()
-	r := Result{Name: c.Name, Rule: c.Rule, Source: c.Source, Status: v.status, Observed: v.observed, Expected: v.expected}
+	r := Result{Name: c.Name, Rule: c.Rule, Source: c.Source, Status: v.status, Observed: v.observed, Expected: v.expected, Broker: p.home, Route: p.route}
 	alive := true
-	if err := b.alive(addr); err != nil {
+	var addr string
+	if p.home >= 0 {
+		if hb, ok := cl.Broker(p.home); ok {
+			addr = hb.Addr
+		}
+	} else if bs := cl.Brokers(); len(bs) > 0 {
+		addr = bs[0].Addr
+	}
+	if err := b.alive(ctx, peer.Dialer, addr); err != nil {
 		alive = false
 		p.crash(&r, err, b, opts.Out)
 	}
 	r.Seconds = time.Since(start).Seconds()
-	markKnown(&r, opts.Known)
+	// Not shipped first: a broker that does what every release does on a
+	// rule no release has is no finding, known or not (a known entry for
+	// it says it did not reproduce).
 	markNotShipped(&r, opts.KafkaVersion)
+	markKnown(&r, opts.Known)
 	return r, alive
 }
 
-// markNotShipped makes a FAIL that is not a known finding N/A when the
-// release the broker is held to does not ship the case's rule. A CRASH
-// stays: a broker must not die on any request.
+// markNotShipped makes a FAIL N/A when the release the broker is held to
+// does not ship the case's rule. A CRASH stays: a broker must not die on
+// any request.
 func markNotShipped(r *Result, release string) {
-	if release == "" || r.Status != Fail || r.Known != "" {
+	if release == "" || release == ReleaseNext || r.Status != Fail {
 		return
 	}
 	s, err := ShipsOf(r.Source)
@@ -334,22 +390,22 @@ func markKnown(r *Result, k *Known) {
 	}
 }
 
-// negotiate learns the broker's api versions on a connection of its own.
-func negotiate(peer Peer, addr string) (*wire.Negotiation, error) {
-	w, err := wire.Dial(addr, wire.Options{Timeout: peer.Timeout})
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
+// negotiate learns the api versions of the cluster's first broker on a
+// connection of its own: the table's, and every case's (a cluster's
+// brokers offer the same but in a rolling upgrade; a case on a broker
+// that offers otherwise says so in its note).
+func negotiate(ctx context.Context, peer Peer, cl *wire.Cluster) (*wire.Negotiation, error) {
 	hm, err := wire.NewHeaders(codec.Str("ghostcheck-check"), probeInstance)
 	if err != nil {
 		return nil, err
 	}
-	n, err := w.Negotiate(hm, wire.NegotiateOptions{})
+	bs := cl.Brokers()
+	w, pre, err := peer.Dialer.DialNegotiated(ctx, bs[0].Addr, hm, wire.NegotiateOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("ApiVersions: %w (%s)", err, n)
+		return nil, fmt.Errorf("broker %d: %w", bs[0].ID, err)
 	}
-	return n, nil
+	w.Close()
+	return pre.Negotiation, nil
 }
 
 func (p *probe) run(c Case) (v verdict) {
@@ -434,7 +490,17 @@ func oneLine(s string) string {
 // probe is one case's access to the broker: connections, fresh ids and
 // request helpers that abort the case on a transport error.
 type probe struct {
-	peer     Peer
+	ctx  context.Context
+	peer Peer
+	cl   *wire.Cluster
+	// home is the broker the case speaks to (-1 until fixed: route.go);
+	// position, the case's in the run, picks it when no group does.
+	home     int32
+	position int
+	// route are the routing events noted (probe.note); answered, the
+	// broker that answered each group's requests.
+	route    []string
+	answered map[string]int32
 	versions wire.Versions
 	caseName string
 	known    *Known
@@ -443,20 +509,6 @@ type probe struct {
 	// sent are the request frames the case wrote, in order (size prefix
 	// included): the last is what a crash report names.
 	sent [][]byte
-}
-
-func (p *probe) close() {
-	for _, c := range p.conns {
-		c.w.Close()
-	}
-}
-
-// id returns a fresh id for this case ("g", "m", "i" for groups, members,
-// instances).
-func (p *probe) id(kind string) string {
-	p.seq++
-	name := strings.ReplaceAll(strings.ReplaceAll(p.caseName, "/", "."), " ", "")
-	return fmt.Sprintf("%s%s-%s%d", p.peer.Prefix, name, kind, p.seq)
 }
 
 // max is the broker's highest version of key, or -1.
@@ -485,57 +537,6 @@ func (p *probe) offered(key codec.APIKey) string {
 // when offered.
 func (p *probe) hbv() int16 { return min(p.max(codec.ConsumerGroupHeartbeat), 1) }
 
-// pconn is one of a case's connections, with its KIP-1313 headers.
-type pconn struct {
-	p  *probe
-	w  *wire.Conn
-	hm *wire.Headers
-}
-
-var probeInstance = codec.UUID{0x67, 0x68, 0x6f, 0x73, 0x74, 0x63, 0x68, 0x65, 0x63, 0x6b, 0x2d, 0x63, 0x6f, 0x6e, 0x66, 0x31}
-
-// conn opens a connection whose first request carries ClientId
-// "ghostcheck-check".
-func (p *probe) conn() *pconn { return p.connAs(codec.Str("ghostcheck-check")) }
-
-func (p *probe) connAs(clientID codec.NullableString) *pconn {
-	c, err := p.dial(clientID)
-	if err != nil {
-		panic(abort{fail("dial: "+err.Error(), "a connection")})
-	}
-	return c
-}
-
-// dial opens a connection whose first request carries clientID. What the
-// case writes on it is recorded (probe.sent).
-func (p *probe) dial(clientID codec.NullableString) (*pconn, error) {
-	nc, err := net.DialTimeout("tcp", p.peer.Addr, p.peer.Timeout)
-	if err != nil {
-		return nil, err
-	}
-	if tc, ok := nc.(*net.TCPConn); ok {
-		_ = tc.SetNoDelay(true)
-	}
-	w := wire.NewConn(recorder{nc, p}, wire.Options{Timeout: p.peer.Timeout})
-	hm, err := wire.NewHeaders(clientID, probeInstance)
-	if err != nil {
-		w.Close()
-		return nil, err
-	}
-	c := &pconn{p: p, w: w, hm: hm}
-	p.conns = append(p.conns, c)
-	return c, nil
-}
-
-// header builds a KIP-1313 header: ClientId on the connection's first
-// request only, the client instance id in tag 0 of every v2 header.
-func (c *pconn) header(key codec.APIKey, v int16) *codec.RequestHeader { return c.hm.Next(key, v) }
-
-// try sends one request and returns the response or the transport error.
-func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	return c.w.RoundTrip(h, req)
-}
-
 // do sends one request; a transport error fails the case. A request at a
 // version the broker does not offer ends the case as SKIP: the rule needs
 // what the broker lacks.
@@ -545,6 +546,9 @@ func (c *pconn) do(key codec.APIKey, v int16, req codec.Message) codec.Message {
 			panic(abort{skip(fmt.Sprintf("needs %v, which the broker does not offer", key))})
 		}
 		panic(abort{skip(fmt.Sprintf("needs %v v%d; the broker offers %s", key, v, c.p.offered(key)))})
+	}
+	if err := c.open(req); err != nil {
+		panic(abort{fail("dial: "+err.Error(), "a connection")})
 	}
 	resp, err := c.try(c.header(key, v), req)
 	if err != nil {

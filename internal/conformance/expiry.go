@@ -31,7 +31,8 @@ type sessionClock struct {
 
 // sessionClock starts timing a session (stop ends it).
 func (p *probe) sessionClock() *sessionClock {
-	return &sessionClock{p: p, stalls: wire.WatchBroker(p.peer.Addr, p.peer.Timeout)}
+	d := p.peer.Dialer
+	return &sessionClock{p: p, stalls: d.WatchBroker(p.homeBroker().Addr)}
 }
 
 func (c *sessionClock) stop() { c.stalls.Stop() }

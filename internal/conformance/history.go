@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/tcptarget"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // HistoryConfig is a fault-injected history run against a broker over TCP.
@@ -32,9 +34,14 @@ type HistoryConfig struct {
 	// the plans, violations of their rules are KNOWN, their workarounds
 	// are applied.
 	Known *Known
-	// Broker is where the histories go (nil: Peer.Addr). After a crash,
-	// with a Launcher, each history gets a fresh broker.
+	// Broker is where the histories go (nil: Peer.Bootstrap). After a
+	// crash, with a Launcher, each history gets a fresh broker.
 	Broker *Broker
+	// Control, if set, plays the cluster faults the Kafka protocol cannot
+	// (a fake's coordinator moves, brokers stopped and started): the
+	// plans draw them (tcptarget.Control). Against a cluster of several
+	// brokers the plans draw connection resets in any case.
+	Control tcptarget.Control
 }
 
 // History statuses besides the verdicts Ok, Illegal and Unknown.
@@ -51,7 +58,9 @@ type HistoryResult struct {
 	Plan       string
 	Operations int
 	Faults     map[plan.FaultKind]int
-	Verdict    history.Verdict
+	// ClusterFaults counts the cluster faults played, by kind.
+	ClusterFaults map[plan.ClusterFaultKind]int `json:",omitempty"`
+	Verdict       history.Verdict
 	// Status is the Verdict, or KNOWN or CRASH.
 	Status string
 	// Rule and Detail are the first rule broken that is not known.
@@ -63,6 +72,9 @@ type HistoryResult struct {
 	// (tcptarget.Target.MaxStallMs), which NoGhosts' grace counts on
 	// top of the lag.
 	StallMs int64
+	// RetryMs is the time requests waited to be tried again on their
+	// way to a coordinator (part of LagMs).
+	RetryMs int64 `json:",omitempty"`
 	Seconds float64
 	File    string `json:",omitempty"`
 	// Known lists the known findings the history reproduced, as "ID
@@ -121,7 +133,7 @@ func RunHistories(cfg HistoryConfig, progress func(HistoryResult)) (*HistoryRepo
 	b := cfg.Broker
 	if b == nil {
 		var err error
-		if b, err = NewBroker(cfg.Peer.Addr, nil, 0); err != nil {
+		if b, err = NewBroker(cfg.Peer.Bootstrap, nil, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -143,11 +155,11 @@ func RunHistories(cfg HistoryConfig, progress func(HistoryResult)) (*HistoryRepo
 			rep.Stopped = err.Error()
 			return rep, nil
 		}
-		hr, err := runHistory(cfg, rep, addr, seed, prefix)
+		hr, brokers, err := runHistory(cfg, rep, addr, seed, prefix)
 		if err != nil {
 			return rep, err
 		}
-		if err := b.alive(addr); err != nil {
+		if err := b.allAlive(context.Background(), cfg.Peer.Dialer, brokers); err != nil {
 			hr.Status, hr.Crash = HistoryCrash, crashWords(err, b)
 			if !b.crashed() {
 				rep.Stopped = fmt.Sprintf("the broker stopped answering during history seed %d (give a command that starts one, --broker-cmd, to go on)", seed)
@@ -175,19 +187,34 @@ func crashWords(err error, b *Broker) string {
 	return s
 }
 
-// runHistory runs and checks one plan against the broker at addr.
-func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64, prefix string) (HistoryResult, error) {
+// runHistory runs and checks one plan against the cluster at bootstrap,
+// and returns the addresses of its brokers (each must still answer).
+func runHistory(cfg HistoryConfig, rep *HistoryReport, bootstrap []string, seed uint64, prefix string) (HistoryResult, []string, error) {
 	start := time.Now()
-	p := plan.ForRealTime(seed, cfg.Options, plan.RealTime{
+	d := cfg.Peer.Dialer
+	d.Timeout = cfg.Peer.Timeout
+	// A request's retries may wait a third of a session: a client's
+	// session does not end while the target retries for it.
+	target, err := tcptarget.Dial(context.Background(), bootstrap, wire.ClusterOptions{Dialer: d, ClientID: "ghostcheck-history",
+		Seed: seed, Backoff: wire.Backoff{MaxWait: cfg.Peer.SessionTimeout / 3}})
+	if err != nil {
+		return HistoryResult{}, nil, err
+	}
+	target.Control = cfg.Control
+	rt := plan.RealTime{
 		SessionTimeoutMs:    cfg.Peer.SessionTimeout.Milliseconds(),
 		HeartbeatIntervalMs: int32(cfg.Peer.HeartbeatInterval.Milliseconds()),
 		RoundMs:             cfg.RoundMs,
 		GroupPrefix:         fmt.Sprintf("%s%d-", prefix, seed),
-	})
+	}
+	if c := target.Cluster(); len(c.Brokers) > 1 || cfg.Control != nil {
+		rt.Cluster = c
+	}
+	p := plan.ForRealTime(seed, cfg.Options, rt)
 	p.Probes = leaveOutKnown(p.Probes, cfg.Known)
-	target, err := tcptarget.Dial(addr, cfg.Peer.Timeout)
-	if err != nil {
-		return HistoryResult{}, err
+	var brokers []string
+	for _, b := range target.Brokers() {
+		brokers = append(brokers, b.Addr)
 	}
 	target.Rewrite = cfg.Known.rewrite()
 	if rep.Negotiation == nil && rep.Unchecked == nil {
@@ -199,13 +226,16 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 	res, err := driver.Run(target, p)
 	target.Close()
 	if err != nil {
-		return HistoryResult{}, err
+		return HistoryResult{}, nil, err
 	}
 	lr := check.Check(res, check.Options{Level: check.LevelObservable, LagMs: target.MaxLagMs(),
 		SessionTimeoutMs: cfg.Peer.SessionTimeout.Milliseconds(), SetAside: cfg.Known.setAside()})
-	hr := HistoryResult{Seed: seed, Plan: p.String(), Operations: len(res.History), Faults: res.Faults,
-		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), StallMs: target.MaxStallMs(), Seconds: time.Since(start).Seconds(),
-		Run: res, Report: lr, RoundTrips: target.RoundTrips()}
+	hr := HistoryResult{Seed: seed, Plan: p.String(), Operations: len(res.History), Faults: res.Faults, ClusterFaults: res.ClusterFaults,
+		Verdict: lr.Verdict, Status: string(lr.Verdict), Rule: lr.Rule, Detail: lr.Detail, LagMs: target.MaxLagMs(), StallMs: target.MaxStallMs(),
+		RetryMs: target.RetryMs(), Seconds: time.Since(start).Seconds(), Run: res, Report: lr, RoundTrips: target.RoundTrips()}
+	if len(hr.ClusterFaults) == 0 {
+		hr.ClusterFaults = nil
+	}
 	if lr.Verdict == history.Ok && !anyJoined(res.History) {
 		hr.Verdict, hr.Status, hr.Rule = history.Unknown, string(history.Unknown), string(rules.RuleHarnessAssumption)
 		hr.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
@@ -215,14 +245,14 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, addr string, seed uint64,
 		if err := os.MkdirAll(cfg.Out, 0o755); err == nil {
 			hr.File = filepath.Join(cfg.Out, fmt.Sprintf("check-seed%d.jsonl", seed))
 			if f, err := os.Create(hr.File); err == nil {
-				hdr := history.FileHeader{Target: addr, Title: "ghostcheck check: " + lr.Rule, Plan: p,
+				hdr := history.FileHeader{Target: strings.Join(bootstrap, ","), Title: "ghostcheck check: " + lr.Rule, Plan: p,
 					Expect: history.Expect{Verdict: lr.Verdict, Rule: lr.Rule}}
 				_ = history.WriteFile(f, hdr, res.History)
 				f.Close()
 			}
 		}
 	}
-	return hr, nil
+	return hr, brokers, nil
 }
 
 // anyJoined reports whether some heartbeat was answered NONE: a history
@@ -260,7 +290,7 @@ func setAsideKnown(hr *HistoryResult, lr *check.Report, k *Known) {
 		}
 	}
 	for _, v := range lr.SetAside {
-		if e, ok := k.Rule(v.Rule); ok {
+		if e, ok := k.violationOf(v.Rule, v.What); ok {
 			add(e.ID, v.Rule)
 		}
 	}
@@ -275,8 +305,7 @@ func setAsideKnown(hr *HistoryResult, lr *check.Report, k *Known) {
 	}
 	var other *driver.RoundViolation
 	for i, v := range lr.Invariants {
-		if k.knownViolation(v.Rule, v.What) {
-			e, _ := k.Rule(v.Rule)
+		if e, ok := k.violationOf(v.Rule, v.What); ok {
 			add(e.ID, v.Rule)
 			continue
 		}
@@ -287,9 +316,20 @@ func setAsideKnown(hr *HistoryResult, lr *check.Report, k *Known) {
 	switch {
 	case other == nil && len(hr.Known) > 0:
 		hr.Status, hr.Rule, hr.Detail = HistoryKnown, "", ""
-	case other != nil && other.Rule != lr.Rule:
+	case other != nil && (other.Rule != lr.Rule || other.What != firstWhat(lr)):
+		// The first violation not known, even of the rule the report
+		// names first (its first may be a known finding's).
 		hr.Rule, hr.Detail = other.Rule, fmt.Sprintf("round %d (t=%d ms): %s", other.Round, other.At, other.What)
 	}
+}
+
+// firstWhat is what the report's first invariant violation says ("" for
+// none).
+func firstWhat(lr *check.Report) string {
+	if len(lr.Invariants) == 0 {
+		return ""
+	}
+	return lr.Invariants[0].What
 }
 
 // joinRegexEmpty is WorkaroundJoinRegex for a request: a heartbeat naming

@@ -5,11 +5,14 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
@@ -19,8 +22,15 @@ import (
 // server these tests start (startServe), and returns its address.
 func startKfake(t testing.TB) string {
 	t.Helper()
-	return kfaketest.Start(t,
-		kfake.NumBrokers(1),
+	return startKfakeCluster(t, 1).ListenAddrs()[0]
+}
+
+// startKfakeCluster is startKfake with n brokers: kfake spreads the
+// groups' coordinators over them (a hash of the group id).
+func startKfakeCluster(t testing.TB, n int, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	return kfaketest.Start(t, append([]kfake.Opt{
+		kfake.NumBrokers(n),
 		kfake.SeedTopics(6, "alpha"),
 		kfake.SeedTopics(3, "beta"),
 		kfake.SeedTopics(2, "gamma"),
@@ -29,7 +39,7 @@ func startKfake(t testing.TB) string {
 			"group.consumer.max.size": strconv.Itoa(maxGroupSize),
 			"group.max.size":          strconv.Itoa(maxGroupSize), // kfake reads this one for consumer groups too
 		}),
-	).ListenAddrs()[0]
+	}, opts...)...)
 }
 
 // kfakeKnown are kfake's known deviations from docs/PROTOCOL.md
@@ -47,7 +57,9 @@ func kfakeKnown(t testing.TB) *conformance.Known {
 	return k
 }
 
-// checkAgainstFindings holds results to the known findings.
+// checkAgainstFindings holds results to the known findings. A case N/A
+// (its rule in no release the broker is held to) must be one whose rule
+// no release ships.
 func checkAgainstFindings(t *testing.T, who string, rs []conformance.Result, k *conformance.Known) {
 	t.Helper()
 	var b strings.Builder
@@ -56,6 +68,17 @@ func checkAgainstFindings(t *testing.T, who string, rs []conformance.Result, k *
 	for _, m := range k.Mismatches(rs) {
 		t.Error(m)
 	}
+	for _, r := range rs {
+		if s, err := conformance.ShipsOf(r.Source); r.Status == conformance.NotApplicable && (err != nil || s.Shipped) {
+			t.Errorf("%s: N/A, but its rule ships (%s)", r.Name, r.Source)
+		}
+	}
+}
+
+// asCheck are the options `ghostcheck check` runs with by default: the
+// newest Kafka release, so a rule no release ships is N/A, not a finding.
+func asCheck(k *conformance.Known) conformance.Options {
+	return conformance.Options{Known: k, KafkaVersion: conformance.NewestRelease}
 }
 
 func TestKfakeConformance(t *testing.T) {
@@ -63,7 +86,7 @@ func TestKfakeConformance(t *testing.T) {
 	addr := startKfake(t)
 	k := kfakeKnown(t)
 	cases := conformance.Select(nil, false, true)
-	rep, err := conformance.Run(peer(addr), cases, conformance.Options{Known: k})
+	rep, err := conformance.Run(peer(addr), cases, asCheck(k))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +94,56 @@ func TestKfakeConformance(t *testing.T) {
 		t.Fatalf("%d results for %d cases", len(rep.Results), len(cases))
 	}
 	checkAgainstFindings(t, "kfake", judgeable(t, rep.Results), k)
+	// Held to every rule (--kafka-version next), the N/A ones fail: kfake
+	// does what every released Kafka does there.
+	next, err := conformance.Run(peer(addr), conformance.Select([]string{"A1/join-existing-member-other-instance", "A2/first-clientid-remembered"}, false, false),
+		conformance.Options{Known: k, KafkaVersion: conformance.ReleaseNext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range next.Results {
+		if r.Status != conformance.Fail {
+			t.Errorf("%s under --kafka-version next: %s %s, want FAIL (a rule no release ships, which kfake does not follow)", r.Name, r.Status, r.Observed)
+		}
+	}
+}
+
+// Against three kfake brokers, the coordinators of the cases' groups
+// spread over all three, every case gives what it gives against one
+// broker: the same status and the same findings, nothing new, no
+// NOT_COORDINATOR judged; the cluster's own cases, which SKIP against one
+// broker, run.
+func TestKfakeClusterConformance(t *testing.T) {
+	t.Parallel()
+	k := kfakeKnown(t)
+	cases := conformance.Select(nil, false, true)
+	one, err := conformance.Run(peer(startKfake(t)), cases, asCheck(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startKfakeCluster(t, 3)
+	rep, err := conformance.Run(peer(c.ListenAddrs()[0]), cases, asCheck(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Results) != len(cases) || len(rep.Results) != len(cases) {
+		t.Fatalf("%d and %d results for %d cases", len(one.Results), len(rep.Results), len(cases))
+	}
+	checkAgainstFindings(t, "kfake, 3 brokers", judgeable(t, rep.Results), k)
+	for _, d := range conformance.ClusterDiffers(one.Results, rep.Results) {
+		t.Error(d)
+	}
+	on := map[int32]int{}
+	for _, r := range rep.Results {
+		on[r.Broker]++
+		for _, step := range r.Route {
+			t.Logf("%s: %s", r.Name, step)
+		}
+	}
+	t.Logf("cases per broker: %v", on)
+	if on[0] == 0 || on[1] == 0 || on[2] == 0 {
+		t.Errorf("the cases spoke to brokers %v: want all three", on)
+	}
 }
 
 // The risky case (an unknown api key) runs against kfake in a child
@@ -80,7 +153,7 @@ func TestKfakeUnknownAPIKeyIsolated(t *testing.T) {
 	t.Parallel()
 	if os.Getenv("GHOSTCHECK_KFAKE_CHILD") == "1" {
 		addr := startKfake(t)
-		rep, err := conformance.Run(peer(addr), conformance.Select([]string{"B1.1/unknown-api-key"}, true, false), conformance.Options{Known: kfakeKnown(t)})
+		rep, err := conformance.Run(peer(addr), conformance.Select([]string{"B1.1/unknown-api-key"}, true, false), asCheck(kfakeKnown(t)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,4 +214,29 @@ func TestHistories(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A case whose group's coordinator moves while it runs is SKIP, saying
+// so, never FAIL: kfake's coordinators are moved (rehashed) at every
+// ConsumerGroupHeartbeat after the case's first, so its requests meet
+// NOT_COORDINATOR, which the cluster retries and the result records.
+func TestKfakeMoveDuringCaseIsSkip(t *testing.T) {
+	c := startKfakeCluster(t, 3)
+	var beats atomic.Int32
+	c.ControlKey(int16(codec.ConsumerGroupHeartbeat), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if beats.Add(1) > 1 {
+			c.RehashCoordinators()
+		}
+		return nil, nil, false
+	})
+	rep, err := conformance.Run(peer(c.ListenAddrs()[0]), conformance.Select([]string{"B4.4/leave-twice"}, false, false), asCheck(kfakeKnown(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if r.Status != conformance.Skip || !strings.Contains(r.Observed, "coordinator") || len(r.Route) == 0 {
+		t.Fatalf("%s %s (route %v): want SKIP saying the coordinator moved", r.Status, r.Observed, r.Route)
+	}
+	t.Logf("%s: %s; route %v", r.Status, r.Observed, r.Route)
 }

@@ -115,7 +115,7 @@ L1 workaround join-regex-empty
 L1 case B4.2/join-null-regex-allowed the broker stopped answering after ConsumerGroupHeartbeat
 `)
 	var n atomic.Int32
-	b, err := conformance.NewBroker("", launcher(t, brokertest.Options{DieOn: nullRegex}, &n), 0)
+	b, err := conformance.NewBroker(nil, launcher(t, brokertest.Options{DieOn: nullRegex}, &n), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

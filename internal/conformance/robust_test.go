@@ -175,7 +175,7 @@ func TestRunBrokerGoneMidCase(t *testing.T) {
 		out := t.TempDir()
 		pr := peer(differing(t, o).Addr())
 		pr.Timeout = 500 * time.Millisecond
-		b, err := conformance.NewBroker(pr.Addr, nil, 300*time.Millisecond)
+		b, err := conformance.NewBroker(pr.Bootstrap, nil, 300*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestRunBrokerGoneMidCase(t *testing.T) {
 	}
 
 	var n atomic.Int32
-	b, err := conformance.NewBroker("", launcher(t, brokertest.Options{DieOn: minusThree}, &n), 300*time.Millisecond)
+	b, err := conformance.NewBroker(nil, launcher(t, brokertest.Options{DieOn: minusThree}, &n), 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,8 +246,8 @@ func TestHistoriesBrokerGone(t *testing.T) {
 	}
 	beats.Store(0)
 	var n atomic.Int32
-	cfg.Peer.Addr = differing(t, dies).Addr()
-	cfg.Broker, err = conformance.NewBroker(cfg.Peer.Addr, func() (conformance.Launched, error) {
+	cfg.Peer.Bootstrap = []string{differing(t, dies).Addr()}
+	cfg.Broker, err = conformance.NewBroker(cfg.Peer.Bootstrap, func() (conformance.Launched, error) {
 		n.Add(1)
 		return testBroker{differing(t, brokertest.Options{}).Addr()}, nil
 	}, 300*time.Millisecond)
@@ -287,7 +287,7 @@ func TestRunAfterHistoryCrash(t *testing.T) {
 		return ok && beats.Add(1) == 10
 	}}
 	var n atomic.Int32
-	b, err := conformance.NewBroker(differing(t, dies).Addr(), launcher(t, brokertest.Options{}, &n), 300*time.Millisecond)
+	b, err := conformance.NewBroker([]string{differing(t, dies).Addr()}, launcher(t, brokertest.Options{}, &n), 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

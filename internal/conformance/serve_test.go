@@ -41,7 +41,7 @@ func startServeMutant(t testing.TB, muts impl.Mutants) string {
 }
 
 func peer(addr string) conformance.Peer {
-	return conformance.Peer{Addr: addr, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval, MaxGroupSize: maxGroupSize}
+	return conformance.Peer{Bootstrap: []string{addr}, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval, MaxGroupSize: maxGroupSize}
 }
 
 // judgeable leaves out, saying so, the results of the cases this machine
@@ -64,7 +64,9 @@ func judgeable(t *testing.T, rs []conformance.Result) []conformance.Result {
 	return out
 }
 
-// ghostcheck's own server passes every case.
+// ghostcheck's own server passes every case, but those of a cluster: it
+// stands alone (no Metadata, no FindCoordinator), which they SKIP saying
+// so.
 func TestServePassesEveryCase(t *testing.T) {
 	t.Parallel()
 	addr := startServe(t)
@@ -77,7 +79,10 @@ func TestServePassesEveryCase(t *testing.T) {
 	conformance.Table(&b, rs)
 	t.Logf("conformance of ghostcheck serve:\n%s", b.String())
 	for _, r := range judgeable(t, rs) {
-		if r.Status != conformance.Pass {
+		cluster := strings.HasPrefix(r.Name, "B4.5/") || strings.HasSuffix(r.Name, "-every-broker")
+		switch {
+		case cluster && r.Status == conformance.Skip && (strings.Contains(r.Observed, "needs a cluster") || strings.Contains(r.Observed, "needs FindCoordinator")):
+		case r.Status != conformance.Pass:
 			t.Errorf("%s: %s: observed %s; expected %s", r.Name, r.Status, r.Observed, r.Expected)
 		}
 	}
@@ -92,7 +97,9 @@ func TestServePassesEveryCase(t *testing.T) {
 // the takeover itself still succeeds, so B4.4/static-takeover-of-parked,
 // which checks only who is listed, passes, and so does
 // A5.5/static-restart-then-rebalance: the rebalance keeps the instance's
-// place.
+// place. The mutant rebalances on a takeover by a new member id only: a
+// parked member resuming under its own (A5.5/static-resume-keeps-
+// assignment) is no takeover to it, and passes.
 func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 	t.Parallel()
 	addr := startServeMutant(t, impl.Mutants(0).With(impl.MutStaticRestartRebalances))
@@ -106,8 +113,9 @@ func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 	want := map[string]conformance.Status{"A5.5/static-restart-keeps-assignment": conformance.Fail,
 		// The rebalance keys the static member by its instance id, so
 		// the next one gives the twins the same targets.
-		"A5.5/static-restart-then-rebalance": conformance.Pass,
-		"B4.4/static-takeover-of-parked":     conformance.Pass, "B4.4/static-takeover-in-full-group": conformance.Pass}
+		"A5.5/static-restart-then-rebalance":  conformance.Pass,
+		"A5.5/static-resume-keeps-assignment": conformance.Pass,
+		"B4.4/static-takeover-of-parked":      conformance.Pass, "B4.4/static-takeover-in-full-group": conformance.Pass}
 	for _, r := range rep.Results {
 		if r.Status != want[r.Name] {
 			t.Errorf("%s: %s (%s), want %s", r.Name, r.Status, r.Observed, want[r.Name])

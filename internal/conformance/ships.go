@@ -22,6 +22,28 @@ type Ships struct {
 	Every bool
 }
 
+// NewestRelease is the newest Apache Kafka release ghostcheck knows of:
+// what `ghostcheck check` holds a broker to by default, so that a broker
+// doing exactly what that release does passes. Rules not shipped in it
+// (trunk only, an open PR, a KIP accepted but not implemented) are then
+// N/A, shown and not counted; ReleaseNext holds a broker to them too.
+const NewestRelease = "4.2"
+
+// ReleaseNext, as a release a broker is held to, is every rule ghostcheck
+// checks, shipped or not: a broker ahead of the newest release (Kafka's
+// trunk with the open PRs and KIPs ghostcheck follows).
+const ReleaseNext = "next"
+
+// ParseHeldTo reads what `check --kafka-version` holds a broker to: a
+// release (ParseRelease) or ReleaseNext.
+func ParseHeldTo(s string) error {
+	if strings.TrimSpace(s) == ReleaseNext {
+		return nil
+	}
+	_, err := ParseRelease(s)
+	return err
+}
+
 // Markers of a source whose rule no known release carries. KAFKA-19233 is
 // on trunk, but which release first carries it is unverified, so "trunk
 // only" counts as no release.

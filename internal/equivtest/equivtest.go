@@ -46,6 +46,20 @@ func PropertyCounting(mut impl.Mutants, hits model.ClauseCounter) func(*rapid.T)
 	}
 }
 
+// CloneProperty is Property with one more action: impl is replaced by its
+// Clone, which the remaining steps drive, so that the clone must answer
+// as the model does from wherever it was made; the original it replaced
+// must stay exactly as it was (its snapshot and bookkeeping) while the
+// clone moves on.
+func CloneProperty(mut impl.Mutants) func(*rapid.T) {
+	return func(t *rapid.T) {
+		h := newHarness(t, mut, nil)
+		actions := h.actions(rapid.IntRange(0, 3).Draw(t, "mode"))
+		actions["clone"] = h.clone
+		t.Repeat(actions)
+	}
+}
+
 var debug = os.Getenv("EQUIVTEST_DEBUG") != ""
 
 var topicNames = []string{"alpha", "beta", "gamma", "delta"}
@@ -74,6 +88,10 @@ type harness struct {
 	inst  []codec.UUID                         // client instance ids used
 	resp  codec.ConsumerGroupHeartbeatResponse // reused by HandleHeartbeat
 	steps int
+	// replaced is the coordinator the last clone action replaced, and
+	// replacedSnap its snapshot then: it must not move.
+	replaced     *impl.Coordinator
+	replacedSnap []impl.GroupSnapshot
 
 	// The classic side (classic.go): its processes and the member ids
 	// its answers carried; the numbering of deliveries, the version of
@@ -598,6 +616,62 @@ func (h *harness) restart(t *rapid.T) {
 	}
 }
 
+// timers lists what a coordinator's Timers reports.
+func timers(each func(func(group, member string, session, rebalance int64))) []string {
+	var out []string
+	each(func(g, m string, session, rebalance int64) {
+		out = append(out, fmt.Sprintf("%s/%s session %d rebalance %d", g, m, session, rebalance))
+	})
+	return out
+}
+
+// classicTimers lists what a coordinator's ClassicTimers reports.
+func classicTimers(each func(func(group, key string, at int64))) []string {
+	var out []string
+	each(func(g, k string, at int64) { out = append(out, fmt.Sprintf("%s/%s %d", g, k, at)) })
+	return out
+}
+
+// held lists what a coordinator's Held reports.
+func held(each func(func(conn uint64, active bool, delivery uint64, queued []uint64))) []string {
+	var out []string
+	each(func(conn uint64, active bool, delivery uint64, queued []uint64) {
+		out = append(out, fmt.Sprintf("conn %d active %v delivery %d queued %v", conn, active, delivery, queued))
+	})
+	return out
+}
+
+// clone replaces impl by its clone, on the same clock and id source (the
+// original is not stepped again), made anew (Clone) or in the coordinator
+// the last clone replaced (CopyTo), and keeps the original to hold it
+// still.
+func (h *harness) clone(t *rapid.T) {
+	into := rapid.IntRange(0, 2).Draw(t, "cloneInto")
+	old := h.replaced
+	h.replaced, h.replacedSnap = h.i, h.i.Snapshot()
+	switch {
+	case into == 1 && old != nil:
+		// The coordinator replaced before, which holds an older state,
+		// takes this one's over its own (CopyTo).
+		h.i.CopyTo(old)
+		h.i = old
+	case into == 2:
+		// A coordinator of another configuration, holding groups,
+		// members and connections this one does not, takes this one's.
+		other := impl.New(impl.Config{Topics: []impl.Topic{{Name: "zeta", ID: model.TopicIDFor("zeta"), Partitions: 5}},
+			SessionTimeoutMs: 7, Clock: h.clock, NewID: h.i.Config().NewID})
+		for _, g := range []string{"g1", "g2", "zz"} {
+			hd := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, ClientId: codec.Str("stranger")}
+			other.Handle(impl.Conn{ID: 3, Host: "/10.9.9.9"}, hd, &codec.ConsumerGroupHeartbeatRequest{GroupId: g, MemberId: "stranger-" + g,
+				RebalanceTimeoutMs: 5, SubscribedTopicNames: []string{"zeta"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}})
+		}
+		h.i.CopyTo(other)
+		h.i = other
+	default:
+		h.i = h.i.Clone(h.clock, h.i.Config().NewID)
+	}
+}
+
 // check compares what each coordinator holds, pending revocations
 // included, and what Describe shows of every group.
 func (h *harness) check(t *rapid.T) {
@@ -609,8 +683,25 @@ func (h *harness) check(t *rapid.T) {
 	if err := h.i.CheckInternal(); err != nil {
 		t.Fatalf("impl bookkeeping: %v", err)
 	}
+	if mt, it := timers(h.m.Timers), timers(h.i.Timers); !reflect.DeepEqual(mt, it) {
+		t.Fatalf("timers differ\nmodel %v\nimpl  %v", mt, it)
+	}
+	if mt, it := classicTimers(h.m.ClassicTimers), classicTimers(h.i.ClassicTimers); !reflect.DeepEqual(mt, it) {
+		t.Fatalf("classic timers differ\nmodel %v\nimpl  %v", mt, it)
+	}
+	if mh, ih := held(h.m.Held), held(h.i.Held); !reflect.DeepEqual(mh, ih) {
+		t.Fatalf("held connections differ\nmodel %v\nimpl  %v", mh, ih)
+	}
 	if err := rules.NoDoubleClientAssignment(is); err != nil {
 		t.Fatalf("impl: %v", err)
+	}
+	if h.replaced != nil {
+		if got := h.replaced.Snapshot(); !reflect.DeepEqual(got, h.replacedSnap) {
+			t.Fatalf("stepping a clone changed its original\nbefore %+v\nafter  %+v", h.replacedSnap, got)
+		}
+		if err := h.replaced.CheckInternal(); err != nil {
+			t.Fatalf("the original of a clone: %v", err)
+		}
 	}
 	req := &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g1", "g2", "g3"}, IncludeAuthorizedOperations: true}
 	hd := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupDescribe, RequestApiVersion: 1}

@@ -94,3 +94,30 @@ func TestRemoveByMemberIDAgainstKfakeFindingK4(t *testing.T) {
 		t.Fatalf("finding K4: both members should still be there, listed %d", len(g.Members))
 	}
 }
+
+// Against three kfake brokers, members lists and removes from any broker's
+// address: the group's requests go to its coordinator, which
+// FindCoordinator names, and follow it when it moves (RehashCoordinators);
+// -v's log says where they went.
+func TestListAgainstKfakeCluster(t *testing.T) {
+	c := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(4, "alpha"))
+	coord := c.CoordinatorFor("orders")
+	addrs := c.ListenAddrs() // broker i at addrs[i]
+	other := addrs[(coord+1)%3]
+	a := join(t, addrs[coord], "app-a", "inst-a")
+	var log []string
+	o := opts(other)
+	o.Log = func(line string) { log = append(log, line) }
+	g, err := List(o, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Members) != 1 || g.Members[0].MemberID != a.c.MemberID() {
+		t.Fatalf("from broker %s (the coordinator is %d): listed %+v", other, coord, g.Members)
+	}
+	c.RehashCoordinators()
+	if g, err = List(o, "orders"); err != nil || len(g.Members) != 1 {
+		t.Fatalf("after the coordinators moved: %+v, %v", g, err)
+	}
+	t.Logf("coordinator %d, asked of %s; log: %v", coord, other, log)
+}

@@ -9,7 +9,7 @@
 package members
 
 import (
-	"crypto/rand"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,51 +24,83 @@ import (
 
 // Options say where and how long.
 type Options struct {
-	Bootstrap string
-	ClientID  string
+	// Bootstrap are the addresses to learn the cluster from; each group's
+	// requests go to its coordinator (wire.Cluster).
+	Bootstrap []string
+	// Dialer makes the connections (TLS, SASL); its Timeout is Timeout.
+	Dialer   wire.Dialer
+	ClientID string
 	// Timeout bounds the dial and each request.
 	Timeout time.Duration
+	// Log, if set, sees what finding the group's coordinator met, one
+	// line a step (a coordinator error retried, a move): none is an
+	// error by itself.
+	Log func(string)
 }
 
-// session is one negotiated connection.
+// session is a cluster client for one group: its requests go to the
+// group's coordinator, found and re-found as Kafka's clients do (a
+// coordinator that moves between two requests of a removal is followed).
 type session struct {
-	w        *wire.Conn
-	hm       *wire.Headers
-	versions wire.Versions
+	ctx      context.Context
+	cl       *wire.Cluster
+	group    string
+	versions wire.Versions // the coordinator's
+	log      func(string)
 }
 
-func open(o Options) (*session, error) {
+func open(o Options, group string) (*session, error) {
 	if o.ClientID == "" {
 		o.ClientID = "ghostcheck-members"
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	instance, err := wire.NewInstanceID(rand.Reader)
+	o.Dialer.Timeout = o.Timeout
+	ctx := context.Background()
+	cl, err := wire.Connect(ctx, o.Bootstrap, wire.ClusterOptions{Dialer: o.Dialer, ClientID: o.ClientID})
 	if err != nil {
-		return nil, err
+		return nil, brokerError(fmt.Errorf("connecting to %s: %w", strings.Join(o.Bootstrap, ","), err))
 	}
-	hm, err := wire.NewHeaders(codec.Str(o.ClientID), instance)
+	s := &session{ctx: ctx, cl: cl, group: group, log: o.Log}
+	b, evs, err := cl.Coordinator(ctx, group)
+	s.note(evs)
 	if err != nil {
-		return nil, err
+		cl.Close()
+		return nil, brokerError(fmt.Errorf("finding the coordinator of group %s: %w", group, err))
 	}
-	w, err := wire.Dial(o.Bootstrap, wire.Options{Timeout: o.Timeout})
-	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", o.Bootstrap, err)
+	if s.versions, err = cl.Versions(ctx, b.ID); err != nil {
+		cl.Close()
+		return nil, brokerError(fmt.Errorf("ApiVersions of broker %d: %w", b.ID, err))
 	}
-	n, err := w.Negotiate(hm, wire.NegotiateOptions{})
-	if err != nil {
-		w.Close()
-		var ae *wire.ApiVersionsError
-		if errors.As(err, &ae) {
-			return nil, &BrokerError{API: "ApiVersions", Code: ae.Code}
-		}
-		return nil, fmt.Errorf("ApiVersions: %w", err)
-	}
-	return &session{w: w, hm: hm, versions: n.Versions}, nil
+	return s, nil
 }
 
-func (s *session) close() { s.w.Close() }
+// brokerError is err as a *BrokerError when a broker answered it with an
+// error code (GROUP_AUTHORIZATION_FAILED from FindCoordinator, an
+// ApiVersions refused), else err.
+func brokerError(err error) error {
+	var ae *wire.ApiVersionsError
+	var be *wire.BrokerError
+	switch {
+	case errors.As(err, &ae):
+		return &BrokerError{API: "ApiVersions", Code: ae.Code}
+	case errors.As(err, &be):
+		return &BrokerError{API: be.API.String(), Code: be.Code, Message: be.Message}
+	}
+	return err
+}
+
+func (s *session) close() { s.cl.Close() }
+
+func (s *session) note(evs []wire.Event) {
+	if s.log == nil {
+		return
+	}
+	for _, e := range evs {
+		s.log(e.String())
+	}
+}
 
 // version picks the highest version of key both sides speak, or reports
 // that the broker has none in [min, max].
@@ -77,9 +109,10 @@ func (s *session) version(key codec.APIKey, min, max int16) (int16, error) {
 }
 
 func (s *session) roundTrip(key codec.APIKey, version int16, req codec.Message) (codec.Message, error) {
-	resp, err := s.w.RoundTrip(s.hm.Next(key, version), req)
+	resp, evs, err := s.cl.RoundTrip(s.ctx, s.group, version, req)
+	s.note(evs)
 	if err != nil {
-		return nil, fmt.Errorf("%v v%d: %w", key, version, err)
+		return nil, brokerError(fmt.Errorf("%v v%d: %w", key, version, err))
 	}
 	return resp, nil
 }
@@ -136,7 +169,7 @@ const (
 
 // List describes group.
 func List(o Options, group string) (*Group, error) {
-	s, err := open(o)
+	s, err := open(o, group)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +280,7 @@ func Remove(o Options, group string, who Who, reason string) (int16, []Removal, 
 	if len(entries) == 0 {
 		return 0, nil, errors.New("no instance ids or member ids to remove")
 	}
-	s, err := open(o)
+	s, err := open(o, group)
 	if err != nil {
 		return 0, nil, err
 	}

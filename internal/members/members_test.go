@@ -79,7 +79,7 @@ func (k *consumer) park() {
 	}
 }
 
-func opts(addr string) Options { return Options{Bootstrap: addr, Timeout: 5 * time.Second} }
+func opts(addr string) Options { return Options{Bootstrap: []string{addr}, Timeout: 5 * time.Second} }
 
 // list shows exactly what the coordinator holds.
 func TestListShowsWhatTheCoordinatorHolds(t *testing.T) {

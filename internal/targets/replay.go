@@ -15,6 +15,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/model/rules"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // ReplayResult is what replaying one corpus file showed.
@@ -50,10 +51,13 @@ type ReplayOptions struct {
 	// Target, when set, replaces the target the file names (one of
 	// Names).
 	Target string
-	// Bootstrap is the broker (HOST:PORT) that a history of a broker
-	// reached by address (ghostcheck check's, whose target is an address)
-	// runs against again; other histories ignore it.
-	Bootstrap string
+	// Bootstrap are the addresses of the broker or cluster (HOST:PORT)
+	// that a history of a broker reached by address (ghostcheck check's,
+	// whose target is an address or a list of them) runs against again;
+	// other histories ignore it.
+	Bootstrap []string
+	// Dialer makes the connections to it (TLS, SASL).
+	Dialer wire.Dialer
 	// Timeout bounds each check's linearizability search (0: 30 s).
 	Timeout time.Duration
 }
@@ -100,7 +104,7 @@ func Replay(path string, opts ReplayOptions) (ReplayResult, error) {
 	case strings.HasPrefix(rr.Target, "go test "):
 		abs, _ := filepath.Abs(path)
 		return rr, fmt.Errorf("%s: a history of a coordinator of your own, written by ghostchecktest in a go test: replay it there: %s -ghostcheck.replay=%s", path, rr.Target, abs)
-	case isAddress(rr.Target) && opts.Bootstrap != "":
+	case isAddress(rr.Target) && len(opts.Bootstrap) > 0:
 		return replayTCP(rr, opts)
 	case isAddress(rr.Target):
 		p := hdr.Plan
@@ -157,8 +161,13 @@ func (o ReplayOptions) timeout() time.Duration {
 
 // isAddress reports whether a history's target is a broker's HOST:PORT.
 func isAddress(target string) bool {
-	host, port, err := net.SplitHostPort(target)
-	return err == nil && host != "" && port != ""
+	for _, a := range strings.Split(target, ",") {
+		host, port, err := net.SplitHostPort(a)
+		if err != nil || host == "" || port == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // CorpusFiles lists the .jsonl history files of the given files and

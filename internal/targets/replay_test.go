@@ -90,7 +90,7 @@ func TestReplayCheckHistoryAgainstABroker(t *testing.T) {
 	for ; !probesEmptyID(plan.New(seed, o), 12); seed++ {
 	}
 	dir := t.TempDir()
-	peer := conformance.Peer{Addr: buggy, SessionTimeout: 800 * time.Millisecond, HeartbeatInterval: 100 * time.Millisecond}
+	peer := conformance.Peer{Bootstrap: []string{buggy}, SessionTimeout: 800 * time.Millisecond, HeartbeatInterval: 100 * time.Millisecond}
 	rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer, Seed: seed, Histories: 1, Options: o, Out: dir}, nil)
 	if err != nil || len(rep.Histories) != 1 || rep.Histories[0].File == "" {
 		t.Fatalf("the check's history: %v %+v", err, rep)
@@ -100,11 +100,11 @@ func TestReplayCheckHistoryAgainstABroker(t *testing.T) {
 	if _, err := Replay(file, ReplayOptions{}); err == nil || !strings.Contains(err.Error(), "--bootstrap") {
 		t.Fatalf("without --bootstrap: %v", err)
 	}
-	rr, err := Replay(file, ReplayOptions{Bootstrap: buggy})
+	rr, err := Replay(file, ReplayOptions{Bootstrap: []string{buggy}})
 	if err != nil || !rr.Pass || rr.Target != buggy {
 		t.Fatalf("against the buggy broker: %v, %+v %s", err, rr.Got, rr.Detail)
 	}
-	rr, err = Replay(file, ReplayOptions{Bootstrap: start(0)})
+	rr, err = Replay(file, ReplayOptions{Bootstrap: []string{start(0)}})
 	if err != nil || rr.Pass || !rr.Fixed || rr.Report.Level != check.LevelObservable {
 		t.Fatalf("against a correct broker: %v, %+v %s", err, rr.Got, rr.Detail)
 	}

@@ -1,30 +1,41 @@
 package targets
 
 import (
+	"context"
 	"fmt"
-	"github.com/ghostcheck/ghostcheck/model/rules"
+	"strings"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/tcptarget"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // replayTCP re-runs a history of ghostcheck check (a plan for a broker
-// over TCP, plan.ForRealTime) against the broker at opts.Bootstrap and
-// checks it at the observable level, as check did. The broker must be
-// configured with the timers the plan holds. The groups get a fresh
-// prefix, so a broker that kept the first run's groups does not meet
-// them again. What the first run's --known file changed is not replayed:
-// its probes are already out of the stored plan, but its workarounds and
-// the violations it set aside are not in the file.
+// over TCP, plan.ForRealTime) against the broker or cluster at
+// opts.Bootstrap and checks it at the observable level, as check did. The
+// broker must be configured with the timers the plan holds. The groups get
+// a fresh prefix, so a broker that kept the first run's groups does not
+// meet them again. The plan's cluster faults are played as far as the
+// target can (a connection reset always; a coordinator move or a broker
+// down needs a fake's controls, which a broker reached by address does
+// not give: those are left out, and the result's notes say so). What the
+// first run's --known file changed is not replayed: its probes are
+// already out of the stored plan, but its workarounds and the violations
+// it set aside are not in the file. A refused authentication is an error
+// wrapping wire.ErrAuth.
 func replayTCP(rr ReplayResult, opts ReplayOptions) (ReplayResult, error) {
 	p := freshGroups(rr.Header.Plan, fmt.Sprintf("gc-r%d-", time.Now().UnixNano()%1e9))
-	rr.Target = opts.Bootstrap
-	target, err := tcptarget.Dial(opts.Bootstrap, 5*time.Second)
+	rr.Target = strings.Join(opts.Bootstrap, ",")
+	d := opts.Dialer
+	d.Timeout = 5 * time.Second
+	target, err := tcptarget.Dial(context.Background(), opts.Bootstrap, wire.ClusterOptions{Dialer: d, ClientID: "ghostcheck-replay",
+		Seed: p.Seed + 1, Backoff: wire.Backoff{MaxWait: time.Duration(brokerSessionMs(p)/3) * time.Millisecond}})
 	if err != nil {
 		return rr, fmt.Errorf("%s: %w", rr.Path, err)
 	}

@@ -6,7 +6,8 @@
 // at ConsumerGroupHeartbeat v0, the ones an old client kept). The caller
 // moves the bytes and decides which are lost.
 //
-// Classic (classic.go, the leader's assignment in classic_assign.go) is
+// Classic (classic.go, the leader's assignment in classic_assign.go, the
+// explorer's Clone and AppendState in classic_state.go) is
 // the reference classic consumer of docs/PROTOCOL.md A6.6: JoinGroup,
 // SyncGroup and Heartbeat as Kafka's Java consumer sends them, KIP-394's
 // MEMBER_ID_REQUIRED and KIP-345's static members included. A classic

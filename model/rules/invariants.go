@@ -265,6 +265,9 @@ func NoDoubleClientAssignment(groups []GroupSnapshot) error {
 							}
 						}
 					}
+					if ok && o == m.MemberID {
+						return violation(RuleNoDoubleClientAssignment, "group %s: %s-%d is listed twice in member %s's assignment", g.GroupID, p.Topic, p.Partition, o)
+					}
 					if ok {
 						return violation(RuleNoDoubleClientAssignment, "group %s: %s-%d is owned by both %s and %s", g.GroupID, p.Topic, p.Partition, o, m.MemberID)
 					}

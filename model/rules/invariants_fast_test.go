@@ -41,7 +41,9 @@ func refNoDoubleClientAssignment(groups []rules.GroupSnapshot) error {
 		owner := map[rules.TopicPartition]string{}
 		for _, m := range g.Members {
 			for _, p := range m.Owned() {
-				if o, ok := owner[p]; ok {
+				if o, ok := owner[p]; ok && o == m.MemberID {
+					return &rules.Violation{Rule: string(rules.RuleNoDoubleClientAssignment), Detail: fmt.Sprintf("group %s: %s-%d is listed twice in member %s's assignment", g.GroupID, p.Topic, p.Partition, o)}
+				} else if ok {
 					return &rules.Violation{Rule: string(rules.RuleNoDoubleClientAssignment), Detail: fmt.Sprintf("group %s: %s-%d is owned by both %s and %s", g.GroupID, p.Topic, p.Partition, o, m.MemberID)}
 				}
 				owner[p] = m.MemberID

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
@@ -45,14 +46,7 @@ type env struct {
 // heartbeats) with ten records in alpha, and the proxy with faults.
 func newEnv(t *testing.T, faults proxy.Injector) *env {
 	t.Helper()
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"), kfake.BrokerConfigs(map[string]string{
-		"group.consumer.session.timeout.ms":    "1000",
-		"group.consumer.heartbeat.interval.ms": "100",
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Close)
+	cluster := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"), kfaketest.GroupTimers(time.Second, 100*time.Millisecond))
 	produce(t, cluster.ListenAddrs())
 	p, err := proxy.Start(proxy.Config{Listen: "127.0.0.1:0", Upstream: cluster.ListenAddrs()[0], Faults: faults})
 	if err != nil {

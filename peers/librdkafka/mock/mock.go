@@ -38,6 +38,9 @@ const char *rd_kafka_mock_cluster_bootstraps(const rd_kafka_mock_cluster_t *mclu
 int rd_kafka_mock_topic_create(rd_kafka_mock_cluster_t *mcluster, const char *topic, int partition_cnt, int replication_factor);
 void rd_kafka_mock_set_group_consumer_session_timeout_ms(rd_kafka_mock_cluster_t *mcluster, int group_consumer_session_timeout_ms);
 void rd_kafka_mock_set_group_consumer_heartbeat_interval_ms(rd_kafka_mock_cluster_t *mcluster, int group_consumer_heartbeat_interval_ms);
+int rd_kafka_mock_coordinator_set(rd_kafka_mock_cluster_t *mcluster, const char *key_type, const char *key, int broker_id);
+int rd_kafka_mock_broker_set_down(rd_kafka_mock_cluster_t *mcluster, int broker_id);
+int rd_kafka_mock_broker_set_up(rd_kafka_mock_cluster_t *mcluster, int broker_id);
 */
 import "C"
 
@@ -160,6 +163,34 @@ func (c *Cluster) Close() {
 		C.rd_kafka_destroy(c.rk)
 		c.rk = nil
 	}
+}
+
+// SetCoordinator makes broker id (the mock numbers its brokers from 1)
+// the coordinator of group: a coordinator move, as the mock plays one
+// (nothing is loaded: the mock's groups belong to the cluster).
+func (c *Cluster) SetCoordinator(group string, id int32) error {
+	kt, key := C.CString("group"), C.CString(group)
+	defer C.free(unsafe.Pointer(kt))
+	defer C.free(unsafe.Pointer(key))
+	return mockErr("coordinator of "+group, C.rd_kafka_mock_coordinator_set(c.mc, kt, key, C.int(id)))
+}
+
+// BrokerDown takes broker id down (its connections closed, new ones
+// refused); BrokerUp brings it back.
+func (c *Cluster) BrokerDown(id int32) error {
+	return mockErr(fmt.Sprintf("broker %d down", id), C.rd_kafka_mock_broker_set_down(c.mc, C.int(id)))
+}
+
+// BrokerUp brings broker id back.
+func (c *Cluster) BrokerUp(id int32) error {
+	return mockErr(fmt.Sprintf("broker %d up", id), C.rd_kafka_mock_broker_set_up(c.mc, C.int(id)))
+}
+
+func mockErr(what string, code C.int) error {
+	if code != 0 {
+		return fmt.Errorf("mock: %s: %s", what, C.GoString(C.rd_kafka_err2str(code)))
+	}
+	return nil
 }
 
 // LibraryVersion is the librdkafka version linked in (e.g. "2.15.0").

@@ -1,8 +1,12 @@
 package mock_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -61,7 +66,7 @@ func launch() conformance.Launcher {
 
 func peer(addr string) conformance.Peer {
 	// No MaxGroupSize: the mock has no group.consumer.max.size.
-	return conformance.Peer{Addr: addr, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval}
+	return conformance.Peer{Bootstrap: []string{addr}, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval}
 }
 
 func known(t testing.TB) *conformance.Known {
@@ -112,24 +117,32 @@ func TestRdmock(t *testing.T) {
 	}
 }
 
-// The conformance table: every case, against a fresh mock from the first
-// crash on.
-func TestMockConformance(t *testing.T) {
-	k := known(t)
-	b, err := conformance.NewBroker("", launch(), 0)
+// launchBrokers is launch with n mock brokers (the mock spreads the
+// groups' coordinators over them).
+func launchBrokers(n int) conformance.Launcher {
+	return conformance.CommandLauncher(fmt.Sprintf("%s --brokers %d --session-timeout %v --heartbeat-interval %v", rdmock, n, sessionTimeout, heartbeatInterval))
+}
+
+// conformanceOf runs every case against mocks of n brokers, a fresh one
+// from the first crash on, as check runs them by default (the newest
+// Kafka release: a rule no release ships is N/A), and holds the table to
+// the known findings.
+func conformanceOf(t *testing.T, n int, k *conformance.Known) []conformance.Result {
+	t.Helper()
+	b, err := conformance.NewBroker(nil, launchBrokers(n), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	rep, err := conformance.Run(peer(b.Addr()), conformance.Select(nil, true, true), conformance.Options{Known: k, Broker: b, Out: t.TempDir()})
+	rep, err := conformance.Run(peer(b.Addr()), conformance.Select(nil, true, true), conformance.Options{Known: k, Broker: b, Out: t.TempDir(), KafkaVersion: conformance.NewestRelease})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var table strings.Builder
 	conformance.Table(&table, rep.Results)
 	c := conformance.Counts(rep.Results)
-	t.Logf("conformance of librdkafka's mock:\n%s\n%d cases: %d pass, %d fail, %d skip, %d crash; %d brokers started; ApiVersions: %s",
-		table.String(), len(rep.Results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash], b.Launches, strings.Join(rep.Negotiation, "; "))
+	t.Logf("conformance of librdkafka's mock, %d brokers:\n%s\n%d cases: %d pass, %d fail, %d skip, %d crash, %d n/a; %d brokers started; ApiVersions: %s",
+		n, table.String(), len(rep.Results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash], c[conformance.NotApplicable], b.Launches, strings.Join(rep.Negotiation, "; "))
 	if len(rep.Results) != len(conformance.Cases()) || rep.Stopped != "" {
 		t.Fatalf("%d results of %d cases; stopped %q", len(rep.Results), len(conformance.Cases()), rep.Stopped)
 	}
@@ -145,6 +158,29 @@ func TestMockConformance(t *testing.T) {
 			t.Errorf("%s: known finding %s names a case that did not run", e.Name, e.ID)
 		}
 	}
+	return rep.Results
+}
+
+// The conformance table against one mock broker and against three: the
+// same findings, every case the same status on three brokers as on one
+// (no NOT_COORDINATOR judged), and the cluster's own cases, which SKIP
+// against one broker, run against three; the cases' groups are
+// coordinated by all three.
+func TestMockConformance(t *testing.T) {
+	k := known(t)
+	one := conformanceOf(t, 1, k)
+	three := conformanceOf(t, 3, k)
+	for _, d := range conformance.ClusterDiffers(one, three) {
+		t.Error(d)
+	}
+	brokers := map[int32]int{}
+	for _, r := range three {
+		brokers[r.Broker]++
+	}
+	t.Logf("cases per broker against three: %v", brokers)
+	if len(brokers) < 3 {
+		t.Errorf("the cases spoke to brokers %v: want all three (the mock spreads the coordinators)", brokers)
+	}
 }
 
 // Histories at the observable level, with the known findings set aside:
@@ -152,7 +188,7 @@ func TestMockConformance(t *testing.T) {
 // applied, the null member id of every leave (L15) known. Nothing else may
 // break, and the broker must survive every history.
 func TestMockHistories(t *testing.T) {
-	b, err := conformance.NewBroker("", launch(), 0)
+	b, err := conformance.NewBroker(nil, launch(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +285,7 @@ func TestMockCrashReproductions(t *testing.T) {
 // The same crashes through check: each is a CRASH whose frame is written
 // out and decodes to the request that was sent.
 func TestMockCrashFramesDecode(t *testing.T) {
-	b, err := conformance.NewBroker("", launch(), 0)
+	b, err := conformance.NewBroker(nil, launch(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,5 +312,98 @@ func TestMockCrashFramesDecode(t *testing.T) {
 	}
 	if !strings.Contains(r.Observed, "Assertion `MemberEpoch >= -2' failed") || !strings.Contains(r.Observed, "exit status 134") {
 		t.Errorf("the crash report lacks the mock's last words: %s", r.Observed)
+	}
+}
+
+// mockControl plays coordinator moves on an rdmock it started, through
+// its stdin commands: each group the target has sent requests about gets
+// the next broker as its coordinator (the mock numbers brokers from 1).
+// The mock's groups belong to the cluster, so nothing is loaded: as kfake,
+// a correct mock carries every group across a move.
+type mockControl struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	boot string
+	n    int32
+	cl   *wire.Cluster
+}
+
+func startMockControl(t *testing.T, n int) *mockControl {
+	t.Helper()
+	cmd := exec.Command(rdmock, "--brokers", fmt.Sprint(n), "--session-timeout", sessionTimeout.String(), "--heartbeat-interval", heartbeatInterval.String())
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	m := &mockControl{cmd: cmd, in: in, out: bufio.NewReader(out), n: int32(n)}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	line, err := m.out.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.boot, _, _ = strings.Cut(strings.TrimSpace(line), ",")
+	if m.cl, err = wire.Connect(context.Background(), []string{m.boot}, wire.ClusterOptions{Dialer: wire.Dialer{Options: wire.Options{Timeout: 3 * time.Second}}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.cl.Close() })
+	return m
+}
+
+func (m *mockControl) Kinds() []plan.ClusterFaultKind {
+	return []plan.ClusterFaultKind{plan.CoordinatorMove}
+}
+
+func (m *mockControl) MoveCoordinators(groups []string) error {
+	for _, g := range groups {
+		resp, err := m.cl.RoundTripTo(context.Background(), m.cl.Brokers()[0].ID, 0, &codec.FindCoordinatorRequest{CoordinatorKey: g})
+		if err != nil {
+			return err
+		}
+		next := resp.(*codec.FindCoordinatorResponse).NodeId%m.n + 1
+		if _, err := fmt.Fprintf(m.in, "coordinator %s %d\n", g, next); err != nil {
+			return err
+		}
+		if ans, err := m.out.ReadString('\n'); err != nil || strings.TrimSpace(ans) != "ok" {
+			return fmt.Errorf("rdmock: coordinator %s %d: %q %v", g, next, ans, err)
+		}
+	}
+	return nil
+}
+
+func (m *mockControl) StopBroker(int32) error  { return errors.New("not played against the mock") }
+func (m *mockControl) StartBroker(int32) error { return errors.New("not played against the mock") }
+
+// Histories against three mock brokers whose coordinators move (its
+// coordinator setting, group by group) and whose clients' connections are
+// reset: with the findings set aside as against one broker, nothing
+// breaks, and the moves are played.
+func TestMockClusterHistories(t *testing.T) {
+	m := startMockControl(t, 3)
+	if n := len(m.cl.Brokers()); n != 3 {
+		t.Fatalf("Metadata lists %d brokers, want 3", n)
+	}
+	rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(m.boot), Seed: 1, Histories: 3, Options: conformance.DefaultHistoryOptions(),
+		Known: known(t), Control: m, Out: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := 0
+	for _, h := range rep.Histories {
+		moves += h.ClusterFaults[plan.CoordinatorMove]
+		t.Logf("seed %d: %s %v %s %s (%d ops, cluster faults %v, retries waited %d ms)", h.Seed, h.Status, h.Known, h.Rule, h.Detail, h.Operations, h.ClusterFaults, h.RetryMs)
+		if h.Failed() {
+			t.Errorf("seed %d: %s %s: %s %s", h.Seed, h.Status, h.Rule, h.Detail, h.Crash)
+		}
+	}
+	if len(rep.Histories) != 3 || moves < 3 {
+		t.Fatalf("%d histories, %d coordinator moves (stopped: %s)", len(rep.Histories), moves, rep.Stopped)
 	}
 }

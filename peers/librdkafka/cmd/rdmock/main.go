@@ -9,12 +9,22 @@
 // does. What it runs with goes to stderr. It runs until stdin closes (its
 // parent went away), SIGINT or SIGTERM; --stdin=false ignores stdin.
 //
+// A line on stdin is a command to the mock, for a test that plays a
+// cluster's faults (the mock numbers its brokers from 1):
+//
+//	coordinator GROUP BROKER   make BROKER the coordinator of GROUP
+//	down BROKER                take BROKER down
+//	up BROKER                  bring BROKER back
+//
+// It answers each on stdout, "ok" or "error: ...", one line.
+//
 // The mock aborts on some requests (see docs/findings.md's librdkafka findings):
 // its process dies with SIGABRT, which is why it runs as a command of its
 // own.
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -75,7 +85,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	closed := make(chan struct{})
 	if *useStdin {
 		go func() {
-			_, _ = io.Copy(io.Discard, stdin)
+			commands(c, stdin, stdout, stderr)
 			close(closed)
 		}()
 	}
@@ -86,6 +96,52 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rdmock: stdin closed: stopping")
 	}
 	return 0
+}
+
+// commands runs the commands on stdin until it closes.
+func commands(c *mock.Cluster, stdin io.Reader, stdout, stderr io.Writer) {
+	sc := bufio.NewScanner(stdin)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		err := command(c, f)
+		if err != nil {
+			fmt.Fprintf(stdout, "error: %v\n", err)
+			fmt.Fprintf(stderr, "rdmock: %q: %v\n", sc.Text(), err)
+			continue
+		}
+		fmt.Fprintln(stdout, "ok")
+	}
+}
+
+func command(c *mock.Cluster, f []string) error {
+	id := func(s string) (int32, error) {
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("broker %q: want an id from 1", s)
+		}
+		return int32(n), nil
+	}
+	switch {
+	case f[0] == "coordinator" && len(f) == 3:
+		b, err := id(f[2])
+		if err != nil {
+			return err
+		}
+		return c.SetCoordinator(f[1], b)
+	case (f[0] == "down" || f[0] == "up") && len(f) == 2:
+		b, err := id(f[1])
+		if err != nil {
+			return err
+		}
+		if f[0] == "down" {
+			return c.BrokerDown(b)
+		}
+		return c.BrokerUp(b)
+	}
+	return fmt.Errorf("unknown command (coordinator GROUP BROKER, down BROKER, up BROKER)")
 }
 
 func orDefault(s string, isDefault bool) string {

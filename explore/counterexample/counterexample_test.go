@@ -1,0 +1,83 @@
+package counterexample
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/explore"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/targets"
+)
+
+// TestReproduceReplays: the shortest traces the explorer finds for three
+// planted bugs (a retried join making a second member, a LeaveGroup entry
+// by member id refused, a static restart counted as a rebalance) become
+// plans whose runs are Illegal, and the corpus files written from them
+// replay to the verdicts they store, as `go test ./corpus` replays them.
+func TestReproduceReplays(t *testing.T) {
+	for _, c := range []struct {
+		mutant string
+		cfg    func() explore.Config
+	}{
+		{"retried-join-new-member", func() explore.Config {
+			cfg := explore.Default()
+			cfg.Clients, cfg.Ops, cfg.Faults = explore.Clients(1, 1, 0, 0), 1, explore.LostResponse
+			return cfg
+		}},
+		{"leavegroup-member-id-unknown", func() explore.Config {
+			cfg := explore.Default()
+			cfg.Clients, cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Admin = explore.Clients(2, 1, 1, 0), 1, 0, 0, 1
+			return cfg
+		}},
+		{"static-restart-rebalances", func() explore.Config {
+			cfg := explore.Default()
+			cfg.Clients, cfg.Faults, cfg.MaxFaults = explore.Clients(1, 1, 1, 0), 0, 0
+			return cfg
+		}},
+	} {
+		t.Run(c.mutant, func(t *testing.T) {
+			m, err := impl.ParseMutant(c.mutant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := c.cfg()
+			cfg.Mutants = impl.Mutants(0).With(m)
+			r, err := explore.Run(cfg)
+			if err != nil || r.Violation == nil {
+				t.Fatalf("the explorer did not find %s: %v %v", c.mutant, r.Summary(), err)
+			}
+			f, err := Reproduce(cfg, r.Violation)
+			if err != nil {
+				t.Fatalf("%s (%d events): %v", r.Violation.Rule, r.Violation.Depth, err)
+			}
+			if f.Header.Expect.Verdict != history.Illegal || f.Header.Target != "impl" || f.Header.Mutant != c.mutant {
+				t.Fatalf("header %+v", f.Header)
+			}
+			path := filepath.Join(t.TempDir(), "explore-"+c.mutant+".jsonl")
+			out, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := history.WriteFile(out, f.Header, f.Run.History); err != nil {
+				t.Fatal(err)
+			}
+			out.Close()
+			rr, err := targets.ReplayFile(path, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rr.Pass {
+				t.Fatalf("the file replays to %s %s, it stores %s %s: %s", rr.Got.Verdict, rr.Got.Rule, rr.Expect.Verdict, rr.Expect.Rule, rr.Detail)
+			}
+		})
+	}
+}
+
+// A trace with no step is no counterexample.
+func TestReproduceNeedsATrace(t *testing.T) {
+	if _, err := Reproduce(explore.Default(), &explore.Violation{}); err == nil {
+		t.Fatal("no error for an empty trace")
+	}
+}

@@ -1,0 +1,236 @@
+package explore
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/race"
+)
+
+// The power of the explorer: each of impl's planted bugs (impl/mutants.go)
+// searched for on a ladder of bounds, smallest first; the first bound that
+// shows it, and the shortest trace there, are the bug's smallest bound.
+
+// rung is one bound of the ladder.
+type rung struct {
+	name string
+	cfg  func() Config
+}
+
+// ladder is the bounds, in the order of their size: clients and what they
+// do first, then faults one kind at a time.
+func ladder() []rung {
+	with := bound(Consumer)
+	staticDynamic := Clients(2, 1, 1, 0)
+	nullOwned := []Client{{HeartbeatVersion: 1, NullOwned: true}, {HeartbeatVersion: 1, NullOwned: true}}
+	return []rung{
+		{"1 dynamic client", with(Clients(1, 1, 0, 0), 1, 0, 0, 0)},
+		{"1 static client", with(Clients(1, 1, 1, 0), 1, 0, 0, 0)},
+		{"1 static client, 2 ops", with(Clients(1, 1, 1, 0), 2, 0, 0, 0)},
+		{"2 dynamic clients", with(Clients(2, 1, 0, 0), 1, 0, 0, 0)},
+		{"1 dynamic client, 2 ops, 1 lost message", with(Clients(1, 1, 0, 0), 2, LostRequest|LostResponse, 1, 0)},
+		{"static + dynamic, 2 ops", with(staticDynamic, 2, 0, 0, 0)},
+		{"static + dynamic, 1 op, 1 admin LeaveGroup", with(staticDynamic, 1, 0, 0, 1)},
+		{"static + dynamic, 2 ops, 1 lost message (the default)", with(staticDynamic, 2, LostRequest|LostResponse, 1, 0)},
+		{"static + dynamic, 2 ops, 1 restart, crash or disconnect", with(staticDynamic, 2, CoordinatorRestart|Crash|Disconnect, 1, 0)},
+		{"2 null-owned clients, 1 duplicate, delay or lost message", with(nullOwned, 1, Duplicate|Delay|LostRequest|LostResponse, 1, 0)},
+		{"1 regex client, 1 lost message", with([]Client{{HeartbeatVersion: 1, Regex: true}}, 1, LostRequest|LostResponse, 1, 0)},
+		{"static + dynamic, 2 ops, 1 admin, 1 fault of any kind", with(staticDynamic, 2, AllFaults, 1, 1)},
+	}
+}
+
+// classicLadder is the ladder of the classic protocol's bounds, for the
+// classic mutants (impl.MutantInfo.Classic).
+func classicLadder() []rung {
+	with := bound(Classic)
+	staticDynamic := Clients(2, 1, 1, 0)
+	return []rung{
+		{"classic: 1 dynamic client", with(Clients(1, 1, 0, 0), 1, 0, 0, 0)},
+		{"classic: 1 static client", with(Clients(1, 1, 1, 0), 1, 0, 0, 0)},
+		{"classic: 1 static client, 2 ops", with(Clients(1, 1, 1, 0), 2, 0, 0, 0)},
+		{"classic: 2 dynamic clients", with(Clients(2, 1, 0, 0), 1, 0, 0, 0)},
+		{"classic: 1 dynamic client, 2 ops, 1 lost message", with(Clients(1, 1, 0, 0), 2, LostRequest|LostResponse, 1, 0)},
+		{"classic: static + dynamic, 1 op, 1 admin LeaveGroup", with(staticDynamic, 1, 0, 0, 1)},
+		{"classic: static + dynamic, 2 ops", with(staticDynamic, 2, 0, 0, 0)},
+		{"classic: static + dynamic, 1 op, 1 restart, crash or disconnect", with(staticDynamic, 1, CoordinatorRestart|Crash|Disconnect, 1, 0)},
+		{"classic: static + dynamic, 2 ops, 1 lost message", with(staticDynamic, 2, LostRequest|LostResponse, 1, 0)},
+		{"classic: 2 static clients, 2 ops, 1 fault of any kind", with(Clients(2, 1, 2, 0), 2, AllFaults, 1, 0)},
+	}
+}
+
+// ladderOf is the ladder a mutant climbs: its protocol's.
+func ladderOf(m impl.MutantInfo) []rung {
+	if m.Classic {
+		return classicLadder()
+	}
+	return ladder()
+}
+
+// bound makes a rung's configuration of protocol: the default with these
+// clients, operations, faults and admin LeaveGroups.
+func bound(protocol Protocol) func(clients []Client, ops int, faults Fault, maxFaults, admin int) func() Config {
+	return func(clients []Client, ops int, faults Fault, maxFaults, admin int) func() Config {
+		return func() Config {
+			cfg := Default()
+			cfg.Protocol = protocol
+			cfg.Clients, cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Admin = clients, ops, faults, maxFaults, admin
+			return cfg
+		}
+	}
+}
+
+// catch is where the ladder showed a mutant.
+type catch struct {
+	rung    string
+	rule    string
+	depth   int
+	states  uint64
+	elapsed time.Duration
+}
+
+// climb searches for mutant m up the ladder, each rung for at most limit,
+// and returns the first catch.
+func climb(t *testing.T, m impl.Mutant, rungs []rung, limit time.Duration) (catch, bool) {
+	for _, r := range rungs {
+		cfg := r.cfg()
+		cfg.Mutants = impl.Mutants(0).With(m)
+		cfg.TimeLimit = limit
+		cfg.Workers = 2
+		res, err := Run(cfg)
+		if err != nil {
+			t.Fatalf("%s on %q: %v", m, r.name, err)
+		}
+		if res.Violation != nil {
+			return catch{r.name, res.Violation.Rule, res.Violation.Depth, res.States, res.Elapsed}, true
+		}
+	}
+	return catch{}, false
+}
+
+// uncatchable are the mutants no bound of the explorer shows, and why: the
+// reference clients never send what shows them (`ghostcheck run`'s prober
+// and its renaming clients do).
+var uncatchable = map[string]string{
+	"v1-empty-member-id":            "needs a ConsumerGroupHeartbeat v1 join with an empty member id, which a KIP-1082 client never sends (run's prober does)",
+	"join-null-partitions-accepted": "needs a join with TopicPartitions null, which the reference client never sends (run's prober does)",
+	"zero-instance-id-accepted":     "needs a telemetry request with the zero client instance id; the explored clients send no telemetry, and a reference client's id is never zero (run's prober)",
+	"push-v1-zero-accepted":         "needs PushTelemetry v1 with the zero client instance id (run's prober)",
+	"telemetry-one-accepted":        "needs a telemetry request with the reserved id 00..01 (run's prober)",
+	"later-clientid-ignored":        "needs a client whose later requests carry another ClientId than its connection's first (run's RenameClient); the explored clients keep one",
+}
+
+// smallest is each catchable mutant's smallest bound (a rung of the
+// ladder) and the length of its shortest trace there, as the sweep
+// (TestMutantPower) found them; slow marks the ones TestMutantsCaught
+// leaves to the sweep (thousands of states before the catch).
+var smallest = map[string]struct {
+	rung  string
+	depth int
+	slow  bool
+}{
+	"retried-join-new-member":         {"1 dynamic client, 2 ops, 1 lost message", 7, false},
+	"leave-unknown-ignored":           {"1 dynamic client, 2 ops, 1 lost message", 10, false},
+	"parked-never-expires":            {"1 static client", 6, false},
+	"error-refreshes-session":         {"2 null-owned clients, 1 duplicate, delay or lost message", 24, true},
+	"early-handoff":                   {"2 dynamic clients", 13, false},
+	"restart-keeps-deadlines":         {"static + dynamic, 2 ops, 1 restart, crash or disconnect", 6, false},
+	"static-restart-rebalances":       {"1 static client, 2 ops", 8, false},
+	"prev-epoch-without-owned":        {"2 null-owned clients, 1 duplicate, delay or lost message", 17, true},
+	"null-owned-releases":             {"2 null-owned clients, 1 duplicate, delay or lost message", 15, true},
+	"regex-not-full-request":          {"1 regex client, 1 lost message", 11, false},
+	"session-expiry-late":             {"1 static client", 6, false},
+	"static-leave-refreshes-session":  {"1 static client", 7, false},
+	"takeover-keys-by-member-id":      {"static + dynamic, 2 ops", 6, false},
+	"park-keeps-pending":              {"static + dynamic, 2 ops", 12, true},
+	"leavegroup-member-id-unknown":    {"static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"leavegroup-fenced-removes":       {"static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"leavegroup-bump-per-member":      {"static + dynamic, 1 op, 1 admin LeaveGroup", 7, false},
+	"conn-context-kept":               {"1 dynamic client", 5, false},
+	"describe-hides-parked":           {"1 static client", 5, false},
+	"classic-no-fence":                {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"pending-never-expires":           {"classic: 1 dynamic client", 5, false},
+	"pending-counts-toward-max-size":  {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
+	"heartbeat-generation-unchecked":  {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
+	"leader-not-reelected":            {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 12, false},
+	"static-replacement-rebalances":   {"classic: 1 static client, 2 ops", 11, false},
+	"replacement-keeps-old-instance":  {"classic: 1 static client, 2 ops", 11, false},
+	"admin-removal-ignored":           {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"pending-leave-kept":              {"classic: 1 dynamic client", 6, false},
+	"static-removed-at-completion":    {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 12, false},
+	"sync-timeout-removes-synced":     {"classic: 2 dynamic clients", 22, false},
+	"removed-join-not-answered":       {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"classic-error-refreshes-session": {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
+	"restart-keeps-classic-state":     {"classic: static + dynamic, 1 op, 1 restart, crash or disconnect", 4, false},
+}
+
+// TestMutantsCaught: each mutant the sweep caught is caught again at its
+// smallest bound, by impl differing from the model (Linearizability), with
+// a shortest trace of the length the sweep found; every mutant is either
+// in smallest or in uncatchable, never both.
+func TestMutantsCaught(t *testing.T) {
+	rungs := map[string]rung{}
+	for _, r := range append(ladder(), classicLadder()...) {
+		rungs[r.name] = r
+	}
+	for _, m := range impl.AllMutants() {
+		s, caught := smallest[m.Name]
+		if _, listed := uncatchable[m.Name]; listed == caught {
+			t.Errorf("%s must be in exactly one of smallest and uncatchable", m.Name)
+		}
+		if !caught || s.slow || race.Enabled {
+			continue
+		}
+		r, ok := rungs[s.rung]
+		if !ok {
+			t.Fatalf("%s: no rung %q", m.Name, s.rung)
+		}
+		cfg := r.cfg()
+		cfg.Mutants = impl.Mutants(0).With(m.Mutant)
+		res, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := res.Violation; v == nil || v.Rule != ruleLinearizability || v.Depth != s.depth {
+			t.Errorf("%s at %q: %s; want Linearizability in %d events", m.Name, s.rung, res.Summary(), s.depth)
+		}
+	}
+}
+
+// TestMutantPower climbs the ladder for every mutant and prints the power
+// table (GHOSTCHECK_EXPLORE_POWER=1; a rung gets GHOSTCHECK_EXPLORE_RUNG,
+// default 2m, on two workers). A mutant caught holds its entry in
+// smallest to the rung and depth it was caught at; one in uncatchable must
+// survive every rung.
+func TestMutantPower(t *testing.T) {
+	if os.Getenv("GHOSTCHECK_EXPLORE_POWER") == "" {
+		t.Skip("the power sweep takes minutes per mutant: GHOSTCHECK_EXPLORE_POWER=1")
+	}
+	limit := 2 * time.Minute
+	if d, err := time.ParseDuration(os.Getenv("GHOSTCHECK_EXPLORE_RUNG")); err == nil {
+		limit = d
+	}
+	var rows []string
+	for _, m := range impl.AllMutants() {
+		if only := os.Getenv("GHOSTCHECK_EXPLORE_MUTANTS"); only == "classic" && !m.Classic || only == "consumer" && m.Classic {
+			continue
+		}
+		c, ok := climb(t, m.Mutant, ladderOf(m), limit)
+		switch {
+		case ok:
+			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s | %d | %d | %.2fs |", m.Name, m.Rule, c.rule, c.rung, c.depth, c.states, c.elapsed.Seconds()))
+			if why, listed := uncatchable[m.Name]; listed {
+				t.Errorf("%s is listed as uncatchable (%s) but %q caught it", m.Name, why, c.rung)
+			}
+		default:
+			rows = append(rows, fmt.Sprintf("| `%s` | %s | not caught | — | — | — | — |", m.Name, m.Rule))
+			if _, listed := uncatchable[m.Name]; !listed {
+				t.Errorf("%s survived every rung and is not listed as uncatchable", m.Name)
+			}
+		}
+	}
+	t.Logf("\n| mutant | breaks | caught by | smallest bound | trace length | states | time |\n|---|---|---|---|---|---|---|\n%s", strings.Join(rows, "\n"))
+}
