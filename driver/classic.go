@@ -42,6 +42,11 @@ type classicProc struct {
 	// sent a LeaveGroup for (rules.Process.Abandoned), in order.
 	unnamed   int
 	abandoned []string
+	// leftBehind are the correlation ids of the JoinGroup, SyncGroup or
+	// Heartbeat a leave left unanswered: their answers still come on the
+	// connection, and one that fences the instance ends the process
+	// (fencedAfterLeave).
+	leftBehind []int32
 }
 
 // newClassicProc makes the classic consumer of cp, for a plan whose topics
@@ -124,6 +129,11 @@ func (cc classicClients) do(p *proc, a plan.Action) bool {
 		k.cl.Start()
 	case plan.Leave, plan.StaticLeave:
 		p.wants = false
+		for _, o := range []*outstanding{k.gm, p.hb} {
+			if o != nil {
+				k.leftBehind = append(k.leftBehind, o.corr)
+			}
+		}
 		k.gm, k.hb, p.hb = nil, nil, nil
 		id := k.cl.MemberID()
 		if req, v := k.cl.Leave(); req != nil {
@@ -171,6 +181,9 @@ func (cc classicClients) close(p *proc) {
 // its JoinGroup, SyncGroup or Heartbeat's; false if it does not.
 func (cc classicClients) absorb(p *proc, r *response) bool {
 	d, k := cc.d, p.classic
+	if cc.fencedAfterLeave(p, r) {
+		return true
+	}
 	var re client.Reaction
 	switch {
 	case k.gm != nil && k.gm.corr == r.corr:
@@ -218,6 +231,35 @@ func (cc classicClients) react(p *proc, re client.Reaction) {
 	if k.cl.State() == client.ClassicFatal {
 		cc.endFatal(p)
 	}
+}
+
+// fencedAfterLeave takes the answer r to a group request a leave left
+// behind (leftBehind), and reports whether it was one. A leave does not
+// unsay what the coordinator answers: told FENCED_INSTANCE_ID, the
+// process ends as if it had awaited the answer (KIP-345: another process
+// holds the instance; Java's consumer throws FencedInstanceIdException
+// from whatever call meets the answer), and does not join again under the
+// instance.
+func (cc classicClients) fencedAfterLeave(p *proc, r *response) bool {
+	k := p.classic
+	i := slices.Index(k.leftBehind, r.corr)
+	if i < 0 {
+		return false
+	}
+	k.leftBehind = slices.Delete(k.leftBehind, i, i+1)
+	var code codec.ErrorCode
+	switch resp := r.resp.(type) {
+	case *codec.JoinGroupResponse:
+		code = resp.ErrorCode
+	case *codec.SyncGroupResponse:
+		code = resp.ErrorCode
+	case *codec.HeartbeatResponse:
+		code = resp.ErrorCode
+	}
+	if code == codec.FencedInstanceID {
+		cc.endFatal(p)
+	}
+	return true
 }
 
 // endFatal ends a process whose consumer failed (FENCED_INSTANCE_ID and

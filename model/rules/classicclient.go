@@ -248,6 +248,12 @@ func fencedAnswer(r *ClientRequest, gen int32, known bool) bool {
 	return false
 }
 
+// answeredAt is when r's response reached the client (Answered, or At
+// when not recorded).
+func answeredAt(r *ClientRequest) int64 {
+	return max(r.Answered, r.At)
+}
+
 // checkNoRejoinAfterFencedInstance: after a final FENCED_INSTANCE_ID
 // (fencedAnswer) for instance I of a group, no request of the client names
 // I in that group, until the client closes. A client that never sends
@@ -268,8 +274,8 @@ func checkNoRejoinAfterFencedInstance(v *clientView) RuleResult {
 		for _, inst := range insts {
 			k := groupMember{group, inst}
 			at, ok := fenced[k]
-			if !ok {
-				continue
+			if !ok || r.At < answeredAt(v.reqs[at]) {
+				continue // sent before the client had the fencing answer
 			}
 			if spans == nil {
 				spans = spansOf(v)

@@ -168,6 +168,24 @@ func TestClassicClientRuleOutcomes(t *testing.T) {
 		}, []want{
 			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomeNotSeen, ""},
 		}},
+		{"KIP-345: a request sent while the fencing answer was held is no rejoin", func(t *traffic) {
+			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
+			t.classic(1, 3, syncReq("i1-1", "i1", 1), &codec.SyncGroupResponse{ErrorCode: codec.FencedInstanceID})
+			t.classic(1, 5, join("", "i1"), nil)
+			// The coordinator held the sync from 100 to 900; the join went
+			// out behind it at 500.
+			t.reqs[1].At, t.reqs[1].Answered, t.reqs[2].At = 100, 900, 500
+		}, []want{
+			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomePass, "1 FENCED_INSTANCE_ID"},
+		}},
+		{"KIP-345: a request sent once the held fencing answer came is a rejoin", func(t *traffic) {
+			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
+			t.classic(1, 3, syncReq("i1-1", "i1", 1), &codec.SyncGroupResponse{ErrorCode: codec.FencedInstanceID})
+			t.classic(1, 5, join("", "i1"), nil)
+			t.reqs[1].At, t.reqs[1].Answered, t.reqs[2].At = 100, 900, 900
+		}, []want{
+			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomeViolated, "after SyncGroup v3"},
+		}},
 		{"KIP-345: a second process with the instance may start", func(t *traffic) {
 			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
 			t.classic(1, 3, hb("i1-1", "i1", 1), hbFenced)
