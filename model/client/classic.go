@@ -363,6 +363,14 @@ func (c *Classic) SyncGroup() (*codec.SyncGroupRequest, int16) {
 
 // OnSyncGroup absorbs the answer to the SyncGroup on its way.
 func (c *Classic) OnSyncGroup(resp *codec.SyncGroupResponse) Reaction {
+	if resp.ErrorCode == codec.FencedInstanceID && (c.state == ClassicJoining || c.state == ClassicStable) {
+		// Fenced while it had moved on (a resubscription's rejoin): it
+		// is fatal all the same, another process holding the instance
+		// (KIP-345; Java's handler raises it whatever the consumer did
+		// meanwhile).
+		c.fail(resp.ErrorCode)
+		return Proceed
+	}
 	if c.state != ClassicSyncing {
 		return Proceed
 	}
@@ -420,6 +428,32 @@ func (c *Classic) Heartbeat() (*codec.HeartbeatRequest, int16) {
 		r.GroupInstanceId = c.instance()
 	}
 	return r, c.hbV
+}
+
+// OnAbandoned takes the answer to a JoinGroup, SyncGroup or Heartbeat the
+// consumer gave up when it left (Leave): it still reaches the consumer, and
+// Kafka's client still reads it. MEMBER_ID_REQUIRED leaves the id given for
+// the consumer's next JoinGroup (Java's handler sets its generation's member
+// id whatever the application did meanwhile: KIP-394's id is not thrown
+// away, so it cannot linger as a pending member nobody joins under);
+// FENCED_INSTANCE_ID ends the consumer, another process holding the
+// instance (KIP-345). Anything else is of a generation it left.
+func (c *Classic) OnAbandoned(resp codec.Message) {
+	var code codec.ErrorCode
+	switch r := resp.(type) {
+	case *codec.JoinGroupResponse:
+		code = r.ErrorCode
+		if code == codec.MemberIDRequired && c.state == ClassicUnjoined && c.memberID == "" {
+			c.memberID = r.MemberId
+		}
+	case *codec.SyncGroupResponse:
+		code = r.ErrorCode
+	case *codec.HeartbeatResponse:
+		code = r.ErrorCode
+	}
+	if code == codec.FencedInstanceID && c.state != ClassicClosed {
+		c.fail(code)
+	}
 }
 
 // OnHeartbeat absorbs the answer to req. An error about a generation or
