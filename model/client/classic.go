@@ -460,10 +460,17 @@ func (c *Classic) OnAbandoned(resp codec.Message) {
 // member id the consumer no longer holds is ignored, as are errors while
 // it rejoins.
 func (c *Classic) OnHeartbeat(req *codec.HeartbeatRequest, resp *codec.HeartbeatResponse) Reaction {
+	current := req.GenerationId == c.generation && req.MemberId == c.memberID
+	if resp.ErrorCode == codec.FencedInstanceID && current && c.state == ClassicJoining {
+		// Fenced at the generation it still holds, while it rejoins:
+		// fatal all the same (Java's handler raises it while the
+		// generation the heartbeat was sent at is unchanged).
+		c.fail(resp.ErrorCode)
+		return Proceed
+	}
 	if !c.Heartbeating() {
 		return Proceed
 	}
-	current := req.GenerationId == c.generation && req.MemberId == c.memberID
 	switch resp.ErrorCode {
 	case codec.None:
 	case codec.RebalanceInProgress:

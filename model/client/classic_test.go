@@ -361,6 +361,11 @@ func TestClassicReactions(t *testing.T) {
 		{"a JoinGroup answer while stable: ignored", "stable", "",
 			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.UnknownMemberID, "m1")) },
 			want{state: client.ClassicStable, member: "m1", gen: 5}},
+		{"a Heartbeat's FENCED_INSTANCE_ID at its generation while it rejoins: fatal", "joining", "i1",
+			func(c *client.Classic) client.Reaction {
+				return c.OnHeartbeat(hb(4, "m1"), &codec.HeartbeatResponse{ErrorCode: codec.FencedInstanceID})
+			},
+			want{state: client.ClassicFatal, member: "m1", gen: 4, fatal: codec.FencedInstanceID}},
 		{"a SyncGroup's FENCED_INSTANCE_ID after it rejoined: fatal all the same", "joining", "i1",
 			func(c *client.Classic) client.Reaction {
 				return c.OnSyncGroup(&codec.SyncGroupResponse{ErrorCode: codec.FencedInstanceID})
