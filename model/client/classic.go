@@ -433,17 +433,18 @@ func (c *Classic) Heartbeat() (*codec.HeartbeatRequest, int16) {
 // OnAbandoned takes the answer to a JoinGroup, SyncGroup or Heartbeat the
 // consumer gave up when it left (Leave): it still reaches the consumer, and
 // Kafka's client still reads it. MEMBER_ID_REQUIRED leaves the id given for
-// the consumer's next JoinGroup (Java's handler sets its generation's member
-// id whatever the application did meanwhile: KIP-394's id is not thrown
-// away, so it cannot linger as a pending member nobody joins under);
-// FENCED_INSTANCE_ID ends the consumer, another process holding the
-// instance (KIP-345). Anything else is of a generation it left.
+// the consumer's next JoinGroup, even one after a JoinGroup already on its
+// way without an id (Java's handler sets its generation's member id whatever
+// the application did meanwhile: KIP-394's id is not thrown away, so it
+// cannot linger as a pending member nobody joins under). FENCED_INSTANCE_ID
+// ends the consumer, another process holding the instance (KIP-345).
+// Anything else is of a generation it left.
 func (c *Classic) OnAbandoned(resp codec.Message) {
 	var code codec.ErrorCode
 	switch r := resp.(type) {
 	case *codec.JoinGroupResponse:
 		code = r.ErrorCode
-		if code == codec.MemberIDRequired && c.state == ClassicUnjoined && c.memberID == "" {
+		if code == codec.MemberIDRequired && (c.state == ClassicUnjoined || c.state == ClassicJoining) && c.memberID == "" {
 			c.memberID = r.MemberId
 		}
 	case *codec.SyncGroupResponse:
