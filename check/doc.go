@@ -47,7 +47,8 @@
 //   - observable.go: the observable level: the walk of a history's events
 //     in time, membership over time (MemberVanished); observable_ops.go,
 //     what each API's responses must be and establish; observable_static.go,
-//     StaticRestartKeepsAssignment.
+//     StaticRestartKeepsAssignment; observable_classic.go, each classic
+//     answer on its own (KIP-394's promise among them).
 //
 // Tests: check_test.go (the model passes; KIP-1082's ghosts; shrinking;
 // tampered and broken histories), restart_test.go (restarts replayed and checked, the level

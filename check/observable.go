@@ -39,7 +39,12 @@ import (
 //     unknown make the members they name uncertain, and uncertain members
 //     may vanish;
 //   - KIP-345's promise (StaticRestartKeepsAssignment, observable_static.go):
-//     a static takeover is not a rebalance.
+//     a static takeover is not a rebalance;
+//   - classic groups (observable_classic.go): each JoinGroup, SyncGroup,
+//     Heartbeat and DescribeGroups answer on its own, KIP-394's promise
+//     among them (a dynamic JoinGroup v4+ without a member id is never
+//     made a member at once); the classic invariants the driver judged on
+//     DescribeGroups and on what members were told.
 //
 // Within those windows the check cannot tell a correct broker from an
 // early timer; it passes them rather than raise a false alarm.
@@ -104,9 +109,15 @@ type observer struct {
 	groups    map[string]*obsGroup
 	instances map[string]bool // every instance id a plan client uses
 	// classic are the plan's classic groups: their JoinGroup, SyncGroup,
-	// Heartbeat and DescribeGroups are not judged here yet, and A3's
-	// LeaveGroup rows hold for them as A6.3 amends them.
+	// Heartbeat and DescribeGroups answers are judged each on its own
+	// (observable_classic.go), and A3's LeaveGroup rows hold for them as
+	// A6.3 amends them.
 	classic map[string]bool
+	// restarts counts the coordinator restarts walked so far;
+	// classicProtocols is the protocol each classic generation's
+	// members were told since the last (observable_classic.go).
+	restarts         int
+	classicProtocols map[classicGeneration]string
 	// ops are the history's operations by call; inflight are those
 	// called and not returned (one whose outcome is unknown stays);
 	// changing are the groups whose membership each op may change.
@@ -236,6 +247,9 @@ func (o *observer) onCall(op *history.Op) {
 	}
 	if op.Return == history.Never || op.Response == nil {
 		o.uncertain(op)
+		return
+	}
+	if o.classicAnswer(op) {
 		return
 	}
 	switch req := op.Request.(type) {
@@ -390,6 +404,7 @@ func mayRemove(c *history.Op, group, id, inst string) bool {
 // process's member may stay one session past the move: the driver's
 // NoGhosts counts from it.) The move watch starts here.
 func (o *observer) restart(op *history.Op) {
+	o.restarts++    // a move reloads classic groups from their records too (B8.14)
 	o.watchMove(op) // before the timers restart: quiet reads them as they were
 	if op.Fault != "" {
 		return

@@ -72,7 +72,8 @@ func newReplayCtx(h history.History) *replayCtx {
 // member id (A6.5: a client or instance id, "-", a UUID). Its answer
 // shows it, whatever the answer (MEMBER_ID_REQUIRED, NONE, or
 // FENCED_INSTANCE_ID to a replaced member's waiting join), unless the
-// member went before its join was answered (UNKNOWN_MEMBER_ID, no id):
+// join was refused at once (no member made, or none kept) or the member
+// went before its join was answered (UNKNOWN_MEMBER_ID, no id):
 // then it is the first id of its prefix that an answer shows while the
 // member was there (a DescribeGroups, a leader's Members, a LeaveGroup's
 // removal), between the join's handling and its answer, and that no other
@@ -107,10 +108,14 @@ func madeClassicIDs(h history.History) map[int]string {
 			prefix = req.GroupInstanceId.Value + "-"
 		}
 		// Its member went when its join was answered: no later answer
-		// shows it.
+		// shows it. A join answered at once without an id (refused:
+		// GROUP_MAX_SIZE_REACHED, an invalid field) left no member, and
+		// a later member of its prefix is another join's.
 		until := len(h)
 		if j, ok := releasedBy[h[i].ID]; ok {
 			until = j
+		} else if h[i].Response != nil && !h[i].Parked {
+			until = i + 1
 		}
 		if id, ok := firstShownAfter(h, i, until, prefix, claimed); ok {
 			made[h[i].ID], claimed[id] = id, true

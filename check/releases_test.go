@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"bytes"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -189,6 +190,35 @@ func TestClassicIDsWithoutParking(t *testing.T) {
 		t.Fatal("the plan no longer makes a pending id without parking anything")
 	}
 	if rep := check.Check(res, check.Options{Timeout: time.Minute}); rep.Verdict != history.Ok {
+		t.Fatalf("%s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
+	}
+}
+
+// A static member's JoinGroup refused at once (GROUP_MAX_SIZE_REACHED, no
+// member id) made no member: the id a later DescribeGroups shows under its
+// instance is the next join's (two processes with one instance id, seed
+// 16100 of a classic run, shrunk), and the history checks Ok.
+func TestClassicRefusedJoinMakesNoID(t *testing.T) {
+	f, err := os.Open("testdata/classic-refused-static-join.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	hdr, h, err := history.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := slices.IndexFunc(h, func(op history.Op) bool {
+		j, ok := op.Response.(*codec.JoinGroupResponse)
+		return ok && !op.Parked && j.ErrorCode == codec.GroupMaxSizeReached && j.MemberId == ""
+	})
+	if refused < 0 || !slices.ContainsFunc(h[refused+1:], func(op history.Op) bool {
+		j, ok := op.Request.(*codec.JoinGroupRequest)
+		return ok && j.MemberId == "" && j.GroupInstanceId == h[refused].Request.(*codec.JoinGroupRequest).GroupInstanceId
+	}) {
+		t.Fatal("the history no longer holds a refused static join followed by another of its instance")
+	}
+	if rep := check.History(hdr.Plan, h, check.Options{Timeout: time.Minute}); rep.Verdict != history.Ok {
 		t.Fatalf("%s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
 }

@@ -57,17 +57,18 @@ func invariantChecks() []invCheck {
 		{rule: rules.RuleNoDoubleClientAssignment, single: func(o rules.Observation) error { return rules.NoDoubleClientAssignment(o.Groups) }},
 		{rule: rules.RuleMonotonicEpochs, pair: func(b, a rules.Observation) error {
 			var t rules.EpochTracker
-			if err := t.Observe(b.Groups); err != nil {
+			if err := t.Observe(consumerGroups(b)); err != nil {
 				return err
 			}
-			return t.Observe(a.Groups)
+			return t.Observe(consumerGroups(a))
 		}},
+		{rule: rules.RuleMonotonicEpochs, pair: generationCheck},
 		{rule: rules.RuleStaticRestartKeepsAssignment, pair: func(b, a rules.Observation) error {
 			var t rules.StaticRestartTracker
-			if err := t.Observe(b.Groups); err != nil {
+			if err := t.Observe(consumerGroups(b)); err != nil {
 				return err
 			}
-			return t.Observe(a.Groups)
+			return t.Observe(consumerGroups(a))
 		}},
 		{rule: rules.RuleStableMemberID, pair: func(b, a rules.Observation) error {
 			var t rules.MemberIDTracker
@@ -98,6 +99,12 @@ type invPlant struct {
 // per way a rule can break that its check tells apart (a separate branch
 // or a separate path, such as the map a check builds for many items).
 func invariantPlants() []invPlant {
+	return append(consumerPlants(), classicPlants()...)
+}
+
+// consumerPlants are the plants in consumer groups (classicPlants those in
+// classic groups).
+func consumerPlants() []invPlant {
 	return []invPlant{
 		{rules.RuleNoGhosts, "a member no process accounts for", false, func(k *canaryKit, _, a *rules.Observation) {
 			g := k.group(a)
@@ -207,6 +214,9 @@ func invariantPlants() []invPlant {
 type canaryKit struct {
 	n      int
 	static string // the group staticRestart planted in
+	// ownLedger: the observation holds the kit's copy of the classic
+	// ledger (ledger).
+	ownLedger bool
 }
 
 func (k *canaryKit) id(what string) string {
@@ -220,12 +230,16 @@ func (k *canaryKit) uuid() codec.UUID {
 	return codec.UUID{0: 0xca, 1: 0x4a, 14: byte(k.n >> 8), 15: byte(k.n)}
 }
 
-// group is o's first group, added (empty) when o has none.
+// group is o's first consumer group, added (empty) when o has none (the
+// classic plants have a group of their own, classicGroup).
 func (k *canaryKit) group(o *rules.Observation) *rules.GroupSnapshot {
-	if len(o.Groups) == 0 {
-		o.Groups = append(o.Groups, rules.GroupSnapshot{GroupID: "ghostcheck-canary", Epoch: 1})
+	for i := range o.Groups {
+		if o.Groups[i].Kind != rules.KindClassic {
+			return &o.Groups[i]
+		}
 	}
-	return &o.Groups[0]
+	o.Groups = append(o.Groups, rules.GroupSnapshot{GroupID: "ghostcheck-canary", Epoch: 1})
+	return &o.Groups[len(o.Groups)-1]
 }
 
 // sameGroup is o's group id, added (empty) when o has none.
@@ -444,6 +458,9 @@ func (ob *observer) invariantCanary(o rules.Observation, final bool) {
 			plants = roundPlants(plants, true)
 		}
 		for _, e := range headerCanary(d.clients.reqs, rules.CheckRequestHeader) {
+			d.harness("%s", e)
+		}
+		for _, e := range classicEventCanary(&ob.classic, classicEvents()) {
 			d.harness("%s", e)
 		}
 	case rich(o) && len(firedRules(checks, o, o, false)) == 0:

@@ -23,6 +23,13 @@ func driverRun(t *testing.T, seed uint64, hv int, canaries bool) *driver {
 	t.Helper()
 	o := plan.DefaultOptions()
 	o.HeartbeatVersion = hv
+	return optionsRun(t, seed, o, canaries)
+}
+
+// optionsRun runs seed's plan of options o on the model, the canaries
+// forced on or as the seed picks them, and returns the driver after it.
+func optionsRun(t *testing.T, seed uint64, o plan.Options, canaries bool) *driver {
+	t.Helper()
 	p := plan.New(seed, o)
 	d, err := newDriver(modelTarget(p.ModelConfig()), p)
 	if err != nil {

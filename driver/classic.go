@@ -9,6 +9,7 @@ package driver
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model/client"
@@ -36,6 +37,15 @@ type classicProc struct {
 	// joinRounds and requestRounds are how many rounds the consumer waits
 	// for a JoinGroup's answer and for any other's.
 	joinRounds, requestRounds int
+	// unnamed counts its JoinGroups v0-v3 with MemberId "" the target
+	// holds (rules.Process.UnnamedJoins); abandoned are the member ids it
+	// sent a LeaveGroup for (rules.Process.Abandoned), in order.
+	unnamed   int
+	abandoned []string
+	// leftBehind are the correlation ids of the JoinGroup, SyncGroup or
+	// Heartbeat a leave left unanswered: their answers still come on the
+	// connection, and the consumer still reads them (leftBehindAnswer).
+	leftBehind []int32
 }
 
 // newClassicProc makes the classic consumer of cp, for a plan whose topics
@@ -118,8 +128,15 @@ func (cc classicClients) do(p *proc, a plan.Action) bool {
 		k.cl.Start()
 	case plan.Leave, plan.StaticLeave:
 		p.wants = false
+		for _, o := range []*outstanding{k.gm, p.hb} {
+			if o != nil {
+				k.leftBehind = append(k.leftBehind, o.corr)
+			}
+		}
 		k.gm, k.hb, p.hb = nil, nil, nil
+		id := k.cl.MemberID()
 		if req, v := k.cl.Leave(); req != nil {
+			k.abandon(id)
 			p.leave = d.net.send(p, codec.LeaveGroup, v, req)
 		}
 	case plan.Close:
@@ -142,10 +159,19 @@ func (cc classicClients) do(p *proc, a plan.Action) bool {
 	return true
 }
 
+// abandon notes a member id the process sends a LeaveGroup for.
+func (k *classicProc) abandon(id string) {
+	if id != "" && !slices.Contains(k.abandoned, id) {
+		k.abandoned = slices.Insert(k.abandoned, sort.SearchStrings(k.abandoned, id), id)
+	}
+}
+
 // close is processes.close's part for a classic process: its consumer's
 // LeaveGroup, if it sends one (a dynamic member; a static one sends none).
 func (cc classicClients) close(p *proc) {
+	id := p.classic.cl.MemberID()
 	if req, v := p.classic.cl.Close(); req != nil {
+		p.classic.abandon(id)
 		cc.d.net.send(p, codec.LeaveGroup, v, req)
 	}
 }
@@ -154,6 +180,9 @@ func (cc classicClients) close(p *proc) {
 // its JoinGroup, SyncGroup or Heartbeat's; false if it does not.
 func (cc classicClients) absorb(p *proc, r *response) bool {
 	d, k := cc.d, p.classic
+	if cc.leftBehindAnswer(p, r) {
+		return true
+	}
 	var re client.Reaction
 	switch {
 	case k.gm != nil && k.gm.corr == r.corr:
@@ -201,6 +230,30 @@ func (cc classicClients) react(p *proc, re client.Reaction) {
 	if k.cl.State() == client.ClassicFatal {
 		cc.endFatal(p)
 	}
+}
+
+// leftBehindAnswer takes the answer r to a group request a leave left
+// behind (leftBehind), and reports whether it was one. A leave does not
+// unsay what the coordinator answers (client.Classic.OnAbandoned): a
+// KIP-394 member id is kept for the next join, and told
+// FENCED_INSTANCE_ID the process ends as if it had awaited the answer
+// (Java's consumer throws FencedInstanceIdException from whatever call
+// meets it), joining no more under the instance.
+func (cc classicClients) leftBehindAnswer(p *proc, r *response) bool {
+	k := p.classic
+	i := slices.Index(k.leftBehind, r.corr)
+	if i < 0 {
+		return false
+	}
+	k.leftBehind = slices.Delete(k.leftBehind, i, i+1)
+	k.cl.OnAbandoned(r.resp)
+	if id := k.cl.MemberID(); id != "" {
+		k.known[id] = true
+	}
+	if k.cl.State() == client.ClassicFatal {
+		cc.endFatal(p)
+	}
+	return true
 }
 
 // endFatal ends a process whose consumer failed (FENCED_INSTANCE_ID and
@@ -258,55 +311,25 @@ func (o *observer) classicProcess(p *proc, mp *rules.Process) {
 	mp.MemberID = cl.MemberID()
 	mp.Joined = p.live && cl.Heartbeating()
 	mp.Left = p.live && !p.wants && cl.State() == client.ClassicUnjoined
+	o.classic.process(p, mp)
 }
 
-// splitClassic is obs without its classic groups (for the checks written
-// for consumer groups), and its classic groups alone (nil when the plan
-// has none: obs as it is).
-func (o *observer) splitClassic(obs rules.Observation) (consumer rules.Observation, classic []rules.GroupSnapshot) {
-	if o.d.classicGroups == nil {
-		return obs, nil
+// consumerOnly is obs without its classic groups, for the trackers of
+// consumer groups' epochs and static restarts (a classic group's
+// generations are the classic judge's, classicjudge.go): obs as it is
+// when the plan has no classic group.
+func (o *observer) consumerOnly(obs rules.Observation) rules.Observation {
+	if o.d.classicGroups == nil && o.classic.ledger.Len() == 0 {
+		return obs
 	}
-	consumer = obs
+	consumer := obs
 	consumer.Groups = nil
 	for _, g := range obs.Groups {
-		if g.Kind == rules.KindClassic || o.d.classicGroups[g.GroupID] {
-			classic = append(classic, g)
-		} else {
+		if g.Kind != rules.KindClassic {
 			consumer.Groups = append(consumer.Groups, g)
 		}
 	}
-	return consumer, classic
-}
-
-// classicGhosts are KIP-394's ghosts in the classic groups: dynamic
-// members whose ids the coordinator made for a JoinGroup of a live process
-// and told it in an answer that never reached it (lost, dropped as the
-// answer to a duplicate, written to a closed connection, or come after the
-// process gave up), while no answer carrying the id is still on its way:
-// the process will never learn the id, and the member holds a place in
-// the rebalance and is given partitions. Below JoinGroup v4 a lost answer
-// to a first join makes one; from v4 on the first join makes only a
-// pending id, which no member carries until its process joins with it.
-// This is the part of NoGhosts' classic form (docs/PROTOCOL.md Part C)
-// that needs no grace; the rest is judged for consumer groups only.
-func (o *observer) classicGhosts(classic []rules.GroupSnapshot) []rules.Ghost {
-	var out []rules.Ghost
-	for _, g := range classic {
-		for _, m := range g.Members {
-			if m.InstanceID != "" {
-				continue // a static member's restart replaces it (KIP-345)
-			}
-			for _, p := range o.d.procs.clients() {
-				if p.group == g.GroupID && p.live && p.classic != nil && p.allIDs[m.MemberID] &&
-					!p.classic.known[m.MemberID] && p.inflight[m.MemberID] == 0 {
-					out = append(out, rules.Ghost{GroupID: g.GroupID, Member: m})
-					break
-				}
-			}
-		}
-	}
-	return out
+	return consumer
 }
 
 // classicSettleMs is how much longer than a session timeout the classic
@@ -392,6 +415,93 @@ func (pb *prober) classicStaleHeartbeat(p *proc, pr plan.Probe) {
 		req.GroupInstanceId = instance
 	}
 	p.others = append(p.others, pb.d.net.send(p, codec.Heartbeat, v, req))
+}
+
+// probeMissingGroup is a group id no plan uses: the classic odd requests
+// to a missing group name it.
+const probeMissingGroup = "ghostcheck-probe-missing"
+
+// classicOddRequest sends ProbeClassicOddRequest's request, by pr.Variant.
+// None may change anything: a JoinGroup that a coordinator accepted would
+// make a member (or a pending id) no process holds, which NoGhosts then
+// reports, so each is one Kafka refuses before it looks at members.
+func (pb *prober) classicOddRequest(p *proc, pr plan.Probe) {
+	d := pb.d
+	join := func(session int32) *codec.JoinGroupRequest {
+		return &codec.JoinGroupRequest{GroupId: pr.Group, SessionTimeoutMs: session, RebalanceTimeoutMs: 10000, ProtocolType: "consumer",
+			Protocols: []codec.JoinGroupRequestProtocol{{Name: "uniform", Metadata: []byte{0, 0}}}}
+	}
+	send := func(key codec.APIKey, v int16, req codec.Message) {
+		p.others = append(p.others, d.net.send(p, key, v, req))
+	}
+	jv := p.version(codec.JoinGroup, 9)
+	switch pr.Variant % plan.ClassicOddRequestVariants {
+	case 0:
+		send(codec.JoinGroup, jv, join(plan.ClassicMinSessionTimeoutMs-1))
+	case 1:
+		send(codec.JoinGroup, jv, join(plan.ClassicMaxSessionTimeoutMs+1))
+	case 2:
+		r := join(plan.ClassicMinSessionTimeoutMs)
+		r.GroupId = ""
+		send(codec.JoinGroup, jv, r)
+	case 3:
+		r := join(plan.ClassicMinSessionTimeoutMs)
+		r.MemberId = "ghostcheck-probe-nobody"
+		send(codec.JoinGroup, 0, r)
+	case 4:
+		r := join(plan.ClassicMinSessionTimeoutMs)
+		r.GroupId, r.MemberId = probeMissingGroup, "ghostcheck-probe-nobody"
+		send(codec.JoinGroup, jv, r)
+	case 5:
+		// A live member's own id, under a protocol type the group does
+		// not have: refused before the member check. Not where the cap
+		// may refuse it first (B8.11 removes the member it refuses).
+		id, instance, ok := pb.lastDescribedClassic(pr.Group, pr.Pick)
+		if !ok || d.plan.MaxGroupSize > 0 {
+			return
+		}
+		r := join(plan.ClassicMinSessionTimeoutMs)
+		r.MemberId, r.ProtocolType = id, "ghostcheck-probe"
+		if jv >= 5 {
+			r.GroupInstanceId = instance
+		}
+		send(codec.JoinGroup, jv, r)
+	case 6:
+		if sv := p.version(codec.SyncGroup, 5); sv == 5 {
+			send(codec.SyncGroup, 5, &codec.SyncGroupRequest{GroupId: pr.Group, GenerationId: 1, MemberId: "ghostcheck-probe-nobody", ProtocolName: codec.Str("uniform")})
+		}
+	case 7:
+		send(codec.Heartbeat, p.version(codec.Heartbeat, 4), &codec.HeartbeatRequest{GroupId: probeMissingGroup, GenerationId: 1, MemberId: "ghostcheck-probe-nobody"})
+	case 8:
+		send(codec.DescribeGroups, p.version(codec.DescribeGroups, 6), &codec.DescribeGroupsRequest{Groups: []string{probeMissingGroup}})
+	}
+}
+
+// crossKind sends ProbeCrossKind's request, by pr.Variant: even variants
+// to a consumer group, odd ones to a classic group (the plan drew the
+// group so).
+func (pb *prober) crossKind(p *proc, pr plan.Probe) {
+	d := pb.d
+	send := func(key codec.APIKey, v int16, req codec.Message) {
+		p.others = append(p.others, d.net.send(p, key, v, req))
+	}
+	member := d.procs.liveMember(pr.Group, pr.Pick, false)
+	if member == "" {
+		member = "ghostcheck-probe-nobody"
+	}
+	switch pr.Variant % plan.CrossKindVariants {
+	case 0:
+		send(codec.DescribeGroups, p.version(codec.DescribeGroups, 5), &codec.DescribeGroupsRequest{Groups: []string{pr.Group}})
+	case 1:
+		send(codec.ConsumerGroupDescribe, p.version(codec.ConsumerGroupDescribe, 1), &codec.ConsumerGroupDescribeRequest{GroupIds: []string{pr.Group}})
+	case 2:
+		send(codec.Heartbeat, p.version(codec.Heartbeat, 4), &codec.HeartbeatRequest{GroupId: pr.Group, GenerationId: 1, MemberId: member})
+	case 3:
+		send(codec.ConsumerGroupHeartbeat, p.version(codec.ConsumerGroupHeartbeat, 1), &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: "ghostcheck-probe-nobody", MemberEpoch: 5, RebalanceTimeoutMs: -1})
+	case 4:
+		send(codec.SyncGroup, p.version(codec.SyncGroup, 5), &codec.SyncGroupRequest{GroupId: pr.Group, GenerationId: 1, MemberId: member,
+			ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("uniform")})
+	}
 }
 
 // lastDescribedClassic is the member at pick of group as the last

@@ -68,7 +68,7 @@ func (l *clientLog) response(n int, resp codec.Message) {
 		l.breakers[-n-1].Response = resp
 	}
 	if n > 0 {
-		l.reqs[n-1].Response = resp
+		l.reqs[n-1].Response, l.reqs[n-1].Answered = resp, l.d.now
 	}
 }
 

@@ -50,7 +50,11 @@
 //   - canary.go: the client rules' canary on the admin's, prober's and
 //     observer's deliberate breaks; canary_clients.go, its synthetic
 //     records; canary_invariants.go, the invariants' canary (planted
-//     violations) and the header rules'.
+//     violations) and the header rules'; canary_classic.go, its plants in
+//     a classic group and the planted events of the classic trackers.
+//   - classicjudge.go: what the observer keeps to judge classic groups:
+//     the ledger of grace events, the generations, what SyncGroup hands
+//     out, a static member's restart into a Stable group.
 //
 // Tests: canary_test.go, canary_clients_test.go and
 // canary_invariants_test.go (each canary catches a blind check and

@@ -163,7 +163,7 @@ func newDriver(target Target, p plan.Plan) (*driver, error) {
 	d.net.init(d)
 	d.procs = processes{d: d, hbEvery: max(int(int64(p.HeartbeatIntervalMs)/p.RoundMs), 1), classic: classicClients{d}}
 	d.prober = prober{d: d}
-	d.obs = newObserver(d)
+	d.obs.init(d)
 	// The history and the clients' requests are made about the size they
 	// will be (a default plan's histories hold about 0.8 operations per
 	// client and heartbeat interval), not grown to it.
@@ -292,6 +292,7 @@ func (d *driver) restart() bool {
 	}
 	d.mu.Lock()
 	d.procs.connectionsLost()
+	d.obs.classic.restarted(d.now)
 	op := history.Op{ID: len(d.hist), Client: len(d.procs.all), Name: "coordinator", At: d.now, Sent: d.round,
 		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"}
 	if d.net.park.parker != nil {

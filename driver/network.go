@@ -310,6 +310,7 @@ func (n *network) deliver(r *request) {
 	// The operation's interval is the target's handling of it: the
 	// tightest interval known to contain its linearization point.
 	r.handed = r.h
+	before := d.obs.classic.before(r)
 	h := n.park.handle(r)
 	resp, err := h.resp, h.err
 
@@ -340,6 +341,7 @@ func (n *network) deliver(r *request) {
 	default:
 		n.answer(r, resp, &op)
 	}
+	d.obs.classic.handled(r, &op, before)
 	d.hist = append(d.hist, op)
 }
 

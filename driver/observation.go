@@ -6,7 +6,6 @@ package driver
 // (canary_invariants.go) on what it sees too.
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 
@@ -45,12 +44,15 @@ type observer struct {
 	// canaried: the invariants' canary ran on a round's observation
 	// (canary_invariants.go).
 	canaried bool
+	// classic is the part for classic groups (classicjudge.go).
+	classic classicJudge
 }
 
-func newObserver(d *driver) observer {
-	o := observer{d: d, ghosts: map[string]bool{}}
+// init makes o the observer of d's run.
+func (o *observer) init(d *driver) {
+	*o = observer{d: d, ghosts: map[string]bool{}}
 	o.snap, _ = d.target.(Snapshotter)
-	return o
+	o.classic.init(o)
 }
 
 // answered notes what a response the target just gave (the caller holds
@@ -86,7 +88,8 @@ func (o *observer) observe(final bool) {
 	}
 	// The processes' list is made again in the same array every round:
 	// no check keeps it (the ghosts are kept by member id).
-	obs := rules.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Processes: o.observed[:0]}
+	o.classic.ledger.SlackMs = o.classic.slack()
+	obs := rules.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Processes: o.observed[:0], Classic: &o.classic.ledger}
 	for _, p := range o.d.procs.clients() {
 		mp := o.process(p)
 		obs.Processes = append(obs.Processes, mp)
@@ -100,10 +103,7 @@ func (o *observer) observe(final bool) {
 	}
 	o.observed = obs.Processes[:0]
 	o.judge(obs, final)
-	// The canary plants into the groups the invariants judge as written:
-	// the consumer groups.
-	consumer, _ := o.splitClassic(obs)
-	o.invariantCanary(consumer, final)
+	o.invariantCanary(obs, final)
 }
 
 // seen is what the coordinator holds now, and the time it held it: its
@@ -165,10 +165,10 @@ func (o *observer) process(p *proc) rules.Process {
 		Left:             p.c.State() == client.Left || (p.live && !p.wants && p.c.State() != client.Joined),
 		Joined:           p.live && p.c.State() == client.Joined,
 	}
+	mp.InFlight, mp.AllIDs = p.sortedIDs()
 	if p.classic != nil {
 		o.classicProcess(p, &mp)
 	}
-	mp.InFlight, mp.AllIDs = p.sortedIDs()
 	// A member may outlive its process by one session timeout (a crash, a
 	// lost leave, a static member parked at -2), counted afresh from each
 	// coordinator restart it lived through, plus how far the target's
@@ -192,25 +192,17 @@ func (o *observer) process(p *proc) rules.Process {
 }
 
 // judge checks the invariants on obs (QuiescentMembership too when final)
-// and keeps the ghosts NoGhosts found. Classic groups are judged only by
-// the invariants that hold for them as written (classic.go).
+// and keeps the ghosts NoGhosts found. The rules judge each group by its
+// kind (their classic forms for classic groups, Part C); the epochs of
+// consumer groups and the generations of classic ones are tracked apart.
 func (o *observer) judge(obs rules.Observation, final bool) {
 	d := o.d
-	consumer, classic := o.splitClassic(obs)
-	if err := rules.NoGhosts(consumer); err != nil {
+	consumer := o.consumerOnly(obs)
+	if err := rules.NoGhosts(obs); err != nil {
 		d.violate(err)
-		o.keepGhosts(rules.Ghosts(consumer))
+		o.keepGhosts(rules.Ghosts(obs))
 	}
-	if gs := o.classicGhosts(classic); len(gs) > 0 {
-		g := gs[0]
-		d.violate(&rules.Violation{Rule: string(rules.RuleNoGhosts), Detail: fmt.Sprintf(
-			"group %s holds member %s, made for a JoinGroup whose answer never reached its live process, at t=%d", g.GroupID, g.Member.MemberID, obs.Now)})
-		o.keepGhosts(gs)
-	}
-	if err := rules.OneMemberPerProcess(consumer); err != nil {
-		d.violate(err)
-	}
-	for _, check := range []func(rules.Observation) error{rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
+	for _, check := range []func(rules.Observation) error{rules.OneMemberPerProcess, rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
 		if err := check(obs); err != nil {
 			d.violate(err)
 		}
@@ -221,6 +213,7 @@ func (o *observer) judge(obs rules.Observation, final bool) {
 	groups := obs.Groups
 	if len(groups) == 0 || len(groups) != len(o.lastGroups) || &groups[0] != &o.lastGroups[0] {
 		o.lastGroups = groups
+		o.classic.observe(groups)
 		o.groupErrs = [2]error{rules.NoDoubleClientAssignment(groups), o.epochs.Observe(consumer.Groups)}
 	}
 	for _, err := range o.groupErrs {

@@ -111,6 +111,7 @@ func (k *parking) releaseHandled(rel []Release, ret int64, self *history.Op) []i
 			// Parked and answered within its own handling (what the
 			// handling released completed it): simply answered, as the
 			// check's replay takes it too.
+			// (The observer takes its answer with the handling's.)
 			self.Parked, self.Handled = false, 0
 			if x.Response != nil {
 				self.Response, self.Return = x.Response, ret
@@ -121,6 +122,7 @@ func (k *parking) releaseHandled(rel []Release, ret int64, self *history.Op) []i
 			op = &d.hist[pk.op]
 		}
 		ids = append(ids, pk.op)
+		d.obs.classic.released(pk.r, op, x.Response, d.at)
 		switch {
 		case x.Dropped:
 			op.Note = joinNote(op.Note, "dropped: the coordinator will never answer it")

@@ -109,6 +109,10 @@ func (pb *prober) probe(p *proc, i int, pr plan.Probe) {
 		pb.oddRequest(p, pr)
 	case plan.ProbeClassicStaleHeartbeat:
 		pb.classicStaleHeartbeat(p, pr)
+	case plan.ProbeClassicOddRequest:
+		pb.classicOddRequest(p, pr)
+	case plan.ProbeCrossKind:
+		pb.crossKind(p, pr)
 	}
 }
 

@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,39 +133,46 @@ var smallest = map[string]struct {
 	depth int
 	slow  bool
 }{
-	"retried-join-new-member":         {"1 dynamic client, 2 ops, 1 lost message", 7, false},
-	"leave-unknown-ignored":           {"1 dynamic client, 2 ops, 1 lost message", 10, false},
-	"parked-never-expires":            {"1 static client", 6, false},
-	"error-refreshes-session":         {"2 null-owned clients, 1 duplicate, delay or lost message", 24, true},
-	"early-handoff":                   {"2 dynamic clients", 13, false},
-	"restart-keeps-deadlines":         {"static + dynamic, 2 ops, 1 restart, crash or disconnect", 6, false},
-	"static-restart-rebalances":       {"1 static client, 2 ops", 8, false},
-	"prev-epoch-without-owned":        {"2 null-owned clients, 1 duplicate, delay or lost message", 17, true},
-	"null-owned-releases":             {"2 null-owned clients, 1 duplicate, delay or lost message", 15, true},
-	"regex-not-full-request":          {"1 regex client, 1 lost message", 11, false},
-	"session-expiry-late":             {"1 static client", 6, false},
-	"static-leave-refreshes-session":  {"1 static client", 7, false},
-	"takeover-keys-by-member-id":      {"static + dynamic, 2 ops", 6, false},
-	"park-keeps-pending":              {"static + dynamic, 2 ops", 12, true},
-	"leavegroup-member-id-unknown":    {"static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
-	"leavegroup-fenced-removes":       {"static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
-	"leavegroup-bump-per-member":      {"static + dynamic, 1 op, 1 admin LeaveGroup", 7, false},
-	"conn-context-kept":               {"1 dynamic client", 5, false},
-	"describe-hides-parked":           {"1 static client", 5, false},
-	"classic-no-fence":                {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
-	"pending-never-expires":           {"classic: 1 dynamic client", 5, false},
-	"pending-counts-toward-max-size":  {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
-	"heartbeat-generation-unchecked":  {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
-	"leader-not-reelected":            {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 12, false},
-	"static-replacement-rebalances":   {"classic: 1 static client, 2 ops", 11, false},
-	"replacement-keeps-old-instance":  {"classic: 1 static client, 2 ops", 11, false},
-	"admin-removal-ignored":           {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
-	"pending-leave-kept":              {"classic: 1 dynamic client", 6, false},
-	"static-removed-at-completion":    {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 12, false},
-	"sync-timeout-removes-synced":     {"classic: 2 dynamic clients", 22, false},
-	"removed-join-not-answered":       {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
-	"classic-error-refreshes-session": {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
-	"restart-keeps-classic-state":     {"classic: static + dynamic, 1 op, 1 restart, crash or disconnect", 4, false},
+	"retried-join-new-member":              {"1 dynamic client, 2 ops, 1 lost message", 7, false},
+	"leave-unknown-ignored":                {"1 dynamic client, 2 ops, 1 lost message", 10, false},
+	"parked-never-expires":                 {"1 static client", 6, false},
+	"error-refreshes-session":              {"2 null-owned clients, 1 duplicate, delay or lost message", 24, true},
+	"early-handoff":                        {"2 dynamic clients", 13, false},
+	"restart-keeps-deadlines":              {"static + dynamic, 2 ops, 1 restart, crash or disconnect", 6, false},
+	"static-restart-rebalances":            {"1 static client, 2 ops", 8, false},
+	"prev-epoch-without-owned":             {"2 null-owned clients, 1 duplicate, delay or lost message", 17, true},
+	"null-owned-releases":                  {"2 null-owned clients, 1 duplicate, delay or lost message", 15, true},
+	"regex-not-full-request":               {"1 regex client, 1 lost message", 11, false},
+	"session-expiry-late":                  {"1 static client", 6, false},
+	"static-leave-refreshes-session":       {"1 static client", 7, false},
+	"takeover-keys-by-member-id":           {"static + dynamic, 2 ops", 6, false},
+	"park-keeps-pending":                   {"static + dynamic, 2 ops", 12, true},
+	"leavegroup-member-id-unknown":         {"static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"leavegroup-fenced-removes":            {"static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"leavegroup-bump-per-member":           {"static + dynamic, 1 op, 1 admin LeaveGroup", 7, false},
+	"conn-context-kept":                    {"1 dynamic client", 5, false},
+	"describe-hides-parked":                {"1 static client", 5, false},
+	"classic-no-fence":                     {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"pending-never-expires":                {"classic: 1 dynamic client", 5, false},
+	"pending-counts-toward-max-size":       {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
+	"heartbeat-generation-unchecked":       {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
+	"leader-not-reelected":                 {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 12, false},
+	"static-replacement-rebalances":        {"classic: 1 static client, 2 ops", 11, false},
+	"replacement-keeps-old-instance":       {"classic: 1 static client, 2 ops", 11, false},
+	"admin-removal-ignored":                {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"pending-leave-kept":                   {"classic: 1 dynamic client", 6, false},
+	"static-removed-at-completion":         {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 12, false},
+	"sync-timeout-removes-synced":          {"classic: 2 dynamic clients", 22, false},
+	"removed-join-not-answered":            {"classic: static + dynamic, 1 op, 1 admin LeaveGroup", 4, false},
+	"classic-error-refreshes-session":      {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
+	"restart-keeps-classic-state":          {"classic: static + dynamic, 1 op, 1 restart, crash or disconnect", 4, false},
+	"session-min-refused":                  {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
+	"session-above-max-accepted":           {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
+	"member-id-required-from-v5":           {"classic: 2 static clients, 2 ops, 1 fault of any kind", 5, false},
+	"skip-assignment-withheld":             {"classic: 1 static client, 2 ops", 11, false},
+	"pending-expires-by-rebalance-timeout": {"classic: 1 dynamic client", 3, false},
+	"completing-rejoin-rebalances":         {"classic: static + dynamic, 1 op, 1 restart, crash or disconnect", 10, false},
+	"heartbeat-rebalancing-none":           {"classic: 2 dynamic clients", 20, false},
 }
 
 // TestMutantsCaught: each mutant the sweep caught is caught again at its
@@ -200,6 +208,21 @@ func TestMutantsCaught(t *testing.T) {
 	}
 }
 
+// powerSelects reports whether the power sweep takes m, given
+// GHOSTCHECK_EXPLORE_MUTANTS: "classic", "consumer", a comma-separated list
+// of mutant names, or "" for all.
+func powerSelects(only string, m impl.MutantInfo) bool {
+	switch only {
+	case "":
+		return true
+	case "classic":
+		return m.Classic
+	case "consumer":
+		return !m.Classic
+	}
+	return slices.Contains(strings.Split(only, ","), m.Name)
+}
+
 // TestMutantPower climbs the ladder for every mutant and prints the power
 // table (GHOSTCHECK_EXPLORE_POWER=1; a rung gets GHOSTCHECK_EXPLORE_RUNG,
 // default 2m, on two workers). A mutant caught holds its entry in
@@ -215,7 +238,7 @@ func TestMutantPower(t *testing.T) {
 	}
 	var rows []string
 	for _, m := range impl.AllMutants() {
-		if only := os.Getenv("GHOSTCHECK_EXPLORE_MUTANTS"); only == "classic" && !m.Classic || only == "consumer" && m.Classic {
+		if !powerSelects(os.Getenv("GHOSTCHECK_EXPLORE_MUTANTS"), m) {
 			continue
 		}
 		c, ok := climb(t, m.Mutant, ladderOf(m), limit)

@@ -254,3 +254,41 @@ func TestOptionsShapeThePlans(t *testing.T) {
 		t.Errorf("Rounds 3 gave %d rounds; want the floor of 10", r)
 	}
 }
+
+// parkingCorrect is the model behind a target of a user's that holds
+// classic requests (a Parker), neither model-exact nor able to restart.
+type parkingCorrect struct {
+	Funcs
+	ref Target
+}
+
+func (p parkingCorrect) Released() []Release { return p.ref.(Parker).Released() }
+
+func newParkingCorrect(cfg Config) Target {
+	m := Reference(cfg)
+	return parkingCorrect{Funcs{HandleFunc: m.Handle, DisconnectFunc: m.Disconnect, AdvanceFunc: m.Advance}, m}
+}
+
+// Options.Protocol runs classic and mixed groups against a user's
+// coordinator: the reference passes exactly, and a correct coordinator
+// that parks passes at the observable level.
+func TestClassicProtocolAgainstAUsersTarget(t *testing.T) {
+	for _, proto := range []string{"classic", "mixed"} {
+		for _, tc := range []struct {
+			name string
+			nt   NewTarget
+			lvl  Level
+		}{{"reference", Reference, LevelExact}, {"parking", newParkingCorrect, LevelObservable}} {
+			r := &recorder{TB: t}
+			out := run(r, tc.nt, Options{Seeds: 8, Protocol: proto, Shrink: -1}, settings{out: t.TempDir()})
+			if len(r.errors) > 0 || out.Failure != nil || out.Level != tc.lvl {
+				t.Errorf("%s, %s: level %v, errors %q, failure %+v", proto, tc.name, out.Level, r.errors, out.Failure)
+			}
+		}
+	}
+	p := plan.DefaultOptions()
+	(Options{Protocol: "classic"}).shape(&p)
+	if p.Protocol != plan.ProtocolClassic || p.JoinGroupVersion != 9 {
+		t.Errorf("Protocol classic shaped %+v", p)
+	}
+}

@@ -66,6 +66,12 @@ type Options struct {
 	// Static is the percent of clients that are static members
 	// (KIP-345). 0: 30 %; negative: none.
 	Static int
+	// Protocol is the group protocol the plans' clients speak:
+	// "consumer" ("" too: ConsumerGroupHeartbeat), "classic" (JoinGroup,
+	// SyncGroup, Heartbeat, at JoinGroup v9: the target must be a Parker,
+	// since it holds JoinGroups and SyncGroups until their phase ends), or
+	// "mixed" (each group one or the other).
+	Protocol string
 }
 
 // Level is how much a check demands of a target.
@@ -146,6 +152,9 @@ func Run(t testing.TB, newTarget NewTarget, opts Options) *Outcome {
 func run(t testing.TB, newTarget NewTarget, opts Options, s settings) *Outcome {
 	t.Helper()
 	opts = opts.withDefaults()
+	if _, err := plan.ParseProtocol(opts.Protocol); err != nil {
+		t.Fatalf("ghostchecktest: Options.Protocol: %v", err)
+	}
 	r := &runner{t: t, newTarget: newTarget, opts: opts, settings: s, pkg: callerPackage(), plans: plan.DefaultOptions()}
 	opts.shape(&r.plans)
 	if s.replay != "" {
@@ -182,9 +191,15 @@ func (o Options) shape(p *plan.Options) {
 	case o.Static < 0:
 		p.StaticPercent = 0
 	}
+	if o.Protocol != "" && o.Protocol != string(plan.ProtocolConsumer) {
+		p.Protocol, p.JoinGroupVersion = plan.Protocol(o.Protocol), 9
+	}
 }
 
 func (o Options) withDefaults() Options {
+	if o.Protocol == "" {
+		o.Protocol = string(plan.ProtocolConsumer)
+	}
 	if o.Seeds <= 0 {
 		o.Seeds = 100
 	}

@@ -97,6 +97,12 @@ type Config struct {
 	// TelemetryMaxBytes is the telemetry subscription's payload limit (0:
 	// the coordinator's default).
 	TelemetryMaxBytes int32
+	// InitialRebalanceDelayMs is how long a classic group's first join
+	// phase waits for more members (group.initial.rebalance.delay.ms),
+	// and ClassicMaxGroupSize caps a classic group's members
+	// (group.max.size, 0: no cap).
+	InitialRebalanceDelayMs int32
+	ClassicMaxGroupSize     int
 }
 
 // Topic is a topic a coordinator knows: its name, its id (derived from
@@ -121,7 +127,8 @@ func Reference(cfg Config) Target { return targets.NewModelTarget(cfg.modelConfi
 func configOf(p plan.Plan) Config {
 	mc := p.ModelConfig()
 	cfg := Config{Seed: p.Seed, SessionTimeoutMs: p.SessionTimeoutMs, HeartbeatIntervalMs: p.HeartbeatIntervalMs,
-		MaxGroupSize: p.MaxGroupSize, TelemetryMaxBytes: p.TelemetryMaxBytes}
+		MaxGroupSize: p.MaxGroupSize, TelemetryMaxBytes: p.TelemetryMaxBytes,
+		InitialRebalanceDelayMs: mc.InitialRebalanceDelayMs, ClassicMaxGroupSize: mc.ClassicMaxGroupSize}
 	for _, t := range mc.Topics {
 		cfg.Topics = append(cfg.Topics, Topic{Name: t.Name, ID: t.ID, Partitions: t.Partitions})
 	}
@@ -137,6 +144,7 @@ func (cfg Config) modelConfig() model.Config {
 	p := plan.Plan{Seed: cfg.Seed, SessionTimeoutMs: cfg.SessionTimeoutMs, HeartbeatIntervalMs: cfg.HeartbeatIntervalMs,
 		MaxGroupSize: cfg.MaxGroupSize, MaxVersions: cfg.MaxVersions, TelemetryMaxBytes: cfg.TelemetryMaxBytes}
 	mc := p.ModelConfig()
+	mc.InitialRebalanceDelayMs, mc.ClassicMaxGroupSize = cfg.InitialRebalanceDelayMs, cfg.ClassicMaxGroupSize
 	mc.Topics = nil
 	for _, t := range cfg.Topics {
 		id := t.ID

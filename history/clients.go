@@ -69,6 +69,7 @@ type clientRequestJSON struct {
 	Broker        string              `json:"broker"`
 	Seq           int                 `json:"seq"`
 	At            int64               `json:"at"`
+	Answered      int64               `json:"answered,omitempty"`
 	API           string              `json:"api"`
 	HeaderVersion int16               `json:"headerVersion"`
 	Header        codec.RequestHeader `json:"header"`
@@ -80,7 +81,7 @@ type clientRequestJSON struct {
 // marshalClientRequest writes one recorded request with its bodies decoded,
 // so a recording is readable.
 func marshalClientRequest(r *rules.ClientRequest) ([]byte, error) {
-	j := clientRequestJSON{Conn: r.Conn, Broker: r.Broker, Seq: r.Seq, At: r.At, API: r.API, HeaderVersion: r.HeaderVersion,
+	j := clientRequestJSON{Conn: r.Conn, Broker: r.Broker, Seq: r.Seq, At: r.At, Answered: r.Answered, API: r.API, HeaderVersion: r.HeaderVersion,
 		Header: r.Header, Fault: r.Fault}
 	if j.API == "" {
 		j.API = r.Header.RequestApiKey.String()
@@ -107,7 +108,7 @@ func unmarshalClientRequest(b []byte) (rules.ClientRequest, error) {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return rules.ClientRequest{}, err
 	}
-	r := rules.ClientRequest{Conn: j.Conn, Broker: j.Broker, Seq: j.Seq, At: j.At, API: j.API, HeaderVersion: j.HeaderVersion,
+	r := rules.ClientRequest{Conn: j.Conn, Broker: j.Broker, Seq: j.Seq, At: j.At, Answered: j.Answered, API: j.API, HeaderVersion: j.HeaderVersion,
 		Header: j.Header, Fault: j.Fault}
 	body := func(raw json.RawMessage, response bool) (codec.Message, error) {
 		if len(raw) == 0 || string(raw) == "null" {

@@ -35,7 +35,7 @@ func (c *Coordinator) heartbeatClassic(r *codec.HeartbeatRequest) *codec.Heartbe
 	}
 	cl.armSession(m, deadline(c.clock.Now(), int64(m.sessionMs)))
 	g.registerClassic()
-	if cl.state == classicPreparing {
+	if cl.state == classicPreparing && !c.mut.Has(MutHeartbeatRebalancingNone) {
 		return &codec.HeartbeatResponse{ErrorCode: codec.RebalanceInProgress}
 	}
 	return &codec.HeartbeatResponse{}

@@ -9,7 +9,14 @@ func (c *Coordinator) joinClassic(conn Conn, clientID string, version int16, r *
 	if r.GroupId == "" {
 		return joinError(codec.InvalidGroupID, r.MemberId), nil
 	}
-	if r.SessionTimeoutMs < c.cfg.ClassicMinSessionTimeoutMs || r.SessionTimeoutMs > c.cfg.ClassicMaxSessionTimeoutMs {
+	lo, hi := c.cfg.ClassicMinSessionTimeoutMs, c.cfg.ClassicMaxSessionTimeoutMs
+	if c.mut.Has(MutSessionMinRefused) {
+		lo++
+	}
+	if c.mut.Has(MutSessionAboveMaxAccepted) {
+		hi++
+	}
+	if r.SessionTimeoutMs < lo || r.SessionTimeoutMs > hi {
 		return joinError(codec.InvalidSessionTimeout, r.MemberId), nil
 	}
 	// 3. At v0 the session timeout stands for the rebalance timeout.
@@ -89,8 +96,12 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 			return nil, nil
 		}
 		id := c.makeMemberID(j.clientID)
-		if j.version >= 4 {
-			cl.addPending(id, deadline(op.now, int64(r.SessionTimeoutMs)))
+		if j.version >= 4 && !(j.version == 4 && c.mut.Has(MutMemberIDRequiredFromV5)) {
+			expiry := int64(r.SessionTimeoutMs)
+			if c.mut.Has(MutPendingExpiresByRebalanceTimeout) {
+				expiry = int64(j.rebalanceMs)
+			}
+			cl.addPending(id, deadline(op.now, expiry))
 			return joinError(codec.MemberIDRequired, id), nil
 		}
 		cl.addMember(op, id, j)
@@ -116,7 +127,7 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 		cl.storeJoin(op, m, j)
 		cl.maybeCompleteJoin(op)
 	case classicCompleting:
-		if m.sameProtocols(r.Protocols) {
+		if m.sameProtocols(r.Protocols) && !c.mut.Has(MutCompletingRejoinRebalances) {
 			return cl.joinAnswer(m.id, j.version, m.id == cl.leader), nil
 		}
 		cl.storeJoin(op, m, j)
@@ -220,7 +231,7 @@ func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Mes
 			g.writeRecord()
 			g.clearJoin(m)
 			op.self.on = false
-			if j.version >= 9 {
+			if j.version >= 9 && !g.mut.Has(MutSkipAssignmentWithheld) {
 				leads := g.leader == id
 				resp := g.joinAnswer(id, j.version, leads)
 				resp.SkipAssignment = leads

@@ -150,6 +150,35 @@ const (
 	// MutRestartKeepsClassicState: a restart keeps a classic group as it
 	// is in memory instead of reloading its last record (B8.14).
 	MutRestartKeepsClassicState
+	// MutSessionMinRefused: a JoinGroup whose session timeout is exactly
+	// the minimum is refused INVALID_SESSION_TIMEOUT (the bounds are
+	// inclusive, B8.4): off by one at the lower bound.
+	MutSessionMinRefused
+	// MutSessionAboveMaxAccepted: a JoinGroup whose session timeout is one
+	// above the maximum is accepted (B8.4): off by one at the upper bound.
+	MutSessionAboveMaxAccepted
+	// MutMemberIDRequiredFromV5: KIP-394 from JoinGroup v5, not v4: a
+	// dynamic v4 JoinGroup with no member id is added at once, as v3's
+	// (A6.1): the version gate off by one.
+	MutMemberIDRequiredFromV5
+	// MutSkipAssignmentWithheld: a static leader's replacement in Stable
+	// at JoinGroup v9 is answered as below v9 (no members, no
+	// SkipAssignment, the old leader named), so the new leader never
+	// learns it leads (A6.2, KIP-814): the version gate at the last
+	// version.
+	MutSkipAssignmentWithheld
+	// MutPendingExpiresByRebalanceTimeout: a pending id expires a
+	// rebalance timeout after its MEMBER_ID_REQUIRED, not a session
+	// timeout (A6.1).
+	MutPendingExpiresByRebalanceTimeout
+	// MutCompletingRejoinRebalances: a member rejoining in
+	// CompletingRebalance with unchanged protocols starts a rebalance
+	// instead of getting the current generation (B8.6).
+	MutCompletingRejoinRebalances
+	// MutHeartbeatRebalancingNone: a classic Heartbeat in
+	// PreparingRebalance is answered NONE, not REBALANCE_IN_PROGRESS, so
+	// members never learn to rejoin (B8.9).
+	MutHeartbeatRebalancingNone
 	mutEnd
 )
 
@@ -194,10 +223,8 @@ var consumerMutantInfo = []mutantEntry{
 	{MutDescribeHidesParked, "describe-hides-parked", "Describe B7.2", "ConsumerGroupDescribe leaves out the members parked at epoch -2"},
 }
 
-// classicMutantInfo are the classic group protocol's mutants: the property
-// run does not drive classic groups yet, so TestMutantsAreCaught (the
-// equivalence property) catches them, and the kill table leaves them out
-// (MutantInfo.Classic).
+// classicMutantInfo are the classic group protocol's mutants: the kill
+// table runs them on classic plans (MutantInfo.Classic).
 var classicMutantInfo = []mutantEntry{
 	{MutClassicNoFence, "classic-no-fence", "static A6.2", "a replaced member id with its instance id is UNKNOWN_MEMBER_ID, not FENCED_INSTANCE_ID"},
 	{MutPendingNeverExpires, "pending-never-expires", "KIP-394 A6.1", "a pending member id is never dropped"},
@@ -213,6 +240,13 @@ var classicMutantInfo = []mutantEntry{
 	{MutRemovedJoinNotAnswered, "removed-join-not-answered", "timers B8.10", "a removed member's waiting JoinGroup is never answered"},
 	{MutClassicErrorRefreshesSession, "classic-error-refreshes-session", "Heartbeat B8.9", "a classic Heartbeat answered ILLEGAL_GENERATION refreshes the session"},
 	{MutRestartKeepsClassicState, "restart-keeps-classic-state", "restart B8.14", "a restart keeps classic groups as they are instead of reloading their last record"},
+	{MutSessionMinRefused, "session-min-refused", "validation B8.4", "a JoinGroup at exactly the minimum session timeout is refused INVALID_SESSION_TIMEOUT"},
+	{MutSessionAboveMaxAccepted, "session-above-max-accepted", "validation B8.4", "a JoinGroup one millisecond above the maximum session timeout is accepted"},
+	{MutMemberIDRequiredFromV5, "member-id-required-from-v5", "KIP-394 A6.1", "a dynamic JoinGroup v4 with no member id is added at once, as at v3 (the KIP-394 gate at v5)"},
+	{MutSkipAssignmentWithheld, "skip-assignment-withheld", "static A6.2", "a static leader replaced in Stable at JoinGroup v9 is answered as below v9: no members, no SkipAssignment"},
+	{MutPendingExpiresByRebalanceTimeout, "pending-expires-by-rebalance-timeout", "KIP-394 A6.1", "a pending member id expires a rebalance timeout after MEMBER_ID_REQUIRED, not a session timeout"},
+	{MutCompletingRejoinRebalances, "completing-rejoin-rebalances", "join phase B8.6", "a rejoin with unchanged protocols in CompletingRebalance starts a rebalance"},
+	{MutHeartbeatRebalancingNone, "heartbeat-rebalancing-none", "Heartbeat B8.9", "a classic Heartbeat in PreparingRebalance is answered NONE, not REBALANCE_IN_PROGRESS"},
 }
 
 // MutantInfo names and describes one mutant.
@@ -223,9 +257,8 @@ type MutantInfo struct {
 	// breaks, e.g. "LeaveGroup A3 row 6".
 	Rule        string
 	Description string
-	// Classic marks a mutant of the classic group protocol, which only
-	// the equivalence property catches until the property run drives
-	// classic groups: the kill table (internal/targets) skips it.
+	// Classic marks a mutant of the classic group protocol: the kill
+	// table (internal/targets) runs it on classic plans.
 	Classic bool
 }
 

@@ -25,6 +25,9 @@ import (
 //     model's order; across groups in no promised order.
 //   - An answer is to be encoded at its request's version, and, like every
 //     response of impl, is read only (its byte slices may be the group's).
+//   - Restart closes every connection: what each held unread is Dropped
+//     first, and nothing held behind a request the restart answers is
+//     served.
 //   - Requests held behind those a timer answered are served after every
 //     group's due timers have fired, at Expire's time; behind those a
 //     Handle or Restart answered, before it returns; connection by
@@ -267,6 +270,24 @@ func (c *Coordinator) release(r Release) {
 	c.released = append(c.released, r)
 	c.nReleased.Store(int32(len(c.released)))
 	c.relMu.Unlock()
+}
+
+// closeHeld is Restart's part for held requests: every connection closes,
+// in id order, dropping what it held unread, as the model's closeHeld.
+func (c *Coordinator) closeHeld() {
+	var ids []uint64
+	for i := range c.conns {
+		s := &c.conns[i]
+		s.mu.Lock()
+		for id := range s.holds {
+			ids = append(ids, id)
+		}
+		s.mu.Unlock()
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		c.disconnectHeld(id)
+	}
 }
 
 // disconnectHeld drops what conn held unread; a held JoinGroup or

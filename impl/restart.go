@@ -32,6 +32,7 @@ package impl
 // their held requests are answered NOT_COORDINATOR (Released), and the
 // requests held behind them are then served.
 func (c *Coordinator) Restart() {
+	c.closeHeld()
 	c.forgetConns()
 	c.forgetTelemetry()
 	live := c.live.list()

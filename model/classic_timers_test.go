@@ -258,3 +258,48 @@ func TestClassicCloneState(t *testing.T) {
 		t.Fatal("the clone moved with its original")
 	}
 }
+
+// B8.14 with B8.5: a restart closes every connection, so what waited
+// unread behind a held request is dropped with its connection, not served
+// once the restart answers the held one NOT_COORDINATOR.
+func TestClassicRestartDropsWhatWaitedBehind(t *testing.T) {
+	ct := newClassicTest(t)
+	a, _ := stableGroup(ct)
+	_, dj := ct.join(1, 3, joinReq(g1, a, codec.Null, "range")) // the leader rejoins: a rebalance, its join waits for b
+	resp, dh := ct.handle(1, 3, &codec.HeartbeatRequest{GroupId: g1, GenerationId: 1, MemberId: a})
+	if resp != nil {
+		t.Fatalf("a heartbeat behind a held join was served: %+v", resp)
+	}
+	ct.restart()
+	wantJoin(t, "the waiting join", ct.joined("a", dj), codec.NotCoordinator, -1, a, "")
+	if r := ct.released("the heartbeat held behind it", dh); !r.Dropped {
+		t.Fatalf("the heartbeat held on a connection the restart closed was answered: %+v", r.Response)
+	}
+	// The connection is free again: its next request is served at once.
+	if code := ct.heartbeat(1, 3, &codec.HeartbeatRequest{GroupId: g1, GenerationId: 1, MemberId: a}); code != codec.None {
+		t.Fatalf("a heartbeat after the restart: %v", code)
+	}
+}
+
+// B8.5 with B8.7: a JoinGroup that completes the join phase it parks in is
+// answered by its own Handle (Kafka completes it in the same coordinator
+// operation): no ErrParked, nothing released for it, and its connection is
+// not held.
+func TestClassicJoinAnsweredInItsOwnStep(t *testing.T) {
+	ct := newClassicTest(t)
+	a, b := stableGroup(ct)
+	_, da := ct.join(1, 3, joinReq(g1, a, codec.Null, "range"))
+	resp, db := ct.join(2, 3, joinReq(g1, b, codec.Null, "range")) // the last to rejoin: the phase completes
+	if resp == nil {
+		t.Fatal("the join that completed the phase was held")
+	}
+	wantJoin(t, "b's join", resp, codec.None, 2, b, a)
+	wantJoin(t, "a's join", ct.joined("a", da), codec.None, 2, a, a, a, b)
+	if _, ok := ct.out[db]; ok {
+		t.Fatalf("b's join answered by Handle was released too: %+v", ct.out[db])
+	}
+	ct.nothingReleased("after the phase")
+	if code := ct.heartbeat(2, 3, &codec.HeartbeatRequest{GroupId: g1, GenerationId: 2, MemberId: b}); code != codec.None {
+		t.Fatalf("b's heartbeat on the same connection: %v", code)
+	}
+}

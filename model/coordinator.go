@@ -232,6 +232,7 @@ func (c *Coordinator) Disconnect(conn uint64) {
 // classic_restart.go): their held requests are answered NOT_COORDINATOR
 // (Released), and the requests held behind them are then served.
 func (c *Coordinator) Restart() {
+	c.closeHeld()
 	clear(c.conns)
 	clear(c.telemetry)
 	c.hit("B4.4/restart-restarts-timers")

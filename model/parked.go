@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -37,6 +38,18 @@ import (
 //     JoinGroup or SyncGroup is answered as if it were open, and the
 //     caller drops the answer (A6.5); the requests held unread behind it
 //     are Dropped.
+//   - Restart closes every connection: what each held unread is Dropped,
+//     as Disconnect drops it, before the waiting JoinGroups and SyncGroups
+//     are answered NOT_COORDINATOR (B8.14), so nothing held behind them is
+//     served on a connection the restart closed.
+//   - A request held and answered within its own Handle (a JoinGroup that
+//     completes the join phase it parks in, a leader's SyncGroup that ends
+//     the sync phase) is answered by that Handle: Kafka parks it and
+//     completes it in the same coordinator operation
+//     (GroupMetadataManager#maybeCompleteJoinPhase after
+//     updateMemberThenRebalanceOrCompleteJoin; classicGroupSync's leader
+//     path), and its response goes out once that operation commits, with
+//     no later event between.
 //   - Held requests released by Advance are served after every timer due
 //     by the new time has fired, at that time, connection by connection
 //     in ascending id order; those released by a Handle or a Restart are
@@ -175,6 +188,14 @@ func (c *Coordinator) resumeHeld() {
 		if h != nil && !h.active && len(h.queue) == 0 {
 			delete(c.holds, id)
 		}
+	}
+}
+
+// closeHeld is Restart's part for held requests: every connection closes,
+// in id order, as disconnectHeld closes one.
+func (c *Coordinator) closeHeld() {
+	for _, id := range slices.Sorted(maps.Keys(c.holds)) {
+		c.disconnectHeld(id)
 	}
 }
 

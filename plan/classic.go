@@ -81,7 +81,7 @@ func ParseProtocol(s string) (Protocol, error) {
 // the session (Kafka's defaults, 30 s against 45 s); the first rebalance's
 // delay of one round at most, so that histories stay short.
 const (
-	classicSessionTimeoutMs = 6000
+	classicSessionTimeoutMs = ClassicMinSessionTimeoutMs
 	classicRequestTimeoutMs = 4000
 	classicRebalanceMinMs   = 3000
 	classicRebalanceSteps   = 15 // of 500 ms: up to 10 s
@@ -166,6 +166,44 @@ func drawClassic(d drawer, o Options, p *Plan) {
 	}
 	if o.Probes {
 		drawClassicProbes(d, p)
+		drawCrossKindProbes(d, p, classic)
+	}
+}
+
+// ProbeCrossKind: a request of one protocol to a group of the other
+// (docs/PROTOCOL.md A6.4), which Kafka answers without a change, by
+// Probe.Variant: DescribeGroups of a consumer group (as a missing group),
+// ConsumerGroupDescribe and a ConsumerGroupHeartbeat at a member epoch of
+// a classic group (GROUP_ID_NOT_FOUND), a classic Heartbeat and SyncGroup
+// naming a consumer group's live member (UNKNOWN_MEMBER_ID). Drawn in
+// mixed plans only; the joins that change a group's kind are left out (an
+// Empty group of one kind taken over by the other: A6.4's
+// join-replaces-consumer-group and heartbeat-replaces-classic-group).
+const ProbeCrossKind ProbeKind = "cross-kind"
+
+// CrossKindVariants is how many variants ProbeCrossKind has; the even
+// ones go to a consumer group, the odd ones to a classic group.
+const CrossKindVariants = 5
+
+// drawCrossKindProbes draws a cross-kind probe about every 12 rounds in a
+// plan with groups of both kinds.
+func drawCrossKindProbes(d drawer, p *Plan, classic map[string]bool) {
+	var kinds [2][]string // consumer, classic
+	for _, g := range p.Groups() {
+		if classic[g] {
+			kinds[1] = append(kinds[1], g)
+		} else {
+			kinds[0] = append(kinds[0], g)
+		}
+	}
+	if len(kinds[0]) == 0 || len(kinds[1]) == 0 {
+		return
+	}
+	for r := 4 + d.intn("cross-kind probes start", 8); r < p.Rounds; r += 6 + d.intn("cross-kind probes gap", 12) {
+		v := d.intn("cross-kind variant", CrossKindVariants)
+		gs := kinds[v%2]
+		p.Probes = append(p.Probes, Probe{Round: r, Kind: ProbeCrossKind, Group: gs[d.intn("cross-kind group", len(gs))],
+			Pick: d.intn("cross-kind pick", 16), Variant: v})
 	}
 }
 
@@ -187,7 +225,7 @@ func capBroker(p *Plan, join int16) {
 // the classic probes.
 func classicSafeProbe(k ProbeKind) bool {
 	switch k {
-	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat:
+	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat, ProbeClassicOddRequest, ProbeCrossKind:
 		return true
 	}
 	return false
@@ -199,8 +237,31 @@ func classicSafeProbe(k ProbeKind) bool {
 // not refresh the member's session (B8.9).
 const ProbeClassicStaleHeartbeat ProbeKind = "classic-stale-heartbeat"
 
+// ProbeClassicOddRequest: a classic request the coordinator must refuse
+// without changing anything (docs/PROTOCOL.md B8.4, B8.6, B8.9, B8.13;
+// Probe.Variant picks which): a JoinGroup whose session timeout is one
+// below Kafka's minimum or one above its maximum, or whose group id is
+// blank; a JoinGroup v0 naming a member nobody holds; a JoinGroup naming a
+// member of a group that does not exist; a live member's id with a
+// protocol type its group does not have; a SyncGroup v5 with a null
+// protocol type; a Heartbeat to, and a DescribeGroups v6 of, a group that
+// does not exist.
+const ProbeClassicOddRequest ProbeKind = "classic-odd-request"
+
+// ClassicOddRequestVariants is how many variants ProbeClassicOddRequest
+// has.
+const ClassicOddRequestVariants = 9
+
+// The session timeout bounds of Kafka's defaults (group.min.session.timeout.ms,
+// group.max.session.timeout.ms), the coordinator's of a plan: the classic
+// clients join at the minimum, and ProbeClassicOddRequest steps past each.
+const (
+	ClassicMinSessionTimeoutMs = 6000
+	ClassicMaxSessionTimeoutMs = 1800000
+)
+
 // drawClassicProbes draws a stale classic Heartbeat to a classic group
-// about every 20 rounds.
+// about every 20 rounds, and a classic odd request about as often.
 func drawClassicProbes(d drawer, p *Plan) {
 	var groups []string
 	for _, g := range p.Groups() {
@@ -214,6 +275,10 @@ func drawClassicProbes(d drawer, p *Plan) {
 	for r := 5 + d.intn("classic probes start", 10); r < p.Rounds; r += 10 + d.intn("classic probes gap", 20) {
 		p.Probes = append(p.Probes, Probe{Round: r, Kind: ProbeClassicStaleHeartbeat, Group: groups[d.intn("classic probe group", len(groups))],
 			Pick: d.intn("classic probe pick", 16)})
+	}
+	for r := 3 + d.intn("classic odd requests start", 10); r < p.Rounds; r += 8 + d.intn("classic odd requests gap", 16) {
+		p.Probes = append(p.Probes, Probe{Round: r, Kind: ProbeClassicOddRequest, Group: groups[d.intn("classic odd request group", len(groups))],
+			Pick: d.intn("classic odd request pick", 16), Variant: d.intn("classic odd request variant", ClassicOddRequestVariants)})
 	}
 }
 

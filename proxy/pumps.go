@@ -468,7 +468,7 @@ func (c *conn) response(out []byte, e entry, size int, b []byte, whole bool) ([]
 		}
 	default:
 		if at := responseBody(frame, e.key, e.version); at > 0 && e.rec != nil && c.keep(e.rec, len(frame)-at) {
-			e.rec.resp = c.respArena.copy(frame[at:])
+			e.rec.resp, e.rec.answered = c.respArena.copy(frame[at:]), c.p.since()
 		}
 		out = append(out, frame...)
 	}

@@ -19,15 +19,18 @@ import (
 
 // rec is one recorded request.
 type rec struct {
-	seq     uint64 // arrival order over every connection
-	at      time.Duration
-	connSeq int
-	hv      int16
-	h       codec.RequestHeader
-	req     []byte // body, for decodedBodies apis
-	resp    []byte // response body the client got (or the broker gave, when dropped)
-	fault   Fault
-	dropped bool
+	seq uint64 // arrival order over every connection
+	at  time.Duration
+	// answered is when the response was relayed to the client (0: none
+	// recorded).
+	answered time.Duration
+	connSeq  int
+	hv       int16
+	h        codec.RequestHeader
+	req      []byte // body, for decodedBodies apis
+	resp     []byte // response body the client got (or the broker gave, when dropped)
+	fault    Fault
+	dropped  bool
 	// versions is the ApiVersions answer, read off its bytes (codec
 	// decodes ApiVersions only to v4).
 	versions *codec.ApiVersionsResponse
@@ -122,7 +125,7 @@ type connRecord struct {
 
 // toRequest decodes one record into what the client rules read.
 func (r *rec) toRequest(c connRecord) rules.ClientRequest {
-	out := rules.ClientRequest{Conn: c.id, Broker: c.broker, Seq: r.connSeq, At: r.at.Milliseconds(), HeaderVersion: r.hv,
+	out := rules.ClientRequest{Conn: c.id, Broker: c.broker, Seq: r.connSeq, At: r.at.Milliseconds(), Answered: r.answered.Milliseconds(), HeaderVersion: r.hv,
 		Header: r.h, API: APIName(r.h.RequestApiKey), Fault: r.fault.String()}
 	api := codec.Lookup(r.h.RequestApiKey)
 	v := r.h.RequestApiVersion

@@ -268,4 +268,50 @@ func printClauseHits(w io.Writer, hits model.ClauseHits) {
 		fmt.Fprintf(w, "; never: %s", strings.Join(missed, ", "))
 	}
 	fmt.Fprintln(w)
+	printClassicClauses(w, hits)
+}
+
+// undrawnClassic are the classic clauses (docs/PROTOCOL.md A6, B8) the
+// plans never draw, each with why: what a plan would have to send that no
+// client of Kafka's sends, or what would make a history the checks cannot
+// judge. The equivalence property (impl's TestEquivalenceReachesEveryClassicClause)
+// and the model's rule tests reach each of them.
+var undrawnClassic = map[model.Clause]string{
+	"A6.1/pending-with-instance":            "a pending id is only ever given to a dynamic member, and Kafka's client never sends it with an instance id",
+	"A6.1/pending-not-member":               "a client sends Heartbeat and SyncGroup only once joined; a prober holding a pending id would leave one no process owns, which NoGhosts reports",
+	"A6.2/replaced-protocol-changes":        "the reference client names one protocol (uniform), so a static restart never changes the selected one",
+	"A6.4/join-replaces-consumer-group":     "changes a group's kind mid-run; the plans keep each group to one protocol",
+	"A6.4/join-mixed-refused":               "outside the model: the coordinator closes the connection with no answer",
+	"A6.4/heartbeat-replaces-classic-group": "changes a group's kind mid-run; the plans keep each group to one protocol",
+	"A6.4/upgrade-refused":                  "outside the model: the coordinator closes the connection with no answer",
+	"A6.5/protocol-tie":                     "the reference client names one protocol, so no vote ties",
+	"B8.8/inconsistent-protocol":            "needs a member's current generation, which no observer sees (DescribeGroups shows none), with another protocol name than the one its own join chose",
+	"B8.8/missing-assignment-empty":         "the reference leader gives every member an entry",
+	"B8.10/new-member-expired":              "Kafka's new-member join timeout is 5 minutes (not configurable), longer than any history",
+}
+
+// printClassicClauses prints how many of the classic clauses (A6, B8) the
+// run applied, and why each one it never applied is never drawn.
+func printClassicClauses(w io.Writer, hits model.ClauseHits) {
+	n, applied := 0, 0
+	var missed []string
+	for _, c := range model.Clauses() {
+		if id := string(c.ID); !strings.HasPrefix(id, "A6") && !strings.HasPrefix(id, "B8") {
+			continue
+		}
+		n++
+		if hits[c.ID] > 0 {
+			applied++
+			continue
+		}
+		why, ok := undrawnClassic[c.ID]
+		if !ok {
+			why = "drawn by the plans, not reached in this run (more histories, or --protocol classic|mixed)"
+		}
+		missed = append(missed, fmt.Sprintf("  %-40s %s", c.ID, why))
+	}
+	fmt.Fprintf(w, "classic clauses (A6, B8): %d of %d applied\n", applied, n)
+	if len(missed) > 0 {
+		fmt.Fprintf(w, "classic clauses never applied, and why:\n%s\n", strings.Join(missed, "\n"))
+	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 func TestCoverageFlag(t *testing.T) {
@@ -61,5 +63,31 @@ func TestRunCoverage(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Every classic clause said never drawn is one the model has (a renamed
+// clause would leave its reason behind), and the summary names each one
+// the run missed with its reason.
+func TestUndrawnClassicClausesAreClauses(t *testing.T) {
+	known := map[model.Clause]bool{}
+	for _, c := range model.Clauses() {
+		known[c.ID] = true
+	}
+	for id := range undrawnClassic {
+		if !known[id] {
+			t.Errorf("undrawnClassic names %s, which is no clause of the model", id)
+		}
+	}
+	var b strings.Builder
+	printClassicClauses(&b, model.ClauseHits{})
+	out := b.String()
+	for id, why := range undrawnClassic {
+		if !strings.Contains(out, string(id)) || !strings.Contains(out, why) {
+			t.Errorf("the summary of a run that applied nothing does not give %s's reason", id)
+		}
+	}
+	if !strings.Contains(out, "classic clauses (A6, B8): 0 of ") {
+		t.Errorf("summary: %s", out)
 	}
 }

@@ -251,6 +251,16 @@ func (h *harness) classicJoin(t *rapid.T) { h.classicJoinAs(t, h.cprocess(t)) }
 // MemberId "" under an instance a process holds.
 func (h *harness) classicStaticRestart(t *rapid.T) {
 	p := h.existingClassic(t)
+	if rapid.Bool().Draw(t, "restartALeader") {
+		// A static leader's restart (A6.2: answered at once in Stable,
+		// with SkipAssignment from v9), which a drawn process is too
+		// rarely.
+		for _, l := range h.cprocs {
+			if l.leader && l.instance.Valid && l.group == p.group {
+				p = l
+			}
+		}
+	}
 	conn := uint64(rapid.IntRange(1, 6).Draw(t, "conn"))
 	if !p.instance.Valid {
 		t.Skip("a dynamic process")

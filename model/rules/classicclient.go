@@ -96,8 +96,9 @@ func (s connSpans) closedSince(v *clientView, at, i int) bool {
 
 // checkMemberIDRequiredRejoin: a JoinGroup answered MEMBER_ID_REQUIRED
 // (the answer delivered: a dropped one is recorded without it) with
-// member id X is followed, for that group, by a
-// JoinGroup with MemberId X, unless the client closed in between. A client
+// member id X is followed, for that group, by a JoinGroup with MemberId X
+// (the first sent once the answer reached it), unless the client closed or
+// sent a LeaveGroup for the group in between. A client
 // that never sends JoinGroup v4+ cannot be told MEMBER_ID_REQUIRED: KIP-394
 // is not adopted.
 func checkMemberIDRequiredRejoin(v *clientView) RuleResult {
@@ -115,11 +116,18 @@ func checkMemberIDRequiredRejoin(v *clientView) RuleResult {
 	n := 0
 	var bad string
 	for i, r := range v.reqs {
+		if lg, ok := r.Request.(*codec.LeaveGroupRequest); ok {
+			// A client that leaves the group gives the id up (Kafka's
+			// client resets its member id with the LeaveGroup): its next
+			// JoinGroup starts afresh.
+			delete(pending, lg.GroupId)
+			continue
+		}
 		jg, ok := r.Request.(*codec.JoinGroupRequest)
 		if !ok {
 			continue
 		}
-		if g, ok := pending[jg.GroupId]; ok {
+		if g, ok := pending[jg.GroupId]; ok && r.At >= answeredAt(v.reqs[g.at]) {
 			delete(pending, jg.GroupId)
 			if spans == nil {
 				spans = spansOf(v)
@@ -248,6 +256,12 @@ func fencedAnswer(r *ClientRequest, gen int32, known bool) bool {
 	return false
 }
 
+// answeredAt is when r's response reached the client (Answered, or At
+// when not recorded).
+func answeredAt(r *ClientRequest) int64 {
+	return max(r.Answered, r.At)
+}
+
 // checkNoRejoinAfterFencedInstance: after a final FENCED_INSTANCE_ID
 // (fencedAnswer) for instance I of a group, no request of the client names
 // I in that group, until the client closes. A client that never sends
@@ -268,8 +282,8 @@ func checkNoRejoinAfterFencedInstance(v *clientView) RuleResult {
 		for _, inst := range insts {
 			k := groupMember{group, inst}
 			at, ok := fenced[k]
-			if !ok {
-				continue
+			if !ok || r.At < answeredAt(v.reqs[at]) {
+				continue // sent before the client had the fencing answer
 			}
 			if spans == nil {
 				spans = spansOf(v)

@@ -123,6 +123,13 @@ func TestClassicClientRuleOutcomes(t *testing.T) {
 		}, []want{
 			{rules.RuleClassicStaticInstanceID, rules.OutcomeViolated, `names instance ""`},
 		}},
+		{"KIP-394: a client that left starts afresh", func(t *traffic) {
+			t.classic(1, 5, join("", ""), midReq)
+			t.classic(1, 3, &codec.LeaveGroupRequest{GroupId: "g", Members: []codec.LeaveGroupMember{{MemberId: "app-1"}}}, &codec.LeaveGroupResponse{})
+			t.classic(1, 5, join("", ""), midReq)
+		}, []want{
+			{rules.RuleMemberIDRequiredRejoin, rules.OutcomeNotSeen, ""},
+		}},
 		{"KIP-345: a rejoin as a dynamic member", func(t *traffic) {
 			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
 			t.classic(1, 5, join("", ""), midReq)
@@ -167,6 +174,24 @@ func TestClassicClientRuleOutcomes(t *testing.T) {
 			t.classic(2, 3, hb("i1-1", "i1", 1), hbOK)
 		}, []want{
 			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomeNotSeen, ""},
+		}},
+		{"KIP-345: a request sent while the fencing answer was held is no rejoin", func(t *traffic) {
+			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
+			t.classic(1, 3, syncReq("i1-1", "i1", 1), &codec.SyncGroupResponse{ErrorCode: codec.FencedInstanceID})
+			t.classic(1, 5, join("", "i1"), nil)
+			// The coordinator held the sync from 100 to 900; the join went
+			// out behind it at 500.
+			t.reqs[1].At, t.reqs[1].Answered, t.reqs[2].At = 100, 900, 500
+		}, []want{
+			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomePass, "1 FENCED_INSTANCE_ID"},
+		}},
+		{"KIP-345: a request sent once the held fencing answer came is a rejoin", func(t *traffic) {
+			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
+			t.classic(1, 3, syncReq("i1-1", "i1", 1), &codec.SyncGroupResponse{ErrorCode: codec.FencedInstanceID})
+			t.classic(1, 5, join("", "i1"), nil)
+			t.reqs[1].At, t.reqs[1].Answered, t.reqs[2].At = 100, 900, 900
+		}, []want{
+			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomeViolated, "after SyncGroup v3"},
 		}},
 		{"KIP-345: a second process with the instance may start", func(t *traffic) {
 			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))

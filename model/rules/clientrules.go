@@ -32,8 +32,12 @@ type ClientRequest struct {
 	Conn   uint64
 	Broker string
 	Seq    int
-	// At is when the request arrived, in ms since the recording began.
-	At int64
+	// At is when the request arrived, in ms since the recording began;
+	// Answered is when its response reached the client, on the same
+	// clock (0: not recorded, read as At). A coordinator that holds a
+	// JoinGroup or SyncGroup answers it later, and the client may have
+	// sent more on the connection meanwhile.
+	At, Answered int64
 	// HeaderVersion is the request header's version (1, or 2 for a
 	// flexible request, whose tags carry the client instance id); the
 	// proxy knows it for every api, codec only for those it decodes.

@@ -49,6 +49,14 @@ const (
 func NoGhosts(o Observation) error {
 	if gs := Ghosts(o); len(gs) > 0 {
 		g := gs[0]
+		switch {
+		case g.Pending:
+			return violation(RuleNoGhosts, "classic group %s holds pending member id %s past one session timeout since its MEMBER_ID_REQUIRED, and no live process holds it, at t=%d",
+				g.GroupID, g.Member.MemberID, o.Now)
+		case g.Classic:
+			return violation(RuleNoGhosts, "classic group %s holds member %s that no live process holds, past its grace (a session timeout after its last heartbeat, join completion or coordinator restart; at once if its live process will never learn the id), at t=%d",
+				g.GroupID, g.Member.MemberID, o.Now)
+		}
 		return violation(RuleNoGhosts, "group %s holds member %s (epoch %d) that no live process holds and no recently ended process accounts for, at t=%d",
 			g.GroupID, g.Member.MemberID, g.Member.Epoch, o.Now)
 	}
@@ -59,12 +67,25 @@ func NoGhosts(o Observation) error {
 type Ghost struct {
 	GroupID string
 	Member  MemberSnapshot
+	// Classic: the group is a classic group (its rule's classic form);
+	// Pending: the ghost is a KIP-394 pending id, not a member.
+	Classic, Pending bool
 }
 
-// Ghosts lists every ghost of the observation, in group and member order.
+// Ghosts lists every ghost of the observation, in group and member order
+// (a classic group's pending ids after its members).
 func Ghosts(o Observation) []Ghost {
 	var out []Ghost
-	for _, g := range o.Groups {
+	for i := range o.Groups {
+		g := &o.Groups[i]
+		if g.Kind == KindClassic {
+			from := len(out)
+			out = classicGhosts(o, g, out)
+			for j := from; j < len(out); j++ {
+				out[j].Classic = true
+			}
+			continue
+		}
 		for _, m := range g.Members {
 			if !legitimate(o, g.GroupID, m.MemberID) {
 				out = append(out, Ghost{GroupID: g.GroupID, Member: m})
@@ -82,8 +103,17 @@ const (
 
 // OneMemberPerProcess: each live process accounts for at most one member.
 func OneMemberPerProcess(o Observation) error {
-	for _, p := range o.Processes {
+	for i := range o.Processes {
+		p := &o.Processes[i]
 		if !p.Live {
+			continue
+		}
+		if g := classicGroupOf(o, p.GroupID); g != nil {
+			if classicMembersOf(o, p, g, nil) > 1 {
+				var ids []string
+				classicMembersOf(o, p, g, &ids)
+				return violation(RuleOneMemberPerProcess, "process %s accounts for %d members of classic group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
+			}
 			continue
 		}
 		accounts := func(m MemberSnapshot) bool {
@@ -113,6 +143,16 @@ func OneMemberPerProcess(o Observation) error {
 				}
 			}
 			return violation(RuleOneMemberPerProcess, "process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
+		}
+	}
+	return nil
+}
+
+// classicGroupOf is o's group id if it is a classic group, else nil.
+func classicGroupOf(o Observation, id string) *GroupSnapshot {
+	for i := range o.Groups {
+		if g := &o.Groups[i]; g.GroupID == id && g.Kind == KindClassic {
+			return g
 		}
 	}
 	return nil

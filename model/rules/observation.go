@@ -35,6 +35,25 @@ type Process struct {
 	// succeeded may use the last time the coordinator processed one of
 	// its requests instead, a later bound that loosens the check.
 	GraceUntil int64
+
+	// The fields below are a classic client process's (docs/PROTOCOL.md
+	// A6.6); a ConsumerGroupHeartbeat process leaves them zero.
+
+	// Lost are the member ids the coordinator made for the process's
+	// JoinGroups whose answers never reached it (lost, dropped as the
+	// answer to a duplicate, written to a closed connection, or come after
+	// it gave up) and that no answer on its way carries: ids the live
+	// process will never learn, in order. A dynamic member under one is
+	// KIP-394's ghost (NoGhosts).
+	Lost []string
+	// Abandoned are the member ids the process sent a LeaveGroup for, in
+	// order: it left them and may join again under a new id, so a member
+	// of one may outlive the leave by its grace when the leave was lost
+	// (OneMemberPerProcess).
+	Abandoned []string
+	// UnnamedJoins counts the process's JoinGroups v0-v3 with MemberId ""
+	// the coordinator holds: each made a member no answer has named yet.
+	UnnamedJoins int
 }
 
 // Observation is one look at the coordinator.
@@ -45,4 +64,8 @@ type Observation struct {
 	// GeneratedIDs are other ids the coordinator handed out (telemetry
 	// client instance ids); none may be zero.
 	GeneratedIDs []codec.UUID
+	// Classic is what the harness knows of the classic groups' sessions
+	// from the requests and answers of the run (the grace events of
+	// NoGhosts' classic form); nil when the run has no classic group.
+	Classic *ClassicLedger
 }

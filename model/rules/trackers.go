@@ -85,3 +85,21 @@ func (t *MemberIDTracker) Observe(p Process) error {
 	}
 	return nil
 }
+
+// Forget drops what the tracker knows of group: its id now names a group
+// of the other protocol (A6.4), whose epochs start afresh.
+func (t *EpochTracker) Forget(group string) {
+	delete(t.group, group)
+	for k := range t.member {
+		if k.group == group {
+			delete(t.member, k)
+		}
+	}
+	delete(t.restarts.last, group)
+}
+
+// Knows reports whether the tracker has seen group.
+func (t *EpochTracker) Knows(group string) bool {
+	_, ok := t.group[group]
+	return ok
+}

@@ -1,0 +1,34 @@
+package rules
+
+import "testing"
+
+// A leave the coordinator answered ends a classic member's grace at once,
+// unless a coordinator restart came after it (B8.14 brings the member back
+// from the group's record): a leave answered at the restart's very time may
+// have come first (the timers fired up to that time answered it), so it
+// ends nothing.
+func TestClassicGraceAfterALeave(t *testing.T) {
+	const g, id, session = "g", "m", 6000
+	m := MemberSnapshot{MemberID: id, Classic: &ClassicMember{SessionTimeoutMs: session}}
+	for _, tc := range []struct {
+		name            string
+		leftAt, restart int64
+		now             int64
+		want            int64
+	}{
+		{"leave, no restart", 1000, -1, 1500, 1000},
+		{"leave before a restart", 1000, 2000, 2500, 2000 + session},
+		{"leave at a restart's time", 2000, 2000, 2500, 2000 + session},
+		{"leave after a restart", 2100, 2000, 2500, 2100},
+	} {
+		var l ClassicLedger
+		if tc.restart >= 0 {
+			l.Restarted(tc.restart)
+		}
+		l.Joined(g, id, 0, session, false, []string{"range"})
+		l.Left(g, id, tc.leftAt)
+		if got := l.graceUntil(g, m, tc.now); got != tc.want {
+			t.Errorf("%s: grace until %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
