@@ -21,8 +21,9 @@ func classicHistoryOptions(p plan.Protocol) plan.Options {
 // Classic histories over TCP (tcptarget parks the JoinGroups and
 // SyncGroups the broker holds): against ghostcheck's server a history of
 // classic groups, and one of both protocols mixed, is Ok, and so is one
-// of classic groups against kfake (its classic findings, K21-K28, are
-// the cases'; a history at the observable level does not reach them);
+// of classic groups against kfake, or KNOWN through K26 (the prober's
+// classic Heartbeat to a missing group, GROUP_ID_NOT_FOUND) and nothing
+// else;
 // each history's clients joined classic groups (JoinGroup answered NONE)
 // and had held requests released.
 func TestClassicHistoriesOverTCP(t *testing.T) {
@@ -57,7 +58,7 @@ func TestClassicHistoriesOverTCP(t *testing.T) {
 			}
 			t.Logf("seed %d: %s %s %s (%d ops, %d classic joins answered NONE, %d held requests released, lag %d ms, %.1f s)",
 				h.Seed, h.Status, h.Rule, h.Detail, h.Operations, joins, released, h.LagMs, h.Seconds)
-			if h.Status != string(history.Ok) {
+			if h.Failed() || tc.broker == "serve" && h.Status != string(history.Ok) {
 				t.Errorf("seed %d: %s %s: %s", h.Seed, h.Status, h.Rule, h.Detail)
 			}
 			if joins == 0 || released == 0 {
