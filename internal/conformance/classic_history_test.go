@@ -1,10 +1,14 @@
 package conformance_test
 
 import (
+	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -98,5 +102,43 @@ func TestKfakeClusterClassicHistories(t *testing.T) {
 	}
 	if moves < n || released == 0 {
 		t.Errorf("%d coordinator moves and %d held requests released in %d histories: the histories did not exercise held requests across moves", moves, released, n)
+	}
+}
+
+// The classic mutants against classic histories over TCP, at the
+// observable level: GHOSTCHECK_CLASSIC_MUTANT_HISTORIES=N runs N histories
+// (seeds 1-N) against `serve --mutant NAME` for each classic mutant and
+// logs which caught it (docs/mutants.md's table); a measurement, not run
+// by default:
+//
+//	GHOSTCHECK_CLASSIC_MUTANT_HISTORIES=3 go test -run TestClassicHistoriesAgainstMutants -v -parallel 4 ./internal/conformance
+func TestClassicHistoriesAgainstMutants(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("GHOSTCHECK_CLASSIC_MUTANT_HISTORIES"))
+	if n <= 0 {
+		t.Skip("a measurement: set GHOSTCHECK_CLASSIC_MUTANT_HISTORIES=N to run N classic histories against each classic mutant")
+	}
+	for _, mi := range impl.AllMutants() {
+		if !mi.Classic {
+			continue
+		}
+		t.Run(mi.Name, func(t *testing.T) {
+			t.Parallel()
+			addr := startServeMutant(t, impl.Mutants(0).With(mi.Mutant))
+			rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(addr), Seed: 1, Histories: n, Options: classicHistoryOptions(plan.ProtocolClassic)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			caught := 0
+			var first string
+			for _, h := range rep.Histories {
+				if h.Status != string(history.Ok) {
+					caught++
+					if first == "" {
+						first = fmt.Sprintf("seed %d: %s %s", h.Seed, h.Rule, h.Detail)
+					}
+				}
+			}
+			t.Logf("MUTANT %s: caught by %d of %d classic histories; first: %s", mi.Name, caught, len(rep.Histories), first)
+		})
 	}
 }
