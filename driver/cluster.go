@@ -115,6 +115,20 @@ func (s snapshotTarget) PlayClusterFault(f plan.ClusterFault, conn uint64) error
 	return fmt.Errorf("the target plays no cluster fault (it is no ClusterFaulter)")
 }
 
+// routerOf is t as a Router, nil when it routes nothing. A target
+// WithSnapshot wrapped is a Router whatever it wraps (Route forwards), so
+// the one it wraps is asked instead: once a run, not at every request.
+func routerOf(t Target) Router {
+	switch s := t.(type) {
+	case parkingSnapshotTarget:
+		t = s.Target
+	case snapshotTarget:
+		t = s.Target
+	}
+	r, _ := t.(Router)
+	return r
+}
+
 // Route forwards to the wrapped target.
 func (s snapshotTarget) Route(connID uint64) *history.Route {
 	if r, ok := s.Target.(Router); ok {

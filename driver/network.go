@@ -49,6 +49,9 @@ type network struct {
 	enc []byte
 	// park is the part for the requests the target parks (parked.go).
 	park parking
+	// router is the target as a Router (routerOf), nil when it routes
+	// nothing.
+	router Router
 }
 
 // init makes n the network of d's run.
@@ -56,6 +59,7 @@ func (n *network) init(d *driver) {
 	n.d, n.lastReqDeliver, n.lastRespDeliver = d, map[uint64]int64{}, map[uint64]int{}
 	n.clientIDs, n.closed = map[uint64]string{}, map[uint64]bool{}
 	n.park.init(n)
+	n.router = routerOf(d.target)
 }
 
 // outstanding is a request a process awaits the response to.
@@ -382,8 +386,8 @@ func (n *network) answer(r *request, resp codec.Message, op *history.Op) {
 // route is how the target routed the last request on connection id, if
 // it routes (Router).
 func (n *network) route(id uint64) *history.Route {
-	if rt, ok := n.d.target.(Router); ok {
-		return rt.Route(id)
+	if n.router != nil {
+		return n.router.Route(id)
 	}
 	return nil
 }
