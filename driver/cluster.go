@@ -102,13 +102,13 @@ func clusterNote(f plan.ClusterFault) string {
 
 // CanPlay forwards to the wrapped target (WithSnapshot keeps what it can
 // play).
-func (s snapshotTarget) CanPlay(k plan.ClusterFaultKind) bool {
+func (s *snapshotTarget) CanPlay(k plan.ClusterFaultKind) bool {
 	cf, ok := s.Target.(ClusterFaulter)
 	return ok && cf.CanPlay(k)
 }
 
 // PlayClusterFault forwards to the wrapped target.
-func (s snapshotTarget) PlayClusterFault(f plan.ClusterFault, conn uint64) error {
+func (s *snapshotTarget) PlayClusterFault(f plan.ClusterFault, conn uint64) error {
 	if cf, ok := s.Target.(ClusterFaulter); ok {
 		return cf.PlayClusterFault(f, conn)
 	}
@@ -120,9 +120,9 @@ func (s snapshotTarget) PlayClusterFault(f plan.ClusterFault, conn uint64) error
 // the one it wraps is asked instead: once a run, not at every request.
 func routerOf(t Target) Router {
 	switch s := t.(type) {
-	case parkingSnapshotTarget:
+	case *parkingSnapshotTarget:
 		t = s.Target
-	case snapshotTarget:
+	case *snapshotTarget:
 		t = s.Target
 	}
 	r, _ := t.(Router)
@@ -130,7 +130,7 @@ func routerOf(t Target) Router {
 }
 
 // Route forwards to the wrapped target.
-func (s snapshotTarget) Route(connID uint64) *history.Route {
+func (s *snapshotTarget) Route(connID uint64) *history.Route {
 	if r, ok := s.Target.(Router); ok {
 		return r.Route(connID)
 	}
