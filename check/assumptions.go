@@ -15,7 +15,8 @@ func assumptions(h history.History) []string {
 	var errs []string
 	lastCall := map[int]int64{}
 	released := map[int]int{}
-	for i, op := range h {
+	for i := range h {
+		op := &h[i] // read in place: an op is some forty words
 		if op.ID != i {
 			errs = append(errs, fmt.Sprintf("op at position %d has id %d", i, op.ID))
 		}
