@@ -35,7 +35,9 @@ func assumptions(h history.History) []string {
 		if op.Parked && (op.Handled <= op.Call || op.Return != history.Never && op.Return <= op.Handled) {
 			errs = append(errs, fmt.Sprintf("op %d, parked, is handled at %d outside its call %d and return %d", op.ID, op.Handled, op.Call, op.Return))
 		}
-		errs = append(errs, releaseAssumptions(h, i, released)...)
+		if len(op.Releases) > 0 {
+			errs = append(errs, releaseAssumptions(h, i, released)...)
+		}
 		if c, ok := lastCall[op.Client]; ok && op.Call < c && !isRedelivery(h, i) {
 			// Deliveries may overtake each other across a client's
 			// connections, but not its sends on one connection.

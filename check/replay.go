@@ -56,7 +56,7 @@ func (r *replayer) apply(c *model.Coordinator, op *history.Op) (bool, string) {
 	if op.Event() {
 		return r.compareReleases(released, op)
 	}
-	parked := errors.Is(err, model.ErrParked)
+	parked := err != nil && errors.Is(err, model.ErrParked) // most answers: no error to unwrap
 	if parked {
 		// Held and answered within its own handling: simply answered,
 		// as the driver records it.

@@ -324,7 +324,7 @@ func (n *network) deliver(r *request) {
 		Sent: r.sent, Call: h.call, Return: h.ret, Header: r.h, Request: r.req, Response: resp, Note: r.note,
 		Route: n.route(r.conn.ID)}
 	r.p.delivered(r.req, d.at)
-	parked := errors.Is(err, ErrParked)
+	parked := err != nil && errors.Is(err, ErrParked) // most answers: no error to unwrap
 	if parked {
 		n.park.park(r, &op, h.ret)
 	}

@@ -66,7 +66,7 @@ func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) driver.Funcs {
 	return driver.Funcs{
 		HandleFunc: func(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			resp, err := c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host, Delivery: conn.Delivery}, h, req)
-			if errors.Is(err, impl.ErrParked) {
+			if err != nil && errors.Is(err, impl.ErrParked) { // most answers: no error to unwrap
 				err = driver.ErrParked
 			}
 			return resp, err
