@@ -89,12 +89,14 @@ func (o *observer) observe(final bool) {
 	// The processes' list is made again in the same array every round:
 	// no check keeps it (the ghosts are kept by member id).
 	o.classic.ledger.SlackMs = o.classic.slack()
-	obs := rules.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Processes: o.observed[:0], Classic: &o.classic.ledger}
-	for _, p := range o.d.procs.clients() {
-		// Made in its place in the list, not copied there: a process is
-		// some twenty words, observed for every client every round.
-		obs.Processes = append(obs.Processes, rules.Process{})
-		mp := &obs.Processes[len(obs.Processes)-1]
+	clients := o.d.procs.clients()
+	obs := rules.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Classic: &o.classic.ledger}
+	obs.Processes = slices.Grow(o.observed[:0], len(clients))[:len(clients)]
+	for i, p := range clients {
+		// Made in its place in the list (process writes all of it), not
+		// copied there: a process is some twenty words, observed for
+		// every client every round.
+		mp := &obs.Processes[i]
 		o.process(p, mp)
 		// StableMemberID is KIP-1082's: a classic consumer takes the ids
 		// the coordinator makes, and forgets them (A6.6).
