@@ -320,16 +320,20 @@ func (n *network) deliver(r *request) {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: Conn{ID: r.conn.ID, Host: r.conn.Host}, ClientID: clientID, At: d.at,
+	// The operation is recorded in its place in the history (an op is
+	// some forty words, not built aside and copied in): nothing else
+	// joins the history while mu is held.
+	d.hist = append(d.hist, history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: Conn{ID: r.conn.ID, Host: r.conn.Host}, ClientID: clientID, At: d.at,
 		Sent: r.sent, Call: h.call, Return: h.ret, Header: r.h, Request: r.req, Response: resp, Note: r.note,
-		Route: n.route(r.conn.ID)}
+		Route: n.route(r.conn.ID)})
+	op := &d.hist[len(d.hist)-1]
 	r.p.delivered(r.req, d.at)
 	parked := err != nil && errors.Is(err, ErrParked) // most answers: no error to unwrap
 	if parked {
-		n.park.park(r, &op, h.ret)
+		n.park.park(r, op, h.ret)
 	}
 	if h.released != nil {
-		op.Releases = n.park.releaseHandled(h.released, h.ret, &op)
+		op.Releases = n.park.releaseHandled(h.released, h.ret, op)
 	}
 	switch {
 	case parked:
@@ -343,10 +347,9 @@ func (n *network) deliver(r *request) {
 		}
 		op.Note = joinNote(op.Note, "no response: "+err.Error())
 	default:
-		n.answer(r, resp, &op)
+		n.answer(r, resp, op)
 	}
-	d.obs.classic.handled(r, &op, before)
-	d.hist = append(d.hist, op)
+	d.obs.classic.handled(r, op, before)
 }
 
 // answer sends resp, the target's answer to r (whose operation is op,
