@@ -44,8 +44,7 @@ type classicProc struct {
 	abandoned []string
 	// leftBehind are the correlation ids of the JoinGroup, SyncGroup or
 	// Heartbeat a leave left unanswered: their answers still come on the
-	// connection, and one that fences the instance ends the process
-	// (fencedAfterLeave).
+	// connection, and the consumer still reads them (leftBehindAnswer).
 	leftBehind []int32
 }
 
@@ -181,7 +180,7 @@ func (cc classicClients) close(p *proc) {
 // its JoinGroup, SyncGroup or Heartbeat's; false if it does not.
 func (cc classicClients) absorb(p *proc, r *response) bool {
 	d, k := cc.d, p.classic
-	if cc.fencedAfterLeave(p, r) {
+	if cc.leftBehindAnswer(p, r) {
 		return true
 	}
 	var re client.Reaction
@@ -233,30 +232,25 @@ func (cc classicClients) react(p *proc, re client.Reaction) {
 	}
 }
 
-// fencedAfterLeave takes the answer r to a group request a leave left
+// leftBehindAnswer takes the answer r to a group request a leave left
 // behind (leftBehind), and reports whether it was one. A leave does not
-// unsay what the coordinator answers: told FENCED_INSTANCE_ID, the
-// process ends as if it had awaited the answer (KIP-345: another process
-// holds the instance; Java's consumer throws FencedInstanceIdException
-// from whatever call meets the answer), and does not join again under the
-// instance.
-func (cc classicClients) fencedAfterLeave(p *proc, r *response) bool {
+// unsay what the coordinator answers (client.Classic.OnAbandoned): a
+// KIP-394 member id is kept for the next join, and told
+// FENCED_INSTANCE_ID the process ends as if it had awaited the answer
+// (Java's consumer throws FencedInstanceIdException from whatever call
+// meets it), joining no more under the instance.
+func (cc classicClients) leftBehindAnswer(p *proc, r *response) bool {
 	k := p.classic
 	i := slices.Index(k.leftBehind, r.corr)
 	if i < 0 {
 		return false
 	}
 	k.leftBehind = slices.Delete(k.leftBehind, i, i+1)
-	var code codec.ErrorCode
-	switch resp := r.resp.(type) {
-	case *codec.JoinGroupResponse:
-		code = resp.ErrorCode
-	case *codec.SyncGroupResponse:
-		code = resp.ErrorCode
-	case *codec.HeartbeatResponse:
-		code = resp.ErrorCode
+	k.cl.OnAbandoned(r.resp)
+	if id := k.cl.MemberID(); id != "" {
+		k.known[id] = true
 	}
-	if code == codec.FencedInstanceID {
+	if k.cl.State() == client.ClassicFatal {
 		cc.endFatal(p)
 	}
 	return true

@@ -363,6 +363,14 @@ func (c *Classic) SyncGroup() (*codec.SyncGroupRequest, int16) {
 
 // OnSyncGroup absorbs the answer to the SyncGroup on its way.
 func (c *Classic) OnSyncGroup(resp *codec.SyncGroupResponse) Reaction {
+	if resp.ErrorCode == codec.FencedInstanceID && (c.state == ClassicJoining || c.state == ClassicStable) {
+		// Fenced while it had moved on (a resubscription's rejoin): it
+		// is fatal all the same, another process holding the instance
+		// (KIP-345; Java's handler raises it whatever the consumer did
+		// meanwhile).
+		c.fail(resp.ErrorCode)
+		return Proceed
+	}
 	if c.state != ClassicSyncing {
 		return Proceed
 	}
@@ -422,14 +430,48 @@ func (c *Classic) Heartbeat() (*codec.HeartbeatRequest, int16) {
 	return r, c.hbV
 }
 
+// OnAbandoned takes the answer to a JoinGroup, SyncGroup or Heartbeat the
+// consumer gave up when it left (Leave): it still reaches the consumer, and
+// Kafka's client still reads it. MEMBER_ID_REQUIRED leaves the id given for
+// the consumer's next JoinGroup, even one after a JoinGroup already on its
+// way without an id (Java's handler sets its generation's member id whatever
+// the application did meanwhile: KIP-394's id is not thrown away, so it
+// cannot linger as a pending member nobody joins under). FENCED_INSTANCE_ID
+// ends the consumer, another process holding the instance (KIP-345).
+// Anything else is of a generation it left.
+func (c *Classic) OnAbandoned(resp codec.Message) {
+	var code codec.ErrorCode
+	switch r := resp.(type) {
+	case *codec.JoinGroupResponse:
+		code = r.ErrorCode
+		if code == codec.MemberIDRequired && (c.state == ClassicUnjoined || c.state == ClassicJoining) && c.memberID == "" {
+			c.memberID = r.MemberId
+		}
+	case *codec.SyncGroupResponse:
+		code = r.ErrorCode
+	case *codec.HeartbeatResponse:
+		code = r.ErrorCode
+	}
+	if code == codec.FencedInstanceID && c.state != ClassicClosed {
+		c.fail(code)
+	}
+}
+
 // OnHeartbeat absorbs the answer to req. An error about a generation or
 // member id the consumer no longer holds is ignored, as are errors while
 // it rejoins.
 func (c *Classic) OnHeartbeat(req *codec.HeartbeatRequest, resp *codec.HeartbeatResponse) Reaction {
+	current := req.GenerationId == c.generation && req.MemberId == c.memberID
+	if resp.ErrorCode == codec.FencedInstanceID && current && c.state == ClassicJoining {
+		// Fenced at the generation it still holds, while it rejoins:
+		// fatal all the same (Java's handler raises it while the
+		// generation the heartbeat was sent at is unchanged).
+		c.fail(resp.ErrorCode)
+		return Proceed
+	}
 	if !c.Heartbeating() {
 		return Proceed
 	}
-	current := req.GenerationId == c.generation && req.MemberId == c.memberID
 	switch resp.ErrorCode {
 	case codec.None:
 	case codec.RebalanceInProgress:

@@ -357,10 +357,20 @@ func TestClassicReactions(t *testing.T) {
 		{"heartbeat lost: a new connection", "stable", "",
 			func(c *client.Classic) client.Reaction { return c.OnHeartbeatLost() },
 			want{state: client.ClassicStable, member: "m1", gen: 5, reaction: client.Reconnect}},
-		// Late answers change nothing.
+		// Late answers change nothing, but a fence.
 		{"a JoinGroup answer while stable: ignored", "stable", "",
 			func(c *client.Classic) client.Reaction { return c.OnJoinGroup(joinError(codec.UnknownMemberID, "m1")) },
 			want{state: client.ClassicStable, member: "m1", gen: 5}},
+		{"a Heartbeat's FENCED_INSTANCE_ID at its generation while it rejoins: fatal", "joining", "i1",
+			func(c *client.Classic) client.Reaction {
+				return c.OnHeartbeat(hb(4, "m1"), &codec.HeartbeatResponse{ErrorCode: codec.FencedInstanceID})
+			},
+			want{state: client.ClassicFatal, member: "m1", gen: 4, fatal: codec.FencedInstanceID}},
+		{"a SyncGroup's FENCED_INSTANCE_ID after it rejoined: fatal all the same", "joining", "i1",
+			func(c *client.Classic) client.Reaction {
+				return c.OnSyncGroup(&codec.SyncGroupResponse{ErrorCode: codec.FencedInstanceID})
+			},
+			want{state: client.ClassicFatal, member: "m1", gen: 4, fatal: codec.FencedInstanceID}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl := classicAt(t, c.from, c.instance)
@@ -384,6 +394,45 @@ func TestClassicReactions(t *testing.T) {
 				if r, _ := cl.JoinGroup(); r != nil {
 					t.Errorf("a fatal consumer built a JoinGroup %v", r)
 				}
+			}
+		})
+	}
+}
+
+// The answer to a request the consumer gave up when it left still reaches
+// it (OnAbandoned): a KIP-394 member id is kept for the next join, a fence
+// ends the consumer, anything else changes nothing.
+func TestClassicAbandonedAnswers(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		instance string
+		answer   codec.Message
+		state    client.ClassicState
+		member   string // the next JoinGroup's MemberId, when it may join
+	}{
+		{"MEMBER_ID_REQUIRED: the next join carries the id", "", joinError(codec.MemberIDRequired, "m9"), client.ClassicUnjoined, "m9"},
+		{"JoinGroup UNKNOWN_MEMBER_ID: nothing", "", joinError(codec.UnknownMemberID, "m1"), client.ClassicUnjoined, ""},
+		{"SyncGroup FENCED_INSTANCE_ID: fatal", "i1", &codec.SyncGroupResponse{ErrorCode: codec.FencedInstanceID}, client.ClassicFatal, ""},
+		{"Heartbeat FENCED_INSTANCE_ID: fatal", "i1", &codec.HeartbeatResponse{ErrorCode: codec.FencedInstanceID}, client.ClassicFatal, ""},
+		{"Heartbeat REBALANCE_IN_PROGRESS: nothing", "i1", &codec.HeartbeatResponse{ErrorCode: codec.RebalanceInProgress}, client.ClassicUnjoined, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl := newClassic(t, client.ClassicConfig{Topics: []string{"a"}, InstanceID: c.instance})
+			cl.OnApiVersions(broker(9, 5, 4, 5))
+			cl.Start()
+			cl.JoinGroup()
+			cl.Leave()
+			cl.OnAbandoned(c.answer)
+			if cl.State() != c.state {
+				t.Fatalf("state %v, want %v", cl.State(), c.state)
+			}
+			cl.Start()
+			r, _ := cl.JoinGroup()
+			switch {
+			case c.state == client.ClassicFatal && r != nil:
+				t.Errorf("a fenced consumer joins again: %+v", r)
+			case c.state != client.ClassicFatal && (r == nil || r.MemberId != c.member):
+				t.Errorf("the next join: %+v, want MemberId %q", r, c.member)
 			}
 		})
 	}

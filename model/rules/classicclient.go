@@ -96,8 +96,9 @@ func (s connSpans) closedSince(v *clientView, at, i int) bool {
 
 // checkMemberIDRequiredRejoin: a JoinGroup answered MEMBER_ID_REQUIRED
 // (the answer delivered: a dropped one is recorded without it) with
-// member id X is followed, for that group, by a
-// JoinGroup with MemberId X, unless the client closed in between. A client
+// member id X is followed, for that group, by a JoinGroup with MemberId X
+// (the first sent once the answer reached it), unless the client closed or
+// sent a LeaveGroup for the group in between. A client
 // that never sends JoinGroup v4+ cannot be told MEMBER_ID_REQUIRED: KIP-394
 // is not adopted.
 func checkMemberIDRequiredRejoin(v *clientView) RuleResult {
@@ -115,11 +116,18 @@ func checkMemberIDRequiredRejoin(v *clientView) RuleResult {
 	n := 0
 	var bad string
 	for i, r := range v.reqs {
+		if lg, ok := r.Request.(*codec.LeaveGroupRequest); ok {
+			// A client that leaves the group gives the id up (Kafka's
+			// client resets its member id with the LeaveGroup): its next
+			// JoinGroup starts afresh.
+			delete(pending, lg.GroupId)
+			continue
+		}
 		jg, ok := r.Request.(*codec.JoinGroupRequest)
 		if !ok {
 			continue
 		}
-		if g, ok := pending[jg.GroupId]; ok {
+		if g, ok := pending[jg.GroupId]; ok && r.At >= answeredAt(v.reqs[g.at]) {
 			delete(pending, jg.GroupId)
 			if spans == nil {
 				spans = spansOf(v)

@@ -123,6 +123,13 @@ func TestClassicClientRuleOutcomes(t *testing.T) {
 		}, []want{
 			{rules.RuleClassicStaticInstanceID, rules.OutcomeViolated, `names instance ""`},
 		}},
+		{"KIP-394: a client that left starts afresh", func(t *traffic) {
+			t.classic(1, 5, join("", ""), midReq)
+			t.classic(1, 3, &codec.LeaveGroupRequest{GroupId: "g", Members: []codec.LeaveGroupMember{{MemberId: "app-1"}}}, &codec.LeaveGroupResponse{})
+			t.classic(1, 5, join("", ""), midReq)
+		}, []want{
+			{rules.RuleMemberIDRequiredRejoin, rules.OutcomeNotSeen, ""},
+		}},
 		{"KIP-345: a rejoin as a dynamic member", func(t *traffic) {
 			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
 			t.classic(1, 5, join("", ""), midReq)
