@@ -20,7 +20,8 @@ func contains(ss []string, s string) bool {
 // legitimate reports whether some process accounts for member id m of
 // group g: a live process holding it as its current incarnation (or about
 // to learn it), or one that abandoned it less than a session timeout ago.
-func legitimate(o Observation, g, m string) bool {
+// o is a pointer: it is asked for every member of every observation.
+func legitimate(o *Observation, g, m string) bool {
 	for i := range o.Processes {
 		p := &o.Processes[i] // not copied: the checks read a few fields of many processes
 		if p.GroupID != g {
@@ -88,7 +89,7 @@ func Ghosts(o Observation) []Ghost {
 			continue
 		}
 		for j := range g.Members {
-			if m := &g.Members[j]; !legitimate(o, g.GroupID, m.MemberID) {
+			if m := &g.Members[j]; !legitimate(&o, g.GroupID, m.MemberID) {
 				out = append(out, Ghost{GroupID: g.GroupID, Member: *m})
 			}
 		}
