@@ -352,6 +352,55 @@ func (d *driver) classicSettleMs() int64 {
 	return 3*most + int64(d.plan.InitialRebalanceDelayMs)
 }
 
+// settleClassic waits out classicSettleMs, the longest classic groups
+// may take to settle once every client has closed (quiesce waits until
+// end), on a target on real time in steps: every group is described each
+// step (the observer's Describes, judged as a round's), and the wait ends
+// at the first step at which no group holds a member. The bound is a
+// join phase and the session and sync timers after it at their longest
+// (three rebalance timeouts, up to 30 s of real time), which a broker
+// rarely needs: its static members go one session timeout after their
+// last heartbeat. Once every client has closed nothing can join again, so
+// a group that holds nobody stays so and the final observation would see
+// what this one saw. It reports whether the groups settled, and false ok
+// when the target failed. On simulated time, or with a client still
+// live, it does nothing (the wait costs nothing there, and a run replays
+// as before).
+func (d *driver) settleClassic(end int64) (settled, ok bool) {
+	settle := d.classicSettleMs()
+	if _, real := d.target.(interface{ MaxLagMs() int64 }); settle == 0 || !real || d.anyClientLive() {
+		return false, true
+	}
+	step := settleSteps * d.plan.RoundMs
+	for t := max(end-settle, d.at); t < end; t += step {
+		if t > d.at {
+			d.now = t
+			d.round++
+			if !d.advance(t) {
+				return false, false
+			}
+		}
+		d.net.deliverResponses()
+		d.procs.describeAll()
+		d.net.deliverRequests()
+		empty := d.obs.describedEmpty(len(d.plan.Groups()))
+		d.obs.observe(false)
+		if empty {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// settleSteps is how many rounds settleClassic waits between its
+// Describes.
+const settleSteps = 10
+
+// anyClientLive reports whether some client process is still live.
+func (d *driver) anyClientLive() bool {
+	return slices.ContainsFunc(d.procs.clients(), func(p *proc) bool { return p.live })
+}
+
 // classicStaleHeartbeat sends ProbeClassicStaleHeartbeat's Heartbeat: for
 // the member of pr.Group the observer's last DescribeGroups shows at
 // pr.Pick, with its instance id, at a generation no group has.

@@ -249,6 +249,13 @@ func (d *driver) quiesce() bool {
 		if end <= d.at {
 			break
 		}
+		settled, ok := d.settleClassic(end)
+		if !ok {
+			return false
+		}
+		if settled {
+			break
+		}
 		d.now = end
 		d.round++
 		if !d.advance(d.now) {

@@ -135,6 +135,30 @@ func (o *observer) seen() ([]rules.GroupSnapshot, int64, bool) {
 	return groups, o.describedAt, true
 }
 
+// describedEmpty reports whether the Describes delivered this round
+// answered for n groups and listed no member in any (a group described
+// with an error counts as not seen: it may hold members).
+func (o *observer) describedEmpty(n int) bool {
+	seen := 0
+	for _, r := range o.described {
+		for _, g := range r.Groups {
+			if g.ErrorCode != codec.None && g.ErrorCode != codec.GroupIDNotFound || len(g.Members) > 0 {
+				return false
+			}
+			seen++
+		}
+	}
+	for _, r := range o.describedClassic {
+		for _, g := range r.Groups {
+			if g.ErrorCode != codec.None && g.ErrorCode != codec.GroupIDNotFound || len(g.Members) > 0 {
+				return false
+			}
+			seen++
+		}
+	}
+	return seen == n
+}
+
 // process writes into mp what the invariants know of client process p.
 func (o *observer) process(p *proc, mp *rules.Process) {
 	*mp = rules.Process{

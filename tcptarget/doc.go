@@ -16,6 +16,8 @@
 // The files:
 //
 //   - target.go: Target, Dial, and what the target measures.
+//   - held.go: the classic requests a broker holds, parked (a
+//     driver.Parker) and answered by a reader of their own.
 //   - route.go: a process's connections, one per broker; routing by
 //     group, and the route an op records.
 //   - faults.go: Control, and the cluster faults the target plays

@@ -33,11 +33,17 @@ import (
 // clients, and the check, never see NOT_COORDINATOR, which the protocol's
 // model never answers.
 
-// route sends req to the broker it goes to and returns the answer.
-func (t *Target) route(c *tcpConn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+// trip sends a request on the process's connection s to broker and
+// returns its answer: roundTrip, or holdTrip for a request the broker may
+// hold (held.go).
+type trip func(c *tcpConn, broker int32, s *brokerSock, h *codec.RequestHeader, req codec.Message) (codec.Message, error)
+
+// route sends req to the broker it goes to, by send, and returns the
+// answer.
+func (t *Target) route(c *tcpConn, h *codec.RequestHeader, req codec.Message, send trip) (codec.Message, error) {
 	group, routed := codec.GroupOf(req)
 	if !routed || group == "" { // the empty group id: any broker answers it
-		return t.sendUnrouted(c, h, req)
+		return t.sendUnrouted(c, h, req, send)
 	}
 	t.mu.Lock()
 	if t.groups == nil {
@@ -46,14 +52,14 @@ func (t *Target) route(c *tcpConn, h *codec.RequestHeader, req codec.Message) (c
 	t.groups[group] = true
 	t.mu.Unlock()
 	resp, evs, err := t.cl.Do(t.ctx, group, req.Key(), func(ctx context.Context, b wire.Broker) (codec.Message, error) {
-		return t.sendTo(ctx, c, b, h, req)
+		return t.sendTo(ctx, c, b, h, req, send)
 	})
 	t.noteRoute(c, evs)
 	var re *wire.RetryError
 	switch {
 	case err == nil:
 		return resp, nil
-	case errors.Is(err, wire.ErrVersionNotOffered):
+	case errors.Is(err, wire.ErrVersionNotOffered), errors.Is(err, errHeld):
 		return nil, err
 	case errors.As(err, &re):
 		return nil, noResponse{fmt.Errorf("the coordinator could not be reached in time: %w", err)}
@@ -69,7 +75,7 @@ func (t *Target) route(c *tcpConn, h *codec.RequestHeader, req codec.Message) (c
 // sendUnrouted sends a request about no group to the broker the process
 // spoke to last, or to the first that answers when it has spoken to none
 // (or the one it spoke to is gone).
-func (t *Target) sendUnrouted(c *tcpConn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (t *Target) sendUnrouted(c *tcpConn, h *codec.RequestHeader, req codec.Message, send trip) (codec.Message, error) {
 	bs := t.cl.Brokers()
 	if i := slices.IndexFunc(bs, func(b wire.Broker) bool { return b.ID == c.cur }); i > 0 {
 		bs[0], bs[i] = bs[i], bs[0]
@@ -81,7 +87,7 @@ func (t *Target) sendUnrouted(c *tcpConn, h *codec.RequestHeader, req codec.Mess
 			errs = append(errs, err)
 			continue
 		}
-		return t.roundTrip(c, b.ID, s, h, req)
+		return send(c, b.ID, s, h, req)
 	}
 	return nil, fmt.Errorf("%w: no broker answered: %w", errDial, errors.Join(errs...))
 }
@@ -89,7 +95,7 @@ func (t *Target) sendUnrouted(c *tcpConn, h *codec.RequestHeader, req codec.Mess
 // sendTo sends req to broker b (the coordinator of its group) on the
 // process's connection to it, dialled if it has none. A dial that fails
 // is a *wire.DialError: nothing sent, tried again by the cluster.
-func (t *Target) sendTo(ctx context.Context, c *tcpConn, b wire.Broker, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+func (t *Target) sendTo(ctx context.Context, c *tcpConn, b wire.Broker, h *codec.RequestHeader, req codec.Message, send trip) (codec.Message, error) {
 	s, err := t.sock(ctx, c, b)
 	if err != nil {
 		return nil, err
@@ -97,7 +103,7 @@ func (t *Target) sendTo(ctx context.Context, c *tcpConn, b wire.Broker, h *codec
 	if vs, err := t.cl.Versions(ctx, b.ID); err == nil && !offers(vs, h) && h.RequestApiKey != codec.ApiVersions {
 		return nil, fmt.Errorf("%w: %v v%d (broker %d)", wire.ErrVersionNotOffered, h.RequestApiKey, h.RequestApiVersion, b.ID)
 	}
-	return t.roundTrip(c, b.ID, s, h, req)
+	return send(c, b.ID, s, h, req)
 }
 
 // sock is the process's connection to b, dialled now if it has none:
@@ -111,7 +117,7 @@ func (t *Target) sock(ctx context.Context, c *tcpConn, b wire.Broker) (*brokerSo
 	if err != nil {
 		return nil, err
 	}
-	w, _, err := t.cl.Dial(ctx, b.ID, hm)
+	w, err := t.dial(ctx, b, hm)
 	if err != nil {
 		return nil, err
 	}

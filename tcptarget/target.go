@@ -72,6 +72,18 @@ type Target struct {
 	// groups are the groups requests were routed about (a Control's
 	// MoveCoordinators).
 	groups map[string]bool
+
+	// Held requests (held.go): the answers read for parked requests and
+	// not yet drained by Released, and the readers still waiting.
+	relMu    sync.Mutex
+	released []driver.Release
+	readers  sync.WaitGroup
+	// HoldAfter is how long a JoinGroup or SyncGroup's answer is awaited
+	// before it is parked (0: DefaultHoldAfter); HeldTimeout bounds the
+	// wait for a parked one's answer (0: the dialer's timeout). Set both
+	// before the run.
+	HoldAfter   time.Duration
+	HeldTimeout time.Duration
 }
 
 // tcpConn is one client process's connections: one to each broker it
@@ -96,6 +108,12 @@ type tcpConn struct {
 	// reset are the resets the target played on the connection since
 	// its last request, for the next one's route.
 	reset []history.RouteStep
+	// held: a request of the process is parked (held.go); its reader
+	// owns the process's connections until queue, the requests behind
+	// it, is sent and answered. gone: Disconnect closed them meanwhile.
+	held  bool
+	gone  bool
+	queue []queued
 }
 
 // brokerSock is a process's connection to one broker; fresh until its
@@ -191,9 +209,15 @@ func (t *Target) Handle(conn driver.Conn, h *codec.RequestHeader, req codec.Mess
 		req = t.Rewrite(h, req)
 	}
 	h = t.apiVersionsAt(h)
+	if c.held {
+		return t.queueBehind(c, conn.Delivery, h, req)
+	}
 	c.route = &history.Route{Broker: -1, Steps: c.reset}
 	c.reset = nil
-	resp, err := t.route(c, h, req)
+	if holdable(h.RequestApiKey) {
+		return t.maybeHold(c, conn.Delivery, h, req)
+	}
+	resp, err := t.route(c, h, req, t.roundTrip)
 	if err != nil {
 		return nil, err
 	}
@@ -292,6 +316,7 @@ func (t *Target) Disconnect(connID uint64) {
 	t.mu.Unlock()
 	if c != nil {
 		c.mu.Lock()
+		c.gone, c.queue = true, nil
 		c.drop()
 		c.mu.Unlock()
 	}
@@ -419,6 +444,7 @@ func (t *Target) Close() {
 	for _, id := range ids {
 		t.Disconnect(id)
 	}
+	t.readers.Wait()
 	t.cl.Close()
 }
 

@@ -38,7 +38,7 @@ type checkConfig struct {
 }
 
 // checkUsage is check's help after its usage line.
-const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, §B4.2, §B4.4, §B5) against a broker,
+const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, A6, §B4.2, §B4.4, §B5, §B8) against a broker,
 then fault-injected client histories checked at the observable level. Exit 1 if anything fails;
 each failure names its rule, which 'ghostcheck explain' prints.
 
@@ -52,6 +52,8 @@ SIGTERM (as peers/librdkafka's rdmock does). --broker-cmd alone starts the first
 a case that fails on a rule the release does not ship (its SOURCE: a later release, trunk only, an open PR,
 a KIP not shipped) is reported "N/A (ships in ...)" instead of FAIL and does not count as a failure, so a
 broker that does what that release does passes. --kafka-version next holds it to every rule, shipped or not.
+A broker that advertises no classic group api (JoinGroup, SyncGroup, Heartbeat) gets N/A for the
+classic cases (A6, §B8): it serves no classic groups.
 
 The cluster: --bootstrap may list several brokers; each case speaks to the coordinator of its groups
 (FindCoordinator), and NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS are
@@ -70,7 +72,8 @@ the cluster refuses: exit 2, nothing checked; they are never printed or written.
                    only violations are known is KNOWN, not Illegal
   workaround NAME  change ghostcheck's requests to get past a known crash: join-regex-empty
                    (heartbeats naming topics send SubscribedTopicRegex "" instead of null),
-                   push-metrics-empty (PushTelemetry carries no metrics)
+                   push-metrics-empty (PushTelemetry carries no metrics), classic-not-flexible
+                   (the classic cases send JoinGroup at v5 and SyncGroup at v3 at most)
 `
 
 func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
@@ -83,6 +86,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.DurationVar(&p.HeartbeatInterval, "heartbeat-interval", 0, "the broker's consumer heartbeat interval; needed by the history run")
 	fs.IntVar(&p.MaxGroupSize, "max-group-size", 0, "the broker's group.consumer.max.size, for the size-cap case (0: skip it)")
 	fs.StringVar(&p.Topic, "topic", "alpha", "a topic the broker has, for subscriptions")
+	fs.DurationVar(&p.ClassicSessionTimeout, "classic-session-timeout", 0, "the session timeout the classic cases' JoinGroups send, within the broker's group.min.session.timeout.ms and group.max.session.timeout.ms (0: 6s, Kafka's minimum); their rebalance timeout is half of it, and the slow classic cases wait it out")
+	fs.IntVar(&p.ClassicMaxGroupSize, "classic-max-group-size", 0, "the broker's group.max.size, for the classic size-cap cases (0: skip them)")
 	fs.StringVar(&cfg.cases, "cases", "", "run only cases whose names start with one of these, comma-separated (e.g. A1,B4.2; none: no case, histories only)")
 	fs.BoolVar(&cfg.list, "list", false, "list the cases (name, rule, whether risky or slow) and exit")
 	fs.StringVar(&cfg.junit, "junit", "", "also write the results as JUnit XML to `FILE`: a testcase per case and per history")
@@ -93,6 +98,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.IntVar(&cfg.hist.Options.Clients, "clients", 6, "client processes per history")
 	fs.IntVar(&cfg.hist.Options.Rounds, "rounds", 40, "rounds of 50 ms real time per history")
 	faults := fs.String("faults", "uniform=10", "fault rates per request, as for ghostcheck run")
+	protocol := fs.String("protocol", "consumer", "the histories' group protocol: consumer, classic (JoinGroup/SyncGroup/Heartbeat, 6 s sessions the broker must accept; give them --rounds 200 or more) or mixed")
 	fs.StringVar(&cfg.hist.Out, "out", "out", "directory for failing histories and the requests that crashed a broker")
 	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON (schema ghostcheck/check/v1, with the options used)")
 	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")
@@ -124,6 +130,9 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	if cfg.hist.Options.Faults, err = plan.ParseFaultRates(*faults); err != nil {
 		fmt.Fprintln(stderr, "ghostcheck check:", err)
 		return cfg, 2
+	}
+	if cfg.hist.Options.Protocol, err = plan.ParseProtocol(*protocol); err != nil {
+		return cfg, usageErr(stderr, "check", "--protocol: %v", err)
 	}
 	if err := conformance.ParseHeldTo(cfg.kafkaVersion); err != nil {
 		return cfg, usageErr(stderr, "check", "--kafka-version: %v (or %s)", err, conformance.ReleaseNext)

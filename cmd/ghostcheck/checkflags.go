@@ -23,8 +23,11 @@ func validateCheck(cfg *checkConfig, stderr io.Writer) int {
 		return usageErr(stderr, "check", "--clients must be at least 1, --rounds at least 10")
 	case p.MaxGroupSize < 0:
 		return usageErr(stderr, "check", "--max-group-size %d must not be negative (0: skip the size-cap case)", p.MaxGroupSize)
+	case p.ClassicMaxGroupSize < 0:
+		return usageErr(stderr, "check", "--classic-max-group-size %d must not be negative (0: skip the classic size-cap cases)", p.ClassicMaxGroupSize)
 	}
-	if f, bad := negativeDuration(durationFlag{"session-timeout", p.SessionTimeout}, durationFlag{"heartbeat-interval", p.HeartbeatInterval}); bad {
+	if f, bad := negativeDuration(durationFlag{"session-timeout", p.SessionTimeout}, durationFlag{"heartbeat-interval", p.HeartbeatInterval},
+		durationFlag{"classic-session-timeout", p.ClassicSessionTimeout}); bad {
 		return usageErr(stderr, "check", "--%s %v must not be negative", f.name, f.d)
 	}
 	if cfg.hist.Histories > 0 && (p.SessionTimeout == 0 || p.HeartbeatInterval == 0) {
@@ -112,8 +115,9 @@ func checkOptions(cfg checkConfig) map[string]any {
 	m := map[string]any{
 		"bootstrap": strings.Join(cfg.peer.Bootstrap, ","), "brokerCmd": cfg.brokerCmd, "sessionTimeout": cfg.peer.SessionTimeout.String(),
 		"heartbeatInterval": cfg.peer.HeartbeatInterval.String(), "maxGroupSize": cfg.peer.MaxGroupSize, "topic": cfg.peer.Topic,
+		"classicSessionTimeout": cfg.peer.ClassicSessionTimeout.String(), "classicMaxGroupSize": cfg.peer.ClassicMaxGroupSize,
 		"cases": cfg.cases, "risky": cfg.risky, "histories": cfg.hist.Histories, "seed": cfg.hist.Seed, "clients": o.Clients,
-		"rounds": o.Rounds, "faults": faultsFlag(o.Faults), "out": cfg.hist.Out, "known": cfg.knownFile, "junit": cfg.junit, "kafkaVersion": cfg.kafkaVersion,
+		"rounds": o.Rounds, "faults": faultsFlag(o.Faults), "protocol": string(o.Protocol), "out": cfg.hist.Out, "known": cfg.knownFile, "junit": cfg.junit, "kafkaVersion": cfg.kafkaVersion,
 	}
 	cfg.conn.options(m)
 	return m

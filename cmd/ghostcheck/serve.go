@@ -68,6 +68,12 @@ func serve(ctx context.Context, ln net.Listener, cfg serveConfig, stdout, stderr
 		fmt.Fprintf(stdout, ", max group size %d", cfg.coord.MaxGroupSize)
 	}
 	fmt.Fprintln(stdout, ")")
+	fmt.Fprintf(stdout, "  classic groups: session timeouts %v to %v, initial rebalance delay %v", ms(cfg.coord.ClassicMinSessionTimeoutMs),
+		ms(cfg.coord.ClassicMaxSessionTimeoutMs), ms(cfg.coord.InitialRebalanceDelayMs))
+	if cfg.coord.ClassicMaxGroupSize > 0 {
+		fmt.Fprintf(stdout, ", max group size %d", cfg.coord.ClassicMaxGroupSize)
+	}
+	fmt.Fprintln(stdout)
 	if cfg.coord.Mutants != 0 {
 		fmt.Fprintf(stdout, "  MUTANT %s planted: this coordinator breaks the protocol on purpose\n", cfg.coord.Mutants)
 	}
@@ -107,6 +113,10 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 	session := fs.Duration("session-timeout", 45*time.Second, "group.consumer.session.timeout.ms: a member that does not heartbeat for this long is removed")
 	interval := fs.Duration("heartbeat-interval", 5*time.Second, "group.consumer.heartbeat.interval.ms: the interval members are told to heartbeat at")
 	fs.IntVar(&cfg.coord.MaxGroupSize, "max-group-size", 0, "group.consumer.max.size (0: no limit)")
+	classicMin := fs.Duration("classic-min-session-timeout", 6*time.Second, "group.min.session.timeout.ms: a classic JoinGroup with a shorter session timeout is INVALID_SESSION_TIMEOUT")
+	classicMax := fs.Duration("classic-max-session-timeout", 30*time.Minute, "group.max.session.timeout.ms: a classic JoinGroup with a longer session timeout is INVALID_SESSION_TIMEOUT")
+	initialDelay := fs.Duration("initial-rebalance-delay", 3*time.Second, "group.initial.rebalance.delay.ms: how long a classic group's first rebalance waits for more members")
+	fs.IntVar(&cfg.coord.ClassicMaxGroupSize, "classic-max-group-size", 0, "group.max.size, the cap on a classic group's members (0: no limit)")
 	topics := fs.String("topics", "alpha:6,beta:3", "the topics the assignor serves, NAME:PARTITIONS,... (topic ids are generated)")
 	fs.IntVar(&cfg.server.MaxConns, "max-connections", server.DefaultMaxConns, "cap on open connections; over it a new connection is closed at once (0: the default)")
 	fs.IntVar(&cfg.server.MaxFrameSize, "max-frame-size", server.DefaultMaxFrameSize, "largest request frame accepted, in bytes (socket.request.max.bytes; 0: the default)")
@@ -134,10 +144,17 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 		fmt.Fprintln(stderr, "ghostcheck serve: --session-timeout and --heartbeat-interval must be between 1ms and a day (an hour)")
 		return cfg, 2
 	}
-	if cfg.coord.MaxGroupSize < 0 || cfg.server.MaxConns < 0 || cfg.server.MaxFrameSize < 0 {
-		fmt.Fprintln(stderr, "ghostcheck serve: --max-group-size, --max-connections and --max-frame-size must not be negative")
+	if cfg.coord.MaxGroupSize < 0 || cfg.coord.ClassicMaxGroupSize < 0 || cfg.server.MaxConns < 0 || cfg.server.MaxFrameSize < 0 {
+		fmt.Fprintln(stderr, "ghostcheck serve: --max-group-size, --classic-max-group-size, --max-connections and --max-frame-size must not be negative")
 		return cfg, 2
 	}
+	if *classicMin < time.Millisecond || *classicMax < *classicMin || *classicMax > 24*time.Hour || *initialDelay < 0 || *initialDelay > time.Hour {
+		return cfg, usageErr(stderr, "serve", "--classic-min-session-timeout %v and --classic-max-session-timeout %v must be between 1ms and a day, min first; --initial-rebalance-delay %v between 0 and an hour", *classicMin, *classicMax, *initialDelay)
+	}
+	cfg.coord.ClassicMinSessionTimeoutMs = int32(classicMin.Milliseconds())
+	cfg.coord.ClassicMaxSessionTimeoutMs = int32(classicMax.Milliseconds())
+	cfg.coord.InitialRebalanceDelayMs = int32(initialDelay.Milliseconds())
+	cfg.coord.NewMemberJoinTimeoutMs = newMemberJoinTimeoutMs
 	if f, bad := negativeDuration(durationFlag{"frame-timeout", cfg.server.FrameTimeout}, durationFlag{"idle-timeout", cfg.server.IdleTimeout},
 		durationFlag{"drain-timeout", cfg.drain}); bad {
 		return cfg, usageErr(stderr, "serve", "--%s %v must not be negative", f.name, f.d)
@@ -161,6 +178,11 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 	}
 	return cfg, -1
 }
+
+// newMemberJoinTimeoutMs is how long a new classic member has to join
+// before it is removed: a constant in Kafka (5 minutes, KAFKA-7610), so
+// not a flag.
+const newMemberJoinTimeoutMs = 300000
 
 // parseTopics reads "alpha:6,beta:3" and gives each topic a random id.
 func parseTopics(s string) ([]impl.Topic, error) {
@@ -187,6 +209,8 @@ func parseTopics(s string) ([]impl.Topic, error) {
 	}
 	return out, nil
 }
+
+func ms(v int32) time.Duration { return time.Duration(v) * time.Millisecond }
 
 // serveMutantNames lists impl's planted bugs for serve's help.
 func serveMutantNames() string {

@@ -1,6 +1,6 @@
 // Package conformance holds ghostcheck's conformance suite: one named case
-// per rule of docs/PROTOCOL.md A1-A3, A5.3, A5.5, A5.7, §B4.2, §B4.4, §B5
-// and §B6 (plus the framing and ApiVersions rules of §B1 and §B7 a broker
+// per rule of docs/PROTOCOL.md A1-A3, A5.3, A5.5, A5.7, A6, §B4.2, §B4.4,
+// §B5, §B6 and §B8 (plus the framing and ApiVersions rules of §B1 and §B7 a broker
 // needs to be talked to), each with the source of its rule (a KIP, the first Kafka
 // release that ships it, or none yet: ships.go), run against a broker over
 // TCP and reported pass or fail with what the broker answered. `ghostcheck
@@ -46,6 +46,9 @@
 //     ClientId (A2), the reserved telemetry ids (A2, §B6).
 //   - cases_pending.go: pending revocations under a null TopicPartitions
 //     and a static leave (A5.3, §B4.4).
+//   - cases_classic.go: the classic group protocol (A6, §B8, §B5's
+//     classic part); classic.go: what its cases share (members that join,
+//     sync and heartbeat as clients do, held requests).
 //   - expiry.go: the timing of a case that waits out a session.
 //   - ships.go: Ships, the releases that carry a case's rule.
 //   - crash.go: a broker that stops answering during a case.
@@ -63,6 +66,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -113,6 +117,15 @@ type Peer struct {
 	// Prefix starts every group and member id the suite makes ("" picks a
 	// random one).
 	Prefix string
+	// ClassicSessionTimeout is the SessionTimeoutMs the classic cases'
+	// JoinGroups send: it must lie within the broker's
+	// group.min.session.timeout.ms and group.max.session.timeout.ms (0: 6
+	// s, Kafka's minimum by default). Their RebalanceTimeoutMs is half of
+	// it; the slow classic cases wait it out.
+	ClassicSessionTimeout time.Duration
+	// ClassicMaxGroupSize is the broker's group.max.size; 0 skips the
+	// classic size-cap case.
+	ClassicMaxGroupSize int
 }
 
 // Case is one rule, checked.
@@ -314,6 +327,9 @@ func (p Peer) withDefaults() Peer {
 	if p.Topic == "" {
 		p.Topic = "alpha"
 	}
+	if p.ClassicSessionTimeout <= 0 {
+		p.ClassicSessionTimeout = 6 * time.Second
+	}
 	if p.Prefix == "" {
 		var b [4]byte
 		_, _ = rand.Read(b[:])
@@ -507,7 +523,10 @@ type probe struct {
 	conns    []*pconn
 	seq      int
 	// sent are the request frames the case wrote, in order (size prefix
-	// included): the last is what a crash report names.
+	// included): the last is what a crash report names. A classic case
+	// writes from several goroutines (its members' clients): mu guards
+	// sent, route, answered and conns.
+	mu   sync.Mutex
 	sent [][]byte
 }
 

@@ -35,6 +35,8 @@ func (r recorder) Write(b []byte) (int, error) {
 // record keeps the frames of one write: each whole frame on its own, and
 // bytes that are not a whole frame (a test's garbage) as they are.
 func (p *probe) record(b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for len(b) > 0 && len(p.sent) < maxRecorded {
 		n := len(b)
 		if len(b) >= 4 {

@@ -217,6 +217,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, bootstrap []string, seed 
 		brokers = append(brokers, b.Addr)
 	}
 	target.Rewrite = cfg.Known.rewrite()
+	target.HeldTimeout = heldTimeout(p, cfg.Peer.Timeout)
 	if rep.Negotiation == nil && rep.Unchecked == nil {
 		rep.Negotiation = target.Negotiation().Notes
 		for _, r := range target.Unchecked() {
@@ -238,7 +239,7 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, bootstrap []string, seed 
 	}
 	if lr.Verdict == history.Ok && !anyJoined(res.History) {
 		hr.Verdict, hr.Status, hr.Rule = history.Unknown, string(history.Unknown), string(rules.RuleHarnessAssumption)
-		hr.Detail = "no ConsumerGroupHeartbeat was answered NONE: no client joined, so the history checked nothing"
+		hr.Detail = "no ConsumerGroupHeartbeat or JoinGroup was answered NONE: no client joined, so the history checked nothing"
 	}
 	setAsideKnown(&hr, lr, cfg.Known)
 	if lr.Verdict != history.Ok && cfg.Out != "" {
@@ -255,16 +256,37 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, bootstrap []string, seed 
 	return hr, brokers, nil
 }
 
-// anyJoined reports whether some heartbeat was answered NONE: a history
-// in which no client ever joined (a broker whose answers the clients
-// cannot use) says nothing about the broker, and must not pass as Ok.
+// anyJoined reports whether some heartbeat or classic JoinGroup was
+// answered NONE: a history in which no client ever joined (a broker whose
+// answers the clients cannot use) says nothing about the broker, and must
+// not pass as Ok.
 func anyJoined(h history.History) bool {
 	for _, op := range h {
-		if r, ok := op.Response.(*codec.ConsumerGroupHeartbeatResponse); ok && r.ErrorCode == codec.None {
-			return true
+		switch r := op.Response.(type) {
+		case *codec.ConsumerGroupHeartbeatResponse:
+			if r.ErrorCode == codec.None {
+				return true
+			}
+		case *codec.JoinGroupResponse:
+			if r.ErrorCode == codec.None {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// heldTimeout bounds the wait for a held classic request's answer over
+// TCP: the longest a plan's classic client waits for its JoinGroup (its
+// rebalance timeout and 5 s, A6.6), and the request timeout on top.
+func heldTimeout(p plan.Plan, timeout time.Duration) time.Duration {
+	var most int64
+	for _, c := range p.Clients {
+		if c.Classic != nil {
+			most = max(most, c.Classic.JoinTimeoutMs())
+		}
+	}
+	return timeout + time.Duration(most)*time.Millisecond
 }
 
 // leaveOutKnown drops the probes of known findings.

@@ -35,6 +35,7 @@ func startKfakeCluster(t testing.TB, n int, opts ...kfake.Opt) *kfake.Cluster {
 		kfake.SeedTopics(3, "beta"),
 		kfake.SeedTopics(2, "gamma"),
 		kfaketest.GroupTimers(sessionTimeout, heartbeatInterval),
+		kfake.GroupMinSessionTimeout(100 * time.Millisecond), // the classic cases' 1.6 s sessions
 		kfake.BrokerConfigs(map[string]string{
 			"group.consumer.max.size": strconv.Itoa(maxGroupSize),
 			"group.max.size":          strconv.Itoa(maxGroupSize), // kfake reads this one for consumer groups too
@@ -130,6 +131,34 @@ func TestKfakeClusterConformance(t *testing.T) {
 		t.Fatalf("%d and %d results for %d cases", len(one.Results), len(rep.Results), len(cases))
 	}
 	checkAgainstFindings(t, "kfake, 3 brokers", judgeable(t, rep.Results), k)
+	// Cases that wait on real time (sessions of about a second) can miss a
+	// deadline on one side on a loaded machine: a case whose results
+	// differ runs again alone on both sides, twice at most, and only a
+	// difference that stays is one.
+	one1 := peer(startKfake(t))
+	for try := 0; try < 2; try++ {
+		again := 0
+		for i := range rep.Results {
+			if len(conformance.ClusterDiffers(one.Results[i:i+1], rep.Results[i:i+1])) == 0 {
+				continue
+			}
+			again++
+			only := []conformance.Case{cases[i]}
+			a, err := conformance.Run(one1, only, asCheck(k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := conformance.Run(peer(c.ListenAddrs()[0]), only, asCheck(k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s ran again alone: %s against one broker, %s against the cluster", cases[i].Name, a.Results[0].StatusText(), b.Results[0].StatusText())
+			one.Results[i], rep.Results[i] = a.Results[0], b.Results[0]
+		}
+		if again == 0 {
+			break
+		}
+	}
 	for _, d := range conformance.ClusterDiffers(one.Results, rep.Results) {
 		t.Error(d)
 	}

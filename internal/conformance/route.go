@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/wire"
@@ -51,6 +52,9 @@ type pconn struct {
 	others map[int32]*pconn
 	// firstID is the ClientId its first request carries.
 	firstID *codec.NullableString
+	// timeout bounds each wait for a response (0: the peer's): a classic
+	// member's waits for its held JoinGroup (classic.go).
+	timeout time.Duration
 }
 
 // conn opens a connection whose first request carries ClientId
@@ -65,8 +69,15 @@ func (p *probe) connAs(clientID codec.NullableString) *pconn {
 		panic(abort{fail(err.Error(), "a connection")})
 	}
 	c := &pconn{p: p, hm: hm, broker: -1, firstID: &clientID}
-	p.conns = append(p.conns, c)
+	p.addConn(c)
 	return c
+}
+
+// addConn keeps c among the case's connections, closed with the case.
+func (p *probe) addConn(c *pconn) {
+	p.mu.Lock()
+	p.conns = append(p.conns, c)
+	p.mu.Unlock()
 }
 
 // dial opens a connection whose first request carries clientID, now: its
@@ -105,6 +116,9 @@ func (c *pconn) open(req codec.Message) error {
 	}
 	d := c.p.peer.Dialer
 	d.Timeout = c.p.peer.Timeout
+	if c.timeout > 0 {
+		d.Timeout = c.timeout
+	}
 	d.Wrap = func(nc net.Conn) net.Conn { return recorder{nc, c.p} }
 	w, _, err := d.Dial(c.p.ctx, b.Addr, c.hm)
 	if err != nil {
@@ -125,8 +139,8 @@ func (c *pconn) sibling(id int32) (*pconn, error) {
 		return nil, err
 	}
 	first := c.clientID()
-	x := &pconn{p: c.p, hm: hm, broker: id, firstID: &first}
-	c.p.conns = append(c.p.conns, x)
+	x := &pconn{p: c.p, hm: hm, broker: id, firstID: &first, timeout: c.timeout}
+	c.p.addConn(x)
 	if err := x.open(nil); err != nil {
 		return nil, err
 	}
@@ -176,7 +190,7 @@ func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, e
 	}
 	var answered int32 = -1
 	resp, evs, err := c.p.cl.Do(c.p.ctx, g, req.Key(), func(_ context.Context, b wire.Broker) (codec.Message, error) {
-		if prev, seen := c.p.answered[g]; seen && prev != b.ID {
+		if prev, seen := c.p.answeredBy(g); seen && prev != b.ID {
 			return nil, &movedError{group: g, from: prev, to: b.ID}
 		}
 		on, hh := w, h
@@ -216,11 +230,21 @@ func (c *pconn) try(h *codec.RequestHeader, req codec.Message) (codec.Message, e
 		// no broker answered it: the case cannot reach its group.
 		panic(abort{fail(fmt.Sprintf("finding the coordinator of group %s: %v (%s)", short(g), err, eventsString(evs)), "a coordinator")})
 	}
+	c.p.mu.Lock()
 	if c.p.answered == nil {
 		c.p.answered = map[string]int32{}
 	}
 	c.p.answered[g] = answered
+	c.p.mu.Unlock()
 	return resp, nil
+}
+
+// answeredBy is the broker that answered group's requests before, if any.
+func (p *probe) answeredBy(group string) (int32, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b, ok := p.answered[group]
+	return b, ok
 }
 
 // sendError is the failure of a request on the case's connection itself
@@ -299,6 +323,8 @@ func (p *probe) homeBroker() wire.Broker {
 // note keeps what routing met beyond finding a coordinator the first
 // time: retries, moves, errors, for the case's result.
 func (p *probe) note(evs []wire.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for _, e := range evs {
 		if e.Kind == wire.CoordinatorFound && e.Previous < 0 {
 			continue

@@ -18,6 +18,10 @@ const (
 	sessionTimeout    = 800 * time.Millisecond
 	heartbeatInterval = 100 * time.Millisecond
 	maxGroupSize      = 5
+	// classicSession is the session timeout the classic cases' joins
+	// send (their rebalance timeout is half of it); the brokers accept
+	// sessions from 100 ms, and their first rebalance waits 100 ms.
+	classicSession = 1600 * time.Millisecond
 )
 
 // startServe runs ghostcheck's server (what `ghostcheck serve` runs) on
@@ -34,14 +38,18 @@ func startServeMutant(t testing.TB, muts impl.Mutants) string {
 		SessionTimeoutMs:    sessionTimeout.Milliseconds(),
 		HeartbeatIntervalMs: int32(heartbeatInterval.Milliseconds()),
 		MaxGroupSize:        maxGroupSize,
-		Telemetry:           impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}, RequestedMetrics: []string{""}},
+		// Classic groups: Kafka's settings, shortened.
+		ClassicMinSessionTimeoutMs: 100, ClassicMaxSessionTimeoutMs: 600000, InitialRebalanceDelayMs: 100,
+		ClassicMaxGroupSize: maxGroupSize, NewMemberJoinTimeoutMs: 300000,
+		Telemetry: impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}, RequestedMetrics: []string{""}},
 	})
 	addr, _ := servertest.Start(t, coord, server.Config{})
 	return addr
 }
 
 func peer(addr string) conformance.Peer {
-	return conformance.Peer{Bootstrap: []string{addr}, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval, MaxGroupSize: maxGroupSize}
+	return conformance.Peer{Bootstrap: []string{addr}, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval, MaxGroupSize: maxGroupSize,
+		ClassicSessionTimeout: classicSession, ClassicMaxGroupSize: maxGroupSize}
 }
 
 // judgeable leaves out, saying so, the results of the cases this machine

@@ -1,0 +1,834 @@
+package conformance
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// The classic group protocol's cases: docs/PROTOCOL.md A6 (KIP-394's
+// pending ids, KIP-345's static members, LeaveGroup and the two
+// protocols' group ids) and B8 (JoinGroup, SyncGroup, Heartbeat,
+// DescribeGroups, the timers, group.max.size), and B5's classic part. A
+// broker that advertises no classic api gets N/A (it serves no classic
+// groups); one that lacks the version a rule is about (JoinGroup v4 for
+// KIP-394, v5 for KIP-345) gets SKIP. Each case's Source names the first
+// release that ships its rule, which --kafka-version reads.
+
+// Sources the classic cases share.
+const (
+	srcKIP394        = "KIP-394, Kafka 2.2"
+	srcKIP345Classic = "KIP-345, Kafka 2.3"
+	srcKIP345Fence   = "KIP-345, Kafka 2.3 (KAFKA-8225)"
+)
+
+// casesClassic: A6.1-A6.4, B8.4-B8.13 and B5 against classic groups.
+func casesClassic() []Case {
+	return []Case{
+		{Name: "A6.1/member-id-required", Source: srcKIP394, Rule: "JoinGroup v4+ with MemberId \"\" and no instance id: MEMBER_ID_REQUIRED carrying a member id; the id is pending, not a member (DescribeGroups lists nobody)", run: caseMemberIDRequired},
+		{Name: "A6.1/v3-member-added", Source: srcEvery, Rule: "JoinGroup v0-v3 with MemberId \"\": a member at once, answered NONE with its id when the join phase completes", run: caseV3MemberAdded},
+		{Name: "A6.1/pending-joins", Source: srcKIP394, Rule: "a JoinGroup naming the pending id MEMBER_ID_REQUIRED gave makes it a member under that id", run: casePendingJoins},
+		{Name: "A6.1/pending-not-member", Source: srcKIP394, Rule: "a pending id's Heartbeat and SyncGroup are UNKNOWN_MEMBER_ID, and making it does not rebalance the group", run: casePendingNotMember},
+		{Name: "A6.1/pending-expired", Source: srcKIP394, Rule: "a pending id never used is dropped one session timeout after it was made: joining with it then is UNKNOWN_MEMBER_ID", Slow: true, run: casePendingExpired},
+		{Name: "A6.2/new-static-member", Source: srcKIP345Classic, Rule: "JoinGroup v5+ with MemberId \"\" and an instance nobody holds: a static member at once (no MEMBER_ID_REQUIRED), listed with its instance id", run: caseNewStaticMember},
+		{Name: "A6.2/replaced-stable", Source: srcKIP345Classic, Rule: "a static member's restart (MemberId \"\", its instance) into a Stable group: a new member id at the current generation, no rebalance, and the old member's assignment from SyncGroup", run: caseReplacedStable},
+		{Name: "A6.2/replaced-leader-skip-assignment", Source: "KIP-814, Kafka 3.2", Rule: "JoinGroup v9: a restarted static leader is answered as leader, with the members and SkipAssignment true", run: caseReplacedLeaderSkip},
+		{Name: "A6.2/old-member-fenced", Source: srcKIP345Fence, Rule: "after a static restart the replaced member id with its instance id is FENCED_INSTANCE_ID (without it, UNKNOWN_MEMBER_ID)", run: caseOldMemberFenced},
+		{Name: "A6.2/new-member-serves", Source: srcKIP345Classic, Rule: "after a static restart the instance is the new member id's: its Heartbeat at the generation is NONE", run: caseNewMemberServes},
+		{Name: "A6.2/static-kept-not-rejoined", Source: srcKIP345Classic, Rule: "a static member that does not rejoin a rebalance stays in the next generation", run: caseCompletion(completionStaticKept)},
+		{Name: "A6.3/admin-removal", Source: srcKIP345, Rule: "LeaveGroup v3+ {MemberId \"\", a held instance} to a classic group removes the static member, NONE", run: caseClassicAdminRemoval},
+		{Name: "A6.3/pending-dropped", Source: srcKIP394, Rule: "LeaveGroup naming a pending id: NONE, and the id is gone (joining with it is UNKNOWN_MEMBER_ID)", run: caseClassicPendingLeave},
+		{Name: "A6.3/fenced-instance", Source: srcKIP345, Rule: "LeaveGroup v3+ {another member id, a held instance}: FENCED_INSTANCE_ID, the holder stays", run: caseClassicLeaveEntry(leaveFenced)},
+		{Name: "A6.3/unknown-instance", Source: srcKIP345, Rule: "LeaveGroup v3+ {a member id, an instance nobody holds}: UNKNOWN_MEMBER_ID", run: caseClassicLeaveEntry(leaveUnknownInstance)},
+		{Name: "A6.3/member-removed", Source: srcEvery, Rule: "LeaveGroup naming a classic member's id removes it, NONE, and the group rebalances (the other member's Heartbeat: REBALANCE_IN_PROGRESS)", run: caseClassicMemberRemoved},
+		{Name: "A6.3/removed-join-answered", Source: srcEvery, Rule: "a member removed by LeaveGroup while its JoinGroup waits has that JoinGroup answered UNKNOWN_MEMBER_ID", run: caseRemovedJoinAnswered},
+		{Name: "A6.4/heartbeat-consumer-group", Source: srcKafka40, Rule: "a classic Heartbeat naming a member of a consumer group: UNKNOWN_MEMBER_ID", run: caseClassicToConsumerGroup},
+		{Name: "A6.4/describe-consumer-group", Source: srcKafka40, Rule: "DescribeGroups of a consumer group answers as for a missing group (v6 GROUP_ID_NOT_FOUND, v0-v5 Dead)", run: caseDescribeConsumerGroup},
+		{Name: "A6.4/consumer-heartbeat-classic-group", Source: srcKafka40, Rule: "a ConsumerGroupHeartbeat at epoch > 0 to a classic group: GROUP_ID_NOT_FOUND", run: caseConsumerHeartbeatClassic},
+		{Name: "B5/classic-member-v0-v2", Source: srcEvery, Rule: "LeaveGroup v0-v2 naming a classic member removes it: top-level NONE", run: caseClassicLeaveOld},
+		{Name: "B8.4/invalid-group-id", Source: srcEvery, Rule: "JoinGroup, SyncGroup and Heartbeat with GroupId \"\": INVALID_GROUP_ID", run: caseClassicEmptyGroupID},
+		{Name: "B8.4/invalid-session-timeout", Source: srcEvery, Rule: "JoinGroup with SessionTimeoutMs 1 (below group.min.session.timeout.ms): INVALID_SESSION_TIMEOUT", run: caseInvalidSessionTimeout},
+		{Name: "B8.4/sync-null-protocol", Source: "KIP-559, Kafka 2.5", Rule: "SyncGroup v5 with ProtocolType null: INCONSISTENT_GROUP_PROTOCOL", run: caseSyncNullProtocol},
+		{Name: "B8.4/member-unknown-instance", Source: srcKIP345Classic, Rule: "a Heartbeat naming a member with an instance id nobody holds: UNKNOWN_MEMBER_ID", run: caseUnknownInstanceHeartbeat},
+		{Name: "B8.6/missing-group-unknown-member", Source: srcEvery, Rule: "JoinGroup with a member id to a group that does not exist: UNKNOWN_MEMBER_ID", run: caseJoinMissingGroup},
+		{Name: "B8.6/inconsistent-protocol", Source: srcEvery, Rule: "JoinGroup with another ProtocolType, or no protocol name in common with the group: INCONSISTENT_GROUP_PROTOCOL", run: caseInconsistentProtocol},
+		{Name: "B8.6/stable-follower-same", Source: srcEvery, Rule: "a follower rejoining a Stable group unchanged gets the current generation at once: no rebalance", run: caseFollowerRejoinsSame},
+		{Name: "B8.6/stable-leader-rejoins", Source: srcEvery, Rule: "the leader rejoining a Stable group starts a rebalance: the follower's Heartbeat is REBALANCE_IN_PROGRESS", run: caseLeaderRejoins},
+		{Name: "B8.7/dynamic-removed-not-rejoined", Source: srcEvery, Rule: "a dynamic member that does not rejoin a rebalance is removed when the join phase completes", run: caseCompletion(completionDynamicRemoved)},
+		{Name: "B8.7/leader-moved", Source: srcEvery, Rule: "when the leader does not rejoin a rebalance, a member that did leads the next generation", run: caseCompletion(completionLeaderMoved)},
+		{Name: "B8.8/follower-waits-for-leader", Source: srcEvery, Rule: "a follower's SyncGroup waits for the leader's, then gets the bytes the leader gave its id", run: caseSyncPhase(syncFollowerWaits)},
+		{Name: "B8.8/missing-assignment-empty", Source: srcEvery, Rule: "a member the leader's SyncGroup gives no entry gets empty bytes", run: caseSyncPhase(syncMissingEmpty)},
+		{Name: "B8.8/illegal-generation", Source: srcEvery, Rule: "SyncGroup at a generation other than the group's: ILLEGAL_GENERATION", run: caseSyncIllegalGeneration},
+		{Name: "B8.8/rebalancing", Source: srcEvery, Rule: "SyncGroup while the group prepares a rebalance: REBALANCE_IN_PROGRESS", run: caseRebalancing(true)},
+		{Name: "B8.9/unknown-group", Source: srcEvery, Rule: "Heartbeat to a group that does not exist: UNKNOWN_MEMBER_ID", run: caseHeartbeatMissingGroup},
+		{Name: "B8.9/illegal-generation", Source: srcEvery, Rule: "Heartbeat at a generation other than the group's (above or below): ILLEGAL_GENERATION", run: caseHeartbeatIllegalGeneration},
+		{Name: "B8.9/rebalancing", Source: srcEvery, Rule: "Heartbeat while the group prepares a rebalance: REBALANCE_IN_PROGRESS", run: caseRebalancing(false)},
+		{Name: "B8.9/error-does-not-refresh-session", Source: srcEvery, Rule: "a Heartbeat answered ILLEGAL_GENERATION does not refresh the session: the member is removed one session timeout after its last good one", Slow: true, run: caseClassicErrorNoRefresh},
+		{Name: "B8.10/session-expired", Source: srcEvery, Rule: "a member that stops heartbeating is removed after its session timeout; one that heartbeats stays", Slow: true, run: caseClassicSessionExpiry},
+		{Name: "B8.10/sync-expired", Source: "KAFKA-12890, Kafka 3.0", Rule: "a member that does not send its SyncGroup within the rebalance timeout is removed; a member that did stays", Slow: true, run: caseSyncExpired},
+		{Name: "B8.11/group-full", Source: "KIP-389, Kafka 2.2", Rule: "with group.max.size members, a new member's JoinGroup: GROUP_MAX_SIZE_REACHED", run: caseClassicGroupFull},
+		{Name: "B8.11/pending-not-counted", Source: "KIP-389, Kafka 2.2; KIP-394, Kafka 2.2", Rule: "pending ids do not count toward group.max.size: a pending id joining the last place is accepted", run: casePendingNotCounted},
+		{Name: "B8.13/described-stable", Source: srcEvery, Rule: "DescribeGroups of a Stable classic group: Stable, its protocol, each member with its metadata and the assignment SyncGroup gave it", run: caseDescribedStable},
+		{Name: "B8.13/not-found-v6", Source: "KIP-1043, Kafka 4.0", Rule: "DescribeGroups v6 of a missing group: GROUP_ID_NOT_FOUND, state Dead", run: caseDescribeMissingClassic(true)},
+		{Name: "B8.13/dead-v0-v5", Source: srcEvery, Rule: "DescribeGroups v0-v5 of a missing group: NONE, state Dead, no members", run: caseDescribeMissingClassic(false)},
+	}
+}
+
+// --- A6.1: KIP-394 ---
+
+func caseMemberIDRequired(p *probe) verdict {
+	p.needsJoin(4, "KIP-394")
+	m := p.member(p.id("g"), "")
+	r := m.join()
+	notAdopted394(r, "join")
+	d := p.describeClassic(m.c, m.group, r.ErrorCode == codec.MemberIDRequired && r.MemberId != "", "join: "+jgString(r), "MEMBER_ID_REQUIRED with a member id")
+	obs := "join: " + jgString(r) + "; " + dgString(d)
+	return want(r.ErrorCode == codec.MemberIDRequired && r.MemberId != "" && len(d.Members) == 0, obs, "MEMBER_ID_REQUIRED with a member id, and no member listed")
+}
+
+func caseV3MemberAdded(p *probe) verdict {
+	p.needsClassic()
+	if !p.offers(codec.JoinGroup, 3) {
+		return skip("needs JoinGroup v3; the broker offers " + p.offered(codec.JoinGroup))
+	}
+	m := p.member(p.id("g"), "")
+	r := m.c.send(codec.JoinGroup, 3, m.joinReq()).answer().(*codec.JoinGroupResponse)
+	ok := r.ErrorCode == codec.None && r.MemberId != "" && r.GenerationId >= 1
+	d := p.describeClassic(m.c, m.group, ok, "join v3: "+jgString(r), "NONE with a member id")
+	obs := "join v3: " + jgString(r) + "; " + dgString(d)
+	return want(ok && slices.Equal(classicMembers(d), []string{r.MemberId}), obs, "NONE with the id of a member made at once, listed")
+}
+
+func casePendingJoins(p *probe) verdict {
+	p.needsJoin(4, "KIP-394")
+	m := p.member(p.id("g"), "")
+	first := m.join()
+	notAdopted394(first, "first join")
+	if first.ErrorCode != codec.MemberIDRequired {
+		return fail("first join: "+jgString(first), "MEMBER_ID_REQUIRED")
+	}
+	m.id = first.MemberId
+	r := m.join()
+	obs := "first: " + jgString(first) + "; rejoin: " + jgString(r)
+	return want(r.ErrorCode == codec.None && r.MemberId == first.MemberId && r.GenerationId >= 1 && r.Leader == first.MemberId, obs,
+		"NONE under the pending id, which leads its generation")
+}
+
+func casePendingNotMember(p *probe) verdict {
+	p.needsJoin(4, "KIP-394")
+	ms := p.stable(p.id("g"), 1)
+	x := p.member(ms[0].group, "")
+	first := x.join()
+	notAdopted394(first, "first join")
+	if first.ErrorCode != codec.MemberIDRequired {
+		return fail("first join: "+jgString(first), "MEMBER_ID_REQUIRED")
+	}
+	x.id, x.gen = first.MemberId, ms[0].gen
+	hb := x.heartbeat()
+	sy := x.c.do(codec.SyncGroup, p.sv(), x.syncReq(nil)).(*codec.SyncGroupResponse).ErrorCode
+	own := ms[0].heartbeat()
+	obs := fmt.Sprintf("pending id's heartbeat %s, sync %s; the member's heartbeat %s", hb, sy, own)
+	return want(hb == codec.UnknownMemberID && sy == codec.UnknownMemberID && own == codec.None, obs,
+		"UNKNOWN_MEMBER_ID to both, the member's heartbeat NONE")
+}
+
+func casePendingExpired(p *probe) verdict {
+	p.needsJoin(4, "KIP-394")
+	m := p.member(p.id("g"), "")
+	first := m.join()
+	notAdopted394(first, "first join")
+	if first.ErrorCode != codec.MemberIDRequired {
+		return fail("first join: "+jgString(first), "MEMBER_ID_REQUIRED")
+	}
+	made := time.Now()
+	wait := p.peer.ClassicSessionTimeout + expiryGrace(p.peer.ClassicSessionTimeout)
+	time.Sleep(time.Until(made.Add(wait)))
+	m.id = first.MemberId
+	r := m.c.send(codec.JoinGroup, p.jv(), m.joinReq())
+	resp, err, ok := r.within(p.peer.Timeout)
+	if !ok {
+		return fail(fmt.Sprintf("the pending id, %v after it was made, joined: its JoinGroup is held", wait.Round(time.Millisecond)), "UNKNOWN_MEMBER_ID: the id dropped at its session timeout")
+	}
+	if err != nil {
+		return fail("rejoin: "+err.Error(), "a response")
+	}
+	jr := resp.(*codec.JoinGroupResponse)
+	return want(jr.ErrorCode == codec.UnknownMemberID, fmt.Sprintf("rejoin with the pending id %v after it was made: %s", wait.Round(time.Millisecond), jgString(jr)),
+		"UNKNOWN_MEMBER_ID: the id dropped at its session timeout")
+}
+
+// notAdopted394 ends a KIP-394 case as N/A when r, the answer to a first
+// JoinGroup v4+ with MemberId "" and no instance id, is NONE with a member
+// id: the broker made the member at once, as JoinGroup v0-v3 does, so it
+// implements none of KIP-394 (no pending ids at all), which breaks none of
+// its rules (a client takes its member id from either answer). A broker
+// that answers MEMBER_ID_REQUIRED is held to all of them.
+func notAdopted394(r *codec.JoinGroupResponse, what string) {
+	if r.ErrorCode == codec.None && r.MemberId != "" {
+		panic(abort{verdict{NotApplicable, what + ": " + jgString(r) + ": KIP-394 not adopted (the member made at once, as JoinGroup v0-v3 does; no pending id)", "MEMBER_ID_REQUIRED"}})
+	}
+}
+
+// expiryGrace is how long past a classic session timeout a case waits
+// before it holds the broker to the expiry: a broker fires its timers on
+// its own clock, in steps.
+func expiryGrace(session time.Duration) time.Duration {
+	return min(max(session/2, 300*time.Millisecond), 3*time.Second)
+}
+
+// --- A6.2: KIP-345 ---
+
+func caseNewStaticMember(p *probe) verdict {
+	p.needsJoin(5, "KIP-345")
+	inst := p.id("i")
+	m := p.member(p.id("g"), inst)
+	r := m.join()
+	ok := r.ErrorCode == codec.None && r.MemberId != ""
+	d := p.describeClassic(m.c, m.group, ok, "join: "+jgString(r), "NONE with a member id")
+	listed := len(d.Members) == 1 && d.Members[0].MemberId == r.MemberId && (p.dv() < 4 || d.Members[0].GroupInstanceId == codec.Str(inst))
+	return want(ok && listed, "join: "+jgString(r)+"; "+dgString(d), "NONE at once (no MEMBER_ID_REQUIRED), the member listed with its instance id")
+}
+
+// restart replaces static member old by a new process of its instance:
+// a JoinGroup with MemberId "" and the instance, on a connection of its
+// own. It returns the new member (its id and generation from the
+// answer, if NONE) and the answer.
+func (p *probe) restart(old *cmember) (*cmember, *codec.JoinGroupResponse) {
+	n := p.member(old.group, old.instance.Value)
+	n.meta = old.meta
+	r := n.join()
+	return n, r
+}
+
+func caseReplacedStable(p *probe) verdict {
+	p.needsJoin(5, "KIP-345")
+	ms := p.stable(p.id("g"), 1, p.id("i"))
+	d, s := ms[0], ms[1]
+	n, r := p.restart(s)
+	obs := "restart: " + jgString(r)
+	if r.ErrorCode != codec.None || r.GenerationId != s.gen || r.MemberId == s.id || r.MemberId == "" {
+		return fail(obs, fmt.Sprintf("NONE at the current generation %d under a new member id", s.gen))
+	}
+	other := d.heartbeat()
+	sy := n.c.do(codec.SyncGroup, p.sv(), n.syncReq(nil)).(*codec.SyncGroupResponse)
+	obs += fmt.Sprintf("; the other member's heartbeat %s; the new member's sync %s, old assignment %v", other, sy.ErrorCode, sameBytes(sy.Assignment, s.id))
+	return want(other == codec.None && sy.ErrorCode == codec.None && sameBytes(sy.Assignment, s.id), obs,
+		"no rebalance (the other member's heartbeat NONE) and the replaced member's assignment from SyncGroup")
+}
+
+func caseReplacedLeaderSkip(p *probe) verdict {
+	p.needsJoin(9, "KIP-814")
+	ms := p.stable(p.id("g"), 0, p.id("i"))
+	_, r := p.restart(ms[0])
+	in := slices.ContainsFunc(r.Members, func(m codec.JoinGroupResponseMember) bool { return m.MemberId == r.MemberId })
+	return want(r.ErrorCode == codec.None && r.GenerationId == ms[0].gen && r.Leader == r.MemberId && r.SkipAssignment && in, "restart of the leader: "+jgString(r),
+		fmt.Sprintf("NONE at generation %d, leader the new id, SkipAssignment, the members listed", ms[0].gen))
+}
+
+// replaced forms a group of one static member and restarts it, aborting
+// unless the restart is answered NONE.
+func (p *probe) replaced() (old, n *cmember) {
+	p.needsJoin(5, "KIP-345")
+	ms := p.stable(p.id("g"), 0, p.id("i"))
+	n, r := p.restart(ms[0])
+	if r.ErrorCode != codec.None {
+		panic(abort{fail("restart: "+jgString(r), "the static restart to succeed")})
+	}
+	return ms[0], n
+}
+
+func caseOldMemberFenced(p *probe) verdict {
+	old, _ := p.replaced()
+	fenced := old.heartbeat()
+	anon := *old
+	anon.instance = codec.Null
+	unknown := anon.heartbeat()
+	return want(fenced == codec.FencedInstanceID && unknown == codec.UnknownMemberID,
+		fmt.Sprintf("the replaced id's heartbeat with its instance %s, without %s", fenced, unknown), "FENCED_INSTANCE_ID, and UNKNOWN_MEMBER_ID without the instance")
+}
+
+func caseNewMemberServes(p *probe) verdict {
+	old, n := p.replaced()
+	e := n.heartbeat()
+	return want(e == codec.None && n.id != old.id, fmt.Sprintf("the new member's heartbeat at generation %d: %s", n.gen, e), "NONE")
+}
+
+// --- B8.7 and A6.2: a join phase's completion ---
+
+// completion is what a rebalance showed that only one member (rejoined,
+// a dynamic follower) rejoined: a static leader and a dynamic member
+// did not.
+type completion struct {
+	static, dynamic, rejoined *cmember
+	answer                    *codec.JoinGroupResponse
+	described                 codec.DescribeGroupsGroup
+	obs                       string
+}
+
+type completionCheck func(c completion) verdict
+
+func completionStaticKept(c completion) verdict {
+	return want(slices.Contains(classicMembers(c.described), c.static.id), c.obs, "the static member, which did not rejoin, still listed")
+}
+
+func completionDynamicRemoved(c completion) verdict {
+	return want(!slices.Contains(classicMembers(c.described), c.dynamic.id), c.obs, "the dynamic member that did not rejoin not listed")
+}
+
+func completionLeaderMoved(c completion) verdict {
+	return want(c.answer.Leader == c.rejoined.id, c.obs, "the member that rejoined leads (the leader did not rejoin)")
+}
+
+// caseCompletion forms a group led by a static member (it joins first),
+// with two dynamic members; one of these rejoins with a changed
+// subscription, the others do not; the join phase completes at its
+// timer, and check judges what the rejoined member was told and what
+// DescribeGroups then shows.
+func caseCompletion(check completionCheck) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		p.needsJoin(5, "KIP-345")
+		g := p.id("g")
+		s := p.member(g, p.id("i"))
+		p.form(s)
+		a, b := p.member(g, ""), p.member(g, "")
+		p.form(s, a, b)
+		if s.leader != s.id {
+			return skip(fmt.Sprintf("the broker made %s leader, not the static member that joined first: the case needs a static leader", short(s.leader)))
+		}
+		a.meta = p.subscription("changed")
+		r := a.join()
+		if r.ErrorCode != codec.None {
+			return fail("the rejoin: "+jgString(r), "NONE at the next generation")
+		}
+		d := p.describeClassic(a.c, g, true, "rejoin: "+jgString(r), "")
+		c := completion{static: s, dynamic: b, rejoined: a, answer: r, described: d,
+			obs: fmt.Sprintf("rejoin of %s: %s; %s (static %s listed: %v, other dynamic %s listed: %v)", short(a.id), jgString(r), dgString(d),
+				short(s.id), slices.Contains(classicMembers(d), s.id), short(b.id), slices.Contains(classicMembers(d), b.id))}
+		return check(c)
+	}
+}
+
+// --- A6.3 and B5: LeaveGroup ---
+
+func caseClassicAdminRemoval(p *probe) verdict {
+	p.needsJoin(5, "KIP-345")
+	if p.lv() < 3 {
+		return skip("needs LeaveGroup v3; the broker offers " + p.offered(codec.LeaveGroup))
+	}
+	ms := p.stable(p.id("g"), 1, p.id("i"))
+	s := ms[1]
+	r := ms[0].c.leaveGroup(p.lv(), s.group, codec.LeaveGroupMember{MemberId: "", GroupInstanceId: s.instance})
+	ok := r.ErrorCode == codec.None && len(r.Members) == 1 && r.Members[0].ErrorCode == codec.None
+	d := p.describeClassic(ms[0].c, s.group, ok, lgString(r), "NONE for the entry")
+	return want(ok && !slices.Contains(classicMembers(d), s.id), lgString(r)+"; "+dgString(d), "NONE, and the static member gone")
+}
+
+func caseClassicPendingLeave(p *probe) verdict {
+	p.needsJoin(4, "KIP-394")
+	ms := p.stable(p.id("g"), 1)
+	x := p.member(ms[0].group, "")
+	first := x.join()
+	notAdopted394(first, "first join")
+	if first.ErrorCode != codec.MemberIDRequired {
+		return fail("first join: "+jgString(first), "MEMBER_ID_REQUIRED")
+	}
+	r := ms[0].c.leaveGroup(p.lv(), x.group, codec.LeaveGroupMember{MemberId: first.MemberId})
+	e := r.ErrorCode
+	if p.lv() >= 3 && len(r.Members) == 1 {
+		e = r.Members[0].ErrorCode
+	}
+	x.id = first.MemberId
+	h := x.c.send(codec.JoinGroup, p.jv(), x.joinReq())
+	resp, err, answered := h.within(p.peer.Timeout)
+	obs := "leave: " + lgString(r)
+	switch {
+	case !answered:
+		obs += "; joining with the id left: held (the id still pending)"
+	case err != nil:
+		obs += "; joining with the id left: " + err.Error()
+	default:
+		obs += "; joining with the id left: " + jgString(resp.(*codec.JoinGroupResponse))
+	}
+	return want(e == codec.None && answered && err == nil && resp.(*codec.JoinGroupResponse).ErrorCode == codec.UnknownMemberID, obs,
+		"NONE, then UNKNOWN_MEMBER_ID for a join with the id")
+}
+
+// leaveEntry makes the one LeaveGroup entry of a case from a Stable
+// group's static member s, and says what the entry must get.
+type leaveEntry func(p *probe, s *cmember) (codec.LeaveGroupMember, codec.ErrorCode)
+
+func leaveFenced(p *probe, s *cmember) (codec.LeaveGroupMember, codec.ErrorCode) {
+	return codec.LeaveGroupMember{MemberId: p.id("m"), GroupInstanceId: s.instance}, codec.FencedInstanceID
+}
+
+func leaveUnknownInstance(p *probe, s *cmember) (codec.LeaveGroupMember, codec.ErrorCode) {
+	return codec.LeaveGroupMember{MemberId: s.id, GroupInstanceId: codec.Str(p.id("i"))}, codec.UnknownMemberID
+}
+
+// caseClassicLeaveEntry sends one LeaveGroup v3+ entry to a group of one
+// static member: the entry's code must be the one expected, and the
+// member must stay (its Heartbeat NONE).
+func caseClassicLeaveEntry(entry leaveEntry) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		p.needsJoin(5, "KIP-345")
+		if p.lv() < 3 {
+			return skip("needs LeaveGroup v3; the broker offers " + p.offered(codec.LeaveGroup))
+		}
+		ms := p.stable(p.id("g"), 0, p.id("i"))
+		s := ms[0]
+		e, code := entry(p, s)
+		r := s.c.leaveGroup(p.lv(), s.group, e)
+		got := codec.ErrorCode(-2)
+		if len(r.Members) == 1 {
+			got = r.Members[0].ErrorCode
+		}
+		hb := s.heartbeat()
+		return want(r.ErrorCode == codec.None && got == code && hb == codec.None, fmt.Sprintf("%s; the member's heartbeat %s", lgString(r), hb),
+			fmt.Sprintf("top NONE, the entry %s, the member kept", code))
+	}
+}
+
+func caseClassicMemberRemoved(p *probe) verdict {
+	p.needsClassic()
+	ms := p.stable(p.id("g"), 2)
+	gone, stays := ms[1], ms[0]
+	r := stays.c.leaveGroup(p.lv(), gone.group, codec.LeaveGroupMember{MemberId: gone.id})
+	e := r.ErrorCode
+	if p.lv() >= 3 && len(r.Members) == 1 {
+		e = r.Members[0].ErrorCode
+	}
+	hb := stays.heartbeat()
+	d := p.describeClassic(stays.c, gone.group, e == codec.None && hb == codec.RebalanceInProgress, lgString(r), "NONE and a rebalance")
+	obs := fmt.Sprintf("%s; the other member's heartbeat %s; %s", lgString(r), hb, dgString(d))
+	return want(e == codec.None && hb == codec.RebalanceInProgress && !slices.Contains(classicMembers(d), gone.id), obs,
+		"NONE, the member gone, the other member told REBALANCE_IN_PROGRESS")
+}
+
+func caseRemovedJoinAnswered(p *probe) verdict {
+	p.needsClassic()
+	ms := p.stable(p.id("g"), 2)
+	f := followerOf(ms)
+	other := leaderOf(ms)
+	f.meta = p.subscription("changed")
+	h := f.c.send(codec.JoinGroup, p.jv(), f.joinReq())
+	if resp, err, ok := h.within(100 * time.Millisecond); ok {
+		return fail(fmt.Sprintf("the rejoin was answered at once (%v, %v)", resp, err), "a JoinGroup waiting for the leader to rejoin")
+	}
+	r := other.c.leaveGroup(p.lv(), f.group, codec.LeaveGroupMember{MemberId: f.id})
+	resp, err, ok := h.within(p.peer.Timeout)
+	obs := "leave: " + lgString(r)
+	switch {
+	case !ok:
+		return fail(obs+fmt.Sprintf("; the removed member's JoinGroup unanswered after %v", p.peer.Timeout), "UNKNOWN_MEMBER_ID to the waiting JoinGroup")
+	case err != nil:
+		return fail(obs+"; the waiting JoinGroup: "+err.Error(), "UNKNOWN_MEMBER_ID to the waiting JoinGroup")
+	}
+	jr := resp.(*codec.JoinGroupResponse)
+	return want(jr.ErrorCode == codec.UnknownMemberID, obs+"; the waiting JoinGroup: "+jgString(jr), "UNKNOWN_MEMBER_ID to the waiting JoinGroup")
+}
+
+func caseClassicLeaveOld(p *probe) verdict {
+	p.needsClassic()
+	v := min(p.lv(), 2)
+	if v < 0 {
+		return skip("needs LeaveGroup, which the broker does not offer")
+	}
+	ms := p.stable(p.id("g"), 2)
+	r := ms[0].c.leaveGroup(v, ms[1].group, codec.LeaveGroupMember{MemberId: ms[1].id})
+	hb := ms[0].heartbeat()
+	return want(r.ErrorCode == codec.None && hb == codec.RebalanceInProgress, fmt.Sprintf("LeaveGroup v%d: %s; the other member's heartbeat %s", v, r.ErrorCode, hb),
+		"top-level NONE and a rebalance")
+}
+
+// --- A6.4: a group id's protocol ---
+
+func caseClassicToConsumerGroup(p *probe) verdict {
+	p.needsClassic()
+	p.needs(codec.ConsumerGroupHeartbeat)
+	c := p.conn()
+	g, mid := p.id("g"), p.id("m")
+	j := c.mustJoin(p.joinReq(g, mid))
+	id := mid
+	if j.MemberId.Valid {
+		id = j.MemberId.Value
+	}
+	e := c.do(codec.Heartbeat, p.hv(), &codec.HeartbeatRequest{GroupId: g, GenerationId: j.MemberEpoch, MemberId: id}).(*codec.HeartbeatResponse).ErrorCode
+	return want(e == codec.UnknownMemberID, "classic heartbeat to the consumer group's member: "+e.String(), "UNKNOWN_MEMBER_ID")
+}
+
+func caseDescribeConsumerGroup(p *probe) verdict {
+	p.needsClassic()
+	p.needs(codec.ConsumerGroupHeartbeat)
+	p.needs(codec.DescribeGroups)
+	c := p.conn()
+	g := p.id("g")
+	c.mustJoin(p.joinReq(g, p.id("m")))
+	d := p.describeClassic(c, g, true, "", "")
+	ok := len(d.Members) == 0 && d.GroupState == "Dead" && (p.dv() >= 6 && d.ErrorCode == codec.GroupIDNotFound || p.dv() < 6 && d.ErrorCode == codec.None)
+	return want(ok, fmt.Sprintf("DescribeGroups v%d: %s", p.dv(), dgString(d)), "as a missing group: v6 GROUP_ID_NOT_FOUND, v0-v5 NONE; Dead, no members")
+}
+
+func caseConsumerHeartbeatClassic(p *probe) verdict {
+	p.needsClassic()
+	p.needs(codec.ConsumerGroupHeartbeat)
+	ms := p.stable(p.id("g"), 1)
+	r := ms[0].c.hb(p.hbv(), keepalive(ms[0].group, p.id("m"), 1))
+	return want(r.ErrorCode == codec.GroupIDNotFound, "ConsumerGroupHeartbeat at epoch 1 to the classic group: "+hbString(r), "GROUP_ID_NOT_FOUND")
+}
+
+// --- B8.4: before the group ---
+
+func caseClassicEmptyGroupID(p *probe) verdict {
+	p.needsClassic()
+	m := p.member("", "")
+	j := m.c.do(codec.JoinGroup, p.jv(), m.joinReq()).(*codec.JoinGroupResponse).ErrorCode
+	m.id, m.gen = p.id("m"), 1
+	s := m.c.do(codec.SyncGroup, p.sv(), m.syncReq(nil)).(*codec.SyncGroupResponse).ErrorCode
+	h := m.heartbeat()
+	return want(j == codec.InvalidGroupID && s == codec.InvalidGroupID && h == codec.InvalidGroupID,
+		fmt.Sprintf("JoinGroup %s, SyncGroup %s, Heartbeat %s", j, s, h), "INVALID_GROUP_ID to each")
+}
+
+func caseInvalidSessionTimeout(p *probe) verdict {
+	p.needsClassic()
+	m := p.member(p.id("g"), "")
+	req := m.joinReq()
+	req.SessionTimeoutMs = 1
+	r := m.c.do(codec.JoinGroup, p.jv(), req).(*codec.JoinGroupResponse)
+	return want(r.ErrorCode == codec.InvalidSessionTimeout, "join with a 1 ms session: "+jgString(r), "INVALID_SESSION_TIMEOUT")
+}
+
+func caseSyncNullProtocol(p *probe) verdict {
+	p.needsClassic()
+	if p.sv() < 5 {
+		return skip("needs SyncGroup v5; the broker offers " + p.offered(codec.SyncGroup))
+	}
+	ms := p.stable(p.id("g"), 1)
+	req := ms[0].syncReq(nil)
+	req.ProtocolType = codec.Null
+	e := ms[0].c.do(codec.SyncGroup, 5, req).(*codec.SyncGroupResponse).ErrorCode
+	return want(e == codec.InconsistentGroupProtocol, "a Stable member's SyncGroup v5 with ProtocolType null: "+e.String(), "INCONSISTENT_GROUP_PROTOCOL")
+}
+
+func caseUnknownInstanceHeartbeat(p *probe) verdict {
+	p.needsJoin(5, "KIP-345")
+	if p.hv() < 3 {
+		return skip("needs Heartbeat v3; the broker offers " + p.offered(codec.Heartbeat))
+	}
+	ms := p.stable(p.id("g"), 1)
+	x := *ms[0]
+	x.instance = codec.Str(p.id("i"))
+	e := x.heartbeat()
+	return want(e == codec.UnknownMemberID, "a member's heartbeat with an instance nobody holds: "+e.String(), "UNKNOWN_MEMBER_ID")
+}
+
+// --- B8.6: JoinGroup ---
+
+func caseJoinMissingGroup(p *probe) verdict {
+	p.needsClassic()
+	m := p.member(p.id("g"), "")
+	m.id = p.id("m")
+	r := m.c.do(codec.JoinGroup, p.jv(), m.joinReq()).(*codec.JoinGroupResponse)
+	return want(r.ErrorCode == codec.UnknownMemberID, "join with a member id to a missing group: "+jgString(r), "UNKNOWN_MEMBER_ID")
+}
+
+func caseInconsistentProtocol(p *probe) verdict {
+	p.needsClassic()
+	ms := p.stable(p.id("g"), 1)
+	x := p.member(ms[0].group, "")
+	typ := x.joinReq()
+	typ.ProtocolType = "connect"
+	a := x.c.do(codec.JoinGroup, p.jv(), typ).(*codec.JoinGroupResponse).ErrorCode
+	name := x.joinReq()
+	name.Protocols[0].Name = "no-such-assignor"
+	b := x.c.do(codec.JoinGroup, p.jv(), name).(*codec.JoinGroupResponse).ErrorCode
+	return want(a == codec.InconsistentGroupProtocol && b == codec.InconsistentGroupProtocol,
+		fmt.Sprintf("another ProtocolType: %s; no protocol in common: %s", a, b), "INCONSISTENT_GROUP_PROTOCOL to both")
+}
+
+func caseFollowerRejoinsSame(p *probe) verdict {
+	p.needsClassic()
+	ms := p.stable(p.id("g"), 2)
+	f, l := followerOf(ms), leaderOf(ms)
+	gen := f.gen
+	h := f.c.send(codec.JoinGroup, p.jv(), f.joinReq())
+	resp, err, ok := h.within(p.peer.Timeout)
+	if !ok || err != nil {
+		return fail(fmt.Sprintf("the follower's unchanged rejoin: answered %v, %v", ok, err), "the current generation at once")
+	}
+	r := resp.(*codec.JoinGroupResponse)
+	hb := l.heartbeat()
+	return want(r.ErrorCode == codec.None && r.GenerationId == gen && hb == codec.None, fmt.Sprintf("rejoin: %s; the leader's heartbeat %s", jgString(r), hb),
+		fmt.Sprintf("NONE at generation %d, and no rebalance", gen))
+}
+
+func caseLeaderRejoins(p *probe) verdict {
+	p.needsClassic()
+	ms := p.stable(p.id("g"), 2)
+	f, l := followerOf(ms), leaderOf(ms)
+	gen := l.gen
+	h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
+	time.Sleep(20 * time.Millisecond)
+	hb := f.heartbeat()
+	f.join()
+	lr := h.answer().(*codec.JoinGroupResponse)
+	return want(hb == codec.RebalanceInProgress && lr.ErrorCode == codec.None && lr.GenerationId > gen,
+		fmt.Sprintf("the follower's heartbeat %s; the leader's rejoin %s", hb, jgString(lr)), fmt.Sprintf("REBALANCE_IN_PROGRESS, then a generation above %d", gen))
+}
+
+// --- B8.8: SyncGroup ---
+
+// syncPhase is a sync phase seen: the follower's SyncGroup sent before
+// the leader's, whether it was answered before the leader's, and both
+// answers.
+type syncPhase struct {
+	leader, follower *cmember
+	early            bool
+	lr, fr           *codec.SyncGroupResponse
+	obs              string
+}
+
+func syncFollowerWaits(s syncPhase) verdict {
+	return want(!s.early && s.fr.ErrorCode == codec.None && sameBytes(s.fr.Assignment, s.follower.id), s.obs,
+		"the follower's SyncGroup answered after the leader's, with the bytes the leader gave it")
+}
+
+func syncMissingEmpty(s syncPhase) verdict {
+	return want(s.lr.ErrorCode == codec.None && len(s.lr.Assignment) == 0, s.obs, "the leader, given no entry by itself, gets empty bytes")
+}
+
+// caseSyncPhase starts a rebalance of a Stable group of two (the leader
+// rejoins, then the follower), then the follower syncs first and the
+// leader second, assigning the follower only.
+func caseSyncPhase(check func(syncPhase) verdict) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		p.needsClassic()
+		ms := p.stable(p.id("g"), 2)
+		l, f := leaderOf(ms), followerOf(ms)
+		h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
+		time.Sleep(20 * time.Millisecond)
+		if r := f.join(); r.ErrorCode != codec.None {
+			return fail("the follower's rejoin: "+jgString(r), "NONE")
+		}
+		if r := h.answer().(*codec.JoinGroupResponse); r.ErrorCode != codec.None || r.Leader != l.id {
+			return fail("the leader's rejoin: "+jgString(r), "NONE, still leading")
+		} else {
+			l.took(r)
+		}
+		fs := f.c.send(codec.SyncGroup, p.sv(), f.syncReq(nil))
+		_, _, early := fs.within(100 * time.Millisecond)
+		lr := l.c.do(codec.SyncGroup, p.sv(), l.syncReq([]codec.SyncGroupRequestAssignment{{MemberId: f.id, Assignment: assignmentFor(f.id)}})).(*codec.SyncGroupResponse)
+		fr := fs.answer().(*codec.SyncGroupResponse)
+		obs := fmt.Sprintf("the follower's sync answered before the leader's: %v; leader's %s %d bytes; follower's %s, its bytes %v", early, lr.ErrorCode, len(lr.Assignment), fr.ErrorCode, sameBytes(fr.Assignment, f.id))
+		return check(syncPhase{leader: l, follower: f, early: early, lr: lr, fr: fr, obs: obs})
+	}
+}
+
+func caseSyncIllegalGeneration(p *probe) verdict {
+	p.needsClassic()
+	ms := p.stable(p.id("g"), 1)
+	m := *ms[0]
+	m.gen++
+	e := m.c.do(codec.SyncGroup, p.sv(), m.syncReq(nil)).(*codec.SyncGroupResponse).ErrorCode
+	return want(e == codec.IllegalGeneration, fmt.Sprintf("SyncGroup at generation %d (the group's %d): %s", m.gen, ms[0].gen, e), "ILLEGAL_GENERATION")
+}
+
+// caseRebalancing starts a rebalance (a follower rejoins with a changed
+// subscription) and sends the leader's SyncGroup (sync) or Heartbeat at
+// its generation: REBALANCE_IN_PROGRESS.
+func caseRebalancing(sync bool) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		p.needsClassic()
+		ms := p.stable(p.id("g"), 2)
+		f, l := followerOf(ms), leaderOf(ms)
+		f.meta = p.subscription("changed")
+		f.c.send(codec.JoinGroup, p.jv(), f.joinReq())
+		time.Sleep(20 * time.Millisecond)
+		what, e := "Heartbeat", codec.ErrorCode(0)
+		if sync {
+			what = "SyncGroup"
+			e = l.c.do(codec.SyncGroup, p.sv(), l.syncReq(l.leaderAssignments())).(*codec.SyncGroupResponse).ErrorCode
+		} else {
+			e = l.heartbeat()
+		}
+		return want(e == codec.RebalanceInProgress, fmt.Sprintf("the leader's %s while a follower's rejoin waits: %s", what, e), "REBALANCE_IN_PROGRESS")
+	}
+}
+
+// --- B8.9: Heartbeat ---
+
+func caseHeartbeatMissingGroup(p *probe) verdict {
+	p.needsClassic()
+	c := p.conn()
+	e := c.do(codec.Heartbeat, p.hv(), &codec.HeartbeatRequest{GroupId: p.id("g"), GenerationId: 1, MemberId: p.id("m")}).(*codec.HeartbeatResponse).ErrorCode
+	return want(e == codec.UnknownMemberID, "Heartbeat to a missing group: "+e.String(), "UNKNOWN_MEMBER_ID")
+}
+
+func caseHeartbeatIllegalGeneration(p *probe) verdict {
+	p.needsClassic()
+	ms := p.stable(p.id("g"), 1)
+	m := *ms[0]
+	m.gen = ms[0].gen + 1
+	above := m.heartbeat()
+	m.gen = ms[0].gen - 1
+	below := m.heartbeat()
+	return want(above == codec.IllegalGeneration && below == codec.IllegalGeneration,
+		fmt.Sprintf("at generation %d: %s; at %d: %s (the group's %d)", ms[0].gen+1, above, ms[0].gen-1, below, ms[0].gen), "ILLEGAL_GENERATION to both")
+}
+
+func caseClassicErrorNoRefresh(p *probe) verdict {
+	p.needsClassic()
+	ms := p.stable(p.id("g"), 1)
+	last := time.Now()
+	bad := *ms[0]
+	bad.gen++
+	end := last.Add(p.peer.ClassicSessionTimeout + expiryGrace(p.peer.ClassicSessionTimeout))
+	var seen []codec.ErrorCode
+	for time.Now().Before(end) {
+		if e := bad.heartbeat(); len(seen) == 0 || seen[len(seen)-1] != e {
+			seen = append(seen, e)
+		}
+		time.Sleep(p.classicHeartbeat())
+	}
+	e := ms[0].heartbeat()
+	return want(e == codec.UnknownMemberID, fmt.Sprintf("heartbeats at the wrong generation for %v answered %v; then at the right one: %s",
+		time.Since(last).Round(time.Millisecond), seen, e), "UNKNOWN_MEMBER_ID: the session ran from the last good heartbeat")
+}
+
+// --- B8.10: timers ---
+
+func caseClassicSessionExpiry(p *probe) verdict {
+	p.needsClassic()
+	p.needs(codec.DescribeGroups)
+	ms := p.stable(p.id("g"), 2)
+	live, quiet := ms[0], ms[1]
+	end := time.Now().Add(p.peer.ClassicSessionTimeout + expiryGrace(p.peer.ClassicSessionTimeout)/2)
+	for time.Now().Before(end) {
+		live.heartbeat()
+		time.Sleep(p.classicHeartbeat())
+	}
+	d := p.describeClassic(live.c, live.group, true, "", "")
+	ids := classicMembers(d)
+	return want(slices.Contains(ids, live.id) && !slices.Contains(ids, quiet.id), fmt.Sprintf("after %v: %s (heartbeating %s, quiet %s)", p.peer.ClassicSessionTimeout, dgString(d), short(live.id), short(quiet.id)),
+		"the quiet member gone, the heartbeating one listed")
+}
+
+func caseSyncExpired(p *probe) verdict {
+	p.needsClassic()
+	p.needs(codec.DescribeGroups)
+	ms := p.stable(p.id("g"), 2)
+	l, f := leaderOf(ms), followerOf(ms)
+	h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
+	time.Sleep(20 * time.Millisecond)
+	if r := f.join(); r.ErrorCode != codec.None {
+		return fail("the follower's rejoin: "+jgString(r), "NONE")
+	}
+	lr := h.answer().(*codec.JoinGroupResponse)
+	if lr.ErrorCode != codec.None {
+		return fail("the leader's rejoin: "+jgString(lr), "NONE")
+	}
+	l.took(lr)
+	completed := time.Now()
+	if s := l.c.do(codec.SyncGroup, p.sv(), l.syncReq(l.leaderAssignments())).(*codec.SyncGroupResponse); s.ErrorCode != codec.None {
+		return fail("the leader's sync: "+s.ErrorCode.String(), "NONE")
+	}
+	// Both heartbeat meanwhile, so no session ends: only the sync
+	// timer may remove the follower.
+	rebalance := time.Duration(p.classicRebalanceMs()) * time.Millisecond
+	for end := completed.Add(rebalance + expiryGrace(rebalance)); time.Now().Before(end); time.Sleep(p.classicHeartbeat()) {
+		l.heartbeat()
+		f.heartbeat()
+	}
+	d := p.describeClassic(l.c, l.group, true, "", "")
+	ids := classicMembers(d)
+	return want(slices.Contains(ids, l.id) && !slices.Contains(ids, f.id), fmt.Sprintf("%v after the join phase, both heartbeating, the follower never synced: %s (leader listed: %v, follower listed: %v)",
+		time.Since(completed).Round(time.Millisecond), dgString(d), slices.Contains(ids, l.id), slices.Contains(ids, f.id)),
+		"the follower removed, the leader (synced) listed")
+}
+
+// --- B8.11: group.max.size ---
+
+func caseClassicGroupFull(p *probe) verdict {
+	p.needsClassic()
+	n := p.peer.ClassicMaxGroupSize
+	if n <= 0 {
+		return skip("the broker's group.max.size is unknown (check --classic-max-group-size)")
+	}
+	ms := p.stable(p.id("g"), n)
+	x := p.member(ms[0].group, "")
+	r := x.c.send(codec.JoinGroup, p.jv(), x.joinReq())
+	resp, err, ok := r.within(p.peer.Timeout)
+	if !ok || err != nil {
+		return fail(fmt.Sprintf("a new member's join to a group of %d: answered %v, %v", n, ok, err), "GROUP_MAX_SIZE_REACHED")
+	}
+	jr := resp.(*codec.JoinGroupResponse)
+	return want(jr.ErrorCode == codec.GroupMaxSizeReached, fmt.Sprintf("a new member's join to a group of %d: %s", n, jgString(jr)), "GROUP_MAX_SIZE_REACHED")
+}
+
+func casePendingNotCounted(p *probe) verdict {
+	p.needsJoin(4, "KIP-394")
+	n := p.peer.ClassicMaxGroupSize
+	if n <= 1 {
+		return skip("needs the broker's group.max.size, 2 or more (check --classic-max-group-size)")
+	}
+	ms := p.stable(p.id("g"), n-1)
+	var pending []*cmember
+	for i := 0; i < 2; i++ {
+		x := p.member(ms[0].group, "")
+		r := x.join()
+		if i == 0 {
+			notAdopted394(r, "a first join")
+		}
+		if r.ErrorCode != codec.MemberIDRequired {
+			return fail(fmt.Sprintf("a first join to a group of %d under a cap of %d: %s", n-1, n, jgString(r)), "MEMBER_ID_REQUIRED")
+		}
+		x.id = r.MemberId
+		pending = append(pending, x)
+	}
+	why := p.formOnce(append(ms, pending[0]))
+	return want(why == "", fmt.Sprintf("%d members and 2 pending ids under a cap of %d; one pending id joins: %s", n-1, n, orNone(why, "settled at one generation")),
+		"the pending id accepted into the last place")
+}
+
+// --- B8.13: DescribeGroups ---
+
+func caseDescribedStable(p *probe) verdict {
+	p.needsClassic()
+	p.needs(codec.DescribeGroups)
+	ms := p.stable(p.id("g"), 2)
+	d := p.describeClassic(ms[0].c, ms[0].group, true, "", "")
+	ok := d.ErrorCode == codec.None && d.GroupState == "Stable" && d.ProtocolType == "consumer" && d.ProtocolData == "range" && len(d.Members) == 2
+	for _, dm := range d.Members {
+		i := slices.IndexFunc(ms, func(m *cmember) bool { return m.id == dm.MemberId })
+		ok = ok && i >= 0 && bytes.Equal(dm.MemberMetadata, ms[i].meta) && sameBytes(dm.MemberAssignment, dm.MemberId)
+	}
+	return want(ok, dgString(d)+fmt.Sprintf(" (metadata and assignments as given: %v)", ok), "Stable, consumer, range, both members with their metadata and assignment")
+}
+
+func caseDescribeMissingClassic(v6 bool) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		p.needsClassic()
+		p.needs(codec.DescribeGroups)
+		v := min(p.dv(), 5)
+		if v6 {
+			if p.dv() < 6 {
+				return skip("needs DescribeGroups v6; the broker offers " + p.offered(codec.DescribeGroups))
+			}
+			v = 6
+		}
+		c := p.conn()
+		r := c.do(codec.DescribeGroups, v, &codec.DescribeGroupsRequest{Groups: []string{p.id("g")}}).(*codec.DescribeGroupsResponse)
+		if len(r.Groups) != 1 {
+			return fail(fmt.Sprintf("%d groups for one", len(r.Groups)), "one group")
+		}
+		g := r.Groups[0]
+		code := codec.None
+		if v6 {
+			code = codec.GroupIDNotFound
+		}
+		return want(g.ErrorCode == code && g.GroupState == "Dead" && len(g.Members) == 0, fmt.Sprintf("DescribeGroups v%d: %s", v, dgString(g)), code.String()+", Dead, no members")
+	}
+}
