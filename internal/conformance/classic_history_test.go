@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -57,7 +56,7 @@ func TestClassicHistoriesOverTCP(t *testing.T) {
 			}
 			t.Logf("seed %d: %s %s %s (%d ops, %d classic joins answered NONE, %d held requests released, lag %d ms, %.1f s)",
 				h.Seed, h.Status, h.Rule, h.Detail, h.Operations, joins, released, h.LagMs, h.Seconds)
-			if h.Status != string(history.Ok) {
+			if h.Failed() { // Ok, or KNOWN: kfake's recorded findings (K26)
 				t.Errorf("seed %d: %s %s: %s", h.Seed, h.Status, h.Rule, h.Detail)
 			}
 			if joins == 0 || released == 0 {

@@ -65,6 +65,8 @@ func TestClassicCasesCatchTheirMutants(t *testing.T) {
 		{impl.MutSyncTimeoutRemovesSynced, []string{"B8.10/sync-expired"}},
 		{impl.MutRemovedJoinNotAnswered, []string{"A6.3/removed-join-answered"}},
 		{impl.MutClassicErrorRefreshesSession, []string{"B8.9/error-does-not-refresh-session"}},
+		{impl.MutSkipAssignmentWithheld, []string{"A6.2/replaced-leader-skip-assignment"}},
+		{impl.MutHeartbeatRebalancingNone, []string{"B8.9/rebalancing", "B8.6/stable-leader-rejoins"}},
 	} {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()
@@ -87,16 +89,35 @@ func TestClassicCasesCatchTheirMutants(t *testing.T) {
 	}
 }
 
-// Every classic mutant but the restart's is in the table above.
+// classicMutantsNoCaseCatches are the classic mutants no classic case
+// catches over TCP, with why (docs/mutants.md's TCP table says the same);
+// run catches each.
+var classicMutantsNoCaseCatches = map[string]string{
+	"restart-keeps-classic-state":          "only a coordinator restart shows it, and check does not restart a broker it reaches by address",
+	"session-min-refused":                  "no case joins at exactly the broker's minimum session timeout yet (check does not know the broker's bounds)",
+	"session-above-max-accepted":           "no case joins one millisecond above the broker's maximum session timeout yet (check does not know the broker's bounds)",
+	"member-id-required-from-v5":           "the KIP-394 cases join at the broker's highest JoinGroup version, not at v4 exactly: no case yet",
+	"pending-expires-by-rebalance-timeout": "A6.1/pending-expired waits out a session, which is longer than the rebalance timeout it uses: no case tells them apart yet",
+	"completing-rejoin-rebalances":         "no case rejoins during CompletingRebalance yet",
+}
+
+// Every classic mutant is in the table above or in
+// classicMutantsNoCaseCatches, not both.
 func TestClassicMutantsAllListed(t *testing.T) {
-	n := 0
-	for _, m := range impl.AllMutants() {
-		if m.Classic {
-			n++
-		}
+	caught := map[string]bool{
+		"classic-no-fence": true, "pending-never-expires": true, "pending-counts-toward-max-size": true, "heartbeat-generation-unchecked": true,
+		"leader-not-reelected": true, "static-replacement-rebalances": true, "replacement-keeps-old-instance": true, "admin-removal-ignored": true,
+		"pending-leave-kept": true, "static-removed-at-completion": true, "sync-timeout-removes-synced": true, "removed-join-not-answered": true,
+		"classic-error-refreshes-session": true, "skip-assignment-withheld": true, "heartbeat-rebalancing-none": true,
 	}
-	if n != 14 {
-		t.Fatalf("%d classic mutants; TestClassicCasesCatchTheirMutants lists 13 and leaves out restart-keeps-classic-state: update it", n)
+	for _, m := range impl.AllMutants() {
+		if !m.Classic {
+			continue
+		}
+		_, excused := classicMutantsNoCaseCatches[m.Name]
+		if caught[m.Name] == excused {
+			t.Errorf("classic mutant %s: in TestClassicCasesCatchTheirMutants %v, excused %v: want exactly one", m.Name, caught[m.Name], excused)
+		}
 	}
 }
 
