@@ -28,10 +28,21 @@ type replayCtx struct {
 	made map[int]string
 }
 
+// joinsClassic reports whether h holds a classic JoinGroup. It reads each
+// op in place (slices.ContainsFunc would copy every one, some forty words).
+func joinsClassic(h history.History) bool {
+	for i := range h {
+		if _, ok := h[i].Request.(*codec.JoinGroupRequest); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // newReplayCtx is the context of h's replay (nil if h parks nothing and
 // has no classic JoinGroup, whose made ids it finds).
 func newReplayCtx(h history.History) *replayCtx {
-	if !h.Parks() && !slices.ContainsFunc(h, func(op history.Op) bool { _, ok := op.Request.(*codec.JoinGroupRequest); return ok }) {
+	if !h.Parks() && !joinsClassic(h) {
 		return nil
 	}
 	c := &replayCtx{byID: make(map[int]*history.Op, len(h)), held: map[uint64]bool{}, behind: map[int]bool{}, heldOn: map[uint64][]int{}}

@@ -45,6 +45,56 @@ func TestSameHeartbeatResponse(t *testing.T) {
 	}
 }
 
+// sameApiVersionsResponse stands for "encode the same" only where they do,
+// at every version.
+func TestSameApiVersionsResponse(t *testing.T) {
+	base := func() *codec.ApiVersionsResponse {
+		return &codec.ApiVersionsResponse{FinalizedFeaturesEpoch: -1, ApiKeys: []codec.ApiVersionsKey{
+			{ApiKey: codec.ApiVersions, MaxVersion: 4}, {ApiKey: codec.JoinGroup, MaxVersion: 9}}}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*codec.ApiVersionsResponse)
+	}{
+		{"same", func(*codec.ApiVersionsResponse) {}},
+		{"error", func(r *codec.ApiVersionsResponse) { r.ErrorCode = codec.UnsupportedVersion }},
+		{"throttle", func(r *codec.ApiVersionsResponse) { r.ThrottleTimeMs = 1 }},
+		{"one api fewer", func(r *codec.ApiVersionsResponse) { r.ApiKeys = r.ApiKeys[:1] }},
+		{"max version", func(r *codec.ApiVersionsResponse) { r.ApiKeys[1].MaxVersion = 3 }},
+		{"min version", func(r *codec.ApiVersionsResponse) { r.ApiKeys[1].MinVersion = 1 }},
+		{"api order", func(r *codec.ApiVersionsResponse) { r.ApiKeys[0], r.ApiKeys[1] = r.ApiKeys[1], r.ApiKeys[0] }},
+		{"features epoch", func(r *codec.ApiVersionsResponse) { r.FinalizedFeaturesEpoch = 2 }},
+		{"supported feature", func(r *codec.ApiVersionsResponse) {
+			r.SupportedFeatures = []codec.SupportedFeature{{Name: "f", MaxVersion: 1}}
+		}},
+		{"finalized feature", func(r *codec.ApiVersionsResponse) {
+			r.FinalizedFeatures = []codec.FinalizedFeature{{Name: "f", MaxVersionLevel: 1}}
+		}},
+		{"zk migration", func(r *codec.ApiVersionsResponse) { r.ZkMigrationReady = true }},
+		{"tags", func(r *codec.ApiVersionsResponse) { r.UnknownTags = codec.TaggedFields{{Tag: 9}} }},
+		{"key tags", func(r *codec.ApiVersionsResponse) { r.ApiKeys[0].UnknownTags = codec.TaggedFields{{Tag: 9}} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := base(), base()
+			tc.edit(b)
+			got := sameApiVersionsResponse(a, b)
+			if got != (tc.name == "same") {
+				t.Errorf("same = %v", got)
+			}
+			for v := int16(0); v <= 4 && got; v++ {
+				ea, _ := a.AppendTo(nil, v)
+				eb, _ := b.AppendTo(nil, v)
+				if string(ea) != string(eb) {
+					t.Errorf("v%d: the same, but encoded apart", v)
+				}
+			}
+		})
+	}
+	if sameApiVersionsResponse(base(), &codec.ConsumerGroupDescribeResponse{}) {
+		t.Error("an ApiVersions and a describe response are the same")
+	}
+}
+
 // sameDescribeResponse stands for "encode the same" only where they do.
 func TestSameDescribeResponse(t *testing.T) {
 	base := func() *codec.ConsumerGroupDescribeResponse {

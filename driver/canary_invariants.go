@@ -73,8 +73,8 @@ func invariantChecks() []invCheck {
 		{rule: rules.RuleStableMemberID, pair: func(b, a rules.Observation) error {
 			var t rules.MemberIDTracker
 			for _, o := range [2]rules.Observation{b, a} {
-				for _, p := range o.Processes {
-					if err := t.Observe(p); err != nil {
+				for i := range o.Processes {
+					if err := t.Observe(&o.Processes[i]); err != nil {
 						return err
 					}
 				}

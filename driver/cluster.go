@@ -102,21 +102,35 @@ func clusterNote(f plan.ClusterFault) string {
 
 // CanPlay forwards to the wrapped target (WithSnapshot keeps what it can
 // play).
-func (s snapshotTarget) CanPlay(k plan.ClusterFaultKind) bool {
+func (s *snapshotTarget) CanPlay(k plan.ClusterFaultKind) bool {
 	cf, ok := s.Target.(ClusterFaulter)
 	return ok && cf.CanPlay(k)
 }
 
 // PlayClusterFault forwards to the wrapped target.
-func (s snapshotTarget) PlayClusterFault(f plan.ClusterFault, conn uint64) error {
+func (s *snapshotTarget) PlayClusterFault(f plan.ClusterFault, conn uint64) error {
 	if cf, ok := s.Target.(ClusterFaulter); ok {
 		return cf.PlayClusterFault(f, conn)
 	}
 	return fmt.Errorf("the target plays no cluster fault (it is no ClusterFaulter)")
 }
 
+// routerOf is t as a Router, nil when it routes nothing. A target
+// WithSnapshot wrapped is a Router whatever it wraps (Route forwards), so
+// the one it wraps is asked instead: once a run, not at every request.
+func routerOf(t Target) Router {
+	switch s := t.(type) {
+	case *parkingSnapshotTarget:
+		t = s.Target
+	case *snapshotTarget:
+		t = s.Target
+	}
+	r, _ := t.(Router)
+	return r
+}
+
 // Route forwards to the wrapped target.
-func (s snapshotTarget) Route(connID uint64) *history.Route {
+func (s *snapshotTarget) Route(connID uint64) *history.Route {
 	if r, ok := s.Target.(Router); ok {
 		return r.Route(connID)
 	}

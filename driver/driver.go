@@ -89,6 +89,11 @@ type driver struct {
 	// classicGroups are the plan's classic groups (their clients speak
 	// the classic protocol, plan.ClientPlan.Classic).
 	classicGroups map[string]bool
+	// lagger and staller are the target's clocks (lag, stall) when it
+	// runs on real time, nil on logical time: asked for once, since the
+	// observer reads both for every process every round.
+	lagger  interface{ MaxLagMs() int64 }
+	staller interface{ MaxStallMs() int64 }
 
 	// mu guards the history, the result and what delivery touches while
 	// requests are delivered concurrently (Plan.Parallel).
@@ -152,6 +157,8 @@ func newDriver(target Target, p plan.Plan) (*driver, error) {
 		res:      &Result{Plan: p, ViolationCounts: map[string]int{}, Faults: map[plan.FaultKind]int{}, ClusterFaults: map[plan.ClusterFaultKind]int{}},
 		canaries: p.Seed%canaryEvery == 1,
 	}
+	d.lagger, _ = target.(interface{ MaxLagMs() int64 })
+	d.staller, _ = target.(interface{ MaxStallMs() int64 })
 	for _, c := range p.Clients {
 		if c.Classic != nil {
 			if d.classicGroups == nil {
@@ -345,8 +352,8 @@ func (d *driver) advance(t int64) bool {
 // logical time (tcptarget.Target.MaxLagMs); 0 for a target on logical
 // time.
 func (d *driver) lag() int64 {
-	if l, ok := d.target.(interface{ MaxLagMs() int64 }); ok {
-		return l.MaxLagMs()
+	if d.lagger != nil {
+		return d.lagger.MaxLagMs()
 	}
 	return 0
 }
@@ -354,8 +361,8 @@ func (d *driver) lag() int64 {
 // stall is the longest the checking process was kept from running
 // (tcptarget.Target.MaxStallMs); 0 for a target on logical time.
 func (d *driver) stall() int64 {
-	if s, ok := d.target.(interface{ MaxStallMs() int64 }); ok {
-		return s.MaxStallMs()
+	if d.staller != nil {
+		return d.staller.MaxStallMs()
 	}
 	return 0
 }

@@ -49,6 +49,9 @@ type network struct {
 	enc []byte
 	// park is the part for the requests the target parks (parked.go).
 	park parking
+	// router is the target as a Router (routerOf), nil when it routes
+	// nothing.
+	router Router
 }
 
 // init makes n the network of d's run.
@@ -56,6 +59,7 @@ func (n *network) init(d *driver) {
 	n.d, n.lastReqDeliver, n.lastRespDeliver = d, map[uint64]int64{}, map[uint64]int{}
 	n.clientIDs, n.closed = map[uint64]string{}, map[uint64]bool{}
 	n.park.init(n)
+	n.router = routerOf(d.target)
 }
 
 // outstanding is a request a process awaits the response to.
@@ -316,16 +320,20 @@ func (n *network) deliver(r *request) {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	op := history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: Conn{ID: r.conn.ID, Host: r.conn.Host}, ClientID: clientID, At: d.at,
+	// The operation is recorded in its place in the history (an op is
+	// some forty words, not built aside and copied in): nothing else
+	// joins the history while mu is held.
+	d.hist = append(d.hist, history.Op{ID: len(d.hist), Client: r.p.idx, Name: r.p.name, Conn: Conn{ID: r.conn.ID, Host: r.conn.Host}, ClientID: clientID, At: d.at,
 		Sent: r.sent, Call: h.call, Return: h.ret, Header: r.h, Request: r.req, Response: resp, Note: r.note,
-		Route: n.route(r.conn.ID)}
+		Route: n.route(r.conn.ID)})
+	op := &d.hist[len(d.hist)-1]
 	r.p.delivered(r.req, d.at)
-	parked := errors.Is(err, ErrParked)
+	parked := err != nil && errors.Is(err, ErrParked) // most answers: no error to unwrap
 	if parked {
-		n.park.park(r, &op, h.ret)
+		n.park.park(r, op, h.ret)
 	}
 	if h.released != nil {
-		op.Releases = n.park.releaseHandled(h.released, h.ret, &op)
+		op.Releases = n.park.releaseHandled(h.released, h.ret, op)
 	}
 	switch {
 	case parked:
@@ -339,10 +347,9 @@ func (n *network) deliver(r *request) {
 		}
 		op.Note = joinNote(op.Note, "no response: "+err.Error())
 	default:
-		n.answer(r, resp, &op)
+		n.answer(r, resp, op)
 	}
-	d.obs.classic.handled(r, &op, before)
-	d.hist = append(d.hist, op)
+	d.obs.classic.handled(r, op, before)
 }
 
 // answer sends resp, the target's answer to r (whose operation is op,
@@ -382,8 +389,8 @@ func (n *network) answer(r *request, resp codec.Message, op *history.Op) {
 // route is how the target routed the last request on connection id, if
 // it routes (Router).
 func (n *network) route(id uint64) *history.Route {
-	if rt, ok := n.d.target.(Router); ok {
-		return rt.Route(id)
+	if n.router != nil {
+		return n.router.Route(id)
 	}
 	return nil
 }

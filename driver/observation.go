@@ -89,10 +89,15 @@ func (o *observer) observe(final bool) {
 	// The processes' list is made again in the same array every round:
 	// no check keeps it (the ghosts are kept by member id).
 	o.classic.ledger.SlackMs = o.classic.slack()
-	obs := rules.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Processes: o.observed[:0], Classic: &o.classic.ledger}
-	for _, p := range o.d.procs.clients() {
-		mp := o.process(p)
-		obs.Processes = append(obs.Processes, mp)
+	clients := o.d.procs.clients()
+	obs := rules.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Classic: &o.classic.ledger}
+	obs.Processes = slices.Grow(o.observed[:0], len(clients))[:len(clients)]
+	for i, p := range clients {
+		// Made in its place in the list (process writes all of it), not
+		// copied there: a process is some twenty words, observed for
+		// every client every round.
+		mp := &obs.Processes[i]
+		o.process(p, mp)
 		// StableMemberID is KIP-1082's: a classic consumer takes the ids
 		// the coordinator makes, and forgets them (A6.6).
 		if p.plan.HeartbeatVersion >= rules.MemberIDRequiredVersion && p.classic == nil {
@@ -154,9 +159,9 @@ func (o *observer) describedEmpty(n int) bool {
 	return seen == n
 }
 
-// process is what the invariants know of client process p.
-func (o *observer) process(p *proc) rules.Process {
-	mp := rules.Process{
+// process writes into mp what the invariants know of client process p.
+func (o *observer) process(p *proc, mp *rules.Process) {
+	*mp = rules.Process{
 		Name:             p.name,
 		GroupID:          p.group,
 		ClientInstanceID: p.c.InstanceID(),
@@ -167,7 +172,7 @@ func (o *observer) process(p *proc) rules.Process {
 	}
 	mp.InFlight, mp.AllIDs = p.sortedIDs()
 	if p.classic != nil {
-		o.classicProcess(p, &mp)
+		o.classicProcess(p, mp)
 	}
 	// A member may outlive its process by one session timeout (a crash, a
 	// lost leave, a static member parked at -2), counted afresh from each
@@ -188,7 +193,6 @@ func (o *observer) process(p *proc) rules.Process {
 	default:
 		mp.GraceUntil = o.d.sessionEnd(p.lastSeen) + o.d.lag() + o.d.stall()
 	}
-	return mp
 }
 
 // judge checks the invariants on obs (QuiescentMembership too when final)

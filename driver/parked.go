@@ -90,7 +90,7 @@ func (k *parking) release(rel []Release, ret int64) []int {
 }
 
 // releaseHandled is release for what the handling of self (the operation
-// being recorded, not yet in the history; nil for none) released. The
+// being recorded, the history's last; nil for none) released. The
 // target may have parked self and released it within the same handling:
 // answered, self is simply answered (not parked); dropped (its member
 // went in the same step), self is listed among its own releases.

@@ -132,9 +132,9 @@ func (f Funcs) Advance(nowMs int64) error {
 // when t is one).
 func WithSnapshot(t Target, snapshot func() []rules.GroupSnapshot) Target {
 	if p, ok := t.(Parker); ok {
-		return parkingSnapshotTarget{snapshotTarget{t, snapshot}, p}
+		return &parkingSnapshotTarget{snapshotTarget{t, snapshot}, p}
 	}
-	return snapshotTarget{t, snapshot}
+	return &snapshotTarget{t, snapshot}
 }
 
 // parkingSnapshotTarget is WithSnapshot of a Parker.
@@ -144,27 +144,27 @@ type parkingSnapshotTarget struct {
 }
 
 // Released forwards to the wrapped target.
-func (s parkingSnapshotTarget) Released() []Release { return s.p.Released() }
+func (s *parkingSnapshotTarget) Released() []Release { return s.p.Released() }
 
 type snapshotTarget struct {
 	Target
 	snap func() []rules.GroupSnapshot
 }
 
-func (s snapshotTarget) Snapshot() []rules.GroupSnapshot { return s.snap() }
+func (s *snapshotTarget) Snapshot() []rules.GroupSnapshot { return s.snap() }
 
 // Restart forwards to the wrapped target.
-func (s snapshotTarget) Restart() error {
+func (s *snapshotTarget) Restart() error {
 	if r, ok := s.Target.(Restarter); ok {
 		return r.Restart()
 	}
 	return ErrCannotRestart
 }
 
-func (s snapshotTarget) canRestart() bool { return CanRestart(s.Target) }
+func (s *snapshotTarget) canRestart() bool { return CanRestart(s.Target) }
 
 // ModelExact forwards to the wrapped target.
-func (s snapshotTarget) ModelExact() bool { return IsModelExact(s.Target) }
+func (s *snapshotTarget) ModelExact() bool { return IsModelExact(s.Target) }
 
 // ErrNoResponse is what a Target returns (wrapped) when a request may or
 // may not have been processed (a connection reset with the request

@@ -177,11 +177,11 @@ func (w *worker) checkTransition(s, t *state) error {
 		if a.c.MemberID() != b.c.MemberID() || b.c.MemberID() != b.made {
 			var tr rules.MemberIDTracker
 			p := rules.Process{Name: w.name(i, b.inc), MemberID: b.made}
-			if err := tr.Observe(p); err != nil {
+			if err := tr.Observe(&p); err != nil {
 				return err
 			}
 			p.MemberID = b.c.MemberID()
-			if err := tr.Observe(p); err != nil {
+			if err := tr.Observe(&p); err != nil {
 				return err
 			}
 		}

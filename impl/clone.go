@@ -98,6 +98,7 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 		s.m[g.id] = ng
 	}
 	out.live.sorted = c.live.sorted
+	out.shardsUsed.Store(c.shardsUsed.Load())
 	for i := range c.shards {
 		s, ns := &c.shards[i], &out.shards[i]
 		ns.next.Store(s.next.Load())

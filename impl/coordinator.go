@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io"
 	"math"
+	"math/bits"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,7 @@ var ErrUnsupportedRequest = errors.New("impl: unsupported api key or version")
 
 const (
 	nGroupShards = 256
-	nTimerShards = 64
+	nTimerShards = 64 // at most 64: Coordinator.shardsUsed is a bit per shard
 	nConnShards  = 64
 	nTeleShards  = 64
 )
@@ -64,10 +65,15 @@ type Coordinator struct {
 	live      liveGroups
 	nextShard atomic.Uint32
 	shards    [nTimerShards]timerShard
-	expireGen atomic.Uint64
-	conns     [nConnShards]connShard
-	telemetry [nTeleShards]teleShard
-	teleSeed  maphash.Seed
+	// shardsUsed has bit i set once a group was given shards[i]: Expire
+	// visits only those (a run with a few groups uses a few of the 64,
+	// and Expire runs at every clock move). Set before the group is
+	// seen, so before any timer of it is pushed.
+	shardsUsed atomic.Uint64
+	expireGen  atomic.Uint64
+	conns      [nConnShards]connShard
+	telemetry  [nTeleShards]teleShard
+	teleSeed   maphash.Seed
 
 	// relMu guards the answers to held requests not yet released and the
 	// connections to resume (parked.go); nResume counts the latter, so
@@ -490,8 +496,8 @@ func (c *Coordinator) Expire() {
 	now := c.clock.Now()
 	gen := c.expireGen.Add(1)
 	var due []*group
-	for i := range c.shards {
-		due = c.shards[i].popDue(now, due[:0])
+	for used := c.shardsUsed.Load(); used != 0; used &= used - 1 { // in shard order
+		due = c.shards[bits.TrailingZeros64(used)].popDue(now, due[:0])
 		for _, g := range due {
 			g.lock()
 			if g.expireGen == gen {
@@ -569,7 +575,9 @@ func (c *Coordinator) joinGroup(id string) *group {
 			s.mu.Lock()
 			if g = s.m[id]; g == nil {
 				g = newGroup(c, id)
-				g.shard = &c.shards[c.nextShard.Add(1)%nTimerShards]
+				i := c.nextShard.Add(1) % nTimerShards
+				g.shard = &c.shards[i]
+				c.shardsUsed.Or(1 << i)
 				if s.m == nil {
 					s.m = map[string]*group{}
 				}
@@ -642,3 +650,6 @@ func (c *Coordinator) UnsupportedApiVersionsResponse() *codec.ApiVersionsRespons
 	}
 	return resp
 }
+
+// Compiles only while nTimerShards fits shardsUsed's bits.
+var _ [64 - nTimerShards]struct{}

@@ -230,7 +230,7 @@ func (m *machine) check(t *rapid.T) {
 		if p.client.Config().HeartbeatVersion < rules.MemberIDRequiredVersion {
 			continue
 		}
-		if err := m.ids.Observe(o.Processes[i]); err != nil {
+		if err := m.ids.Observe(&o.Processes[i]); err != nil {
 			t.Fatal(err)
 		}
 		// KIP-1082: the coordinator never makes an id for a client that

@@ -135,8 +135,8 @@ func (ps *phaseSummary) count(o seedOutcome, cfg runConfig) {
 	for k, n := range res.Faults {
 		ps.Faults[k] += n
 	}
-	for _, op := range res.History {
-		if op.Restart {
+	for i := range res.History {
+		if res.History[i].Restart {
 			ps.Restarts++
 		}
 	}

@@ -47,7 +47,7 @@ func NewImpl(p plan.Plan, mutant string) (driver.Target, error) {
 	}
 	clock := impl.NewManualClock(0)
 	c := impl.New(ImplConfig(p.ModelConfig(), clock, muts))
-	return driver.WithSnapshot(implTarget{implFuncs(c, clock), c}, cachedSnapshots(c.NewSnapshotCache())), nil
+	return driver.WithSnapshot(&implTarget{implFuncs(c, clock), c}, cachedSnapshots(c.NewSnapshotCache())), nil
 }
 
 // implTarget is impl as a target that parks (driver.Parker): impl holds
@@ -58,7 +58,7 @@ type implTarget struct {
 }
 
 // Released implements driver.Parker.
-func (t implTarget) Released() []driver.Release { return driverReleases(t.c.Released()) }
+func (t *implTarget) Released() []driver.Release { return driverReleases(t.c.Released()) }
 
 // implFuncs is c as a target on clock, without its snapshots: the target
 // answers as c does, its time is clock's, and a restart is c's.
@@ -66,7 +66,7 @@ func implFuncs(c *impl.Coordinator, clock *impl.ManualClock) driver.Funcs {
 	return driver.Funcs{
 		HandleFunc: func(conn driver.Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
 			resp, err := c.Handle(impl.Conn{ID: conn.ID, Host: conn.Host, Delivery: conn.Delivery}, h, req)
-			if errors.Is(err, impl.ErrParked) {
+			if err != nil && errors.Is(err, impl.ErrParked) { // most answers: no error to unwrap
 				err = driver.ErrParked
 			}
 			return resp, err

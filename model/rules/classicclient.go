@@ -214,14 +214,16 @@ func checkClassicStaticInstanceID(v *clientView) RuleResult {
 	return judged(n, bad, strconv.Itoa(n)+" requests of a static member, each naming its instance")
 }
 
-// groupInstances are the instance ids a group request names: a classic
-// request's GroupInstanceId, a ConsumerGroupHeartbeat's InstanceId, the
-// GroupInstanceIds of a LeaveGroup v3+'s entries.
-func groupInstances(r *ClientRequest) (group string, insts []string) {
+// groupInstances appends to insts the instance ids a group request names
+// (a classic request's GroupInstanceId, a ConsumerGroupHeartbeat's
+// InstanceId, the GroupInstanceIds of a LeaveGroup v3+'s entries) and
+// returns its group. The caller's list is reused from request to request:
+// a static member names its instance in every heartbeat.
+func groupInstances(r *ClientRequest, insts []string) (group string, _ []string) {
 	switch m := r.Request.(type) {
 	case *codec.ConsumerGroupHeartbeatRequest:
 		if m.InstanceId.Valid {
-			return m.GroupId, []string{m.InstanceId.Value}
+			return m.GroupId, append(insts, m.InstanceId.Value)
 		}
 	case *codec.LeaveGroupRequest:
 		for _, e := range m.Members {
@@ -232,10 +234,10 @@ func groupInstances(r *ClientRequest) (group string, insts []string) {
 		return m.GroupId, insts
 	default:
 		if g, inst, carries := classicInstance(r); carries && inst.Valid {
-			return g, []string{inst.Value}
+			return g, append(insts, inst.Value)
 		}
 	}
-	return "", nil
+	return "", insts
 }
 
 // fencedAnswer reports whether r, naming an instance, was answered
@@ -277,8 +279,10 @@ func checkNoRejoinAfterFencedInstance(v *clientView) RuleResult {
 	var spans connSpans
 	n := 0
 	var bad string
+	var insts []string
 	for i, r := range v.reqs {
-		group, insts := groupInstances(r)
+		var group string
+		group, insts = groupInstances(r, insts[:0])
 		for _, inst := range insts {
 			k := groupMember{group, inst}
 			at, ok := fenced[k]

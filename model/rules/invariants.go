@@ -20,8 +20,10 @@ func contains(ss []string, s string) bool {
 // legitimate reports whether some process accounts for member id m of
 // group g: a live process holding it as its current incarnation (or about
 // to learn it), or one that abandoned it less than a session timeout ago.
-func legitimate(o Observation, g, m string) bool {
-	for _, p := range o.Processes {
+// o is a pointer: it is asked for every member of every observation.
+func legitimate(o *Observation, g, m string) bool {
+	for i := range o.Processes {
+		p := &o.Processes[i] // not copied: the checks read a few fields of many processes
 		if p.GroupID != g {
 			continue
 		}
@@ -86,9 +88,9 @@ func Ghosts(o Observation) []Ghost {
 			}
 			continue
 		}
-		for _, m := range g.Members {
-			if !legitimate(o, g.GroupID, m.MemberID) {
-				out = append(out, Ghost{GroupID: g.GroupID, Member: m})
+		for j := range g.Members {
+			if m := &g.Members[j]; !legitimate(&o, g.GroupID, m.MemberID) {
+				out = append(out, Ghost{GroupID: g.GroupID, Member: *m})
 			}
 		}
 	}
@@ -108,51 +110,50 @@ func OneMemberPerProcess(o Observation) error {
 		if !p.Live {
 			continue
 		}
-		if g := classicGroupOf(o, p.GroupID); g != nil {
-			if classicMembersOf(o, p, g, nil) > 1 {
-				var ids []string
-				classicMembersOf(o, p, g, &ids)
-				return violation(RuleOneMemberPerProcess, "process %s accounts for %d members of classic group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
-			}
-			continue
-		}
-		accounts := func(m MemberSnapshot) bool {
+		accounts := func(m *MemberSnapshot) bool {
 			return contains(p.AllIDs, m.MemberID) || (m.MemberID == p.MemberID && m.MemberID != "")
 		}
-		n := 0 // counted first: the list is made only for a report
-		for _, g := range o.Groups {
+		// One pass over the process's groups finds a classic one (judged
+		// by the rule's classic form) or counts the members it accounts
+		// for; the list is made only for a report.
+		n, classic := 0, (*GroupSnapshot)(nil)
+		for j := range o.Groups {
+			g := &o.Groups[j]
 			if g.GroupID != p.GroupID {
 				continue
 			}
-			for _, m := range g.Members {
-				if accounts(m) {
+			if g.Kind == KindClassic {
+				classic = g
+				break
+			}
+			for k := range g.Members {
+				if accounts(&g.Members[k]) {
 					n++
 				}
 			}
 		}
+		if classic != nil {
+			if classicMembersOf(o, p, classic, nil) > 1 {
+				var ids []string
+				classicMembersOf(o, p, classic, &ids)
+				return violation(RuleOneMemberPerProcess, "process %s accounts for %d members of classic group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
+			}
+			continue
+		}
 		if n > 1 {
 			var ids []string
-			for _, g := range o.Groups {
+			for j := range o.Groups {
+				g := &o.Groups[j]
 				if g.GroupID != p.GroupID {
 					continue
 				}
-				for _, m := range g.Members {
-					if accounts(m) {
+				for k := range g.Members {
+					if m := &g.Members[k]; accounts(m) {
 						ids = append(ids, m.MemberID)
 					}
 				}
 			}
 			return violation(RuleOneMemberPerProcess, "process %s accounts for %d members of group %s: %s", p.Name, len(ids), p.GroupID, strings.Join(ids, ", "))
-		}
-	}
-	return nil
-}
-
-// classicGroupOf is o's group id if it is a classic group, else nil.
-func classicGroupOf(o Observation, id string) *GroupSnapshot {
-	for i := range o.Groups {
-		if g := &o.Groups[i]; g.GroupID == id && g.Kind == KindClassic {
-			return g
 		}
 	}
 	return nil
@@ -170,12 +171,13 @@ func UniqueMemberIDs(o Observation) error {
 	if len(o.Processes) <= smallScan {
 		// The same answer as below without a map: for each process the
 		// earlier one holding its id, if any.
-		for i, p := range o.Processes {
+		for i := range o.Processes {
+			p := &o.Processes[i]
 			if !p.Live || p.MemberID == "" {
 				continue
 			}
-			for _, q := range o.Processes[:i] {
-				if q.Live && q.MemberID == p.MemberID && q.GroupID == p.GroupID {
+			for j := range o.Processes[:i] {
+				if q := &o.Processes[j]; q.Live && q.MemberID == p.MemberID && q.GroupID == p.GroupID {
 					return violation(RuleUniqueMemberIDs, "processes %s and %s both hold member id %s in group %s", q.Name, p.Name, p.MemberID, p.GroupID)
 				}
 			}
@@ -214,14 +216,16 @@ const (
 // NoZeroUUIDs: no member id in UUID form, client instance id or generated
 // id is the zero UUID.
 func NoZeroUUIDs(o Observation) error {
-	for _, g := range o.Groups {
-		for _, m := range g.Members {
-			if IsZeroUUIDString(m.MemberID) {
+	for i := range o.Groups {
+		g := &o.Groups[i]
+		for j := range g.Members {
+			if m := &g.Members[j]; IsZeroUUIDString(m.MemberID) {
 				return violation(RuleNoZeroUUIDs, "group %s holds member id %q, the zero UUID", g.GroupID, m.MemberID)
 			}
 		}
 	}
-	for _, p := range o.Processes {
+	for i := range o.Processes {
+		p := &o.Processes[i]
 		if p.ClientInstanceID.IsZero() {
 			return violation(RuleNoZeroUUIDs, "process %s has the zero UUID as client instance id", p.Name)
 		}
@@ -248,10 +252,12 @@ const (
 func NoDoubleClientAssignment(groups []GroupSnapshot) error {
 	var buf [smallScan]ownedBy
 	seen := buf[:0] // the group's owned partitions so far, while few
-	for _, g := range groups {
+	for i := range groups {
+		g := &groups[i]
 		seen = seen[:0]
 		var owner map[TopicPartition]string // once there are many
-		for _, m := range g.Members {
+		for j := range g.Members {
+			m := &g.Members[j]
 			for _, ps := range [2][]TopicPartition{m.Assigned, m.Pending} { // m.Owned(), in its order
 				for _, p := range ps {
 					o, ok := "", false

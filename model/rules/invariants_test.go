@@ -227,11 +227,12 @@ func TestMemberIDTracker(t *testing.T) {
 	p := live("p", "g", "")
 	for _, id := range []string{"", "m1", "m1", ""} {
 		p.MemberID = id
-		wantRule(t, "keeping one id (or none yet)", tr.Observe(p), "")
+		wantRule(t, "keeping one id (or none yet)", tr.Observe(&p), "")
 	}
-	wantRule(t, "another process may have its own", tr.Observe(live("q", "g", "m2")), "")
+	q := live("q", "g", "m2")
+	wantRule(t, "another process may have its own", tr.Observe(&q), "")
 	p.MemberID = "m1-again"
-	wantRule(t, "a process changing its member id", tr.Observe(p), "StableMemberID")
+	wantRule(t, "a process changing its member id", tr.Observe(&p), "StableMemberID")
 }
 
 // Ghosts names every ghost, not only the first NoGhosts reports.

@@ -68,8 +68,9 @@ type MemberIDTracker struct {
 	first map[string]string
 }
 
-// Observe records the process's current member id.
-func (t *MemberIDTracker) Observe(p Process) error {
+// Observe records the process's current member id. It reads *p only (a
+// pointer: the driver observes every process of every round).
+func (t *MemberIDTracker) Observe(p *Process) error {
 	if t.first == nil {
 		t.first = map[string]string{}
 	}

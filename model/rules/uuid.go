@@ -16,10 +16,17 @@ func IsZeroUUIDString(s string) bool {
 	// the canonical one: any other first character parses to a non-zero
 	// UUID or not at all (the check runs on every member at every
 	// observation).
+	// The canonical form spells the zero bytes one way only (hex has no
+	// case for '0'): compared, not parsed.
 	switch {
-	case len(s) == 22 && s[0] != 'A', len(s) == 36 && s[0] != '0', len(s) != 22 && len(s) != 36:
+	case len(s) == 36:
+		return s == zeroCanonicalUUID
+	case len(s) != 22 || s[0] != 'A':
 		return false
 	}
 	u, err := codec.ParseUUID(s)
 	return err == nil && u.IsZero()
 }
+
+// zeroCanonicalUUID is the zero UUID in canonical form.
+const zeroCanonicalUUID = "00000000-0000-0000-0000-000000000000"
