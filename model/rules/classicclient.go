@@ -258,6 +258,24 @@ func fencedAnswer(r *ClientRequest, gen int32, known bool) bool {
 	return false
 }
 
+// generationLost reports whether r's answer made Kafka's client give up
+// its generation: a classic group request answered UNKNOWN_MEMBER_ID or
+// ILLEGAL_GENERATION.
+func generationLost(r *ClientRequest) bool {
+	var code codec.ErrorCode
+	switch m := r.Response.(type) {
+	case *codec.JoinGroupResponse:
+		code = m.ErrorCode
+	case *codec.SyncGroupResponse:
+		code = m.ErrorCode
+	case *codec.HeartbeatResponse:
+		code = m.ErrorCode
+	default:
+		return false
+	}
+	return code == codec.UnknownMemberID || code == codec.IllegalGeneration
+}
+
 // answeredAt is when r's response reached the client (Answered, or At
 // when not recorded).
 func answeredAt(r *ClientRequest) int64 {
@@ -302,6 +320,12 @@ func checkNoRejoinAfterFencedInstance(v *clientView) RuleResult {
 		}
 		if resp, ok := r.Response.(*codec.JoinGroupResponse); ok && resp.ErrorCode == codec.None {
 			gens[group] = resp.GenerationId
+		}
+		if generationLost(r) {
+			// Kafka's client drops its generation on UNKNOWN_MEMBER_ID or
+			// ILLEGAL_GENERATION; a Heartbeat's fence answered after that
+			// is of a generation it left, and it ignores it.
+			delete(gens, group)
 		}
 		gen, known := gens[group]
 		if len(insts) == 1 && fencedAnswer(r, gen, known) {

@@ -167,6 +167,14 @@ func TestClassicClientRuleOutcomes(t *testing.T) {
 		}, []want{
 			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomeNotSeen, ""},
 		}},
+		{"KIP-345: a Heartbeat's fence after the generation was lost binds nothing", func(t *traffic) {
+			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
+			t.classic(1, 3, syncReq("i1-1", "i1", 1), &codec.SyncGroupResponse{ErrorCode: codec.UnknownMemberID})
+			t.classic(1, 3, hb("i1-1", "i1", 1), hbFenced)
+			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-2", 3))
+		}, []want{
+			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomeNotSeen, ""},
+		}},
 		{"KIP-345: a lost FENCED_INSTANCE_ID binds nothing", func(t *traffic) {
 			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
 			r := t.classic(1, 3, hb("i1-1", "i1", 1), nil)
