@@ -30,3 +30,23 @@ func GroupOf(req Message) (string, bool) {
 	}
 	return "", false
 }
+
+// GroupErrorCode is a group api response's top-level error code: a
+// ConsumerGroupHeartbeat's, LeaveGroup's, JoinGroup's, SyncGroup's or
+// Heartbeat's; false for any other message. A client reacts to it, and
+// the client rules read it, the same way for every one of them.
+func GroupErrorCode(resp Message) (ErrorCode, bool) {
+	switch r := resp.(type) {
+	case *ConsumerGroupHeartbeatResponse:
+		return r.ErrorCode, true
+	case *LeaveGroupResponse:
+		return r.ErrorCode, true
+	case *JoinGroupResponse:
+		return r.ErrorCode, true
+	case *SyncGroupResponse:
+		return r.ErrorCode, true
+	case *HeartbeatResponse:
+		return r.ErrorCode, true
+	}
+	return 0, false
+}

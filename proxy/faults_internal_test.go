@@ -197,7 +197,7 @@ func TestClassicErrorResponseEveryVersion(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%v v%d %v: %v", api.key, v, code, err)
 					}
-					if got, _ := errorCodeOf(m); got != code {
+					if got, _ := codec.GroupErrorCode(m); got != code {
 						t.Errorf("%v v%d: code %v, want %v", api.key, v, got, code)
 					}
 					hdr := 4 + 4

@@ -148,29 +148,12 @@ func (r *rec) toRequest(c connRecord) rules.ClientRequest {
 	}
 	if r.dropped {
 		out.Fault = "response dropped"
-		if code, ok := errorCodeOf(out.Response); ok {
+		if code, ok := codec.GroupErrorCode(out.Response); ok {
 			out.Fault += " (the broker answered " + code.String() + ")"
 		}
 		out.Response = nil
 	}
 	return out
-}
-
-// errorCodeOf is a decoded group response's top-level error code.
-func errorCodeOf(m codec.Message) (codec.ErrorCode, bool) {
-	switch r := m.(type) {
-	case *codec.ConsumerGroupHeartbeatResponse:
-		return r.ErrorCode, true
-	case *codec.LeaveGroupResponse:
-		return r.ErrorCode, true
-	case *codec.JoinGroupResponse:
-		return r.ErrorCode, true
-	case *codec.SyncGroupResponse:
-		return r.ErrorCode, true
-	case *codec.HeartbeatResponse:
-		return r.ErrorCode, true
-	}
-	return 0, false
 }
 
 // gather decodes every record of conns, in arrival order.

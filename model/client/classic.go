@@ -440,17 +440,10 @@ func (c *Classic) Heartbeat() (*codec.HeartbeatRequest, int16) {
 // ends the consumer, another process holding the instance (KIP-345).
 // Anything else is of a generation it left.
 func (c *Classic) OnAbandoned(resp codec.Message) {
-	var code codec.ErrorCode
-	switch r := resp.(type) {
-	case *codec.JoinGroupResponse:
-		code = r.ErrorCode
-		if code == codec.MemberIDRequired && (c.state == ClassicUnjoined || c.state == ClassicJoining) && c.memberID == "" {
-			c.memberID = r.MemberId
-		}
-	case *codec.SyncGroupResponse:
-		code = r.ErrorCode
-	case *codec.HeartbeatResponse:
-		code = r.ErrorCode
+	code, _ := codec.GroupErrorCode(resp)
+	if j, ok := resp.(*codec.JoinGroupResponse); ok && code == codec.MemberIDRequired &&
+		(c.state == ClassicUnjoined || c.state == ClassicJoining) && c.memberID == "" {
+		c.memberID = j.MemberId
 	}
 	if code == codec.FencedInstanceID && c.state != ClassicClosed {
 		c.fail(code)

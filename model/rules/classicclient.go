@@ -262,17 +262,12 @@ func fencedAnswer(r *ClientRequest, gen int32, known bool) bool {
 // its generation: a classic group request answered UNKNOWN_MEMBER_ID or
 // ILLEGAL_GENERATION.
 func generationLost(r *ClientRequest) bool {
-	var code codec.ErrorCode
-	switch m := r.Response.(type) {
-	case *codec.JoinGroupResponse:
-		code = m.ErrorCode
-	case *codec.SyncGroupResponse:
-		code = m.ErrorCode
-	case *codec.HeartbeatResponse:
-		code = m.ErrorCode
+	switch r.Response.(type) {
+	case *codec.JoinGroupResponse, *codec.SyncGroupResponse, *codec.HeartbeatResponse:
 	default:
 		return false
 	}
+	code, _ := codec.GroupErrorCode(r.Response)
 	return code == codec.UnknownMemberID || code == codec.IllegalGeneration
 }
 
