@@ -40,6 +40,29 @@ func TestServePassesEveryClassicCase(t *testing.T) {
 	}
 }
 
+// classicCaseCatches is, for each classic mutant a client can see, the
+// classic cases written for its rule, which fail against it over TCP.
+var classicCaseCatches = []struct {
+	mutant impl.Mutant
+	cases  []string
+}{
+	{impl.MutClassicNoFence, []string{"A6.2/old-member-fenced", "A6.3/fenced-instance"}},
+	{impl.MutPendingNeverExpires, []string{"A6.1/pending-expired"}},
+	{impl.MutPendingCountsTowardMaxSize, []string{"B8.11/pending-not-counted"}},
+	{impl.MutHeartbeatGenerationUnchecked, []string{"B8.9/illegal-generation"}},
+	{impl.MutLeaderNotReelected, []string{"B8.7/leader-moved"}},
+	{impl.MutStaticReplacementRebalances, []string{"A6.2/replaced-stable", "A6.2/replaced-leader-skip-assignment"}},
+	{impl.MutReplacementKeepsOldInstance, []string{"A6.2/new-member-serves"}},
+	{impl.MutAdminRemovalIgnored, []string{"A6.3/admin-removal"}},
+	{impl.MutPendingLeaveKept, []string{"A6.3/pending-dropped"}},
+	{impl.MutStaticRemovedAtCompletion, []string{"A6.2/static-kept-not-rejoined"}},
+	{impl.MutSyncTimeoutRemovesSynced, []string{"B8.10/sync-expired"}},
+	{impl.MutRemovedJoinNotAnswered, []string{"A6.3/removed-join-answered"}},
+	{impl.MutClassicErrorRefreshesSession, []string{"B8.9/error-does-not-refresh-session"}},
+	{impl.MutSkipAssignmentWithheld, []string{"A6.2/replaced-leader-skip-assignment"}},
+	{impl.MutHeartbeatRebalancingNone, []string{"B8.9/rebalancing", "B8.6/stable-leader-rejoins"}},
+}
+
 // Every classic mutant a client can see fails the classic cases written
 // for its rule over TCP (and they pass without it:
 // TestServePassesEveryClassicCase). restart-keeps-classic-state is the one
@@ -48,26 +71,7 @@ func TestServePassesEveryClassicCase(t *testing.T) {
 // case against every mutant, is docs/mutants.md's.
 func TestClassicCasesCatchTheirMutants(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		mutant impl.Mutant
-		cases  []string
-	}{
-		{impl.MutClassicNoFence, []string{"A6.2/old-member-fenced", "A6.3/fenced-instance"}},
-		{impl.MutPendingNeverExpires, []string{"A6.1/pending-expired"}},
-		{impl.MutPendingCountsTowardMaxSize, []string{"B8.11/pending-not-counted"}},
-		{impl.MutHeartbeatGenerationUnchecked, []string{"B8.9/illegal-generation"}},
-		{impl.MutLeaderNotReelected, []string{"B8.7/leader-moved"}},
-		{impl.MutStaticReplacementRebalances, []string{"A6.2/replaced-stable", "A6.2/replaced-leader-skip-assignment"}},
-		{impl.MutReplacementKeepsOldInstance, []string{"A6.2/new-member-serves"}},
-		{impl.MutAdminRemovalIgnored, []string{"A6.3/admin-removal"}},
-		{impl.MutPendingLeaveKept, []string{"A6.3/pending-dropped"}},
-		{impl.MutStaticRemovedAtCompletion, []string{"A6.2/static-kept-not-rejoined"}},
-		{impl.MutSyncTimeoutRemovesSynced, []string{"B8.10/sync-expired"}},
-		{impl.MutRemovedJoinNotAnswered, []string{"A6.3/removed-join-answered"}},
-		{impl.MutClassicErrorRefreshesSession, []string{"B8.9/error-does-not-refresh-session"}},
-		{impl.MutSkipAssignmentWithheld, []string{"A6.2/replaced-leader-skip-assignment"}},
-		{impl.MutHeartbeatRebalancingNone, []string{"B8.9/rebalancing", "B8.6/stable-leader-rejoins"}},
-	} {
+	for _, tc := range classicCaseCatches {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()
 			addr := startServeMutant(t, impl.Mutants(0).With(tc.mutant))
@@ -101,14 +105,12 @@ var classicMutantsNoCaseCatches = map[string]string{
 	"completing-rejoin-rebalances":         "no case rejoins during CompletingRebalance yet",
 }
 
-// Every classic mutant is in the table above or in
+// Every classic mutant is in classicCaseCatches or in
 // classicMutantsNoCaseCatches, not both.
 func TestClassicMutantsAllListed(t *testing.T) {
-	caught := map[string]bool{
-		"classic-no-fence": true, "pending-never-expires": true, "pending-counts-toward-max-size": true, "heartbeat-generation-unchecked": true,
-		"leader-not-reelected": true, "static-replacement-rebalances": true, "replacement-keeps-old-instance": true, "admin-removal-ignored": true,
-		"pending-leave-kept": true, "static-removed-at-completion": true, "sync-timeout-removes-synced": true, "removed-join-not-answered": true,
-		"classic-error-refreshes-session": true, "skip-assignment-withheld": true, "heartbeat-rebalancing-none": true,
+	caught := map[string]bool{}
+	for _, tc := range classicCaseCatches {
+		caught[tc.mutant.String()] = true
 	}
 	for _, m := range impl.AllMutants() {
 		if !m.Classic {
