@@ -42,10 +42,7 @@ func TestServePassesEveryClassicCase(t *testing.T) {
 
 // classicCaseCatches is, for each classic mutant a client can see, the
 // classic cases written for its rule, which fail against it over TCP.
-var classicCaseCatches = []struct {
-	mutant impl.Mutant
-	cases  []string
-}{
+var classicCaseCatches = []mutantCases{
 	{impl.MutClassicNoFence, []string{"A6.2/old-member-fenced", "A6.3/fenced-instance"}},
 	{impl.MutPendingNeverExpires, []string{"A6.1/pending-expired"}},
 	{impl.MutPendingCountsTowardMaxSize, []string{"B8.11/pending-not-counted"}},
@@ -74,21 +71,7 @@ func TestClassicCasesCatchTheirMutants(t *testing.T) {
 	for _, tc := range classicCaseCatches {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()
-			addr := startServeMutant(t, impl.Mutants(0).With(tc.mutant))
-			rep, err := conformance.Run(peer(addr), conformance.Select(tc.cases, false, true), conformance.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]conformance.Status{}
-			for _, r := range rep.Results {
-				got[r.Name] = r.Status
-				t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
-			}
-			for _, name := range tc.cases {
-				if got[name] != conformance.Fail {
-					t.Errorf("%s: %s against --mutant %s, want FAIL", name, got[name], tc.mutant)
-				}
-			}
+			tc.failAgainstServe(t)
 		})
 	}
 }

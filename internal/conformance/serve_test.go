@@ -143,10 +143,7 @@ func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 // (TestServePassesEveryCase).
 func TestCasesCatchTheirMutants(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		mutant impl.Mutant
-		cases  []string
-	}{
+	for _, tc := range []mutantCases{
 		{impl.MutLaterClientIDIgnored, []string{"A2/later-clientid-attributed"}},
 		{impl.MutTelemetryOneAccepted, []string{"A2/telemetry-v1-reserved-instance-id", "B6/push-reserved-instance-id"}},
 		{impl.MutPushV1ZeroAccepted, []string{"A2/push-v1-zero-instance-id"}},
@@ -157,21 +154,34 @@ func TestCasesCatchTheirMutants(t *testing.T) {
 	} {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()
-			addr := startServeMutant(t, impl.Mutants(0).With(tc.mutant))
-			rep, err := conformance.Run(peer(addr), conformance.Select(tc.cases, false, true), conformance.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]conformance.Status{}
-			for _, r := range rep.Results {
-				got[r.Name] = r.Status
-				t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
-			}
-			for _, name := range tc.cases {
-				if got[name] != conformance.Fail {
-					t.Errorf("%s: %s against --mutant %s, want FAIL", name, got[name], tc.mutant)
-				}
-			}
+			tc.failAgainstServe(t)
 		})
+	}
+}
+
+// mutantCases are cases that fail against serve with mutant planted.
+type mutantCases struct {
+	mutant impl.Mutant
+	cases  []string
+}
+
+// failAgainstServe runs the cases against serve --mutant and holds each
+// to FAIL.
+func (tc mutantCases) failAgainstServe(t *testing.T) {
+	t.Helper()
+	addr := startServeMutant(t, impl.Mutants(0).With(tc.mutant))
+	rep, err := conformance.Run(peer(addr), conformance.Select(tc.cases, false, true), conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]conformance.Status{}
+	for _, r := range rep.Results {
+		got[r.Name] = r.Status
+		t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
+	}
+	for _, name := range tc.cases {
+		if got[name] != conformance.Fail {
+			t.Errorf("%s: %s against --mutant %s, want FAIL", name, got[name], tc.mutant)
+		}
 	}
 }
