@@ -94,6 +94,18 @@ func (s connSpans) closedSince(v *clientView, at, i int) bool {
 	return true
 }
 
+// joinsBelow is the NOT ADOPTED result of a client whose JoinGroups are all
+// below version minV (why says what minV brings), and whether it is one: a
+// rule of that version cannot hold such a client to anything.
+func joinsBelow(v *clientView, minV int16, why string) (RuleResult, bool) {
+	joins, maxV := classicJoins(v)
+	if joins == 0 || maxV >= minV {
+		return RuleResult{}, false
+	}
+	return RuleResult{Outcome: OutcomeNotAdopted, Judged: joins,
+		Detail: "JoinGroup up to v" + strconv.Itoa(int(maxV)) + " only (" + strconv.Itoa(joins) + " requests): " + why}, true
+}
+
 // checkMemberIDRequiredRejoin: a JoinGroup answered MEMBER_ID_REQUIRED
 // (the answer delivered: a dropped one is recorded without it) with
 // member id X is followed, for that group, by a JoinGroup with MemberId X
@@ -102,10 +114,8 @@ func (s connSpans) closedSince(v *clientView, at, i int) bool {
 // that never sends JoinGroup v4+ cannot be told MEMBER_ID_REQUIRED: KIP-394
 // is not adopted.
 func checkMemberIDRequiredRejoin(v *clientView) RuleResult {
-	joins, maxV := classicJoins(v)
-	if joins > 0 && maxV < 4 {
-		return RuleResult{Outcome: OutcomeNotAdopted, Judged: joins,
-			Detail: "JoinGroup up to v" + strconv.Itoa(int(maxV)) + " only (" + strconv.Itoa(joins) + " requests): KIP-394's MEMBER_ID_REQUIRED needs v4"}
+	if r, below := joinsBelow(v, 4, "KIP-394's MEMBER_ID_REQUIRED needs v4"); below {
+		return r
 	}
 	type given struct {
 		id string
@@ -169,10 +179,8 @@ func classicInstance(r *ClientRequest) (group string, inst codec.NullableString,
 // Its LeaveGroups are not judged here: Kafka's client leaves by member id
 // alone, and a static member may be asked to leave (KIP-1092).
 func checkClassicStaticInstanceID(v *clientView) RuleResult {
-	joins, maxV := classicJoins(v)
-	if joins > 0 && maxV < 5 {
-		return RuleResult{Outcome: OutcomeNotAdopted, Judged: joins,
-			Detail: "JoinGroup up to v" + strconv.Itoa(int(maxV)) + " only (" + strconv.Itoa(joins) + " requests): a static member needs v5"}
+	if r, below := joinsBelow(v, 5, "a static member needs v5"); below {
+		return r
 	}
 	type named struct {
 		inst string
@@ -282,10 +290,8 @@ func answeredAt(r *ClientRequest) int64 {
 // I in that group, until the client closes. A client that never sends
 // JoinGroup v5+ cannot be a static classic member: KIP-345 is not adopted.
 func checkNoRejoinAfterFencedInstance(v *clientView) RuleResult {
-	joins, maxV := classicJoins(v)
-	if joins > 0 && maxV < 5 {
-		return RuleResult{Outcome: OutcomeNotAdopted, Judged: joins,
-			Detail: "JoinGroup up to v" + strconv.Itoa(int(maxV)) + " only (" + strconv.Itoa(joins) + " requests): a static member needs v5"}
+	if r, below := joinsBelow(v, 5, "a static member needs v5"); below {
+		return r
 	}
 	gens := map[string]int32{} // the generation of the latest join answered NONE, by group
 	fenced := map[groupMember]int{}
