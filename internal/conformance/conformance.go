@@ -390,20 +390,25 @@ func markNotShipped(r *Result, release string) {
 }
 
 // markKnown marks a FAIL or CRASH that reproduces a known finding, and
-// notes a known finding that did not reproduce.
+// notes a known finding that did not reproduce. A case may be listed more
+// than once, one line per way its finding shows (timing picks which): any
+// line whose observation the result contains reproduces it.
 func markKnown(r *Result, k *Known) {
 	e, ok := k.Case(r.Name)
 	if !ok {
 		return
 	}
-	switch {
-	case r.Status != Fail && r.Status != Crash:
+	if r.Status != Fail && r.Status != Crash {
 		r.Note = fmt.Sprintf("known finding %s did not reproduce", e.ID)
-	case e.Observed != "" && !strings.Contains(r.Observed, e.Observed):
-		r.Note = fmt.Sprintf("known finding %s was recorded as %q; this %s differs", e.ID, e.Observed, r.Status)
-	default:
-		r.Known = e.ID
+		return
 	}
+	for c := range k.of(KnownCase) {
+		if c.Name == r.Name && (c.Observed == "" || strings.Contains(r.Observed, c.Observed)) {
+			r.Known = c.ID
+			return
+		}
+	}
+	r.Note = fmt.Sprintf("known finding %s was recorded as %q; this %s differs", e.ID, e.Observed, r.Status)
 }
 
 // negotiate learns the api versions of the cluster's first broker on a

@@ -29,3 +29,31 @@ K19 rule StaticRestartKeepsAssignment  the group epoch moved on: member
 		t.Error("a finding of another rule set aside")
 	}
 }
+
+// A case may be listed once per way its finding shows: a FAIL containing
+// any line's observation reproduces it; one containing none differs (a
+// note, not KNOWN); a PASS did not reproduce it.
+func TestSeveralObservationsOfOneCase(t *testing.T) {
+	k, err := ParseKnown(strings.NewReader(`
+L26 case B8.6/stable-follower-same  the leader's heartbeat ILLEGAL_GENERATION
+L26 case B8.6/stable-follower-same  the follower's unchanged rejoin: answered false
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		status          Status
+		observed, known string
+	}{
+		{Fail, "the leader's heartbeat ILLEGAL_GENERATION at generation 2", "L26"},
+		{Fail, "FAIL the follower's unchanged rejoin: answered false, <nil>", "L26"},
+		{Fail, "the follower's rejoin answered at generation 3", ""},
+		{Pass, "the follower's unchanged rejoin: answered false", ""},
+	} {
+		r := Result{Name: "B8.6/stable-follower-same", Status: tc.status, Observed: tc.observed}
+		markKnown(&r, k)
+		if r.Known != tc.known || (tc.known == "") == (r.Note == "") {
+			t.Errorf("%s %q: known %q, note %q; want known %q and a note only when not known", tc.status, tc.observed, r.Known, r.Note, tc.known)
+		}
+	}
+}
