@@ -469,12 +469,9 @@ func (c *Coordinator) upgrade(cg *classicGroup) (*group, *hbError) {
 	for _, cm := range cg.members {
 		var a codec.ConsumerProtocolAssignment
 		var s codec.ConsumerProtocolSubscription
-		if _, err := a.Decode(cm.assignment, codec.DecodeOptions{}); err != nil {
-			c.hit("A7.4/upgrade-failed")
-			return nil, &hbError{code: codec.GroupIDNotFound, msg: "Cannot upgrade the classic group " + cg.id +
-				" to consumer group because the embedded consumer protocol is malformed."}
-		}
-		if _, err := s.Decode(cm.metadata(cg.protocol), codec.DecodeOptions{}); err != nil {
+		_, errA := a.Decode(cm.assignment, codec.DecodeOptions{})
+		_, errS := s.Decode(cm.metadata(cg.protocol), codec.DecodeOptions{})
+		if errA != nil || errS != nil {
 			c.hit("A7.4/upgrade-failed")
 			return nil, &hbError{code: codec.GroupIDNotFound, msg: "Cannot upgrade the classic group " + cg.id +
 				" to consumer group because the embedded consumer protocol is malformed."}
