@@ -512,6 +512,13 @@ func (c *Coordinator) Expire() {
 				op.publish()
 				continue
 			}
+			if g.mx != nil { // classic members: timers one by one (mixed_timers.go)
+				op := &cop{c: c, now: now}
+				g.expireMixed(op, now)
+				g.mu.Unlock()
+				op.publish()
+				continue
+			}
 			g.expire(now)
 			g.mu.Unlock()
 		}

@@ -150,8 +150,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.
 			c.failKnown(g, r, resp, unknownMember(r.MemberId, r.GroupId))
 			return
 		}
-		g.removeMember(mi)
-		g.bump()
+		c.fenceLeaving(g, mi)
 		ok(r.MemberId, leaveEpoch)
 		return
 	}
@@ -165,8 +164,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.
 		return
 	}
 	if r.MemberEpoch == leaveEpoch {
-		g.removeMember(holder)
-		g.bump()
+		c.fenceLeaving(g, holder)
 		ok(r.MemberId, leaveEpoch)
 		return
 	}
@@ -189,6 +187,20 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.
 		g.armSession(holder, c.clock.Now())
 	}
 	ok(r.MemberId, staticLeaveEpoch)
+}
+
+// fenceLeaving removes member mi for its leave (epoch -1): removed and the
+// epoch moved on, or, for a group's last consumer-protocol member, the
+// group converted to a classic one (A7.5). The classic group made
+// rebalances from Stable, which answers no held request: there is nothing
+// to publish.
+func (c *Coordinator) fenceLeaving(g *group, mi uint32) {
+	if g.mx == nil {
+		g.removeMember(mi)
+		g.bump()
+		return
+	}
+	g.fence(&cop{c: c, now: c.clock.Now()}, mi)
 }
 
 // failKnown answers e; with MutErrorRefreshesSession it also refreshes the
@@ -233,8 +245,12 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	case join:
 		g = c.joinGroup(r.GroupId)
 		if g.kind == kindClassic && g.cl.state != classicEmpty {
-			g.mu.Unlock()
-			return true
+			if !c.cfg.MigrationPolicy.mixed() {
+				g.mu.Unlock()
+				return true
+			}
+			c.upgradeJoin(g, conn, clientID, cs, r, resp)
+			return false
 		}
 	default:
 		if g = c.liveGroup(r.GroupId); g == nil {
@@ -258,6 +274,29 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	}
 	cs.group.Store(g)
 	return false
+}
+
+// upgradeJoin is a join to classic group g with members (A7.4): the group
+// is upgraded, and becomes the consumer group made only if the join
+// succeeds; the answers the upgrade gives to waiting requests stand
+// either way. g is locked; upgradeJoin unlocks it.
+func (c *Coordinator) upgradeJoin(g *group, conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+	now := c.clock.Now()
+	op := &cop{c: c, now: now}
+	e := g.upgrade(op)
+	if e == nil {
+		if e = c.joinLocked(g, conn, clientID, r, resp, now); e != nil {
+			g.resetConsumer()
+		}
+	}
+	if e != nil {
+		c.failKnown(nil, r, resp, e)
+	} else {
+		g.kind, g.cl = kindConsumer, nil
+		cs.group.Store(g)
+	}
+	g.mu.Unlock()
+	op.publish()
 }
 
 // joinLocked runs steps 2 to 7 of the join/heartbeat path on g, locked,
@@ -309,6 +348,11 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	// A5.5, unless the mutant makes it a rebalance), and the member is
 	// reconciled.
 	changed := g.applyFields(mi, conn, clientID, r) || lk.isNew
+	// A member's ConsumerGroupHeartbeat makes it one of the consumer
+	// protocol: its classic state and timers go (A7.3).
+	if g.mem[mi].flags&flClassic != 0 {
+		g.dropClassic(mi)
+	}
 	if lk.replaces != 0 && c.mut.Has(MutStaticRestartRebalances) {
 		changed = true
 	}
@@ -371,6 +415,9 @@ func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.Cons
 		// Most heartbeats that carry names carry the same, in order (names
 		// are sorted, without repeats): they are compared as sent before a
 		// sorted copy is made.
+		if r.SubscribedTopicNames != nil {
+			g.mem[mi].flags |= flNames
+		}
 		if rn := r.SubscribedTopicNames; rn != nil && !equalStrings(rn, names) {
 			n := uniqueSorted(rn)
 			if !equalStrings(n, names) {
@@ -435,6 +482,7 @@ func (g *group) takeOver(mi, old uint32) {
 	o := &g.mem[old]
 	m := &g.mem[mi]
 	m.rto = o.rto
+	m.flags |= o.flags & flNames
 	if o.inst != 0 {
 		g.insts.get(o.inst).refs++
 		m.inst = o.inst
@@ -515,7 +563,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 	if holder == existing {
 		return lookup{mi: holder, id: memberID}, nil
 	}
-	if g.mem[holder].epoch != staticLeaveEpoch {
+	if g.mem[holder].epoch != staticLeaveEpoch && g.mem[holder].flags&flClassic == 0 { // a classic holder goes at once (A7.3)
 		holderID := g.idString(holder)
 		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}

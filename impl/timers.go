@@ -115,6 +115,10 @@ func (g *group) armSession(mi uint32, now int64) {
 		m.session = at // already the tail
 		return
 	}
+	if m.flags&flClassic != 0 { // a classic member's session is its own (mixed_timers.go)
+		g.armClassicSession(mi, deadline(now, int64(g.mx.info[mi].sessionMs)))
+		return
+	}
 	g.unlinkSession(mi)
 	m.session = at
 	if at == noDeadline {
@@ -150,6 +154,11 @@ func (g *group) earliest() (int64, bool) {
 	}
 	if len(g.rheap) > 0 {
 		if d := g.sides[g.rheap[0]].rdl; !ok || d < at {
+			at, ok = d, true
+		}
+	}
+	if g.mx != nil && len(g.mx.timers) > 0 {
+		if d := g.mx.timers[0].at; !ok || d < at {
 			at, ok = d, true
 		}
 	}
