@@ -183,7 +183,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.
 		g.setRebalance(holder, noDeadline)
 		g.maybeFreeSide(holder)
 	}
-	if c.mut.Has(MutStaticLeaveRefreshesSession) {
+	if c.mut.Has(MutStaticLeaveRefreshesSession) && g.mem[holder].flags&flClassic == 0 {
 		g.armSession(holder, c.clock.Now())
 	}
 	ok(r.MemberId, staticLeaveEpoch)
@@ -207,7 +207,7 @@ func (c *Coordinator) fenceLeaving(g *group, mi uint32) {
 // session of the member the request names, if it exists.
 func (c *Coordinator) failKnown(g *group, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, e *hbError) {
 	if c.mut.Has(MutErrorRefreshesSession) && g != nil && g.status == gLive {
-		if mi := g.find(r.MemberId); mi != 0 {
+		if mi := g.find(r.MemberId); mi != 0 && g.mem[mi].flags&flClassic == 0 {
 			g.armSession(mi, c.clock.Now())
 		}
 	}
@@ -245,12 +245,8 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	case join:
 		g = c.joinGroup(r.GroupId)
 		if g.kind == kindClassic && g.cl.state != classicEmpty {
-			if !c.cfg.MigrationPolicy.mixed() {
-				g.mu.Unlock()
-				return true
-			}
-			c.upgradeJoin(g, conn, clientID, cs, r, resp)
-			return false
+			// Upgraded (A7.4), or refused outside A7: g is unlocked.
+			return c.upgradeJoin(g, conn, clientID, cs, r, resp)
 		}
 	default:
 		if g = c.liveGroup(r.GroupId); g == nil {
@@ -279,8 +275,13 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 // upgradeJoin is a join to classic group g with members (A7.4): the group
 // is upgraded, and becomes the consumer group made only if the join
 // succeeds; the answers the upgrade gives to waiting requests stand
-// either way. g is locked; upgradeJoin unlocks it.
-func (c *Coordinator) upgradeJoin(g *group, conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
+// either way. Outside A7 it is refused (A6.4, A6.5). g is locked;
+// upgradeJoin unlocks it.
+func (c *Coordinator) upgradeJoin(g *group, conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) (refused bool) {
+	if !c.cfg.MigrationPolicy.mixed() {
+		g.mu.Unlock()
+		return true
+	}
 	now := c.clock.Now()
 	op := &cop{c: c, now: now}
 	e := g.upgrade(op)
@@ -297,6 +298,7 @@ func (c *Coordinator) upgradeJoin(g *group, conn Conn, clientID string, cs *conn
 	}
 	g.mu.Unlock()
 	op.publish()
+	return false
 }
 
 // joinLocked runs steps 2 to 7 of the join/heartbeat path on g, locked,
@@ -348,11 +350,6 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	// A5.5, unless the mutant makes it a rebalance), and the member is
 	// reconciled.
 	changed := g.applyFields(mi, conn, clientID, r) || lk.isNew
-	// A member's ConsumerGroupHeartbeat makes it one of the consumer
-	// protocol: its classic state and timers go (A7.3).
-	if g.mem[mi].flags&flClassic != 0 {
-		g.dropClassic(mi)
-	}
 	if lk.replaces != 0 && c.mut.Has(MutStaticRestartRebalances) {
 		changed = true
 	}
@@ -415,9 +412,6 @@ func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.Cons
 		// Most heartbeats that carry names carry the same, in order (names
 		// are sorted, without repeats): they are compared as sent before a
 		// sorted copy is made.
-		if r.SubscribedTopicNames != nil {
-			g.mem[mi].flags |= flNames
-		}
 		if rn := r.SubscribedTopicNames; rn != nil && !equalStrings(rn, names) {
 			n := uniqueSorted(rn)
 			if !equalStrings(n, names) {
@@ -434,6 +428,16 @@ func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.Cons
 		}
 	}
 	g.setClient(mi, clientID, conn.Host)
+	// Below the calls, so that the profile's call sites (default.pgo) stay
+	// where they were: names set (for a classic JoinGroup's comparison,
+	// A7.1), and a classic member's ConsumerGroupHeartbeat makes it one of
+	// the consumer protocol, its classic state and timers gone (A7.3).
+	if m := &g.mem[mi]; r.SubscribedTopicNames != nil || m.flags&flClassic != 0 {
+		if r.SubscribedTopicNames != nil {
+			m.flags |= flNames
+		}
+		g.dropClassic(mi)
+	}
 	return subscriptionChanged
 }
 

@@ -128,9 +128,6 @@ func (g *group) alloc(s string) uint32 {
 // rebalance timeout), freeing all its partitions. The caller moves the
 // epoch on and recomputes the target.
 func (g *group) removeMember(mi uint32) {
-	if g.mem[mi].flags&flClassic != 0 {
-		g.dropClassic(mi)
-	}
 	g.moveSubscription(mi, 0) // while its key, the instance id, is still set
 	g.dropInstance(mi)
 	m := &g.mem[mi]
@@ -166,6 +163,7 @@ func (g *group) removeMember(mi uint32) {
 		delete(g.byStr, g.strIDs[mi])
 		delete(g.strIDs, mi)
 	}
+	g.dropClassic(mi)
 	*m = member{}
 	g.free = append(g.free, mi)
 	g.count--

@@ -122,6 +122,17 @@ type mdue struct {
 	kind uint8
 }
 
+// expireHeld fires the due timers of a group whose timers may answer held
+// requests: a classic group's, or a consumer group's with classic members
+// (which may become a classic group). g is locked.
+func (g *group) expireHeld(op *cop, now int64) {
+	if g.kind == kindClassic {
+		g.expireClassic(op, now)
+		return
+	}
+	g.expireMixed(op, now)
+}
+
 // expireMixed fires every timer of consumer group g, which has classic
 // members, due at now, one by one in the model's order. The removal of
 // the last consumer-protocol member may convert the group (A7.5): the

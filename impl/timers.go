@@ -115,10 +115,6 @@ func (g *group) armSession(mi uint32, now int64) {
 		m.session = at // already the tail
 		return
 	}
-	if m.flags&flClassic != 0 { // a classic member's session is its own (mixed_timers.go)
-		g.armClassicSession(mi, deadline(now, int64(g.mx.info[mi].sessionMs)))
-		return
-	}
 	g.unlinkSession(mi)
 	m.session = at
 	if at == noDeadline {
