@@ -165,9 +165,9 @@ func named(r *rules.ClientRequest) (string, []string) {
 	return "", nil
 }
 
-// fencedInstance: after a JoinGroup or SyncGroup naming instance I was
-// answered FENCED_INSTANCE_ID, or a Heartbeat naming I at the client's
-// latest generation was, no group request sent once the answer reached
+// fencedInstance: after a JoinGroup, SyncGroup or ConsumerGroupHeartbeat
+// naming instance I was answered FENCED_INSTANCE_ID, or a Heartbeat naming
+// I at the client's latest generation was, no group request sent once the answer reached
 // the client names I, until it closes. The latest generation is that of
 // the client's latest JoinGroup of the group answered NONE, unless a
 // classic answer UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION came since.
@@ -194,6 +194,11 @@ func (b *breaks) fencedInstance(rs []*rules.ClientRequest, closed func(at, i int
 		}
 		var g string
 		switch m := r.Request.(type) {
+		case *codec.ConsumerGroupHeartbeatRequest:
+			if len(insts) == 1 && code == codec.FencedInstanceID {
+				fenced[key{group, insts[0]}] = i // fatal for a KIP-848 consumer too
+			}
+			continue
 		case *codec.JoinGroupRequest:
 			g = m.GroupId
 			if j, ok := r.Response.(*codec.JoinGroupResponse); ok && code == codec.None {

@@ -163,7 +163,7 @@ func (w *worker) absorb(t *state, sl *slot, m msg) {
 		}
 	case sl.lv.set && m.corr == sl.lv.corr:
 		sl.lv = outstanding{}
-		sl.ownClient().OnLeaveDone()
+		sl.ownClient().OnLeave(m.resp.(*codec.ConsumerGroupHeartbeatResponse))
 	}
 }
 
