@@ -199,15 +199,7 @@ func TestClassicIDsWithoutParking(t *testing.T) {
 // instance is the next join's (two processes with one instance id, seed
 // 16100 of a classic run, shrunk), and the history checks Ok.
 func TestClassicRefusedJoinMakesNoID(t *testing.T) {
-	f, err := os.Open("testdata/classic-refused-static-join.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	hdr, h, err := history.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hdr, h := readTestHistory(t, "classic-refused-static-join.jsonl")
 	refused := slices.IndexFunc(h, func(op history.Op) bool {
 		j, ok := op.Response.(*codec.JoinGroupResponse)
 		return ok && !op.Parked && j.ErrorCode == codec.GroupMaxSizeReached && j.MemberId == ""
@@ -231,15 +223,7 @@ func TestClassicRefusedJoinMakesNoID(t *testing.T) {
 // classic run at 30 % faults and 70 % static, shrunk: the model gave
 // inst-2's id to inst-0's replacement). The history checks Ok.
 func TestClassicServedJoinWithUnshownID(t *testing.T) {
-	f, err := os.Open("testdata/classic-served-unshown-replacement.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	hdr, h, err := history.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hdr, h := readTestHistory(t, "classic-served-unshown-replacement.jsonl")
 	// The shape: a step releasing two parked joins, each of whose
 	// connections held a static join with no member id behind it, one
 	// answered with no id.
@@ -277,4 +261,19 @@ func TestClassicServedJoinWithUnshownID(t *testing.T) {
 	if rep := check.History(hdr.Plan, h, check.Options{Timeout: time.Minute}); rep.Verdict != history.Ok {
 		t.Fatalf("%s %s: %s", rep.Verdict, rep.Rule, rep.Detail)
 	}
+}
+
+// readTestHistory reads testdata/name, a history file.
+func readTestHistory(t *testing.T, name string) (history.FileHeader, history.History) {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	hdr, h, err := history.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hdr, h
 }
