@@ -580,7 +580,14 @@ func (ps *processes) absorb(p *proc, r *response) {
 		}
 		return
 	}
-	// A late response to a request the client gave up on: dropped.
+	// A late response to a request the client gave up on: dropped, but
+	// for a heartbeat's or a leave's FENCED_INSTANCE_ID, which reached
+	// the process all the same (client.Client.OnAbandoned).
+	if hb, ok := r.resp.(*codec.ConsumerGroupHeartbeatResponse); ok && p.role == roleClient && p.classic == nil {
+		if p.c.OnAbandoned(hb); p.c.State() == client.Fatal {
+			ps.endFatal(p)
+		}
+	}
 }
 
 // timeouts gives up on requests that went unanswered too long.

@@ -299,8 +299,21 @@ func TestClientRequests(t *testing.T) {
 				t.Errorf("%s: Close after the fatal answer sent %+v", tc.name, r)
 			}
 		}
-		// Another answer to a leave completes it: the client may join again.
+		// A late FENCED_INSTANCE_ID to a request the client gave up on
+		// reached it all the same; any other late answer changes nothing.
 		cl := newClient(t, cfgFor(1, "i1"))
+		cl.NextHeartbeat()
+		cl.OnHeartbeatLost()
+		cl.OnAbandoned(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(cl.MemberID()), MemberEpoch: 3})
+		if cl.State() != client.Joining {
+			t.Errorf("after a late NONE: %v, want Joining", cl.State())
+		}
+		cl.OnAbandoned(fenced)
+		if cl.State() != client.Fatal {
+			t.Errorf("after a late FENCED_INSTANCE_ID: %v, want Fatal", cl.State())
+		}
+		// Another answer to a leave completes it: the client may join again.
+		cl = newClient(t, cfgFor(1, "i1"))
 		cl.NextHeartbeat()
 		cl.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(cl.MemberID()), MemberEpoch: 2})
 		cl.Leave(true)

@@ -202,6 +202,17 @@ func (c *Client) OnLeave(resp *codec.ConsumerGroupHeartbeatResponse) {
 	c.OnLeaveDone()
 }
 
+// OnAbandoned takes a late answer to a heartbeat or leave the client no
+// longer awaited (it timed out, or a leave replaced it): the answer still
+// reached it on its connection. FENCED_INSTANCE_ID ends the consumer all
+// the same, another process holding the instance (as Classic.OnAbandoned);
+// anything else is of a request it has given up, and changes nothing.
+func (c *Client) OnAbandoned(resp *codec.ConsumerGroupHeartbeatResponse) {
+	if resp.ErrorCode == codec.FencedInstanceID && c.cfg.InstanceID != "" && c.state != Closed {
+		c.fail()
+	}
+}
+
 // OnLeaveDone completes a leave, whatever became of it: the client is no
 // longer a member. It keeps its member id (a KIP-1082 client reuses it if
 // it joins again).
