@@ -35,7 +35,8 @@ func startKfakeCluster(t testing.TB, n int, opts ...kfake.Opt) *kfake.Cluster {
 		kfake.SeedTopics(3, "beta"),
 		kfake.SeedTopics(2, "gamma"),
 		kfaketest.GroupTimers(sessionTimeout, heartbeatInterval),
-		kfake.GroupMinSessionTimeout(100 * time.Millisecond), // the classic cases' 1.6 s sessions
+		kfake.GroupMinSessionTimeout(classicMinSession), // the classic cases' 1.6 s sessions
+		kfake.GroupMaxSessionTimeout(classicMaxSession),
 		kfake.BrokerConfigs(map[string]string{
 			"group.consumer.max.size": strconv.Itoa(maxGroupSize),
 			"group.max.size":          strconv.Itoa(maxGroupSize), // kfake reads this one for consumer groups too
