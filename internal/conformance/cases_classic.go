@@ -652,18 +652,7 @@ func caseInconsistentProtocol(p *probe) verdict {
 // judged (the generation tells).
 func caseCompletingRejoinSame(p *probe) verdict {
 	p.needsClassic()
-	ms := p.stable(p.id("g"), 2)
-	l, f := leaderOf(ms), followerOf(ms)
-	h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
-	time.Sleep(20 * time.Millisecond)
-	if r := f.join(); r.ErrorCode != codec.None {
-		return fail("the follower's rejoin: "+jgString(r), "NONE")
-	}
-	lr := h.answer().(*codec.JoinGroupResponse)
-	if lr.ErrorCode != codec.None || lr.Leader != l.id {
-		return fail("the leader's rejoin: "+jgString(lr), "NONE, still leading")
-	}
-	l.took(lr)
+	l, f := p.completing(p.id("g"), true)
 	gen := l.gen
 	expected := fmt.Sprintf("both answered NONE at once at generation %d (the follower with no members, the leader with both), then the leader's sync NONE", gen)
 	obs := fmt.Sprintf("generation %d awaiting the leader's sync", gen)
@@ -749,24 +738,37 @@ func syncMissingEmpty(s syncPhase) verdict {
 	return want(s.lr.ErrorCode == codec.None && len(s.lr.Assignment) == 0, s.obs, "the leader, given no entry by itself, gets empty bytes")
 }
 
+// completing forms a Stable group of two and rebalances it into
+// CompletingRebalance: the leader rejoins, then the follower, and both are
+// answered (the new generation taken); nobody has synced. It ends the case
+// (FAIL) unless both rejoins are answered NONE and, when stillLeading,
+// the leader still leads.
+func (p *probe) completing(group string, stillLeading bool) (l, f *cmember) {
+	ms := p.stable(group, 2)
+	l, f = leaderOf(ms), followerOf(ms)
+	h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
+	time.Sleep(20 * time.Millisecond)
+	if r := f.join(); r.ErrorCode != codec.None {
+		panic(abort{fail("the follower's rejoin: "+jgString(r), "NONE")})
+	}
+	r := h.answer().(*codec.JoinGroupResponse)
+	switch {
+	case r.ErrorCode != codec.None:
+		panic(abort{fail("the leader's rejoin: "+jgString(r), "NONE")})
+	case stillLeading && r.Leader != l.id:
+		panic(abort{fail("the leader's rejoin: "+jgString(r), "NONE, still leading")})
+	}
+	l.took(r)
+	return l, f
+}
+
 // caseSyncPhase starts a rebalance of a Stable group of two (the leader
 // rejoins, then the follower), then the follower syncs first and the
 // leader second, assigning the follower only.
 func caseSyncPhase(check func(syncPhase) verdict) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		p.needsClassic()
-		ms := p.stable(p.id("g"), 2)
-		l, f := leaderOf(ms), followerOf(ms)
-		h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
-		time.Sleep(20 * time.Millisecond)
-		if r := f.join(); r.ErrorCode != codec.None {
-			return fail("the follower's rejoin: "+jgString(r), "NONE")
-		}
-		if r := h.answer().(*codec.JoinGroupResponse); r.ErrorCode != codec.None || r.Leader != l.id {
-			return fail("the leader's rejoin: "+jgString(r), "NONE, still leading")
-		} else {
-			l.took(r)
-		}
+		l, f := p.completing(p.id("g"), true)
 		fs := f.c.send(codec.SyncGroup, p.sv(), f.syncReq(nil))
 		_, _, early := fs.within(100 * time.Millisecond)
 		lr := l.c.do(codec.SyncGroup, p.sv(), l.syncReq([]codec.SyncGroupRequestAssignment{{MemberId: f.id, Assignment: assignmentFor(f.id)}})).(*codec.SyncGroupResponse)
@@ -868,18 +870,7 @@ func caseClassicSessionExpiry(p *probe) verdict {
 func caseSyncExpired(p *probe) verdict {
 	p.needsClassic()
 	p.needs(codec.DescribeGroups)
-	ms := p.stable(p.id("g"), 2)
-	l, f := leaderOf(ms), followerOf(ms)
-	h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
-	time.Sleep(20 * time.Millisecond)
-	if r := f.join(); r.ErrorCode != codec.None {
-		return fail("the follower's rejoin: "+jgString(r), "NONE")
-	}
-	lr := h.answer().(*codec.JoinGroupResponse)
-	if lr.ErrorCode != codec.None {
-		return fail("the leader's rejoin: "+jgString(lr), "NONE")
-	}
-	l.took(lr)
+	l, f := p.completing(p.id("g"), false)
 	completed := time.Now()
 	if s := l.c.do(codec.SyncGroup, p.sv(), l.syncReq(l.leaderAssignments())).(*codec.SyncGroupResponse); s.ErrorCode != codec.None {
 		return fail("the leader's sync: "+s.ErrorCode.String(), "NONE")

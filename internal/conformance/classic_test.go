@@ -208,28 +208,35 @@ func TestClassicMutantTableComplete(t *testing.T) {
 	for _, tc := range classicCaseCatches {
 		catches[tc.mutant.String()] = tc.cases
 	}
+	eachClassicMutant(t, func(t *testing.T, mi impl.MutantInfo, addr string) {
+		rep, err := conformance.Run(peer(addr), classicCases(), conformance.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed []string
+		for _, r := range judgeable(t, rep.Results) {
+			if r.Status != conformance.Pass {
+				failed = append(failed, r.Name)
+				t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
+			}
+		}
+		t.Logf("ROW | `%s` | %s | %s |", mi.Name, mi.Rule, strings.Join(failed, ", "))
+		if want := catches[mi.Name]; !slices.Equal(sorted(failed), sorted(want)) {
+			t.Errorf("against --mutant %s the classic cases that fail are %v; classicCaseCatches lists %v", mi.Name, failed, want)
+		}
+	})
+}
+
+// eachClassicMutant runs check, a parallel subtest per classic mutant,
+// against `serve --mutant NAME` at addr.
+func eachClassicMutant(t *testing.T, check func(t *testing.T, mi impl.MutantInfo, addr string)) {
 	for _, mi := range impl.AllMutants() {
 		if !mi.Classic {
 			continue
 		}
 		t.Run(mi.Name, func(t *testing.T) {
 			t.Parallel()
-			addr := startServeMutant(t, impl.Mutants(0).With(mi.Mutant))
-			rep, err := conformance.Run(peer(addr), classicCases(), conformance.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var failed []string
-			for _, r := range judgeable(t, rep.Results) {
-				if r.Status != conformance.Pass {
-					failed = append(failed, r.Name)
-					t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
-				}
-			}
-			t.Logf("ROW | `%s` | %s | %s |", mi.Name, mi.Rule, strings.Join(failed, ", "))
-			if want := catches[mi.Name]; !slices.Equal(sorted(failed), sorted(want)) {
-				t.Errorf("against --mutant %s the classic cases that fail are %v; classicCaseCatches lists %v", mi.Name, failed, want)
-			}
+			check(t, mi, startServeMutant(t, impl.Mutants(0).With(mi.Mutant)))
 		})
 	}
 }
