@@ -88,6 +88,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.StringVar(&p.Topic, "topic", "alpha", "a topic the broker has, for subscriptions")
 	fs.DurationVar(&p.ClassicSessionTimeout, "classic-session-timeout", 0, "the session timeout the classic cases' JoinGroups send, within the broker's group.min.session.timeout.ms and group.max.session.timeout.ms (0: 6s, Kafka's minimum); their rebalance timeout is half of it, and the slow classic cases wait it out")
 	fs.IntVar(&p.ClassicMaxGroupSize, "classic-max-group-size", 0, "the broker's group.max.size, for the classic size-cap cases (0: skip them)")
+	fs.DurationVar(&p.ClassicMinSessionTimeout, "classic-min-session-timeout", 0, "the broker's group.min.session.timeout.ms, for the case that joins at it and 1ms below (0: skip it)")
+	fs.DurationVar(&p.ClassicMaxSessionTimeout, "classic-max-session-timeout", 0, "the broker's group.max.session.timeout.ms, for the case that joins at it and 1ms above (0: skip it)")
 	fs.StringVar(&cfg.cases, "cases", "", "run only cases whose names start with one of these, comma-separated (e.g. A1,B4.2; none: no case, histories only)")
 	fs.BoolVar(&cfg.list, "list", false, "list the cases (name, rule, whether risky or slow) and exit")
 	fs.StringVar(&cfg.junit, "junit", "", "also write the results as JUnit XML to `FILE`: a testcase per case and per history")

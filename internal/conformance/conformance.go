@@ -126,6 +126,13 @@ type Peer struct {
 	// ClassicMaxGroupSize is the broker's group.max.size; 0 skips the
 	// classic size-cap case.
 	ClassicMaxGroupSize int
+	// ClassicMinSessionTimeout and ClassicMaxSessionTimeout are the
+	// broker's group.min.session.timeout.ms and
+	// group.max.session.timeout.ms, for the cases that join at a bound
+	// and one millisecond past it; 0 skips the case of that bound (a
+	// broker configured otherwise than Kafka's defaults would fail it).
+	ClassicMinSessionTimeout time.Duration
+	ClassicMaxSessionTimeout time.Duration
 }
 
 // Case is one rule, checked.
