@@ -178,7 +178,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 			return cfg, usageErr(stderr, "serve", "--kafka-version: %v", err)
 		}
 		cfg.release = &r
-		cfg.coord.MaxVersions, cfg.coord.MinVersions, cfg.coord.Unserved = releaseVersions(r)
+		cfg.coord.MaxVersions, cfg.coord.MinVersions, cfg.coord.Unserved = r.ServerCaps()
 	}
 	if *mutant != "" {
 		m, err := impl.ParseMutant(*mutant)
@@ -236,30 +236,6 @@ func serveMutantNames() string {
 		ns = append(ns, m.Name)
 	}
 	return strings.Join(ns, ", ")
-}
-
-// releaseVersions are the coordinator's caps that make it list and serve
-// what a default broker of r does: each api r lists at r's range (JoinGroup
-// from v2 in 4.0.0), the apis r does not list dropped (their requests
-// close the connection, as Kafka's do), and those r lists without serving
-// answered UNSUPPORTED_VERSION.
-func releaseVersions(r releases.Release) (max, min map[codec.APIKey]int16, unserved map[codec.APIKey]bool) {
-	max, min, unserved = map[codec.APIKey]int16{}, map[codec.APIKey]int16{}, map[codec.APIKey]bool{}
-	for _, a := range codec.AllAPIs() {
-		if a.Routing || a.Auth {
-			continue
-		}
-		rg, ok := r.Advertises(a.Key)
-		if !ok {
-			max[a.Key] = -1
-			continue
-		}
-		max[a.Key], min[a.Key] = rg.Max, rg.Min
-		if !r.Serves(a.Key, rg.Max) {
-			unserved[a.Key] = true
-		}
-	}
-	return max, min, unserved
 }
 
 // unservedNote names the apis listed but answered UNSUPPORTED_VERSION.

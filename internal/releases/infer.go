@@ -22,9 +22,9 @@ type Inference struct {
 	// Exact: the broker is consistent with Release (else Release is the
 	// newest whose listed apis the broker all offers, or the oldest).
 	Exact bool
-	// Evidence says, in words, what rules out the next newer release:
-	// "ConsumerGroupHeartbeat answered UNSUPPORTED_VERSION; Kafka 4.0.0
-	// serves it" ("" when Release is the newest).
+	// Evidence says, in words, what rules out the newest release:
+	// "ConsumerGroupHeartbeat up to v0; Kafka 4.2 lists up to v1" (""
+	// when Release is the newest).
 	Evidence string
 }
 
@@ -49,15 +49,15 @@ func Infer(obs Observed) Inference {
 	return Inference{Release: table[0], Evidence: evidence(0, obs)}
 }
 
-// evidence is why the release after table[i] does not fit.
+// evidence is why the newest release does not fit, when table[i] is not
+// it: at most three mismatches, the first in Columns' order.
 func evidence(i int, obs Observed) string {
 	if i+1 >= len(table) {
 		return ""
 	}
-	next := table[i+1]
-	ms := next.Mismatches(obs)
-	if len(ms) == 0 {
-		return ""
+	ms := Newest().Mismatches(obs)
+	if len(ms) > 3 {
+		ms = append(ms[:3], fmt.Sprintf("%d more", len(ms)-3))
 	}
 	return strings.Join(ms, "; ")
 }

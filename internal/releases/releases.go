@@ -168,3 +168,29 @@ func parse(name string) ([3]int, bool, error) {
 	}
 	return v, len(parts) == 3, nil
 }
+
+// ServerCaps are what makes ghostcheck's coordinator (impl.Config's
+// MaxVersions, MinVersions and Unserved) list and serve what a default
+// broker of r does: each api r lists at r's range (JoinGroup from v2 in
+// 4.0.0), the apis r does not list dropped (max -1: their requests close
+// the connection, as Kafka's do), and those r lists without serving
+// answered UNSUPPORTED_VERSION. The routing and SASL apis are not the
+// coordinator's and are left out.
+func (r Release) ServerCaps() (max, min map[codec.APIKey]int16, unserved map[codec.APIKey]bool) {
+	max, min, unserved = map[codec.APIKey]int16{}, map[codec.APIKey]int16{}, map[codec.APIKey]bool{}
+	for _, a := range codec.AllAPIs() {
+		if a.Routing || a.Auth {
+			continue
+		}
+		rg, ok := r.Advertises(a.Key)
+		if !ok {
+			max[a.Key] = -1
+			continue
+		}
+		max[a.Key], min[a.Key] = rg.Max, rg.Min
+		if !r.Serves(a.Key, rg.Max) {
+			unserved[a.Key] = true
+		}
+	}
+	return max, min, unserved
+}
