@@ -51,6 +51,10 @@
 //     sync and heartbeat as clients do, held requests).
 //   - expiry.go: the timing of a case that waits out a session.
 //   - ships.go: Ships, the releases that carry a case's rule.
+//   - hold.go: Holding, the release a broker is held to (named, or
+//     inferred from what it lists and serves: internal/releases), the
+//     apis it lists without serving, and ERROR for a request ghostcheck
+//     could not build.
 //   - crash.go: a broker that stops answering during a case.
 //   - broker.go: Broker and Launcher, a fresh broker after a crash
 //     (--broker-cmd).
