@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
@@ -161,10 +162,13 @@ type checkOutcome struct {
 	// or the one inferred ("": none); heldLine says which and why.
 	kafkaVersion string
 	heldLine     string
-	cases        *conformance.Report
-	hist         *conformance.HistoryReport
-	launches     int
-	options      map[string]any
+	// histSkipped says why the histories were not run ("": they were, or
+	// none was asked for).
+	histSkipped string
+	cases       *conformance.Report
+	hist        *conformance.HistoryReport
+	launches    int
+	options     map[string]any
 }
 
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -210,7 +214,10 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ghostcheck check: %s\n", out.heldLine)
 		}
 	}
-	if out.cases.Stopped == "" {
+	if why := historiesUnserved(cfg, out.cases); why != "" && cfg.hist.Histories > 0 {
+		out.histSkipped = why
+		fmt.Fprintf(stderr, "ghostcheck check: histories SKIP: %s\n", why)
+	} else if out.cases.Stopped == "" {
 		cfg.hist.Broker = broker
 		if out.hist, err = checkHistories(cfg, stderr); err != nil {
 			return dialFailed(stderr, "check: history run", err)
@@ -368,6 +375,9 @@ func printCheck(w io.Writer, out checkOutcome) {
 			citeRule(w, r.Name)
 		}
 	}
+	if out.histSkipped != "" {
+		fmt.Fprintf(w, "\nhistories: SKIP: %s\n", out.histSkipped)
+	}
 	if out.hist == nil {
 		return
 	}
@@ -433,4 +443,36 @@ func printHistories(w io.Writer, out checkOutcome) {
 	if h.Stopped != "" {
 		fmt.Fprintf(w, "  stopped: %s\n", h.Stopped)
 	}
+}
+
+// historiesUnserved says why the histories cannot run against the broker
+// the cases saw ("" when they can, or nothing is known: no case ran): a
+// group protocol it does not serve. Consumer (or mixed) histories need
+// ConsumerGroupHeartbeat served (a default Kafka 3.x lists it at most, and
+// answers UNSUPPORTED_VERSION); classic ones JoinGroup, SyncGroup and
+// Heartbeat. They SKIP with the reason, never FAIL or hang on it.
+func historiesUnserved(cfg checkConfig, rep *conformance.Report) string {
+	if rep == nil || rep.Versions == nil {
+		return ""
+	}
+	unserved := map[string]bool{}
+	if rep.Held != nil {
+		for _, u := range rep.Held.Unserved {
+			name, _, _ := strings.Cut(u, " ")
+			unserved[name] = true
+		}
+	}
+	serves := func(k codec.APIKey) bool { return rep.Versions.Max(k) >= 0 && !unserved[k.String()] }
+	classic := serves(codec.JoinGroup) && serves(codec.SyncGroup) && serves(codec.Heartbeat)
+	if cfg.hist.Options.Protocol != plan.ProtocolClassic && !serves(codec.ConsumerGroupHeartbeat) {
+		why := "the broker does not serve the consumer protocol (ConsumerGroupHeartbeat " + map[bool]string{true: "listed but answered UNSUPPORTED_VERSION", false: "not listed"}[unserved["ConsumerGroupHeartbeat"]] + ")"
+		if classic {
+			why += "; --protocol classic runs classic members (give them --rounds 200 or more)"
+		}
+		return why
+	}
+	if cfg.hist.Options.Protocol != plan.ProtocolConsumer && !classic {
+		return "the broker does not serve the classic protocol (JoinGroup, SyncGroup and Heartbeat)"
+	}
+	return ""
 }
