@@ -10,24 +10,15 @@ import (
 	"github.com/ghostcheck/ghostcheck/impl/server/servertest"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/releases"
-	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // startServeCaps is startServe with the coordinator's advertised versions
 // capped (impl.Config's MaxVersions, MinVersions, Unserved).
 func startServeCaps(t testing.TB, max, min map[codec.APIKey]int16, unserved map[codec.APIKey]bool) string {
 	t.Helper()
-	coord := impl.New(impl.Config{
-		Topics:                     []impl.Topic{{Name: "alpha", ID: model.TopicIDFor("alpha"), Partitions: 6}, {Name: "beta", ID: model.TopicIDFor("beta"), Partitions: 3}},
-		SessionTimeoutMs:           sessionTimeout.Milliseconds(),
-		HeartbeatIntervalMs:        int32(heartbeatInterval.Milliseconds()),
-		MaxGroupSize:               maxGroupSize,
-		ClassicMinSessionTimeoutMs: 100, ClassicMaxSessionTimeoutMs: 600000, InitialRebalanceDelayMs: 100,
-		ClassicMaxGroupSize: maxGroupSize, NewMemberJoinTimeoutMs: 300000,
-		Telemetry:   impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}, RequestedMetrics: []string{""}},
-		MaxVersions: max, MinVersions: min, Unserved: unserved,
-	})
-	addr, _ := servertest.Start(t, coord, server.Config{})
+	cfg := serveConfig()
+	cfg.MaxVersions, cfg.MinVersions, cfg.Unserved = max, min, unserved
+	addr, _ := servertest.Start(t, impl.New(cfg), server.Config{})
 	return addr
 }
 

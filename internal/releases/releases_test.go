@@ -2,6 +2,7 @@ package releases
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,22 +141,10 @@ func TestListedNotServed(t *testing.T) {
 				t.Errorf("Kafka %s %v: listed %v served %v, why %q", r.Name, a.Key, a.Listed, a.Served, a.Why)
 			}
 		}
-		if !equalKeys(got, want[r.Name]) {
+		if !slices.Equal(got, want[r.Name]) {
 			t.Errorf("Kafka %s lists without serving %v, want %v", r.Name, got, want[r.Name])
 		}
 	}
-}
-
-func equalKeys(a, b []codec.APIKey) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Every version a release lists, ghostcheck's codec speaks: serve
