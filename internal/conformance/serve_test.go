@@ -36,8 +36,16 @@ func startServe(t testing.TB) string { return startServeMutant(t, 0) }
 // `ghostcheck serve --mutant NAME` runs).
 func startServeMutant(t testing.TB, muts impl.Mutants) string {
 	t.Helper()
-	coord := impl.New(impl.Config{
-		Mutants:             muts,
+	cfg := serveConfig()
+	cfg.Mutants = muts
+	addr, _ := servertest.Start(t, impl.New(cfg), server.Config{})
+	return addr
+}
+
+// serveConfig is the coordinator these tests serve: three topics, short
+// sessions, Kafka's classic settings shortened.
+func serveConfig() impl.Config {
+	return impl.Config{
 		Topics:              []impl.Topic{{Name: "alpha", ID: model.TopicIDFor("alpha"), Partitions: 6}, {Name: "beta", ID: model.TopicIDFor("beta"), Partitions: 3}, {Name: "gamma", ID: model.TopicIDFor("gamma"), Partitions: 2}},
 		SessionTimeoutMs:    sessionTimeout.Milliseconds(),
 		HeartbeatIntervalMs: int32(heartbeatInterval.Milliseconds()),
@@ -46,9 +54,7 @@ func startServeMutant(t testing.TB, muts impl.Mutants) string {
 		ClassicMinSessionTimeoutMs: int32(classicMinSession.Milliseconds()), ClassicMaxSessionTimeoutMs: int32(classicMaxSession.Milliseconds()), InitialRebalanceDelayMs: 100,
 		ClassicMaxGroupSize: maxGroupSize, NewMemberJoinTimeoutMs: 300000,
 		Telemetry: impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}, RequestedMetrics: []string{""}},
-	})
-	addr, _ := servertest.Start(t, coord, server.Config{})
-	return addr
+	}
 }
 
 func peer(addr string) conformance.Peer {
