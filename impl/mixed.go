@@ -154,7 +154,7 @@ func (g *group) downgrade(op *cop, leaving uint32, epoch int32, targets map[uint
 	g.resetConsumer()
 	g.kind, g.cl = kindClassic, cl
 	cl.writeRecord()
-	if rebalances {
+	if rebalances && !c.mut.Has(MutDowngradeNoRebalance) {
 		cl.rebalance(op)
 	}
 	g.registerClassic()
@@ -201,6 +201,9 @@ func (g *group) upgrade(op *cop) *hbError {
 	g.resetConsumer()
 	g.epoch = cl.generation
 	for i, cm := range cl.members {
+		if c.mut.Has(MutUpgradeDropsLastMember) && i > 0 && i == len(cl.members)-1 {
+			break
+		}
 		mi := g.alloc(cm.id)
 		m := &g.mem[mi]
 		m.epoch, m.prevEpoch, m.rto = cl.generation, cl.generation, cm.rebalanceMs
@@ -390,7 +393,11 @@ func (c *Coordinator) classicJoinToConsumer(g *group, op *cop, j joining) codec.
 		g.takeOver(mi, replaced) // its holder goes at once, whatever its protocol and epoch
 	}
 	changed := g.applyClassicFields(mi, op.conn, j, sub) || isNew
-	g.makeClassicMember(mi, r.SessionTimeoutMs, protocolsOf(r.Protocols))
+	sessionMs := r.SessionTimeoutMs
+	if c.mut.Has(MutClassicSessionGroupTimeout) {
+		sessionMs = int32(c.cfg.SessionTimeoutMs)
+	}
+	g.makeClassicMember(mi, sessionMs, protocolsOf(r.Protocols))
 	if g.mem[mi].inst != 0 {
 		g.insts.get(g.mem[mi].inst).val = mi
 	}
@@ -406,7 +413,7 @@ func (c *Coordinator) classicJoinToConsumer(g *group, op *cop, j joining) codec.
 		return resp
 	}
 	g.armClassicSync(mi, deadline(op.now, int64(j.rebalanceMs)))
-	g.armClassicSession(mi, deadline(op.now, int64(r.SessionTimeoutMs)))
+	g.armClassicSession(mi, deadline(op.now, int64(sessionMs)))
 	return resp
 }
 
@@ -503,6 +510,9 @@ func (g *group) classicSyncToConsumer(r *codec.SyncGroupRequest, now int64) *cod
 	var assigned []int32
 	if s := g.sideOf(mi); s != nil {
 		assigned = s.assigned
+		if g.c.mut.Has(MutSyncHandsPending) && len(s.pending) > 0 {
+			assigned = slices.Sorted(slices.Values(slices.Concat(s.assigned, s.pending)))
+		}
 	}
 	return &codec.SyncGroupResponse{ProtocolType: r.ProtocolType, ProtocolName: r.ProtocolName,
 		Assignment: g.c.assignmentBytes(assigned, metadataVersion(ci.protocols[0].metadata))}
@@ -518,7 +528,7 @@ func (g *group) classicHeartbeatToConsumer(r *codec.HeartbeatRequest, now int64)
 		return &codec.HeartbeatResponse{ErrorCode: codec.IllegalGeneration}
 	}
 	g.armClassicSession(mi, deadline(now, int64(g.mx.info[mi].sessionMs)))
-	if g.rejoinDue(mi) {
+	if g.rejoinDue(mi) && !g.c.mut.Has(MutClassicHeartbeatNoRejoin) {
 		g.armClassicJoin(mi, deadline(now, int64(g.mem[mi].rto)))
 		return &codec.HeartbeatResponse{ErrorCode: codec.RebalanceInProgress}
 	}

@@ -147,3 +147,35 @@ func TestMutantNames(t *testing.T) {
 		t.Fatal("ParseMutant accepted an unknown name")
 	}
 }
+
+// TestMixedMutantsAreCaught plants each of the mixed groups' mutants in
+// impl and requires the equivalence property's mixed mode to fail, from a
+// fixed seed.
+func TestMixedMutantsAreCaught(t *testing.T) {
+	if testing.Short() || race.Enabled {
+		t.Skip("shrinking a counterexample per mutant takes a while; nothing for the race detector")
+	}
+	setFlag(t, "rapid.nofailfile", "true")
+	setFlag(t, "rapid.checks", "2000")
+	if flag.Lookup("rapid.seed").Value.String() == "0" {
+		setFlag(t, "rapid.seed", mutantSeed)
+	}
+	if _, env := os.LookupEnv("RAPID_SHRINKTIME"); !env && !flagGiven("rapid.shrinktime") {
+		setFlag(t, "rapid.shrinktime", mutantShrinkTime)
+	}
+	for _, m := range impl.MixedMutants() {
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			r := &recorder{name: t.Name()}
+			rapid.Check(r, equivtest.MixedProperty(impl.Mutants(0).With(m.Mutant)))
+			if !r.failed {
+				t.Fatalf("mutant %s (%s) was not caught", m.Name, m.Description)
+			}
+			first := r.errors[0]
+			if i := strings.Index(first, "\n"); i > 0 {
+				first = first[:i]
+			}
+			t.Logf("mutant %s caught; shrunk counterexample: %d steps; %s", m.Name, r.steps(), first)
+		})
+	}
+}
