@@ -81,7 +81,8 @@
 //   - check.go: CheckInternal, the self-check of the bookkeeping tests run.
 //   - clone.go: Clone and CopyTo, a deep copy on a clock and id source of
 //     its own (the explorer steps copies).
-//   - mutants.go: the planted bugs, Mutant and AllMutants.
+//   - mutants.go: the planted bugs, Mutant and AllMutants;
+//     mutants_mixed.go: the mixed groups', MixedMutants.
 //   - parked.go: held requests: ErrParked, Release, Released, the
 //     connection hold, an operation's answers (cop).
 //   - classic_group.go: a classic group's record and the rules every
