@@ -64,6 +64,18 @@ func (r *recorder) steps() int {
 // took four fifths of the test's minute of CPU. The mutants run side by
 // side.
 func TestMutantsAreCaught(t *testing.T) {
+	requireMutantsCaught(t, impl.AllMutants(), equivtest.Property)
+}
+
+// TestMixedMutantsAreCaught: the same for the mixed groups' mutants,
+// against the property's mixed mode.
+func TestMixedMutantsAreCaught(t *testing.T) {
+	requireMutantsCaught(t, impl.MixedMutants(), equivtest.MixedProperty)
+}
+
+// requireMutantsCaught plants each mutant in impl, side by side, and
+// requires property to fail with it, from a fixed seed.
+func requireMutantsCaught(t *testing.T, mutants []impl.MutantInfo, property func(impl.Mutants) func(*rapid.T)) {
 	if testing.Short() || race.Enabled {
 		t.Skip("shrinking a counterexample per mutant takes a while; nothing for the race detector")
 	}
@@ -75,11 +87,11 @@ func TestMutantsAreCaught(t *testing.T) {
 	if _, env := os.LookupEnv("RAPID_SHRINKTIME"); !env && !flagGiven("rapid.shrinktime") {
 		setFlag(t, "rapid.shrinktime", mutantShrinkTime)
 	}
-	for _, m := range impl.AllMutants() {
+	for _, m := range mutants {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			r := &recorder{name: t.Name()}
-			rapid.Check(r, equivtest.Property(impl.Mutants(0).With(m.Mutant)))
+			rapid.Check(r, property(impl.Mutants(0).With(m.Mutant)))
 			if !r.failed {
 				t.Fatalf("mutant %s (%s) was not caught", m.Name, m.Description)
 			}
@@ -145,37 +157,5 @@ func TestMutantNames(t *testing.T) {
 	}
 	if _, err := impl.ParseMutant("no-such-bug"); err == nil {
 		t.Fatal("ParseMutant accepted an unknown name")
-	}
-}
-
-// TestMixedMutantsAreCaught plants each of the mixed groups' mutants in
-// impl and requires the equivalence property's mixed mode to fail, from a
-// fixed seed.
-func TestMixedMutantsAreCaught(t *testing.T) {
-	if testing.Short() || race.Enabled {
-		t.Skip("shrinking a counterexample per mutant takes a while; nothing for the race detector")
-	}
-	setFlag(t, "rapid.nofailfile", "true")
-	setFlag(t, "rapid.checks", "2000")
-	if flag.Lookup("rapid.seed").Value.String() == "0" {
-		setFlag(t, "rapid.seed", mutantSeed)
-	}
-	if _, env := os.LookupEnv("RAPID_SHRINKTIME"); !env && !flagGiven("rapid.shrinktime") {
-		setFlag(t, "rapid.shrinktime", mutantShrinkTime)
-	}
-	for _, m := range impl.MixedMutants() {
-		t.Run(m.Name, func(t *testing.T) {
-			t.Parallel()
-			r := &recorder{name: t.Name()}
-			rapid.Check(r, equivtest.MixedProperty(impl.Mutants(0).With(m.Mutant)))
-			if !r.failed {
-				t.Fatalf("mutant %s (%s) was not caught", m.Name, m.Description)
-			}
-			first := r.errors[0]
-			if i := strings.Index(first, "\n"); i > 0 {
-				first = first[:i]
-			}
-			t.Logf("mutant %s caught; shrunk counterexample: %d steps; %s", m.Name, r.steps(), first)
-		})
 	}
 }
