@@ -125,19 +125,40 @@ func matrixTable(rows []matrixRow) string {
 
 // Histories against a broker that does not serve the consumer protocol (a
 // default Kafka 3.9 lists ConsumerGroupHeartbeat and answers it
-// UNSUPPORTED_VERSION; 3.1 lists none) SKIP saying so and naming
-// --protocol classic, and check exits 0: never a FAIL or a hang.
-func TestHistoriesSkipWithoutTheConsumerProtocol(t *testing.T) {
+// UNSUPPORTED_VERSION; 2.3 lists none) run classic members when --protocol
+// is not given, say so, and pass (an Ok history in which classic members
+// joined); --protocol consumer SKIPs them with the reason. check exits 0
+// either way: never a FAIL or a hang.
+func TestHistoriesWithoutTheConsumerProtocol(t *testing.T) {
 	for _, c := range []struct{ release, why string }{
 		{"3.9", "ConsumerGroupHeartbeat listed but answered UNSUPPORTED_VERSION"},
-		{"3.1", "ConsumerGroupHeartbeat not listed"},
+		{"2.3", "ConsumerGroupHeartbeat not listed"},
 	} {
-		addr := startServeCommand(t, "--kafka-version", c.release)
-		code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
-			"--histories", "1", "--cases", "B7.1", "--out", t.TempDir())
-		if code != exitOK || !strings.Contains(out, "histories: SKIP: the broker does not serve the consumer protocol ("+c.why+"); --protocol classic") ||
-			!strings.Contains(out, "held to Kafka "+c.release) {
-			t.Errorf("Kafka %s: exit %d\n%s\n%s", c.release, code, out, errOut)
-		}
+		t.Run(c.release, func(t *testing.T) {
+			t.Parallel()
+			addr := startServeCommand(t, "--kafka-version", c.release, "--initial-rebalance-delay", "100ms")
+			args := []string{"check", "--bootstrap", addr, "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
+				"--histories", "1", "--cases", "B7.1", "--out", t.TempDir()}
+			noConsumer := "the broker does not serve the consumer protocol (" + c.why + ")"
+			code, out, errOut := run(t, "", append(args, "--rounds", "100", "--json")...)
+			var got struct {
+				HeldTo                  *conformance.Holding
+				HistoriesProtocol       string
+				HistoriesProtocolChosen string
+				Histories               []conformance.HistoryResult
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil || got.HeldTo == nil {
+				t.Fatalf("%v: %s\n%s", err, out, errOut)
+			}
+			if code != exitOK || got.HeldTo.Profile.Name != c.release || got.HistoriesProtocol != "classic" || got.HistoriesProtocolChosen != noConsumer ||
+				len(got.Histories) != 1 || got.Histories[0].Status != "Ok" {
+				t.Errorf("without --protocol: exit %d, held to %s, histories %q (%q): %+v\n%s", code, got.HeldTo.Profile.Name, got.HistoriesProtocol,
+					got.HistoriesProtocolChosen, got.Histories, errOut)
+			}
+			code, out, errOut = run(t, "", append(args, "--protocol", "consumer")...)
+			if code != exitOK || !strings.Contains(out, "histories: SKIP: "+noConsumer+"; without --protocol, or with --protocol classic, the histories run classic members") {
+				t.Errorf("--protocol consumer: exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
 	}
 }
