@@ -341,7 +341,7 @@ func checkHistories(cfg checkConfig, stderr io.Writer) (*conformance.HistoryRepo
 // not checked).
 func checkFailures(out checkOutcome) int {
 	n := 0
-	if len(out.cases.NotRun) > 0 || out.hist != nil && out.hist.Stopped != "" {
+	if len(out.cases.NotRun) > 0 || out.hist != nil && out.hist.Stopped != "" || nothingChecked(out) {
 		n++
 	}
 	for _, r := range out.cases.Results {
@@ -357,6 +357,12 @@ func checkFailures(out checkOutcome) int {
 		}
 	}
 	return n
+}
+
+// nothingChecked: no case was run and the histories SKIP, so the check
+// looked at nothing (a failure: it must not pass as a clean check).
+func nothingChecked(out checkOutcome) bool {
+	return len(out.cases.Results) == 0 && out.hist == nil && out.histSkipped != ""
 }
 
 // printCheck prints the results: the table of cases, what the check could
@@ -403,6 +409,9 @@ func printCheck(w io.Writer, out checkOutcome) {
 	}
 	if out.histSkipped != "" {
 		fmt.Fprintf(w, "\nhistories: SKIP: %s\n", out.histSkipped)
+	}
+	if nothingChecked(out) {
+		fmt.Fprintln(w, "nothing was checked: no case was selected (--cases) and the histories SKIP")
 	}
 	if out.hist == nil {
 		return

@@ -252,6 +252,11 @@ func TestHistoriesWithoutTheConsumerProtocol(t *testing.T) {
 			if code != exitOK || !strings.Contains(out, "histories: SKIP: "+noConsumer+"; without --protocol, or with --protocol classic, the histories run classic members") {
 				t.Errorf("--protocol consumer: exit %d\n%s\n%s", code, out, errOut)
 			}
+			// With no case either, nothing was checked: not a pass.
+			code, out, errOut = run(t, "", append(args, "--protocol", "consumer", "--cases", "none")...)
+			if code != exitFailed || !strings.Contains(out, "nothing was checked") {
+				t.Errorf("--protocol consumer --cases none: exit %d, want 1 saying nothing was checked\n%s\n%s", code, out, errOut)
+			}
 		})
 	}
 }
