@@ -144,7 +144,7 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 				} else {
 					s.pending = append(s.pending, p)
 					g.owner[p] = mi<<1 | 1
-					changed = true
+					changed = !g.c.mut.Has(MutRevocationNotSent)
 				}
 			}
 			s.assigned = keep
@@ -155,9 +155,13 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 	}
 	// 2./3. While anything is pending, wait for the client.
 	if s := g.sideOf(mi); s != nil && len(s.pending) > 0 {
-		if m.state != stUnrevoked {
+		if m.state != stUnrevoked || g.c.mut.Has(MutRebalanceTimerRearmed) {
 			// A timeout of zero or below fires at the next Expire.
-			g.setRebalance(mi, now+max(int64(m.rto), 0))
+			at := now + max(int64(m.rto), 0)
+			if g.c.mut.Has(MutRebalanceDeadlineEarly) {
+				at--
+			}
+			g.setRebalance(mi, at)
 		}
 		g.mem[mi].state = stUnrevoked
 		return changed

@@ -243,6 +243,9 @@ func New(cfg Config) *Coordinator {
 	}
 	c := &Coordinator{cfg: cfg, clock: cfg.Clock, mut: cfg.Mutants, teleSeed: maphash.MakeSeed()}
 	c.ids.new = cfg.NewID
+	if c.mut.Has(MutSessionDeadlineEarly) {
+		c.cfg.SessionTimeoutMs-- // every session deadline 1 ms short
+	}
 	c.topics = append([]Topic(nil), cfg.Topics...)
 	sort.SliceStable(c.topics, func(i, j int) bool { return c.topics[i].Name < c.topics[j].Name })
 	c.topicByID = map[codec.UUID]int32{}

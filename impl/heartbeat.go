@@ -38,7 +38,7 @@ func (c *Coordinator) validate(version int16, r *codec.ConsumerGroupHeartbeatReq
 	if r.InstanceId.Valid && blank(r.InstanceId.Value) {
 		return invalid("InstanceId can't be empty.")
 	}
-	if r.RackId.Valid && blank(r.RackId.Value) {
+	if r.RackId.Valid && blank(r.RackId.Value) && !(r.RackId.Value != "" && c.mut.Has(MutRackIDNotTrimmed)) {
 		return invalid("RackId can't be empty.")
 	}
 	switch {
@@ -53,10 +53,10 @@ func (c *Coordinator) validate(version int16, r *codec.ConsumerGroupHeartbeatReq
 			return invalid("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
 		}
 	case r.MemberEpoch == staticLeaveEpoch:
-		if !r.InstanceId.Valid {
+		if !r.InstanceId.Valid && !c.mut.Has(MutStaticLeaveNullInstanceAsLeave) {
 			return invalid("InstanceId can't be null.")
 		}
-	case r.MemberEpoch < staticLeaveEpoch:
+	case r.MemberEpoch < staticLeaveEpoch && !(r.MemberEpoch == staticLeaveEpoch-1 && c.mut.Has(MutEpochMinusThreeAccepted)):
 		return invalid("MemberEpoch is invalid.")
 	}
 	if r.ServerAssignor.Valid && r.ServerAssignor.Value != UniformAssignor {
@@ -267,7 +267,7 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	join := r.MemberEpoch == joinEpoch
 	// 2. Size cap, before the member lookup; parked members count. A
 	// held instance id skips it (KAFKA-20601), as in the model's groupFull.
-	if max := c.cfg.MaxGroupSize; max > 0 && g.count >= max {
+	if max := c.cfg.MaxGroupSize; max > 0 && g.count >= max && !(g.count == max && c.mut.Has(MutGroupMaxSizeOffByOne)) {
 		known := r.MemberId != "" && g.find(r.MemberId) != 0
 		held := r.InstanceId.Valid && g.holder(r.InstanceId.Value) != 0
 		if !known && !held {
@@ -374,7 +374,7 @@ func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.Cons
 		if rn := r.SubscribedTopicNames; rn != nil && !equalStrings(rn, names) {
 			n := uniqueSorted(rn)
 			if !equalStrings(n, names) {
-				subscriptionChanged = true
+				subscriptionChanged = len(n) != len(names) || !g.c.mut.Has(MutSubscriptionComparedByCount)
 				names = n
 			}
 		}
@@ -499,6 +499,9 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 			return lookup{}, unknownInstance(instanceID)
 		}
 		if holder != existing {
+			if c.mut.Has(MutStaticFencedAsUnknown) {
+				return lookup{}, unknownMember(memberID, g.id)
+			}
 			return lookup{}, fencedInstance(memberID, instanceID, g.idString(holder))
 		}
 		if e := c.checkEpoch(g, holder, r); e != nil {
@@ -515,7 +518,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 	if holder == existing {
 		return lookup{mi: holder, id: memberID}, nil
 	}
-	if g.mem[holder].epoch != staticLeaveEpoch {
+	if g.mem[holder].epoch != staticLeaveEpoch && !c.mut.Has(MutUnreleasedInstanceTakenOver) {
 		holderID := g.idString(holder)
 		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}
@@ -531,7 +534,7 @@ func (c *Coordinator) checkEpoch(g *group, mi uint32, r *codec.ConsumerGroupHear
 		return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
 	case e < m.epoch:
 		nullOK := c.mut.Has(MutPrevEpochWithoutOwned) // isSubset(nil) holds
-		if e != m.prevEpoch || (r.TopicPartitions == nil && !nullOK) || !g.isSubset(r.TopicPartitions, mi) {
+		if e != m.prevEpoch || (r.TopicPartitions == nil && !nullOK) || !g.isSubset(r.TopicPartitions, mi) || c.mut.Has(MutPreviousEpochFenced) {
 			return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
 		}
 	}

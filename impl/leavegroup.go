@@ -10,6 +10,9 @@ import "github.com/ghostcheck/ghostcheck/codec"
 // fenced in one step: one epoch bump and one target recomputation. Only
 // the empty group id is INVALID_GROUP_ID (A3.3: no trim).
 func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *codec.LeaveGroupResponse {
+	if version == 2 && c.mut.Has(MutLeaveGroupV2AsBatch) {
+		version = 3
+	}
 	resp := &codec.LeaveGroupResponse{}
 	if r.GroupId == "" {
 		resp.ErrorCode = codec.InvalidGroupID
@@ -76,8 +79,13 @@ func (g *group) leaveOne(memberID string, instanceID codec.NullableString, remov
 		}
 	} else {
 		mi = g.holder(instanceID.Value)
+		if mi == 0 && memberID != "" && g.c.mut.Has(MutLeaveGroupUnknownInstanceByID) {
+			mi = g.find(memberID)
+		}
 		switch {
 		case mi == 0:
+			return codec.UnknownMemberID
+		case memberID == "" && g.c.mut.Has(MutLeaveGroupAdminRemovalIgnored):
 			return codec.UnknownMemberID
 		case memberID != "" && !g.idIs(mi, memberID) && !g.c.mut.Has(MutLeaveGroupFencedRemoves):
 			return codec.FencedInstanceID

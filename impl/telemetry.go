@@ -108,7 +108,7 @@ func (c *Coordinator) pushTelemetry(h *codec.RequestHeader, r *codec.PushTelemet
 		return fail(codec.TelemetryTooLarge)
 	}
 	tc.lastPush = now
-	tc.terminating = r.Terminating
+	tc.terminating = r.Terminating && !c.mut.Has(MutPushAfterTerminatingAccepted)
 	return &codec.PushTelemetryResponse{}
 }
 

@@ -360,6 +360,15 @@ func (h *harness) absorb(p *process, resp codec.Message) {
 	}
 }
 
+// partitions counts the partitions of a heartbeat's TopicPartitions.
+func partitions(tps []codec.ConsumerGroupHeartbeatTopicPartitions) int {
+	n := 0
+	for _, tp := range tps {
+		n += len(tp.Partitions)
+	}
+	return n
+}
+
 // ---- actions ----
 
 func (h *harness) join(t *rapid.T) { h.joinAs(t, h.process(t)) }
@@ -484,7 +493,14 @@ func (h *harness) heartbeat(t *rapid.T) {
 	}
 	resp := h.do(t, p.conn, h.header(t, codec.ConsumerGroupHeartbeat, p.version, p.conn), req)
 	if rapid.IntRange(0, 5).Draw(t, "lostResponse") > 0 {
+		owned := p.owned
 		h.absorb(p, resp)
+		if partitions(p.owned) < partitions(owned) && rapid.IntRange(0, 3).Draw(t, "slowRevoke") > 0 {
+			// A client slow to revoke goes on reporting what it held, so
+			// its member stays in UNREVOKED_PARTITIONS over heartbeats
+			// (its rebalance timer must not restart, A5.6).
+			p.owned = owned
+		}
 	}
 }
 
@@ -575,7 +591,15 @@ func (h *harness) telemetry(t *rapid.T) {
 		CompressionType:  int8(rapid.IntRange(0, 1).Draw(t, "compression")),
 		Metrics:          make([]byte, rapid.IntRange(0, 3).Draw(t, "metrics")),
 	}
-	h.do(t, conn, h.header(t, codec.PushTelemetry, version, conn), req)
+	hd := h.header(t, codec.PushTelemetry, version, conn)
+	resp := h.do(t, conn, hd, req)
+	// A push after an accepted terminating one, under the same id: §B6
+	// refuses it, which a random id seldom meets.
+	if r, ok := resp.(*codec.PushTelemetryResponse); ok && r.ErrorCode == codec.None && req.Terminating && rapid.Bool().Draw(t, "pushAfterTerminating") {
+		again, next := *hd, *req
+		again.CorrelationId, next.Terminating = int32(h.steps), false
+		h.do(t, conn, &again, &next)
+	}
 }
 
 func (h *harness) apiVersions(t *rapid.T) {
