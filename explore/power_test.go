@@ -98,7 +98,7 @@ type catch struct {
 func climb(t *testing.T, m impl.Mutant, rungs []rung, limit time.Duration) (catch, bool) {
 	for _, r := range rungs {
 		cfg := r.cfg()
-		cfg.Mutants = impl.Mutants(0).With(m)
+		cfg.Mutants = impl.Mutants{}.With(m)
 		cfg.TimeLimit = limit
 		cfg.Workers = 2
 		res, err := Run(cfg)
@@ -197,7 +197,7 @@ func TestMutantsCaught(t *testing.T) {
 			t.Fatalf("%s: no rung %q", m.Name, s.rung)
 		}
 		cfg := r.cfg()
-		cfg.Mutants = impl.Mutants(0).With(m.Mutant)
+		cfg.Mutants = impl.Mutants{}.With(m.Mutant)
 		res, err := Run(cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/equivtest"
 	"github.com/ghostcheck/ghostcheck/internal/race"
 )
@@ -40,7 +41,7 @@ func TestEquivalence(t *testing.T) {
 	for i := 0; i < equivalenceShards; i++ {
 		t.Run(fmt.Sprintf("shard-%d", i), func(t *testing.T) {
 			t.Parallel()
-			rapid.Check(t, equivtest.Property(0))
+			rapid.Check(t, equivtest.Property(impl.Mutants{}))
 		})
 	}
 }
@@ -54,5 +55,5 @@ func TestCloneEquivalence(t *testing.T) {
 		n /= 5
 	}
 	setFlag(t, "rapid.checks", strconv.Itoa(n))
-	rapid.Check(t, equivtest.CloneProperty(0))
+	rapid.Check(t, equivtest.CloneProperty(impl.Mutants{}))
 }

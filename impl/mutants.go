@@ -8,18 +8,18 @@ import (
 
 // Mutant is one deliberately wrong behaviour, planted so that tests can
 // show a checker catches it. Each is named after the bug it plants.
-type Mutant uint64
+type Mutant uint8
 
 // Mutants is a set of mutants; the zero value (none) is the only one for
 // real use.
-type Mutants uint64
+type Mutants struct{ bits [2]uint64 }
 
 // The mutants. Each costs nothing when off: none is tested on the steady
 // heartbeat path.
 const (
 	// MutV1EmptyMemberID: the broker makes a member id at v1 when it is
 	// empty, instead of answering INVALID_REQUEST (KIP-1082 undone).
-	MutV1EmptyMemberID Mutant = 1 << iota
+	MutV1EmptyMemberID Mutant = iota
 	// MutRetriedJoinNewMember: a retried join (epoch 0, an id already in
 	// the group) creates a second member under a fresh id.
 	MutRetriedJoinNewMember
@@ -247,7 +247,11 @@ const (
 	// PreparingRebalance is answered NONE, not REBALANCE_IN_PROGRESS, so
 	// members never learn to rejoin (B8.9).
 	MutHeartbeatRebalancingNone
+	mutEnd // one past the last: a Mutants holds up to 128
 )
+
+// A Mutants has a bit for every mutant.
+var _ [len(Mutants{}.bits)*64 - int(mutEnd)]struct{}
 
 // mutantEntry is one mutant's row: its name, which rule of
 // docs/PROTOCOL.md it breaks (the family first: validation, epochs,
@@ -356,9 +360,12 @@ type MutantInfo struct {
 // AllMutants lists every mutant with its name, rule and a one-line
 // description.
 func AllMutants() []MutantInfo {
-	out := make([]MutantInfo, len(mutantInfo))
-	for i, m := range mutantInfo {
-		out[i] = MutantInfo{m.m, m.name, m.rule, m.desc, m.m >= MutClassicNoFence, slices.Clone(m.breaks)}
+	out := make([]MutantInfo, 0, len(mutantInfo))
+	for _, m := range consumerMutantInfo {
+		out = append(out, MutantInfo{m.m, m.name, m.rule, m.desc, false, slices.Clone(m.breaks)})
+	}
+	for _, m := range classicMutantInfo {
+		out = append(out, MutantInfo{m.m, m.name, m.rule, m.desc, true, slices.Clone(m.breaks)})
 	}
 	return out
 }
@@ -388,10 +395,16 @@ func (m Mutant) String() string {
 }
 
 // With returns the set plus m.
-func (s Mutants) With(m Mutant) Mutants { return s | Mutants(m) }
+func (s Mutants) With(m Mutant) Mutants {
+	s.bits[m>>6] |= 1 << (m & 63)
+	return s
+}
 
 // Has reports whether m is in the set.
-func (s Mutants) Has(m Mutant) bool { return s&Mutants(m) != 0 }
+func (s Mutants) Has(m Mutant) bool { return s.bits[m>>6]&(1<<(m&63)) != 0 }
+
+// Any reports whether the set holds a mutant.
+func (s Mutants) Any() bool { return s != Mutants{} }
 
 // String lists the set's names, comma-separated.
 func (s Mutants) String() string {

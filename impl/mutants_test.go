@@ -81,7 +81,7 @@ func TestMutantsAreCaught(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			r := &recorder{name: t.Name()}
-			rapid.Check(r, equivtest.Property(impl.Mutants(0).With(m.Mutant)))
+			rapid.Check(r, equivtest.Property(impl.Mutants{}.With(m.Mutant)))
 			if !r.failed {
 				t.Fatalf("mutant %s (%s) was not caught", m.Name, m.Description)
 			}

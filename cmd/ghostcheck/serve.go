@@ -74,7 +74,7 @@ func serve(ctx context.Context, ln net.Listener, cfg serveConfig, stdout, stderr
 		fmt.Fprintf(stdout, ", max group size %d", cfg.coord.ClassicMaxGroupSize)
 	}
 	fmt.Fprintln(stdout)
-	if cfg.coord.Mutants != 0 {
+	if cfg.coord.Mutants.Any() {
 		fmt.Fprintf(stdout, "  MUTANT %s planted: this coordinator breaks the protocol on purpose\n", cfg.coord.Mutants)
 	}
 	for _, t := range cfg.coord.Topics {
@@ -169,7 +169,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 			fmt.Fprintln(stderr, "ghostcheck serve: --mutant:", err)
 			return cfg, 2
 		}
-		cfg.coord.Mutants = impl.Mutants(0).With(m)
+		cfg.coord.Mutants = impl.Mutants{}.With(m)
 	}
 	var err error
 	if cfg.coord.Topics, err = parseTopics(*topics); err != nil {

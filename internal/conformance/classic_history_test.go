@@ -123,7 +123,7 @@ func TestClassicHistoriesAgainstMutants(t *testing.T) {
 		}
 		t.Run(mi.Name, func(t *testing.T) {
 			t.Parallel()
-			addr := startServeMutant(t, impl.Mutants(0).With(mi.Mutant))
+			addr := startServeMutant(t, impl.Mutants{}.With(mi.Mutant))
 			rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(addr), Seed: 1, Histories: n, Options: classicHistoryOptions(plan.ProtocolClassic)}, nil)
 			if err != nil {
 				t.Fatal(err)

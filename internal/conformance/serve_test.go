@@ -26,7 +26,7 @@ const (
 
 // startServe runs ghostcheck's server (what `ghostcheck serve` runs) on
 // 127.0.0.1 until the test ends.
-func startServe(t testing.TB) string { return startServeMutant(t, 0) }
+func startServe(t testing.TB) string { return startServeMutant(t, impl.Mutants{}) }
 
 // startServeMutant is startServe with impl's planted bugs muts (what
 // `ghostcheck serve --mutant NAME` runs).
@@ -110,7 +110,7 @@ func TestServePassesEveryCase(t *testing.T) {
 // assignment) is no takeover to it, and passes.
 func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 	t.Parallel()
-	addr := startServeMutant(t, impl.Mutants(0).With(impl.MutStaticRestartRebalances))
+	addr := startServeMutant(t, impl.Mutants{}.With(impl.MutStaticRestartRebalances))
 	rep, err := conformance.Run(peer(addr), conformance.Select([]string{"A5.5/", "B4.4/static-takeover"}, false, false), conformance.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ type mutantCases struct {
 // to FAIL.
 func (tc mutantCases) failAgainstServe(t *testing.T) {
 	t.Helper()
-	addr := startServeMutant(t, impl.Mutants(0).With(tc.mutant))
+	addr := startServeMutant(t, impl.Mutants{}.With(tc.mutant))
 	rep, err := conformance.Run(peer(addr), conformance.Select(tc.cases, false, true), conformance.Options{})
 	if err != nil {
 		t.Fatal(err)
