@@ -328,19 +328,6 @@ func (c *Coordinator) memberCheck(g *classicGroup, memberID string, instance cod
 	return m, codec.None
 }
 
-// consumerMemberCheck is A6.4's member check of a classic SyncGroup or
-// Heartbeat against a consumer group: FENCED_INSTANCE_ID when another
-// member id holds the instance, and otherwise UNKNOWN_MEMBER_ID, as no
-// member of a consumer group joined with the classic protocol in the model.
-func consumerMemberCheck(g *group, memberID string, instance codec.NullableString) codec.ErrorCode {
-	if instance.Valid {
-		if holder, held := g.instances[instance.Value]; held && holder != memberID {
-			return codec.FencedInstanceID
-		}
-	}
-	return codec.UnknownMemberID
-}
-
 // makeMemberID makes a member or pending id (A6.5): prefix (the client id,
 // or the instance id of a static member), "-", and a UUID from the id
 // source in canonical text, one draw per id.

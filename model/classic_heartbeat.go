@@ -13,8 +13,7 @@ func (c *Coordinator) classicHeartbeat(r *codec.HeartbeatRequest) *codec.Heartbe
 	}
 	// 2. A consumer group (A6.4).
 	if cg := c.groups[r.GroupId]; cg != nil {
-		c.hit("A6.4/heartbeat-consumer-group")
-		return &codec.HeartbeatResponse{ErrorCode: consumerMemberCheck(cg, r.MemberId, r.GroupInstanceId)}
+		return c.classicHeartbeatToConsumer(cg, r)
 	}
 	// 3. A missing group.
 	g := c.classic[r.GroupId]

@@ -24,13 +24,17 @@ func (c *Coordinator) joinGroup(conn Conn, clientID string, version int16, r *co
 		c.hit("B8.4/v0-rebalance-timeout")
 		j.rebalanceMs = r.SessionTimeoutMs
 	}
-	// 4. The kind of group (A6.4): a consumer group with members would
-	// take the request as a classic member (a mixed group, outside the
-	// model); one without members gives way to a new classic group.
+	// 4. The kind of group (A6.4): a consumer group with members takes
+	// the request as a classic member (A7.1; outside the model under
+	// MigrationOutside); one without members gives way to a new classic
+	// group.
 	if cg := c.groups[r.GroupId]; cg != nil {
 		if len(cg.members) > 0 {
-			c.hit("A6.4/join-mixed-refused")
-			return nil, ErrUnsupportedRequest
+			if !c.cfg.MigrationPolicy.mixed() {
+				c.hit("A6.4/join-mixed-refused")
+				return nil, ErrUnsupportedRequest
+			}
+			return c.classicJoinToConsumer(j, cg), nil
 		}
 		if r.MemberId == "" {
 			c.hit("A6.4/join-replaces-consumer-group")

@@ -21,14 +21,9 @@ func (c *Coordinator) syncGroup(conn Conn, version int16, r *codec.SyncGroupRequ
 		c.hit("B8.4/invalid-group-id")
 		return syncError(codec.InvalidGroupID), nil
 	}
-	// 3. A consumer group (A6.4): none of its members joined with the
-	// classic protocol.
+	// 3. A consumer group (A6.4): only its classic members (A7.2) sync.
 	if cg := c.groups[r.GroupId]; cg != nil {
-		c.hit("A6.4/sync-consumer-group")
-		if len(cg.members) == 0 {
-			return syncError(codec.UnknownMemberID), nil
-		}
-		return syncError(consumerMemberCheck(cg, r.MemberId, r.GroupInstanceId)), nil
+		return c.classicSyncToConsumer(cg, r), nil
 	}
 	// 4. A missing or Empty group: UNKNOWN_MEMBER_ID before any check.
 	g := c.classic[r.GroupId]

@@ -62,6 +62,10 @@ func (g *group) clone() *group {
 		}
 		v.assigned = m.assigned.clone()
 		v.pending = m.pending.clone()
+		if m.classic != nil {
+			ci := *m.classic // its protocols are never changed in place
+			v.classic = &ci
+		}
 		out.members = append(out.members, &v)
 	}
 	for k, v := range g.instances {
@@ -188,6 +192,17 @@ func (g *group) appendState(b []byte, topics []Topic, f StateForm, now int64) []
 		b = appendParts(b, m.pending, topics)
 		b = appendTime(b, m.sessionDeadline, f, now)
 		b = appendTime(b, m.rebalanceDeadline, f, now)
+		if m.classic != nil { // a mixed group's classic member (A7)
+			b = append(b, 1)
+			b = binary.AppendVarint(b, int64(m.classic.sessionMs))
+			b = binary.AppendUvarint(b, uint64(len(m.classic.protocols)))
+			for _, p := range m.classic.protocols {
+				b = appendString(b, p.name)
+				b = appendString(b, string(p.metadata))
+			}
+			b = appendTime(b, m.classic.joinDeadline, f, now)
+			b = appendTime(b, m.classic.syncDeadline, f, now)
+		}
 	}
 	// The instance map and the target are functions of the members.
 	return b

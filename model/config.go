@@ -59,6 +59,12 @@ type Config struct {
 	InitialRebalanceDelayMs    int32
 	ClassicMaxGroupSize        int
 	NewMemberJoinTimeoutMs     int32
+	// MigrationPolicy is group.consumer.migration.policy: whether a group
+	// may hold members of both protocols and convert between them
+	// (docs/PROTOCOL.md A7). Its zero value, MigrationOutside, keeps mixed
+	// groups outside the model as A6.5 states (Kafka's default is
+	// MigrationBidirectional, which the upgrade and rollback plans set).
+	MigrationPolicy MigrationPolicy
 	// Telemetry is the metrics subscription; PushIntervalMs 0 disables
 	// throttling.
 	Telemetry TelemetryConfig
@@ -74,6 +80,55 @@ type Config struct {
 	// coordinator applies (clauses.go): what `ghostcheck run --coverage`
 	// reports. nil counts nothing.
 	Clauses ClauseCounter
+}
+
+// MigrationPolicy is group.consumer.migration.policy (docs/PROTOCOL.md
+// A7.5), plus ghostcheck's MigrationOutside.
+type MigrationPolicy uint8
+
+const (
+	// MigrationOutside: a JoinGroup to a consumer group with members and a
+	// ConsumerGroupHeartbeat join to a classic group with members are
+	// outside the model, which closes the connection (A6.4, A6.5).
+	MigrationOutside MigrationPolicy = iota
+	// MigrationDisabled, MigrationUpgrade, MigrationDowngrade and
+	// MigrationBidirectional are Kafka's DISABLED, UPGRADE, DOWNGRADE and
+	// BIDIRECTIONAL: classic members join consumer groups under all four
+	// (A7.1); the upgrade (A7.4) needs UPGRADE or BIDIRECTIONAL, the
+	// downgrade (A7.5) DOWNGRADE or BIDIRECTIONAL.
+	MigrationDisabled
+	MigrationUpgrade
+	MigrationDowngrade
+	MigrationBidirectional
+)
+
+// String is Kafka's name of the policy ("outside" for MigrationOutside).
+func (p MigrationPolicy) String() string {
+	switch p {
+	case MigrationDisabled:
+		return "disabled"
+	case MigrationUpgrade:
+		return "upgrade"
+	case MigrationDowngrade:
+		return "downgrade"
+	case MigrationBidirectional:
+		return "bidirectional"
+	}
+	return "outside"
+}
+
+// mixed reports whether classic members may join consumer groups.
+func (p MigrationPolicy) mixed() bool { return p != MigrationOutside }
+
+// upgrades reports whether a classic group may convert to a consumer group.
+func (p MigrationPolicy) upgrades() bool {
+	return p == MigrationUpgrade || p == MigrationBidirectional
+}
+
+// downgrades reports whether a consumer group may convert to a classic
+// group.
+func (p MigrationPolicy) downgrades() bool {
+	return p == MigrationDowngrade || p == MigrationBidirectional
 }
 
 // uniformAssignor is the name of the only server assignor.

@@ -239,6 +239,13 @@ func (c *Coordinator) Restart() {
 	for _, g := range c.groups {
 		for _, m := range g.members {
 			m.sessionDeadline = c.now + c.cfg.SessionTimeoutMs
+			if m.classic != nil {
+				// A classic member's session is its own (A7.1); its join
+				// and sync timers are not persisted.
+				c.hit("A7.1/restart-classic-session")
+				m.sessionDeadline = c.delay(int64(m.classic.sessionMs))
+				m.classic.joinDeadline, m.classic.syncDeadline = noDeadline, noDeadline
+			}
 			if m.state == stateUnrevokedPartitions {
 				m.rebalanceDeadline = c.now + max(int64(m.rebalanceTimeoutMs), 0)
 			}
@@ -279,13 +286,19 @@ func (c *Coordinator) Advance(t int64) {
 			} else {
 				c.hit("B4.4/session-timeout")
 			}
-			c.removeMember(g, m)
+			c.fence(g, m)
 		case timerRebalance:
 			m.rebalanceDeadline = noDeadline
 			if len(m.pending) > 0 {
 				c.hit("A5.6/rebalance-timeout-removes")
-				c.removeMember(g, m)
+				c.fence(g, m)
 			}
+		case timerClassicJoin:
+			c.hit("A7.1/join-timer-removes")
+			c.fence(g, m)
+		case timerClassicSync:
+			c.hit("A7.1/sync-timer-removes")
+			c.fence(g, m)
 		}
 	}
 	if t > c.now {
@@ -328,6 +341,9 @@ type timerKind int
 const (
 	timerSession timerKind = iota
 	timerRebalance
+	// A classic member's join and sync timers (A7.1).
+	timerClassicJoin
+	timerClassicSync
 )
 
 const noDeadline = int64(-1)
@@ -355,6 +371,10 @@ func (c *Coordinator) nextTimer(limit int64) (*group, *member, timerKind, int64,
 		for _, m := range g.members {
 			consider(g, m, timerSession, m.sessionDeadline)
 			consider(g, m, timerRebalance, m.rebalanceDeadline)
+			if m.classic != nil {
+				consider(g, m, timerClassicJoin, m.classic.joinDeadline)
+				consider(g, m, timerClassicSync, m.classic.syncDeadline)
+			}
 		}
 	}
 	return bg, bm, bk, best, ok

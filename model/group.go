@@ -90,6 +90,10 @@ type member struct {
 
 	sessionDeadline   int64
 	rebalanceDeadline int64
+
+	// classic is set for a member that uses the classic protocol (a mixed
+	// group, A7; mixed.go); nil for one of the consumer protocol.
+	classic *classicInfo
 }
 
 // owns reports whether the member owns p (assigned or pending revocation).
@@ -345,7 +349,7 @@ func (c *Coordinator) reconcile(g *group, m *member, reported []codec.ConsumerGr
 		}
 	}
 	if len(m.pending) > 0 {
-		if m.state != stateUnrevokedPartitions {
+		if m.state != stateUnrevokedPartitions && m.classic == nil { // a classic member has its join and sync timers instead (A7.1)
 			c.hit("A5.6/rebalance-timer-started")
 			// A timeout of zero or below (only -1 is refused, §B4.2)
 			// fires at once: at the next Advance, at the current time.

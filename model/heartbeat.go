@@ -152,7 +152,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 			return nil, unknownMember(r.MemberId, r.GroupId)
 		}
 		c.hit("B4.4/leave-removes")
-		c.removeMember(g, m)
+		c.fence(g, m)
 		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(r.MemberId), MemberEpoch: rules.LeaveEpoch}, nil
 	}
 	holder, ok := g.instances[r.InstanceId.Value]
@@ -167,7 +167,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest) (*codec.Cons
 	m := g.member(holder)
 	if r.MemberEpoch == rules.LeaveEpoch {
 		c.hit("B4.4/leave-removes")
-		c.removeMember(g, m)
+		c.fence(g, m)
 		return &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(m.id), MemberEpoch: rules.LeaveEpoch}, nil
 	}
 	// A static member leaving temporarily is parked at -2: it keeps its
@@ -188,19 +188,30 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	// 1. Group lookup: a join creates the group, but only if it succeeds.
 	// A classic group's id is not a consumer group's (A6.4): only a join
 	// to an Empty one may replace it, and only if it succeeds.
+	// With members, it is upgraded (A7.4): the consumer group it becomes
+	// replaces it only if the join succeeds.
 	replaces := c.classic[r.GroupId]
+	var g *group
+	created := false
 	if replaces != nil {
 		switch {
 		case !join:
 			c.hit("A6.4/heartbeat-classic-not-found")
 			return nil, notConsumerGroup(r.GroupId)
-		case replaces.state != classicEmpty:
+		case replaces.state != classicEmpty && !c.cfg.MigrationPolicy.mixed():
 			c.hit("A6.4/upgrade-refused")
 			return nil, errUpgradeRefused
+		case replaces.state != classicEmpty:
+			converted, e := c.upgrade(replaces)
+			if e != nil {
+				return nil, e
+			}
+			g, created = converted, true
 		}
 	}
-	g := c.groups[r.GroupId]
-	created := false
+	if g == nil {
+		g = c.groups[r.GroupId]
+	}
 	if g == nil {
 		if !join {
 			c.hit("B4.4/group-not-found")
@@ -260,8 +271,18 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	// subscription bumps the group epoch (a static takeover is neither,
 	// A5.5), and the member is reconciled.
 	changed := applyFields(m, conn, clientID, r) || lk.isNew
+	if m.classic != nil {
+		// A member's ConsumerGroupHeartbeat makes it a member of the
+		// consumer protocol: its classic state and timers go (A7.3).
+		c.hit("A7.3/classic-member-switches")
+		m.classic = nil
+	}
 	if created {
-		if replaces != nil {
+		switch {
+		case replaces != nil && replaces.state != classicEmpty:
+			c.hit("A7.4/upgraded")
+			delete(c.classic, g.id)
+		case replaces != nil:
 			// The Empty classic group goes, its pending ids and its
 			// record with it.
 			c.hit("A6.4/heartbeat-replaces-classic-group")
@@ -456,6 +477,11 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		// parked one resumes (see joinOrHeartbeat).
 		c.hit("A1/static-retried-join-in-place")
 		return lookup{member: holder}, nil
+	}
+	if holder.classic != nil {
+		// A classic holder is replaced whatever its epoch (A7.3).
+		c.hit("A7.3/consumer-replaces-classic-static")
+		return lookup{member: takeOver(holder, memberID), replaces: holder}, nil
 	}
 	if holder.epoch != rules.StaticLeaveEpoch {
 		c.hit("A1/join-unreleased-instance")

@@ -32,6 +32,7 @@ func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 		}
 		for _, m := range g.members {
 			gs.Members = append(gs.Members, rules.MemberSnapshot{
+				ClassicProtocol:      m.classic != nil,
 				MemberID:             m.id,
 				InstanceID:           m.instanceID.Value,
 				Epoch:                m.epoch,

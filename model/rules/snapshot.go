@@ -34,6 +34,11 @@ type MemberSnapshot struct {
 	// rebalance.
 	SubscribedTopicNames []string
 	SubscribedTopicRegex codec.NullableString
+	// ClassicProtocol is true for a member of a consumer group that uses
+	// the classic protocol (a mixed group, docs/PROTOCOL.md A7): it has a
+	// member epoch like any member of its group, and learns its
+	// assignment through JoinGroup and SyncGroup.
+	ClassicProtocol bool
 
 	// Classic is a classic group member's own state (nil in a consumer
 	// group). A classic member's Epoch is 0 (the group's generation is
