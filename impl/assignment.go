@@ -1,6 +1,10 @@
 package impl
 
-import "github.com/ghostcheck/ghostcheck/codec"
+import (
+	"slices"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
 
 // ---- the assignor and reconciliation ----
 
@@ -135,7 +139,7 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 		g.markReported(reported, false)
 	}
 	// 3. Below the target epoch: revoke what is outside the target.
-	if s := g.sideOf(mi); (s == nil || len(s.pending) == 0) && m.epoch < g.epoch {
+	if s := g.sideOf(mi); (s == nil || len(s.pending) == 0 || g.c.mut.Has(MutRevokingTakesNewTarget)) && m.epoch < g.epoch {
 		if s != nil && len(s.assigned) > 0 {
 			keep := s.assigned[:0]
 			for _, p := range s.assigned {
@@ -148,9 +152,17 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 				}
 			}
 			s.assigned = keep
+			if g.c.mut.Has(MutRevokingTakesNewTarget) {
+				slices.Sort(s.pending) // added to pending it already had
+			}
 		}
 		if s == nil || len(s.pending) == 0 {
-			m.prevEpoch, m.epoch = m.epoch, g.epoch
+			if g.c.mut.Has(MutPrevEpochNotRecorded) {
+				m.epoch = g.epoch
+			} else {
+				m.prevEpoch, m.epoch = m.epoch, g.epoch
+			}
+			changed = changed || g.c.mut.Has(MutEpochBumpSendsAssignment)
 		}
 	}
 	// 2./3. While anything is pending, wait for the client.
@@ -183,6 +195,12 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 			}
 			g.owner[p] = mi << 1
 			added = append(added, p)
+		}
+		if len(added) > 0 && m.state == stUnreleased && g.c.mut.Has(MutFreePartitionsHeldBack) {
+			for _, p := range added {
+				g.owner[p] = 0
+			}
+			added = nil
 		}
 		if len(added) > 0 {
 			s.assigned = mergeSorted(s.assigned, added)

@@ -338,7 +338,7 @@ func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
 		return false
 	}
 	s := &c.served[key]
-	return s.ok && version >= s.min && version <= s.max
+	return s.ok && version >= s.min && (version <= s.max || version == s.max+1 && c.mut.Has(MutAboveMaxVersionServed))
 }
 
 // Handle serves one request that arrived on conn and returns its response
@@ -449,6 +449,9 @@ func (c *Coordinator) admit(conn Conn, h *codec.RequestHeader, req codec.Message
 	fresh := cs == nil
 	if fresh {
 		cs = &connState{first: h.ClientId.Value}
+		if c.mut.Has(MutFirstClientIDForgotten) {
+			cs.first = ""
+		}
 		if s.m == nil {
 			s.m = map[uint64]*connState{}
 		}
@@ -632,11 +635,15 @@ func alnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' ||
 
 func (c *Coordinator) apiVersions(version int16, r *codec.ApiVersionsRequest) *codec.ApiVersionsResponse {
 	resp := codec.NewApiVersionsResponse()
-	if version >= 3 && (!validSoftwareName(r.ClientSoftwareName) || !validSoftwareName(r.ClientSoftwareVersion)) {
+	nameOK := validSoftwareName(r.ClientSoftwareName) || c.mut.Has(MutSoftwareNameUnchecked)
+	if version >= 3 && (!nameOK || !validSoftwareName(r.ClientSoftwareVersion)) {
 		resp.ErrorCode = codec.InvalidRequest
 		return resp
 	}
 	resp.ApiKeys = c.AdvertisedVersions()
+	if c.mut.Has(MutAdvertisesUncapped) {
+		resp.ApiKeys = advertisedVersions(nil)
+	}
 	return resp
 }
 

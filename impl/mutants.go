@@ -171,6 +171,158 @@ const (
 	// assignment change, so its response carries no assignment and the
 	// client never learns to revoke (A5.7, A5.3 step 3).
 	MutRevocationNotSent
+	// MutStaticRetriedJoinUnreleased: a static member's retried join (epoch
+	// 0, its own member id and instance) is refused UNRELEASED_INSTANCE_ID
+	// as if another member held the instance (A1).
+	MutStaticRetriedJoinUnreleased
+	// MutMemberInstanceRewritten: a join naming a member id the group holds,
+	// with an instance id nobody holds, moves the member to that instance
+	// instead of INVALID_REQUEST (A1).
+	MutMemberInstanceRewritten
+	// MutFirstClientIDForgotten: a connection does not remember its first
+	// request's ClientId, so a later request with a null ClientId is
+	// attributed to "" (A2).
+	MutFirstClientIDForgotten
+	// MutLeaveGroupEmptyGroupAsMissing: LeaveGroup with GroupId "" is served
+	// as for a group that does not exist (UNKNOWN_MEMBER_ID per entry)
+	// instead of INVALID_GROUP_ID (A3.3).
+	MutLeaveGroupEmptyGroupAsMissing
+	// MutLeaveGroupBatchStopsAtError: in a LeaveGroup v3+ batch, the entries
+	// after the first that fails are answered with its error and not
+	// applied, instead of each on its own (A3: per-entry answers).
+	MutLeaveGroupBatchStopsAtError
+	// MutLeaveGroupUnknownEntriesNone: LeaveGroup entries that name nobody
+	// ({"", null or unknown instance}, {not a member, null}, any in a
+	// missing group) are answered NONE instead of UNKNOWN_MEMBER_ID (A3 rows
+	// 2 and 4, §B5).
+	MutLeaveGroupUnknownEntriesNone
+	// MutLeaveGroupOwnInstanceFenced: a LeaveGroup entry naming the holder
+	// of an instance by both its member id and its instance id is
+	// FENCED_INSTANCE_ID and the member stays, instead of removed (A3 row
+	// 7).
+	MutLeaveGroupOwnInstanceFenced
+	// MutNewStaticMemberNoBump: a new static member (an instance nobody
+	// held) joins without moving the group epoch, as if it were a takeover
+	// (A5.1).
+	MutNewStaticMemberNoBump
+	// MutRevokingTakesNewTarget: a member with pending revocations, when the
+	// target moved again, revokes against the new target at once instead of
+	// waiting until its revocations are done (A5.3 step 2).
+	MutRevokingTakesNewTarget
+	// MutPrevEpochNotRecorded: a member that takes the target epoch keeps
+	// its old previous epoch, so a heartbeat at the epoch it just left is
+	// fenced (A5.3 step 3, A5.4).
+	MutPrevEpochNotRecorded
+	// MutFreePartitionsHeldBack: a member gets none of its free target
+	// partitions while any other of them is still owned by another member:
+	// all or nothing (A5.3 step 4).
+	MutFreePartitionsHeldBack
+	// MutEpochCheckedAgainstGroup: the epoch check compares a heartbeat with
+	// the group epoch: a member at its own epoch, behind the group's, is
+	// FENCED_MEMBER_EPOCH (A5.4).
+	MutEpochCheckedAgainstGroup
+	// MutEpochOneAheadAccepted: a heartbeat one epoch ahead of the member's
+	// passes the epoch check: the bound off by one (A5.4).
+	MutEpochOneAheadAccepted
+	// MutParkedResumeBumps: a parked static member rejoining under its own
+	// member id moves the group epoch on: a rebalance A5.5 says it does not
+	// cause.
+	MutParkedResumeBumps
+	// MutJoinWithoutAssignment: a join whose reconciliation changed nothing
+	// (a retried join, a member with nothing to take) is answered without
+	// the assignment (A5.7).
+	MutJoinWithoutAssignment
+	// MutFullRequestNoAssignment: a full heartbeat (not a join) is answered
+	// without the assignment unless it changed, so a client that lost its
+	// state never gets it back (A5.7).
+	MutFullRequestNoAssignment
+	// MutEpochBumpSendsAssignment: a heartbeat whose member only took the
+	// new target epoch, its assignment unchanged, carries the assignment
+	// (A5.7).
+	MutEpochBumpSendsAssignment
+	// MutGroupIDNotTrimmed: a GroupId of spaces passes validation: the blank
+	// check compares with "" (§B4.2).
+	MutGroupIDNotTrimmed
+	// MutInstanceIDBlankAccepted: a non-null blank InstanceId passes
+	// validation (§B4.2).
+	MutInstanceIDBlankAccepted
+	// MutJoinWithoutRebalanceTimeoutAccepted: a join with RebalanceTimeoutMs
+	// -1 is accepted (§B4.2).
+	MutJoinWithoutRebalanceTimeoutAccepted
+	// MutJoinWithoutSubscriptionAccepted: a join with neither
+	// SubscribedTopicNames nor SubscribedTopicRegex is accepted, subscribed
+	// to nothing (§B4.2).
+	MutJoinWithoutSubscriptionAccepted
+	// MutAssignorUnchecked: a ServerAssignor the coordinator does not have
+	// is accepted instead of UNSUPPORTED_ASSIGNOR (§B4.2).
+	MutAssignorUnchecked
+	// MutMissingGroupUnknownMember: a heartbeat (not a join) for a group
+	// that does not exist is UNKNOWN_MEMBER_ID instead of GROUP_ID_NOT_FOUND
+	// (§B4.4).
+	MutMissingGroupUnknownMember
+	// MutUnknownMemberFenced: a heartbeat for a member id the group does not
+	// hold is FENCED_MEMBER_EPOCH instead of UNKNOWN_MEMBER_ID (§B4.4).
+	MutUnknownMemberFenced
+	// MutStaticUnknownInstanceFenced: a static heartbeat naming an instance
+	// nobody holds is FENCED_INSTANCE_ID instead of UNKNOWN_MEMBER_ID
+	// (§B4.4).
+	MutStaticUnknownInstanceFenced
+	// MutRegexNotCompiled: a SubscribedTopicRegex that does not compile is
+	// accepted instead of INVALID_REGULAR_EXPRESSION (§B4.4).
+	MutRegexNotCompiled
+	// MutLeaveMissingGroupNone: a leave (epoch -1 or -2) for a group that
+	// does not exist is answered NONE instead of GROUP_ID_NOT_FOUND (§B4.4).
+	MutLeaveMissingGroupNone
+	// MutLeaveNoBump: a leave at epoch -1 removes the member but does not
+	// move the group epoch, so its partitions are never reassigned (§B4.4).
+	MutLeaveNoBump
+	// MutStaticLeaveUnknownInstanceNone: a static leave naming an instance
+	// nobody holds is answered NONE instead of UNKNOWN_MEMBER_ID (§B4.4).
+	MutStaticLeaveUnknownInstanceNone
+	// MutStaticLeaveFencedRemoves: a leave naming an instance another member
+	// id holds removes (or parks) the holder instead of FENCED_INSTANCE_ID
+	// (§B4.4).
+	MutStaticLeaveFencedRemoves
+	// MutGetV0IDReplaced: GetTelemetrySubscriptions v0 with a non-zero
+	// client instance id gets a new id assigned instead of keeping it (§B6).
+	MutGetV0IDReplaced
+	// MutPushSubscriptionUnchecked: a push naming another subscription id
+	// than the one fetched is accepted instead of UNKNOWN_SUBSCRIPTION_ID
+	// (§B6).
+	MutPushSubscriptionUnchecked
+	// MutPushCompressionUnchecked: a push with a compression type the
+	// subscription does not accept is served instead of
+	// UNSUPPORTED_COMPRESSION_TYPE (§B6).
+	MutPushCompressionUnchecked
+	// MutPushTooLargeAccepted: a push whose metrics exceed TelemetryMaxBytes
+	// is accepted instead of TELEMETRY_TOO_LARGE (§B6).
+	MutPushTooLargeAccepted
+	// MutPushNotRecorded: an accepted push does not record its time, so the
+	// next push within the push interval is accepted instead of
+	// THROTTLING_QUOTA_EXCEEDED (§B6).
+	MutPushNotRecorded
+	// MutGetNotRecorded: a served GetTelemetrySubscriptions does not record
+	// its time, so the next within the push interval is served instead of
+	// THROTTLING_QUOTA_EXCEEDED (§B6).
+	MutGetNotRecorded
+	// MutSoftwareNameUnchecked: ApiVersions v3+ checks ClientSoftwareVersion
+	// but not ClientSoftwareName, so a bad name is answered NONE (§B7.1).
+	MutSoftwareNameUnchecked
+	// MutAdvertisesUncapped: a broker whose versions are capped lists its
+	// uncapped maximum versions in ApiVersions, so clients pick versions it
+	// refuses (§B7.1).
+	MutAdvertisesUncapped
+	// MutDescribeEmptyGroupNotFound: ConsumerGroupDescribe of GroupId "" is
+	// GROUP_ID_NOT_FOUND instead of INVALID_GROUP_ID (§B7.2).
+	MutDescribeEmptyGroupNotFound
+	// MutDescribeMissingGroupDead: ConsumerGroupDescribe of a group that
+	// does not exist is answered NONE with state Dead and no members, as
+	// DescribeGroups v0-v5 does, instead of GROUP_ID_NOT_FOUND (§B7.2).
+	MutDescribeMissingGroupDead
+	// MutAboveMaxVersionServed: a request one version above the maximum the
+	// broker advertises is served instead of refused (§B1.1): the version
+	// gate off by one at the last version.
+	MutAboveMaxVersionServed
 
 	// The classic group protocol's mutants (docs/PROTOCOL.md A6, B8).
 
@@ -313,6 +465,47 @@ var consumerMutantInfo = []mutantEntry{
 	{MutSubscriptionComparedByCount, "subscription-compared-by-count", "epochs A5.1", "a subscription to as many other topics is not a change: no group epoch bump", []string{"A5.1/subscription-changed"}},
 	{MutPushAfterTerminatingAccepted, "push-after-terminating-accepted", "telemetry B6", "a terminating push is not remembered: a later push under the id is served", []string{"B6/push-after-terminating"}},
 	{MutRevocationNotSent, "revocation-not-sent", "reconciliation A5.7", "a heartbeat that only revokes sends no assignment: the client never learns to revoke", []string{"A5.7/assignment-changed", "A5.3/step-3-revoke"}},
+	{MutStaticRetriedJoinUnreleased, "static-retried-join-unreleased", "static A1", "a static member's retried join under its own id and instance is UNRELEASED_INSTANCE_ID", []string{"A1/static-retried-join-in-place"}},
+	{MutMemberInstanceRewritten, "member-instance-rewritten", "member ids A1", "a join naming a member's id with an instance nobody holds moves the member to that instance", []string{"A1/join-member-other-instance"}},
+	{MutFirstClientIDForgotten, "first-clientid-forgotten", "KIP-1313 A2", "a connection remembers \"\" for its first ClientId: later requests without one are attributed to \"\"", []string{"A2/first-clientid-remembered", "A2/null-clientid-attributed-first"}},
+	{MutLeaveGroupEmptyGroupAsMissing, "leavegroup-empty-group-as-missing", "LeaveGroup A3.3", "a LeaveGroup with GroupId \"\" is served as a missing group instead of INVALID_GROUP_ID", []string{"A3/invalid-group-id"}},
+	{MutLeaveGroupBatchStopsAtError, "leavegroup-batch-stops-at-error", "LeaveGroup A3", "a LeaveGroup v3+ batch answers every entry after a failed one with its error and applies none of them", []string{"A3/v3-batch"}},
+	{MutLeaveGroupUnknownEntriesNone, "leavegroup-unknown-entries-none", "LeaveGroup A3 rows 2, 4", "LeaveGroup entries naming nobody ({\"\", unknown}, {not a member, null}, a missing group) are answered NONE", []string{"A3/row-2-empty-unknown", "A3/row-4-not-member", "B5/missing-group"}},
+	{MutLeaveGroupOwnInstanceFenced, "leavegroup-own-instance-fenced", "LeaveGroup A3 row 7", "a LeaveGroup entry {the holder's id, its instance} is FENCED_INSTANCE_ID and the member stays", []string{"A3/row-7-own-instance"}},
+	{MutNewStaticMemberNoBump, "new-static-member-no-bump", "epochs A5.1", "a new static member moves no group epoch (taken for a takeover)", []string{"A5.1/member-joined"}},
+	{MutRevokingTakesNewTarget, "revoking-takes-new-target", "reconciliation A5.3", "a member still revoking revokes against a newer target at once instead of waiting", []string{"A5.3/step-2-still-revoking"}},
+	{MutPrevEpochNotRecorded, "prev-epoch-not-recorded", "epochs A5.3", "a member taking the target epoch does not record its previous epoch", []string{"A5.3/step-3-epoch-advanced"}},
+	{MutFreePartitionsHeldBack, "free-partitions-held-back", "reconciliation A5.3", "target partitions nobody owns are withheld while another target partition is still owned", []string{"A5.3/step-4-assigned"}},
+	{MutEpochCheckedAgainstGroup, "epoch-checked-against-group", "epochs A5.4", "a heartbeat at the member's epoch is fenced while the group epoch is ahead of it", []string{"A5.4/current-epoch"}},
+	{MutEpochOneAheadAccepted, "epoch-one-ahead-accepted", "epochs A5.4", "a heartbeat one epoch ahead of the member's is accepted (off by one)", []string{"A5.4/epoch-ahead-fenced"}},
+	{MutParkedResumeBumps, "parked-resume-bumps", "static A5.5", "a parked static member rejoining under its own id moves the group epoch", []string{"A5.5/parked-resumes"}},
+	{MutJoinWithoutAssignment, "join-without-assignment", "reconciliation A5.7", "a join whose assignment did not change is answered without the assignment", []string{"A5.7/assignment-on-join"}},
+	{MutFullRequestNoAssignment, "full-request-no-assignment", "reconciliation A5.7", "a full heartbeat is answered without the assignment unless it changed", []string{"A5.7/assignment-full-request"}},
+	{MutEpochBumpSendsAssignment, "epoch-bump-sends-assignment", "reconciliation A5.7", "a heartbeat that only takes a new epoch carries the unchanged assignment", []string{"A5.7/no-assignment"}},
+	{MutGroupIDNotTrimmed, "group-id-not-trimmed", "validation B4.2", "a GroupId of spaces passes validation", []string{"B4.2/group-id-blank"}},
+	{MutInstanceIDBlankAccepted, "instance-id-blank-accepted", "validation B4.2", "a blank InstanceId passes validation", []string{"B4.2/instance-id-blank"}},
+	{MutJoinWithoutRebalanceTimeoutAccepted, "join-without-rebalance-timeout-accepted", "validation B4.2", "a join with RebalanceTimeoutMs -1 is accepted", []string{"B4.2/join-without-rebalance-timeout"}},
+	{MutJoinWithoutSubscriptionAccepted, "join-without-subscription-accepted", "validation B4.2", "a join with neither topic names nor regex is accepted", []string{"B4.2/join-without-subscription"}},
+	{MutAssignorUnchecked, "assignor-unchecked", "validation B4.2", "any ServerAssignor is accepted", []string{"B4.2/unsupported-assignor"}},
+	{MutMissingGroupUnknownMember, "missing-group-unknown-member", "errors B4.4", "a heartbeat for a missing group is UNKNOWN_MEMBER_ID, not GROUP_ID_NOT_FOUND", []string{"B4.4/group-not-found"}},
+	{MutUnknownMemberFenced, "unknown-member-fenced", "errors B4.4", "a heartbeat for an unknown member id is FENCED_MEMBER_EPOCH, not UNKNOWN_MEMBER_ID", []string{"B4.4/unknown-member"}},
+	{MutStaticUnknownInstanceFenced, "static-unknown-instance-fenced", "static B4.4", "a static heartbeat naming an instance nobody holds is FENCED_INSTANCE_ID, not UNKNOWN_MEMBER_ID", []string{"B4.4/static-unknown-instance"}},
+	{MutRegexNotCompiled, "regex-not-compiled", "validation B4.4", "a regex that does not compile is accepted", []string{"B4.4/invalid-regex"}},
+	{MutLeaveMissingGroupNone, "leave-missing-group-none", "leave B4.4", "a leave for a missing group is answered NONE", []string{"B4.4/leave-group-not-found"}},
+	{MutLeaveNoBump, "leave-no-bump", "leave B4.4", "a leave at -1 removes the member without moving the group epoch", []string{"B4.4/leave-removes"}},
+	{MutStaticLeaveUnknownInstanceNone, "static-leave-unknown-instance-none", "leave B4.4", "a static leave naming an instance nobody holds is answered NONE", []string{"B4.4/leave-unknown-instance"}},
+	{MutStaticLeaveFencedRemoves, "static-leave-fenced-removes", "leave B4.4", "a static leave naming another member's instance removes or parks that member", []string{"B4.4/leave-fenced-instance"}},
+	{MutGetV0IDReplaced, "get-v0-id-replaced", "telemetry B6", "GetTelemetrySubscriptions v0 with a non-zero id gets a new one assigned", []string{"B6/get-v0-id-kept"}},
+	{MutPushSubscriptionUnchecked, "push-subscription-unchecked", "telemetry B6", "a push with another subscription id is accepted", []string{"B6/push-unknown-subscription"}},
+	{MutPushCompressionUnchecked, "push-compression-unchecked", "telemetry B6", "a push with a compression type not accepted is served", []string{"B6/push-unsupported-compression"}},
+	{MutPushTooLargeAccepted, "push-too-large-accepted", "telemetry B6", "a push over TelemetryMaxBytes is accepted", []string{"B6/push-too-large"}},
+	{MutPushNotRecorded, "push-not-recorded", "telemetry B6", "an accepted push is not recorded: the next within the push interval is not throttled", []string{"B6/push-accepted", "B6/push-throttled"}},
+	{MutGetNotRecorded, "get-not-recorded", "telemetry B6", "a GetTelemetrySubscriptions is not recorded: the next within the push interval is not throttled", []string{"B6/get-throttled"}},
+	{MutSoftwareNameUnchecked, "software-name-unchecked", "ApiVersions B7.1", "ApiVersions v3+ checks the software version but not the name", []string{"B7.1/bad-software-name"}},
+	{MutAdvertisesUncapped, "advertises-uncapped", "ApiVersions B7.1", "ApiVersions lists the uncapped versions of a capped broker", []string{"B7.1/versions-answered"}},
+	{MutDescribeEmptyGroupNotFound, "describe-empty-group-not-found", "Describe B7.2", "ConsumerGroupDescribe of GroupId \"\" is GROUP_ID_NOT_FOUND, not INVALID_GROUP_ID", []string{"B7.2/invalid-group-id"}},
+	{MutDescribeMissingGroupDead, "describe-missing-group-dead", "Describe B7.2", "ConsumerGroupDescribe of a missing group is NONE, state Dead, no members", []string{"B7.2/group-not-found"}},
+	{MutAboveMaxVersionServed, "above-max-version-served", "versions B1.1", "a request one version above the advertised maximum is served", []string{"B1.1/unsupported-request"}},
 }
 
 // classicMutantInfo are the classic group protocol's mutants: the kill

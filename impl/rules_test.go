@@ -440,3 +440,34 @@ func TestLeaveGroupBatchOneBump(t *testing.T) {
 		}
 	}
 }
+
+// A5.3 step 2, as the model's reconciliation: a member with pending
+// revocations waits, even when the target moves again under it; what it
+// must give up for the newer target waits until its revocations are done.
+// m1 revokes a1 b0 for m2, then m3 joins (epoch 3) while m1 still reports
+// them: m1's next heartbeat changes nothing and carries no assignment.
+func TestRevokingMemberWaits(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		mut     impl.Mutants
+		revokes bool // the answer carries a smaller assignment
+	}{
+		{"the revoking member waits", impl.Mutants{}, false},
+		{"the revoking-takes-new-target mutant revokes against the new target at once", impl.Mutants{}.With(impl.MutRevokingTakesNewTarget), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tc := newRestartTest(t, c.mut)
+			tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b"))
+			tc.ok(testreq.Heartbeat(restartGroup, "m1", 1, allAB))
+			tc.ok(testreq.Join(restartGroup, "m2", 60000, "a", "b"))
+			if r := tc.ok(testreq.Heartbeat(restartGroup, "m1", 1, allAB)); partsOfHB(r.Assignment) != m1Of2 {
+				t.Fatalf("setup: m1 keeps %s, want %s", partsOfHB(r.Assignment), m1Of2)
+			}
+			tc.ok(testreq.Join(restartGroup, "m3", 60000, "a", "b"))
+			r := tc.ok(testreq.Heartbeat(restartGroup, "m1", 1, allAB))
+			if got := r.Assignment != nil; got != c.revokes {
+				t.Fatalf("m1 still revoking after the target moved: assignment %q, want one: %v", partsOfHB(r.Assignment), c.revokes)
+			}
+		})
+	}
+}
