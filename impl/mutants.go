@@ -323,6 +323,12 @@ const (
 	// broker advertises is served instead of refused (§B1.1): the version
 	// gate off by one at the last version.
 	MutAboveMaxVersionServed
+	// MutGetV1ServedAsV0: GetTelemetrySubscriptions v1 is served as v0 (the
+	// version gate at >= 2 for >= 1): the header's client instance id is
+	// ignored and the body's, absent at v1, read as zero, so a new id is
+	// assigned that the v1 answer cannot carry (§B6, A2: the first version
+	// of the range).
+	MutGetV1ServedAsV0
 
 	// The classic group protocol's mutants (docs/PROTOCOL.md A6, B8).
 
@@ -506,6 +512,7 @@ var consumerMutantInfo = []mutantEntry{
 	{MutDescribeEmptyGroupNotFound, "describe-empty-group-not-found", "Describe B7.2", "ConsumerGroupDescribe of GroupId \"\" is GROUP_ID_NOT_FOUND, not INVALID_GROUP_ID", []string{"B7.2/invalid-group-id"}},
 	{MutDescribeMissingGroupDead, "describe-missing-group-dead", "Describe B7.2", "ConsumerGroupDescribe of a missing group is NONE, state Dead, no members", []string{"B7.2/group-not-found"}},
 	{MutAboveMaxVersionServed, "above-max-version-served", "versions B1.1", "a request one version above the advertised maximum is served", []string{"B1.1/unsupported-request"}},
+	{MutGetV1ServedAsV0, "get-v1-served-as-v0", "telemetry B6", "GetTelemetrySubscriptions v1 is served as v0: the header's id is ignored and a new one assigned", []string{"B6/get-v1-header-id"}},
 }
 
 // classicMutantInfo are the classic group protocol's mutants: the kill

@@ -29,7 +29,7 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 	version := h.RequestApiVersion
 	zeroOK := c.mut.Has(MutZeroInstanceIDAccepted)
 	var id codec.UUID
-	if version >= 1 {
+	if version >= 1 && !(version == 1 && c.mut.Has(MutGetV1ServedAsV0)) {
 		if !h.ClientInstanceId.Valid || (!zeroOK && c.reservedID(h.ClientInstanceId.UUID)) {
 			return &codec.GetTelemetrySubscriptionsResponse{ErrorCode: codec.InvalidRequest}
 		}
