@@ -151,6 +151,11 @@ func TestCasesCatchTheirMutants(t *testing.T) {
 		{impl.MutTakeoverKeysByMemberID, []string{"A5.5/static-restart-then-rebalance"}},
 		{impl.MutParkKeepsPending, []string{"B4.4/static-leave-drops-pending"}},
 		{impl.MutStaticLeaveRefreshesSession, []string{"B4.4/static-leave-keeps-session"}},
+		{impl.MutLeaveGroupUnknownInstanceByID, []string{"A3/member-id-unknown-instance"}},
+		{impl.MutLeaveGroupBatchStopsAtError, []string{"A3/batch-error-then-removal"}},
+		{impl.MutNewStaticMemberNoBump, []string{"A5.1/static-join-moves-epoch"}},
+		{impl.MutEpochOneAheadAccepted, []string{"A5.4/epoch-one-ahead-fenced"}},
+		{impl.MutRevocationNotSent, []string{"A5.7/revocation-carries-assignment"}},
 	} {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()
