@@ -8,7 +8,7 @@ FUZZMINIMIZE ?= 100x
 # Packages that start goroutines; they also run under the race detector.
 RACE_PKGS ?= $(shell $(GO) list ./impl/... ./driver/... ./check/... ./tcptarget/... ./proxy/... ./wire/... ./internal/... ./explore/... 2>/dev/null)
 
-.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay peers mutate coverage pgo
+.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay peers mutate coverage pgo release-matrix
 
 ## run: the main job: a property run of the embedded coordinator, KIP-1082 clients vs v0 (see docs/running.md).
 run:
@@ -20,6 +20,13 @@ run:
 mutate:
 	@out=$$(GHOSTCHECK_MUTATE=1 $(GO) test -count=1 -run '^TestKillTable$$' -v ./internal/targets 2>&1); status=$$?; \
 	echo "$$out" | grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS' -e '^ok '; exit $$status
+
+## release-matrix: for every Kafka release 2.3-4.2.1 (internal/releases), `check` (the release inferred, and
+## --kafka-version X) against `serve --kafka-version X`, every case: writes the table (release x pass, skip,
+## n/a, fail, error, exit) to out/release-matrix.md and prints it; fails on any FAIL, ERROR or non-zero exit.
+## `go test` runs its fast subset (a few cases per release).
+release-matrix:
+	@mkdir -p out && GHOSTCHECK_RELEASE_MATRIX=$(CURDIR)/out/release-matrix.md $(GO) test -count=1 -timeout 30m -run '^TestReleaseMatrix$$' ./cmd/ghostcheck && cat out/release-matrix.md
 
 ## coverage: `make run` with `run --coverage`: the statement coverage of model/ (with model/client and
 ## model/rules) and impl/ the run reaches, the model statements it did not, and how often the model applied

@@ -179,14 +179,18 @@ func firstShownAfter(h history.History, i, until int, prefix string, claimed map
 	return "", false
 }
 
-// madeBy is the id the target made for op, if op is a classic JoinGroup
-// that made one and the history shows it.
+// madeBy reports whether op may have made a classic id (a JoinGroup with
+// no member id) and the id the target made for it: "" when no answer
+// shows it (idSource.candidates counts it all the same).
 func (c *replayCtx) madeBy(op *history.Op) (string, bool) {
 	if c == nil || op == nil {
 		return "", false
 	}
-	id, ok := c.made[op.ID]
-	return id, ok
+	if id, ok := c.made[op.ID]; ok {
+		return id, true
+	}
+	j, ok := op.Request.(*codec.JoinGroupRequest)
+	return "", ok && j.MemberId == ""
 }
 
 // servedWith lists the operations a step that released rel may have

@@ -6,7 +6,9 @@ package driver
 // admin and the prober break client rules on purpose: an empty member id
 // at v1, a zero, missing or changing instance id in the header, a static
 // leave without its instance, LeaveGroup entries that name nobody or go
-// below v3 to a broker that has v3. The harness knows what it sent, so it
+// below v3 to a broker that has v3, classic requests naming another
+// instance than the prober's JoinGroup did (canary_classicbreaks.go). The
+// harness knows what it sent, so it
 // knows which rules each of them broke; the client rules must report
 // exactly those, each under its own id. A rule the harness broke that is
 // not reported went blind, and one reported that the harness did not break
@@ -67,9 +69,6 @@ func canaryErrors(roles map[codec.UUID]string, want map[codec.UUID]map[rules.Rul
 			continue // broke nothing, and judged so (the observer, mostly)
 		}
 		for _, r := range c.Results {
-			if classicClientRule(r.Rule) {
-				continue
-			}
 			why, broke := exp[r.Rule]
 			switch reported := r.Outcome == rules.OutcomeViolated; {
 			case broke && !reported:
@@ -80,20 +79,6 @@ func canaryErrors(roles map[codec.UUID]string, want map[codec.UUID]map[rules.Rul
 		}
 	}
 	return errs
-}
-
-// classicClientRule reports whether rule is one of the classic protocol's
-// client rules, which this canary does not account for: the prober's
-// classic probes (a stale Heartbeat, an odd request, the other protocol's
-// requests) break them in ways expectedBreaks does not yet write down. They
-// are held to their table tests (model/rules), to run's own classic
-// clients, and to the proxy's scripted clients that keep and break each.
-func classicClientRule(rule rules.Rule) bool {
-	switch rule {
-	case rules.RuleMemberIDRequiredRejoin, rules.RuleClassicStaticInstanceID, rules.RuleNoRejoinAfterFencedInstance:
-		return true
-	}
-	return false
 }
 
 // expectedBreaks lists, per client instance id, the client rules the
@@ -171,6 +156,7 @@ func (b *breaks) client(rs []*rules.ClientRequest, leaveGroupMax int16, users ma
 		tag0 = tag0 || r.Header.ClientInstanceId.Valid
 	}
 	b.headers(rs)
+	b.classic(rs)
 	firstID := map[string]string{}
 	left := map[string]bool{}
 	for _, r := range rs {

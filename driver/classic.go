@@ -96,7 +96,7 @@ func (cc classicClients) turn(p *proc) {
 		case client.DueJoin:
 			req, v := k.cl.JoinGroup()
 			if req == nil {
-				cc.endFatal(p)
+				cc.d.procs.endFatal(p)
 				return
 			}
 			k.gm, k.join = d.net.send(p, codec.JoinGroup, v, req), true
@@ -228,7 +228,7 @@ func (cc classicClients) react(p *proc, re client.Reaction) {
 		p.nextTry = d.round + 1
 	}
 	if k.cl.State() == client.ClassicFatal {
-		cc.endFatal(p)
+		cc.d.procs.endFatal(p)
 	}
 }
 
@@ -251,18 +251,9 @@ func (cc classicClients) leftBehindAnswer(p *proc, r *response) bool {
 		k.known[id] = true
 	}
 	if k.cl.State() == client.ClassicFatal {
-		cc.endFatal(p)
+		cc.d.procs.endFatal(p)
 	}
 	return true
-}
-
-// endFatal ends a process whose consumer failed (FENCED_INSTANCE_ID and
-// the like: Kafka's poll throws): it sends nothing more, as after a crash.
-func (cc classicClients) endFatal(p *proc) {
-	p.live, p.wants, p.ended = false, false, cc.d.round
-	p.hb, p.leave, p.others = nil, nil, nil
-	p.classic.gm, p.classic.hb = nil, nil
-	p.closing = true
 }
 
 // timeouts gives up on a classic process's JoinGroup after its

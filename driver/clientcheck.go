@@ -65,7 +65,7 @@ func (l *clientLog) fault(n int, fault string) {
 // response records that the client got resp for request n.
 func (l *clientLog) response(n int, resp codec.Message) {
 	if n < 0 { // the admin's, prober's or observer's (canary.go)
-		l.breakers[-n-1].Response = resp
+		l.breakers[-n-1].Response, l.breakers[-n-1].Answered = resp, l.d.now
 	}
 	if n > 0 {
 		l.reqs[n-1].Response, l.reqs[n-1].Answered = resp, l.d.now

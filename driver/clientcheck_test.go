@@ -45,3 +45,32 @@ func TestClientRulesJudgeTheRunsClients(t *testing.T) {
 		t.Fatalf("a process that changed its member id was not reported: %v", d.res.ViolationCounts)
 	}
 }
+
+// A static KIP-848 client told FENCED_INSTANCE_ID stops, even when the
+// answer is a late one to a heartbeat or leave it had given up on (it
+// reached the process on its connection all the same): seeds of v0 runs
+// where a static leave with MemberId "" (its join's answer never came) was
+// answered FENCED_INSTANCE_ID after the leave timed out, and the process
+// joined again under the instance. NoRejoinAfterFencedInstance, which
+// judges ConsumerGroupHeartbeat, finds nothing.
+func TestFencedConsumerStops(t *testing.T) {
+	for _, seed := range []uint64{55909, 56736, 56858, 63162, 67804} {
+		o := plan.DefaultOptions()
+		o.HeartbeatVersion = 0
+		d := optionsRun(t, seed, o, false)
+		fenced := false
+		for _, r := range d.clients.reqs {
+			if hb, ok := r.Response.(*codec.ConsumerGroupHeartbeatResponse); ok && hb.ErrorCode == codec.FencedInstanceID {
+				fenced = true
+			}
+		}
+		if !fenced {
+			t.Errorf("seed %d: no client was told FENCED_INSTANCE_ID any more", seed)
+		}
+		for _, v := range d.res.Violations {
+			if v.Rule == string(rules.RuleNoRejoinAfterFencedInstance) {
+				t.Errorf("seed %d: %s", seed, v.What)
+			}
+		}
+	}
+}

@@ -48,16 +48,17 @@
 //     rounds and recorded, and Router, the route of a request in a
 //     cluster.
 //   - canary.go: the client rules' canary on the admin's, prober's and
-//     observer's deliberate breaks; canary_clients.go, its synthetic
-//     records; canary_invariants.go, the invariants' canary (planted
+//     observer's deliberate breaks; canary_classicbreaks.go, its account
+//     of the classic client rules the prober breaks; canary_clients.go,
+//     its synthetic records; canary_invariants.go, the invariants' canary (planted
 //     violations) and the header rules'; canary_classic.go, its plants in
 //     a classic group and the planted events of the classic trackers.
 //   - classicjudge.go: what the observer keeps to judge classic groups:
 //     the ledger of grace events, the generations, what SyncGroup hands
 //     out, a static member's restart into a Stable group.
 //
-// Tests: canary_test.go, canary_clients_test.go and
-// canary_invariants_test.go (each canary catches a blind check and
+// Tests: canary_test.go, canary_clients_test.go,
+// canary_classicbreaks_test.go and canary_invariants_test.go (each canary catches a blind check and
 // passes a correct run), clientcheck_test.go, describecheck_test.go,
 // observation_test.go, restart_test.go (a session's end counts restarts),
 // droprestarts_test.go (a target that cannot restart), crash_test.go

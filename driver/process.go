@@ -404,6 +404,17 @@ func (ps *processes) close(p *proc) {
 	p.closing = true
 }
 
+// endFatal ends a process whose consumer failed (FENCED_INSTANCE_ID and
+// the like: Kafka's poll throws): it sends nothing more, as after a crash.
+func (ps *processes) endFatal(p *proc) {
+	p.live, p.wants, p.ended = false, false, ps.d.round
+	p.hb, p.leave, p.others = nil, nil, nil
+	if p.classic != nil {
+		p.classic.gm, p.classic.hb = nil, nil
+	}
+	p.closing = true
+}
+
 // closeClients closes every live client (the closing round).
 func (ps *processes) closeClients() {
 	for _, p := range ps.clients() {
@@ -551,10 +562,20 @@ func (ps *processes) absorb(p *proc, r *response) {
 		if hb.ErrorCode != codec.None {
 			p.nextTry = ps.d.round + 1
 		}
+		if p.c.State() == client.Fatal {
+			ps.endFatal(p)
+		}
 		return
 	case p.leave != nil && p.leave.corr == r.corr:
 		p.leave = nil
-		p.c.OnLeaveDone()
+		if hb, ok := r.resp.(*codec.ConsumerGroupHeartbeatResponse); ok {
+			p.c.OnLeave(hb)
+		} else {
+			p.c.OnLeaveDone()
+		}
+		if p.c.State() == client.Fatal {
+			ps.endFatal(p)
+		}
 		return
 	}
 	for i, o := range p.others {
@@ -582,7 +603,14 @@ func (ps *processes) absorb(p *proc, r *response) {
 		}
 		return
 	}
-	// A late response to a request the client gave up on: dropped.
+	// A late response to a request the client gave up on: dropped, but
+	// for a heartbeat's or a leave's FENCED_INSTANCE_ID, which reached
+	// the process all the same (client.Client.OnAbandoned).
+	if hb, ok := r.resp.(*codec.ConsumerGroupHeartbeatResponse); ok && p.role == roleClient && p.classic == nil {
+		if p.c.OnAbandoned(hb); p.c.State() == client.Fatal {
+			ps.endFatal(p)
+		}
+	}
 }
 
 // timeouts gives up on requests that went unanswered too long.

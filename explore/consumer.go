@@ -163,7 +163,13 @@ func (w *worker) absorb(t *state, sl *slot, m msg) {
 		}
 	case sl.lv.set && m.corr == sl.lv.corr:
 		sl.lv = outstanding{}
-		sl.ownClient().OnLeaveDone()
+		sl.ownClient().OnLeave(m.resp.(*codec.ConsumerGroupHeartbeatResponse))
+	default:
+		// A late answer to a request the process gave up on: dropped,
+		// but for FENCED_INSTANCE_ID (client.Client.OnAbandoned).
+		if resp, ok := m.resp.(*codec.ConsumerGroupHeartbeatResponse); ok && resp.ErrorCode == codec.FencedInstanceID {
+			sl.ownClient().OnAbandoned(resp)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model/client"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
 
@@ -245,6 +246,9 @@ func (w *worker) deliverAnswer(t *state, i, k int) error {
 		return w.absorbClassic(t, i, m)
 	}
 	w.absorb(t, sl, m)
+	if sl.c.State() == client.Fatal {
+		return w.end(t, i, false) // FENCED_INSTANCE_ID: the consumer failed
+	}
 	return nil
 }
 

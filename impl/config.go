@@ -53,6 +53,16 @@ type Config struct {
 	Telemetry TelemetryConfig
 	// MaxVersions caps the advertised (and accepted) version of an api.
 	MaxVersions map[codec.APIKey]int16
+	// MinVersions raises the lowest advertised (and accepted) version of
+	// an api, as a release that removed old versions does (JoinGroup v2+
+	// in Kafka 4.0.0). Not in model.Config: only `serve --kafka-version`
+	// sets it.
+	MinVersions map[codec.APIKey]int16
+	// Unserved are apis advertised but answered UNSUPPORTED_VERSION, every
+	// request of them (a Kafka 3.7-3.9 broker's ConsumerGroupHeartbeat and
+	// ConsumerGroupDescribe: the consumer protocol is off by default). Not
+	// in model.Config: only `serve --kafka-version` sets it.
+	Unserved map[codec.APIKey]bool
 	// NewID makes the ids the coordinator generates (v0 member ids,
 	// telemetry client instance ids). It is called under a lock, so it need
 	// not be safe for concurrent use; it must never return the zero UUID.

@@ -258,7 +258,7 @@ func New(cfg Config) *Coordinator {
 			c.topicByID[t.ID] = int32(i)
 		}
 	}
-	c.advertised = advertisedVersions(cfg.MaxVersions)
+	c.advertised = advertisedVersions(cfg.MaxVersions, cfg.MinVersions)
 	for _, a := range c.advertised {
 		if a.ApiKey >= 0 && int(a.ApiKey) < len(c.served) {
 			s := &c.served[a.ApiKey]
@@ -312,8 +312,9 @@ func (c *Coordinator) AdvertisedVersions() []codec.ApiVersionsKey {
 
 // advertisedVersions is model.AdvertisedVersions, which impl may not
 // import: the apis ghostcheck checks and the classic group protocol's,
-// capped by maxVersions.
-func advertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
+// capped by maxVersions, and raised to minVersions (which the model does
+// not have: a release's removals).
+func advertisedVersions(maxVersions, minVersions map[codec.APIKey]int16) []codec.ApiVersionsKey {
 	out := make([]codec.ApiVersionsKey, 0, 16)     // a dozen apis: one allocation
 	for key := codec.APIKey(0); key < 128; key++ { // the table itself: AllAPIs would allocate a list
 		a := codec.Lookup(key)
@@ -323,6 +324,9 @@ func advertisedVersions(maxVersions map[codec.APIKey]int16) []codec.ApiVersionsK
 		k := codec.ApiVersionsKey{ApiKey: a.Key, MinVersion: a.MinVersion, MaxVersion: a.MaxVersion}
 		if m, ok := maxVersions[a.Key]; ok && m < k.MaxVersion {
 			k.MaxVersion = m
+		}
+		if m, ok := minVersions[a.Key]; ok && m > k.MinVersion {
+			k.MinVersion = m
 		}
 		if k.MaxVersion < k.MinVersion {
 			continue
@@ -363,6 +367,11 @@ func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message
 	case held:
 		return nil, ErrParked
 	case !served:
+		return nil, ErrUnsupportedRequest
+	case c.cfg.Unserved[h.RequestApiKey]:
+		if resp := unservedResponse(req); resp != nil {
+			return resp, nil
+		}
 		return nil, ErrUnsupportedRequest
 	}
 	switch r := req.(type) {
@@ -418,6 +427,9 @@ func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *co
 		return ErrParked
 	case !served:
 		return ErrUnsupportedRequest
+	case c.cfg.Unserved[codec.ConsumerGroupHeartbeat]:
+		*resp = codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnsupportedVersion}
+		return nil
 	}
 	if c.heartbeat(conn, clientID, cs, h.RequestApiVersion, req, resp) {
 		return ErrUnsupportedRequest
@@ -642,7 +654,7 @@ func (c *Coordinator) apiVersions(version int16, r *codec.ApiVersionsRequest) *c
 	}
 	resp.ApiKeys = c.AdvertisedVersions()
 	if c.mut.Has(MutAdvertisesUncapped) {
-		resp.ApiKeys = advertisedVersions(nil)
+		resp.ApiKeys = advertisedVersions(nil, nil)
 	}
 	return resp
 }
@@ -663,3 +675,23 @@ func (c *Coordinator) UnsupportedApiVersionsResponse() *codec.ApiVersionsRespons
 
 // Compiles only while nTimerShards fits shardsUsed's bits.
 var _ [64 - nTimerShards]struct{}
+
+// unservedResponse is the answer to a request of an api the coordinator
+// advertises but does not serve (Config.Unserved), as Kafka 3.7-3.9 answer
+// ConsumerGroupHeartbeat and ConsumerGroupDescribe with the consumer
+// protocol off: the request's error response with UNSUPPORTED_VERSION
+// (each group's, for a describe); nil for any other api, which Kafka
+// never advertises without serving.
+func unservedResponse(req codec.Message) codec.Message {
+	switch r := req.(type) {
+	case *codec.ConsumerGroupHeartbeatRequest:
+		return &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnsupportedVersion}
+	case *codec.ConsumerGroupDescribeRequest:
+		resp := &codec.ConsumerGroupDescribeResponse{Groups: make([]codec.DescribedGroup, 0, len(r.GroupIds))}
+		for _, g := range r.GroupIds {
+			resp.Groups = append(resp.Groups, codec.DescribedGroup{GroupId: g, ErrorCode: codec.UnsupportedVersion, AuthorizedOperations: codec.AuthorizedOperationsOmitted})
+		}
+		return resp
+	}
+	return nil
+}

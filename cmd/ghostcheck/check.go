@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
@@ -48,10 +49,15 @@ stops there; with it, every case and history from then on gets a fresh broker: C
 prints the broker's bootstrap address as its first stdout line, and runs until its stdin closes or
 SIGTERM (as peers/librdkafka's rdmock does). --broker-cmd alone starts the first broker too.
 
---kafka-version X.Y holds the broker to that Apache Kafka release, by default the newest (` + conformance.NewestRelease + `):
-a case that fails on a rule the release does not ship (its SOURCE: a later release, trunk only, an open PR,
-a KIP not shipped) is reported "N/A (ships in ...)" instead of FAIL and does not count as a failure, so a
-broker that does what that release does passes. --kafka-version next holds it to every rule, shipped or not.
+--kafka-version X.Y holds the broker to that Apache Kafka release (2.3 to 4.2.1). Without it, check holds the
+broker to the newest release consistent with what its ApiVersions lists and what it serves (a 3.9 broker lists
+ConsumerGroupHeartbeat v0 and answers it UNSUPPORTED_VERSION) and prints "held to Kafka X (inferred from
+ApiVersions: ...)" at the top (docs/PROTOCOL.md B13). A case that fails on a rule the release does not ship (its
+SOURCE: a later release, trunk only, an open PR, a KIP not shipped) is reported "N/A (ships in ...)" instead of
+FAIL and does not count as a failure, so a broker that does what that release does passes. A case that needs an
+api the broker does not list, or lists and does not serve, is SKIP with that reason. --kafka-version next holds
+it to every rule, shipped or not. A case whose request ghostcheck itself could not build is ERROR: a bug of
+ghostcheck, exit 4 when nothing failed.
 A broker that advertises no classic group api (JoinGroup, SyncGroup, Heartbeat) gets N/A for the
 classic cases (A6, §B8): it serves no classic groups.
 
@@ -88,6 +94,8 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.StringVar(&p.Topic, "topic", "alpha", "a topic the broker has, for subscriptions")
 	fs.DurationVar(&p.ClassicSessionTimeout, "classic-session-timeout", 0, "the session timeout the classic cases' JoinGroups send, within the broker's group.min.session.timeout.ms and group.max.session.timeout.ms (0: 6s, Kafka's minimum); their rebalance timeout is half of it, and the slow classic cases wait it out")
 	fs.IntVar(&p.ClassicMaxGroupSize, "classic-max-group-size", 0, "the broker's group.max.size, for the classic size-cap cases (0: skip them)")
+	fs.DurationVar(&p.ClassicMinSessionTimeout, "classic-min-session-timeout", 0, "the broker's group.min.session.timeout.ms, for the case that joins at it and 1ms below (0: skip it)")
+	fs.DurationVar(&p.ClassicMaxSessionTimeout, "classic-max-session-timeout", 0, "the broker's group.max.session.timeout.ms, for the case that joins at it and 1ms above (0: skip it)")
 	fs.StringVar(&cfg.cases, "cases", "", "run only cases whose names start with one of these, comma-separated (e.g. A1,B4.2; none: no case, histories only)")
 	fs.BoolVar(&cfg.list, "list", false, "list the cases (name, rule, whether risky or slow) and exit")
 	fs.StringVar(&cfg.junit, "junit", "", "also write the results as JUnit XML to `FILE`: a testcase per case and per history")
@@ -103,7 +111,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON (schema ghostcheck/check/v1, with the options used)")
 	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")
 	fs.StringVar(&cfg.knownFile, "known", "", "a `FILE` of findings already recorded (see above)")
-	fs.StringVar(&cfg.kafkaVersion, "kafka-version", conformance.NewestRelease, "hold the broker to this Apache Kafka `RELEASE` (e.g. 4.1; next: every rule, shipped or not): rules it does not ship are N/A (see above)")
+	fs.StringVar(&cfg.kafkaVersion, "kafka-version", "", "hold the broker to this Apache Kafka `RELEASE` (e.g. 3.9, 4.0.0; next: every rule, shipped or not): rules it does not ship are N/A (default: the newest release its ApiVersions and answers are consistent with; see above)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck check --bootstrap HOST:PORT | --broker-cmd COMMAND [flags]")
 		fmt.Fprint(stderr, checkUsage)
@@ -134,7 +142,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	if cfg.hist.Options.Protocol, err = plan.ParseProtocol(*protocol); err != nil {
 		return cfg, usageErr(stderr, "check", "--protocol: %v", err)
 	}
-	if err := conformance.ParseHeldTo(cfg.kafkaVersion); err != nil {
+	if err := conformance.ParseHeldTo(cfg.kafkaVersion); cfg.kafkaVersion != "" && err != nil {
 		return cfg, usageErr(stderr, "check", "--kafka-version: %v (or %s)", err, conformance.ReleaseNext)
 	}
 	if cfg.knownFile != "" {
@@ -152,12 +160,17 @@ type checkOutcome struct {
 	addr      string
 	brokerCmd string
 	peer      conformance.Peer
-	// kafkaVersion is --kafka-version ("": none).
+	// kafkaVersion is the release the broker was held to: --kafka-version,
+	// or the one inferred ("": none); heldLine says which and why.
 	kafkaVersion string
-	cases        *conformance.Report
-	hist         *conformance.HistoryReport
-	launches     int
-	options      map[string]any
+	heldLine     string
+	// histSkipped says why the histories were not run ("": they were, or
+	// none was asked for).
+	histSkipped string
+	cases       *conformance.Report
+	hist        *conformance.HistoryReport
+	launches    int
+	options     map[string]any
 }
 
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -188,7 +201,7 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer broker.Close()
 	out := checkOutcome{addr: strings.Join(broker.Bootstrap(), ","), brokerCmd: cfg.brokerCmd, peer: cfg.peer, kafkaVersion: cfg.kafkaVersion, options: checkOptions(cfg)}
-	opts := conformance.Options{Known: cfg.known, Broker: broker, Out: cfg.hist.Out, KafkaVersion: cfg.kafkaVersion, Progress: func(r conformance.Result) {
+	opts := conformance.Options{Known: cfg.known, Broker: broker, Out: cfg.hist.Out, KafkaVersion: cfg.kafkaVersion, InferRelease: cfg.kafkaVersion == "", Progress: func(r conformance.Result) {
 		if !cfg.asJSON {
 			fmt.Fprintf(stderr, "  %-44s %s\n", r.Name, r.Status)
 		}
@@ -197,7 +210,16 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if out.cases, err = conformance.Run(cfg.peer, safe, opts); err != nil {
 		return dialFailed(stderr, "check", err)
 	}
-	if out.cases.Stopped == "" {
+	if h := out.cases.Held; h != nil {
+		out.kafkaVersion, out.heldLine = h.Release, h.Line()
+		if !cfg.asJSON {
+			fmt.Fprintf(stderr, "ghostcheck check: %s\n", out.heldLine)
+		}
+	}
+	if why := historiesUnserved(cfg, out.cases); why != "" && cfg.hist.Histories > 0 {
+		out.histSkipped = why
+		fmt.Fprintf(stderr, "ghostcheck check: histories SKIP: %s\n", why)
+	} else if out.cases.Stopped == "" {
 		cfg.hist.Broker = broker
 		if out.hist, err = checkHistories(cfg, stderr); err != nil {
 			return dialFailed(stderr, "check: history run", err)
@@ -231,6 +253,10 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if checkFailures(out) > 0 {
 		return 1
 	}
+	if n := conformance.Counts(out.cases.Results)[conformance.Error]; n > 0 {
+		fmt.Fprintf(stderr, "ghostcheck check: %d cases ERROR: ghostcheck could not build its own request; a bug of ghostcheck, not of the broker (please report it)\n", n)
+		return exitInternal
+	}
 	return 0
 }
 
@@ -240,6 +266,9 @@ func printCheckJSON(w io.Writer, out checkOutcome) {
 	v := map[string]any{"schema": "ghostcheck/check/v1", "options": out.options, "bootstrap": out.addr, "cases": out.cases.Results}
 	if out.kafkaVersion != "" {
 		v["kafkaVersion"] = out.kafkaVersion
+	}
+	if out.cases.Held != nil {
+		v["heldTo"] = out.cases.Held
 	}
 	if out.brokerCmd != "" {
 		v["brokerCmd"], v["brokersStarted"] = out.brokerCmd, out.launches
@@ -262,6 +291,8 @@ func printCheckJSON(w io.Writer, out checkOutcome) {
 	v["exitStatus"] = exitOK
 	if checkFailures(out) > 0 {
 		v["exitStatus"] = exitFailed
+	} else if conformance.Counts(out.cases.Results)[conformance.Error] > 0 {
+		v["exitStatus"] = exitInternal
 	}
 	_ = enc.Encode(v)
 }
@@ -308,7 +339,11 @@ func checkFailures(out checkOutcome) int {
 // not do, the rule each failing case checks (from docs/PROTOCOL.md), then
 // the histories.
 func printCheck(w io.Writer, out checkOutcome) {
-	fmt.Fprintf(w, "conformance of %s\n\n", out.addr)
+	fmt.Fprintf(w, "conformance of %s\n", out.addr)
+	if out.heldLine != "" {
+		fmt.Fprintln(w, out.heldLine)
+	}
+	fmt.Fprintln(w)
 	rs := out.cases.Results
 	conformance.Table(w, rs)
 	c := conformance.Counts(rs)
@@ -319,6 +354,9 @@ func printCheck(w io.Writer, out checkOutcome) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d cases: %d pass, %d fail, %d skip, %d crash", len(rs), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash])
+	if c[conformance.Error] > 0 {
+		fmt.Fprintf(w, ", %d ERROR of ghostcheck (a request it could not build: a bug of ghostcheck, not of the broker)", c[conformance.Error])
+	}
 	if known > 0 {
 		fmt.Fprintf(w, " (%d of the fail and crash known)", known)
 	}
@@ -338,6 +376,9 @@ func printCheck(w io.Writer, out checkOutcome) {
 			}
 			citeRule(w, r.Name)
 		}
+	}
+	if out.histSkipped != "" {
+		fmt.Fprintf(w, "\nhistories: SKIP: %s\n", out.histSkipped)
 	}
 	if out.hist == nil {
 		return
@@ -404,4 +445,36 @@ func printHistories(w io.Writer, out checkOutcome) {
 	if h.Stopped != "" {
 		fmt.Fprintf(w, "  stopped: %s\n", h.Stopped)
 	}
+}
+
+// historiesUnserved says why the histories cannot run against the broker
+// the cases saw ("" when they can, or nothing is known: no case ran): a
+// group protocol it does not serve. Consumer (or mixed) histories need
+// ConsumerGroupHeartbeat served (a default Kafka 3.x lists it at most, and
+// answers UNSUPPORTED_VERSION); classic ones JoinGroup, SyncGroup and
+// Heartbeat. They SKIP with the reason, never FAIL or hang on it.
+func historiesUnserved(cfg checkConfig, rep *conformance.Report) string {
+	if rep == nil || rep.Versions == nil {
+		return ""
+	}
+	unserved := map[string]bool{}
+	if rep.Held != nil {
+		for _, u := range rep.Held.Unserved {
+			name, _, _ := strings.Cut(u, " ")
+			unserved[name] = true
+		}
+	}
+	serves := func(k codec.APIKey) bool { return rep.Versions.Max(k) >= 0 && !unserved[k.String()] }
+	classic := serves(codec.JoinGroup) && serves(codec.SyncGroup) && serves(codec.Heartbeat)
+	if cfg.hist.Options.Protocol != plan.ProtocolClassic && !serves(codec.ConsumerGroupHeartbeat) {
+		why := "the broker does not serve the consumer protocol (ConsumerGroupHeartbeat " + map[bool]string{true: "listed but answered UNSUPPORTED_VERSION", false: "not listed"}[unserved["ConsumerGroupHeartbeat"]] + ")"
+		if classic {
+			why += "; --protocol classic runs classic members (give them --rounds 200 or more)"
+		}
+		return why
+	}
+	if cfg.hist.Options.Protocol != plan.ProtocolConsumer && !classic {
+		return "the broker does not serve the classic protocol (JoinGroup, SyncGroup and Heartbeat)"
+	}
+	return ""
 }

@@ -27,8 +27,12 @@ func validateCheck(cfg *checkConfig, stderr io.Writer) int {
 		return usageErr(stderr, "check", "--classic-max-group-size %d must not be negative (0: skip the classic size-cap cases)", p.ClassicMaxGroupSize)
 	}
 	if f, bad := negativeDuration(durationFlag{"session-timeout", p.SessionTimeout}, durationFlag{"heartbeat-interval", p.HeartbeatInterval},
-		durationFlag{"classic-session-timeout", p.ClassicSessionTimeout}); bad {
+		durationFlag{"classic-session-timeout", p.ClassicSessionTimeout}, durationFlag{"classic-min-session-timeout", p.ClassicMinSessionTimeout},
+		durationFlag{"classic-max-session-timeout", p.ClassicMaxSessionTimeout}); bad {
 		return usageErr(stderr, "check", "--%s %v must not be negative", f.name, f.d)
+	}
+	if lo, hi := p.ClassicMinSessionTimeout, p.ClassicMaxSessionTimeout; lo > 0 && hi > 0 && lo > hi {
+		return usageErr(stderr, "check", "--classic-min-session-timeout %v is above --classic-max-session-timeout %v", lo, hi)
 	}
 	if cfg.hist.Histories > 0 && (p.SessionTimeout == 0 || p.HeartbeatInterval == 0) {
 		return usageErr(stderr, "check", "the history run needs the broker's --session-timeout and --heartbeat-interval "+
@@ -116,6 +120,7 @@ func checkOptions(cfg checkConfig) map[string]any {
 		"bootstrap": strings.Join(cfg.peer.Bootstrap, ","), "brokerCmd": cfg.brokerCmd, "sessionTimeout": cfg.peer.SessionTimeout.String(),
 		"heartbeatInterval": cfg.peer.HeartbeatInterval.String(), "maxGroupSize": cfg.peer.MaxGroupSize, "topic": cfg.peer.Topic,
 		"classicSessionTimeout": cfg.peer.ClassicSessionTimeout.String(), "classicMaxGroupSize": cfg.peer.ClassicMaxGroupSize,
+		"classicMinSessionTimeout": cfg.peer.ClassicMinSessionTimeout.String(), "classicMaxSessionTimeout": cfg.peer.ClassicMaxSessionTimeout.String(),
 		"cases": cfg.cases, "risky": cfg.risky, "histories": cfg.hist.Histories, "seed": cfg.hist.Seed, "clients": o.Clients,
 		"rounds": o.Rounds, "faults": faultsFlag(o.Faults), "protocol": string(o.Protocol), "out": cfg.hist.Out, "known": cfg.knownFile, "junit": cfg.junit, "kafkaVersion": cfg.kafkaVersion,
 	}

@@ -40,6 +40,7 @@ func TestExitStatuses(t *testing.T) {
 		{[]string{"check", "--list"}, 0, "A1/v1-join-empty-member-id"},
 		{[]string{"check", "--bootstrap", "127.0.0.1:1", "--cases", "A1"}, 2, "the history run needs the broker's --session-timeout and --heartbeat-interval"},
 		{[]string{"check", "--bootstrap", "127.0.0.1:1", "--session-timeout", "-1s", "--heartbeat-interval", "100ms"}, 2, "--session-timeout -1s must not be negative"},
+		{[]string{"check", "--bootstrap", "127.0.0.1:1", "--classic-min-session-timeout", "1m", "--classic-max-session-timeout", "1s"}, 2, "--classic-min-session-timeout 1m0s is above --classic-max-session-timeout 1s"},
 		{[]string{"check", "--bootstrap", "127.0.0.1:1", "--histories", "-1"}, 2, "--histories -1"},
 		{[]string{"check", "--bootstrap", "127.0.0.1:1", "--cases", "none", "--histories", "0"}, 2, "nothing to check"},
 		{[]string{"check", "--bootstrap", "127.0.0.1:1", "--max-group-size", "-1", "--histories", "0"}, 2, "--max-group-size -1"},

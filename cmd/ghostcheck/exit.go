@@ -24,6 +24,10 @@ const (
 	// that now checks Ok: its bug is fixed, and the file no longer shows
 	// what it says.
 	exitFixed = 3
+	// exitInternal (check): nothing failed, but ghostcheck could not build
+	// some request of its own (a case is ERROR): a bug of ghostcheck, which
+	// says nothing of the broker.
+	exitInternal = 4
 )
 
 // parseFlags parses args into fs and returns the exit status to end with,

@@ -27,8 +27,11 @@ func writeCheckReport(cfg checkConfig, out checkOutcome, stdout, stderr io.Write
 	ix := pages.Index{Kind: "check", Title: "check of " + out.addr, Verdict: "Ok", Cases: pages.CaseRows(results)}
 	c := conformance.Counts(results)
 	ix.Headline = fmt.Sprintf("%d conformance cases: %d pass, %d fail, %d skip, %d crash", len(results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash])
-	if cfg.kafkaVersion != "" && cfg.kafkaVersion != conformance.ReleaseNext {
-		ix.Headline += fmt.Sprintf(", %d n/a (not shipped in Kafka %s)", c[conformance.NotApplicable], cfg.kafkaVersion)
+	if out.kafkaVersion != "" && out.kafkaVersion != conformance.ReleaseNext {
+		ix.Headline += fmt.Sprintf(", %d n/a (not shipped in Kafka %s)", c[conformance.NotApplicable], out.kafkaVersion)
+	}
+	if out.heldLine != "" {
+		ix.Headline += "; " + out.heldLine
 	}
 	if out.cases.Stopped != "" {
 		ix.Headline += "; stopped: " + out.cases.Stopped

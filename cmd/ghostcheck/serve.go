@@ -15,8 +15,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/impl/server"
+	"github.com/ghostcheck/ghostcheck/internal/releases"
 	"github.com/ghostcheck/ghostcheck/model"
 )
 
@@ -27,6 +29,9 @@ type serveConfig struct {
 	server  server.Config
 	drain   time.Duration
 	verbose bool
+	// release is the Kafka release played (--kafka-version; nil: every
+	// api and version ghostcheck speaks).
+	release *releases.Release
 }
 
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -74,6 +79,9 @@ func serve(ctx context.Context, ln net.Listener, cfg serveConfig, stdout, stderr
 		fmt.Fprintf(stdout, ", max group size %d", cfg.coord.ClassicMaxGroupSize)
 	}
 	fmt.Fprintln(stdout)
+	if cfg.release != nil {
+		fmt.Fprintf(stdout, "  plays a default %s broker (docs/PROTOCOL.md B13)%s\n", cfg.release, unservedNote(cfg.coord.Unserved))
+	}
 	if cfg.coord.Mutants.Any() {
 		fmt.Fprintf(stdout, "  MUTANT %s planted: this coordinator breaks the protocol on purpose\n", cfg.coord.Mutants)
 	}
@@ -124,6 +132,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 	fs.DurationVar(&cfg.server.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close connections silent for this long (connections.max.idle.ms; 0: the default)")
 	fs.DurationVar(&cfg.drain, "drain-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for in-flight requests")
 	fs.BoolVar(&cfg.verbose, "v", false, "log connections closed for protocol errors")
+	kafkaVersion := fs.String("kafka-version", "", "advertise and answer as a default broker of this Apache Kafka `RELEASE` (2.3 to 4.2.1; docs/PROTOCOL.md B13) does: its ApiVersions ranges, UNSUPPORTED_VERSION for what it lists without serving, the connection closed for what it lacks (\"\": every api and version ghostcheck speaks)")
 	mutant := fs.String("mutant", "", "plant one of impl's bugs, to measure what check catches over TCP: "+serveMutantNames())
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck serve [flags]")
@@ -163,6 +172,14 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 	cfg.coord.HeartbeatIntervalMs = int32(interval.Milliseconds())
 	cfg.coord.Telemetry = impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20,
 		AcceptedCompressionTypes: []int8{0}, DeltaTemporality: true, RequestedMetrics: []string{""}}
+	if *kafkaVersion != "" {
+		r, err := releases.Lookup(*kafkaVersion)
+		if err != nil {
+			return cfg, usageErr(stderr, "serve", "--kafka-version: %v", err)
+		}
+		cfg.release = &r
+		cfg.coord.MaxVersions, cfg.coord.MinVersions, cfg.coord.Unserved = r.ServerCaps()
+	}
 	if *mutant != "" {
 		m, err := impl.ParseMutant(*mutant)
 		if err != nil {
@@ -219,4 +236,18 @@ func serveMutantNames() string {
 		ns = append(ns, m.Name)
 	}
 	return strings.Join(ns, ", ")
+}
+
+// unservedNote names the apis listed but answered UNSUPPORTED_VERSION.
+func unservedNote(unserved map[codec.APIKey]bool) string {
+	var ns []string
+	for _, a := range codec.AllAPIs() {
+		if unserved[a.Key] {
+			ns = append(ns, a.Name)
+		}
+	}
+	if len(ns) == 0 {
+		return ""
+	}
+	return "; lists " + strings.Join(ns, " and ") + " but answers UNSUPPORTED_VERSION, as its default configuration does"
 }

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/impl"
+	"github.com/ghostcheck/ghostcheck/internal/releases"
+	"github.com/ghostcheck/ghostcheck/wire"
 )
 
 // serve --mutant NAME plants one of impl's bugs in the coordinator it
@@ -87,5 +91,61 @@ func TestServeMutantIsPlanted(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "MUTANT static-restart-rebalances planted") {
 		t.Errorf("the banner does not say a mutant is planted:\n%s", out.String())
+	}
+}
+
+// serve --kafka-version X lists what a default broker of X lists, answers
+// UNSUPPORTED_VERSION to what X lists without serving (ConsumerGroupHeartbeat
+// in 3.7-3.9), and closes the connection on what X does not list; an
+// unknown release is bad usage.
+func TestServeKafkaVersion(t *testing.T) {
+	var errOut bytes.Buffer
+	for _, bad := range []string{"2.2", "5.0", "next", "x"} {
+		if _, code := parseServeFlags([]string{"--kafka-version", bad}, &errOut); code != 2 {
+			t.Errorf("--kafka-version %s: exit %d, want 2", bad, code)
+		}
+	}
+	for _, r := range releases.All() {
+		t.Run(r.Name, func(t *testing.T) {
+			addr := startServeCommand(t, "--kafka-version", r.Name)
+			ctx := context.Background()
+			hm, err := wire.NewHeaders(codec.Str("t"), codec.UUID{1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &wire.Dialer{Options: wire.Options{Timeout: 5 * time.Second}}
+			w, pre, err := d.DialNegotiated(ctx, addr, hm, wire.NegotiateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			for _, k := range releases.Columns {
+				want, listed := r.Advertises(k)
+				got, has := pre.Negotiation.Versions[k]
+				if k == codec.Metadata || k == codec.FindCoordinator {
+					continue // serve routes nothing
+				}
+				if has != listed || has && (got[0] != want.Min || got[1] != want.Max) {
+					t.Errorf("%v: listed %v %v, want %v %v", k, has, got, listed, want)
+				}
+			}
+			hb := &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m", MemberEpoch: 0, RebalanceTimeoutMs: 1000, SubscribedTopicNames: []string{"alpha"},
+				TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
+			resp, err := w.RoundTrip(hm.Next(codec.ConsumerGroupHeartbeat, 0), hb)
+			switch rg, listed := r.Advertises(codec.ConsumerGroupHeartbeat); {
+			case !listed:
+				if !errors.Is(err, wire.ErrConnClosed) {
+					t.Errorf("ConsumerGroupHeartbeat, which Kafka %s does not list: %v, %v; want the connection closed", r.Name, resp, err)
+				}
+			case !r.Serves(codec.ConsumerGroupHeartbeat, rg.Max):
+				if err != nil || resp.(*codec.ConsumerGroupHeartbeatResponse).ErrorCode != codec.UnsupportedVersion {
+					t.Errorf("ConsumerGroupHeartbeat, which Kafka %s lists without serving: %v, %v; want UNSUPPORTED_VERSION", r.Name, resp, err)
+				}
+			default:
+				if err != nil || resp.(*codec.ConsumerGroupHeartbeatResponse).ErrorCode != codec.None {
+					t.Errorf("ConsumerGroupHeartbeat v0 join on Kafka %s: %v, %v; want NONE", r.Name, resp, err)
+				}
+			}
+		})
 	}
 }

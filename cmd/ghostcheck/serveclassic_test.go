@@ -91,8 +91,8 @@ func TestServeAnswersAClassicGroup(t *testing.T) {
 }
 
 // check's classic cases over TCP against serve: with the classic flags
-// (sessions the broker accepts, its group.max.size) KIP-394's cases and
-// the size cap's pass; a planted bug of KIP-394's LeaveGroup (serve
+// (sessions the broker accepts, its group.max.size and session bounds)
+// KIP-394's cases, the size cap's and the session bounds' pass; a planted bug of KIP-394's LeaveGroup (serve
 // --mutant pending-leave-kept) fails A6.3/pending-dropped, which
 // --kafka-version 2.1, a release before KIP-394, reports N/A (ships in
 // Kafka 2.2).
@@ -100,10 +100,10 @@ func TestCheckClassicCases(t *testing.T) {
 	t.Parallel()
 	classic := []string{"--classic-min-session-timeout", "100ms", "--initial-rebalance-delay", "50ms", "--classic-max-group-size", "3"}
 	addr := startServeCommand(t, classic...)
-	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--cases", "A6.1,B8.11", "--classic-session-timeout", "1s",
-		"--classic-max-group-size", "3", "--histories", "0", "--out", t.TempDir())
-	if code != 0 || !strings.Contains(out, "7 cases: 7 pass") {
-		t.Fatalf("check --cases A6.1,B8.11 against serve: exit %d, want 0 with 7 passes:\n%s\n%s", code, out, errOut)
+	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--cases", "A6.1,B8.11,B8.4/session-", "--classic-session-timeout", "1s",
+		"--classic-max-group-size", "3", "--classic-min-session-timeout", "100ms", "--classic-max-session-timeout", "30m", "--histories", "0", "--out", t.TempDir())
+	if code != 0 || !strings.Contains(out, "11 cases: 11 pass") {
+		t.Fatalf("check --cases A6.1,B8.11,B8.4/session- against serve: exit %d, want 0 with 11 passes:\n%s\n%s", code, out, errOut)
 	}
 	addr = startServeCommand(t, append(classic, "--mutant", "pending-leave-kept")...)
 	code, out, errOut = run(t, "", "check", "--bootstrap", addr, "--cases", "A6.3/pending-dropped", "--classic-session-timeout", "1s", "--histories", "0", "--out", t.TempDir())

@@ -2,17 +2,13 @@ package clients_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/proxy"
 )
@@ -53,24 +49,14 @@ type classicLib struct {
 	start   func(t *testing.T, addr, group, clientID, instance string) classicProcess
 }
 
-// classicEnv is a scenario's world: kfake with ten records, the proxy in
-// front of it.
-type classicEnv struct {
-	t     *testing.T
-	proxy *proxy.Proxy
-	group string
-}
-
-func newClassicEnv(t *testing.T, faults proxy.Injector) *classicEnv {
+// newClassicEnv is a classic scenario's world: one kfake broker and the
+// proxy in front of it.
+func newClassicEnv(t *testing.T, faults proxy.Injector) *proxyEnv {
 	t.Helper()
-	cluster := kfaketest.Start(t, kfake.NumBrokers(1), kfake.SeedTopics(6, "alpha"))
-	produce(t, cluster.ListenAddrs())
-	p, err := proxy.Start(proxy.Config{Listen: "127.0.0.1:0", Upstream: cluster.ListenAddrs()[0], Faults: faults})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return &classicEnv{t: t, proxy: p, group: "g-" + strings.ReplaceAll(t.Name(), "/", "-")}
+	e := newProxyEnv(t, faults, kfake.NumBrokers(1))
+	e.target, e.client = "kfake (1 broker, in-process)", "a classic consumer"
+	e.keepName = strings.ToLower(strings.NewReplacer("Test", "", "/", "-", "_", "-").Replace(t.Name()))
+	return e
 }
 
 // waitConsumed waits until p consumed want records (at most 30 s, as a
@@ -86,46 +72,14 @@ func waitConsumed(t *testing.T, p classicProcess, want int) {
 	}
 }
 
-// classicFinding is a rule a classic client breaks, and how.
-type classicFinding struct {
-	id     string
-	rule   rules.Rule
-	detail string
-	// maybe: the timing decides whether the scenario shows it (the
-	// second of two fencing processes), so its absence is no failure.
-	maybe bool
-}
-
-// mayShow is f where the timing decides whether it shows.
-func (f classicFinding) mayShow() classicFinding { f.maybe = true; return f }
-
 // expectClassic holds a classic client to its outcomes: every violation
 // one of findings (each must reproduce); KIP-1313's header rules NOT
 // ADOPTED (none of these clients sends tag 0, and each repeats ClientId);
 // a client below JoinGroup v4 NOT ADOPTED for KIP-394's rule and below v5
 // for KIP-345's.
-func expectClassic(t *testing.T, lib classicLib, c rules.ClientResult, findings ...classicFinding) {
+func expectClassic(t *testing.T, lib classicLib, c rules.ClientResult, findings ...finding) {
 	t.Helper()
-	if c.Requests == 0 {
-		t.Fatal("no traffic recorded for the client")
-	}
-	want := map[rules.Rule]classicFinding{}
-	for _, f := range findings {
-		want[f.rule] = f
-	}
-	for _, r := range c.Results {
-		f, known := want[r.Rule]
-		switch {
-		case known && f.maybe && r.Outcome != rules.OutcomeViolated:
-			t.Logf("finding %s (%s) did not show this time: %s %s", f.id, r.Rule, r.Outcome, r.Detail)
-		case known && (r.Outcome != rules.OutcomeViolated || !strings.Contains(r.Detail, f.detail)):
-			t.Errorf("finding %s (%s) did not reproduce: %s %s; want VIOLATED with %q", f.id, r.Rule, r.Outcome, r.Detail, f.detail)
-		case known:
-			t.Logf("known finding %s: %s: %s", f.id, r.Rule, r.Detail)
-		case r.Outcome == rules.OutcomeViolated:
-			t.Errorf("%s: a new violation: %s", r.Rule, r.Detail)
-		}
-	}
+	expectFindings(t, c, findings)
 	for _, rule := range []rules.Rule{rules.RuleClientInstanceIDInHeader, rules.RuleClientIDOnFirstRequest} {
 		// NOT ADOPTED, or nothing to judge: a client of old versions only
 		// sends no header v2.
@@ -156,39 +110,12 @@ func classicRequests(reqs []rules.ClientRequest, clientID string) []rules.Client
 	return out
 }
 
-// verdicts closes the proxy and judges the recording, by ClientId. With
-// GHOSTCHECK_RECORD=DIR set, the recording is kept as DIR/NAME.jsonl with
-// the verdict it replays to (how the corpus's classic client entries were
-// made).
-func (e *classicEnv) verdicts() (map[string]rules.ClientResult, []rules.ClientRequest) {
-	e.proxy.Close()
-	reqs := e.proxy.Recording()
-	results := rules.CheckClients(reqs)
-	if dir := os.Getenv("GHOSTCHECK_RECORD"); dir != "" {
-		name := strings.ToLower(strings.NewReplacer("Test", "", "/", "-", "_", "-").Replace(e.t.Name()))
-		(&kgoEnv{t: e.t}).keepAs(filepath.Join(dir, name+".jsonl"), "kfake (1 broker, in-process)", "a classic consumer", reqs, results)
-	}
-	out := map[string]rules.ClientResult{}
-	for _, c := range results {
-		out[c.ClientID] = c
-	}
-	return out, reqs
-}
-
 // faultOnce applies f to the first group request of api that pred (nil:
 // any) accepts.
 func faultOnce(api codec.APIKey, pred func(proxy.GroupRequest) bool, f proxy.Fault) proxy.Injector {
-	var mu sync.Mutex
-	done := false
-	return proxy.InjectorFunc(func(r proxy.GroupRequest) proxy.Fault {
-		mu.Lock()
-		defer mu.Unlock()
-		if !done && r.Header.RequestApiKey == api && (pred == nil || pred(r)) {
-			done = true
-			return f
-		}
-		return proxy.Fault{}
-	})
+	return onceFor(func(r proxy.GroupRequest) bool {
+		return r.Header.RequestApiKey == api && (pred == nil || pred(r))
+	}, f)
 }
 
 // withMemberID accepts a JoinGroup that carries a member id (the second
@@ -219,7 +146,7 @@ func joinAnswers(reqs []rules.ClientRequest) []*codec.JoinGroupResponse {
 
 // classicScenarios runs every scenario on lib, each a subtest, side by
 // side.
-func classicScenarios(t *testing.T, lib classicLib, findings map[string][]classicFinding) {
+func classicScenarios(t *testing.T, lib classicLib, findings map[string][]finding) {
 	instance := func(static bool, name string) string {
 		if static {
 			return name
@@ -236,7 +163,7 @@ func classicScenarios(t *testing.T, lib classicLib, findings map[string][]classi
 			kind = "static"
 		}
 		name := func(s string) string { return kind + "/" + s }
-		got := func(s string) []classicFinding { return findings[name(s)] }
+		got := func(s string) []finding { return findings[name(s)] }
 
 		// Steady join, consume every record, close: a static member
 		// sends no LeaveGroup on close (KIP-345's design, Java's client
@@ -285,9 +212,7 @@ func classicScenarios(t *testing.T, lib classicLib, findings map[string][]classi
 				waitConsumed(t, p, 10)
 				p.close()
 				v, _ := e.verdicts()
-				if n := e.proxy.Stats().Faults; n != 1 {
-					t.Errorf("%d faults applied, want 1", n)
-				}
+				e.faulted()
 				expectClassic(t, lib, v["c"], got(what)...)
 			})
 		}

@@ -18,7 +18,7 @@ import (
 var kafkagoClassic = classicLib{name: "kafka-go v0.4.51", static: false, minJoin: 1, start: startKafkagoClassic}
 
 // kafkagoClassicFindings are the scenarios where kafka-go breaks a rule.
-var kafkagoClassicFindings = map[string][]classicFinding{}
+var kafkagoClassicFindings = map[string][]finding{}
 
 type kafkagoProcess struct {
 	r      *kafka.Reader

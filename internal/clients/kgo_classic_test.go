@@ -24,10 +24,10 @@ var kgoClassic = classicLib{name: "kgo v1.22.3", static: true, minJoin: 9, start
 // instance back from the process that replaced it: two processes with one
 // instance id fence each other in turn. Java's consumer treats the answer
 // as fatal (KIP-345, Kafka 2.3, KAFKA-8225).
-var findingKgoRejoinAfterFenced = classicFinding{id: "G3", rule: rules.RuleNoRejoinAfterFencedInstance, detail: `JoinGroup v9 (conn `}
+var findingKgoRejoinAfterFenced = finding{id: "G3", rule: rules.RuleNoRejoinAfterFencedInstance, detail: `JoinGroup v9 (conn `}
 
 // kgoClassicFindings are the scenarios where kgo breaks a rule, and how.
-var kgoClassicFindings = map[string][]classicFinding{
+var kgoClassicFindings = map[string][]finding{
 	"static/SyncGroup-FENCED_INSTANCE_ID": {findingKgoRejoinAfterFenced},
 	"static/Heartbeat-FENCED_INSTANCE_ID": {findingKgoRejoinAfterFenced},
 	"static/two-processes-a":              {findingKgoRejoinAfterFenced},

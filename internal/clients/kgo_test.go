@@ -2,10 +2,7 @@ package clients_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +11,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ghostcheck/ghostcheck/codec"
-	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/model/rules"
@@ -38,46 +34,28 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// kgoFinding is a rule kgo breaks, and how.
-type kgoFinding struct {
-	id     string
-	rule   rules.Rule
-	detail string // a substring of the violation's detail: what kgo did
-}
-
 var (
 	// G1: after UNKNOWN_MEMBER_ID kgo abandons its member id and rejoins
 	// under a fresh one (consumer_group_848.go, manage848), so the member
 	// its old id names is left to its session timeout, and one process
 	// has had two ids.
-	findingNewIDAfterUnknownMember = kgoFinding{"G1", rules.RuleStableMemberID, "its previous heartbeat got UNKNOWN_MEMBER_ID (injected by the proxy)"}
+	findingNewIDAfterUnknownMember = finding{id: "G1", rule: rules.RuleStableMemberID, detail: "its previous heartbeat got UNKNOWN_MEMBER_ID (injected by the proxy)"}
 	// G2: a static member's leave (close) is epoch -2 without InstanceId
 	// (leave848 sets no InstanceID), which Kafka refuses (INVALID_REQUEST,
 	// §B4.2): the member is not parked and its successor is fenced.
-	findingStaticLeaveNoInstance = kgoFinding{"G2", rules.RuleStaticLeaveWithInstanceID, "at epoch -2 without InstanceId (instance static-1)"}
+	findingStaticLeaveNoInstance = finding{id: "G2", rule: rules.RuleStaticLeaveWithInstanceID, detail: "at epoch -2 without InstanceId (instance static-1)"}
 )
 
-// kgoEnv is a scenario's world: the cluster, the proxy in front of it.
-type kgoEnv struct {
-	t       *testing.T
-	cluster *kfake.Cluster
-	proxy   *proxy.Proxy
-	group   string
-}
+// kgoEnv is a scenario's world: three kfake brokers (1 s consumer
+// sessions, 100 ms heartbeats) and the proxy in front of them.
+type kgoEnv struct{ *proxyEnv }
 
-// newKgoEnv starts three kfake brokers (1 s consumer sessions, 100 ms
-// heartbeats) with topic alpha holding a few records, and the proxy in
-// front of them with faults.
 func newKgoEnv(t *testing.T, faults proxy.Injector) *kgoEnv {
 	t.Helper()
-	cluster := kfaketest.Start(t, kfake.NumBrokers(3), kfake.SeedTopics(6, "alpha"), kfaketest.GroupTimers(time.Second, 100*time.Millisecond))
-	produce(t, cluster.ListenAddrs())
-	p, err := proxy.Start(proxy.Config{Listen: "127.0.0.1:0", Upstream: cluster.ListenAddrs()[0], Faults: faults})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return &kgoEnv{t: t, cluster: cluster, proxy: p, group: "g-" + strings.ReplaceAll(t.Name(), "/", "-")}
+	e := newProxyEnv(t, faults, kfake.NumBrokers(3), kfaketest.GroupTimers(time.Second, 100*time.Millisecond))
+	e.target, e.client = "kfake (3 brokers, in-process)", "franz-go kgo v1.22.3"
+	e.keepName = "kgo-" + strings.ReplaceAll(e.group, "g-TestKgo", "")
+	return &kgoEnv{e}
 }
 
 // produce writes ten records to alpha, straight to the cluster.
@@ -131,68 +109,12 @@ func consumeAtLeast(cl *kgo.Client, d time.Duration, want int) int {
 	return n
 }
 
-// verdicts closes the proxy and judges the recording: each client's
-// results by ClientId. With GHOSTCHECK_RECORD=DIR set, the recording is
-// kept as DIR/NAME.jsonl (NAME from the test's), with the verdict it
-// replays to: that is how the corpus's kgo entry was made.
-func (e *kgoEnv) verdicts() map[string]rules.ClientResult {
-	e.proxy.Close()
-	reqs := e.proxy.Recording()
-	results := rules.CheckClients(reqs)
-	if dir := os.Getenv("GHOSTCHECK_RECORD"); dir != "" {
-		e.keep(filepath.Join(dir, "kgo-"+strings.ReplaceAll(e.group, "g-TestKgo", "")+".jsonl"), reqs, results)
-	}
-	out := map[string]rules.ClientResult{}
-	for _, c := range results {
-		out[c.ClientID] = c
-	}
-	return out
-}
-
-// keep writes a recording and its verdict to path.
-func (e *kgoEnv) keep(path string, reqs []rules.ClientRequest, results []rules.ClientResult) {
-	e.keepAs(path, "kfake (3 brokers, in-process)", "franz-go kgo v1.22.3", reqs, results)
-}
-
-// keepAs writes a recording of client against target and its verdict to
-// path.
-func (e *kgoEnv) keepAs(path, target, client string, reqs []rules.ClientRequest, results []rules.ClientResult) {
-	f, err := os.Create(path)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer f.Close()
-	hdr := history.ClientFileHeader{Target: target, Title: client + " through ghostcheck proxy: " + e.t.Name(),
-		Expect: history.ClientExpect(results)}
-	if err := history.WriteClientFile(f, hdr, reqs); err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Logf("recording kept: %s", path)
-}
-
 // expect holds a kgo client to its outcomes: every violation one of the
 // findings (each of which must reproduce), KIP-1082's first rule PASS,
 // KIP-1313's header rules NOT ADOPTED (kgo v1.22.3 implements none).
-func expect(t *testing.T, c rules.ClientResult, findings ...kgoFinding) {
+func expect(t *testing.T, c rules.ClientResult, findings ...finding) {
 	t.Helper()
-	if c.Requests == 0 {
-		t.Fatal("no traffic recorded for the client")
-	}
-	want := map[rules.Rule]kgoFinding{}
-	for _, f := range findings {
-		want[f.rule] = f
-	}
-	for _, r := range c.Results {
-		f, known := want[r.Rule]
-		switch {
-		case known && (r.Outcome != rules.OutcomeViolated || !strings.Contains(r.Detail, f.detail)):
-			t.Errorf("finding %s (%s) did not reproduce: %s %s; want VIOLATED with %q", f.id, r.Rule, r.Outcome, r.Detail, f.detail)
-		case known:
-			t.Logf("known finding %s: %s: %s", f.id, r.Rule, r.Detail)
-		case r.Outcome == rules.OutcomeViolated:
-			t.Errorf("%s: a new violation: %s", r.Rule, r.Detail)
-		}
-	}
+	expectFindings(t, c, findings)
 	if r := c.Result(rules.RuleMemberIDFromFirstHeartbeat); r.Outcome != rules.OutcomePass {
 		t.Errorf("MemberIDFromFirstHeartbeat %s %s", r.Outcome, r.Detail)
 	}
@@ -201,21 +123,6 @@ func expect(t *testing.T, c rules.ClientResult, findings ...kgoFinding) {
 			t.Errorf("%s: %s %s; kgo v1.22.3 does not send KIP-1313 headers", rule, r.Outcome, r.Detail)
 		}
 	}
-}
-
-// onceFor faults the first group request pred accepts, once.
-func onceFor(pred func(proxy.GroupRequest) bool, f proxy.Fault) proxy.Injector {
-	var mu sync.Mutex
-	done := false
-	return proxy.InjectorFunc(func(r proxy.GroupRequest) proxy.Fault {
-		mu.Lock()
-		defer mu.Unlock()
-		if !done && pred(r) {
-			done = true
-			return f
-		}
-		return proxy.Fault{}
-	})
 }
 
 func isJoin(r proxy.GroupRequest) bool { return r.Heartbeat != nil && r.Heartbeat.MemberEpoch == 0 }
@@ -234,7 +141,8 @@ func TestKgoSteady(t *testing.T) {
 		t.Errorf("consumed %d records, want 10", n)
 	}
 	cl.Close()
-	c := e.verdicts()["kgo-steady"]
+	v, _ := e.verdicts()
+	c := v["kgo-steady"]
 	expect(t, c)
 	if len(c.Brokers) != 3 {
 		t.Errorf("kgo reached %d brokers through the proxy, want 3: %v", len(c.Brokers), c.Brokers)
@@ -263,18 +171,11 @@ func TestKgoClose(t *testing.T) {
 	if last == nil || last.MemberEpoch != -1 || last.MemberId != member {
 		t.Fatalf("the last heartbeat %+v, want a leave at -1 under %s", last, member)
 	}
-	c := e.verdicts()["kgo-close"]
+	v, _ := e.verdicts()
+	c := v["kgo-close"]
 	expect(t, c)
 	if r := c.Result(rules.RuleNoHeartbeatAfterLeave); r.Outcome != rules.OutcomePass {
 		t.Errorf("NoHeartbeatAfterLeave %s %s", r.Outcome, r.Detail)
-	}
-}
-
-// faulted fails the test unless the proxy applied exactly one fault.
-func (e *kgoEnv) faulted() {
-	e.t.Helper()
-	if n := e.proxy.Stats().Faults; n != 1 {
-		e.t.Errorf("%d faults applied, want 1", n)
 	}
 }
 
@@ -286,7 +187,8 @@ func TestKgoFirstHeartbeatAnswerLost(t *testing.T) {
 	cl := e.consumer("kgo-lost")
 	consume(cl, 2*time.Second)
 	cl.Close()
-	c := e.verdicts()["kgo-lost"]
+	v, _ := e.verdicts()
+	c := v["kgo-lost"]
 	e.faulted()
 	expect(t, c)
 	if r := c.Result(rules.RuleStableMemberID); r.Outcome != rules.OutcomePass {
@@ -302,7 +204,8 @@ func TestKgoConnectionClosedMidJoin(t *testing.T) {
 	cl := e.consumer("kgo-closed")
 	consume(cl, 2*time.Second)
 	cl.Close()
-	c := e.verdicts()["kgo-closed"]
+	v, _ := e.verdicts()
+	c := v["kgo-closed"]
 	e.faulted()
 	expect(t, c)
 }
@@ -314,12 +217,12 @@ func TestKgoInjectedErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		code     codec.ErrorCode
-		findings []kgoFinding
+		findings []finding
 		rejoin   bool // the next heartbeat must be a rejoin at epoch 0
 	}{
 		{codec.CoordinatorNotAvailable, nil, false},
 		{codec.NotCoordinator, nil, false},
-		{codec.UnknownMemberID, []kgoFinding{findingNewIDAfterUnknownMember}, true},
+		{codec.UnknownMemberID, []finding{findingNewIDAfterUnknownMember}, true},
 		{codec.FencedMemberEpoch, nil, true},
 	} {
 		t.Run(tc.code.String(), func(t *testing.T) {
@@ -328,7 +231,8 @@ func TestKgoInjectedErrors(t *testing.T) {
 			cl := e.consumer("kgo-error")
 			consume(cl, 2*time.Second)
 			cl.Close()
-			c := e.verdicts()["kgo-error"]
+			v, _ := e.verdicts()
+			c := v["kgo-error"]
 			e.faulted()
 			expect(t, c, tc.findings...)
 			if tc.rejoin {
@@ -351,7 +255,7 @@ func TestKgoStaticMemberRestarted(t *testing.T) {
 	second := e.consumer("kgo-static-b", kgo.InstanceID("static-1"))
 	consume(second, 1500*time.Millisecond)
 	second.Close()
-	got := e.verdicts()
+	got, _ := e.verdicts()
 	for _, id := range []string{"kgo-static-a", "kgo-static-b"} {
 		t.Run(id, func(t *testing.T) { expect(t, got[id], findingStaticLeaveNoInstance) })
 	}

@@ -31,10 +31,10 @@ var saramaClassic = classicLib{name: "sarama v1.61.1", static: true, minJoin: 5,
 // FENCED_INSTANCE_ID is returned by Consume (ErrFencedInstancedId) and
 // stops such a loop. Java's consumer throws FencedInstanceIdException from
 // poll (KIP-345, Kafka 2.3, KAFKA-8225).
-var findingSaramaFencedHeartbeat = classicFinding{id: "S1", rule: rules.RuleNoRejoinAfterFencedInstance, detail: "after Heartbeat v4"}
+var findingSaramaFencedHeartbeat = finding{id: "S1", rule: rules.RuleNoRejoinAfterFencedInstance, detail: "after Heartbeat v4"}
 
 // saramaClassicFindings are the scenarios where sarama breaks a rule.
-var saramaClassicFindings = map[string][]classicFinding{
+var saramaClassicFindings = map[string][]finding{
 	"static/Heartbeat-FENCED_INSTANCE_ID": {findingSaramaFencedHeartbeat},
 	"static/two-processes-a":              {findingSaramaFencedHeartbeat},
 	"static/two-processes-b":              {findingSaramaFencedHeartbeat.mayShow()},

@@ -196,6 +196,11 @@ type Broker struct {
 	// negotiation is the first broker's ApiVersions, which every later
 	// Run reuses.
 	negotiation *wire.Negotiation
+	// unserved are the apis the first broker lists but answered
+	// UNSUPPORTED_VERSION to, and held the release it is held to: both
+	// settled with the negotiation.
+	unserved map[codec.APIKey]bool
+	held     *Holding
 	// Launches counts the brokers started.
 	Launches int
 }

@@ -176,7 +176,7 @@ func casesB7() []Case {
 	return []Case{
 		{Name: "B7.1/unknown-version-answered-v0", Source: "KIP-511, Kafka 2.4", Rule: "ApiVersions at a version the broker does not know: v0 body, UNSUPPORTED_VERSION, the ApiVersions range", run: caseAVUnknown},
 		{Name: "B7.1/bad-software-name", Source: "KIP-511, Kafka 2.4", Rule: "ApiVersions v3+ with a software name outside the pattern: INVALID_REQUEST", run: caseAVBadName},
-		{Name: "B7.1/advertises-group-apis", Source: srcKafka40, Rule: "ApiVersions lists ConsumerGroupHeartbeat v1, ConsumerGroupDescribe and LeaveGroup v3+", run: caseAVLists},
+		{Name: "B7.1/advertises-group-apis", Source: srcEvery, Rule: "ApiVersions lists every group api the Kafka release the broker is held to lists by default, up to that release's highest version (docs/PROTOCOL.md B13)", run: caseAVLists},
 		{Name: "B7.2/describe-missing-group", Source: srcKafka40, Rule: "ConsumerGroupDescribe of a missing group: GROUP_ID_NOT_FOUND", run: caseDescribeMissing},
 		{Name: "B7.2/describe-topic-names", Source: srcKafka40, Rule: "ConsumerGroupDescribe names each assigned topic (TopicName) beside its id", run: caseDescribeNames},
 		{Name: "B7.2/describe-empty-group-id", Source: srcKafka40, Rule: "ConsumerGroupDescribe of GroupId \"\": INVALID_GROUP_ID, echoed with GroupId \"\"", run: caseDescribeGroupID("")},
@@ -188,7 +188,7 @@ func casesB7() []Case {
 func casesB11() []Case {
 	return []Case{
 		{Name: "B1.1/trailing-bytes-ignored", Source: srcEvery, Rule: "bytes after a complete request body are ignored", run: caseTrailing},
-		{Name: "B1.1/unsupported-version-closes", Source: srcEvery, Rule: "a request at a version the broker does not offer: the connection is closed, no response", run: caseUnsupportedVersion},
+		{Name: "B1.1/unsupported-version-closes", Source: srcEvery, Rule: "a request of an api the broker serves, one version above its highest: the connection is closed, no response", run: caseUnsupportedVersion},
 		{Name: "B1.1/unknown-api-key-closes", Source: srcEvery, Rule: "a request with an api key the broker does not know: the connection is closed, no response, the broker keeps serving", Risky: true, run: caseUnknownKey},
 	}
 }
@@ -331,12 +331,12 @@ func caseLaterClientID(p *probe) verdict {
 
 func caseHeaderTags(p *probe) verdict {
 	c := p.conn()
-	key, v, req, say := p.harmless()
+	key, v, req, say := p.mustHarmless(true)
 	h := c.header(key, v)
 	h.UnknownTags = codec.TaggedFields{{Tag: 7, Data: []byte("ghostcheck")}}
 	resp, err := c.try(h, req)
 	if err != nil {
-		return fail("a header with tag 0 and tag 7: "+err.Error(), "a response")
+		return failOrOwn(fmt.Sprintf("%v v%d with a header with tag 0 and tag 7", key, v), err, "a response")
 	}
 	if d, ok := resp.(*codec.ConsumerGroupDescribeResponse); ok && len(d.Groups) != 1 {
 		return fail(say(resp), "an answer")
@@ -923,7 +923,7 @@ func caseAVUnknown(p *probe) verdict {
 	b, _ := codec.BeginFrame(nil)
 	b, err := h.AppendTo(b, 2)
 	if err != nil {
-		return fail(err.Error(), "")
+		return internalError("ApiVersions v127's header", err)
 	}
 	b = append(b, 0xde, 0xad) // a body no version parses: it must not be read
 	if err := c.wire().WriteRaw(codec.FinishFrame(b, 0)); err != nil {
@@ -953,15 +953,33 @@ func caseAVBadName(p *probe) verdict {
 	return want(r.ErrorCode == codec.InvalidRequest, r.ErrorCode.String(), "INVALID_REQUEST")
 }
 
+// caseAVLists holds the broker's ApiVersions to the group apis the release
+// it is held to lists by default (docs/PROTOCOL.md B13): each at least up
+// to that release's highest version.
 func caseAVLists(p *probe) verdict {
-	upTo := func(key codec.APIKey) string {
-		if v := p.max(key); v >= 0 {
-			return fmt.Sprintf("%v up to v%d", key, v)
+	r := p.held.Profile
+	var obs, exp, missing []string
+	for _, key := range []codec.APIKey{codec.JoinGroup, codec.SyncGroup, codec.Heartbeat, codec.LeaveGroup, codec.DescribeGroups, codec.ConsumerGroupHeartbeat, codec.ConsumerGroupDescribe} {
+		rg, listed := r.Advertises(key)
+		got, has := p.advertised[key]
+		if has {
+			obs = append(obs, fmt.Sprintf("%v v%d-v%d", key, got[0], got[1]))
+		} else {
+			obs = append(obs, fmt.Sprintf("no %v", key))
 		}
-		return fmt.Sprintf("no %v", key)
+		if !listed {
+			continue
+		}
+		exp = append(exp, fmt.Sprintf("%v up to v%d", key, rg.Max))
+		if !has || got[1] < rg.Max {
+			missing = append(missing, key.String())
+		}
 	}
-	obs := fmt.Sprintf("%s, %s, %s", upTo(codec.ConsumerGroupHeartbeat), upTo(codec.ConsumerGroupDescribe), upTo(codec.LeaveGroup))
-	return want(p.offers(codec.ConsumerGroupHeartbeat, 1) && p.max(codec.ConsumerGroupDescribe) >= 0 && p.max(codec.LeaveGroup) >= 3, obs, "v1, v0+, v3+")
+	o := strings.Join(obs, ", ")
+	if len(missing) > 0 {
+		o += "; short of " + r.String() + ": " + strings.Join(missing, ", ")
+	}
+	return want(len(missing) == 0, o, r.String()+" lists "+strings.Join(exp, ", "))
 }
 
 func caseDescribeMissing(p *probe) verdict {
@@ -987,11 +1005,11 @@ func caseDescribeNames(p *probe) verdict {
 
 func caseTrailing(p *probe) verdict {
 	c := p.conn()
-	key, v, req, say := p.harmless()
+	key, v, req, say := p.mustHarmless(false)
 	h := c.header(key, v)
 	b, err := codec.AppendRequest(nil, h, req)
 	if err != nil {
-		return fail(err.Error(), "")
+		return internalError(fmt.Sprintf("%v v%d", key, v), err)
 	}
 	b = append(b, 1, 2, 3)
 	b = codec.FinishFrame(b, 0)
@@ -1033,8 +1051,11 @@ func closed(p *probe, frame []byte, what string) verdict {
 	if err != nil {
 		return fail(what+": connection closed, then the broker stopped serving (dial: "+err.Error()+")", "the broker to keep serving")
 	}
-	key, v, req, say := p.harmless()
+	key, v, req, say := p.mustHarmless(false)
 	resp, err := c2.try(c2.header(key, v), req)
+	if ownError(err) {
+		return internalError(fmt.Sprintf("%v v%d", key, v), err)
+	}
 	if err != nil {
 		return fail(fmt.Sprintf("%s: connection closed, then the broker stopped serving (%v on a new connection: %v)", what, key, err), "the broker to keep serving")
 	}
@@ -1048,11 +1069,19 @@ func isClosed(err error) bool {
 	return errors.Is(err, wire.ErrConnClosed)
 }
 
+// caseUnsupportedVersion asks an api the broker lists and serves at one
+// version above its highest (an api it lacks is the unknown-key case's).
 func caseUnsupportedVersion(p *probe) verdict {
-	v := p.max(codec.ConsumerGroupHeartbeat) + 1
-	c := p.conn()
-	h := c.header(codec.ConsumerGroupHeartbeat, v)
-	return closed(p, rawFrame(h, []byte{}), fmt.Sprintf("ConsumerGroupHeartbeat v%d", v))
+	for _, key := range []codec.APIKey{codec.ConsumerGroupHeartbeat, codec.Heartbeat, codec.LeaveGroup, codec.DescribeGroups, codec.JoinGroup, codec.SyncGroup} {
+		max := p.max(key)
+		if max < 0 || max == 0x7fff {
+			continue
+		}
+		c := p.conn()
+		h := c.header(key, max+1)
+		return closed(p, rawFrame(h, []byte{}), fmt.Sprintf("%v v%d (the broker lists v%d-v%d)", key, max+1, p.versions[key][0], max))
+	}
+	return skip("needs a group api the broker lists and serves (ConsumerGroupHeartbeat, Heartbeat, LeaveGroup, DescribeGroups, JoinGroup or SyncGroup); it serves none")
 }
 
 func caseUnknownKey(p *probe) verdict {

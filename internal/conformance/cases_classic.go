@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -29,10 +30,12 @@ const (
 func casesClassic() []Case {
 	return []Case{
 		{Name: "A6.1/member-id-required", Source: srcKIP394, Rule: "JoinGroup v4+ with MemberId \"\" and no instance id: MEMBER_ID_REQUIRED carrying a member id; the id is pending, not a member (DescribeGroups lists nobody)", run: caseMemberIDRequired},
+		{Name: "A6.1/member-id-required-v4", Source: srcKIP394, Rule: "JoinGroup exactly v4 with MemberId \"\" and no instance id: MEMBER_ID_REQUIRED with a member id (KIP-394 starts at v4, not at a later version)", run: caseMemberIDRequiredV4},
 		{Name: "A6.1/v3-member-added", Source: srcEvery, Rule: "JoinGroup v0-v3 with MemberId \"\": a member at once, answered NONE with its id when the join phase completes", run: caseV3MemberAdded},
 		{Name: "A6.1/pending-joins", Source: srcKIP394, Rule: "a JoinGroup naming the pending id MEMBER_ID_REQUIRED gave makes it a member under that id", run: casePendingJoins},
 		{Name: "A6.1/pending-not-member", Source: srcKIP394, Rule: "a pending id's Heartbeat and SyncGroup are UNKNOWN_MEMBER_ID, and making it does not rebalance the group", run: casePendingNotMember},
-		{Name: "A6.1/pending-expired", Source: srcKIP394, Rule: "a pending id never used is dropped one session timeout after it was made: joining with it then is UNKNOWN_MEMBER_ID", Slow: true, run: casePendingExpired},
+		{Name: "A6.1/pending-expired", Source: srcKIP394, Rule: "a pending id never used is dropped one session timeout after it was made: joining with it then is UNKNOWN_MEMBER_ID", Slow: true, run: casePendingExpired(pendingRebalanceShort)},
+		{Name: "A6.1/pending-expires-by-session", Source: srcKIP394, Rule: "a pending id lives for the session timeout of the JoinGroup that made it, not its rebalance timeout: made with a rebalance timeout twice the wait, joining with it one session timeout later is UNKNOWN_MEMBER_ID", Slow: true, run: casePendingExpired(pendingRebalanceLong)},
 		{Name: "A6.2/new-static-member", Source: srcKIP345Classic, Rule: "JoinGroup v5+ with MemberId \"\" and an instance nobody holds: a static member at once (no MEMBER_ID_REQUIRED), listed with its instance id", run: caseNewStaticMember},
 		{Name: "A6.2/replaced-stable", Source: srcKIP345Classic, Rule: "a static member's restart (MemberId \"\", its instance) into a Stable group: a new member id at the current generation, no rebalance, and the old member's assignment from SyncGroup", run: caseReplacedStable},
 		{Name: "A6.2/replaced-leader-skip-assignment", Source: "KIP-814, Kafka 3.2", Rule: "JoinGroup v9: a restarted static leader is answered as leader, with the members and SkipAssignment true", run: caseReplacedLeaderSkip},
@@ -51,10 +54,13 @@ func casesClassic() []Case {
 		{Name: "B5/classic-member-v0-v2", Source: srcEvery, Rule: "LeaveGroup v0-v2 naming a classic member removes it: top-level NONE", run: caseClassicLeaveOld},
 		{Name: "B8.4/invalid-group-id", Source: srcEvery, Rule: "JoinGroup, SyncGroup and Heartbeat with GroupId \"\": INVALID_GROUP_ID", run: caseClassicEmptyGroupID},
 		{Name: "B8.4/invalid-session-timeout", Source: srcEvery, Rule: "JoinGroup with SessionTimeoutMs 1 (below group.min.session.timeout.ms): INVALID_SESSION_TIMEOUT", run: caseInvalidSessionTimeout},
+		{Name: "B8.4/session-min-accepted", Source: srcEvery, Rule: "JoinGroup with SessionTimeoutMs exactly group.min.session.timeout.ms is accepted (the bound is inclusive); one millisecond below it: INVALID_SESSION_TIMEOUT", run: caseSessionBound(false)},
+		{Name: "B8.4/session-above-max-refused", Source: srcEvery, Rule: "JoinGroup with SessionTimeoutMs one millisecond above group.max.session.timeout.ms: INVALID_SESSION_TIMEOUT; exactly at it: accepted (the bound is inclusive)", run: caseSessionBound(true)},
 		{Name: "B8.4/sync-null-protocol", Source: "KIP-559, Kafka 2.5", Rule: "SyncGroup v5 with ProtocolType null: INCONSISTENT_GROUP_PROTOCOL", run: caseSyncNullProtocol},
 		{Name: "B8.4/member-unknown-instance", Source: srcKIP345Classic, Rule: "a Heartbeat naming a member with an instance id nobody holds: UNKNOWN_MEMBER_ID", run: caseUnknownInstanceHeartbeat},
 		{Name: "B8.6/missing-group-unknown-member", Source: srcEvery, Rule: "JoinGroup with a member id to a group that does not exist: UNKNOWN_MEMBER_ID", run: caseJoinMissingGroup},
 		{Name: "B8.6/inconsistent-protocol", Source: srcEvery, Rule: "JoinGroup with another ProtocolType, or no protocol name in common with the group: INCONSISTENT_GROUP_PROTOCOL", run: caseInconsistentProtocol},
+		{Name: "B8.6/existing-completing-same", Source: srcEvery, Rule: "a member rejoining unchanged while the group awaits the leader's SyncGroup (CompletingRebalance) gets the current generation at once (Members for the leader only) and starts no rebalance: the leader's SyncGroup then completes the generation", run: caseCompletingRejoinSame},
 		{Name: "B8.6/stable-follower-same", Source: srcEvery, Rule: "a follower rejoining a Stable group unchanged gets the current generation at once: no rebalance", run: caseFollowerRejoinsSame},
 		{Name: "B8.6/stable-leader-rejoins", Source: srcEvery, Rule: "the leader rejoining a Stable group starts a rebalance: the follower's Heartbeat is REBALANCE_IN_PROGRESS", run: caseLeaderRejoins},
 		{Name: "B8.7/dynamic-removed-not-rejoined", Source: srcEvery, Rule: "a dynamic member that does not rejoin a rebalance is removed when the join phase completes", run: caseCompletion(completionDynamicRemoved, true)},
@@ -87,6 +93,27 @@ func caseMemberIDRequired(p *probe) verdict {
 	d := p.describeClassic(m.c, m.group, r.ErrorCode == codec.MemberIDRequired && r.MemberId != "", "join: "+jgString(r), "MEMBER_ID_REQUIRED with a member id")
 	obs := "join: " + jgString(r) + "; " + dgString(d)
 	return want(r.ErrorCode == codec.MemberIDRequired && r.MemberId != "" && len(d.Members) == 0, obs, "MEMBER_ID_REQUIRED with a member id, and no member listed")
+}
+
+// caseMemberIDRequiredV4 joins at exactly v4, the first version of
+// KIP-394. A broker that makes the member at once there is N/A only if it
+// does so at its highest version too (KIP-394 not adopted); one that
+// answers MEMBER_ID_REQUIRED only above v4 gates KIP-394 at the wrong
+// version, and a v4 client of it leaves a member for each lost answer.
+func caseMemberIDRequiredV4(p *probe) verdict {
+	p.needsJoin(4, "KIP-394")
+	m := p.member(p.id("g"), "")
+	r := m.c.send(codec.JoinGroup, 4, m.joinReq()).answer().(*codec.JoinGroupResponse)
+	obs := "join v4: " + jgString(r)
+	if r.ErrorCode == codec.None && r.MemberId != "" {
+		if p.jv() == 4 {
+			notAdopted394(r, "join v4")
+		}
+		top := p.member(p.id("g"), "").join()
+		notAdopted394(top, fmt.Sprintf("join v4: %s; join v%d", jgString(r), p.jv()))
+		obs += fmt.Sprintf("; join v%d: %s", p.jv(), jgString(top))
+	}
+	return want(r.ErrorCode == codec.MemberIDRequired && r.MemberId != "", obs, "MEMBER_ID_REQUIRED with a member id at v4, as at every later version")
 }
 
 func caseV3MemberAdded(p *probe) verdict {
@@ -135,16 +162,37 @@ func casePendingNotMember(p *probe) verdict {
 		"UNKNOWN_MEMBER_ID to both, the member's heartbeat NONE")
 }
 
-func casePendingExpired(p *probe) verdict {
+// pendingRebalanceShort and pendingRebalanceLong are the rebalance
+// timeouts casePendingExpired's joins send, from the wait it makes
+// before it uses the pending id (a session timeout and its grace): the
+// suite's (half a session), and twice the wait, so that a broker that
+// timed the pending id by its rebalance timeout would still hold it.
+func pendingRebalanceShort(p *probe, wait time.Duration) int32 { return p.classicRebalanceMs() }
+
+func pendingRebalanceLong(p *probe, wait time.Duration) int32 {
+	return int32(min(2*wait.Milliseconds(), math.MaxInt32))
+}
+
+// casePendingExpired makes a pending id with a JoinGroup whose rebalance
+// timeout is rebalance's, waits a session timeout and its grace, and
+// joins with it: the id must be gone.
+func casePendingExpired(rebalance func(p *probe, wait time.Duration) int32) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		return pendingExpired(p, rebalance)
+	}
+}
+
+func pendingExpired(p *probe, rebalance func(p *probe, wait time.Duration) int32) verdict {
 	p.needsJoin(4, "KIP-394")
 	m := p.member(p.id("g"), "")
+	wait := p.peer.ClassicSessionTimeout + expiryGrace(p.peer.ClassicSessionTimeout)
+	m.rebalanceMs = rebalance(p, wait)
 	first := m.join()
 	notAdopted394(first, "first join")
 	if first.ErrorCode != codec.MemberIDRequired {
 		return fail("first join: "+jgString(first), "MEMBER_ID_REQUIRED")
 	}
 	made := time.Now()
-	wait := p.peer.ClassicSessionTimeout + expiryGrace(p.peer.ClassicSessionTimeout)
 	time.Sleep(time.Until(made.Add(wait)))
 	m.id = first.MemberId
 	r := m.c.send(codec.JoinGroup, p.jv(), m.joinReq())
@@ -156,7 +204,8 @@ func casePendingExpired(p *probe) verdict {
 		return fail("rejoin: "+err.Error(), "a response")
 	}
 	jr := resp.(*codec.JoinGroupResponse)
-	return want(jr.ErrorCode == codec.UnknownMemberID, fmt.Sprintf("rejoin with the pending id %v after it was made: %s", wait.Round(time.Millisecond), jgString(jr)),
+	return want(jr.ErrorCode == codec.UnknownMemberID, fmt.Sprintf("rejoin with the pending id %v after it was made (session %v, rebalance timeout %dms): %s",
+		wait.Round(time.Millisecond), p.peer.ClassicSessionTimeout, m.rebalanceMs, jgString(jr)),
 		"UNKNOWN_MEMBER_ID: the id dropped at its session timeout")
 }
 
@@ -513,6 +562,38 @@ func caseInvalidSessionTimeout(p *probe) verdict {
 	return want(r.ErrorCode == codec.InvalidSessionTimeout, "join with a 1 ms session: "+jgString(r), "INVALID_SESSION_TIMEOUT")
 }
 
+// caseSessionBound joins, each in a group of its own and side by side, at
+// a session-timeout bound of the broker (the peer's; upper: the maximum,
+// else the minimum) and one millisecond past it: Kafka's bounds are
+// inclusive, so the first is accepted (MEMBER_ID_REQUIRED, or NONE when
+// the join phase completes) and the second refused.
+func caseSessionBound(upper bool) func(p *probe) verdict {
+	return func(p *probe) verdict {
+		p.needsClassic()
+		name, flag, bound, step := "group.min.session.timeout.ms", "--classic-min-session-timeout", p.peer.ClassicMinSessionTimeout, int64(-1)
+		if upper {
+			name, flag, bound, step = "group.max.session.timeout.ms", "--classic-max-session-timeout", p.peer.ClassicMaxSessionTimeout, 1
+		}
+		at := bound.Milliseconds()
+		if at <= 0 || at+step > math.MaxInt32 {
+			return skip(fmt.Sprintf("the broker's %s is unknown (check %s)", name, flag))
+		}
+		joins := map[int64]*held{}
+		for _, ms := range []int64{at, at + step} {
+			m := p.member(p.id("g"), "")
+			req := m.joinReq()
+			req.SessionTimeoutMs = int32(ms)
+			joins[ms] = m.c.send(codec.JoinGroup, p.jv(), req)
+		}
+		in := joins[at].answer().(*codec.JoinGroupResponse)
+		out := joins[at+step].answer().(*codec.JoinGroupResponse)
+		accepted := in.ErrorCode == codec.MemberIDRequired || in.ErrorCode == codec.None
+		return want(accepted && out.ErrorCode == codec.InvalidSessionTimeout,
+			fmt.Sprintf("join with SessionTimeoutMs %d (%s): %s; with %d: %s", at, name, jgString(in), at+step, jgString(out)),
+			fmt.Sprintf("the first accepted (MEMBER_ID_REQUIRED or NONE), the second INVALID_SESSION_TIMEOUT (is %s the broker's %s?)", flag, name))
+	}
+}
+
 func caseSyncNullProtocol(p *probe) verdict {
 	p.needsClassic()
 	if p.sv() < 5 {
@@ -559,6 +640,51 @@ func caseInconsistentProtocol(p *probe) verdict {
 	b := x.c.do(codec.JoinGroup, p.jv(), name).(*codec.JoinGroupResponse).ErrorCode
 	return want(a == codec.InconsistentGroupProtocol && b == codec.InconsistentGroupProtocol,
 		fmt.Sprintf("another ProtocolType: %s; no protocol in common: %s", a, b), "INCONSISTENT_GROUP_PROTOCOL to both")
+}
+
+// caseCompletingRejoinSame brings a Stable group of two into
+// CompletingRebalance (the leader rejoins, then the follower, and nobody
+// syncs), then each rejoins unchanged, the follower first: each is
+// answered at once with the generation it holds, and the leader's
+// SyncGroup then completes it. A broker that rebalances instead holds the
+// rejoin until its join phase ends, which answers it at a later
+// generation (or not at all). How long each answer took is reported, not
+// judged (the generation tells).
+func caseCompletingRejoinSame(p *probe) verdict {
+	p.needsClassic()
+	l, f := p.completing(p.id("g"), true)
+	gen := l.gen
+	expected := fmt.Sprintf("both answered NONE at once at generation %d (the follower with no members, the leader with both), then the leader's sync NONE", gen)
+	obs := fmt.Sprintf("generation %d awaiting the leader's sync", gen)
+	var answers []*codec.JoinGroupResponse
+	for _, x := range []struct {
+		m   *cmember
+		who string
+	}{{f, "the follower"}, {l, "the leader"}} {
+		// A broker that rebalances holds the rejoin for its join phase:
+		// wait that out, so that the answer's generation tells.
+		sent := time.Now()
+		resp, err, ok := x.m.c.send(codec.JoinGroup, p.jv(), x.m.joinReq()).within(p.classicWait())
+		switch {
+		case !ok:
+			return fail(fmt.Sprintf("%s; %s's unchanged rejoin not answered within %v", obs, x.who, p.classicWait()), expected)
+		case err != nil:
+			return fail(fmt.Sprintf("%s; %s's unchanged rejoin: %v", obs, x.who, err), expected)
+		}
+		r := resp.(*codec.JoinGroupResponse)
+		answers = append(answers, r)
+		obs += fmt.Sprintf("; %s's unchanged rejoin (answered after %v): %s", x.who, time.Since(sent).Round(time.Millisecond), jgString(r))
+		if r.ErrorCode != codec.None || r.GenerationId != gen {
+			if r.GenerationId > gen {
+				obs += ": a later generation, the rejoin started a rebalance"
+			}
+			return fail(obs, expected)
+		}
+	}
+	fr, lr2 := answers[0], answers[1]
+	sy := l.c.do(codec.SyncGroup, p.sv(), l.syncReq(l.leaderAssignments())).(*codec.SyncGroupResponse)
+	obs += "; the leader's sync " + sy.ErrorCode.String()
+	return want(fr.Leader == l.id && len(fr.Members) == 0 && len(lr2.Members) == 2 && sy.ErrorCode == codec.None, obs, expected)
 }
 
 func caseFollowerRejoinsSame(p *probe) verdict {
@@ -612,24 +738,37 @@ func syncMissingEmpty(s syncPhase) verdict {
 	return want(s.lr.ErrorCode == codec.None && len(s.lr.Assignment) == 0, s.obs, "the leader, given no entry by itself, gets empty bytes")
 }
 
+// completing forms a Stable group of two and rebalances it into
+// CompletingRebalance: the leader rejoins, then the follower, and both are
+// answered (the new generation taken); nobody has synced. It ends the case
+// (FAIL) unless both rejoins are answered NONE and, when stillLeading,
+// the leader still leads.
+func (p *probe) completing(group string, stillLeading bool) (l, f *cmember) {
+	ms := p.stable(group, 2)
+	l, f = leaderOf(ms), followerOf(ms)
+	h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
+	time.Sleep(20 * time.Millisecond)
+	if r := f.join(); r.ErrorCode != codec.None {
+		panic(abort{fail("the follower's rejoin: "+jgString(r), "NONE")})
+	}
+	r := h.answer().(*codec.JoinGroupResponse)
+	switch {
+	case r.ErrorCode != codec.None:
+		panic(abort{fail("the leader's rejoin: "+jgString(r), "NONE")})
+	case stillLeading && r.Leader != l.id:
+		panic(abort{fail("the leader's rejoin: "+jgString(r), "NONE, still leading")})
+	}
+	l.took(r)
+	return l, f
+}
+
 // caseSyncPhase starts a rebalance of a Stable group of two (the leader
 // rejoins, then the follower), then the follower syncs first and the
 // leader second, assigning the follower only.
 func caseSyncPhase(check func(syncPhase) verdict) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		p.needsClassic()
-		ms := p.stable(p.id("g"), 2)
-		l, f := leaderOf(ms), followerOf(ms)
-		h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
-		time.Sleep(20 * time.Millisecond)
-		if r := f.join(); r.ErrorCode != codec.None {
-			return fail("the follower's rejoin: "+jgString(r), "NONE")
-		}
-		if r := h.answer().(*codec.JoinGroupResponse); r.ErrorCode != codec.None || r.Leader != l.id {
-			return fail("the leader's rejoin: "+jgString(r), "NONE, still leading")
-		} else {
-			l.took(r)
-		}
+		l, f := p.completing(p.id("g"), true)
 		fs := f.c.send(codec.SyncGroup, p.sv(), f.syncReq(nil))
 		_, _, early := fs.within(100 * time.Millisecond)
 		lr := l.c.do(codec.SyncGroup, p.sv(), l.syncReq([]codec.SyncGroupRequestAssignment{{MemberId: f.id, Assignment: assignmentFor(f.id)}})).(*codec.SyncGroupResponse)
@@ -731,18 +870,7 @@ func caseClassicSessionExpiry(p *probe) verdict {
 func caseSyncExpired(p *probe) verdict {
 	p.needsClassic()
 	p.needs(codec.DescribeGroups)
-	ms := p.stable(p.id("g"), 2)
-	l, f := leaderOf(ms), followerOf(ms)
-	h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
-	time.Sleep(20 * time.Millisecond)
-	if r := f.join(); r.ErrorCode != codec.None {
-		return fail("the follower's rejoin: "+jgString(r), "NONE")
-	}
-	lr := h.answer().(*codec.JoinGroupResponse)
-	if lr.ErrorCode != codec.None {
-		return fail("the leader's rejoin: "+jgString(lr), "NONE")
-	}
-	l.took(lr)
+	l, f := p.completing(p.id("g"), false)
 	completed := time.Now()
 	if s := l.c.do(codec.SyncGroup, p.sv(), l.syncReq(l.leaderAssignments())).(*codec.SyncGroupResponse); s.ErrorCode != codec.None {
 		return fail("the leader's sync: "+s.ErrorCode.String(), "NONE")

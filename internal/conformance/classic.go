@@ -87,6 +87,9 @@ type cmember struct {
 	// ConsumerProtocolSubscription tagged with tag).
 	proto string
 	meta  []byte
+	// rebalanceMs is the RebalanceTimeoutMs its JoinGroups send (0: the
+	// suite's, classicRebalanceMs).
+	rebalanceMs int32
 	// gen, leader and members are its last JoinGroup answer's; assigned
 	// its last SyncGroup answer's.
 	gen      int32
@@ -137,6 +140,9 @@ func (m *cmember) joinReq() *codec.JoinGroupRequest {
 	r := &codec.JoinGroupRequest{GroupId: m.group, SessionTimeoutMs: p.classicSessionMs(), RebalanceTimeoutMs: p.classicRebalanceMs(),
 		MemberId: m.id, GroupInstanceId: m.instance, ProtocolType: "consumer",
 		Protocols: []codec.JoinGroupRequestProtocol{{Name: m.proto, Metadata: m.meta}}}
+	if m.rebalanceMs > 0 {
+		r.RebalanceTimeoutMs = m.rebalanceMs
+	}
 	return r
 }
 

@@ -117,28 +117,21 @@ func TestClassicHistoriesAgainstMutants(t *testing.T) {
 	if n <= 0 {
 		t.Skip("a measurement: set GHOSTCHECK_CLASSIC_MUTANT_HISTORIES=N to run N classic histories against each classic mutant")
 	}
-	for _, mi := range impl.AllMutants() {
-		if !mi.Classic {
-			continue
+	eachClassicMutant(t, func(t *testing.T, mi impl.MutantInfo, addr string) {
+		rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(addr), Seed: 1, Histories: n, Options: classicHistoryOptions(plan.ProtocolClassic)}, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(mi.Name, func(t *testing.T) {
-			t.Parallel()
-			addr := startServeMutant(t, impl.Mutants{}.With(mi.Mutant))
-			rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(addr), Seed: 1, Histories: n, Options: classicHistoryOptions(plan.ProtocolClassic)}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			caught := 0
-			var first string
-			for _, h := range rep.Histories {
-				if h.Status != string(history.Ok) {
-					caught++
-					if first == "" {
-						first = fmt.Sprintf("seed %d: %s %s", h.Seed, h.Rule, h.Detail)
-					}
+		caught := 0
+		var first string
+		for _, h := range rep.Histories {
+			if h.Status != string(history.Ok) {
+				caught++
+				if first == "" {
+					first = fmt.Sprintf("seed %d: %s %s", h.Seed, h.Rule, h.Detail)
 				}
 			}
-			t.Logf("MUTANT %s: caught by %d of %d classic histories; first: %s", mi.Name, caught, len(rep.Histories), first)
-		})
-	}
+		}
+		t.Logf("MUTANT %s: caught by %d of %d classic histories; first: %s", mi.Name, caught, len(rep.Histories), first)
+	})
 }

@@ -55,6 +55,10 @@
 //     sync and heartbeat as clients do, held requests).
 //   - expiry.go: the timing of a case that waits out a session.
 //   - ships.go: Ships, the releases that carry a case's rule.
+//   - hold.go: Holding, the release a broker is held to (named, or
+//     inferred from what it lists and serves: internal/releases), the
+//     apis it lists without serving, and ERROR for a request ghostcheck
+//     could not build.
 //   - crash.go: a broker that stops answering during a case.
 //   - broker.go: Broker and Launcher, a fresh broker after a crash
 //     (--broker-cmd).
@@ -95,6 +99,10 @@ const (
 	// (Options.KafkaVersion): a broker of that release may answer
 	// otherwise. Result.ShipsIn says where the rule ships.
 	NotApplicable Status = "N/A"
+	// Error: ghostcheck could not build its own request. Nothing is said
+	// of the broker: it is a bug of ghostcheck, with an exit status of its
+	// own.
+	Error Status = "ERROR"
 )
 
 // Peer is the broker (or cluster) under test and what the suite must know
@@ -130,6 +138,13 @@ type Peer struct {
 	// ClassicMaxGroupSize is the broker's group.max.size; 0 skips the
 	// classic size-cap case.
 	ClassicMaxGroupSize int
+	// ClassicMinSessionTimeout and ClassicMaxSessionTimeout are the
+	// broker's group.min.session.timeout.ms and
+	// group.max.session.timeout.ms, for the cases that join at a bound
+	// and one millisecond past it; 0 skips the case of that bound (a
+	// broker configured otherwise than Kafka's defaults would fail it).
+	ClassicMinSessionTimeout time.Duration
+	ClassicMaxSessionTimeout time.Duration
 }
 
 // Case is one rule, checked.
@@ -233,6 +248,10 @@ type Options struct {
 	// (its Source) is N/A instead of FAIL. "" and ReleaseNext hold it to
 	// every rule (`ghostcheck check` defaults to NewestRelease).
 	KafkaVersion string
+	// InferRelease holds the broker to the newest release consistent with
+	// what it lists and serves (docs/PROTOCOL.md B13), instead of
+	// KafkaVersion.
+	InferRelease bool
 }
 
 // Report is what a Run found.
@@ -244,6 +263,8 @@ type Report struct {
 	Negotiation []string `json:"negotiation,omitempty"`
 	// Versions are the broker's api versions.
 	Versions wire.Versions `json:"-"`
+	// Held is the release the broker was held to, and why.
+	Held *Holding `json:"heldTo,omitempty"`
 	// Stopped, when set, says why the run ended before its last case: the
 	// broker stopped answering and there was no launcher to start another.
 	Stopped string `json:"stopped,omitempty"`
@@ -298,12 +319,16 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 		// One negotiation per broker command: after a crash the broker
 		// may be the dead one, and a fresh one offers the same.
 		if n = b.negotiation; n == nil {
-			if n, err = negotiate(ctx, peer, cl); err != nil {
+			var unserved map[codec.APIKey]bool
+			if n, unserved, err = negotiateAndProbe(ctx, peer, cl); err != nil {
 				return nil, err
 			}
-			b.negotiation = n
-			rep.Negotiation, rep.Versions = n.Notes, n.Versions
+			b.negotiation, b.unserved = n, unserved
 		}
+		if b.held == nil {
+			b.held, _ = hold(opts.KafkaVersion, opts.InferRelease, n.Versions, b.unserved)
+		}
+		rep.Negotiation, rep.Versions, rep.Held = n.Notes, n.Versions, b.held
 		r, alive := runCase(ctx, peer, cl, i, c, n.Versions, b, opts)
 		rep.Results = append(rep.Results, r)
 		if opts.Progress != nil {
@@ -352,11 +377,13 @@ func connect(ctx context.Context, peer Peer, bootstrap []string) (*wire.Cluster,
 // checks that the broker it spoke to still answers (alive false: it does
 // not, and the result is a CRASH), and marks a known finding.
 func runCase(ctx context.Context, peer Peer, cl *wire.Cluster, position int, c Case, versions wire.Versions, b *Broker, opts Options) (Result, bool) {
-	p := &probe{ctx: ctx, peer: peer, cl: cl, home: -1, position: position, versions: versions, caseName: c.Name, known: opts.Known}
+	p := &probe{ctx: ctx, peer: peer, cl: cl, home: -1, position: position, versions: usable(versions, b.unserved), advertised: versions,
+		unserved: b.unserved, held: b.held, caseName: c.Name, known: opts.Known}
 	start := time.Now()
 	v := p.run(c)
 	p.close()
 	r := Result{Name: c.Name, Rule: c.Rule, Source: c.Source, Status: v.status, Observed: v.observed, Expected: v.expected, Broker: p.home, Route: p.route}
+	p.noteUnserved(&r)
 	alive := true
 	var addr string
 	if p.home >= 0 {
@@ -374,7 +401,7 @@ func runCase(ctx context.Context, peer Peer, cl *wire.Cluster, position int, c C
 	// Not shipped first: a broker that does what every release does on a
 	// rule no release has is no finding, known or not (a known entry for
 	// it says it did not reproduce).
-	markNotShipped(&r, opts.KafkaVersion)
+	markNotShipped(&r, b.held.Release)
 	markKnown(&r, opts.Known)
 	return r, alive
 }
@@ -413,24 +440,6 @@ func markKnown(r *Result, k *Known) {
 		}
 	}
 	r.Note = fmt.Sprintf("known finding %s was recorded as %q; this %s differs", e.ID, e.Observed, r.Status)
-}
-
-// negotiate learns the api versions of the cluster's first broker on a
-// connection of its own: the table's, and every case's (a cluster's
-// brokers offer the same but in a rolling upgrade; a case on a broker
-// that offers otherwise says so in its note).
-func negotiate(ctx context.Context, peer Peer, cl *wire.Cluster) (*wire.Negotiation, error) {
-	hm, err := wire.NewHeaders(codec.Str("ghostcheck-check"), probeInstance)
-	if err != nil {
-		return nil, err
-	}
-	bs := cl.Brokers()
-	w, pre, err := peer.Dialer.DialNegotiated(ctx, bs[0].Addr, hm, wire.NegotiateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("broker %d: %w", bs[0].ID, err)
-	}
-	w.Close()
-	return pre.Negotiation, nil
 }
 
 func (p *probe) run(c Case) (v verdict) {
@@ -526,7 +535,14 @@ type probe struct {
 	// broker that answered each group's requests.
 	route    []string
 	answered map[string]int32
-	versions wire.Versions
+	// versions are what the case may use: advertised are the broker's
+	// ApiVersions ranges, less the apis it lists but answered
+	// UNSUPPORTED_VERSION to (unserved).
+	versions   wire.Versions
+	advertised wire.Versions
+	unserved   map[codec.APIKey]bool
+	// held is the release the broker is held to.
+	held     *Holding
 	caseName string
 	known    *Known
 	conns    []*pconn
@@ -548,7 +564,7 @@ func (p *probe) offers(key codec.APIKey, v int16) bool { return p.versions.Offer
 // needs ends the case as SKIP when the broker does not offer key at all.
 func (p *probe) needs(key codec.APIKey) {
 	if p.max(key) < 0 {
-		panic(abort{skip(fmt.Sprintf("needs %v, which the broker does not offer", key))})
+		panic(abort{skip(p.lacks(key))})
 	}
 }
 
@@ -571,7 +587,7 @@ func (p *probe) hbv() int16 { return min(p.max(codec.ConsumerGroupHeartbeat), 1)
 func (c *pconn) do(key codec.APIKey, v int16, req codec.Message) codec.Message {
 	if !c.p.offers(key, v) {
 		if _, ok := c.p.versions[key]; !ok {
-			panic(abort{skip(fmt.Sprintf("needs %v, which the broker does not offer", key))})
+			panic(abort{skip(c.p.lacks(key))})
 		}
 		panic(abort{skip(fmt.Sprintf("needs %v v%d; the broker offers %s", key, v, c.p.offered(key)))})
 	}
@@ -579,6 +595,9 @@ func (c *pconn) do(key codec.APIKey, v int16, req codec.Message) codec.Message {
 		panic(abort{fail("dial: "+err.Error(), "a connection")})
 	}
 	resp, err := c.try(c.header(key, v), req)
+	if ownError(err) {
+		panic(abort{internalError(fmt.Sprintf("%v v%d", key, v), err)})
+	}
 	if err != nil {
 		what := fmt.Sprintf("%v v%d: %v", key, v, err)
 		if errors.Is(err, wire.ErrConnClosed) {
@@ -651,11 +670,14 @@ func (c *pconn) describeFor(group string, ok bool, observed, expected string) co
 	return c.describe(group)
 }
 
-// harmless is a request any broker in scope answers without changing
-// anything a case looks at: ConsumerGroupDescribe of a group that does not
-// exist, or, from a broker without Describe, a heartbeat (epoch 1) of a
-// member of such a group. say puts its response in words.
-func (p *probe) harmless() (key codec.APIKey, v int16, req codec.Message, say func(codec.Message) string) {
+// harmless is a request any broker answers without changing anything a
+// case looks at, at a version it lists and serves: ConsumerGroupDescribe
+// of a group that does not exist; from a broker without it, a heartbeat
+// (epoch 1) of a member of such a group; from a broker that serves neither,
+// DescribeGroups of such a group, or ApiVersions. flexible asks for a
+// flexible version (request header v2, which carries tags); ok is false
+// when the broker serves none. say puts its response in words.
+func (p *probe) harmless(flexible bool) (key codec.APIKey, v int16, req codec.Message, say func(codec.Message) string, ok bool) {
 	if v := min(p.max(codec.ConsumerGroupDescribe), 1); v >= 0 {
 		return codec.ConsumerGroupDescribe, v, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{p.id("g")}}, func(m codec.Message) string {
 			gs := m.(*codec.ConsumerGroupDescribeResponse).Groups
@@ -663,11 +685,41 @@ func (p *probe) harmless() (key codec.APIKey, v int16, req codec.Message, say fu
 				return fmt.Sprintf("describe: %d groups", len(gs))
 			}
 			return describeString(gs[0])
+		}, true
+	}
+	if v := p.hbv(); v >= 0 {
+		return codec.ConsumerGroupHeartbeat, v, keepalive(p.id("g"), p.id("m"), 1), func(m codec.Message) string {
+			return "heartbeat: " + hbString(m.(*codec.ConsumerGroupHeartbeatResponse))
+		}, true
+	}
+	if v := p.max(codec.DescribeGroups); v >= 0 && (!flexible || codec.Lookup(codec.DescribeGroups).Flexible(v)) {
+		return codec.DescribeGroups, v, &codec.DescribeGroupsRequest{Groups: []string{p.id("g")}}, func(m codec.Message) string {
+			gs := m.(*codec.DescribeGroupsResponse).Groups
+			if len(gs) != 1 {
+				return fmt.Sprintf("DescribeGroups: %d groups", len(gs))
+			}
+			return fmt.Sprintf("DescribeGroups v%d: %s %q", v, gs[0].ErrorCode, gs[0].GroupState)
+		}, true
+	}
+	if v := min(p.max(codec.ApiVersions), codec.Lookup(codec.ApiVersions).MaxVersion); v >= 0 && (!flexible || codec.Lookup(codec.ApiVersions).Flexible(v)) {
+		return codec.ApiVersions, v, &codec.ApiVersionsRequest{ClientSoftwareName: "ghostcheck", ClientSoftwareVersion: "1.0"}, func(m codec.Message) string {
+			return fmt.Sprintf("ApiVersions v%d: %s", v, m.(*codec.ApiVersionsResponse).ErrorCode)
+		}, true
+	}
+	return 0, 0, nil, nil, false
+}
+
+// mustHarmless is harmless, or the case ends as SKIP.
+func (p *probe) mustHarmless(flexible bool) (codec.APIKey, int16, codec.Message, func(codec.Message) string) {
+	key, v, req, say, ok := p.harmless(flexible)
+	if !ok {
+		what := "an api"
+		if flexible {
+			what = "a flexible version (request header v2) of an api"
 		}
+		panic(abort{skip("needs " + what + " the broker lists and serves (ConsumerGroupDescribe, ConsumerGroupHeartbeat, DescribeGroups or ApiVersions); it serves none")})
 	}
-	return codec.ConsumerGroupHeartbeat, p.hbv(), keepalive(p.id("g"), p.id("m"), 1), func(m codec.Message) string {
-		return "heartbeat: " + hbString(m.(*codec.ConsumerGroupHeartbeatResponse))
-	}
+	return key, v, req, say
 }
 
 // members lists a group's members as id@epoch ("" for a missing group).

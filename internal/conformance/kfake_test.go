@@ -35,7 +35,8 @@ func startKfakeCluster(t testing.TB, n int, opts ...kfake.Opt) *kfake.Cluster {
 		kfake.SeedTopics(3, "beta"),
 		kfake.SeedTopics(2, "gamma"),
 		kfaketest.GroupTimers(sessionTimeout, heartbeatInterval),
-		kfake.GroupMinSessionTimeout(100 * time.Millisecond), // the classic cases' 1.6 s sessions
+		kfake.GroupMinSessionTimeout(classicMinSession), // the classic cases' 1.6 s sessions
+		kfake.GroupMaxSessionTimeout(classicMaxSession),
 		kfake.BrokerConfigs(map[string]string{
 			"group.consumer.max.size": strconv.Itoa(maxGroupSize),
 			"group.max.size":          strconv.Itoa(maxGroupSize), // kfake reads this one for consumer groups too
@@ -246,16 +247,23 @@ func TestHistories(t *testing.T) {
 }
 
 // A case whose group's coordinator moves while it runs is SKIP, saying
-// so, never FAIL: kfake's coordinators are moved (rehashed) at every
+// so, never FAIL: kfake's coordinators are moved at every
 // ConsumerGroupHeartbeat after the case's first, so its requests meet
 // NOT_COORDINATOR, which the cluster retries and the result records.
 func TestKfakeMoveDuringCaseIsSkip(t *testing.T) {
 	c := startKfakeCluster(t, 3)
 	var beats atomic.Int32
-	c.ControlKey(int16(codec.ConsumerGroupHeartbeat), func(kmsg.Request) (kmsg.Response, error, bool) {
+	c.ControlKey(int16(codec.ConsumerGroupHeartbeat), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
 		if beats.Add(1) > 1 {
-			c.RehashCoordinators()
+			group := req.(*kmsg.ConsumerGroupHeartbeatRequest).Group
+			// kfake's admin calls wait for its run loop, which runs
+			// this function: the move is made while it sleeps.
+			c.SleepControl(func() {
+				if !moveCoordinator(c, group) {
+					t.Errorf("group %s: its coordinator did not move in %d rehashes", group, maxRehashes)
+				}
+			})
 		}
 		return nil, nil, false
 	})
@@ -268,4 +276,22 @@ func TestKfakeMoveDuringCaseIsSkip(t *testing.T) {
 		t.Fatalf("%s %s (route %v): want SKIP saying the coordinator moved", r.Status, r.Observed, r.Route)
 	}
 	t.Logf("%s: %s; route %v", r.Status, r.Observed, r.Route)
+}
+
+// maxRehashes bounds moveCoordinator: each rehash leaves a group where it
+// was with a chance of one in the cluster's size.
+const maxRehashes = 64
+
+// moveCoordinator rehashes kfake's coordinators until group's is another
+// broker (a rehash alone may leave it in place), at most maxRehashes
+// times; false: it never moved.
+func moveCoordinator(c *kfake.Cluster, group string) bool {
+	old := c.CoordinatorFor(group)
+	for i := 0; i < maxRehashes; i++ {
+		c.RehashCoordinators()
+		if c.CoordinatorFor(group) != old {
+			return true
+		}
+	}
+	return false
 }

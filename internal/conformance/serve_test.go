@@ -22,6 +22,10 @@ const (
 	// send (their rebalance timeout is half of it); the brokers accept
 	// sessions from 100 ms, and their first rebalance waits 100 ms.
 	classicSession = 1600 * time.Millisecond
+	// classicMinSession and classicMaxSession are the brokers'
+	// group.min.session.timeout.ms and group.max.session.timeout.ms.
+	classicMinSession = 100 * time.Millisecond
+	classicMaxSession = 10 * time.Minute
 )
 
 // startServe runs ghostcheck's server (what `ghostcheck serve` runs) on
@@ -32,24 +36,31 @@ func startServe(t testing.TB) string { return startServeMutant(t, impl.Mutants{}
 // `ghostcheck serve --mutant NAME` runs).
 func startServeMutant(t testing.TB, muts impl.Mutants) string {
 	t.Helper()
-	coord := impl.New(impl.Config{
-		Mutants:             muts,
+	cfg := serveConfig()
+	cfg.Mutants = muts
+	addr, _ := servertest.Start(t, impl.New(cfg), server.Config{})
+	return addr
+}
+
+// serveConfig is the coordinator these tests serve: three topics, short
+// sessions, Kafka's classic settings shortened.
+func serveConfig() impl.Config {
+	return impl.Config{
 		Topics:              []impl.Topic{{Name: "alpha", ID: model.TopicIDFor("alpha"), Partitions: 6}, {Name: "beta", ID: model.TopicIDFor("beta"), Partitions: 3}, {Name: "gamma", ID: model.TopicIDFor("gamma"), Partitions: 2}},
 		SessionTimeoutMs:    sessionTimeout.Milliseconds(),
 		HeartbeatIntervalMs: int32(heartbeatInterval.Milliseconds()),
 		MaxGroupSize:        maxGroupSize,
 		// Classic groups: Kafka's settings, shortened.
-		ClassicMinSessionTimeoutMs: 100, ClassicMaxSessionTimeoutMs: 600000, InitialRebalanceDelayMs: 100,
+		ClassicMinSessionTimeoutMs: int32(classicMinSession.Milliseconds()), ClassicMaxSessionTimeoutMs: int32(classicMaxSession.Milliseconds()), InitialRebalanceDelayMs: 100,
 		ClassicMaxGroupSize: maxGroupSize, NewMemberJoinTimeoutMs: 300000,
 		Telemetry: impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}, RequestedMetrics: []string{""}},
-	})
-	addr, _ := servertest.Start(t, coord, server.Config{})
-	return addr
+	}
 }
 
 func peer(addr string) conformance.Peer {
 	return conformance.Peer{Bootstrap: []string{addr}, SessionTimeout: sessionTimeout, HeartbeatInterval: heartbeatInterval, MaxGroupSize: maxGroupSize,
-		ClassicSessionTimeout: classicSession, ClassicMaxGroupSize: maxGroupSize}
+		ClassicSessionTimeout: classicSession, ClassicMaxGroupSize: maxGroupSize,
+		ClassicMinSessionTimeout: classicMinSession, ClassicMaxSessionTimeout: classicMaxSession}
 }
 
 // judgeable leaves out, saying so, the results of the cases this machine

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ghostcheck/ghostcheck/internal/releases"
 )
 
 // Ships says which Apache Kafka releases carry a case's rule, as its
@@ -27,7 +29,7 @@ type Ships struct {
 // doing exactly what that release does passes. Rules not shipped in it
 // (trunk only, an open PR, a KIP accepted but not implemented) are then
 // N/A, shown and not counted; ReleaseNext holds a broker to them too.
-const NewestRelease = "4.2"
+const NewestRelease = releases.NewestName
 
 // ReleaseNext, as a release a broker is held to, is every rule ghostcheck
 // checks, shipped or not: a broker ahead of the newest release (Kafka's

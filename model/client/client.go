@@ -35,9 +35,13 @@ const (
 	Leaving               // a leave was sent
 	Left                  // left the group (the process may live on)
 	Closed                // the process has ended
+	// Fatal: told FENCED_INSTANCE_ID, the consumer failed (Java's
+	// ConsumerHeartbeatRequestManager takes it as fatal): the process
+	// sends nothing more, not even a leave, and ends.
+	Fatal
 )
 
-var clientStateNames = [...]string{"Unjoined", "Joining", "Joined", "Leaving", "Left", "Closed"}
+var clientStateNames = [...]string{"Unjoined", "Joining", "Joined", "Leaving", "Left", "Closed", "Fatal"}
 
 func (s State) String() string {
 	if int(s) < len(clientStateNames) {
@@ -60,7 +64,9 @@ func (s State) String() string {
 //     after it;
 //   - a join whose response was lost is retried with the same member id;
 //   - a leave is sent with the client's own id even before the join's
-//     response arrives (epoch -1, or -2 for a static member).
+//     response arrives (epoch -1, or -2 for a static member);
+//   - a static member told FENCED_INSTANCE_ID (another process holds its
+//     instance) stops (Fatal): it never names the instance again.
 //
 // A v0 client behaves as consumers did before KIP-1082: its member id is ""
 // until a join response brings the broker's, and it forgets the id on

@@ -270,6 +270,58 @@ func TestClientRequests(t *testing.T) {
 			}
 		}
 	})
+	t.Run("FENCED_INSTANCE_ID is fatal: no further request, no leave on close", func(t *testing.T) {
+		fenced := &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.FencedInstanceID}
+		for _, tc := range []struct {
+			name   string
+			answer func(cl *client.Client)
+		}{
+			{"to a join", func(cl *client.Client) { cl.OnHeartbeat(fenced) }},
+			{"to a heartbeat", func(cl *client.Client) {
+				cl.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(cl.MemberID()), MemberEpoch: 2,
+					Assignment: &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: hbParts("a0")}})
+				cl.NextHeartbeat()
+				cl.OnHeartbeat(fenced)
+			}},
+			{"to a leave", func(cl *client.Client) {
+				cl.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(cl.MemberID()), MemberEpoch: 2})
+				cl.Leave(true)
+				cl.OnLeave(fenced)
+			}},
+		} {
+			cl := newClient(t, cfgFor(1, "i1"))
+			cl.NextHeartbeat()
+			tc.answer(cl)
+			if cl.State() != client.Fatal || len(cl.Owned()) != 0 || cl.Epoch() != 0 {
+				t.Errorf("%s: %v epoch %d owning %s, want Fatal, epoch 0, nothing owned", tc.name, cl.State(), cl.Epoch(), dump(cl.Owned()))
+			}
+			if r, _ := cl.Close(); r != nil {
+				t.Errorf("%s: Close after the fatal answer sent %+v", tc.name, r)
+			}
+		}
+		// A late FENCED_INSTANCE_ID to a request the client gave up on
+		// reached it all the same; any other late answer changes nothing.
+		cl := newClient(t, cfgFor(1, "i1"))
+		cl.NextHeartbeat()
+		cl.OnHeartbeatLost()
+		cl.OnAbandoned(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(cl.MemberID()), MemberEpoch: 3})
+		if cl.State() != client.Joining {
+			t.Errorf("after a late NONE: %v, want Joining", cl.State())
+		}
+		cl.OnAbandoned(fenced)
+		if cl.State() != client.Fatal {
+			t.Errorf("after a late FENCED_INSTANCE_ID: %v, want Fatal", cl.State())
+		}
+		// Another answer to a leave completes it: the client may join again.
+		cl = newClient(t, cfgFor(1, "i1"))
+		cl.NextHeartbeat()
+		cl.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(cl.MemberID()), MemberEpoch: 2})
+		cl.Leave(true)
+		cl.OnLeave(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(cl.MemberID()), MemberEpoch: -2})
+		if cl.State() != client.Left {
+			t.Errorf("after an answered leave: %v, want Left", cl.State())
+		}
+	})
 	t.Run("telemetry requests carry the id in the body at v0 only, never zero", func(t *testing.T) {
 		cl := newClient(t, cfgFor(1, ""))
 		if got := cl.GetTelemetrySubscriptions(0).ClientInstanceId; got != cl.InstanceID() {

@@ -132,6 +132,13 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 			c.ackedGen = c.subGen
 			c.clearNames, c.clearRegex = false, false
 		}
+	case codec.FencedInstanceID:
+		// Another member holds the instance: fatal, as in Java's
+		// consumer (ConsumerHeartbeatRequestManager hands the error to
+		// the application and the membership goes to FATAL). Joining
+		// again would take the instance back and fence the other
+		// process in turn (NoRejoinAfterFencedInstance).
+		c.fail()
 	case codec.FencedMemberEpoch, codec.UnknownMemberID:
 		// Abandon the partitions and rejoin at epoch 0 with the same id (a
 		// v0 client forgets an id the broker no longer knows).
@@ -177,6 +184,33 @@ func (c *Client) Leave(temporary bool) (*codec.ConsumerGroupHeartbeatRequest, in
 	}
 	c.state = Leaving
 	return r, c.hbVersion
+}
+
+// fail ends the consumer on FENCED_INSTANCE_ID (Fatal).
+func (c *Client) fail() {
+	c.state, c.epoch, c.owned = Fatal, 0, nil
+}
+
+// OnLeave absorbs the answer to a leave: FENCED_INSTANCE_ID is fatal here
+// too (Java's consumer drops the leave and stays FATAL, joining no more
+// under the instance); any other answer completes it (OnLeaveDone).
+func (c *Client) OnLeave(resp *codec.ConsumerGroupHeartbeatResponse) {
+	if resp.ErrorCode == codec.FencedInstanceID && c.state == Leaving {
+		c.fail()
+		return
+	}
+	c.OnLeaveDone()
+}
+
+// OnAbandoned takes a late answer to a heartbeat or leave the client no
+// longer awaited (it timed out, or a leave replaced it): the answer still
+// reached it on its connection. FENCED_INSTANCE_ID ends the consumer all
+// the same, another process holding the instance (as Classic.OnAbandoned);
+// anything else is of a request it has given up, and changes nothing.
+func (c *Client) OnAbandoned(resp *codec.ConsumerGroupHeartbeatResponse) {
+	if resp.ErrorCode == codec.FencedInstanceID && c.cfg.InstanceID != "" && c.state != Closed {
+		c.fail()
+	}
 }
 
 // OnLeaveDone completes a leave, whatever became of it: the client is no

@@ -38,7 +38,7 @@ const (
 // checkNoRejoinAfterFencedInstance reports.
 const (
 	RuleNoRejoinAfterFencedInstance    Rule = "NoRejoinAfterFencedInstance"
-	meaningNoRejoinAfterFencedInstance      = "a classic client told FENCED_INSTANCE_ID (on a JoinGroup, a SyncGroup, or a Heartbeat at its latest generation) sends no further group request naming that instance (KIP-345)"
+	meaningNoRejoinAfterFencedInstance      = "a client told FENCED_INSTANCE_ID (on a JoinGroup, a SyncGroup, a ConsumerGroupHeartbeat, or a Heartbeat at its latest generation) sends no further group request naming that instance (KIP-345)"
 )
 
 // classicJoins counts the client's JoinGroups and their highest version
@@ -249,12 +249,14 @@ func groupInstances(r *ClientRequest, insts []string) (group string, _ []string)
 }
 
 // fencedAnswer reports whether r, naming an instance, was answered
-// FENCED_INSTANCE_ID in a way the client must take as final: a JoinGroup
-// or SyncGroup so answered, or a Heartbeat at the latest generation the
-// client joined (gen, known). A ConsumerGroupHeartbeat's is not judged
-// (docs/PROTOCOL.md's section says why).
+// FENCED_INSTANCE_ID in a way the client must take as final: a JoinGroup,
+// SyncGroup or ConsumerGroupHeartbeat so answered (Java's KIP-848 consumer
+// fails on it as its classic one does), or a Heartbeat at the latest
+// generation the client joined (gen, known).
 func fencedAnswer(r *ClientRequest, gen int32, known bool) bool {
 	switch m := r.Response.(type) {
+	case *codec.ConsumerGroupHeartbeatResponse:
+		return m.ErrorCode == codec.FencedInstanceID
 	case *codec.JoinGroupResponse:
 		return m.ErrorCode == codec.FencedInstanceID
 	case *codec.SyncGroupResponse:
@@ -287,8 +289,9 @@ func answeredAt(r *ClientRequest) int64 {
 
 // checkNoRejoinAfterFencedInstance: after a final FENCED_INSTANCE_ID
 // (fencedAnswer) for instance I of a group, no request of the client names
-// I in that group, until the client closes. A client that never sends
-// JoinGroup v5+ cannot be a static classic member: KIP-345 is not adopted.
+// I in that group, until the client closes. A client whose JoinGroups all
+// go below v5 cannot be a static classic member: KIP-345 is not adopted; a
+// client without JoinGroups is judged on its ConsumerGroupHeartbeats.
 func checkNoRejoinAfterFencedInstance(v *clientView) RuleResult {
 	if r, below := joinsBelow(v, 5, "a static member needs v5"); below {
 		return r
@@ -319,16 +322,19 @@ func checkNoRejoinAfterFencedInstance(v *clientView) RuleResult {
 				bad = fmt.Sprintf("%s names instance %q of group %s after %s was answered FENCED_INSTANCE_ID", where(r), inst, group, where(v.reqs[at]))
 			}
 		}
+		// The generation is the group's, whether or not the request
+		// names an instance (group is "" when it names none).
+		classicGroup, _, _ := classicInstance(r)
 		if resp, ok := r.Response.(*codec.JoinGroupResponse); ok && resp.ErrorCode == codec.None {
-			gens[group] = resp.GenerationId
+			gens[classicGroup] = resp.GenerationId
 		}
 		if generationLost(r) {
 			// Kafka's client drops its generation on UNKNOWN_MEMBER_ID or
 			// ILLEGAL_GENERATION; a Heartbeat's fence answered after that
 			// is of a generation it left, and it ignores it.
-			delete(gens, group)
+			delete(gens, classicGroup)
 		}
-		gen, known := gens[group]
+		gen, known := gens[classicGroup]
 		if len(insts) == 1 && fencedAnswer(r, gen, known) {
 			n++
 			fenced[groupMember{group, insts[0]}] = i

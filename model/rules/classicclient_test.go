@@ -201,6 +201,29 @@ func TestClassicClientRuleOutcomes(t *testing.T) {
 		}, []want{
 			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomeViolated, "after SyncGroup v3"},
 		}},
+		{"KIP-345/KIP-848: a ConsumerGroupHeartbeat's FENCED_INSTANCE_ID, then a join under the instance", func(t *traffic) {
+			cgh := func(epoch int32) *codec.ConsumerGroupHeartbeatRequest {
+				return &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: epoch, InstanceId: codec.Str("i1"), RebalanceTimeoutMs: -1}
+			}
+			t.classic(1, 1, cgh(0), &codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str("m1"), MemberEpoch: 1})
+			t.classic(1, 1, cgh(1), &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.FencedInstanceID})
+			t.classic(1, 1, cgh(0), nil)
+		}, []want{
+			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomeViolated, "after ConsumerGroupHeartbeat v1"},
+		}},
+		{"KIP-345/KIP-848: a ConsumerGroupHeartbeat's FENCED_INSTANCE_ID, then nothing", func(t *traffic) {
+			t.classic(1, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", MemberEpoch: 1, InstanceId: codec.Str("i1"), RebalanceTimeoutMs: -1},
+				&codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.FencedInstanceID})
+		}, []want{
+			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomePass, "1 FENCED_INSTANCE_ID"},
+		}},
+		{"KIP-345: a dynamic join's generation is the group's, for a Heartbeat naming an instance", func(t *traffic) {
+			t.classic(1, 5, join("", ""), joined(codec.None, "app-1", 4))
+			t.classic(1, 3, hb("app-1", "i1", 4), hbFenced)
+			t.classic(1, 3, hb("app-1", "i1", 4), hbOK)
+		}, []want{
+			{rules.RuleNoRejoinAfterFencedInstance, rules.OutcomeViolated, "after Heartbeat v3"},
+		}},
 		{"KIP-345: a second process with the instance may start", func(t *traffic) {
 			t.classic(1, 5, join("", "i1"), joined(codec.None, "i1-1", 1))
 			t.classic(1, 3, hb("i1-1", "i1", 1), hbFenced)
