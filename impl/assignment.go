@@ -167,7 +167,7 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 	}
 	// 2./3. While anything is pending, wait for the client.
 	if s := g.sideOf(mi); s != nil && len(s.pending) > 0 {
-		if m.state != stUnrevoked || g.c.mut.Has(MutRebalanceTimerRearmed) {
+		if (m.state != stUnrevoked || g.c.mut.Has(MutRebalanceTimerRearmed)) && m.flags&flClassic == 0 { // a classic member has its join and sync timers instead (A7.1)
 			// A timeout of zero or below fires at the next Expire.
 			at := now + max(int64(m.rto), 0)
 			if g.c.mut.Has(MutRebalanceDeadlineEarly) {

@@ -215,6 +215,9 @@ func (g *group) checkTimers(t *tally) error {
 			return fmt.Errorf("rebalance heap out of order at %d", i)
 		}
 	}
+	if err := g.checkMixed(); err != nil {
+		return err
+	}
 	if at, ok := g.earliest(); ok && g.registered > at {
 		return fmt.Errorf("earliest timer %d but registered %d", at, g.registered)
 	}

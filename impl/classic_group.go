@@ -303,17 +303,6 @@ func (g *classicGroup) memberCheck(memberID string, instance codec.NullableStrin
 	return m, codec.None
 }
 
-// consumerMemberCheck is A6.4's member check of a classic request against
-// a consumer group.
-func (g *group) consumerMemberCheck(memberID string, instance codec.NullableString) codec.ErrorCode {
-	if instance.Valid {
-		if h := g.holder(instance.Value); h != 0 && !g.idIs(h, memberID) {
-			return codec.FencedInstanceID
-		}
-	}
-	return codec.UnknownMemberID
-}
-
 // makeMemberID is A6.5's member id: prefix, "-", a UUID from the id source.
 func (c *Coordinator) makeMemberID(prefix string) string {
 	return prefix + "-" + uuid.UUID(c.ids.next()).String()

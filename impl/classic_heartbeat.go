@@ -19,7 +19,7 @@ func (c *Coordinator) heartbeatClassic(r *codec.HeartbeatRequest) *codec.Heartbe
 	case g.status != gLive:
 		return &codec.HeartbeatResponse{ErrorCode: codec.UnknownMemberID}
 	case g.kind == kindConsumer:
-		return &codec.HeartbeatResponse{ErrorCode: g.consumerMemberCheck(r.MemberId, r.GroupInstanceId)}
+		return g.classicHeartbeatToConsumer(r, c.clock.Now())
 	}
 	cl := g.cl
 	m, code := cl.memberCheck(r.MemberId, r.GroupInstanceId)

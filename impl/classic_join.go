@@ -49,14 +49,17 @@ type joining struct {
 // (a phantom, or a live group of either kind).
 func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Message, error) {
 	r := j.r
-	// 4. The kind: a consumer group with members is outside the model;
+	// 4. The kind: a consumer group with members takes the request as a
+	// classic member's (A7.1; outside the model under MigrationOutside);
 	// one without gives way to a classic group for MemberId "" (and for
 	// any other id the answer is step 5's, the consumer group left as it
 	// is).
 	if g.status == gLive && g.kind == kindConsumer {
 		switch {
-		case g.count > 0:
+		case g.count > 0 && !c.cfg.MigrationPolicy.mixed():
 			return nil, ErrUnsupportedRequest
+		case g.count > 0:
+			return c.classicJoinToConsumer(g, op, j), nil
 		case r.MemberId != "":
 			return joinError(codec.UnknownMemberID, r.MemberId), nil
 		}
@@ -268,4 +271,5 @@ func (g *group) resetConsumer() {
 	g.sides, g.freeSides = f.sides, f.freeSides
 	g.owner, g.tgt, g.topicSubs = f.owner, f.tgt, f.topicSubs
 	g.sessHead, g.sessTail, g.rheap = 0, 0, nil
+	g.mx = nil
 }

@@ -15,13 +15,11 @@ func (c *Coordinator) syncClassic(conn Conn, version int16, r *codec.SyncGroupRe
 	if r.GroupId == "" {
 		return syncError(codec.InvalidGroupID), nil
 	}
-	if cg := c.readGroup(r.GroupId, kindConsumer); cg != nil {
-		code := codec.UnknownMemberID
-		if cg.count > 0 {
-			code = cg.consumerMemberCheck(r.MemberId, r.GroupInstanceId)
-		}
+	if cg := c.liveOf(r.GroupId, kindConsumer); cg != nil {
+		// Only its classic members (A7.2) sync.
+		resp := cg.classicSyncToConsumer(r, c.clock.Now())
 		cg.mu.Unlock()
-		return syncError(code), nil
+		return resp, nil
 	}
 	g := c.liveOf(r.GroupId, kindClassic)
 	if g == nil {

@@ -202,6 +202,7 @@ func (g *group) copyInto(ng *group, to, from *Coordinator) {
 		}
 	}
 	ng.less = ng.keyLess
+	ng.mx = g.mx.clone()
 	g.copyClassicInto(ng)
 }
 

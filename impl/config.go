@@ -48,6 +48,11 @@ type Config struct {
 	InitialRebalanceDelayMs    int32
 	ClassicMaxGroupSize        int
 	NewMemberJoinTimeoutMs     int32
+	// MigrationPolicy is group.consumer.migration.policy (docs/PROTOCOL.md
+	// A7): whether a group may hold members of both protocols and convert
+	// between them. The zero value, MigrationOutside, keeps mixed groups
+	// outside, as model.Config's.
+	MigrationPolicy MigrationPolicy
 	// Telemetry is the metrics subscription; PushIntervalMs 0 disables
 	// throttling.
 	Telemetry TelemetryConfig
@@ -73,6 +78,32 @@ type Config struct {
 	// Mutants are deliberately wrong behaviours for testing checkers; zero
 	// (none) in every normal use.
 	Mutants Mutants
+}
+
+// MigrationPolicy is group.consumer.migration.policy, with the values
+// and meaning of model.MigrationPolicy (the same numbers, so that one
+// converts to the other).
+type MigrationPolicy uint8
+
+// The policies: ghostcheck's MigrationOutside (mixed groups refused, as
+// A6.5 says), then Kafka's DISABLED, UPGRADE, DOWNGRADE and BIDIRECTIONAL.
+const (
+	MigrationOutside MigrationPolicy = iota
+	MigrationDisabled
+	MigrationUpgrade
+	MigrationDowngrade
+	MigrationBidirectional
+)
+
+// mixed reports whether classic members may join consumer groups.
+func (p MigrationPolicy) mixed() bool { return p != MigrationOutside }
+
+// upgrades reports whether a classic group may become a consumer group.
+func (p MigrationPolicy) upgrades() bool { return p == MigrationUpgrade || p == MigrationBidirectional }
+
+// downgrades reports whether a consumer group may become a classic group.
+func (p MigrationPolicy) downgrades() bool {
+	return p == MigrationDowngrade || p == MigrationBidirectional
 }
 
 // UniformAssignor is the name of the only server assignor.

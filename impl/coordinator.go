@@ -523,9 +523,9 @@ func (c *Coordinator) Expire() {
 				continue
 			}
 			g.expireGen = gen
-			if g.kind == kindClassic {
+			if g.kind == kindClassic || g.mx != nil { // a classic group, or classic members (mixed_timers.go)
 				op := &cop{c: c, now: now}
-				g.expireClassic(op, now)
+				g.expireHeld(op, now)
 				g.mu.Unlock()
 				op.publish()
 				continue

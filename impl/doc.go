@@ -39,6 +39,14 @@
 //     one heap in the model's firing order. A classic JoinGroup or
 //     SyncGroup that must wait is held: Handle returns ErrParked and the
 //     answer comes through Released, as the model's (parked.go).
+//   - Mixed groups (A7): a consumer group's classic members are members
+//     like any, flagged, with their classic state and their three timers
+//     (own session timeout, join, sync) in a side structure and a heap
+//     of their own that only a group with classic members has; the
+//     session list keeps its one timeout. Such a group fires its timers
+//     one by one in the model's order (the last consumer-protocol
+//     member's removal converts it). The upgrade and the downgrade
+//     rebuild the group's state of the other kind in place.
 //
 // Timers fire only in Expire, never inside Handle, as the model's fire only
 // in Advance. Deliberately wrong behaviours ("mutants", see Mutant) can be
@@ -73,7 +81,8 @@
 //   - check.go: CheckInternal, the self-check of the bookkeeping tests run.
 //   - clone.go: Clone and CopyTo, a deep copy on a clock and id source of
 //     its own (the explorer steps copies).
-//   - mutants.go: the planted bugs, Mutant and AllMutants.
+//   - mutants.go: the planted bugs, Mutant and AllMutants;
+//     mutants_mixed.go: the mixed groups', MixedMutants.
 //   - parked.go: held requests: ErrParked, Release, Released, the
 //     connection hold, an operation's answers (cop).
 //   - classic_group.go: a classic group's record and the rules every
@@ -84,4 +93,8 @@
 //     classic_restart.go (the reload from the record), classic_check.go
 //     (its part of CheckInternal), classic_clone.go (its part of Clone and
 //     CopyTo; ClassicTimers and Held, what the explorer compares).
+//   - mixed.go: classic members of consumer groups (their JoinGroup,
+//     SyncGroup and Heartbeat), the upgrade and the downgrade;
+//     mixed_timers.go: their timers, expiry one by one, restart, clone,
+//     self-check and MixedTimers.
 package impl

@@ -1,6 +1,7 @@
 package impl_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,17 +19,26 @@ import (
 // reach would be a difference nobody looks for. The property runs from a
 // fixed seed, so the counts are the same every time.
 func TestEquivalenceReachesEveryClassicClause(t *testing.T) {
+	requireClauses(t, 6000, func(hits model.ClauseCounter) func(*rapid.T) { return equivtest.PropertyCounting(impl.Mutants{}, hits) }, "A6", "B8")
+}
+
+// requireClauses runs the property checks times from seed 7 (sequential:
+// the counts are the same every time) and requires every clause whose id
+// starts with one of prefixes applied at least once.
+func requireClauses(t *testing.T, checks int, property func(model.ClauseCounter) func(*rapid.T), prefixes ...string) {
 	if testing.Short() || race.Enabled {
 		t.Skip("a few thousand checks; sequential")
 	}
-	setFlag(t, "rapid.checks", "6000")
+	setFlag(t, "rapid.checks", strconv.Itoa(checks))
 	setFlag(t, "rapid.nofailfile", "true")
 	setFlag(t, "rapid.seed", "7")
 	hits := model.ClauseHits{}
-	rapid.Check(t, equivtest.PropertyCounting(impl.Mutants{}, hits))
+	rapid.Check(t, property(hits))
 	for _, c := range model.Clauses() {
-		if id := string(c.ID); (strings.HasPrefix(id, "A6") || strings.HasPrefix(id, "B8")) && hits[c.ID] == 0 {
-			t.Errorf("clause %s (%s) never applied", id, c.What)
+		for _, p := range prefixes {
+			if strings.HasPrefix(string(c.ID), p) && hits[c.ID] == 0 {
+				t.Errorf("clause %s (%s) never applied", c.ID, c.What)
+			}
 		}
 	}
 }

@@ -30,7 +30,13 @@ const equivalenceShards = 4
 // checks are split over parallel shards, each a rapid.Check with seeds of
 // its own; -rapid.checks, when given, is the total instead.
 func TestEquivalence(t *testing.T) {
-	total := equivalenceChecks
+	checkSharded(t, equivalenceChecks, equivtest.Property(impl.Mutants{}))
+}
+
+// checkSharded checks property total times in all (a fifth under the race
+// detector or -short; -rapid.checks, when given, is the total instead),
+// split over parallel shards, each a rapid.Check with seeds of its own.
+func checkSharded(t *testing.T, total int, property func(*rapid.T)) {
 	if race.Enabled || testing.Short() {
 		total /= 5
 	}
@@ -41,7 +47,7 @@ func TestEquivalence(t *testing.T) {
 	for i := 0; i < equivalenceShards; i++ {
 		t.Run(fmt.Sprintf("shard-%d", i), func(t *testing.T) {
 			t.Parallel()
-			rapid.Check(t, equivtest.Property(impl.Mutants{}))
+			rapid.Check(t, property)
 		})
 	}
 }

@@ -27,6 +27,14 @@ const noDeadline = int64(-1)
 const (
 	flLive   uint8 = 1 << iota // the slot holds a member
 	flLinked                   // the member is in its group's session list
+	// flClassic: the member uses the classic protocol (a mixed group, A7;
+	// its classic state is in group.mx). It is never in the session list:
+	// its session timeout is its own (mixed_timers.go).
+	flClassic
+	// flNames: the member's subscribed topic names were ever set (the
+	// model's subscribedNames != nil), which a classic JoinGroup's
+	// subscription is compared against (A7.1 step 7).
+	flNames
 )
 
 // member is one consumer-group member: a fixed-size, pointer-free record
@@ -118,6 +126,9 @@ type group struct {
 
 	sessHead, sessTail uint32
 	rheap              []uint32 // side indexes, min-heap by rdl
+	// mx is the classic members' state and timers (mixed.go); nil while
+	// the group has none, so that a consumer-only group pays nothing.
+	mx *mixedState
 
 	// ver counts the locks taken that may have changed the group (lock):
 	// a SnapshotCache builds the group again only when it moved.

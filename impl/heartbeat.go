@@ -155,9 +155,10 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.
 			c.failKnown(g, r, resp, unknownMember(r.MemberId, r.GroupId))
 			return
 		}
-		g.removeMember(mi)
-		if !c.mut.Has(MutLeaveNoBump) {
-			g.bump()
+		if g.mx == nil && c.mut.Has(MutLeaveNoBump) {
+			g.removeMember(mi) // and no bump
+		} else {
+			c.fenceLeaving(g, mi)
 		}
 		ok(r.MemberId, leaveEpoch)
 		return
@@ -176,8 +177,7 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.
 		return
 	}
 	if r.MemberEpoch == leaveEpoch {
-		g.removeMember(holder)
-		g.bump()
+		c.fenceLeaving(g, holder)
 		ok(r.MemberId, leaveEpoch)
 		return
 	}
@@ -196,17 +196,31 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.
 		g.setRebalance(holder, noDeadline)
 		g.maybeFreeSide(holder)
 	}
-	if c.mut.Has(MutStaticLeaveRefreshesSession) {
+	if c.mut.Has(MutStaticLeaveRefreshesSession) && g.mem[holder].flags&flClassic == 0 {
 		g.armSession(holder, c.clock.Now())
 	}
 	ok(r.MemberId, staticLeaveEpoch)
+}
+
+// fenceLeaving removes member mi for its leave (epoch -1): removed and the
+// epoch moved on, or, for a group's last consumer-protocol member, the
+// group converted to a classic one (A7.5). The classic group made
+// rebalances from Stable, which answers no held request: there is nothing
+// to publish.
+func (c *Coordinator) fenceLeaving(g *group, mi uint32) {
+	if g.mx == nil {
+		g.removeMember(mi)
+		g.bump()
+		return
+	}
+	g.fence(&cop{c: c, now: c.clock.Now()}, mi)
 }
 
 // failKnown answers e; with MutErrorRefreshesSession it also refreshes the
 // session of the member the request names, if it exists.
 func (c *Coordinator) failKnown(g *group, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse, e *hbError) {
 	if c.mut.Has(MutErrorRefreshesSession) && g != nil && g.status == gLive {
-		if mi := g.find(r.MemberId); mi != 0 {
+		if mi := g.find(r.MemberId); mi != 0 && g.mem[mi].flags&flClassic == 0 {
 			g.armSession(mi, c.clock.Now())
 		}
 	}
@@ -244,8 +258,8 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	case join:
 		g = c.joinGroup(r.GroupId)
 		if g.kind == kindClassic && g.cl.state != classicEmpty {
-			g.mu.Unlock()
-			return true
+			// Upgraded (A7.4), or refused outside A7: g is unlocked.
+			return c.upgradeJoin(g, conn, clientID, cs, r, resp)
 		}
 	default:
 		if g = c.liveGroup(r.GroupId); g == nil {
@@ -272,6 +286,35 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 		g.kind, g.cl = kindConsumer, nil
 	}
 	cs.group.Store(g)
+	return false
+}
+
+// upgradeJoin is a join to classic group g with members (A7.4): the group
+// is upgraded, and becomes the consumer group made only if the join
+// succeeds; the answers the upgrade gives to waiting requests stand
+// either way. Outside A7 it is refused (A6.4, A6.5). g is locked;
+// upgradeJoin unlocks it.
+func (c *Coordinator) upgradeJoin(g *group, conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) (refused bool) {
+	if !c.cfg.MigrationPolicy.mixed() {
+		g.mu.Unlock()
+		return true
+	}
+	now := c.clock.Now()
+	op := &cop{c: c, now: now}
+	e := g.upgrade(op)
+	if e == nil {
+		if e = c.joinLocked(g, conn, clientID, r, resp, now); e != nil {
+			g.resetConsumer()
+		}
+	}
+	if e != nil {
+		c.failKnown(nil, r, resp, e)
+	} else {
+		g.kind, g.cl = kindConsumer, nil
+		cs.group.Store(g)
+	}
+	g.mu.Unlock()
+	op.publish()
 	return false
 }
 
@@ -407,6 +450,16 @@ func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.Cons
 		}
 	}
 	g.setClient(mi, clientID, conn.Host)
+	// Below the calls, so that the profile's call sites (default.pgo) stay
+	// where they were: names set (for a classic JoinGroup's comparison,
+	// A7.1), and a classic member's ConsumerGroupHeartbeat makes it one of
+	// the consumer protocol, its classic state and timers gone (A7.3).
+	if m := &g.mem[mi]; r.SubscribedTopicNames != nil || m.flags&flClassic != 0 {
+		if r.SubscribedTopicNames != nil {
+			m.flags |= flNames
+		}
+		g.dropClassic(mi)
+	}
 	return subscriptionChanged
 }
 
@@ -458,6 +511,7 @@ func (g *group) takeOver(mi, old uint32) {
 	o := &g.mem[old]
 	m := &g.mem[mi]
 	m.rto = o.rto
+	m.flags |= o.flags & flNames
 	if o.inst != 0 {
 		g.insts.get(o.inst).refs++
 		m.inst = o.inst
@@ -554,7 +608,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		}
 		return lookup{mi: holder, id: memberID}, nil
 	}
-	if g.mem[holder].epoch != staticLeaveEpoch && !c.mut.Has(MutUnreleasedInstanceTakenOver) {
+	if g.mem[holder].epoch != staticLeaveEpoch && g.mem[holder].flags&flClassic == 0 && !c.mut.Has(MutUnreleasedInstanceTakenOver) { // a classic holder goes at once (A7.3)
 		holderID := g.idString(holder)
 		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}

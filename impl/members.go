@@ -163,6 +163,7 @@ func (g *group) removeMember(mi uint32) {
 		delete(g.byStr, g.strIDs[mi])
 		delete(g.strIDs, mi)
 	}
+	g.dropClassic(mi)
 	*m = member{}
 	g.free = append(g.free, mi)
 	g.count--

@@ -570,15 +570,19 @@ func AllMutants() []MutantInfo {
 	return out
 }
 
+// namedMutants are every mutant that has a name: AllMutants' and the
+// mixed groups' (mutants_mixed.go).
+var namedMutants = slices.Concat(mutantInfo, mixedMutantInfo)
+
 // ParseMutant finds a mutant by name.
 func ParseMutant(name string) (Mutant, error) {
-	for _, m := range mutantInfo {
+	for _, m := range namedMutants {
 		if m.name == name {
 			return m.m, nil
 		}
 	}
-	names := make([]string, len(mutantInfo))
-	for i, m := range mutantInfo {
+	names := make([]string, len(namedMutants))
+	for i, m := range namedMutants {
 		names[i] = m.name
 	}
 	return 0, fmt.Errorf("impl: unknown mutant %q (known: %s)", name, strings.Join(names, ", "))
@@ -586,7 +590,7 @@ func ParseMutant(name string) (Mutant, error) {
 
 // String is the mutant's name.
 func (m Mutant) String() string {
-	for _, i := range mutantInfo {
+	for _, i := range namedMutants {
 		if i.m == m {
 			return i.name
 		}
@@ -609,7 +613,7 @@ func (s Mutants) Any() bool { return s != Mutants{} }
 // String lists the set's names, comma-separated.
 func (s Mutants) String() string {
 	var names []string
-	for _, i := range mutantInfo {
+	for _, i := range namedMutants {
 		if s.Has(i.m) {
 			names = append(names, i.name)
 		}

@@ -68,6 +68,18 @@ func (r *recorder) steps() int {
 // took four fifths of the test's minute of CPU. The mutants run side by
 // side.
 func TestMutantsAreCaught(t *testing.T) {
+	requireMutantsCaught(t, impl.AllMutants(), equivtest.Property)
+}
+
+// TestMixedMutantsAreCaught: the same for the mixed groups' mutants,
+// against the property's mixed mode.
+func TestMixedMutantsAreCaught(t *testing.T) {
+	requireMutantsCaught(t, impl.MixedMutants(), equivtest.MixedProperty)
+}
+
+// requireMutantsCaught plants each mutant in impl, side by side, and
+// requires property to fail with it, from a fixed seed.
+func requireMutantsCaught(t *testing.T, mutants []impl.MutantInfo, property func(impl.Mutants) func(*rapid.T)) {
 	if testing.Short() || race.Enabled {
 		t.Skip("shrinking a counterexample per mutant takes a while; nothing for the race detector")
 	}
@@ -79,11 +91,11 @@ func TestMutantsAreCaught(t *testing.T) {
 	if _, env := os.LookupEnv("RAPID_SHRINKTIME"); !env && !flagGiven("rapid.shrinktime") {
 		setFlag(t, "rapid.shrinktime", mutantShrinkTime)
 	}
-	for _, m := range impl.AllMutants() {
+	for _, m := range mutants {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			r := &recorder{name: t.Name()}
-			rapid.Check(r, equivtest.Property(impl.Mutants{}.With(m.Mutant)))
+			rapid.Check(r, property(impl.Mutants{}.With(m.Mutant)))
 			if !r.failed {
 				if rt, ok := ruleTestCatches[m.Mutant]; ok {
 					t.Logf("mutant %s not reached by the property; its rule test shows it", m.Name)
@@ -251,7 +263,7 @@ func TestEveryClauseHasAPlantedBug(t *testing.T) {
 		known[string(c.ID)] = true
 	}
 	planted := map[string][]string{}
-	for _, m := range impl.AllMutants() {
+	for _, m := range append(impl.AllMutants(), impl.MixedMutants()...) {
 		if len(m.Breaks) == 0 {
 			t.Errorf("mutant %s names no clause it breaks", m.Name)
 		}

@@ -93,7 +93,12 @@ func (g *group) restartTimers(now int64) {
 	members := g.sortedMembers()
 	g.sessHead, g.sessTail = 0, 0
 	for _, e := range members {
-		g.relinkSession(e.mi, at)
+		if g.mem[e.mi].flags&flClassic == 0 {
+			g.relinkSession(e.mi, at)
+		}
+	}
+	if g.mx != nil {
+		g.restartMixed(now)
 	}
 	for _, e := range members {
 		if m := &g.mem[e.mi]; m.state == stUnrevoked {

@@ -26,6 +26,9 @@ type MemberSnapshot struct {
 	// are the member's subscription.
 	SubscribedTopicNames []string
 	SubscribedTopicRegex codec.NullableString
+	// ClassicProtocol is true for a member of a consumer group that uses
+	// the classic protocol (a mixed group, docs/PROTOCOL.md A7).
+	ClassicProtocol bool
 	// Classic is a classic group member's own state (nil in a consumer
 	// group); such a member's Epoch is 0 and its partition lists nil (its
 	// assignment bytes are decoded by whoever needs them).
@@ -112,7 +115,8 @@ func (c *Coordinator) snapshotGroup(g *group) GroupSnapshot {
 		m := &g.mem[e.mi]
 		sub := g.subOf(e.mi)
 		ms := MemberSnapshot{MemberID: e.id, InstanceID: g.instanceOf(e.mi).Value, Epoch: m.epoch,
-			SubscribedTopicNames: append([]string{}, sub.names...), SubscribedTopicRegex: sub.regex}
+			SubscribedTopicNames: append([]string{}, sub.names...), SubscribedTopicRegex: sub.regex,
+			ClassicProtocol: m.flags&flClassic != 0}
 		var assigned, pending, target []int32
 		if s := g.sideOf(e.mi); s != nil {
 			assigned, pending, target = s.assigned, s.pending, s.target
@@ -216,7 +220,7 @@ func (c *Coordinator) sameAsSnapshot(g *group, snap GroupSnapshot) bool {
 		}
 		ms := &snap.Members[j]
 		sub := g.subOf(uint32(mi))
-		if m.epoch != ms.Epoch || g.instanceOf(uint32(mi)).Value != ms.InstanceID ||
+		if m.epoch != ms.Epoch || g.instanceOf(uint32(mi)).Value != ms.InstanceID || (m.flags&flClassic != 0) != ms.ClassicProtocol ||
 			sub.regex != ms.SubscribedTopicRegex || !slices.Equal(sub.names, ms.SubscribedTopicNames) {
 			return false
 		}

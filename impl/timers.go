@@ -153,6 +153,11 @@ func (g *group) earliest() (int64, bool) {
 			at, ok = d, true
 		}
 	}
+	if g.mx != nil && len(g.mx.timers) > 0 {
+		if d := g.mx.timers[0].at; !ok || d < at {
+			at, ok = d, true
+		}
+	}
 	return at, ok
 }
 

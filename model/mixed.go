@@ -505,3 +505,17 @@ func (c *Coordinator) upgrade(cg *classicGroup) (*group, *hbError) {
 	}
 	return g, nil
 }
+
+// MixedTimers calls f for every classic member of a consumer group, groups
+// in id order and members in id order: its join and sync deadlines (-1
+// for one not running), what Timers does not show of it (its session is
+// there). impl.Coordinator.MixedTimers is held to it.
+func (c *Coordinator) MixedTimers(f func(group, member string, join, sync int64)) {
+	for _, id := range slices.Sorted(maps.Keys(c.groups)) {
+		for _, m := range c.groups[id].members {
+			if m.classic != nil {
+				f(id, m.id, m.classic.joinDeadline, m.classic.syncDeadline)
+			}
+		}
+	}
+}

@@ -29,6 +29,10 @@ type cproc struct {
 	conn       uint64
 	protocols  []string
 	metadata   byte // of every protocol it lists
+	// The mixed mode's (mixed.go): the topics it subscribes to and the
+	// partitions its last SyncGroup gave it, which its metadata carries.
+	topics []string
+	owned  []codec.ConsumerProtocolTopicPartitions
 }
 
 // classicGroups are the group ids classic requests use: mostly their own,
@@ -313,7 +317,7 @@ func (h *harness) classicJoinAt(t *rapid.T, p *cproc, version int16) {
 		req.GroupInstanceId = p.instance
 	}
 	for _, name := range p.protocols {
-		req.Protocols = append(req.Protocols, codec.JoinGroupRequestProtocol{Name: name, Metadata: []byte{p.metadata}})
+		req.Protocols = append(req.Protocols, codec.JoinGroupRequestProtocol{Name: name, Metadata: h.classicMetadata(t, p)})
 	}
 	if odd == 7 && len(req.Protocols) > 0 {
 		req.Protocols = append(req.Protocols, req.Protocols[0])
@@ -356,7 +360,9 @@ func (h *harness) classicSyncAs(t *rapid.T, p *cproc) {
 			req.ProtocolName = codec.Str("other")
 		}
 	}
-	if p.leader || odd == 6 {
+	if h.mixed && (p.leader || odd == 6) {
+		req.Assignments = h.dealt(p.group)
+	} else if p.leader || odd == 6 {
 		// The leader's assignment: bytes for every member it knows of,
 		// now and then one left out or repeated, and one for a stranger.
 		for i, m := range h.classicMembers(p.group) {
@@ -440,6 +446,12 @@ func (h *harness) absorbClassic(p *cproc, resp codec.Message) {
 	case *codec.SyncGroupResponse:
 		if r.ErrorCode == codec.IllegalGeneration {
 			p.generation = -1
+		}
+		if r.ErrorCode == codec.None && h.mixed {
+			var a codec.ConsumerProtocolAssignment
+			if _, err := a.Decode(r.Assignment, codec.DecodeOptions{}); err == nil {
+				p.owned = a.AssignedPartitions
+			}
 		}
 	case *codec.HeartbeatResponse:
 		if r.ErrorCode == codec.UnknownMemberID {

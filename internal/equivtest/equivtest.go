@@ -82,6 +82,11 @@ type harness struct {
 	clock *impl.ManualClock
 	now   int64
 	cfg   model.Config
+	seed  uint64
+	mut   impl.Mutants
+	// mixed is set in the mixed mode (mixed.go): classic processes send
+	// consumer-protocol metadata, leaders deal real partitions.
+	mixed bool
 	procs []*process
 	conns map[uint64]bool                      // connections that sent a request
 	seen  []string                             // member ids seen in responses
@@ -133,13 +138,21 @@ func newHarness(t *rapid.T, mut impl.Mutants, hits model.ClauseCounter) *harness
 		}
 		cfg.MaxVersions[codec.JoinGroup] = 3
 	}
-	clock := impl.NewManualClock(0)
-	icfg := targets.ImplConfig(cfg, clock, mut)
 	cfg.Clauses = hits
-	icfg.NewID = model.SeededIDs(seed) // a source of its own, giving the model's ids
-	h := &harness{m: model.NewCoordinator(cfg), i: impl.New(icfg), clock: clock, cfg: cfg, conns: map[uint64]bool{},
+	h := &harness{clock: impl.NewManualClock(0), cfg: cfg, seed: seed, mut: mut, conns: map[uint64]bool{},
 		versions: map[uint64]int16{}, awaiting: map[uint64]*cproc{}}
+	h.build()
 	return h
+}
+
+// build makes both coordinators from the harness's configuration, each
+// with an id source of its own giving the same ids.
+func (h *harness) build() {
+	cfg := h.cfg
+	cfg.NewID = model.SeededIDs(h.seed)
+	icfg := targets.ImplConfig(cfg, h.clock, h.mut)
+	icfg.NewID = model.SeededIDs(h.seed)
+	h.m, h.i = model.NewCoordinator(cfg), impl.New(icfg)
 }
 
 // actions are the operations of a sequence, by mode: consumer groups alone
@@ -680,6 +693,15 @@ func classicTimers(each func(func(group, key string, at int64))) []string {
 	return out
 }
 
+// mixedTimers lists what a coordinator's MixedTimers reports.
+func mixedTimers(each func(func(group, member string, join, sync int64))) []string {
+	var out []string
+	each(func(g, m string, join, sync int64) {
+		out = append(out, fmt.Sprintf("%s/%s join %d sync %d", g, m, join, sync))
+	})
+	return out
+}
+
 // held lists what a coordinator's Held reports.
 func held(each func(func(conn uint64, active bool, delivery uint64, queued []uint64))) []string {
 	var out []string
@@ -736,6 +758,9 @@ func (h *harness) check(t *rapid.T) {
 	}
 	if mt, it := classicTimers(h.m.ClassicTimers), classicTimers(h.i.ClassicTimers); !reflect.DeepEqual(mt, it) {
 		t.Fatalf("classic timers differ\nmodel %v\nimpl  %v", mt, it)
+	}
+	if mt, it := mixedTimers(h.m.MixedTimers), mixedTimers(h.i.MixedTimers); !reflect.DeepEqual(mt, it) {
+		t.Fatalf("classic members' timers differ\nmodel %v\nimpl  %v", mt, it)
 	}
 	if mh, ih := held(h.m.Held), held(h.i.Held); !reflect.DeepEqual(mh, ih) {
 		t.Fatalf("held connections differ\nmodel %v\nimpl  %v", mh, ih)

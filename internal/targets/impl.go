@@ -145,6 +145,7 @@ func ImplConfig(mc model.Config, clock impl.Clock, muts impl.Mutants) impl.Confi
 		InitialRebalanceDelayMs:    mc.InitialRebalanceDelayMs,
 		ClassicMaxGroupSize:        mc.ClassicMaxGroupSize,
 		NewMemberJoinTimeoutMs:     mc.NewMemberJoinTimeoutMs,
+		MigrationPolicy:            impl.MigrationPolicy(mc.MigrationPolicy),
 		Telemetry:                  impl.TelemetryConfig(mc.Telemetry),
 		MaxVersions:                mc.MaxVersions,
 		NewID:                      mc.NewID,
@@ -201,6 +202,7 @@ func modelGroup(g impl.GroupSnapshot) rules.GroupSnapshot {
 			Epoch:                m.Epoch,
 			SubscribedTopicNames: sortedNames(m.SubscribedTopicNames),
 			SubscribedTopicRegex: m.SubscribedTopicRegex,
+			ClassicProtocol:      m.ClassicProtocol,
 		}
 		parts, ms.Assigned = modelPartitions(parts, m.Assigned)
 		parts, ms.Pending = modelPartitions(parts, m.Pending)
