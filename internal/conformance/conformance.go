@@ -46,6 +46,10 @@
 //     ClientId (A2), the reserved telemetry ids (A2, §B6).
 //   - cases_pending.go: pending revocations under a null TopicPartitions
 //     and a static leave (A5.3, §B4.4).
+//   - cases_state.go: what a request leaves for a later one or Describe,
+//     and a check's bound: LeaveGroup entries after a failed one (A3), the
+//     group epoch (A5.1), an epoch one ahead (A5.4), a revocation's answer
+//     (A5.7).
 //   - cases_classic.go: the classic group protocol (A6, §B8, §B5's
 //     classic part); classic.go: what its cases share (members that join,
 //     sync and heartbeat as clients do, held requests).
