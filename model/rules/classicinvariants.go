@@ -12,11 +12,12 @@ package rules
 // it belongs to no live process and is past its grace, or it is KIP-394's
 // ghost (a dynamic member made for a live process's JoinGroup whose answer
 // it will never get).
-func classicGhost(o Observation, l *ClassicLedger, g string, m MemberSnapshot) bool {
-	if l.waiting(g, m) {
+func classicGhost(o Observation, l *ClassicLedger, g, state string, m MemberSnapshot) bool {
+	if l.waiting(g, m) || l.upgradeGrace(g, m, state, o.Now) {
 		// A member whose JoinGroup or SyncGroup the coordinator holds
 		// stays as long as it waits: the join phase's timers and a new
-		// member's 5-minute timeout end every wait (B8.10).
+		// member's 5-minute timeout end every wait (B8.10); so does one
+		// whose wait a failed upgrade answered (A7.4's grace).
 		return false
 	}
 	for i := range o.Processes {
@@ -57,8 +58,12 @@ func classicGhosts(o Observation, g *GroupSnapshot, out []Ghost) []Ghost {
 	if l == nil {
 		l = &ClassicLedger{}
 	}
+	state := ""
+	if g.Classic != nil {
+		state = g.Classic.State
+	}
 	for _, m := range g.Members {
-		if classicGhost(o, l, g.GroupID, m) {
+		if classicGhost(o, l, g.GroupID, state, m) {
 			out = append(out, Ghost{GroupID: g.GroupID, Member: m})
 		}
 	}

@@ -1,0 +1,100 @@
+package driver
+
+// The conversions of a plan that migrates (plan.ProtocolUpgrade and
+// ProtocolRollback, docs/PROTOCOL.md A7): the invariants follow a member
+// through its group's conversions, not the kind of its group. A classic
+// request to a consumer group (a classic member of it) feeds none of the
+// classic trackers: its member is judged by its member epoch, as every
+// member of a consumer group. A conversion starts every member's session
+// (A7.4 step 4, A7.5): the observer notes when it saw each group change
+// kind, and a member may outlive its process by one session from then.
+
+import (
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+)
+
+// conversions are the kinds the observer last saw its groups in, and
+// when it saw each change.
+type conversions struct {
+	kinds map[string]rules.GroupKind
+	at    map[string]int64
+}
+
+// groupOf is the group a classic request names ("" for none).
+func groupOf(req codec.Message) string {
+	switch r := req.(type) {
+	case *codec.JoinGroupRequest:
+		return r.GroupId
+	case *codec.SyncGroupRequest:
+		return r.GroupId
+	case *codec.HeartbeatRequest:
+		return r.GroupId
+	case *codec.LeaveGroupRequest:
+		return r.GroupId
+	}
+	return ""
+}
+
+// consumerMember reports whether the classic request r (op), just handled,
+// was a classic member's of a consumer group, or made a group change kind
+// (a static JoinGroup that downgraded it): the target's snapshot shows the
+// group a consumer group now, or showed it one just before (before). Such
+// a request feeds no classic tracker; its group's change of kind, if any,
+// is noted as the observer's (observeKinds).
+func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules.GroupSnapshot) bool {
+	g := groupOf(r.req)
+	if g == "" || cj.o.snap == nil || op.Parked {
+		return false
+	}
+	if before != nil && before.GroupID != "" && before.Kind != rules.KindClassic {
+		return true
+	}
+	h, ok := heldGroup(cj.o.snap.Snapshot(), g)
+	return ok && h.Kind != rules.KindClassic
+}
+
+// observeKinds notes the groups that changed kind since the last
+// observation, at the driver's time (no earlier than the change): a group
+// now classic has every member's session started then (the ledger's
+// Converted), and its epochs forgotten; a group now a consumer group has
+// its classic trackers forgotten.
+func (cj *classicJudge) observeKinds(groups []rules.GroupSnapshot) {
+	m := cj.mixed
+	for i := range groups {
+		g := &groups[i]
+		k, seen := m.kinds[g.GroupID]
+		if seen && k == g.Kind {
+			continue
+		}
+		m.kinds[g.GroupID] = g.Kind
+		if !seen {
+			continue
+		}
+		at := cj.o.d.at
+		m.at[g.GroupID] = at
+		if g.Kind == rules.KindClassic {
+			cj.forget(g.GroupID)
+			cj.o.epochs.Forget(g.GroupID)
+			cj.ledger.Converted(g.GroupID, at)
+		} else {
+			cj.forget(g.GroupID)
+		}
+	}
+}
+
+// conversionGrace is the end of the grace a member of process p's group
+// has from its group's last conversion: one session timeout (the longer of
+// the two protocols') after it, and the target's lag and stall; 0 when the
+// group never converted.
+func (cj *classicJudge) conversionGrace(p *proc) int64 {
+	if cj.mixed == nil {
+		return 0
+	}
+	at, ok := cj.mixed.at[p.group]
+	if !ok {
+		return 0
+	}
+	return at + cj.ledger.SessionMs + cj.o.d.lag() + cj.o.d.stall()
+}
