@@ -86,7 +86,8 @@ func (cj *classicJudge) observeKinds(groups []rules.GroupSnapshot) {
 
 // conversionGrace is the end of the grace a member of process p's group
 // has from its group's last conversion: one session timeout (the longer of
-// the two protocols') after it, and the target's lag and stall; 0 when the
+// the two protocols') after it or after a coordinator restart that found
+// it running, and the target's lag and stall; 0 when the
 // group never converted.
 func (cj *classicJudge) conversionGrace(p *proc) int64 {
 	if cj.mixed == nil {
@@ -96,5 +97,29 @@ func (cj *classicJudge) conversionGrace(p *proc) int64 {
 	if !ok {
 		return 0
 	}
-	return at + cj.ledger.SessionMs + cj.o.d.lag() + cj.o.d.stall()
+	return cj.sessionEnd(at)
+}
+
+// sessionEnd is when a session of the longer of the two protocols'
+// timeouts, started at t, ends (each coordinator restart that found it
+// running starts it afresh), with the target's lag and stall.
+func (cj *classicJudge) sessionEnd(t int64) int64 {
+	d, ms := cj.o.d, cj.ledger.SessionMs
+	end := t + ms
+	for _, r := range d.restartAt {
+		if r >= t && r < end {
+			end = r + ms
+		}
+	}
+	return end + d.lag() + d.stall()
+}
+
+// classicGrace is the end of the grace of a classic process's member in a
+// consumer group: its own session timeout (its JoinGroup's, which may be
+// longer than the plan's) after the process's last request.
+func (cj *classicJudge) classicGrace(p *proc) int64 {
+	if p.classic == nil || p.lastSeen < 0 {
+		return 0
+	}
+	return cj.sessionEnd(p.lastSeen)
 }

@@ -198,7 +198,7 @@ func (o *observer) process(p *proc, mp *rules.Process) {
 	}
 	if o.classic.mixed != nil && p.leftAt < 0 {
 		// A conversion started its member's session again (mixed.go).
-		mp.GraceUntil = max(mp.GraceUntil, o.classic.conversionGrace(p))
+		mp.GraceUntil = max(mp.GraceUntil, o.classic.conversionGrace(p), o.classic.classicGrace(p))
 	}
 }
 

@@ -89,12 +89,31 @@ func Ghosts(o Observation) []Ghost {
 			continue
 		}
 		for j := range g.Members {
-			if m := &g.Members[j]; !legitimate(&o, g.GroupID, m.MemberID) {
+			if m := &g.Members[j]; !legitimate(&o, g.GroupID, m.MemberID) && !lostStatic(&o, g.GroupID, m) {
 				out = append(out, Ghost{GroupID: g.GroupID, Member: *m})
 			}
 		}
 	}
 	return out
+}
+
+// lostStatic reports whether static member m of consumer group g is one a
+// live classic process does not hold though it was made for it (a classic
+// member of a consumer group, docs/PROTOCOL.md A7.1): made by a JoinGroup
+// whose answer it never got, or named by one it got while not joined (a
+// REBALANCE_IN_PROGRESS to a waiting join, A7.4, which the client does
+// not take the id from). Its next join under the instance id replaces it
+// (KIP-345), as in a classic group.
+func lostStatic(o *Observation, g string, m *MemberSnapshot) bool {
+	if m.InstanceID == "" {
+		return false
+	}
+	for i := range o.Processes {
+		if p := &o.Processes[i]; p.GroupID == g && p.Live && !p.Left && (contains(p.Lost, m.MemberID) || p.Classic && !p.Joined && contains(p.AllIDs, m.MemberID)) {
+			return true
+		}
+	}
+	return false
 }
 
 // RuleOneMemberPerProcess is the rule OneMemberPerProcess reports.
@@ -301,6 +320,17 @@ type ownedBy struct {
 	member string
 }
 
+// quiescentUpgradeGrace reports whether member m of classic group g is in
+// A7.4's grace (docs/PROTOCOL.md): a failed upgrade answered its waiting
+// join, and the join phase it waited in still runs (a static member that
+// did not rejoin stays until the phase completes with someone).
+func quiescentUpgradeGrace(o *Observation, g *GroupSnapshot, m MemberSnapshot) bool {
+	if o.Classic == nil || g.Kind != KindClassic || g.Classic == nil {
+		return false
+	}
+	return o.Classic.upgradeGrace(g.GroupID, m, g.Classic.State, o.Now)
+}
+
 // RuleQuiescentMembership is the rule QuiescentMembership reports.
 const (
 	RuleQuiescentMembership    Rule = "QuiescentMembership"
@@ -322,7 +352,7 @@ func QuiescentMembership(o Observation) error {
 	}
 	for _, g := range o.Groups {
 		for _, m := range g.Members {
-			if _, ok := want[g.GroupID][m.MemberID]; !ok {
+			if _, ok := want[g.GroupID][m.MemberID]; !ok && !quiescentUpgradeGrace(&o, &g, m) {
 				return violation(RuleQuiescentMembership, "after quiescence group %s still holds %s, which no live joined process holds", g.GroupID, m.MemberID)
 			}
 			delete(want[g.GroupID], m.MemberID)

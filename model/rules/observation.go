@@ -39,6 +39,8 @@ type Process struct {
 	// The fields below are a classic client process's (docs/PROTOCOL.md
 	// A6.6); a ConsumerGroupHeartbeat process leaves them zero.
 
+	// Classic marks a classic client process.
+	Classic bool
 	// Lost are the member ids the coordinator made for the process's
 	// JoinGroups whose answers never reached it (lost, dropped as the
 	// answer to a duplicate, written to a closed connection, or come after
