@@ -123,3 +123,13 @@ func (cj *classicJudge) classicGrace(p *proc) int64 {
 	}
 	return cj.sessionEnd(p.lastSeen)
 }
+
+// oldIDsGrace is Process.OldIDsUntil for p: one session after its group's
+// last conversion or the last coordinator restart, whichever is later.
+func (cj *classicJudge) oldIDsGrace(p *proc) int64 {
+	end := cj.conversionGrace(p)
+	if n := len(cj.o.d.restartAt); n > 0 {
+		end = max(end, cj.sessionEnd(cj.o.d.restartAt[n-1]))
+	}
+	return end
+}

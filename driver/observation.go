@@ -200,6 +200,9 @@ func (o *observer) process(p *proc, mp *rules.Process) {
 		// A conversion started its member's session again (mixed.go).
 		mp.GraceUntil = max(mp.GraceUntil, o.classic.conversionGrace(p), o.classic.classicGrace(p))
 	}
+	if o.classic.mixed != nil {
+		mp.OldIDsUntil = o.classic.oldIDsGrace(p)
+	}
 }
 
 // judge checks the invariants on obs (QuiescentMembership too when final)

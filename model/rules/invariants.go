@@ -89,7 +89,7 @@ func Ghosts(o Observation) []Ghost {
 			continue
 		}
 		for j := range g.Members {
-			if m := &g.Members[j]; !legitimate(&o, g.GroupID, m.MemberID) && !lostStatic(&o, g.GroupID, m) {
+			if m := &g.Members[j]; !legitimate(&o, g.GroupID, m.MemberID) && !mixedAccounted(&o, g.GroupID, m) {
 				out = append(out, Ghost{GroupID: g.GroupID, Member: *m})
 			}
 		}
@@ -97,19 +97,25 @@ func Ghosts(o Observation) []Ghost {
 	return out
 }
 
-// lostStatic reports whether static member m of consumer group g is one a
-// live classic process does not hold though it was made for it (a classic
-// member of a consumer group, docs/PROTOCOL.md A7.1): made by a JoinGroup
-// whose answer it never got, or named by one it got while not joined (a
-// REBALANCE_IN_PROGRESS to a waiting join, A7.4, which the client does
-// not take the id from). Its next join under the instance id replaces it
-// (KIP-345), as in a classic group.
-func lostStatic(o *Observation, g string, m *MemberSnapshot) bool {
-	if m.InstanceID == "" {
-		return false
-	}
+// mixedAccounted reports whether member m of consumer group g, which no
+// live process holds, is still accounted for by a live classic process
+// (a classic member of a consumer group, docs/PROTOCOL.md A7): a static
+// member made for it by a JoinGroup whose answer it never got, or named by
+// one it got while not joined (a REBALANCE_IN_PROGRESS to a waiting join,
+// A7.4, which the client does not take the id from), which its next join
+// under the instance id replaces (KIP-345), as in a classic group; or an
+// id it held before, while a conversion or a restart keeps that member's
+// session running (Process.OldIDsUntil).
+func mixedAccounted(o *Observation, g string, m *MemberSnapshot) bool {
 	for i := range o.Processes {
-		if p := &o.Processes[i]; p.GroupID == g && p.Live && !p.Left && (contains(p.Lost, m.MemberID) || p.Classic && !p.Joined && contains(p.AllIDs, m.MemberID)) {
+		p := &o.Processes[i]
+		if p.GroupID != g || !p.Live || p.Left {
+			continue
+		}
+		switch {
+		case m.InstanceID != "" && contains(p.Lost, m.MemberID),
+			m.InstanceID != "" && p.Classic && !p.Joined && contains(p.AllIDs, m.MemberID),
+			o.Now < p.OldIDsUntil && contains(p.AllIDs, m.MemberID):
 			return true
 		}
 	}
@@ -130,7 +136,13 @@ func OneMemberPerProcess(o Observation) error {
 			continue
 		}
 		accounts := func(m *MemberSnapshot) bool {
-			return contains(p.AllIDs, m.MemberID) || (m.MemberID == p.MemberID && m.MemberID != "")
+			if m.MemberID == p.MemberID && m.MemberID != "" {
+				return true
+			}
+			// An id it held before, whose member a conversion or a
+			// restart kept (Process.OldIDsUntil), is its old member's
+			// until that grace ends, not a second one of its own.
+			return contains(p.AllIDs, m.MemberID) && (o.Now >= p.OldIDsUntil || contains(p.InFlight, m.MemberID))
 		}
 		// One pass over the process's groups finds a classic one (judged
 		// by the rule's classic form) or counts the members it accounts

@@ -41,6 +41,13 @@ type Process struct {
 
 	// Classic marks a classic client process.
 	Classic bool
+	// OldIDsUntil is the time before which the process, live, may still
+	// account for a member under an id of AllIDs it no longer holds, in
+	// a plan whose groups change protocol (docs/PROTOCOL.md A7): a
+	// conversion or a coordinator restart started that member's session
+	// again (a restart may bring back a member removed since the group's
+	// last record, B8.14). 0 in every other plan.
+	OldIDsUntil int64
 	// Lost are the member ids the coordinator made for the process's
 	// JoinGroups whose answers never reached it (lost, dropped as the
 	// answer to a duplicate, written to a closed connection, or come after
