@@ -33,6 +33,8 @@ func groupOf(req codec.Message) string {
 		return r.GroupId
 	case *codec.LeaveGroupRequest:
 		return r.GroupId
+	case *codec.ConsumerGroupHeartbeatRequest:
+		return r.GroupId
 	}
 	return ""
 }
@@ -55,32 +57,49 @@ func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules
 	return ok && h.Kind != rules.KindClassic
 }
 
-// observeKinds notes the groups that changed kind since the last
-// observation, at the driver's time (no earlier than the change): a group
+// handledKind notes, after the target handled r at time at, a change of
+// kind of r's group (a conversion, A7.4 and A7.5, or a replacement, A6.4)
+// then: two conversions within one round would escape the observation.
+func (cj *classicJudge) handledKind(r *request, at int64) {
+	g := groupOf(r.req)
+	if g == "" || cj.o.snap == nil {
+		return
+	}
+	h, ok := heldGroup(cj.o.snap.Snapshot(), g)
+	if !ok {
+		return
+	}
+	cj.kindSeen(&h, at)
+}
+
+// kindSeen notes group g as seen at time at: if its kind changed, a group
 // now classic has every member's session started then (the ledger's
-// Converted), and its epochs forgotten; a group now a consumer group has
-// its classic trackers forgotten.
-func (cj *classicJudge) observeKinds(groups []rules.GroupSnapshot) {
+// Converted) and its epochs forgotten; a group now a consumer group has its
+// classic trackers forgotten.
+func (cj *classicJudge) kindSeen(g *rules.GroupSnapshot, at int64) {
 	m := cj.mixed
+	k, seen := m.kinds[g.GroupID]
+	if seen && k == g.Kind {
+		return
+	}
+	m.kinds[g.GroupID] = g.Kind
+	if !seen {
+		return
+	}
+	m.at[g.GroupID] = at
+	cj.forget(g.GroupID)
+	if g.Kind == rules.KindClassic {
+		cj.o.epochs.Forget(g.GroupID)
+		cj.ledger.Converted(g.GroupID, at)
+	}
+}
+
+// observeKinds notes the groups that changed kind since the last
+// observation (by a timer: handledKind sees the requests' changes), at the
+// driver's time, no earlier than the change (kindSeen).
+func (cj *classicJudge) observeKinds(groups []rules.GroupSnapshot) {
 	for i := range groups {
-		g := &groups[i]
-		k, seen := m.kinds[g.GroupID]
-		if seen && k == g.Kind {
-			continue
-		}
-		m.kinds[g.GroupID] = g.Kind
-		if !seen {
-			continue
-		}
-		at := cj.o.d.at
-		m.at[g.GroupID] = at
-		if g.Kind == rules.KindClassic {
-			cj.forget(g.GroupID)
-			cj.o.epochs.Forget(g.GroupID)
-			cj.ledger.Converted(g.GroupID, at)
-		} else {
-			cj.forget(g.GroupID)
-		}
+		cj.kindSeen(&groups[i], cj.o.d.at)
 	}
 }
 

@@ -350,6 +350,9 @@ func (n *network) deliver(r *request) {
 		n.answer(r, resp, op)
 	}
 	d.obs.classic.handled(r, op, before)
+	if d.obs.classic.mixed != nil && !op.Refused {
+		d.obs.classic.handledKind(r, op.At)
+	}
 }
 
 // answer sends resp, the target's answer to r (whose operation is op,

@@ -35,7 +35,8 @@ const MigrationBidirectional = "bidirectional"
 // one with one) or now and then crashes, and a new process of the other
 // protocol, with the same instance id if it is static, joins one or two
 // rounds later and lives to the end of the run. A process that ended, or
-// had not joined, by its round keeps its protocol. The new processes have
+// had not joined, by its round keeps its protocol, and so does one whose
+// instance a later process takes over (laterOfInstance). The new processes have
 // faults drawn as every client's.
 func drawMigration(d drawer, o Options, p *Plan) {
 	p.MigrationPolicy = MigrationBidirectional
@@ -51,7 +52,7 @@ func drawMigration(d drawer, o Options, p *Plan) {
 			if at >= p.Rounds-6 {
 				break
 			}
-			if !liveAt(c.Actions, at) {
+			if !liveAt(c.Actions, at) || laterOfInstance(p.Clients[:base], i, at) {
 				continue
 			}
 			var acts []Action
@@ -91,6 +92,24 @@ func drawMigration(d drawer, o Options, p *Plan) {
 		}
 		p.Probes = kept
 	}
+}
+
+// laterOfInstance reports whether a static client other than clients[i],
+// of its group and instance id, starts after round at (a static restart,
+// drawStaticRestarts): client i then ends when that one starts, and is
+// not switched, lest two processes of one instance live at once.
+func laterOfInstance(clients []ClientPlan, i, at int) bool {
+	c := &clients[i]
+	if c.InstanceID == "" {
+		return false
+	}
+	for j := range clients {
+		o := &clients[j]
+		if j != i && o.Group == c.Group && o.InstanceID == c.InstanceID && len(o.Actions) > 0 && o.Actions[0].Round > at {
+			return true
+		}
+	}
+	return false
 }
 
 // liveAt reports whether a process with acts has joined before round at
