@@ -103,9 +103,10 @@ func Ghosts(o Observation) []Ghost {
 // member made for it by a JoinGroup whose answer it never got, or named by
 // one it got while not joined (a REBALANCE_IN_PROGRESS to a waiting join,
 // A7.4, which the client does not take the id from), which its next join
-// under the instance id replaces (KIP-345), as in a classic group; or an
-// id it held before, while a conversion or a restart keeps that member's
-// session running (Process.OldIDsUntil).
+// under the instance id replaces (KIP-345), as in a classic group; an id
+// it held before, while a conversion or a restart keeps that member's
+// session running (Process.OldIDsUntil); or an id it sent a LeaveGroup for
+// (abandonedInGrace).
 func mixedAccounted(o *Observation, g string, m *MemberSnapshot) bool {
 	for i := range o.Processes {
 		p := &o.Processes[i]
@@ -115,11 +116,20 @@ func mixedAccounted(o *Observation, g string, m *MemberSnapshot) bool {
 		switch {
 		case m.InstanceID != "" && contains(p.Lost, m.MemberID),
 			m.InstanceID != "" && p.Classic && !p.Joined && contains(p.AllIDs, m.MemberID),
-			o.Now < p.OldIDsUntil && contains(p.AllIDs, m.MemberID):
+			o.Now < p.OldIDsUntil && contains(p.AllIDs, m.MemberID),
+			abandonedInGrace(o, p, m.MemberID):
 			return true
 		}
 	}
 	return false
+}
+
+// abandonedInGrace reports whether id is one classic process p sent a
+// LeaveGroup for and its member may still be there: the leave is on its
+// way or was lost, and the member's session, a session timeout after p's
+// last request, runs (as the classic form's Process.Abandoned).
+func abandonedInGrace(o *Observation, p *Process, id string) bool {
+	return p.Classic && o.Now < p.GraceUntil && contains(p.Abandoned, id)
 }
 
 // RuleOneMemberPerProcess is the rule OneMemberPerProcess reports.
@@ -142,7 +152,7 @@ func OneMemberPerProcess(o Observation) error {
 			// An id it held before, whose member a conversion or a
 			// restart kept (Process.OldIDsUntil), is its old member's
 			// until that grace ends, not a second one of its own.
-			return contains(p.AllIDs, m.MemberID) && (o.Now >= p.OldIDsUntil || contains(p.InFlight, m.MemberID))
+			return contains(p.AllIDs, m.MemberID) && (o.Now >= p.OldIDsUntil || contains(p.InFlight, m.MemberID)) && !abandonedInGrace(&o, p, m.MemberID)
 		}
 		// One pass over the process's groups finds a classic one (judged
 		// by the rule's classic form) or counts the members it accounts
