@@ -250,8 +250,13 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	// unless --protocol says otherwise, a run with one has them.
 	protocolSet := false
 	fs.Visit(func(f *flag.Flag) { protocolSet = protocolSet || f.Name == "protocol" })
-	if !protocolSet && targets.ClassicMutant(cfg.mutant) {
+	switch {
+	case protocolSet:
+	case targets.ClassicMutant(cfg.mutant):
 		cfg.protocol = string(plan.ProtocolClassic)
+	case targets.MixedMutant(cfg.mutant):
+		// A planted bug of mixed groups needs a fleet that migrates.
+		cfg.protocol = string(plan.ProtocolUpgrade)
 	}
 	return cfg, validateRun(&cfg, stderr)
 }
