@@ -110,8 +110,10 @@ func classicMembersOf(o Observation, p *Process, g *GroupSnapshot, ids *[]string
 			// or a SyncGroup of it waits: a waiting member's session
 			// does not run out (B8.10), the join phase's timers end the
 			// wait.
+			// So may one whose wait a failed upgrade answered, in its
+			// A7.4 grace: the process joins again under a new id.
 			excused := contains(p.Abandoned, m.MemberID) && (o.Now < l.graceUntil(g.GroupID, m, o.Now) || l.waiting(g.GroupID, m)) ||
-				l.broughtBack(g.GroupID, m, o.Now)
+				l.broughtBack(g.GroupID, m, o.Now) || g.Classic != nil && l.upgradeGrace(g.GroupID, m, g.Classic.State, o.Now)
 			mine = !excused
 		case unnamedOwner:
 			mine = m.Classic != nil && m.Classic.Waiting == WaitingJoin && !l.isStatic(g.GroupID, m) && !toldOf(o, g.GroupID, m.MemberID)
