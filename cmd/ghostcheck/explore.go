@@ -69,7 +69,9 @@ func exploreCtx(ctx context.Context, ec exploreConfig, stdout, stderr io.Writer)
 	if !ec.json {
 		fmt.Fprintf(stdout, "exploring: %s, %d worker(s)\n", cfg.Describe(), cfg.Workers)
 	}
+	restoreGC := explore.TuneGC(cfg.MemoryBytes) // the collector less often, within --memory
 	r, err := explore.RunContext(ctx, cfg)
+	restoreGC()
 	prog.done()
 	if err != nil {
 		fmt.Fprintln(stderr, "ghostcheck explore:", err)
@@ -211,7 +213,7 @@ func validateExplore(ec *exploreConfig, stderr io.Writer) int {
 		if err != nil {
 			return usageErr(stderr, "explore", "--mutant: %v", err)
 		}
-		cfg.Mutants = impl.Mutants(0).With(m)
+		cfg.Mutants = impl.Mutants{}.With(m)
 	}
 	cfg.Strategy = explore.Strategy(ec.strategy)
 	if cfg.Strategy == explore.IterativeDeepening && cfg.Workers > 1 {

@@ -331,12 +331,23 @@ func (c *Classic) OnJoinGroup(resp *codec.JoinGroupResponse) Reaction {
 
 // OnJoinGroupLost records that the JoinGroup's answer never came (its
 // timeout, the rebalance timeout and 5 s): the same JoinGroup, with the
-// same member id ("" if it had none), goes again on a new connection.
+// same member id ("" if it had none), goes again on a new connection. The
+// connection closes whatever the consumer did meanwhile (timedOut).
 func (c *Classic) OnJoinGroupLost() Reaction {
-	if c.state != ClassicJoining {
+	if c.state == ClassicJoining {
+		c.due = DueJoin
+	}
+	return c.timedOut()
+}
+
+// timedOut is the reaction to a request whose answer never came: Kafka's
+// network client closes a connection on which a request timed out, failing
+// whatever else was on it, so no late answer to it can reach the consumer
+// (one that ended has nothing left to close).
+func (c *Classic) timedOut() Reaction {
+	if c.state == ClassicFatal || c.state == ClassicClosed {
 		return Proceed
 	}
-	c.due = DueJoin
 	return Reconnect
 }
 
@@ -412,13 +423,16 @@ func (c *Classic) OnSyncGroup(resp *codec.SyncGroupResponse) Reaction {
 
 // OnSyncGroupLost records that the SyncGroup's answer never came: Kafka's
 // client fails the join and joins again (same member id), on a new
-// connection.
+// connection. A consumer already rejoining (a resubscription while the
+// SyncGroup was on its way: Java's waits for the rebalance on its way
+// before it joins again) closes the connection all the same (timedOut): a
+// FENCED_INSTANCE_ID the coordinator gives the SyncGroup later never
+// reaches it, where on the open connection it would come unheard.
 func (c *Classic) OnSyncGroupLost() Reaction {
-	if c.state != ClassicSyncing {
-		return Proceed
+	if c.state == ClassicSyncing {
+		c.rejoin()
 	}
-	c.rejoin()
-	return Reconnect
+	return c.timedOut()
 }
 
 // Heartbeat builds a Heartbeat at the consumer's generation.

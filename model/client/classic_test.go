@@ -167,7 +167,9 @@ func TestClassicVersions(t *testing.T) {
 // classicAt is a consumer brought to a state by scripted answers: "joining"
 // (its JoinGroup on its way, member id m1 and generation 4 from an earlier
 // generation), "syncing" (generation 5 joined as a follower, its SyncGroup
-// on its way) or "stable" (synced, owning a-0).
+// on its way), "resubscribed" (syncing, then resubscribed to a and b: a
+// JoinGroup due, the SyncGroup still on its way) or "stable" (synced,
+// owning a-0).
 func classicAt(t *testing.T, state string, instance string) *client.Classic {
 	t.Helper()
 	c := newClassic(t, client.ClassicConfig{Topics: []string{"a"}, InstanceID: instance})
@@ -184,7 +186,11 @@ func classicAt(t *testing.T, state string, instance string) *client.Classic {
 	}
 	c.OnJoinGroup(joined(5, "m1", "m0"))
 	c.SyncGroup()
-	if state == "syncing" {
+	switch state {
+	case "syncing":
+		return c
+	case "resubscribed":
+		c.Resubscribe([]string{"a", "b"})
 		return c
 	}
 	c.OnSyncGroup(&codec.SyncGroupResponse{ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("uniform"),
@@ -303,6 +309,9 @@ func TestClassicReactions(t *testing.T) {
 			},
 			want{state: client.ClassicJoining, due: client.DueJoin, member: "m1", gen: 5, reaction: client.Reconnect}},
 		{"sync lost: joins again on a new connection", "syncing", "",
+			func(c *client.Classic) client.Reaction { return c.OnSyncGroupLost() },
+			want{state: client.ClassicJoining, due: client.DueJoin, member: "m1", gen: 5, reaction: client.Reconnect}},
+		{"sync lost after a resubscription: the connection closes all the same", "resubscribed", "i1",
 			func(c *client.Classic) client.Reaction { return c.OnSyncGroupLost() },
 			want{state: client.ClassicJoining, due: client.DueJoin, member: "m1", gen: 5, reaction: client.Reconnect}},
 		// Heartbeat
