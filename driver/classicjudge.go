@@ -172,7 +172,7 @@ func (cj *classicJudge) released(r *request, op *history.Op, resp codec.Message,
 			cj.ledger.Touched(req.GroupId, req.MemberId, at) // a held SyncGroup's answer starts the session again (B8.8)
 		}
 	}
-	if resp != nil {
+	if resp != nil && (cj.mixed == nil || !cj.inConsumerGroup(r)) {
 		cj.answered(r, op, resp, at)
 	}
 }

@@ -53,6 +53,18 @@ func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules
 	if before != nil && before.GroupID != "" && before.Kind != rules.KindClassic {
 		return true
 	}
+	return cj.inConsumerGroup(r)
+}
+
+// inConsumerGroup reports whether the target's snapshot shows the group
+// of classic request r a consumer group now: a request it released at a
+// conversion (a JoinGroup read from behind one the upgrade answered) was
+// served in the consumer group, as a classic member's.
+func (cj *classicJudge) inConsumerGroup(r *request) bool {
+	g := groupOf(r.req)
+	if g == "" || cj.o.snap == nil {
+		return false
+	}
 	h, ok := heldGroup(cj.o.snap.Snapshot(), g)
 	return ok && h.Kind != rules.KindClassic
 }
