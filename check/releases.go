@@ -106,7 +106,7 @@ func madeClassicIDs(h history.History) map[int]string {
 			continue
 		}
 		if resp, ok := h[i].Response.(*codec.JoinGroupResponse); ok && resp.MemberId != "" {
-			if _, ok := classicIDSuffix(resp.MemberId); ok {
+			if _, _, ok := madeIDParts(resp.MemberId); ok {
 				made[h[i].ID], claimed[resp.MemberId] = resp.MemberId, true
 			}
 			continue
@@ -134,6 +134,26 @@ func madeClassicIDs(h history.History) map[int]string {
 	}
 	return made
 }
+
+// madeIDParts splits an id the coordinator made for a JoinGroup: a classic
+// group's (A6.5: a prefix, "-", a UUID) into its prefix and UUID, a
+// consumer group's (A7.1: a Kafka Uuid's base64 text alone) into plainPrefix and the
+// UUID.
+func madeIDParts(id string) (string, codec.UUID, bool) {
+	if u, ok := classicIDSuffix(id); ok {
+		return id[:len(id)-37], u, true
+	}
+	if len(id) == 22 {
+		if u, err := codec.ParseUUID(id); err == nil {
+			return plainPrefix, u, true
+		}
+	}
+	return "", codec.UUID{}, false
+}
+
+// plainPrefix stands for the prefix of an id made with none (a classic
+// member of a consumer group, A7.1).
+const plainPrefix = "\x01"
 
 // classicIDSuffix is the UUID a classic member or pending id ends with.
 func classicIDSuffix(id string) (codec.UUID, bool) {

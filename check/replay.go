@@ -137,9 +137,9 @@ func (r *replayer) drawnPrefixes(c *model.Coordinator, op *history.Op) []string 
 		prefixes[k] = unshownPrefix
 	}
 	note := func(id string) {
-		if u, ok := classicIDSuffix(id); ok {
+		if prefix, u, ok := madeIDParts(id); ok {
 			if k, ok := probeIndex(u); ok && k <= n {
-				prefixes[k-1] = id[:len(id)-37]
+				prefixes[k-1] = prefix
 			}
 		}
 	}
@@ -330,7 +330,7 @@ func (s *idSource) queueMade() {
 		return
 	}
 	for _, id := range s.made {
-		u, _ := classicIDSuffix(id) // "" gives the zero UUID: a fresh one
+		_, u, _ := madeIDParts(id) // "" gives the zero UUID: a fresh one
 		s.queue = append(s.queue, u)
 	}
 }
@@ -375,7 +375,12 @@ func (s *idSource) order(prefixes []string) {
 	left := slices.Clone(s.made)
 	var out []string
 	for _, p := range prefixes {
-		i := slices.IndexFunc(left, func(id string) bool { return p != unshownPrefix && len(id) == len(p)+37 && id[:len(p)] == p })
+		i := slices.IndexFunc(left, func(id string) bool {
+			if p == plainPrefix {
+				return len(id) == 22
+			}
+			return p != unshownPrefix && len(id) == len(p)+37 && id[:len(p)] == p
+		})
 		if i < 0 {
 			out = append(out, "")
 			continue

@@ -302,6 +302,7 @@ func (o *observer) classicProcess(p *proc, mp *rules.Process) {
 	mp.MemberID = cl.MemberID()
 	mp.Joined = p.live && cl.Heartbeating()
 	mp.Left = p.live && !p.wants && cl.State() == client.ClassicUnjoined
+	mp.Classic = true
 	o.classic.process(p, mp)
 }
 

@@ -24,6 +24,9 @@ type classicJudge struct {
 	gens     rules.GenerationTracker
 	assigns  rules.ClassicAssignments
 	restarts rules.ClassicRestartTracker
+	// mixed follows the conversions of a plan that migrates (mixed.go);
+	// nil in every other plan.
+	mixed *conversions
 }
 
 // init sets the ledger's session and slack for d's plan.
@@ -35,6 +38,9 @@ func (cj *classicJudge) init(o *observer) {
 		if c.Classic != nil {
 			cj.ledger.SessionMs = max(cj.ledger.SessionMs, int64(c.Classic.SessionTimeoutMs))
 		}
+	}
+	if d.plan.MigrationPolicy != "" {
+		cj.mixed = &conversions{kinds: map[string]rules.GroupKind{}, at: map[string]int64{}}
 	}
 }
 
@@ -84,6 +90,9 @@ func (cj *classicJudge) handled(r *request, op *history.Op, before *rules.GroupS
 	d := cj.o.d
 	if op.Refused {
 		return // the target answered nothing and applied nothing
+	}
+	if cj.mixed != nil && cj.consumerMember(r, op, before) {
+		return
 	}
 	// Parked and still held (not dropped within its own handling).
 	parked := op.Parked && !slices.Contains(op.Releases, op.ID)
@@ -163,7 +172,7 @@ func (cj *classicJudge) released(r *request, op *history.Op, resp codec.Message,
 			cj.ledger.Touched(req.GroupId, req.MemberId, at) // a held SyncGroup's answer starts the session again (B8.8)
 		}
 	}
-	if resp != nil {
+	if resp != nil && (cj.mixed == nil || !cj.inConsumerGroup(r)) {
 		cj.answered(r, op, resp, at)
 	}
 }
@@ -177,6 +186,15 @@ func (cj *classicJudge) answered(r *request, op *history.Op, resp codec.Message,
 	case *codec.JoinGroupRequest:
 		j, _ := resp.(*codec.JoinGroupResponse)
 		switch {
+		case cj.mixed != nil && j != nil && j.ErrorCode == codec.RebalanceInProgress:
+			// Only an upgrade answers a waiting JoinGroup so (A7.4);
+			// if the group is still classic, the upgrade failed. A
+			// join with no id is answered with the one made for it.
+			id := req.MemberId
+			if id == "" {
+				id = j.MemberId
+			}
+			l.UpgradeAnswered(req.GroupId, id, at)
 		case j == nil:
 			// It may have completed the join phase and made a member.
 			l.Completed(req.GroupId, at)

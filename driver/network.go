@@ -355,6 +355,9 @@ func (n *network) deliver(r *request) {
 		n.answer(r, resp, op)
 	}
 	d.obs.classic.handled(r, op, before)
+	if d.obs.classic.mixed != nil && !op.Refused {
+		d.obs.classic.handledKind(r, op.At)
+	}
 }
 
 // answer sends resp, the target's answer to r (whose operation is op,
@@ -440,6 +443,11 @@ func (n *network) respond(r *request, resp codec.Message) *response {
 		r.p.heard(j.MemberId)
 		r.idSpace[0] = j.MemberId
 		out.ids = r.idSpace[:1]
+	} else if ok && r.p.role == roleClient && j.MemberId != "" && j.ErrorCode == codec.RebalanceInProgress {
+		// A failed upgrade's answer to a waiting join (A7.4): the id
+		// was made for the process, which does not take it from this
+		// answer; its next join replaces a static member of it.
+		r.p.heard(j.MemberId)
 	}
 	return out
 }

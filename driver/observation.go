@@ -86,6 +86,9 @@ func (o *observer) observe(final bool) {
 	if !ok {
 		return
 	}
+	if o.classic.mixed != nil {
+		o.classic.observeKinds(groups)
+	}
 	// The processes' list is made again in the same array every round:
 	// no check keeps it (the ghosts are kept by member id).
 	o.classic.ledger.SlackMs = o.classic.slack()
@@ -192,6 +195,13 @@ func (o *observer) process(p *proc, mp *rules.Process) {
 		mp.GraceUntil = p.leftAt
 	default:
 		mp.GraceUntil = o.d.sessionEnd(p.lastSeen) + o.d.lag() + o.d.stall()
+	}
+	if o.classic.mixed != nil && p.leftAt < 0 {
+		// A conversion started its member's session again (mixed.go).
+		mp.GraceUntil = max(mp.GraceUntil, o.classic.conversionGrace(p), o.classic.classicGrace(p))
+	}
+	if o.classic.mixed != nil {
+		mp.OldIDsUntil = o.classic.oldIDsGrace(p)
 	}
 }
 

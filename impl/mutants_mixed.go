@@ -6,9 +6,10 @@ import "slices"
 // top indexes of a Mutants, so that the consumer and classic lists (mutants.go) grow
 // without meeting them, and they are listed apart (MixedMutants), not in
 // AllMutants: the equivalence property's mixed mode catches each
-// (TestMixedMutantsAreCaught), while the kill table, the explorer and the
-// conformance tables, which run AllMutants on plans without mixed groups,
-// could not yet (no run plan upgrades a fleet).
+// (TestMixedMutantsAreCaught), and so does the run on the plans of
+// `--protocol upgrade` (the kill table, internal/targets.RunMutants), while
+// the explorer and the conformance tables, which run AllMutants on groups
+// of one protocol, cannot.
 const (
 	// MutUpgradeDropsLastMember: the upgrade leaves the classic member
 	// with the greatest id out of the consumer group it makes (A7.4): a

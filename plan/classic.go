@@ -66,13 +66,13 @@ const (
 	ProtocolMixed Protocol = "mixed"
 )
 
-// ParseProtocol reads consumer, classic or mixed.
+// ParseProtocol reads consumer, classic, mixed, upgrade or rollback.
 func ParseProtocol(s string) (Protocol, error) {
 	switch p := Protocol(s); p {
-	case ProtocolConsumer, ProtocolClassic, ProtocolMixed:
+	case ProtocolConsumer, ProtocolClassic, ProtocolMixed, ProtocolUpgrade, ProtocolRollback:
 		return p, nil
 	}
-	return "", fmt.Errorf("protocol %q: want consumer, classic or mixed", s)
+	return "", fmt.Errorf("protocol %q: want consumer, classic, mixed, upgrade or rollback", s)
 }
 
 // The classic clients' timeouts, sized to the plan's 500 ms rounds: the
@@ -111,7 +111,7 @@ const (
 func drawClassic(d drawer, o Options, p *Plan) {
 	classic := map[string]bool{}
 	for _, g := range p.Groups() {
-		classic[g] = o.Protocol == ProtocolClassic || d.intn("classic group", 2) == 0
+		classic[g] = o.Protocol == ProtocolClassic || o.Protocol == ProtocolUpgrade || d.intn("classic group", 2) == 0
 	}
 	maxJoin := o.JoinGroupVersion
 	if maxJoin == 0 {
@@ -158,8 +158,11 @@ func drawClassic(d drawer, o Options, p *Plan) {
 	switch {
 	case byBroker:
 		capBroker(p, 3)
-	case !control && d.intn("broker of Kafka 2.2", 8) == 0:
+	case !control && !o.Protocol.Migrates() && d.intn("broker of Kafka 2.2", 8) == 0:
 		capBroker(p, 4)
+	}
+	if o.Protocol.Migrates() {
+		return
 	}
 	if d.intn("shared instance", 20) == 0 {
 		drawSharedInstance(d, p)
@@ -308,11 +311,11 @@ func drawSharedInstance(d drawer, p *Plan) {
 }
 
 // validateClassic checks the classic clients' settings, and that no group
-// mixes the two protocols.
+// mixes the two protocols unless the plan migrates (MigrationPolicy).
 func (p *Plan) validateClassic() error {
 	kind := map[string]bool{}
 	for i, c := range p.Clients {
-		if k, seen := kind[c.Group]; seen && k != c.IsClassic() {
+		if k, seen := kind[c.Group]; seen && k != c.IsClassic() && p.MigrationPolicy == "" {
 			return fmt.Errorf("plan: group %s has classic and consumer clients (client %d)", c.Group, i)
 		}
 		kind[c.Group] = c.IsClassic()
@@ -326,6 +329,9 @@ func (p *Plan) validateClassic() error {
 		case cc.SessionTimeoutMs <= 0 || cc.RebalanceTimeoutMs < 0 || cc.RequestTimeoutMs <= 0:
 			return fmt.Errorf("plan: client %s: classic session and request timeouts must be positive, the rebalance timeout not negative", c.Name)
 		}
+	}
+	if p.MigrationPolicy != "" && p.MigrationPolicy != MigrationBidirectional {
+		return fmt.Errorf("plan: migrationPolicy %q: want %q", p.MigrationPolicy, MigrationBidirectional)
 	}
 	if p.InitialRebalanceDelayMs < 0 {
 		return fmt.Errorf("plan: initialRebalanceDelayMs %d is negative", p.InitialRebalanceDelayMs)

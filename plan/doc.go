@@ -43,6 +43,9 @@
 //     client's JoinGroup cap and timeouts, the first rebalance's delay, a
 //     Kafka 2.2 broker, two processes of one instance id, the KIP-394
 //     control (JoinGroup v3).
+//   - migration.go: the upgrade and rollback plans (ProtocolUpgrade,
+//     ProtocolRollback): processes restarted one at a time with the other
+//     protocol, under MigrationPolicy bidirectional.
 //   - validate.go: Validate, for plans read from files.
 //   - shrink.go: Shrink and a plan's Size.
 //

@@ -98,8 +98,11 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	}
 	// Classic groups, after everything else: a consumer-protocol plan is
 	// the one its seed gave before they existed.
-	if o.Protocol == ProtocolClassic || o.Protocol == ProtocolMixed {
+	if o.Protocol == ProtocolClassic || o.Protocol == ProtocolMixed || o.Protocol == ProtocolUpgrade {
 		drawClassic(d, o, &p)
+	}
+	if o.Protocol.Migrates() {
+		drawMigration(d, o, &p)
 	}
 	return p
 }

@@ -73,6 +73,11 @@ type Plan struct {
 	// group.initial.rebalance.delay.ms for classic groups (plans with
 	// classic clients only; classic.go).
 	InitialRebalanceDelayMs int32 `json:"initialRebalanceDelayMs,omitempty"`
+	// MigrationPolicy is the coordinator's group.consumer.migration.policy
+	// (docs/PROTOCOL.md A7): "bidirectional" in the upgrade and rollback
+	// plans (migration.go), whose groups hold members of both protocols;
+	// "" keeps mixed groups outside the model, as every other plan.
+	MigrationPolicy string `json:"migrationPolicy,omitempty"`
 }
 
 // Topic is a topic of the coordinator's configuration.
@@ -174,6 +179,9 @@ func (p *Plan) ModelConfig() model.Config {
 	if p.HasClassic() {
 		// A group size cap caps classic groups too (group.max.size).
 		cfg.InitialRebalanceDelayMs, cfg.ClassicMaxGroupSize = p.InitialRebalanceDelayMs, p.MaxGroupSize
+	}
+	if p.MigrationPolicy == MigrationBidirectional {
+		cfg.MigrationPolicy = model.MigrationBidirectional
 	}
 	return cfg
 }

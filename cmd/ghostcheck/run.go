@@ -220,7 +220,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	fs.IntVar(&cfg.opts.StaticPercent, "static", cfg.opts.StaticPercent, "percent of clients that are static members")
 	fs.StringVar(&cfg.faults, "faults", "uniform=10", "fault rates in percent per request: KIND=PCT,... with kinds "+faultNames()+"; uniform=PCT spreads PCT over all; none")
 	fs.StringVar(&cfg.hv, "heartbeat-version", "compare", "ConsumerGroupHeartbeat version of the clients: 1 (KIP-1082), 0 (broker-made ids), mixed, or compare (1 then 0, the KIP's claim)")
-	fs.StringVar(&cfg.protocol, "protocol", string(plan.ProtocolConsumer), "group protocol of the clients: consumer (ConsumerGroupHeartbeat), classic (JoinGroup, SyncGroup, Heartbeat), or mixed (each group one or the other)")
+	fs.StringVar(&cfg.protocol, "protocol", string(plan.ProtocolConsumer), "group protocol of the clients: consumer (ConsumerGroupHeartbeat), classic (JoinGroup, SyncGroup, Heartbeat), mixed (each group one or the other), upgrade (classic processes restarted one by one with the consumer protocol) or rollback (the reverse)")
 	fs.StringVar(&cfg.join, "join-group-version", "compare", "highest JoinGroup version of the classic clients: 9 (KIP-394), 3 (before it), or compare (9 then 3, the KIP's claim)")
 	fs.StringVar(&cfg.mutant, "mutant", "", "switch on one of impl's planted bugs to watch the checker catch it: "+mutantNames())
 	fs.StringVar(&cfg.out, "out", "out", "directory for the index and failure reports (history, page, timeline)")
@@ -250,8 +250,13 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 	// unless --protocol says otherwise, a run with one has them.
 	protocolSet := false
 	fs.Visit(func(f *flag.Flag) { protocolSet = protocolSet || f.Name == "protocol" })
-	if !protocolSet && targets.ClassicMutant(cfg.mutant) {
+	switch {
+	case protocolSet:
+	case targets.ClassicMutant(cfg.mutant):
 		cfg.protocol = string(plan.ProtocolClassic)
+	case targets.MixedMutant(cfg.mutant):
+		// A planted bug of mixed groups needs a fleet that migrates.
+		cfg.protocol = string(plan.ProtocolUpgrade)
 	}
 	return cfg, validateRun(&cfg, stderr)
 }

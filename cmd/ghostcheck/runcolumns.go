@@ -38,6 +38,10 @@ func (c column) options(o plan.Options) plan.Options {
 // label names the column in summaries.
 func (c column) label() string {
 	switch {
+	case c.protocol == plan.ProtocolUpgrade:
+		return fmt.Sprintf("upgrade classic → consumer %s", versionLabel(c.hv))
+	case c.protocol == plan.ProtocolRollback:
+		return fmt.Sprintf("rollback consumer %s → classic", versionLabel(c.hv))
 	case c.protocol == plan.ProtocolClassic && c.join >= 4:
 		return "JoinGroup v4+ (KIP-394)"
 	case c.protocol == plan.ProtocolClassic:
@@ -67,6 +71,9 @@ func (c column) flags() string {
 	if !c.classic() {
 		return "--heartbeat-version " + versionFlag(c.hv)
 	}
+	if c.protocol.Migrates() {
+		return fmt.Sprintf("--protocol %s --heartbeat-version %s", c.protocol, versionFlag(c.hv))
+	}
 	f := fmt.Sprintf("--protocol %s --join-group-version %d", c.protocol, c.join)
 	if c.protocol == plan.ProtocolMixed {
 		f += " --heartbeat-version " + versionFlag(c.hv)
@@ -78,6 +85,8 @@ func (c column) flags() string {
 // (heartbeat versions, as before classic groups), classic-jg9, ...
 func (c column) slug() string {
 	switch {
+	case c.protocol.Migrates():
+		return fmt.Sprintf("%s-%s", c.protocol, versionFlag(c.hv))
 	case c.protocol == plan.ProtocolClassic:
 		return "classic-jg" + strconv.Itoa(int(c.join))
 	case c.classic():
@@ -122,6 +131,10 @@ func runColumns(protocol plan.Protocol, hvs []int, joinFlag string, mutant bool)
 			c.control = i == 1 && (c.hv == 0 || c.join < 4)
 			out = append(out, c)
 		}
+	case plan.ProtocolUpgrade, plan.ProtocolRollback:
+		// One column: the classic clients of today (JoinGroup v9) and the
+		// first heartbeat version given; a migration has no control.
+		out = append(out, column{hv: hvs[0], join: 9, protocol: protocol})
 	}
 	return out, nil
 }

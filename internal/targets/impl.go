@@ -25,10 +25,28 @@ func ClassicMutant(name string) bool {
 	return false
 }
 
-// Mutants lists impl's mutants: name and description.
+// MixedMutant reports whether name is one of impl's mutants of mixed
+// groups (impl.MixedMutants), which only plans that migrate a fleet show
+// (plan.ProtocolUpgrade).
+func MixedMutant(name string) bool {
+	for _, m := range impl.MixedMutants() {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// RunMutants are the mutants the run catches alone (the kill table):
+// impl.AllMutants, then the mixed groups' (run on upgrade plans).
+func RunMutants() []impl.MutantInfo {
+	return append(impl.AllMutants(), impl.MixedMutants()...)
+}
+
+// Mutants lists impl's mutants the run can plant: name and description.
 func Mutants() [][2]string {
 	var out [][2]string
-	for _, m := range impl.AllMutants() {
+	for _, m := range RunMutants() {
 		out = append(out, [2]string{m.Name, m.Description})
 	}
 	return out

@@ -8,7 +8,6 @@ import (
 	"github.com/ghostcheck/ghostcheck/check"
 	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/race"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
@@ -29,7 +28,7 @@ func TestHarnessCatchesEveryMutant(t *testing.T) {
 	if os.Getenv("GHOSTCHECK_MUTATE") != "" {
 		t.Skip("TestKillTable runs them")
 	}
-	for _, m := range impl.AllMutants() {
+	for _, m := range RunMutants() {
 		t.Run(m.Name, func(t *testing.T) {
 			k := KillMutant(m, 400, runBudget)
 			if k.History == 0 {
@@ -47,7 +46,7 @@ func TestKillTable(t *testing.T) {
 		t.Skip("set GHOSTCHECK_MUTATE=1 (make mutate)")
 	}
 	var kills []Kill
-	for _, m := range impl.AllMutants() {
+	for _, m := range RunMutants() {
 		kills = append(kills, KillMutant(m, 1<<30, runBudget))
 	}
 	WriteKillTable(os.Stdout, kills)

@@ -12,11 +12,12 @@ package rules
 // it belongs to no live process and is past its grace, or it is KIP-394's
 // ghost (a dynamic member made for a live process's JoinGroup whose answer
 // it will never get).
-func classicGhost(o Observation, l *ClassicLedger, g string, m MemberSnapshot) bool {
-	if l.waiting(g, m) {
+func classicGhost(o Observation, l *ClassicLedger, g, state string, m MemberSnapshot) bool {
+	if l.waiting(g, m) || l.upgradeGrace(g, m, state, o.Now) {
 		// A member whose JoinGroup or SyncGroup the coordinator holds
 		// stays as long as it waits: the join phase's timers and a new
-		// member's 5-minute timeout end every wait (B8.10).
+		// member's 5-minute timeout end every wait (B8.10); so does one
+		// whose wait a failed upgrade answered (A7.4's grace).
 		return false
 	}
 	for i := range o.Processes {
@@ -57,8 +58,12 @@ func classicGhosts(o Observation, g *GroupSnapshot, out []Ghost) []Ghost {
 	if l == nil {
 		l = &ClassicLedger{}
 	}
+	state := ""
+	if g.Classic != nil {
+		state = g.Classic.State
+	}
 	for _, m := range g.Members {
-		if classicGhost(o, l, g.GroupID, m) {
+		if classicGhost(o, l, g.GroupID, state, m) {
 			out = append(out, Ghost{GroupID: g.GroupID, Member: m})
 		}
 	}
@@ -105,8 +110,10 @@ func classicMembersOf(o Observation, p *Process, g *GroupSnapshot, ids *[]string
 			// or a SyncGroup of it waits: a waiting member's session
 			// does not run out (B8.10), the join phase's timers end the
 			// wait.
+			// So may one whose wait a failed upgrade answered, in its
+			// A7.4 grace: the process joins again under a new id.
 			excused := contains(p.Abandoned, m.MemberID) && (o.Now < l.graceUntil(g.GroupID, m, o.Now) || l.waiting(g.GroupID, m)) ||
-				l.broughtBack(g.GroupID, m, o.Now)
+				l.broughtBack(g.GroupID, m, o.Now) || g.Classic != nil && l.upgradeGrace(g.GroupID, m, g.Classic.State, o.Now)
 			mine = !excused
 		case unnamedOwner:
 			mine = m.Classic != nil && m.Classic.Waiting == WaitingJoin && !l.isStatic(g.GroupID, m) && !toldOf(o, g.GroupID, m.MemberID)

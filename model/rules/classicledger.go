@@ -80,6 +80,9 @@ type ledgerMember struct {
 	// synced is the generation its last SyncGroup was answered NONE at
 	// (-1 none).
 	synced int32
+	// upgradeAnswered is when a failed upgrade answered its waiting
+	// JoinGroup REBALANCE_IN_PROGRESS (-1 never; A7.4's grace).
+	upgradeAnswered int64
 }
 
 func (l *ClassicLedger) group(g string) *ledgerGroup {
@@ -97,7 +100,7 @@ func (l *ClassicLedger) group(g string) *ledgerGroup {
 func (lg *ledgerGroup) member(id string) *ledgerMember {
 	m := lg.members[id]
 	if m == nil {
-		m = &ledgerMember{touched: -1, leftAt: -1, synced: -1}
+		m = &ledgerMember{touched: -1, leftAt: -1, synced: -1, upgradeAnswered: -1}
 		lg.members[id] = m
 	}
 	return m
@@ -234,6 +237,46 @@ func (l *ClassicLedger) Floor(group string) int32 {
 	}
 	return 0
 }
+
+// UpgradeAnswered records that an upgrade (docs/PROTOCOL.md A7.4) answered
+// member's waiting JoinGroup REBALANCE_IN_PROGRESS at time at, and the
+// group stayed classic: the member stays without a session of its own
+// until its join phase completes, or, a new member, its new-member timer
+// runs out (A7.4's grace, not a ghost).
+func (l *ClassicLedger) UpgradeAnswered(group, member string, at int64) {
+	l.group(group).member(member).upgradeAnswered = at
+}
+
+// Converted records that group became a classic group by a downgrade
+// (A7.5) at time at, or no later: every member's session starts then.
+func (l *ClassicLedger) Converted(group string, at int64) {
+	lg := l.group(group)
+	lg.completed = max(lg.completed, at)
+}
+
+// upgradeGrace reports whether member m of group, in a group in state
+// state, is within A7.4's grace: a failed upgrade answered its waiting
+// JoinGroup, and its join phase has not completed since (the group is
+// still preparing a rebalance), or it is a new member whose new-member
+// timer (B8.10) may still run.
+func (l *ClassicLedger) upgradeGrace(group string, m MemberSnapshot, state string, now int64) bool {
+	lg := l.groups[group]
+	if lg == nil || lg.members[m.MemberID] == nil {
+		return false
+	}
+	at := lg.members[m.MemberID].upgradeAnswered
+	switch {
+	case at < 0:
+		return false
+	case state == ClassicPreparingRebalance && lg.completed < at:
+		return true
+	}
+	return m.Classic != nil && m.Classic.New && now < at+NewMemberTimeoutMs+l.SlackMs
+}
+
+// NewMemberTimeoutMs is Kafka's classic new-member timeout (B8.10,
+// CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS).
+const NewMemberTimeoutMs = 5 * 60 * 1000
 
 // Forget drops what the ledger knows of group: its id now names a group
 // of the other protocol, or a classic group made afresh (A6.4).

@@ -89,12 +89,47 @@ func Ghosts(o Observation) []Ghost {
 			continue
 		}
 		for j := range g.Members {
-			if m := &g.Members[j]; !legitimate(&o, g.GroupID, m.MemberID) {
+			if m := &g.Members[j]; !legitimate(&o, g.GroupID, m.MemberID) && !mixedAccounted(&o, g.GroupID, m) {
 				out = append(out, Ghost{GroupID: g.GroupID, Member: *m})
 			}
 		}
 	}
 	return out
+}
+
+// mixedAccounted reports whether member m of consumer group g, which no
+// live process holds, is still accounted for by a live classic process
+// (a classic member of a consumer group, docs/PROTOCOL.md A7): a static
+// member made for it by a JoinGroup whose answer it never got, or named by
+// one it got while not joined (a REBALANCE_IN_PROGRESS to a waiting join,
+// A7.4, which the client does not take the id from), which its next join
+// under the instance id replaces (KIP-345), as in a classic group; an id
+// it held before, while a conversion or a restart keeps that member's
+// session running (Process.OldIDsUntil); or an id it sent a LeaveGroup for
+// (abandonedInGrace).
+func mixedAccounted(o *Observation, g string, m *MemberSnapshot) bool {
+	for i := range o.Processes {
+		p := &o.Processes[i]
+		if p.GroupID != g || !p.Live || p.Left {
+			continue
+		}
+		switch {
+		case m.InstanceID != "" && contains(p.Lost, m.MemberID),
+			m.InstanceID != "" && p.Classic && !p.Joined && contains(p.AllIDs, m.MemberID),
+			o.Now < p.OldIDsUntil && contains(p.AllIDs, m.MemberID),
+			abandonedInGrace(o, p, m.MemberID):
+			return true
+		}
+	}
+	return false
+}
+
+// abandonedInGrace reports whether id is one classic process p sent a
+// LeaveGroup for and its member may still be there: the leave is on its
+// way or was lost, and the member's session, a session timeout after p's
+// last request, runs (as the classic form's Process.Abandoned).
+func abandonedInGrace(o *Observation, p *Process, id string) bool {
+	return p.Classic && o.Now < p.GraceUntil && contains(p.Abandoned, id)
 }
 
 // RuleOneMemberPerProcess is the rule OneMemberPerProcess reports.
@@ -111,7 +146,13 @@ func OneMemberPerProcess(o Observation) error {
 			continue
 		}
 		accounts := func(m *MemberSnapshot) bool {
-			return contains(p.AllIDs, m.MemberID) || (m.MemberID == p.MemberID && m.MemberID != "")
+			if m.MemberID == p.MemberID && m.MemberID != "" {
+				return true
+			}
+			// An id it held before, whose member a conversion or a
+			// restart kept (Process.OldIDsUntil), is its old member's
+			// until that grace ends, not a second one of its own.
+			return contains(p.AllIDs, m.MemberID) && (o.Now >= p.OldIDsUntil || contains(p.InFlight, m.MemberID)) && !abandonedInGrace(&o, p, m.MemberID)
 		}
 		// One pass over the process's groups finds a classic one (judged
 		// by the rule's classic form) or counts the members it accounts
@@ -301,6 +342,17 @@ type ownedBy struct {
 	member string
 }
 
+// quiescentUpgradeGrace reports whether member m of classic group g is in
+// A7.4's grace (docs/PROTOCOL.md): a failed upgrade answered its waiting
+// join, and the join phase it waited in still runs (a static member that
+// did not rejoin stays until the phase completes with someone).
+func quiescentUpgradeGrace(o *Observation, g *GroupSnapshot, m MemberSnapshot) bool {
+	if o.Classic == nil || g.Kind != KindClassic || g.Classic == nil {
+		return false
+	}
+	return o.Classic.upgradeGrace(g.GroupID, m, g.Classic.State, o.Now)
+}
+
 // RuleQuiescentMembership is the rule QuiescentMembership reports.
 const (
 	RuleQuiescentMembership    Rule = "QuiescentMembership"
@@ -322,7 +374,7 @@ func QuiescentMembership(o Observation) error {
 	}
 	for _, g := range o.Groups {
 		for _, m := range g.Members {
-			if _, ok := want[g.GroupID][m.MemberID]; !ok {
+			if _, ok := want[g.GroupID][m.MemberID]; !ok && !quiescentUpgradeGrace(&o, &g, m) {
 				return violation(RuleQuiescentMembership, "after quiescence group %s still holds %s, which no live joined process holds", g.GroupID, m.MemberID)
 			}
 			delete(want[g.GroupID], m.MemberID)

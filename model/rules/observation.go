@@ -39,6 +39,15 @@ type Process struct {
 	// The fields below are a classic client process's (docs/PROTOCOL.md
 	// A6.6); a ConsumerGroupHeartbeat process leaves them zero.
 
+	// Classic marks a classic client process.
+	Classic bool
+	// OldIDsUntil is the time before which the process, live, may still
+	// account for a member under an id of AllIDs it no longer holds, in
+	// a plan whose groups change protocol (docs/PROTOCOL.md A7): a
+	// conversion or a coordinator restart started that member's session
+	// again (a restart may bring back a member removed since the group's
+	// last record, B8.14). 0 in every other plan.
+	OldIDsUntil int64
 	// Lost are the member ids the coordinator made for the process's
 	// JoinGroups whose answers never reached it (lost, dropped as the
 	// answer to a duplicate, written to a closed connection, or come after

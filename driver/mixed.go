@@ -1,0 +1,166 @@
+package driver
+
+// The conversions of a plan that migrates (plan.ProtocolUpgrade and
+// ProtocolRollback, docs/PROTOCOL.md A7): the invariants follow a member
+// through its group's conversions, not the kind of its group. A classic
+// request to a consumer group (a classic member of it) feeds none of the
+// classic trackers: its member is judged by its member epoch, as every
+// member of a consumer group. A conversion starts every member's session
+// (A7.4 step 4, A7.5): the observer notes when it saw each group change
+// kind, and a member may outlive its process by one session from then.
+
+import (
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/model/rules"
+)
+
+// conversions are the kinds the observer last saw its groups in, and
+// when it saw each change.
+type conversions struct {
+	kinds map[string]rules.GroupKind
+	at    map[string]int64
+}
+
+// groupOf is the group a classic request names ("" for none).
+func groupOf(req codec.Message) string {
+	switch r := req.(type) {
+	case *codec.JoinGroupRequest:
+		return r.GroupId
+	case *codec.SyncGroupRequest:
+		return r.GroupId
+	case *codec.HeartbeatRequest:
+		return r.GroupId
+	case *codec.LeaveGroupRequest:
+		return r.GroupId
+	case *codec.ConsumerGroupHeartbeatRequest:
+		return r.GroupId
+	}
+	return ""
+}
+
+// consumerMember reports whether the classic request r (op), just handled,
+// was a classic member's of a consumer group, or made a group change kind
+// (a static JoinGroup that downgraded it): the target's snapshot shows the
+// group a consumer group now, or showed it one just before (before). Such
+// a request feeds no classic tracker; its group's change of kind, if any,
+// is noted as the observer's (observeKinds).
+func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules.GroupSnapshot) bool {
+	g := groupOf(r.req)
+	if g == "" || cj.o.snap == nil || op.Parked {
+		return false
+	}
+	if before != nil && before.GroupID != "" && before.Kind != rules.KindClassic {
+		return true
+	}
+	return cj.inConsumerGroup(r)
+}
+
+// inConsumerGroup reports whether the target's snapshot shows the group
+// of classic request r a consumer group now: a request it released at a
+// conversion (a JoinGroup read from behind one the upgrade answered) was
+// served in the consumer group, as a classic member's.
+func (cj *classicJudge) inConsumerGroup(r *request) bool {
+	g := groupOf(r.req)
+	if g == "" || cj.o.snap == nil {
+		return false
+	}
+	h, ok := heldGroup(cj.o.snap.Snapshot(), g)
+	return ok && h.Kind != rules.KindClassic
+}
+
+// handledKind notes, after the target handled r at time at, a change of
+// kind of r's group (a conversion, A7.4 and A7.5, or a replacement, A6.4)
+// then: two conversions within one round would escape the observation.
+func (cj *classicJudge) handledKind(r *request, at int64) {
+	g := groupOf(r.req)
+	if g == "" || cj.o.snap == nil {
+		return
+	}
+	h, ok := heldGroup(cj.o.snap.Snapshot(), g)
+	if !ok {
+		return
+	}
+	cj.kindSeen(&h, at)
+}
+
+// kindSeen notes group g as seen at time at: if its kind changed, a group
+// now classic has every member's session started then (the ledger's
+// Converted) and its epochs forgotten; a group now a consumer group has its
+// classic trackers forgotten.
+func (cj *classicJudge) kindSeen(g *rules.GroupSnapshot, at int64) {
+	m := cj.mixed
+	k, seen := m.kinds[g.GroupID]
+	if seen && k == g.Kind {
+		return
+	}
+	m.kinds[g.GroupID] = g.Kind
+	if !seen {
+		return
+	}
+	m.at[g.GroupID] = at
+	cj.forget(g.GroupID)
+	if g.Kind == rules.KindClassic {
+		cj.o.epochs.Forget(g.GroupID)
+		cj.ledger.Converted(g.GroupID, at)
+	}
+}
+
+// observeKinds notes the groups that changed kind since the last
+// observation (by a timer: handledKind sees the requests' changes), at the
+// driver's time, no earlier than the change (kindSeen).
+func (cj *classicJudge) observeKinds(groups []rules.GroupSnapshot) {
+	for i := range groups {
+		cj.kindSeen(&groups[i], cj.o.d.at)
+	}
+}
+
+// conversionGrace is the end of the grace a member of process p's group
+// has from its group's last conversion: one session timeout (the longer of
+// the two protocols') after it or after a coordinator restart that found
+// it running, and the target's lag and stall; 0 when the
+// group never converted.
+func (cj *classicJudge) conversionGrace(p *proc) int64 {
+	if cj.mixed == nil {
+		return 0
+	}
+	at, ok := cj.mixed.at[p.group]
+	if !ok {
+		return 0
+	}
+	return cj.sessionEnd(at)
+}
+
+// sessionEnd is when a session of the longer of the two protocols'
+// timeouts, started at t, ends (each coordinator restart that found it
+// running starts it afresh), with the target's lag and stall.
+func (cj *classicJudge) sessionEnd(t int64) int64 {
+	d, ms := cj.o.d, cj.ledger.SessionMs
+	end := t + ms
+	for _, r := range d.restartAt {
+		if r >= t && r < end {
+			end = r + ms
+		}
+	}
+	return end + d.lag() + d.stall()
+}
+
+// classicGrace is the end of the grace of a classic process's member in a
+// consumer group: its own session timeout (its JoinGroup's, which may be
+// longer than the plan's) after the process's last request.
+func (cj *classicJudge) classicGrace(p *proc) int64 {
+	if p.classic == nil || p.lastSeen < 0 {
+		return 0
+	}
+	return cj.sessionEnd(p.lastSeen)
+}
+
+// oldIDsGrace is Process.OldIDsUntil for p: one session after its group's
+// last conversion or the last coordinator restart, whichever is later.
+func (cj *classicJudge) oldIDsGrace(p *proc) int64 {
+	end := cj.conversionGrace(p)
+	if n := len(cj.o.d.restartAt); n > 0 {
+		end = max(end, cj.sessionEnd(cj.o.d.restartAt[n-1]))
+	}
+	return end
+}
