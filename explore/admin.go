@@ -39,7 +39,7 @@ func (w *worker) adminEntries(s *state, g, kind int) []codec.LeaveGroupMember {
 	case adminByInstance:
 		var instances []string
 		for i, cl := range w.cfg.Clients {
-			if w.cfg.clientGroup(i) == groupID(g) && cl.Instance != "" && !slices.Contains(instances, cl.Instance) {
+			if w.cfg.GroupOf(i) == groupID(g) && cl.Instance != "" && !slices.Contains(instances, cl.Instance) {
 				instances = append(instances, cl.Instance)
 			}
 		}
@@ -68,6 +68,16 @@ func (w *worker) adminEntries(s *state, g, kind int) []codec.LeaveGroupMember {
 		}
 	}
 	return out
+}
+
+// groupMembers is how many members group g holds in s.
+func (w *worker) groupMembers(s *state, g int) int {
+	for _, gs := range s.co.groups() {
+		if gs.GroupID == groupID(g) {
+			return len(gs.Members)
+		}
+	}
+	return 0
 }
 
 // admin sends the admin's LeaveGroup of kind to group g.

@@ -12,6 +12,7 @@ import (
 //
 //	go test ./explore -run '^$' -bench . -count 6 > bench.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /workers bench.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -col /gc bench.txt
 //
 // Wall time is what the machine gave; cpu-ns/state is the process's CPU
 // time (getrusage) per state found, which a machine shared by other work
@@ -26,10 +27,18 @@ func benchConfig() Config {
 }
 
 // BenchmarkExplore is one search of benchConfig per operation, on one
-// worker and on two.
+// worker and on two, with the collector at Go's default and as
+// `ghostcheck explore` tunes it (TuneGC, for its default memory cap).
 func BenchmarkExplore(b *testing.B) {
-	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+	for _, c := range []struct {
+		workers int
+		gc      string
+	}{{1, "default"}, {2, "default"}, {1, "tuned"}, {2, "tuned"}} {
+		workers := c.workers
+		b.Run(fmt.Sprintf("workers=%d/gc=%s", workers, c.gc), func(b *testing.B) {
+			if c.gc == "tuned" {
+				defer TuneGC(4 << 30)()
+			}
 			cfg := benchConfig()
 			cfg.Workers = workers
 			var states uint64

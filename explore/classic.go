@@ -30,12 +30,12 @@ func (w *worker) startClassic(t *state, i int) error {
 	sl := &t.slots[i]
 	cl := w.cfg.Clients[i]
 	sl.next(t.now)
-	c, err := client.New(client.Config{ClientID: clientID, GroupID: w.cfg.clientGroup(i), InstanceID: cl.Instance, Topics: []string{topicName},
+	c, err := client.New(client.Config{ClientID: clientID, GroupID: w.cfg.GroupOf(i), InstanceID: cl.Instance, Topics: []string{topicName},
 		RebalanceTimeoutMs: w.cfg.RebalanceTimeoutMs, Rand: newIDReader(instanceUUID(i, sl.inc), [16]byte{})})
 	if err != nil {
 		return fmt.Errorf("explore: starting client %d: %w", i, err)
 	}
-	k, err := client.NewClassic(client.ClassicConfig{GroupID: w.cfg.clientGroup(i), InstanceID: cl.Instance, Topics: []string{topicName},
+	k, err := client.NewClassic(client.ClassicConfig{GroupID: w.cfg.GroupOf(i), InstanceID: cl.Instance, Topics: []string{topicName},
 		Partitions: map[string]int32{topicName: w.cfg.Partitions}, SessionTimeoutMs: int32(w.cfg.SessionTimeoutMs), RebalanceTimeoutMs: w.cfg.RebalanceTimeoutMs})
 	if err != nil {
 		return fmt.Errorf("explore: starting classic client %d: %w", i, err)

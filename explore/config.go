@@ -236,6 +236,12 @@ type Config struct {
 	keepGoing bool
 }
 
+// IsClassic reports whether client i is a classic consumer: every client
+// of the classic protocol, every second one (from the second) of mixed.
+func (c *Config) IsClassic(i int) bool {
+	return c.Protocol == Classic || c.Protocol == Mixed && i%2 == 1
+}
+
 // ShardLevelStates is how many states per shard the level where shards
 // split must hold at least.
 const ShardLevelStates = 16
@@ -304,7 +310,7 @@ func (c *Config) validate() error {
 	// list is left as it is).
 	c.Clients = slices.Clone(c.Clients)
 	for i := range c.Clients {
-		c.Clients[i].Classic = c.Protocol == Classic || c.Protocol == Mixed && i%2 == 1
+		c.Clients[i].Classic = c.IsClassic(i)
 	}
 	if c.InitialRebalanceDelayMs < 0 {
 		return errors.New("explore: a negative initial rebalance delay")
@@ -376,7 +382,7 @@ func (c *Config) Describe() string {
 		if cl.Instance != "" {
 			static++
 		}
-		if cl.HeartbeatVersion == 0 && !(c.Protocol == Classic || c.Protocol == Mixed && i%2 == 1) {
+		if cl.HeartbeatVersion == 0 && !c.IsClassic(i) {
 			v0++
 		}
 		groups[cl.Group] = true

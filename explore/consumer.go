@@ -16,16 +16,15 @@ import (
 // groupID names group g of the configuration.
 func groupID(g int) string { return fmt.Sprintf("g%d", g) }
 
-// clientGroup names the group of client i: groupID of its group; with
+// GroupOf names the group of client i: groupID of its group; with
 // the mixed protocol a classic client's is "c" and the number instead
 // (the model keeps a group of one kind while it has members, A6.4: a
 // classic JoinGroup to a consumer group with members is outside it).
-func (cfg *Config) clientGroup(i int) string {
-	cl := cfg.Clients[i]
-	if cl.Classic && cfg.Protocol == Mixed {
-		return fmt.Sprintf("c%d", cl.Group)
+func (cfg *Config) GroupOf(i int) string {
+	if cfg.Protocol == Mixed && cfg.IsClassic(i) {
+		return fmt.Sprintf("c%d", cfg.Clients[i].Group)
 	}
-	return groupID(cl.Group)
+	return groupID(cfg.Clients[i].Group)
 }
 
 // topicName is the one topic every client subscribes to, by name or by
@@ -67,7 +66,7 @@ func (w *worker) start(t *state, i int) error {
 	}
 	cc := client.Config{
 		ClientID:               clientID,
-		GroupID:                w.cfg.clientGroup(i),
+		GroupID:                w.cfg.GroupOf(i),
 		InstanceID:             cl.Instance,
 		Topics:                 []string{topicName},
 		HeartbeatVersion:       cl.HeartbeatVersion,

@@ -99,6 +99,7 @@
 //   - fpset.go: the concurrent set of fingerprints.
 //   - worker.go: a worker: its root, the path it rebuilds states along.
 //   - search.go: breadth-first search, workers, shards, limits, progress.
+//   - gc.go: the collector tuned for a search (TuneGC), by a command.
 //   - iddfs.go: iterative deepening.
 //   - trace.go: a violation's trace in words.
 //   - result.go: Result, Violation, Progress.

@@ -13,7 +13,6 @@ import (
 // and 21.3 bytes per state.
 type fpSet struct {
 	shards [fpShards]fpShard
-	n      atomic.Uint64
 	bytes  atomic.Int64
 }
 
@@ -48,9 +47,6 @@ func (s *fpSet) insert(fp uint64) bool {
 		s.bytes.Add(int64(len(sh.slots)-old) * 8)
 	}
 	sh.mu.Unlock()
-	if added {
-		s.n.Add(1)
-	}
 	return added
 }
 
@@ -80,8 +76,19 @@ func (sh *fpShard) grow() {
 	}
 }
 
-// len is the number of fingerprints.
-func (s *fpSet) len() uint64 { return s.n.Load() }
+// len is the number of fingerprints: the shards' counts, each read under
+// its lock (a count shared by the shards would be a cache line every
+// insert of every worker writes).
+func (s *fpSet) len() uint64 {
+	var n uint64
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n += uint64(sh.n)
+		sh.mu.Unlock()
+	}
+	return n
+}
 
 // each calls f on every fingerprint (not concurrently with insert).
 func (s *fpSet) each(f func(uint64)) {

@@ -29,7 +29,7 @@ func (s *search) iddfs() (*Result, error) {
 		cut := false
 		s.dfs(w, root, 0, limit, seen, &stack, &cut)
 		w.discard(root)
-		s.seen.n.Store(uint64(len(seen))) // for the progress line
+		s.deepened.Store(uint64(len(seen))) // for the progress line
 		if !cut || (cfg.Depth > 0 && limit >= cfg.Depth) {
 			complete = !cut
 			break
@@ -38,7 +38,6 @@ func (s *search) iddfs() (*Result, error) {
 	for c, n := range w.hits {
 		s.hits[c] += n
 	}
-	s.seen.n.Store(0)
 	for fp := range seen { // the last depth's states, as breadth-first keeps them
 		s.seen.insert(fp)
 	}

@@ -35,7 +35,7 @@ func (w *worker) observation(s *state) rules.Observation {
 	o := rules.Observation{Now: s.now, Groups: s.co.groups(), Processes: w.procs[:0]}
 	for i := range s.slots {
 		sl := &s.slots[i]
-		group := w.cfg.clientGroup(i)
+		group := w.cfg.GroupOf(i)
 		if sl.k != nil {
 			o.Processes = append(o.Processes, rules.Process{
 				Name:             w.name(i, sl.inc),
@@ -255,7 +255,7 @@ func (w *worker) classicGhosts(s *state, o rules.Observation) error {
 			}
 			for i := range s.slots {
 				sl := &s.slots[i]
-				if sl.k == nil || !sl.live || w.cfg.clientGroup(i) != g.GroupID ||
+				if sl.k == nil || !sl.live || w.cfg.GroupOf(i) != g.GroupID ||
 					!slices.Contains(sl.rec.ids, m.MemberID) || slices.Contains(sl.rec.known, m.MemberID) || w.inFlight(s, i, m.MemberID) {
 					continue
 				}

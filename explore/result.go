@@ -70,16 +70,21 @@ type Step struct {
 	// (from 1), for a client's event or a message's.
 	Client, Process int
 	// Answer: the message the event moves is an answer (else a request);
-	// Request is which of its process's requests it is or answers (from 1).
-	Answer  bool
-	Request int
+	// Request is which of its process's requests it is or answers (from
+	// 1); From, for an answer, the step (an index of Steps) that gave it.
+	Answer        bool
+	Request, From int
 	// Sent is how many requests the slot's current process has sent once
-	// the event is over.
-	Sent int
+	// the event is over, and Conns how many connections it has opened
+	// (its first included).
+	Sent, Conns int
 	// Group and Admin are an admin LeaveGroup's group (0 or 1) and form
-	// ("by instance", "by member", "fenced").
-	Group int
-	Admin string
+	// ("by instance", "by member", "fenced"); Members, how many members
+	// the group held (a fenced entry of a lone member names an unknown
+	// member id).
+	Group   int
+	Admin   string
+	Members int
 }
 
 // Progress is where a running search is.

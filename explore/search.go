@@ -72,6 +72,9 @@ type search struct {
 	depth       atomic.Int64
 	frontier    atomic.Int64
 	stop        atomic.Bool
+	// deepened is how many states iterative deepening's last search found
+	// (its own set, not seen): the progress line's count.
+	deepened atomic.Uint64
 
 	mu      sync.Mutex
 	found   *Violation
@@ -153,7 +156,11 @@ func (s *search) progress() func() {
 
 // snapshot is where the search is now.
 func (s *search) snapshot() Progress {
-	return Progress{Depth: int(s.depth.Load()), States: s.seen.len(), Transitions: s.transitions.Load(),
+	states := s.seen.len()
+	if s.cfg.Strategy == IterativeDeepening {
+		states = max(states, s.deepened.Load())
+	}
+	return Progress{Depth: int(s.depth.Load()), States: states, Transitions: s.transitions.Load(),
 		Frontier: int(s.frontier.Load()), Elapsed: time.Since(s.start)}
 }
 

@@ -76,8 +76,11 @@ type slot struct {
 	// draining) and those of ended processes whose requests are still on
 	// their way.
 	conns []conn
-	// sent counts the current process's requests (msg.n).
-	sent int
+	// sent counts the current process's requests (msg.n); opened, the
+	// connections it has opened, its first included (left out of the
+	// state's form: a trace's Step.Conns, for a plan of run, which
+	// numbers requests with each connection's ApiVersions among them).
+	sent, opened int
 
 	// A classic process (classic.go): its consumer (c then gives it its
 	// headers and client instance id only), the JoinGroup or SyncGroup on
@@ -198,6 +201,7 @@ func (sl *slot) next(now int64) {
 		sl.ended = append(sl.ended[:len(sl.ended):len(sl.ended)], sl.rec)
 	}
 	sl.inc++
+	sl.opened = 0
 }
 
 // current is the index of the current process's connection, -1 if none.

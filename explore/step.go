@@ -388,6 +388,7 @@ func (w *worker) tick(t *state) error {
 // connection of an ended process may still drain while the next
 // process's is open).
 func (w *worker) newConn(sl *slot, i, inc int) conn {
+	sl.opened++
 	id := uint64(2*i + 1)
 	for _, c := range sl.conns {
 		if c.id == id {

@@ -16,12 +16,20 @@ func traceOf(cfg *Config, path []event) ([]string, []Step) {
 	s := w.root()
 	lines := make([]string, 0, len(path))
 	steps := make([]Step, 0, len(path))
+	from := map[uint32]int{} // an answer's send order: the step that gave it
 	for n, e := range path {
 		line := fmt.Sprintf("%3d  t=%-6d %s", n+1, s.now, e)
 		if what := w.carried(s, e); what != "" {
 			line += ": " + what
 		}
 		step := stepOf(s, e)
+		if step.Answer {
+			cn := s.slots[e.slot()].conns[e.conn()]
+			step.From = from[cn.resps[0].seq]
+		}
+		if e.kind() == evAdmin {
+			step.Members = w.groupMembers(s, e.slot())
+		}
 		t, err := w.apply(s, e)
 		if err != nil {
 			line += "  <- " + err.Error()
@@ -34,9 +42,18 @@ func traceOf(cfg *Config, path []event) ([]string, []Step) {
 			step.Process = t.slots[e.slot()].inc // a join may start a process
 		}
 		if e.kind() != evTick && e.kind() != evRestart && e.kind() != evAdmin {
-			step.Sent = t.slots[e.slot()].sent
+			step.Sent, step.Conns = t.slots[e.slot()].sent, t.slots[e.slot()].opened
 		}
 		lines, steps = append(lines, line), append(steps, step)
+		for _, sl := range t.slots {
+			for _, cn := range sl.conns {
+				for _, m := range cn.resps {
+					if m.seq >= s.seq {
+						from[m.seq] = n
+					}
+				}
+			}
+		}
 		w.discard(s)
 		s = t
 	}

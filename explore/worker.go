@@ -55,7 +55,7 @@ func newWorker(cfg *Config) *worker {
 	}
 	seen := map[string]bool{}
 	for i, cl := range cfg.Clients {
-		if id := cfg.clientGroup(i); !seen[id] {
+		if id := cfg.GroupOf(i); !seen[id] {
 			seen[id] = true
 			w.groupIDs = append(w.groupIDs, id)
 			if !cl.Classic || cfg.Protocol != Mixed {

@@ -69,7 +69,9 @@ func exploreCtx(ctx context.Context, ec exploreConfig, stdout, stderr io.Writer)
 	if !ec.json {
 		fmt.Fprintf(stdout, "exploring: %s, %d worker(s)\n", cfg.Describe(), cfg.Workers)
 	}
+	restoreGC := explore.TuneGC(cfg.MemoryBytes) // the collector less often, within --memory
 	r, err := explore.RunContext(ctx, cfg)
+	restoreGC()
 	prog.done()
 	if err != nil {
 		fmt.Fprintln(stderr, "ghostcheck explore:", err)

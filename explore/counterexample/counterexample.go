@@ -12,8 +12,11 @@
 // at the rounds their times map to, its faults become faults of the
 // requests they hit (numbered as the driver numbers a process's requests,
 // ApiVersions included), its restarts and admin LeaveGroups rounds of
-// their own; a few roundings of time are tried, and the first plan whose
-// run the checks find Illegal is kept. A trace that no candidate
+// their own; a few roundings of time are tried, then mappings that follow
+// the driver's phases (phased.go), and the first plan whose run the checks
+// find Illegal is kept. A classic client of the trace (either protocol's,
+// or both in a mixed configuration) is a classic client of the plan, at
+// times scaled to the plan's limits (scale). A trace that no candidate
 // reproduces is said so (Reproduce's error), and the explorer's own
 // command reproduces it still.
 package counterexample
@@ -85,17 +88,57 @@ type candidate struct {
 	// spread puts the operations of one instant one round apart, in the
 	// trace's order; otherwise they share the instant's round.
 	spread bool
+	// phased follows the driver's phases instead (phased.go): each step
+	// goes to the first round whose phase for it comes after the step
+	// before, and a message the trace moves later than the driver would
+	// is delayed by the rounds between.
+	phased bool
 }
 
 // candidates are the mappings tried, finest first: a round of a tenth,
 // a fifth, a half and all of a heartbeat interval.
 func candidates(cfg explore.Config) []candidate {
 	var out []candidate
+	sc := scaleOf(cfg)
+	hb := sc.ms(int64(cfg.HeartbeatIntervalMs))
 	for _, div := range []int64{10, 5, 2, 1} {
-		r := max(int64(cfg.HeartbeatIntervalMs)/div, 1)
-		out = append(out, candidate{r, true}, candidate{r, false})
+		r := max(hb/div, 1)
+		out = append(out, candidate{roundMs: r, spread: true}, candidate{roundMs: r})
+	}
+	for _, div := range []int64{10, 20, 50} {
+		out = append(out, candidate{roundMs: max(hb/div, 1), phased: true})
 	}
 	return out
+}
+
+// scale maps the explorer's milliseconds onto the plan's: num/den. Only
+// the ratios of the explorer's timers matter, and a plan's coordinator
+// and classic clients have limits of their own: a classic JoinGroup's
+// session timeout at least plan.ClassicMinSessionTimeoutMs, and a classic
+// client that awaits a JoinGroup's answer for its rebalance timeout and
+// 5 s (plan.ClassicClient.JoinTimeoutMs), where the explorer's awaits it
+// for the rebalance timeout and a request timeout. With a classic client,
+// then, a request timeout becomes 5 s (the ratios kept), or more if the
+// session would fall below the minimum; a consumer-only trace keeps its
+// times.
+type scale struct{ num, den int64 }
+
+func (s scale) ms(x int64) int64 { return x * s.num / s.den }
+
+func scaleOf(cfg explore.Config) scale {
+	classic := false
+	for i := range cfg.Clients {
+		classic = classic || cfg.IsClassic(i)
+	}
+	if !classic {
+		return scale{1, 1}
+	}
+	const joinLapseMs = 5000 // plan.ClassicClient.JoinTimeoutMs's
+	s := scale{joinLapseMs, cfg.RequestTimeoutMs}
+	if s.ms(cfg.SessionTimeoutMs) < plan.ClassicMinSessionTimeoutMs {
+		s = scale{plan.ClassicMinSessionTimeoutMs, cfg.SessionTimeoutMs}
+	}
+	return s
 }
 
 // process is one process of the trace: a slot's incarnation, a client of
@@ -107,19 +150,19 @@ type process struct {
 	// sent its request k+1 (each begins with an ApiVersions the driver
 	// counts among its requests).
 	conns []int
-	open  int
 }
 
 // translate makes the plan of the trace under mapping c.
 func translate(cfg explore.Config, steps []explore.Step, c candidate) (plan.Plan, error) {
-	rounds := func(ms int64) int { return int(ms / c.roundMs) }
+	sc := scaleOf(cfg)
+	rounds := func(ms int64) int { return int(sc.ms(ms) / c.roundMs) }
 	p := plan.Plan{
 		Topics:              []plan.Topic{{Name: "t", Partitions: cfg.Partitions}},
-		SessionTimeoutMs:    cfg.SessionTimeoutMs,
-		HeartbeatIntervalMs: cfg.HeartbeatIntervalMs,
+		SessionTimeoutMs:    sc.ms(cfg.SessionTimeoutMs),
+		HeartbeatIntervalMs: int32(sc.ms(int64(cfg.HeartbeatIntervalMs))),
 		RoundMs:             c.roundMs,
 		RequestTimeout:      max(rounds(cfg.RequestTimeoutMs), 1),
-		RebalanceTimeoutMs:  cfg.RebalanceTimeoutMs,
+		RebalanceTimeoutMs:  int32(sc.ms(int64(cfg.RebalanceTimeoutMs))),
 		ReuseConnIDs:        true, // as the explorer reuses a slot's connection ids
 		DescribeEvery:       1,    // the observer describes every round (DescribeAgrees)
 	}
@@ -130,28 +173,45 @@ func translate(cfg explore.Config, steps []explore.Step, c candidate) (plan.Plan
 			return pr
 		}
 		cl := cfg.Clients[slot]
-		pr := &process{slot: slot, inc: inc, index: len(p.Clients), open: 1}
+		pr := &process{slot: slot, inc: inc, index: len(p.Clients)}
 		name := fmt.Sprintf("c%d", slot)
 		if inc > 1 {
 			name = fmt.Sprintf("c%d-%d", slot, inc)
 		}
-		p.Clients = append(p.Clients, plan.ClientPlan{Name: name, Group: fmt.Sprintf("g%d", cl.Group), InstanceID: cl.Instance,
-			HeartbeatVersion: cl.HeartbeatVersion, Topics: []string{"t"}, Seed: uint64(slot*64 + inc), NullOwned: cl.NullOwned})
+		cp := plan.ClientPlan{Name: name, Group: cfg.GroupOf(slot), InstanceID: cl.Instance,
+			HeartbeatVersion: cl.HeartbeatVersion, Topics: []string{"t"}, Seed: uint64(slot*64 + inc), NullOwned: cl.NullOwned}
+		if cfg.IsClassic(slot) {
+			// The reference classic consumer as the explorer runs it:
+			// JoinGroup v9, the configuration's session and rebalance
+			// timeouts (scaled).
+			cp.HeartbeatVersion, cp.NullOwned = 1, false
+			cp.Classic = &plan.ClassicClient{JoinGroupMaxVersion: 9, SessionTimeoutMs: int32(sc.ms(cfg.SessionTimeoutMs)),
+				RebalanceTimeoutMs: int32(sc.ms(int64(cfg.RebalanceTimeoutMs))), RequestTimeoutMs: int32(sc.ms(cfg.RequestTimeoutMs))}
+			p.InitialRebalanceDelayMs = int32(sc.ms(int64(cfg.InitialRebalanceDelayMs)))
+		}
+		p.Clients = append(p.Clients, cp)
 		procs[k] = pr
 		return pr
 	}
 	// The round of each step: the instant's, after the round ApiVersions
-	// takes, the instant's operations one apart when spread.
-	at := make([]int, len(steps))
-	lastAt, n := int64(-1), 0
-	for i, s := range steps {
-		if s.At != lastAt {
-			lastAt, n = s.At, 0
-		}
-		at[i] = 2 + rounds(s.At)
-		if c.spread && isOperation(s.Event) {
-			at[i] += n
-			n++
+	// takes, the instant's operations one apart when spread; or as the
+	// driver's phases order them.
+	var at []int
+	var delays map[int]int
+	if c.phased {
+		at, delays = phase(steps, rounds)
+	} else {
+		at = make([]int, len(steps))
+		lastAt, n := int64(-1), 0
+		for i, s := range steps {
+			if s.At != lastAt {
+				lastAt, n = s.At, 0
+			}
+			at[i] = 2 + rounds(s.At)
+			if c.spread && isOperation(s.Event) {
+				at[i] += n
+				n++
+			}
 		}
 	}
 	// Requests are numbered by the sends of each process; note how many
@@ -161,13 +221,7 @@ func translate(cfg explore.Config, steps []explore.Step, c candidate) (plan.Plan
 		case "join", "send", "leave", "close":
 			pr := proc(s.Client, s.Process)
 			for len(pr.conns) < s.Sent {
-				pr.conns = append(pr.conns, pr.open)
-			}
-		case "disconnect":
-			proc(s.Client, s.Process).open++
-		case "restart":
-			for _, pr := range procs {
-				pr.open++
+				pr.conns = append(pr.conns, s.Conns)
 			}
 		}
 	}
@@ -175,7 +229,10 @@ func translate(cfg explore.Config, steps []explore.Step, c candidate) (plan.Plan
 		if n-1 < len(pr.conns) {
 			return n + pr.conns[n-1]
 		}
-		return n + pr.open
+		if k := len(pr.conns); k > 0 {
+			return n + pr.conns[k-1]
+		}
+		return n + 1
 	}
 	for i, s := range steps {
 		r := at[i]
@@ -204,6 +261,17 @@ func translate(cfg explore.Config, steps []explore.Step, c candidate) (plan.Plan
 				f.Kind, f.Delay = plan.DelayRequest, delayOf(steps, at, i)
 			}
 			p.Faults = append(p.Faults, f)
+		case "deliver":
+			// A message the driver would move sooner than the trace
+			// does waits (phased candidates only).
+			if d := delays[i]; d > 0 && !faulted(steps, s) {
+				pr := proc(s.Client, s.Process)
+				f := plan.Fault{Client: pr.index, Request: driverRequest(pr, s.Request), Kind: plan.DelayRequest, Delay: d}
+				if s.Answer {
+					f.Kind = plan.DelayResponse
+				}
+				p.Faults = append(p.Faults, f)
+			}
 		case "restart":
 			if len(p.Restarts) == 0 || p.Restarts[len(p.Restarts)-1] < r {
 				p.Restarts = append(p.Restarts, r)
@@ -267,9 +335,14 @@ func admin(cfg explore.Config, p *plan.Plan, s explore.Step, r int) plan.AdminRe
 			a.Entries = append(a.Entries, plan.LeaveEntry{Client: k, Member: plan.NameOwn})
 		}
 	case "fenced":
+		// Another member's id, or an unknown one beside a lone member.
+		other := plan.NameOther
+		if s.Members < 2 {
+			other = plan.NameUnknown
+		}
 		for k, i := range members {
 			if p.Clients[i].InstanceID != "" {
-				a.Entries = append(a.Entries, plan.LeaveEntry{Client: k, Member: plan.NameOther, Instance: plan.NameOwn})
+				a.Entries = append(a.Entries, plan.LeaveEntry{Client: k, Member: other, Instance: plan.NameOwn})
 			}
 		}
 	}

@@ -4,18 +4,25 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/ghostcheck/ghostcheck/check"
+	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/explore"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 )
 
-// TestReproduceReplays: the shortest traces the explorer finds for three
-// planted bugs (a retried join making a second member, a LeaveGroup entry
-// by member id refused, a static restart counted as a rebalance) become
-// plans whose runs are Illegal, and the corpus files written from them
-// replay to the verdicts they store, as `go test ./corpus` replays them.
+// TestReproduceReplays: the shortest traces the explorer finds for
+// planted bugs of both protocols (a retried join making a second member, a
+// LeaveGroup entry by member id refused, a static restart counted as a
+// rebalance; a classic static member's instance not fenced, a KIP-394
+// pending member id never dropped, a classic group's state kept across a
+// coordinator restart) become plans whose runs
+// are Illegal, and Ok against impl without the bug; the corpus files
+// written from them replay to the verdicts they store, as `go test
+// ./corpus` replays them.
 func TestReproduceReplays(t *testing.T) {
 	for _, c := range []struct {
 		mutant string
@@ -36,6 +43,24 @@ func TestReproduceReplays(t *testing.T) {
 			cfg.Clients, cfg.Faults, cfg.MaxFaults = explore.Clients(1, 1, 1, 0), 0, 0
 			return cfg
 		}},
+		{"classic-no-fence", func() explore.Config {
+			cfg := explore.Default()
+			cfg.Protocol = explore.Classic
+			cfg.Clients, cfg.Ops, cfg.Faults, cfg.MaxFaults, cfg.Admin = explore.Clients(2, 1, 1, 0), 1, 0, 0, 1
+			return cfg
+		}},
+		{"pending-never-expires", func() explore.Config {
+			cfg := explore.Default()
+			cfg.Protocol = explore.Classic
+			cfg.Clients, cfg.Ops, cfg.Faults, cfg.MaxFaults = explore.Clients(1, 1, 0, 0), 1, 0, 0
+			return cfg
+		}},
+		{"restart-keeps-classic-state", func() explore.Config {
+			cfg := explore.Default()
+			cfg.Protocol = explore.Classic
+			cfg.Clients, cfg.Ops, cfg.Faults = explore.Clients(2, 1, 1, 0), 1, explore.CoordinatorRestart|explore.Crash|explore.Disconnect
+			return cfg
+		}},
 	} {
 		t.Run(c.mutant, func(t *testing.T) {
 			m, err := impl.ParseMutant(c.mutant)
@@ -54,6 +79,22 @@ func TestReproduceReplays(t *testing.T) {
 			}
 			if f.Header.Expect.Verdict != history.Illegal || f.Header.Target != "impl" || f.Header.Mutant != c.mutant {
 				t.Fatalf("header %+v", f.Header)
+			}
+			if classic := f.Header.Plan.HasClassic(); classic != (cfg.Protocol == explore.Classic) {
+				t.Fatalf("a %s trace made a plan with classic clients %v", cfg.Protocol, classic)
+			}
+			// The plan shows the bug, not the harness: impl without it
+			// passes.
+			clean, err := targets.New("impl", f.Header.Plan, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := driver.Run(clean, f.Header.Plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep := check.Check(res, check.Options{Timeout: 10 * time.Second}); rep.Verdict != history.Ok {
+				t.Fatalf("the plan against impl without %s: %s %s: %s", c.mutant, rep.Verdict, rep.Rule, rep.Detail)
 			}
 			path := filepath.Join(t.TempDir(), "explore-"+c.mutant+".jsonl")
 			out, err := os.Create(path)
