@@ -364,10 +364,24 @@ func (w *worker) tick(t *state) error {
 		return fmt.Errorf("explore: a tick with no deadline ahead")
 	}
 	co := w.step(t)
+	// The timers may end a wait and so serve a request held unread behind
+	// it on its connection (model/parked.go): a JoinGroup that makes a
+	// member id. Both coordinators draw from the state's next id, as in
+	// request.
+	w.ids.n, w.ids.classic = t.nextID, true
 	co.m.Advance(at)
+	mn := w.ids.n
+	w.ids.n = t.nextID
 	w.clock.now = at
 	co.i.Expire()
-	t.now = at
+	in := w.ids.n
+	if mn > maxIDs || in > maxIDs {
+		return errTooManyIDs
+	}
+	if w.counting && mn != in {
+		return &lockstepError{fmt.Sprintf("a tick to t=%d: the model made %d member ids, impl %d", at, mn-t.nextID, in-t.nextID)}
+	}
+	t.now, t.nextID = at, mn
 	for i := range t.slots {
 		if w.cfg.Clients[i].Classic {
 			w.classicTimeouts(t, i, co)
