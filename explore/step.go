@@ -368,13 +368,10 @@ func (w *worker) tick(t *state) error {
 	// it on its connection (model/parked.go): a JoinGroup that makes a
 	// member id. Both coordinators draw from the state's next id, as in
 	// request.
-	w.ids.n, w.ids.classic = t.nextID, true
-	co.m.Advance(at)
-	mn := w.ids.n
-	w.ids.n = t.nextID
-	w.clock.now = at
-	co.i.Expire()
-	in := w.ids.n
+	mn, in := w.drawIDs(t.nextID, true, func() { co.m.Advance(at) }, func() {
+		w.clock.now = at
+		co.i.Expire()
+	})
 	if mn > maxIDs || in > maxIDs {
 		return errTooManyIDs
 	}
