@@ -174,7 +174,8 @@ func (n *network) queuedOn(handle uint64) bool {
 // subRoundOffset is when, within its round, the k-th request of p reaches
 // the coordinator: a multiple of Plan.SubRoundMs below the round's length,
 // drawn from the process's seed and k (so a plan replays), or 0 on the
-// round grid.
+// round grid; with Plan.EdgeMs, about one in four (not at the round's
+// start) comes EdgeMs before its multiple.
 func (n *network) subRoundOffset(p *proc, k int) int64 {
 	step := n.d.plan.SubRoundMs
 	if step <= 0 || n.d.plan.RoundMs/step < 2 {
@@ -184,7 +185,11 @@ func (n *network) subRoundOffset(p *proc, k int) int64 {
 	x ^= x >> 31
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 29
-	return int64(x%uint64(n.d.plan.RoundMs/step)) * step
+	at := int64(x%uint64(n.d.plan.RoundMs/step)) * step
+	if edge := n.d.plan.EdgeMs; edge > 0 && at > 0 && x>>62 == 0 {
+		at -= edge
+	}
+	return at
 }
 
 // send puts a request of p on the simulated network, applying the fault

@@ -74,7 +74,16 @@ func (pb *prober) probe(p *proc, i int, pr plan.Probe) {
 		if !ok {
 			return
 		}
-		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch + 1000, RebalanceTimeoutMs: -1}
+		ahead := int32(1000)
+		if pr.Pick%2 == 1 && d.procs.holdsMember(pr.Group, id) {
+			// The bound of the epoch check (A5.4). Only for the member of
+			// a live process: the member may have moved on since the
+			// Describe, and then the heartbeat is accepted and refreshes
+			// its session, which for a member whose process ended would
+			// keep a ghost alive.
+			ahead = 1
+		}
+		req := &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: id, MemberEpoch: epoch + ahead, RebalanceTimeoutMs: -1}
 		p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, 1, req))
 	case plan.ProbePreviousEpoch:
 		id, epoch, ok := pb.lastDescribed(pr.Group, pr.Pick)

@@ -525,6 +525,29 @@ func (ps *processes) liveMember(group string, pick int, instance bool) string {
 	return out[pick%len(out)]
 }
 
+// holdsMember reports whether member id of group belongs to a live
+// KIP-1082 client process (heartbeat v1; fenced, it rejoins under the same
+// id, where a v0 client's new id would leave the old member behind) that
+// believes it is joined and whose plan ends or leaves nothing for a
+// session timeout and a round from now: a request that refreshes the
+// member's session then cannot keep it past its process.
+func (ps *processes) holdsMember(group, id string) bool {
+	pl := ps.d.plan
+	until := ps.d.round + int(pl.SessionTimeoutMs/pl.RoundMs) + 2
+	for _, p := range ps.clients() {
+		if p.group != group || !p.live || p.plan.HeartbeatVersion < 1 || !p.joined() || p.memberID() != id {
+			continue
+		}
+		for _, a := range p.plan.Actions {
+			if a.Round >= ps.d.round && a.Round <= until && a.Kind != plan.Resubscribe && a.Kind != plan.RenameClient && a.Kind != plan.Telemetry {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // absorb hands a response to the process that awaits it.
 func (ps *processes) absorb(p *proc, r *response) {
 	if p.classic != nil && ps.classic.absorb(p, r) {

@@ -11,23 +11,28 @@ import (
 )
 
 // Requests off the round grid: each lands at a multiple of SubRoundMs
-// within its round, the target's clock is moved to it first, requests of
-// one connection keep their order, and without SubRoundMs everything is on
-// the grid.
+// within its round (or, with EdgeMs, EdgeMs before one), the target's
+// clock is moved to it first, requests of one connection keep their order,
+// and without SubRoundMs everything is on the grid.
 func TestRequestsOffTheRoundGrid(t *testing.T) {
-	for _, sub := range []int64{0, 100} {
+	for _, c := range []struct{ sub, edge int64 }{{0, 0}, {100, 0}, {100, 1}} {
 		pl := plan.New(3, plan.DefaultOptions())
-		pl.SubRoundMs, pl.SessionTimeoutMs = sub, 6000 // the final quiesce lands a session timeout past the last request
+		pl.SubRoundMs, pl.EdgeMs, pl.SessionTimeoutMs = c.sub, c.edge, 6000 // the final quiesce lands a session timeout past the last request
 		res, err := driver.Run(targets.NewModelTarget(pl.ModelConfig()), pl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		off, last := 0, map[uint64]int64{}
+		off, edges, last := 0, 0, map[uint64]int64{}
 		for _, op := range res.History {
 			if op.At%pl.RoundMs != 0 {
 				off++
-				if sub == 0 || op.At%sub != 0 {
-					t.Fatalf("SubRoundMs %d: op %d at %d ms", sub, op.ID, op.At)
+				onStep := c.sub > 0 && op.At%c.sub == 0
+				onEdge := c.edge > 0 && (op.At+c.edge)%c.sub == 0
+				if onEdge {
+					edges++
+				}
+				if !onStep && !onEdge {
+					t.Fatalf("SubRoundMs %d, EdgeMs %d: op %d at %d ms", c.sub, c.edge, op.ID, op.At)
 				}
 			}
 			if op.At < last[op.Conn.ID] && !op.Restart {
@@ -35,11 +40,11 @@ func TestRequestsOffTheRoundGrid(t *testing.T) {
 			}
 			last[op.Conn.ID] = op.At
 		}
-		if (sub > 0) != (off > 0) {
-			t.Fatalf("SubRoundMs %d: %d of %d operations off the grid", sub, off, len(res.History))
+		if (c.sub > 0) != (off > 0) || (c.edge > 0) != (edges > 0) {
+			t.Fatalf("SubRoundMs %d, EdgeMs %d: %d of %d operations off the grid, %d on an edge", c.sub, c.edge, off, len(res.History), edges)
 		}
 		if rep := check.Check(res, check.Options{}); rep.Verdict != history.Ok {
-			t.Fatalf("SubRoundMs %d: %s %s", sub, rep.Rule, rep.Detail)
+			t.Fatalf("SubRoundMs %d, EdgeMs %d: %s %s", c.sub, c.edge, rep.Rule, rep.Detail)
 		}
 	}
 }

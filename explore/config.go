@@ -393,7 +393,7 @@ func (c *Config) Describe() string {
 	}
 	s := fmt.Sprintf("%s protocol, %d clients (static %d, v0 %d) in %d group(s), %d op(s) each, faults %s (at most %d per path), %d admin LeaveGroup(s), %d partitions, %s",
 		c.Protocol, len(c.Clients), static, v0, len(groups), c.Ops, c.Faults, c.MaxFaults, c.Admin, c.Partitions, depth)
-	if c.Mutants != 0 {
+	if c.Mutants.Any() {
 		s += ", impl mutant " + c.Mutants.String()
 	}
 	return s

@@ -98,7 +98,7 @@ type catch struct {
 func climb(t *testing.T, m impl.Mutant, rungs []rung, limit time.Duration) (catch, bool) {
 	for _, r := range rungs {
 		cfg := r.cfg()
-		cfg.Mutants = impl.Mutants(0).With(m)
+		cfg.Mutants = impl.Mutants{}.With(m)
 		cfg.TimeLimit = limit
 		cfg.Workers = 2
 		res, err := Run(cfg)
@@ -175,10 +175,77 @@ var smallest = map[string]struct {
 	"heartbeat-rebalancing-none":           {"classic: 2 dynamic clients", 20, false},
 }
 
+// unswept are the mutants planted after the last power sweep (issue 28's,
+// from session-deadline-early on): neither in smallest nor in uncatchable
+// until a sweep (TestMutantPower, GHOSTCHECK_EXPLORE_MUTANTS=name,...)
+// measures them. The property run catches each (make mutate).
+var unswept = []string{
+	"session-deadline-early",
+	"rebalance-expiry-late",
+	"rebalance-deadline-early",
+	"rebalance-timer-rearmed",
+	"previous-epoch-fenced",
+	"group-max-size-off-by-one",
+	"describe-first-client-id",
+	"leavegroup-admin-removal-ignored",
+	"leavegroup-unknown-instance-by-id",
+	"leavegroup-v2-as-batch",
+	"static-fenced-as-unknown",
+	"rack-id-not-trimmed",
+	"epoch-minus-three-accepted",
+	"static-leave-null-instance-as-leave",
+	"unreleased-instance-taken-over",
+	"subscription-compared-by-count",
+	"push-after-terminating-accepted",
+	"revocation-not-sent",
+	"static-retried-join-unreleased",
+	"member-instance-rewritten",
+	"first-clientid-forgotten",
+	"leavegroup-empty-group-as-missing",
+	"leavegroup-batch-stops-at-error",
+	"leavegroup-unknown-entries-none",
+	"leavegroup-own-instance-fenced",
+	"new-static-member-no-bump",
+	"revoking-takes-new-target",
+	"prev-epoch-not-recorded",
+	"free-partitions-held-back",
+	"epoch-checked-against-group",
+	"epoch-one-ahead-accepted",
+	"parked-resume-bumps",
+	"join-without-assignment",
+	"full-request-no-assignment",
+	"epoch-bump-sends-assignment",
+	"group-id-not-trimmed",
+	"instance-id-blank-accepted",
+	"join-without-rebalance-timeout-accepted",
+	"join-without-subscription-accepted",
+	"assignor-unchecked",
+	"missing-group-unknown-member",
+	"unknown-member-fenced",
+	"static-unknown-instance-fenced",
+	"regex-not-compiled",
+	"leave-missing-group-none",
+	"leave-no-bump",
+	"static-leave-unknown-instance-none",
+	"static-leave-fenced-removes",
+	"get-v0-id-replaced",
+	"push-subscription-unchecked",
+	"push-compression-unchecked",
+	"push-too-large-accepted",
+	"push-not-recorded",
+	"get-not-recorded",
+	"software-name-unchecked",
+	"advertises-uncapped",
+	"describe-empty-group-not-found",
+	"describe-missing-group-dead",
+	"above-max-version-served",
+	"get-v1-served-as-v0",
+}
+
 // TestMutantsCaught: each mutant the sweep caught is caught again at its
 // smallest bound, by impl differing from the model (Linearizability), with
-// a shortest trace of the length the sweep found; every mutant is either
-// in smallest or in uncatchable, never both.
+// a shortest trace of the length the sweep found; every mutant is in
+// exactly one of smallest, uncatchable and unswept.
 func TestMutantsCaught(t *testing.T) {
 	rungs := map[string]rung{}
 	for _, r := range append(ladder(), classicLadder()...) {
@@ -186,8 +253,9 @@ func TestMutantsCaught(t *testing.T) {
 	}
 	for _, m := range impl.AllMutants() {
 		s, caught := smallest[m.Name]
-		if _, listed := uncatchable[m.Name]; listed == caught {
-			t.Errorf("%s must be in exactly one of smallest and uncatchable", m.Name)
+		_, listed := uncatchable[m.Name]
+		if n := btoi(caught) + btoi(listed) + btoi(slices.Contains(unswept, m.Name)); n != 1 {
+			t.Errorf("%s must be in exactly one of smallest, uncatchable and unswept (is in %d)", m.Name, n)
 		}
 		if !caught || s.slow || race.Enabled {
 			continue
@@ -197,7 +265,7 @@ func TestMutantsCaught(t *testing.T) {
 			t.Fatalf("%s: no rung %q", m.Name, s.rung)
 		}
 		cfg := r.cfg()
-		cfg.Mutants = impl.Mutants(0).With(m.Mutant)
+		cfg.Mutants = impl.Mutants{}.With(m.Mutant)
 		res, err := Run(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -207,7 +275,7 @@ func TestMutantsCaught(t *testing.T) {
 		}
 		// The control: impl without the bug, to the catch's depth. A catch
 		// the unmutated impl shows as well is no catch of the bug.
-		cfg.Mutants, cfg.Depth = 0, s.depth
+		cfg.Mutants, cfg.Depth = impl.Mutants{}, s.depth
 		ctl, err := Run(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -220,6 +288,14 @@ func TestMutantsCaught(t *testing.T) {
 			t.Errorf("%s at %q: the control passes now (listed in controlFails: %s); drop it from the list", m.Name, s.rung, why)
 		}
 	}
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // controlFails are the catches the unmutated impl shows too, and why:

@@ -6,6 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/equivtest"
 )
 
@@ -31,5 +32,5 @@ func FuzzImplEquivalence(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Fuzz(rapid.MakeFuzz(equivtest.Property(0)))
+	f.Fuzz(rapid.MakeFuzz(equivtest.Property(impl.Mutants{})))
 }

@@ -1,6 +1,10 @@
 package impl
 
-import "github.com/ghostcheck/ghostcheck/codec"
+import (
+	"slices"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
 
 // ---- the assignor and reconciliation ----
 
@@ -135,7 +139,7 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 		g.markReported(reported, false)
 	}
 	// 3. Below the target epoch: revoke what is outside the target.
-	if s := g.sideOf(mi); (s == nil || len(s.pending) == 0) && m.epoch < g.epoch {
+	if s := g.sideOf(mi); (s == nil || len(s.pending) == 0 || g.c.mut.Has(MutRevokingTakesNewTarget)) && m.epoch < g.epoch {
 		if s != nil && len(s.assigned) > 0 {
 			keep := s.assigned[:0]
 			for _, p := range s.assigned {
@@ -144,20 +148,32 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 				} else {
 					s.pending = append(s.pending, p)
 					g.owner[p] = mi<<1 | 1
-					changed = true
+					changed = !g.c.mut.Has(MutRevocationNotSent)
 				}
 			}
 			s.assigned = keep
+			if g.c.mut.Has(MutRevokingTakesNewTarget) {
+				slices.Sort(s.pending) // added to pending it already had
+			}
 		}
 		if s == nil || len(s.pending) == 0 {
-			m.prevEpoch, m.epoch = m.epoch, g.epoch
+			if g.c.mut.Has(MutPrevEpochNotRecorded) {
+				m.epoch = g.epoch
+			} else {
+				m.prevEpoch, m.epoch = m.epoch, g.epoch
+			}
+			changed = changed || g.c.mut.Has(MutEpochBumpSendsAssignment)
 		}
 	}
 	// 2./3. While anything is pending, wait for the client.
 	if s := g.sideOf(mi); s != nil && len(s.pending) > 0 {
-		if m.state != stUnrevoked && m.flags&flClassic == 0 { // a classic member has its join and sync timers instead (A7.1)
+		if (m.state != stUnrevoked || g.c.mut.Has(MutRebalanceTimerRearmed)) && m.flags&flClassic == 0 { // a classic member has its join and sync timers instead (A7.1)
 			// A timeout of zero or below fires at the next Expire.
-			g.setRebalance(mi, now+max(int64(m.rto), 0))
+			at := now + max(int64(m.rto), 0)
+			if g.c.mut.Has(MutRebalanceDeadlineEarly) {
+				at--
+			}
+			g.setRebalance(mi, at)
 		}
 		g.mem[mi].state = stUnrevoked
 		return changed
@@ -179,6 +195,12 @@ func (g *group) reconcile(mi uint32, reported []codec.ConsumerGroupHeartbeatTopi
 			}
 			g.owner[p] = mi << 1
 			added = append(added, p)
+		}
+		if len(added) > 0 && m.state == stUnreleased && g.c.mut.Has(MutFreePartitionsHeldBack) {
+			for _, p := range added {
+				g.owner[p] = 0
+			}
+			added = nil
 		}
 		if len(added) > 0 {
 			s.assigned = mergeSorted(s.assigned, added)

@@ -44,7 +44,7 @@ func newClassicCoords() map[string]func() classicCoord {
 		},
 		"impl": func() classicCoord {
 			clock := impl.NewManualClock(0)
-			icfg := targets.ImplConfig(cfg, clock, 0)
+			icfg := targets.ImplConfig(cfg, clock, impl.Mutants{})
 			icfg.NewID = model.SeededIDs(1)
 			c := impl.New(icfg)
 			return classicCoord{

@@ -42,7 +42,7 @@ func TestClassicHammer(t *testing.T) {
 	clock := impl.NewManualClock(0)
 	cfg := model.DefaultConfig(1)
 	cfg.ClassicMinSessionTimeoutMs, cfg.InitialRebalanceDelayMs = 100, 50
-	icfg := targets.ImplConfig(cfg, clock, 0)
+	icfg := targets.ImplConfig(cfg, clock, impl.Mutants{})
 	icfg.Topics = testTopics()
 	c := impl.New(icfg)
 

@@ -243,6 +243,9 @@ func New(cfg Config) *Coordinator {
 	}
 	c := &Coordinator{cfg: cfg, clock: cfg.Clock, mut: cfg.Mutants, teleSeed: maphash.MakeSeed()}
 	c.ids.new = cfg.NewID
+	if c.mut.Has(MutSessionDeadlineEarly) {
+		c.cfg.SessionTimeoutMs-- // every session deadline 1 ms short
+	}
 	c.topics = append([]Topic(nil), cfg.Topics...)
 	sort.SliceStable(c.topics, func(i, j int) bool { return c.topics[i].Name < c.topics[j].Name })
 	c.topicByID = map[codec.UUID]int32{}
@@ -339,7 +342,7 @@ func (c *Coordinator) serves(key codec.APIKey, version int16) bool {
 		return false
 	}
 	s := &c.served[key]
-	return s.ok && version >= s.min && version <= s.max
+	return s.ok && version >= s.min && (version <= s.max || version == s.max+1 && c.mut.Has(MutAboveMaxVersionServed))
 }
 
 // Handle serves one request that arrived on conn and returns its response
@@ -458,6 +461,9 @@ func (c *Coordinator) admit(conn Conn, h *codec.RequestHeader, req codec.Message
 	fresh := cs == nil
 	if fresh {
 		cs = &connState{first: h.ClientId.Value}
+		if c.mut.Has(MutFirstClientIDForgotten) {
+			cs.first = ""
+		}
 		if s.m == nil {
 			s.m = map[uint64]*connState{}
 		}
@@ -641,11 +647,15 @@ func alnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' ||
 
 func (c *Coordinator) apiVersions(version int16, r *codec.ApiVersionsRequest) *codec.ApiVersionsResponse {
 	resp := codec.NewApiVersionsResponse()
-	if version >= 3 && (!validSoftwareName(r.ClientSoftwareName) || !validSoftwareName(r.ClientSoftwareVersion)) {
+	nameOK := validSoftwareName(r.ClientSoftwareName) || c.mut.Has(MutSoftwareNameUnchecked)
+	if version >= 3 && (!nameOK || !validSoftwareName(r.ClientSoftwareVersion)) {
 		resp.ErrorCode = codec.InvalidRequest
 		return resp
 	}
 	resp.ApiKeys = c.AdvertisedVersions()
+	if c.mut.Has(MutAdvertisesUncapped) {
+		resp.ApiKeys = advertisedVersions(nil, nil)
+	}
 	return resp
 }
 

@@ -23,11 +23,15 @@ func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequ
 
 func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) codec.DescribedGroup {
 	out := codec.DescribedGroup{GroupId: id, AuthorizedOperations: codec.AuthorizedOperationsOmitted}
-	if id == "" { // no trim (A3.3): "  " is a group that does not exist
+	if id == "" && !c.mut.Has(MutDescribeEmptyGroupNotFound) { // no trim (A3.3): "  " is a group that does not exist
 		out.ErrorCode = codec.InvalidGroupID
 		return out
 	}
 	g := c.readGroup(id, kindConsumer) // Describe changes nothing
+	if g == nil && c.mut.Has(MutDescribeMissingGroupDead) {
+		out.GroupState, out.AssignorName = "Dead", UniformAssignor
+		return out
+	}
 	if g == nil {
 		out.ErrorCode = codec.GroupIDNotFound
 		out.ErrorMessage = codec.Str(c.missing(id).msg)

@@ -5,6 +5,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/equivtest"
 	"github.com/ghostcheck/ghostcheck/model"
 )
@@ -20,11 +21,13 @@ const mixedEquivalenceChecks = 4000
 // timers (the classic members' join and sync timers included) and
 // describes after every step.
 func TestMixedEquivalence(t *testing.T) {
-	checkSharded(t, mixedEquivalenceChecks, equivtest.MixedProperty(0))
+	checkSharded(t, mixedEquivalenceChecks, equivtest.MixedProperty(impl.Mutants{}))
 }
 
 // The mixed mode reaches every clause of A7, so that the equivalence
 // holds for each.
 func TestMixedEquivalenceReachesEveryClause(t *testing.T) {
-	requireClauses(t, 3000, func(hits model.ClauseCounter) func(*rapid.T) { return equivtest.MixedPropertyCounting(0, hits) }, "A7")
+	requireClauses(t, 3000, func(hits model.ClauseCounter) func(*rapid.T) {
+		return equivtest.MixedPropertyCounting(impl.Mutants{}, hits)
+	}, "A7")
 }

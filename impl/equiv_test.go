@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/equivtest"
 	"github.com/ghostcheck/ghostcheck/internal/race"
 )
@@ -29,7 +30,7 @@ const equivalenceShards = 4
 // checks are split over parallel shards, each a rapid.Check with seeds of
 // its own; -rapid.checks, when given, is the total instead.
 func TestEquivalence(t *testing.T) {
-	checkSharded(t, equivalenceChecks, equivtest.Property(0))
+	checkSharded(t, equivalenceChecks, equivtest.Property(impl.Mutants{}))
 }
 
 // checkSharded checks property total times in all (a fifth under the race
@@ -60,5 +61,5 @@ func TestCloneEquivalence(t *testing.T) {
 		n /= 5
 	}
 	setFlag(t, "rapid.checks", strconv.Itoa(n))
-	rapid.Check(t, equivtest.CloneProperty(0))
+	rapid.Check(t, equivtest.CloneProperty(impl.Mutants{}))
 }

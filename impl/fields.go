@@ -65,7 +65,7 @@ func (g *group) setRack(mi uint32, s string) {
 func (g *group) setClient(mi uint32, clientID, host string) {
 	m := &g.mem[mi]
 	if m.client != 0 {
-		if k := g.clients.get(m.client).key; k.id == clientID && k.host == host {
+		if k := g.clients.get(m.client).key; k.id == clientID && k.host == host || g.c.mut.Has(MutDescribeFirstClientID) {
 			return
 		}
 	}

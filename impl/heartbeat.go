@@ -32,34 +32,34 @@ func (c *Coordinator) validate(version int16, r *codec.ConsumerGroupHeartbeatReq
 	if (requireID || r.MemberEpoch > 0 || r.MemberEpoch == leaveEpoch) && blank(r.MemberId) {
 		return invalid("MemberId can't be empty.")
 	}
-	if blank(r.GroupId) {
+	if blank(r.GroupId) && !(r.GroupId != "" && c.mut.Has(MutGroupIDNotTrimmed)) {
 		return invalid("GroupId can't be empty.")
 	}
-	if r.InstanceId.Valid && blank(r.InstanceId.Value) {
+	if r.InstanceId.Valid && blank(r.InstanceId.Value) && !c.mut.Has(MutInstanceIDBlankAccepted) {
 		return invalid("InstanceId can't be empty.")
 	}
-	if r.RackId.Valid && blank(r.RackId.Value) {
+	if r.RackId.Valid && blank(r.RackId.Value) && !(r.RackId.Value != "" && c.mut.Has(MutRackIDNotTrimmed)) {
 		return invalid("RackId can't be empty.")
 	}
 	switch {
 	case r.MemberEpoch == joinEpoch:
-		if r.RebalanceTimeoutMs == -1 {
+		if r.RebalanceTimeoutMs == -1 && !c.mut.Has(MutJoinWithoutRebalanceTimeoutAccepted) {
 			return invalid("RebalanceTimeoutMs must be provided in first request.")
 		}
 		if (r.TopicPartitions == nil && !c.mut.Has(MutJoinNullPartitionsAccepted)) || len(r.TopicPartitions) > 0 {
 			return invalid("TopicPartitions must be empty when (re-)joining.")
 		}
-		if r.SubscribedTopicNames == nil && !r.SubscribedTopicRegex.Valid {
+		if r.SubscribedTopicNames == nil && !r.SubscribedTopicRegex.Valid && !c.mut.Has(MutJoinWithoutSubscriptionAccepted) {
 			return invalid("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
 		}
 	case r.MemberEpoch == staticLeaveEpoch:
-		if !r.InstanceId.Valid {
+		if !r.InstanceId.Valid && !c.mut.Has(MutStaticLeaveNullInstanceAsLeave) {
 			return invalid("InstanceId can't be null.")
 		}
-	case r.MemberEpoch < staticLeaveEpoch:
+	case r.MemberEpoch < staticLeaveEpoch && !(r.MemberEpoch == staticLeaveEpoch-1 && c.mut.Has(MutEpochMinusThreeAccepted)):
 		return invalid("MemberEpoch is invalid.")
 	}
-	if r.ServerAssignor.Valid && r.ServerAssignor.Value != UniformAssignor {
+	if r.ServerAssignor.Valid && r.ServerAssignor.Value != UniformAssignor && !c.mut.Has(MutAssignorUnchecked) {
 		return &hbError{codec.UnsupportedAssignor, "ServerAssignor " + r.ServerAssignor.Value +
 			" is not supported. Supported assignors: " + UniformAssignor + "."}
 	}
@@ -131,6 +131,11 @@ func (c *Coordinator) missing(id string) *hbError {
 func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) {
 	g := c.liveGroup(r.GroupId)
 	if g == nil {
+		if c.mut.Has(MutLeaveMissingGroupNone) {
+			resetResponse(resp)
+			resp.MemberId, resp.MemberEpoch = codec.Str(r.MemberId), r.MemberEpoch
+			return
+		}
 		fail(resp, c.missing(r.GroupId))
 		return
 	}
@@ -150,16 +155,24 @@ func (c *Coordinator) leave(r *codec.ConsumerGroupHeartbeatRequest, resp *codec.
 			c.failKnown(g, r, resp, unknownMember(r.MemberId, r.GroupId))
 			return
 		}
-		c.fenceLeaving(g, mi)
+		if g.mx == nil && c.mut.Has(MutLeaveNoBump) {
+			g.removeMember(mi) // and no bump
+		} else {
+			c.fenceLeaving(g, mi)
+		}
 		ok(r.MemberId, leaveEpoch)
 		return
 	}
 	holder := g.holder(r.InstanceId.Value)
 	if holder == 0 {
+		if c.mut.Has(MutStaticLeaveUnknownInstanceNone) {
+			ok(r.MemberId, r.MemberEpoch)
+			return
+		}
 		c.failKnown(g, r, resp, unknownInstance(r.InstanceId.Value))
 		return
 	}
-	if !g.idIs(holder, r.MemberId) {
+	if !g.idIs(holder, r.MemberId) && !c.mut.Has(MutStaticLeaveFencedRemoves) {
 		c.failKnown(g, r, resp, fencedInstance(r.MemberId, r.InstanceId.Value, g.idString(holder)))
 		return
 	}
@@ -250,6 +263,10 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 		}
 	default:
 		if g = c.liveGroup(r.GroupId); g == nil {
+			if c.mut.Has(MutMissingGroupUnknownMember) {
+				fail(resp, unknownMember(r.MemberId, r.GroupId))
+				return false
+			}
 			fail(resp, c.missing(r.GroupId))
 			return false
 		}
@@ -308,7 +325,7 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	join := r.MemberEpoch == joinEpoch
 	// 2. Size cap, before the member lookup; parked members count. A
 	// held instance id skips it (KAFKA-20601), as in the model's groupFull.
-	if max := c.cfg.MaxGroupSize; max > 0 && g.count >= max {
+	if max := c.cfg.MaxGroupSize; max > 0 && g.count >= max && !(g.count == max && c.mut.Has(MutGroupMaxSizeOffByOne)) {
 		known := r.MemberId != "" && g.find(r.MemberId) != 0
 		held := r.InstanceId.Valid && g.holder(r.InstanceId.Value) != 0
 		if !known && !held {
@@ -337,7 +354,9 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 			g.takeOver(mi, old)
 		}
 	}
+	resumed := false
 	if join && g.mem[mi].epoch == staticLeaveEpoch {
+		resumed = true
 		// A parked static member joining under its own id resumes, on the
 		// dynamic path too: back at epoch 0 to reconcile, no epoch bump.
 		m := &g.mem[mi]
@@ -350,7 +369,10 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	// A5.5, unless the mutant makes it a rebalance), and the member is
 	// reconciled.
 	changed := g.applyFields(mi, conn, clientID, r) || lk.isNew
-	if lk.replaces != 0 && c.mut.Has(MutStaticRestartRebalances) {
+	if lk.isNew && r.InstanceId.Valid && c.mut.Has(MutNewStaticMemberNoBump) {
+		changed = false // taken for a takeover
+	}
+	if lk.replaces != 0 && c.mut.Has(MutStaticRestartRebalances) || resumed && c.mut.Has(MutParkedResumeBumps) {
 		changed = true
 	}
 	if g.status != gLive {
@@ -384,7 +406,7 @@ func (g *group) checkRegex(lk lookup, re codec.NullableString) *hbError {
 	case !lk.isNew:
 		cur = g.subOf(lk.mi).regex
 	}
-	if re != cur {
+	if re != cur && !g.c.mut.Has(MutRegexNotCompiled) {
 		if _, err := regexp.Compile(re.Value); err != nil {
 			return &hbError{codec.InvalidRegularExpression, "SubscribedTopicRegex `" + re.Value + "` is not a valid regular expression: " + err.Error() + "."}
 		}
@@ -415,7 +437,7 @@ func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.Cons
 		if rn := r.SubscribedTopicNames; rn != nil && !equalStrings(rn, names) {
 			n := uniqueSorted(rn)
 			if !equalStrings(n, names) {
-				subscriptionChanged = true
+				subscriptionChanged = len(n) != len(names) || !g.c.mut.Has(MutSubscriptionComparedByCount)
 				names = n
 			}
 		}
@@ -452,6 +474,9 @@ func (c *Coordinator) succeed(g *group, mi uint32, memberID string, r *codec.Con
 	resp.HeartbeatIntervalMs = c.cfg.HeartbeatIntervalMs
 	full := fullRequest(r)
 	if full && c.mut.Has(MutRegexNotFullRequest) && r.MemberEpoch != joinEpoch && r.SubscribedTopicNames == nil {
+		full = false
+	}
+	if full && (r.MemberEpoch == joinEpoch && c.mut.Has(MutJoinWithoutAssignment) || r.MemberEpoch != joinEpoch && c.mut.Has(MutFullRequestNoAssignment)) {
 		full = false
 	}
 	if full || assignmentChanged {
@@ -531,6 +556,9 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 	if !r.InstanceId.Valid {
 		if existing == 0 {
 			if !join {
+				if c.mut.Has(MutUnknownMemberFenced) {
+					return lookup{}, &hbError{codec.FencedMemberEpoch, "The consumer group member has a greater member epoch than the one known by the group coordinator."}
+				}
 				return lookup{}, unknownMember(memberID, g.id)
 			}
 			return lookup{id: memberID, isNew: true}, nil
@@ -548,9 +576,15 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 	holder := g.holder(instanceID)
 	if !join {
 		if holder == 0 {
+			if c.mut.Has(MutStaticUnknownInstanceFenced) {
+				return lookup{}, fencedInstance(memberID, instanceID, "")
+			}
 			return lookup{}, unknownInstance(instanceID)
 		}
 		if holder != existing {
+			if c.mut.Has(MutStaticFencedAsUnknown) {
+				return lookup{}, unknownMember(memberID, g.id)
+			}
 			return lookup{}, fencedInstance(memberID, instanceID, g.idString(holder))
 		}
 		if e := c.checkEpoch(g, holder, r); e != nil {
@@ -559,15 +593,22 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		return lookup{mi: holder, id: memberID}, nil
 	}
 	if existing != 0 && holder != existing {
+		if holder == 0 && c.mut.Has(MutMemberInstanceRewritten) {
+			return lookup{mi: existing, id: memberID}, nil
+		}
 		return lookup{}, invalid(fmt.Sprintf("Member %s is already in group %s with a different instance id.", memberID, g.id))
 	}
 	if holder == 0 {
 		return lookup{id: memberID, isNew: true}, nil
 	}
 	if holder == existing {
+		if c.mut.Has(MutStaticRetriedJoinUnreleased) && g.mem[holder].epoch != staticLeaveEpoch {
+			return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
+				" cannot join the group because the instance id is owned by " + memberID + " member."}
+		}
 		return lookup{mi: holder, id: memberID}, nil
 	}
-	if g.mem[holder].epoch != staticLeaveEpoch && g.mem[holder].flags&flClassic == 0 { // a classic holder goes at once (A7.3)
+	if g.mem[holder].epoch != staticLeaveEpoch && g.mem[holder].flags&flClassic == 0 && !c.mut.Has(MutUnreleasedInstanceTakenOver) { // a classic holder goes at once (A7.3)
 		holderID := g.idString(holder)
 		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}
@@ -579,11 +620,13 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 func (c *Coordinator) checkEpoch(g *group, mi uint32, r *codec.ConsumerGroupHeartbeatRequest) *hbError {
 	e, m := r.MemberEpoch, &g.mem[mi]
 	switch {
-	case e > m.epoch:
+	case e == m.epoch && m.epoch != g.epoch && c.mut.Has(MutEpochCheckedAgainstGroup):
+		return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the group's (%d).", e, g.epoch)}
+	case e > m.epoch && !(e == m.epoch+1 && c.mut.Has(MutEpochOneAheadAccepted)):
 		return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a greater member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
 	case e < m.epoch:
 		nullOK := c.mut.Has(MutPrevEpochWithoutOwned) // isSubset(nil) holds
-		if e != m.prevEpoch || (r.TopicPartitions == nil && !nullOK) || !g.isSubset(r.TopicPartitions, mi) {
+		if e != m.prevEpoch || (r.TopicPartitions == nil && !nullOK) || !g.isSubset(r.TopicPartitions, mi) || c.mut.Has(MutPreviousEpochFenced) {
 			return &hbError{codec.FencedMemberEpoch, fmt.Sprintf("The consumer group member has a smaller member epoch (%d) than the one known by the group coordinator (%d). The member must abandon all its partitions and rejoin.", e, m.epoch)}
 		}
 	}

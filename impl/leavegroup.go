@@ -10,8 +10,11 @@ import "github.com/ghostcheck/ghostcheck/codec"
 // fenced in one step: one epoch bump and one target recomputation. Only
 // the empty group id is INVALID_GROUP_ID (A3.3: no trim).
 func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *codec.LeaveGroupResponse {
+	if version == 2 && c.mut.Has(MutLeaveGroupV2AsBatch) {
+		version = 3
+	}
 	resp := &codec.LeaveGroupResponse{}
-	if r.GroupId == "" {
+	if r.GroupId == "" && !c.mut.Has(MutLeaveGroupEmptyGroupAsMissing) {
 		resp.ErrorCode = codec.InvalidGroupID
 		return resp
 	}
@@ -25,8 +28,19 @@ func (c *Coordinator) leaveGroup(version int16, r *codec.LeaveGroupRequest) *cod
 		}
 	}
 	removed := 0
+	stop := codec.None // MutLeaveGroupBatchStopsAtError: the error every later entry gets
 	resp = leaveEntries(version, r, func(memberID string, instance codec.NullableString) codec.ErrorCode {
-		return g.leaveOne(memberID, instance, &removed)
+		if stop != codec.None {
+			return stop
+		}
+		code := g.leaveOne(memberID, instance, &removed)
+		if code == codec.UnknownMemberID && (!instance.Valid || memberID == "") && c.mut.Has(MutLeaveGroupUnknownEntriesNone) {
+			code = codec.None
+		}
+		if code != codec.None && c.mut.Has(MutLeaveGroupBatchStopsAtError) {
+			stop = code
+		}
+		return code
 	})
 	if g != nil {
 		if removed > 0 {
@@ -76,9 +90,16 @@ func (g *group) leaveOne(memberID string, instanceID codec.NullableString, remov
 		}
 	} else {
 		mi = g.holder(instanceID.Value)
+		if mi == 0 && memberID != "" && g.c.mut.Has(MutLeaveGroupUnknownInstanceByID) {
+			mi = g.find(memberID)
+		}
 		switch {
 		case mi == 0:
 			return codec.UnknownMemberID
+		case memberID == "" && g.c.mut.Has(MutLeaveGroupAdminRemovalIgnored):
+			return codec.UnknownMemberID
+		case memberID != "" && g.idIs(mi, memberID) && g.c.mut.Has(MutLeaveGroupOwnInstanceFenced):
+			return codec.FencedInstanceID
 		case memberID != "" && !g.idIs(mi, memberID) && !g.c.mut.Has(MutLeaveGroupFencedRemoves):
 			return codec.FencedInstanceID
 		}

@@ -8,18 +8,18 @@ import (
 
 // Mutant is one deliberately wrong behaviour, planted so that tests can
 // show a checker catches it. Each is named after the bug it plants.
-type Mutant uint64
+type Mutant uint8
 
 // Mutants is a set of mutants; the zero value (none) is the only one for
 // real use.
-type Mutants uint64
+type Mutants struct{ bits [2]uint64 }
 
 // The mutants. Each costs nothing when off: none is tested on the steady
 // heartbeat path.
 const (
 	// MutV1EmptyMemberID: the broker makes a member id at v1 when it is
 	// empty, instead of answering INVALID_REQUEST (KIP-1082 undone).
-	MutV1EmptyMemberID Mutant = 1 << iota
+	MutV1EmptyMemberID Mutant = iota
 	// MutRetriedJoinNewMember: a retried join (epoch 0, an id already in
 	// the group) creates a second member under a fresh id.
 	MutRetriedJoinNewMember
@@ -103,6 +103,232 @@ const (
 	// members parked at epoch -2, which it must list until their session
 	// expires (§B7.2): an observer outside then cannot see them.
 	MutDescribeHidesParked
+	// MutSessionDeadlineEarly: a session's deadline is armed a millisecond
+	// short of the session timeout, so a member expires 1 ms early
+	// (§B4.4): session-expiry-late's boundary the other way.
+	MutSessionDeadlineEarly
+	// MutRebalanceExpiryLate: a rebalance timeout fires only after its
+	// deadline, not at it (< for <=, A5.6).
+	MutRebalanceExpiryLate
+	// MutRebalanceDeadlineEarly: the rebalance timer is armed a
+	// millisecond short of the member's rebalance timeout (A5.6).
+	MutRebalanceDeadlineEarly
+	// MutRebalanceTimerRearmed: every heartbeat of a member still
+	// revoking restarts its rebalance timer, so a member that keeps
+	// heartbeating never times out (A5.6: the timer starts once, on
+	// entering UNREVOKED_PARTITIONS).
+	MutRebalanceTimerRearmed
+	// MutPreviousEpochFenced: the epoch check fences the member's previous
+	// epoch even with owned partitions a subset of its assignment, which
+	// A5.4 accepts (a client whose response was lost).
+	MutPreviousEpochFenced
+	// MutGroupMaxSizeOffByOne: the group size cap refuses a new member
+	// only above the cap, not at it (> for >=, §B4.4).
+	MutGroupMaxSizeOffByOne
+	// MutDescribeFirstClientID: a member keeps the ClientId and host of
+	// its join, so ConsumerGroupDescribe shows a client renamed since under
+	// its old name (§B7.2, A2: attribution seen only through Describe).
+	MutDescribeFirstClientID
+	// MutLeaveGroupAdminRemovalIgnored: a LeaveGroup entry {"", held
+	// instance} against a consumer group is UNKNOWN_MEMBER_ID and the
+	// member stays (A3 row 1).
+	MutLeaveGroupAdminRemovalIgnored
+	// MutLeaveGroupUnknownInstanceByID: a LeaveGroup entry {a member's id,
+	// an instance nobody holds} removes the member by its id instead of
+	// answering UNKNOWN_MEMBER_ID (A3 row 5).
+	MutLeaveGroupUnknownInstanceByID
+	// MutLeaveGroupV2AsBatch: LeaveGroup v2 is served as v3+ (the version
+	// gate at <= 1 for <= 2): its one member id is never read, the answer
+	// is NONE and the member stays (A3, §B5: the last version of v0-v2).
+	MutLeaveGroupV2AsBatch
+	// MutStaticFencedAsUnknown: a static heartbeat naming an instance
+	// another member holds is UNKNOWN_MEMBER_ID, not FENCED_INSTANCE_ID
+	// (§B4.4).
+	MutStaticFencedAsUnknown
+	// MutRackIDNotTrimmed: a RackId of spaces passes validation: the blank
+	// check compares with "" (§B4.2).
+	MutRackIDNotTrimmed
+	// MutEpochMinusThreeAccepted: the lower bound of a valid member epoch
+	// is off by one, so -3 passes validation and is served as a heartbeat
+	// (§B4.2).
+	MutEpochMinusThreeAccepted
+	// MutStaticLeaveNullInstanceAsLeave: epoch -2 with InstanceId null is
+	// served as a dynamic leave instead of INVALID_REQUEST (§B4.2).
+	MutStaticLeaveNullInstanceAsLeave
+	// MutUnreleasedInstanceTakenOver: a join naming an instance an active
+	// member holds takes it over as if the holder were parked, instead of
+	// UNRELEASED_INSTANCE_ID (A1, A5.5).
+	MutUnreleasedInstanceTakenOver
+	// MutSubscriptionComparedByCount: a subscription by names counts as
+	// changed only when the number of topics changes, so a member
+	// switching to as many other topics moves no group epoch (A5.1).
+	MutSubscriptionComparedByCount
+	// MutPushAfterTerminatingAccepted: a terminating push is not
+	// remembered, so a later push under the same id is served (§B6).
+	MutPushAfterTerminatingAccepted
+	// MutRevocationNotSent: a heartbeat whose reconciliation only revokes
+	// (moves partitions to pending revocation) does not count as an
+	// assignment change, so its response carries no assignment and the
+	// client never learns to revoke (A5.7, A5.3 step 3).
+	MutRevocationNotSent
+	// MutStaticRetriedJoinUnreleased: a static member's retried join (epoch
+	// 0, its own member id and instance) is refused UNRELEASED_INSTANCE_ID
+	// as if another member held the instance (A1).
+	MutStaticRetriedJoinUnreleased
+	// MutMemberInstanceRewritten: a join naming a member id the group holds,
+	// with an instance id nobody holds, moves the member to that instance
+	// instead of INVALID_REQUEST (A1).
+	MutMemberInstanceRewritten
+	// MutFirstClientIDForgotten: a connection does not remember its first
+	// request's ClientId, so a later request with a null ClientId is
+	// attributed to "" (A2).
+	MutFirstClientIDForgotten
+	// MutLeaveGroupEmptyGroupAsMissing: LeaveGroup with GroupId "" is served
+	// as for a group that does not exist (UNKNOWN_MEMBER_ID per entry)
+	// instead of INVALID_GROUP_ID (A3.3).
+	MutLeaveGroupEmptyGroupAsMissing
+	// MutLeaveGroupBatchStopsAtError: in a LeaveGroup v3+ batch, the entries
+	// after the first that fails are answered with its error and not
+	// applied, instead of each on its own (A3: per-entry answers).
+	MutLeaveGroupBatchStopsAtError
+	// MutLeaveGroupUnknownEntriesNone: LeaveGroup entries that name nobody
+	// ({"", null or unknown instance}, {not a member, null}, any in a
+	// missing group) are answered NONE instead of UNKNOWN_MEMBER_ID (A3 rows
+	// 2 and 4, §B5).
+	MutLeaveGroupUnknownEntriesNone
+	// MutLeaveGroupOwnInstanceFenced: a LeaveGroup entry naming the holder
+	// of an instance by both its member id and its instance id is
+	// FENCED_INSTANCE_ID and the member stays, instead of removed (A3 row
+	// 7).
+	MutLeaveGroupOwnInstanceFenced
+	// MutNewStaticMemberNoBump: a new static member (an instance nobody
+	// held) joins without moving the group epoch, as if it were a takeover
+	// (A5.1).
+	MutNewStaticMemberNoBump
+	// MutRevokingTakesNewTarget: a member with pending revocations, when the
+	// target moved again, revokes against the new target at once instead of
+	// waiting until its revocations are done (A5.3 step 2).
+	MutRevokingTakesNewTarget
+	// MutPrevEpochNotRecorded: a member that takes the target epoch keeps
+	// its old previous epoch, so a heartbeat at the epoch it just left is
+	// fenced (A5.3 step 3, A5.4).
+	MutPrevEpochNotRecorded
+	// MutFreePartitionsHeldBack: a member gets none of its free target
+	// partitions while any other of them is still owned by another member:
+	// all or nothing (A5.3 step 4).
+	MutFreePartitionsHeldBack
+	// MutEpochCheckedAgainstGroup: the epoch check compares a heartbeat with
+	// the group epoch: a member at its own epoch, behind the group's, is
+	// FENCED_MEMBER_EPOCH (A5.4).
+	MutEpochCheckedAgainstGroup
+	// MutEpochOneAheadAccepted: a heartbeat one epoch ahead of the member's
+	// passes the epoch check: the bound off by one (A5.4).
+	MutEpochOneAheadAccepted
+	// MutParkedResumeBumps: a parked static member rejoining under its own
+	// member id moves the group epoch on: a rebalance A5.5 says it does not
+	// cause.
+	MutParkedResumeBumps
+	// MutJoinWithoutAssignment: a join whose reconciliation changed nothing
+	// (a retried join, a member with nothing to take) is answered without
+	// the assignment (A5.7).
+	MutJoinWithoutAssignment
+	// MutFullRequestNoAssignment: a full heartbeat (not a join) is answered
+	// without the assignment unless it changed, so a client that lost its
+	// state never gets it back (A5.7).
+	MutFullRequestNoAssignment
+	// MutEpochBumpSendsAssignment: a heartbeat whose member only took the
+	// new target epoch, its assignment unchanged, carries the assignment
+	// (A5.7).
+	MutEpochBumpSendsAssignment
+	// MutGroupIDNotTrimmed: a GroupId of spaces passes validation: the blank
+	// check compares with "" (§B4.2).
+	MutGroupIDNotTrimmed
+	// MutInstanceIDBlankAccepted: a non-null blank InstanceId passes
+	// validation (§B4.2).
+	MutInstanceIDBlankAccepted
+	// MutJoinWithoutRebalanceTimeoutAccepted: a join with RebalanceTimeoutMs
+	// -1 is accepted (§B4.2).
+	MutJoinWithoutRebalanceTimeoutAccepted
+	// MutJoinWithoutSubscriptionAccepted: a join with neither
+	// SubscribedTopicNames nor SubscribedTopicRegex is accepted, subscribed
+	// to nothing (§B4.2).
+	MutJoinWithoutSubscriptionAccepted
+	// MutAssignorUnchecked: a ServerAssignor the coordinator does not have
+	// is accepted instead of UNSUPPORTED_ASSIGNOR (§B4.2).
+	MutAssignorUnchecked
+	// MutMissingGroupUnknownMember: a heartbeat (not a join) for a group
+	// that does not exist is UNKNOWN_MEMBER_ID instead of GROUP_ID_NOT_FOUND
+	// (§B4.4).
+	MutMissingGroupUnknownMember
+	// MutUnknownMemberFenced: a heartbeat for a member id the group does not
+	// hold is FENCED_MEMBER_EPOCH instead of UNKNOWN_MEMBER_ID (§B4.4).
+	MutUnknownMemberFenced
+	// MutStaticUnknownInstanceFenced: a static heartbeat naming an instance
+	// nobody holds is FENCED_INSTANCE_ID instead of UNKNOWN_MEMBER_ID
+	// (§B4.4).
+	MutStaticUnknownInstanceFenced
+	// MutRegexNotCompiled: a SubscribedTopicRegex that does not compile is
+	// accepted instead of INVALID_REGULAR_EXPRESSION (§B4.4).
+	MutRegexNotCompiled
+	// MutLeaveMissingGroupNone: a leave (epoch -1 or -2) for a group that
+	// does not exist is answered NONE instead of GROUP_ID_NOT_FOUND (§B4.4).
+	MutLeaveMissingGroupNone
+	// MutLeaveNoBump: a leave at epoch -1 removes the member but does not
+	// move the group epoch, so its partitions are never reassigned (§B4.4).
+	MutLeaveNoBump
+	// MutStaticLeaveUnknownInstanceNone: a static leave naming an instance
+	// nobody holds is answered NONE instead of UNKNOWN_MEMBER_ID (§B4.4).
+	MutStaticLeaveUnknownInstanceNone
+	// MutStaticLeaveFencedRemoves: a leave naming an instance another member
+	// id holds removes (or parks) the holder instead of FENCED_INSTANCE_ID
+	// (§B4.4).
+	MutStaticLeaveFencedRemoves
+	// MutGetV0IDReplaced: GetTelemetrySubscriptions v0 with a non-zero
+	// client instance id gets a new id assigned instead of keeping it (§B6).
+	MutGetV0IDReplaced
+	// MutPushSubscriptionUnchecked: a push naming another subscription id
+	// than the one fetched is accepted instead of UNKNOWN_SUBSCRIPTION_ID
+	// (§B6).
+	MutPushSubscriptionUnchecked
+	// MutPushCompressionUnchecked: a push with a compression type the
+	// subscription does not accept is served instead of
+	// UNSUPPORTED_COMPRESSION_TYPE (§B6).
+	MutPushCompressionUnchecked
+	// MutPushTooLargeAccepted: a push whose metrics exceed TelemetryMaxBytes
+	// is accepted instead of TELEMETRY_TOO_LARGE (§B6).
+	MutPushTooLargeAccepted
+	// MutPushNotRecorded: an accepted push does not record its time, so the
+	// next push within the push interval is accepted instead of
+	// THROTTLING_QUOTA_EXCEEDED (§B6).
+	MutPushNotRecorded
+	// MutGetNotRecorded: a served GetTelemetrySubscriptions does not record
+	// its time, so the next within the push interval is served instead of
+	// THROTTLING_QUOTA_EXCEEDED (§B6).
+	MutGetNotRecorded
+	// MutSoftwareNameUnchecked: ApiVersions v3+ checks ClientSoftwareVersion
+	// but not ClientSoftwareName, so a bad name is answered NONE (§B7.1).
+	MutSoftwareNameUnchecked
+	// MutAdvertisesUncapped: a broker whose versions are capped lists its
+	// uncapped maximum versions in ApiVersions, so clients pick versions it
+	// refuses (§B7.1).
+	MutAdvertisesUncapped
+	// MutDescribeEmptyGroupNotFound: ConsumerGroupDescribe of GroupId "" is
+	// GROUP_ID_NOT_FOUND instead of INVALID_GROUP_ID (§B7.2).
+	MutDescribeEmptyGroupNotFound
+	// MutDescribeMissingGroupDead: ConsumerGroupDescribe of a group that
+	// does not exist is answered NONE with state Dead and no members, as
+	// DescribeGroups v0-v5 does, instead of GROUP_ID_NOT_FOUND (§B7.2).
+	MutDescribeMissingGroupDead
+	// MutAboveMaxVersionServed: a request one version above the maximum the
+	// broker advertises is served instead of refused (§B1.1): the version
+	// gate off by one at the last version.
+	MutAboveMaxVersionServed
+	// MutGetV1ServedAsV0: GetTelemetrySubscriptions v1 is served as v0 (the
+	// version gate at >= 2 for >= 1): the header's client instance id is
+	// ignored and the body's, absent at v1, read as zero, so a new id is
+	// assigned that the v1 answer cannot carry (§B6, A2: the first version
+	// of the range).
+	MutGetV1ServedAsV0
 
 	// The classic group protocol's mutants (docs/PROTOCOL.md A6, B8).
 
@@ -179,8 +405,11 @@ const (
 	// PreparingRebalance is answered NONE, not REBALANCE_IN_PROGRESS, so
 	// members never learn to rejoin (B8.9).
 	MutHeartbeatRebalancingNone
-	mutEnd
+	mutEnd // one past the last: a Mutants holds up to 128
 )
+
+// A Mutants has a bit for every mutant.
+var _ [len(Mutants{}.bits)*64 - int(mutEnd)]struct{}
 
 // mutantEntry is one mutant's row: its name, which rule of
 // docs/PROTOCOL.md it breaks (the family first: validation, epochs,
@@ -189,6 +418,9 @@ const (
 type mutantEntry struct {
 	m                Mutant
 	name, rule, desc string
+	// breaks are the clauses of docs/PROTOCOL.md the mutant breaks (model
+	// clause ids, "SECTION/what", as `run --coverage` counts them).
+	breaks []string
 }
 
 // mutantInfo lists every mutant: the consumer protocol's, then the classic
@@ -196,57 +428,117 @@ type mutantEntry struct {
 var mutantInfo = slices.Concat(consumerMutantInfo, classicMutantInfo)
 
 var consumerMutantInfo = []mutantEntry{
-	{MutV1EmptyMemberID, "v1-empty-member-id", "validation A1", "the broker makes a member id at ConsumerGroupHeartbeat v1 when it is empty"},
-	{MutRetriedJoinNewMember, "retried-join-new-member", "member ids A1", "a retried join (epoch 0, known member id) creates a second member"},
-	{MutLeaveUnknownIgnored, "leave-unknown-ignored", "leave B4.4", "a leave with an unknown member id is answered NONE and ignored while the real member stays"},
-	{MutParkedNeverExpires, "parked-never-expires", "static B4.4", "a static member parked at epoch -2 never expires"},
-	{MutErrorRefreshesSession, "error-refreshes-session", "timers B4.4", "an error response to a known member refreshes its session"},
-	{MutZeroInstanceIDAccepted, "zero-instance-id-accepted", "telemetry A2", "the zero UUID is accepted as a client instance id"},
-	{MutEarlyHandoff, "early-handoff", "reconciliation A5.3", "a partition is handed to a new owner before the old one revoked it"},
-	{MutRestartKeepsDeadlines, "restart-keeps-deadlines", "timers B4.4", "a coordinator restart keeps the old session and rebalance deadlines instead of starting them afresh"},
-	{MutStaticRestartRebalances, "static-restart-rebalances", "static A5.5", "a static restart (a new member id taking over a parked instance) bumps the group epoch and recomputes the target: a rebalance"},
-	{MutJoinNullPartitionsAccepted, "join-null-partitions-accepted", "validation B4.2", "a join with TopicPartitions null is accepted as if it were empty"},
-	{MutPrevEpochWithoutOwned, "prev-epoch-without-owned", "epochs A5.4", "the epoch check accepts the previous epoch from a heartbeat with TopicPartitions null"},
-	{MutNullOwnedReleases, "null-owned-releases", "reconciliation A5.3", "TopicPartitions null (unchanged) is read as empty and releases every pending revocation"},
-	{MutRegexNotFullRequest, "regex-not-full-request", "reconciliation A5.7", "a full heartbeat subscribed by regex alone is not a full request: its response lacks the assignment"},
-	{MutSessionExpiryLate, "session-expiry-late", "timers B4.4", "a session expires only after its deadline, not at it (off by one)"},
-	{MutStaticLeaveRefreshesSession, "static-leave-refreshes-session", "static B4.4", "a static leave at -2 re-arms the parked member's session"},
-	{MutTakeoverKeysByMemberID, "takeover-keys-by-member-id", "static A5.2", "the assignor sorts static members by member id, so a takeover moves other members' targets"},
-	{MutParkKeepsPending, "park-keeps-pending", "static B4.4", "parking at -2 keeps pending revocations and the rebalance timer"},
-	{MutLeaveGroupMemberIDUnknown, "leavegroup-member-id-unknown", "LeaveGroup A3 row 3", "a LeaveGroup entry {member id, null} is UNKNOWN_MEMBER_ID and the member stays (Kafka 3.x)"},
-	{MutLeaveGroupFencedRemoves, "leavegroup-fenced-removes", "LeaveGroup A3 row 6", "a LeaveGroup entry {another member id, held instance} removes the holder instead of FENCED_INSTANCE_ID"},
-	{MutLeaveGroupBumpPerMember, "leavegroup-bump-per-member", "LeaveGroup A3.2", "a LeaveGroup moves the group epoch once per member removed"},
-	{MutConnContextKept, "conn-context-kept", "KIP-1313 A2", "a closed connection's first ClientId is not forgotten: a new connection with its id inherits it"},
-	{MutLaterClientIDIgnored, "later-clientid-ignored", "KIP-1313 A2", "a later request that sends a ClientId is attributed to the connection's first"},
-	{MutPushV1ZeroAccepted, "push-v1-zero-accepted", "telemetry A2", "PushTelemetry v1 accepts the zero UUID as the header's client instance id"},
-	{MutTelemetryOneAccepted, "telemetry-one-accepted", "telemetry B6", "the telemetry APIs accept the reserved client instance id 00...01"},
-	{MutDescribeHidesParked, "describe-hides-parked", "Describe B7.2", "ConsumerGroupDescribe leaves out the members parked at epoch -2"},
+	{MutV1EmptyMemberID, "v1-empty-member-id", "validation A1", "the broker makes a member id at ConsumerGroupHeartbeat v1 when it is empty", []string{"B4.2/member-id-blank"}},
+	{MutRetriedJoinNewMember, "retried-join-new-member", "member ids A1", "a retried join (epoch 0, known member id) creates a second member", []string{"A1/retried-join-in-place"}},
+	{MutLeaveUnknownIgnored, "leave-unknown-ignored", "leave B4.4", "a leave with an unknown member id is answered NONE and ignored while the real member stays", []string{"B4.4/leave-unknown-member"}},
+	{MutParkedNeverExpires, "parked-never-expires", "static B4.4", "a static member parked at epoch -2 never expires", []string{"B4.4/parked-session-timeout"}},
+	{MutErrorRefreshesSession, "error-refreshes-session", "timers B4.4", "an error response to a known member refreshes its session", []string{"B4.4/session-timeout"}},
+	{MutZeroInstanceIDAccepted, "zero-instance-id-accepted", "telemetry A2", "the zero UUID is accepted as a client instance id", []string{"B6/get-v1-invalid-id", "B6/get-v0-id-assigned", "B6/push-invalid-id"}},
+	{MutEarlyHandoff, "early-handoff", "reconciliation A5.3", "a partition is handed to a new owner before the old one revoked it", []string{"A5.3/step-4-unreleased"}},
+	{MutRestartKeepsDeadlines, "restart-keeps-deadlines", "timers B4.4", "a coordinator restart keeps the old session and rebalance deadlines instead of starting them afresh", []string{"B4.4/restart-restarts-timers"}},
+	{MutStaticRestartRebalances, "static-restart-rebalances", "static A5.5", "a static restart (a new member id taking over a parked instance) bumps the group epoch and recomputes the target: a rebalance", []string{"A5.5/takeover"}},
+	{MutJoinNullPartitionsAccepted, "join-null-partitions-accepted", "validation B4.2", "a join with TopicPartitions null is accepted as if it were empty", []string{"B4.2/join-topic-partitions"}},
+	{MutPrevEpochWithoutOwned, "prev-epoch-without-owned", "epochs A5.4", "the epoch check accepts the previous epoch from a heartbeat with TopicPartitions null", []string{"A5.4/epoch-behind-fenced"}},
+	{MutNullOwnedReleases, "null-owned-releases", "reconciliation A5.3", "TopicPartitions null (unchanged) is read as empty and releases every pending revocation", []string{"A5.3/step-1-pending-released"}},
+	{MutRegexNotFullRequest, "regex-not-full-request", "reconciliation A5.7", "a full heartbeat subscribed by regex alone is not a full request: its response lacks the assignment", []string{"A5.7/assignment-full-by-regex"}},
+	{MutSessionExpiryLate, "session-expiry-late", "timers B4.4", "a session expires only after its deadline, not at it (off by one)", []string{"B4.4/session-timeout"}},
+	{MutStaticLeaveRefreshesSession, "static-leave-refreshes-session", "static B4.4", "a static leave at -2 re-arms the parked member's session", []string{"B4.4/leave-parks", "B4.4/parked-session-timeout"}},
+	{MutTakeoverKeysByMemberID, "takeover-keys-by-member-id", "static A5.2", "the assignor sorts static members by member id, so a takeover moves other members' targets", []string{"A5.2/static-keyed-by-instance"}},
+	{MutParkKeepsPending, "park-keeps-pending", "static B4.4", "parking at -2 keeps pending revocations and the rebalance timer", []string{"B4.4/leave-parks"}},
+	{MutLeaveGroupMemberIDUnknown, "leavegroup-member-id-unknown", "LeaveGroup A3 row 3", "a LeaveGroup entry {member id, null} is UNKNOWN_MEMBER_ID and the member stays (Kafka 3.x)", []string{"A3/row-3-member-removed"}},
+	{MutLeaveGroupFencedRemoves, "leavegroup-fenced-removes", "LeaveGroup A3 row 6", "a LeaveGroup entry {another member id, held instance} removes the holder instead of FENCED_INSTANCE_ID", []string{"A3/row-6-fenced"}},
+	{MutLeaveGroupBumpPerMember, "leavegroup-bump-per-member", "LeaveGroup A3.2", "a LeaveGroup moves the group epoch once per member removed", []string{"A3.2/one-bump-per-request", "A3.2/batch-removes-several"}},
+	{MutConnContextKept, "conn-context-kept", "KIP-1313 A2", "a closed connection's first ClientId is not forgotten: a new connection with its id inherits it", []string{"A2/disconnect-forgets"}},
+	{MutLaterClientIDIgnored, "later-clientid-ignored", "KIP-1313 A2", "a later request that sends a ClientId is attributed to the connection's first", []string{"A2/later-clientid-own"}},
+	{MutPushV1ZeroAccepted, "push-v1-zero-accepted", "telemetry A2", "PushTelemetry v1 accepts the zero UUID as the header's client instance id", []string{"B6/push-invalid-id"}},
+	{MutTelemetryOneAccepted, "telemetry-one-accepted", "telemetry B6", "the telemetry APIs accept the reserved client instance id 00...01", []string{"B6/get-v1-invalid-id", "B6/push-invalid-id"}},
+	{MutDescribeHidesParked, "describe-hides-parked", "Describe B7.2", "ConsumerGroupDescribe leaves out the members parked at epoch -2", []string{"B7.2/group-described"}},
+	{MutSessionDeadlineEarly, "session-deadline-early", "timers B4.4", "a session deadline is armed 1 ms short of the session timeout: members expire 1 ms early", []string{"B4.4/session-timeout", "B4.4/parked-session-timeout"}},
+	{MutRebalanceExpiryLate, "rebalance-expiry-late", "timers A5.6", "a rebalance timeout fires only after its deadline, not at it (off by one)", []string{"A5.6/rebalance-timeout-removes"}},
+	{MutRebalanceDeadlineEarly, "rebalance-deadline-early", "timers A5.6", "the rebalance timer is armed 1 ms short of the member's rebalance timeout", []string{"A5.6/rebalance-timer-started"}},
+	{MutRebalanceTimerRearmed, "rebalance-timer-rearmed", "timers A5.6", "each heartbeat of a member still revoking restarts its rebalance timer", []string{"A5.6/rebalance-timer-started"}},
+	{MutPreviousEpochFenced, "previous-epoch-fenced", "epochs A5.4", "the previous epoch with owned partitions a subset of the assignment is FENCED_MEMBER_EPOCH", []string{"A5.4/previous-epoch-accepted"}},
+	{MutGroupMaxSizeOffByOne, "group-max-size-off-by-one", "group size B4.4", "the group size cap refuses a new member only above the cap, not at it", []string{"B4.4/group-max-size"}},
+	{MutDescribeFirstClientID, "describe-first-client-id", "Describe B7.2", "a member keeps its join's ClientId and host: Describe shows a renamed client under its old name", []string{"B7.2/group-described", "A2/later-clientid-own"}},
+	{MutLeaveGroupAdminRemovalIgnored, "leavegroup-admin-removal-ignored", "LeaveGroup A3 row 1", "a LeaveGroup entry {\"\", held instance} is UNKNOWN_MEMBER_ID and the consumer-group member stays", []string{"A3/row-1-admin-removal"}},
+	{MutLeaveGroupUnknownInstanceByID, "leavegroup-unknown-instance-by-id", "LeaveGroup A3 row 5", "a LeaveGroup entry {member id, unknown instance} removes the member by its id", []string{"A3/row-5-unknown-instance"}},
+	{MutLeaveGroupV2AsBatch, "leavegroup-v2-as-batch", "LeaveGroup A3, B5", "LeaveGroup v2 is served as v3: its member id is never read, NONE, the member stays", []string{"A3/v0-v2-top-level"}},
+	{MutStaticFencedAsUnknown, "static-fenced-as-unknown", "static B4.4", "a static heartbeat naming another member's instance is UNKNOWN_MEMBER_ID, not FENCED_INSTANCE_ID", []string{"B4.4/static-fenced-instance"}},
+	{MutRackIDNotTrimmed, "rack-id-not-trimmed", "validation B4.2", "a RackId of spaces passes validation", []string{"B4.2/rack-id-blank"}},
+	{MutEpochMinusThreeAccepted, "epoch-minus-three-accepted", "validation B4.2", "member epoch -3 passes validation and is served as a heartbeat", []string{"B4.2/epoch-invalid"}},
+	{MutStaticLeaveNullInstanceAsLeave, "static-leave-null-instance-as-leave", "validation B4.2", "epoch -2 with InstanceId null is served as a dynamic leave", []string{"B4.2/static-leave-null-instance"}},
+	{MutUnreleasedInstanceTakenOver, "unreleased-instance-taken-over", "static A1", "a join naming an active member's instance takes it over instead of UNRELEASED_INSTANCE_ID", []string{"A1/join-unreleased-instance"}},
+	{MutSubscriptionComparedByCount, "subscription-compared-by-count", "epochs A5.1", "a subscription to as many other topics is not a change: no group epoch bump", []string{"A5.1/subscription-changed"}},
+	{MutPushAfterTerminatingAccepted, "push-after-terminating-accepted", "telemetry B6", "a terminating push is not remembered: a later push under the id is served", []string{"B6/push-after-terminating"}},
+	{MutRevocationNotSent, "revocation-not-sent", "reconciliation A5.7", "a heartbeat that only revokes sends no assignment: the client never learns to revoke", []string{"A5.7/assignment-changed", "A5.3/step-3-revoke"}},
+	{MutStaticRetriedJoinUnreleased, "static-retried-join-unreleased", "static A1", "a static member's retried join under its own id and instance is UNRELEASED_INSTANCE_ID", []string{"A1/static-retried-join-in-place"}},
+	{MutMemberInstanceRewritten, "member-instance-rewritten", "member ids A1", "a join naming a member's id with an instance nobody holds moves the member to that instance", []string{"A1/join-member-other-instance"}},
+	{MutFirstClientIDForgotten, "first-clientid-forgotten", "KIP-1313 A2", "a connection remembers \"\" for its first ClientId: later requests without one are attributed to \"\"", []string{"A2/first-clientid-remembered", "A2/null-clientid-attributed-first"}},
+	{MutLeaveGroupEmptyGroupAsMissing, "leavegroup-empty-group-as-missing", "LeaveGroup A3.3", "a LeaveGroup with GroupId \"\" is served as a missing group instead of INVALID_GROUP_ID", []string{"A3/invalid-group-id"}},
+	{MutLeaveGroupBatchStopsAtError, "leavegroup-batch-stops-at-error", "LeaveGroup A3", "a LeaveGroup v3+ batch answers every entry after a failed one with its error and applies none of them", []string{"A3/v3-batch"}},
+	{MutLeaveGroupUnknownEntriesNone, "leavegroup-unknown-entries-none", "LeaveGroup A3 rows 2, 4", "LeaveGroup entries naming nobody ({\"\", unknown}, {not a member, null}, a missing group) are answered NONE", []string{"A3/row-2-empty-unknown", "A3/row-4-not-member", "B5/missing-group"}},
+	{MutLeaveGroupOwnInstanceFenced, "leavegroup-own-instance-fenced", "LeaveGroup A3 row 7", "a LeaveGroup entry {the holder's id, its instance} is FENCED_INSTANCE_ID and the member stays", []string{"A3/row-7-own-instance"}},
+	{MutNewStaticMemberNoBump, "new-static-member-no-bump", "epochs A5.1", "a new static member moves no group epoch (taken for a takeover)", []string{"A5.1/member-joined"}},
+	{MutRevokingTakesNewTarget, "revoking-takes-new-target", "reconciliation A5.3", "a member still revoking revokes against a newer target at once instead of waiting", []string{"A5.3/step-2-still-revoking"}},
+	{MutPrevEpochNotRecorded, "prev-epoch-not-recorded", "epochs A5.3", "a member taking the target epoch does not record its previous epoch", []string{"A5.3/step-3-epoch-advanced"}},
+	{MutFreePartitionsHeldBack, "free-partitions-held-back", "reconciliation A5.3", "target partitions nobody owns are withheld while another target partition is still owned", []string{"A5.3/step-4-assigned"}},
+	{MutEpochCheckedAgainstGroup, "epoch-checked-against-group", "epochs A5.4", "a heartbeat at the member's epoch is fenced while the group epoch is ahead of it", []string{"A5.4/current-epoch"}},
+	{MutEpochOneAheadAccepted, "epoch-one-ahead-accepted", "epochs A5.4", "a heartbeat one epoch ahead of the member's is accepted (off by one)", []string{"A5.4/epoch-ahead-fenced"}},
+	{MutParkedResumeBumps, "parked-resume-bumps", "static A5.5", "a parked static member rejoining under its own id moves the group epoch", []string{"A5.5/parked-resumes"}},
+	{MutJoinWithoutAssignment, "join-without-assignment", "reconciliation A5.7", "a join whose assignment did not change is answered without the assignment", []string{"A5.7/assignment-on-join"}},
+	{MutFullRequestNoAssignment, "full-request-no-assignment", "reconciliation A5.7", "a full heartbeat is answered without the assignment unless it changed", []string{"A5.7/assignment-full-request"}},
+	{MutEpochBumpSendsAssignment, "epoch-bump-sends-assignment", "reconciliation A5.7", "a heartbeat that only takes a new epoch carries the unchanged assignment", []string{"A5.7/no-assignment"}},
+	{MutGroupIDNotTrimmed, "group-id-not-trimmed", "validation B4.2", "a GroupId of spaces passes validation", []string{"B4.2/group-id-blank"}},
+	{MutInstanceIDBlankAccepted, "instance-id-blank-accepted", "validation B4.2", "a blank InstanceId passes validation", []string{"B4.2/instance-id-blank"}},
+	{MutJoinWithoutRebalanceTimeoutAccepted, "join-without-rebalance-timeout-accepted", "validation B4.2", "a join with RebalanceTimeoutMs -1 is accepted", []string{"B4.2/join-without-rebalance-timeout"}},
+	{MutJoinWithoutSubscriptionAccepted, "join-without-subscription-accepted", "validation B4.2", "a join with neither topic names nor regex is accepted", []string{"B4.2/join-without-subscription"}},
+	{MutAssignorUnchecked, "assignor-unchecked", "validation B4.2", "any ServerAssignor is accepted", []string{"B4.2/unsupported-assignor"}},
+	{MutMissingGroupUnknownMember, "missing-group-unknown-member", "errors B4.4", "a heartbeat for a missing group is UNKNOWN_MEMBER_ID, not GROUP_ID_NOT_FOUND", []string{"B4.4/group-not-found"}},
+	{MutUnknownMemberFenced, "unknown-member-fenced", "errors B4.4", "a heartbeat for an unknown member id is FENCED_MEMBER_EPOCH, not UNKNOWN_MEMBER_ID", []string{"B4.4/unknown-member"}},
+	{MutStaticUnknownInstanceFenced, "static-unknown-instance-fenced", "static B4.4", "a static heartbeat naming an instance nobody holds is FENCED_INSTANCE_ID, not UNKNOWN_MEMBER_ID", []string{"B4.4/static-unknown-instance"}},
+	{MutRegexNotCompiled, "regex-not-compiled", "validation B4.4", "a regex that does not compile is accepted", []string{"B4.4/invalid-regex"}},
+	{MutLeaveMissingGroupNone, "leave-missing-group-none", "leave B4.4", "a leave for a missing group is answered NONE", []string{"B4.4/leave-group-not-found"}},
+	{MutLeaveNoBump, "leave-no-bump", "leave B4.4", "a leave at -1 removes the member without moving the group epoch", []string{"B4.4/leave-removes"}},
+	{MutStaticLeaveUnknownInstanceNone, "static-leave-unknown-instance-none", "leave B4.4", "a static leave naming an instance nobody holds is answered NONE", []string{"B4.4/leave-unknown-instance"}},
+	{MutStaticLeaveFencedRemoves, "static-leave-fenced-removes", "leave B4.4", "a static leave naming another member's instance removes or parks that member", []string{"B4.4/leave-fenced-instance"}},
+	{MutGetV0IDReplaced, "get-v0-id-replaced", "telemetry B6", "GetTelemetrySubscriptions v0 with a non-zero id gets a new one assigned", []string{"B6/get-v0-id-kept"}},
+	{MutPushSubscriptionUnchecked, "push-subscription-unchecked", "telemetry B6", "a push with another subscription id is accepted", []string{"B6/push-unknown-subscription"}},
+	{MutPushCompressionUnchecked, "push-compression-unchecked", "telemetry B6", "a push with a compression type not accepted is served", []string{"B6/push-unsupported-compression"}},
+	{MutPushTooLargeAccepted, "push-too-large-accepted", "telemetry B6", "a push over TelemetryMaxBytes is accepted", []string{"B6/push-too-large"}},
+	{MutPushNotRecorded, "push-not-recorded", "telemetry B6", "an accepted push is not recorded: the next within the push interval is not throttled", []string{"B6/push-accepted", "B6/push-throttled"}},
+	{MutGetNotRecorded, "get-not-recorded", "telemetry B6", "a GetTelemetrySubscriptions is not recorded: the next within the push interval is not throttled", []string{"B6/get-throttled"}},
+	{MutSoftwareNameUnchecked, "software-name-unchecked", "ApiVersions B7.1", "ApiVersions v3+ checks the software version but not the name", []string{"B7.1/bad-software-name"}},
+	{MutAdvertisesUncapped, "advertises-uncapped", "ApiVersions B7.1", "ApiVersions lists the uncapped versions of a capped broker", []string{"B7.1/versions-answered"}},
+	{MutDescribeEmptyGroupNotFound, "describe-empty-group-not-found", "Describe B7.2", "ConsumerGroupDescribe of GroupId \"\" is GROUP_ID_NOT_FOUND, not INVALID_GROUP_ID", []string{"B7.2/invalid-group-id"}},
+	{MutDescribeMissingGroupDead, "describe-missing-group-dead", "Describe B7.2", "ConsumerGroupDescribe of a missing group is NONE, state Dead, no members", []string{"B7.2/group-not-found"}},
+	{MutAboveMaxVersionServed, "above-max-version-served", "versions B1.1", "a request one version above the advertised maximum is served", []string{"B1.1/unsupported-request"}},
+	{MutGetV1ServedAsV0, "get-v1-served-as-v0", "telemetry B6", "GetTelemetrySubscriptions v1 is served as v0: the header's id is ignored and a new one assigned", []string{"B6/get-v1-header-id"}},
 }
 
 // classicMutantInfo are the classic group protocol's mutants: the kill
 // table runs them on classic plans (MutantInfo.Classic).
 var classicMutantInfo = []mutantEntry{
-	{MutClassicNoFence, "classic-no-fence", "static A6.2", "a replaced member id with its instance id is UNKNOWN_MEMBER_ID, not FENCED_INSTANCE_ID"},
-	{MutPendingNeverExpires, "pending-never-expires", "KIP-394 A6.1", "a pending member id is never dropped"},
-	{MutPendingCountsTowardMaxSize, "pending-counts-toward-max-size", "group.max.size B8.11", "group.max.size counts pending member ids"},
-	{MutHeartbeatGenerationUnchecked, "heartbeat-generation-unchecked", "Heartbeat B8.9", "a classic Heartbeat at another generation is accepted"},
-	{MutLeaderNotReelected, "leader-not-reelected", "join phase B8.7", "a leader that did not rejoin stays leader of the new generation"},
-	{MutStaticReplacementRebalances, "static-replacement-rebalances", "static A6.2", "a static replacement in Stable with the protocol unchanged starts a rebalance"},
-	{MutReplacementKeepsOldInstance, "replacement-keeps-old-instance", "static A6.2", "after a static replacement the instance still maps to the replaced id"},
-	{MutAdminRemovalIgnored, "admin-removal-ignored", "LeaveGroup A6.3", "a LeaveGroup entry {\"\", held instance} is UNKNOWN_MEMBER_ID and the member stays"},
-	{MutPendingLeaveKept, "pending-leave-kept", "LeaveGroup A6.3", "a LeaveGroup naming a pending id answers NONE but keeps it"},
-	{MutStaticRemovedAtCompletion, "static-removed-at-completion", "static A6.2", "a static member that did not rejoin is removed at the join phase's completion"},
-	{MutSyncTimeoutRemovesSynced, "sync-timeout-removes-synced", "timers B8.10", "the sync phase's timeout removes every member, not only those it awaits"},
-	{MutRemovedJoinNotAnswered, "removed-join-not-answered", "timers B8.10", "a removed member's waiting JoinGroup is never answered"},
-	{MutClassicErrorRefreshesSession, "classic-error-refreshes-session", "Heartbeat B8.9", "a classic Heartbeat answered ILLEGAL_GENERATION refreshes the session"},
-	{MutRestartKeepsClassicState, "restart-keeps-classic-state", "restart B8.14", "a restart keeps classic groups as they are instead of reloading their last record"},
-	{MutSessionMinRefused, "session-min-refused", "validation B8.4", "a JoinGroup at exactly the minimum session timeout is refused INVALID_SESSION_TIMEOUT"},
-	{MutSessionAboveMaxAccepted, "session-above-max-accepted", "validation B8.4", "a JoinGroup one millisecond above the maximum session timeout is accepted"},
-	{MutMemberIDRequiredFromV5, "member-id-required-from-v5", "KIP-394 A6.1", "a dynamic JoinGroup v4 with no member id is added at once, as at v3 (the KIP-394 gate at v5)"},
-	{MutSkipAssignmentWithheld, "skip-assignment-withheld", "static A6.2", "a static leader replaced in Stable at JoinGroup v9 is answered as below v9: no members, no SkipAssignment"},
-	{MutPendingExpiresByRebalanceTimeout, "pending-expires-by-rebalance-timeout", "KIP-394 A6.1", "a pending member id expires a rebalance timeout after MEMBER_ID_REQUIRED, not a session timeout"},
-	{MutCompletingRejoinRebalances, "completing-rejoin-rebalances", "join phase B8.6", "a rejoin with unchanged protocols in CompletingRebalance starts a rebalance"},
-	{MutHeartbeatRebalancingNone, "heartbeat-rebalancing-none", "Heartbeat B8.9", "a classic Heartbeat in PreparingRebalance is answered NONE, not REBALANCE_IN_PROGRESS"},
+	{MutClassicNoFence, "classic-no-fence", "static A6.2", "a replaced member id with its instance id is UNKNOWN_MEMBER_ID, not FENCED_INSTANCE_ID", []string{"B8.4/member-fenced", "A6.3/fenced-instance"}},
+	{MutPendingNeverExpires, "pending-never-expires", "KIP-394 A6.1", "a pending member id is never dropped", []string{"A6.1/pending-expired"}},
+	{MutPendingCountsTowardMaxSize, "pending-counts-toward-max-size", "group.max.size B8.11", "group.max.size counts pending member ids", []string{"B8.11/group-full"}},
+	{MutHeartbeatGenerationUnchecked, "heartbeat-generation-unchecked", "Heartbeat B8.9", "a classic Heartbeat at another generation is accepted", []string{"B8.9/illegal-generation"}},
+	{MutLeaderNotReelected, "leader-not-reelected", "join phase B8.7", "a leader that did not rejoin stays leader of the new generation", []string{"B8.7/leader-moved"}},
+	{MutStaticReplacementRebalances, "static-replacement-rebalances", "static A6.2", "a static replacement in Stable with the protocol unchanged starts a rebalance", []string{"A6.2/replaced-stable"}},
+	{MutReplacementKeepsOldInstance, "replacement-keeps-old-instance", "static A6.2", "after a static replacement the instance still maps to the replaced id", []string{"A6.2/replaced-stable"}},
+	{MutAdminRemovalIgnored, "admin-removal-ignored", "LeaveGroup A6.3", "a LeaveGroup entry {\"\", held instance} is UNKNOWN_MEMBER_ID and the member stays", []string{"A6.3/admin-removal"}},
+	{MutPendingLeaveKept, "pending-leave-kept", "LeaveGroup A6.3", "a LeaveGroup naming a pending id answers NONE but keeps it", []string{"A6.3/pending-dropped"}},
+	{MutStaticRemovedAtCompletion, "static-removed-at-completion", "static A6.2", "a static member that did not rejoin is removed at the join phase's completion", []string{"A6.2/static-kept-not-rejoined"}},
+	{MutSyncTimeoutRemovesSynced, "sync-timeout-removes-synced", "timers B8.10", "the sync phase's timeout removes every member, not only those it awaits", []string{"B8.10/sync-expired"}},
+	{MutRemovedJoinNotAnswered, "removed-join-not-answered", "timers B8.10", "a removed member's waiting JoinGroup is never answered", []string{"A6.3/removed-join-answered"}},
+	{MutClassicErrorRefreshesSession, "classic-error-refreshes-session", "Heartbeat B8.9", "a classic Heartbeat answered ILLEGAL_GENERATION refreshes the session", []string{"B8.10/session-expired"}},
+	{MutRestartKeepsClassicState, "restart-keeps-classic-state", "restart B8.14", "a restart keeps classic groups as they are instead of reloading their last record", []string{"B8.14/reloaded"}},
+	{MutSessionMinRefused, "session-min-refused", "validation B8.4", "a JoinGroup at exactly the minimum session timeout is refused INVALID_SESSION_TIMEOUT", []string{"B8.4/invalid-session-timeout"}},
+	{MutSessionAboveMaxAccepted, "session-above-max-accepted", "validation B8.4", "a JoinGroup one millisecond above the maximum session timeout is accepted", []string{"B8.4/invalid-session-timeout"}},
+	{MutMemberIDRequiredFromV5, "member-id-required-from-v5", "KIP-394 A6.1", "a dynamic JoinGroup v4 with no member id is added at once, as at v3 (the KIP-394 gate at v5)", []string{"A6.1/member-id-required", "A6.1/v3-member-added"}},
+	{MutSkipAssignmentWithheld, "skip-assignment-withheld", "static A6.2", "a static leader replaced in Stable at JoinGroup v9 is answered as below v9: no members, no SkipAssignment", []string{"A6.2/replaced-leader-skip-assignment"}},
+	{MutPendingExpiresByRebalanceTimeout, "pending-expires-by-rebalance-timeout", "KIP-394 A6.1", "a pending member id expires a rebalance timeout after MEMBER_ID_REQUIRED, not a session timeout", []string{"A6.1/pending-expired"}},
+	{MutCompletingRejoinRebalances, "completing-rejoin-rebalances", "join phase B8.6", "a rejoin with unchanged protocols in CompletingRebalance starts a rebalance", []string{"B8.6/existing-completing-same"}},
+	{MutHeartbeatRebalancingNone, "heartbeat-rebalancing-none", "Heartbeat B8.9", "a classic Heartbeat in PreparingRebalance is answered NONE, not REBALANCE_IN_PROGRESS", []string{"B8.9/rebalancing"}},
 }
 
 // MutantInfo names and describes one mutant.
@@ -260,14 +552,20 @@ type MutantInfo struct {
 	// Classic marks a mutant of the classic group protocol: the kill
 	// table (internal/targets) runs it on classic plans.
 	Classic bool
+	// Breaks are the clauses of docs/PROTOCOL.md the mutant breaks, by
+	// the ids the reference model counts them under (model.Clauses).
+	Breaks []string
 }
 
 // AllMutants lists every mutant with its name, rule and a one-line
 // description.
 func AllMutants() []MutantInfo {
-	out := make([]MutantInfo, len(mutantInfo))
-	for i, m := range mutantInfo {
-		out[i] = MutantInfo{m.m, m.name, m.rule, m.desc, m.m >= MutClassicNoFence}
+	out := make([]MutantInfo, 0, len(mutantInfo))
+	for _, m := range consumerMutantInfo {
+		out = append(out, MutantInfo{m.m, m.name, m.rule, m.desc, false, slices.Clone(m.breaks)})
+	}
+	for _, m := range classicMutantInfo {
+		out = append(out, MutantInfo{m.m, m.name, m.rule, m.desc, true, slices.Clone(m.breaks)})
 	}
 	return out
 }
@@ -301,10 +599,16 @@ func (m Mutant) String() string {
 }
 
 // With returns the set plus m.
-func (s Mutants) With(m Mutant) Mutants { return s | Mutants(m) }
+func (s Mutants) With(m Mutant) Mutants {
+	s.bits[m>>6] |= 1 << (m & 63)
+	return s
+}
 
 // Has reports whether m is in the set.
-func (s Mutants) Has(m Mutant) bool { return s&Mutants(m) != 0 }
+func (s Mutants) Has(m Mutant) bool { return s.bits[m>>6]&(1<<(m&63)) != 0 }
+
+// Any reports whether the set holds a mutant.
+func (s Mutants) Any() bool { return s != Mutants{} }
 
 // String lists the set's names, comma-separated.
 func (s Mutants) String() string {

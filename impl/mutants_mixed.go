@@ -1,7 +1,9 @@
 package impl
 
+import "slices"
+
 // The mixed groups' planted bugs (docs/PROTOCOL.md A7). They take the
-// top bits, so that the consumer and classic lists (mutants.go) grow
+// top indexes of a Mutants, so that the consumer and classic lists (mutants.go) grow
 // without meeting them, and they are listed apart (MixedMutants), not in
 // AllMutants: the equivalence property's mixed mode catches each
 // (TestMixedMutantsAreCaught), while the kill table, the explorer and the
@@ -11,7 +13,7 @@ const (
 	// MutUpgradeDropsLastMember: the upgrade leaves the classic member
 	// with the greatest id out of the consumer group it makes (A7.4): a
 	// member lost by the conversion, its process still polling.
-	MutUpgradeDropsLastMember Mutant = 1 << (63 - iota)
+	MutUpgradeDropsLastMember Mutant = 127 - iota
 	// MutDowngradeNoRebalance: the downgrade after the last
 	// consumer-protocol member's removal does not rebalance (A7.5): the
 	// classic members keep assignments nobody computed for them.
@@ -29,12 +31,15 @@ const (
 	MutSyncHandsPending
 )
 
+// The consumer and classic lists end below the mixed mutants' indexes.
+var _ [int(MutSyncHandsPending) - int(mutEnd)]struct{}
+
 var mixedMutantInfo = []mutantEntry{
-	{MutUpgradeDropsLastMember, "upgrade-drops-last-member", "upgrade A7.4", "the upgrade leaves the classic member with the greatest id out of the consumer group"},
-	{MutDowngradeNoRebalance, "downgrade-no-rebalance", "downgrade A7.5", "the downgrade after a removal does not rebalance"},
-	{MutClassicHeartbeatNoRejoin, "classic-heartbeat-no-rejoin", "classic members A7.2", "a classic member's Heartbeat is NONE while the group epoch is past its epoch"},
-	{MutClassicSessionGroupTimeout, "classic-session-group-timeout", "classic members A7.1", "a classic member of a consumer group gets the consumer session timeout, not its own"},
-	{MutSyncHandsPending, "sync-hands-pending", "classic members A7.2", "a classic member's SyncGroup hands it the partitions it must revoke too"},
+	{MutUpgradeDropsLastMember, "upgrade-drops-last-member", "upgrade A7.4", "the upgrade leaves the classic member with the greatest id out of the consumer group", []string{"A7.4/upgraded"}},
+	{MutDowngradeNoRebalance, "downgrade-no-rebalance", "downgrade A7.5", "the downgrade after a removal does not rebalance", []string{"A7.5/downgraded"}},
+	{MutClassicHeartbeatNoRejoin, "classic-heartbeat-no-rejoin", "classic members A7.2", "a classic member's Heartbeat is NONE while the group epoch is past its epoch", []string{"A7.2/heartbeat-rejoin"}},
+	{MutClassicSessionGroupTimeout, "classic-session-group-timeout", "classic members A7.1", "a classic member of a consumer group gets the consumer session timeout, not its own", []string{"A7.1/joined"}},
+	{MutSyncHandsPending, "sync-hands-pending", "classic members A7.2", "a classic member's SyncGroup hands it the partitions it must revoke too", []string{"A7.2/sync-assignment"}},
 }
 
 // MixedMutants lists the mixed groups' mutants with their names, rules and
@@ -42,7 +47,7 @@ var mixedMutantInfo = []mutantEntry{
 func MixedMutants() []MutantInfo {
 	out := make([]MutantInfo, len(mixedMutantInfo))
 	for i, m := range mixedMutantInfo {
-		out[i] = MutantInfo{m.m, m.name, m.rule, m.desc, false}
+		out[i] = MutantInfo{m.m, m.name, m.rule, m.desc, false, slices.Clone(m.breaks)}
 	}
 	return out
 }

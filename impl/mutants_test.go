@@ -9,9 +9,11 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/equivtest"
 	"github.com/ghostcheck/ghostcheck/internal/race"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // recorder is a rapid.TB that keeps a failure instead of failing the test,
@@ -55,9 +57,11 @@ func (r *recorder) steps() int {
 // TestMutantsAreCaught plants each mutant in impl and requires the
 // equivalence property to fail; it logs the length of the shrunk
 // counterexample. The property runs from a fixed seed (mutantSeed, unless
-// -rapid.seed names another): some mutants take a few hundred checks to
-// show and null-owned-releases now and then more than 2,000, so a drawn
-// seed made the test fail one make test in ten or so; a fixed one
+// -rapid.seed names another) for up to 4,000 checks: some mutants take a
+// few hundred checks to show, null-owned-releases now and then more than
+// 2,000 and rebalance-timer-rearmed (a timer restarted at the same
+// deadline shows only after time moved) about 2,300 from this seed, so a
+// drawn seed made the test fail one make test in ten or so; a fixed one
 // replays the same checks every time. Shrinking the counterexample, which
 // the test only logs, is bounded by mutantShrinkTime unless
 // -rapid.shrinktime (or RAPID_SHRINKTIME) says otherwise: unbounded, it
@@ -80,7 +84,7 @@ func requireMutantsCaught(t *testing.T, mutants []impl.MutantInfo, property func
 		t.Skip("shrinking a counterexample per mutant takes a while; nothing for the race detector")
 	}
 	setFlag(t, "rapid.nofailfile", "true")
-	setFlag(t, "rapid.checks", "2000")
+	setFlag(t, "rapid.checks", "4000")
 	if flag.Lookup("rapid.seed").Value.String() == "0" {
 		setFlag(t, "rapid.seed", mutantSeed)
 	}
@@ -91,8 +95,13 @@ func requireMutantsCaught(t *testing.T, mutants []impl.MutantInfo, property func
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			r := &recorder{name: t.Name()}
-			rapid.Check(r, property(impl.Mutants(0).With(m.Mutant)))
+			rapid.Check(r, property(impl.Mutants{}.With(m.Mutant)))
 			if !r.failed {
+				if rt, ok := ruleTestCatches[m.Mutant]; ok {
+					t.Logf("mutant %s not reached by the property; its rule test shows it", m.Name)
+					rt(t)
+					return
+				}
 				t.Fatalf("mutant %s (%s) was not caught", m.Name, m.Description)
 			}
 			first := r.errors[0]
@@ -112,12 +121,23 @@ func requireMutantsCaught(t *testing.T, mutants []impl.MutantInfo, property func
 	}
 }
 
+// ruleTestCatches are the mutants the equivalence property does not reach
+// in its checks from mutantSeed, each with the rule test of this package
+// that has a row with the mutant planted (so it fails unless the mutant
+// changes what the rule test checks). A member still revoking when the
+// target moves again takes three members of one group and a client slow
+// to revoke, which random sequences over three groups seldom build; the
+// property run (internal/targets) catches it on its own.
+var ruleTestCatches = map[impl.Mutant]func(*testing.T){
+	impl.MutRevokingTakesNewTarget: TestRevokingMemberWaits,
+}
+
 // mutantSeed is the seed TestMutantsAreCaught's property runs from.
 const mutantSeed = "1"
 
 // mutantShrinkTime bounds how long TestMutantsAreCaught shrinks each
 // mutant's counterexample.
-const mutantShrinkTime = "1s"
+const mutantShrinkTime = "250ms"
 
 // flagGiven reports whether the command line set flag name.
 func flagGiven(name string) bool {
@@ -158,4 +178,134 @@ func TestMutantNames(t *testing.T) {
 	if _, err := impl.ParseMutant("no-such-bug"); err == nil {
 		t.Fatal("ParseMutant accepted an unknown name")
 	}
+}
+
+// clausesWithoutMutantYet are the clauses of docs/PROTOCOL.md the
+// reference coordinator applies that no planted bug breaks yet, with why;
+// TestEveryClauseHasAPlantedBug keeps the list from drifting: a clause
+// planted since, or marked in docs/PROTOCOL.md A4.1 as one no client can see,
+// must leave it. It is the work left of issue 28.
+var clausesWithoutMutantYet = map[string]string{
+	// The consumer protocol's last two.
+	"A1/v0-member-id-made": "v0 joins come from v0 clients, which the kill table's v1 runs do not have, and mixed runs' v0 ghosts would hide the bug",
+	"B4.4/group-created":   "a join that fails after making its group (a bad regex to a new group) is not in the plans",
+	// The classic protocol's clauses (A6, B8): planted bugs to come.
+	"A6.1/pending-joins": classicToCome, "A6.1/pending-with-instance": classicToCome, "A6.1/pending-not-member": classicToCome,
+	"A6.2/new-static-member": classicToCome, "A6.2/replaced-protocol-changes": classicToCome, "A6.2/replaced-completing": classicToCome,
+	"A6.2/replaced-preparing": classicToCome, "A6.2/old-request-fenced": classicToCome,
+	"A6.3/empty-unknown": classicToCome, "A6.3/unknown-instance": classicToCome, "A6.3/unknown-member": classicToCome,
+	"A6.3/member-removed": classicToCome, "A6.3/removed-sync-unanswered": classicToCome, "A6.3/leave-rebalances": classicToCome,
+	"A6.3/leave-completes-join":         classicToCome,
+	"A6.4/join-replaces-consumer-group": classicToCome, "A6.4/join-mixed-refused": classicToCome, "A6.4/sync-consumer-group": classicToCome,
+	"A6.4/heartbeat-consumer-group": classicToCome, "A6.4/describe-consumer-group": classicToCome,
+	"A6.4/heartbeat-replaces-classic-group": classicToCome, "A6.4/upgrade-refused": classicToCome, "A6.4/heartbeat-classic-not-found": classicToCome,
+	"A6.5/member-id-made": classicToCome, "A6.5/leader-smallest-id": classicToCome, "A6.5/protocol-tie": classicToCome,
+	"A6.5/superseded-not-coordinator": classicToCome,
+	"B8.4/sync-null-protocol":         classicToCome, "B8.4/invalid-group-id": classicToCome, "B8.4/v0-rebalance-timeout": classicToCome,
+	"B8.4/member-unknown-instance": classicToCome, "B8.4/member-unknown": classicToCome, "B8.5/connection-held": classicToCome,
+	"B8.6/group-created": classicToCome, "B8.6/missing-group-unknown-member": classicToCome, "B8.6/inconsistent-protocol": classicToCome,
+	"B8.6/new-member-added": classicToCome, "B8.6/existing-preparing": classicToCome, "B8.6/existing-completing-changed": classicToCome,
+	"B8.6/stable-leader-rejoins": classicToCome, "B8.6/stable-follower-changed": classicToCome, "B8.6/stable-follower-same": classicToCome,
+	"B8.6/join-replaced":     classicToCome,
+	"B8.7/rebalance-started": classicToCome, "B8.7/first-rebalance-started": classicToCome, "B8.7/first-rebalance-extended": classicToCome,
+	"B8.7/completed-all-joined": classicToCome, "B8.7/completed-by-timer": classicToCome, "B8.7/dynamic-removed-not-rejoined": classicToCome,
+	"B8.7/nobody-rejoined": classicToCome, "B8.7/generation-empty": classicToCome, "B8.7/generation-completing": classicToCome,
+	"B8.8/unknown-group": classicToCome, "B8.8/illegal-generation": classicToCome, "B8.8/inconsistent-protocol": classicToCome,
+	"B8.8/rebalancing": classicToCome, "B8.8/follower-waits": classicToCome, "B8.8/leader-assigns": classicToCome,
+	"B8.8/missing-assignment-empty": classicToCome, "B8.8/stable-current": classicToCome, "B8.8/sync-replaced": classicToCome,
+	"B8.9/unknown-group": classicToCome, "B8.9/ok": classicToCome,
+	"B8.10/session-kept-waiting": classicToCome, "B8.10/new-member-expired": classicToCome, "B8.10/expiry-rebalances": classicToCome,
+	"B8.10/expiry-completes-join": classicToCome, "B8.10/sync-expired-replaced-id": classicToCome,
+	"B8.13/described-stable": classicToCome, "B8.13/described-other": classicToCome, "B8.13/not-found-v6": classicToCome,
+	"B8.13/dead-v0-v5": classicToCome, "B8.14/waiting-not-coordinator": classicToCome,
+}
+
+// classicToCome is why most classic clauses have no planted bug yet: the
+// consumer protocol's came first (issue 28).
+const classicToCome = "classic: planted bugs to come"
+
+// mixedSection is the section of the mixed groups' clauses (A7), which
+// impl does not serve yet: they have no planted bug until it does.
+const mixedSection = "A7."
+
+// unseenClauses are the clauses docs/PROTOCOL.md A4.1 lists as ones no
+// client can see, each with its reason.
+func unseenClauses(t *testing.T) map[string]string {
+	t.Helper()
+	s, ok := docs.Lookup("A4.1")
+	if !ok {
+		t.Fatal("docs/PROTOCOL.md has no section A4.1")
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(s.Text, "\n") {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+		if !strings.HasPrefix(line, "| `") || len(cells) != 2 {
+			continue
+		}
+		id := strings.Trim(strings.TrimSpace(cells[0]), "`")
+		out[id] = strings.TrimSpace(cells[1])
+	}
+	if len(out) == 0 {
+		t.Fatal("docs/PROTOCOL.md A4.1 lists no clause")
+	}
+	return out
+}
+
+// TestEveryClauseHasAPlantedBug is the inventory of issue 28: every clause
+// the reference coordinator applies (model.Clauses, the rule-hit ids of
+// docs/PROTOCOL.md Parts A and B) is broken by at least one planted bug
+// (MutantInfo.Breaks), or docs/PROTOCOL.md A4.1 says no client can see it
+// (with why), or clausesWithoutMutantYet lists it (with why); in exactly
+// one of the three. Every clause a mutant names exists.
+func TestEveryClauseHasAPlantedBug(t *testing.T) {
+	known := map[string]bool{}
+	for _, c := range model.Clauses() {
+		known[string(c.ID)] = true
+	}
+	planted := map[string][]string{}
+	for _, m := range append(impl.AllMutants(), impl.MixedMutants()...) {
+		if len(m.Breaks) == 0 {
+			t.Errorf("mutant %s names no clause it breaks", m.Name)
+		}
+		for _, c := range m.Breaks {
+			if !known[c] {
+				t.Errorf("mutant %s breaks clause %s, which model.Clauses does not list", m.Name, c)
+			}
+			planted[c] = append(planted[c], m.Name)
+		}
+	}
+	unseen := unseenClauses(t)
+	for c, why := range unseen {
+		if !known[c] || why == "" {
+			t.Errorf("docs/PROTOCOL.md A4.1 lists %s (%q): no such clause, or no reason", c, why)
+		}
+	}
+	missing := 0
+	for _, c := range model.Clauses() {
+		id := string(c.ID)
+		_, isUnseen := unseen[id]
+		_, notYet := clausesWithoutMutantYet[id]
+		n := 0
+		for _, in := range []bool{len(planted[id]) > 0, isUnseen, notYet} {
+			if in {
+				n++
+			}
+		}
+		switch {
+		case n == 0 && strings.HasPrefix(id, mixedSection):
+			missing++ // impl does not serve mixed groups yet
+		case n == 0:
+			t.Errorf("clause %s (%s): no planted bug breaks it; plant one in impl/mutants.go (Breaks), or say in docs/PROTOCOL.md A4.1 why no client can see it", id, c.What)
+		case n > 1:
+			t.Errorf("clause %s: planted (%v), in A4.1 (%v) and without a mutant yet (%v): want exactly one", id, planted[id], isUnseen, notYet)
+		case notYet:
+			missing++
+		}
+	}
+	for id := range clausesWithoutMutantYet {
+		if !known[id] {
+			t.Errorf("clausesWithoutMutantYet lists %s, which model.Clauses does not", id)
+		}
+	}
+	t.Logf("%d clauses: %d broken by a planted bug, %d no client can see (A4.1), %d without a planted bug yet", len(known), len(planted), len(unseen), missing)
 }

@@ -256,7 +256,7 @@ func TestRestartTimers(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tc := newRestartTest(t, 0)
+			tc := newRestartTest(t, impl.Mutants{})
 			c.setup(tc)
 			tc.advance(c.restartAt)
 			tc.restart()
@@ -272,21 +272,21 @@ func TestRestartTimers(t *testing.T) {
 // TestRestart.
 func TestRestart(t *testing.T) {
 	t.Run("a member whose session ended before the restart stays gone", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b"))
 		tc.advance(45000)
 		tc.restart()
 		tc.wantGroup("expired at 45000, not revived", emptyAt2)
 	})
 	t.Run("a stable member gets no rebalance timer", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		twoStable(tc, false)
 		tc.restart()
 		tc.advance(44000)
 		tc.wantGroup("both still there after any rebalance timeout", stableTwo)
 	})
 	t.Run("groups, epochs and assignments persist; members carry on at their epochs", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		twoStable(tc, true)
 		before := fmt.Sprintf("%+v", tc.c.Snapshot())
 		tc.advance(1000)
@@ -301,7 +301,7 @@ func TestRestart(t *testing.T) {
 		}
 	})
 	t.Run("sessions armed at different times, and one armed at the restart's own time, end together", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		tc.ok(testreq.Join(restartGroup, "m3", 60000, "a", "b")) // joined out of id order: the session list is m3 m1 m2
 		tc.advance(100)
 		tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b"))
@@ -318,7 +318,7 @@ func TestRestart(t *testing.T) {
 		tc.wantGroup("all three expire at 46000", "Empty epoch 6")
 	})
 	t.Run("the connection's ClientId is forgotten: a request without one is attributed to none", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b")) // the connection's first request carried ClientId
 		if id, ok := tc.c.ConnClientID(1); !ok || id != restartClient {
 			t.Fatalf("before the restart the connection is attributed %q (known %v), want %q", id, ok, restartClient)
@@ -333,7 +333,7 @@ func TestRestart(t *testing.T) {
 		}
 	})
 	t.Run("telemetry client state is lost: a push needs the subscription fetched again", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		clientA := codec.SomeUUID(codec.UUID{0xaa, 15: 0xaa})
 		if r := tc.send(1, clientA, &codec.GetTelemetrySubscriptionsRequest{}).(*codec.GetTelemetrySubscriptionsResponse); r.ErrorCode != codec.None || r.SubscriptionId != 7 {
 			t.Fatalf("subscribed: %v, subscription %d; want NONE, 7", r.ErrorCode, r.SubscriptionId)
@@ -345,7 +345,7 @@ func TestRestart(t *testing.T) {
 		}
 	})
 	t.Run("with the restart-keeps-deadlines mutant, the old session deadline holds", func(t *testing.T) {
-		tc := newRestartTest(t, impl.Mutants(0).With(impl.MutRestartKeepsDeadlines))
+		tc := newRestartTest(t, impl.Mutants{}.With(impl.MutRestartKeepsDeadlines))
 		tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b"))
 		tc.advance(30000)
 		tc.restart()

@@ -60,7 +60,7 @@ func TestLeaveGroupTable(t *testing.T) {
 		{"an unknown member id with a held instance", lgEntry("m9", "i1"), codec.FencedInstanceID, stableTwo},
 	} {
 		t.Run(row.name, func(t *testing.T) {
-			tc := newRestartTest(t, 0)
+			tc := newRestartTest(t, impl.Mutants{})
 			twoStable(tc, true)
 			top, codes := tc.leaveGroup(4, restartGroup, row.entry)
 			if top != codec.None || len(codes) != 1 || codes[0] != row.code {
@@ -73,7 +73,7 @@ func TestLeaveGroupTable(t *testing.T) {
 
 func TestLeaveGroupBatchesAndGroupIDs(t *testing.T) {
 	t.Run("entries in order, removals fenced in one epoch", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		twoStable(tc, true)
 		top, codes := tc.leaveGroup(5, restartGroup, lgEntry("m1", "i1"), lgEntry("", "i1"), lgEntry("", "i1"), lgEntry("m2", ""))
 		if want := fmt.Sprint([]codec.ErrorCode{codec.None, codec.UnknownMemberID, codec.UnknownMemberID, codec.None}); top != codec.None || fmt.Sprint(codes) != want {
@@ -82,7 +82,7 @@ func TestLeaveGroupBatchesAndGroupIDs(t *testing.T) {
 		tc.wantGroup("both gone, one bump", "Empty epoch 3")
 	})
 	t.Run("two of three removed: one bump, one recomputation", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		twoStable(tc, true)
 		tc.ok(testreq.Join(restartGroup, "m3", 60000, "a", "b"))
 		tc.leaveGroup(3, restartGroup, lgEntry("", "i1"), lgEntry("m2", ""))
@@ -92,7 +92,7 @@ func TestLeaveGroupBatchesAndGroupIDs(t *testing.T) {
 		}
 	})
 	t.Run("a batch removing nobody keeps the epoch", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		twoStable(tc, true)
 		tc.leaveGroup(3, restartGroup, lgEntry("m9", ""), lgEntry("", "i9"), lgEntry("m2", "i1"))
 		tc.wantGroup("unchanged", stableTwo)
@@ -111,7 +111,7 @@ func TestLeaveGroupBatchesAndGroupIDs(t *testing.T) {
 			{"", "m1", codec.InvalidGroupID, stableTwo},
 		} {
 			t.Run(fmt.Sprintf("v%d group %q member %q", v, c.group, c.member), func(t *testing.T) {
-				tc := newRestartTest(t, 0)
+				tc := newRestartTest(t, impl.Mutants{})
 				twoStable(tc, true)
 				resp := tc.send(v, codec.NullableUUID{}, &codec.LeaveGroupRequest{GroupId: c.group, MemberId: c.member}).(*codec.LeaveGroupResponse)
 				if resp.ErrorCode != c.code {
@@ -122,7 +122,7 @@ func TestLeaveGroupBatchesAndGroupIDs(t *testing.T) {
 		}
 	}
 	t.Run("LeaveGroup v3 and Describe do not trim the group id", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		top, codes := tc.leaveGroup(3, "  ", lgEntry("", "i1"))
 		if top != codec.None || len(codes) != 1 || codes[0] != codec.UnknownMemberID {
 			t.Fatalf("LeaveGroup of %q: top %v, members %v; want NONE, [UNKNOWN_MEMBER_ID]", "  ", top, codes)
@@ -162,18 +162,18 @@ func TestStaticTakeover(t *testing.T) {
 		assigned string // in the join response
 		after    string
 	}{
-		{"no group-epoch bump: the old target at the current epoch, other targets kept", 0, parkedOfTwo, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), 2, m1Of2,
+		{"no group-epoch bump: the old target at the current epoch, other targets kept", impl.Mutants{}, parkedOfTwo, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), 2, m1Of2,
 			"Stable epoch 2: m2@2 owns " + m2Of2 + " target " + m2Of2 + "; m3@2 owns " + m1Of2 + " target " + m1Of2},
-		{"inherited partitions outside the target are revoked first, at epoch 0", 0, parkedThenJoined, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), 0, m1Of2,
+		{"inherited partitions outside the target are revoked first, at epoch 0", impl.Mutants{}, parkedThenJoined, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), 0, m1Of2,
 			"Reconciling epoch 2: m2@2 owns - target " + m2Of2 + "; m3@0 owns " + m1Of2 + " pending " + m2Of2 + " target " + m1Of2},
-		{"a changed subscription bumps the epoch", 0, parkedOfTwo,
+		{"a changed subscription bumps the epoch", impl.Mutants{}, parkedOfTwo,
 			func() *codec.ConsumerGroupHeartbeatRequest {
 				r := testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b")
 				r.SubscribedTopicNames = []string{"a"}
 				return r
 			}(), 0, "a0 a2",
 			"Reconciling epoch 3: m2@2 owns " + m2Of2 + " target a1 b0 b1; m3@0 owns a0 a2 pending b1 target a0 a2"},
-		{"with the static-restart-rebalances mutant, the takeover moves the epoch", impl.Mutants(0).With(impl.MutStaticRestartRebalances),
+		{"with the static-restart-rebalances mutant, the takeover moves the epoch", impl.Mutants{}.With(impl.MutStaticRestartRebalances),
 			parkedOfTwo, testreq.StaticJoin(restartGroup, "m3", "i1", 60000, "a", "b"), 3, m1Of2,
 			"Reconciling epoch 3: m2@2 owns " + m2Of2 + " target " + m2Of2 + "; m3@3 owns " + m1Of2 + " target " + m1Of2},
 	} {
@@ -188,7 +188,7 @@ func TestStaticTakeover(t *testing.T) {
 		})
 	}
 	t.Run("the new member's session starts at its join; the old id is gone", func(t *testing.T) {
-		tc := newRestartTest(t, 0)
+		tc := newRestartTest(t, impl.Mutants{})
 		tc.ok(testreq.StaticJoin(restartGroup, "m1", "i1", 60000, "a", "b"))
 		tc.advance(10000)
 		tc.ok(testreq.Leave(restartGroup, "m1", -2, "i1"))
@@ -239,7 +239,7 @@ func TestGroupSizeCapSkipsAHeldInstance(t *testing.T) {
 			"Reconciling epoch 1: m1@-2 owns " + allAB + " target " + allAB},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tc := newRestartTestWith(t, 0, full)
+			tc := newRestartTestWith(t, impl.Mutants{}, full)
 			tc.ok(testreq.StaticJoin(restartGroup, "m1", "i1", 60000, "a", "b"))
 			if c.park {
 				tc.ok(testreq.Leave(restartGroup, "m1", -2, "i1"))
@@ -261,7 +261,7 @@ func TestAssignorSortsByAssignmentKey(t *testing.T) {
 		{"z-static", "a0", "Reconciling epoch 2: m2@2 owns - target " + m2Of2 + "; z-static@1 owns " + allAB + " target " + m1Of2},
 	} {
 		t.Run(c.static+" as "+c.instance, func(t *testing.T) {
-			tc := newRestartTest(t, 0)
+			tc := newRestartTest(t, impl.Mutants{})
 			tc.ok(testreq.StaticJoin(restartGroup, c.static, c.instance, 60000, "a", "b"))
 			tc.ok(testreq.Join(restartGroup, "m2", 60000, "a", "b"))
 			tc.wantGroup("targets by key", c.want)
@@ -271,7 +271,7 @@ func TestAssignorSortsByAssignmentKey(t *testing.T) {
 
 // A5.7: a regex subscription makes a heartbeat full too.
 func TestFullRequestByRegex(t *testing.T) {
-	tc := newRestartTest(t, 0)
+	tc := newRestartTest(t, impl.Mutants{})
 	j := testreq.Join(restartGroup, "m1", 60000, "a", "b")
 	j.SubscribedTopicNames, j.SubscribedTopicRegex = nil, codec.Str("a|c")
 	tc.ok(j)
@@ -319,14 +319,14 @@ func TestEpochCheck(t *testing.T) {
 		req  *codec.ConsumerGroupHeartbeatRequest
 		code codec.ErrorCode
 	}{
-		{"the previous epoch with owned partitions a subset of the assignment is accepted (lost response)", 0, testreq.Heartbeat(restartGroup, "m1", 1, "a0 b1"), codec.None},
-		{"the previous epoch reporting the whole assignment is accepted", 0, testreq.Heartbeat(restartGroup, "m1", 1, m1Of2), codec.None},
-		{"the previous epoch without owned partitions is FENCED_MEMBER_EPOCH", 0, nullOwned(testreq.Heartbeat(restartGroup, "m1", 1, "")), codec.FencedMemberEpoch},
-		{"... which the prev-epoch-without-owned mutant accepts", impl.Mutants(0).With(impl.MutPrevEpochWithoutOwned), nullOwned(testreq.Heartbeat(restartGroup, "m1", 1, "")), codec.None},
-		{"the previous epoch with a partition outside the assignment is FENCED_MEMBER_EPOCH", 0, testreq.Heartbeat(restartGroup, "m1", 1, "a0 a1"), codec.FencedMemberEpoch},
-		{"the previous epoch with an unknown topic is FENCED_MEMBER_EPOCH", 0, unknownTopic, codec.FencedMemberEpoch},
-		{"an epoch above the member's is FENCED_MEMBER_EPOCH", 0, testreq.Heartbeat(restartGroup, "m1", 3, m1Of2), codec.FencedMemberEpoch},
-		{"m2's previous epoch is 0: a heartbeat at epoch 1 is FENCED_MEMBER_EPOCH", 0, testreq.Heartbeat(restartGroup, "m2", 1, m2Of2), codec.FencedMemberEpoch},
+		{"the previous epoch with owned partitions a subset of the assignment is accepted (lost response)", impl.Mutants{}, testreq.Heartbeat(restartGroup, "m1", 1, "a0 b1"), codec.None},
+		{"the previous epoch reporting the whole assignment is accepted", impl.Mutants{}, testreq.Heartbeat(restartGroup, "m1", 1, m1Of2), codec.None},
+		{"the previous epoch without owned partitions is FENCED_MEMBER_EPOCH", impl.Mutants{}, nullOwned(testreq.Heartbeat(restartGroup, "m1", 1, "")), codec.FencedMemberEpoch},
+		{"... which the prev-epoch-without-owned mutant accepts", impl.Mutants{}.With(impl.MutPrevEpochWithoutOwned), nullOwned(testreq.Heartbeat(restartGroup, "m1", 1, "")), codec.None},
+		{"the previous epoch with a partition outside the assignment is FENCED_MEMBER_EPOCH", impl.Mutants{}, testreq.Heartbeat(restartGroup, "m1", 1, "a0 a1"), codec.FencedMemberEpoch},
+		{"the previous epoch with an unknown topic is FENCED_MEMBER_EPOCH", impl.Mutants{}, unknownTopic, codec.FencedMemberEpoch},
+		{"an epoch above the member's is FENCED_MEMBER_EPOCH", impl.Mutants{}, testreq.Heartbeat(restartGroup, "m1", 3, m1Of2), codec.FencedMemberEpoch},
+		{"m2's previous epoch is 0: a heartbeat at epoch 1 is FENCED_MEMBER_EPOCH", impl.Mutants{}, testreq.Heartbeat(restartGroup, "m2", 1, m2Of2), codec.FencedMemberEpoch},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tc := newRestartTest(t, c.mut)
@@ -338,7 +338,7 @@ func TestEpochCheck(t *testing.T) {
 			if c.code == codec.None && (r.MemberEpoch != 2 || r.Assignment != nil) {
 				t.Fatalf("accepted at epoch %d with assignment %+v, want epoch 2 and none (nothing changed)", r.MemberEpoch, r.Assignment)
 			}
-			if c.code != codec.None || c.mut == 0 {
+			if c.code != codec.None || !c.mut.Any() {
 				tc.wantGroup("unchanged", stableTwo)
 			}
 		})
@@ -355,10 +355,10 @@ func TestParkingClearsPendingRevocations(t *testing.T) {
 		parked string // after m2 heartbeats
 		later  string // past m1's rebalance timeout, before its session's end
 	}{
-		{"pending released, timer stopped", 0,
+		{"pending released, timer stopped", impl.Mutants{},
 			"Reconciling epoch 2: m1@-2 owns " + m1Of2 + " target " + m1Of2 + "; m2@2 owns " + m2Of2 + " target " + m2Of2,
 			"Reconciling epoch 2: m1@-2 owns " + m1Of2 + " target " + m1Of2 + "; m2@2 owns " + m2Of2 + " target " + m2Of2},
-		{"the park-keeps-pending mutant keeps both", impl.Mutants(0).With(impl.MutParkKeepsPending),
+		{"the park-keeps-pending mutant keeps both", impl.Mutants{}.With(impl.MutParkKeepsPending),
 			"Reconciling epoch 2: m1@-2 owns " + m1Of2 + " pending " + m2Of2 + " target " + m1Of2 + "; m2@2 owns - target " + m2Of2,
 			"Reconciling epoch 3: m2@2 owns - target " + allAB},
 	} {
@@ -393,9 +393,9 @@ func TestTakeoverWithChangedMemberIDOrder(t *testing.T) {
 		mut         impl.Mutants
 		targets     string // after m4 joins: by member id
 	}{
-		{"a new id sorting first", "a0-new", 0, "a0-new: a0 b0; m2: a1 b1; m4: a2"},
-		{"a new id sorting last", "z9-new", 0, "m2: a1 b1; m4: a2; z9-new: a0 b0"},
-		{"a new id sorting last, keyed by member id", "z9-new", impl.Mutants(0).With(impl.MutTakeoverKeysByMemberID), "m2: a0 b0; m4: a1 b1; z9-new: a2"},
+		{"a new id sorting first", "a0-new", impl.Mutants{}, "a0-new: a0 b0; m2: a1 b1; m4: a2"},
+		{"a new id sorting last", "z9-new", impl.Mutants{}, "m2: a1 b1; m4: a2; z9-new: a0 b0"},
+		{"a new id sorting last, keyed by member id", "z9-new", impl.Mutants{}.With(impl.MutTakeoverKeysByMemberID), "m2: a0 b0; m4: a1 b1; z9-new: a2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tc := newRestartTest(t, c.mut)
@@ -428,7 +428,7 @@ func TestLeaveGroupBatchOneBump(t *testing.T) {
 	for _, c := range []struct {
 		mut   impl.Mutants
 		epoch int32
-	}{{0, 3}, {impl.Mutants(0).With(impl.MutLeaveGroupBumpPerMember), 4}} {
+	}{{impl.Mutants{}, 3}, {impl.Mutants{}.With(impl.MutLeaveGroupBumpPerMember), 4}} {
 		tc := newRestartTest(t, c.mut)
 		twoStable(tc, true)
 		top, codes := tc.leaveGroup(3, restartGroup, lgEntry("", "i1"), lgEntry("m2", ""))
@@ -438,5 +438,36 @@ func TestLeaveGroupBatchOneBump(t *testing.T) {
 		if d := tc.describe(); d.GroupEpoch != c.epoch || len(d.Members) != 0 {
 			t.Fatalf("mutants %v: epoch %d with %d members, want %d and none", c.mut, d.GroupEpoch, len(d.Members), c.epoch)
 		}
+	}
+}
+
+// A5.3 step 2, as the model's reconciliation: a member with pending
+// revocations waits, even when the target moves again under it; what it
+// must give up for the newer target waits until its revocations are done.
+// m1 revokes a1 b0 for m2, then m3 joins (epoch 3) while m1 still reports
+// them: m1's next heartbeat changes nothing and carries no assignment.
+func TestRevokingMemberWaits(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		mut     impl.Mutants
+		revokes bool // the answer carries a smaller assignment
+	}{
+		{"the revoking member waits", impl.Mutants{}, false},
+		{"the revoking-takes-new-target mutant revokes against the new target at once", impl.Mutants{}.With(impl.MutRevokingTakesNewTarget), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tc := newRestartTest(t, c.mut)
+			tc.ok(testreq.Join(restartGroup, "m1", 60000, "a", "b"))
+			tc.ok(testreq.Heartbeat(restartGroup, "m1", 1, allAB))
+			tc.ok(testreq.Join(restartGroup, "m2", 60000, "a", "b"))
+			if r := tc.ok(testreq.Heartbeat(restartGroup, "m1", 1, allAB)); partsOfHB(r.Assignment) != m1Of2 {
+				t.Fatalf("setup: m1 keeps %s, want %s", partsOfHB(r.Assignment), m1Of2)
+			}
+			tc.ok(testreq.Join(restartGroup, "m3", 60000, "a", "b"))
+			r := tc.ok(testreq.Heartbeat(restartGroup, "m1", 1, allAB))
+			if got := r.Assignment != nil; got != c.revokes {
+				t.Fatalf("m1 still revoking after the target moved: assignment %q, want one: %v", partsOfHB(r.Assignment), c.revokes)
+			}
+		})
 	}
 }

@@ -29,14 +29,14 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 	version := h.RequestApiVersion
 	zeroOK := c.mut.Has(MutZeroInstanceIDAccepted)
 	var id codec.UUID
-	if version >= 1 {
+	if version >= 1 && !(version == 1 && c.mut.Has(MutGetV1ServedAsV0)) {
 		if !h.ClientInstanceId.Valid || (!zeroOK && c.reservedID(h.ClientInstanceId.UUID)) {
 			return &codec.GetTelemetrySubscriptionsResponse{ErrorCode: codec.InvalidRequest}
 		}
 		id = h.ClientInstanceId.UUID
 	} else {
 		id = r.ClientInstanceId
-		if id.IsZero() && !zeroOK {
+		if id.IsZero() && !zeroOK || !id.IsZero() && c.mut.Has(MutGetV0IDReplaced) {
 			id = c.ids.next()
 		}
 	}
@@ -56,7 +56,9 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 		}
 		s.m[id] = tc
 	}
-	tc.lastGet = now
+	if !c.mut.Has(MutGetNotRecorded) {
+		tc.lastGet = now
+	}
 	t := c.cfg.Telemetry
 	resp := &codec.GetTelemetrySubscriptionsResponse{
 		SubscriptionId:           t.SubscriptionID,
@@ -100,15 +102,17 @@ func (c *Coordinator) pushTelemetry(h *codec.RequestHeader, r *codec.PushTelemet
 		return fail(codec.InvalidRequest)
 	case tc != nil && !r.Terminating && tc.lastPush >= 0 && t.PushIntervalMs > 0 && now-tc.lastPush < int64(t.PushIntervalMs):
 		return fail(codec.ThrottlingQuotaExceeded)
-	case tc == nil || r.SubscriptionId != t.SubscriptionID:
+	case tc == nil || r.SubscriptionId != t.SubscriptionID && !c.mut.Has(MutPushSubscriptionUnchecked):
 		return fail(codec.UnknownSubscriptionID)
-	case !acceptsCompression(t.AcceptedCompressionTypes, r.CompressionType):
+	case !acceptsCompression(t.AcceptedCompressionTypes, r.CompressionType) && !c.mut.Has(MutPushCompressionUnchecked):
 		return fail(codec.UnsupportedCompressionType)
-	case len(r.Metrics) > int(t.TelemetryMaxBytes):
+	case len(r.Metrics) > int(t.TelemetryMaxBytes) && !c.mut.Has(MutPushTooLargeAccepted):
 		return fail(codec.TelemetryTooLarge)
 	}
-	tc.lastPush = now
-	tc.terminating = r.Terminating
+	if !c.mut.Has(MutPushNotRecorded) {
+		tc.lastPush = now
+	}
+	tc.terminating = r.Terminating && !c.mut.Has(MutPushAfterTerminatingAccepted)
 	return &codec.PushTelemetryResponse{}
 }
 

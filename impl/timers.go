@@ -181,7 +181,11 @@ func (g *group) expire(now int64) {
 		g.removeMember(mi)
 		removed++
 	}
-	for len(g.rheap) > 0 && g.sides[g.rheap[0]].rdl <= now {
+	rlate := int64(0) // MutRebalanceExpiryLate: a rebalance timeout outlives its deadline by a millisecond
+	if g.c.mut.Has(MutRebalanceExpiryLate) {
+		rlate = 1
+	}
+	for len(g.rheap) > 0 && g.sides[g.rheap[0]].rdl+rlate <= now {
 		si := g.rheap[0]
 		g.heapRemove(si)
 		s := &g.sides[si]

@@ -84,6 +84,9 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	if o.OffGrid {
 		drawOffGrid(d, &p)
 	}
+	if o.Edges && p.SubRoundMs > 0 {
+		p.EdgeMs = 1 // no draw: every plan off the grid has its edges
+	}
 	if o.ReuseConnIDs {
 		p.ReuseConnIDs = d.intn("reuse conn ids", 2) == 0
 	}

@@ -13,7 +13,7 @@ import (
 func plainOptions() Options {
 	o := DefaultOptions()
 	o.StaticCrashes, o.Resubscribes, o.OldClients, o.NullOwned, o.LeaveGroups = false, false, false, false, false
-	o.Caps, o.RefusalProbes, o.OffGrid, o.ReuseConnIDs, o.RareInputs = false, false, false, false, false
+	o.Caps, o.RefusalProbes, o.OffGrid, o.ReuseConnIDs, o.RareInputs, o.Edges = false, false, false, false, false, false
 	return o
 }
 

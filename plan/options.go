@@ -59,6 +59,10 @@ type Options struct {
 	// draws session and rebalance timeouts off the round grid, so that a
 	// deadline off by a millisecond shows.
 	OffGrid bool
+	// Edges (with OffGrid) delivers about one request in four a
+	// millisecond before its step, where a session or rebalance timer
+	// armed a millisecond short has fired and a correct one has not.
+	Edges bool
 	// ReuseConnIDs has about half the plans give a new connection the id
 	// of a closed one.
 	ReuseConnIDs bool
@@ -86,5 +90,5 @@ func DefaultOptions() Options {
 		Faults: UniformFaults(10), Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true, Probes: true,
 		Restarts: true, StaticRestarts: true,
 		StaticCrashes: true, Resubscribes: true, OldClients: true, NullOwned: true, LeaveGroups: true,
-		Caps: true, RefusalProbes: true, OffGrid: true, ReuseConnIDs: true, RareInputs: true}
+		Caps: true, RefusalProbes: true, OffGrid: true, ReuseConnIDs: true, RareInputs: true, Edges: true}
 }

@@ -47,6 +47,11 @@ type Plan struct {
 	// within its round instead of at the round's start (subRoundOffset),
 	// so that requests land off the round grid; 0 keeps them on it.
 	SubRoundMs int64 `json:"subRoundMs,omitempty"`
+	// EdgeMs, when positive (with SubRoundMs), delivers about one request
+	// in four EdgeMs before its step instead of at it (subRoundOffset):
+	// deadlines fall on the steps, so a timer a millisecond late shows at
+	// a step and one a millisecond early only just before one.
+	EdgeMs int64 `json:"edgeMs,omitempty"`
 	// RebalanceTimeoutMs is the clients' rebalance timeout; 0 is four
 	// request timeouts.
 	RebalanceTimeoutMs int32 `json:"rebalanceTimeoutMs,omitempty"`

@@ -16,8 +16,10 @@ const (
 	// instance id (INVALID_REQUEST).
 	ProbeNoInstanceID ProbeKind = "telemetry-no-instance-id"
 	// ProbeStaleHeartbeat: a heartbeat for a member the observer last saw,
-	// with an epoch far ahead (FENCED_MEMBER_EPOCH; an error must not
-	// refresh the member's session).
+	// with an epoch far ahead or, for an odd Pick and a member a live
+	// process holds, one ahead of the one it saw (FENCED_MEMBER_EPOCH,
+	// unless the member moved on since; an error must not refresh the
+	// member's session).
 	ProbeStaleHeartbeat ProbeKind = "stale-heartbeat"
 	// ProbePreviousEpoch: a heartbeat for a member the observer last saw,
 	// one epoch behind, with TopicPartitions null: only a report of owned

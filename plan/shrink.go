@@ -129,7 +129,8 @@ func (s *shrinker) plainer() bool {
 		}
 	}
 	try(s.p.ReuseConnIDs, func(q *Plan) { q.ReuseConnIDs = false })
-	try(s.p.SubRoundMs > 0, func(q *Plan) { q.SubRoundMs = 0 })
+	try(s.p.EdgeMs > 0, func(q *Plan) { q.EdgeMs = 0 })
+	try(s.p.SubRoundMs > 0, func(q *Plan) { q.SubRoundMs, q.EdgeMs = 0, 0 })
 	try(len(s.p.MaxVersions) > 0, func(q *Plan) { q.MaxVersions = nil })
 	try(s.p.MaxGroupSize > 0, func(q *Plan) { q.MaxGroupSize = 0 })
 	try(s.p.InitialRebalanceDelayMs > 0, func(q *Plan) { q.InitialRebalanceDelayMs = 0 })

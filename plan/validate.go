@@ -77,6 +77,9 @@ func (p *Plan) validateTimings() error {
 	if p.SubRoundMs < 0 || p.RebalanceTimeoutMs < 0 || p.TelemetryMaxBytes < 0 || p.MaxGroupSize < 0 {
 		return fmt.Errorf("plan: subRoundMs, rebalanceTimeoutMs, telemetryMaxBytes and maxGroupSize must not be negative")
 	}
+	if p.EdgeMs < 0 || (p.EdgeMs > 0 && p.EdgeMs >= p.SubRoundMs) {
+		return fmt.Errorf("plan: edgeMs %d must be below subRoundMs %d and not negative", p.EdgeMs, p.SubRoundMs)
+	}
 	return nil
 }
 

@@ -98,7 +98,7 @@ func startImpl(t *testing.T, muts impl.Mutants) string {
 // A broker whose ApiVersions v3+ replies do not parse is negotiated with
 // at v2, and the target says how.
 func TestTargetNegotiationNotes(t *testing.T) {
-	p := brokertest.Start(t, startImpl(t, 0), brokertest.Options{GarbleApiVersionsFrom: 3})
+	p := brokertest.Start(t, startImpl(t, impl.Mutants{}), brokertest.Options{GarbleApiVersionsFrom: 3})
 	target, err := tcptarget.Dial(context.Background(), []string{p.Addr()}, wire.ClusterOptions{Dialer: wire.Dialer{Options: wire.Options{Timeout: 2 * time.Second}}})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func runTCP(t *testing.T, addr string, seed uint64) (*tcptarget.Target, *check.R
 // never expires) is not reported, and the target lists the rules it could
 // not check; with Describe the same broker is caught.
 func TestTargetWithoutDescribe(t *testing.T) {
-	addr := startImpl(t, impl.Mutants(0).With(impl.MutParkedNeverExpires))
+	addr := startImpl(t, impl.Mutants{}.With(impl.MutParkedNeverExpires))
 	seed := uint64(0)
 	for s := uint64(1); s <= 6 && seed == 0; s++ {
 		target, rep := runTCP(t, addr, s)

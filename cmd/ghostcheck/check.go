@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
-	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/docs"
 	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
@@ -36,6 +36,9 @@ type checkConfig struct {
 	list  bool
 	junit string
 	cases string
+	// protocolSet and roundsSet: --protocol and --rounds were given, so
+	// check does not choose them itself (historyProtocol).
+	protocolSet, roundsSet bool
 }
 
 // checkUsage is check's help after its usage line.
@@ -106,7 +109,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.IntVar(&cfg.hist.Options.Clients, "clients", 6, "client processes per history")
 	fs.IntVar(&cfg.hist.Options.Rounds, "rounds", 40, "rounds of 50 ms real time per history")
 	faults := fs.String("faults", "uniform=10", "fault rates per request, as for ghostcheck run")
-	protocol := fs.String("protocol", "consumer", "the histories' group protocol: consumer, classic (JoinGroup/SyncGroup/Heartbeat, 6 s sessions the broker must accept; give them --rounds 200 or more) or mixed")
+	protocol := fs.String("protocol", "consumer", "the histories' group protocol: consumer, classic (JoinGroup/SyncGroup/Heartbeat, 6 s sessions the broker must accept; give them --rounds 200 or more) or mixed; not given, classic against a broker that does not serve the consumer protocol (2.3-3.9), with 200 rounds")
 	fs.StringVar(&cfg.hist.Out, "out", "out", "directory for failing histories and the requests that crashed a broker")
 	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON (schema ghostcheck/check/v1, with the options used)")
 	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")
@@ -120,6 +123,10 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	if code := parseFlags(fs, args); code >= 0 {
 		return cfg, code
 	}
+	fs.Visit(func(f *flag.Flag) {
+		cfg.protocolSet = cfg.protocolSet || f.Name == "protocol"
+		cfg.roundsSet = cfg.roundsSet || f.Name == "rounds"
+	})
 	p.Bootstrap = cfg.conn.addrs()
 	if fs.NArg() > 0 || !cfg.list && len(p.Bootstrap) == 0 && cfg.brokerCmd == "" {
 		fs.Usage()
@@ -165,12 +172,14 @@ type checkOutcome struct {
 	kafkaVersion string
 	heldLine     string
 	// histSkipped says why the histories were not run ("": they were, or
-	// none was asked for).
-	histSkipped string
-	cases       *conformance.Report
-	hist        *conformance.HistoryReport
-	launches    int
-	options     map[string]any
+	// none was asked for); histChosen why check chose their protocol
+	// itself ("": --protocol, or the default stood).
+	histSkipped, histChosen string
+	histProtocol            plan.Protocol
+	cases                   *conformance.Report
+	hist                    *conformance.HistoryReport
+	launches                int
+	options                 map[string]any
 }
 
 func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -216,10 +225,18 @@ func runCheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ghostcheck check: %s\n", out.heldLine)
 		}
 	}
-	if why := historiesUnserved(cfg, out.cases); why != "" && cfg.hist.Histories > 0 {
-		out.histSkipped = why
-		fmt.Fprintf(stderr, "ghostcheck check: histories SKIP: %s\n", why)
+	hp := historyProtocol(cfg, out.cases)
+	cfg.hist.Options.Protocol, out.histProtocol, out.histChosen = hp.protocol, hp.protocol, hp.chosen
+	if hp.chosen != "" && !cfg.roundsSet {
+		cfg.hist.Options.Rounds = max(cfg.hist.Options.Rounds, classicRounds)
+	}
+	if hp.skip != "" && cfg.hist.Histories > 0 {
+		out.histSkipped = hp.skip
+		fmt.Fprintf(stderr, "ghostcheck check: histories SKIP: %s\n", hp.skip)
 	} else if out.cases.Stopped == "" {
+		if hp.chosen != "" && cfg.hist.Histories > 0 {
+			fmt.Fprintf(stderr, "ghostcheck check: histories of classic members (JoinGroup, SyncGroup, Heartbeat): %s\n", hp.chosen)
+		}
 		cfg.hist.Broker = broker
 		if out.hist, err = checkHistories(cfg, stderr); err != nil {
 			return dialFailed(stderr, "check: history run", err)
@@ -282,7 +299,14 @@ func printCheckJSON(w io.Writer, out checkOutcome) {
 	if len(out.cases.NotRun) > 0 {
 		v["notRun"] = out.cases.NotRun
 	}
+	if out.histSkipped != "" {
+		v["historiesSkipped"] = out.histSkipped
+	}
 	if out.hist != nil {
+		v["historiesProtocol"] = out.histProtocol
+		if out.histChosen != "" {
+			v["historiesProtocolChosen"] = out.histChosen
+		}
 		v["histories"] = out.hist.Histories
 		hn := *out.hist
 		hn.Histories = nil
@@ -317,7 +341,7 @@ func checkHistories(cfg checkConfig, stderr io.Writer) (*conformance.HistoryRepo
 // not checked).
 func checkFailures(out checkOutcome) int {
 	n := 0
-	if len(out.cases.NotRun) > 0 || out.hist != nil && out.hist.Stopped != "" {
+	if len(out.cases.NotRun) > 0 || out.hist != nil && out.hist.Stopped != "" || nothingChecked(out) {
 		n++
 	}
 	for _, r := range out.cases.Results {
@@ -333,6 +357,12 @@ func checkFailures(out checkOutcome) int {
 		}
 	}
 	return n
+}
+
+// nothingChecked: no case was run and the histories SKIP, so the check
+// looked at nothing (a failure: it must not pass as a clean check).
+func nothingChecked(out checkOutcome) bool {
+	return len(out.cases.Results) == 0 && out.hist == nil && out.histSkipped != ""
 }
 
 // printCheck prints the results: the table of cases, what the check could
@@ -380,6 +410,9 @@ func printCheck(w io.Writer, out checkOutcome) {
 	if out.histSkipped != "" {
 		fmt.Fprintf(w, "\nhistories: SKIP: %s\n", out.histSkipped)
 	}
+	if nothingChecked(out) {
+		fmt.Fprintln(w, "nothing was checked: no case was selected (--cases) and the histories SKIP")
+	}
 	if out.hist == nil {
 		return
 	}
@@ -411,7 +444,14 @@ func printCaseNotes(w io.Writer, out checkOutcome) {
 
 func printHistories(w io.Writer, out checkOutcome) {
 	h := out.hist
-	fmt.Fprintf(w, "\nhistories (observable level, %s session timeout)\n", out.peer.SessionTimeout)
+	if out.histProtocol == plan.ProtocolClassic {
+		fmt.Fprintf(w, "\nhistories (observable level, classic members, %v sessions)\n", time.Duration(plan.ClassicMinSessionTimeoutMs)*time.Millisecond)
+	} else {
+		fmt.Fprintf(w, "\nhistories (observable level, %s session timeout)\n", out.peer.SessionTimeout)
+	}
+	if out.histChosen != "" {
+		fmt.Fprintf(w, "  classic members, not consumer-protocol ones: %s (--protocol consumer insists, and SKIPs)\n", out.histChosen)
+	}
 	if len(h.Unchecked) > 0 {
 		fmt.Fprintf(w, "  without ConsumerGroupDescribe, not checked: %s (MonotonicEpochs and MemberVanished only from heartbeat answers)\n", strings.Join(h.Unchecked, ", "))
 	}
@@ -445,36 +485,4 @@ func printHistories(w io.Writer, out checkOutcome) {
 	if h.Stopped != "" {
 		fmt.Fprintf(w, "  stopped: %s\n", h.Stopped)
 	}
-}
-
-// historiesUnserved says why the histories cannot run against the broker
-// the cases saw ("" when they can, or nothing is known: no case ran): a
-// group protocol it does not serve. Consumer (or mixed) histories need
-// ConsumerGroupHeartbeat served (a default Kafka 3.x lists it at most, and
-// answers UNSUPPORTED_VERSION); classic ones JoinGroup, SyncGroup and
-// Heartbeat. They SKIP with the reason, never FAIL or hang on it.
-func historiesUnserved(cfg checkConfig, rep *conformance.Report) string {
-	if rep == nil || rep.Versions == nil {
-		return ""
-	}
-	unserved := map[string]bool{}
-	if rep.Held != nil {
-		for _, u := range rep.Held.Unserved {
-			name, _, _ := strings.Cut(u, " ")
-			unserved[name] = true
-		}
-	}
-	serves := func(k codec.APIKey) bool { return rep.Versions.Max(k) >= 0 && !unserved[k.String()] }
-	classic := serves(codec.JoinGroup) && serves(codec.SyncGroup) && serves(codec.Heartbeat)
-	if cfg.hist.Options.Protocol != plan.ProtocolClassic && !serves(codec.ConsumerGroupHeartbeat) {
-		why := "the broker does not serve the consumer protocol (ConsumerGroupHeartbeat " + map[bool]string{true: "listed but answered UNSUPPORTED_VERSION", false: "not listed"}[unserved["ConsumerGroupHeartbeat"]] + ")"
-		if classic {
-			why += "; --protocol classic runs classic members (give them --rounds 200 or more)"
-		}
-		return why
-	}
-	if cfg.hist.Options.Protocol != plan.ProtocolConsumer && !classic {
-		return "the broker does not serve the classic protocol (JoinGroup, SyncGroup and Heartbeat)"
-	}
-	return ""
 }

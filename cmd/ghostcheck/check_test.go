@@ -41,7 +41,7 @@ func startCoordinator(t *testing.T, muts impl.Mutants) string {
 
 func TestCheckAgainstOurServerExitsZero(t *testing.T) {
 	t.Parallel() // it waits on a broker over TCP
-	addr := startCoordinator(t, 0)
+	addr := startCoordinator(t, impl.Mutants{})
 	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
 		"--cases", "A1,A3,B4.2,B1.1", "--histories", "1", "--rounds", "20", "--out", t.TempDir())
 	if code != 0 {
@@ -60,7 +60,7 @@ func TestCheckAgainstOurServerExitsZero(t *testing.T) {
 // A broker that makes a member for an empty v1 member id fails A1's cases
 // and the command says so with exit status 1.
 func TestCheckFindsAPlantedBug(t *testing.T) {
-	addr := startCoordinator(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID))
+	addr := startCoordinator(t, impl.Mutants{}.With(impl.MutV1EmptyMemberID))
 	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--cases", "A1/v1-join", "--histories", "0", "--out", t.TempDir())
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
@@ -186,7 +186,7 @@ func TestHelperBroker(t *testing.T) {
 	if os.Getenv("GHOSTCHECK_HELPER_BROKER") != "1" {
 		t.Skip("a broker for --broker-cmd, not a test")
 	}
-	p := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{DieOn: epochBelowMinusTwo})
+	p := brokertest.Start(t, startCoordinator(t, impl.Mutants{}), brokertest.Options{DieOn: epochBelowMinusTwo})
 	fmt.Println(p.Addr())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 }
@@ -222,7 +222,7 @@ func epochBelowMinusTwo(_ *codec.RequestHeader, req codec.Message) bool {
 // after it runs on a fresh broker, and the table is whole.
 func TestCheckBrokerGoneMidCase(t *testing.T) {
 	dir := t.TempDir()
-	p := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{DieOn: epochBelowMinusTwo})
+	p := brokertest.Start(t, startCoordinator(t, impl.Mutants{}), brokertest.Options{DieOn: epochBelowMinusTwo})
 	code, out, errOut := run(t, "", "check", "--bootstrap", p.Addr(), "--cases", "B4.2", "--histories", "0", "--out", dir)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
@@ -276,7 +276,7 @@ func TestCheckBrokerGoneMidCase(t *testing.T) {
 	}
 	// Known, but with nothing to start another broker the cases after it
 	// went unchecked: exit 1.
-	p2 := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{DieOn: epochBelowMinusTwo})
+	p2 := brokertest.Start(t, startCoordinator(t, impl.Mutants{}), brokertest.Options{DieOn: epochBelowMinusTwo})
 	code, out, errOut = run(t, "", "check", "--bootstrap", p2.Addr(), "--known", known, "--cases", "B4.2", "--histories", "0", "--out", dir)
 	if code != 1 || !strings.Contains(out, "CRASH (known X1)") || !strings.Contains(out, "not run: 3 cases") {
 		t.Fatalf("a known crash that stopped the check: exit %d, want 1\n%s\n%s", code, out, errOut)
@@ -288,7 +288,7 @@ func TestCheckBrokerGoneMidCase(t *testing.T) {
 // Describe, and says what the histories could not check.
 func TestCheckBrokerThatDiffers(t *testing.T) {
 	t.Parallel() // it waits on a broker over TCP
-	p := brokertest.Start(t, startCoordinator(t, 0), brokertest.Options{GarbleApiVersionsFrom: 3, Hide: []codec.APIKey{codec.ConsumerGroupDescribe}})
+	p := brokertest.Start(t, startCoordinator(t, impl.Mutants{}), brokertest.Options{GarbleApiVersionsFrom: 3, Hide: []codec.APIKey{codec.ConsumerGroupDescribe}})
 	code, out, errOut := run(t, "", "check", "--bootstrap", p.Addr(), "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
 		"--cases", "A1/v1-join-empty,B7.2", "--histories", "1", "--rounds", "20", "--out", t.TempDir())
 	if code != 0 {
@@ -346,7 +346,7 @@ func TestCheckKnownUsage(t *testing.T) {
 // Two planted bugs: a v1 join with an empty id makes a member (KIP-1082,
 // Kafka 4.0), a retried join a second member (KAFKA-19233, trunk only).
 func TestCheckKafkaVersion(t *testing.T) {
-	addr := startCoordinator(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID).With(impl.MutRetriedJoinNewMember))
+	addr := startCoordinator(t, impl.Mutants{}.With(impl.MutV1EmptyMemberID).With(impl.MutRetriedJoinNewMember))
 	cases := "A1/v1-join-empty-member-id,A1/retried-join-same-member"
 	dir := t.TempDir()
 	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--cases", cases, "--histories", "0", "--kafka-version", "4.1", "--out", dir)

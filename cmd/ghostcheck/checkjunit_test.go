@@ -15,7 +15,7 @@ import (
 // history; --json carries the schema and the options.
 func TestCheckJUnitAndJSON(t *testing.T) {
 	t.Parallel() // it waits on a broker over TCP
-	addr := startCoordinator(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID))
+	addr := startCoordinator(t, impl.Mutants{}.With(impl.MutV1EmptyMemberID))
 	dir := t.TempDir()
 	known := filepath.Join(dir, "known")
 	if err := os.WriteFile(known, []byte("K1 case A1/v1-join-blank-member-id\n"), 0o644); err != nil {

@@ -213,7 +213,7 @@ func validateExplore(ec *exploreConfig, stderr io.Writer) int {
 		if err != nil {
 			return usageErr(stderr, "explore", "--mutant: %v", err)
 		}
-		cfg.Mutants = impl.Mutants(0).With(m)
+		cfg.Mutants = impl.Mutants{}.With(m)
 	}
 	cfg.Strategy = explore.Strategy(ec.strategy)
 	if cfg.Strategy == explore.IterativeDeepening && cfg.Workers > 1 {

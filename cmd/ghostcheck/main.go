@@ -47,6 +47,7 @@
 //   - brokerflags.go: the flags of every command that dials a broker
 //     (--bootstrap, TLS, SASL) and what a refused connection exits with.
 //   - check.go: check; checkflags.go: its flags and case selection;
+//     checkprotocol.go: the group protocol of its histories;
 //     checkjunit.go: its --junit; reportcheck.go: its index and replay's
 //     pages.
 //   - junit.go: the JUnit XML both write; reportout.go: the failure pages

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/clients"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/proxy"
@@ -26,7 +27,7 @@ import (
 // given), and returns the exit status and output.
 func runProxyWith(t *testing.T, bug clients.Bug, args ...string) (int, string, string) {
 	t.Helper()
-	addr := startCoordinator(t, 0)
+	addr := startCoordinator(t, impl.Mutants{})
 	args = append([]string{"--listen", "127.0.0.1:0", "--upstream", addr}, args...)
 	cfg, code := parseProxyFlags(args, os.Stderr)
 	if code >= 0 {

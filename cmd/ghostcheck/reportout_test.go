@@ -67,7 +67,7 @@ func TestReplayHTMLWritesAPage(t *testing.T) {
 // section, the histories, and the broker's round trips per API.
 func TestCheckWritesTheIndex(t *testing.T) {
 	t.Parallel() // it waits on a broker over TCP
-	addr := startCoordinator(t, 0)
+	addr := startCoordinator(t, impl.Mutants{})
 	dir := t.TempDir()
 	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
 		"--cases", "A1", "--histories", "1", "--rounds", "20", "--out", dir)
@@ -86,7 +86,7 @@ func TestCheckWritesTheIndex(t *testing.T) {
 // index; the history gets a page whose command runs it again.
 func TestCheckIndexLinksFailures(t *testing.T) {
 	t.Parallel() // it waits on a broker over TCP
-	addr := startCoordinator(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID))
+	addr := startCoordinator(t, impl.Mutants{}.With(impl.MutV1EmptyMemberID))
 	dir := t.TempDir()
 	code, out, errOut := run(t, "", "check", "--bootstrap", addr, "--session-timeout", "800ms", "--heartbeat-interval", "100ms",
 		"--cases", "A1/v1-join-empty", "--histories", "1", "--rounds", "20", "--out", dir)
@@ -116,7 +116,7 @@ func TestCheckIndexLinksFailures(t *testing.T) {
 	if code, out, _ := run(t, "", "replay", "--bootstrap", addr, history); code != exitOK || !strings.HasPrefix(out, "ok    ") {
 		t.Errorf("replay against the buggy broker: exit %d\n%s", code, out)
 	}
-	if code, out, _ := run(t, "", "replay", "--bootstrap", startCoordinator(t, 0), history); code != exitFixed || !strings.HasPrefix(out, "FIXED ") {
+	if code, out, _ := run(t, "", "replay", "--bootstrap", startCoordinator(t, impl.Mutants{}), history); code != exitFixed || !strings.HasPrefix(out, "FIXED ") {
 		t.Errorf("replay against a fixed broker: exit %d\n%s", code, out)
 	}
 	if code, out, _ := run(t, "", "replay", history); code != exitFailed || !strings.Contains(out, "--bootstrap HOST:PORT") {

@@ -82,7 +82,7 @@ func serve(ctx context.Context, ln net.Listener, cfg serveConfig, stdout, stderr
 	if cfg.release != nil {
 		fmt.Fprintf(stdout, "  plays a default %s broker (docs/PROTOCOL.md B13)%s\n", cfg.release, unservedNote(cfg.coord.Unserved))
 	}
-	if cfg.coord.Mutants != 0 {
+	if cfg.coord.Mutants.Any() {
 		fmt.Fprintf(stdout, "  MUTANT %s planted: this coordinator breaks the protocol on purpose\n", cfg.coord.Mutants)
 	}
 	for _, t := range cfg.coord.Topics {
@@ -186,7 +186,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 			fmt.Fprintln(stderr, "ghostcheck serve: --mutant:", err)
 			return cfg, 2
 		}
-		cfg.coord.Mutants = impl.Mutants(0).With(m)
+		cfg.coord.Mutants = impl.Mutants{}.With(m)
 	}
 	var err error
 	if cfg.coord.Topics, err = parseTopics(*topics); err != nil {

@@ -33,11 +33,11 @@ func TestServeMutantFlag(t *testing.T) {
 	}
 	for _, m := range impl.AllMutants() {
 		cfg, code := parseServeFlags([]string{"--mutant", m.Name}, &errOut)
-		if code >= 0 || cfg.coord.Mutants != impl.Mutants(0).With(m.Mutant) {
+		if code >= 0 || cfg.coord.Mutants != (impl.Mutants{}.With(m.Mutant)) {
 			t.Errorf("--mutant %s: exit %d, mutants %v", m.Name, code, cfg.coord.Mutants)
 		}
 	}
-	if cfg, _ := parseServeFlags(nil, &errOut); cfg.coord.Mutants != 0 {
+	if cfg, _ := parseServeFlags(nil, &errOut); cfg.coord.Mutants.Any() {
 		t.Errorf("no --mutant: mutants %v, want none", cfg.coord.Mutants)
 	}
 }

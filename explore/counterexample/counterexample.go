@@ -54,7 +54,7 @@ func Reproduce(cfg explore.Config, v *explore.Violation) (*Found, error) {
 		return nil, errors.New("counterexample: no trace")
 	}
 	target, mutant := "model", ""
-	if cfg.Mutants != 0 {
+	if cfg.Mutants.Any() {
 		target, mutant = "impl", cfg.Mutants.String()
 	}
 	for _, c := range candidates(cfg) {

@@ -68,7 +68,7 @@ func TestReproduceReplays(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := c.cfg()
-			cfg.Mutants = impl.Mutants(0).With(m)
+			cfg.Mutants = impl.Mutants{}.With(m)
 			r, err := explore.Run(cfg)
 			if err != nil || r.Violation == nil {
 				t.Fatalf("the explorer did not find %s: %v %v", c.mutant, r.Summary(), err)

@@ -81,19 +81,25 @@ func casesA3() []Case {
 		{Name: "A3/unknown-member-id", Source: srcKIP345, Rule: "LeaveGroup v3+ {a member id the group does not hold, null}: UNKNOWN_MEMBER_ID, top-level NONE, members kept", run: caseLGEntry(lgUnknownMemberID, false)},
 		{Name: "A3/remove-by-member-id-v0-v2", Source: srcKAFKA18188, Rule: "LeaveGroup v0-v2 naming a member's id: the member is removed, top-level NONE", run: caseLGOld(true)},
 		{Name: "A3/unknown-member-id-v0-v2", Source: srcEvery, Rule: "LeaveGroup v0-v2 naming a member id the group does not hold: top-level UNKNOWN_MEMBER_ID", run: caseLGOld(false)},
+		{Name: "A3/member-id-unknown-instance", Source: srcKIP345, Rule: "LeaveGroup v3+ {a member's id, an instance nobody holds}: UNKNOWN_MEMBER_ID, the member kept", run: caseLGEntry(lgMemberUnknownInstance, false)},
 		{Name: "A3/batch-per-member-errors", Source: srcKIP345, Rule: "one LeaveGroup v3+ batch answers each member on its own", run: caseLGBatch},
+		{Name: "A3/batch-error-then-removal", Source: srcKIP345, Rule: "a LeaveGroup v3+ batch whose first entry fails still removes the member its second names", run: caseLGErrorThenRemoval},
 		{Name: "A3/batch-one-epoch-bump", Source: srcKAFKA18188, Rule: "a LeaveGroup that removes two members moves the group epoch by one, not two", run: caseLGOneBump},
 	}
 }
 
-// casesA5: a null owned report (A5.3), the static takeover and the
-// assignment key it keeps (A5.5, A5.2) and the full request (A5.7).
+// casesA5: the group epoch (A5.1), a null owned report (A5.3), the epoch
+// check's bound (A5.4), the static takeover and the assignment key it
+// keeps (A5.5, A5.2), a revocation's answer and the full request (A5.7).
 func casesA5() []Case {
 	return []Case{
+		{Name: "A5.1/static-join-moves-epoch", Source: srcKafka40, Rule: "a new static member's join moves the group epoch on, as any new member's does", run: caseStaticJoinMovesEpoch},
 		{Name: "A5.3/null-owned-keeps-pending", Source: "KIP-848, Kafka 4.0", Rule: "a heartbeat with TopicPartitions null reports nothing: the partitions its member was asked to give up stay pending, and the member waiting for them is given none", run: caseNullOwnedKeepsPending},
+		{Name: "A5.4/epoch-one-ahead-fenced", Source: srcKafka40, Rule: "a heartbeat one epoch ahead of the member's is FENCED_MEMBER_EPOCH", run: caseEpochOneAhead},
 		{Name: "A5.5/static-restart-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a new member id taking over a parked static member's instance: the group epoch unchanged, the old member's partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticRestart},
 		{Name: "A5.5/static-resume-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a parked static member rejoining under its own member id and instance: the group epoch unchanged, its partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticResume},
 		{Name: "A5.5/static-restart-then-rebalance", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "after a static takeover, the next rebalance gives every member the target it gets in a twin group without the restart (A5.2: a static member is keyed by its instance id, not its member id)", run: caseRestartThenRebalance},
+		{Name: "A5.7/revocation-carries-assignment", Source: srcKafka40, Rule: "a heartbeat that moves partitions to pending revocation answers with the smaller assignment", run: caseRevocationCarriesAssignment},
 		{Name: "A5.7/regex-heartbeat-is-full", Source: srcKafka40, Rule: "a heartbeat with RebalanceTimeoutMs, SubscribedTopicRegex and TopicPartitions set (names null) is a full request: its response carries the assignment", run: caseRegexFull},
 	}
 }

@@ -236,7 +236,7 @@ func eachClassicMutant(t *testing.T, check func(t *testing.T, mi impl.MutantInfo
 		}
 		t.Run(mi.Name, func(t *testing.T) {
 			t.Parallel()
-			check(t, mi, startServeMutant(t, impl.Mutants(0).With(mi.Mutant)))
+			check(t, mi, startServeMutant(t, impl.Mutants{}.With(mi.Mutant)))
 		})
 	}
 }

@@ -46,6 +46,10 @@
 //     ClientId (A2), the reserved telemetry ids (A2, §B6).
 //   - cases_pending.go: pending revocations under a null TopicPartitions
 //     and a static leave (A5.3, §B4.4).
+//   - cases_state.go: what a request leaves for a later one or Describe,
+//     and a check's bound: LeaveGroup entries after a failed one (A3), the
+//     group epoch (A5.1), an epoch one ahead (A5.4), a revocation's answer
+//     (A5.7).
 //   - cases_classic.go: the classic group protocol (A6, §B8, §B5's
 //     classic part); classic.go: what its cases share (members that join,
 //     sync and heartbeat as clients do, held requests).
@@ -274,7 +278,8 @@ type Report struct {
 // does not is a CRASH, and the run stops there unless opts.Broker can
 // start a fresh broker (then every later case gets one). A cluster that
 // refuses the peer's credentials is an error wrapping wire.ErrAuth:
-// nothing was checked.
+// nothing was checked. With no cases it only surveys the broker: what it
+// lists and serves, and the release it is held to (Report.Versions, Held).
 func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 	peer = peer.withDefaults()
 	b := opts.Broker
@@ -293,6 +298,23 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 	}()
 	var n *wire.Negotiation
 	rep := &Report{}
+	if len(cases) == 0 {
+		// No case: what the broker lists and serves, and the release it is
+		// held to, still decide the histories that follow (their protocol).
+		boot, err := b.next()
+		if err != nil {
+			rep.Stopped = err.Error()
+			return rep, nil
+		}
+		if cl, err = connect(ctx, peer, boot); err != nil {
+			return nil, err
+		}
+		if err := b.survey(ctx, peer, cl, opts); err != nil {
+			return nil, err
+		}
+		rep.Negotiation, rep.Versions, rep.Held = b.negotiation.Notes, b.negotiation.Versions, b.held
+		return rep, nil
+	}
 	for i, c := range cases {
 		boot, err := b.next()
 		if err != nil {
@@ -312,18 +334,10 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 				break
 			}
 		}
-		// One negotiation per broker command: after a crash the broker
-		// may be the dead one, and a fresh one offers the same.
-		if n = b.negotiation; n == nil {
-			var unserved map[codec.APIKey]bool
-			if n, unserved, err = negotiateAndProbe(ctx, peer, cl); err != nil {
-				return nil, err
-			}
-			b.negotiation, b.unserved = n, unserved
+		if err := b.survey(ctx, peer, cl, opts); err != nil {
+			return nil, err
 		}
-		if b.held == nil {
-			b.held, _ = hold(opts.KafkaVersion, opts.InferRelease, n.Versions, b.unserved)
-		}
+		n = b.negotiation
 		rep.Negotiation, rep.Versions, rep.Held = n.Notes, n.Versions, b.held
 		r, alive := runCase(ctx, peer, cl, i, c, n.Versions, b, opts)
 		rep.Results = append(rep.Results, r)
@@ -336,6 +350,23 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// survey settles what the broker lists and serves, and the release it is
+// held to: once per broker command (after a crash the broker may be the
+// dead one, and a fresh one offers the same).
+func (b *Broker) survey(ctx context.Context, peer Peer, cl *wire.Cluster, opts Options) error {
+	if b.negotiation == nil {
+		n, unserved, err := negotiateAndProbe(ctx, peer, cl)
+		if err != nil {
+			return err
+		}
+		b.negotiation, b.unserved = n, unserved
+	}
+	if b.held == nil {
+		b.held, _ = hold(opts.KafkaVersion, opts.InferRelease, b.negotiation.Versions, b.unserved)
+	}
+	return nil
 }
 
 func (rep *Report) stop(why string, rest []Case) {

@@ -61,8 +61,8 @@ func TestSessionCasesCountFromTheJoinsResponse(t *testing.T) {
 		muts impl.Mutants
 		fail string
 	}{
-		{"correct", 0, ""},
-		{"parked-never-expires", impl.Mutants(0).With(impl.MutParkedNeverExpires), "B4.4/parked-member-expires"},
+		{"correct", impl.Mutants{}, ""},
+		{"parked-never-expires", impl.Mutants{}.With(impl.MutParkedNeverExpires), "B4.4/parked-member-expires"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

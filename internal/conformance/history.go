@@ -220,8 +220,13 @@ func runHistory(cfg HistoryConfig, rep *HistoryReport, bootstrap []string, seed 
 	target.HeldTimeout = heldTimeout(p, cfg.Peer.Timeout)
 	if rep.Negotiation == nil && rep.Unchecked == nil {
 		rep.Negotiation = target.Negotiation().Notes
-		for _, r := range target.Unchecked() {
-			rep.Unchecked = append(rep.Unchecked, string(r))
+		// Classic groups are observed through DescribeGroups: a plan of
+		// them alone loses nothing to a broker without
+		// ConsumerGroupDescribe.
+		if cfg.Options.Protocol != plan.ProtocolClassic {
+			for _, r := range target.Unchecked() {
+				rep.Unchecked = append(rep.Unchecked, string(r))
+			}
 		}
 	}
 	res, err := driver.Run(target, p)

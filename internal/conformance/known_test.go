@@ -67,7 +67,7 @@ L1 workaround join-regex-empty  the mock aborts
 // no longer reproduces, are noted; Mismatches lists both.
 func TestRunMarksKnownFindings(t *testing.T) {
 	t.Parallel()
-	addr := startMutant(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID))
+	addr := startMutant(t, impl.Mutants{}.With(impl.MutV1EmptyMemberID))
 	k := parseKnown(t, `
 X1 case A1/v1-join-empty-member-id NONE member=
 X2 case A1/v1-join-blank-member-id something else
@@ -134,7 +134,7 @@ L1 case B4.2/join-null-regex-allowed the broker stopped answering after Consumer
 	// Histories: the workaround keeps the broker alive; the empty-id
 	// probe is left out, so a broker that makes ghosts of it is KNOWN
 	// through the rule it then breaks, or Ok.
-	ghosts := brokertest.Start(t, startMutant(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID)), brokertest.Options{DieOn: nullRegex})
+	ghosts := brokertest.Start(t, startMutant(t, impl.Mutants{}.With(impl.MutV1EmptyMemberID)), brokertest.Options{DieOn: nullRegex})
 	cfg := conformance.HistoryConfig{Peer: peer(ghosts.Addr()), Seed: 1, Histories: 1, Options: shortHistories(), Known: k}
 	h, err := conformance.RunHistories(cfg, nil)
 	if err != nil {

@@ -120,7 +120,7 @@ func TestRunWithoutDescribe(t *testing.T) {
 	}
 	// A broker that makes a member for an empty v1 id: the answer alone
 	// fails the case.
-	bad := brokertest.Start(t, startMutant(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID)), hide)
+	bad := brokertest.Start(t, startMutant(t, impl.Mutants{}.With(impl.MutV1EmptyMemberID)), hide)
 	rep, err = conformance.Run(peer(bad.Addr()), conformance.Select([]string{"A1/v1-join-empty"}, false, false), conformance.Options{})
 	if err != nil {
 		t.Fatal(err)

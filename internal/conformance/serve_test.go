@@ -30,7 +30,7 @@ const (
 
 // startServe runs ghostcheck's server (what `ghostcheck serve` runs) on
 // 127.0.0.1 until the test ends.
-func startServe(t testing.TB) string { return startServeMutant(t, 0) }
+func startServe(t testing.TB) string { return startServeMutant(t, impl.Mutants{}) }
 
 // startServeMutant is startServe with impl's planted bugs muts (what
 // `ghostcheck serve --mutant NAME` runs).
@@ -121,7 +121,7 @@ func TestServePassesEveryCase(t *testing.T) {
 // assignment) is no takeover to it, and passes.
 func TestStaticRestartCaseCatchesTheMutant(t *testing.T) {
 	t.Parallel()
-	addr := startServeMutant(t, impl.Mutants(0).With(impl.MutStaticRestartRebalances))
+	addr := startServeMutant(t, impl.Mutants{}.With(impl.MutStaticRestartRebalances))
 	rep, err := conformance.Run(peer(addr), conformance.Select([]string{"A5.5/", "B4.4/static-takeover"}, false, false), conformance.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +162,11 @@ func TestCasesCatchTheirMutants(t *testing.T) {
 		{impl.MutTakeoverKeysByMemberID, []string{"A5.5/static-restart-then-rebalance"}},
 		{impl.MutParkKeepsPending, []string{"B4.4/static-leave-drops-pending"}},
 		{impl.MutStaticLeaveRefreshesSession, []string{"B4.4/static-leave-keeps-session"}},
+		{impl.MutLeaveGroupUnknownInstanceByID, []string{"A3/member-id-unknown-instance"}},
+		{impl.MutLeaveGroupBatchStopsAtError, []string{"A3/batch-error-then-removal"}},
+		{impl.MutNewStaticMemberNoBump, []string{"A5.1/static-join-moves-epoch"}},
+		{impl.MutEpochOneAheadAccepted, []string{"A5.4/epoch-one-ahead-fenced"}},
+		{impl.MutRevocationNotSent, []string{"A5.7/revocation-carries-assignment"}},
 	} {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()
@@ -180,7 +185,7 @@ type mutantCases struct {
 // to FAIL.
 func (tc mutantCases) failAgainstServe(t *testing.T) {
 	t.Helper()
-	addr := startServeMutant(t, impl.Mutants(0).With(tc.mutant))
+	addr := startServeMutant(t, impl.Mutants{}.With(tc.mutant))
 	rep, err := conformance.Run(peer(addr), conformance.Select(tc.cases, false, true), conformance.Options{})
 	if err != nil {
 		t.Fatal(err)

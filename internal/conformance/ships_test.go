@@ -75,7 +75,7 @@ func TestShipsOf(t *testing.T) {
 // (KAFKA-19233, in no release known).
 func TestKafkaVersionMakesUnshippedRulesNotApplicable(t *testing.T) {
 	t.Parallel()
-	addr := startServeMutant(t, impl.Mutants(0).With(impl.MutV1EmptyMemberID).With(impl.MutRetriedJoinNewMember))
+	addr := startServeMutant(t, impl.Mutants{}.With(impl.MutV1EmptyMemberID).With(impl.MutRetriedJoinNewMember))
 	cases := conformance.Select([]string{"A1/v1-join-empty-member-id", "A1/retried-join-same-member"}, false, false)
 	for _, tc := range []struct {
 		release            string

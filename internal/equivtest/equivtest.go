@@ -126,6 +126,7 @@ func newHarness(t *rapid.T, mut impl.Mutants, hits model.ClauseCounter) *harness
 		cfg.MaxVersions = map[codec.APIKey]int16{codec.ConsumerGroupHeartbeat: 0, codec.GetTelemetrySubscriptions: 0}
 	}
 	cfg.Telemetry.PushIntervalMs = rapid.SampledFrom([]int32{0, 1000}).Draw(t, "pushInterval")
+	cfg.Telemetry.TelemetryMaxBytes = 2 // a push draws 0 to 3 bytes of metrics: the largest is too large
 	cfg.ClassicMinSessionTimeoutMs = 1000
 	cfg.ClassicMaxSessionTimeoutMs = 60000
 	cfg.InitialRebalanceDelayMs = rapid.SampledFrom([]int32{3000, 0, 1000}).Draw(t, "initialDelay")
@@ -373,6 +374,15 @@ func (h *harness) absorb(p *process, resp codec.Message) {
 	}
 }
 
+// partitions counts the partitions of a heartbeat's TopicPartitions.
+func partitions(tps []codec.ConsumerGroupHeartbeatTopicPartitions) int {
+	n := 0
+	for _, tp := range tps {
+		n += len(tp.Partitions)
+	}
+	return n
+}
+
 // ---- actions ----
 
 func (h *harness) join(t *rapid.T) { h.joinAs(t, h.process(t)) }
@@ -449,6 +459,8 @@ func (h *harness) joinAs(t *rapid.T, p *process) {
 		req.MemberId = h.drawMemberID(t)
 	case 3:
 		req.GroupId = h.drawGroup(t)
+	case 4:
+		req.InstanceId = codec.Str(" ") // blank: INVALID_REQUEST (§B4.2)
 	}
 	resp := h.do(t, p.conn, h.header(t, codec.ConsumerGroupHeartbeat, p.version, p.conn), req)
 	if rapid.IntRange(0, 4).Draw(t, "lostResponse") > 0 {
@@ -497,7 +509,14 @@ func (h *harness) heartbeat(t *rapid.T) {
 	}
 	resp := h.do(t, p.conn, h.header(t, codec.ConsumerGroupHeartbeat, p.version, p.conn), req)
 	if rapid.IntRange(0, 5).Draw(t, "lostResponse") > 0 {
+		owned := p.owned
 		h.absorb(p, resp)
+		if partitions(p.owned) < partitions(owned) && rapid.IntRange(0, 3).Draw(t, "slowRevoke") > 0 {
+			// A client slow to revoke goes on reporting what it held, so
+			// its member stays in UNREVOKED_PARTITIONS over heartbeats
+			// (its rebalance timer must not restart, A5.6).
+			p.owned = owned
+		}
 	}
 }
 
@@ -533,12 +552,18 @@ func (h *harness) leaveGroup(t *rapid.T) {
 				m.GroupInstanceId = codec.Str(rapid.SampledFrom([]string{"i1", "i2", "i3", "i9"}).Draw(t, "instance"))
 			}
 			// Often a member the group holds now, by its own names (A3
-			// rows 3 and 7), so that batches remove several at once.
+			// rows 3 and 7) or by its instance alone (row 1), so that
+			// batches remove several at once.
 			if ms := h.members(req.GroupId); rapid.IntRange(0, 2).Draw(t, "currentMember") > 0 && len(ms) > 0 {
 				cur := ms[rapid.IntRange(0, 63).Draw(t, "currentPick")%len(ms)]
 				m.MemberId, m.GroupInstanceId = cur.MemberID, codec.Null
-				if cur.InstanceID != "" && rapid.Bool().Draw(t, "withInstance") {
-					m.GroupInstanceId = codec.Str(cur.InstanceID)
+				if cur.InstanceID != "" {
+					switch rapid.IntRange(0, 2).Draw(t, "withInstance") {
+					case 1:
+						m.GroupInstanceId = codec.Str(cur.InstanceID)
+					case 2:
+						m.MemberId, m.GroupInstanceId = "", codec.Str(cur.InstanceID)
+					}
 				}
 			}
 			req.Members = append(req.Members, m)
@@ -577,10 +602,28 @@ func (h *harness) telemetry(t *rapid.T) {
 	if version == 0 && useBody && len(h.inst) > 0 {
 		body = h.inst[pick%len(h.inst)]
 	}
-	if rapid.Bool().Draw(t, "get") {
-		h.do(t, conn, h.header(t, codec.GetTelemetrySubscriptions, version, conn), &codec.GetTelemetrySubscriptionsRequest{ClientInstanceId: body})
+	if !rapid.Bool().Draw(t, "get") {
+		h.push(t, conn, h.header(t, codec.PushTelemetry, version, conn), body)
 		return
 	}
+	hd := h.header(t, codec.GetTelemetrySubscriptions, version, conn)
+	resp := h.do(t, conn, hd, &codec.GetTelemetrySubscriptionsRequest{ClientInstanceId: body})
+	// A push under the id a Get was just served for, as a client pushes:
+	// a random id seldom meets a fetched subscription.
+	if r, ok := resp.(*codec.GetTelemetrySubscriptionsResponse); ok && r.ErrorCode == codec.None && rapid.Bool().Draw(t, "pushAfterGet") {
+		push := *hd
+		push.RequestApiKey, push.CorrelationId = codec.PushTelemetry, int32(h.steps)
+		if version == 0 {
+			body = r.ClientInstanceId
+		}
+		h.push(t, conn, &push, body)
+	}
+}
+
+// push sends a PushTelemetry under hd (and body, at v0); every accepted
+// push is followed at once by another under the same id, which §B6
+// refuses (throttled, or after a terminating push).
+func (h *harness) push(t *rapid.T, conn uint64, hd *codec.RequestHeader, body codec.UUID) {
 	req := &codec.PushTelemetryRequest{
 		ClientInstanceId: body,
 		SubscriptionId:   rapid.Int32Range(1, 2).Draw(t, "subscription"),
@@ -588,7 +631,12 @@ func (h *harness) telemetry(t *rapid.T) {
 		CompressionType:  int8(rapid.IntRange(0, 1).Draw(t, "compression")),
 		Metrics:          make([]byte, rapid.IntRange(0, 3).Draw(t, "metrics")),
 	}
-	h.do(t, conn, h.header(t, codec.PushTelemetry, version, conn), req)
+	resp := h.do(t, conn, hd, req)
+	if r, ok := resp.(*codec.PushTelemetryResponse); ok && r.ErrorCode == codec.None {
+		again, next := *hd, *req
+		again.CorrelationId, next.Terminating = int32(h.steps), false
+		h.do(t, conn, &again, &next)
+	}
 }
 
 func (h *harness) apiVersions(t *rapid.T) {

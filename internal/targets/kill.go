@@ -17,7 +17,8 @@ import (
 // did against one of impl's planted bugs.
 type Kill struct {
 	Mutant      string
-	Rule        string // the family and docs/PROTOCOL.md section it breaks
+	Rule        string   // the family and docs/PROTOCOL.md section it breaks
+	Breaks      []string // the clauses of docs/PROTOCOL.md it breaks (MutantInfo.Breaks)
 	Description string
 	// History is the 1-based index of the first history the run judged
 	// Illegal (seeds from 1, as `ghostcheck run` starts), 0 if none was.
@@ -37,7 +38,7 @@ type Kill struct {
 // mutant, driver.Run, then check.Check with run's timeout, until a history
 // is Illegal, or maxHistories or budget (run's --duration) is spent.
 func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill {
-	k := Kill{Mutant: m.Name, Rule: m.Rule, Description: m.Description}
+	k := Kill{Mutant: m.Name, Rule: m.Rule, Breaks: m.Breaks, Description: m.Description}
 	opts := plan.DefaultOptions()
 	opts.HeartbeatVersion = 1
 	if m.Classic {
@@ -65,23 +66,37 @@ func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill 
 	return k
 }
 
-// WriteKillTable prints kills as docs/mutants.md's kill table.
+// WriteKillTable prints kills as docs/mutants.md's kill table, then how
+// many the run caught and the slowest catch.
 func WriteKillTable(w io.Writer, kills []Kill) {
-	fmt.Fprintf(w, "| mutant | breaks | caught by | first caught in history | time to catch |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| mutant | breaks | clauses | caught by | first caught in history | time to catch |\n|---|---|---|---|---|---|\n")
 	for _, k := range kills {
 		caught, at, took := k.CaughtBy, fmt.Sprint(k.History), k.Elapsed.Round(time.Millisecond).String()
 		if k.History == 0 {
 			caught, at = "NOT CAUGHT", "-"
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", k.Mutant, k.Rule, caught, at, took)
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s |\n", k.Mutant, k.Rule, strings.Join(k.Breaks, ", "), caught, at, took)
 	}
 	var missed []string
-	for _, k := range kills {
-		if k.History == 0 {
+	var slowest, latest *Kill
+	for i, k := range kills {
+		switch {
+		case k.History == 0:
 			missed = append(missed, k.Mutant)
+		default:
+			if slowest == nil || k.Elapsed > slowest.Elapsed {
+				slowest = &kills[i]
+			}
+			if latest == nil || k.History > latest.History {
+				latest = &kills[i]
+			}
 		}
 	}
 	fmt.Fprintf(w, "\n%d of %d mutants caught by the run alone", len(kills)-len(missed), len(kills))
+	if slowest != nil {
+		fmt.Fprintf(w, "; slowest: %s (%v, history %d); latest history: %s (history %d)", slowest.Mutant,
+			slowest.Elapsed.Round(time.Millisecond), slowest.History, latest.Mutant, latest.History)
+	}
 	if len(missed) > 0 {
 		fmt.Fprintf(w, "; survivors: %s", strings.Join(missed, ", "))
 	}

@@ -83,7 +83,7 @@ func TestReplayCheckHistoryAgainstABroker(t *testing.T) {
 		addr, _ := servertest.Start(t, coord, server.Config{})
 		return addr
 	}
-	buggy := start(impl.Mutants(0).With(impl.MutV1EmptyMemberID))
+	buggy := start(impl.Mutants{}.With(impl.MutV1EmptyMemberID))
 	o := conformance.DefaultHistoryOptions()
 	o.Rounds = 20
 	seed := uint64(1)
@@ -104,7 +104,7 @@ func TestReplayCheckHistoryAgainstABroker(t *testing.T) {
 	if err != nil || !rr.Pass || rr.Target != buggy {
 		t.Fatalf("against the buggy broker: %v, %+v %s", err, rr.Got, rr.Detail)
 	}
-	rr, err = Replay(file, ReplayOptions{Bootstrap: []string{start(0)}})
+	rr, err = Replay(file, ReplayOptions{Bootstrap: []string{start(impl.Mutants{})}})
 	if err != nil || rr.Pass || !rr.Fixed || rr.Report.Level != check.LevelObservable {
 		t.Fatalf("against a correct broker: %v, %+v %s", err, rr.Got, rr.Detail)
 	}

@@ -68,7 +68,7 @@ func TestModelSnapshotCanonicalForm(t *testing.T) {
 func TestModelSnapshotMatchesModel(t *testing.T) {
 	mc := model.DefaultConfig(7)
 	m := model.NewCoordinator(mc)
-	ic := ImplConfig(mc, impl.NewManualClock(0), 0)
+	ic := ImplConfig(mc, impl.NewManualClock(0), impl.Mutants{})
 	ic.NewID = model.SeededIDs(7) // a generator of its own, from the same seed
 	c := impl.New(ic)
 	compare := func(when string) []rules.GroupSnapshot {

@@ -27,7 +27,7 @@ func TestCachedSnapshotsAreFresh(t *testing.T) {
 				o.HeartbeatVersion = version
 				p := plan.New(seed, o)
 				clock := impl.NewManualClock(0)
-				c := impl.New(ImplConfig(p.ModelConfig(), clock, 0))
+				c := impl.New(ImplConfig(p.ModelConfig(), clock, impl.Mutants{}))
 				cache := c.NewSnapshotCache()
 				cached := cachedSnapshots(cache)
 				target := implFuncs(c, clock)

@@ -1,0 +1,118 @@
+package conformance
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
+
+// The cases of this file check what a request leaves behind, seen by a
+// later request or by ConsumerGroupDescribe, and the bounds of a check:
+// rules a coordinator can break while answering the request itself
+// plausibly (impl's planted bugs of them are in docs/mutants.md).
+
+// lgMemberUnknownInstance is A3 row 5: {a member's id, an instance nobody
+// holds}: UNKNOWN_MEMBER_ID, the member kept.
+func lgMemberUnknownInstance(p *probe, m, _ string) (codec.LeaveGroupMember, codec.ErrorCode, bool) {
+	return codec.LeaveGroupMember{MemberId: m, GroupInstanceId: codec.Str(p.id("nobody"))}, codec.UnknownMemberID, true
+}
+
+// caseLGErrorThenRemoval: a batch whose first entry fails and whose second
+// names a static member by its instance: the second is answered and
+// applied on its own.
+func caseLGErrorThenRemoval(p *probe) verdict {
+	v, ok := p.lgv()
+	if !ok {
+		return skip("the broker does not offer LeaveGroup v3")
+	}
+	c := p.conn()
+	g, m, inst, keep := p.id("g"), p.id("m"), p.id("i"), p.id("m")
+	c.mustJoin(static(p.joinReq(g, m), inst))
+	c.mustJoin(p.joinReq(g, keep)) // the group outlives the removal
+	r := c.leaveGroup(v, g, codec.LeaveGroupMember{MemberId: p.id("stranger")}, codec.LeaveGroupMember{GroupInstanceId: codec.Str(inst)})
+	ok = r.ErrorCode == codec.None && len(r.Members) == 2 && r.Members[0].ErrorCode == codec.UnknownMemberID && r.Members[1].ErrorCode == codec.None
+	exp := "top NONE; the stranger UNKNOWN_MEMBER_ID, " + short(m) + " NONE and removed"
+	d := c.describeFor(g, ok, lgString(r), exp)
+	_, kept := members(d)[m]
+	return want(ok && !kept, lgString(r)+"; "+describeString(d), exp)
+}
+
+// caseStaticJoinMovesEpoch: a new static member moves the group epoch on,
+// as any new member does (A5.1); only a takeover does not (A5.5).
+func caseStaticJoinMovesEpoch(p *probe) verdict {
+	p.needs(codec.ConsumerGroupDescribe)
+	c := p.conn()
+	g := p.id("g")
+	c.mustJoin(p.joinReq(g, p.id("m")))
+	before := c.describe(g)
+	r := c.hb(p.hbv(), static(p.joinReq(g, p.id("m")), p.id("i")))
+	after := c.describe(g)
+	return want(r.ErrorCode == codec.None && after.GroupEpoch == before.GroupEpoch+1,
+		fmt.Sprintf("group epoch %d; a new static member's join: %s; group epoch %d", before.GroupEpoch, hbString(r), after.GroupEpoch),
+		fmt.Sprintf("NONE and group epoch %d", before.GroupEpoch+1))
+}
+
+// caseEpochOneAhead: a heartbeat one epoch ahead of the member's is
+// FENCED_MEMBER_EPOCH (A5.4: the bound of the check).
+func caseEpochOneAhead(p *probe) verdict {
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	j := c.mustJoin(p.joinReq(g, m))
+	r := c.hb(p.hbv(), keepalive(g, m, j.MemberEpoch+1))
+	return want(r.ErrorCode == codec.FencedMemberEpoch, fmt.Sprintf("member at epoch %d, heartbeat at %d: %s", j.MemberEpoch, j.MemberEpoch+1, hbString(r)), "FENCED_MEMBER_EPOCH")
+}
+
+// caseRevocationCarriesAssignment: a heartbeat that moves partitions of
+// its member to pending revocation answers with the smaller assignment
+// (A5.7: the assignment changed), or its client never revokes. m1 owns
+// the topic's partitions, m2 joins, and m1 heartbeats reporting them all
+// until an answer carries an assignment (smaller: pass) or Describe shows
+// m1's assignment smaller while no answer said so (fail); a target that
+// does not move within two seconds skips the case.
+func caseRevocationCarriesAssignment(p *probe) verdict {
+	p.needs(codec.ConsumerGroupDescribe)
+	c := p.conn()
+	g, m1 := p.id("g"), p.id("m")
+	j := c.mustJoin(p.joinReq(g, m1))
+	count := func(tps []codec.ConsumerGroupHeartbeatTopicPartitions) int {
+		k := 0
+		for _, tp := range tps {
+			k += len(tp.Partitions)
+		}
+		return k
+	}
+	if j.Assignment == nil || count(j.Assignment.TopicPartitions) < 2 {
+		return skip("the first member was given fewer than two partitions of " + p.peer.Topic + ": nothing to share")
+	}
+	owned := j.Assignment.TopicPartitions
+	c.mustJoin(p.joinReq(g, p.id("m")))
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		req := keepalive(g, m1, j.MemberEpoch)
+		req.TopicPartitions = owned
+		r := c.hb(p.hbv(), req)
+		if r.ErrorCode != codec.None {
+			return fail("m1's heartbeat: "+hbString(r), "NONE")
+		}
+		if r.Assignment != nil {
+			return want(count(r.Assignment.TopicPartitions) < count(owned), fmt.Sprintf("owning %d partitions, a second member joined; m1's answer: %s", count(owned), hbString(r)),
+				"an assignment smaller than what m1 owns (the partitions to revoke left out)")
+		}
+		for _, mm := range c.describe(g).Members {
+			if mm.MemberId == m1 && describedCount(mm.Assignment) < count(owned) {
+				return fail(fmt.Sprintf("Describe shows m1 with %d partitions, but its answer (%s) carried no assignment", describedCount(mm.Assignment), hbString(r)),
+					"the smaller assignment in the answer to the heartbeat that made it")
+			}
+		}
+	}
+	return skip("the target did not move within 2 s of the second member's join")
+}
+
+// describedCount counts a described assignment's partitions.
+func describedCount(a codec.DescribedAssignment) int {
+	k := 0
+	for _, tp := range a.TopicPartitions {
+		k += len(tp.Partitions)
+	}
+	return k
+}
