@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -141,5 +142,43 @@ func TestClassicFingerprintCoversCoordinator(t *testing.T) {
 	}
 	if memberBehind == member {
 		t.Error("a state with a request held unread behind a JoinGroup fingerprints as the state without it")
+	}
+}
+
+// TestDuplicatedStaticJoinServedByTick: a static consumer's JoinGroup,
+// duplicated, arrives twice on its connection while the first join phase
+// holds the first copy; the second waits unread behind it (B8.5). The
+// tick that ends the phase answers the first and serves the second, which
+// replaces the member under a new id (A6.2). That id is drawn alike by the
+// model and impl from the state's next id, which the state then counts
+// past: no lockstep difference, and no state holds an id numbered at or
+// above its next one (a later id would be made twice).
+func TestDuplicatedStaticJoinServedByTick(t *testing.T) {
+	oneWorker(t)
+	cfg := classicOne()
+	cfg.Clients = Clients(1, 1, 1, 0)
+	cfg.Faults, cfg.MaxFaults, cfg.Depth = Duplicate, 1, 8
+	var ahead []string
+	cfg.onState = func(_ *worker, s *state, _ uint64) {
+		for n := s.nextID; n <= maxIDs; n++ {
+			if s.co.ids.has(n) {
+				ahead = append(ahead, fmt.Sprintf("id %d held with next id %d at t=%d", n, s.nextID, s.now))
+			}
+		}
+	}
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Violation != nil || !r.DepthBound {
+		t.Fatalf("%s: want a search cut at its depth bound without a violation", r.Summary())
+	}
+	if len(ahead) > 0 {
+		t.Errorf("%d states hold ids the state has not counted: %v", len(ahead), ahead[:min(len(ahead), 3)])
+	}
+	for _, c := range []model.Clause{"B8.5/connection-held", "A6.2/replaced-completing"} {
+		if r.Clauses[c] == 0 {
+			t.Errorf("clause %s never applied: the duplicate was not served behind the held join", c)
+		}
 	}
 }

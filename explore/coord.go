@@ -163,12 +163,11 @@ func (co *coord) groups() []rules.GroupSnapshot {
 func (w *worker) request(co *coord, now int64, n int, conn, d uint64, h *codec.RequestHeader, req codec.Message) (resp codec.Message, next int, parked bool, err error) {
 	w.clock.now = now
 	mh, ih := *h, *h
-	w.ids.n, w.ids.classic = n, h.RequestApiKey != codec.ConsumerGroupHeartbeat
-	mr, merr := co.m.Handle(model.Conn{ID: conn, Host: clientHost, Delivery: d}, &mh, req)
-	mn := w.ids.n
-	w.ids.n = n
-	ir, ierr := co.i.Handle(impl.Conn{ID: conn, Host: clientHost, Delivery: d}, &ih, req)
-	in := w.ids.n
+	var mr, ir codec.Message
+	var merr, ierr error
+	mn, in := w.drawIDs(n, h.RequestApiKey != codec.ConsumerGroupHeartbeat,
+		func() { mr, merr = co.m.Handle(model.Conn{ID: conn, Host: clientHost, Delivery: d}, &mh, req) },
+		func() { ir, ierr = co.i.Handle(impl.Conn{ID: conn, Host: clientHost, Delivery: d}, &ih, req) })
 	if mn > maxIDs || in > maxIDs {
 		return nil, n, false, errTooManyIDs
 	}
@@ -194,6 +193,19 @@ func (w *worker) request(co *coord, now int64, n int, conn, d uint64, h *codec.R
 		return nil, mn, false, &lockstepError{fmt.Sprintf("%v v%d: impl answered %s where the model answered %s", h.RequestApiKey, h.RequestApiVersion, showMessage(ir), showMessage(mr))}
 	}
 	return mr, mn, false, nil
+}
+
+// drawIDs runs one step on the model, then on impl, each drawing the
+// member ids it makes from number n on (classic ids, or the coordinator's
+// for ConsumerGroupHeartbeat v0), and returns the next number after each:
+// a step makes the same ids on both or differs.
+func (w *worker) drawIDs(n int, classic bool, onModel, onImpl func()) (mn, in int) {
+	w.ids.n, w.ids.classic = n, classic
+	onModel()
+	mn = w.ids.n
+	w.ids.n = n
+	onImpl()
+	return mn, w.ids.n
 }
 
 // settle derives t's coordinator after its step, hands the answers it gave

@@ -364,10 +364,21 @@ func (w *worker) tick(t *state) error {
 		return fmt.Errorf("explore: a tick with no deadline ahead")
 	}
 	co := w.step(t)
-	co.m.Advance(at)
-	w.clock.now = at
-	co.i.Expire()
-	t.now = at
+	// The timers may end a wait and so serve a request held unread behind
+	// it on its connection (model/parked.go): a JoinGroup that makes a
+	// member id. Both coordinators draw from the state's next id, as in
+	// request.
+	mn, in := w.drawIDs(t.nextID, true, func() { co.m.Advance(at) }, func() {
+		w.clock.now = at
+		co.i.Expire()
+	})
+	if mn > maxIDs || in > maxIDs {
+		return errTooManyIDs
+	}
+	if w.counting && mn != in {
+		return &lockstepError{fmt.Sprintf("a tick to t=%d: the model made %d member ids, impl %d", at, mn-t.nextID, in-t.nextID)}
+	}
+	t.now, t.nextID = at, mn
 	for i := range t.slots {
 		if w.cfg.Clients[i].Classic {
 			w.classicTimeouts(t, i, co)
