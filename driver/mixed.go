@@ -22,23 +22,6 @@ type conversions struct {
 	at    map[string]int64
 }
 
-// groupOf is the group a classic request names ("" for none).
-func groupOf(req codec.Message) string {
-	switch r := req.(type) {
-	case *codec.JoinGroupRequest:
-		return r.GroupId
-	case *codec.SyncGroupRequest:
-		return r.GroupId
-	case *codec.HeartbeatRequest:
-		return r.GroupId
-	case *codec.LeaveGroupRequest:
-		return r.GroupId
-	case *codec.ConsumerGroupHeartbeatRequest:
-		return r.GroupId
-	}
-	return ""
-}
-
 // consumerMember reports whether the classic request r (op), just handled,
 // was a classic member's of a consumer group, or made a group change kind
 // (a static JoinGroup that downgraded it): the target's snapshot shows the
@@ -46,7 +29,7 @@ func groupOf(req codec.Message) string {
 // a request feeds no classic tracker; its group's change of kind, if any,
 // is noted as the observer's (observeKinds).
 func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules.GroupSnapshot) bool {
-	g := groupOf(r.req)
+	g, _ := codec.GroupOf(r.req)
 	if g == "" || cj.o.snap == nil || op.Parked {
 		return false
 	}
@@ -61,7 +44,7 @@ func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules
 // conversion (a JoinGroup read from behind one the upgrade answered) was
 // served in the consumer group, as a classic member's.
 func (cj *classicJudge) inConsumerGroup(r *request) bool {
-	g := groupOf(r.req)
+	g, _ := codec.GroupOf(r.req)
 	if g == "" || cj.o.snap == nil {
 		return false
 	}
@@ -73,7 +56,7 @@ func (cj *classicJudge) inConsumerGroup(r *request) bool {
 // kind of r's group (a conversion, A7.4 and A7.5, or a replacement, A6.4)
 // then: two conversions within one round would escape the observation.
 func (cj *classicJudge) handledKind(r *request, at int64) {
-	g := groupOf(r.req)
+	g, _ := codec.GroupOf(r.req)
 	if g == "" || cj.o.snap == nil {
 		return
 	}
