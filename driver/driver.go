@@ -333,8 +333,9 @@ func (d *driver) advanceTo(t int64) {
 }
 
 // advance moves the target's clock to t and records what its timers
-// released (a tick, parked.go). It reports false when the target failed
-// (a harness error).
+// released (a tick, parked.go) and, in a plan that migrates, the groups
+// its timers converted (advancedKinds). It reports false when the target
+// failed (a harness error).
 func (d *driver) advance(t int64) bool {
 	err := d.target.Advance(t)
 	d.at = t
@@ -344,6 +345,7 @@ func (d *driver) advance(t int64) bool {
 	}
 	d.mu.Lock()
 	d.net.park.tick(history.TickAdvance, Conn{}, nil)
+	d.obs.advancedKinds()
 	d.mu.Unlock()
 	return true
 }

@@ -27,7 +27,7 @@ type conversions struct {
 // (a static JoinGroup that downgraded it): the target's snapshot shows the
 // group a consumer group now, or showed it one just before (before). Such
 // a request feeds no classic tracker; its group's change of kind, if any,
-// is noted as the observer's (observeKinds).
+// is noted as the observer's (observeKinds, advancedKinds).
 func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules.GroupSnapshot) bool {
 	g, _ := codec.GroupOf(r.req)
 	if g == "" || cj.o.snap == nil || op.Parked {
@@ -96,6 +96,23 @@ func (cj *classicJudge) observeKinds(groups []rules.GroupSnapshot) {
 	for i := range groups {
 		cj.kindSeen(&groups[i], cj.o.d.at)
 	}
+}
+
+// advancedKinds notes, in a plan that migrates, the groups the target's
+// timers converted as its clock moved (a downgrade by a session, join or
+// sync timer, A7.5), at the driver's new time. Seen only at the round's
+// observation, a downgrade undone by an upgrade within the round (a
+// ConsumerGroupHeartbeat join to the classic group the timer made) would
+// escape it, and with it the session both conversions started for every
+// member (Kafka's convertToClassicGroup and convertToConsumerGroup): a
+// crashed process's member would be judged a ghost one session after its
+// last request, though the coordinator rightly keeps it one session after
+// the upgrade. Needs a snapshot; the caller holds the driver's mu.
+func (o *observer) advancedKinds() {
+	if o.classic.mixed == nil || o.snap == nil {
+		return
+	}
+	o.classic.observeKinds(o.snap.Snapshot())
 }
 
 // conversionGrace is the end of the grace a member of process p's group
