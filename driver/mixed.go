@@ -30,7 +30,7 @@ type conversions struct {
 // (a static JoinGroup that downgraded it): the target's snapshot shows the
 // group a consumer group now, or showed it one just before (before). Such
 // a request feeds no classic tracker; its group's change of kind, if any,
-// is noted as the observer's (observeKinds, advancedKinds).
+// is noted as the observer's (observeKinds, noteKinds).
 func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules.GroupSnapshot) bool {
 	g, _ := codec.GroupOf(r.req)
 	if g == "" || cj.o.snap == nil || op.Parked {
@@ -139,17 +139,23 @@ func (cj *classicJudge) observeKinds(groups []rules.GroupSnapshot) {
 	}
 }
 
-// advancedKinds notes, in a plan that migrates, the groups the target's
-// timers converted as its clock moved (a downgrade by a session, join or
-// sync timer, A7.5), at the driver's new time. Seen only at the round's
+// noteKinds notes, in a plan that migrates, what the target's own doing
+// changed in its groups between two requests, at the driver's time: a
+// group its timers converted as its clock moved (a downgrade by a
+// session, join or sync timer, A7.5), or a group a coordinator restart
+// loaded as its record has it (a classic group back to Empty, its members
+// added since the record gone, B8.14). Seen only at the round's
 // observation, a downgrade undone by an upgrade within the round (a
 // ConsumerGroupHeartbeat join to the classic group the timer made) would
 // escape it, and with it the session both conversions started for every
 // member (Kafka's convertToClassicGroup and convertToConsumerGroup): a
 // crashed process's member would be judged a ghost one session after its
 // last request, though the coordinator rightly keeps it one session after
-// the upgrade. Needs a snapshot; the caller holds the driver's mu.
-func (o *observer) advancedKinds() {
+// the upgrade; and a restart's Empty group, replaced at the next request
+// by a new group of the other kind (A6.4), would pass for a conversion
+// that carries its epochs (carry). Needs a snapshot; the caller holds the
+// driver's mu.
+func (o *observer) noteKinds() {
 	if o.classic.mixed == nil || o.snap == nil {
 		return
 	}
