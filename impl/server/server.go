@@ -396,8 +396,8 @@ func clientHost(a net.Addr) string {
 // drainWait is how long a draining connection waits for more input: what
 // the peer had sent before the shutdown (in the kernel's buffers or on the
 // way) is read and answered, and the connection closes once a read has
-// waited drainWait for nothing (twice: see input); a frame still incomplete then is dropped
-// unanswered (and so unapplied). The wait is counted from each read, not
+// waited drainWait for nothing (twice: see input); a frame still
+// incomplete then is dropped unanswered (and so unapplied). The wait is counted from each read, not
 // from the drain: on a loaded machine answering what arrived may take
 // longer than drainWait, and bytes that had arrived must not be dropped
 // for it.
