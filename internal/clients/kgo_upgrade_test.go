@@ -215,6 +215,16 @@ type groupView struct {
 	// all hold their target assignment.
 	settled bool
 	members map[string]viewMember // by ClientId
+	// classic is how many members use the classic protocol: all of a
+	// classic group's, and those ConsumerGroupDescribe v1+ types CLASSIC
+	// (KIP-1099) in a consumer group.
+	classic int
+}
+
+// String is the group's kind and its members' protocols, as the steps
+// record it: "consumer 1/3 classic".
+func (v groupView) String() string {
+	return fmt.Sprintf("%s %d/%d classic", v.kind, v.classic, len(v.members))
 }
 
 type viewMember struct {
@@ -251,6 +261,9 @@ func (e *upgradeEnv) describe() (groupView, error) {
 		v.kind, v.settled = "consumer", true
 		for _, m := range g[0].Members {
 			v.members[m.ClientId] = viewMember{memberID: m.MemberId, partitions: describedPartitions(m.Assignment)}
+			if m.MemberType == codec.MemberTypeClassic {
+				v.classic++
+			}
 			if !slices.Equal(describedPartitions(m.Assignment), describedPartitions(m.TargetAssignment)) {
 				v.settled = false
 			}
@@ -283,6 +296,7 @@ func (e *upgradeEnv) describe() (groupView, error) {
 		}
 		slices.Sort(ps)
 		v.members[m.ClientId] = viewMember{memberID: m.MemberId, partitions: ps}
+		v.classic++
 	}
 	return v, nil
 }
@@ -395,12 +409,12 @@ func realUpgrade(t *testing.T, static bool) {
 		return ""
 	}
 	kind, conversions := "none", []string{}
-	var kinds []string // the group's kind after each step
+	var kinds []string // the group after each step (groupView.String)
 	fleet := make([]*upgradeProcess, 3)
 	for i := range fleet {
 		fleet[i] = e.start(fmt.Sprintf("p%d-classic", i), instance(i), false)
 	}
-	kinds = append(kinds, e.settle("start", fleet, &kind, &conversions).kind)
+	kinds = append(kinds, e.settle("start", fleet, &kind, &conversions).String())
 	consumed := 0
 	for _, p := range fleet {
 		consumed += int(p.n.Load())
@@ -423,16 +437,19 @@ func realUpgrade(t *testing.T, static bool) {
 			fleet[i] = e.start(fmt.Sprintf("p%d-%s", i, suffix), instance(i), phase.consumer)
 			processes = append(processes, fleet[i])
 			step := fmt.Sprintf("%s p%d", phase.name, i)
-			kinds = append(kinds, e.settle(step, fleet, &kind, &conversions).kind)
+			kinds = append(kinds, e.settle(step, fleet, &kind, &conversions).String())
 		}
 	}
-	t.Logf("the group's kind after each step: %v", kinds)
-	t.Logf("conversions seen: %v", conversions)
+	t.Logf("the group after each step: %q", kinds)
+	t.Logf("conversions seen: %q", conversions)
 	// The upgrade converts the group at the first consumer-protocol
-	// process (A7.4), the rollback back at the last one's going (A7.5).
-	wantKinds := []string{"classic", "consumer", "consumer", "consumer", "consumer", "consumer", "classic"}
+	// process (A7.4), the rollback back at the last one's going (A7.5);
+	// in between, the classic processes are classic members of the
+	// consumer group (A7.1).
+	wantKinds := []string{"classic 3/3 classic", "consumer 2/3 classic", "consumer 1/3 classic", "consumer 0/3 classic",
+		"consumer 1/3 classic", "consumer 2/3 classic", "classic 3/3 classic"}
 	if !slices.Equal(kinds, wantKinds) {
-		t.Errorf("the group's kind after each step %v, want %v", kinds, wantKinds)
+		t.Errorf("the group after each step %q, want %q", kinds, wantKinds)
 	}
 	wantConversions := []string{"start: none -> classic", "upgrade p0: classic -> consumer", "rollback p2: consumer -> classic"}
 	if !slices.Equal(conversions, wantConversions) {
