@@ -2,6 +2,7 @@ package clients_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -50,7 +51,7 @@ type upgradeEnv struct {
 	coordAddr string
 }
 
-func newUpgradeEnv(t *testing.T) *upgradeEnv {
+func newUpgradeEnv(t *testing.T, mutants impl.Mutants) *upgradeEnv {
 	t.Helper()
 	cluster := kfaketest.Start(t, kfake.SeedTopics(6, "alpha"), kfake.NumBrokers(1))
 	rest := cluster.ListenAddrs()[0]
@@ -61,7 +62,7 @@ func newUpgradeEnv(t *testing.T) *upgradeEnv {
 		Topics:           []impl.Topic{{Name: "alpha", ID: topicID, Partitions: 6}},
 		SessionTimeoutMs: 6000, HeartbeatIntervalMs: 200,
 		ClassicMinSessionTimeoutMs: 1000, ClassicMaxSessionTimeoutMs: 60000, NewMemberJoinTimeoutMs: 300000,
-		MigrationPolicy: impl.MigrationBidirectional,
+		MigrationPolicy: impl.MigrationBidirectional, Mutants: mutants,
 	})
 	coordAddr, _ := servertest.Start(t, coord, server.Config{})
 	split := splitbroker.Start(t, coordAddr, rest)
@@ -134,8 +135,9 @@ type upgradeProcess struct {
 	wg       sync.WaitGroup
 	once     sync.Once
 
-	mu    sync.Mutex
-	owned map[int32]bool
+	mu       sync.Mutex
+	owned    map[int32]bool
+	memberID string // the first the group was seen to give it
 }
 
 // start runs a process: classic (kgo's default, cooperative-sticky), or
@@ -197,6 +199,17 @@ func (p *upgradeProcess) ownedNow() []int32 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// firstID is the first member id the group was seen to give the process
+// (id, if none yet).
+func (p *upgradeProcess) firstID(id string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.memberID == "" {
+		p.memberID = id
+	}
+	return p.memberID
 }
 
 func (p *upgradeProcess) close() {
@@ -280,7 +293,9 @@ func (e *upgradeEnv) describe() (groupView, error) {
 	}
 	g := resp.(*codec.DescribeGroupsResponse).Groups
 	if len(g) != 1 || g[0].ErrorCode != codec.None {
-		return v, nil
+		// No group yet, or one that converted between the two
+		// describes: look again.
+		return v, errNoGroup
 	}
 	v.kind, v.settled = "classic", g[0].GroupState == "Stable"
 	for _, m := range g[0].Members {
@@ -300,6 +315,9 @@ func (e *upgradeEnv) describe() (groupView, error) {
 	}
 	return v, nil
 }
+
+// errNoGroup: neither describe found the group.
+var errNoGroup = errors.New("neither DescribeGroups nor ConsumerGroupDescribe finds the group")
 
 func describedPartitions(a codec.DescribedAssignment) []int32 {
 	var ps []int32
@@ -336,6 +354,10 @@ func (v groupView) problem(live []*upgradeProcess) string {
 		if id, _ := p.cl.GroupMetadata(); id != m.memberID {
 			return fmt.Sprintf("%s holds member id %q, the group has %q", p.clientID, id, m.memberID)
 		}
+		// A member keeps its id through every conversion (A7).
+		if first := p.firstID(m.memberID); first != m.memberID {
+			return fmt.Sprintf("%s's member id went from %q to %q", p.clientID, first, m.memberID)
+		}
 		if own := p.ownedNow(); !slices.Equal(own, m.partitions) {
 			return fmt.Sprintf("%s owns %v, the coordinator says %v", p.clientID, own, m.partitions)
 		}
@@ -352,12 +374,12 @@ func (v groupView) problem(live []*upgradeProcess) string {
 	return ""
 }
 
-// settle waits (at most a minute: a loaded machine) until the group is
-// what the live processes make it, and returns its view; every change of
-// the group's kind seen on the way is a conversion, noted under step.
-func (e *upgradeEnv) settle(step string, live []*upgradeProcess, kind *string, conversions *[]string) groupView {
-	e.t.Helper()
-	deadline := time.Now().Add(time.Minute)
+// settle waits (at most within: a loaded machine) until the group is
+// what the live processes make it, and returns its view, or says why not;
+// every change of the group's kind seen on the way is a conversion, noted
+// under step.
+func (e *upgradeEnv) settle(step string, live []*upgradeProcess, within time.Duration, kind *string, conversions *[]string) (groupView, error) {
+	deadline := time.Now().Add(within)
 	var v groupView
 	why := "not described"
 	for time.Now().Before(deadline) {
@@ -370,13 +392,12 @@ func (e *upgradeEnv) settle(step string, live []*upgradeProcess, kind *string, c
 				*kind = v.kind
 			}
 			if why = v.problem(live); why == "" {
-				return v
+				return v, nil
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	e.t.Fatalf("%s: the group did not settle in a minute: %s", step, why)
-	return v
+	return v, fmt.Errorf("%s: the group did not settle in %v: %s", step, within, why)
 }
 
 // The fleet's findings in an upgrade: a static consumer-protocol
@@ -398,68 +419,160 @@ func TestKgoRealUpgrade(t *testing.T) {
 	}
 }
 
-// realUpgrade runs the fleet of three through the upgrade and the
-// rollback, then judges the recording.
-func realUpgrade(t *testing.T, static bool) {
-	e := newUpgradeEnv(t)
+// upgradeWant is the group after each step ("step: " groupView.String)
+// and the conversions, for a dynamic and a static fleet: the upgrade
+// converts the group at the first consumer-protocol process (A7.4), the
+// rollback back at the last one's going (A7.5); in between, the classic
+// processes are classic members of the consumer group (A7.1). A dynamic
+// process leaves on close, so the group settles without it before its
+// successor starts ("stopped"); a static one is replaced by its successor
+// (a classic one sends no leave, KIP-345; a consumer-protocol one's leave
+// is G2's, refused), so its successor starts at once.
+var (
+	upgradeWantDynamic = []string{"start: classic 3/3 classic",
+		"upgrade p0 stopped: classic 2/2 classic", "upgrade p0: consumer 2/3 classic",
+		"upgrade p1 stopped: consumer 1/2 classic", "upgrade p1: consumer 1/3 classic",
+		"upgrade p2 stopped: consumer 0/2 classic", "upgrade p2: consumer 0/3 classic",
+		"rollback p0 stopped: consumer 0/2 classic", "rollback p0: consumer 1/3 classic",
+		"rollback p1 stopped: consumer 1/2 classic", "rollback p1: consumer 2/3 classic",
+		"rollback p2 stopped: classic 2/2 classic", "rollback p2: classic 3/3 classic"}
+	upgradeWantStatic = []string{"start: classic 3/3 classic",
+		"upgrade p0: consumer 2/3 classic", "upgrade p1: consumer 1/3 classic", "upgrade p2: consumer 0/3 classic",
+		"rollback p0: consumer 1/3 classic", "rollback p1: consumer 2/3 classic", "rollback p2: classic 3/3 classic"}
+	upgradeConversionsDynamic = []string{"start: none -> classic", "upgrade p0: classic -> consumer", "rollback p2 stopped: consumer -> classic"}
+	upgradeConversionsStatic  = []string{"start: none -> classic", "upgrade p0: classic -> consumer", "rollback p2: consumer -> classic"}
+)
+
+// upgradeRun is what one run of the fleet saw.
+type upgradeRun struct {
+	steps, conversions []string
+	consumed           int // by the classic fleet at the start
+	processes          []*upgradeProcess
+}
+
+// run takes the fleet through the upgrade and the rollback, each step
+// given within to settle; it stops at the first step that does not.
+func (e *upgradeEnv) run(static bool, within time.Duration) (upgradeRun, error) {
 	instance := func(i int) string {
 		if static {
 			return fmt.Sprintf("up-%d", i)
 		}
 		return ""
 	}
-	kind, conversions := "none", []string{}
-	var kinds []string // the group after each step (groupView.String)
+	var r upgradeRun
+	kind := "none"
 	fleet := make([]*upgradeProcess, 3)
+	defer func() {
+		for _, p := range fleet {
+			if p != nil {
+				p.close()
+			}
+		}
+	}()
+	settle := func(step string, live []*upgradeProcess) error {
+		v, err := e.settle(step, live, within, &kind, &r.conversions)
+		if err == nil {
+			r.steps = append(r.steps, step+": "+v.String())
+		}
+		return err
+	}
 	for i := range fleet {
 		fleet[i] = e.start(fmt.Sprintf("p%d-classic", i), instance(i), false)
 	}
-	kinds = append(kinds, e.settle("start", fleet, &kind, &conversions).String())
-	consumed := 0
-	for _, p := range fleet {
-		consumed += int(p.n.Load())
+	r.processes = append(r.processes, fleet...)
+	if err := settle("start", fleet); err != nil {
+		return r, err
 	}
-	if consumed < 10 {
-		t.Errorf("the classic fleet consumed %d records, want all 10", consumed)
+	// Fetches follow the assignment: wait (at most 30 s) for every record.
+	for deadline := time.Now().Add(30 * time.Second); r.consumed < 10 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		r.consumed = 0
+		for _, p := range fleet {
+			r.consumed += int(p.n.Load())
+		}
 	}
-	var processes []*upgradeProcess
-	processes = append(processes, fleet...)
 	for _, phase := range []struct {
 		name     string
 		consumer bool
 	}{{"upgrade", true}, {"rollback", false}} {
 		for i := range fleet {
+			step := fmt.Sprintf("%s p%d", phase.name, i)
 			fleet[i].close()
+			if !static {
+				others := slices.Delete(slices.Clone(fleet), i, i+1)
+				if err := settle(step+" stopped", others); err != nil {
+					return r, err
+				}
+			}
 			suffix := "consumer"
 			if !phase.consumer {
 				suffix = "classic-again"
 			}
 			fleet[i] = e.start(fmt.Sprintf("p%d-%s", i, suffix), instance(i), phase.consumer)
-			processes = append(processes, fleet[i])
-			step := fmt.Sprintf("%s p%d", phase.name, i)
-			kinds = append(kinds, e.settle(step, fleet, &kind, &conversions).String())
+			r.processes = append(r.processes, fleet[i])
+			if err := settle(step, fleet); err != nil {
+				return r, err
+			}
 		}
 	}
-	t.Logf("the group after each step: %q", kinds)
-	t.Logf("conversions seen: %q", conversions)
-	// The upgrade converts the group at the first consumer-protocol
-	// process (A7.4), the rollback back at the last one's going (A7.5);
-	// in between, the classic processes are classic members of the
-	// consumer group (A7.1).
-	wantKinds := []string{"classic 3/3 classic", "consumer 2/3 classic", "consumer 1/3 classic", "consumer 0/3 classic",
-		"consumer 1/3 classic", "consumer 2/3 classic", "classic 3/3 classic"}
-	if !slices.Equal(kinds, wantKinds) {
-		t.Errorf("the group after each step %q, want %q", kinds, wantKinds)
+	return r, nil
+}
+
+// fencings are the coordinator's answers that tell a process its member
+// is gone or its generation or epoch stale (UNKNOWN_MEMBER_ID,
+// ILLEGAL_GENERATION, FENCED_MEMBER_EPOCH, FENCED_INSTANCE_ID): a rolling
+// upgrade of processes that close one at a time gets none, whatever the
+// conversions do. It closes the proxy.
+func (e *upgradeEnv) fencings() []string {
+	e.proxy.Close()
+	var out []string
+	for _, r := range e.proxy.Recording() {
+		var code codec.ErrorCode
+		switch m := r.Response.(type) {
+		case *codec.JoinGroupResponse:
+			code = m.ErrorCode
+		case *codec.SyncGroupResponse:
+			code = m.ErrorCode
+		case *codec.HeartbeatResponse:
+			code = m.ErrorCode
+		case *codec.ConsumerGroupHeartbeatResponse:
+			code = m.ErrorCode
+		}
+		switch code {
+		case codec.UnknownMemberID, codec.IllegalGeneration, codec.FencedMemberEpoch, codec.FencedInstanceID:
+			out = append(out, fmt.Sprintf("%s to %s (conn %d)", code, r.Header.ClientId.Value, r.Conn))
+		}
 	}
-	wantConversions := []string{"start: none -> classic", "upgrade p0: classic -> consumer", "rollback p2: consumer -> classic"}
-	if !slices.Equal(conversions, wantConversions) {
-		t.Errorf("conversions %v, want %v", conversions, wantConversions)
+	return out
+}
+
+// realUpgrade runs the fleet of three through the upgrade and the
+// rollback against a correct coordinator, then judges the recording.
+func realUpgrade(t *testing.T, static bool) {
+	e := newUpgradeEnv(t, impl.Mutants{})
+	r, err := e.run(static, time.Minute)
+	t.Logf("the group after each step: %q", r.steps)
+	t.Logf("conversions seen: %q", r.conversions)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, p := range fleet {
-		p.close()
+	if r.consumed < 10 {
+		t.Errorf("the classic fleet consumed %d records, want all 10", r.consumed)
+	}
+	wantSteps, wantConversions := upgradeWantDynamic, upgradeConversionsDynamic
+	if static {
+		wantSteps, wantConversions = upgradeWantStatic, upgradeConversionsStatic
+	}
+	if !slices.Equal(r.steps, wantSteps) {
+		t.Errorf("the group after each step %q, want %q", r.steps, wantSteps)
+	}
+	if !slices.Equal(r.conversions, wantConversions) {
+		t.Errorf("conversions %q, want %q", r.conversions, wantConversions)
+	}
+	if f := e.fencings(); len(f) > 0 {
+		t.Errorf("the coordinator fenced live processes: %q", f)
 	}
 	verdicts, _ := e.verdicts()
-	for _, p := range processes {
+	for _, p := range r.processes {
 		t.Run(p.clientID, func(t *testing.T) {
 			c := verdicts[p.clientID]
 			switch {
@@ -469,6 +582,49 @@ func realUpgrade(t *testing.T, static bool) {
 				expect(t, c)
 			default:
 				expectClassic(t, kgoClassic, c)
+			}
+		})
+	}
+}
+
+// The upgrade against a coordinator with each of impl's planted mixed
+// group bugs (impl.MixedMutants): the checker checks itself. A mutant is
+// caught when a step does not settle to the live processes (each owning
+// what the coordinator says, no partition owned twice, within 15 s) or
+// the group's steps or conversions are not the correct ones; missed says
+// which ones a real fleet cannot show, and why.
+func TestKgoRealUpgradeCatchesMixedMutants(t *testing.T) {
+	t.Parallel()
+	missed := map[string]string{
+		"classic-session-group-timeout": "every classic process heartbeats every 200 ms: no session runs out, whichever timeout it has",
+	}
+	for _, m := range impl.MixedMutants() {
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			e := newUpgradeEnv(t, impl.Mutants{}.With(m.Mutant))
+			r, err := e.run(false, 15*time.Second)
+			var caught string
+			switch {
+			case err != nil:
+				caught = err.Error()
+			case !slices.Equal(r.steps, upgradeWantDynamic):
+				caught = fmt.Sprintf("the group after each step %q", r.steps)
+			case !slices.Equal(r.conversions, upgradeConversionsDynamic):
+				caught = fmt.Sprintf("conversions %q", r.conversions)
+			}
+			if f := e.fencings(); caught == "" && len(f) > 0 {
+				caught = fmt.Sprintf("live processes fenced: %q", f)
+			}
+			why, miss := missed[m.Name]
+			switch {
+			case caught != "" && miss:
+				t.Errorf("caught (%s), but listed as missed: %s", caught, why)
+			case caught != "":
+				t.Logf("caught: %s", caught)
+			case miss:
+				t.Logf("missed, as listed: %s", why)
+			default:
+				t.Errorf("not caught: %s (%s); steps %q, conversions %q", m.Name, m.Description, r.steps, r.conversions)
 			}
 		})
 	}
