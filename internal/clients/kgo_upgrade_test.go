@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -193,12 +194,7 @@ func (p *upgradeProcess) assigned(ps []int32, add bool) {
 func (p *upgradeProcess) ownedNow() []int32 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]int32, 0, len(p.owned))
-	for n := range p.owned {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(p.owned))
 }
 
 // firstID is the first member id the group was seen to give the process
@@ -526,17 +522,7 @@ func (e *upgradeEnv) fencings() []string {
 	e.proxy.Close()
 	var out []string
 	for _, r := range e.proxy.Recording() {
-		var code codec.ErrorCode
-		switch m := r.Response.(type) {
-		case *codec.JoinGroupResponse:
-			code = m.ErrorCode
-		case *codec.SyncGroupResponse:
-			code = m.ErrorCode
-		case *codec.HeartbeatResponse:
-			code = m.ErrorCode
-		case *codec.ConsumerGroupHeartbeatResponse:
-			code = m.ErrorCode
-		}
+		code, _ := r.AnswerCode()
 		switch code {
 		case codec.UnknownMemberID, codec.IllegalGeneration, codec.FencedMemberEpoch, codec.FencedInstanceID:
 			out = append(out, fmt.Sprintf("%s to %s (conn %d)", code, r.Header.ClientId.Value, r.Conn))
