@@ -117,10 +117,10 @@ func (p *rdUpgradeProcess) Close() {
 // R1: a static librdkafka consumer-protocol process whose join replaced
 // its classic predecessor (A7.3) is answered NONE at MemberEpoch 0, the
 // copied member's epoch while it revokes what the classic assignment gave
-// it and the uniform target does not (Kafka 4.0's static replacement makes
-// the new member at epoch 0 and reconciliation keeps that epoch while
-// partitions are unrevoked: ghostcheck's reading, not yet seen on a real
-// broker). librdkafka's next heartbeat is at epoch 0 but not a join: no
+// it and the uniform target does not (as Kafka 4.0 answers: its static
+// replacement copies the member at epoch 0, and CurrentAssignmentBuilder
+// keeps a member's epoch while partitions are unrevoked; read from Kafka's
+// source, not yet run against a real broker). librdkafka's next heartbeat is at epoch 0 but not a join: no
 // RebalanceTimeoutMs, no subscription, no InstanceId, its kept partitions
 // in TopicPartitions, which Kafka refuses (INVALID_REQUEST, §B4.2: a
 // request at epoch 0 is a join); librdkafka takes that as fatal, the
