@@ -78,8 +78,20 @@ func TestServeMutantIsPlanted(t *testing.T) {
 		t.Errorf("with the mutant the takeover answers epoch %d, want 2 (a rebalance)", got)
 	}
 
+	if out := serveBanner(t, "--mutant", "static-restart-rebalances"); !strings.Contains(out, "MUTANT static-restart-rebalances planted") {
+		t.Errorf("the banner does not say a mutant is planted:\n%s", out)
+	}
+}
+
+// serveBanner is what serve prints with args when it starts and stops at
+// once.
+func serveBanner(t *testing.T, args ...string) string {
+	t.Helper()
 	var errOut, out bytes.Buffer
-	cfg, _ := parseServeFlags([]string{"--mutant", "static-restart-rebalances"}, &errOut)
+	cfg, code := parseServeFlags(args, &errOut)
+	if code >= 0 {
+		t.Fatalf("flags %v: %d %s", args, code, errOut.String())
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -89,9 +101,7 @@ func TestServeMutantIsPlanted(t *testing.T) {
 	if err := serve(ctx, ln, cfg, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "MUTANT static-restart-rebalances planted") {
-		t.Errorf("the banner does not say a mutant is planted:\n%s", out.String())
-	}
+	return out.String()
 }
 
 // serve --kafka-version X lists what a default broker of X lists, answers
@@ -198,18 +208,7 @@ func TestServeMigrationPolicyFlag(t *testing.T) {
 			}
 		})
 	}
-	var out bytes.Buffer
-	cfg, _ := parseServeFlags([]string{"--migration-policy", "bidirectional"}, &errOut)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // start, print the banner, stop
-	if err := serve(ctx, ln, cfg, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "group.consumer.migration.policy bidirectional") {
-		t.Errorf("the banner does not name the policy:\n%s", out.String())
+	if out := serveBanner(t, "--migration-policy", "bidirectional"); !strings.Contains(out, "group.consumer.migration.policy bidirectional") {
+		t.Errorf("the banner does not name the policy:\n%s", out)
 	}
 }
