@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,16 +43,28 @@ func newUpgradeWorld(t *testing.T, mutants impl.Mutants) *upgradetest.World {
 // kgoUpgradeProcess is one kgo consumer process of the fleet, and what its
 // rebalance callbacks say it owns.
 type kgoUpgradeProcess struct {
+	*kgoProcess
 	clientID string
 	consumer bool // on the consumer protocol (KIP-848)
-	cl       *kgo.Client
-	n        atomic.Int64
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	once     sync.Once
+	own      *owned
+}
 
-	mu    sync.Mutex
-	owned map[int32]bool
+// owned is what a process's rebalance callbacks say it owns.
+type owned struct {
+	mu sync.Mutex
+	ps map[int32]bool
+}
+
+func (o *owned) update(ps []int32, add bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, n := range ps {
+		if add {
+			o.ps[n] = true
+		} else {
+			delete(o.ps, n)
+		}
+	}
 }
 
 // kgoUpgradeStarter starts processes through w's proxy: classic (kgo's
@@ -62,53 +73,28 @@ type kgoUpgradeProcess struct {
 // ServerSideBalancer). They commit nothing: kfake holds offset 0.
 func kgoUpgradeStarter(t *testing.T, w *upgradetest.World) upgradetest.StartFunc {
 	return func(clientID, instance string, consumer bool) upgradetest.Process {
-		p := &kgoUpgradeProcess{clientID: clientID, consumer: consumer, owned: map[int32]bool{}}
+		own := &owned{ps: map[int32]bool{}}
 		opts := []kgo.Opt{kgo.SeedBrokers(w.Proxy.Addr()), kgo.ClientID(clientID), kgo.ConsumerGroup(w.Group), kgo.ConsumeTopics(w.Topic),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.DisableAutoCommit(),
 			kgo.SessionTimeout(upgradetest.SessionTimeout), kgo.HeartbeatInterval(upgradetest.HeartbeatInterval), kgo.RebalanceTimeout(5 * time.Second),
 			kgo.RequestTimeoutOverhead(2 * time.Second), kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond }),
-			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { p.assigned(m[w.Topic], true) }),
-			kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { p.assigned(m[w.Topic], false) }),
-			kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { p.assigned(m[w.Topic], false) })}
+			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { own.update(m[w.Topic], true) }),
+			kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { own.update(m[w.Topic], false) }),
+			kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { own.update(m[w.Topic], false) })}
 		if consumer {
 			opts = append(opts, kgo.ServerSideBalancer())
 		}
 		if instance != "" {
 			opts = append(opts, kgo.InstanceID(instance))
 		}
-		cl, err := kgo.NewClient(opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(ctxFor(t))
-		p.cl, p.cancel = cl, cancel
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			for ctx.Err() == nil {
-				p.n.Add(int64(cl.PollFetches(ctx).NumRecords()))
-			}
-		}()
-		t.Cleanup(p.Close)
-		return p
-	}
-}
-
-func (p *kgoUpgradeProcess) assigned(ps []int32, add bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, n := range ps {
-		if add {
-			p.owned[n] = true
-		} else {
-			delete(p.owned, n)
-		}
+		return &kgoUpgradeProcess{kgoProcess: pollKgo(t, opts...), clientID: clientID, consumer: consumer, own: own}
 	}
 }
 
 func (p *kgoUpgradeProcess) ClientID() string { return p.clientID }
 func (p *kgoUpgradeProcess) Consumer() bool   { return p.consumer }
-func (p *kgoUpgradeProcess) Consumed() int    { return int(p.n.Load()) }
+func (p *kgoUpgradeProcess) Consumed() int    { return p.consumed() }
+func (p *kgoUpgradeProcess) Close()           { p.close() }
 
 func (p *kgoUpgradeProcess) MemberID() (string, bool) {
 	id, _ := p.cl.GroupMetadata()
@@ -116,17 +102,9 @@ func (p *kgoUpgradeProcess) MemberID() (string, bool) {
 }
 
 func (p *kgoUpgradeProcess) Owned() []int32 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Sorted(maps.Keys(p.owned))
-}
-
-func (p *kgoUpgradeProcess) Close() {
-	p.once.Do(func() {
-		p.cancel()
-		p.wg.Wait()
-		p.cl.Close()
-	})
+	p.own.mu.Lock()
+	defer p.own.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.own.ps))
 }
 
 // The fleet's findings in an upgrade: a static consumer-protocol
@@ -149,21 +127,7 @@ func TestKgoRealUpgrade(t *testing.T) {
 			t.Parallel()
 			w := newUpgradeWorld(t, impl.Mutants{})
 			r, err := w.Upgrade(kgoUpgradeStarter(t, w), static, time.Minute)
-			t.Logf("the group after each step: %q", r.Steps)
-			t.Logf("conversions seen: %q", r.Conversions)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Consumed < 10 {
-				t.Errorf("the classic fleet consumed %d records, want all 10", r.Consumed)
-			}
-			if why := r.Check(static); why != "" {
-				t.Error(why)
-			}
-			if f := w.Fencings(); len(f) > 0 {
-				t.Errorf("the coordinator fenced live processes: %q", f)
-			}
-			verdicts := w.Verdicts()
+			verdicts := w.Judge(t, r, err, static)
 			for _, p := range r.Processes {
 				t.Run(p.ClientID(), func(t *testing.T) {
 					c := verdicts[p.ClientID()]

@@ -219,6 +219,31 @@ func (w *World) Upgrade(start StartFunc, static bool, within time.Duration) (Run
 	return r, nil
 }
 
+// Judge holds a run against a correct coordinator to what it must show,
+// failing t where it does not: every step settled (within the run's
+// bound), the classic fleet consumed every record (ten), the expected
+// steps and conversions, no live process fenced; and returns each
+// process's client-rule results, by ClientId, for the caller to hold to
+// its library's findings.
+func (w *World) Judge(t testing.TB, r Run, err error, static bool) map[string]rules.ClientResult {
+	t.Helper()
+	t.Logf("the group after each step: %q", r.Steps)
+	t.Logf("conversions seen: %q", r.Conversions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Consumed < 10 {
+		t.Errorf("the classic fleet consumed %d records, want all 10", r.Consumed)
+	}
+	if why := r.Check(static); why != "" {
+		t.Error(why)
+	}
+	if f := w.Fencings(); len(f) > 0 {
+		t.Errorf("the coordinator fenced live processes: %q", f)
+	}
+	return w.Verdicts()
+}
+
 // Fencings are the coordinator's answers that told a process its member
 // is gone or its generation or epoch stale (UNKNOWN_MEMBER_ID,
 // ILLEGAL_GENERATION, FENCED_MEMBER_EPOCH, FENCED_INSTANCE_ID): a rolling
