@@ -45,11 +45,14 @@ func casesMixed() []Case {
 	}
 }
 
-// needsMixed ends the case as N/A or SKIP unless the broker serves both
-// protocols.
+// needsMixed ends the case as N/A unless the broker serves both
+// protocols: one without ConsumerGroupHeartbeat (Kafka before 4.0 by
+// default) serves no consumer group for a classic member to join.
 func (p *probe) needsMixed() {
 	p.needsClassic()
-	p.needs(codec.ConsumerGroupHeartbeat)
+	if p.max(codec.ConsumerGroupHeartbeat) < 0 {
+		panic(abort{verdict{NotApplicable, "the broker serves no consumer groups, so no mixed ones: the case " + p.lacks(codec.ConsumerGroupHeartbeat), ""}})
+	}
 }
 
 // notMixedPrefix starts the observation of a notMixed verdict.
@@ -206,8 +209,8 @@ func targetOf(m codec.DescribedMember) []string {
 // --- A7.1 ---
 
 func caseMixedMemberIDRequired(p *probe) verdict {
+	p.needsMixed()
 	p.needsJoin(4, "KIP-394")
-	p.needs(codec.ConsumerGroupHeartbeat)
 	c := p.consumerMember(p.id("g"))
 	m := p.member(c.group, "")
 	r := m.mixedJoin()
@@ -465,11 +468,12 @@ func caseMixedLeaveGroup(p *probe) verdict {
 
 // --- A7.4 ---
 
-// upgradeJoin sends a ConsumerGroupHeartbeat join to the classic group
-// of ms (a fresh member id). GROUP_ID_NOT_FOUND, or a closed
-// connection, ends the case as N/A: the broker does not upgrade (Kafka
-// under migration policy DISABLED or DOWNGRADE answers so too).
-func (p *probe) upgradeJoin(c *pconn, group string) (*codec.ConsumerGroupHeartbeatResponse, string) {
+// upgradeJoin sends a ConsumerGroupHeartbeat join (a fresh member id) to
+// classic group group, which has members. A closed connection ends the
+// case as N/A, and so does GROUP_ID_NOT_FOUND when refusedNA: the broker
+// does not upgrade (Kafka under migration policy DISABLED or DOWNGRADE
+// answers so too).
+func (p *probe) upgradeJoin(c *pconn, group string, refusedNA bool) (*codec.ConsumerGroupHeartbeatResponse, string) {
 	req := p.joinReq(group, p.id("m"))
 	if p.known.Workaround(WorkaroundJoinRegex) {
 		req = joinRegexEmpty(nil, req).(*codec.ConsumerGroupHeartbeatRequest)
@@ -483,7 +487,7 @@ func (p *probe) upgradeJoin(c *pconn, group string) (*codec.ConsumerGroupHeartbe
 		notMixed(fmt.Sprintf("%s: %v", what, err))
 	}
 	r := resp.(*codec.ConsumerGroupHeartbeatResponse)
-	if r.ErrorCode == codec.GroupIDNotFound {
+	if r.ErrorCode == codec.GroupIDNotFound && refusedNA {
 		notMixed(what + " was answered GROUP_ID_NOT_FOUND")
 	}
 	id := req.MemberId
@@ -499,7 +503,7 @@ func caseMixedUpgraded(p *probe) verdict {
 	ms := p.stable(p.id("g"), 2)
 	gen := ms[0].gen
 	c := p.conn()
-	r, id := p.upgradeJoin(c, ms[0].group)
+	r, id := p.upgradeJoin(c, ms[0].group, true)
 	obs := fmt.Sprintf("generation %d; the join: %s", gen, hbString(r))
 	if r.ErrorCode != codec.None {
 		return fail(obs, "NONE")
@@ -534,7 +538,7 @@ func caseMixedWaitingAnswered(p *probe) verdict {
 	if resp, _, ok := h.within(20 * time.Millisecond); ok {
 		return fail(fmt.Sprintf("the leader's rejoin answered at once: %v", resp), "held until the follower rejoins")
 	}
-	r, _ := p.upgradeJoin(p.conn(), l.group)
+	r, _ := p.upgradeJoin(p.conn(), l.group, true)
 	obs := "the join: " + hbString(r)
 	resp, err, ok := h.within(p.peer.Timeout)
 	switch {
@@ -562,9 +566,7 @@ func caseMixedUpgradeFailed(p *probe) verdict {
 		return fail("the setup's join: "+jgString(r), "NONE")
 	}
 	// The member leads and has not synced: its assignment is empty.
-	c := p.conn()
-	req := p.joinReq(m.group, p.id("m"))
-	hb := c.hb(p.hbv(), req)
+	hb, _ := p.upgradeJoin(p.conn(), m.group, false)
 	d := p.describeClassic(m.c, m.group, true, "", "")
 	obs := fmt.Sprintf("a member joined (generation %d), not synced; the ConsumerGroupHeartbeat join: %s; %s", r.GenerationId, hbString(hb), dgString(d))
 	return want(hb.ErrorCode == codec.GroupIDNotFound && d.ErrorCode == codec.None && slices.Equal(classicMembers(d), []string{m.id}), obs,

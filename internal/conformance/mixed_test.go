@@ -9,6 +9,8 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/internal/releases"
+	"github.com/ghostcheck/ghostcheck/model"
 )
 
 // mixedCases are the cases of mixed groups (A7), slow ones included.
@@ -135,5 +137,73 @@ func TestMixedMutantTableComplete(t *testing.T) {
 				t.Errorf("against --mutant %s the mixed cases that fail are %v; mixedCaseCatches lists %v", mi.Name, failed, want)
 			}
 		})
+	}
+}
+
+// Under another group.consumer.migration.policy, or with mixed groups
+// outside the model (a broker that keeps the protocols apart), no mixed
+// case FAILs: a conversion the policy forbids, or a classic join the
+// broker refuses, makes the case about it N/A, saying which answer
+// showed it; the others still pass.
+func TestMixedCasesUnderOtherPolicies(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		policy impl.MigrationPolicy
+		// na are the cases N/A under the policy; every other passes.
+		na []string
+	}{
+		{impl.MigrationDisabled, []string{"A7.4/upgraded", "A7.4/waiting-answered", "A7.5/downgraded"}},
+		{impl.MigrationUpgrade, []string{"A7.5/downgraded"}},
+		{impl.MigrationDowngrade, []string{"A7.4/upgraded", "A7.4/waiting-answered"}},
+		// Outside the model the coordinator closes the connection on
+		// the first mixed request of each case.
+		{impl.MigrationOutside, []string{"A7.1/member-id-required", "A7.1/joined", "A7.1/describe-mixed-group", "A7.1/classic-session-own-timeout",
+			"A7.2/sync-assignment", "A7.2/sync-illegal-generation", "A7.2/heartbeat-illegal-generation", "A7.2/heartbeat-ok", "A7.2/heartbeat-rejoin",
+			"A7.2/sync-withholds-revoked", "A7.2/leave-group", "A7.4/upgraded", "A7.4/waiting-answered", "A7.4/upgrade-failed", "A7.5/downgraded"}},
+	} {
+		t.Run(model.MigrationPolicy(tc.policy).String(), func(t *testing.T) {
+			t.Parallel()
+			addr := startServePolicy(t, tc.policy)
+			rep, err := conformance.Run(peer(addr), mixedCases(), conformance.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range judgeable(t, rep.Results) {
+				want := conformance.Pass
+				if slices.Contains(tc.na, r.Name) {
+					want = conformance.NotApplicable
+				}
+				t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
+				if r.Status != want {
+					t.Errorf("%s: %s (%s), want %s", r.Name, r.Status, r.Observed, want)
+				}
+				if r.Status == conformance.NotApplicable && !strings.Contains(r.Observed, "keeps the two protocols apart") {
+					t.Errorf("%s: N/A without saying why: %s", r.Name, r.Observed)
+				}
+			}
+		})
+	}
+}
+
+// A broker of a release before Kafka 4.0 (serve --kafka-version 3.9:
+// ConsumerGroupHeartbeat listed, answered UNSUPPORTED_VERSION) serves no
+// consumer groups: every mixed case is N/A, saying so.
+func TestMixedCasesNotApplicableBeforeKafka40(t *testing.T) {
+	t.Parallel()
+	cfg := serveConfig()
+	r, err := releases.Lookup("3.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxVersions, cfg.MinVersions, cfg.Unserved = r.ServerCaps()
+	addr := startServeConfig(t, cfg)
+	rep, err := conformance.Run(peer(addr), mixedCases(), conformance.Options{KafkaVersion: "3.9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Status != conformance.NotApplicable || !strings.Contains(r.Observed, "serves no consumer groups") {
+			t.Errorf("%s: %s (%s), want N/A", r.Name, r.Status, r.Observed)
+		}
 	}
 }
