@@ -207,3 +207,38 @@ func TestMixedCasesNotApplicableBeforeKafka40(t *testing.T) {
 		}
 	}
 }
+
+
+// kfake has no mixed groups (docs/findings.md K29): a classic JoinGroup
+// to a consumer group with members makes a classic group of its own
+// under the same id (its joiner leads it), and a ConsumerGroupHeartbeat
+// join to a classic group with members is GROUP_ID_NOT_FOUND. Every
+// mixed case is therefore N/A, saying which answer showed it, but
+// A7.4/upgrade-failed, whose GROUP_ID_NOT_FOUND is right whatever the
+// broker does with mixed groups: it passes. No mixed case FAILs.
+func TestKfakeMixedCases(t *testing.T) {
+	t.Parallel()
+	addr := startKfake(t)
+	k := kfakeKnown(t)
+	rep, err := conformance.Run(peer(addr), mixedCases(), asCheck(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstFindings(t, "kfake", judgeable(t, rep.Results), k)
+	const (
+		ownGroup = "a classic JoinGroup v9 to a consumer group with members was answered as a classic group of its own: NONE"
+		refused  = "a ConsumerGroupHeartbeat join to a classic group with members was answered GROUP_ID_NOT_FOUND"
+	)
+	for _, r := range judgeable(t, rep.Results) {
+		want, saying := conformance.NotApplicable, ownGroup
+		switch r.Name {
+		case "A7.4/upgraded", "A7.4/waiting-answered":
+			saying = refused
+		case "A7.4/upgrade-failed":
+			want, saying = conformance.Pass, "GROUP_ID_NOT_FOUND"
+		}
+		if r.Status != want || !strings.Contains(r.Observed, saying) {
+			t.Errorf("%s against kfake: %s %q; want %s saying %q (K29)", r.Name, r.Status, r.Observed, want, saying)
+		}
+	}
+}
