@@ -208,7 +208,6 @@ func TestMixedCasesNotApplicableBeforeKafka40(t *testing.T) {
 	}
 }
 
-
 // kfake has no mixed groups (docs/findings.md K29): a classic JoinGroup
 // to a consumer group with members makes a classic group of its own
 // under the same id (its joiner leads it), and a ConsumerGroupHeartbeat
