@@ -149,3 +149,27 @@ func TestServeKafkaVersion(t *testing.T) {
 		})
 	}
 }
+
+// --migration-policy sets group.consumer.migration.policy by Kafka's
+// names (any case), bidirectional when not given, as Kafka's default;
+// any other value is a usage error.
+func TestServeMigrationPolicyFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want impl.MigrationPolicy
+		code int
+	}{
+		{nil, impl.MigrationBidirectional, -1},
+		{[]string{"--migration-policy", "disabled"}, impl.MigrationDisabled, -1},
+		{[]string{"--migration-policy", "UPGRADE"}, impl.MigrationUpgrade, -1},
+		{[]string{"--migration-policy", "downgrade"}, impl.MigrationDowngrade, -1},
+		{[]string{"--migration-policy", "outside"}, impl.MigrationOutside, -1},
+		{[]string{"--migration-policy", "sideways"}, 0, 2},
+	} {
+		var errOut strings.Builder
+		cfg, code := parseServeFlags(tc.args, &errOut)
+		if code != tc.code || code < 0 && cfg.coord.MigrationPolicy != tc.want {
+			t.Errorf("%v: policy %d, exit %d (%s); want %d, exit %d", tc.args, cfg.coord.MigrationPolicy, code, errOut.String(), tc.want, tc.code)
+		}
+	}
+}
