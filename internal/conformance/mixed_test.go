@@ -133,7 +133,12 @@ func TestMixedMutantTableComplete(t *testing.T) {
 				}
 			}
 			t.Logf("ROW | `%s` | %s | %s |", mi.Name, mi.Rule, strings.Join(failed, ", "))
-			if want := catches[mi.Name]; !slices.Equal(sorted(failed), sorted(want)) {
+			// A case this machine was too slow to judge (judgeable left
+			// it out) is not held to its row.
+			want := slices.DeleteFunc(slices.Clone(catches[mi.Name]), func(name string) bool {
+				return slices.ContainsFunc(rep.Results, func(r conformance.Result) bool { return r.Name == name && r.TooSlow() })
+			})
+			if !slices.Equal(sorted(failed), sorted(want)) {
 				t.Errorf("against --mutant %s the mixed cases that fail are %v; mixedCaseCatches lists %v", mi.Name, failed, want)
 			}
 		})
