@@ -1,0 +1,69 @@
+package conformance_test
+
+import (
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/history"
+	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/plan"
+)
+
+// Migration histories over TCP (plan.ProtocolUpgrade and
+// ProtocolRollback: each group's processes restarted one by one with the
+// other protocol, under group.consumer.migration.policy bidirectional)
+// against ghostcheck's server, whose policy is that by default: Ok at the
+// observable level, having mixed the protocols in one group (a classic
+// JoinGroup and a ConsumerGroupHeartbeat both answered NONE).
+// GHOSTCHECK_MIXED_HISTORIES=N runs N seeds of each (1 by default).
+func TestMixedHistoriesOverTCP(t *testing.T) {
+	t.Parallel()
+	n := 1
+	if s := os.Getenv("GHOSTCHECK_MIXED_HISTORIES"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			t.Fatalf("GHOSTCHECK_MIXED_HISTORIES=%q: want a count", s)
+		}
+	}
+	for _, proto := range []plan.Protocol{plan.ProtocolUpgrade, plan.ProtocolRollback} {
+		t.Run(string(proto), func(t *testing.T) {
+			t.Parallel()
+			addr := startServe(t)
+			rep, err := conformance.RunHistories(conformance.HistoryConfig{Peer: peer(addr), Seed: 1, Histories: n, Options: classicHistoryOptions(proto)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Histories) != n {
+				t.Fatalf("%d histories run, want %d (stopped: %s)", len(rep.Histories), n, rep.Stopped)
+			}
+			bad := 0
+			for _, h := range rep.Histories {
+				classic, consumer := 0, 0
+				for _, op := range h.Run.History {
+					switch r := op.Response.(type) {
+					case *codec.JoinGroupResponse:
+						if r.ErrorCode == codec.None {
+							classic++
+						}
+					case *codec.ConsumerGroupHeartbeatResponse:
+						if r.ErrorCode == codec.None {
+							consumer++
+						}
+					}
+				}
+				t.Logf("seed %d: %s %s %s (%d ops, %d classic joins and %d heartbeats answered NONE, lag %d ms, %.1f s)",
+					h.Seed, h.Status, h.Rule, h.Detail, h.Operations, classic, consumer, h.LagMs, h.Seconds)
+				if h.Status != string(history.Ok) {
+					bad++
+					t.Errorf("seed %d: %s %s: %s", h.Seed, h.Status, h.Rule, h.Detail)
+				}
+				if classic == 0 || consumer == 0 {
+					t.Errorf("seed %d: %d classic joins and %d heartbeats answered NONE: the history did not mix the protocols", h.Seed, classic, consumer)
+				}
+			}
+			t.Logf("%s: %d of %d histories not Ok", proto, bad, n)
+		})
+	}
+}
