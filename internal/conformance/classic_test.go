@@ -24,15 +24,20 @@ func classicCases() []conformance.Case {
 // ghostcheck's own server passes every classic case.
 func TestServePassesEveryClassicCase(t *testing.T) {
 	t.Parallel()
-	addr := startServe(t)
-	cases := classicCases()
+	passesEvery(t, "classic", startServe(t), classicCases())
+}
+
+// passesEvery runs cases against the broker at addr and holds every one
+// it could judge to PASS; what names the cases in the log.
+func passesEvery(t *testing.T, what, addr string, cases []conformance.Case) {
+	t.Helper()
 	rep, err := conformance.Run(peer(addr), cases, conformance.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
 	conformance.Table(&b, rep.Results)
-	t.Logf("classic conformance of ghostcheck serve:\n%s", b.String())
+	t.Logf("%s conformance of ghostcheck serve:\n%s", what, b.String())
 	for _, r := range judgeable(t, rep.Results) {
 		if r.Status != conformance.Pass {
 			t.Errorf("%s: %s: observed %s; expected %s", r.Name, r.Status, r.Observed, r.Expected)

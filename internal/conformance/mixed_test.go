@@ -22,23 +22,7 @@ func mixedCases() []conformance.Case {
 // every mixed case.
 func TestServePassesEveryMixedCase(t *testing.T) {
 	t.Parallel()
-	addr := startServe(t)
-	cases := mixedCases()
-	rep, err := conformance.Run(peer(addr), cases, conformance.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	conformance.Table(&b, rep.Results)
-	t.Logf("mixed conformance of ghostcheck serve:\n%s", b.String())
-	for _, r := range judgeable(t, rep.Results) {
-		if r.Status != conformance.Pass {
-			t.Errorf("%s: %s: observed %s; expected %s", r.Name, r.Status, r.Observed, r.Expected)
-		}
-	}
-	if len(rep.Results) != len(cases) {
-		t.Fatalf("%d results for %d cases", len(rep.Results), len(cases))
-	}
+	passesEvery(t, "mixed", startServe(t), mixedCases())
 }
 
 // startServePolicy is startServe under another migration policy.
