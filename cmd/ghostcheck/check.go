@@ -42,7 +42,7 @@ type checkConfig struct {
 }
 
 // checkUsage is check's help after its usage line.
-const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, A6, §B4.2, §B4.4, §B5, §B8) against a broker,
+const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, A6, A7, §B4.2, §B4.4, §B5, §B8) against a broker,
 then fault-injected client histories checked at the observable level. Exit 1 if anything fails;
 each failure names its rule, which 'ghostcheck explain' prints.
 
