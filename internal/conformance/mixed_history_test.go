@@ -15,17 +15,19 @@ import (
 // Migration histories over TCP (plan.ProtocolUpgrade and
 // ProtocolRollback: each group's processes restarted one by one with the
 // other protocol, under group.consumer.migration.policy bidirectional)
-// against ghostcheck's server, whose policy is that by default. Each
-// history mixes the protocols in one group (a classic JoinGroup and a
-// ConsumerGroupHeartbeat both answered NONE), and the observable level's
-// own rules raise nothing on its answers. The driver's invariants, which
-// judge a coordinator they cannot see into from its answers, are logged,
-// not held: across a conversion they still read a classic member of a
-// consumer group as a classic group's (a false MonotonicEpochs, the
-// report's "not done"). GHOSTCHECK_MIXED_HISTORIES=N runs N seeds of each
-// (1 by default) and logs how many were Ok whole:
+// against ghostcheck's server, whose policy is that by default. The
+// histories mix the protocols in one group (a classic JoinGroup and a
+// ConsumerGroupHeartbeat both answered NONE; most do, as the broker may
+// refuse every conversion a short history tries, A7.4 step 3), and the
+// observable level's own rules raise nothing on their answers. The
+// driver's invariants, which judge a coordinator they cannot see into
+// from its answers, are logged, not held: across a conversion they still
+// read a classic member of a consumer group as a classic group's (false
+// MonotonicEpochs, NoGhosts and QuiescentMembership; docs/checking-a-broker.md).
+// GHOSTCHECK_MIXED_HISTORIES=N runs N seeds of each (1 by default) and
+// logs how many were Ok whole:
 //
-//	GHOSTCHECK_MIXED_HISTORIES=100 go test -run TestMixedHistoriesOverTCP -v ./internal/conformance
+//	GHOSTCHECK_MIXED_HISTORIES=60 go test -timeout 30m -run TestMixedHistoriesOverTCP -v ./internal/conformance
 func TestMixedHistoriesOverTCP(t *testing.T) {
 	t.Parallel()
 	n := 1
@@ -46,7 +48,7 @@ func TestMixedHistoriesOverTCP(t *testing.T) {
 			if len(rep.Histories) != n {
 				t.Fatalf("%d histories run, want %d (stopped: %s)", len(rep.Histories), n, rep.Stopped)
 			}
-			bad := 0
+			bad, mixed := 0, 0
 			for _, h := range rep.Histories {
 				classic, consumer := 0, 0
 				for _, op := range h.Run.History {
@@ -71,11 +73,17 @@ func TestMixedHistoriesOverTCP(t *testing.T) {
 				if rep := check.Check(&answers, check.Options{Level: check.LevelObservable, LagMs: h.LagMs, SessionTimeoutMs: sessionTimeout.Milliseconds()}); rep.Verdict != history.Ok {
 					t.Errorf("seed %d, the answers alone: %s %s: %s", h.Seed, rep.Verdict, rep.Rule, rep.Detail)
 				}
-				if classic == 0 || consumer == 0 {
-					t.Errorf("seed %d: %d classic joins and %d heartbeats answered NONE: the history did not mix the protocols", h.Seed, classic, consumer)
+				if classic > 0 && consumer > 0 {
+					mixed++
 				}
 			}
-			t.Logf("%s: %d of %d histories not Ok whole (the driver's invariants included)", proto, bad, n)
+			t.Logf("%s: %d of %d histories not Ok whole (the driver's invariants included); %d mixed the protocols", proto, bad, n, mixed)
+			// A history whose conversion the broker refused throughout (a
+			// group rebalancing at each try, A7.4 step 3) joins no
+			// consumer-protocol member: most mix, seed 1 does.
+			if mixed == 0 {
+				t.Errorf("%s: none of %d histories had a classic JoinGroup and a ConsumerGroupHeartbeat answered NONE: the protocols were not mixed", proto, n)
+			}
 		})
 	}
 }
