@@ -98,6 +98,12 @@ func (o *observer) joinGroupAnswer(op *history.Op, v int16, req *codec.JoinGroup
 		o.violate(op, rules.RuleObservableResponse, "JoinGroup answered NONE without a usable member id (%q)", resp.MemberId)
 	case req.MemberId != "" && resp.MemberId != req.MemberId:
 		o.violate(op, rules.RuleObservableResponse, "JoinGroup of member %s answered NONE for another member id %s (B8.6)", req.MemberId, resp.MemberId)
+	case resp.Leader == "" && o.plan.MigrationPolicy != "" && len(resp.Members) == 0 && resp.GenerationId >= 0 &&
+		(!resp.ProtocolType.Valid || resp.ProtocolType.Value == "consumer"):
+		// A classic member of a consumer group (A7.1 step 8): it never
+		// leads, its generation is its member epoch (0 for a static
+		// member that replaced its instance's holder, step 5), and its
+		// protocol is its own first, not a generation's.
 	case resp.GenerationId < 1:
 		o.violate(op, rules.RuleObservableResponse, "JoinGroup answered NONE at generation %d: a join phase that completes moves the generation past 0 (B8.7)", resp.GenerationId)
 	case resp.Leader == "":

@@ -42,7 +42,7 @@ type checkConfig struct {
 }
 
 // checkUsage is check's help after its usage line.
-const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, A6, §B4.2, §B4.4, §B5, §B8) against a broker,
+const checkUsage = `Runs the conformance suite (one case per rule of docs/PROTOCOL.md A1-A3, A5, A6, A7, §B4.2, §B4.4, §B5, §B8) against a broker,
 then fault-injected client histories checked at the observable level. Exit 1 if anything fails;
 each failure names its rule, which 'ghostcheck explain' prints.
 
@@ -109,7 +109,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (checkConfig, int) {
 	fs.IntVar(&cfg.hist.Options.Clients, "clients", 6, "client processes per history")
 	fs.IntVar(&cfg.hist.Options.Rounds, "rounds", 40, "rounds of 50 ms real time per history")
 	faults := fs.String("faults", "uniform=10", "fault rates per request, as for ghostcheck run")
-	protocol := fs.String("protocol", "consumer", "the histories' group protocol: consumer, classic (JoinGroup/SyncGroup/Heartbeat, 6 s sessions the broker must accept; give them --rounds 200 or more) or mixed; not given, classic against a broker that does not serve the consumer protocol (2.3-3.9), with 200 rounds")
+	protocol := fs.String("protocol", "consumer", "the histories' group protocol: consumer, classic (JoinGroup/SyncGroup/Heartbeat, 6 s sessions the broker must accept; give them --rounds 200 or more), mixed, or upgrade and rollback (each group's processes restarted one by one with the other protocol: the broker needs group.consumer.migration.policy bidirectional, Kafka's default; docs/PROTOCOL.md A7); not given, classic against a broker that does not serve the consumer protocol (2.3-3.9), with 200 rounds")
 	fs.StringVar(&cfg.hist.Out, "out", "out", "directory for failing histories and the requests that crashed a broker")
 	fs.BoolVar(&cfg.asJSON, "json", false, "print results as JSON (schema ghostcheck/check/v1, with the options used)")
 	fs.StringVar(&cfg.brokerCmd, "broker-cmd", "", "a shell `COMMAND` that starts a fresh broker and prints its address (see above)")

@@ -31,7 +31,8 @@ type historyChoice struct {
 // a default 3.7-3.9 lists it and answers UNSUPPORTED_VERSION. Against such
 // a broker histories without --protocol run classic members instead
 // (JoinGroup, SyncGroup, Heartbeat), and say so; histories whose protocol
-// --protocol names and the broker does not serve SKIP with the reason,
+// --protocol names and the broker does not serve SKIP with the reason
+// (mixed, upgrade and rollback histories need both protocols served),
 // never FAIL or hang on it. Nothing known of the broker (no survey):
 // --protocol's, as asked.
 func historyProtocol(cfg checkConfig, rep *conformance.Report) historyChoice {
@@ -59,7 +60,7 @@ func historyProtocol(cfg checkConfig, rep *conformance.Report) historyChoice {
 			c.skip = noClassic
 		}
 	case consumer:
-		if asked == plan.ProtocolMixed && !classic {
+		if (asked == plan.ProtocolMixed || asked.Migrates()) && !classic {
 			c.skip = noClassic
 		}
 	case !classic:

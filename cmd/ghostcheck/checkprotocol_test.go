@@ -51,6 +51,10 @@ func TestHistoryProtocol(t *testing.T) {
 			historyChoice{protocol: plan.ProtocolClassic, skip: noClassic}},
 		{"consumer only, mixed", plan.ProtocolMixed, true, wire.Versions{codec.ConsumerGroupHeartbeat: {0, 1}}, nil,
 			historyChoice{protocol: plan.ProtocolMixed, skip: noClassic}},
+		{"4.x upgrade", plan.ProtocolUpgrade, true, cgh, nil, historyChoice{protocol: plan.ProtocolUpgrade}},
+		{"consumer only, rollback", plan.ProtocolRollback, true, wire.Versions{codec.ConsumerGroupHeartbeat: {0, 1}}, nil,
+			historyChoice{protocol: plan.ProtocolRollback, skip: noClassic}},
+		{"2.3 upgrade asked", plan.ProtocolUpgrade, true, classic, nil, historyChoice{protocol: plan.ProtocolUpgrade, skip: notListed + classicWorks}},
 		{"neither", plan.ProtocolConsumer, false, wire.Versions{codec.DescribeGroups: {0, 5}}, nil,
 			historyChoice{protocol: plan.ProtocolConsumer, skip: notListed + "; " + noClassic}},
 	} {

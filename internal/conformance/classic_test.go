@@ -24,15 +24,20 @@ func classicCases() []conformance.Case {
 // ghostcheck's own server passes every classic case.
 func TestServePassesEveryClassicCase(t *testing.T) {
 	t.Parallel()
-	addr := startServe(t)
-	cases := classicCases()
+	passesEvery(t, "classic", startServe(t), classicCases())
+}
+
+// passesEvery runs cases against the broker at addr and holds every one
+// it could judge to PASS; what names the cases in the log.
+func passesEvery(t *testing.T, what, addr string, cases []conformance.Case) {
+	t.Helper()
 	rep, err := conformance.Run(peer(addr), cases, conformance.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
 	conformance.Table(&b, rep.Results)
-	t.Logf("classic conformance of ghostcheck serve:\n%s", b.String())
+	t.Logf("%s conformance of ghostcheck serve:\n%s", what, b.String())
 	for _, r := range judgeable(t, rep.Results) {
 		if r.Status != conformance.Pass {
 			t.Errorf("%s: %s: observed %s; expected %s", r.Name, r.Status, r.Observed, r.Expected)
@@ -119,23 +124,33 @@ const classicMutantTableHeading = "### The classic protocol's mutants over TCP"
 // mutant, in impl's order, with the rule it breaks and the cases that
 // catch it (or "none: " and why), and the count of those caught.
 func TestClassicMutantTableInDocs(t *testing.T) {
+	var classic []impl.MutantInfo
+	for _, m := range impl.AllMutants() {
+		if m.Classic {
+			classic = append(classic, m)
+		}
+	}
+	mutantTableInDocs(t, classicMutantTableHeading, "classic", classic, classicCaseCatches, classicMutantsNoCaseCatches)
+}
+
+// mutantTableInDocs holds docs/mutants.md's table under heading to
+// mutants, in order: a row each with its name, the rule it breaks and the
+// cases catches lists for it, or "none: " and excused's reason; and the
+// count of those caught.
+func mutantTableInDocs(t *testing.T, heading, what string, mutants []impl.MutantInfo, catchList []mutantCases, excused map[string]string) {
+	t.Helper()
 	b, err := os.ReadFile("../../docs/mutants.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, text := markdownTableAfter(t, string(b), classicMutantTableHeading)
+	rows, text := markdownTableAfter(t, string(b), heading)
 	catches := map[string][]string{}
-	for _, tc := range classicCaseCatches {
+	for _, tc := range catchList {
 		catches[tc.mutant.String()] = tc.cases
 	}
 	var want [][]string
-	classic := 0
-	for _, m := range impl.AllMutants() {
-		if !m.Classic {
-			continue
-		}
-		classic++
-		cell := "none: " + classicMutantsNoCaseCatches[m.Name]
+	for _, m := range mutants {
+		cell := "none: " + excused[m.Name]
 		if cs, ok := catches[m.Name]; ok {
 			cell = strings.Join(cs, ", ")
 		}
@@ -146,13 +161,13 @@ func TestClassicMutantTableInDocs(t *testing.T) {
 		case i >= len(rows):
 			t.Errorf("docs/mutants.md lacks the row | %s |", strings.Join(want[i], " | "))
 		case i >= len(want):
-			t.Errorf("docs/mutants.md has a row for no classic mutant: %q", rows[i])
+			t.Errorf("docs/mutants.md has a row for no %s mutant: %q", what, rows[i])
 		case !slices.Equal(rows[i], want[i]):
 			t.Errorf("docs/mutants.md's row %q, want | %s |", rows[i], strings.Join(want[i], " | "))
 		}
 	}
-	if n := fmt.Sprintf("%d of %d caught by the cases", len(classicCaseCatches), classic); !strings.Contains(text, n) {
-		t.Errorf("docs/mutants.md's classic table does not say %q", n)
+	if n := fmt.Sprintf("%d of %d caught by the cases", len(catchList), len(mutants)); !strings.Contains(text, n) {
+		t.Errorf("docs/mutants.md's %s table does not say %q", what, n)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package conformance holds ghostcheck's conformance suite: one named case
-// per rule of docs/PROTOCOL.md A1-A3, A5.3, A5.5, A5.7, A6, §B4.2, §B4.4,
+// per rule of docs/PROTOCOL.md A1-A3, A5.3, A5.5, A5.7, A6, A7, §B4.2, §B4.4,
 // §B5, §B6 and §B8 (plus the framing and ApiVersions rules of §B1 and §B7 a broker
 // needs to be talked to), each with the source of its rule (a KIP, the first Kafka
 // release that ships it, or none yet: ships.go), run against a broker over
@@ -53,6 +53,9 @@
 //   - cases_classic.go: the classic group protocol (A6, §B8, §B5's
 //     classic part); classic.go: what its cases share (members that join,
 //     sync and heartbeat as clients do, held requests).
+//   - cases_mixed.go: mixed groups (A7): classic members of consumer
+//     groups, the upgrade and the downgrade; a broker that keeps the
+//     protocols apart is N/A (notMixed).
 //   - expiry.go: the timing of a case that waits out a session.
 //   - ships.go: Ships, the releases that carry a case's rule.
 //   - hold.go: Holding, the release a broker is held to (named, or

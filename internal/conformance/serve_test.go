@@ -38,6 +38,12 @@ func startServeMutant(t testing.TB, muts impl.Mutants) string {
 	t.Helper()
 	cfg := serveConfig()
 	cfg.Mutants = muts
+	return startServeConfig(t, cfg)
+}
+
+// startServeConfig runs ghostcheck's server with cfg until the test ends.
+func startServeConfig(t testing.TB, cfg impl.Config) string {
+	t.Helper()
 	addr, _ := servertest.Start(t, impl.New(cfg), server.Config{})
 	return addr
 }
@@ -53,7 +59,9 @@ func serveConfig() impl.Config {
 		// Classic groups: Kafka's settings, shortened.
 		ClassicMinSessionTimeoutMs: int32(classicMinSession.Milliseconds()), ClassicMaxSessionTimeoutMs: int32(classicMaxSession.Milliseconds()), InitialRebalanceDelayMs: 100,
 		ClassicMaxGroupSize: maxGroupSize, NewMemberJoinTimeoutMs: 300000,
-		Telemetry: impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}, RequestedMetrics: []string{""}},
+		// Mixed groups: Kafka's default policy, as `serve`'s.
+		MigrationPolicy: impl.MigrationBidirectional,
+		Telemetry:       impl.TelemetryConfig{SubscriptionID: 1, PushIntervalMs: 30000, TelemetryMaxBytes: 1 << 20, AcceptedCompressionTypes: []int8{0}, RequestedMetrics: []string{""}},
 	}
 }
 
