@@ -41,6 +41,7 @@ var mixedCaseCatches = []mutantCases{
 	{impl.MutClassicHeartbeatNoRejoin, []string{"A7.2/heartbeat-rejoin", "A7.4/upgraded"}},
 	{impl.MutClassicSessionGroupTimeout, []string{"A7.1/classic-session-own-timeout"}},
 	{impl.MutSyncHandsPending, []string{"A7.2/sync-withholds-revoked"}},
+	{impl.MutDowngradeGenerationReset, []string{"A7.5/downgraded"}},
 }
 
 // mixedMutantTableHeading heads docs/mutants.md's table of the mixed
