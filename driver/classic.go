@@ -501,17 +501,8 @@ func (pb *prober) classicOddRequest(p *proc, pr plan.Probe) {
 // lastGeneration is the generation the last JoinGroup to group answered
 // NONE gave, or -1000 (none yet).
 func (pb *prober) lastGeneration(group string) int32 {
-	d := pb.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for i := len(d.hist) - 1; i >= 0; i-- {
-		q, ok := d.hist[i].Request.(*codec.JoinGroupRequest)
-		if !ok || q.GroupId != group {
-			continue
-		}
-		if r, ok := d.hist[i].Response.(*codec.JoinGroupResponse); ok && r.ErrorCode == codec.None {
-			return r.GenerationId
-		}
+	if r := pb.lastJoinAnswer(group, codec.None); r != nil {
+		return r.GenerationId
 	}
 	return -1000
 }
@@ -520,19 +511,27 @@ func (pb *prober) lastGeneration(group string) int32 {
 // MEMBER_ID_REQUIRED made: pending until its client joins with it or its
 // session timeout passes.
 func (pb *prober) lastPendingID(group string) (string, bool) {
+	if r := pb.lastJoinAnswer(group, codec.MemberIDRequired); r != nil {
+		return r.MemberId, true
+	}
+	return "", false
+}
+
+// lastJoinAnswer is the history's last answer with code to a JoinGroup to
+// group, nil if none.
+func (pb *prober) lastJoinAnswer(group string, code codec.ErrorCode) *codec.JoinGroupResponse {
 	d := pb.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i := len(d.hist) - 1; i >= 0; i-- {
-		q, ok := d.hist[i].Request.(*codec.JoinGroupRequest)
-		if !ok || q.GroupId != group {
+		if q, ok := d.hist[i].Request.(*codec.JoinGroupRequest); !ok || q.GroupId != group {
 			continue
 		}
-		if r, ok := d.hist[i].Response.(*codec.JoinGroupResponse); ok && r.ErrorCode == codec.MemberIDRequired {
-			return r.MemberId, true
+		if r, ok := d.hist[i].Response.(*codec.JoinGroupResponse); ok && r.ErrorCode == code {
+			return r
 		}
 	}
-	return "", false
+	return nil
 }
 
 // crossKind sends ProbeCrossKind's request, by pr.Variant: even variants
