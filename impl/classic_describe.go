@@ -27,6 +27,10 @@ func (c *Coordinator) describeClassic(version int16, id string) codec.DescribeGr
 		if cg := c.readGroup(id, kindConsumer); cg != nil {
 			cg.mu.Unlock()
 			msg = "Group " + id + " is not a classic group."
+			if c.mut.Has(MutDescribeConsumerGroupEmpty) {
+				dg.GroupState = "Empty"
+				return dg
+			}
 		}
 		dg.GroupState = "Dead"
 		if version >= 6 && !(version == 6 && c.mut.Has(MutDescribeNotFoundFromV7)) || version == 5 && c.mut.Has(MutDescribeNotFoundFromV5) {

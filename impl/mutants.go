@@ -639,6 +639,15 @@ const (
 	// MutClassicGroupStartsAtOne: a classic group is made at generation 1
 	// instead of 0, so its first join phase hands out generation 2 (B8.6).
 	MutClassicGroupStartsAtOne
+	// MutClassicGroupUnknownMember: a ConsumerGroupHeartbeat at a member
+	// epoch to a classic group is UNKNOWN_MEMBER_ID, as if the member were
+	// looked up in a group of the wrong kind, instead of GROUP_ID_NOT_FOUND
+	// (A6.4): the client rejoins instead of giving up.
+	MutClassicGroupUnknownMember
+	// MutDescribeConsumerGroupEmpty: DescribeGroups of a consumer group
+	// answers it as an Empty classic group instead of as a missing one
+	// (A6.4).
+	MutDescribeConsumerGroupEmpty
 	mutEnd // one past the last: a Mutants holds up to 256
 )
 
@@ -832,6 +841,8 @@ var classicMutantInfo = []mutantEntry{
 	{MutProtocolTypeUnchecked, "protocol-type-unchecked", "join phase B8.6", "a JoinGroup of another protocol type is accepted when it lists a protocol every member lists", []string{"B8.6/inconsistent-protocol"}},
 	{MutReplacedPreparingAnswered, "replaced-preparing-answered", "static A6.2", "a static replacement in PreparingRebalance is answered the current generation at once instead of waiting", []string{"A6.2/replaced-preparing"}},
 	{MutClassicGroupStartsAtOne, "classic-group-starts-at-one", "join phase B8.6", "a classic group is made at generation 1, not 0", []string{"B8.6/group-created"}},
+	{MutClassicGroupUnknownMember, "classic-group-unknown-member", "group kinds A6.4", "a ConsumerGroupHeartbeat at a member epoch to a classic group is UNKNOWN_MEMBER_ID, not GROUP_ID_NOT_FOUND", []string{"A6.4/heartbeat-classic-not-found"}},
+	{MutDescribeConsumerGroupEmpty, "describe-consumer-group-empty", "group kinds A6.4", "DescribeGroups of a consumer group answers an Empty classic group", []string{"A6.4/describe-consumer-group"}},
 }
 
 // MutantInfo names and describes one mutant.

@@ -213,10 +213,8 @@ var clausesWithoutMutantYet = map[string]string{
 	"B8.8/missing-assignment-empty":  "a run's classic leader, like Kafka's, gives every member an entry",
 	// The classic protocol's clauses (A6, B8): planted bugs to come.
 	"A6.4/join-replaces-consumer-group": classicToCome, "A6.4/join-mixed-refused": classicToCome, "A6.4/sync-consumer-group": classicToCome,
-	"A6.4/heartbeat-consumer-group": classicToCome, "A6.4/describe-consumer-group": classicToCome,
-	"A6.4/heartbeat-replaces-classic-group": classicToCome, "A6.4/upgrade-refused": classicToCome, "A6.4/heartbeat-classic-not-found": classicToCome,
-	"B8.4/v0-rebalance-timeout": classicToCome,
-	"B8.5/connection-held":      classicToCome,
+	"A6.4/heartbeat-consumer-group": classicToCome, "A6.4/heartbeat-replaces-classic-group": classicToCome, "A6.4/upgrade-refused": classicToCome, "B8.4/v0-rebalance-timeout": classicToCome,
+	"B8.5/connection-held": classicToCome,
 }
 
 // classicOneProtocol is why a selection's bugs go unseen: a run's classic

@@ -91,6 +91,8 @@ var classicCaseCatches = []mutantCases{
 	{impl.MutDescribeNotFoundFromV5, []string{"B8.13/dead-v0-v5"}},
 	{impl.MutDescribeStableNoMetadata, []string{"B8.13/described-stable"}},
 	{impl.MutProtocolTypeUnchecked, []string{"B8.6/inconsistent-protocol"}},
+	{impl.MutClassicGroupUnknownMember, []string{"A6.4/consumer-heartbeat-classic-group"}},
+	{impl.MutDescribeConsumerGroupEmpty, []string{"A6.4/describe-consumer-group"}},
 }
 
 // Every classic mutant a client can see fails the classic cases listed
