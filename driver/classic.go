@@ -466,7 +466,72 @@ func (pb *prober) classicOddRequest(p *proc, pr plan.Probe) {
 		send(codec.Heartbeat, p.version(codec.Heartbeat, 4), &codec.HeartbeatRequest{GroupId: probeMissingGroup, GenerationId: 1, MemberId: "ghostcheck-probe-nobody"})
 	case 8:
 		send(codec.DescribeGroups, p.version(codec.DescribeGroups, 6), &codec.DescribeGroupsRequest{Groups: []string{probeMissingGroup}})
+	case 9:
+		send(codec.SyncGroup, p.version(codec.SyncGroup, 5), &codec.SyncGroupRequest{GroupId: probeMissingGroup, GenerationId: 1, MemberId: "ghostcheck-probe-nobody",
+			ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("uniform")})
+	case 10:
+		send(codec.DescribeGroups, min(p.version(codec.DescribeGroups, 6), 5), &codec.DescribeGroupsRequest{Groups: []string{probeMissingGroup}})
+	case 11:
+		if id, ok := pb.lastPendingID(pr.Group); ok {
+			// At a generation no group has: a member by now (its client
+			// rejoined) is ILLEGAL_GENERATION, its session untouched.
+			send(codec.Heartbeat, p.version(codec.Heartbeat, 4), &codec.HeartbeatRequest{GroupId: pr.Group, GenerationId: -1000, MemberId: id})
+		}
+	case 12:
+		// Not where the cap may refuse it first (B8.11 drops the id it
+		// refuses), nor below v5 (no instance id).
+		if id, ok := pb.lastPendingID(pr.Group); ok && d.plan.MaxGroupSize == 0 && jv >= 5 {
+			r := join(plan.ClassicMinSessionTimeoutMs)
+			r.MemberId, r.GroupInstanceId = id, codec.Str("ghostcheck-probe-instance")
+			send(codec.JoinGroup, jv, r)
+		}
+	case 13:
+		// Refused whatever the member and the generation: by the member
+		// check, the generation or the protocol (B8.8).
+		// The protocol name is sent from v5 on.
+		id, instance, ok := pb.lastDescribedClassic(pr.Group, pr.Pick)
+		if !ok || p.version(codec.SyncGroup, 5) < 5 {
+			return
+		}
+		send(codec.SyncGroup, 5, &codec.SyncGroupRequest{GroupId: pr.Group, GenerationId: pb.lastGeneration(pr.Group), MemberId: id,
+			GroupInstanceId: instance, ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("ghostcheck-probe")})
 	}
+}
+
+// lastGeneration is the generation the last JoinGroup to group answered
+// NONE gave, or -1000 (none yet).
+func (pb *prober) lastGeneration(group string) int32 {
+	if r := pb.lastJoinAnswer(group, codec.None); r != nil {
+		return r.GenerationId
+	}
+	return -1000
+}
+
+// lastPendingID is the member id the last JoinGroup to group answered
+// MEMBER_ID_REQUIRED made: pending until its client joins with it or its
+// session timeout passes.
+func (pb *prober) lastPendingID(group string) (string, bool) {
+	if r := pb.lastJoinAnswer(group, codec.MemberIDRequired); r != nil {
+		return r.MemberId, true
+	}
+	return "", false
+}
+
+// lastJoinAnswer is the history's last answer with code to a JoinGroup to
+// group, nil if none.
+func (pb *prober) lastJoinAnswer(group string, code codec.ErrorCode) *codec.JoinGroupResponse {
+	d := pb.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := len(d.hist) - 1; i >= 0; i-- {
+		if q, ok := d.hist[i].Request.(*codec.JoinGroupRequest); !ok || q.GroupId != group {
+			continue
+		}
+		if r, ok := d.hist[i].Response.(*codec.JoinGroupResponse); ok && r.ErrorCode == code {
+			return r
+		}
+	}
+	return nil
 }
 
 // crossKind sends ProbeCrossKind's request, by pr.Variant: even variants

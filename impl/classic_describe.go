@@ -27,11 +27,17 @@ func (c *Coordinator) describeClassic(version int16, id string) codec.DescribeGr
 		if cg := c.readGroup(id, kindConsumer); cg != nil {
 			cg.mu.Unlock()
 			msg = "Group " + id + " is not a classic group."
+			if c.mut.Has(MutDescribeConsumerGroupEmpty) {
+				dg.GroupState = "Empty"
+				return dg
+			}
 		}
 		dg.GroupState = "Dead"
-		if version >= 6 {
+		if version >= 6 && !(version == 6 && c.mut.Has(MutDescribeNotFoundFromV7)) || version == 5 && c.mut.Has(MutDescribeNotFoundFromV5) {
 			dg.ErrorCode = codec.GroupIDNotFound
-			dg.ErrorMessage = codec.Str(msg)
+			if version >= 6 { // the message is v6's
+				dg.ErrorMessage = codec.Str(msg)
+			}
 		}
 		return dg
 	}
@@ -41,6 +47,7 @@ func (c *Coordinator) describeClassic(version int16, id string) codec.DescribeGr
 	if stable {
 		dg.ProtocolData = cl.protocol
 	}
+	metadata := stable && !c.mut.Has(MutDescribeStableNoMetadata) || cl.state == classicCompleting && c.mut.Has(MutDescribeCompletingMetadata)
 	dg.GroupState = cl.state.String()
 	dg.ProtocolType = cl.protocolType
 	if len(cl.members) > 0 {
@@ -49,7 +56,7 @@ func (c *Coordinator) describeClassic(version int16, id string) codec.DescribeGr
 	for _, m := range cl.members {
 		dm := codec.DescribeGroupsMember{MemberId: m.id, GroupInstanceId: m.instance, ClientId: m.clientID,
 			ClientHost: m.host, MemberAssignment: m.assignment}
-		if stable {
+		if metadata {
 			dm.MemberMetadata = m.metadata(cl.protocol)
 		}
 		dg.Members = append(dg.Members, dm)

@@ -231,6 +231,20 @@ func (m *cmember) sameProtocols(ps []codec.JoinGroupRequestProtocol) bool {
 	return true
 }
 
+// sameProtocolNames compares the protocols' names only (a planted bug:
+// MutProtocolsComparedByName).
+func (m *cmember) sameProtocolNames(ps []codec.JoinGroupRequestProtocol) bool {
+	if len(ps) != len(m.protocols) {
+		return false
+	}
+	for i := range ps {
+		if ps[i].Name != m.protocols[i].name {
+			return false
+		}
+	}
+	return true
+}
+
 func protocolsOf(ps []codec.JoinGroupRequestProtocol) []cprotocol {
 	out := make([]cprotocol, len(ps))
 	for i, p := range ps {
@@ -253,7 +267,7 @@ func (g *classicGroup) supportsProtocols(protocolType string, ps []codec.JoinGro
 	if g.state == classicEmpty {
 		return protocolType != "" && len(ps) > 0
 	}
-	if protocolType != g.protocolType {
+	if protocolType != g.protocolType && !g.mut.Has(MutProtocolTypeUnchecked) {
 		return false
 	}
 	for i := range ps {
@@ -290,6 +304,9 @@ func (g *classicGroup) memberCheck(memberID string, instance codec.NullableStrin
 	if instance.Valid {
 		holder := g.static[instance.Value]
 		if holder == nil {
+			if g.mut.Has(MutMemberUnknownInstanceFenced) {
+				return nil, codec.FencedInstanceID
+			}
 			return nil, codec.UnknownMemberID
 		}
 		if holder.id != memberID && !g.mut.Has(MutClassicNoFence) {
@@ -305,6 +322,9 @@ func (g *classicGroup) memberCheck(memberID string, instance codec.NullableStrin
 
 // makeMemberID is A6.5's member id: prefix, "-", a UUID from the id source.
 func (c *Coordinator) makeMemberID(prefix string) string {
+	if c.mut.Has(MutMemberIDNoDash) {
+		return prefix + uuid.UUID(c.ids.next()).String()
+	}
 	return prefix + "-" + uuid.UUID(c.ids.next()).String()
 }
 
@@ -316,7 +336,11 @@ func (g *classicGroup) removeMember(op *cop, m *cmember) {
 		op.answer(m.join, joinError(codec.UnknownMemberID, ""))
 	}
 	if m.sync.on {
-		op.drop(m.sync)
+		if g.mut.Has(MutRemovedSyncAnswered) {
+			op.answer(m.sync, syncError(codec.UnknownMemberID))
+		} else {
+			op.drop(m.sync)
+		}
 	}
 	g.unlink(m)
 	m.join.on, m.sync.on = false, false
@@ -324,6 +348,9 @@ func (g *classicGroup) removeMember(op *cop, m *cmember) {
 		g.leader = ""
 		if len(g.members) > 0 {
 			g.leader = g.members[0].id
+			if g.mut.Has(MutLeaderGreatestID) {
+				g.leader = g.members[len(g.members)-1].id
+			}
 		}
 	}
 }

@@ -11,6 +11,9 @@ func (c *Coordinator) heartbeatClassic(r *codec.HeartbeatRequest) *codec.Heartbe
 	}
 	g := c.loadGroup(r.GroupId)
 	if g == nil {
+		if c.mut.Has(MutHeartbeatMissingGroupNotFound) {
+			return &codec.HeartbeatResponse{ErrorCode: codec.GroupIDNotFound}
+		}
 		return &codec.HeartbeatResponse{ErrorCode: codec.UnknownMemberID}
 	}
 	g.lock()
@@ -22,7 +25,16 @@ func (c *Coordinator) heartbeatClassic(r *codec.HeartbeatRequest) *codec.Heartbe
 		return g.classicHeartbeatToConsumer(r, c.clock.Now())
 	}
 	cl := g.cl
+	if _, pending := cl.pending[r.MemberId]; pending && c.mut.Has(MutPendingHeartbeatAccepted) {
+		if cl.state == classicPreparing {
+			return &codec.HeartbeatResponse{ErrorCode: codec.RebalanceInProgress}
+		}
+		return &codec.HeartbeatResponse{}
+	}
 	m, code := cl.memberCheck(r.MemberId, r.GroupInstanceId)
+	if code == codec.UnknownMemberID && r.GenerationId != cl.generation && c.mut.Has(MutUnknownMemberIllegalGeneration) {
+		code = codec.IllegalGeneration
+	}
 	if code != codec.None {
 		return &codec.HeartbeatResponse{ErrorCode: code}
 	}
@@ -35,7 +47,7 @@ func (c *Coordinator) heartbeatClassic(r *codec.HeartbeatRequest) *codec.Heartbe
 	}
 	cl.armSession(m, deadline(c.clock.Now(), int64(m.sessionMs)))
 	g.registerClassic()
-	if cl.state == classicPreparing && !c.mut.Has(MutHeartbeatRebalancingNone) {
+	if cl.state == classicPreparing && !c.mut.Has(MutHeartbeatRebalancingNone) || cl.state == classicCompleting && c.mut.Has(MutHeartbeatCompletingRebalancing) {
 		return &codec.HeartbeatResponse{ErrorCode: codec.RebalanceInProgress}
 	}
 	return &codec.HeartbeatResponse{}

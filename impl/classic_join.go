@@ -6,7 +6,7 @@ import "github.com/ghostcheck/ghostcheck/codec"
 // A6.4, B8.11) in the model's order of checks, under the group's lock.
 func (c *Coordinator) joinClassic(conn Conn, clientID string, version int16, r *codec.JoinGroupRequest) (codec.Message, error) {
 	// 1.-2. The group id and the session timeout's bounds.
-	if r.GroupId == "" {
+	if r.GroupId == "" && !c.mut.Has(MutClassicEmptyGroupIDServed) {
 		return joinError(codec.InvalidGroupID, r.MemberId), nil
 	}
 	lo, hi := c.cfg.ClassicMinSessionTimeoutMs, c.cfg.ClassicMaxSessionTimeoutMs
@@ -68,8 +68,14 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 	}
 	// 5. A missing group: MemberId "" makes it, whatever the answer.
 	if g.status == gPhantom {
-		if r.MemberId != "" {
+		if r.MemberId != "" && !c.mut.Has(MutMissingGroupJoinCreates) {
 			c.dropPhantom(g)
+			return joinError(codec.UnknownMemberID, r.MemberId), nil
+		}
+		if r.MemberId != "" {
+			g.status = gLive
+			c.live.add(g)
+			g.makeClassic()
 			return joinError(codec.UnknownMemberID, r.MemberId), nil
 		}
 		g.status = gLive
@@ -91,7 +97,8 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 	}
 	// 8. A new member.
 	if r.MemberId == "" {
-		if r.GroupInstanceId.Valid {
+		static := r.GroupInstanceId.Valid && !(j.version >= 4 && c.mut.Has(MutStaticMemberIDRequired))
+		if static {
 			if old := cl.static[r.GroupInstanceId.Value]; old != nil {
 				return cl.replaceStatic(op, old, j), nil
 			}
@@ -111,8 +118,8 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 		return nil, nil
 	}
 	// 9. A pending id.
-	if _, pending := cl.pending[r.MemberId]; pending {
-		if r.GroupInstanceId.Valid {
+	if _, pending := cl.pending[r.MemberId]; pending && !c.mut.Has(MutPendingJoinUnknown) {
+		if r.GroupInstanceId.Valid && !c.mut.Has(MutPendingWithInstanceJoins) {
 			return joinError(codec.UnknownServerError, ""), nil
 		}
 		delete(cl.pending, r.MemberId)
@@ -127,16 +134,25 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 	// 11. By state.
 	switch cl.state {
 	case classicPreparing:
+		protocols := m.protocols
 		cl.storeJoin(op, m, j)
+		if c.mut.Has(MutPreparingJoinKeepsProtocols) {
+			m.protocols = protocols
+		}
 		cl.maybeCompleteJoin(op)
 	case classicCompleting:
-		if m.sameProtocols(r.Protocols) && !c.mut.Has(MutCompletingRejoinRebalances) {
+		same := m.sameProtocols(r.Protocols)
+		if same && !c.mut.Has(MutCompletingRejoinRebalances) || !same && c.mut.Has(MutCompletingChangedAnswered) {
 			return cl.joinAnswer(m.id, j.version, m.id == cl.leader), nil
 		}
 		cl.storeJoin(op, m, j)
 		cl.rebalance(op)
 	case classicStable:
-		if m.id != cl.leader && m.sameProtocols(r.Protocols) {
+		same := m.sameProtocols(r.Protocols)
+		if c.mut.Has(MutProtocolsComparedByName) {
+			same = m.sameProtocolNames(r.Protocols)
+		}
+		if m.id != cl.leader && same && !c.mut.Has(MutFollowerSameRebalances) {
 			return cl.joinAnswer(m.id, j.version, false), nil
 		}
 		cl.storeJoin(op, m, j)
@@ -170,8 +186,16 @@ func (c *Coordinator) acceptJoining(g *classicGroup, memberID string) bool {
 func (g *classicGroup) storeJoin(op *cop, m *cmember, j joining) {
 	if m.join.on {
 		p := m.join
+		if g.mut.Has(MutSecondJoinRefused) {
+			op.answer(op.park(j.version), joinError(codec.NotCoordinator, m.id))
+			return
+		}
 		g.clearJoin(m)
-		op.answer(p, joinError(codec.NotCoordinator, m.id))
+		if g.mut.Has(MutSupersededDropped) {
+			op.drop(p)
+		} else {
+			op.answer(p, joinError(codec.NotCoordinator, m.id))
+		}
 	}
 	m.protocols = protocolsOf(j.r.Protocols)
 	m.rebalanceMs, m.sessionMs = j.rebalanceMs, j.r.SessionTimeoutMs
@@ -194,7 +218,14 @@ func (g *classicGroup) addMember(op *cop, id string, j joining) {
 		g.leader = id
 	}
 	g.put(m)
-	g.armSession(m, deadline(op.now, int64(op.c.cfg.NewMemberJoinTimeoutMs)))
+	joinTimeout := int64(op.c.cfg.NewMemberJoinTimeoutMs)
+	if g.mut.Has(MutNewMemberSessionTimeout) {
+		joinTimeout = int64(m.sessionMs)
+	}
+	g.armSession(m, deadline(op.now, joinTimeout))
+	if g.state != classicPreparing && g.state != classicEmpty && g.mut.Has(MutNewMemberNoRebalance) {
+		return
+	}
 	g.rebalanceOrComplete(op)
 }
 
@@ -205,16 +236,24 @@ func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Mes
 	if old.join.on {
 		p := old.join
 		g.clearJoin(old)
-		op.answer(p, &codec.JoinGroupResponse{ErrorCode: codec.FencedInstanceID, GenerationId: -1, MemberId: old.id})
+		if g.mut.Has(MutOldRequestDropped) {
+			op.drop(p)
+		} else {
+			op.answer(p, &codec.JoinGroupResponse{ErrorCode: codec.FencedInstanceID, GenerationId: -1, MemberId: old.id})
+		}
 	}
 	if old.sync.on {
 		p := old.sync
 		old.sync.on = false
-		op.answer(p, syncError(codec.FencedInstanceID))
+		if g.mut.Has(MutOldRequestDropped) {
+			op.drop(p)
+		} else {
+			op.answer(p, syncError(codec.FencedInstanceID))
+		}
 	}
 	wasAwaited := old.awaitSync
 	g.unlink(old)
-	if wasAwaited {
+	if wasAwaited && !g.mut.Has(MutReplacedIDNotAwaited) {
 		g.replaced = append(g.replaced, old.id)
 	}
 	m := &cmember{id: id, clientID: old.clientID, host: old.host, instance: old.instance, sessionMs: old.sessionMs,
@@ -228,7 +267,11 @@ func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Mes
 		g.leader = id
 	}
 	g.storeJoin(op, m, j)
-	switch g.state {
+	state := g.state
+	if state == classicCompleting && g.mut.Has(MutReplacedCompletingNoRebalance) || state == classicPreparing && g.mut.Has(MutReplacedPreparingAnswered) {
+		state = classicStable
+	}
+	switch state {
 	case classicStable:
 		if g.selectProtocol() == g.protocol && !g.mut.Has(MutStaticReplacementRebalances) {
 			g.writeRecord()
@@ -257,6 +300,9 @@ func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Mes
 // writes its first record; g is live.
 func (g *group) makeClassic() {
 	g.kind, g.cl = kindClassic, newClassicGroup(g.c.mut)
+	if g.c.mut.Has(MutClassicGroupStartsAtOne) {
+		g.cl.generation = 1
+	}
 	g.cl.writeRecord()
 }
 

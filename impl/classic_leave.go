@@ -14,9 +14,13 @@ func (c *Coordinator) leaveClassic(g *group, version int16, r *codec.LeaveGroupR
 	if left {
 		switch cl.state {
 		case classicStable, classicCompleting:
-			cl.rebalance(op)
+			if !c.mut.Has(MutClassicLeaveNoRebalance) {
+				cl.rebalance(op)
+			}
 		case classicPreparing:
-			cl.maybeCompleteJoin(op)
+			if !c.mut.Has(MutClassicLeaveNoCompletion) {
+				cl.maybeCompleteJoin(op)
+			}
 		}
 	}
 	g.registerClassic()
@@ -29,7 +33,13 @@ func (c *Coordinator) leaveClassic(g *group, version int16, r *codec.LeaveGroupR
 func (g *classicGroup) leaveOne(op *cop, memberID string, instance codec.NullableString, left *bool) codec.ErrorCode {
 	var m *cmember
 	if memberID == "" {
-		if !instance.Valid || g.static[instance.Value] == nil || g.mut.Has(MutAdminRemovalIgnored) {
+		if !instance.Valid || g.static[instance.Value] == nil {
+			if g.mut.Has(MutClassicLeaveEmptyUnknownNone) {
+				return codec.None
+			}
+			return codec.UnknownMemberID
+		}
+		if g.mut.Has(MutAdminRemovalIgnored) {
 			return codec.UnknownMemberID
 		}
 		m = g.static[instance.Value]
@@ -41,7 +51,16 @@ func (g *classicGroup) leaveOne(op *cop, memberID string, instance codec.Nullabl
 		return codec.None
 	} else {
 		var code codec.ErrorCode
-		if m, code = g.memberCheck(memberID, instance); code != codec.None {
+		m, code = g.memberCheck(memberID, instance)
+		switch held := g.byID[memberID]; {
+		case held != nil && instance.Valid && g.static[instance.Value] == nil && g.mut.Has(MutClassicLeaveUnknownInstanceByID):
+			m, code = held, codec.None
+		case held == nil && !instance.Valid && g.mut.Has(MutClassicLeaveUnknownMemberNone):
+			return codec.None
+		case held != nil && !instance.Valid && held.instance.Valid && g.mut.Has(MutClassicLeaveStaticByIDFenced):
+			return codec.FencedInstanceID
+		}
+		if code != codec.None {
 			return code
 		}
 	}

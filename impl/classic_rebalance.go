@@ -22,7 +22,7 @@ func (g *classicGroup) rebalance(op *cop) {
 			m.assignment = nil
 		}
 		for _, m := range g.members {
-			if m.sync.on {
+			if m.sync.on && !g.mut.Has(MutRebalanceKeepsSyncsWaiting) {
 				p := m.sync
 				m.sync.on = false
 				op.answer(p, syncError(codec.RebalanceInProgress))
@@ -35,6 +35,12 @@ func (g *classicGroup) rebalance(op *cop) {
 	g.transition(classicPreparing)
 	if from == classicEmpty {
 		d := int64(op.c.cfg.InitialRebalanceDelayMs)
+		switch {
+		case g.mut.Has(MutInitialDelayEarly) && d > 0:
+			d--
+		case g.mut.Has(MutInitialDelayLate):
+			d++
+		}
 		g.armJoin(joinTimer{at: deadline(op.now, d), initial: true, delay: d, remaining: max(g.rebalanceTimeout()-d, 0)})
 		return
 	}
@@ -42,13 +48,17 @@ func (g *classicGroup) rebalance(op *cop) {
 		g.completeJoin(op)
 		return
 	}
-	g.armJoin(joinTimer{at: deadline(op.now, g.rebalanceTimeout())})
+	rt := g.rebalanceTimeout()
+	if g.mut.Has(MutJoinTimerEarly) && rt > 0 {
+		rt--
+	}
+	g.armJoin(joinTimer{at: deadline(op.now, rt)})
 }
 
 // maybeCompleteJoin completes a join phase other than the first once every
 // member waits in it and no id is pending.
 func (g *classicGroup) maybeCompleteJoin(op *cop) bool {
-	if g.state != classicPreparing || g.prev == classicEmpty || !g.allJoined() {
+	if g.state != classicPreparing || g.prev == classicEmpty || !g.allJoined() || g.mut.Has(MutJoinWaitsForTimer) {
 		return false
 	}
 	g.completeJoin(op)
@@ -59,18 +69,18 @@ func (g *classicGroup) maybeCompleteJoin(op *cop) bool {
 func (g *classicGroup) completeJoin(op *cop) {
 	g.join.at = noDeadline
 	for i := 0; i < len(g.members); {
-		if m := g.members[i]; !m.join.on && (!m.instance.Valid || g.mut.Has(MutStaticRemovedAtCompletion)) {
+		if m := g.members[i]; !m.join.on && (!m.instance.Valid && !g.mut.Has(MutDynamicKeptNotRejoined) || m.instance.Valid && g.mut.Has(MutStaticRemovedAtCompletion)) {
 			g.removeMember(op, m)
 			continue
 		}
 		i++
 	}
 	if len(g.members) > 0 {
-		if g.nJoin == 0 {
+		if g.nJoin == 0 && !g.mut.Has(MutNobodyRejoinedNewGeneration) {
 			g.armJoin(joinTimer{at: op.now + max(g.rebalanceTimeout(), 1)}) // at least 1 ms, as the model
 			return
 		}
-		if l := g.byID[g.leader]; (l == nil || !l.join.on) && !g.mut.Has(MutLeaderNotReelected) {
+		if l := g.byID[g.leader]; (l == nil || !l.join.on) && !g.mut.Has(MutLeaderNotReelected) && g.nJoin > 0 {
 			for _, m := range g.members {
 				if m.join.on {
 					g.leader = m.id
@@ -79,7 +89,9 @@ func (g *classicGroup) completeJoin(op *cop) {
 			}
 		}
 	}
-	g.generation++
+	if len(g.members) > 0 || !g.mut.Has(MutEmptyGenerationKept) {
+		g.generation++
+	}
 	g.clearAwaiting()
 	if len(g.members) == 0 {
 		g.protocol = ""
@@ -99,5 +111,7 @@ func (g *classicGroup) completeJoin(op *cop) {
 		m.isNew = false
 		g.setAwait(m, true)
 	}
-	g.armSync(syncTimer{at: deadline(op.now, g.rebalanceTimeout()), generation: g.generation})
+	if !g.mut.Has(MutSyncTimerNotStarted) {
+		g.armSync(syncTimer{at: deadline(op.now, g.rebalanceTimeout()), generation: g.generation})
+	}
 }

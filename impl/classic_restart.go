@@ -22,8 +22,12 @@ func (c *Coordinator) restartClassic(live []*group) {
 		cl := g.cl
 		for _, m := range cl.members {
 			switch {
+			case cl.state == classicPreparing && m.join.on && c.mut.Has(MutRestartDropsWaiting):
+				op.drop(m.join)
 			case cl.state == classicPreparing && m.join.on:
 				op.answer(m.join, joinError(codec.NotCoordinator, m.id))
+			case cl.state != classicPreparing && m.sync.on && c.mut.Has(MutRestartDropsWaiting):
+				op.drop(m.sync)
 			case cl.state != classicPreparing && m.sync.on:
 				op.answer(m.sync, syncError(codec.NotCoordinator))
 			}

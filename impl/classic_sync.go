@@ -9,7 +9,7 @@ import (
 // syncClassic serves SyncGroup (docs/PROTOCOL.md B8.4, B8.8, A6.4) in the
 // model's order of checks.
 func (c *Coordinator) syncClassic(conn Conn, version int16, r *codec.SyncGroupRequest) (codec.Message, error) {
-	if version >= 5 && (!r.ProtocolType.Valid || !r.ProtocolName.Valid) {
+	if version >= 5 && (!r.ProtocolType.Valid || !r.ProtocolName.Valid) && !c.mut.Has(MutSyncNullProtocolAccepted) {
 		return syncError(codec.InconsistentGroupProtocol), nil
 	}
 	if r.GroupId == "" {
@@ -23,6 +23,9 @@ func (c *Coordinator) syncClassic(conn Conn, version int16, r *codec.SyncGroupRe
 	}
 	g := c.liveOf(r.GroupId, kindClassic)
 	if g == nil {
+		if c.mut.Has(MutSyncMissingGroupNotFound) {
+			return syncError(codec.GroupIDNotFound), nil
+		}
 		return syncError(codec.UnknownMemberID), nil
 	}
 	op := &cop{c: c, now: c.clock.Now(), conn: conn}
@@ -43,17 +46,23 @@ func (g *classicGroup) syncRequest(op *cop, version int16, r *codec.SyncGroupReq
 	if code != codec.None {
 		return syncError(code)
 	}
-	if r.GenerationId != g.generation {
+	if r.GenerationId != g.generation && !g.mut.Has(MutSyncGenerationUnchecked) {
 		return syncError(codec.IllegalGeneration)
 	}
 	if r.ProtocolType.Valid && g.protocolType != "" && r.ProtocolType.Value != g.protocolType ||
-		r.ProtocolName.Valid && g.protocol != "" && r.ProtocolName.Value != g.protocol {
+		r.ProtocolName.Valid && g.protocol != "" && r.ProtocolName.Value != g.protocol && !g.mut.Has(MutSyncProtocolNameUnchecked) {
 		return syncError(codec.InconsistentGroupProtocol)
 	}
 	switch g.state {
 	case classicPreparing:
-		return syncError(codec.RebalanceInProgress)
+		if !g.mut.Has(MutSyncRebalancingAnswered) {
+			return syncError(codec.RebalanceInProgress)
+		}
 	case classicCompleting:
+		if m.id != g.leader && g.mut.Has(MutFollowerSyncNotHeld) {
+			g.syncDone(m.id)
+			return g.syncAnswer(m)
+		}
 		if m.sync.on {
 			op.answer(m.sync, syncError(codec.NotCoordinator))
 		}
@@ -65,12 +74,23 @@ func (g *classicGroup) syncRequest(op *cop, version int16, r *codec.SyncGroupReq
 		return nil
 	}
 	g.syncDone(m.id)
+	if g.mut.Has(MutStableSyncEmpty) {
+		resp := g.syncAnswer(m)
+		resp.Assignment = nil
+		return resp
+	}
 	return g.syncAnswer(m)
 }
 
 // leaderAssigns is the leader's SyncGroup in CompletingRebalance.
 func (g *classicGroup) leaderAssigns(op *cop, assignments []codec.SyncGroupRequestAssignment) {
 	for _, m := range g.members {
+		if g.mut.Has(MutLeaderSyncAnswersFirst) && m.sync.on && m.id != g.leader {
+			p := m.sync
+			m.sync.on = false
+			op.answer(p, g.syncAnswer(m))
+			g.armSession(m, deadline(op.now, int64(m.sessionMs)))
+		}
 		m.assignment = nil
 		for i := len(assignments) - 1; i >= 0; i-- { // the last entry for an id wins
 			if assignments[i].MemberId == m.id {

@@ -199,7 +199,7 @@ func (g *group) expireClassic(op *cop, now int64) {
 func (g *classicGroup) joinTimerFired(op *cop) {
 	j := g.join
 	g.join.at = noDeadline
-	if j.initial && g.newMemberAdded && j.remaining != 0 {
+	if j.initial && g.newMemberAdded && j.remaining != 0 && !g.mut.Has(MutInitialDelayNotExtended) {
 		g.newMemberAdded = false
 		d := min(int64(op.c.cfg.InitialRebalanceDelayMs), j.remaining)
 		g.armJoin(joinTimer{at: deadline(op.now, d), initial: true, delay: d, remaining: max(j.remaining-j.delay, 0)})
@@ -236,16 +236,18 @@ func (g *classicGroup) pendingExpired(op *cop, id string) {
 }
 
 func (g *classicGroup) sessionExpired(op *cop, m *cmember) {
-	if !m.isNew && (m.join.on || m.sync.on) {
+	if !m.isNew && (m.join.on || m.sync.on) && !g.mut.Has(MutSessionExpiresWhileWaiting) {
 		m.session = noDeadline
 		return
 	}
 	g.removeMember(op, m)
 	switch g.state {
 	case classicStable, classicCompleting:
-		g.rebalance(op)
+		if !g.mut.Has(MutExpiryNoRebalance) {
+			g.rebalance(op)
+		}
 	case classicPreparing:
-		if g.allJoined() {
+		if g.allJoined() && !g.mut.Has(MutExpiryNoCompletion) {
 			g.completeJoin(op)
 		}
 	}

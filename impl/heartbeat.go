@@ -263,7 +263,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 		}
 	default:
 		if g = c.liveGroup(r.GroupId); g == nil {
-			if c.mut.Has(MutMissingGroupUnknownMember) {
+			if c.mut.Has(MutMissingGroupUnknownMember) || c.mut.Has(MutClassicGroupUnknownMember) && c.isClassic(r.GroupId) {
 				fail(resp, unknownMember(r.MemberId, r.GroupId))
 				return false
 			}

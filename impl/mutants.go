@@ -10,9 +10,9 @@ import (
 // show a checker catches it. Each is named after the bug it plants.
 type Mutant uint8
 
-// Mutants is a set of mutants; the zero value (none) is the only one for
-// real use.
-type Mutants struct{ bits [2]uint64 }
+// Mutants is a set of mutants (up to 256, every value of a Mutant); the
+// zero value (none) is the only one for real use.
+type Mutants struct{ bits [4]uint64 }
 
 // The mutants. Each costs nothing when off: none is tested on the steady
 // heartbeat path.
@@ -405,7 +405,250 @@ const (
 	// PreparingRebalance is answered NONE, not REBALANCE_IN_PROGRESS, so
 	// members never learn to rejoin (B8.9).
 	MutHeartbeatRebalancingNone
-	mutEnd // one past the last: a Mutants holds up to 128
+	// MutPendingJoinUnknown: a JoinGroup naming a KIP-394 pending id is
+	// put through the member check instead of adding the id, so it is
+	// UNKNOWN_MEMBER_ID and a v4+ dynamic client can never join (A6.1).
+	MutPendingJoinUnknown
+	// MutPendingWithInstanceJoins: a JoinGroup naming a pending id with a
+	// GroupInstanceId adds the id as a static member instead of
+	// UNKNOWN_SERVER_ERROR (A6.1).
+	MutPendingWithInstanceJoins
+	// MutPendingHeartbeatAccepted: a classic Heartbeat naming a pending id
+	// is answered as a member's (REBALANCE_IN_PROGRESS in
+	// PreparingRebalance, NONE otherwise) instead of UNKNOWN_MEMBER_ID: a
+	// pending id is not a member (A6.1).
+	MutPendingHeartbeatAccepted
+	// MutStaticMemberIDRequired: a new static member at JoinGroup v4+ is
+	// sent away with MEMBER_ID_REQUIRED and a pending id like a dynamic
+	// one (KIP-394 applied to KIP-345's members), and its rejoin with the
+	// id and its instance is UNKNOWN_SERVER_ERROR: a static member never
+	// joins (A6.2).
+	MutStaticMemberIDRequired
+	// MutReplacedCompletingNoRebalance: a static replacement in
+	// CompletingRebalance is served as in Stable (the current generation,
+	// no rebalance), though the leader may be assigning with the old
+	// member's metadata (A6.2).
+	MutReplacedCompletingNoRebalance
+	// MutOldRequestDropped: the replaced member's waiting JoinGroup or
+	// SyncGroup is dropped, never answered, instead of answered
+	// FENCED_INSTANCE_ID: the old process waits forever (A6.2).
+	MutOldRequestDropped
+	// MutClassicLeaveEmptyUnknownNone: a LeaveGroup entry {"", null or an
+	// instance nobody holds} against a classic group is answered NONE
+	// instead of UNKNOWN_MEMBER_ID (A6.3).
+	MutClassicLeaveEmptyUnknownNone
+	// MutClassicLeaveUnknownInstanceByID: a LeaveGroup entry {a member's
+	// id, an instance nobody holds} removes the member by its id instead
+	// of UNKNOWN_MEMBER_ID (A6.3).
+	MutClassicLeaveUnknownInstanceByID
+	// MutClassicLeaveUnknownMemberNone: a LeaveGroup entry {not a member,
+	// null} against a classic group is answered NONE instead of
+	// UNKNOWN_MEMBER_ID (A6.3).
+	MutClassicLeaveUnknownMemberNone
+	// MutClassicLeaveStaticByIDFenced: a LeaveGroup entry naming a static
+	// member by its id with a null instance (as LeaveGroup v0-v2 must) is
+	// FENCED_INSTANCE_ID and the member stays, instead of removed (A6.3).
+	MutClassicLeaveStaticByIDFenced
+	// MutRemovedSyncAnswered: a removed member's waiting SyncGroup is
+	// answered UNKNOWN_MEMBER_ID instead of dropped unanswered (A6.3).
+	MutRemovedSyncAnswered
+	// MutClassicLeaveNoRebalance: a LeaveGroup that removes a member of a
+	// Stable or CompletingRebalance group starts no rebalance, so the
+	// others keep its partitions unowned (A6.3).
+	MutClassicLeaveNoRebalance
+	// MutClassicLeaveNoCompletion: a LeaveGroup in PreparingRebalance that
+	// leaves every remaining member waiting does not complete the join
+	// phase, which then waits for its timer (A6.3).
+	MutClassicLeaveNoCompletion
+	// MutClassicEmptyGroupIDServed: a JoinGroup with GroupId "" is served
+	// (the blank check left out), so a group "" is made, instead of
+	// INVALID_GROUP_ID (B8.4).
+	MutClassicEmptyGroupIDServed
+	// MutMissingGroupJoinCreates: a JoinGroup naming a member id to a group
+	// that does not exist makes an Empty group before it answers
+	// UNKNOWN_MEMBER_ID, so a group nobody joined shows in DescribeGroups
+	// (B8.6).
+	MutMissingGroupJoinCreates
+	// MutPreparingJoinKeepsProtocols: a member's JoinGroup in
+	// PreparingRebalance stores its timeouts but keeps its old protocols, so
+	// the leader assigns with stale metadata (B8.6).
+	MutPreparingJoinKeepsProtocols
+	// MutCompletingChangedAnswered: a member rejoining in
+	// CompletingRebalance with changed protocols is answered the current
+	// generation at once instead of starting a rebalance (B8.6).
+	MutCompletingChangedAnswered
+	// MutProtocolsComparedByName: a follower's rejoin in Stable compares its
+	// protocols by name only, so a changed subscription (new metadata) is
+	// answered the current generation instead of starting a rebalance
+	// (B8.6).
+	MutProtocolsComparedByName
+	// MutFollowerSameRebalances: a follower's rejoin in Stable with
+	// unchanged protocols starts a rebalance instead of getting the current
+	// generation (B8.6).
+	MutFollowerSameRebalances
+	// MutSecondJoinRefused: a member's JoinGroup arriving while another of
+	// its own waits is answered NOT_COORDINATOR and the first keeps waiting,
+	// instead of the new one taking its place (B8.6).
+	MutSecondJoinRefused
+	// MutSupersededDropped: a member's waiting JoinGroup superseded by a
+	// newer one of its own is dropped, never answered, instead of
+	// NOT_COORDINATOR (A6.5).
+	MutSupersededDropped
+	// MutNewMemberSessionTimeout: a new member's join timer is its session
+	// timeout instead of the 5-minute new-member timeout, so a member slow
+	// to rejoin is dropped early (B8.10).
+	MutNewMemberSessionTimeout
+	// MutNewMemberNoRebalance: a new member added to a Stable or
+	// CompletingRebalance group starts no rebalance: its JoinGroup waits
+	// until something else rebalances (B8.6).
+	MutNewMemberNoRebalance
+	// MutReplacedIDNotAwaited: an id a static replacement replaced before it
+	// synced is forgotten by the sync phase, so when it was the only one not
+	// synced the sync timer does nothing instead of rebalancing (B8.10).
+	MutReplacedIDNotAwaited
+	// MutMemberUnknownInstanceFenced: the member check answers
+	// FENCED_INSTANCE_ID for an instance nobody holds instead of
+	// UNKNOWN_MEMBER_ID, so the client stops instead of rejoining (B8.4).
+	MutMemberUnknownInstanceFenced
+	// MutLeaderGreatestID: a removed leader is succeeded by the member with
+	// the greatest id instead of the smallest (A6.5).
+	MutLeaderGreatestID
+	// MutMemberIDNoDash: a classic member or pending id is made as the
+	// prefix and the UUID with no "-" between (A6.5).
+	MutMemberIDNoDash
+	// MutRebalanceKeepsSyncsWaiting: a rebalance started from
+	// CompletingRebalance leaves the waiting SyncGroups waiting instead of
+	// answering REBALANCE_IN_PROGRESS, so their clients never rejoin (B8.7).
+	MutRebalanceKeepsSyncsWaiting
+	// MutInitialDelayEarly: the first rebalance's delay is armed a
+	// millisecond short of group.initial.rebalance.delay.ms (B8.7).
+	MutInitialDelayEarly
+	// MutInitialDelayLate: the first rebalance's delay is armed a
+	// millisecond past group.initial.rebalance.delay.ms: initial-delay-
+	// early's boundary the other way (B8.7).
+	MutInitialDelayLate
+	// MutJoinTimerEarly: the join phase's timer is armed a millisecond short
+	// of the group's rebalance timeout, so a member rejoining at its
+	// deadline is dropped (B8.7).
+	MutJoinTimerEarly
+	// MutJoinWaitsForTimer: a join phase (not the first) in which every
+	// member waits and no id is pending does not complete at once but waits
+	// for its timer (B8.7).
+	MutJoinWaitsForTimer
+	// MutDynamicKeptNotRejoined: a dynamic member that did not rejoin the
+	// join phase is kept in the new generation, like a static one, instead
+	// of removed (B8.7).
+	MutDynamicKeptNotRejoined
+	// MutNobodyRejoinedNewGeneration: a join phase that completes with
+	// members but none rejoined makes a new generation instead of restarting
+	// its timer (B8.7).
+	MutNobodyRejoinedNewGeneration
+	// MutEmptyGenerationKept: a join phase that completes with no member
+	// left keeps the generation instead of moving it on, so a generation is
+	// reused (B8.7).
+	MutEmptyGenerationKept
+	// MutSyncTimerNotStarted: a completed join phase starts no sync timer,
+	// so a member that never syncs is never removed (B8.7, B8.10).
+	MutSyncTimerNotStarted
+	// MutSyncNullProtocolAccepted: a SyncGroup v5 with ProtocolType or
+	// ProtocolName null is served instead of INCONSISTENT_GROUP_PROTOCOL
+	// (B8.4).
+	MutSyncNullProtocolAccepted
+	// MutSyncMissingGroupNotFound: a SyncGroup to a group that does not
+	// exist is GROUP_ID_NOT_FOUND instead of UNKNOWN_MEMBER_ID, which
+	// classic clients do not take for a rejoin (B8.8).
+	MutSyncMissingGroupNotFound
+	// MutSyncGenerationUnchecked: a SyncGroup at another generation is
+	// served instead of ILLEGAL_GENERATION (B8.8).
+	MutSyncGenerationUnchecked
+	// MutSyncProtocolNameUnchecked: a SyncGroup whose ProtocolName differs
+	// from the group's is served instead of INCONSISTENT_GROUP_PROTOCOL
+	// (B8.8).
+	MutSyncProtocolNameUnchecked
+	// MutSyncRebalancingAnswered: a SyncGroup in PreparingRebalance is
+	// answered the member's current assignment instead of
+	// REBALANCE_IN_PROGRESS (B8.8).
+	MutSyncRebalancingAnswered
+	// MutFollowerSyncNotHeld: a follower's SyncGroup in CompletingRebalance
+	// is answered at once, with the assignment it has (none yet), instead of
+	// waiting for the leader's (B8.8).
+	MutFollowerSyncNotHeld
+	// MutStableSyncEmpty: a SyncGroup in Stable is answered an empty
+	// assignment instead of the member's (B8.8).
+	MutStableSyncEmpty
+	// MutLeaderSyncAnswersFirst: the leader's SyncGroup answers the
+	// followers already waiting before it stores the new assignments, so
+	// they get the old ones (B8.8).
+	MutLeaderSyncAnswersFirst
+	// MutHeartbeatMissingGroupNotFound: a classic Heartbeat to a group that
+	// does not exist is GROUP_ID_NOT_FOUND instead of UNKNOWN_MEMBER_ID
+	// (B8.9).
+	MutHeartbeatMissingGroupNotFound
+	// MutUnknownMemberIllegalGeneration: a classic Heartbeat naming a member
+	// id the group does not hold, at another generation, is
+	// ILLEGAL_GENERATION instead of UNKNOWN_MEMBER_ID: the generation
+	// checked before the member (B8.4).
+	MutUnknownMemberIllegalGeneration
+	// MutHeartbeatCompletingRebalancing: a classic Heartbeat in
+	// CompletingRebalance is answered REBALANCE_IN_PROGRESS instead of NONE,
+	// so members rejoin instead of syncing (B8.9).
+	MutHeartbeatCompletingRebalancing
+	// MutSessionExpiresWhileWaiting: a member whose JoinGroup or SyncGroup
+	// waits is removed when its session fires instead of kept (B8.10).
+	MutSessionExpiresWhileWaiting
+	// MutExpiryNoRebalance: a member removed by its session in Stable or
+	// CompletingRebalance starts no rebalance, so its partitions stay
+	// unowned (B8.10).
+	MutExpiryNoRebalance
+	// MutExpiryNoCompletion: a member removed by its session in
+	// PreparingRebalance, every other member waiting, does not complete the
+	// join phase, which waits for its timer (B8.10).
+	MutExpiryNoCompletion
+	// MutInitialDelayNotExtended: the first rebalance's delay is not
+	// extended when members came during it (B8.7).
+	MutInitialDelayNotExtended
+	// MutDescribeNotFoundFromV7: DescribeGroups v6 of a missing group is
+	// answered as v0-v5 (NONE, Dead): the version gate at >= 7 for >= 6, the
+	// first version of the range (B8.13).
+	MutDescribeNotFoundFromV7
+	// MutDescribeNotFoundFromV5: DescribeGroups v5 of a missing group is
+	// answered as v6 (GROUP_ID_NOT_FOUND): the version gate at >= 5 for >=
+	// 6, the last version of v0-v5 (B8.13).
+	MutDescribeNotFoundFromV5
+	// MutDescribeStableNoMetadata: DescribeGroups of a Stable classic group
+	// lists its members without their metadata (B8.13).
+	MutDescribeStableNoMetadata
+	// MutDescribeCompletingMetadata: DescribeGroups of a classic group in
+	// CompletingRebalance lists the members' metadata, which only Stable
+	// shows (B8.13).
+	MutDescribeCompletingMetadata
+	// MutRestartDropsWaiting: a coordinator restart drops the waiting
+	// JoinGroups and SyncGroups, never answered, instead of NOT_COORDINATOR,
+	// so their clients wait out their request timeouts (B8.14).
+	MutRestartDropsWaiting
+	// MutProtocolTypeUnchecked: a JoinGroup's ProtocolType is not compared
+	// with the group's, so a join of another type that lists a protocol
+	// every member lists is accepted instead of INCONSISTENT_GROUP_PROTOCOL
+	// (B8.6).
+	MutProtocolTypeUnchecked
+	// MutReplacedPreparingAnswered: a static replacement in
+	// PreparingRebalance is served as in Stable, answered the current
+	// generation at once, instead of its join waiting in the join phase
+	// (A6.2).
+	MutReplacedPreparingAnswered
+	// MutClassicGroupStartsAtOne: a classic group is made at generation 1
+	// instead of 0, so its first join phase hands out generation 2 (B8.6).
+	MutClassicGroupStartsAtOne
+	// MutClassicGroupUnknownMember: a ConsumerGroupHeartbeat at a member
+	// epoch to a classic group is UNKNOWN_MEMBER_ID, as if the member were
+	// looked up in a group of the wrong kind, instead of GROUP_ID_NOT_FOUND
+	// (A6.4): the client rejoins instead of giving up.
+	MutClassicGroupUnknownMember
+	// MutDescribeConsumerGroupEmpty: DescribeGroups of a consumer group
+	// answers it as an Empty classic group instead of as a missing one
+	// (A6.4).
+	MutDescribeConsumerGroupEmpty
+	mutEnd // one past the last: a Mutants holds up to 256
 )
 
 // A Mutants has a bit for every mutant.
@@ -539,6 +782,67 @@ var classicMutantInfo = []mutantEntry{
 	{MutPendingExpiresByRebalanceTimeout, "pending-expires-by-rebalance-timeout", "KIP-394 A6.1", "a pending member id expires a rebalance timeout after MEMBER_ID_REQUIRED, not a session timeout", []string{"A6.1/pending-expired"}},
 	{MutCompletingRejoinRebalances, "completing-rejoin-rebalances", "join phase B8.6", "a rejoin with unchanged protocols in CompletingRebalance starts a rebalance", []string{"B8.6/existing-completing-same"}},
 	{MutHeartbeatRebalancingNone, "heartbeat-rebalancing-none", "Heartbeat B8.9", "a classic Heartbeat in PreparingRebalance is answered NONE, not REBALANCE_IN_PROGRESS", []string{"B8.9/rebalancing"}},
+	{MutPendingJoinUnknown, "pending-join-unknown", "KIP-394 A6.1", "a JoinGroup naming a pending id is UNKNOWN_MEMBER_ID: the id never becomes a member", []string{"A6.1/pending-joins"}},
+	{MutPendingWithInstanceJoins, "pending-with-instance-joins", "KIP-394 A6.1", "a JoinGroup naming a pending id with an instance id adds a static member instead of UNKNOWN_SERVER_ERROR", []string{"A6.1/pending-with-instance"}},
+	{MutPendingHeartbeatAccepted, "pending-heartbeat-accepted", "KIP-394 A6.1", "a classic Heartbeat naming a pending id is answered as a member's", []string{"A6.1/pending-not-member"}},
+	{MutStaticMemberIDRequired, "static-member-id-required", "static A6.2", "a new static member at JoinGroup v4+ gets MEMBER_ID_REQUIRED and a pending id like a dynamic one", []string{"A6.2/new-static-member"}},
+	{MutReplacedCompletingNoRebalance, "replaced-completing-no-rebalance", "static A6.2", "a static replacement in CompletingRebalance is served as in Stable, with no rebalance", []string{"A6.2/replaced-completing"}},
+	{MutOldRequestDropped, "old-request-dropped", "static A6.2", "a replaced member's waiting JoinGroup or SyncGroup is never answered", []string{"A6.2/old-request-fenced"}},
+	{MutClassicLeaveEmptyUnknownNone, "classic-leave-empty-unknown-none", "LeaveGroup A6.3", "a classic LeaveGroup entry {\"\", null or unknown instance} is answered NONE", []string{"A6.3/empty-unknown"}},
+	{MutClassicLeaveUnknownInstanceByID, "classic-leave-unknown-instance-by-id", "LeaveGroup A6.3", "a classic LeaveGroup entry {a member's id, an instance nobody holds} removes the member", []string{"A6.3/unknown-instance"}},
+	{MutClassicLeaveUnknownMemberNone, "classic-leave-unknown-member-none", "LeaveGroup A6.3", "a classic LeaveGroup entry {not a member, null} is answered NONE", []string{"A6.3/unknown-member"}},
+	{MutClassicLeaveStaticByIDFenced, "classic-leave-static-by-id-fenced", "LeaveGroup A6.3", "a classic LeaveGroup entry {a static member's id, null} is FENCED_INSTANCE_ID and the member stays", []string{"A6.3/member-removed"}},
+	{MutRemovedSyncAnswered, "removed-sync-answered", "LeaveGroup A6.3", "a removed member's waiting SyncGroup is answered UNKNOWN_MEMBER_ID instead of dropped", []string{"A6.3/removed-sync-unanswered"}},
+	{MutClassicLeaveNoRebalance, "classic-leave-no-rebalance", "LeaveGroup A6.3", "a LeaveGroup removing a member of a Stable or CompletingRebalance group starts no rebalance", []string{"A6.3/leave-rebalances"}},
+	{MutClassicLeaveNoCompletion, "classic-leave-no-completion", "LeaveGroup A6.3", "a LeaveGroup in PreparingRebalance leaving every member waiting does not complete the join phase", []string{"A6.3/leave-completes-join"}},
+	{MutClassicEmptyGroupIDServed, "classic-empty-group-id-served", "validation B8.4", "a JoinGroup with GroupId \"\" is served, making a group \"\", instead of INVALID_GROUP_ID", []string{"B8.4/invalid-group-id"}},
+	{MutMissingGroupJoinCreates, "missing-group-join-creates", "join phase B8.6", "a JoinGroup naming a member of a missing group makes the group before answering UNKNOWN_MEMBER_ID", []string{"B8.6/missing-group-unknown-member"}},
+	{MutPreparingJoinKeepsProtocols, "preparing-join-keeps-protocols", "join phase B8.6", "a member's JoinGroup in PreparingRebalance keeps its old protocols", []string{"B8.6/existing-preparing"}},
+	{MutCompletingChangedAnswered, "completing-changed-answered", "join phase B8.6", "a rejoin with changed protocols in CompletingRebalance gets the current generation, no rebalance", []string{"B8.6/existing-completing-changed"}},
+	{MutProtocolsComparedByName, "protocols-compared-by-name", "join phase B8.6", "a follower's rejoin in Stable compares protocol names only: changed metadata starts no rebalance", []string{"B8.6/stable-follower-changed"}},
+	{MutFollowerSameRebalances, "follower-same-rebalances", "join phase B8.6", "a follower's unchanged rejoin in Stable starts a rebalance", []string{"B8.6/stable-follower-same"}},
+	{MutSecondJoinRefused, "second-join-refused", "join phase B8.6", "a member's second JoinGroup is answered NOT_COORDINATOR while its first keeps waiting", []string{"B8.6/join-replaced"}},
+	{MutSupersededDropped, "superseded-dropped", "join phase A6.5", "a member's superseded waiting JoinGroup is dropped instead of answered NOT_COORDINATOR", []string{"A6.5/superseded-not-coordinator"}},
+	{MutNewMemberSessionTimeout, "new-member-session-timeout", "timers B8.10", "a new member's join timeout is its session timeout, not the new-member timeout", []string{"B8.10/new-member-expired"}},
+	{MutNewMemberNoRebalance, "new-member-no-rebalance", "join phase B8.6", "a new member added to a Stable or CompletingRebalance group starts no rebalance: its join waits", []string{"B8.6/new-member-added"}},
+	{MutReplacedIDNotAwaited, "replaced-id-not-awaited", "timers B8.10", "an id a static replacement replaced before it synced is not awaited: the sync timer does not rebalance", []string{"B8.10/sync-expired-replaced-id"}},
+	{MutMemberUnknownInstanceFenced, "member-unknown-instance-fenced", "member check B8.4", "a classic request naming an instance nobody holds is FENCED_INSTANCE_ID", []string{"B8.4/member-unknown-instance"}},
+	{MutLeaderGreatestID, "leader-greatest-id", "leader A6.5", "a removed leader is succeeded by the greatest member id", []string{"A6.5/leader-smallest-id"}},
+	{MutMemberIDNoDash, "member-id-no-dash", "member ids A6.5", "a classic member id is the prefix and the UUID without the dash between", []string{"A6.5/member-id-made"}},
+	{MutRebalanceKeepsSyncsWaiting, "rebalance-keeps-syncs-waiting", "join phase B8.7", "a rebalance from CompletingRebalance leaves the waiting SyncGroups unanswered", []string{"B8.7/rebalance-started"}},
+	{MutInitialDelayEarly, "initial-delay-early", "timers B8.7", "the first rebalance's delay fires a millisecond early", []string{"B8.7/first-rebalance-started"}},
+	{MutInitialDelayLate, "initial-delay-late", "timers B8.7", "the first rebalance's delay fires a millisecond late", []string{"B8.7/first-rebalance-started"}},
+	{MutJoinTimerEarly, "join-timer-early", "timers B8.7", "the join phase's timer is armed a millisecond short of the rebalance timeout", []string{"B8.7/completed-by-timer"}},
+	{MutJoinWaitsForTimer, "join-waits-for-timer", "join phase B8.7", "a join phase every member joined waits for its timer instead of completing at once", []string{"B8.7/completed-all-joined"}},
+	{MutDynamicKeptNotRejoined, "dynamic-kept-not-rejoined", "join phase B8.7", "a dynamic member that did not rejoin stays in the new generation", []string{"B8.7/dynamic-removed-not-rejoined"}},
+	{MutNobodyRejoinedNewGeneration, "nobody-rejoined-new-generation", "join phase B8.7", "a join phase nobody rejoined completes with a new generation", []string{"B8.7/nobody-rejoined"}},
+	{MutEmptyGenerationKept, "empty-generation-kept", "join phase B8.7", "a join phase completing with no member keeps the generation", []string{"B8.7/generation-empty"}},
+	{MutSyncTimerNotStarted, "sync-timer-not-started", "timers B8.7", "a completed join phase starts no sync timer: a member that never syncs stays", []string{"B8.7/generation-completing"}},
+	{MutSyncNullProtocolAccepted, "sync-null-protocol-accepted", "validation B8.4", "SyncGroup v5 with a null protocol type or name is served", []string{"B8.4/sync-null-protocol"}},
+	{MutSyncMissingGroupNotFound, "sync-missing-group-not-found", "SyncGroup B8.8", "a SyncGroup to a missing group is GROUP_ID_NOT_FOUND, not UNKNOWN_MEMBER_ID", []string{"B8.8/unknown-group"}},
+	{MutSyncGenerationUnchecked, "sync-generation-unchecked", "SyncGroup B8.8", "a SyncGroup at another generation is served", []string{"B8.8/illegal-generation"}},
+	{MutSyncProtocolNameUnchecked, "sync-protocol-name-unchecked", "SyncGroup B8.8", "a SyncGroup naming another protocol is served", []string{"B8.8/inconsistent-protocol"}},
+	{MutSyncRebalancingAnswered, "sync-rebalancing-answered", "SyncGroup B8.8", "a SyncGroup in PreparingRebalance gets the member's assignment instead of REBALANCE_IN_PROGRESS", []string{"B8.8/rebalancing"}},
+	{MutFollowerSyncNotHeld, "follower-sync-not-held", "SyncGroup B8.8", "a follower's SyncGroup in CompletingRebalance is answered at once with no assignment", []string{"B8.8/follower-waits"}},
+	{MutStableSyncEmpty, "stable-sync-empty", "SyncGroup B8.8", "a SyncGroup in Stable is answered an empty assignment", []string{"B8.8/stable-current"}},
+	{MutLeaderSyncAnswersFirst, "leader-sync-answers-first", "SyncGroup B8.8", "the leader's SyncGroup answers the waiting followers before it stores their assignments", []string{"B8.8/leader-assigns"}},
+	{MutHeartbeatMissingGroupNotFound, "heartbeat-missing-group-not-found", "Heartbeat B8.9", "a Heartbeat to a missing group is GROUP_ID_NOT_FOUND, not UNKNOWN_MEMBER_ID", []string{"B8.9/unknown-group"}},
+	{MutUnknownMemberIllegalGeneration, "unknown-member-illegal-generation", "member check B8.4", "a Heartbeat from an unknown member at another generation is ILLEGAL_GENERATION", []string{"B8.4/member-unknown"}},
+	{MutHeartbeatCompletingRebalancing, "heartbeat-completing-rebalancing", "Heartbeat B8.9", "a Heartbeat in CompletingRebalance is REBALANCE_IN_PROGRESS, not NONE", []string{"B8.9/ok"}},
+	{MutSessionExpiresWhileWaiting, "session-expires-while-waiting", "timers B8.10", "a member whose JoinGroup or SyncGroup waits is removed when its session fires", []string{"B8.10/session-kept-waiting"}},
+	{MutExpiryNoRebalance, "expiry-no-rebalance", "timers B8.10", "a session expiry in Stable or CompletingRebalance starts no rebalance", []string{"B8.10/expiry-rebalances"}},
+	{MutExpiryNoCompletion, "expiry-no-completion", "timers B8.10", "a session expiry in PreparingRebalance leaving every member waiting does not complete the phase", []string{"B8.10/expiry-completes-join"}},
+	{MutInitialDelayNotExtended, "initial-delay-not-extended", "timers B8.7", "the first rebalance's delay is never extended for members that came", []string{"B8.7/first-rebalance-extended"}},
+	{MutDescribeNotFoundFromV7, "describe-not-found-from-v7", "DescribeGroups B8.13", "DescribeGroups v6 of a missing group is NONE, Dead (the gate at v7)", []string{"B8.13/not-found-v6"}},
+	{MutDescribeNotFoundFromV5, "describe-not-found-from-v5", "DescribeGroups B8.13", "DescribeGroups v5 of a missing group is GROUP_ID_NOT_FOUND (the gate at v5)", []string{"B8.13/dead-v0-v5"}},
+	{MutDescribeStableNoMetadata, "describe-stable-no-metadata", "DescribeGroups B8.13", "DescribeGroups of a Stable group lists its members without metadata", []string{"B8.13/described-stable"}},
+	{MutDescribeCompletingMetadata, "describe-completing-metadata", "DescribeGroups B8.13", "DescribeGroups of a CompletingRebalance group lists the members' metadata", []string{"B8.13/described-other"}},
+	{MutRestartDropsWaiting, "restart-drops-waiting", "restart B8.14", "a restart drops the waiting JoinGroups and SyncGroups instead of answering NOT_COORDINATOR", []string{"B8.14/waiting-not-coordinator"}},
+	{MutProtocolTypeUnchecked, "protocol-type-unchecked", "join phase B8.6", "a JoinGroup of another protocol type is accepted when it lists a protocol every member lists", []string{"B8.6/inconsistent-protocol"}},
+	{MutReplacedPreparingAnswered, "replaced-preparing-answered", "static A6.2", "a static replacement in PreparingRebalance is answered the current generation at once instead of waiting", []string{"A6.2/replaced-preparing"}},
+	{MutClassicGroupStartsAtOne, "classic-group-starts-at-one", "join phase B8.6", "a classic group is made at generation 1, not 0", []string{"B8.6/group-created"}},
+	{MutClassicGroupUnknownMember, "classic-group-unknown-member", "group kinds A6.4", "a ConsumerGroupHeartbeat at a member epoch to a classic group is UNKNOWN_MEMBER_ID, not GROUP_ID_NOT_FOUND", []string{"A6.4/heartbeat-classic-not-found"}},
+	{MutDescribeConsumerGroupEmpty, "describe-consumer-group-empty", "group kinds A6.4", "DescribeGroups of a consumer group answers an Empty classic group", []string{"A6.4/describe-consumer-group"}},
 }
 
 // MutantInfo names and describes one mutant.

@@ -14,7 +14,7 @@ const (
 	// MutUpgradeDropsLastMember: the upgrade leaves the classic member
 	// with the greatest id out of the consumer group it makes (A7.4): a
 	// member lost by the conversion, its process still polling.
-	MutUpgradeDropsLastMember Mutant = 127 - iota
+	MutUpgradeDropsLastMember Mutant = 255 - iota
 	// MutDowngradeNoRebalance: the downgrade after the last
 	// consumer-protocol member's removal does not rebalance (A7.5): the
 	// classic members keep assignments nobody computed for them.

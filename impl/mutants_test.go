@@ -57,12 +57,18 @@ func (r *recorder) steps() int {
 // TestMutantsAreCaught plants each mutant in impl and requires the
 // equivalence property to fail; it logs the length of the shrunk
 // counterexample. The property runs from a fixed seed (mutantSeed, unless
-// -rapid.seed names another) for up to 4,000 checks: some mutants take a
-// few hundred checks to show, null-owned-releases now and then more than
-// 2,000 and rebalance-timer-rearmed (a timer restarted at the same
-// deadline shows only after time moved) about 2,300 from this seed, so a
-// drawn seed made the test fail one make test in ten or so; a fixed one
-// replays the same checks every time. Shrinking the counterexample, which
+// -rapid.seed names another), so the same checks replay every time, for
+// up to mutantChecks checks: a caught mutant stops at its first failing
+// check, so the budget costs only a mutant the property is slow to reach.
+// Some take a few hundred checks to show, null-owned-releases now and then
+// more than 2,000 and rebalance-timer-rearmed (a timer restarted at the
+// same deadline shows only after time moved) about 2,300 from this seed;
+// a change to the property's draws reshuffles which check shows a mutant,
+// and with a budget of 4,000 such a change pushed a mutant out of reach
+// twice. A mutant reached after about n checks on average is missed by a
+// budget of 5n once in 150 draws of the checks, which 12,000 makes for
+// the slowest. The mutants of ruleTestCatches, which the property does not
+// reach, skip it for their rule test. Shrinking the counterexample, which
 // the test only logs, is bounded by mutantShrinkTime unless
 // -rapid.shrinktime (or RAPID_SHRINKTIME) says otherwise: unbounded, it
 // took four fifths of the test's minute of CPU. The mutants run side by
@@ -84,7 +90,7 @@ func requireMutantsCaught(t *testing.T, mutants []impl.MutantInfo, property func
 		t.Skip("shrinking a counterexample per mutant takes a while; nothing for the race detector")
 	}
 	setFlag(t, "rapid.nofailfile", "true")
-	setFlag(t, "rapid.checks", "4000")
+	setFlag(t, "rapid.checks", mutantChecks)
 	if flag.Lookup("rapid.seed").Value.String() == "0" {
 		setFlag(t, "rapid.seed", mutantSeed)
 	}
@@ -94,15 +100,15 @@ func requireMutantsCaught(t *testing.T, mutants []impl.MutantInfo, property func
 	for _, m := range mutants {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
+			if rt, ok := ruleTestCatches[m.Mutant]; ok {
+				t.Logf("mutant %s not reached by the property; its rule test shows it", m.Name)
+				rt(t)
+				return
+			}
 			r := &recorder{name: t.Name()}
 			rapid.Check(r, property(impl.Mutants{}.With(m.Mutant)))
 			if !r.failed {
-				if rt, ok := ruleTestCatches[m.Mutant]; ok {
-					t.Logf("mutant %s not reached by the property; its rule test shows it", m.Name)
-					rt(t)
-					return
-				}
-				t.Fatalf("mutant %s (%s) was not caught", m.Name, m.Description)
+				t.Fatalf("mutant %s (%s) was not caught in %s checks", m.Name, m.Description, mutantChecks)
 			}
 			first := r.errors[0]
 			if i := strings.Index(first, "\n"); i > 0 {
@@ -127,13 +133,21 @@ func requireMutantsCaught(t *testing.T, mutants []impl.MutantInfo, property func
 // changes what the rule test checks). A member still revoking when the
 // target moves again takes three members of one group and a client slow
 // to revoke, which random sequences over three groups seldom build; the
-// property run (internal/targets) catches it on its own.
+// property's classic clients never change a protocol's metadata, and
+// seldom restart a static member between a join phase and its sync. The
+// property run (internal/targets) catches each on its own.
 var ruleTestCatches = map[impl.Mutant]func(*testing.T){
-	impl.MutRevokingTakesNewTarget: TestRevokingMemberWaits,
+	impl.MutRevokingTakesNewTarget:  TestRevokingMemberWaits,
+	impl.MutProtocolsComparedByName: TestClassicFollowerMetadataChangeRebalances,
+	impl.MutReplacedIDNotAwaited:    TestClassicSyncTimerAwaitsReplacedID,
 }
 
 // mutantSeed is the seed TestMutantsAreCaught's property runs from.
 const mutantSeed = "1"
+
+// mutantChecks is how many checks TestMutantsAreCaught's property may
+// take to catch a mutant.
+const mutantChecks = "12000"
 
 // mutantShrinkTime bounds how long TestMutantsAreCaught shrinks each
 // mutant's counterexample.
@@ -189,36 +203,24 @@ var clausesWithoutMutantYet = map[string]string{
 	// The consumer protocol's last two.
 	"A1/v0-member-id-made": "v0 joins come from v0 clients, which the kill table's v1 runs do not have, and mixed runs' v0 ghosts would hide the bug",
 	"B4.4/group-created":   "a join that fails after making its group (a bad regex to a new group) is not in the plans",
+	// The classic protocol's clauses (A6, B8) whose bugs a run's classic
+	// clients (model/client) would not show: planted, run did not catch
+	// them in 400 histories, so they were taken out again.
+	"A6.2/replaced-protocol-changes": classicOneProtocol,
+	"A6.5/protocol-tie":              classicOneProtocol,
+	"B8.6/stable-leader-rejoins":     "a run's classic leader rejoins a Stable group only with its subscription changed (Kafka's also rejoins when a subscribed topic's partitions change, which plans do not play), so a leader's unchanged rejoin answered at once goes unseen",
+	"B8.8/sync-replaced":             "no run's classic client sends a second SyncGroup while its first waits",
+	"B8.8/missing-assignment-empty":  "a run's classic leader, like Kafka's, gives every member an entry",
 	// The classic protocol's clauses (A6, B8): planted bugs to come.
-	"A6.1/pending-joins": classicToCome, "A6.1/pending-with-instance": classicToCome, "A6.1/pending-not-member": classicToCome,
-	"A6.2/new-static-member": classicToCome, "A6.2/replaced-protocol-changes": classicToCome, "A6.2/replaced-completing": classicToCome,
-	"A6.2/replaced-preparing": classicToCome, "A6.2/old-request-fenced": classicToCome,
-	"A6.3/empty-unknown": classicToCome, "A6.3/unknown-instance": classicToCome, "A6.3/unknown-member": classicToCome,
-	"A6.3/member-removed": classicToCome, "A6.3/removed-sync-unanswered": classicToCome, "A6.3/leave-rebalances": classicToCome,
-	"A6.3/leave-completes-join":         classicToCome,
 	"A6.4/join-replaces-consumer-group": classicToCome, "A6.4/join-mixed-refused": classicToCome, "A6.4/sync-consumer-group": classicToCome,
-	"A6.4/heartbeat-consumer-group": classicToCome, "A6.4/describe-consumer-group": classicToCome,
-	"A6.4/heartbeat-replaces-classic-group": classicToCome, "A6.4/upgrade-refused": classicToCome, "A6.4/heartbeat-classic-not-found": classicToCome,
-	"A6.5/member-id-made": classicToCome, "A6.5/leader-smallest-id": classicToCome, "A6.5/protocol-tie": classicToCome,
-	"A6.5/superseded-not-coordinator": classicToCome,
-	"B8.4/sync-null-protocol":         classicToCome, "B8.4/invalid-group-id": classicToCome, "B8.4/v0-rebalance-timeout": classicToCome,
-	"B8.4/member-unknown-instance": classicToCome, "B8.4/member-unknown": classicToCome, "B8.5/connection-held": classicToCome,
-	"B8.6/group-created": classicToCome, "B8.6/missing-group-unknown-member": classicToCome, "B8.6/inconsistent-protocol": classicToCome,
-	"B8.6/new-member-added": classicToCome, "B8.6/existing-preparing": classicToCome, "B8.6/existing-completing-changed": classicToCome,
-	"B8.6/stable-leader-rejoins": classicToCome, "B8.6/stable-follower-changed": classicToCome, "B8.6/stable-follower-same": classicToCome,
-	"B8.6/join-replaced":     classicToCome,
-	"B8.7/rebalance-started": classicToCome, "B8.7/first-rebalance-started": classicToCome, "B8.7/first-rebalance-extended": classicToCome,
-	"B8.7/completed-all-joined": classicToCome, "B8.7/completed-by-timer": classicToCome, "B8.7/dynamic-removed-not-rejoined": classicToCome,
-	"B8.7/nobody-rejoined": classicToCome, "B8.7/generation-empty": classicToCome, "B8.7/generation-completing": classicToCome,
-	"B8.8/unknown-group": classicToCome, "B8.8/illegal-generation": classicToCome, "B8.8/inconsistent-protocol": classicToCome,
-	"B8.8/rebalancing": classicToCome, "B8.8/follower-waits": classicToCome, "B8.8/leader-assigns": classicToCome,
-	"B8.8/missing-assignment-empty": classicToCome, "B8.8/stable-current": classicToCome, "B8.8/sync-replaced": classicToCome,
-	"B8.9/unknown-group": classicToCome, "B8.9/ok": classicToCome,
-	"B8.10/session-kept-waiting": classicToCome, "B8.10/new-member-expired": classicToCome, "B8.10/expiry-rebalances": classicToCome,
-	"B8.10/expiry-completes-join": classicToCome, "B8.10/sync-expired-replaced-id": classicToCome,
-	"B8.13/described-stable": classicToCome, "B8.13/described-other": classicToCome, "B8.13/not-found-v6": classicToCome,
-	"B8.13/dead-v0-v5": classicToCome, "B8.14/waiting-not-coordinator": classicToCome,
+	"A6.4/heartbeat-consumer-group": classicToCome, "A6.4/heartbeat-replaces-classic-group": classicToCome, "A6.4/upgrade-refused": classicToCome, "B8.4/v0-rebalance-timeout": classicToCome,
+	"B8.5/connection-held": classicToCome,
 }
+
+// classicOneProtocol is why a selection's bugs go unseen: a run's classic
+// clients offer one protocol, "uniform", so the selected protocol never
+// changes and no two protocols tie.
+const classicOneProtocol = "a run's classic clients offer one protocol, so none changes the selected protocol and no two tie"
 
 // classicToCome is why most classic clauses have no planted bug yet: the
 // consumer protocol's came first (issue 28).

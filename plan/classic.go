@@ -248,12 +248,19 @@ const ProbeClassicStaleHeartbeat ProbeKind = "classic-stale-heartbeat"
 // member of a group that does not exist; a live member's id with a
 // protocol type its group does not have; a SyncGroup v5 with a null
 // protocol type; a Heartbeat to, and a DescribeGroups v6 of, a group that
-// does not exist.
+// does not exist; a SyncGroup to, and a DescribeGroups v5 of, a group that
+// does not exist (v5: the last version before GROUP_ID_NOT_FOUND); and,
+// naming the id the group's last MEMBER_ID_REQUIRED answer made (still
+// pending if its client has not rejoined with it, as when the answer was
+// lost: KIP-394, A6.1), a Heartbeat, or a JoinGroup with an instance id
+// nobody holds: a pending id is not a member, and one joining with an
+// instance id is UNKNOWN_SERVER_ERROR; a live member's SyncGroup at the
+// group's last generation naming a protocol the group does not use.
 const ProbeClassicOddRequest ProbeKind = "classic-odd-request"
 
 // ClassicOddRequestVariants is how many variants ProbeClassicOddRequest
 // has.
-const ClassicOddRequestVariants = 9
+const ClassicOddRequestVariants = 14
 
 // The session timeout bounds of Kafka's defaults (group.min.session.timeout.ms,
 // group.max.session.timeout.ms), the coordinator's of a plan: the classic

@@ -246,17 +246,14 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, int) {
 		fs.Usage()
 		return cfg, exitUsage
 	}
-	// A planted bug of the classic protocol needs classic groups to show:
-	// unless --protocol says otherwise, a run with one has them.
+	// A planted bug of the classic protocol needs classic groups to show
+	// (and groups of both kinds for A6.4's), one of mixed groups a fleet
+	// that migrates: unless --protocol says otherwise, a run with one has
+	// them (targets.MutantPlans).
 	protocolSet := false
 	fs.Visit(func(f *flag.Flag) { protocolSet = protocolSet || f.Name == "protocol" })
-	switch {
-	case protocolSet:
-	case targets.ClassicMutant(cfg.mutant):
-		cfg.protocol = string(plan.ProtocolClassic)
-	case targets.MixedMutant(cfg.mutant):
-		// A planted bug of mixed groups needs a fleet that migrates.
-		cfg.protocol = string(plan.ProtocolUpgrade)
+	if p := targets.MutantPlans(cfg.mutant); !protocolSet && p != "" {
+		cfg.protocol = string(p)
 	}
 	return cfg, validateRun(&cfg, stderr)
 }

@@ -180,6 +180,9 @@ func (m *cmember) took(r *codec.JoinGroupResponse) {
 type held struct {
 	what string
 	done chan heldAnswer
+	// got is the answer once within or answer read it: a broker that
+	// answers early (within) must not leave answer waiting for a second.
+	got *heldAnswer
 }
 
 type heldAnswer struct {
@@ -210,8 +213,12 @@ func (c *pconn) send(key codec.APIKey, v int16, req codec.Message) *held {
 // within waits up to d for the answer; ok false: none came yet (the
 // request is still held, or the broker never answers it).
 func (h *held) within(d time.Duration) (resp codec.Message, err error, ok bool) {
+	if h.got != nil {
+		return h.got.resp, h.got.err, true
+	}
 	select {
 	case a := <-h.done:
+		h.got = &a
 		return a.resp, a.err, true
 	case <-time.After(d):
 		return nil, nil, false
@@ -221,7 +228,11 @@ func (h *held) within(d time.Duration) (resp codec.Message, err error, ok bool) 
 // answer waits for the answer (bounded by the connection's timeout); a
 // transport error fails the case.
 func (h *held) answer() codec.Message {
-	a := <-h.done
+	if h.got == nil {
+		a := <-h.done
+		h.got = &a
+	}
+	a := *h.got
 	if a.err != nil {
 		panic(abort{fail(h.what+": "+a.err.Error(), "a response")})
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
@@ -12,18 +13,6 @@ import (
 	"github.com/ghostcheck/ghostcheck/model/rules"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
-
-// ClassicMutant reports whether name is one of impl's mutants of the
-// classic protocol (impl.MutantInfo.Classic), which only classic groups
-// show.
-func ClassicMutant(name string) bool {
-	for _, m := range impl.AllMutants() {
-		if m.Name == name {
-			return m.Classic
-		}
-	}
-	return false
-}
 
 // MixedMutant reports whether name is one of impl's mutants of mixed
 // groups (impl.MixedMutants), which only plans that migrate a fleet show
@@ -35,6 +24,30 @@ func MixedMutant(name string) bool {
 		}
 	}
 	return false
+}
+
+// MutantPlans is the protocol of the plans that show mutant name: mixed
+// plans for a classic mutant whose clauses are all A6.4's (a request of
+// one protocol to a group of the other, which only plans with groups of
+// both kinds send), classic plans for the classic protocol's other
+// mutants, upgrade plans for the mixed groups' (MixedMutant), "" (the
+// consumer protocol's) for the rest.
+func MutantPlans(name string) plan.Protocol {
+	if MixedMutant(name) {
+		return plan.ProtocolUpgrade
+	}
+	for _, m := range impl.AllMutants() {
+		if m.Name != name || !m.Classic {
+			continue
+		}
+		for _, c := range m.Breaks {
+			if !strings.HasPrefix(c, "A6.4/") {
+				return plan.ProtocolClassic
+			}
+		}
+		return plan.ProtocolMixed
+	}
+	return ""
 }
 
 // RunMutants are the mutants the run catches alone (the kill table):

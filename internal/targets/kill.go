@@ -34,7 +34,7 @@ type Kill struct {
 // on the same path: the plans of DefaultOptions at ConsumerGroupHeartbeat
 // v1 (the version run uses with a mutant), or for a mutant of the classic
 // protocol (MutantInfo.Classic) what `--protocol classic` adds, classic
-// groups at JoinGroup v4+, or for a mutant of mixed groups (MixedMutant)
+// groups at JoinGroup v4+ (`--protocol mixed` for one of A6.4's: MutantPlans), or for a mutant of mixed groups (MixedMutant)
 // the plans of `--protocol upgrade`, from seed 1 on, each against impl with the
 // mutant, driver.Run, then check.Check with run's timeout, until a history
 // is Illegal, or maxHistories or budget (run's --duration) is spent.
@@ -42,11 +42,8 @@ func KillMutant(m impl.MutantInfo, maxHistories int, budget time.Duration) Kill 
 	k := Kill{Mutant: m.Name, Rule: m.Rule, Breaks: m.Breaks, Description: m.Description}
 	opts := plan.DefaultOptions()
 	opts.HeartbeatVersion = 1
-	switch {
-	case m.Classic:
-		opts.Protocol, opts.JoinGroupVersion = plan.ProtocolClassic, 9
-	case MixedMutant(m.Name):
-		opts.Protocol, opts.JoinGroupVersion = plan.ProtocolUpgrade, 9
+	if p := MutantPlans(m.Name); p != "" {
+		opts.Protocol, opts.JoinGroupVersion = p, 9
 	}
 	start := time.Now()
 	for i := 1; i <= maxHistories && time.Since(start) < budget; i++ {
