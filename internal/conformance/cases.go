@@ -136,6 +136,9 @@ func casesB44() []Case {
 		{Name: "B4.4/leave-unknown-member", Source: srcKafka40, Rule: "a leave for a member id the group does not hold: UNKNOWN_MEMBER_ID", run: caseLeaveUnknown},
 		{Name: "B4.4/leave-removes-member", Source: srcKafka40, Rule: "a leave (epoch -1) answers NONE with epoch -1 and removes the member", run: caseLeaveRemoves},
 		{Name: "B4.4/leave-twice", Source: srcKafka40, Rule: "a leave is not idempotent: the second gets UNKNOWN_MEMBER_ID", run: caseLeaveTwice},
+		{Name: "B4.4/leave-moves-epoch", Source: srcKafka40, Rule: "a leave (epoch -1) that removes a member moves the group epoch on", run: caseLeaveMovesEpoch},
+		{Name: "B4.4/static-leave-unknown-instance", Source: srcKIP345On40, Rule: "a static leave (epoch -2) naming an instance nobody holds: UNKNOWN_MEMBER_ID", run: caseStaticLeaveUnknownInstance},
+		{Name: "B4.4/invalid-regex", Source: srcKafka40, Rule: "ConsumerGroupHeartbeat v1+ joining with a SubscribedTopicRegex that does not compile: INVALID_REGULAR_EXPRESSION, no member made", run: caseInvalidRegex},
 		{Name: "B4.4/static-leave-parks", Source: srcKafka40, Rule: "a static leave (epoch -2) answers epoch -2 and keeps the member, listed at epoch -2", run: caseStaticPark},
 		{Name: "B4.4/static-leave-drops-pending", Source: srcKafka40, Rule: "a static leave (epoch -2) drops the member's pending revocations: the member waiting for those partitions is given them at once", run: caseParkDropsPending},
 		{Name: "B4.4/static-takeover-of-parked", Source: srcKIP345On40, Rule: "a new member id joining with a parked member's instance replaces it", run: caseTakeover},
@@ -632,6 +635,52 @@ func caseLeaveTwice(p *probe) verdict {
 	r1 := c.hb(p.hbv(), leave(g, m, -1))
 	r2 := c.hb(p.hbv(), leave(g, m, -1))
 	return want(r1.ErrorCode == codec.None && r2.ErrorCode == codec.UnknownMemberID, "first "+hbString(r1)+"; second "+hbString(r2), "NONE, then UNKNOWN_MEMBER_ID")
+}
+
+// caseLeaveMovesEpoch: two members, one leaves at -1; the group epoch
+// Describe shows must move on (a removal is a membership change, A5.1),
+// or the member left keeps a target computed with the one gone.
+func caseLeaveMovesEpoch(p *probe) verdict {
+	p.needs(codec.ConsumerGroupDescribe)
+	c := p.conn()
+	g, m1, m2 := p.id("g"), p.id("m"), p.id("m")
+	c.mustJoin(p.joinReq(g, m1)) // the group outlives the leave
+	c.mustJoin(p.joinReq(g, m2))
+	before := c.describe(g)
+	r := c.hb(p.hbv(), leave(g, m2, -1))
+	after := c.describe(g)
+	_, still := members(after)[m2]
+	obs := fmt.Sprintf("group epoch %d; leave %s; group epoch %d; %s", before.GroupEpoch, hbString(r), after.GroupEpoch, describeString(after))
+	return want(before.ErrorCode == codec.None && r.ErrorCode == codec.None && !still && after.GroupEpoch > before.GroupEpoch,
+		obs, fmt.Sprintf("NONE, the member gone and the group epoch above %d", before.GroupEpoch))
+}
+
+// caseStaticLeaveUnknownInstance: a static leave (epoch -2) naming an
+// instance no member holds is UNKNOWN_MEMBER_ID, as a heartbeat naming one
+// is; NONE would tell a client it parked a member that does not exist.
+func caseStaticLeaveUnknownInstance(p *probe) verdict {
+	c := p.conn()
+	g := p.id("g")
+	c.mustJoin(static(p.joinReq(g, p.id("m")), p.id("i"))) // the group exists
+	r := c.hb(p.hbv(), static(leave(g, p.id("stranger"), -2), p.id("nobody")))
+	return want(r.ErrorCode == codec.UnknownMemberID, hbString(r), "UNKNOWN_MEMBER_ID")
+}
+
+// caseInvalidRegex: a join subscribing by a regex that does not compile
+// ("[" is an unclosed class in every regex dialect) is
+// INVALID_REGULAR_EXPRESSION (v1+) and makes no member.
+func caseInvalidRegex(p *probe) verdict {
+	if !p.offers(codec.ConsumerGroupHeartbeat, 1) {
+		return skip("the broker does not offer ConsumerGroupHeartbeat v1 (INVALID_REGULAR_EXPRESSION is v1's)")
+	}
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	join := p.joinReq(g, m)
+	join.SubscribedTopicNames, join.SubscribedTopicRegex = nil, codec.Str("[")
+	r := c.hb(1, join)
+	d := c.describeFor(g, r.ErrorCode == codec.InvalidRegularExpression, hbString(r), "INVALID_REGULAR_EXPRESSION and no member made")
+	_, made := members(d)[m]
+	return want(r.ErrorCode == codec.InvalidRegularExpression && !made, hbString(r)+"; "+describeString(d), "INVALID_REGULAR_EXPRESSION and no member made")
 }
 
 func caseStaticPark(p *probe) verdict {

@@ -167,6 +167,9 @@ func TestCasesCatchTheirMutants(t *testing.T) {
 		{impl.MutNewStaticMemberNoBump, []string{"A5.1/static-join-moves-epoch"}},
 		{impl.MutEpochOneAheadAccepted, []string{"A5.4/epoch-one-ahead-fenced"}},
 		{impl.MutRevocationNotSent, []string{"A5.7/revocation-carries-assignment"}},
+		{impl.MutLeaveNoBump, []string{"B4.4/leave-moves-epoch"}},
+		{impl.MutStaticLeaveUnknownInstanceNone, []string{"B4.4/static-leave-unknown-instance"}},
+		{impl.MutRegexNotCompiled, []string{"B4.4/invalid-regex"}},
 	} {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()
