@@ -170,6 +170,11 @@ func TestCasesCatchTheirMutants(t *testing.T) {
 		{impl.MutLeaveNoBump, []string{"B4.4/leave-moves-epoch"}},
 		{impl.MutStaticLeaveUnknownInstanceNone, []string{"B4.4/static-leave-unknown-instance"}},
 		{impl.MutRegexNotCompiled, []string{"B4.4/invalid-regex"}},
+		{impl.MutPushSubscriptionUnchecked, []string{"B6/push-unknown-subscription"}},
+		{impl.MutPushCompressionUnchecked, []string{"B6/push-unsupported-compression"}},
+		{impl.MutPushNotRecorded, []string{"B6/push-throttled"}},
+		{impl.MutGetNotRecorded, []string{"B6/get-throttled"}},
+		{impl.MutPushAfterTerminatingAccepted, []string{"B6/push-after-terminating"}},
 	} {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()
