@@ -101,6 +101,7 @@ func casesA5() []Case {
 		{Name: "A5.5/static-resume-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a parked static member rejoining under its own member id and instance: the group epoch unchanged, its partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticResume},
 		{Name: "A5.5/static-restart-then-rebalance", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "after a static takeover, the next rebalance gives every member the target it gets in a twin group without the restart (A5.2: a static member is keyed by its instance id, not its member id)", run: caseRestartThenRebalance},
 		{Name: "A5.7/revocation-carries-assignment", Source: srcKafka40, Rule: "a heartbeat that moves partitions to pending revocation answers with the smaller assignment", run: caseRevocationCarriesAssignment},
+		{Name: "A5.7/epoch-bump-no-assignment", Source: srcKafka40, Rule: "a heartbeat that only takes a new epoch, the member's partitions unchanged, carries no assignment", run: caseEpochBumpNoAssignment},
 		{Name: "A5.7/regex-heartbeat-is-full", Source: srcKafka40, Rule: "a heartbeat with RebalanceTimeoutMs, SubscribedTopicRegex and TopicPartitions set (names null) is a full request: its response carries the assignment", run: caseRegexFull},
 	}
 }
