@@ -188,6 +188,7 @@ func casesB7() []Case {
 		{Name: "B7.1/bad-software-name", Source: "KIP-511, Kafka 2.4", Rule: "ApiVersions v3+ with a software name outside the pattern: INVALID_REQUEST", run: caseAVBadName},
 		{Name: "B7.1/advertises-group-apis", Source: srcEvery, Rule: "ApiVersions lists every group api the Kafka release the broker is held to lists by default, up to that release's highest version (docs/PROTOCOL.md B13)", run: caseAVLists},
 		{Name: "B7.2/describe-missing-group", Source: srcKafka40, Rule: "ConsumerGroupDescribe of a missing group: GROUP_ID_NOT_FOUND", run: caseDescribeMissing},
+		{Name: "B7.2/describe-renamed-client", Source: srcKafka40, Rule: "ConsumerGroupDescribe shows a member under the ClientId of its latest heartbeat, not its join's", run: caseDescribeRenamedClient},
 		{Name: "B7.2/describe-topic-names", Source: srcKafka40, Rule: "ConsumerGroupDescribe names each assigned topic (TopicName) beside its id", run: caseDescribeNames},
 		{Name: "B7.2/describe-empty-group-id", Source: srcKafka40, Rule: "ConsumerGroupDescribe of GroupId \"\": INVALID_GROUP_ID, echoed with GroupId \"\"", run: caseDescribeGroupID("")},
 		{Name: "B7.2/describe-blank-group-id", Source: srcKafka40, Rule: "ConsumerGroupDescribe of GroupId \"  \" (not trimmed): GROUP_ID_NOT_FOUND", run: caseDescribeGroupID("  ")},

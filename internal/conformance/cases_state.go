@@ -192,3 +192,25 @@ func samePartitions(a, b []codec.ConsumerGroupHeartbeatTopicPartitions) bool {
 	}
 	return true
 }
+
+// caseDescribeRenamedClient: a member joins under one ClientId and
+// heartbeats, on another connection, under another; Describe shows the
+// second: the coordinator takes a member's ClientId (and host) from each
+// heartbeat's request, not once at the join (Kafka 4.0 rewrites the
+// member's record when they change).
+func caseDescribeRenamedClient(p *probe) verdict {
+	p.needs(codec.ConsumerGroupDescribe)
+	g, m := p.id("g"), p.id("m")
+	j := p.connAs(codec.Str("ghostcheck-joined")).mustJoin(p.joinReq(g, m))
+	r := p.connAs(codec.Str("ghostcheck-renamed")).hb(p.hbv(), keepalive(g, m, j.MemberEpoch))
+	if r.ErrorCode != codec.None {
+		return fail("the heartbeat under the new ClientId: "+hbString(r), "NONE")
+	}
+	d := p.conn().describe(g)
+	for _, mm := range d.Members {
+		if mm.MemberId == m {
+			return want(mm.ClientId == "ghostcheck-renamed", fmt.Sprintf("joined as ghostcheck-joined, heartbeat as ghostcheck-renamed: Describe shows ClientId %q", mm.ClientId), `"ghostcheck-renamed"`)
+		}
+	}
+	return fail(describeString(d), "the member listed")
+}

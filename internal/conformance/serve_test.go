@@ -170,6 +170,7 @@ func TestCasesCatchTheirMutants(t *testing.T) {
 		{impl.MutLeaveNoBump, []string{"B4.4/leave-moves-epoch"}},
 		{impl.MutStaticLeaveUnknownInstanceNone, []string{"B4.4/static-leave-unknown-instance"}},
 		{impl.MutRegexNotCompiled, []string{"B4.4/invalid-regex"}},
+		{impl.MutDescribeFirstClientID, []string{"B7.2/describe-renamed-client"}},
 		{impl.MutEpochBumpSendsAssignment, []string{"A5.7/epoch-bump-no-assignment"}},
 		{impl.MutPushSubscriptionUnchecked, []string{"B6/push-unknown-subscription"}},
 		{impl.MutPushCompressionUnchecked, []string{"B6/push-unsupported-compression"}},
