@@ -374,7 +374,8 @@ type conn struct {
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
-	c := &conn{s: s, nc: nc, br: bufio.NewReaderSize(nc, readBufferSize), opts: codec.DecodeOptions{OneCopy: true}}
+	c := &conn{s: s, nc: nc, opts: codec.DecodeOptions{OneCopy: true}}
+	c.br = bufio.NewReaderSize(input{c}, readBufferSize)
 	c.id = impl.Conn{ID: s.connSeq.Add(1), Host: clientHost(nc.RemoteAddr())}
 	return c
 }
@@ -395,8 +396,8 @@ func clientHost(a net.Addr) string {
 // drainWait is how long a draining connection waits for more input: what
 // the peer had sent before the shutdown (in the kernel's buffers or on the
 // way) is read and answered, and the connection closes once a read has
-// waited drainWait for nothing; a frame still incomplete then is dropped
-// unanswered (and so unapplied). The wait is counted from each read, not
+// waited drainWait for nothing (twice: see input); a frame still
+// incomplete then is dropped unanswered (and so unapplied). The wait is counted from each read, not
 // from the drain: on a loaded machine answering what arrived may take
 // longer than drainWait, and bytes that had arrived must not be dropped
 // for it.
@@ -414,6 +415,26 @@ func (c *conn) drain() {
 // now.
 func (c *conn) drainDeadline() error {
 	return c.nc.SetReadDeadline(time.Now().Add(drainWait))
+}
+
+// input is a connection's bytes as its reader sees them. A draining read
+// that times out having read nothing is tried once more, with a fresh
+// deadline, before it counts as the peer's silence: a deadline can pass
+// while the process is starved of CPU (the Go runtime may run an expired
+// timer before it polls the network), and such a read fails with the
+// peer's bytes already in the kernel's buffer. The second read takes them
+// without waiting; only a second timeout is quiet.
+type input struct{ c *conn }
+
+func (in input) Read(p []byte) (int, error) {
+	c := in.c
+	n, err := c.nc.Read(p)
+	if n == 0 && err != nil && c.draining.Load() && errors.Is(err, os.ErrDeadlineExceeded) {
+		if c.drainDeadline() == nil {
+			n, err = c.nc.Read(p)
+		}
+	}
+	return n, err
 }
 
 // errClose ends a connection without a response (the request was not

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -365,26 +366,74 @@ func TestPipelinedRequestsAnsweredInOrderInFewWrites(t *testing.T) {
 // drainWait; the drain once counted its wait from the shutdown, and a slow
 // server dropped the requests it had not read by then: "broker closed the
 // connection").
+//
+// A starved process is the third case: its read deadline can pass before
+// the runtime polls the network, so a read times out with the requests
+// already in the kernel's buffer (seen on a loaded CI machine under -race:
+// not one response). The starved case makes the first read after the
+// shutdown time out so.
 func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		delay time.Duration
-	}{{"unloaded", 0}, {"answering slower than the drain waits", time.Millisecond}} {
-		t.Run(c.name, func(t *testing.T) { testShutdownDrains(t, c.delay) })
+		name    string
+		delay   time.Duration
+		starved bool
+	}{
+		{"unloaded", 0, false},
+		{"answering slower than the drain waits", time.Millisecond, false},
+		{"a read times out with the requests arrived", 0, true},
+		{"slow and starved", time.Millisecond, true},
+	} {
+		t.Run(c.name, func(t *testing.T) { testShutdownDrains(t, c.delay, c.starved) })
 	}
 }
 
-func testShutdownDrains(t *testing.T, delay time.Duration) {
+// starvingListener's connections, once starve is set, fail their first
+// read under a short deadline (a drain's, not the idle or frame timeout)
+// with a timeout, reading nothing: what a read gets when its deadline
+// passed before the runtime saw the bytes that had arrived.
+type starvingListener struct {
+	net.Listener
+	starve atomic.Bool
+}
+
+func (l *starvingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &starvingConn{Conn: c, l: l}, nil
+}
+
+type starvingConn struct {
+	net.Conn
+	l     *starvingListener
+	short atomic.Bool // the read deadline set last is under a second away
+}
+
+func (c *starvingConn) SetReadDeadline(t time.Time) error {
+	c.short.Store(!t.IsZero() && time.Until(t) < time.Second)
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *starvingConn) Read(b []byte) (int, error) {
+	if c.short.Load() && c.l.starve.CompareAndSwap(true, false) {
+		return 0, os.ErrDeadlineExceeded
+	}
+	return c.Conn.Read(b)
+}
+
+func testShutdownDrains(t *testing.T, delay time.Duration, starved bool) {
 	coord := testCoordinator()
 	srv, err := server.New(server.Config{Coordinator: coord})
 	if err != nil {
 		t.Fatal(err)
 	}
 	server.SetHandleDelay(srv, delay)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ln := &starvingListener{Listener: tl}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	w, err := wire.Dial(ln.Addr().String(), wire.Options{Timeout: 5 * time.Second})
@@ -405,6 +454,7 @@ func testShutdownDrains(t *testing.T, delay time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	ln.starve.Store(starved)
 	if err := srv.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
