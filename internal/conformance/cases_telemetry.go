@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -37,19 +36,12 @@ func (p *probe) subscribe() telemetrySession {
 	return telemetrySession{c: c, id: id, sub: r, at: at}
 }
 
-// accepted is a compression type the subscription accepts (none if it
-// lists none).
-func (s telemetrySession) accepted() int8 {
-	if len(s.sub.AcceptedCompressionTypes) == 0 {
-		return 0
-	}
-	return s.sub.AcceptedCompressionTypes[0]
-}
-
 // push sends PushTelemetry v0 under the session's id; edit changes the
-// request from a valid push of no metrics.
+// request from a valid push of no metrics, uncompressed (Kafka accepts an
+// uncompressed push whatever AcceptedCompressionTypes lists: it leaves
+// none out of the list and refuses only an id that names no codec).
 func (s telemetrySession) push(edit func(*codec.PushTelemetryRequest)) codec.ErrorCode {
-	req := &codec.PushTelemetryRequest{ClientInstanceId: s.id, SubscriptionId: s.sub.SubscriptionId, CompressionType: s.accepted(), Metrics: []byte{}}
+	req := &codec.PushTelemetryRequest{ClientInstanceId: s.id, SubscriptionId: s.sub.SubscriptionId, Metrics: []byte{}}
 	if edit != nil {
 		edit(req)
 	}
@@ -72,22 +64,13 @@ func casePushUnknownSubscription(p *probe) verdict {
 	return want(code == codec.UnknownSubscriptionID, fmt.Sprintf("subscription %d; a push naming %d: %s", s.sub.SubscriptionId, s.sub.SubscriptionId+1, code), "UNKNOWN_SUBSCRIPTION_ID")
 }
 
-// casePushUnsupportedCompression: a push compressed with a type the
-// subscription does not accept is UNSUPPORTED_COMPRESSION_TYPE.
+// casePushUnsupportedCompression: a push whose compression type id names
+// no codec (5: Kafka's are none 0, gzip 1, snappy 2, lz4 3, zstd 4) is
+// UNSUPPORTED_COMPRESSION_TYPE.
 func casePushUnsupportedCompression(p *probe) verdict {
 	s := p.subscribe()
-	other := int8(-1)
-	for ct := int8(0); ct <= 4; ct++ { // none, gzip, snappy, lz4, zstd
-		if !slices.Contains(s.sub.AcceptedCompressionTypes, ct) {
-			other = ct
-			break
-		}
-	}
-	if other < 0 {
-		return skip(fmt.Sprintf("the subscription accepts every compression type %v", s.sub.AcceptedCompressionTypes))
-	}
-	code := s.push(func(r *codec.PushTelemetryRequest) { r.CompressionType = other })
-	return want(code == codec.UnsupportedCompressionType, fmt.Sprintf("accepted %v; a push compressed with type %d: %s", s.sub.AcceptedCompressionTypes, other, code), "UNSUPPORTED_COMPRESSION_TYPE")
+	code := s.push(func(r *codec.PushTelemetryRequest) { r.CompressionType = 5 })
+	return want(code == codec.UnsupportedCompressionType, "a push with compression type 5 (no codec): "+code.String(), "UNSUPPORTED_COMPRESSION_TYPE")
 }
 
 // casePushThrottled: a second push within the push interval is
