@@ -82,6 +82,9 @@ func serve(ctx context.Context, ln net.Listener, cfg serveConfig, stdout, stderr
 	if cfg.release != nil {
 		fmt.Fprintf(stdout, "  plays a default %s broker (docs/PROTOCOL.md B13)%s\n", cfg.release, unservedNote(cfg.coord.Unserved))
 	}
+	if p := model.MigrationPolicy(cfg.coord.MigrationPolicy); p != model.MigrationOutside {
+		fmt.Fprintf(stdout, "  mixed groups: group.consumer.migration.policy %s (docs/PROTOCOL.md A7)\n", p)
+	}
 	if cfg.coord.Mutants.Any() {
 		fmt.Fprintf(stdout, "  MUTANT %s planted: this coordinator breaks the protocol on purpose\n", cfg.coord.Mutants)
 	}
@@ -133,6 +136,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 	fs.DurationVar(&cfg.drain, "drain-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for in-flight requests")
 	fs.BoolVar(&cfg.verbose, "v", false, "log connections closed for protocol errors")
 	kafkaVersion := fs.String("kafka-version", "", "advertise and answer as a default broker of this Apache Kafka `RELEASE` (2.3 to 4.2.1; docs/PROTOCOL.md B13) does: its ApiVersions ranges, UNSUPPORTED_VERSION for what it lists without serving, the connection closed for what it lacks (\"\": every api and version ghostcheck speaks)")
+	migration := fs.String("migration-policy", "outside", "group.consumer.migration.policy (docs/PROTOCOL.md A7): disabled, upgrade, downgrade or bidirectional (Kafka's default) let classic members into consumer groups and convert groups as Kafka does; ghostcheck's own outside keeps mixed groups out (A6.5)")
 	mutant := fs.String("mutant", "", "plant one of impl's bugs, to measure what check catches over TCP: "+serveMutantNames())
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck serve [flags]")
@@ -179,6 +183,10 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 		}
 		cfg.release = &r
 		cfg.coord.MaxVersions, cfg.coord.MinVersions, cfg.coord.Unserved = r.ServerCaps()
+	}
+	var ok bool
+	if cfg.coord.MigrationPolicy, ok = parseMigrationPolicy(*migration); !ok {
+		return cfg, usageErr(stderr, "serve", "--migration-policy %q: want outside, disabled, upgrade, downgrade or bidirectional", *migration)
 	}
 	if *mutant != "" {
 		m, err := impl.ParseMutant(*mutant)
@@ -250,4 +258,15 @@ func unservedNote(unserved map[codec.APIKey]bool) string {
 		return ""
 	}
 	return "; lists " + strings.Join(ns, " and ") + " but answers UNSUPPORTED_VERSION, as its default configuration does"
+}
+
+// parseMigrationPolicy reads a group.consumer.migration.policy by its name
+// (model.MigrationPolicy.String, whose numbers impl's policies share).
+func parseMigrationPolicy(name string) (impl.MigrationPolicy, bool) {
+	for p := model.MigrationOutside; p <= model.MigrationBidirectional; p++ {
+		if p.String() == strings.ToLower(name) {
+			return impl.MigrationPolicy(p), true
+		}
+	}
+	return 0, false
 }
