@@ -33,6 +33,7 @@ const (
 	srcEvery       = "every Kafka release"
 	srcKIP345      = "KIP-345, Kafka 2.4"
 	srcKIP345On40  = "KIP-345; Kafka 4.0"
+	srcKIP714      = "KIP-714, Kafka 3.7"
 )
 
 // casesA1: KIP-1082.
@@ -100,6 +101,7 @@ func casesA5() []Case {
 		{Name: "A5.5/static-resume-keeps-assignment", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "a parked static member rejoining under its own member id and instance: the group epoch unchanged, its partitions in the join response at that epoch, other members' targets unchanged", run: caseStaticResume},
 		{Name: "A5.5/static-restart-then-rebalance", Source: "KIP-345, Kafka 2.3; consumer groups Kafka 4.0", Rule: "after a static takeover, the next rebalance gives every member the target it gets in a twin group without the restart (A5.2: a static member is keyed by its instance id, not its member id)", run: caseRestartThenRebalance},
 		{Name: "A5.7/revocation-carries-assignment", Source: srcKafka40, Rule: "a heartbeat that moves partitions to pending revocation answers with the smaller assignment", run: caseRevocationCarriesAssignment},
+		{Name: "A5.7/epoch-bump-no-assignment", Source: srcKafka40, Rule: "a heartbeat that only takes a new epoch, the member's partitions unchanged, carries no assignment", run: caseEpochBumpNoAssignment},
 		{Name: "A5.7/regex-heartbeat-is-full", Source: srcKafka40, Rule: "a heartbeat with RebalanceTimeoutMs, SubscribedTopicRegex and TopicPartitions set (names null) is a full request: its response carries the assignment", run: caseRegexFull},
 	}
 }
@@ -136,6 +138,9 @@ func casesB44() []Case {
 		{Name: "B4.4/leave-unknown-member", Source: srcKafka40, Rule: "a leave for a member id the group does not hold: UNKNOWN_MEMBER_ID", run: caseLeaveUnknown},
 		{Name: "B4.4/leave-removes-member", Source: srcKafka40, Rule: "a leave (epoch -1) answers NONE with epoch -1 and removes the member", run: caseLeaveRemoves},
 		{Name: "B4.4/leave-twice", Source: srcKafka40, Rule: "a leave is not idempotent: the second gets UNKNOWN_MEMBER_ID", run: caseLeaveTwice},
+		{Name: "B4.4/leave-moves-epoch", Source: srcKafka40, Rule: "a leave (epoch -1) that removes a member moves the group epoch on", run: caseLeaveMovesEpoch},
+		{Name: "B4.4/static-leave-unknown-instance", Source: srcKIP345On40, Rule: "a static leave (epoch -2) naming an instance nobody holds: UNKNOWN_MEMBER_ID", run: caseStaticLeaveUnknownInstance},
+		{Name: "B4.4/invalid-regex", Source: srcKafka40, Rule: "ConsumerGroupHeartbeat v1+ joining with a SubscribedTopicRegex that does not compile: INVALID_REGULAR_EXPRESSION, no member made", run: caseInvalidRegex},
 		{Name: "B4.4/static-leave-parks", Source: srcKafka40, Rule: "a static leave (epoch -2) answers epoch -2 and keeps the member, listed at epoch -2", run: caseStaticPark},
 		{Name: "B4.4/static-leave-drops-pending", Source: srcKafka40, Rule: "a static leave (epoch -2) drops the member's pending revocations: the member waiting for those partitions is given them at once", run: caseParkDropsPending},
 		{Name: "B4.4/static-takeover-of-parked", Source: srcKIP345On40, Rule: "a new member id joining with a parked member's instance replaces it", run: caseTakeover},
@@ -167,7 +172,12 @@ func casesB5() []Case {
 // casesB6: §B6, the telemetry APIs outside A2.
 func casesB6() []Case {
 	return []Case{
-		{Name: "B6/push-reserved-instance-id", Source: "KIP-714, Kafka 3.7", Rule: "PushTelemetry v0 with the reserved client instance id 00...01 is INVALID_REQUEST", run: casePushReservedV0},
+		{Name: "B6/push-reserved-instance-id", Source: srcKIP714, Rule: "PushTelemetry v0 with the reserved client instance id 00...01 is INVALID_REQUEST", run: casePushReservedV0},
+		{Name: "B6/push-unknown-subscription", Source: srcKIP714, Rule: "PushTelemetry v0 naming another subscription id than the instance was given: UNKNOWN_SUBSCRIPTION_ID", run: casePushUnknownSubscription},
+		{Name: "B6/push-unsupported-compression", Source: srcKIP714, Rule: "PushTelemetry v0 with a compression type id that names no codec: UNSUPPORTED_COMPRESSION_TYPE", run: casePushUnsupportedCompression},
+		{Name: "B6/push-throttled", Source: srcKIP714, Rule: "a second PushTelemetry within the push interval: THROTTLING_QUOTA_EXCEEDED", run: casePushThrottled},
+		{Name: "B6/get-throttled", Source: srcKIP714, Rule: "a second GetTelemetrySubscriptions within the push interval: THROTTLING_QUOTA_EXCEEDED", run: caseGetThrottled},
+		{Name: "B6/push-after-terminating", Source: srcKIP714, Rule: "a PushTelemetry after the instance's terminating push: INVALID_REQUEST", run: casePushAfterTerminating},
 	}
 }
 
@@ -178,6 +188,7 @@ func casesB7() []Case {
 		{Name: "B7.1/bad-software-name", Source: "KIP-511, Kafka 2.4", Rule: "ApiVersions v3+ with a software name outside the pattern: INVALID_REQUEST", run: caseAVBadName},
 		{Name: "B7.1/advertises-group-apis", Source: srcEvery, Rule: "ApiVersions lists every group api the Kafka release the broker is held to lists by default, up to that release's highest version (docs/PROTOCOL.md B13)", run: caseAVLists},
 		{Name: "B7.2/describe-missing-group", Source: srcKafka40, Rule: "ConsumerGroupDescribe of a missing group: GROUP_ID_NOT_FOUND", run: caseDescribeMissing},
+		{Name: "B7.2/describe-renamed-client", Source: srcKafka40, Rule: "ConsumerGroupDescribe shows a member under the ClientId of its latest heartbeat, not its join's", run: caseDescribeRenamedClient},
 		{Name: "B7.2/describe-topic-names", Source: srcKafka40, Rule: "ConsumerGroupDescribe names each assigned topic (TopicName) beside its id", run: caseDescribeNames},
 		{Name: "B7.2/describe-empty-group-id", Source: srcKafka40, Rule: "ConsumerGroupDescribe of GroupId \"\": INVALID_GROUP_ID, echoed with GroupId \"\"", run: caseDescribeGroupID("")},
 		{Name: "B7.2/describe-blank-group-id", Source: srcKafka40, Rule: "ConsumerGroupDescribe of GroupId \"  \" (not trimmed): GROUP_ID_NOT_FOUND", run: caseDescribeGroupID("  ")},
@@ -632,6 +643,52 @@ func caseLeaveTwice(p *probe) verdict {
 	r1 := c.hb(p.hbv(), leave(g, m, -1))
 	r2 := c.hb(p.hbv(), leave(g, m, -1))
 	return want(r1.ErrorCode == codec.None && r2.ErrorCode == codec.UnknownMemberID, "first "+hbString(r1)+"; second "+hbString(r2), "NONE, then UNKNOWN_MEMBER_ID")
+}
+
+// caseLeaveMovesEpoch: two members, one leaves at -1; the group epoch
+// Describe shows must move on (a removal is a membership change, A5.1),
+// or the member left keeps a target computed with the one gone.
+func caseLeaveMovesEpoch(p *probe) verdict {
+	p.needs(codec.ConsumerGroupDescribe)
+	c := p.conn()
+	g, m1, m2 := p.id("g"), p.id("m"), p.id("m")
+	c.mustJoin(p.joinReq(g, m1)) // the group outlives the leave
+	c.mustJoin(p.joinReq(g, m2))
+	before := c.describe(g)
+	r := c.hb(p.hbv(), leave(g, m2, -1))
+	after := c.describe(g)
+	_, still := members(after)[m2]
+	obs := fmt.Sprintf("group epoch %d; leave %s; group epoch %d; %s", before.GroupEpoch, hbString(r), after.GroupEpoch, describeString(after))
+	return want(before.ErrorCode == codec.None && r.ErrorCode == codec.None && !still && after.GroupEpoch > before.GroupEpoch,
+		obs, fmt.Sprintf("NONE, the member gone and the group epoch above %d", before.GroupEpoch))
+}
+
+// caseStaticLeaveUnknownInstance: a static leave (epoch -2) naming an
+// instance no member holds is UNKNOWN_MEMBER_ID, as a heartbeat naming one
+// is; NONE would tell a client it parked a member that does not exist.
+func caseStaticLeaveUnknownInstance(p *probe) verdict {
+	c := p.conn()
+	g := p.id("g")
+	c.mustJoin(static(p.joinReq(g, p.id("m")), p.id("i"))) // the group exists
+	r := c.hb(p.hbv(), static(leave(g, p.id("stranger"), -2), p.id("nobody")))
+	return want(r.ErrorCode == codec.UnknownMemberID, hbString(r), "UNKNOWN_MEMBER_ID")
+}
+
+// caseInvalidRegex: a join subscribing by a regex that does not compile
+// ("[" is an unclosed class in every regex dialect) is
+// INVALID_REGULAR_EXPRESSION (v1+) and makes no member.
+func caseInvalidRegex(p *probe) verdict {
+	if !p.offers(codec.ConsumerGroupHeartbeat, 1) {
+		return skip("the broker does not offer ConsumerGroupHeartbeat v1 (INVALID_REGULAR_EXPRESSION is v1's)")
+	}
+	c := p.conn()
+	g, m := p.id("g"), p.id("m")
+	join := p.joinReq(g, m)
+	join.SubscribedTopicNames, join.SubscribedTopicRegex = nil, codec.Str("[")
+	r := c.hb(1, join)
+	d := c.describeFor(g, r.ErrorCode == codec.InvalidRegularExpression, hbString(r), "INVALID_REGULAR_EXPRESSION and no member made")
+	_, made := members(d)[m]
+	return want(r.ErrorCode == codec.InvalidRegularExpression && !made, hbString(r)+"; "+describeString(d), "INVALID_REGULAR_EXPRESSION and no member made")
 }
 
 func caseStaticPark(p *probe) verdict {

@@ -116,3 +116,90 @@ func describedCount(a codec.DescribedAssignment) int {
 	}
 	return k
 }
+
+// caseEpochBumpNoAssignment: a heartbeat that only takes a new epoch, its
+// member's partitions unchanged, carries no assignment (A5.7). m1 joins
+// the topic and keeps alive until an answer carries none (its assignment
+// settled); m2 joins subscribed to nothing, which moves the group epoch
+// (a new member) and leaves m1's target as it was; m1's next heartbeats
+// take the new epoch, and none of them may carry an assignment equal to
+// m1's. Skipped if the group epoch does not move, or if m1's partitions do.
+func caseEpochBumpNoAssignment(p *probe) verdict {
+	c := p.conn()
+	g := p.id("g")
+	m1 := &pmember{id: p.id("m")}
+	c.joinAll(p, g, m1)
+	if !c.quietly(g, m1) {
+		return skip("every keepalive carried an assignment (it kept changing)")
+	}
+	before := m1.epoch
+	join := p.joinReq(g, p.id("m"))
+	join.SubscribedTopicNames = []string{}
+	if r := c.hb(p.hbv(), join); r.ErrorCode != codec.None {
+		return skip("the second member's join (subscribed to nothing) was answered " + hbString(r))
+	}
+	for i := 0; i < 10; i++ {
+		req := keepalive(g, m1.id, m1.epoch)
+		req.TopicPartitions = m1.owned
+		r := c.hb(p.hbv(), req)
+		if r.ErrorCode != codec.None {
+			return fail("keepalive after the second join: "+hbString(r), "NONE")
+		}
+		if r.Assignment != nil {
+			if !samePartitions(owned(r.Assignment), m1.owned) {
+				return skip("m1's partitions moved when a member subscribed to nothing joined: " + hbString(r))
+			}
+			return fail(fmt.Sprintf("epoch %d to %d; the answer carries the assignment m1 already holds: %s", before, r.MemberEpoch, hbString(r)), "no assignment (m1's partitions did not change)")
+		}
+		if r.MemberEpoch > before {
+			return pass(fmt.Sprintf("epoch %d to %d without an assignment: %s", before, r.MemberEpoch, hbString(r)))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return skip(fmt.Sprintf("m1 stayed at epoch %d: the second member's join did not move the group epoch", before))
+}
+
+// samePartitions reports whether a and b own the same partitions.
+func samePartitions(a, b []codec.ConsumerGroupHeartbeatTopicPartitions) bool {
+	set := func(tps []codec.ConsumerGroupHeartbeatTopicPartitions) map[string]bool {
+		out := map[string]bool{}
+		for _, tp := range tps {
+			for _, q := range tp.Partitions {
+				out[fmt.Sprintf("%s/%d", tp.TopicId, q)] = true
+			}
+		}
+		return out
+	}
+	sa, sb := set(a), set(b)
+	if len(sa) != len(sb) {
+		return false
+	}
+	for k := range sa {
+		if !sb[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// caseDescribeRenamedClient: a member joins under one ClientId and
+// heartbeats, on another connection, under another; Describe shows the
+// second: the coordinator takes a member's ClientId (and host) from each
+// heartbeat's request, not once at the join (Kafka 4.0 rewrites the
+// member's record when they change).
+func caseDescribeRenamedClient(p *probe) verdict {
+	p.needs(codec.ConsumerGroupDescribe)
+	g, m := p.id("g"), p.id("m")
+	j := p.connAs(codec.Str("ghostcheck-joined")).mustJoin(p.joinReq(g, m))
+	r := p.connAs(codec.Str("ghostcheck-renamed")).hb(p.hbv(), keepalive(g, m, j.MemberEpoch))
+	if r.ErrorCode != codec.None {
+		return fail("the heartbeat under the new ClientId: "+hbString(r), "NONE")
+	}
+	d := p.conn().describe(g)
+	for _, mm := range d.Members {
+		if mm.MemberId == m {
+			return want(mm.ClientId == "ghostcheck-renamed", fmt.Sprintf("joined as ghostcheck-joined, heartbeat as ghostcheck-renamed: Describe shows ClientId %q", mm.ClientId), `"ghostcheck-renamed"`)
+		}
+	}
+	return fail(describeString(d), "the member listed")
+}

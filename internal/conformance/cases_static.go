@@ -47,6 +47,24 @@ func (c *pconn) beat(g string, m *pmember) {
 	}
 }
 
+// quietly keeps m alive (up to ten keepalives) until an answer carries no
+// assignment, taking its epoch and partitions; false if every answer
+// carried one. An error ends the case.
+func (c *pconn) quietly(g string, m *pmember) bool {
+	for i := 0; i < 10; i++ {
+		r := c.hb(c.p.hbv(), keepalive(g, m.id, m.epoch))
+		if r.ErrorCode != codec.None {
+			panic(abort{fail("keepalive: "+hbString(r), "the setup heartbeats to succeed")})
+		}
+		m.epoch = r.MemberEpoch
+		if r.Assignment == nil {
+			return true
+		}
+		m.owned = owned(r.Assignment)
+	}
+	return false
+}
+
 // joinAll joins every member to group g, static ones with their instance
 // id, and takes each one's epoch and assignment.
 func (c *pconn) joinAll(p *probe, g string, ms ...*pmember) {
@@ -224,18 +242,7 @@ func caseRegexFull(p *probe) verdict {
 	join.SubscribedTopicNames, join.SubscribedTopicRegex = nil, codec.Str(re)
 	j := c.mustJoin(join)
 	pm := &pmember{id: m, epoch: j.MemberEpoch, owned: owned(j.Assignment)}
-	quiet := false
-	for i := 0; i < 10 && !quiet; i++ {
-		r := c.hb(p.hbv(), keepalive(g, m, pm.epoch))
-		if r.ErrorCode != codec.None {
-			return fail("keepalive: "+hbString(r), "the setup heartbeats to succeed")
-		}
-		pm.epoch, quiet = r.MemberEpoch, r.Assignment == nil
-		if r.Assignment != nil {
-			pm.owned = owned(r.Assignment)
-		}
-	}
-	if !quiet {
+	if !c.quietly(g, pm) {
 		return skip("every keepalive carried an assignment (it kept changing): a full request cannot be told apart")
 	}
 	full := keepalive(g, m, pm.epoch)

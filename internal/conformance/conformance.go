@@ -16,7 +16,7 @@
 //
 // The cases are in cases.go (Cases, the list; A1-A3, §B4, §B5, §B1 and
 // §B7), cases_ids.go (a later request's ClientId, telemetry's reserved
-// ids), cases_leave.go (LeaveGroup and group ids as Kafka 4.0 has them),
+// ids), cases_telemetry.go (a fetch and pushes, §B6), cases_leave.go (LeaveGroup and group ids as Kafka 4.0 has them),
 // cases_pending.go (pending revocations), cases_static.go (static
 // membership) and cases_cluster.go (a cluster of brokers: one process on
 // every broker, a broker that is not the coordinator, FindCoordinator's
@@ -44,6 +44,9 @@
 //     leaves running (§B4.4).
 //   - cases_ids.go: the ids a request carries: a later request's own
 //     ClientId (A2), the reserved telemetry ids (A2, §B6).
+//   - cases_telemetry.go: what a client instance's fetch and pushes
+//     leave for its next push (§B6): the subscription id, the compression
+//     types, the push interval, the terminating push.
 //   - cases_pending.go: pending revocations under a null TopicPartitions
 //     and a static leave (A5.3, §B4.4).
 //   - cases_state.go: what a request leaves for a later one or Describe,

@@ -181,7 +181,7 @@ func TestMixedCasesNotApplicableBeforeKafka40(t *testing.T) {
 	}
 }
 
-// kfake has no mixed groups (docs/findings.md K29): a classic JoinGroup
+// kfake has no mixed groups (docs/findings.md K32): a classic JoinGroup
 // to a consumer group with members makes a classic group of its own
 // under the same id (its joiner leads it), and a ConsumerGroupHeartbeat
 // join to a classic group with members is GROUP_ID_NOT_FOUND. Every
@@ -210,7 +210,7 @@ func TestKfakeMixedCases(t *testing.T) {
 			want, saying = conformance.Pass, "GROUP_ID_NOT_FOUND"
 		}
 		if r.Status != want || !strings.Contains(r.Observed, saying) {
-			t.Errorf("%s against kfake: %s %q; want %s saying %q (K29)", r.Name, r.Status, r.Observed, want, saying)
+			t.Errorf("%s against kfake: %s %q; want %s saying %q (K32)", r.Name, r.Status, r.Observed, want, saying)
 		}
 	}
 }

@@ -175,6 +175,16 @@ func TestCasesCatchTheirMutants(t *testing.T) {
 		{impl.MutNewStaticMemberNoBump, []string{"A5.1/static-join-moves-epoch"}},
 		{impl.MutEpochOneAheadAccepted, []string{"A5.4/epoch-one-ahead-fenced"}},
 		{impl.MutRevocationNotSent, []string{"A5.7/revocation-carries-assignment"}},
+		{impl.MutLeaveNoBump, []string{"B4.4/leave-moves-epoch"}},
+		{impl.MutStaticLeaveUnknownInstanceNone, []string{"B4.4/static-leave-unknown-instance"}},
+		{impl.MutRegexNotCompiled, []string{"B4.4/invalid-regex"}},
+		{impl.MutDescribeFirstClientID, []string{"B7.2/describe-renamed-client"}},
+		{impl.MutEpochBumpSendsAssignment, []string{"A5.7/epoch-bump-no-assignment"}},
+		{impl.MutPushSubscriptionUnchecked, []string{"B6/push-unknown-subscription"}},
+		{impl.MutPushCompressionUnchecked, []string{"B6/push-unsupported-compression"}},
+		{impl.MutPushNotRecorded, []string{"B6/push-throttled"}},
+		{impl.MutGetNotRecorded, []string{"B6/get-throttled"}},
+		{impl.MutPushAfterTerminatingAccepted, []string{"B6/push-after-terminating"}},
 	} {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()

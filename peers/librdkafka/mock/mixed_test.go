@@ -7,7 +7,7 @@ import (
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
 )
 
-// librdkafka's mock has no mixed groups (docs/findings.md L30): a classic
+// librdkafka's mock has no mixed groups (docs/findings.md L33): a classic
 // JoinGroup to a consumer group with members makes a classic group of
 // its own under the id, and a ConsumerGroupHeartbeat join to a classic
 // group with members makes a consumer group beside it (assigning it every
@@ -51,7 +51,7 @@ func TestMockMixedCases(t *testing.T) {
 	for _, r := range rs {
 		w, ok := want[r.Name]
 		if !ok || r.Status != w.status || !strings.Contains(r.Observed, w.saying) {
-			t.Errorf("%s against the mock: %s %q; want %s saying %q (L30)", r.Name, r.Status, r.Observed, w.status, w.saying)
+			t.Errorf("%s against the mock: %s %q; want %s saying %q (L33)", r.Name, r.Status, r.Observed, w.status, w.saying)
 		}
 	}
 }
