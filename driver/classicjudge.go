@@ -40,7 +40,7 @@ func (cj *classicJudge) init(o *observer) {
 		}
 	}
 	if d.plan.MigrationPolicy != "" {
-		cj.mixed = &conversions{kinds: map[string]rules.GroupKind{}, at: map[string]int64{}}
+		cj.mixed = &conversions{kinds: map[string]rules.GroupKind{}, at: map[string]int64{}, held: map[string]bool{}}
 	}
 }
 

@@ -84,6 +84,7 @@ func (d *driver) clusterFault(f plan.ClusterFault) bool {
 	d.mu.Lock()
 	d.hist = append(d.hist, history.Op{ID: len(d.hist), Client: len(d.procs.all), Name: "cluster", At: d.now, Sent: d.round,
 		Call: call, Return: ret, Restart: true, Fault: string(f.Kind), Note: clusterNote(f)})
+	d.obs.noteKinds()
 	d.mu.Unlock()
 	d.restartAt = append(d.restartAt, d.now)
 	return true

@@ -300,6 +300,7 @@ func (d *driver) restart() bool {
 	d.mu.Lock()
 	d.procs.connectionsLost()
 	d.obs.classic.restarted(d.now)
+	d.obs.noteKinds()
 	op := history.Op{ID: len(d.hist), Client: len(d.procs.all), Name: "coordinator", At: d.now, Sent: d.round,
 		Call: call, Return: ret, Restart: true, Note: "coordinator restarted: every connection closed"}
 	if d.net.park.parker != nil {
@@ -333,8 +334,9 @@ func (d *driver) advanceTo(t int64) {
 }
 
 // advance moves the target's clock to t and records what its timers
-// released (a tick, parked.go). It reports false when the target failed
-// (a harness error).
+// released (a tick, parked.go) and, in a plan that migrates, the groups
+// its timers converted (noteKinds). It reports false when the target
+// failed (a harness error).
 func (d *driver) advance(t int64) bool {
 	err := d.target.Advance(t)
 	d.at = t
@@ -344,6 +346,7 @@ func (d *driver) advance(t int64) bool {
 	}
 	d.mu.Lock()
 	d.net.park.tick(history.TickAdvance, Conn{}, nil)
+	d.obs.noteKinds()
 	d.mu.Unlock()
 	return true
 }

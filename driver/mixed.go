@@ -16,10 +16,13 @@ import (
 )
 
 // conversions are the kinds the observer last saw its groups in, and
-// when it saw each change.
+// when it saw each change; held, whether it last saw each with members
+// (a group of the other kind that takes its id then is its conversion,
+// A7.4 and A7.5, not the replacement of an empty group, A6.4).
 type conversions struct {
 	kinds map[string]rules.GroupKind
 	at    map[string]int64
+	held  map[string]bool
 }
 
 // consumerMember reports whether the classic request r (op), just handled,
@@ -27,7 +30,7 @@ type conversions struct {
 // (a static JoinGroup that downgraded it): the target's snapshot shows the
 // group a consumer group now, or showed it one just before (before). Such
 // a request feeds no classic tracker; its group's change of kind, if any,
-// is noted as the observer's (observeKinds).
+// is noted as the observer's (observeKinds, noteKinds).
 func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules.GroupSnapshot) bool {
 	g, _ := codec.GroupOf(r.req)
 	if g == "" || cj.o.snap == nil || op.Parked {
@@ -70,10 +73,16 @@ func (cj *classicJudge) handledKind(r *request, at int64) {
 // kindSeen notes group g as seen at time at: if its kind changed, a group
 // now classic has every member's session started then (the ledger's
 // Converted) and its epochs forgotten; a group now a consumer group has its
-// classic trackers forgotten.
+// classic trackers forgotten. A conversion (the group had members) carries
+// the old kind's epoch or generation over to the new kind's tracker, as
+// Kafka carries it (carry).
 func (cj *classicJudge) kindSeen(g *rules.GroupSnapshot, at int64) {
 	m := cj.mixed
 	k, seen := m.kinds[g.GroupID]
+	held := m.held[g.GroupID]
+	if h := len(g.Members) > 0; h != held {
+		m.held[g.GroupID] = h
+	}
 	if seen && k == g.Kind {
 		return
 	}
@@ -82,11 +91,43 @@ func (cj *classicJudge) kindSeen(g *rules.GroupSnapshot, at int64) {
 		return
 	}
 	m.at[g.GroupID] = at
+	carry := cj.carry(g, held)
 	cj.forget(g.GroupID)
 	if g.Kind == rules.KindClassic {
 		cj.o.epochs.Forget(g.GroupID)
 		cj.ledger.Converted(g.GroupID, at)
 	}
+	if carry != nil {
+		carry()
+	}
+}
+
+// carry reads what the old kind's tracker saw last of group g, which just
+// changed kind, and returns what hands it to the new kind's once the old
+// is forgotten: the group epoch becomes the generation floor of a
+// downgraded group (A7.5), the generation the epoch floor of an upgraded
+// one and each member's generation its epoch's (A7.4 step 4). nil when nothing is carried:
+// the group had no members (an empty group replaced, A6.4), the observer
+// has no snapshot to see every conversion by (a Describe shows a group
+// only between rounds), or requests are handled concurrently (a
+// conversion and a replacement may interleave unseen).
+func (cj *classicJudge) carry(g *rules.GroupSnapshot, held bool) func() {
+	if !held || cj.o.snap == nil || cj.o.d.plan.Parallel {
+		return nil
+	}
+	id := g.GroupID
+	if g.Kind == rules.KindClassic {
+		epoch, ok := cj.o.epochs.Carried(id)
+		if !ok {
+			return nil
+		}
+		return func() { cj.gens.Carry(&cj.ledger, id, epoch) }
+	}
+	gen, members, ok := cj.gens.Carried(&cj.ledger, id)
+	if !ok {
+		return nil
+	}
+	return func() { cj.o.epochs.Carry(id, gen, members) }
 }
 
 // observeKinds notes the groups that changed kind since the last
@@ -96,6 +137,29 @@ func (cj *classicJudge) observeKinds(groups []rules.GroupSnapshot) {
 	for i := range groups {
 		cj.kindSeen(&groups[i], cj.o.d.at)
 	}
+}
+
+// noteKinds notes, in a plan that migrates, what the target's own doing
+// changed in its groups between two requests, at the driver's time: a
+// group its timers converted as its clock moved (a downgrade by a
+// session, join or sync timer, A7.5), or a group a coordinator restart
+// loaded as its record has it (a classic group back to Empty, its members
+// added since the record gone, B8.14). Seen only at the round's
+// observation, a downgrade undone by an upgrade within the round (a
+// ConsumerGroupHeartbeat join to the classic group the timer made) would
+// escape it, and with it the session both conversions started for every
+// member (Kafka's convertToClassicGroup and convertToConsumerGroup): a
+// crashed process's member would be judged a ghost one session after its
+// last request, though the coordinator rightly keeps it one session after
+// the upgrade; and a restart's Empty group, replaced at the next request
+// by a new group of the other kind (A6.4), would pass for a conversion
+// that carries its epochs (carry). Needs a snapshot; the caller holds the
+// driver's mu.
+func (o *observer) noteKinds() {
+	if o.classic.mixed == nil || o.snap == nil {
+		return
+	}
+	o.classic.observeKinds(o.snap.Snapshot())
 }
 
 // conversionGrace is the end of the grace a member of process p's group

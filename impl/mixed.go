@@ -125,6 +125,9 @@ func (g *group) downgrade(op *cop, leaving uint32, epoch int32, targets map[uint
 	c := g.c
 	cl := newClassicGroup(c.mut)
 	cl.generation, cl.protocolType = epoch, consumerProtocolType
+	if c.mut.Has(MutDowngradeGenerationReset) {
+		cl.generation = 0
+	}
 	cl.state, cl.prev = classicStable, classicStable
 	target := map[string][]int32{}
 	for mi := uint32(1); mi < uint32(len(g.mem)); mi++ {

@@ -30,10 +30,16 @@ const (
 	// MutSyncHandsPending: a classic member's SyncGroup hands it the
 	// partitions it must revoke too (A7.2): a partition with two owners.
 	MutSyncHandsPending
+	// MutDowngradeGenerationReset: the downgrade starts the classic group
+	// at generation 0, not at the consumer group's epoch (A7.5): the
+	// generations it then hands out repeat epochs its members already
+	// held, so a zombie's offset commit at an old generation may pass
+	// again.
+	MutDowngradeGenerationReset
 )
 
 // The consumer and classic lists end below the mixed mutants' indexes.
-var _ [int(MutSyncHandsPending) - int(mutEnd)]struct{}
+var _ [int(MutDowngradeGenerationReset) - int(mutEnd)]struct{}
 
 var mixedMutantInfo = []mutantEntry{
 	{MutUpgradeDropsLastMember, "upgrade-drops-last-member", "upgrade A7.4", "the upgrade leaves the classic member with the greatest id out of the consumer group", []string{"A7.4/upgraded"}},
@@ -41,6 +47,7 @@ var mixedMutantInfo = []mutantEntry{
 	{MutClassicHeartbeatNoRejoin, "classic-heartbeat-no-rejoin", "classic members A7.2", "a classic member's Heartbeat is NONE while the group epoch is past its epoch", []string{"A7.2/heartbeat-rejoin"}},
 	{MutClassicSessionGroupTimeout, "classic-session-group-timeout", "classic members A7.1", "a classic member of a consumer group gets the consumer session timeout, not its own", []string{"A7.1/joined"}},
 	{MutSyncHandsPending, "sync-hands-pending", "classic members A7.2", "a classic member's SyncGroup hands it the partitions it must revoke too", []string{"A7.2/sync-assignment"}},
+	{MutDowngradeGenerationReset, "downgrade-generation-reset", "downgrade A7.5", "the downgrade starts the classic group at generation 0, not at the group epoch", []string{"A7.5/downgraded"}},
 }
 
 // MixedMutants lists the mixed groups' mutants with their names, rules and

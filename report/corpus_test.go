@@ -75,6 +75,9 @@ func TestEveryCorpusEntryRenders(t *testing.T) {
 	for _, path := range corpusFiles(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			f := replayCorpus(t, path)
+			if f.Header.Expect.Verdict == history.Ok {
+				t.Skip("a passing history (a false alarm's regression) has no failure page; go test ./corpus re-checks it")
+			}
 			art, err := WriteFailure(dir, f)
 			if err != nil {
 				t.Fatal(err)

@@ -31,6 +31,8 @@ type GenerationTracker struct {
 type genGroup struct {
 	last    genSeen
 	members map[string]genSeen
+	// carried: last is the generation a downgrade carried over (Carry).
+	carried bool
 }
 
 type genSeen struct {
@@ -72,7 +74,8 @@ func (t *GenerationTracker) group(id string) *genGroup {
 func (t *GenerationTracker) Answered(l *ClassicLedger, group, member string, gen int32) error {
 	g := t.group(group)
 	restarts, floor := l.Restarts(), l.Floor(group)
-	err := stepBack("group "+group, g.last, gen, restarts, floor)
+	err := stepBack(g.what(group), g.last, gen, restarts, floor)
+	g.carried = g.carried && gen == g.last.gen
 	g.last = genSeen{gen, restarts}
 	if member != "" {
 		if prev, ok := g.members[member]; ok && err == nil {
@@ -100,9 +103,10 @@ func (t *GenerationTracker) Observe(l *ClassicLedger, groups []GroupSnapshot) er
 		}
 		g := t.group(gs.GroupID)
 		restarts := l.Restarts()
-		if err := stepBack("group "+gs.GroupID, g.last, gen, restarts, l.Floor(gs.GroupID)); err != nil && first == nil {
+		if err := stepBack(g.what(gs.GroupID), g.last, gen, restarts, l.Floor(gs.GroupID)); err != nil && first == nil {
 			first = err
 		}
+		g.carried = g.carried && gen == g.last.gen
 		g.last = genSeen{gen, restarts}
 	}
 	return first

@@ -17,6 +17,9 @@ type EpochTracker struct {
 	member   map[groupMember]int32 // highest positive epoch
 	group    map[string]int32
 	restarts StaticRestartTracker
+	// carried is the epoch each group's upgrade carried over (Carry), for
+	// the violations' words.
+	carried map[string]int32
 }
 
 // StaticRestarts records groups for StaticRestartKeepsAssignment and
@@ -34,7 +37,7 @@ func (t *EpochTracker) Observe(groups []GroupSnapshot) error {
 	for _, g := range groups {
 		last, ok := t.group[g.GroupID]
 		if ok && g.Epoch < last {
-			return violation(RuleMonotonicEpochs, "group %s epoch went from %d to %d", g.GroupID, last, g.Epoch)
+			return violation(RuleMonotonicEpochs, "group %s epoch went from %d to %d%s", g.GroupID, last, g.Epoch, t.carriedNote(g.GroupID, last))
 		}
 		if !ok || g.Epoch != last { // epochs mostly stay: no second lookup
 			t.group[g.GroupID] = g.Epoch
@@ -46,7 +49,7 @@ func (t *EpochTracker) Observe(groups []GroupSnapshot) error {
 			key := groupMember{g.GroupID, m.MemberID}
 			last, ok := t.member[key]
 			if ok && m.Epoch < last {
-				return violation(RuleMonotonicEpochs, "member %s of group %s went from epoch %d to %d", m.MemberID, g.GroupID, last, m.Epoch)
+				return violation(RuleMonotonicEpochs, "member %s of group %s went from epoch %d to %d%s", m.MemberID, g.GroupID, last, m.Epoch, t.carriedNote(g.GroupID, t.group[g.GroupID]))
 			}
 			if !ok || m.Epoch != last {
 				t.member[key] = m.Epoch
@@ -91,6 +94,7 @@ func (t *MemberIDTracker) Observe(p *Process) error {
 // of the other protocol (A6.4), whose epochs start afresh.
 func (t *EpochTracker) Forget(group string) {
 	delete(t.group, group)
+	delete(t.carried, group)
 	for k := range t.member {
 		if k.group == group {
 			delete(t.member, k)
