@@ -91,8 +91,13 @@ func (cj *classicJudge) handled(r *request, op *history.Op, before *rules.GroupS
 	if op.Refused {
 		return // the target answered nothing and applied nothing
 	}
-	if cj.mixed != nil && cj.consumerMember(r, op, before) {
-		return
+	if cj.mixed != nil {
+		if cj.o.snap == nil && !op.Parked {
+			cj.tell(r, op.Response, op.At)
+		}
+		if cj.consumerMember(r, op, before) {
+			return
+		}
 	}
 	// Parked and still held (not dropped within its own handling).
 	parked := op.Parked && !slices.Contains(op.Releases, op.ID)
@@ -171,6 +176,9 @@ func (cj *classicJudge) released(r *request, op *history.Op, resp codec.Message,
 		if resp != nil {
 			cj.ledger.Touched(req.GroupId, req.MemberId, at) // a held SyncGroup's answer starts the session again (B8.8)
 		}
+	}
+	if resp != nil && cj.mixed != nil && cj.o.snap == nil {
+		cj.tell(r, resp, at)
 	}
 	if resp != nil && (cj.mixed == nil || !cj.inConsumerGroup(r)) {
 		cj.answered(r, op, resp, at)

@@ -33,8 +33,11 @@ type conversions struct {
 // is noted as the observer's (observeKinds, noteKinds).
 func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules.GroupSnapshot) bool {
 	g, _ := codec.GroupOf(r.req)
-	if g == "" || cj.o.snap == nil || op.Parked {
+	if g == "" || op.Parked {
 		return false
+	}
+	if cj.o.snap == nil {
+		return cj.toldConsumer(g) // toldkinds.go
 	}
 	if before != nil && before.GroupID != "" && before.Kind != rules.KindClassic {
 		return true
@@ -48,8 +51,11 @@ func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules
 // served in the consumer group, as a classic member's.
 func (cj *classicJudge) inConsumerGroup(r *request) bool {
 	g, _ := codec.GroupOf(r.req)
-	if g == "" || cj.o.snap == nil {
+	if g == "" {
 		return false
+	}
+	if cj.o.snap == nil {
+		return cj.toldConsumer(g)
 	}
 	h, ok := heldGroup(cj.o.snap.Snapshot(), g)
 	return ok && h.Kind != rules.KindClassic
