@@ -40,7 +40,8 @@ func (cj *classicJudge) init(o *observer) {
 		}
 	}
 	if d.plan.MigrationPolicy != "" {
-		cj.mixed = &conversions{kinds: map[string]rules.GroupKind{}, at: map[string]int64{}, held: map[string]bool{}}
+		cj.mixed = &conversions{kinds: map[string]rules.GroupKind{}, at: map[string]int64{}, held: map[string]bool{},
+			changes: map[string]int{}, described: map[string]int{}}
 	}
 }
 

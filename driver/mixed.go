@@ -23,6 +23,10 @@ type conversions struct {
 	kinds map[string]rules.GroupKind
 	at    map[string]int64
 	held  map[string]bool
+	// changes counts each group's changes of kind seen; described is
+	// the count when a Describe of the round first answered for the
+	// group (no snapshot: toldkinds.go).
+	changes, described map[string]int
 }
 
 // consumerMember reports whether the classic request r (op), just handled,
@@ -97,6 +101,7 @@ func (cj *classicJudge) kindSeen(g *rules.GroupSnapshot, at int64) {
 		return
 	}
 	m.at[g.GroupID] = at
+	m.changes[g.GroupID]++
 	carry := cj.carry(g, held)
 	cj.forget(g.GroupID)
 	if g.Kind == rules.KindClassic {

@@ -141,6 +141,9 @@ func (o *observer) seen() ([]rules.GroupSnapshot, int64, bool) {
 	for _, r := range classic {
 		groups = append(groups, rules.SnapshotFromDescribeGroups(r)...)
 	}
+	if o.classic.mixed != nil {
+		groups = o.classic.fresh(groups) // toldkinds.go
+	}
 	return groups, o.describedAt, true
 }
 

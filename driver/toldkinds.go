@@ -28,6 +28,8 @@ package driver
 // moment.
 
 import (
+	"slices"
+
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -85,15 +87,44 @@ func (cj *classicJudge) toldDescribed(resp codec.Message, at int64) {
 		for i := range r.Groups {
 			if g := &r.Groups[i]; g.ErrorCode == codec.None {
 				cj.kindSeen(&rules.GroupSnapshot{GroupID: g.GroupId, Kind: rules.KindConsumer}, at)
+				cj.describedNow(g.GroupId)
 			}
 		}
 	case *codec.DescribeGroupsResponse:
 		for i := range r.Groups {
 			if g := &r.Groups[i]; g.ErrorCode == codec.None && g.GroupState != "Dead" {
 				cj.kindSeen(&rules.GroupSnapshot{GroupID: g.GroupId, Kind: rules.KindClassic}, at)
+				cj.describedNow(g.GroupId)
 			}
 		}
 	}
+}
+
+// describedNow notes that a Describe of the round answered for group,
+// with the count of its changes of kind so far, unless one already did.
+func (cj *classicJudge) describedNow(group string) {
+	m := cj.mixed
+	if _, ok := m.described[group]; !ok {
+		m.described[group] = m.changes[group]
+	}
+}
+
+// fresh drops from groups, the round's described groups, those that
+// changed kind after a Describe of the round answered for them, and
+// starts the next round's count. Such a Describe shows the group as it
+// was before the change (a classic group an upgrade has since made a
+// consumer group, with the classic members its ledger no longer knows):
+// judged on it, the new kind's trackers would take the old kind's
+// members and epochs for their own. The group is judged again at the
+// next round's Describe.
+func (cj *classicJudge) fresh(groups []rules.GroupSnapshot) []rules.GroupSnapshot {
+	m := cj.mixed
+	groups = slices.DeleteFunc(groups, func(g rules.GroupSnapshot) bool {
+		n, ok := m.described[g.GroupID]
+		return ok && n != m.changes[g.GroupID]
+	})
+	clear(m.described)
+	return groups
 }
 
 // toldConsumer reports whether group was last told a consumer group.
