@@ -27,6 +27,9 @@ type classicJudge struct {
 	// mixed follows the conversions of a plan that migrates (mixed.go);
 	// nil in every other plan.
 	mixed *conversions
+	// states are the classic groups' states as DescribeGroups last
+	// showed them (a target with no snapshot: joinPhasesSeen).
+	states map[string]string
 }
 
 // init sets the ledger's session and slack for d's plan.
@@ -154,6 +157,7 @@ func (cj *classicJudge) forget(group string) {
 	cj.gens.Forget(group)
 	cj.assigns.Forget(group)
 	cj.restarts.Forget(group)
+	delete(cj.states, group)
 }
 
 // wait notes a JoinGroup or SyncGroup of member the target holds (delta 1)
@@ -280,10 +284,32 @@ func (cj *classicJudge) observe(groups []rules.GroupSnapshot) {
 		}
 	}
 	if cj.o.snap == nil {
+		cj.joinPhasesSeen(groups)
 		return
 	}
 	if err := cj.gens.Observe(&cj.ledger, groups); err != nil {
 		cj.o.d.violate(err)
+	}
+}
+
+// joinPhasesSeen notes, for an observer that sees classic groups only
+// through DescribeGroups, each group whose join phase it saw running at
+// its last observation of the group and sees over now: the phase completed
+// by now, starting every member's session again
+// (ClassicLedger.JoinPhaseSeenOver).
+func (cj *classicJudge) joinPhasesSeen(groups []rules.GroupSnapshot) {
+	if cj.states == nil {
+		cj.states = map[string]string{}
+	}
+	for i := range groups {
+		g := &groups[i]
+		if g.Kind != rules.KindClassic || g.Classic == nil {
+			continue
+		}
+		if cj.states[g.GroupID] == rules.ClassicPreparingRebalance && g.Classic.State != rules.ClassicPreparingRebalance {
+			cj.ledger.JoinPhaseSeenOver(g.GroupID, cj.o.d.at)
+		}
+		cj.states[g.GroupID] = g.Classic.State
 	}
 }
 
