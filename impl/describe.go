@@ -72,9 +72,7 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 			dm.Assignment = c.describedPartitions(s.assigned)
 			dm.TargetAssignment = c.describedPartitions(s.target)
 		}
-		if version >= 1 {
-			// KIP-1099: a classic member of a consumer group (A7.1) is
-			// described as one.
+		if version >= 1 { // KIP-1099: a classic member of a consumer group is CLASSIC (A7)
 			dm.MemberType = codec.MemberTypeConsumer
 			if m.flags&flClassic != 0 {
 				dm.MemberType = codec.MemberTypeClassic

@@ -107,9 +107,7 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 			TargetAssignment:     c.describedPartitions(g.target[m.id], a),
 			MemberType:           codec.MemberTypeUnknown,
 		}
-		if version >= 1 {
-			// KIP-1099: a classic member of a consumer group (A7.1) is
-			// described as one.
+		if version >= 1 { // KIP-1099: a classic member of a consumer group is CLASSIC (A7)
 			dm.MemberType = codec.MemberTypeConsumer
 			if m.classic != nil {
 				dm.MemberType = codec.MemberTypeClassic

@@ -91,3 +91,37 @@ func TestDescribeErrorsAndRequestShape(t *testing.T) {
 	tc.want("one answer per id, in request order; operations only for groups found", 1, resp, want)
 	tc.want("no ids, no groups", 1, tc.send(1, &codec.ConsumerGroupDescribeRequest{}), &codec.ConsumerGroupDescribeResponse{})
 }
+
+// A classic member of a consumer group (A7.1) is described as CLASSIC at
+// v1 (KIP-1099: Kafka 4.0 sets MemberType from the member's protocol), a
+// consumer-protocol member as CONSUMER; v0 has no such field.
+func TestDescribeClassicMemberType(t *testing.T) {
+	ct := newClassicTest(t, bidirectional)
+	cid := genID(99).String()
+	if r := ct.consumerHeartbeat(1, consumerJoin(cid)); r.ErrorCode != codec.None {
+		t.Fatalf("consumer join: %+v", r)
+	}
+	kid := genID(1).String()
+	ct.join(2, 5, mixedJoin(t, ""))
+	if got, _ := ct.join(2, 5, mixedJoin(t, kid)); got.ErrorCode != codec.None {
+		t.Fatalf("classic join: %+v", got)
+	}
+	for _, tc := range []struct {
+		version int16
+		want    map[string]int8
+	}{
+		{0, map[string]int8{cid: codec.MemberTypeUnknown, kid: codec.MemberTypeUnknown}},
+		{1, map[string]int8{cid: codec.MemberTypeConsumer, kid: codec.MemberTypeClassic}},
+	} {
+		resp, _ := ct.handle(3, tc.version, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}})
+		g := resp.(*codec.ConsumerGroupDescribeResponse).Groups[0]
+		if len(g.Members) != 2 {
+			t.Fatalf("v%d: %d members, want 2: %+v", tc.version, len(g.Members), g)
+		}
+		for _, m := range g.Members {
+			if m.MemberType != tc.want[m.MemberId] {
+				t.Errorf("v%d: member %s MemberType %d, want %d", tc.version, m.MemberId, m.MemberType, tc.want[m.MemberId])
+			}
+		}
+	}
+}

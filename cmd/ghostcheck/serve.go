@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -83,7 +82,9 @@ func serve(ctx context.Context, ln net.Listener, cfg serveConfig, stdout, stderr
 	if cfg.release != nil {
 		fmt.Fprintf(stdout, "  plays a default %s broker (docs/PROTOCOL.md B13)%s\n", cfg.release, unservedNote(cfg.coord.Unserved))
 	}
-	fmt.Fprintf(stdout, "  group.consumer.migration.policy %s\n", model.MigrationPolicy(cfg.coord.MigrationPolicy))
+	if p := model.MigrationPolicy(cfg.coord.MigrationPolicy); p != model.MigrationOutside {
+		fmt.Fprintf(stdout, "  mixed groups: group.consumer.migration.policy %s (docs/PROTOCOL.md A7)\n", p)
+	}
 	if cfg.coord.Mutants.Any() {
 		fmt.Fprintf(stdout, "  MUTANT %s planted: this coordinator breaks the protocol on purpose\n", cfg.coord.Mutants)
 	}
@@ -135,7 +136,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 	fs.DurationVar(&cfg.drain, "drain-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long to wait for in-flight requests")
 	fs.BoolVar(&cfg.verbose, "v", false, "log connections closed for protocol errors")
 	kafkaVersion := fs.String("kafka-version", "", "advertise and answer as a default broker of this Apache Kafka `RELEASE` (2.3 to 4.2.1; docs/PROTOCOL.md B13) does: its ApiVersions ranges, UNSUPPORTED_VERSION for what it lists without serving, the connection closed for what it lacks (\"\": every api and version ghostcheck speaks)")
-	migration := fs.String("migration-policy", "bidirectional", "group.consumer.migration.policy (docs/PROTOCOL.md A7): disabled, upgrade, downgrade or bidirectional (Kafka's default); classic members join consumer groups under all four. outside: mixed groups are outside the model, which closes the connection (A6.5)")
+	migration := fs.String("migration-policy", "outside", "group.consumer.migration.policy (docs/PROTOCOL.md A7): disabled, upgrade, downgrade or bidirectional (Kafka's default) let classic members into consumer groups and convert groups as Kafka does; ghostcheck's own outside keeps mixed groups out (A6.5)")
 	mutant := fs.String("mutant", "", "plant one of impl's bugs, to measure what check catches over TCP: "+serveMutantNames())
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ghostcheck serve [flags]")
@@ -183,11 +184,10 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 		cfg.release = &r
 		cfg.coord.MaxVersions, cfg.coord.MinVersions, cfg.coord.Unserved = r.ServerCaps()
 	}
-	policy, ok := parseMigrationPolicy(*migration)
-	if !ok {
-		return cfg, usageErr(stderr, "serve", "--migration-policy %q: want disabled, upgrade, downgrade, bidirectional or outside", *migration)
+	var ok bool
+	if cfg.coord.MigrationPolicy, ok = parseMigrationPolicy(*migration); !ok {
+		return cfg, usageErr(stderr, "serve", "--migration-policy %q: want outside, disabled, upgrade, downgrade or bidirectional", *migration)
 	}
-	cfg.coord.MigrationPolicy = policy
 	if *mutant != "" {
 		m, err := impl.ParseMutant(*mutant)
 		if err != nil {
@@ -202,17 +202,6 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, int) {
 		return cfg, 2
 	}
 	return cfg, -1
-}
-
-// parseMigrationPolicy reads a policy by the name model.MigrationPolicy's
-// String gives it (Kafka's, lower case, or "outside").
-func parseMigrationPolicy(s string) (impl.MigrationPolicy, bool) {
-	for p := model.MigrationOutside; p <= model.MigrationBidirectional; p++ {
-		if strings.EqualFold(s, p.String()) {
-			return impl.MigrationPolicy(p), true
-		}
-	}
-	return 0, false
 }
 
 // newMemberJoinTimeoutMs is how long a new classic member has to join
@@ -251,7 +240,7 @@ func ms(v int32) time.Duration { return time.Duration(v) * time.Millisecond }
 // serveMutantNames lists impl's planted bugs for serve's help.
 func serveMutantNames() string {
 	var ns []string
-	for _, m := range slices.Concat(impl.AllMutants(), impl.MixedMutants()) {
+	for _, m := range impl.AllMutants() {
 		ns = append(ns, m.Name)
 	}
 	return strings.Join(ns, ", ")
@@ -269,4 +258,15 @@ func unservedNote(unserved map[codec.APIKey]bool) string {
 		return ""
 	}
 	return "; lists " + strings.Join(ns, " and ") + " but answers UNSUPPORTED_VERSION, as its default configuration does"
+}
+
+// parseMigrationPolicy reads a group.consumer.migration.policy by its name
+// (model.MigrationPolicy.String, whose numbers impl's policies share).
+func parseMigrationPolicy(name string) (impl.MigrationPolicy, bool) {
+	for p := model.MigrationOutside; p <= model.MigrationBidirectional; p++ {
+		if p.String() == strings.ToLower(name) {
+			return impl.MigrationPolicy(p), true
+		}
+	}
+	return 0, false
 }

@@ -78,8 +78,20 @@ func TestServeMutantIsPlanted(t *testing.T) {
 		t.Errorf("with the mutant the takeover answers epoch %d, want 2 (a rebalance)", got)
 	}
 
+	if out := serveBanner(t, "--mutant", "static-restart-rebalances"); !strings.Contains(out, "MUTANT static-restart-rebalances planted") {
+		t.Errorf("the banner does not say a mutant is planted:\n%s", out)
+	}
+}
+
+// serveBanner is what serve prints with args when it starts and stops at
+// once.
+func serveBanner(t *testing.T, args ...string) string {
+	t.Helper()
 	var errOut, out bytes.Buffer
-	cfg, _ := parseServeFlags([]string{"--mutant", "static-restart-rebalances"}, &errOut)
+	cfg, code := parseServeFlags(args, &errOut)
+	if code >= 0 {
+		t.Fatalf("flags %v: %d %s", args, code, errOut.String())
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -89,9 +101,7 @@ func TestServeMutantIsPlanted(t *testing.T) {
 	if err := serve(ctx, ln, cfg, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "MUTANT static-restart-rebalances planted") {
-		t.Errorf("the banner does not say a mutant is planted:\n%s", out.String())
-	}
+	return out.String()
 }
 
 // serve --kafka-version X lists what a default broker of X lists, answers
@@ -150,26 +160,55 @@ func TestServeKafkaVersion(t *testing.T) {
 	}
 }
 
-// --migration-policy sets group.consumer.migration.policy by Kafka's
-// names (any case), bidirectional when not given, as Kafka's default;
-// any other value is a usage error.
+// serve --migration-policy NAME sets group.consumer.migration.policy: a
+// classic JoinGroup to a consumer group with a member is a mixed group's
+// join (A7.1: MEMBER_ID_REQUIRED first) under Kafka's four policies, and
+// outside the model (A6.5: the connection closed) by default; an unknown
+// name is bad usage.
 func TestServeMigrationPolicyFlag(t *testing.T) {
+	var errOut bytes.Buffer
+	if _, code := parseServeFlags([]string{"--migration-policy", "sideways"}, &errOut); code != 2 || !strings.Contains(errOut.String(), "sideways") {
+		t.Errorf("unknown policy: exit %d, %q; want 2 naming it", code, errOut.String())
+	}
+	sub, err := (&codec.ConsumerProtocolSubscription{Topics: []string{"alpha"}, GenerationId: -1}).AppendTo(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		args []string
-		want impl.MigrationPolicy
-		code int
+		args  []string
+		want  impl.MigrationPolicy
+		mixed bool
 	}{
-		{nil, impl.MigrationBidirectional, -1},
-		{[]string{"--migration-policy", "disabled"}, impl.MigrationDisabled, -1},
-		{[]string{"--migration-policy", "UPGRADE"}, impl.MigrationUpgrade, -1},
-		{[]string{"--migration-policy", "downgrade"}, impl.MigrationDowngrade, -1},
-		{[]string{"--migration-policy", "outside"}, impl.MigrationOutside, -1},
-		{[]string{"--migration-policy", "sideways"}, 0, 2},
+		{nil, impl.MigrationOutside, false},
+		{[]string{"--migration-policy", "outside"}, impl.MigrationOutside, false},
+		{[]string{"--migration-policy", "disabled"}, impl.MigrationDisabled, true},
+		{[]string{"--migration-policy", "upgrade"}, impl.MigrationUpgrade, true},
+		{[]string{"--migration-policy", "downgrade"}, impl.MigrationDowngrade, true},
+		{[]string{"--migration-policy", "BIDIRECTIONAL"}, impl.MigrationBidirectional, true},
 	} {
-		var errOut strings.Builder
-		cfg, code := parseServeFlags(tc.args, &errOut)
-		if code != tc.code || code < 0 && cfg.coord.MigrationPolicy != tc.want {
-			t.Errorf("%v: policy %d, exit %d (%s); want %d, exit %d", tc.args, cfg.coord.MigrationPolicy, code, errOut.String(), tc.want, tc.code)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			cfg, code := parseServeFlags(append([]string{"--topics", "alpha:2"}, tc.args...), &errOut)
+			if code >= 0 || cfg.coord.MigrationPolicy != tc.want {
+				t.Fatalf("exit %d, policy %d; want %d", code, cfg.coord.MigrationPolicy, tc.want)
+			}
+			c := impl.New(cfg.coord)
+			h := &codec.RequestHeader{RequestApiKey: codec.ConsumerGroupHeartbeat, RequestApiVersion: 1, ClientId: codec.Str("t")}
+			if _, err := c.Handle(impl.Conn{ID: 1}, h, &codec.ConsumerGroupHeartbeatRequest{GroupId: "g", MemberId: "m1", RebalanceTimeoutMs: 5000,
+				SubscribedTopicNames: []string{"alpha"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}); err != nil {
+				t.Fatal(err)
+			}
+			h = &codec.RequestHeader{RequestApiKey: codec.JoinGroup, RequestApiVersion: 5, ClientId: codec.Str("k")}
+			resp, err := c.Handle(impl.Conn{ID: 2}, h, &codec.JoinGroupRequest{GroupId: "g", SessionTimeoutMs: 10000, RebalanceTimeoutMs: 5000,
+				ProtocolType: "consumer", Protocols: []codec.JoinGroupRequestProtocol{{Name: "range", Metadata: sub}}})
+			switch {
+			case tc.mixed && (err != nil || resp.(*codec.JoinGroupResponse).ErrorCode != codec.MemberIDRequired):
+				t.Errorf("a classic join to the consumer group: %v %+v; want MEMBER_ID_REQUIRED (A7.1)", err, resp)
+			case !tc.mixed && err == nil:
+				t.Errorf("a classic join to the consumer group answered %+v; want the connection closed (A6.5)", resp)
+			}
+		})
+	}
+	if out := serveBanner(t, "--migration-policy", "bidirectional"); !strings.Contains(out, "group.consumer.migration.policy bidirectional") {
+		t.Errorf("the banner does not name the policy:\n%s", out)
 	}
 }

@@ -51,6 +51,13 @@ func startKgoClassic(t *testing.T, addr, group, clientID, instance string) class
 	if instance != "" {
 		opts = append(opts, kgo.InstanceID(instance))
 	}
+	return pollKgo(t, opts...)
+}
+
+// pollKgo starts a kgo client with opts that polls until it is closed
+// (or the test ends), counting the records it gets.
+func pollKgo(t *testing.T, opts ...kgo.Opt) *kgoProcess {
+	t.Helper()
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		t.Fatal(err)

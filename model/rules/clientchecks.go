@@ -85,23 +85,31 @@ func checkStableMemberID(v *clientView) RuleResult {
 	return judged(n, bad, "one member id per group over "+strconv.Itoa(n)+" heartbeats")
 }
 
+// AnswerCode is the error code of the group answer the client received
+// (to a ConsumerGroupHeartbeat, LeaveGroup, JoinGroup, SyncGroup or
+// Heartbeat), and whether there is one: false for no answer or another
+// api's.
+func (r *ClientRequest) AnswerCode() (codec.ErrorCode, bool) {
+	switch resp := r.Response.(type) {
+	case *codec.ConsumerGroupHeartbeatResponse:
+		return resp.ErrorCode, true
+	case *codec.LeaveGroupResponse:
+		return resp.ErrorCode, true
+	case *codec.JoinGroupResponse:
+		return resp.ErrorCode, true
+	case *codec.SyncGroupResponse:
+		return resp.ErrorCode, true
+	case *codec.HeartbeatResponse:
+		return resp.ErrorCode, true
+	}
+	return codec.None, false
+}
+
 // outcomeOf says what the client got for a request: the proxy's fault, the
 // response's error code, or that nothing came.
 func outcomeOf(r *ClientRequest) string {
-	code := codec.ErrorCode(0)
+	code, _ := r.AnswerCode()
 	answered := r.Response != nil
-	switch resp := r.Response.(type) {
-	case *codec.ConsumerGroupHeartbeatResponse:
-		code = resp.ErrorCode
-	case *codec.LeaveGroupResponse:
-		code = resp.ErrorCode
-	case *codec.JoinGroupResponse:
-		code = resp.ErrorCode
-	case *codec.SyncGroupResponse:
-		code = resp.ErrorCode
-	case *codec.HeartbeatResponse:
-		code = resp.ErrorCode
-	}
 	switch {
 	case strings.HasPrefix(r.Fault, "answered "):
 		return strings.TrimPrefix(r.Fault, "answered ") + " (injected by the proxy)"
