@@ -98,18 +98,20 @@ func TestObservableClassicKIP394OnTheAnswers(t *testing.T) {
 }
 
 // The migration plans (upgrade and rollback, docs/PROTOCOL.md A7) raise
-// nothing on the answers (the observer's rules; the driver's invariants,
-// which judge an opaque coordinator's groups from their answers, set
-// aside) against the model and impl seen as coordinators that are not
-// ours: a classic member of a consumer group is answered with no leader
-// at its member epoch (A7.1), which only those plans may see.
+// nothing against the model and impl seen as coordinators that are not
+// ours: neither the observer's rules on the answers (a classic member of a
+// consumer group is answered with no leader at its member epoch, A7.1,
+// which only those plans may see) nor the driver's invariants, which
+// follow each group's kind by what the answers told (driver/toldkinds.go)
+// and so take no classic member of a consumer group for a classic
+// group's. Before they did, 19 upgrade and 77 rollback histories of seeds
+// 1-200 drew a false MonotonicEpochs or NoGhosts.
 func TestObservableMigrationNoFalseAlarms(t *testing.T) {
 	for _, name := range []string{"model", "impl"} {
 		for _, proto := range []plan.Protocol{plan.ProtocolUpgrade, plan.ProtocolRollback} {
 			leaderless := 0
-			for seed := uint64(1); seed <= 30; seed++ {
+			for seed := uint64(1); seed <= 200; seed++ {
 				res := classicOpaqueRun(t, seed, proto, name, "")
-				res.Violations = nil
 				if rep := check.Check(res, check.Options{Level: check.LevelObservable}); rep.Verdict != history.Ok {
 					t.Fatalf("%s %s seed %d: %s %s: %s", name, proto, seed, rep.Verdict, rep.Rule, rep.Detail)
 				}
@@ -120,7 +122,7 @@ func TestObservableMigrationNoFalseAlarms(t *testing.T) {
 				}
 			}
 			if leaderless == 0 {
-				t.Errorf("%s %s: no JoinGroup of a classic member of a consumer group answered in 30 seeds: the test checked nothing of A7.1", name, proto)
+				t.Errorf("%s %s: no JoinGroup of a classic member of a consumer group answered in 200 seeds: the test checked nothing of A7.1", name, proto)
 			}
 		}
 	}

@@ -27,6 +27,9 @@ type classicJudge struct {
 	// mixed follows the conversions of a plan that migrates (mixed.go);
 	// nil in every other plan.
 	mixed *conversions
+	// states are the classic groups' states as DescribeGroups last
+	// showed them (a target with no snapshot: joinPhasesSeen).
+	states map[string]string
 }
 
 // init sets the ledger's session and slack for d's plan.
@@ -40,7 +43,8 @@ func (cj *classicJudge) init(o *observer) {
 		}
 	}
 	if d.plan.MigrationPolicy != "" {
-		cj.mixed = &conversions{kinds: map[string]rules.GroupKind{}, at: map[string]int64{}, held: map[string]bool{}}
+		cj.mixed = &conversions{kinds: map[string]rules.GroupKind{}, at: map[string]int64{}, held: map[string]bool{},
+			changes: map[string]int{}, described: map[string]int{}}
 	}
 }
 
@@ -91,8 +95,13 @@ func (cj *classicJudge) handled(r *request, op *history.Op, before *rules.GroupS
 	if op.Refused {
 		return // the target answered nothing and applied nothing
 	}
-	if cj.mixed != nil && cj.consumerMember(r, op, before) {
-		return
+	if cj.mixed != nil {
+		if cj.o.snap == nil && !op.Parked {
+			cj.tell(r, op.Response, op.At)
+		}
+		if cj.consumerMember(r, op, before) {
+			return
+		}
 	}
 	// Parked and still held (not dropped within its own handling).
 	parked := op.Parked && !slices.Contains(op.Releases, op.ID)
@@ -148,6 +157,7 @@ func (cj *classicJudge) forget(group string) {
 	cj.gens.Forget(group)
 	cj.assigns.Forget(group)
 	cj.restarts.Forget(group)
+	delete(cj.states, group)
 }
 
 // wait notes a JoinGroup or SyncGroup of member the target holds (delta 1)
@@ -171,6 +181,9 @@ func (cj *classicJudge) released(r *request, op *history.Op, resp codec.Message,
 		if resp != nil {
 			cj.ledger.Touched(req.GroupId, req.MemberId, at) // a held SyncGroup's answer starts the session again (B8.8)
 		}
+	}
+	if resp != nil && cj.mixed != nil && cj.o.snap == nil {
+		cj.tell(r, resp, at)
 	}
 	if resp != nil && (cj.mixed == nil || !cj.inConsumerGroup(r)) {
 		cj.answered(r, op, resp, at)
@@ -271,10 +284,32 @@ func (cj *classicJudge) observe(groups []rules.GroupSnapshot) {
 		}
 	}
 	if cj.o.snap == nil {
+		cj.joinPhasesSeen(groups)
 		return
 	}
 	if err := cj.gens.Observe(&cj.ledger, groups); err != nil {
 		cj.o.d.violate(err)
+	}
+}
+
+// joinPhasesSeen notes, for an observer that sees classic groups only
+// through DescribeGroups, each group whose join phase it saw running at
+// its last observation of the group and sees over now: the phase completed
+// by now, starting every member's session again
+// (ClassicLedger.JoinPhaseSeenOver).
+func (cj *classicJudge) joinPhasesSeen(groups []rules.GroupSnapshot) {
+	if cj.states == nil {
+		cj.states = map[string]string{}
+	}
+	for i := range groups {
+		g := &groups[i]
+		if g.Kind != rules.KindClassic || g.Classic == nil {
+			continue
+		}
+		if cj.states[g.GroupID] == rules.ClassicPreparingRebalance && g.Classic.State != rules.ClassicPreparingRebalance {
+			cj.ledger.JoinPhaseSeenOver(g.GroupID, cj.o.d.at)
+		}
+		cj.states[g.GroupID] = g.Classic.State
 	}
 }
 

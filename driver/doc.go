@@ -57,7 +57,9 @@
 //     the ledger of grace events, the generations, what SyncGroup hands
 //     out, a static member's restart into a Stable group.
 //   - mixed.go: plans that migrate a fleet (docs/PROTOCOL.md A7): each
-//     group's changes of kind, the grace a conversion gives its members.
+//     group's changes of kind, the grace a conversion gives its members;
+//     toldkinds.go, the kinds as the answers tell them to a driver that
+//     cannot see the coordinator's state (a broker over TCP).
 //
 // Tests: canary_test.go, canary_clients_test.go,
 // canary_classicbreaks_test.go and canary_invariants_test.go (each canary catches a blind check and

@@ -23,6 +23,10 @@ type conversions struct {
 	kinds map[string]rules.GroupKind
 	at    map[string]int64
 	held  map[string]bool
+	// changes counts each group's changes of kind seen; described is
+	// the count when a Describe of the round first answered for the
+	// group (no snapshot: toldkinds.go).
+	changes, described map[string]int
 }
 
 // consumerMember reports whether the classic request r (op), just handled,
@@ -33,8 +37,11 @@ type conversions struct {
 // is noted as the observer's (observeKinds, noteKinds).
 func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules.GroupSnapshot) bool {
 	g, _ := codec.GroupOf(r.req)
-	if g == "" || cj.o.snap == nil || op.Parked {
+	if g == "" || op.Parked {
 		return false
+	}
+	if cj.o.snap == nil {
+		return cj.toldConsumer(g) // toldkinds.go
 	}
 	if before != nil && before.GroupID != "" && before.Kind != rules.KindClassic {
 		return true
@@ -48,8 +55,11 @@ func (cj *classicJudge) consumerMember(r *request, op *history.Op, before *rules
 // served in the consumer group, as a classic member's.
 func (cj *classicJudge) inConsumerGroup(r *request) bool {
 	g, _ := codec.GroupOf(r.req)
-	if g == "" || cj.o.snap == nil {
+	if g == "" {
 		return false
+	}
+	if cj.o.snap == nil {
+		return cj.toldConsumer(g)
 	}
 	h, ok := heldGroup(cj.o.snap.Snapshot(), g)
 	return ok && h.Kind != rules.KindClassic
@@ -91,6 +101,7 @@ func (cj *classicJudge) kindSeen(g *rules.GroupSnapshot, at int64) {
 		return
 	}
 	m.at[g.GroupID] = at
+	m.changes[g.GroupID]++
 	carry := cj.carry(g, held)
 	cj.forget(g.GroupID)
 	if g.Kind == rules.KindClassic {

@@ -66,12 +66,18 @@ func (o *observer) answered(version int16, resp codec.Message) {
 			o.describedAt = o.d.at
 		}
 		o.described = append(o.described, r)
+		if o.classic.mixed != nil && o.snap == nil {
+			o.classic.toldDescribed(r, o.d.at)
+		}
 		o.checkDescribe(r)
 	case *codec.DescribeGroupsResponse:
 		if len(o.described) == 0 && len(o.describedClassic) == 0 {
 			o.describedAt = o.d.at
 		}
 		o.describedClassic = append(o.describedClassic, r)
+		if o.classic.mixed != nil && o.snap == nil {
+			o.classic.toldDescribed(r, o.d.at) // in the order the target answered (toldkinds.go)
+		}
 	case *codec.GetTelemetrySubscriptionsResponse:
 		if version == 0 && r.ErrorCode == codec.None {
 			o.genIDs = append(o.genIDs, r.ClientInstanceId)
@@ -86,8 +92,8 @@ func (o *observer) observe(final bool) {
 	if !ok {
 		return
 	}
-	if o.classic.mixed != nil {
-		o.classic.observeKinds(groups)
+	if o.classic.mixed != nil && o.snap != nil {
+		o.classic.observeKinds(groups) // else told as each Describe was answered
 	}
 	// The processes' list is made again in the same array every round:
 	// no check keeps it (the ghosts are kept by member id).
@@ -134,6 +140,9 @@ func (o *observer) seen() ([]rules.GroupSnapshot, int64, bool) {
 	}
 	for _, r := range classic {
 		groups = append(groups, rules.SnapshotFromDescribeGroups(r)...)
+	}
+	if o.classic.mixed != nil {
+		groups = o.classic.fresh(groups) // toldkinds.go
 	}
 	return groups, o.describedAt, true
 }

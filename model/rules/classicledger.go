@@ -44,7 +44,11 @@ type ledgerGroup struct {
 	// session again (B8.7), and the harness takes every JoinGroup NONE
 	// for one, a later bound.
 	completed int64
-	members   map[string]*ledgerMember
+	// joinSeenOver is when an outside observer last saw a join phase of
+	// the group over (JoinPhaseSeenOver; -1 never): a later bound on a
+	// completion whose JoinGroup answers it never saw.
+	joinSeenOver int64
+	members      map[string]*ledgerMember
 	// pending are the pending ids (A6.1) the coordinator made, each with
 	// the time it must be gone by: its MEMBER_ID_REQUIRED answer's time
 	// plus the session timeout of the JoinGroup that made it.
@@ -91,7 +95,7 @@ func (l *ClassicLedger) group(g string) *ledgerGroup {
 	}
 	lg := l.groups[g]
 	if lg == nil {
-		lg = &ledgerGroup{completed: -1, members: map[string]*ledgerMember{}, pending: map[string]int64{}}
+		lg = &ledgerGroup{completed: -1, joinSeenOver: -1, members: map[string]*ledgerMember{}, pending: map[string]int64{}}
 		l.groups[g] = lg
 	}
 	return lg
@@ -254,6 +258,19 @@ func (l *ClassicLedger) Converted(group string, at int64) {
 	lg.completed = max(lg.completed, at)
 }
 
+// JoinPhaseSeenOver records that an observer that sees the group only
+// through DescribeGroups saw its join phase over at time at, having seen
+// it running (PreparingRebalance) before: the phase completed no later,
+// and its completion started every member's session again (B8.7), though
+// no JoinGroup answer the observer saw showed it (one held on a
+// connection that closed, or answered after the run stopped reading).
+// Only NoGhosts' grace counts from it: it is no completion that ends
+// A7.4's grace (the phase may have completed before the upgrade).
+func (l *ClassicLedger) JoinPhaseSeenOver(group string, at int64) {
+	lg := l.group(group)
+	lg.joinSeenOver = max(lg.joinSeenOver, at)
+}
+
 // upgradeGrace reports whether member m of group, in a group in state
 // state, is within A7.4's grace: a failed upgrade answered its waiting
 // JoinGroup, and its join phase has not completed since (the group is
@@ -365,7 +382,7 @@ func (l *ClassicLedger) graceUntil(group string, m MemberSnapshot, now int64) in
 	start := l.lastRestart(now)
 	lg := l.groups[group]
 	if lg != nil {
-		start = max(start, lg.completed)
+		start = max(start, lg.completed, lg.joinSeenOver)
 		if lm := lg.members[m.MemberID]; lm != nil {
 			// A leave answered at a restart's very time may have come
 			// before it (answered by the timers fired up to that time,

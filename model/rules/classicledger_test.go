@@ -32,3 +32,36 @@ func TestClassicGraceAfterALeave(t *testing.T) {
 		}
 	}
 }
+
+// A join phase a DescribeGroups observer saw over (JoinPhaseSeenOver)
+// starts a member's grace again from then, as a completion it saw answered
+// does, whichever came later; it does not end A7.4's grace, which only a
+// completion the observer saw answered after the upgrade ends.
+func TestClassicGraceFromAJoinPhaseSeenOver(t *testing.T) {
+	const g, id, session = "g", "m", 6000
+	m := MemberSnapshot{MemberID: id, Classic: &ClassicMember{SessionTimeoutMs: session}}
+	for _, tc := range []struct {
+		name                string
+		touched, seen, want int64
+	}{
+		{"none seen", 1000, -1, 1000 + session},
+		{"seen after its last request", 1000, 6400, 6400 + session},
+		{"seen before its last request", 7000, 6400, 7000 + session},
+	} {
+		var l ClassicLedger
+		l.Joined(g, id, tc.touched, session, false, []string{"range"})
+		if tc.seen >= 0 {
+			l.JoinPhaseSeenOver(g, tc.seen)
+		}
+		if got := l.graceUntil(g, m, 20000); got != tc.want {
+			t.Errorf("%s: grace until %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	var l ClassicLedger
+	l.Joined(g, id, 1000, session, false, []string{"range"})
+	l.UpgradeAnswered(g, id, 2000)
+	l.JoinPhaseSeenOver(g, 3000)
+	if !l.upgradeGrace(g, m, ClassicPreparingRebalance, 3500) {
+		t.Error("a join phase seen over ended A7.4's grace")
+	}
+}
