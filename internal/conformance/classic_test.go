@@ -289,14 +289,7 @@ func TestClassicMutantTableComplete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var failed []string
-		for _, r := range judgeable(t, rep.Results) {
-			if r.Status != conformance.Pass {
-				failed = append(failed, r.Name)
-				t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
-			}
-		}
-		t.Logf("ROW | `%s` | %s | %s |", mi.Name, mi.Rule, strings.Join(failed, ", "))
+		failed := failedRow(t, mi, rep.Results)
 		if want := catches[mi.Name]; !slices.Equal(sorted(failed), sorted(want)) {
 			t.Errorf("against --mutant %s the classic cases that fail are %v; classicCaseCatches lists %v", mi.Name, failed, want)
 		}
@@ -318,6 +311,20 @@ func eachClassicMutant(t *testing.T, check func(t *testing.T, mi impl.MutantInfo
 }
 
 func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
+
+// failedRow returns the judgeable cases that did not pass against mutant
+// mi, logging each and the docs/mutants.md row they make.
+func failedRow(t *testing.T, mi impl.MutantInfo, results []conformance.Result) []string {
+	var failed []string
+	for _, r := range judgeable(t, results) {
+		if r.Status != conformance.Pass {
+			failed = append(failed, r.Name)
+			t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
+		}
+	}
+	t.Logf("ROW | `%s` | %s | %s |", mi.Name, mi.Rule, strings.Join(failed, ", "))
+	return failed
+}
 
 // A broker that serves no classic groups gets N/A for every classic case,
 // never FAIL: it is not asked to.

@@ -93,14 +93,7 @@ func TestMixedMutantTableComplete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var failed []string
-			for _, r := range judgeable(t, rep.Results) {
-				if r.Status != conformance.Pass {
-					failed = append(failed, r.Name)
-					t.Logf("%s: %s: %s", r.Name, r.Status, r.Observed)
-				}
-			}
-			t.Logf("ROW | `%s` | %s | %s |", mi.Name, mi.Rule, strings.Join(failed, ", "))
+			failed := failedRow(t, mi, rep.Results)
 			// A case this machine was too slow to judge (judgeable left
 			// it out) is not held to its row.
 			want := slices.DeleteFunc(slices.Clone(catches[mi.Name]), func(name string) bool {
