@@ -117,10 +117,8 @@ func instanceUUID(slot, inc int) codec.UUID {
 // idSet is a set of id numbers.
 type idSet [4]uint64
 
-func (s *idSet) add(n int)           { s[n>>6] |= 1 << (n & 63) }
-func (s *idSet) has(n int) bool      { return s[n>>6]&(1<<(n&63)) != 0 }
-func (s *idSet) union(o *idSet)      { s[0], s[1], s[2], s[3] = s[0]|o[0], s[1]|o[1], s[2]|o[2], s[3]|o[3] }
-func (s *idSet) addString(id string) { s.add(idNumber(id)) }
+func (s *idSet) add(n int)      { s[n>>6] |= 1 << (n & 63) }
+func (s *idSet) has(n int) bool { return s[n>>6]&(1<<(n&63)) != 0 }
 
 // rank is n's place among the set's numbers, from 1 (n must be in it); 0
 // stays 0, the mark of a string that is not an id.

@@ -330,13 +330,6 @@ func (l *ClassicLedger) Clone() *ClassicLedger {
 	return &c
 }
 
-// knows reports whether the ledger has seen member id of group named or
-// made.
-func (l *ClassicLedger) knows(group, id string) bool {
-	lg := l.groups[group]
-	return lg != nil && lg.members[id] != nil
-}
-
 // waiting reports whether the coordinator holds a request of member m of
 // group: as its snapshot shows, or as the ledger knows (a JoinGroup or
 // SyncGroup naming it held; or, for a member no request has named yet, a
