@@ -43,6 +43,18 @@ func ladder() []rung {
 		{"static + dynamic, 2 ops, 1 admin, 1 fault of any kind", with(staticDynamic, 2, AllFaults, 1, 1)},
 		{"2 static clients, 1 op, 1 admin LeaveGroup", with(Clients(2, 1, 2, 0), 1, 0, 0, 1)},
 		{"1 static client, 2 ops, 1 delayed message", with(Clients(1, 1, 1, 0), 2, Delay, 1, 0)},
+		{"3 dynamic clients over 3 partitions", overPartitions(3, with(Clients(3, 1, 0, 0), 1, 0, 0, 0))},
+	}
+}
+
+// overPartitions gives a rung's topic n partitions: with three members
+// over three, a member's target can hold a partition nobody owns beside
+// one another member still revokes (over two, one of the three has none).
+func overPartitions(n int32, cfg func() Config) func() Config {
+	return func() Config {
+		c := cfg()
+		c.Partitions = n
+		return c
 	}
 }
 
@@ -271,6 +283,8 @@ var smallest = map[string]struct {
 	"static-leave-unknown-instance-none":   {"static + dynamic, 1 op, 1 admin LeaveGroup", 6, false},
 	"static-leave-fenced-removes":          {"static + dynamic, 2 ops, 1 lost message (the default)", 10, true},
 	"describe-missing-group-dead":          {"1 dynamic client", 2, false},
+	"free-partitions-held-back":            {"3 dynamic clients over 3 partitions", 25, true},
+	"rebalance-timer-rearmed":              {"3 dynamic clients over 3 partitions", 18, true},
 	// The classic protocol's second round (issue 28), swept for issue 31.
 	"pending-join-unknown":              {"classic: 1 dynamic client", 6, false},
 	"static-member-id-required":         {"classic: 1 static client", 3, false},
@@ -331,25 +345,16 @@ var smallest = map[string]struct {
 // catches each (make mutate). A mutant planted after the last sweep waits
 // here too, until a sweep measures it.
 var unswept = []string{
-	// Each survived the consumer ladder at 5 s a rung (issue 31): every
-	// rung with 1 client, 2 dynamic clients, and the admin rungs complete
-	// (at most 20,300 states); "static + dynamic, 2 ops" and every rung
-	// with a fault but the regex one and "1 dynamic client, 2 ops, 1 lost
+	// Survived the consumer ladder at 5 s a rung (issue 31): every rung
+	// with 1 client, 2 dynamic clients, and the admin rungs complete (at
+	// most 20,300 states); "static + dynamic, 2 ops" and every rung with a
+	// fault but the regex one and "1 dynamic client, 2 ops, 1 lost
 	// message" stopped at the limit (40,000 to 90,000 states).
 	//
-	// A member revoking past its rebalance timeout while it heartbeats:
-	// needs a heartbeat that is not the revocation's ack while partitions
-	// are pending (a duplicate or a delayed one); not caught either at 2
-	// dynamic clients, 1 op, 1 lost or duplicated or delayed message
-	// (1,341,086 states, done).
-	"rebalance-timer-rearmed",
 	// Needs three members or a target that moves during a revocation: not
-	// caught at 3 dynamic clients, 1 op, no faults (133,636 states, done).
+	// caught at 3 dynamic clients, 1 op, no faults (133,636 states, done),
+	// nor over 3 partitions (274,672 states in 32 s, done).
 	"revoking-takes-new-target",
-	// Needs a free target partition while another is owned: not caught
-	// at 3 dynamic clients, 1 op (stopped), nor 2 clients over 3
-	// partitions (1,067 states, done).
-	"free-partitions-held-back",
 }
 
 // TestMutantsCaught: each mutant the sweep caught is caught again at its
