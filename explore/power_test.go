@@ -76,8 +76,6 @@ func classicLadder() []rung {
 		{"classic: static + dynamic, 1 op, 1 restart, crash or disconnect", with(staticDynamic, 1, CoordinatorRestart|Crash|Disconnect, 1, 0)},
 		{"classic: static + dynamic, 2 ops, 1 lost message", with(staticDynamic, 2, LostRequest|LostResponse, 1, 0)},
 		{"classic: 2 static clients, 2 ops, 1 fault of any kind", with(Clients(2, 1, 2, 0), 2, AllFaults, 1, 0)},
-		{"classic: 2 dynamic clients, 1 delayed message", with(Clients(2, 1, 0, 0), 1, Delay, 1, 0)},
-		{"classic: 3 dynamic clients", with(Clients(3, 1, 0, 0), 1, 0, 0, 0)},
 	}
 }
 
@@ -334,7 +332,7 @@ var smallest = map[string]struct {
 	"session-expires-while-waiting":     {"classic: 2 dynamic clients, rebalance timeout above the session", 22, false},
 	"describe-consumer-group-empty":     {"mixed: a consumer and a classic client", 3, false},
 	"sync-generation-unchecked":         {"classic: static + dynamic, 1 op, 1 restart, crash or disconnect", 24, true},
-	"leader-greatest-id":                {"classic: 3 dynamic clients", 22, true},
+	"leader-greatest-id":                {"classic: static + dynamic, 2 ops", 19, true},
 }
 
 // unswept are the mutants no sweep has settled: the sweeps of issue 31
@@ -483,9 +481,12 @@ func TestMutantPower(t *testing.T) {
 		default:
 			rows = append(rows, fmt.Sprintf("| `%s` | %s | not caught | — | — | — | — |", m.Name, m.Rule))
 			_, listed := uncatchable[m.Name]
+			s, known := smallest[m.Name]
 			switch {
 			case slices.Contains(unswept, m.Name):
 				t.Logf("%s survived every rung: still unswept", m.Name)
+			case known:
+				t.Errorf("%s survived every rung of %v; smallest holds %q in %d events (a longer GHOSTCHECK_EXPLORE_RUNG reaches it)", m.Name, limit, s.rung, s.depth)
 			case !listed:
 				t.Errorf("%s survived every rung and is listed as neither uncatchable nor unswept", m.Name)
 			}
