@@ -95,8 +95,8 @@ func (w *worker) newCoord(mc model.Config, mutants impl.Mutants) *coord {
 
 // fork returns a copy of co to step: a model clone counting into the
 // worker's clauses (or nothing while it replays), and impl copied into a
-// recycled coordinator of the worker's, or a clone on the worker's clock
-// and id source.
+// recycled coord of the worker's (its impl and its encoding's buffers
+// reused), or a clone on the worker's clock and id source.
 func (w *worker) fork(co *coord) *coord {
 	m := co.m.Clone()
 	m.SetIDSource(w.ids.next)
@@ -105,28 +105,31 @@ func (w *worker) fork(co *coord) *coord {
 	} else {
 		m.SetClauseCounter(nil)
 	}
-	var i *impl.Coordinator
-	if n := len(w.free); n > 0 {
-		i = w.free[n-1]
-		w.free = w.free[:n-1]
-		co.i.CopyTo(i)
+	var out *coord
+	if n := len(w.spare); n > 0 {
+		out = w.spare[n-1]
+		w.spare = w.spare[:n-1]
+		co.i.CopyTo(out.i)
 	} else {
-		i = co.i.Clone(&w.clock, w.ids.next)
+		out = &coord{i: co.i.Clone(&w.clock, w.ids.next)}
 	}
-	return &coord{m: m, i: i}
+	out.m = m
+	return out
 }
 
 // retain and release count a state's hold on its coordinator.
 func (co *coord) retain() { co.refs++ }
 
+// release lets go of a state's hold on co: when the last lets go, the
+// worker keeps co to recycle (fork), unless it keeps enough already.
 func (w *worker) release(co *coord) {
-	if co.refs--; co.refs == 0 && co.i != nil && len(w.free) < maxFree {
-		w.free = append(w.free, co.i)
-		co.i = nil
+	if co.refs--; co.refs == 0 && len(w.spare) < maxFree {
+		co.m, co.snap, co.hasSnap = nil, nil, false
+		w.spare = append(w.spare, co)
 	}
 }
 
-// maxFree bounds a worker's recycled impls (each about 28 KB).
+// maxFree bounds a worker's recycled coords (each about 28 KB of impl).
 const maxFree = 64
 
 // derive computes what the explorer reads of a coordinator after its
@@ -142,7 +145,7 @@ func (w *worker) derive(co *coord) {
 		co.idAt = append(co.idAt, at)
 		return b
 	}
-	co.enc = co.m.AppendStateForm(nil, model.StateForm{RelativeTime: true, NoConns: true, MemberID: id,
+	co.enc = co.m.AppendStateForm(co.enc[:0], model.StateForm{RelativeTime: true, NoConns: true, MemberID: id,
 		Request: func(b []byte, h *codec.RequestHeader, req codec.Message) []byte { return appendRequest(b, h, req, id) }})
 }
 

@@ -47,6 +47,7 @@ type encoder struct {
 	order  [maxClients]int
 	out    []byte
 	seqs   []uint32
+	nums   []int // seqsScratch's
 	ids    idSet
 }
 
@@ -239,10 +240,21 @@ func (w *worker) appendHeld(b []byte, s *state) []byte {
 	return b
 }
 
-// seqsScratch returns the id numbers of ids, sorted (in the encoder's
-// scratch; valid until the next call).
+// seqsScratch returns the id numbers of ids, sorted, in the encoder's
+// scratch: valid until the next call (idNumbers makes a slice of its own).
 func (e *encoder) seqsScratch(ids []string) []int {
-	var ns []int
+	ns := e.nums[:0]
+	for _, id := range ids {
+		ns = append(ns, idNumber(id))
+	}
+	slices.Sort(ns)
+	e.nums = ns
+	return ns
+}
+
+// idNumbers returns the id numbers of ids, sorted, in a slice of its own.
+func idNumbers(ids []string) []int {
+	ns := make([]int, 0, len(ids))
 	for _, id := range ids {
 		ns = append(ns, idNumber(id))
 	}
@@ -266,7 +278,7 @@ func (w *worker) endedOrder(ended []record, now int64) []int {
 				}
 				return 1
 			}
-			return slices.Compare(w.enc.seqsScratch(ended[a].ids), w.enc.seqsScratch(ended[b].ids))
+			return slices.Compare(idNumbers(ended[a].ids), idNumbers(ended[b].ids))
 		})
 	}
 	return order

@@ -3,7 +3,6 @@ package explore
 import (
 	"slices"
 
-	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -23,7 +22,7 @@ type worker struct {
 	// worker explores; counting is off while it replays a path to a state.
 	hits     model.ClauseHits
 	counting bool
-	free     []*impl.Coordinator // impls to recycle (coord.release)
+	spare    []*coord // coords to recycle, their impls with them (release, fork)
 
 	// transitions and terminal count the worker's since it last told the
 	// search.
