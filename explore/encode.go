@@ -54,6 +54,7 @@ type encoder struct {
 // fingerprint returns s's fingerprint (and leaves its form in w.enc.out).
 func (w *worker) fingerprint(s *state) uint64 {
 	e := &w.enc
+	w.form(s.co)
 	e.ids = s.co.ids
 	e.seqs = e.seqs[:0]
 	if !w.cfg.Faults.Has(Reorder) {
@@ -109,7 +110,7 @@ func (w *worker) fingerprint(s *state) uint64 {
 // appendSlot appends slot i's block, each member id as its number (one
 // byte, recorded in idAt), and adds those numbers to the encoder's set.
 func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []int32) {
-	sl := &s.slots[i]
+	sl := s.slots[i]
 	now := s.now
 	id := func(b []byte, id string) []byte {
 		b, at, n := appendID(b, id)
@@ -229,7 +230,7 @@ func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []
 func (w *worker) appendHeld(b []byte, s *state) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s.held)))
 	for _, h := range s.held {
-		sl := &s.slots[h.slot]
+		sl := s.slots[h.slot]
 		cur := h.inc == sl.inc
 		b = binary.AppendUvarint(b, h.delivery)
 		b = append(b, byte(h.slot))
