@@ -75,7 +75,7 @@ func drawClassicClients(d drawer, o Options, p *Plan) {
 	if o.Protocol.Migrates() || !p.HasClassic() {
 		return
 	}
-	orders := [][]string{nil, {"range", "uniform"}, {"uniform", "range"}, {"failover", "uniform"}}
+	orders := [][]string{nil, nil, nil, {"range", "uniform"}, {"uniform", "range"}, {"failover", "uniform"}}
 	fleet := map[string][]string{}
 	for _, g := range p.Groups() {
 		fleet[g] = orders[d.intn("classic group protocols", len(orders))]
@@ -89,8 +89,8 @@ func drawClassicClients(d drawer, o Options, p *Plan) {
 		if d.intn("own protocols", 3) == 0 {
 			c.Classic.Protocols = orders[d.intn("classic protocols", len(orders))]
 		}
-		c.Classic.OmitEmptyAssignments = d.intn("omit empty assignments", 3) == 0
-		c.Classic.RetrySync = d.intn("retry sync", 4) == 0
+		c.Classic.OmitEmptyAssignments = d.intn("omit empty assignments", 2) == 0
+		c.Classic.RetrySync = d.intn("retry sync", 3) == 0
 	}
 	for _, g := range p.Groups() {
 		n := d.intn("metadata changes", 3)
