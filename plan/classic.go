@@ -93,6 +93,11 @@ func drawClassicClients(d drawer, o Options, p *Plan) {
 		c.Classic.RetrySync = d.intn("retry sync", 3) == 0
 	}
 	for _, g := range p.Groups() {
+		if d.intn("fleet stop", 4) == 0 {
+			drawFleetStop(d, p, g)
+		}
+	}
+	for _, g := range p.Groups() {
 		n := d.intn("metadata changes", 3)
 		for range n {
 			at := 4 + d.intn("metadata change round", max(p.Rounds-8, 1))
@@ -422,4 +427,40 @@ func (p *Plan) validateClassic() error {
 		return fmt.Errorf("plan: initialRebalanceDelayMs %d is negative", p.InitialRebalanceDelayMs)
 	}
 	return nil
+}
+
+// drawFleetStop stops the classic fleet of group g at about one round (a
+// deployment taking every process down): from a round in the plan's last
+// third its static clients end first, each closing (sending nothing, as
+// Kafka's static member does), and its dynamic ones a round or two later,
+// each closing with its LeaveGroup; a client that ended before stays as
+// it was. The dynamic leaves start a rebalance the stopped static members
+// never rejoin, which their join phase's timer then ends while their
+// sessions still run (B8.7/nobody-rejoined) if it fires first.
+func drawFleetStop(d drawer, p *Plan, g string) {
+	at := p.Rounds*2/3 + d.intn("fleet stop round", max(p.Rounds/4, 1))
+	later := 1 + d.intn("fleet stop dynamic", 2)
+	for i := range p.Clients {
+		c := &p.Clients[i]
+		if c.Group != g || c.Classic == nil || len(c.Actions) == 0 || c.Actions[0].Round >= at || endsBy(*c, at+later) {
+			continue
+		}
+		end := at
+		if c.InstanceID == "" {
+			end = at + later
+		}
+		kept := c.Actions[:0]
+		for _, a := range c.Actions {
+			if a.Round < end {
+				kept = append(kept, a)
+			}
+		}
+		c.Actions = append(kept, Action{Round: end, Kind: Close})
+	}
+}
+
+// endsBy reports whether c's process closes or crashes by round r.
+func endsBy(c ClientPlan, r int) bool {
+	last := c.Actions[len(c.Actions)-1]
+	return (last.Kind == Close || last.Kind == Crash) && last.Round <= r
 }
