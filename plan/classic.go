@@ -62,15 +62,17 @@ const MetadataChange ActionKind = "metadata-change"
 // drawClassicClients draws, after everything else (a seed keeps the rest
 // of its plan), what sets a plan's classic clients apart from Kafka's
 // Java consumer with its defaults: the assignors each offers, in its
-// order (client.Assignors), as a fleet does, most clients of a group the
+// order (client.Assignors), as a fleet does, half the groups "uniform"
+// alone and the others two in an order, most clients of a group the
 // group's choice and about one in three its own (a fleet midway through a
 // change of partition.assignment.strategy: votes that change with a
-// static restart, and tie); one client in three leaving out of its
-// leader's SyncGroup the members it gives nothing; one in four retrying a
-// SyncGroup whose answer it lost; and per classic group up to two changes
-// of a subscribed topic's metadata, which every client of the group sees
-// at one round (only the leader rejoins). Migration plans keep their Java
-// consumers.
+// static restart, and tie); one client in two leaving out of its leader's
+// SyncGroup the members it gives nothing; one in three retrying a
+// SyncGroup whose answer it lost; one classic group in four stopped at
+// once late in the plan (drawFleetStop); and per classic group up to two
+// changes of a subscribed topic's metadata, which every client of the
+// group then alive sees at one round (only the leader rejoins). Migration
+// plans keep their Java consumers.
 func drawClassicClients(d drawer, o Options, p *Plan) {
 	if o.Protocol.Migrates() || !p.HasClassic() {
 		return
