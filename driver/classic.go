@@ -57,7 +57,8 @@ func newClassicProc(pl *plan.Plan, cp plan.ClientPlan) (*classicProc, error) {
 	}
 	cc := cp.Classic
 	cl, err := client.NewClassic(client.ClassicConfig{GroupID: cp.Group, InstanceID: cp.InstanceID, Topics: cp.Topics, Partitions: parts,
-		SessionTimeoutMs: cc.SessionTimeoutMs, RebalanceTimeoutMs: cc.RebalanceTimeoutMs, JoinGroupMaxVersion: cc.JoinGroupMaxVersion})
+		SessionTimeoutMs: cc.SessionTimeoutMs, RebalanceTimeoutMs: cc.RebalanceTimeoutMs, JoinGroupMaxVersion: cc.JoinGroupMaxVersion,
+		Protocols: cc.Protocols, OmitEmpty: cc.OmitEmptyAssignments, RetrySync: cc.RetrySync})
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +154,8 @@ func (cc classicClients) do(p *proc, a plan.Action) bool {
 		}
 	case plan.Resubscribe:
 		k.cl.Resubscribe(a.Topics)
+	case plan.MetadataChange:
+		k.cl.MetadataChanged()
 	default:
 		return false
 	}

@@ -317,6 +317,16 @@ var unswept = []string{
 	"classic-group-starts-at-one",
 	"classic-group-unknown-member",
 	"describe-consumer-group-empty",
+	// Issue 28's classic plan features (several protocols per client, a
+	// leader omitting members it gives nothing, a SyncGroup sent again, a
+	// leader's rejoin on a metadata change), planted after the sweep: not
+	// yet swept. The explorer's classic clients offer one protocol and
+	// never retry a SyncGroup, so the first three may prove uncatchable.
+	"protocol-change-replaced-answered",
+	"protocol-tie-largest",
+	"second-sync-refused",
+	"stable-leader-rejoin-answered",
+	"missing-assignment-kept",
 }
 
 // TestMutantsCaught: each mutant the sweep caught is caught again at its

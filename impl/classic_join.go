@@ -155,6 +155,9 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 		if m.id != cl.leader && same && !c.mut.Has(MutFollowerSameRebalances) {
 			return cl.joinAnswer(m.id, j.version, false), nil
 		}
+		if m.id == cl.leader && c.mut.Has(MutStableLeaderRejoinAnswered) {
+			return cl.joinAnswer(m.id, j.version, true), nil
+		}
 		cl.storeJoin(op, m, j)
 		cl.rebalance(op)
 	}
@@ -273,7 +276,7 @@ func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Mes
 	}
 	switch state {
 	case classicStable:
-		if g.selectProtocol() == g.protocol && !g.mut.Has(MutStaticReplacementRebalances) {
+		if (g.selectProtocol() == g.protocol || g.mut.Has(MutProtocolChangeReplacedAnswered)) && !g.mut.Has(MutStaticReplacementRebalances) {
 			g.writeRecord()
 			g.clearJoin(m)
 			op.self.on = false

@@ -648,6 +648,26 @@ const (
 	// answers it as an Empty classic group instead of as a missing one
 	// (A6.4).
 	MutDescribeConsumerGroupEmpty
+	// MutProtocolChangeReplacedAnswered: a static replacement in Stable
+	// whose protocols would change the group's selected protocol is
+	// answered at once as if they did not, with no rebalance (A6.2).
+	MutProtocolChangeReplacedAnswered
+	// MutProtocolTieLargest: of the protocols with the most votes the
+	// largest name is selected, not the smallest (A6.5).
+	MutProtocolTieLargest
+	// MutStableLeaderRejoinAnswered: the leader's rejoin in Stable is
+	// answered at once with the current generation and the members, as if
+	// it could assign again without a rebalance, instead of starting one
+	// (B8.6).
+	MutStableLeaderRejoinAnswered
+	// MutSecondSyncRefused: a member's SyncGroup while another of its own
+	// waits is answered NOT_COORDINATOR, and the first keeps waiting,
+	// instead of the new one waiting in its place (B8.8).
+	MutSecondSyncRefused
+	// MutMissingAssignmentKept: a member the leader's SyncGroup gives no
+	// entry keeps its assignment of the generation before, instead of
+	// empty bytes (B8.8).
+	MutMissingAssignmentKept
 	mutEnd // one past the last: a Mutants holds up to 256
 )
 
@@ -843,6 +863,11 @@ var classicMutantInfo = []mutantEntry{
 	{MutClassicGroupStartsAtOne, "classic-group-starts-at-one", "join phase B8.6", "a classic group is made at generation 1, not 0", []string{"B8.6/group-created"}},
 	{MutClassicGroupUnknownMember, "classic-group-unknown-member", "group kinds A6.4", "a ConsumerGroupHeartbeat at a member epoch to a classic group is UNKNOWN_MEMBER_ID, not GROUP_ID_NOT_FOUND", []string{"A6.4/heartbeat-classic-not-found"}},
 	{MutDescribeConsumerGroupEmpty, "describe-consumer-group-empty", "group kinds A6.4", "DescribeGroups of a consumer group answers an Empty classic group", []string{"A6.4/describe-consumer-group"}},
+	{MutProtocolChangeReplacedAnswered, "protocol-change-replaced-answered", "static A6.2", "a static replacement in Stable that changes the selected protocol is answered at once, with no rebalance", []string{"A6.2/replaced-protocol-changes"}},
+	{MutProtocolTieLargest, "protocol-tie-largest", "protocol A6.5", "of the protocols with the most votes the largest name is selected", []string{"A6.5/protocol-tie"}},
+	{MutStableLeaderRejoinAnswered, "stable-leader-rejoin-answered", "join phase B8.6", "the leader's rejoin in Stable is answered the current generation and the members, no rebalance", []string{"B8.6/stable-leader-rejoins"}},
+	{MutSecondSyncRefused, "second-sync-refused", "SyncGroup B8.8", "a member's second SyncGroup is answered NOT_COORDINATOR while its first keeps waiting", []string{"B8.8/sync-replaced"}},
+	{MutMissingAssignmentKept, "missing-assignment-kept", "SyncGroup B8.8", "a member the leader's SyncGroup gives no entry keeps its previous assignment", []string{"B8.8/missing-assignment-empty"}},
 }
 
 // MutantInfo names and describes one mutant.

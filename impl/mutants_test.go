@@ -203,24 +203,11 @@ var clausesWithoutMutantYet = map[string]string{
 	// The consumer protocol's last two.
 	"A1/v0-member-id-made": "v0 joins come from v0 clients, which the kill table's v1 runs do not have, and mixed runs' v0 ghosts would hide the bug",
 	"B4.4/group-created":   "a join that fails after making its group (a bad regex to a new group) is not in the plans",
-	// The classic protocol's clauses (A6, B8) whose bugs a run's classic
-	// clients (model/client) would not show: planted, run did not catch
-	// them in 400 histories, so they were taken out again.
-	"A6.2/replaced-protocol-changes": classicOneProtocol,
-	"A6.5/protocol-tie":              classicOneProtocol,
-	"B8.6/stable-leader-rejoins":     "a run's classic leader rejoins a Stable group only with its subscription changed (Kafka's also rejoins when a subscribed topic's partitions change, which plans do not play), so a leader's unchanged rejoin answered at once goes unseen",
-	"B8.8/sync-replaced":             "no run's classic client sends a second SyncGroup while its first waits",
-	"B8.8/missing-assignment-empty":  "a run's classic leader, like Kafka's, gives every member an entry",
 	// The classic protocol's clauses (A6, B8): planted bugs to come.
 	"A6.4/join-replaces-consumer-group": classicToCome, "A6.4/join-mixed-refused": classicToCome, "A6.4/sync-consumer-group": classicToCome,
 	"A6.4/heartbeat-consumer-group": classicToCome, "A6.4/heartbeat-replaces-classic-group": classicToCome, "A6.4/upgrade-refused": classicToCome, "B8.4/v0-rebalance-timeout": classicToCome,
 	"B8.5/connection-held": classicToCome,
 }
-
-// classicOneProtocol is why a selection's bugs go unseen: a run's classic
-// clients offer one protocol, "uniform", so the selected protocol never
-// changes and no two protocols tie.
-const classicOneProtocol = "a run's classic clients offer one protocol, so none changes the selected protocol and no two tie"
 
 // classicToCome is why most classic clauses have no planted bug yet: the
 // consumer protocol's came first (issue 28).

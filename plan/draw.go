@@ -104,6 +104,11 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	if o.Protocol.Migrates() {
 		drawMigration(d, o, &p)
 	}
+	// The classic clients' variety, after everything else for the same
+	// reason.
+	if o.Protocol == ProtocolClassic || o.Protocol == ProtocolMixed {
+		drawClassicClients(d, o, &p)
+	}
 	return p
 }
 

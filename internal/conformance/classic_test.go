@@ -98,6 +98,8 @@ var classicCaseCatches = []mutantCases{
 	{impl.MutProtocolTypeUnchecked, []string{"B8.6/inconsistent-protocol"}},
 	{impl.MutClassicGroupUnknownMember, []string{"A6.4/consumer-heartbeat-classic-group"}},
 	{impl.MutDescribeConsumerGroupEmpty, []string{"A6.4/describe-consumer-group"}},
+	{impl.MutStableLeaderRejoinAnswered, []string{"B8.6/stable-leader-rejoins", "B8.8/follower-waits-for-leader", "B8.8/missing-assignment-empty", "B8.10/sync-expired"}},
+	{impl.MutMissingAssignmentKept, []string{"B8.8/missing-assignment-empty"}},
 }
 
 // Every classic mutant a client can see fails the classic cases listed
@@ -156,6 +158,9 @@ var classicMutantsNoCaseCatches = map[string]string{
 	"restart-drops-waiting":             "it acts only when the coordinator restarts (the waiting requests dropped instead of answered NOT_COORDINATOR), and check never restarts a broker it reaches by address; run catches it",
 	"replaced-preparing-answered":       "no case restarts a static member while its group is in PreparingRebalance; run catches it",
 	"classic-group-starts-at-one":       "no case reads the generation of a group's first join phase; run catches it",
+	"protocol-change-replaced-answered": "no case restarts a static member with protocols that change the group's selected one; run catches it",
+	"protocol-tie-largest":              "no case has members whose protocols tie on votes; run catches it",
+	"second-sync-refused":               "no case sends a member's second SyncGroup while its first waits; run catches it",
 }
 
 // Every classic mutant is in classicCaseCatches or in
