@@ -608,7 +608,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		}
 		return lookup{mi: holder, id: memberID}, nil
 	}
-	if g.mem[holder].epoch != staticLeaveEpoch && g.mem[holder].flags&flClassic == 0 && !c.mut.Has(MutUnreleasedInstanceTakenOver) { // a classic holder goes at once (A7.3)
+	if g.mem[holder].epoch != staticLeaveEpoch && (g.mem[holder].flags&flClassic == 0 || c.mut.Has(MutClassicHolderUnreleased)) && !c.mut.Has(MutUnreleasedInstanceTakenOver) { // a classic holder goes at once (A7.3)
 		holderID := g.idString(holder)
 		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}

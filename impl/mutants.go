@@ -648,6 +648,19 @@ const (
 	// answers it as an Empty classic group instead of as a missing one
 	// (A6.4).
 	MutDescribeConsumerGroupEmpty
+	// MutConsumerMemberIllegalGeneration: a classic Heartbeat or SyncGroup
+	// to a consumer group naming one of its consumer-protocol members is
+	// ILLEGAL_GENERATION instead of UNKNOWN_MEMBER_ID (A6.4): the lookup
+	// finds the member without asking its protocol, and its generation,
+	// which a consumer-protocol member does not have, never matches, so a
+	// classic client misdirected to the group retries instead of
+	// rejoining.
+	MutConsumerMemberIllegalGeneration
+	// MutHeldConnectionRead: a request arriving on a connection whose
+	// JoinGroup or SyncGroup waits is read and served at once instead of
+	// left unread until that one is answered (B8.5: Kafka mutes the
+	// socket), so a client's later request overtakes its waiting one.
+	MutHeldConnectionRead
 	mutEnd // one past the last: a Mutants holds up to 256
 )
 
@@ -843,6 +856,8 @@ var classicMutantInfo = []mutantEntry{
 	{MutClassicGroupStartsAtOne, "classic-group-starts-at-one", "join phase B8.6", "a classic group is made at generation 1, not 0", []string{"B8.6/group-created"}},
 	{MutClassicGroupUnknownMember, "classic-group-unknown-member", "group kinds A6.4", "a ConsumerGroupHeartbeat at a member epoch to a classic group is UNKNOWN_MEMBER_ID, not GROUP_ID_NOT_FOUND", []string{"A6.4/heartbeat-classic-not-found"}},
 	{MutDescribeConsumerGroupEmpty, "describe-consumer-group-empty", "group kinds A6.4", "DescribeGroups of a consumer group answers an Empty classic group", []string{"A6.4/describe-consumer-group"}},
+	{MutConsumerMemberIllegalGeneration, "consumer-member-illegal-generation", "group kinds A6.4", "a classic Heartbeat or SyncGroup naming a consumer-protocol member is ILLEGAL_GENERATION, not UNKNOWN_MEMBER_ID", []string{"A6.4/sync-consumer-group", "A6.4/heartbeat-consumer-group"}},
+	{MutHeldConnectionRead, "held-connection-read", "connections B8.5", "a request behind a waiting JoinGroup or SyncGroup on its connection is served at once", []string{"B8.5/connection-held"}},
 }
 
 // MutantInfo names and describes one mutant.

@@ -98,6 +98,7 @@ var classicCaseCatches = []mutantCases{
 	{impl.MutProtocolTypeUnchecked, []string{"B8.6/inconsistent-protocol"}},
 	{impl.MutClassicGroupUnknownMember, []string{"A6.4/consumer-heartbeat-classic-group"}},
 	{impl.MutDescribeConsumerGroupEmpty, []string{"A6.4/describe-consumer-group"}},
+	{impl.MutConsumerMemberIllegalGeneration, []string{"A6.4/heartbeat-consumer-group"}},
 }
 
 // Every classic mutant a client can see fails the classic cases listed
@@ -156,6 +157,7 @@ var classicMutantsNoCaseCatches = map[string]string{
 	"restart-drops-waiting":             "it acts only when the coordinator restarts (the waiting requests dropped instead of answered NOT_COORDINATOR), and check never restarts a broker it reaches by address; run catches it",
 	"replaced-preparing-answered":       "no case restarts a static member while its group is in PreparingRebalance; run catches it",
 	"classic-group-starts-at-one":       "no case reads the generation of a group's first join phase; run catches it",
+	"held-connection-read":              "serve mutes a connection while its request waits (impl/server, as Kafka's socket server does), so its coordinator never sees a request behind a held one; run catches it",
 }
 
 // Every classic mutant is in classicCaseCatches or in
