@@ -257,6 +257,11 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	case g != nil:
 	case join:
 		g = c.joinGroup(r.GroupId)
+		if g.kind == kindClassic && g.cl.state == classicEmpty && c.mut.Has(MutEmptyClassicGroupKept) {
+			g.mu.Unlock()
+			fail(resp, notConsumerGroup(r.GroupId))
+			return false
+		}
 		if g.kind == kindClassic && g.cl.state != classicEmpty {
 			// Upgraded (A7.4), or refused outside A7: g is unlocked.
 			return c.upgradeJoin(g, conn, clientID, cs, r, resp)
@@ -295,6 +300,11 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 // either way. Outside A7 it is refused (A6.4, A6.5). g is locked;
 // upgradeJoin unlocks it.
 func (c *Coordinator) upgradeJoin(g *group, conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) (refused bool) {
+	if !c.cfg.MigrationPolicy.mixed() && c.mut.Has(MutUpgradeRefusedAnswered) {
+		g.mu.Unlock()
+		fail(resp, notConsumerGroup(g.id))
+		return false
+	}
 	if !c.cfg.MigrationPolicy.mixed() {
 		g.mu.Unlock()
 		return true

@@ -188,6 +188,57 @@ const ProbeCrossKind ProbeKind = "cross-kind"
 // ones go to a consumer group, the odd ones to a classic group.
 const CrossKindVariants = 5
 
+// ProbeCrossKindJoin: a join of one protocol to a group of the other
+// (docs/PROTOCOL.md A6.4), by Probe.Variant: 0, a classic JoinGroup with
+// MemberId "" to a consumer group; 1, a ConsumerGroupHeartbeat join of the
+// prober's member to a classic group, with its leave right behind it.
+// Mixed plans run under the `outside` policy, so against a group with
+// members the coordinator closes the connection without an answer
+// (join-mixed-refused, upgrade-refused); an Empty group, or one nobody
+// made yet, becomes (or is made) a group of the join's kind, with no
+// member left in it (a pending id, or the prober's member gone by its
+// leave), which the group's own clients' next joins replace again
+// (join-replaces-consumer-group, heartbeat-replaces-classic-group).
+const ProbeCrossKindJoin ProbeKind = "cross-kind-join"
+
+// drawCrossKindJoins draws, in a mixed plan with the prober and groups
+// of both kinds, a cross-kind join to each group in the plan's first
+// rounds, when its clients may not have joined yet, and then one about
+// every 16 rounds. Drawn after everything else (generate), so that a
+// plan without them is the one its seed gave before they existed.
+func drawCrossKindJoins(d drawer, p *Plan) {
+	kinds := map[string]bool{} // group: classic
+	for _, c := range p.Clients {
+		kinds[c.Group] = c.IsClassic()
+	}
+	var groups []string
+	both := [2]bool{}
+	for _, g := range p.Groups() {
+		groups = append(groups, g)
+		both[btoi(kinds[g])] = true
+	}
+	if !both[0] || !both[1] {
+		return
+	}
+	probe := func(r int, g string) {
+		p.Probes = append(p.Probes, Probe{Round: r, Kind: ProbeCrossKindJoin, Group: g, Variant: btoi(kinds[g])})
+	}
+	for _, g := range groups {
+		probe(d.intn("cross-kind join first round", 3), g)
+	}
+	for r := 6 + d.intn("cross-kind joins start", 10); r < p.Rounds; r += 10 + d.intn("cross-kind joins gap", 12) {
+		probe(r, groups[d.intn("cross-kind join group", len(groups))])
+	}
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // drawCrossKindProbes draws a cross-kind probe about every 12 rounds in a
 // plan with groups of both kinds.
 func drawCrossKindProbes(d drawer, p *Plan, classic map[string]bool) {
@@ -228,7 +279,7 @@ func capBroker(p *Plan, join int16) {
 // the classic probes.
 func classicSafeProbe(k ProbeKind) bool {
 	switch k {
-	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat, ProbeClassicOddRequest, ProbeCrossKind:
+	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat, ProbeClassicOddRequest, ProbeCrossKind, ProbeCrossKindJoin:
 		return true
 	}
 	return false

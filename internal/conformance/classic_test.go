@@ -157,6 +157,10 @@ var classicMutantsNoCaseCatches = map[string]string{
 	"restart-drops-waiting":             "it acts only when the coordinator restarts (the waiting requests dropped instead of answered NOT_COORDINATOR), and check never restarts a broker it reaches by address; run catches it",
 	"replaced-preparing-answered":       "no case restarts a static member while its group is in PreparingRebalance; run catches it",
 	"classic-group-starts-at-one":       "no case reads the generation of a group's first join phase; run catches it",
+	"join-mixed-answered":               "serve runs Kafka's bidirectional migration policy, under which a JoinGroup to a consumer group with members joins it (A7.1): the mutant acts only outside mixed groups; run catches it",
+	"empty-consumer-group-kept":         "no case joins a consumer group left with no member with JoinGroup; run catches it",
+	"upgrade-refused-answered":          "serve runs Kafka's bidirectional migration policy, under which a ConsumerGroupHeartbeat join to a classic group with members upgrades it (A7.4): the mutant acts only outside mixed groups; run catches it",
+	"empty-classic-group-kept":          "no case joins a classic group left with no member with ConsumerGroupHeartbeat; run catches it",
 	"held-connection-read":              "serve mutes a connection while its request waits (impl/server, as Kafka's socket server does), so its coordinator never sees a request behind a held one; run catches it",
 }
 
