@@ -179,9 +179,8 @@ func drawClassic(d drawer, o Options, p *Plan) {
 // ConsumerGroupDescribe and a ConsumerGroupHeartbeat at a member epoch of
 // a classic group (GROUP_ID_NOT_FOUND), a classic Heartbeat and SyncGroup
 // naming a consumer group's live member (UNKNOWN_MEMBER_ID). Drawn in
-// mixed plans only; the joins that change a group's kind are left out (an
-// Empty group of one kind taken over by the other: A6.4's
-// join-replaces-consumer-group and heartbeat-replaces-classic-group).
+// mixed plans only; the joins across the kinds, which may change a
+// group's kind, are ProbeCrossKindJoin's.
 const ProbeCrossKind ProbeKind = "cross-kind"
 
 // CrossKindVariants is how many variants ProbeCrossKind has; the even

@@ -106,7 +106,7 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	}
 	// Joins across the kinds, after everything else: a mixed plan is the
 	// one its seed gave before they existed, plus them.
-	if o.Protocol == ProtocolMixed && o.Probes {
+	if o.Protocol == ProtocolMixed && o.Probes && o.CrossKindJoins {
 		drawCrossKindJoins(d, &p)
 	}
 	return p
