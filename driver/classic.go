@@ -564,6 +564,28 @@ func (pb *prober) crossKind(p *proc, pr plan.Probe) {
 	}
 }
 
+// crossKindJoin sends ProbeCrossKindJoin's join, by pr.Variant: 0, a
+// dynamic classic JoinGroup with MemberId "" to a consumer group (at v4+
+// it leaves at most a pending id, which expires unless it rejoins); 1, a
+// ConsumerGroupHeartbeat join of the prober's member to a classic group,
+// with its leave right behind it, so that a group it made or replaced is
+// left Empty.
+func (pb *prober) crossKindJoin(p *proc, pr plan.Probe) {
+	d := pb.d
+	send := func(key codec.APIKey, v int16, req codec.Message) {
+		p.others = append(p.others, d.net.send(p, key, v, req))
+	}
+	if pr.Variant%2 == 0 {
+		if jv := p.version(codec.JoinGroup, 9); jv >= 4 {
+			send(codec.JoinGroup, jv, &codec.JoinGroupRequest{GroupId: pr.Group, SessionTimeoutMs: plan.ClassicMinSessionTimeoutMs, RebalanceTimeoutMs: 10000,
+				ProtocolType: "consumer", Protocols: []codec.JoinGroupRequestProtocol{{Name: "uniform", Metadata: []byte{0, 0}}}})
+		}
+		return
+	}
+	send(codec.ConsumerGroupHeartbeat, 1, probeJoin(pr.Group))
+	send(codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: probeMemberID, MemberEpoch: -1, RebalanceTimeoutMs: -1})
+}
+
 // lastDescribedClassic is the member at pick of group as the last
 // DescribeGroups of it showed it: its id and instance id.
 func (pb *prober) lastDescribedClassic(group string, pick int) (string, codec.NullableString, bool) {

@@ -56,12 +56,16 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 	// is).
 	if g.status == gLive && g.kind == kindConsumer {
 		switch {
+		case g.count > 0 && !c.cfg.MigrationPolicy.mixed() && c.mut.Has(MutJoinMixedAnswered):
+			return joinError(codec.InconsistentGroupProtocol, r.MemberId), nil
 		case g.count > 0 && !c.cfg.MigrationPolicy.mixed():
 			return nil, ErrUnsupportedRequest
 		case g.count > 0:
 			return c.classicJoinToConsumer(g, op, j), nil
 		case r.MemberId != "":
 			return joinError(codec.UnknownMemberID, r.MemberId), nil
+		case c.mut.Has(MutEmptyConsumerGroupKept):
+			return joinError(codec.InconsistentGroupProtocol, r.MemberId), nil
 		}
 		g.resetConsumer()
 		g.makeClassic()

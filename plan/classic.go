@@ -259,14 +259,64 @@ func drawClassic(d drawer, o Options, p *Plan) {
 // ConsumerGroupDescribe and a ConsumerGroupHeartbeat at a member epoch of
 // a classic group (GROUP_ID_NOT_FOUND), a classic Heartbeat and SyncGroup
 // naming a consumer group's live member (UNKNOWN_MEMBER_ID). Drawn in
-// mixed plans only; the joins that change a group's kind are left out (an
-// Empty group of one kind taken over by the other: A6.4's
-// join-replaces-consumer-group and heartbeat-replaces-classic-group).
+// mixed plans only; the joins across the kinds, which may change a
+// group's kind, are ProbeCrossKindJoin's.
 const ProbeCrossKind ProbeKind = "cross-kind"
 
 // CrossKindVariants is how many variants ProbeCrossKind has; the even
 // ones go to a consumer group, the odd ones to a classic group.
 const CrossKindVariants = 5
+
+// ProbeCrossKindJoin: a join of one protocol to a group of the other
+// (docs/PROTOCOL.md A6.4), by Probe.Variant: 0, a classic JoinGroup with
+// MemberId "" to a consumer group; 1, a ConsumerGroupHeartbeat join of the
+// prober's member to a classic group, with its leave right behind it.
+// Mixed plans run under the `outside` policy, so against a group with
+// members the coordinator closes the connection without an answer
+// (join-mixed-refused, upgrade-refused); an Empty group, or one nobody
+// made yet, becomes (or is made) a group of the join's kind, with no
+// member left in it (a pending id, or the prober's member gone by its
+// leave), which the group's own clients' next joins replace again
+// (join-replaces-consumer-group, heartbeat-replaces-classic-group).
+const ProbeCrossKindJoin ProbeKind = "cross-kind-join"
+
+// drawCrossKindJoins draws, in a mixed plan with the prober and groups
+// of both kinds, a cross-kind join to each group in the plan's first
+// rounds, when its clients may not have joined yet, and then one about
+// every 16 rounds. Drawn after everything else (generate), so that a
+// plan without them is the one its seed gave before they existed.
+func drawCrossKindJoins(d drawer, p *Plan) {
+	kinds := map[string]bool{} // group: classic
+	for _, c := range p.Clients {
+		kinds[c.Group] = c.IsClassic()
+	}
+	var groups []string
+	both := [2]bool{}
+	for _, g := range p.Groups() {
+		groups = append(groups, g)
+		both[btoi(kinds[g])] = true
+	}
+	if !both[0] || !both[1] {
+		return
+	}
+	probe := func(r int, g string) {
+		p.Probes = append(p.Probes, Probe{Round: r, Kind: ProbeCrossKindJoin, Group: g, Variant: btoi(kinds[g])})
+	}
+	for _, g := range groups {
+		probe(d.intn("cross-kind join first round", 3), g)
+	}
+	for r := 6 + d.intn("cross-kind joins start", 10); r < p.Rounds; r += 10 + d.intn("cross-kind joins gap", 12) {
+		probe(r, groups[d.intn("cross-kind join group", len(groups))])
+	}
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // drawCrossKindProbes draws a cross-kind probe about every 12 rounds in a
 // plan with groups of both kinds.
@@ -308,7 +358,7 @@ func capBroker(p *Plan, join int16) {
 // the classic probes.
 func classicSafeProbe(k ProbeKind) bool {
 	switch k {
-	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat, ProbeClassicOddRequest, ProbeCrossKind:
+	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat, ProbeClassicOddRequest, ProbeCrossKind, ProbeCrossKindJoin:
 		return true
 	}
 	return false

@@ -109,6 +109,11 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	if o.Protocol == ProtocolClassic || o.Protocol == ProtocolMixed {
 		drawClassicClients(d, o, &p)
 	}
+	// Joins across the kinds, after everything else: a mixed plan is the
+	// one its seed gave before they existed, plus them.
+	if o.Protocol == ProtocolMixed && o.Probes && o.CrossKindJoins {
+		drawCrossKindJoins(d, &p)
+	}
 	return p
 }
 

@@ -100,6 +100,7 @@ var classicCaseCatches = []mutantCases{
 	{impl.MutDescribeConsumerGroupEmpty, []string{"A6.4/describe-consumer-group"}},
 	{impl.MutStableLeaderRejoinAnswered, []string{"B8.6/stable-leader-rejoins", "B8.8/follower-waits-for-leader", "B8.8/missing-assignment-empty", "B8.10/sync-expired"}},
 	{impl.MutMissingAssignmentKept, []string{"B8.8/missing-assignment-empty"}},
+	{impl.MutConsumerMemberIllegalGeneration, []string{"A6.4/heartbeat-consumer-group"}},
 }
 
 // Every classic mutant a client can see fails the classic cases listed
@@ -161,6 +162,11 @@ var classicMutantsNoCaseCatches = map[string]string{
 	"protocol-change-replaced-answered": "no case restarts a static member with protocols that change the group's selected one; run catches it",
 	"protocol-tie-largest":              "no case has members whose protocols tie on votes; run catches it",
 	"second-sync-refused":               "no case sends a member's second SyncGroup while its first waits; run catches it",
+	"join-mixed-answered":               "serve runs Kafka's bidirectional migration policy, under which a JoinGroup to a consumer group with members joins it (A7.1): the mutant acts only outside mixed groups; run catches it",
+	"empty-consumer-group-kept":         "no case joins a consumer group left with no member with JoinGroup; run catches it",
+	"upgrade-refused-answered":          "serve runs Kafka's bidirectional migration policy, under which a ConsumerGroupHeartbeat join to a classic group with members upgrades it (A7.4): the mutant acts only outside mixed groups; run catches it",
+	"empty-classic-group-kept":          "no case joins a classic group left with no member with ConsumerGroupHeartbeat; run catches it",
+	"held-connection-read":              "serve mutes a connection while its request waits (impl/server, as Kafka's socket server does), so its coordinator never sees a request behind a held one; run catches it",
 }
 
 // Every classic mutant is in classicCaseCatches or in
