@@ -26,7 +26,8 @@ const revokeRebalanceMs = 1500
 // a fifth of its rebalance timeout) reporting everything it owns, m2
 // alongside. The timer started when m1 was first asked, and its heartbeats
 // do not restart it: m1 must be fenced (an error to its heartbeat) by then
-// plus the timer and a margin.
+// plus the timer, the session check's margin and two seconds (a loaded
+// broker's timer fires late).
 func caseRebalanceTimeoutFences(p *probe) verdict {
 	c := p.conn()
 	g := p.id("g")
@@ -37,7 +38,7 @@ func caseRebalanceTimeoutFences(p *probe) verdict {
 	if every <= 0 {
 		every = rebalance / 5
 	}
-	deadline := since.Add(rebalance + p.expiryMargin() + time.Second)
+	deadline := since.Add(rebalance + p.expiryMargin() + 2*time.Second)
 	beats := 0
 	for time.Now().Before(deadline) {
 		req := keepalive(g, m1.id, m1.epoch)
