@@ -57,7 +57,8 @@ func newClassicProc(pl *plan.Plan, cp plan.ClientPlan) (*classicProc, error) {
 	}
 	cc := cp.Classic
 	cl, err := client.NewClassic(client.ClassicConfig{GroupID: cp.Group, InstanceID: cp.InstanceID, Topics: cp.Topics, Partitions: parts,
-		SessionTimeoutMs: cc.SessionTimeoutMs, RebalanceTimeoutMs: cc.RebalanceTimeoutMs, JoinGroupMaxVersion: cc.JoinGroupMaxVersion})
+		SessionTimeoutMs: cc.SessionTimeoutMs, RebalanceTimeoutMs: cc.RebalanceTimeoutMs, JoinGroupMaxVersion: cc.JoinGroupMaxVersion,
+		Protocols: cc.Protocols, OmitEmpty: cc.OmitEmptyAssignments, RetrySync: cc.RetrySync})
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +154,8 @@ func (cc classicClients) do(p *proc, a plan.Action) bool {
 		}
 	case plan.Resubscribe:
 		k.cl.Resubscribe(a.Topics)
+	case plan.MetadataChange:
+		k.cl.MetadataChanged()
 	default:
 		return false
 	}
@@ -559,6 +562,28 @@ func (pb *prober) crossKind(p *proc, pr plan.Probe) {
 		send(codec.SyncGroup, p.version(codec.SyncGroup, 5), &codec.SyncGroupRequest{GroupId: pr.Group, GenerationId: 1, MemberId: member,
 			ProtocolType: codec.Str("consumer"), ProtocolName: codec.Str("uniform")})
 	}
+}
+
+// crossKindJoin sends ProbeCrossKindJoin's join, by pr.Variant: 0, a
+// dynamic classic JoinGroup with MemberId "" to a consumer group (at v4+
+// it leaves at most a pending id, which expires unless it rejoins); 1, a
+// ConsumerGroupHeartbeat join of the prober's member to a classic group,
+// with its leave right behind it, so that a group it made or replaced is
+// left Empty.
+func (pb *prober) crossKindJoin(p *proc, pr plan.Probe) {
+	d := pb.d
+	send := func(key codec.APIKey, v int16, req codec.Message) {
+		p.others = append(p.others, d.net.send(p, key, v, req))
+	}
+	if pr.Variant%2 == 0 {
+		if jv := p.version(codec.JoinGroup, 9); jv >= 4 {
+			send(codec.JoinGroup, jv, &codec.JoinGroupRequest{GroupId: pr.Group, SessionTimeoutMs: plan.ClassicMinSessionTimeoutMs, RebalanceTimeoutMs: 10000,
+				ProtocolType: "consumer", Protocols: []codec.JoinGroupRequestProtocol{{Name: "uniform", Metadata: []byte{0, 0}}}})
+		}
+		return
+	}
+	send(codec.ConsumerGroupHeartbeat, 1, probeJoin(pr.Group))
+	send(codec.ConsumerGroupHeartbeat, 1, &codec.ConsumerGroupHeartbeatRequest{GroupId: pr.Group, MemberId: probeMemberID, MemberEpoch: -1, RebalanceTimeoutMs: -1})
 }
 
 // lastDescribedClassic is the member at pick of group as the last

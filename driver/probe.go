@@ -122,6 +122,8 @@ func (pb *prober) probe(p *proc, i int, pr plan.Probe) {
 		pb.classicOddRequest(p, pr)
 	case plan.ProbeCrossKind:
 		pb.crossKind(p, pr)
+	case plan.ProbeCrossKindJoin:
+		pb.crossKindJoin(p, pr)
 	}
 }
 

@@ -357,6 +357,27 @@ var unswept = []string{
 	// stopped): a heartbeat that does not ack the revocation while the
 	// target moves again does not show it there.
 	"revoking-takes-new-target",
+	// Issue 28's classic plan features (several protocols per client, a
+	// leader omitting members it gives nothing, a SyncGroup sent again, a
+	// leader's rejoin on a metadata change), planted after the sweep: not
+	// yet swept. The explorer's classic clients offer one protocol and
+	// never retry a SyncGroup, so the first three may prove uncatchable.
+	"protocol-change-replaced-answered",
+	"protocol-tie-largest",
+	"second-sync-refused",
+	"stable-leader-rejoin-answered",
+	"missing-assignment-kept",
+	// Issue 28's plants for A6.4 and B8.5 (a classic request naming a
+	// consumer-protocol member, a request behind a held one on its
+	// connection), planted after the sweep: not yet swept.
+	"consumer-member-illegal-generation",
+	"held-connection-read",
+	// A6.4's joins across the kinds, outside mixed groups: the explorer's
+	// groups keep to one protocol.
+	"join-mixed-answered",
+	"empty-consumer-group-kept",
+	"upgrade-refused-answered",
+	"empty-classic-group-kept",
 }
 
 // TestMutantsCaught: each mutant the sweep caught is caught again at its

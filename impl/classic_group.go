@@ -291,8 +291,9 @@ func (g *classicGroup) selectProtocol() string {
 		}
 	}
 	best, n, first := "", 0, true
+	largest := g.mut.Has(MutProtocolTieLargest)
 	for name, v := range votes {
-		if first || v > n || v == n && name < best {
+		if first || v > n || v == n && (name < best) != largest {
 			best, n, first = name, v, false
 		}
 	}

@@ -56,12 +56,16 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 	// is).
 	if g.status == gLive && g.kind == kindConsumer {
 		switch {
+		case g.count > 0 && !c.cfg.MigrationPolicy.mixed() && c.mut.Has(MutJoinMixedAnswered):
+			return joinError(codec.InconsistentGroupProtocol, r.MemberId), nil
 		case g.count > 0 && !c.cfg.MigrationPolicy.mixed():
 			return nil, ErrUnsupportedRequest
 		case g.count > 0:
 			return c.classicJoinToConsumer(g, op, j), nil
 		case r.MemberId != "":
 			return joinError(codec.UnknownMemberID, r.MemberId), nil
+		case c.mut.Has(MutEmptyConsumerGroupKept):
+			return joinError(codec.InconsistentGroupProtocol, r.MemberId), nil
 		}
 		g.resetConsumer()
 		g.makeClassic()
@@ -154,6 +158,9 @@ func (c *Coordinator) joinLockedClassic(g *group, op *cop, j joining) (codec.Mes
 		}
 		if m.id != cl.leader && same && !c.mut.Has(MutFollowerSameRebalances) {
 			return cl.joinAnswer(m.id, j.version, false), nil
+		}
+		if m.id == cl.leader && c.mut.Has(MutStableLeaderRejoinAnswered) {
+			return cl.joinAnswer(m.id, j.version, true), nil
 		}
 		cl.storeJoin(op, m, j)
 		cl.rebalance(op)
@@ -273,7 +280,7 @@ func (g *classicGroup) replaceStatic(op *cop, old *cmember, j joining) codec.Mes
 	}
 	switch state {
 	case classicStable:
-		if g.selectProtocol() == g.protocol && !g.mut.Has(MutStaticReplacementRebalances) {
+		if (g.selectProtocol() == g.protocol || g.mut.Has(MutProtocolChangeReplacedAnswered)) && !g.mut.Has(MutStaticReplacementRebalances) {
 			g.writeRecord()
 			g.clearJoin(m)
 			op.self.on = false

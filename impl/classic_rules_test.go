@@ -175,3 +175,37 @@ func TestClassicSyncTimerAwaitsReplacedID(t *testing.T) {
 		})
 	}
 }
+
+// TestClassicRequestToConsumerMember: a classic Heartbeat or SyncGroup to
+// a consumer group naming one of its consumer-protocol members, at that
+// member's epoch, is UNKNOWN_MEMBER_ID (docs/PROTOCOL.md A6.4): the member
+// is not a classic one, whatever its generation. The mutant row shows
+// consumer-member-illegal-generation, which the equivalence property's
+// single-protocol groups never reach.
+func TestClassicRequestToConsumerMember(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mut  impl.Mutants
+		want codec.ErrorCode
+	}{
+		{"not a classic member", impl.Mutants{}, codec.UnknownMemberID},
+		{"consumer-member-illegal-generation", impl.Mutants{}.With(impl.MutConsumerMemberIllegalGeneration), codec.IllegalGeneration},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newClassicRig(t, c.mut)
+			const id = "consumer-member-0000001"
+			_, resp := r.send(1, &codec.ConsumerGroupHeartbeatRequest{GroupId: rigGroup, MemberId: id, RebalanceTimeoutMs: 60000,
+				SubscribedTopicNames: []string{"alpha"}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}})
+			hb, ok := resp.(*codec.ConsumerGroupHeartbeatResponse)
+			if !ok || hb.ErrorCode != codec.None || hb.MemberEpoch <= 0 {
+				t.Fatalf("setup: the consumer-protocol join answered %+v", resp)
+			}
+			if got := r.heartbeat(id, codec.Null, hb.MemberEpoch); got != c.want {
+				t.Errorf("classic Heartbeat naming the consumer-protocol member: %v, want %v", got, c.want)
+			}
+			if got := r.sync(id, codec.Null, hb.MemberEpoch); got == nil || got.(*codec.SyncGroupResponse).ErrorCode != c.want {
+				t.Errorf("classic SyncGroup naming the consumer-protocol member: %+v, want %v", got, c.want)
+			}
+		})
+	}
+}

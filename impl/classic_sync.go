@@ -63,6 +63,9 @@ func (g *classicGroup) syncRequest(op *cop, version int16, r *codec.SyncGroupReq
 			g.syncDone(m.id)
 			return g.syncAnswer(m)
 		}
+		if m.sync.on && g.mut.Has(MutSecondSyncRefused) {
+			return syncError(codec.NotCoordinator)
+		}
 		if m.sync.on {
 			op.answer(m.sync, syncError(codec.NotCoordinator))
 		}
@@ -91,7 +94,11 @@ func (g *classicGroup) leaderAssigns(op *cop, assignments []codec.SyncGroupReque
 			op.answer(p, g.syncAnswer(m))
 			g.armSession(m, deadline(op.now, int64(m.sessionMs)))
 		}
+		kept := m.assignment
 		m.assignment = nil
+		if g.mut.Has(MutMissingAssignmentKept) && !slices.ContainsFunc(assignments, func(a codec.SyncGroupRequestAssignment) bool { return a.MemberId == m.id }) {
+			m.assignment = kept
+		}
 		for i := len(assignments) - 1; i >= 0; i-- { // the last entry for an id wins
 			if assignments[i].MemberId == m.id {
 				if len(assignments[i].Assignment) > 0 {

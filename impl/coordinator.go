@@ -454,7 +454,7 @@ func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *co
 func (c *Coordinator) admit(conn Conn, h *codec.RequestHeader, req codec.Message, served bool) (string, *connState, bool) {
 	s := &c.conns[conn.ID%nConnShards]
 	s.mu.Lock()
-	if s.holds != nil && s.held(conn, h, req) {
+	if s.holds != nil && !c.mut.Has(MutHeldConnectionRead) && s.held(conn, h, req) {
 		s.mu.Unlock()
 		return "", nil, true
 	}

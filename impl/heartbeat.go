@@ -257,6 +257,11 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	case g != nil:
 	case join:
 		g = c.joinGroup(r.GroupId)
+		if g.kind == kindClassic && g.cl.state == classicEmpty && c.mut.Has(MutEmptyClassicGroupKept) {
+			g.mu.Unlock()
+			fail(resp, notConsumerGroup(r.GroupId))
+			return false
+		}
 		if g.kind == kindClassic && g.cl.state != classicEmpty {
 			// Upgraded (A7.4), or refused outside A7: g is unlocked.
 			return c.upgradeJoin(g, conn, clientID, cs, r, resp)
@@ -295,6 +300,11 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 // either way. Outside A7 it is refused (A6.4, A6.5). g is locked;
 // upgradeJoin unlocks it.
 func (c *Coordinator) upgradeJoin(g *group, conn Conn, clientID string, cs *connState, r *codec.ConsumerGroupHeartbeatRequest, resp *codec.ConsumerGroupHeartbeatResponse) (refused bool) {
+	if !c.cfg.MigrationPolicy.mixed() && c.mut.Has(MutUpgradeRefusedAnswered) {
+		g.mu.Unlock()
+		fail(resp, notConsumerGroup(g.id))
+		return false
+	}
 	if !c.cfg.MigrationPolicy.mixed() {
 		g.mu.Unlock()
 		return true
@@ -608,7 +618,7 @@ func (c *Coordinator) lookupMember(g *group, memberID string, r *codec.ConsumerG
 		}
 		return lookup{mi: holder, id: memberID}, nil
 	}
-	if g.mem[holder].epoch != staticLeaveEpoch && g.mem[holder].flags&flClassic == 0 && !c.mut.Has(MutUnreleasedInstanceTakenOver) { // a classic holder goes at once (A7.3)
+	if g.mem[holder].epoch != staticLeaveEpoch && (g.mem[holder].flags&flClassic == 0 || c.mut.Has(MutClassicHolderUnreleased)) && !c.mut.Has(MutUnreleasedInstanceTakenOver) { // a classic holder goes at once (A7.3)
 		holderID := g.idString(holder)
 		return lookup{}, &hbError{codec.UnreleasedInstanceID, "Static member " + memberID + " with instance id " + instanceID +
 			" cannot join the group because the instance id is owned by " + holderID + " member."}

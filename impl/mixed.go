@@ -181,20 +181,31 @@ func (g *group) upgrade(op *cop) *hbError {
 		if m.join.on {
 			p := m.join
 			cl.clearJoin(m)
-			op.answer(p, joinError(codec.RebalanceInProgress, m.id))
+			code := codec.RebalanceInProgress
+			if c.mut.Has(MutUpgradeWaitingUnknown) {
+				code = codec.UnknownMemberID
+			}
+			op.answer(p, joinError(code, m.id))
 		}
 	}
 	for _, m := range cl.members {
 		if m.sync.on {
 			p := m.sync
 			m.sync.on = false
-			op.answer(p, syncError(codec.RebalanceInProgress))
+			code := codec.RebalanceInProgress
+			if c.mut.Has(MutUpgradeWaitingUnknown) {
+				code = codec.UnknownMemberID
+			}
+			op.answer(p, syncError(code))
 		}
 	}
 	assignments := make([]codec.ConsumerProtocolAssignment, len(cl.members))
 	subs := make([]codec.ConsumerProtocolSubscription, len(cl.members))
 	for i, m := range cl.members {
 		_, errA := assignments[i].Decode(m.assignment, codec.DecodeOptions{})
+		if len(m.assignment) == 0 && c.mut.Has(MutUpgradeEmptyAssignmentRead) {
+			assignments[i], errA = codec.ConsumerProtocolAssignment{}, nil
+		}
 		_, errS := subs[i].Decode(m.metadata(cl.protocol), codec.DecodeOptions{})
 		if errA != nil || errS != nil {
 			return &hbError{codec.GroupIDNotFound, "Cannot upgrade the classic group " + g.id +
@@ -334,11 +345,13 @@ func (c *Coordinator) classicJoinToConsumer(g *group, op *cop, j joining) codec.
 	r := j.r
 	memberID := r.MemberId
 	unknown := memberID == ""
-	if unknown {
+	if unknown && c.mut.Has(MutClassicJoinClassicStyleID) {
+		memberID = c.makeMemberID(j.clientID)
+	} else if unknown {
 		memberID = c.ids.next().String()
 	}
 	// 1. The size cap.
-	if max := c.cfg.MaxGroupSize; max > 0 && g.count >= max && g.find(memberID) == 0 {
+	if max := c.cfg.MaxGroupSize; max > 0 && g.count >= max && g.find(memberID) == 0 && !(g.count == max && c.mut.Has(MutClassicJoinMaxSizeOffByOne)) {
 		return joinError(codec.GroupMaxSizeReached, r.MemberId)
 	}
 	// 2. The protocols.
@@ -346,7 +359,7 @@ func (c *Coordinator) classicJoinToConsumer(g *group, op *cop, j joining) codec.
 		return joinError(codec.InconsistentGroupProtocol, r.MemberId)
 	}
 	// 3. KIP-394: nothing kept.
-	if unknown && !r.GroupInstanceId.Valid && j.version >= 4 {
+	if unknown && !r.GroupInstanceId.Valid && j.version >= 4 && !c.mut.Has(MutClassicJoinNoMemberIDRequired) {
 		return joinError(codec.MemberIDRequired, memberID)
 	}
 	// 4. The member.
@@ -362,6 +375,10 @@ func (c *Coordinator) classicJoinToConsumer(g *group, op *cop, j joining) codec.
 		}
 	default:
 		holder := g.holder(r.GroupInstanceId.Value)
+		if holder == 0 && c.mut.Has(MutClassicUnknownInstanceJoins) && g.find(memberID) == 0 {
+			isNew = true
+			break
+		}
 		if holder == 0 {
 			return joinError(codec.UnknownMemberID, r.MemberId)
 		}
@@ -395,7 +412,10 @@ func (c *Coordinator) classicJoinToConsumer(g *group, op *cop, j joining) codec.
 	if replaced != 0 {
 		g.takeOver(mi, replaced) // its holder goes at once, whatever its protocol and epoch
 	}
-	changed := g.applyClassicFields(mi, op.conn, j, sub) || isNew
+	changed := g.applyClassicFields(mi, op.conn, j, sub) || isNew || replaced != 0 && c.mut.Has(MutClassicStaticReplacementBumps)
+	if isNew && c.mut.Has(MutClassicMemberJoinedNoBump) || !isNew && replaced == 0 && c.mut.Has(MutClassicSubscriptionChangeNoBump) {
+		changed = false
+	}
 	sessionMs := r.SessionTimeoutMs
 	if c.mut.Has(MutClassicSessionGroupTimeout) {
 		sessionMs = int32(c.cfg.SessionTimeoutMs)
@@ -462,6 +482,9 @@ func (g *group) classicMemberOf(memberID string, instance codec.NullableString) 
 	} else {
 		mi = g.find(memberID)
 	}
+	if mi != 0 && g.mem[mi].flags&flClassic == 0 && g.c.mut.Has(MutConsumerMemberIllegalGeneration) {
+		return 0, codec.IllegalGeneration
+	}
 	if mi == 0 || g.mem[mi].flags&flClassic == 0 {
 		return 0, codec.UnknownMemberID
 	}
@@ -504,7 +527,7 @@ func (g *group) classicSyncToConsumer(r *codec.SyncGroupRequest, now int64) *cod
 		r.ProtocolName.Valid && r.ProtocolName.Value != ci.protocols[0].name {
 		return syncError(codec.InconsistentGroupProtocol)
 	}
-	if g.epoch > m.epoch && m.state != stUnrevoked {
+	if g.epoch > m.epoch && m.state != stUnrevoked && !g.c.mut.Has(MutClassicSyncIgnoresEpoch) {
 		g.armClassicJoin(mi, deadline(now, int64(m.rto)))
 		return syncError(codec.RebalanceInProgress)
 	}
@@ -530,8 +553,11 @@ func (g *group) classicHeartbeatToConsumer(r *codec.HeartbeatRequest, now int64)
 	if r.GenerationId != g.mem[mi].epoch {
 		return &codec.HeartbeatResponse{ErrorCode: codec.IllegalGeneration}
 	}
-	g.armClassicSession(mi, deadline(now, int64(g.mx.info[mi].sessionMs)))
-	if g.rejoinDue(mi) && !g.c.mut.Has(MutClassicHeartbeatNoRejoin) {
+	rejoin := g.rejoinDue(mi) && !g.c.mut.Has(MutClassicHeartbeatNoRejoin)
+	if rejoin || !g.c.mut.Has(MutClassicHeartbeatNoSession) {
+		g.armClassicSession(mi, deadline(now, int64(g.mx.info[mi].sessionMs)))
+	}
+	if rejoin {
 		g.armClassicJoin(mi, deadline(now, int64(g.mem[mi].rto)))
 		return &codec.HeartbeatResponse{ErrorCode: codec.RebalanceInProgress}
 	}

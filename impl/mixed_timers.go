@@ -176,11 +176,11 @@ func (g *group) expireMixed(op *cop, now int64) {
 				continue
 			}
 		case mtJoin:
-			if at = ci.join; at != t.at {
+			if at = ci.join; at != t.at || g.c.mut.Has(MutClassicJoinTimerIgnored) {
 				continue // stopped, or armed again
 			}
 		case mtSync:
-			if at = ci.sync; at != t.at {
+			if at = ci.sync; at != t.at || g.c.mut.Has(MutClassicSyncTimerIgnored) {
 				continue
 			}
 		}
@@ -249,9 +249,18 @@ func (g *group) restartMixed(now int64) {
 	x.timers = x.timers[:0]
 	for _, mi := range slices.Sorted(maps.Keys(x.info)) {
 		ci := x.info[mi]
+		join, sync := ci.join, ci.sync
 		x.serial++
 		ci.serial, ci.sessAt, ci.join, ci.sync = x.serial, noDeadline, noDeadline, noDeadline
 		g.armClassicSession(mi, deadline(now, int64(ci.sessionMs)))
+		if g.c.mut.Has(MutRestartKeepsClassicTimers) {
+			if join != noDeadline {
+				g.armClassicJoin(mi, join)
+			}
+			if sync != noDeadline {
+				g.armClassicSync(mi, sync)
+			}
+		}
 	}
 }
 

@@ -648,6 +648,61 @@ const (
 	// answers it as an Empty classic group instead of as a missing one
 	// (A6.4).
 	MutDescribeConsumerGroupEmpty
+	// MutProtocolChangeReplacedAnswered: a static replacement in Stable
+	// whose protocols would change the group's selected protocol is
+	// answered at once as if they did not, with no rebalance (A6.2).
+	MutProtocolChangeReplacedAnswered
+	// MutProtocolTieLargest: of the protocols with the most votes the
+	// largest name is selected, not the smallest (A6.5).
+	MutProtocolTieLargest
+	// MutStableLeaderRejoinAnswered: the leader's rejoin in Stable is
+	// answered at once with the current generation and the members, as if
+	// it could assign again without a rebalance, instead of starting one
+	// (B8.6).
+	MutStableLeaderRejoinAnswered
+	// MutSecondSyncRefused: a member's SyncGroup while another of its own
+	// waits is answered NOT_COORDINATOR, and the first keeps waiting,
+	// instead of the new one waiting in its place (B8.8).
+	MutSecondSyncRefused
+	// MutMissingAssignmentKept: a member the leader's SyncGroup gives no
+	// entry keeps its assignment of the generation before, instead of
+	// empty bytes (B8.8).
+	MutMissingAssignmentKept
+	// MutConsumerMemberIllegalGeneration: a classic Heartbeat or SyncGroup
+	// to a consumer group naming one of its consumer-protocol members is
+	// ILLEGAL_GENERATION instead of UNKNOWN_MEMBER_ID (A6.4): the lookup
+	// finds the member without asking its protocol, and its generation,
+	// which a consumer-protocol member does not have, never matches, so a
+	// classic client misdirected to the group retries instead of
+	// rejoining.
+	MutConsumerMemberIllegalGeneration
+	// MutHeldConnectionRead: a request arriving on a connection whose
+	// JoinGroup or SyncGroup waits is read and served at once instead of
+	// left unread until that one is answered (B8.5: Kafka mutes the
+	// socket), so a client's later request overtakes its waiting one.
+	MutHeldConnectionRead
+	// MutJoinMixedAnswered: a JoinGroup to a consumer group with members,
+	// under the `outside` policy, is answered INCONSISTENT_GROUP_PROTOCOL,
+	// as Kafka before 4.0 answered it, instead of closing the connection
+	// without an answer (A6.4, A6.5).
+	MutJoinMixedAnswered
+	// MutEmptyConsumerGroupKept: a JoinGroup with MemberId "" to a consumer
+	// group with no member is answered INCONSISTENT_GROUP_PROTOCOL and the
+	// consumer group stays, instead of giving way to a classic group
+	// (A6.4): a fleet rolled back to the classic protocol cannot rejoin
+	// its own group.
+	MutEmptyConsumerGroupKept
+	// MutUpgradeRefusedAnswered: a ConsumerGroupHeartbeat join to a classic
+	// group with members, under the `outside` policy, is answered
+	// GROUP_ID_NOT_FOUND, as a policy that forbids the upgrade would
+	// (A7.4), instead of closing the connection without an answer (A6.4,
+	// A6.5).
+	MutUpgradeRefusedAnswered
+	// MutEmptyClassicGroupKept: a ConsumerGroupHeartbeat join to a classic
+	// group with no member is answered GROUP_ID_NOT_FOUND and the classic
+	// group stays, instead of giving way to a consumer group (A6.4): an
+	// upgraded fleet cannot rejoin its own group.
+	MutEmptyClassicGroupKept
 	mutEnd // one past the last: a Mutants holds up to 256
 )
 
@@ -843,6 +898,17 @@ var classicMutantInfo = []mutantEntry{
 	{MutClassicGroupStartsAtOne, "classic-group-starts-at-one", "join phase B8.6", "a classic group is made at generation 1, not 0", []string{"B8.6/group-created"}},
 	{MutClassicGroupUnknownMember, "classic-group-unknown-member", "group kinds A6.4", "a ConsumerGroupHeartbeat at a member epoch to a classic group is UNKNOWN_MEMBER_ID, not GROUP_ID_NOT_FOUND", []string{"A6.4/heartbeat-classic-not-found"}},
 	{MutDescribeConsumerGroupEmpty, "describe-consumer-group-empty", "group kinds A6.4", "DescribeGroups of a consumer group answers an Empty classic group", []string{"A6.4/describe-consumer-group"}},
+	{MutProtocolChangeReplacedAnswered, "protocol-change-replaced-answered", "static A6.2", "a static replacement in Stable that changes the selected protocol is answered at once, with no rebalance", []string{"A6.2/replaced-protocol-changes"}},
+	{MutProtocolTieLargest, "protocol-tie-largest", "protocol A6.5", "of the protocols with the most votes the largest name is selected", []string{"A6.5/protocol-tie"}},
+	{MutStableLeaderRejoinAnswered, "stable-leader-rejoin-answered", "join phase B8.6", "the leader's rejoin in Stable is answered the current generation and the members, no rebalance", []string{"B8.6/stable-leader-rejoins"}},
+	{MutSecondSyncRefused, "second-sync-refused", "SyncGroup B8.8", "a member's second SyncGroup is answered NOT_COORDINATOR while its first keeps waiting", []string{"B8.8/sync-replaced"}},
+	{MutMissingAssignmentKept, "missing-assignment-kept", "SyncGroup B8.8", "a member the leader's SyncGroup gives no entry keeps its previous assignment", []string{"B8.8/missing-assignment-empty"}},
+	{MutConsumerMemberIllegalGeneration, "consumer-member-illegal-generation", "group kinds A6.4", "a classic Heartbeat or SyncGroup naming a consumer-protocol member is ILLEGAL_GENERATION, not UNKNOWN_MEMBER_ID", []string{"A6.4/sync-consumer-group", "A6.4/heartbeat-consumer-group"}},
+	{MutHeldConnectionRead, "held-connection-read", "connections B8.5", "a request behind a waiting JoinGroup or SyncGroup on its connection is served at once", []string{"B8.5/connection-held"}},
+	{MutJoinMixedAnswered, "join-mixed-answered", "group kinds A6.4", "a JoinGroup to a consumer group with members, outside mixed groups, is answered INCONSISTENT_GROUP_PROTOCOL instead of closing the connection", []string{"A6.4/join-mixed-refused"}},
+	{MutEmptyConsumerGroupKept, "empty-consumer-group-kept", "group kinds A6.4", "a JoinGroup with no member id to an Empty consumer group is INCONSISTENT_GROUP_PROTOCOL; the consumer group stays", []string{"A6.4/join-replaces-consumer-group"}},
+	{MutUpgradeRefusedAnswered, "upgrade-refused-answered", "group kinds A6.4", "a ConsumerGroupHeartbeat join to a classic group with members, outside mixed groups, is answered GROUP_ID_NOT_FOUND instead of closing the connection", []string{"A6.4/upgrade-refused"}},
+	{MutEmptyClassicGroupKept, "empty-classic-group-kept", "group kinds A6.4", "a ConsumerGroupHeartbeat join to an Empty classic group is GROUP_ID_NOT_FOUND; the classic group stays", []string{"A6.4/heartbeat-replaces-classic-group"}},
 }
 
 // MutantInfo names and describes one mutant.

@@ -36,10 +36,74 @@ const (
 	// held, so a zombie's offset commit at an old generation may pass
 	// again.
 	MutDowngradeGenerationReset
+	// MutClassicJoinClassicStyleID: a JoinGroup with MemberId "" to a
+	// consumer group gets a classic group's member id (the client id, a
+	// dash and a UUID, A6.5) instead of a bare UUID (A7.1): the id is made
+	// by the classic path's maker.
+	MutClassicJoinClassicStyleID
+	// MutClassicJoinMaxSizeOffByOne: the size cap of a classic JoinGroup
+	// to a consumer group refuses a new member only above
+	// group.consumer.max.size, not at it (> for >=, A7.1).
+	MutClassicJoinMaxSizeOffByOne
+	// MutClassicJoinNoMemberIDRequired: a dynamic JoinGroup v4+ with
+	// MemberId "" to a consumer group is added at once, as below v4,
+	// instead of MEMBER_ID_REQUIRED (A7.1: KIP-394 left out of the mixed
+	// path), so a lost answer leaves a member nobody owns.
+	MutClassicJoinNoMemberIDRequired
+	// MutClassicUnknownInstanceJoins: a static JoinGroup with a member id
+	// and an instance nobody holds joins as a new member instead of
+	// UNKNOWN_MEMBER_ID (A7.1).
+	MutClassicUnknownInstanceJoins
+	// MutClassicStaticReplacementBumps: a static classic member replacing
+	// its instance's holder in a consumer group moves the group epoch on,
+	// a rebalance A7.1's replacement by a copy does not cause.
+	MutClassicStaticReplacementBumps
+	// MutClassicMemberJoinedNoBump: a new classic member of a consumer
+	// group moves no group epoch (A7.1), so it gets no partitions until
+	// something else rebalances.
+	MutClassicMemberJoinedNoBump
+	// MutClassicSubscriptionChangeNoBump: a classic member's rejoin with
+	// other topics moves no group epoch (A7.1): its new topics are not
+	// assigned.
+	MutClassicSubscriptionChangeNoBump
+	// MutClassicJoinTimerIgnored: a classic member's join timer, when it
+	// fires, removes nobody (A7.1): a member that never rejoins keeps its
+	// partitions.
+	MutClassicJoinTimerIgnored
+	// MutClassicSyncTimerIgnored: a classic member's sync timer, when it
+	// fires, removes nobody (A7.1): a member that never syncs keeps its
+	// partitions.
+	MutClassicSyncTimerIgnored
+	// MutRestartKeepsClassicTimers: a restart keeps the classic members'
+	// join and sync timers, which are not persisted, instead of dropping
+	// them (A7.1): a member is removed after the restart by a timer the
+	// reloaded group does not have.
+	MutRestartKeepsClassicTimers
+	// MutClassicSyncIgnoresEpoch: a classic member's SyncGroup while the
+	// group epoch is past its own gets its assignment instead of
+	// REBALANCE_IN_PROGRESS (A7.2): it never rejoins for its new one.
+	MutClassicSyncIgnoresEpoch
+	// MutClassicHeartbeatNoSession: a classic member's Heartbeat answered
+	// NONE does not start its session again (A7.2): a member that only
+	// heartbeats expires.
+	MutClassicHeartbeatNoSession
+	// MutClassicHolderUnreleased: a ConsumerGroupHeartbeat static join
+	// naming an instance a classic member holds is UNRELEASED_INSTANCE_ID,
+	// as for a consumer-protocol holder, instead of replacing it at once
+	// (A7.3): an upgraded process waits for its old session to run out.
+	MutClassicHolderUnreleased
+	// MutUpgradeWaitingUnknown: the upgrade answers the waiting JoinGroups
+	// and SyncGroups UNKNOWN_MEMBER_ID instead of REBALANCE_IN_PROGRESS
+	// (A7.4): their members rejoin as new ones, under new ids.
+	MutUpgradeWaitingUnknown
+	// MutUpgradeEmptyAssignmentRead: the upgrade reads an assignment of no
+	// bytes (a member that has not synced) as no partitions instead of
+	// failing (A7.4): the group converts with members nobody assigned.
+	MutUpgradeEmptyAssignmentRead
 )
 
 // The consumer and classic lists end below the mixed mutants' indexes.
-var _ [int(MutDowngradeGenerationReset) - int(mutEnd)]struct{}
+var _ [int(MutUpgradeEmptyAssignmentRead) - int(mutEnd)]struct{}
 
 var mixedMutantInfo = []mutantEntry{
 	{MutUpgradeDropsLastMember, "upgrade-drops-last-member", "upgrade A7.4", "the upgrade leaves the classic member with the greatest id out of the consumer group", []string{"A7.4/upgraded"}},
@@ -48,6 +112,21 @@ var mixedMutantInfo = []mutantEntry{
 	{MutClassicSessionGroupTimeout, "classic-session-group-timeout", "classic members A7.1", "a classic member of a consumer group gets the consumer session timeout, not its own", []string{"A7.1/joined"}},
 	{MutSyncHandsPending, "sync-hands-pending", "classic members A7.2", "a classic member's SyncGroup hands it the partitions it must revoke too", []string{"A7.2/sync-assignment"}},
 	{MutDowngradeGenerationReset, "downgrade-generation-reset", "downgrade A7.5", "the downgrade starts the classic group at generation 0, not at the group epoch", []string{"A7.5/downgraded"}},
+	{MutClassicJoinClassicStyleID, "classic-join-classic-style-id", "classic members A7.1", "a JoinGroup with MemberId \"\" to a consumer group gets a classic-style member id, not a UUID", []string{"A7.1/member-id-made"}},
+	{MutClassicJoinMaxSizeOffByOne, "classic-join-max-size-off-by-one", "classic members A7.1", "a classic JoinGroup to a full consumer group is refused only above the cap", []string{"A7.1/group-max-size"}},
+	{MutClassicJoinNoMemberIDRequired, "classic-join-no-member-id-required", "classic members A7.1", "a dynamic JoinGroup v4+ with no member id to a consumer group is added at once", []string{"A7.1/member-id-required"}},
+	{MutClassicUnknownInstanceJoins, "classic-unknown-instance-joins", "classic members A7.1", "a static JoinGroup with a member id and an instance nobody holds joins as a new member", []string{"A7.1/unknown-instance"}},
+	{MutClassicStaticReplacementBumps, "classic-static-replacement-bumps", "classic members A7.1", "a static classic replacement in a consumer group moves the group epoch", []string{"A7.1/static-replaced"}},
+	{MutClassicMemberJoinedNoBump, "classic-member-joined-no-bump", "classic members A7.1", "a new classic member of a consumer group moves no group epoch", []string{"A7.1/member-joined"}},
+	{MutClassicSubscriptionChangeNoBump, "classic-subscription-change-no-bump", "classic members A7.1", "a classic member's rejoin with other topics moves no group epoch", []string{"A7.1/subscription-changed"}},
+	{MutClassicJoinTimerIgnored, "classic-join-timer-ignored", "classic members A7.1", "a classic member's join timer removes nobody", []string{"A7.1/join-timer-removes"}},
+	{MutClassicSyncTimerIgnored, "classic-sync-timer-ignored", "classic members A7.1", "a classic member's sync timer removes nobody", []string{"A7.1/sync-timer-removes"}},
+	{MutRestartKeepsClassicTimers, "restart-keeps-classic-timers", "classic members A7.1", "a restart keeps the classic members' join and sync timers", []string{"A7.1/restart-classic-session"}},
+	{MutClassicSyncIgnoresEpoch, "classic-sync-ignores-epoch", "classic members A7.2", "a classic member's SyncGroup behind the group epoch gets its assignment, not REBALANCE_IN_PROGRESS", []string{"A7.2/sync-rebalance-in-progress"}},
+	{MutClassicHeartbeatNoSession, "classic-heartbeat-no-session", "classic members A7.2", "a classic member's Heartbeat answered NONE does not start its session again", []string{"A7.2/heartbeat-ok"}},
+	{MutClassicHolderUnreleased, "classic-holder-unreleased", "protocol switch A7.3", "a ConsumerGroupHeartbeat static join naming a classic member's instance is UNRELEASED_INSTANCE_ID", []string{"A7.3/consumer-replaces-classic-static"}},
+	{MutUpgradeWaitingUnknown, "upgrade-waiting-unknown", "upgrade A7.4", "the upgrade answers the waiting JoinGroups and SyncGroups UNKNOWN_MEMBER_ID", []string{"A7.4/waiting-answered"}},
+	{MutUpgradeEmptyAssignmentRead, "upgrade-empty-assignment-read", "upgrade A7.4", "the upgrade reads a member's empty assignment as no partitions instead of failing", []string{"A7.4/upgrade-failed"}},
 }
 
 // MixedMutants lists the mixed groups' mutants with their names, rules and

@@ -6,8 +6,10 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/model/client"
 )
 
 // ClassicClient makes a client process a classic consumer (A6.6): it joins
@@ -32,6 +34,84 @@ type ClassicClient struct {
 	// SharedInstance tags a client given another live client's instance
 	// id on purpose (drawSharedInstance).
 	SharedInstance bool `json:"sharedInstance,omitempty"`
+	// Protocols are the assignors the client offers on its JoinGroups, in
+	// its order of preference (Kafka's partition.assignment.strategy
+	// list), each one of client.Assignors; none means ["uniform"].
+	Protocols []string `json:"protocols,omitempty"`
+	// OmitEmptyAssignments makes the client, when it leads, leave out of
+	// its SyncGroup every member it assigns no partition, as a custom
+	// assignor may: the coordinator answers that member empty bytes
+	// (docs/PROTOCOL.md B8.8).
+	OmitEmptyAssignments bool `json:"omitEmptyAssignments,omitempty"`
+	// RetrySync makes the client send a SyncGroup whose answer it lost
+	// again, on a new connection, instead of joining again as Kafka's
+	// Java consumer does: the coordinator holds the new one in the place
+	// of the old, which may still wait (B8.8).
+	RetrySync bool `json:"retrySync,omitempty"`
+}
+
+// MetadataChange tells a classic client that a topic it subscribes to
+// changed its partition count: Kafka's Java consumer that led the last
+// rebalance, which assigned from the old metadata, rejoins with its
+// subscription unchanged; the others do nothing. The plan's topics keep
+// their partitions (a classic coordinator never reads them), so the
+// leader's new assignment is the old one: what the coordinator sees is the
+// leader's unchanged rejoin (docs/PROTOCOL.md B8.6).
+const MetadataChange ActionKind = "metadata-change"
+
+// drawClassicClients draws, after everything else (a seed keeps the rest
+// of its plan), what sets a plan's classic clients apart from Kafka's
+// Java consumer with its defaults: the assignors each offers, in its
+// order (client.Assignors), as a fleet does, half the groups "uniform"
+// alone and the others two in an order, most clients of a group the
+// group's choice and about one in three its own (a fleet midway through a
+// change of partition.assignment.strategy: votes that change with a
+// static restart, and tie); one client in two leaving out of its leader's
+// SyncGroup the members it gives nothing; one in three retrying a
+// SyncGroup whose answer it lost; one classic group in four stopped at
+// once late in the plan (drawFleetStop); and per classic group up to two
+// changes of a subscribed topic's metadata, which every client of the
+// group then alive sees at one round (only the leader rejoins). Migration
+// plans keep their Java consumers.
+func drawClassicClients(d drawer, o Options, p *Plan) {
+	if o.Protocol.Migrates() || !p.HasClassic() {
+		return
+	}
+	orders := [][]string{nil, nil, nil, {"range", "uniform"}, {"uniform", "range"}, {"failover", "uniform"}}
+	fleet := map[string][]string{}
+	for _, g := range p.Groups() {
+		fleet[g] = orders[d.intn("classic group protocols", len(orders))]
+	}
+	for i := range p.Clients {
+		c := &p.Clients[i]
+		if c.Classic == nil {
+			continue
+		}
+		c.Classic.Protocols = fleet[c.Group]
+		if d.intn("own protocols", 3) == 0 {
+			c.Classic.Protocols = orders[d.intn("classic protocols", len(orders))]
+		}
+		c.Classic.OmitEmptyAssignments = d.intn("omit empty assignments", 2) == 0
+		c.Classic.RetrySync = d.intn("retry sync", 3) == 0
+	}
+	for _, g := range p.Groups() {
+		if d.intn("fleet stop", 4) == 0 {
+			drawFleetStop(d, p, g)
+		}
+	}
+	for _, g := range p.Groups() {
+		n := d.intn("metadata changes", 3)
+		for range n {
+			at := 4 + d.intn("metadata change round", max(p.Rounds-8, 1))
+			for i := range p.Clients {
+				// A client that joins later learns the new metadata
+				// when it joins.
+				if c := &p.Clients[i]; c.Group == g && c.Classic != nil && len(c.Actions) > 0 && c.Actions[0].Round < at {
+					insertAction(c, Action{Round: at, Kind: MetadataChange})
+				}
+			}
+		}
+	}
 }
 
 // JoinTimeoutMs is how long the client waits for a JoinGroup's answer.
@@ -179,14 +259,64 @@ func drawClassic(d drawer, o Options, p *Plan) {
 // ConsumerGroupDescribe and a ConsumerGroupHeartbeat at a member epoch of
 // a classic group (GROUP_ID_NOT_FOUND), a classic Heartbeat and SyncGroup
 // naming a consumer group's live member (UNKNOWN_MEMBER_ID). Drawn in
-// mixed plans only; the joins that change a group's kind are left out (an
-// Empty group of one kind taken over by the other: A6.4's
-// join-replaces-consumer-group and heartbeat-replaces-classic-group).
+// mixed plans only; the joins across the kinds, which may change a
+// group's kind, are ProbeCrossKindJoin's.
 const ProbeCrossKind ProbeKind = "cross-kind"
 
 // CrossKindVariants is how many variants ProbeCrossKind has; the even
 // ones go to a consumer group, the odd ones to a classic group.
 const CrossKindVariants = 5
+
+// ProbeCrossKindJoin: a join of one protocol to a group of the other
+// (docs/PROTOCOL.md A6.4), by Probe.Variant: 0, a classic JoinGroup with
+// MemberId "" to a consumer group; 1, a ConsumerGroupHeartbeat join of the
+// prober's member to a classic group, with its leave right behind it.
+// Mixed plans run under the `outside` policy, so against a group with
+// members the coordinator closes the connection without an answer
+// (join-mixed-refused, upgrade-refused); an Empty group, or one nobody
+// made yet, becomes (or is made) a group of the join's kind, with no
+// member left in it (a pending id, or the prober's member gone by its
+// leave), which the group's own clients' next joins replace again
+// (join-replaces-consumer-group, heartbeat-replaces-classic-group).
+const ProbeCrossKindJoin ProbeKind = "cross-kind-join"
+
+// drawCrossKindJoins draws, in a mixed plan with the prober and groups
+// of both kinds, a cross-kind join to each group in the plan's first
+// rounds, when its clients may not have joined yet, and then one about
+// every 16 rounds. Drawn after everything else (generate), so that a
+// plan without them is the one its seed gave before they existed.
+func drawCrossKindJoins(d drawer, p *Plan) {
+	kinds := map[string]bool{} // group: classic
+	for _, c := range p.Clients {
+		kinds[c.Group] = c.IsClassic()
+	}
+	var groups []string
+	both := [2]bool{}
+	for _, g := range p.Groups() {
+		groups = append(groups, g)
+		both[btoi(kinds[g])] = true
+	}
+	if !both[0] || !both[1] {
+		return
+	}
+	probe := func(r int, g string) {
+		p.Probes = append(p.Probes, Probe{Round: r, Kind: ProbeCrossKindJoin, Group: g, Variant: btoi(kinds[g])})
+	}
+	for _, g := range groups {
+		probe(d.intn("cross-kind join first round", 3), g)
+	}
+	for r := 6 + d.intn("cross-kind joins start", 10); r < p.Rounds; r += 10 + d.intn("cross-kind joins gap", 12) {
+		probe(r, groups[d.intn("cross-kind join group", len(groups))])
+	}
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // drawCrossKindProbes draws a cross-kind probe about every 12 rounds in a
 // plan with groups of both kinds.
@@ -228,7 +358,7 @@ func capBroker(p *Plan, join int16) {
 // the classic probes.
 func classicSafeProbe(k ProbeKind) bool {
 	switch k {
-	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat, ProbeClassicOddRequest, ProbeCrossKind:
+	case ProbeZeroInstanceID, ProbeNoInstanceID, ProbeTelemetry, ProbeOddRequest, ProbeClassicStaleHeartbeat, ProbeClassicOddRequest, ProbeCrossKind, ProbeCrossKindJoin:
 		return true
 	}
 	return false
@@ -336,6 +466,11 @@ func (p *Plan) validateClassic() error {
 		case cc.SessionTimeoutMs <= 0 || cc.RebalanceTimeoutMs < 0 || cc.RequestTimeoutMs <= 0:
 			return fmt.Errorf("plan: client %s: classic session and request timeouts must be positive, the rebalance timeout not negative", c.Name)
 		}
+		for j, name := range cc.Protocols {
+			if !slices.Contains(client.Assignors, name) || slices.Contains(cc.Protocols[:j], name) {
+				return fmt.Errorf("plan: client %s: protocol %q: want each of %v at most once", c.Name, name, client.Assignors)
+			}
+		}
 	}
 	if p.MigrationPolicy != "" && p.MigrationPolicy != MigrationBidirectional {
 		return fmt.Errorf("plan: migrationPolicy %q: want %q", p.MigrationPolicy, MigrationBidirectional)
@@ -344,4 +479,40 @@ func (p *Plan) validateClassic() error {
 		return fmt.Errorf("plan: initialRebalanceDelayMs %d is negative", p.InitialRebalanceDelayMs)
 	}
 	return nil
+}
+
+// drawFleetStop stops the classic fleet of group g at about one round (a
+// deployment taking every process down): from a round in the plan's last
+// third its static clients end first, each closing (sending nothing, as
+// Kafka's static member does), and its dynamic ones a round or two later,
+// each closing with its LeaveGroup; a client that ended before stays as
+// it was. The dynamic leaves start a rebalance the stopped static members
+// never rejoin, which their join phase's timer then ends while their
+// sessions still run (B8.7/nobody-rejoined) if it fires first.
+func drawFleetStop(d drawer, p *Plan, g string) {
+	at := p.Rounds*2/3 + d.intn("fleet stop round", max(p.Rounds/4, 1))
+	later := 1 + d.intn("fleet stop dynamic", 2)
+	for i := range p.Clients {
+		c := &p.Clients[i]
+		if c.Group != g || c.Classic == nil || len(c.Actions) == 0 || c.Actions[0].Round >= at || endsBy(*c, at+later) {
+			continue
+		}
+		end := at
+		if c.InstanceID == "" {
+			end = at + later
+		}
+		kept := c.Actions[:0]
+		for _, a := range c.Actions {
+			if a.Round < end {
+				kept = append(kept, a)
+			}
+		}
+		c.Actions = append(kept, Action{Round: end, Kind: Close})
+	}
+}
+
+// endsBy reports whether c's process closes or crashes by round r.
+func endsBy(c ClientPlan, r int) bool {
+	last := c.Actions[len(c.Actions)-1]
+	return (last.Kind == Close || last.Kind == Crash) && last.Round <= r
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -34,7 +35,7 @@ func TestClassicKeepsTheSeedsPlans(t *testing.T) {
 			}
 			for i, c := range cur.Clients {
 				b := before.Clients[i]
-				if c.Name != b.Name || c.Group != b.Group || c.Seed != b.Seed || !reflect.DeepEqual(c.Topics, b.Topics) || len(c.Actions) != len(b.Actions) {
+				if c.Name != b.Name || c.Group != b.Group || c.Seed != b.Seed || !reflect.DeepEqual(c.Topics, b.Topics) || !keptOrStopped(withoutMetadataChanges(c.Actions), b.Actions) {
 					t.Fatalf("seed %d %s client %d: %+v, was %+v", seed, proto, i, c, b)
 				}
 				if c.Classic == nil && !reflect.DeepEqual(c, b) {
@@ -43,6 +44,36 @@ func TestClassicKeepsTheSeedsPlans(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withoutMetadataChanges is acts without the MetadataChange actions that
+// drawClassicClients adds.
+func withoutMetadataChanges(acts []Action) []Action {
+	var out []Action
+	for _, a := range acts {
+		if a.Kind != MetadataChange {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// keptOrStopped reports whether acts are was, or was stopped by a fleet
+// stop (drawFleetStop): its actions before a round, then a Close at it.
+// Actions are compared by round (drawClassic rewrites a static leave and
+// a regex resubscription).
+func keptOrStopped(acts, was []Action) bool {
+	same := func(a, b []Action) bool {
+		return slices.EqualFunc(a, b, func(x, y Action) bool { return x.Round == y.Round })
+	}
+	if same(acts, was) {
+		return true
+	}
+	n := len(acts) - 1
+	if n < 0 || acts[n].Kind != Close || n > len(was) || !same(acts[:n], was[:n]) {
+		return false
+	}
+	return n == len(was) || was[n].Round >= acts[n].Round
 }
 
 // Classic and mixed plans replay from their seed, validate, survive their
@@ -70,7 +101,7 @@ func TestClassicPlans(t *testing.T) {
 				t.Fatalf("seed %d %s: the plan does not survive JSON (%v)", seed, proto, err)
 			}
 			kind := map[string]bool{}
-			for _, c := range p.Clients {
+			for i, c := range p.Clients {
 				kind[c.Group] = c.IsClassic()
 				if c.Classic == nil {
 					if proto == ProtocolClassic {
@@ -94,6 +125,25 @@ func TestClassicPlans(t *testing.T) {
 				seen["dynamic"] = seen["dynamic"] || c.InstanceID == ""
 				seen["shared instance"] = seen["shared instance"] || cc.SharedInstance
 				seen["static restart"] = seen["static restart"] || c.InstanceID != "" && hasSuccessor(p, c)
+				seen[fmt.Sprint("protocols ", cc.Protocols)] = true
+				seen["omit empty assignments"] = seen["omit empty assignments"] || cc.OmitEmptyAssignments
+				seen["retry sync"] = seen["retry sync"] || cc.RetrySync
+				if b := New(seed, DefaultOptions()).Clients[i]; len(c.Actions) != len(b.Actions) && len(withoutMetadataChanges(c.Actions)) != len(b.Actions) {
+					seen["fleet stop"] = true
+				}
+				for _, a := range c.Actions {
+					if a.Kind != MetadataChange {
+						continue
+					}
+					seen["metadata change"] = true
+					// Every classic client of the group alive then sees
+					// the change at the same round.
+					for _, o := range p.Clients {
+						if o.Group == c.Group && o.Classic != nil && o.Actions[0].Round < a.Round && !endsBy(o, a.Round) && !hasAction(o, a) {
+							t.Fatalf("seed %d %s: %s sees a metadata change at round %d, %s of its group does not", seed, proto, c.Name, a.Round, o.Name)
+						}
+					}
+				}
 			}
 			for _, pr := range p.Probes {
 				if kind[pr.Group] && !classicSafeProbe(pr.Kind) {
@@ -126,11 +176,22 @@ func TestClassicPlans(t *testing.T) {
 		}
 	}
 	for _, w := range []string{"static", "dynamic", "shared instance", "static restart", "broker of Kafka 2.2", "initial delay", "restarts",
-		"admin removal", "mixed: both kinds", "first join: lost-response", "first join: delay-request", "first join: duplicate", "first join: lost-request"} {
+		"admin removal", "mixed: both kinds", "first join: lost-response", "first join: delay-request", "first join: duplicate", "first join: lost-request",
+		"protocols []", "protocols [range uniform]", "protocols [uniform range]", "protocols [failover uniform]", "omit empty assignments", "retry sync", "metadata change", "fleet stop"} {
 		if !seen[w] {
 			t.Errorf("80 classic and mixed plans never drew %q", w)
 		}
 	}
+}
+
+// hasAction reports whether c has action a.
+func hasAction(c ClientPlan, a Action) bool {
+	for _, b := range c.Actions {
+		if reflect.DeepEqual(a, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // The KIP-394 control: every JoinGroup at v3, by the clients' cap or by a
@@ -187,14 +248,14 @@ func TestShrinkClassicPlan(t *testing.T) {
 	if len(small.Clients) != 1 || len(small.Faults) != 1 || small.Clients[0].Name != name {
 		t.Fatalf("shrunk to %d clients and %d faults (%s), want the one client and its lost first join answer", len(small.Clients), len(small.Faults), small.String())
 	}
-	if got := small.Clients[0].Classic; got == nil || *got != settings {
+	if got := small.Clients[0].Classic; got == nil || !reflect.DeepEqual(*got, settings) {
 		t.Fatalf("the shrunk client's classic settings %+v, want %+v", got, settings)
 	}
 	if err := small.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	// The original plan is untouched by shrinking.
-	if *p.Clients[target.Client].Classic != settings {
+	if !reflect.DeepEqual(*p.Clients[target.Client].Classic, settings) {
 		t.Fatal("shrinking changed the plan it started from")
 	}
 }

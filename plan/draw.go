@@ -104,6 +104,16 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	if o.Protocol.Migrates() {
 		drawMigration(d, o, &p)
 	}
+	// The classic clients' variety, after everything else for the same
+	// reason.
+	if o.Protocol == ProtocolClassic || o.Protocol == ProtocolMixed {
+		drawClassicClients(d, o, &p)
+	}
+	// Joins across the kinds, after everything else: a mixed plan is the
+	// one its seed gave before they existed, plus them.
+	if o.Protocol == ProtocolMixed && o.Probes && o.CrossKindJoins {
+		drawCrossKindJoins(d, &p)
+	}
 	return p
 }
 

@@ -74,6 +74,12 @@ type Options struct {
 	// too), classic, or mixed (each group drawn one or the other);
 	// classic groups are drawn after everything else (drawClassic).
 	Protocol Protocol
+	// CrossKindJoins (with Probes, in mixed plans) has the prober join
+	// groups of the other kind (ProbeCrossKindJoin), which a coordinator
+	// outside mixed groups refuses or answers by replacing an Empty group.
+	// Off against a broker that may run mixed groups (Kafka 4's default
+	// policy), where such a join converts a group the plan's clients hold.
+	CrossKindJoins bool
 	// JoinGroupVersion is the highest JoinGroup version of the classic
 	// clients: 0 for today's (9), 3 for clients from before KIP-394 (the
 	// control that shows its ghosts; they are all dynamic, since a static
@@ -90,5 +96,5 @@ func DefaultOptions() Options {
 		Faults: UniformFaults(10), Crashes: true, Leaves: true, Resets: true, Telemetry: true, Admin: true, Probes: true,
 		Restarts: true, StaticRestarts: true,
 		StaticCrashes: true, Resubscribes: true, OldClients: true, NullOwned: true, LeaveGroups: true,
-		Caps: true, RefusalProbes: true, OffGrid: true, ReuseConnIDs: true, RareInputs: true, Edges: true}
+		Caps: true, RefusalProbes: true, OffGrid: true, ReuseConnIDs: true, RareInputs: true, Edges: true, CrossKindJoins: true}
 }

@@ -28,7 +28,7 @@ const (
 
 // casesClassic: A6.1-A6.4, B8.4-B8.13 and B5 against classic groups.
 func casesClassic() []Case {
-	return []Case{
+	return slices.Concat([]Case{
 		{Name: "A6.1/member-id-required", Source: srcKIP394, Rule: "JoinGroup v4+ with MemberId \"\" and no instance id: MEMBER_ID_REQUIRED carrying a member id; the id is pending, not a member (DescribeGroups lists nobody)", run: caseMemberIDRequired},
 		{Name: "A6.1/member-id-required-v4", Source: srcKIP394, Rule: "JoinGroup exactly v4 with MemberId \"\" and no instance id: MEMBER_ID_REQUIRED with a member id (KIP-394 starts at v4, not at a later version)", run: caseMemberIDRequiredV4},
 		{Name: "A6.1/v3-member-added", Source: srcEvery, Rule: "JoinGroup v0-v3 with MemberId \"\": a member at once, answered NONE with its id when the join phase completes", run: caseV3MemberAdded},
@@ -80,7 +80,7 @@ func casesClassic() []Case {
 		{Name: "B8.13/described-stable", Source: srcEvery, Rule: "DescribeGroups of a Stable classic group: Stable, its protocol, each member with its metadata and the assignment SyncGroup gave it", run: caseDescribedStable},
 		{Name: "B8.13/not-found-v6", Source: "KIP-1043, Kafka 4.0", Rule: "DescribeGroups v6 of a missing group: GROUP_ID_NOT_FOUND, state Dead", run: caseDescribeMissingClassic(true)},
 		{Name: "B8.13/dead-v0-v5", Source: srcEvery, Rule: "DescribeGroups v0-v5 of a missing group: NONE, state Dead, no members", run: caseDescribeMissingClassic(false)},
-	}
+	}, casesClassicLeave(), casesClassicSync())
 }
 
 // --- A6.1: KIP-394 ---
@@ -744,7 +744,11 @@ func syncMissingEmpty(s syncPhase) verdict {
 // (FAIL) unless both rejoins are answered NONE and, when stillLeading,
 // the leader still leads.
 func (p *probe) completing(group string, stillLeading bool) (l, f *cmember) {
-	ms := p.stable(group, 2)
+	return p.rebalanced(p.stable(group, 2), stillLeading)
+}
+
+// rebalanced is completing from ms, a Stable group of two already formed.
+func (p *probe) rebalanced(ms []*cmember, stillLeading bool) (l, f *cmember) {
 	l, f = leaderOf(ms), followerOf(ms)
 	h := l.c.send(codec.JoinGroup, p.jv(), l.joinReq())
 	time.Sleep(20 * time.Millisecond)

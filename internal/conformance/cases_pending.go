@@ -20,8 +20,15 @@ import (
 // to give up. The case ends as SKIP when m1 is given nothing or asked to
 // give up nothing.
 func (p *probe) pendingSetup(c *pconn, g, inst string) (m1, m2 *pmember, asked map[[2]any]bool) {
+	return p.pendingSetupTimed(c, g, inst, p.joinReq(g, "").RebalanceTimeoutMs)
+}
+
+// pendingSetupTimed is pendingSetup with m1 joined at RebalanceTimeoutMs
+// rebalanceMs.
+func (p *probe) pendingSetupTimed(c *pconn, g, inst string, rebalanceMs int32) (m1, m2 *pmember, asked map[[2]any]bool) {
 	m1, m2 = &pmember{id: p.id("m"), inst: inst}, &pmember{id: p.id("m")}
 	req := p.joinReq(g, m1.id)
+	req.RebalanceTimeoutMs = rebalanceMs
 	if inst != "" {
 		static(req, inst)
 	}

@@ -49,6 +49,9 @@
 //     types, the push interval, the terminating push.
 //   - cases_pending.go: pending revocations under a null TopicPartitions
 //     and a static leave (A5.3, §B4.4).
+//   - cases_reconcile.go: a member that does not revoke (A5.3, A5.6): its
+//     rebalance timer, the assignment it keeps while the target moves
+//     again, the free partitions another member gets meanwhile.
 //   - cases_state.go: what a request leaves for a later one or Describe,
 //     and a check's bound: LeaveGroup entries after a failed one (A3), the
 //     group epoch (A5.1), an epoch one ahead (A5.4), a revocation's answer
@@ -56,6 +59,12 @@
 //   - cases_classic.go: the classic group protocol (A6, §B8, §B5's
 //     classic part); classic.go: what its cases share (members that join,
 //     sync and heartbeat as clients do, held requests).
+//   - cases_classic_leave.go: A6.3's classic LeaveGroup entries that name
+//     nobody or a static member by its id, and what a removal does to the
+//     requests its group holds.
+//   - cases_classic_sync.go: the sync phase (§B8.8), a Heartbeat and
+//     DescribeGroups during CompletingRebalance (§B8.9, §B8.13), and what a
+//     session's end does while a group rebalances (§B8.10).
 //   - cases_mixed.go: mixed groups (A7): classic members of consumer
 //     groups, the upgrade and the downgrade; a broker that keeps the
 //     protocols apart is N/A (notMixed).

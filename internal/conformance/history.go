@@ -117,6 +117,10 @@ func DefaultHistoryOptions() plan.Options {
 	o := plan.DefaultOptions()
 	o.Rounds = 40
 	o.Restarts = false // a broker reached by address is not restarted by ghostcheck
+	// A broker reached by address may run mixed groups (Kafka 4's default
+	// migration policy, serve's too): a cross-kind join would convert a
+	// group the plan's clients hold.
+	o.CrossKindJoins = false
 	return o
 }
 

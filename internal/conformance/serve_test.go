@@ -185,6 +185,9 @@ func TestCasesCatchTheirMutants(t *testing.T) {
 		{impl.MutPushNotRecorded, []string{"B6/push-throttled"}},
 		{impl.MutGetNotRecorded, []string{"B6/get-throttled"}},
 		{impl.MutPushAfterTerminatingAccepted, []string{"B6/push-after-terminating"}},
+		{impl.MutRebalanceTimerRearmed, []string{"A5.6/rebalance-timeout-fences"}},
+		{impl.MutRevokingTakesNewTarget, []string{"A5.3/still-revoking-keeps-assignment"}},
+		{impl.MutFreePartitionsHeldBack, []string{"A5.3/free-partitions-assigned"}},
 	} {
 		t.Run(tc.mutant.String(), func(t *testing.T) {
 			t.Parallel()

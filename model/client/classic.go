@@ -26,7 +26,39 @@ type ClassicConfig struct {
 	// JoinGroupMaxVersion is the highest JoinGroup version the client
 	// speaks: 0 means 9 (today's); 3 is a client from before KIP-394.
 	JoinGroupMaxVersion int16
+	// Protocols are the assignors the consumer offers, in its order of
+	// preference (Kafka's partition.assignment.strategy list), each one
+	// of Assignors; none means ["uniform"].
+	Protocols []string
+	// OmitEmpty makes the consumer's leader leave out of its SyncGroup
+	// every member it assigns no partition, as a custom assignor may
+	// (Kafka's own give every member an entry); the coordinator answers
+	// such a member empty bytes (B8.8).
+	OmitEmpty bool
+	// RetrySync makes the consumer send its SyncGroup again, on a new
+	// connection, when its answer is lost, where Kafka's Java consumer
+	// joins again: the coordinator then holds the new one in the old
+	// one's place (B8.8).
+	RetrySync bool
 }
+
+// The assignors a classic consumer may offer (ClassicConfig.Protocols),
+// each run by its leader over its JoinGroup answer's members.
+const (
+	// AssignorUniform is docs/PROTOCOL.md A5.2's uniform assignor.
+	AssignorUniform = "uniform"
+	// AssignorRange is Kafka's RangeAssignor: each topic's partitions in
+	// contiguous ranges over its subscribers.
+	AssignorRange = "range"
+	// AssignorFailover stands for a custom assignor of an active/standby
+	// fleet (Kafka ships none; users write them): each topic's partitions
+	// all go to its first subscriber, the others stand by with none of
+	// it.
+	AssignorFailover = "failover"
+)
+
+// Assignors are the protocols a classic consumer can offer.
+var Assignors = []string{AssignorFailover, AssignorRange, AssignorUniform}
 
 // ClassicState is where a classic consumer stands in its group.
 type ClassicState int
@@ -98,9 +130,7 @@ const (
 	// The versions a static member needs (KIP-345); Kafka's client
 	// refuses to send an instance id below them.
 	staticJoinGroup, staticSyncGroup, staticHeartbeat int16 = 5, 3, 3
-	// uniformProtocol is the one protocol the consumer offers.
-	uniformProtocol = "uniform"
-	consumerType    = "consumer"
+	consumerType                                            = "consumer"
 	// noGeneration is the generation of a consumer that has none.
 	noGeneration int32 = -1
 )
@@ -108,7 +138,7 @@ const (
 // Classic is the reference classic consumer of docs/PROTOCOL.md A6.6: a
 // pure state machine that builds the JoinGroup, SyncGroup, Heartbeat and
 // LeaveGroup requests Kafka's Java consumer sends (Kafka 4.0, eager
-// rebalancing, one protocol: "uniform") and absorbs their answers; the
+// rebalancing, the assignors of Config.Protocols) and absorbs their answers; the
 // caller moves the bytes, keeps one request of each kind on its way, and
 // decides which are lost. Its promises:
 //
@@ -125,8 +155,9 @@ const (
 //     LeaveGroup naming it (below v3, A3's downgrade), a static member
 //     none; either way it forgets its id and generation.
 //
-// The leader assigns with A5.2's uniform assignor over the Members of its
-// JoinGroup answer (static members keyed by instance id).
+// The leader assigns with the selected protocol's assignor (Assignors) over
+// the Members of its JoinGroup answer (static members keyed by instance
+// id).
 type Classic struct {
 	cfg   ClassicConfig
 	state ClassicState
@@ -159,6 +190,15 @@ func NewClassic(cfg ClassicConfig) (*Classic, error) {
 	if cfg.JoinGroupMaxVersion == 0 {
 		cfg.JoinGroupMaxVersion = classicJoinGroupMax
 	}
+	if len(cfg.Protocols) == 0 {
+		cfg.Protocols = []string{AssignorUniform}
+	}
+	for i, p := range cfg.Protocols {
+		if !slices.Contains(Assignors, p) || slices.Contains(cfg.Protocols[:i], p) {
+			return nil, fmt.Errorf("client: protocol %q: want each of %v at most once", p, Assignors)
+		}
+	}
+	cfg.Protocols = slices.Clone(cfg.Protocols)
 	c := &Classic{cfg: cfg, generation: noGeneration}
 	c.joinV, c.syncV, c.hbV, c.leaveV = cfg.JoinGroupMaxVersion, classicSyncGroupMax, classicHeartbeatMax, maxLeaveGroupVersion
 	return c, nil
@@ -266,7 +306,11 @@ func (c *Classic) JoinGroup() (*codec.JoinGroupRequest, int16) {
 	c.assigned = nil
 	r := &codec.JoinGroupRequest{GroupId: c.cfg.GroupID, SessionTimeoutMs: c.cfg.SessionTimeoutMs, RebalanceTimeoutMs: c.cfg.RebalanceTimeoutMs,
 		MemberId: c.memberID, GroupInstanceId: c.instance(), ProtocolType: consumerType,
-		Protocols: []codec.JoinGroupRequestProtocol{{Name: uniformProtocol, Metadata: c.subscription()}}}
+		Protocols: make([]codec.JoinGroupRequestProtocol, 0, len(c.cfg.Protocols))}
+	meta := c.subscription()
+	for _, p := range c.cfg.Protocols {
+		r.Protocols = append(r.Protocols, codec.JoinGroupRequestProtocol{Name: p, Metadata: meta})
+	}
 	if c.joinV < staticJoinGroup {
 		r.GroupInstanceId = codec.Null
 	}
@@ -293,11 +337,15 @@ func (c *Classic) OnJoinGroup(resp *codec.JoinGroupResponse) Reaction {
 	}
 	switch resp.ErrorCode {
 	case codec.None:
-		if resp.ProtocolName.Valid && resp.ProtocolName.Value != uniformProtocol {
+		protocol := c.cfg.Protocols[0]
+		if resp.ProtocolName.Valid {
+			protocol = resp.ProtocolName.Value
+		}
+		if !slices.Contains(c.cfg.Protocols, protocol) {
 			c.fail(codec.InconsistentGroupProtocol) // an assignor it does not have
 			return Proceed
 		}
-		c.memberID, c.generation, c.protocol = resp.MemberId, resp.GenerationId, uniformProtocol
+		c.memberID, c.generation, c.protocol = resp.MemberId, resp.GenerationId, protocol
 		c.leader = resp.Leader == resp.MemberId
 		c.members = nil
 		if c.leader && !resp.SkipAssignment {
@@ -423,13 +471,17 @@ func (c *Classic) OnSyncGroup(resp *codec.SyncGroupResponse) Reaction {
 
 // OnSyncGroupLost records that the SyncGroup's answer never came: Kafka's
 // client fails the join and joins again (same member id), on a new
-// connection. A consumer already rejoining (a resubscription while the
+// connection; one that retries its SyncGroup (Config.RetrySync) sends
+// the same SyncGroup again on it instead. A consumer already rejoining (a resubscription while the
 // SyncGroup was on its way: Java's waits for the rebalance on its way
 // before it joins again) closes the connection all the same (timedOut): a
 // FENCED_INSTANCE_ID the coordinator gives the SyncGroup later never
 // reaches it, where on the open connection it would come unheard.
 func (c *Classic) OnSyncGroupLost() Reaction {
-	if c.state == ClassicSyncing {
+	switch {
+	case c.state == ClassicSyncing && c.cfg.RetrySync:
+		c.due = DueSync
+	case c.state == ClassicSyncing:
 		c.rejoin()
 	}
 	return c.timedOut()
@@ -510,6 +562,19 @@ func (c *Classic) OnHeartbeat(req *codec.HeartbeatRequest, resp *codec.Heartbeat
 // OnHeartbeatLost records that a Heartbeat's answer never came (the
 // request timeout): the connection closes, and heartbeats go on a new one.
 func (c *Classic) OnHeartbeatLost() Reaction { return Reconnect }
+
+// MetadataChanged tells the consumer that the metadata of the topics it
+// subscribes to changed (a topic's partition count): a leader that assigned
+// from other metadata rejoins, with its subscription unchanged, as Kafka's
+// Java consumer's leader does; a follower, which assigned nothing, does
+// not. Only a Stable leader rejoins here: one still syncing rejoins, if it
+// must, after its SyncGroup's answer (Java's checks the metadata when the
+// rebalance on its way is done).
+func (c *Classic) MetadataChanged() {
+	if c.state == ClassicStable && c.leader {
+		c.rejoin()
+	}
+}
 
 // Resubscribe changes the topics: a member rejoins with them.
 func (c *Classic) Resubscribe(topics []string) {

@@ -27,6 +27,11 @@ func (c *Classic) AppendState(b []byte, id func([]byte, string) []byte) []byte {
 		b = appendString(b, t)
 	}
 	b = appendString(b, c.cfg.InstanceID)
+	b = binary.AppendUvarint(b, uint64(len(c.cfg.Protocols)))
+	for _, p := range c.cfg.Protocols {
+		b = appendString(b, p)
+	}
+	b = append(b, boolByte(c.cfg.OmitEmpty), boolByte(c.cfg.RetrySync))
 	b = append(b, boolByte(c.members != nil))
 	b = binary.AppendUvarint(b, uint64(len(c.members)))
 	for _, m := range c.members {

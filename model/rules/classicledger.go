@@ -112,8 +112,17 @@ func (lg *ledgerGroup) member(id string) *ledgerMember {
 
 // Restarted records a coordinator restart at time at: every session starts
 // again, and members removed since their group's last record come back
-// (B8.14).
-func (l *ClassicLedger) Restarted(at int64) { l.restarts = append(l.restarts, at) }
+// (B8.14), each with the recorded protocol alone, so the protocols the
+// ledger saw a member list are no longer what it lists: unknown until it
+// joins again (a static restart may then change the selected protocol).
+func (l *ClassicLedger) Restarted(at int64) {
+	l.restarts = append(l.restarts, at)
+	for _, lg := range l.groups {
+		for _, m := range lg.members {
+			m.protocols = ""
+		}
+	}
+}
 
 // Restarts is how many coordinator restarts the ledger has recorded.
 func (l *ClassicLedger) Restarts() int { return len(l.restarts) }

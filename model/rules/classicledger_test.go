@@ -65,3 +65,34 @@ func TestClassicGraceFromAJoinPhaseSeenOver(t *testing.T) {
 		t.Error("a join phase seen over ended A7.4's grace")
 	}
 }
+
+// The protocols a classic member listed are known until a coordinator
+// restart, which reloads the member with its group's selected protocol
+// alone (B8.14): then unknown until it joins again, so that
+// StaticRestartKeepsAssignment allows a static restart with the same list
+// to rebalance (the selected protocol may change).
+func TestClassicProtocolsForgottenAtARestart(t *testing.T) {
+	const g, id = "g", "m"
+	for _, tc := range []struct {
+		name    string
+		restart bool
+		rejoin  bool
+		want    string
+	}{
+		{"joined", false, false, "failover,uniform"},
+		{"a restart since", true, false, ""},
+		{"joined again after a restart", true, true, "range,uniform"},
+	} {
+		var l ClassicLedger
+		l.Joined(g, id, 0, 6000, true, []string{"failover", "uniform"})
+		if tc.restart {
+			l.Restarted(1000)
+		}
+		if tc.rejoin {
+			l.Joined(g, id, 2000, 6000, true, []string{"range", "uniform"})
+		}
+		if got := l.Protocols(g, id); got != tc.want {
+			t.Errorf("%s: protocols %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
