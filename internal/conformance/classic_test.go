@@ -68,7 +68,7 @@ var classicCaseCatches = []mutantCases{
 	{impl.MutRemovedJoinNotAnswered, []string{"A6.3/removed-join-answered"}},
 	{impl.MutClassicErrorRefreshesSession, []string{"B8.9/error-does-not-refresh-session"}},
 	{impl.MutSkipAssignmentWithheld, []string{"A6.2/replaced-leader-skip-assignment"}},
-	{impl.MutHeartbeatRebalancingNone, []string{"A6.3/member-removed", "B5/classic-member-v0-v2", "B8.6/stable-leader-rejoins", "B8.9/rebalancing", "A6.2/old-request-fenced", "B8.6/new-member-added", "B8.6/existing-completing-changed", "B8.7/nobody-rejoined", "B8.10/sync-expired-replaced-id"}},
+	{impl.MutHeartbeatRebalancingNone, []string{"A6.3/member-removed", "B5/classic-member-v0-v2", "B8.6/stable-leader-rejoins", "B8.9/rebalancing", "B8.6/new-member-added", "B8.6/existing-completing-changed", "B8.7/nobody-rejoined", "B8.10/sync-expired-replaced-id"}},
 	{impl.MutSessionMinRefused, []string{"B8.4/session-min-accepted"}},
 	{impl.MutSessionAboveMaxAccepted, []string{"B8.4/session-above-max-refused"}},
 	{impl.MutMemberIDRequiredFromV5, []string{"A6.1/member-id-required-v4"}},
