@@ -163,15 +163,24 @@ func (p *probe) staticAndDynamic(patient bool) (d, s *cmember) {
 		d.took(dr)
 		s.took(sr)
 		if l := leaderOf([]*cmember{d, s}); l != nil {
-			l.c.do(codec.SyncGroup, p.sv(), l.syncReq(l.leaderAssignments()))
-			f := followerOf([]*cmember{d, s})
-			f.c.do(codec.SyncGroup, p.sv(), f.syncReq(nil))
+			l.syncQuietly(l.leaderAssignments())
+			followerOf([]*cmember{d, s}).syncQuietly(nil)
 		}
 	}
 	// Either way, as clients do: form returns once both have synced at one
 	// generation, rejoining if they have not.
 	p.form(d, s)
 	return d, s
+}
+
+// syncQuietly sends m's SyncGroup and leaves what it got to form, which
+// follows: an answer that does not parse (L28's null assignment) costs m
+// its connection, as it costs a client, and m redials.
+func (m *cmember) syncQuietly(as []codec.SyncGroupRequestAssignment) {
+	p := m.c.p
+	if _, err := m.c.try(m.c.header(codec.SyncGroup, p.sv()), m.syncReq(as)); err != nil {
+		m.redial()
+	}
 }
 
 // --- A6.1 ---
