@@ -27,7 +27,7 @@ import (
 // startClassic starts a new classic process in slot i: its client
 // instance id is made now, and it opens a connection.
 func (w *worker) startClassic(t *state, i int) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	cl := w.cfg.Clients[i]
 	sl.next(t.now)
 	c, err := client.New(client.Config{ClientID: clientID, GroupID: w.cfg.GroupOf(i), InstanceID: cl.Instance, Topics: []string{topicName},
@@ -51,7 +51,7 @@ func (w *worker) startClassic(t *state, i int) error {
 // lives and has left wants membership again (it joins anew); otherwise a
 // new process starts.
 func (w *worker) joinClassic(t *state, i int) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	sl.ops--
 	if !sl.live {
 		if err := w.startClassic(t, i); err != nil {
@@ -66,7 +66,7 @@ func (w *worker) joinClassic(t *state, i int) error {
 // leaveClassic is the leave operation: the consumer leaves its group (a
 // dynamic member's LeaveGroup; a static member sends none) and lives on.
 func (w *worker) leaveClassic(t *state, i int) {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	sl.ops--
 	sl.wants = false
 	sl.gm, sl.hb, sl.hbReq = outstanding{}, outstanding{}, nil // their answers, if they come, are dropped
@@ -81,7 +81,7 @@ func (w *worker) leaveClassic(t *state, i int) {
 // arrived; co is the coordinator already stepped in this transition, nil
 // if none was.
 func (w *worker) endClassic(t *state, i int, clean bool, co *coord) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	k := sl.ownClassic()
 	sl.rec.memberID = k.MemberID()
 	switch {
@@ -113,7 +113,7 @@ func (w *worker) endClassic(t *state, i int, clean bool, co *coord) error {
 // sendClassic sends what the consumer has due: its JoinGroup or
 // SyncGroup, else its heartbeat.
 func (w *worker) sendClassic(t *state, i int) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	k := sl.ownClassic()
 	if !sl.gm.set && k.Due() != client.DueNothing {
 		var req codec.Message
@@ -158,7 +158,7 @@ func (sl *slot) classicDue(now int64) bool {
 // answer to a request it gave up on is dropped. Then it does what the
 // consumer asks (react).
 func (w *worker) absorbClassic(t *state, i int, m msg) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	var re client.Reaction
 	switch {
 	case sl.gm.set && m.corr == sl.gm.corr:
@@ -199,7 +199,7 @@ func (w *worker) absorbClassic(t *state, i int, m msg) error {
 // coordinator already stepped in this transition, nil if none was (then
 // react steps and settles it itself, if it must).
 func (w *worker) react(t *state, i int, re client.Reaction, co *coord) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	if sl.k.State() == client.ClassicFatal {
 		return w.endClassic(t, i, false, co)
 	}
@@ -244,7 +244,7 @@ func (w *worker) connectionLost(sl *slot) {
 // SyncGroup or Heartbeat after a request timeout (the consumer reconnects),
 // a LeaveGroup after a request timeout. co is the tick's coordinator.
 func (w *worker) classicTimeouts(t *state, i int, co *coord) {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	if !sl.live {
 		return
 	}

@@ -159,7 +159,8 @@ func TestDuplicatedStaticJoinServedByTick(t *testing.T) {
 	cfg.Clients = Clients(1, 1, 1, 0)
 	cfg.Faults, cfg.MaxFaults, cfg.Depth = Duplicate, 1, 8
 	var ahead []string
-	cfg.onState = func(_ *worker, s *state, _ uint64) {
+	cfg.onState = func(w *worker, s *state, _ uint64) {
+		w.form(s.co)
 		for n := s.nextID; n <= maxIDs; n++ {
 			if s.co.ids.has(n) {
 				ahead = append(ahead, fmt.Sprintf("id %d held with next id %d at t=%d", n, s.nextID, s.now))

@@ -42,7 +42,7 @@ const clientID = "ghostcheck-explore"
 // membership again; otherwise a new process starts in the slot (its
 // predecessor's record kept while its grace lasts) and wants membership.
 func (w *worker) join(t *state, i int) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	sl.ops--
 	if !sl.live {
 		if err := w.start(t, i); err != nil {
@@ -56,7 +56,7 @@ func (w *worker) join(t *state, i int) error {
 // start starts a new process in slot i: its client instance id and, for
 // KIP-1082, its member id are made now, and it opens a connection.
 func (w *worker) start(t *state, i int) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	cl := w.cfg.Clients[i]
 	sl.next(t.now)
 	var member [16]byte
@@ -94,7 +94,7 @@ func (w *worker) start(t *state, i int) error {
 // leave is the operation: the process leaves its group for good (epoch
 // -1) if it is a member or joining, and lives on.
 func (w *worker) leave(t *state, i int) {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	sl.ops--
 	sl.wants = false
 	if st := sl.c.State(); st != client.Joined && st != client.Joining {
@@ -111,7 +111,7 @@ func (w *worker) leave(t *state, i int) {
 // Answers on their way to it are lost; its connection closes once the
 // requests it wrote have arrived.
 func (w *worker) end(t *state, i int, clean bool) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	c := sl.ownClient()
 	if clean {
 		if req, v := c.Close(); req != nil {
@@ -138,7 +138,7 @@ func (w *worker) end(t *state, i int, clean bool) error {
 // send sends the process's due heartbeat (a join while it is not a
 // member).
 func (w *worker) send(t *state, i int) {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	c := sl.ownClient()
 	req, v := c.NextHeartbeat()
 	sl.hb = outstanding{set: true, corr: w.sendRequest(t, i, req, v), sentAt: t.now}

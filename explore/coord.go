@@ -32,16 +32,18 @@ type coord struct {
 	// needs none.
 	snap    []rules.GroupSnapshot
 	hasSnap bool
-	// ids are the numbers of the member ids the model holds.
-	ids idSet
 	// next is the model's next timer, if any (hasNext).
 	next    int64
 	hasNext bool
 	// enc is the model's canonical encoding (relative time, no
 	// connections) with each member id written as its number, one byte at
-	// each of idAt, for the state's encoding to rank.
-	enc  []byte
-	idAt []int32
+	// each of idAt, for the state's encoding to rank, and ids the numbers
+	// of the member ids in it: made when first asked for (worker.form), as
+	// a state rebuilt on the way to another is never fingerprinted.
+	formed bool
+	enc    []byte
+	idAt   []int32
+	ids    idSet
 }
 
 // settableClock is the worker's clock for impl: set to a state's time
@@ -95,8 +97,8 @@ func (w *worker) newCoord(mc model.Config, mutants impl.Mutants) *coord {
 
 // fork returns a copy of co to step: a model clone counting into the
 // worker's clauses (or nothing while it replays), and impl copied into a
-// recycled coordinator of the worker's, or a clone on the worker's clock
-// and id source.
+// recycled coord of the worker's (its impl and its encoding's buffers
+// reused), or a clone on the worker's clock and id source.
 func (w *worker) fork(co *coord) *coord {
 	m := co.m.Clone()
 	m.SetIDSource(w.ids.next)
@@ -105,45 +107,67 @@ func (w *worker) fork(co *coord) *coord {
 	} else {
 		m.SetClauseCounter(nil)
 	}
-	var i *impl.Coordinator
-	if n := len(w.free); n > 0 {
-		i = w.free[n-1]
-		w.free = w.free[:n-1]
-		co.i.CopyTo(i)
+	var out *coord
+	if n := len(w.spare); n > 0 {
+		out = w.spare[n-1]
+		w.spare = w.spare[:n-1]
+		co.i.CopyTo(out.i)
 	} else {
-		i = co.i.Clone(&w.clock, w.ids.next)
+		out = &coord{i: co.i.Clone(&w.clock, w.ids.next)}
 	}
-	return &coord{m: m, i: i}
+	out.m = m
+	return out
 }
 
 // retain and release count a state's hold on its coordinator.
 func (co *coord) retain() { co.refs++ }
 
+// release lets go of a state's hold on co: when the last lets go, the
+// worker keeps co to recycle (fork), unless it keeps enough already.
 func (w *worker) release(co *coord) {
-	if co.refs--; co.refs == 0 && co.i != nil && len(w.free) < maxFree {
-		w.free = append(w.free, co.i)
-		co.i = nil
+	if co.refs--; co.refs == 0 && len(w.spare) < maxFree {
+		co.m, co.snap, co.hasSnap = nil, nil, false
+		w.spare = append(w.spare, co)
 	}
 }
 
-// maxFree bounds a worker's recycled impls (each about 28 KB).
+// maxFree bounds a worker's recycled coords (each about 28 KB of impl).
 const maxFree = 64
 
 // derive computes what the explorer reads of a coordinator after its
-// step.
+// step; its form waits until asked for (form).
 func (w *worker) derive(co *coord) {
 	co.snap, co.hasSnap = nil, false
-	co.ids = idSet{}
+	co.formed = false
 	co.next, co.hasNext = co.m.NextDeadline()
-	co.idAt = co.idAt[:0]
-	id := func(b []byte, id string) []byte {
-		b, at, n := appendID(b, id)
-		co.ids.add(n)
-		co.idAt = append(co.idAt, at)
-		return b
+}
+
+// form makes co's encoding (coord.enc), once.
+func (w *worker) form(co *coord) {
+	if co.formed {
+		return
 	}
-	co.enc = co.m.AppendStateForm(nil, model.StateForm{RelativeTime: true, NoConns: true, MemberID: id,
-		Request: func(b []byte, h *codec.RequestHeader, req codec.Message) []byte { return appendRequest(b, h, req, id) }})
+	co.formed = true
+	co.ids = idSet{}
+	co.idAt = co.idAt[:0]
+	w.forming = co
+	co.enc = co.m.AppendStateForm(co.enc[:0], w.stateForm)
+	w.forming = nil
+}
+
+// formID writes a member id of the coordinator being formed (worker.forming)
+// as its number, and notes where and which.
+func (w *worker) formID(b []byte, id string) []byte {
+	co := w.forming
+	b, at, n := appendID(b, id)
+	co.ids.add(n)
+	co.idAt = append(co.idAt, at)
+	return b
+}
+
+// formRequest writes a held request's member id as its number.
+func (w *worker) formRequest(b []byte, h *codec.RequestHeader, req codec.Message) []byte {
+	return appendRequest(b, h, req, w.formID)
 }
 
 // groups is the model's snapshot.

@@ -47,12 +47,14 @@ type encoder struct {
 	order  [maxClients]int
 	out    []byte
 	seqs   []uint32
+	nums   []int // seqsScratch's
 	ids    idSet
 }
 
 // fingerprint returns s's fingerprint (and leaves its form in w.enc.out).
 func (w *worker) fingerprint(s *state) uint64 {
 	e := &w.enc
+	w.form(s.co)
 	e.ids = s.co.ids
 	e.seqs = e.seqs[:0]
 	if !w.cfg.Faults.Has(Reorder) {
@@ -108,7 +110,7 @@ func (w *worker) fingerprint(s *state) uint64 {
 // appendSlot appends slot i's block, each member id as its number (one
 // byte, recorded in idAt), and adds those numbers to the encoder's set.
 func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []int32) {
-	sl := &s.slots[i]
+	sl := s.slots[i]
 	now := s.now
 	id := func(b []byte, id string) []byte {
 		b, at, n := appendID(b, id)
@@ -228,7 +230,7 @@ func (w *worker) appendSlot(b []byte, idAt []int32, s *state, i int) ([]byte, []
 func (w *worker) appendHeld(b []byte, s *state) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s.held)))
 	for _, h := range s.held {
-		sl := &s.slots[h.slot]
+		sl := s.slots[h.slot]
 		cur := h.inc == sl.inc
 		b = binary.AppendUvarint(b, h.delivery)
 		b = append(b, byte(h.slot))
@@ -239,10 +241,21 @@ func (w *worker) appendHeld(b []byte, s *state) []byte {
 	return b
 }
 
-// seqsScratch returns the id numbers of ids, sorted (in the encoder's
-// scratch; valid until the next call).
+// seqsScratch returns the id numbers of ids, sorted, in the encoder's
+// scratch: valid until the next call (idNumbers makes a slice of its own).
 func (e *encoder) seqsScratch(ids []string) []int {
-	var ns []int
+	ns := e.nums[:0]
+	for _, id := range ids {
+		ns = append(ns, idNumber(id))
+	}
+	slices.Sort(ns)
+	e.nums = ns
+	return ns
+}
+
+// idNumbers returns the id numbers of ids, sorted, in a slice of its own.
+func idNumbers(ids []string) []int {
+	ns := make([]int, 0, len(ids))
 	for _, id := range ids {
 		ns = append(ns, idNumber(id))
 	}
@@ -266,7 +279,7 @@ func (w *worker) endedOrder(ended []record, now int64) []int {
 				}
 				return 1
 			}
-			return slices.Compare(w.enc.seqsScratch(ended[a].ids), w.enc.seqsScratch(ended[b].ids))
+			return slices.Compare(idNumbers(ended[a].ids), idNumbers(ended[b].ids))
 		})
 	}
 	return order

@@ -69,7 +69,7 @@ func (w *worker) enabled(s *state, out []event) []event {
 	cfg := w.cfg
 	fault := func(f Fault) bool { return cfg.Faults.Has(f) && s.faults > 0 }
 	for i := range s.slots {
-		sl := &s.slots[i]
+		sl := s.slots[i]
 		if sl.ops > 0 && (!sl.live || !sl.wants) && s.nextID < maxIDs {
 			out = append(out, mkEvent(evJoin, i, 0, 0))
 		}
@@ -108,7 +108,7 @@ func (w *worker) enabled(s *state, out []event) []event {
 		}
 	}
 	for i := range s.slots {
-		sl := &s.slots[i]
+		sl := s.slots[i]
 		if sl.live && fault(Disconnect) {
 			out = append(out, mkEvent(evDisconnect, i, 0, 0))
 		}
@@ -173,7 +173,7 @@ func (w *worker) tickTo(s *state) (int64, bool) {
 		}
 	}
 	for i := range s.slots {
-		sl := &s.slots[i]
+		sl := s.slots[i]
 		if sl.sendDue(s.now) {
 			return 0, false
 		}

@@ -34,7 +34,7 @@ import (
 func (w *worker) observation(s *state) rules.Observation {
 	o := rules.Observation{Now: s.now, Groups: s.co.groups(), Processes: w.procs[:0]}
 	for i := range s.slots {
-		sl := &s.slots[i]
+		sl := s.slots[i]
 		group := w.cfg.GroupOf(i)
 		if sl.k != nil {
 			o.Processes = append(o.Processes, rules.Process{
@@ -170,7 +170,7 @@ func (w *worker) checkTransition(s, t *state) error {
 		}
 	}
 	for i := range t.slots {
-		a, b := &s.slots[i], &t.slots[i]
+		a, b := s.slots[i], t.slots[i]
 		if b.c == nil || a.c == nil || a.inc != b.inc || w.cfg.Clients[i].Classic || w.cfg.Clients[i].HeartbeatVersion < rules.MemberIDRequiredVersion {
 			continue
 		}
@@ -254,7 +254,7 @@ func (w *worker) classicGhosts(s *state, o rules.Observation) error {
 				continue // a static member's restart replaces it (KIP-345)
 			}
 			for i := range s.slots {
-				sl := &s.slots[i]
+				sl := s.slots[i]
 				if sl.k == nil || !sl.live || w.cfg.GroupOf(i) != g.GroupID ||
 					!slices.Contains(sl.rec.ids, m.MemberID) || slices.Contains(sl.rec.known, m.MemberID) || w.inFlight(s, i, m.MemberID) {
 					continue
@@ -271,7 +271,7 @@ func (w *worker) classicGhosts(s *state, o rules.Observation) error {
 // slot i's current process, or a request of it is held (its answer yet to
 // be given).
 func (w *worker) inFlight(s *state, i int, id string) bool {
-	sl := &s.slots[i]
+	sl := s.slots[i]
 	for _, cn := range sl.conns {
 		if cn.inc != sl.inc {
 			continue

@@ -19,7 +19,11 @@ type state struct {
 	seq    uint32 // messages sent so far: their order on the network
 	faults int    // faults left on this path
 	admin  int    // admin LeaveGroups left on this path
-	slots  []slot
+	// slots are the clients' (in slotArr): shared with the parent until
+	// changed (mut), own marking those the state has a copy of.
+	slots   []*slot
+	slotArr [maxClients]*slot
+	own     uint8
 	// held are the requests the coordinator holds (model.ErrParked), by
 	// delivery number: their answers come in a later step (Released).
 	held []held
@@ -165,13 +169,24 @@ type msg struct {
 	resp    codec.Message // an answer; nil for a request
 }
 
-// clone copies the state for a transition: slots are copied by value and
-// share their slices and client with the parent until changed (own*).
+// clone copies the state for a transition: its slots are the parent's
+// until changed (mut), and then share their slices and client with the
+// parent's until changed (own*). A transition mostly changes one slot.
 func (s *state) clone() *state {
 	t := *s
-	t.slots = slices.Clone(s.slots)
+	t.slots, t.own = t.slotArr[:len(s.slots)], 0
 	t.held = slices.Clip(s.held) // appended to or deleted from in a copy only (ownHeld)
 	return &t
+}
+
+// mut returns slot i to change: the first time, a copy of the parent's.
+func (s *state) mut(i int) *slot {
+	if s.own&(1<<i) == 0 {
+		c := *s.slots[i]
+		s.slots[i] = &c
+		s.own |= 1 << i
+	}
+	return s.slots[i]
 }
 
 // ownHeld gives the state a held list of its own to change.

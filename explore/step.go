@@ -95,7 +95,7 @@ func (w *worker) step(t *state) *coord {
 // again), and puts the answer on the connection if its process lives; a
 // request the coordinator holds waits in t.held for its answer.
 func (w *worker) deliverRequest(t *state, i, k int, dup bool) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	sl.ownConns()
 	cn := &sl.conns[k]
 	m := cn.reqs[0]
@@ -145,7 +145,7 @@ func (w *worker) deliverRequest(t *state, i, k int, dup bool) error {
 // connection if it is still open and its process lives: the ids it
 // carries join the process's record (AllIDs), made and told to it.
 func (w *worker) answer(t *state, i int, conn uint64, inc, n int, corr int32, version int16, resp codec.Message) {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	if rec := sl.record(inc); rec != nil {
 		switch r := resp.(type) {
 		case *codec.ConsumerGroupHeartbeatResponse:
@@ -224,7 +224,7 @@ func (w *worker) closeConn(t *state, co *coord, sl *slot, k int) {
 	sl.conns = slices.Delete(slices.Clone(sl.conns), k, k+1)
 	owned := false
 	for j, h := range t.held {
-		if h.conn == id && h.inc == inc && &t.slots[h.slot] == sl && !h.orphan {
+		if h.conn == id && h.inc == inc && t.slots[h.slot] == sl && !h.orphan {
 			if !owned {
 				t.ownHeld()
 				owned = true
@@ -237,7 +237,7 @@ func (w *worker) closeConn(t *state, co *coord, sl *slot, k int) {
 // deliverAnswer gives the head answer of slot i's connection k to its
 // process.
 func (w *worker) deliverAnswer(t *state, i, k int) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	sl.ownConns()
 	cn := &sl.conns[k]
 	m := cn.resps[0]
@@ -255,7 +255,7 @@ func (w *worker) deliverAnswer(t *state, i, k int) error {
 // lose drops the head of a queue. A draining connection whose last
 // request is lost closes.
 func (w *worker) lose(t *state, i, k, dir int) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	sl.ownConns()
 	cn := &sl.conns[k]
 	if dir == 1 {
@@ -273,7 +273,7 @@ func (w *worker) lose(t *state, i, k, dir int) error {
 
 // delay marks the head of a queue as one that may wait while time moves.
 func (w *worker) delay(t *state, i, k, dir int) {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	sl.ownConns()
 	cn := &sl.conns[k]
 	q := &cn.reqs
@@ -287,7 +287,7 @@ func (w *worker) delay(t *state, i, k, dir int) {
 // disconnect closes the current connection of slot i's process: what is
 // on it is lost, and the process goes on on a new one.
 func (w *worker) disconnect(t *state, i int) error {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	k := sl.current()
 	co := w.step(t)
 	inc := sl.conns[k].inc
@@ -326,7 +326,7 @@ func (w *worker) restartCoordinator(t *state) error {
 		}
 	}
 	for i := range t.slots {
-		sl := &t.slots[i]
+		sl := t.mut(i)
 		if w.classic {
 			for _, cn := range sl.conns { // the coordinator forgets what it held of them
 				co.m.Disconnect(cn.id)
@@ -383,9 +383,9 @@ func (w *worker) tick(t *state) error {
 		if w.cfg.Clients[i].Classic {
 			w.classicTimeouts(t, i, co)
 		} else {
-			w.timeouts(t, &t.slots[i])
+			w.timeouts(t, t.mut(i))
 		}
-		sl := &t.slots[i]
+		sl := t.mut(i)
 		over := func(r record) bool { return !sl.accounts(&r, t.now) }
 		if slices.ContainsFunc(sl.ended, over) {
 			sl.ended = slices.DeleteFunc(slices.Clone(sl.ended), over)
@@ -412,7 +412,7 @@ func (w *worker) newConn(sl *slot, i, inc int) conn {
 // send puts a request of slot i's process on its current connection and
 // returns its correlation id.
 func (w *worker) sendRequest(t *state, i int, req codec.Message, version int16) int32 {
-	sl := &t.slots[i]
+	sl := t.mut(i)
 	sl.ownConns()
 	cn := &sl.conns[sl.current()]
 	h := sl.c.Header(&cn.cc, req.Key(), version)

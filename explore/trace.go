@@ -71,7 +71,7 @@ func stepOf(s *state, e event) Step {
 		st.Group, st.Admin = e.slot(), adminNames[e.conn()%adminKinds]
 		return st
 	}
-	sl := &s.slots[e.slot()]
+	sl := s.slots[e.slot()]
 	st.Client, st.Process = e.slot(), sl.inc
 	switch e.kind() {
 	case evDeliver, evLose, evDuplicate, evDelay:

@@ -3,7 +3,6 @@ package explore
 import (
 	"slices"
 
-	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -23,7 +22,7 @@ type worker struct {
 	// worker explores; counting is off while it replays a path to a state.
 	hits     model.ClauseHits
 	counting bool
-	free     []*impl.Coordinator // impls to recycle (coord.release)
+	spare    []*coord // coords to recycle, their impls with them (release, fork)
 
 	// transitions and terminal count the worker's since it last told the
 	// search.
@@ -35,6 +34,11 @@ type worker struct {
 	procs      []rules.Process
 	names      [][]string
 	evs        []event
+
+	// stateForm is how coordinators are encoded (form), and forming the
+	// one being encoded (its ids noted by formID).
+	stateForm model.StateForm
+	forming   *coord
 
 	// path is the states from the root to the last one rebuilt: the next
 	// state asked for mostly shares all but its last steps.
@@ -49,6 +53,7 @@ type pathStep struct {
 
 func newWorker(cfg *Config) *worker {
 	w := &worker{cfg: cfg, hits: model.ClauseHits{}}
+	w.stateForm = model.StateForm{RelativeTime: true, NoConns: true, MemberID: w.formID, Request: w.formRequest}
 	w.class = symmetryClasses(cfg.Clients)
 	for _, cl := range cfg.Clients {
 		w.classic = w.classic || cl.Classic
@@ -108,9 +113,11 @@ func (cfg *Config) modelConfig() model.Config {
 func (w *worker) root() *state {
 	co := w.newCoord(w.cfg.modelConfig(), w.cfg.Mutants)
 	co.retain()
-	s := &state{co: co, nextID: 1, faults: w.cfg.MaxFaults, admin: w.cfg.Admin, slots: make([]slot, len(w.cfg.Clients))}
+	s := &state{co: co, nextID: 1, faults: w.cfg.MaxFaults, admin: w.cfg.Admin}
+	s.slots = s.slotArr[:len(w.cfg.Clients)]
 	for i := range s.slots {
-		s.slots[i].ops = w.cfg.Ops
+		s.slots[i] = &slot{ops: w.cfg.Ops}
+		s.own |= 1 << i
 	}
 	return s
 }

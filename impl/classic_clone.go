@@ -2,6 +2,7 @@ package impl
 
 import (
 	"maps"
+	"math/bits"
 	"slices"
 )
 
@@ -51,9 +52,11 @@ func (g *group) copyClassicInto(ng *group) {
 }
 
 // copyHeldTo copies the held connections and the answers and resumptions
-// not yet taken into out (whose shards' holds are replaced).
-func (c *Coordinator) copyHeldTo(out *Coordinator) {
-	for i := range c.conns {
+// not yet taken into out (whose shards' holds are replaced): used has a
+// bit set for every connection shard either of them made a map in.
+func (c *Coordinator) copyHeldTo(out *Coordinator, used uint64) {
+	for ; used != 0; used &= used - 1 {
+		i := bits.TrailingZeros64(used)
 		src := c.conns[i].holds
 		if len(src) == 0 {
 			out.conns[i].holds = nil

@@ -3,6 +3,8 @@ package impl
 import (
 	"cmp"
 	"maps"
+	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -23,6 +25,9 @@ import (
 func (c *Coordinator) Clone(clock Clock, newID func() codec.UUID) *Coordinator {
 	out := &Coordinator{clock: clock}
 	out.ids.new = newID
+	for i := range out.shards { // copyTo writes only the shards c uses
+		out.shards[i].next.Store(math.MaxInt64)
+	}
 	c.copyTo(out, nil)
 	return out
 }
@@ -40,8 +45,8 @@ func (c *Coordinator) CopyTo(dst *Coordinator) {
 		delete(dst.groupShardOf(g.id).m, g.id)
 	}
 	dst.live.gs = nil
-	for i := range dst.telemetry {
-		clear(dst.telemetry[i].m)
+	for used := dst.teleUsed.Load(); used != 0; used &= used - 1 {
+		clear(dst.telemetry[bits.TrailingZeros64(used)].m)
 	}
 	c.copyTo(dst, spare)
 }
@@ -98,8 +103,13 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 		s.m[g.id] = ng
 	}
 	out.live.sorted = c.live.sorted
+	// Only the shards either coordinator ever gave a group can hold
+	// timers (the others are empty, next at its maximum, in both): an
+	// explorer's coordinator uses one or two of the 64.
+	used := c.shardsUsed.Load() | out.shardsUsed.Load()
 	out.shardsUsed.Store(c.shardsUsed.Load())
-	for i := range c.shards {
+	for ; used != 0; used &= used - 1 {
+		i := bits.TrailingZeros64(used)
 		s, ns := &c.shards[i], &out.shards[i]
 		ns.next.Store(s.next.Load())
 		ns.h = ns.h[:0]
@@ -112,8 +122,15 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 			slices.SortFunc(ns.h, func(a, b shardTimer) int { return cmp.Compare(a.at, b.at) })
 		}
 	}
-	for i := range c.conns {
+	// The shards either coordinator made a map in (out keeps its maps).
+	connsUsed := c.connsUsed.Load() | out.connsUsed.Load()
+	out.connsUsed.Store(connsUsed)
+	for used := connsUsed; used != 0; used &= used - 1 {
+		i := bits.TrailingZeros64(used)
 		m, nm := c.conns[i].m, out.conns[i].m
+		if len(m) == 0 && len(nm) == 0 {
+			continue
+		}
 		for id := range nm {
 			if _, ok := m[id]; !ok {
 				delete(nm, id)
@@ -136,8 +153,11 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 			ncs.group.Store(newOf(cs.group.Load()))
 		}
 	}
-	c.copyHeldTo(out)
-	for i := range c.telemetry {
+	c.copyHeldTo(out, connsUsed)
+	teleUsed := c.teleUsed.Load() | out.teleUsed.Load()
+	out.teleUsed.Store(teleUsed)
+	for used := c.teleUsed.Load(); used != 0; used &= used - 1 {
+		i := bits.TrailingZeros64(used)
 		m := c.telemetry[i].m
 		if len(m) == 0 {
 			continue

@@ -73,7 +73,12 @@ type Coordinator struct {
 	expireGen  atomic.Uint64
 	conns      [nConnShards]connShard
 	telemetry  [nTeleShards]teleShard
-	teleSeed   maphash.Seed
+	// connsUsed and teleUsed have bit i set once conns[i] (its contexts
+	// or its holds) or telemetry[i] made a map: CopyTo visits only those
+	// (the explorer copies a coordinator on every transition it tries,
+	// with a few connections in a few of the 64 shards).
+	connsUsed, teleUsed atomic.Uint64
+	teleSeed            maphash.Seed
 
 	// relMu guards the answers to held requests not yet released and the
 	// connections to resume (parked.go); nResume counts the latter, so
@@ -466,6 +471,7 @@ func (c *Coordinator) admit(conn Conn, h *codec.RequestHeader, req codec.Message
 		}
 		if s.m == nil {
 			s.m = map[uint64]*connState{}
+			c.connsUsed.Or(1 << (conn.ID % nConnShards))
 		}
 		s.m[conn.ID] = cs
 	}

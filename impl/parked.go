@@ -179,6 +179,7 @@ func (c *Coordinator) hold(conn Conn) {
 	s.mu.Lock()
 	if s.holds == nil {
 		s.holds = map[uint64]*connHold{}
+		c.connsUsed.Or(1 << (conn.ID % nConnShards))
 	}
 	h := s.holds[conn.ID]
 	if h == nil {

@@ -21,7 +21,12 @@ type teleShard struct {
 }
 
 func (c *Coordinator) teleShard(id codec.UUID) *teleShard {
-	return &c.telemetry[maphash.Comparable(c.teleSeed, id)%nTeleShards]
+	return &c.telemetry[c.teleShardIndex(id)]
+}
+
+// teleShardIndex is the index of id's telemetry shard.
+func (c *Coordinator) teleShardIndex(id codec.UUID) uint64 {
+	return maphash.Comparable(c.teleSeed, id) % nTeleShards
 }
 
 // getTelemetrySubscriptions follows the model's rules (docs/PROTOCOL.md §B6, A2).
@@ -53,6 +58,7 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 		tc = &telemetryClient{lastGet: -1, lastPush: -1}
 		if s.m == nil {
 			s.m = map[codec.UUID]*telemetryClient{}
+			c.teleUsed.Or(1 << c.teleShardIndex(id))
 		}
 		s.m[id] = tc
 	}

@@ -62,12 +62,14 @@ func (c *Coordinator) cloneHeld(out *Coordinator) {
 // field a later request or timer reads), the held connections and the
 // answers not yet released, with the abstractions f asks for.
 func (c *Coordinator) appendClassicState(b []byte, f StateForm) []byte {
-	ids := slices.Sorted(maps.Keys(c.classic))
+	var gbuf [4]string
+	ids := sortedKeys(c.classic, gbuf[:0])
 	b = binary.AppendUvarint(b, uint64(len(ids)))
 	for _, id := range ids {
 		b = c.classic[id].appendState(b, f, c.now)
 	}
-	conns := slices.Sorted(maps.Keys(c.holds))
+	var cbuf [8]uint64
+	conns := sortedKeys(c.holds, cbuf[:0])
 	b = binary.AppendUvarint(b, uint64(len(conns)))
 	for _, id := range conns {
 		h := c.holds[id]

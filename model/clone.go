@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"encoding/binary"
 	"maps"
 	"slices"
@@ -23,8 +24,11 @@ func (c *Coordinator) Clone() *Coordinator {
 		served:      c.served,
 		now:         c.now,
 		groups:      make(map[string]*group, len(c.groups)),
-		conns:       make(map[uint64]string, len(c.conns)),
-		telemetry:   make(map[codec.UUID]*telemetryClient, len(c.telemetry)),
+	}
+	// Empty maps stay nil (their writers make them): a clone is made on
+	// every transition the explorer tries, and most have no telemetry.
+	if len(c.conns) > 0 {
+		out.conns = maps.Clone(c.conns)
 	}
 	for id, g := range c.groups {
 		out.groups[id] = g.clone()
@@ -36,12 +40,12 @@ func (c *Coordinator) Clone() *Coordinator {
 		}
 	}
 	c.cloneHeld(out)
-	for id, clientID := range c.conns {
-		out.conns[id] = clientID
-	}
-	for id, t := range c.telemetry {
-		v := *t
-		out.telemetry[id] = &v
+	if len(c.telemetry) > 0 {
+		out.telemetry = make(map[codec.UUID]*telemetryClient, len(c.telemetry))
+		for id, t := range c.telemetry {
+			v := *t
+			out.telemetry[id] = &v
+		}
 	}
 	return out
 }
@@ -54,22 +58,23 @@ func (g *group) clone() *group {
 		instances: make(map[string]string, len(g.instances)),
 		target:    make(map[string]partSet, len(g.target)),
 	}
-	for _, m := range g.members {
-		v := *m
-		v.subscribedNames = append([]string(nil), m.subscribedNames...)
-		if m.subscribedNames != nil && v.subscribedNames == nil {
-			v.subscribedNames = []string{}
-		}
+	// The members in one block: a clone is made on every transition the
+	// explorer tries. A subscription is shared: it is replaced when it
+	// changes, never changed in place.
+	block := make([]member, len(g.members))
+	for i, m := range g.members {
+		v := &block[i]
+		*v = *m
 		v.assigned = m.assigned.clone()
 		v.pending = m.pending.clone()
 		if m.classic != nil {
 			ci := *m.classic // its protocols are never changed in place
 			v.classic = &ci
 		}
-		out.members = append(out.members, &v)
+		out.members = append(out.members, v)
 	}
-	for k, v := range g.instances {
-		out.instances[k] = v
+	if len(g.instances) > 0 {
+		out.instances = maps.Clone(g.instances)
 	}
 	for k, v := range g.target {
 		out.target[k] = v.clone()
@@ -122,13 +127,15 @@ func (c *Coordinator) AppendStateForm(b []byte, f StateForm) []byte {
 	if !f.RelativeTime {
 		b = binary.AppendVarint(b, c.now)
 	}
-	gids := slices.Sorted(maps.Keys(c.groups))
+	var gbuf [4]string
+	gids := sortedKeys(c.groups, gbuf[:0])
 	b = binary.AppendUvarint(b, uint64(len(gids)))
 	for _, id := range gids {
 		b = c.groups[id].appendState(b, c.topics, f, c.now)
 	}
 	if !f.NoConns {
-		cids := slices.Sorted(maps.Keys(c.conns))
+		var cbuf [8]uint64
+		cids := sortedKeys(c.conns, cbuf[:0])
 		b = binary.AppendUvarint(b, uint64(len(cids)))
 		for _, id := range cids {
 			b = binary.AppendUvarint(b, id)
@@ -232,4 +239,15 @@ func appendParts(b []byte, s partSet, topics []Topic) []byte {
 		b = binary.AppendVarint(b, int64(p.partition))
 	}
 	return b
+}
+
+// sortedKeys appends m's keys to buf, in order. The state form is written
+// on every transition the explorer tries: given a buf on its stack, a
+// caller sorts a map of a few keys without allocating.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V, buf []K) []K {
+	for k := range m {
+		buf = append(buf, k)
+	}
+	slices.Sort(buf)
+	return buf
 }

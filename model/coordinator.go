@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -178,6 +177,9 @@ func (c *Coordinator) connContext(conn Conn, h *codec.RequestHeader) string {
 	if !seen {
 		c.hit("A2/first-clientid-remembered")
 		first = h.ClientId.Value
+		if c.conns == nil { // a clone of a coordinator with none has no map
+			c.conns = map[uint64]string{}
+		}
 		c.conns[conn.ID] = first
 	}
 	if h.ClientId.Valid {
@@ -329,7 +331,8 @@ func (c *Coordinator) NextDeadline() (at int64, ok bool) {
 // future: the explorer (package explore) holds impl's to them
 // (impl.Coordinator.Timers).
 func (c *Coordinator) Timers(f func(group, member string, session, rebalance int64)) {
-	for _, id := range slices.Sorted(maps.Keys(c.groups)) {
+	var buf [4]string
+	for _, id := range sortedKeys(c.groups, buf[:0]) {
 		for _, m := range c.groups[id].members {
 			f(id, m.id, m.sessionDeadline, m.rebalanceDeadline)
 		}

@@ -12,7 +12,8 @@ import (
 // revocations; a classic group's generation, leader, pending ids and
 // waiting requests).
 func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
-	ids := slices.Sorted(maps.Keys(c.groups))
+	var buf [4]string
+	ids := sortedKeys(c.groups, buf[:0])
 	if len(c.classic) > 0 {
 		for id := range c.classic {
 			ids = append(ids, id)

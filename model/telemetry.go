@@ -67,6 +67,9 @@ func (c *Coordinator) getTelemetrySubscriptions(h *codec.RequestHeader, r *codec
 	}
 	if tc == nil {
 		tc = &telemetryClient{lastGet: -1, lastPush: -1}
+		if c.telemetry == nil { // a clone of a coordinator with none has no map
+			c.telemetry = map[codec.UUID]*telemetryClient{}
+		}
 		c.telemetry[id] = tc
 	}
 	tc.lastGet = c.now
