@@ -16,7 +16,7 @@ import (
 // framing cases last).
 func Cases() []Case {
 	var out []Case
-	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB6(), casesB7(), casesClassic(), casesMixed(), casesCluster(), casesB11()} {
+	for _, section := range [][]Case{casesA1(), casesA2(), casesA3(), casesA5(), casesB42(), casesB44(), casesB5(), casesB6(), casesB7(), casesClassic(), casesClassicJoin(), casesMixed(), casesCluster(), casesB11()} {
 		out = append(out, section...)
 	}
 	return out

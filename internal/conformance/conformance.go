@@ -59,6 +59,10 @@
 //   - cases_classic.go: the classic group protocol (A6, §B8, §B5's
 //     classic part); classic.go: what its cases share (members that join,
 //     sync and heartbeat as clients do, held requests).
+//   - cases_classic_join.go: the classic join phase, the states a
+//     JoinGroup meets and the generations it makes (B8.6, B8.7), a static
+//     restart while the group rebalances (A6.2), and the timers only a
+//     join phase arms (B8.10).
 //   - cases_classic_leave.go: A6.3's classic LeaveGroup entries that name
 //     nobody or a static member by its id, and what a removal does to the
 //     requests its group holds.

@@ -27,7 +27,7 @@ import (
 // runs them. The mock aborts on some requests, so it never runs in this
 // test binary: each broker is cmd/rdmock, a child process, started afresh
 // after a crash. Its findings are testdata/mock.known (docs/findings.md's
-// L1-L32): a finding that stops reproducing, or a failure not recorded
+// L1-L37): a finding that stops reproducing, or a failure not recorded
 // there, fails these tests.
 
 // The timers every mock here runs with: short, so the histories take
@@ -185,10 +185,10 @@ func conformanceOf(t *testing.T, n int, k *conformance.Known, cases []conformanc
 }
 
 // The conformance table against one mock broker, every case, the classic
-// group protocol's too (its findings L19-L29, and KIP-394's cases N/A: the
-// mock makes a member at once, with no pending id), and against three
-// brokers the cases but the classic ones: the same findings, every case
-// the same status on three brokers as on one (no NOT_COORDINATOR judged),
+// group protocol's too (its findings L19-L29 and L34-L37, and KIP-394's
+// cases N/A: the mock makes a member at once, with no pending id), and
+// against three brokers the cases but the classic ones: the same
+// findings, every case the same status on three brokers as on one (no NOT_COORDINATOR judged),
 // and the cluster's own cases, which SKIP against one broker, run against
 // three; the cases' groups are coordinated by all three. The classic
 // cases run against one broker only: they wait out the mock's join phases
