@@ -281,6 +281,10 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	now := c.clock.Now()
 	e := c.joinLocked(g, conn, clientID, r, resp, now)
 	if e != nil {
+		if e.code == codec.InvalidRegularExpression && g.status == gPhantom && c.mut.Has(MutRegexRefusedGroupKept) {
+			g.status = gLive
+			c.live.add(g)
+		}
 		c.dropPhantom(g)
 		c.failKnown(g, r, resp, e)
 		return false
