@@ -350,6 +350,9 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	memberID := r.MemberId
 	if memberID == "" {
 		memberID = c.ids.next().String()
+		if c.mut.Has(MutV0MemberIDZero) {
+			memberID = codec.UUID{}.String()
+		}
 	}
 	// 4./5. Find, create or replace the member, and check the epoch.
 	lk, e := c.lookupMember(g, memberID, r)

@@ -707,6 +707,11 @@ const (
 	// compile leaves the group it made behind, empty, instead of making no
 	// group (B4.4: a join creates its group only if it succeeds).
 	MutRegexRefusedGroupKept
+	// MutV0MemberIDZero: the member id the coordinator makes for a
+	// ConsumerGroupHeartbeat v0 join with MemberId "" is the zero UUID (an
+	// id drawn but never filled in), so every such client of a group
+	// shares one member (A1).
+	MutV0MemberIDZero
 	mutEnd // one past the last: a Mutants holds up to 256
 )
 
@@ -816,6 +821,7 @@ var consumerMutantInfo = []mutantEntry{
 	{MutAboveMaxVersionServed, "above-max-version-served", "versions B1.1", "a request one version above the advertised maximum is served", []string{"B1.1/unsupported-request"}},
 	{MutGetV1ServedAsV0, "get-v1-served-as-v0", "telemetry B6", "GetTelemetrySubscriptions v1 is served as v0: the header's id is ignored and a new one assigned", []string{"B6/get-v1-header-id"}},
 	{MutRegexRefusedGroupKept, "regex-refused-group-kept", "groups B4.4", "a join refused for its regex leaves the empty group it made behind", []string{"B4.4/group-created"}},
+	{MutV0MemberIDZero, "v0-member-id-zero", "member ids A1", "the member id made for a v0 join with MemberId \"\" is the zero UUID", []string{"A1/v0-member-id-made"}},
 }
 
 // classicMutantInfo are the classic group protocol's mutants: the kill
