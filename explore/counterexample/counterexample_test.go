@@ -19,7 +19,9 @@ import (
 // LeaveGroup entry by member id refused, a static restart counted as a
 // rebalance; a classic static member's instance not fenced, a KIP-394
 // pending member id never dropped, a classic group's state kept across a
-// coordinator restart) become plans whose runs
+// coordinator restart; a KIP-394 pending id refused when it joins, a
+// replaced member's waiting JoinGroup never answered, the waiting requests
+// dropped at a restart) become plans whose runs
 // are Illegal, and Ok against impl without the bug; the corpus files
 // written from them replay to the verdicts they store, as `go test
 // ./corpus` replays them.
@@ -56,6 +58,24 @@ func TestReproduceReplays(t *testing.T) {
 			return cfg
 		}},
 		{"restart-keeps-classic-state", func() explore.Config {
+			cfg := explore.Default()
+			cfg.Protocol = explore.Classic
+			cfg.Clients, cfg.Ops, cfg.Faults = explore.Clients(2, 1, 1, 0), 1, explore.CoordinatorRestart|explore.Crash|explore.Disconnect
+			return cfg
+		}},
+		{"pending-join-unknown", func() explore.Config {
+			cfg := explore.Default()
+			cfg.Protocol = explore.Classic
+			cfg.Clients, cfg.Ops, cfg.Faults, cfg.MaxFaults = explore.Clients(1, 1, 0, 0), 1, 0, 0
+			return cfg
+		}},
+		{"old-request-dropped", func() explore.Config {
+			cfg := explore.Default()
+			cfg.Protocol = explore.Classic
+			cfg.Clients, cfg.Faults, cfg.MaxFaults = explore.Clients(1, 1, 1, 0), 0, 0
+			return cfg
+		}},
+		{"restart-drops-waiting", func() explore.Config {
 			cfg := explore.Default()
 			cfg.Protocol = explore.Classic
 			cfg.Clients, cfg.Ops, cfg.Faults = explore.Clients(2, 1, 1, 0), 1, explore.CoordinatorRestart|explore.Crash|explore.Disconnect
