@@ -19,6 +19,9 @@ import (
 // probeMemberID is the member id the prober names: never a member.
 const probeMemberID = "ghostcheck-probe"
 
+// probeNoGroup is the group id the prober names for a group nobody makes.
+const probeNoGroup = "ghostcheck-probe-no-group"
+
 // prober is what the prober process does.
 type prober struct {
 	d *driver
@@ -95,6 +98,12 @@ func (pb *prober) probe(p *proc, i int, pr plan.Probe) {
 	case plan.ProbeInvalidHeartbeat:
 		if req, v := pb.invalidHeartbeat(pr); req != nil {
 			p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, v, req))
+			if req.GroupId == probeNoGroup && req.MemberEpoch == 0 {
+				// A refused join makes no group (B4.4): a heartbeat right
+				// behind it must find none.
+				beat := &codec.ConsumerGroupHeartbeatRequest{GroupId: probeNoGroup, MemberId: probeMemberID, MemberEpoch: 1, RebalanceTimeoutMs: -1}
+				p.others = append(p.others, d.net.send(p, codec.ConsumerGroupHeartbeat, 1, beat))
+			}
 		}
 	case plan.ProbeOtherInstance:
 		// The member may be gone by the time the join arrives (its
@@ -138,7 +147,9 @@ func probeJoin(group string) *codec.ConsumerGroupHeartbeatRequest {
 // that breaks a row of §B4.2 (blank group, instance or rack id; a join
 // without rebalance timeout, with TopicPartitions null or non-empty,
 // without subscription; -2 without instance; epoch -3; an unknown
-// assignor; a bad regex; a v0 heartbeat without member id) or meets a
+// assignor; a bad regex, for an odd pick to the group nobody makes, which
+// the refused join must not make either: probe sends a heartbeat right
+// behind it; a v0 heartbeat without member id) or meets a
 // refusal of §B4.4 (a missing group, an unknown member or instance, an
 // instance held by another member). None may change anything.
 func (pb *prober) invalidHeartbeat(pr plan.Probe) (*codec.ConsumerGroupHeartbeatRequest, int16) {
@@ -174,16 +185,21 @@ func (pb *prober) invalidHeartbeat(pr plan.Probe) (*codec.ConsumerGroupHeartbeat
 		r.ServerAssignor = codec.Str("range")
 	case 10:
 		r.SubscribedTopicNames, r.SubscribedTopicRegex = nil, codec.Str("[bad")
+		if pr.Pick%2 == 1 {
+			// To a group nobody makes: the join, refused, must not make
+			// it either (B4.4).
+			r.GroupId = probeNoGroup
+		}
 	case 11:
 		beat(1)
 		r.MemberId = ""
 		return r, 0
 	case 12:
 		beat(1)
-		r.GroupId = "ghostcheck-probe-no-group"
+		r.GroupId = probeNoGroup
 	case 13:
 		beat(-1)
-		r.GroupId = "ghostcheck-probe-no-group"
+		r.GroupId = probeNoGroup
 	case 14:
 		beat(-1)
 	case 15:

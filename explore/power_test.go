@@ -380,6 +380,14 @@ var unswept = []string{
 	"empty-consumer-group-kept",
 	"upgrade-refused-answered",
 	"empty-classic-group-kept",
+	// A join refused for its regex leaving its group behind (B4.4), seen
+	// by run's prober (a bad regex to a group nobody makes, a heartbeat
+	// behind it): probably uncatchable here, as regex-not-compiled is (the
+	// regex client's regex always compiles).
+	"regex-refused-group-kept",
+	// A v0 join's made member id the zero UUID (A1), seen by run on v0
+	// plans (NoZeroUUIDs) and by check's A1/v0-join-empty-member-id.
+	"v0-member-id-zero",
 }
 
 // TestMutantsCaught: each mutant the sweep caught is caught again at its

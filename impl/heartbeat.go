@@ -281,6 +281,10 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, cs *connState,
 	now := c.clock.Now()
 	e := c.joinLocked(g, conn, clientID, r, resp, now)
 	if e != nil {
+		if e.code == codec.InvalidRegularExpression && g.status == gPhantom && c.mut.Has(MutRegexRefusedGroupKept) {
+			g.status = gLive
+			c.live.add(g)
+		}
 		c.dropPhantom(g)
 		c.failKnown(g, r, resp, e)
 		return false
@@ -346,6 +350,9 @@ func (c *Coordinator) joinLocked(g *group, conn Conn, clientID string, r *codec.
 	memberID := r.MemberId
 	if memberID == "" {
 		memberID = c.ids.next().String()
+		if c.mut.Has(MutV0MemberIDZero) {
+			memberID = codec.UUID{}.String()
+		}
 	}
 	// 4./5. Find, create or replace the member, and check the epoch.
 	lk, e := c.lookupMember(g, memberID, r)

@@ -703,6 +703,15 @@ const (
 	// group stays, instead of giving way to a consumer group (A6.4): an
 	// upgraded fleet cannot rejoin its own group.
 	MutEmptyClassicGroupKept
+	// MutRegexRefusedGroupKept: a join refused because its regex does not
+	// compile leaves the group it made behind, empty, instead of making no
+	// group (B4.4: a join creates its group only if it succeeds).
+	MutRegexRefusedGroupKept
+	// MutV0MemberIDZero: the member id the coordinator makes for a
+	// ConsumerGroupHeartbeat v0 join with MemberId "" is the zero UUID (an
+	// id drawn but never filled in), so every such client of a group
+	// shares one member (A1).
+	MutV0MemberIDZero
 	mutEnd // one past the last: a Mutants holds up to 256
 )
 
@@ -811,6 +820,8 @@ var consumerMutantInfo = []mutantEntry{
 	{MutDescribeMissingGroupDead, "describe-missing-group-dead", "Describe B7.2", "ConsumerGroupDescribe of a missing group is NONE, state Dead, no members", []string{"B7.2/group-not-found"}},
 	{MutAboveMaxVersionServed, "above-max-version-served", "versions B1.1", "a request one version above the advertised maximum is served", []string{"B1.1/unsupported-request"}},
 	{MutGetV1ServedAsV0, "get-v1-served-as-v0", "telemetry B6", "GetTelemetrySubscriptions v1 is served as v0: the header's id is ignored and a new one assigned", []string{"B6/get-v1-header-id"}},
+	{MutRegexRefusedGroupKept, "regex-refused-group-kept", "groups B4.4", "a join refused for its regex leaves the empty group it made behind", []string{"B4.4/group-created"}},
+	{MutV0MemberIDZero, "v0-member-id-zero", "member ids A1", "the member id made for a v0 join with MemberId \"\" is the zero UUID", []string{"A1/v0-member-id-made"}},
 }
 
 // classicMutantInfo are the classic group protocol's mutants: the kill

@@ -203,9 +203,6 @@ func TestMutantNames(t *testing.T) {
 // planted since, or marked in docs/PROTOCOL.md A4.1 as one no client can see,
 // must leave it. It is the work left of issue 28.
 var clausesWithoutMutantYet = map[string]string{
-	// The consumer protocol's last two.
-	"A1/v0-member-id-made": "v0 joins come from v0 clients, which the kill table's v1 runs do not have, and mixed runs' v0 ghosts would hide the bug",
-	"B4.4/group-created":   "tried, both taken out: a group a join creates made at epoch 1 (its first member at 2) went unseen in 400 histories; a join refused by its regex leaving its group behind, with the prober's bad-regex join sent to the group nobody makes and a heartbeat at epoch 1 right behind it, was answered UNKNOWN_MEMBER_ID where the model answers GROUP_ID_NOT_FOUND (seed 99), yet the run judged every history of 400 Ok",
 	// The classic protocol's clauses (A6, B8) the plans cannot show.
 	"B8.4/v0-rebalance-timeout": "a JoinGroup v0 (no KIP-394) adds its member before the client knows the id, so the observable checks cannot tell which process holds it: classic plans against a broker capped at v0, even with no fault, fail OneMemberPerProcess (12 of 1,000 histories, tried and taken out); the v3 control column, where ghosts are expected, would judge any mutant caught",
 	// The mixed groups' clauses (A7) the plans of `--protocol upgrade`

@@ -293,7 +293,9 @@ func validateRun(cfg *runConfig, stderr io.Writer) int {
 	case "compare":
 		hvs = []int{1, 0}
 		if cfg.mutant != "" {
-			hvs = []int{1}
+			// v1, or v0 for a mutant only v0 joins show (its column's
+			// ghosts are then expected, its other failures the bug's).
+			hvs = []int{targets.MutantHeartbeatVersion(cfg.mutant)}
 		}
 	default:
 		return usageErr(stderr, "run", "--heartbeat-version %q: want 0, 1, mixed or compare", cfg.hv)
