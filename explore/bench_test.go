@@ -37,7 +37,7 @@ func BenchmarkExplore(b *testing.B) {
 		workers := c.workers
 		b.Run(fmt.Sprintf("workers=%d/gc=%s", workers, c.gc), func(b *testing.B) {
 			if c.gc == "tuned" {
-				defer TuneGC(4 << 30)()
+				defer TuneGC(4 << 30).Restore()
 			}
 			cfg := benchConfig()
 			cfg.Workers = workers
