@@ -27,10 +27,11 @@ const (
 	// never its instance's holder.
 	probeZombieID = "ghostcheck-probe-zombie"
 	// probeConnectGroup is the classic group of protocol type "connect"
-	// the prober makes its one member of, and removes it from.
-	probeConnectGroup = "ghostcheck-probe-connect"
+	// the Connect worker makes its one member of, which the prober
+	// removes.
+	probeConnectGroup = plan.ProbeConnectGroup
 	// probeConnectInstance is that member's instance id.
-	probeConnectInstance = "ghostcheck-probe-connect-worker"
+	probeConnectInstance = plan.ProbeConnectInstance
 )
 
 // otherAssignor is the assignor a process of another configuration

@@ -62,6 +62,14 @@ func drawMixedOddRequests(d drawer, p *Plan) {
 	}
 }
 
+// The Connect worker's group and instance ids (ProbeMixedOddRequest's
+// variant 3): no client uses them; the observable checks count the
+// instance among the ones a process of the plan uses.
+const (
+	ProbeConnectGroup    = "ghostcheck-probe-connect"
+	ProbeConnectInstance = "ghostcheck-probe-connect-worker"
+)
+
 // HasConnectWorker reports whether the plan's prober plays a Kafka
 // Connect worker (ProbeMixedOddRequest's variant 3), which takes a
 // process and a connection of its own: the worker's JoinGroup waits in
