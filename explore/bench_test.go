@@ -40,7 +40,7 @@ func BenchmarkExplore(b *testing.B) {
 		workers := c.workers
 		b.Run(fmt.Sprintf("workers=%d/gc=%s", workers, c.gc), func(b *testing.B) {
 			if c.gc == "tuned" {
-				defer TuneGC(4 << 30).Restore()
+				defer TuneGC(4 << 30)()
 			}
 			cfg := benchConfig()
 			cfg.Workers = workers

@@ -94,8 +94,6 @@ type Progress struct {
 	Transitions uint64
 	Frontier    int
 	Elapsed     time.Duration
-	// KeptBytes is what the search keeps: fingerprints and tree.
-	KeptBytes int64
 }
 
 // String is the progress line.

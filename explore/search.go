@@ -61,14 +61,11 @@ func chunkSize(n, workers int) int {
 
 // search is one run of the explorer.
 type search struct {
-	cfg  *Config
-	seen fpSet
-	tree tree
-	// treeBytes is the tree's size, for memory: the progress line reads it
-	// while the tree grows.
-	treeBytes atomic.Int64
-	start     time.Time
-	cpu0      time.Duration
+	cfg   *Config
+	seen  fpSet
+	tree  tree
+	start time.Time
+	cpu0  time.Duration
 
 	transitions atomic.Uint64
 	terminal    atomic.Uint64
@@ -164,7 +161,7 @@ func (s *search) snapshot() Progress {
 		states = max(states, s.deepened.Load())
 	}
 	return Progress{Depth: int(s.depth.Load()), States: states, Transitions: s.transitions.Load(),
-		Frontier: int(s.frontier.Load()), Elapsed: time.Since(s.start), KeptBytes: s.memory()}
+		Frontier: int(s.frontier.Load()), Elapsed: time.Since(s.start)}
 }
 
 // halt stops the search for why (the first reason stays).
@@ -271,7 +268,6 @@ func (s *search) bfs() (*Result, error) {
 		for _, k := range kids {
 			s.tree.nodes = append(s.tree.nodes, k.n)
 		}
-		s.treeBytes.Store(int64(cap(s.tree.nodes)) * 8)
 		hi = len(s.tree.nodes)
 		levels = append(levels, uint64(hi-lo))
 	}
@@ -351,7 +347,7 @@ func (s *search) limits() {
 
 // memory is what the search keeps: the fingerprints and the tree.
 func (s *search) memory() int64 {
-	return s.seen.bytes.Load() + s.treeBytes.Load()
+	return s.seen.bytes.Load() + int64(cap(s.tree.nodes))*8
 }
 
 // expandChunk expands tree nodes [from, to) at depth.

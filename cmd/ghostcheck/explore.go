@@ -60,10 +60,7 @@ func exploreCtx(ctx context.Context, ec exploreConfig, stdout, stderr io.Writer)
 	cfg := ec.cfg
 	prog := newProgress(stderr)
 	n := 0
-	gc := explore.TuneGC(cfg.MemoryBytes) // the collector less often, within --memory
-	defer gc.Restore()
 	cfg.Progress = func(p explore.Progress) {
-		gc.Observe(p.KeptBytes)
 		// A live line on a terminal; otherwise a line every 10 s.
 		if n++; prog.tty || n%10 == 0 {
 			showProgress(prog, p.String())
@@ -72,7 +69,9 @@ func exploreCtx(ctx context.Context, ec exploreConfig, stdout, stderr io.Writer)
 	if !ec.json {
 		fmt.Fprintf(stdout, "exploring: %s, %d worker(s)\n", cfg.Describe(), cfg.Workers)
 	}
+	restoreGC := explore.TuneGC(cfg.MemoryBytes) // the collector less often, within --memory
 	r, err := explore.RunContext(ctx, cfg)
+	restoreGC()
 	prog.done()
 	if err != nil {
 		fmt.Fprintln(stderr, "ghostcheck explore:", err)
