@@ -157,7 +157,7 @@ func casesB44() []Case {
 		{Name: "B4.4/closed-connection-keeps-assignment", Source: "KIP-848, Kafka 4.0", Rule: "a member's partitions stay its own when its connection closes: another member is given none of them until it revokes", run: caseClosedConnection},
 		{Name: "B4.4/session-expiry", Source: srcKafka40, Rule: "a member that stops heartbeating stays for its session timeout, then is removed", Slow: true, run: judged(caseSessionExpiry)},
 		{Name: "B4.4/error-does-not-refresh-session", Source: srcKafka40, Rule: "an error response does not refresh the session", Slow: true, run: judged(caseErrorNoRefresh)},
-		{Name: "B4.4/static-leave-keeps-session", Source: srcKafka40, Rule: "a static leave (epoch -2) does not refresh the session: the parked member is gone one session timeout after its last heartbeat before the leave", Slow: true, run: caseStaticLeaveKeepsSession},
+		{Name: "B4.4/static-leave-keeps-session", Source: srcKafka40, Rule: "a static leave (epoch -2) does not refresh the session: the parked member is gone one session timeout after its last heartbeat before the leave", Slow: true, run: judged(caseStaticLeaveKeepsSession)},
 		{Name: "B4.4/parked-member-expires", Source: "Kafka 4.0 (integration-tested since apache/kafka#14911)", Rule: "a member parked at epoch -2 is removed when its session times out", Slow: true, run: judged(caseParkedExpires)},
 	}
 }

@@ -10,9 +10,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -96,6 +98,13 @@ type cmember struct {
 	leader   string
 	members  []codec.JoinGroupResponseMember
 	assigned []byte
+	// keepID: the case judges whether the coordinator takes this member
+	// under its id, so form's client never starts it over with a new
+	// one (client).
+	keepID bool
+	// joinAnswered is when form's client last had an answer to its
+	// JoinGroup.
+	joinAnswered time.Time
 }
 
 // member makes a classic member of group on a connection of its own
@@ -313,27 +322,44 @@ func jgString(r *codec.JoinGroupResponse) string {
 // clients do, each on its own goroutine: join (again with the id
 // MEMBER_ID_REQUIRED gave), the leader assigns every member it was told
 // of assignmentFor(its id), sync, heartbeat; a SyncGroup or Heartbeat
-// answered REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION joins again. It
+// answered REBALANCE_IN_PROGRESS or ILLEGAL_GENERATION joins again, and
+// an answer that the coordinator no longer knows the member
+// (UNKNOWN_MEMBER_ID) starts it over with a new id (client). It
 // returns once every member has synced at one generation and each then
 // heartbeats NONE at it, and aborts the case (FAIL) if they do not
-// within a few rebalances.
+// within a few rebalances. It is the setup of a case, never what the
+// case judges: on a loaded machine a member's session or rebalance
+// timeout may run out between its requests, and the coordinator rightly
+// removes it; a client then joins again, and so does form.
+//
+// An answer Kafka's consumer takes as fatal (fatalToClient) ends form at
+// once: a client would stop there, not try again.
 func (p *probe) form(ms ...*cmember) {
 	var last string
 	for attempt := 0; attempt < 3; attempt++ {
-		if last = p.formOnce(ms); last == "" {
+		var fatal bool
+		if last, fatal = p.formOnce(ms); last == "" {
 			return
+		} else if fatal {
+			break
 		}
 	}
 	panic(abort{fail("the setup's members did not settle in one generation: "+last, "a Stable group")})
 }
 
+// fatalToClient are the errors after which Kafka's consumer does not
+// join again (AbstractCoordinator raises them to the application).
+var fatalToClient = []codec.ErrorCode{codec.GroupMaxSizeReached, codec.InconsistentGroupProtocol, codec.InvalidSessionTimeout,
+	codec.InvalidGroupID, codec.GroupAuthorizationFailed, codec.FencedInstanceID}
+
 // formOnce is one attempt of form: "" when the members settled, else why
-// not.
-func (p *probe) formOnce(ms []*cmember) string {
+// not, and whether a client was answered an error fatalToClient.
+func (p *probe) formOnce(ms []*cmember) (string, bool) {
 	stop := make(chan struct{})
 	var mu sync.Mutex
 	synced := map[*cmember]int32{}
 	errs := make(chan string, len(ms))
+	var fatal atomic.Bool
 	// aborts are the verdicts a client's routing ended the case with (a
 	// coordinator that moved: SKIP), given on the case's goroutine.
 	aborts := make(chan abort, len(ms))
@@ -352,11 +378,15 @@ func (p *probe) formOnce(ms []*cmember) string {
 					errs <- short(m.id) + ": " + a.v.observed
 				}
 			}()
-			if why := m.client(stop, func(gen int32) {
+			why, final := m.client(stop, func(gen int32) {
 				mu.Lock()
 				synced[m] = gen
 				mu.Unlock()
-			}); why != "" {
+			})
+			if final {
+				fatal.Store(true)
+			}
+			if why != "" {
 				errs <- short(m.id) + ": " + why
 			}
 		}()
@@ -393,18 +423,18 @@ func (p *probe) formOnce(ms []*cmember) string {
 	default:
 	}
 	if why != "" {
-		return why
+		return why, fatal.Load()
 	}
 	for _, m := range ms {
 		resp, err := m.c.try(m.c.header(codec.Heartbeat, p.hv()), m.heartbeatReq())
 		if err != nil {
-			return "heartbeat: " + err.Error()
+			return "heartbeat: " + err.Error(), false
 		}
 		if e := resp.(*codec.HeartbeatResponse).ErrorCode; e != codec.None {
-			return fmt.Sprintf("%s's heartbeat at generation %d: %s", short(m.id), m.gen, e)
+			return fmt.Sprintf("%s's heartbeat at generation %d: %s", short(m.id), m.gen, e), false
 		}
 	}
-	return ""
+	return "", false
 }
 
 // maxRedials bounds the new connections a setup's client opens after
@@ -423,27 +453,54 @@ func (m *cmember) redial() {
 	m.c = c
 }
 
+// maxRestarts bounds the times one of form's clients starts over (a
+// JoinGroup retried after REBALANCE_IN_PROGRESS, or with a new member id
+// after UNKNOWN_MEMBER_ID) in one attempt: a coordinator that keeps
+// answering so never lets its members settle, and the setup says so.
+const maxRestarts = 4
+
 // client runs m as a classic client until stop: join, sync, heartbeat,
 // join again when told to. synced is called after each NONE SyncGroup
 // with its generation. It returns why it gave up ("" at stop). It uses
 // only m's connection; what would abort the case (its routing's SKIP)
 // panics as on the case's goroutine, for formOnce to hand over.
-func (m *cmember) client(stop <-chan struct{}, synced func(int32)) string {
+//
+// It answers errors as Kafka's consumer does (AbstractCoordinator):
+// UNKNOWN_MEMBER_ID to a JoinGroup, SyncGroup or Heartbeat forgets the
+// member id and joins as a new member (a static member keeps its
+// instance id), a JoinGroup answered REBALANCE_IN_PROGRESS is sent
+// again, up to maxRestarts times; but a member whose id the case judges
+// (keepID) gives up instead.
+func (m *cmember) client(stop <-chan struct{}, synced func(int32)) (why string, fatal bool) {
 	p := m.c.p
 	rt := func(key codec.APIKey, v int16, req codec.Message) (codec.Message, error) {
 		return m.c.try(m.c.header(key, v), req)
 	}
-	joined, redials := false, 0
+	joined, redials, over := false, 0, 0
+	// again reports whether m starts over, forgetting its member id when
+	// forget.
+	again := func(forget bool) bool {
+		if m.keepID || over >= maxRestarts {
+			return false
+		}
+		over++
+		if forget {
+			m.id, m.gen, m.leader, m.members = "", -1, "", nil
+		}
+		joined = false
+		return true
+	}
 	for {
 		select {
 		case <-stop:
-			return ""
+			return "", false
 		default:
 		}
 		if !joined {
 			resp, err := rt(codec.JoinGroup, p.jv(), m.joinReq())
+			m.joinAnswered = time.Now()
 			if err != nil {
-				return "JoinGroup: " + err.Error()
+				return "JoinGroup: " + err.Error(), false
 			}
 			r := resp.(*codec.JoinGroupResponse)
 			switch r.ErrorCode {
@@ -452,8 +509,20 @@ func (m *cmember) client(stop <-chan struct{}, synced func(int32)) string {
 				continue
 			case codec.None:
 				m.took(r)
+			case codec.UnknownMemberID:
+				// A dynamic member's first join (no id) is never
+				// answered so by a broker that makes ids: not again.
+				if m.id != "" && again(true) {
+					continue
+				}
+				return "JoinGroup: " + jgString(r) + restartsSaid(over), false
+			case codec.RebalanceInProgress:
+				if again(false) {
+					continue
+				}
+				return "JoinGroup: " + jgString(r) + restartsSaid(over), false
 			default:
-				return "JoinGroup: " + jgString(r)
+				return "JoinGroup: " + jgString(r), slices.Contains(fatalToClient, r.ErrorCode)
 			}
 			var as []codec.SyncGroupRequestAssignment
 			if m.leader == m.id {
@@ -469,7 +538,7 @@ func (m *cmember) client(stop <-chan struct{}, synced func(int32)) string {
 				// comes after it.
 				var ce *codec.Error
 				if !errors.As(err, &ce) || redials >= maxRedials {
-					return "SyncGroup: " + err.Error()
+					return "SyncGroup: " + err.Error(), false
 				}
 				redials++
 				m.redial()
@@ -481,28 +550,45 @@ func (m *cmember) client(stop <-chan struct{}, synced func(int32)) string {
 				m.assigned, joined = s.Assignment, true
 				synced(m.gen)
 			case codec.RebalanceInProgress, codec.IllegalGeneration:
+			case codec.UnknownMemberID:
+				if !again(true) {
+					return "SyncGroup: " + s.ErrorCode.String() + restartsSaid(over), false
+				}
 			default:
-				return "SyncGroup: " + s.ErrorCode.String()
+				return "SyncGroup: " + s.ErrorCode.String(), slices.Contains(fatalToClient, s.ErrorCode)
 			}
 			continue
 		}
 		select {
 		case <-stop:
-			return ""
+			return "", false
 		case <-time.After(p.classicHeartbeat()):
 		}
 		resp, err := rt(codec.Heartbeat, p.hv(), m.heartbeatReq())
 		if err != nil {
-			return "Heartbeat: " + err.Error()
+			return "Heartbeat: " + err.Error(), false
 		}
 		switch e := resp.(*codec.HeartbeatResponse).ErrorCode; e {
 		case codec.None:
 		case codec.RebalanceInProgress, codec.IllegalGeneration:
 			joined = false
+		case codec.UnknownMemberID:
+			if !again(true) {
+				return "Heartbeat: " + e.String() + restartsSaid(over), false
+			}
 		default:
-			return "Heartbeat: " + e.String()
+			return "Heartbeat: " + e.String(), slices.Contains(fatalToClient, e)
 		}
 	}
+}
+
+// restartsSaid says how often a client started over before an answer
+// made it give up.
+func restartsSaid(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (after starting over %d times)", n)
 }
 
 // stable forms a group of one dynamic member per name in dynamic and one

@@ -73,6 +73,10 @@ func (c *sessionClock) tooSlow(what string) verdict {
 	return skip(fmt.Sprintf("%s%s (stalls up to %v)", tooSlowPrefix, what, c.stalls.Max().Round(time.Millisecond)))
 }
 
+// tooSlowTo is the verdict of a case whose timing this machine missed
+// (what says how), not timed by a sessionClock.
+func tooSlowTo(what string) verdict { return skip(tooSlowPrefix + what) }
+
 // TooSlow reports whether the case could not judge the broker because
 // this machine was too slow for its timing (a SKIP after judgedAttempts
 // tries, the observation starting "too slow to judge: "): a verdict on
