@@ -114,6 +114,11 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	if o.Protocol == ProtocolMixed && o.Probes && o.CrossKindJoins {
 		drawCrossKindJoins(d, &p)
 	}
+	// A broker from before KIP-62, after everything else for the same
+	// reason.
+	if o.Protocol == ProtocolClassic {
+		drawAncientBroker(d, o, &p)
+	}
 	return p
 }
 
