@@ -116,7 +116,7 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	}
 	// A broker from before KIP-62, after everything else for the same
 	// reason.
-	if o.Protocol == ProtocolClassic {
+	if o.Protocol == ProtocolClassic && o.Caps {
 		drawAncientBroker(d, o, &p)
 	}
 	return p
