@@ -218,8 +218,8 @@ type canaryKit struct {
 	// ledger (ledger).
 	ownLedger bool
 	// none: the plant found nothing it could plant that its rule must
-	// report in this observation (plantUnnamed under LostJoinGrace
-	// within a restart's reach); the canary passes it by.
+	// report in this observation (plantUnnamed under LostJoinGrace); the
+	// canary passes it by.
 	none bool
 }
 

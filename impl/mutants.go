@@ -718,8 +718,8 @@ const (
 	// its place at v0; a coordinator that reads the decoded field as later
 	// versions carry it skips that): a group whose members all joined at
 	// v0 ends every join phase (and sync phase) at its first timer run,
-	// and its first rebalance without the initial delay, where Kafka waits
-	// a session timeout for its members to rejoin.
+	// and its first rebalance is never extended past one initial delay,
+	// where Kafka waits a session timeout for its members.
 	MutV0RebalanceTimeoutDefault
 	mutEnd // one past the last: a Mutants holds up to 256
 )
