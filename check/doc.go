@@ -54,7 +54,9 @@
 // tampered and broken histories), restart_test.go (restarts replayed and checked, the level
 // from the target), observable_test.go and observable_hand_test.go (the
 // observable level on runs and on hand-built histories), sweep_test.go
-// (the observable level across many seeds), replay_test.go (the
+// (the observable level across many seeds), migration_sweep_test.go (the
+// upgrade, rollback and mixed plans, the prober's mixed odd requests
+// included, Ok across many seeds), replay_test.go (the
 // comparisons and partitions), releases_test.go (classic histories judged
 // exactly, by the replay and by the search; wrong releases caught; a
 // classic history's file), rules_test.go (every rule reported is a

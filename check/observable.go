@@ -107,7 +107,7 @@ type observer struct {
 	rebalMs   int64
 	lagMs     int64
 	groups    map[string]*obsGroup
-	instances map[string]bool // every instance id a plan client uses
+	instances map[string]bool // every instance id a plan's process uses
 	// classic are the plan's classic groups: their JoinGroup, SyncGroup,
 	// Heartbeat and DescribeGroups answers are judged each on its own
 	// (observable_classic.go), and A3's LeaveGroup rows hold for them as
@@ -177,6 +177,9 @@ func newObserver(res *driver.Result, opts Options) *observer {
 	}
 	o.rebalMs = int64(res.Plan.ClientRebalanceTimeoutMs()) // the driver's clients' RebalanceTimeoutMs
 	o.lagMs = opts.LagMs + res.Plan.RoundMs
+	if res.Plan.HasConnectWorker() {
+		o.instances[plan.ProbeConnectInstance] = true // the prober's Connect worker's
+	}
 	for _, c := range res.Plan.Clients {
 		if c.InstanceID != "" {
 			o.instances[c.InstanceID] = true

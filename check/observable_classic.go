@@ -177,6 +177,20 @@ func (o *observer) generationProtocol(op *history.Op, group string, gen int32, p
 	o.classicProtocols[k] = protocol.Value
 }
 
+// endClassicGenerations forgets the protocols group's classic generations
+// were told: a consumer-protocol join was answered NONE, so the group is a
+// consumer group now. Had it been a classic one, it was Empty and is gone
+// (A6.4: the consumer join replaces it), and a classic group made under
+// the same id later counts its generations from the start again, each
+// free to select another protocol (B8.7 holds within one group's life).
+func (o *observer) endClassicGenerations(group string) {
+	for k := range o.classicProtocols {
+		if k.group == group {
+			delete(o.classicProtocols, k)
+		}
+	}
+}
+
 // classicGeneration is one generation of a classic group between two
 // coordinator restarts (a restart may hand a generation number out again,
 // B8.14).

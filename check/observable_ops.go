@@ -129,6 +129,9 @@ func (o *observer) applyHeartbeat(op *history.Op, req *codec.ConsumerGroupHeartb
 		}
 		return
 	}
+	if req.MemberEpoch == 0 {
+		o.endClassicGenerations(req.GroupId)
+	}
 	if id == "" {
 		if !resp.MemberId.Valid || resp.MemberId.Value == "" {
 			return

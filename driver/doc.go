@@ -60,6 +60,9 @@
 //     group's changes of kind, the grace a conversion gives its members;
 //     toldkinds.go, the kinds as the answers tell them to a driver that
 //     cannot see the coordinator's state (a broker over TCP).
+//   - migration_probes.go: the prober's odd requests of a fleet in
+//     mid-migration (plan.ProbeMixedOddRequest), and the Kafka Connect
+//     worker process it plays.
 //
 // Tests: canary_test.go, canary_clients_test.go,
 // canary_classicbreaks_test.go and canary_invariants_test.go (each canary catches a blind check and
@@ -70,5 +73,8 @@
 // off the round grid), stall_test.go (a stall widens the ghost grace),
 // golden_test.go (the histories of fixed plans, byte for byte),
 // parked_test.go (parked requests against a holding fake Parker),
-// target_test.go (the model as a Target for these tests), example_test.go.
+// target_test.go (the model as a Target for these tests),
+// migration_probes_test.go and migration_probes_reach_test.go (the
+// prober's mixed odd requests read as meant, reach A7's clauses and pass a
+// correct coordinator), example_test.go.
 package driver

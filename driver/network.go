@@ -206,6 +206,9 @@ func (n *network) send(p *proc, key codec.APIKey, version int16, req codec.Messa
 	}
 	p.nreq++
 	r.at = n.subRoundOffset(p, p.nreq)
+	if p.atRoundStart {
+		r.at, p.atRoundStart = 0, false
+	}
 	d.clients.record(r)
 	r.out = outstanding{corr: r.h.CorrelationId, sent: d.round}
 	o := &r.out

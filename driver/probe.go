@@ -133,6 +133,8 @@ func (pb *prober) probe(p *proc, i int, pr plan.Probe) {
 		pb.crossKind(p, pr)
 	case plan.ProbeCrossKindJoin:
 		pb.crossKindJoin(p, pr)
+	case plan.ProbeMixedOddRequest:
+		pb.mixedOddRequest(p, pr, i)
 	}
 }
 

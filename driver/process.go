@@ -32,6 +32,10 @@ const (
 	roleProber
 	// roleObserver: the observer process, describing every group.
 	roleObserver
+	// roleWorker: a Kafka Connect worker the prober plays on a
+	// connection of its own (plan.ProbeMixedOddRequest), only in the
+	// plans whose prober needs one (Plan.HasConnectWorker).
+	roleWorker
 )
 
 // String names the role as reports do.
@@ -45,6 +49,8 @@ func (r role) String() string {
 		return "prober"
 	case roleObserver:
 		return "observer"
+	case roleWorker:
+		return "worker"
 	}
 	return fmt.Sprintf("role(%d)", uint8(r))
 }
@@ -78,19 +84,23 @@ type proc struct {
 	refused bool
 	renames int
 
-	live     bool
-	wants    bool
-	hb       *outstanding
-	leave    *outstanding
-	others   []*outstanding
-	lastHB   int
-	nextTry  int
-	nreq     int
-	nextAct  int
-	subID    int32
-	hasSub   bool
-	allIDs   map[string]bool
-	inflight map[string]int
+	live   bool
+	wants  bool
+	hb     *outstanding
+	leave  *outstanding
+	others []*outstanding
+	// atRoundStart puts the next request the process sends at the start
+	// of its round, off the round grid too (the Connect worker's join,
+	// which the prober's requests of the round must find made).
+	atRoundStart bool
+	lastHB       int
+	nextTry      int
+	nreq         int
+	nextAct      int
+	subID        int32
+	hasSub       bool
+	allIDs       map[string]bool
+	inflight     map[string]int
 	// sortedAll and sortedInflight are allIDs' and inflight's keys in
 	// order, as each observation hands them to the invariants; allDirty
 	// and inflightDirty say one must be made again (its map gained or
@@ -198,7 +208,8 @@ func (p *proc) arrived(ids []string) {
 }
 
 // processes are the processes of a run: the plan's clients, in plan
-// order, then the admin, the prober and the observer process.
+// order, then the admin, the prober, the Connect worker (only in a plan
+// that has one) and the observer process.
 type processes struct {
 	d   *driver
 	all []*proc
@@ -210,8 +221,9 @@ type processes struct {
 }
 
 // start makes the processes: the plan's clients, then the admin, the
-// prober and the observer (in this order: each draws its connection ids
-// and its UUIDs from its place), each with its faults in request order.
+// prober, the worker (Plan.HasConnectWorker) and the observer (in this
+// order: each draws its connection ids and its UUIDs from its place),
+// each with its faults in request order.
 func (ps *processes) start() error {
 	pl := ps.d.plan
 	for i, cp := range pl.Clients {
@@ -220,12 +232,15 @@ func (ps *processes) start() error {
 		}
 	}
 	n := len(pl.Clients)
-	for i, r := range []struct {
+	for _, r := range []struct {
 		role role
 		seed uint64
-	}{{roleAdmin, pl.Seed ^ 0xad}, {roleProber, pl.Seed ^ 0x9b}, {roleObserver, pl.Seed ^ 0x0b}} {
+	}{{roleAdmin, pl.Seed ^ 0xad}, {roleProber, pl.Seed ^ 0x9b}, {roleWorker, pl.Seed ^ 0xc0}, {roleObserver, pl.Seed ^ 0x0b}} {
+		if r.role == roleWorker && !pl.HasConnectWorker() {
+			continue // the processes of every other plan as they were
+		}
 		name := r.role.String()
-		if err := ps.add(n+i, name, "", r.role, plan.ClientPlan{Name: name, Seed: r.seed, HeartbeatVersion: 1}); err != nil {
+		if err := ps.add(len(ps.all), name, "", r.role, plan.ClientPlan{Name: name, Seed: r.seed, HeartbeatVersion: 1}); err != nil {
 			return err
 		}
 	}
@@ -280,6 +295,14 @@ func (ps *processes) clients() []*proc { return ps.all[:len(ps.d.plan.Clients)] 
 // observer is the observer process.
 func (ps *processes) observer() *proc { return ps.all[len(ps.all)-1] }
 
+// worker is the Connect worker process, nil in a plan without one.
+func (ps *processes) worker() *proc {
+	if w := ps.all[len(ps.all)-2]; w.role == roleWorker {
+		return w
+	}
+	return nil
+}
+
 // act runs every process's turn, in order.
 func (ps *processes) act() {
 	for _, p := range ps.all {
@@ -314,6 +337,8 @@ func (ps *processes) turn(p *proc) {
 	case roleProber:
 		d.prober.act(p)
 		return
+	case roleWorker:
+		return // it sends what the prober has it send (migration_probes.go)
 	case roleObserver:
 		if d.plan.DescribeEvery > 0 && d.round%d.plan.DescribeEvery == 0 {
 			for _, g := range d.plan.Groups() {

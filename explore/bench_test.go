@@ -1,7 +1,10 @@
 package explore
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -132,4 +135,79 @@ func BenchmarkStep(b *testing.B) {
 		}
 		b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	})
+}
+
+// BenchmarkScalingFloor is what two cores give work of the explorer's
+// kinds that shares nothing, the floor under BenchmarkExplore's speedup:
+// each of 1 or 2 goroutines runs the same work per operation (hash:
+// SHA-256 over a chained block, no memory; alloc: short-lived 64-byte
+// objects with a pointer, as a transition makes; chase: dependent reads
+// over 64 MiB). On one free core per goroutine units/s doubles from
+// workers=1 to workers=2:
+//
+//	go test ./explore -run '^$' -bench ScalingFloor -count 6 > floor.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -col /workers floor.txt
+func BenchmarkScalingFloor(b *testing.B) {
+	type node struct {
+		next *node
+		v    [7]int64
+	}
+	kinds := []struct {
+		name string
+		unit func(scratch []int64) int64
+	}{
+		{"hash", func([]int64) int64 {
+			var blk [64]byte
+			for range 1000 {
+				h := sha256.Sum256(blk[:])
+				copy(blk[:], h[:])
+			}
+			return int64(blk[0])
+		}},
+		{"alloc", func([]int64) int64 {
+			var l *node
+			for i := range 100_000 {
+				x := &node{next: l}
+				x.v[0] = int64(i)
+				if l = x; i%64 == 0 {
+					l = nil
+				}
+			}
+			return l.v[0]
+		}},
+		{"chase", func(buf []int64) int64 {
+			j, s := 0, int64(0)
+			for range 1_000_000 {
+				j = (j*1103515245 + 12345) & (len(buf) - 1)
+				s += buf[j]
+			}
+			return s
+		}},
+	}
+	for _, k := range kinds {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", k.name, workers), func(b *testing.B) {
+				bufs := make([][]int64, workers)
+				if k.name == "chase" {
+					for i := range bufs {
+						bufs[i] = make([]int64, 8<<20)
+					}
+				}
+				var wg sync.WaitGroup
+				var sink atomic.Int64
+				b.ResetTimer()
+				for i := range workers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for range b.N {
+							sink.Add(k.unit(bufs[i]))
+						}
+					}()
+				}
+				wg.Wait()
+				b.ReportMetric(float64(workers*b.N)/b.Elapsed().Seconds(), "units/s")
+			})
+		}
+	}
 }

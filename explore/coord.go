@@ -100,22 +100,21 @@ func (w *worker) newCoord(mc model.Config, mutants impl.Mutants) *coord {
 // recycled coord of the worker's (its impl and its encoding's buffers
 // reused), or a clone on the worker's clock and id source.
 func (w *worker) fork(co *coord) *coord {
-	m := co.m.Clone()
-	m.SetIDSource(w.ids.next)
-	if w.counting {
-		m.SetClauseCounter(w.hits)
-	} else {
-		m.SetClauseCounter(nil)
-	}
 	var out *coord
 	if n := len(w.spare); n > 0 {
 		out = w.spare[n-1]
 		w.spare = w.spare[:n-1]
+		out.m = co.m.CloneInto(out.m)
 		co.i.CopyTo(out.i)
 	} else {
-		out = &coord{i: co.i.Clone(&w.clock, w.ids.next)}
+		out = &coord{m: co.m.Clone(), i: co.i.Clone(&w.clock, w.ids.next)}
 	}
-	out.m = m
+	out.m.SetIDSource(w.ids.next)
+	if w.counting {
+		out.m.SetClauseCounter(w.hits)
+	} else {
+		out.m.SetClauseCounter(nil)
+	}
 	return out
 }
 
@@ -126,7 +125,7 @@ func (co *coord) retain() { co.refs++ }
 // worker keeps co to recycle (fork), unless it keeps enough already.
 func (w *worker) release(co *coord) {
 	if co.refs--; co.refs == 0 && len(w.spare) < maxFree {
-		co.m, co.snap, co.hasSnap = nil, nil, false
+		co.snap, co.hasSnap = nil, false // its model and impl are stepped into again (fork)
 		w.spare = append(w.spare, co)
 	}
 }

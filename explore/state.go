@@ -14,6 +14,7 @@ import (
 // than write into one it shares with its parent.
 type state struct {
 	co     *coord
+	pool   *pool // the worker's, which recycles the state and its slots
 	now    int64
 	nextID int    // the number of the next member id made
 	seq    uint32 // messages sent so far: their order on the network
@@ -61,6 +62,7 @@ func (s *state) nextDelivery() uint64 {
 // slot is one client of the configuration: its current (or last) process
 // and what is left of earlier ones.
 type slot struct {
+	refs  int32          // the states holding it (pool)
 	c     *client.Client // the current or last process; nil before the first join
 	inc   int            // processes started
 	live  bool
@@ -173,20 +175,75 @@ type msg struct {
 // until changed (mut), and then share their slices and client with the
 // parent's until changed (own*). A transition mostly changes one slot.
 func (s *state) clone() *state {
-	t := *s
+	t := s.pool.state()
+	*t = *s
 	t.slots, t.own = t.slotArr[:len(s.slots)], 0
+	for _, sl := range t.slots {
+		sl.refs++
+	}
 	t.held = slices.Clip(s.held) // appended to or deleted from in a copy only (ownHeld)
-	return &t
+	return t
 }
 
 // mut returns slot i to change: the first time, a copy of the parent's.
 func (s *state) mut(i int) *slot {
 	if s.own&(1<<i) == 0 {
-		c := *s.slots[i]
-		s.slots[i] = &c
+		old := s.slots[i]
+		c := s.pool.slot()
+		*c = *old
+		c.refs = 1
+		old.refs--
+		s.slots[i] = c
 		s.own |= 1 << i
 	}
 	return s.slots[i]
+}
+
+// pool is a worker's recycled states and slots: a transition the search
+// tries makes a state and mostly one slot, and lets go of both once the
+// state is fingerprinted, so reusing them spares the allocator (and the
+// collector) most of a state's weight. A slot is shared by the states
+// that did not change it (refs); it is recycled when the last lets go.
+type pool struct {
+	states []*state
+	slots  []*slot
+}
+
+// maxPooled bounds each of a pool's lists.
+const maxPooled = 256
+
+func (p *pool) state() *state {
+	if n := len(p.states); n > 0 {
+		s := p.states[n-1]
+		p.states = p.states[:n-1]
+		return s
+	}
+	return new(state)
+}
+
+func (p *pool) slot() *slot {
+	if n := len(p.slots); n > 0 {
+		sl := p.slots[n-1]
+		p.slots = p.slots[:n-1]
+		return sl
+	}
+	return new(slot)
+}
+
+// put takes back a state nothing uses any more, and its slots no other
+// state holds. Their references are cleared: a pooled state keeps no
+// client or message alive.
+func (p *pool) put(s *state) {
+	for _, sl := range s.slots {
+		if sl.refs--; sl.refs == 0 && len(p.slots) < maxPooled {
+			*sl = slot{}
+			p.slots = append(p.slots, sl)
+		}
+	}
+	if len(p.states) < maxPooled {
+		*s = state{}
+		p.states = append(p.states, s)
+	}
 }
 
 // ownHeld gives the state a held list of its own to change.

@@ -23,6 +23,7 @@ type worker struct {
 	hits     model.ClauseHits
 	counting bool
 	spare    []*coord // coords to recycle, their impls with them (release, fork)
+	pool     pool     // states and slots to recycle (discard, state.clone)
 
 	// transitions and terminal count the worker's since it last told the
 	// search.
@@ -113,17 +114,24 @@ func (cfg *Config) modelConfig() model.Config {
 func (w *worker) root() *state {
 	co := w.newCoord(w.cfg.modelConfig(), w.cfg.Mutants)
 	co.retain()
-	s := &state{co: co, nextID: 1, faults: w.cfg.MaxFaults, admin: w.cfg.Admin}
+	s := w.pool.state()
+	*s = state{co: co, pool: &w.pool, nextID: 1, faults: w.cfg.MaxFaults, admin: w.cfg.Admin}
 	s.slots = s.slotArr[:len(w.cfg.Clients)]
 	for i := range s.slots {
-		s.slots[i] = &slot{ops: w.cfg.Ops}
+		sl := w.pool.slot()
+		*sl = slot{refs: 1, ops: w.cfg.Ops}
+		s.slots[i] = sl
 		s.own |= 1 << i
 	}
 	return s
 }
 
 // discard lets go of a state the worker made and keeps no more.
-func (w *worker) discard(s *state) { w.release(s.co) }
+// The state must not be used after: it and its slots are recycled.
+func (w *worker) discard(s *state) {
+	w.release(s.co)
+	w.pool.put(s)
+}
 
 // stateAt rebuilds the state of tree node x at depth from the root along
 // the tree's events, reusing the worker's last path where it agrees.

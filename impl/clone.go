@@ -40,11 +40,14 @@ func (c *Coordinator) Clone(clock Clock, newID func() codec.UUID) *Coordinator {
 // a coordinator's shard arrays are about 28 KB, and dst's groups, members
 // and connection contexts are reused for c's.
 func (c *Coordinator) CopyTo(dst *Coordinator) {
-	spare := dst.live.gs
+	// dst's groups are recycled for c's, and its live list's array holds
+	// the new list: the groups move aside first (mostly a few).
+	var few [4]*group
+	spare := append(few[:0], dst.live.gs...)
 	for _, g := range spare {
 		delete(dst.groupShardOf(g.id).m, g.id)
 	}
-	dst.live.gs = nil
+	dst.live.gs = dst.live.gs[:0]
 	for used := dst.teleUsed.Load(); used != 0; used &= used - 1 {
 		clear(dst.telemetry[bits.TrailingZeros64(used)].m)
 	}
@@ -83,11 +86,16 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 		}
 		return nil
 	}
-	out.live.gs = make([]*group, 0, len(c.live.gs))
+	if cap(out.live.gs) < len(c.live.gs) {
+		out.live.gs = make([]*group, 0, len(c.live.gs))
+	}
+	out.live.gs = out.live.gs[:0]
 	for _, g := range c.live.gs {
-		ng := new(group)
+		var ng *group
 		if n := len(spare); n > 0 {
 			ng, spare = spare[n-1], spare[:n-1]
+		} else {
+			ng = new(group)
 		}
 		g.copyInto(ng, out, c)
 		if many != nil {

@@ -475,7 +475,9 @@ func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.Cons
 		if r.SubscribedTopicNames != nil {
 			m.flags |= flNames
 		}
-		g.dropClassic(mi)
+		if !g.c.mut.Has(MutSwitchKeepsClassicState) {
+			g.dropClassic(mi)
+		}
 	}
 	return subscriptionChanged
 }

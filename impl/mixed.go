@@ -173,7 +173,7 @@ func (g *group) downgrade(op *cop, leaving uint32, epoch int32, targets map[uint
 // join succeeds, and resets it (resetConsumer) otherwise.
 func (g *group) upgrade(op *cop) *hbError {
 	c, cl := g.c, g.cl
-	if !c.cfg.MigrationPolicy.upgrades() || cl.protocolType != consumerProtocolType ||
+	if !c.cfg.MigrationPolicy.upgrades() || cl.protocolType != consumerProtocolType && !c.mut.Has(MutUpgradeIgnoresProtocolType) ||
 		c.cfg.MaxGroupSize > 0 && len(cl.members) > c.cfg.MaxGroupSize {
 		return notConsumerGroup(g.id)
 	}
@@ -318,7 +318,7 @@ func (c *Coordinator) assignmentBytes(ps []int32, version int16) []byte {
 // supportsClassicProtocols is the model's: type "consumer", and some
 // protocol named that every classic member lists.
 func (g *group) supportsClassicProtocols(r *codec.JoinGroupRequest) bool {
-	if r.ProtocolType != consumerProtocolType {
+	if r.ProtocolType != consumerProtocolType && !g.c.mut.Has(MutClassicJoinProtocolTypeUnchecked) {
 		return false
 	}
 	for i := range r.Protocols {
@@ -382,6 +382,9 @@ func (c *Coordinator) classicJoinToConsumer(g *group, op *cop, j joining) codec.
 		if holder == 0 {
 			return joinError(codec.UnknownMemberID, r.MemberId)
 		}
+		if !g.idIs(holder, memberID) && c.mut.Has(MutClassicJoinFencedAsUnknown) {
+			return joinError(codec.UnknownMemberID, r.MemberId)
+		}
 		if !g.idIs(holder, memberID) {
 			return joinError(codec.FencedInstanceID, r.MemberId)
 		}
@@ -389,7 +392,9 @@ func (c *Coordinator) classicJoinToConsumer(g *group, op *cop, j joining) codec.
 	}
 	// 5. The subscription.
 	var sub codec.ConsumerProtocolSubscription
-	if _, err := sub.Decode(r.Protocols[0].Metadata, codec.DecodeOptions{}); err != nil {
+	if _, err := sub.Decode(r.Protocols[0].Metadata, codec.DecodeOptions{}); err != nil && c.mut.Has(MutClassicJoinUndecodableAsEmpty) {
+		sub = codec.ConsumerProtocolSubscription{}
+	} else if err != nil {
 		return joinError(codec.UnknownServerError, r.MemberId)
 	}
 	// Every check has passed. A static replacement of the last
@@ -519,12 +524,12 @@ func (g *group) classicSyncToConsumer(r *codec.SyncGroupRequest, now int64) *cod
 		return syncError(code)
 	}
 	m := &g.mem[mi]
-	if r.GenerationId != m.epoch {
+	if r.GenerationId != m.epoch && !g.c.mut.Has(MutClassicSyncGenerationUnchecked) {
 		return syncError(codec.IllegalGeneration)
 	}
 	ci := g.mx.info[mi]
 	if r.ProtocolType.Valid && r.ProtocolType.Value != consumerProtocolType ||
-		r.ProtocolName.Valid && r.ProtocolName.Value != ci.protocols[0].name {
+		r.ProtocolName.Valid && r.ProtocolName.Value != ci.protocols[0].name && !g.c.mut.Has(MutClassicSyncProtocolNameUnchecked) {
 		return syncError(codec.InconsistentGroupProtocol)
 	}
 	if g.epoch > m.epoch && m.state != stUnrevoked && !g.c.mut.Has(MutClassicSyncIgnoresEpoch) {
@@ -550,7 +555,7 @@ func (g *group) classicHeartbeatToConsumer(r *codec.HeartbeatRequest, now int64)
 	if code != codec.None {
 		return &codec.HeartbeatResponse{ErrorCode: code}
 	}
-	if r.GenerationId != g.mem[mi].epoch {
+	if r.GenerationId != g.mem[mi].epoch && !g.c.mut.Has(MutClassicHeartbeatGenerationUnchecked) {
 		return &codec.HeartbeatResponse{ErrorCode: codec.IllegalGeneration}
 	}
 	rejoin := g.rejoinDue(mi) && !g.c.mut.Has(MutClassicHeartbeatNoRejoin)

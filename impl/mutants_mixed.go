@@ -100,10 +100,47 @@ const (
 	// bytes (a member that has not synced) as no partitions instead of
 	// failing (A7.4): the group converts with members nobody assigned.
 	MutUpgradeEmptyAssignmentRead
+	// MutClassicJoinProtocolTypeUnchecked: a classic JoinGroup to a
+	// consumer group is checked for a protocol every classic member lists
+	// but not for the protocol type "consumer" (A7.1): a Kafka Connect
+	// worker sharing the group id is taken for a consumer.
+	MutClassicJoinProtocolTypeUnchecked
+	// MutClassicJoinUndecodableAsEmpty: a classic JoinGroup to a
+	// consumer group whose metadata does not read as a
+	// ConsumerProtocolSubscription joins with an empty subscription instead
+	// of UNKNOWN_SERVER_ERROR (A7.1): the decode error dropped, a member
+	// of a broken build holds a place in the group.
+	MutClassicJoinUndecodableAsEmpty
+	// MutClassicSyncProtocolNameUnchecked: a classic member's SyncGroup
+	// is checked for the protocol type but not the protocol name (A7.2):
+	// a member handed an assignment for an assignor it did not join with.
+	MutClassicSyncProtocolNameUnchecked
+	// MutUpgradeIgnoresProtocolType: the upgrade checks the policy and
+	// the size but not that the classic group uses the consumer protocol
+	// type (A7.4): a ConsumerGroupHeartbeat join starts converting a
+	// Connect group, answering its waiting requests.
+	MutUpgradeIgnoresProtocolType
+	// MutClassicJoinFencedAsUnknown: a static classic JoinGroup to a
+	// consumer group naming an instance another member id holds is
+	// UNKNOWN_MEMBER_ID instead of FENCED_INSTANCE_ID (A7.1): the zombie,
+	// told to rejoin without an id, replaces the live member.
+	MutClassicJoinFencedAsUnknown
+	// MutClassicSyncGenerationUnchecked: a classic member's SyncGroup is
+	// not checked against its member epoch (A7.2): a SyncGroup of an old
+	// generation is served as the current one.
+	MutClassicSyncGenerationUnchecked
+	// MutClassicHeartbeatGenerationUnchecked: a classic member's
+	// Heartbeat is not checked against its member epoch (A7.2): a zombie's
+	// Heartbeat of an old generation keeps the member's session alive.
+	MutClassicHeartbeatGenerationUnchecked
+	// MutSwitchKeepsClassicState: a classic member's
+	// ConsumerGroupHeartbeat leaves it a classic member (A7.3): its classic
+	// Heartbeats, SyncGroups and timers still count after the switch.
+	MutSwitchKeepsClassicState
 )
 
 // The consumer and classic lists end below the mixed mutants' indexes.
-var _ [int(MutUpgradeEmptyAssignmentRead) - int(mutEnd)]struct{}
+var _ [int(MutSwitchKeepsClassicState) - int(mutEnd)]struct{}
 
 var mixedMutantInfo = []mutantEntry{
 	{MutUpgradeDropsLastMember, "upgrade-drops-last-member", "upgrade A7.4", "the upgrade leaves the classic member with the greatest id out of the consumer group", []string{"A7.4/upgraded"}},
@@ -127,6 +164,14 @@ var mixedMutantInfo = []mutantEntry{
 	{MutClassicHolderUnreleased, "classic-holder-unreleased", "protocol switch A7.3", "a ConsumerGroupHeartbeat static join naming a classic member's instance is UNRELEASED_INSTANCE_ID", []string{"A7.3/consumer-replaces-classic-static"}},
 	{MutUpgradeWaitingUnknown, "upgrade-waiting-unknown", "upgrade A7.4", "the upgrade answers the waiting JoinGroups and SyncGroups UNKNOWN_MEMBER_ID", []string{"A7.4/waiting-answered"}},
 	{MutUpgradeEmptyAssignmentRead, "upgrade-empty-assignment-read", "upgrade A7.4", "the upgrade reads a member's empty assignment as no partitions instead of failing", []string{"A7.4/upgrade-failed"}},
+	{MutClassicJoinProtocolTypeUnchecked, "classic-join-protocol-type-unchecked", "classic members A7.1", "a classic JoinGroup to a consumer group of another protocol type is not refused", []string{"A7.1/inconsistent-protocol"}},
+	{MutClassicJoinUndecodableAsEmpty, "classic-join-undecodable-as-empty", "classic members A7.1", "a classic JoinGroup whose metadata does not read joins with an empty subscription", []string{"A7.1/subscription-undecodable"}},
+	{MutClassicSyncProtocolNameUnchecked, "classic-sync-protocol-name-unchecked", "classic members A7.2", "a classic member's SyncGroup naming another protocol is served", []string{"A7.2/sync-inconsistent-protocol"}},
+	{MutUpgradeIgnoresProtocolType, "upgrade-ignores-protocol-type", "upgrade A7.4", "a ConsumerGroupHeartbeat join starts upgrading a classic group of another protocol type", []string{"A7.4/upgrade-refused"}},
+	{MutClassicJoinFencedAsUnknown, "classic-join-fenced-as-unknown", "classic members A7.1", "a static classic JoinGroup naming another member's instance is UNKNOWN_MEMBER_ID, not FENCED_INSTANCE_ID", []string{"A7.1/fenced-instance"}},
+	{MutClassicSyncGenerationUnchecked, "classic-sync-generation-unchecked", "classic members A7.2", "a classic member's SyncGroup at another generation than its epoch is served", []string{"A7.2/sync-illegal-generation"}},
+	{MutClassicHeartbeatGenerationUnchecked, "classic-heartbeat-generation-unchecked", "classic members A7.2", "a classic member's Heartbeat at another generation than its epoch is served", []string{"A7.2/heartbeat-illegal-generation"}},
+	{MutSwitchKeepsClassicState, "switch-keeps-classic-state", "protocol switch A7.3", "a classic member's ConsumerGroupHeartbeat leaves it a classic member", []string{"A7.3/classic-member-switches"}},
 }
 
 // MixedMutants lists the mixed groups' mutants with their names, rules and

@@ -143,6 +143,8 @@ var ruleTestCatches = map[impl.Mutant]func(*testing.T){
 	// Its groups are of one protocol each, so no classic request names a
 	// consumer-protocol member.
 	impl.MutConsumerMemberIllegalGeneration: TestClassicRequestToConsumerMember,
+	// Its processes switch protocol under a new member id, never in place.
+	impl.MutSwitchKeepsClassicState: TestClassicMemberSwitchesByItsOwnID,
 }
 
 // mutantSeed is the seed TestMutantsAreCaught's property runs from.
@@ -202,25 +204,7 @@ func TestMutantNames(t *testing.T) {
 // TestEveryClauseHasAPlantedBug keeps the list from drifting: a clause
 // planted since, or marked in docs/PROTOCOL.md A4.1 as one no client can see,
 // must leave it. It is the work left of issue 28.
-var clausesWithoutMutantYet = map[string]string{
-	// The mixed groups' clauses (A7) the plans of `--protocol upgrade`
-	// (the kill table's for mixed mutants) do not reach, or reach about
-	// once in 400 histories (`ghostcheck run --protocol upgrade
-	// --coverage`): those plans have no prober.
-	"A7.1/inconsistent-protocol":        "a run's classic clients all join with protocol type consumer and the one protocol uniform, so every classic member lists the joiner's",
-	"A7.1/subscription-undecodable":     "a run's classic clients' metadata is always a ConsumerProtocolSubscription",
-	"A7.2/sync-inconsistent-protocol":   "a run's classic clients' SyncGroups name the protocol their join was answered with",
-	"A7.4/upgrade-refused":              "upgrade plans run under the bidirectional policy with classic clients of type consumer and no size cap below a group's members",
-	"A7.1/fenced-instance":              mixedOnceIn400,
-	"A7.2/sync-illegal-generation":      mixedOnceIn400,
-	"A7.2/heartbeat-illegal-generation": mixedOnceIn400,
-	"A7.3/classic-member-switches":      "a run's classic member switches only by a consumer-protocol process's static replacement (A7.3/consumer-replaces-classic-static, planted), whose copy impl makes without the classic state; no plan has a classic member's own id send ConsumerGroupHeartbeat",
-}
-
-// mixedOnceIn400 is why some of A7's refusals have no planted bug: the
-// upgrade plans reach them about once in 400 histories (a classic client
-// fenced or behind by chance), too seldom for the kill table's bound.
-const mixedOnceIn400 = "upgrade plans reach it about once in 400 histories (no prober sends it on purpose), too seldom for TestHarnessCatchesEveryMutant's 400"
+var clausesWithoutMutantYet = map[string]string{}
 
 // unseenClauses are the clauses docs/PROTOCOL.md A4.1 lists as ones no
 // client can see, each with its reason.

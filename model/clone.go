@@ -50,6 +50,127 @@ func (c *Coordinator) Clone() *Coordinator {
 	return out
 }
 
+// CloneInto is Clone made in dst's memory: dst's maps, group records,
+// members and partition sets are reused for the copy. It is for a caller
+// that makes a clone per step and lets go of as many (the explorer,
+// package explore), and spares the allocator most of a coordinator's
+// weight. dst must be a coordinator its caller no longer uses, nor
+// anything dst returned or held (nothing a coordinator returns shares its
+// memory: answers and snapshots are built apart); nil makes a new one.
+func (c *Coordinator) CloneInto(dst *Coordinator) *Coordinator {
+	if dst == nil {
+		return c.Clone()
+	}
+	groups, conns := dst.groups, dst.conns
+	*dst = Coordinator{
+		cfg:         c.cfg,
+		topics:      c.topics,
+		firstOfName: c.firstOfName,
+		apis:        c.apis,
+		served:      c.served,
+		now:         c.now,
+	}
+	if groups == nil {
+		groups = make(map[string]*group, len(c.groups))
+	}
+	for id := range groups {
+		if _, ok := c.groups[id]; !ok {
+			delete(groups, id)
+		}
+	}
+	for id, g := range c.groups {
+		groups[id] = g.cloneInto(groups[id])
+	}
+	dst.groups = groups
+	if len(c.conns) > 0 { // nil when empty, as Clone leaves it
+		if conns == nil {
+			conns = make(map[uint64]string, len(c.conns))
+		} else {
+			clear(conns)
+		}
+		maps.Copy(conns, c.conns)
+		dst.conns = conns
+	}
+	if len(c.classic) > 0 {
+		dst.classic = make(map[string]*classicGroup, len(c.classic))
+		for id, g := range c.classic {
+			dst.classic[id] = g.clone()
+		}
+	}
+	c.cloneHeld(dst)
+	if len(c.telemetry) > 0 {
+		dst.telemetry = make(map[codec.UUID]*telemetryClient, len(c.telemetry))
+		for id, t := range c.telemetry {
+			v := *t
+			dst.telemetry[id] = &v
+		}
+	}
+	return dst
+}
+
+// cloneInto is clone made in dst's memory (nil: a new group): its maps
+// cleared and refilled, its members copied into one block and its
+// partition sets into one other, each kept from dst's last clone when
+// large enough. Every set is cut with no room past its end, so that a
+// set the model grows (add, append) moves out of the block rather than
+// write over the next one; what it changes within its length (a filter
+// in place) is its own.
+func (g *group) cloneInto(dst *group) *group {
+	if dst == nil {
+		return g.clone()
+	}
+	instances, target, block, parts, members := dst.instances, dst.target, dst.block, dst.parts, dst.members
+	n := 0
+	for _, m := range g.members {
+		n += len(m.assigned) + len(m.pending)
+	}
+	for _, p := range g.target {
+		n += len(p)
+	}
+	if parts == nil || cap(parts) < n { // non-nil: an empty set cut from it is not nil
+		parts = make([]tp, 0, n)
+	}
+	if instances == nil {
+		instances = make(map[string]string, len(g.instances))
+	}
+	if target == nil {
+		target = make(map[string]partSet, len(g.target))
+	}
+	parts = parts[:0]
+	cut := func(s partSet) partSet {
+		if s == nil {
+			return nil
+		}
+		at := len(parts)
+		parts = append(parts, s...)
+		return partSet(parts[at:len(parts):len(parts)])
+	}
+	if cap(block) < len(g.members) {
+		block = make([]member, len(g.members))
+	}
+	block = block[:len(g.members)]
+	members = members[:0]
+	for i, m := range g.members {
+		v := &block[i]
+		*v = *m
+		v.assigned = cut(m.assigned)
+		v.pending = cut(m.pending)
+		if m.classic != nil {
+			ci := *m.classic // its protocols are never changed in place
+			v.classic = &ci
+		}
+		members = append(members, v)
+	}
+	clear(instances)
+	maps.Copy(instances, g.instances)
+	clear(target)
+	for k, v := range g.target {
+		target[k] = cut(v)
+	}
+	*dst = group{id: g.id, epoch: g.epoch, members: members, instances: instances, target: target, block: block, parts: parts}
+	return dst
+}
+
 func (g *group) clone() *group {
 	out := &group{
 		id:        g.id,

@@ -108,6 +108,11 @@ type group struct {
 	members   []*member
 	instances map[string]string  // instance id -> member id
 	target    map[string]partSet // member id -> target partitions
+
+	// block and parts are the memory a clone's members and partition sets
+	// are cut from (cloneInto), kept for the next clone made in it.
+	block []member
+	parts []tp
 }
 
 func newGroup(id string) *group {

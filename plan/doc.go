@@ -46,11 +46,15 @@
 //   - migration.go: the upgrade and rollback plans (ProtocolUpgrade,
 //     ProtocolRollback): processes restarted one at a time with the other
 //     protocol, under MigrationPolicy bidirectional.
+//   - migration_probes.go: the prober's odd requests of a fleet in
+//     mid-migration (ProbeMixedOddRequest), drawn last in some migration
+//     plans, and the Kafka Connect worker one of them plays.
 //   - validate.go: Validate, for plans read from files.
 //   - shrink.go: Shrink and a plan's Size.
 //
 // Tests: draw_test.go (the later draws keep every seed's plan; plans reach
 // every feature), faults_test.go (the --faults grammar of run and check),
 // classic_test.go (classic and mixed plans keep the seeds' plans, replay,
-// validate, reach every classic draw, and shrink).
+// validate, reach every classic draw, and shrink), migration_probes_test.go
+// (the migration plans' odd requests: drawn in them alone, every variant).
 package plan

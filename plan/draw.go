@@ -114,6 +114,12 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	if o.Protocol == ProtocolMixed && o.Probes && o.CrossKindJoins {
 		drawCrossKindJoins(d, &p)
 	}
+	// The migration's odd requests, last of all: the migration plans
+	// without them, and the plans of every other protocol, are the ones
+	// their seeds gave before they existed.
+	if o.Protocol.Migrates() && o.Probes {
+		drawMixedOddRequests(d, &p)
+	}
 	// A broker from before KIP-62, after everything else for the same
 	// reason.
 	if o.Protocol == ProtocolClassic && o.Caps {

@@ -135,7 +135,7 @@ func parseExploreFlags(args []string, stderr io.Writer) (exploreConfig, int) {
 	d := ec.cfg
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&ec.protocol, "protocol", string(explore.Consumer), "group protocol of the clients: consumer (ConsumerGroupHeartbeat v0/v1), classic (JoinGroup, SyncGroup, Heartbeat) or mixed (the two in turn, in the same groups)")
+	fs.StringVar(&ec.protocol, "protocol", string(explore.Consumer), "group protocol of the clients: consumer (ConsumerGroupHeartbeat v0/v1), classic (JoinGroup, SyncGroup, Heartbeat) or mixed (the two in turn, the classic clients in groups of their own)")
 	fs.IntVar(&ec.clients, "clients", len(d.Clients), "client slots, 1 to 4 (a slot runs one process after another: a crash or close ends one, the next join starts another)")
 	fs.IntVar(&ec.groups, "groups", 1, "consumer groups, 1 or 2 (clients spread over them in turn)")
 	static := 0

@@ -175,6 +175,18 @@ func TestKgoRealUpgradeCatchesMixedMutants(t *testing.T) {
 		"classic-holder-unreleased":           "the fleet is dynamic: no instance held by a classic member",
 		"upgrade-waiting-unknown":             "a kgo classic member answered UNKNOWN_MEMBER_ID rejoins as after REBALANCE_IN_PROGRESS, and the steps settle the same",
 		"upgrade-empty-assignment-read":       "the upgrades the world makes come after every classic member synced, so no assignment is empty",
+		// The mutants of the odd requests only the run's prober sends
+		// (plan.ProbeMixedOddRequest): the fleet is one build, one
+		// configuration and one protocol type, and a process switches
+		// protocol under a new member id.
+		"classic-join-protocol-type-unchecked":   "every classic process joins with protocol type consumer",
+		"classic-join-undecodable-as-empty":      "every classic process's metadata is a ConsumerProtocolSubscription",
+		"classic-sync-protocol-name-unchecked":   "every classic process syncs with the protocol its join was answered",
+		"upgrade-ignores-protocol-type":          "no group of another protocol type shares the group id",
+		"classic-join-fenced-as-unknown":         "the fleet is dynamic: no JoinGroup names an instance",
+		"classic-sync-generation-unchecked":      "no zombie: every SyncGroup carries its join's generation",
+		"classic-heartbeat-generation-unchecked": "no zombie: every Heartbeat carries the process's current generation",
+		"switch-keeps-classic-state":             "a process switches protocol under a new member id, never in place",
 	}
 	for _, m := range impl.MixedMutants() {
 		t.Run(m.Name, func(t *testing.T) {
