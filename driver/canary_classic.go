@@ -55,10 +55,7 @@ func classicPlants() []invPlant {
 			plantLost(k, k.classicGroup(a), a)
 		}},
 		{rules.RuleNoGhosts, "a KIP-394 pending id past its session", false, func(k *canaryKit, _, a *rules.Observation) {
-			g, l := k.classicGroup(a), k.ledger(a)
-			id := k.id("classic-pending")
-			g.Classic.Pending = append(g.Classic.Pending, rules.PendingSnapshot{ID: id, Deadline: a.Now})
-			l.PendingMade(g.GroupID, id, a.Now-l.SlackMs-6000, 6000)
+			plantPendingPast(k, k.classicGroup(a), a)
 		}},
 		{rules.RuleOneMemberPerProcess, "a second classic member for an answer in flight to a live process", false, func(k *canaryKit, _, a *rules.Observation) {
 			g := k.classicGroup(a)
@@ -97,18 +94,44 @@ func classicPlants() []invPlant {
 
 // plantLost adds to g a dynamic member made for a live process's
 // JoinGroup whose answer the process will never get: KIP-394's ghost, at
-// once.
+// once. Under LostJoinGrace it is judged by its grace: its session is
+// 1 ms, and while a restart or the slack may still excuse it, a pending
+// id past its session stands for it.
 func plantLost(k *canaryKit, g *rules.GroupSnapshot, a *rules.Observation) {
-	lost := k.id("classic-lost")
-	g.Members = append(g.Members, classicMember(lost, 60000))
+	lost, session := k.id("classic-lost"), int32(60000)
+	if a.LostJoinGrace {
+		l := k.ledger(a)
+		if a.Now < max(l.LastRestart(a.Now), 0)+1+l.SlackMs {
+			plantPendingPast(k, g, a)
+			return
+		}
+		session = 1
+	}
+	g.Members = append(g.Members, classicMember(lost, session))
 	a.Processes = append(a.Processes, rules.Process{Name: "canary-classic-lost", GroupID: g.GroupID, ClientInstanceID: k.uuid(),
 		Live: true, Lost: []string{lost}, AllIDs: []string{lost}})
 }
 
+// plantPendingPast adds to g a KIP-394 pending id made a session timeout
+// and the slack ago, which no process holds.
+func plantPendingPast(k *canaryKit, g *rules.GroupSnapshot, a *rules.Observation) {
+	l := k.ledger(a)
+	id := k.id("classic-pending")
+	g.Classic.Pending = append(g.Classic.Pending, rules.PendingSnapshot{ID: id, Deadline: a.Now})
+	l.PendingMade(g.GroupID, id, a.Now-l.SlackMs-6000, 6000)
+}
+
 // plantUnnamed adds to g two dynamic members waiting in a join phase that
 // no process was told of, and a live process whose JoinGroup v0-v3 with
-// MemberId "" the coordinator holds: it accounts for both.
+// MemberId "" the coordinator holds: it accounts for both. Under
+// LostJoinGrace such a process accounts for one of them at most, and only
+// when it accounts for no other member, so the branch cannot break the
+// rule and there is nothing to plant (canaryKit.none).
 func plantUnnamed(k *canaryKit, g *rules.GroupSnapshot, a *rules.Observation) {
+	if a.LostJoinGrace {
+		k.none = true
+		return
+	}
 	for _, what := range [2]string{"classic-unnamed", "classic-unnamed"} {
 		m := classicMember(k.id(what), 60000)
 		m.Classic.Waiting = rules.WaitingJoin

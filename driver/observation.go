@@ -99,7 +99,7 @@ func (o *observer) observe(final bool) {
 	// no check keeps it (the ghosts are kept by member id).
 	o.classic.ledger.SlackMs = o.classic.slack()
 	clients := o.d.procs.clients()
-	obs := rules.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Classic: &o.classic.ledger}
+	obs := rules.Observation{Now: now, Groups: groups, GeneratedIDs: o.genIDs, Classic: &o.classic.ledger, LostJoinGrace: o.d.plan.LostJoinGrace}
 	obs.Processes = slices.Grow(o.observed[:0], len(clients))[:len(clients)]
 	for i, p := range clients {
 		// Made in its place in the list (process writes all of it), not

@@ -163,6 +163,7 @@ var uncatchable = map[string]string{
 	"session-min-refused":                     "needs a JoinGroup at exactly the coordinator's minimum session timeout; the explorer's bounds (1 ms to 2^30 ms) hold the reference client's session well inside (run's prober sends it)",
 	"session-above-max-accepted":              "needs a JoinGroup above the coordinator's maximum session timeout, which the explorer's bounds hold the reference client's session well below (run's prober)",
 	"member-id-required-from-v5":              "needs a dynamic JoinGroup v4; the reference classic client sends v9 (run's prober)",
+	"v0-rebalance-timeout-default":            "needs a JoinGroup v0; the reference classic client sends v9 to a coordinator of today's versions (run's plans against a broker of Kafka 0.10.0)",
 	"pending-counts-toward-max-size":          "needs group.max.size, which the explorer's coordinator does not set (run's plans do)",
 	"group-max-size-off-by-one":               "needs group.consumer.max.size, which the explorer's coordinator does not set (run's plans and check's B4.4/group-max-size do)",
 	"leavegroup-unknown-instance-by-id":       "needs a LeaveGroup entry {a member's id, an instance nobody holds} (A3 row 5); the explorer's admin names members by instance alone, by member id alone, or fenced (another member's id with a held instance)",

@@ -23,6 +23,9 @@ func (c *Coordinator) joinClassic(conn Conn, clientID string, version int16, r *
 	j := joining{clientID: clientID, version: version, r: r, rebalanceMs: r.RebalanceTimeoutMs}
 	if version == 0 {
 		j.rebalanceMs = r.SessionTimeoutMs
+		if c.mut.Has(MutV0RebalanceTimeoutDefault) {
+			j.rebalanceMs = -1 // what v0 decodes the field it lacks as
+		}
 	}
 	g := c.joinGroup(r.GroupId)
 	op := &cop{c: c, now: c.clock.Now(), conn: conn}

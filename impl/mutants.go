@@ -712,6 +712,15 @@ const (
 	// id drawn but never filled in), so every such client of a group
 	// shares one member (A1).
 	MutV0MemberIDZero
+	// MutV0RebalanceTimeoutDefault: a JoinGroup v0's rebalance timeout is
+	// the field's default as v0 decodes it, -1, instead of the session
+	// timeout (B8.4: Kafka's JoinGroupRequest puts the session timeout in
+	// its place at v0; a coordinator that reads the decoded field as later
+	// versions carry it skips that): a group whose members all joined at
+	// v0 ends every join phase (and sync phase) at its first timer run,
+	// and its first rebalance is never extended past one initial delay,
+	// where Kafka waits a session timeout for its members.
+	MutV0RebalanceTimeoutDefault
 	mutEnd // one past the last: a Mutants holds up to 256
 )
 
@@ -920,6 +929,7 @@ var classicMutantInfo = []mutantEntry{
 	{MutEmptyConsumerGroupKept, "empty-consumer-group-kept", "group kinds A6.4", "a JoinGroup with no member id to an Empty consumer group is INCONSISTENT_GROUP_PROTOCOL; the consumer group stays", []string{"A6.4/join-replaces-consumer-group"}},
 	{MutUpgradeRefusedAnswered, "upgrade-refused-answered", "group kinds A6.4", "a ConsumerGroupHeartbeat join to a classic group with members, outside mixed groups, is answered GROUP_ID_NOT_FOUND instead of closing the connection", []string{"A6.4/upgrade-refused"}},
 	{MutEmptyClassicGroupKept, "empty-classic-group-kept", "group kinds A6.4", "a ConsumerGroupHeartbeat join to an Empty classic group is GROUP_ID_NOT_FOUND; the classic group stays", []string{"A6.4/heartbeat-replaces-classic-group"}},
+	{MutV0RebalanceTimeoutDefault, "v0-rebalance-timeout-default", "validation B8.4", "a JoinGroup v0's rebalance timeout is the decoded field's default, -1, instead of its session timeout", []string{"B8.4/v0-rebalance-timeout"}},
 }
 
 // MutantInfo names and describes one mutant.

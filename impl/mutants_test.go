@@ -204,10 +204,7 @@ func TestMutantNames(t *testing.T) {
 // TestEveryClauseHasAPlantedBug keeps the list from drifting: a clause
 // planted since, or marked in docs/PROTOCOL.md A4.1 as one no client can see,
 // must leave it. It is the work left of issue 28.
-var clausesWithoutMutantYet = map[string]string{
-	// The classic protocol's clauses (A6, B8) the plans cannot show.
-	"B8.4/v0-rebalance-timeout": "a JoinGroup v0 (no KIP-394) adds its member before the client knows the id, so the observable checks cannot tell which process holds it: classic plans against a broker capped at v0, even with no fault, fail OneMemberPerProcess (12 of 1,000 histories, tried and taken out); the v3 control column, where ghosts are expected, would judge any mutant caught",
-}
+var clausesWithoutMutantYet = map[string]string{}
 
 // unseenClauses are the clauses docs/PROTOCOL.md A4.1 lists as ones no
 // client can see, each with its reason.

@@ -340,16 +340,41 @@ func drawCrossKindProbes(d drawer, p *Plan, classic map[string]bool) {
 	}
 }
 
-// capBroker plays a broker whose JoinGroup stops at join (3: before
-// KIP-394, 4: Kafka 2.2), with SyncGroup, Heartbeat and LeaveGroup at v2,
-// as they were then.
+// drawAncientBroker plays, in about one classic plan in 16 (not the
+// KIP-394 control's), a broker whose group apis stop at v0, as Kafka
+// 0.10.0's did (JoinGroup v1 and its RebalanceTimeoutMs came with KIP-62,
+// Kafka 0.10.1): every client downgrades to JoinGroup v0, whose session
+// timeout stands for the rebalance timeout (docs/PROTOCOL.md B8.4), and
+// static clients stop before joining. Without KIP-394 a JoinGroup whose
+// answer is lost leaves a member its client never learns until the
+// coordinator removes it, so the plan judges those members by their
+// grace (Plan.LostJoinGrace). Drawn after everything else, so that a plan
+// without it is the one its seed gave before it existed.
+func drawAncientBroker(d drawer, o Options, p *Plan) {
+	if !p.HasClassic() || o.JoinGroupVersion > 0 && o.JoinGroupVersion < 4 {
+		return
+	}
+	if d.intn("broker of Kafka 0.10.0", 16) != 0 {
+		return
+	}
+	capBroker(p, 0)
+	p.LostJoinGrace = true
+}
+
+// capBroker plays a broker whose JoinGroup stops at join (0: Kafka
+// 0.10.0, 3: before KIP-394, 4: Kafka 2.2), with SyncGroup, Heartbeat and
+// LeaveGroup as they were then: v0 with JoinGroup v0, else v2.
 func capBroker(p *Plan, join int16) {
 	if p.MaxVersions == nil {
 		p.MaxVersions = map[codec.APIKey]int16{}
 	}
-	p.MaxVersions[codec.JoinGroup], p.MaxVersions[codec.SyncGroup], p.MaxVersions[codec.Heartbeat] = join, 2, 2
-	if v, ok := p.MaxVersions[codec.LeaveGroup]; !ok || v > 2 {
-		p.MaxVersions[codec.LeaveGroup] = 2
+	other := int16(2)
+	if join == 0 {
+		other = 0
+	}
+	p.MaxVersions[codec.JoinGroup], p.MaxVersions[codec.SyncGroup], p.MaxVersions[codec.Heartbeat] = join, other, other
+	if v, ok := p.MaxVersions[codec.LeaveGroup]; !ok || v > other {
+		p.MaxVersions[codec.LeaveGroup] = other
 	}
 }
 

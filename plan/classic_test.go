@@ -155,10 +155,19 @@ func TestClassicPlans(t *testing.T) {
 					seen["first join: "+string(f.Kind)] = true
 				}
 			}
-			switch p.MaxVersions[codec.JoinGroup] {
-			case 3:
+			if v, capped := p.MaxVersions[codec.JoinGroup]; (capped && v == 0) != p.LostJoinGrace || p.LostJoinGrace && proto != ProtocolClassic {
+				t.Fatalf("seed %d %s: broker caps %v, LostJoinGrace %v: want the grace with a broker at JoinGroup v0, in classic plans only", seed, proto, p.MaxVersions, p.LostJoinGrace)
+			}
+			switch v, capped := p.MaxVersions[codec.JoinGroup]; {
+			case !capped:
+			case v == 0:
+				seen["broker of Kafka 0.10.0"] = true
+				if p.MaxVersions[codec.SyncGroup] != 0 || p.MaxVersions[codec.Heartbeat] != 0 || p.MaxVersions[codec.LeaveGroup] != 0 {
+					t.Fatalf("seed %d: a broker of Kafka 0.10.0 with caps %v", seed, p.MaxVersions)
+				}
+			case v == 3:
 				t.Fatalf("seed %d %s: a broker before KIP-394 outside the control", seed, proto)
-			case 4:
+			case v == 4:
 				seen["broker of Kafka 2.2"] = true
 			}
 			seen["initial delay"] = seen["initial delay"] || p.InitialRebalanceDelayMs > 0
@@ -175,7 +184,7 @@ func TestClassicPlans(t *testing.T) {
 			}
 		}
 	}
-	for _, w := range []string{"static", "dynamic", "shared instance", "static restart", "broker of Kafka 2.2", "initial delay", "restarts",
+	for _, w := range []string{"static", "dynamic", "shared instance", "static restart", "broker of Kafka 2.2", "broker of Kafka 0.10.0", "initial delay", "restarts",
 		"admin removal", "mixed: both kinds", "first join: lost-response", "first join: delay-request", "first join: duplicate", "first join: lost-request",
 		"protocols []", "protocols [range uniform]", "protocols [uniform range]", "protocols [failover uniform]", "omit empty assignments", "retry sync", "metadata change", "fleet stop"} {
 		if !seen[w] {
@@ -205,6 +214,9 @@ func TestClassicControlPlans(t *testing.T) {
 		p := New(seed, o)
 		byBroker := p.MaxVersions[codec.JoinGroup] == 3
 		seen[fmt.Sprint("by broker ", byBroker)] = true
+		if p.LostJoinGrace {
+			t.Fatalf("seed %d: a control plan excuses KIP-394's ghosts (LostJoinGrace)", seed)
+		}
 		for _, c := range p.Clients {
 			if c.Classic == nil || c.InstanceID != "" || byBroker != (c.Classic.JoinGroupMaxVersion == 9) || !byBroker && c.Classic.JoinGroupMaxVersion != 3 {
 				t.Fatalf("seed %d: control client %+v (broker caps %v)", seed, c, p.MaxVersions)

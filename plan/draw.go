@@ -120,6 +120,11 @@ func generate(d drawer, o Options, seed uint64) Plan {
 	if o.Protocol.Migrates() && o.Probes {
 		drawMixedOddRequests(d, &p)
 	}
+	// A broker from before KIP-62, after everything else for the same
+	// reason.
+	if o.Protocol == ProtocolClassic && o.Caps {
+		drawAncientBroker(d, o, &p)
+	}
 	return p
 }
 

@@ -48,7 +48,8 @@ type Options struct {
 	LeaveGroups bool
 	// Caps plays an older or smaller broker now and then: LeaveGroup below
 	// v3 (the admin downgrades), telemetry or Describe at v0, a group size
-	// cap.
+	// cap; in classic plans, every group api at v0 (Kafka 0.10.0's
+	// broker: drawAncientBroker).
 	Caps bool
 	// RefusalProbes adds probes a coordinator must refuse: a rule of
 	// §B4.2, §B4.4 or §B6 broken, a group that is not there, a version

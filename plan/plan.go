@@ -78,6 +78,15 @@ type Plan struct {
 	// plans (migration.go), whose groups hold members of both protocols;
 	// "" keeps mixed groups outside the model, as every other plan.
 	MigrationPolicy string `json:"migrationPolicy,omitempty"`
+	// LostJoinGrace holds the coordinator, for a member made for a
+	// JoinGroup v0-v3 with MemberId "" whose answer its live process never
+	// got (KIP-394's ghost, which every Kafka before 2.2 leaves), only to
+	// removing it as any member nobody holds, by its grace, instead of
+	// counting it a ghost at once (rules.Observation.LostJoinGrace). Set by
+	// the plans that play a broker from before KIP-394 to reach what only
+	// its joins reach (drawAncientBroker); the KIP-394 control
+	// (Options.JoinGroupVersion < 4) leaves it off.
+	LostJoinGrace bool `json:"lostJoinGrace,omitempty"`
 }
 
 // Topic is a topic of the coordinator's configuration.

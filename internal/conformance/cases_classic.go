@@ -56,6 +56,7 @@ func casesClassic() []Case {
 		{Name: "B8.4/invalid-session-timeout", Source: srcEvery, Rule: "JoinGroup with SessionTimeoutMs 1 (below group.min.session.timeout.ms): INVALID_SESSION_TIMEOUT", run: caseInvalidSessionTimeout},
 		{Name: "B8.4/session-min-accepted", Source: srcEvery, Rule: "JoinGroup with SessionTimeoutMs exactly group.min.session.timeout.ms is accepted (the bound is inclusive); one millisecond below it: INVALID_SESSION_TIMEOUT", run: caseSessionBound(false)},
 		{Name: "B8.4/session-above-max-refused", Source: srcEvery, Rule: "JoinGroup with SessionTimeoutMs one millisecond above group.max.session.timeout.ms: INVALID_SESSION_TIMEOUT; exactly at it: accepted (the bound is inclusive)", run: caseSessionBound(true)},
+		{Name: "B8.4/v0-rebalance-timeout", Source: srcEvery, Rule: "a JoinGroup v0, which carries no RebalanceTimeoutMs, times the phases of its group by its session timeout: the leader's SyncGroup right after a v0 join is answered NONE; a new member's v0 join waits for a member that joined at v0 to rejoin a quarter of that session later, and both are answered at the next generation", run: caseV0RebalanceTimeout},
 		{Name: "B8.4/sync-null-protocol", Source: "KIP-559, Kafka 2.5", Rule: "SyncGroup v5 with ProtocolType null: INCONSISTENT_GROUP_PROTOCOL", run: caseSyncNullProtocol},
 		{Name: "B8.4/member-unknown-instance", Source: srcKIP345Classic, Rule: "a Heartbeat naming a member with an instance id nobody holds: UNKNOWN_MEMBER_ID", run: caseUnknownInstanceHeartbeat},
 		{Name: "B8.6/missing-group-unknown-member", Source: srcEvery, Rule: "JoinGroup with a member id to a group that does not exist: UNKNOWN_MEMBER_ID", run: caseJoinMissingGroup},
@@ -592,6 +593,47 @@ func caseSessionBound(upper bool) func(p *probe) verdict {
 			fmt.Sprintf("join with SessionTimeoutMs %d (%s): %s; with %d: %s", at, name, jgString(in), at+step, jgString(out)),
 			fmt.Sprintf("the first accepted (MEMBER_ID_REQUIRED or NONE), the second INVALID_SESSION_TIMEOUT (is %s the broker's %s?)", flag, name))
 	}
+}
+
+// caseV0RebalanceTimeout makes a group of one member at JoinGroup v0
+// (its first join phase, then its SyncGroup, which the sync phase's timer,
+// the rebalance timeout, must not have beaten), then joins a second member
+// at v0: a rebalance, whose timer is the greatest rebalance timeout of
+// the members, at v0 their session timeout. The first member heartbeats
+// (REBALANCE_IN_PROGRESS) and rejoins a quarter of a session later: the
+// phase must still wait for it, so the new member is not answered before
+// and both are answered NONE at the next generation. A broker that takes
+// a v0 join's rebalance timeout as the field's default (-1) or as 0 ends
+// each phase at once: the leader's SyncGroup finds it removed, or the
+// phase ends without the first member.
+func caseV0RebalanceTimeout(p *probe) verdict {
+	p.needsClassic()
+	if !p.offers(codec.JoinGroup, 0) {
+		return skip("needs JoinGroup v0; the broker offers " + p.offered(codec.JoinGroup))
+	}
+	g := p.id("g")
+	a, b := p.member(g, ""), p.member(g, "")
+	first, what := joinAnswer(a.c.send(codec.JoinGroup, 0, a.joinReq()), p.classicWait())
+	if first == nil || first.ErrorCode != codec.None || first.Leader != first.MemberId {
+		return fail("the setup's first join at v0: "+what, "NONE, the member leading")
+	}
+	a.took(first)
+	if s := a.c.do(codec.SyncGroup, p.sv(), a.syncReq(a.leaderAssignments())).(*codec.SyncGroupResponse); s.ErrorCode != codec.None {
+		return fail(fmt.Sprintf("the first join at v0: %s; the leader's SyncGroup right after: %s", what, s.ErrorCode),
+			"NONE: the sync phase, too, waits a session timeout at v0")
+	}
+	session := time.Duration(p.classicSessionMs()) * time.Millisecond
+	bh := b.c.send(codec.JoinGroup, 0, b.joinReq())
+	time.Sleep(session / 4)
+	early, _ := joinAnswer(bh, 0)
+	hb := a.heartbeat()
+	ar, awhat := joinAnswer(a.c.send(codec.JoinGroup, 0, a.joinReq()), p.classicWait())
+	br, bwhat := joinAnswer(bh, p.classicWait())
+	obs := fmt.Sprintf("session %v; generation %d; a new member joined at v0; %v later, answered yet: %v; the first member's heartbeat: %s, its rejoin at v0: %s; the new member's join: %s",
+		session, a.gen, session/4, early != nil, hb, awhat, bwhat)
+	return want(early == nil && hb == codec.RebalanceInProgress && ar != nil && ar.ErrorCode == codec.None && ar.GenerationId == a.gen+1 &&
+		br != nil && br.ErrorCode == codec.None && br.GenerationId == ar.GenerationId, obs,
+		fmt.Sprintf("the new member's join held, REBALANCE_IN_PROGRESS, then both answered NONE at generation %d", a.gen+1))
 }
 
 func caseSyncNullProtocol(p *probe) verdict {

@@ -68,7 +68,7 @@ var classicCaseCatches = []mutantCases{
 	{impl.MutRemovedJoinNotAnswered, []string{"A6.3/removed-join-answered"}},
 	{impl.MutClassicErrorRefreshesSession, []string{"B8.9/error-does-not-refresh-session"}},
 	{impl.MutSkipAssignmentWithheld, []string{"A6.2/replaced-leader-skip-assignment"}},
-	{impl.MutHeartbeatRebalancingNone, []string{"A6.3/member-removed", "B5/classic-member-v0-v2", "B8.6/stable-leader-rejoins", "B8.9/rebalancing", "A6.3/static-removed-by-id", "B8.10/expiry-rebalances", "B8.6/new-member-added", "B8.6/existing-completing-changed", "B8.7/nobody-rejoined", "B8.10/sync-expired-replaced-id"}},
+	{impl.MutHeartbeatRebalancingNone, []string{"A6.3/member-removed", "B5/classic-member-v0-v2", "B8.6/stable-leader-rejoins", "B8.9/rebalancing", "A6.3/static-removed-by-id", "B8.10/expiry-rebalances", "B8.6/new-member-added", "B8.6/existing-completing-changed", "B8.7/nobody-rejoined", "B8.10/sync-expired-replaced-id", "B8.4/v0-rebalance-timeout"}},
 	{impl.MutSessionMinRefused, []string{"B8.4/session-min-accepted"}},
 	{impl.MutSessionAboveMaxAccepted, []string{"B8.4/session-above-max-refused"}},
 	{impl.MutMemberIDRequiredFromV5, []string{"A6.1/member-id-required-v4"}},
@@ -129,9 +129,10 @@ var classicCaseCatches = []mutantCases{
 	{impl.MutNobodyRejoinedNewGeneration, []string{"B8.7/nobody-rejoined"}},
 	{impl.MutRebalanceKeepsSyncsWaiting, []string{"B8.7/rebalance-started"}},
 	{impl.MutMemberIDNoDash, []string{"B8.6/member-id-made"}},
-	{impl.MutNewMemberNoRebalance, []string{"B8.6/new-member-added"}},
+	{impl.MutNewMemberNoRebalance, []string{"B8.6/new-member-added", "B8.4/v0-rebalance-timeout"}},
 	{impl.MutReplacedIDNotAwaited, []string{"B8.10/sync-expired-replaced-id"}},
 	{impl.MutNewMemberSessionTimeout, []string{"B8.10/new-member-expired"}},
+	{impl.MutV0RebalanceTimeoutDefault, []string{"B8.4/v0-rebalance-timeout"}},
 }
 
 // Every classic mutant a client can see fails the classic cases listed

@@ -28,9 +28,11 @@ func classicGhost(o Observation, l *ClassicLedger, g, state string, m MemberSnap
 		if !p.Left && (p.MemberID == m.MemberID && m.MemberID != "" || contains(p.InFlight, m.MemberID)) {
 			return false
 		}
-		if contains(p.Lost, m.MemberID) && !l.isStatic(g, m) {
+		if contains(p.Lost, m.MemberID) && !l.isStatic(g, m) && !o.LostJoinGrace {
 			// KIP-394's ghost: at once (a static member's next join
-			// under its instance id replaces it, KIP-345).
+			// under its instance id replaces it, KIP-345). Under
+			// LostJoinGrace, by its grace below, as a member nobody
+			// holds.
 			return true
 		}
 	}
@@ -83,7 +85,9 @@ func classicGhosts(o Observation, g *GroupSnapshot, out []Ghost) []Ghost {
 // brought back while they are within their grace, and, when p is the only
 // process of g whose JoinGroup v0-v3 with MemberId "" the coordinator
 // holds, every waiting member nobody has been told of (made for those
-// JoinGroups). It appends their ids to ids when ids is not nil.
+// JoinGroups; under Observation.LostJoinGrace, one of them and only when
+// p accounts for no other member, and not the ids of Lost). It appends their ids to ids when ids is not
+// nil.
 func classicMembersOf(o Observation, p *Process, g *GroupSnapshot, ids *[]string) int {
 	l := o.Classic
 	if l == nil {
@@ -98,11 +102,15 @@ func classicMembersOf(o Observation, p *Process, g *GroupSnapshot, ids *[]string
 			}
 		}
 	}
-	n := 0
+	n, unnamed := 0, ""
 	for _, m := range g.Members {
 		mine := m.MemberID == p.MemberID && m.MemberID != ""
 		switch {
 		case mine:
+		case o.LostJoinGrace && contains(p.Lost, m.MemberID) && !l.isStatic(g.GroupID, m):
+			// A member the process will never learn: NoGhosts judges
+			// it by its grace, as one nobody holds (LostJoinGrace).
+			mine = false
 		case contains(p.AllIDs, m.MemberID):
 			// A member the process left may outlive the leave (lost,
 			// or held behind its JoinGroup on a connection that then
@@ -117,12 +125,28 @@ func classicMembersOf(o Observation, p *Process, g *GroupSnapshot, ids *[]string
 			mine = !excused
 		case unnamedOwner:
 			mine = m.Classic != nil && m.Classic.Waiting == WaitingJoin && !l.isStatic(g.GroupID, m) && !toldOf(o, g.GroupID, m.MemberID)
+			if mine && o.LostJoinGrace {
+				// Only the latest of its JoinGroups will name the
+				// process's member, and none if it accounts for another
+				// (the others were a duplicate's, or abandoned): their
+				// answers go nowhere. Counted after the others.
+				if unnamed == "" {
+					unnamed = m.MemberID
+				}
+				mine = false
+			}
 		}
 		if mine {
 			n++
 			if ids != nil {
 				*ids = append(*ids, m.MemberID)
 			}
+		}
+	}
+	if n == 0 && unnamed != "" {
+		n = 1
+		if ids != nil {
+			*ids = append(*ids, unnamed)
 		}
 	}
 	return n

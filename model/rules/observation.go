@@ -77,4 +77,17 @@ type Observation struct {
 	// from the requests and answers of the run (the grace events of
 	// NoGhosts' classic form); nil when the run has no classic group.
 	Classic *ClassicLedger
+	// LostJoinGrace judges a dynamic member under an id of a live
+	// process's Lost (made for a JoinGroup v0-v3 with MemberId "" whose
+	// answer never reached it: KIP-394's ghost, which every Kafka before
+	// 2.2 leaves when such an answer is lost) as a member no live process
+	// holds: a ghost only past its grace (a session timeout after its join
+	// completed, or after a later restart), when the coordinator must have
+	// removed it, and not one of its process's members
+	// (OneMemberPerProcess); and it counts a process's waiting members made
+	// for such JoinGroups as one, the one its latest JoinGroup will name.
+	// Set for plans whose broker is from before KIP-394 only to reach what
+	// its joins reach (plan.Plan.LostJoinGrace); the KIP-394 control leaves
+	// it off and counts each such member a ghost at once.
+	LostJoinGrace bool
 }
