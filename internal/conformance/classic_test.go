@@ -98,7 +98,7 @@ var classicCaseCatches = []mutantCases{
 	{impl.MutProtocolTypeUnchecked, []string{"B8.6/inconsistent-protocol"}},
 	{impl.MutClassicGroupUnknownMember, []string{"A6.4/consumer-heartbeat-classic-group"}},
 	{impl.MutDescribeConsumerGroupEmpty, []string{"A6.4/describe-consumer-group"}},
-	{impl.MutStableLeaderRejoinAnswered, []string{"B8.6/stable-leader-rejoins", "B8.8/follower-waits-for-leader", "B8.8/missing-assignment-empty", "B8.10/sync-expired"}},
+	{impl.MutStableLeaderRejoinAnswered, []string{"B8.6/stable-leader-rejoins", "B8.8/follower-waits-for-leader", "B8.8/missing-assignment-empty", "B8.10/sync-expired", "A6.3/removed-sync-unanswered", "B8.8/leader-assigns", "B8.10/session-kept-waiting", "B8.13/described-completing", "A6.2/replaced-completing", "A6.2/replaced-preparing", "B8.7/rebalance-started", "B8.7/completed-all-joined", "B8.10/sync-expired-replaced-id"}},
 	{impl.MutMissingAssignmentKept, []string{"B8.8/missing-assignment-empty"}},
 	{impl.MutConsumerMemberIllegalGeneration, []string{"A6.4/heartbeat-consumer-group"}},
 	{impl.MutClassicLeaveEmptyUnknownNone, []string{"A6.3/empty-unknown"}},
