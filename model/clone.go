@@ -15,40 +15,7 @@ import (
 // source (replace it with SetIDSource). The linearizability checker steps
 // clones, never the original. The answers to held requests not yet
 // released are copied too.
-func (c *Coordinator) Clone() *Coordinator {
-	out := &Coordinator{
-		cfg:         c.cfg,
-		topics:      c.topics,
-		firstOfName: c.firstOfName,
-		apis:        c.apis,
-		served:      c.served,
-		now:         c.now,
-		groups:      make(map[string]*group, len(c.groups)),
-	}
-	// Empty maps stay nil (their writers make them): a clone is made on
-	// every transition the explorer tries, and most have no telemetry.
-	if len(c.conns) > 0 {
-		out.conns = maps.Clone(c.conns)
-	}
-	for id, g := range c.groups {
-		out.groups[id] = g.clone()
-	}
-	if len(c.classic) > 0 {
-		out.classic = make(map[string]*classicGroup, len(c.classic))
-		for id, g := range c.classic {
-			out.classic[id] = g.clone()
-		}
-	}
-	c.cloneHeld(out)
-	if len(c.telemetry) > 0 {
-		out.telemetry = make(map[codec.UUID]*telemetryClient, len(c.telemetry))
-		for id, t := range c.telemetry {
-			v := *t
-			out.telemetry[id] = &v
-		}
-	}
-	return out
-}
+func (c *Coordinator) Clone() *Coordinator { return c.CloneInto(new(Coordinator)) }
 
 // CloneInto is Clone made in dst's memory: dst's maps, group records,
 // members and partition sets are reused for the copy. It is for a caller
@@ -57,9 +24,11 @@ func (c *Coordinator) Clone() *Coordinator {
 // weight. dst must be a coordinator its caller no longer uses, nor
 // anything dst returned or held (nothing a coordinator returns shares its
 // memory: answers and snapshots are built apart); nil makes a new one.
+// Empty maps stay nil (their writers make them): most clones the explorer
+// makes have no telemetry and no held request.
 func (c *Coordinator) CloneInto(dst *Coordinator) *Coordinator {
 	if dst == nil {
-		return c.Clone()
+		dst = new(Coordinator)
 	}
 	groups, conns := dst.groups, dst.conns
 	*dst = Coordinator{
