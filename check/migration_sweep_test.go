@@ -2,15 +2,10 @@ package check_test
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/check"
-	"github.com/ghostcheck/ghostcheck/driver"
 	"github.com/ghostcheck/ghostcheck/history"
-	"github.com/ghostcheck/ghostcheck/internal/race"
-	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/plan"
 )
 
@@ -32,13 +27,7 @@ const migrationSweepSeeds = 20
 //
 //	GHOSTCHECK_MIGRATION_SWEEP=4000 go test ./check -run TestMigrationSweep -v -timeout 30m
 func TestMigrationSweep(t *testing.T) {
-	n := race.Sweep(migrationSweepSeeds)
-	if env := os.Getenv("GHOSTCHECK_MIGRATION_SWEEP"); env != "" {
-		var err error
-		if n, err = strconv.Atoi(env); err != nil || n <= 0 {
-			t.Fatalf("GHOSTCHECK_MIGRATION_SWEEP=%q: want a number of seeds", env)
-		}
-	}
+	n := sweepSize(t, migrationSweepSeeds, "GHOSTCHECK_MIGRATION_SWEEP")
 	for _, c := range []struct {
 		protocol plan.Protocol
 		seeds    int
@@ -61,14 +50,7 @@ func TestMigrationSweep(t *testing.T) {
 							break
 						}
 					}
-					tg, err := targets.New(target, p, "")
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := driver.Run(tg, p)
-					if err != nil {
-						t.Fatal(err)
-					}
+					res := runPlan(t, target, p)
 					for _, level := range levels {
 						if rep := check.Check(res, check.Options{Level: level}); rep.Verdict != history.Ok {
 							bad[level.String()+" "+rep.Rule]++

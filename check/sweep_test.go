@@ -27,13 +27,7 @@ const sweepSeeds = 100
 //
 //	GHOSTCHECK_OBSERVABLE_SWEEP=2000 go test ./check -run TestObservableSweep -v -timeout 30m
 func TestObservableSweep(t *testing.T) {
-	n := race.Sweep(sweepSeeds)
-	if env := os.Getenv("GHOSTCHECK_OBSERVABLE_SWEEP"); env != "" {
-		var err error
-		if n, err = strconv.Atoi(env); err != nil || n <= 0 {
-			t.Fatalf("GHOSTCHECK_OBSERVABLE_SWEEP=%q: want a number of seeds", env)
-		}
-	}
+	n := sweepSize(t, sweepSeeds, "GHOSTCHECK_OBSERVABLE_SWEEP")
 	for _, target := range []string{"model", "impl"} {
 		for _, parallel := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s parallel=%v", target, parallel), func(t *testing.T) {
@@ -41,15 +35,7 @@ func TestObservableSweep(t *testing.T) {
 				o.Faults, o.StaticPercent, o.Restarts, o.Parallel = plan.UniformFaults(30), 70, true, parallel
 				bad := map[string]int{}
 				for seed := uint64(1); seed <= uint64(n); seed++ {
-					p := plan.New(seed, o)
-					tg, err := targets.New(target, p, "")
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := driver.Run(tg, p)
-					if err != nil {
-						t.Fatal(err)
-					}
+					res := runPlan(t, target, plan.New(seed, o))
 					if rep := check.Check(res, check.Options{Level: check.LevelObservable}); rep.Verdict != history.Ok {
 						bad[rep.Rule]++
 						t.Errorf("seed %d: %s %s: %s", seed, rep.Verdict, rep.Rule, rep.Detail)
@@ -59,4 +45,33 @@ func TestObservableSweep(t *testing.T) {
 			})
 		}
 	}
+}
+
+// sweepSize is a sweep's number of seeds: def in `go test` (a fifth under
+// the race detector), or as many as the environment variable env says.
+func sweepSize(t *testing.T, def int, env string) int {
+	t.Helper()
+	v := os.Getenv(env)
+	if v == "" {
+		return race.Sweep(def)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a number of seeds", env, v)
+	}
+	return n
+}
+
+// runPlan drives plan p against target ("model" or "impl").
+func runPlan(t *testing.T, target string, p plan.Plan) *driver.Result {
+	t.Helper()
+	tg, err := targets.New(target, p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := driver.Run(tg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
