@@ -159,7 +159,9 @@ const (
 // the Members of its JoinGroup answer (static members keyed by instance
 // id).
 type Classic struct {
-	cfg   ClassicConfig
+	// cfg is shared by the clones of a consumer (Clone copies the
+	// pointer): it changes only in Resubscribe, which makes a copy first.
+	cfg   *ClassicConfig
 	state ClassicState
 	due   ClassicRequest
 	fatal codec.ErrorCode
@@ -199,7 +201,7 @@ func NewClassic(cfg ClassicConfig) (*Classic, error) {
 		}
 	}
 	cfg.Protocols = slices.Clone(cfg.Protocols)
-	c := &Classic{cfg: cfg, generation: noGeneration}
+	c := &Classic{cfg: &cfg, generation: noGeneration}
 	c.joinV, c.syncV, c.hbV, c.leaveV = cfg.JoinGroupMaxVersion, classicSyncGroupMax, classicHeartbeatMax, maxLeaveGroupVersion
 	return c, nil
 }
@@ -208,7 +210,7 @@ func NewClassic(cfg ClassicConfig) (*Classic, error) {
 func (c *Classic) State() ClassicState   { return c.state }
 func (c *Classic) MemberID() string      { return c.memberID }
 func (c *Classic) Generation() int32     { return c.generation }
-func (c *Classic) Config() ClassicConfig { return c.cfg }
+func (c *Classic) Config() ClassicConfig { return *c.cfg }
 
 // Fatal is the error that ended the consumer (State ClassicFatal), or
 // NONE.
@@ -578,7 +580,9 @@ func (c *Classic) MetadataChanged() {
 
 // Resubscribe changes the topics: a member rejoins with them.
 func (c *Classic) Resubscribe(topics []string) {
-	c.cfg.Topics = slices.Clone(topics)
+	cfg := *c.cfg // the clones this one was made from keep theirs
+	cfg.Topics = slices.Clone(topics)
+	c.cfg = &cfg
 	if c.state == ClassicSyncing || c.state == ClassicStable {
 		c.rejoin()
 	}

@@ -72,7 +72,9 @@ func (s State) String() string {
 // until a join response brings the broker's, and it forgets the id on
 // UNKNOWN_MEMBER_ID. A lost join response then leaves a ghost behind.
 type Client struct {
-	cfg        Config
+	// cfg is shared by the clones of a client (Clone copies the pointer):
+	// it changes only in Resubscribe, which makes a copy first.
+	cfg        *Config
 	instanceID codec.UUID
 	memberID   string
 
@@ -118,7 +120,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Regex != "" && cfg.HeartbeatVersion < 1 {
 		return nil, errors.New("client: a regex subscription needs ConsumerGroupHeartbeat v1")
 	}
-	c := &Client{cfg: cfg, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion,
+	c := &Client{cfg: &cfg, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion,
 		clientID: cfg.ClientID, sentGen: -1}
 	id, err := newUUID(cfg.Rand)
 	if err != nil {
@@ -176,15 +178,17 @@ func (c *Client) Resubscribe(topics []string, regex string) {
 	case regex == "" && c.cfg.Regex != "":
 		c.clearNames, c.clearRegex = false, true
 	}
-	c.cfg.Topics = append([]string(nil), topics...)
-	c.cfg.Regex = regex
+	cfg := *c.cfg // the clones this one was made from keep theirs
+	cfg.Topics = append([]string(nil), topics...)
+	cfg.Regex = regex
+	c.cfg = &cfg
 	c.subGen++
 }
 
 // State, Epoch and Config describe the client.
 func (c *Client) State() State   { return c.state }
 func (c *Client) Epoch() int32   { return c.epoch }
-func (c *Client) Config() Config { return c.cfg }
+func (c *Client) Config() Config { return *c.cfg }
 
 // HeartbeatVersion is the ConsumerGroupHeartbeat version the client uses
 // after negotiation.
