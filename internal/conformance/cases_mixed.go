@@ -24,8 +24,23 @@ import (
 // coordinator, generally available in Kafka 4.0.
 const srcKafka40Mixed = "KIP-848, Kafka 4.0"
 
-// casesMixed: A7.1, A7.2, A7.4 and A7.5.
+// casesMixed: A7's cases in the order of its subsections: the A7.1 and
+// A7.2 core here, A7.1's refusals and epochs (cases_mixed_join.go).
 func casesMixed() []Case {
+	var out []Case
+	for _, section := range [][]Case{casesMixedCore(), casesMixedJoin()} {
+		out = append(out, section...)
+	}
+	slices.SortStableFunc(out, func(a, b Case) int {
+		sa, _, _ := strings.Cut(a.Name, "/")
+		sb, _, _ := strings.Cut(b.Name, "/")
+		return strings.Compare(sa, sb)
+	})
+	return out
+}
+
+// casesMixedCore: A7.1's join, A7.2's answers, A7.4 and A7.5.
+func casesMixedCore() []Case {
 	return []Case{
 		{Name: "A7.1/member-id-required", Source: srcKafka40Mixed, Rule: "a dynamic JoinGroup v4+ with MemberId \"\" to a consumer group with members: MEMBER_ID_REQUIRED with a member id that is a Kafka Uuid's text, and nothing kept (ConsumerGroupDescribe lists the consumer member alone)", run: caseMixedMemberIDRequired},
 		{Name: "A7.1/joined", Source: srcKafka40Mixed, Rule: "a classic JoinGroup to a consumer group with members makes a classic member of it, answered at once: NONE, GenerationId its member epoch, ProtocolType consumer, its protocol, Leader \"\", no members; ConsumerGroupDescribe lists it at that epoch (as a classic member from v1)", run: caseMixedJoined},
