@@ -75,6 +75,8 @@
 //   - cases_mixed_join.go: a classic JoinGroup to a consumer group that
 //     is refused (size cap, protocols, static ids, metadata), and the
 //     group epoch a replacement keeps and a new subscription moves (A7.1).
+//   - cases_mixed_sync.go: a classic member's SyncGroup naming another
+//     protocol, or behind the group epoch (A7.2).
 //   - expiry.go: the timing of a case that waits out a session.
 //   - ships.go: Ships, the releases that carry a case's rule.
 //   - hold.go: Holding, the release a broker is held to (named, or

@@ -49,10 +49,12 @@ var mixedCaseCatches = []mutantCases{
 	{impl.MutClassicStaticReplacementBumps, []string{"A7.1/static-replaced"}},
 	{impl.MutClassicMemberJoinedNoBump, []string{"A7.2/sync-assignment", "A7.2/sync-withholds-revoked"}},
 	{impl.MutClassicSubscriptionChangeNoBump, []string{"A7.1/subscription-changed"}},
+	{impl.MutClassicSyncIgnoresEpoch, []string{"A7.2/sync-rebalance-in-progress"}},
 	{impl.MutUpgradeWaitingUnknown, []string{"A7.4/waiting-answered"}},
 	{impl.MutUpgradeEmptyAssignmentRead, []string{"A7.4/upgrade-failed"}},
 	{impl.MutClassicJoinProtocolTypeUnchecked, []string{"A7.1/inconsistent-protocol"}},
 	{impl.MutClassicJoinUndecodableAsEmpty, []string{"A7.1/subscription-undecodable"}},
+	{impl.MutClassicSyncProtocolNameUnchecked, []string{"A7.2/sync-inconsistent-protocol"}},
 	{impl.MutClassicJoinFencedAsUnknown, []string{"A7.1/fenced-instance"}},
 	{impl.MutClassicSyncGenerationUnchecked, []string{"A7.2/sync-illegal-generation"}},
 	{impl.MutClassicHeartbeatGenerationUnchecked, []string{"A7.2/heartbeat-illegal-generation"}},
@@ -66,15 +68,13 @@ const mixedMutantTableHeading = "### The mixed groups' mutants over TCP"
 // catch over TCP, with why (docs/mutants.md's row says "none: " and the
 // reason). Each is caught by the run (docs/mutants.md's kill table).
 var mixedMutantsNoCaseCatches = map[string]string{
-	"classic-join-timer-ignored":           "no mixed case lets a classic member's join timer run out; run catches it",
-	"classic-sync-timer-ignored":           "no mixed case lets a classic member's sync timer run out; run catches it",
-	"restart-keeps-classic-timers":         "it acts only when the coordinator restarts, and check never restarts a broker it reaches by address; run catches it",
-	"classic-sync-ignores-epoch":           "no mixed case sends a classic member's SyncGroup after the group epoch moved past its own; run catches it",
-	"classic-heartbeat-no-session":         "no mixed case keeps a classic member of a consumer group alive on Heartbeats alone past its session; run catches it",
-	"classic-holder-unreleased":            "no mixed case joins with the consumer protocol under the instance of a live classic member; run catches it",
-	"classic-sync-protocol-name-unchecked": "no mixed case's SyncGroup names another protocol than its join's; run catches it",
-	"upgrade-ignores-protocol-type":        "no mixed case sends a ConsumerGroupHeartbeat join to a classic group of another protocol type; run catches it",
-	"switch-keeps-classic-state":           "no mixed case has a classic member send ConsumerGroupHeartbeat under its own member id; run catches it",
+	"classic-join-timer-ignored":    "no mixed case lets a classic member's join timer run out; run catches it",
+	"classic-sync-timer-ignored":    "no mixed case lets a classic member's sync timer run out; run catches it",
+	"restart-keeps-classic-timers":  "it acts only when the coordinator restarts, and check never restarts a broker it reaches by address; run catches it",
+	"classic-heartbeat-no-session":  "no mixed case keeps a classic member of a consumer group alive on Heartbeats alone past its session; run catches it",
+	"classic-holder-unreleased":     "no mixed case joins with the consumer protocol under the instance of a live classic member; run catches it",
+	"upgrade-ignores-protocol-type": "no mixed case sends a ConsumerGroupHeartbeat join to a classic group of another protocol type; run catches it",
+	"switch-keeps-classic-state":    "no mixed case has a classic member send ConsumerGroupHeartbeat under its own member id; run catches it",
 }
 
 // docs/mutants.md's table of the mixed mutants over TCP is
