@@ -77,6 +77,8 @@
 //     group epoch a replacement keeps and a new subscription moves (A7.1).
 //   - cases_mixed_sync.go: a classic member's SyncGroup naming another
 //     protocol, or behind the group epoch (A7.2).
+//   - cases_mixed_timers.go: a classic member's join and sync timers
+//     (A7.1) and the session its Heartbeats keep (A7.2).
 //   - expiry.go: the timing of a case that waits out a session.
 //   - ships.go: Ships, the releases that carry a case's rule.
 //   - hold.go: Holding, the release a broker is held to (named, or

@@ -38,7 +38,7 @@ func startServePolicy(t testing.TB, policy impl.MigrationPolicy) string {
 var mixedCaseCatches = []mutantCases{
 	{impl.MutUpgradeDropsLastMember, []string{"A7.4/upgraded"}},
 	{impl.MutDowngradeNoRebalance, []string{"A7.5/downgraded"}},
-	{impl.MutClassicHeartbeatNoRejoin, []string{"A7.2/heartbeat-rejoin", "A7.4/upgraded"}},
+	{impl.MutClassicHeartbeatNoRejoin, []string{"A7.1/join-timer-removes", "A7.2/heartbeat-rejoin", "A7.4/upgraded"}},
 	{impl.MutClassicSessionGroupTimeout, []string{"A7.1/classic-session-own-timeout"}},
 	{impl.MutSyncHandsPending, []string{"A7.2/sync-withholds-revoked"}},
 	{impl.MutDowngradeGenerationReset, []string{"A7.5/downgraded"}},
@@ -49,7 +49,10 @@ var mixedCaseCatches = []mutantCases{
 	{impl.MutClassicStaticReplacementBumps, []string{"A7.1/static-replaced"}},
 	{impl.MutClassicMemberJoinedNoBump, []string{"A7.2/sync-assignment", "A7.2/sync-withholds-revoked"}},
 	{impl.MutClassicSubscriptionChangeNoBump, []string{"A7.1/subscription-changed"}},
+	{impl.MutClassicJoinTimerIgnored, []string{"A7.1/join-timer-removes"}},
+	{impl.MutClassicSyncTimerIgnored, []string{"A7.1/sync-timer-removes"}},
 	{impl.MutClassicSyncIgnoresEpoch, []string{"A7.2/sync-rebalance-in-progress"}},
+	{impl.MutClassicHeartbeatNoSession, []string{"A7.2/heartbeat-keeps-session"}},
 	{impl.MutUpgradeWaitingUnknown, []string{"A7.4/waiting-answered"}},
 	{impl.MutUpgradeEmptyAssignmentRead, []string{"A7.4/upgrade-failed"}},
 	{impl.MutClassicJoinProtocolTypeUnchecked, []string{"A7.1/inconsistent-protocol"}},
@@ -68,10 +71,7 @@ const mixedMutantTableHeading = "### The mixed groups' mutants over TCP"
 // catch over TCP, with why (docs/mutants.md's row says "none: " and the
 // reason). Each is caught by the run (docs/mutants.md's kill table).
 var mixedMutantsNoCaseCatches = map[string]string{
-	"classic-join-timer-ignored":    "no mixed case lets a classic member's join timer run out; run catches it",
-	"classic-sync-timer-ignored":    "no mixed case lets a classic member's sync timer run out; run catches it",
 	"restart-keeps-classic-timers":  "it acts only when the coordinator restarts, and check never restarts a broker it reaches by address; run catches it",
-	"classic-heartbeat-no-session":  "no mixed case keeps a classic member of a consumer group alive on Heartbeats alone past its session; run catches it",
 	"classic-holder-unreleased":     "no mixed case joins with the consumer protocol under the instance of a live classic member; run catches it",
 	"upgrade-ignores-protocol-type": "no mixed case sends a ConsumerGroupHeartbeat join to a classic group of another protocol type; run catches it",
 	"switch-keeps-classic-state":    "no mixed case has a classic member send ConsumerGroupHeartbeat under its own member id; run catches it",
