@@ -27,10 +27,11 @@ const srcKafka40Mixed = "KIP-848, Kafka 4.0"
 // casesMixed: A7's cases in the order of its subsections: the A7.1 and
 // A7.2 core here, A7.1's refusals and epochs (cases_mixed_join.go), A7.2's
 // SyncGroup refusals (cases_mixed_sync.go), the classic members' timers
-// (cases_mixed_timers.go).
+// (cases_mixed_timers.go), A7.3 and A7.4's refusal
+// (cases_mixed_switch.go).
 func casesMixed() []Case {
 	var out []Case
-	for _, section := range [][]Case{casesMixedCore(), casesMixedJoin(), casesMixedSync(), casesMixedTimers()} {
+	for _, section := range [][]Case{casesMixedCore(), casesMixedJoin(), casesMixedSync(), casesMixedTimers(), casesMixedSwitch()} {
 		out = append(out, section...)
 	}
 	slices.SortStableFunc(out, func(a, b Case) int {

@@ -79,6 +79,8 @@
 //     protocol, or behind the group epoch (A7.2).
 //   - cases_mixed_timers.go: a classic member's join and sync timers
 //     (A7.1) and the session its Heartbeats keep (A7.2).
+//   - cases_mixed_switch.go: a member that changes protocol (A7.3), and
+//     the upgrade a classic group's protocol type forbids (A7.4).
 //   - expiry.go: the timing of a case that waits out a session.
 //   - ships.go: Ships, the releases that carry a case's rule.
 //   - hold.go: Holding, the release a broker is held to (named, or

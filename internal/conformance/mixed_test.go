@@ -53,14 +53,17 @@ var mixedCaseCatches = []mutantCases{
 	{impl.MutClassicSyncTimerIgnored, []string{"A7.1/sync-timer-removes"}},
 	{impl.MutClassicSyncIgnoresEpoch, []string{"A7.2/sync-rebalance-in-progress"}},
 	{impl.MutClassicHeartbeatNoSession, []string{"A7.2/heartbeat-keeps-session"}},
+	{impl.MutClassicHolderUnreleased, []string{"A7.3/consumer-replaces-classic-static"}},
 	{impl.MutUpgradeWaitingUnknown, []string{"A7.4/waiting-answered"}},
 	{impl.MutUpgradeEmptyAssignmentRead, []string{"A7.4/upgrade-failed"}},
 	{impl.MutClassicJoinProtocolTypeUnchecked, []string{"A7.1/inconsistent-protocol"}},
 	{impl.MutClassicJoinUndecodableAsEmpty, []string{"A7.1/subscription-undecodable"}},
 	{impl.MutClassicSyncProtocolNameUnchecked, []string{"A7.2/sync-inconsistent-protocol"}},
+	{impl.MutUpgradeIgnoresProtocolType, []string{"A7.4/upgrade-refused"}},
 	{impl.MutClassicJoinFencedAsUnknown, []string{"A7.1/fenced-instance"}},
 	{impl.MutClassicSyncGenerationUnchecked, []string{"A7.2/sync-illegal-generation"}},
 	{impl.MutClassicHeartbeatGenerationUnchecked, []string{"A7.2/heartbeat-illegal-generation"}},
+	{impl.MutSwitchKeepsClassicState, []string{"A7.3/classic-member-switches"}},
 }
 
 // mixedMutantTableHeading heads docs/mutants.md's table of the mixed
@@ -71,10 +74,7 @@ const mixedMutantTableHeading = "### The mixed groups' mutants over TCP"
 // catch over TCP, with why (docs/mutants.md's row says "none: " and the
 // reason). Each is caught by the run (docs/mutants.md's kill table).
 var mixedMutantsNoCaseCatches = map[string]string{
-	"restart-keeps-classic-timers":  "it acts only when the coordinator restarts, and check never restarts a broker it reaches by address; run catches it",
-	"classic-holder-unreleased":     "no mixed case joins with the consumer protocol under the instance of a live classic member; run catches it",
-	"upgrade-ignores-protocol-type": "no mixed case sends a ConsumerGroupHeartbeat join to a classic group of another protocol type; run catches it",
-	"switch-keeps-classic-state":    "no mixed case has a classic member send ConsumerGroupHeartbeat under its own member id; run catches it",
+	"restart-keeps-classic-timers": "it acts only when the coordinator restarts, and check never restarts a broker it reaches by address; run catches it",
 }
 
 // docs/mutants.md's table of the mixed mutants over TCP is
@@ -210,8 +210,9 @@ func TestMixedCasesNotApplicableBeforeKafka40(t *testing.T) {
 // under the same id (its joiner leads it), and a ConsumerGroupHeartbeat
 // join to a classic group with members is GROUP_ID_NOT_FOUND. Every
 // mixed case is therefore N/A, saying which answer showed it, but
-// A7.4/upgrade-failed, whose GROUP_ID_NOT_FOUND is right whatever the
-// broker does with mixed groups: it passes. No mixed case FAILs.
+// A7.4/upgrade-failed and A7.4/upgrade-refused, whose GROUP_ID_NOT_FOUND
+// (the classic group going on) is right whatever the broker does with
+// mixed groups: they pass. No mixed case FAILs.
 func TestKfakeMixedCases(t *testing.T) {
 	t.Parallel()
 	addr := startKfake(t)
@@ -230,7 +231,7 @@ func TestKfakeMixedCases(t *testing.T) {
 		switch r.Name {
 		case "A7.4/upgraded", "A7.4/waiting-answered":
 			saying = refused
-		case "A7.4/upgrade-failed":
+		case "A7.4/upgrade-failed", "A7.4/upgrade-refused":
 			want, saying = conformance.Pass, "GROUP_ID_NOT_FOUND"
 		}
 		if r.Status != want || !strings.Contains(r.Observed, saying) {
