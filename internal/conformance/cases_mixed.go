@@ -73,6 +73,38 @@ func (p *probe) needsMixed() {
 	}
 }
 
+// inSessions runs a mixed case whose members do not heartbeat while it
+// runs (judged: again when too slow). A FAIL, the setup's included, that
+// comes once the shorter of the two session timeouts could have run since
+// the case began may be a member's rightful expiry (and, for the consumer
+// member, the group's downgrade) on a loaded machine rather than the
+// broker's error: too slow to judge.
+func inSessions(run func(*probe) verdict) func(*probe) verdict {
+	return judged(func(p *probe) (v verdict) {
+		start := time.Now()
+		session := p.peer.ClassicSessionTimeout
+		if s := p.peer.SessionTimeout; s > 0 {
+			session = min(session, s)
+		}
+		late := func(v verdict) verdict {
+			if took := time.Since(start); v.status == Fail && took >= session {
+				return tooSlowTo(fmt.Sprintf("the case took %v, as long as a session (%v) its members did not heartbeat in: %s", took.Round(time.Millisecond), session, v.observed))
+			}
+			return v
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				a, ok := r.(abort)
+				if !ok {
+					panic(r)
+				}
+				v = late(a.v)
+			}
+		}()
+		return late(run(p))
+	})
+}
+
 // notMixedPrefix starts the observation of a notMixed verdict.
 const notMixedPrefix = "the broker keeps the two protocols apart (no mixed groups, docs/PROTOCOL.md A7; Kafka before 4.0, or another group.consumer.migration.policy): "
 

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -13,9 +14,9 @@ import (
 // casesMixedSwitch: A7.3, and A7.4's refusal.
 func casesMixedSwitch() []Case {
 	return []Case{
-		{Name: "A7.3/classic-member-switches", Source: srcKafka40Mixed, Rule: "a classic member's ConsumerGroupHeartbeat at its epoch, under its member id: NONE, and it is a consumer-protocol member from then on: its classic Heartbeat UNKNOWN_MEMBER_ID (ConsumerGroupDescribe v1 lists it as a consumer member)", run: caseMixedClassicMemberSwitches},
-		{Name: "A7.3/consumer-replaces-classic-static", Source: srcKafka40Mixed, Rule: "a ConsumerGroupHeartbeat static join naming the instance of a live classic member: NONE (no UNRELEASED_INSTANCE_ID), the joiner listed in its place", run: caseMixedConsumerReplacesClassicStatic},
-		{Name: "A7.4/upgrade-refused", Source: srcKafka40Mixed, Rule: "a ConsumerGroupHeartbeat join to a Stable classic group of protocol type \"connect\": GROUP_ID_NOT_FOUND, and the classic group goes on (its member's Heartbeat NONE)", run: caseMixedUpgradeRefused},
+		{Name: "A7.3/classic-member-switches", Source: srcKafka40Mixed, Rule: "a classic member's ConsumerGroupHeartbeat at its epoch, under its member id: NONE, and it is a consumer-protocol member from then on: its classic Heartbeat UNKNOWN_MEMBER_ID (ConsumerGroupDescribe v1 lists it as a consumer member)", run: inSessions(caseMixedClassicMemberSwitches)},
+		{Name: "A7.3/consumer-replaces-classic-static", Source: srcKafka40Mixed, Rule: "a ConsumerGroupHeartbeat static join naming the instance of a live classic member: NONE (no UNRELEASED_INSTANCE_ID), the joiner listed in its place", run: inSessions(caseMixedConsumerReplacesClassicStatic)},
+		{Name: "A7.4/upgrade-refused", Source: srcKafka40Mixed, Rule: "a ConsumerGroupHeartbeat join to a Stable classic group of protocol type \"connect\": GROUP_ID_NOT_FOUND, and the classic group goes on (its member's Heartbeat NONE)", run: judged(caseMixedUpgradeRefused)},
 	}
 }
 
@@ -86,12 +87,18 @@ func caseMixedUpgradeRefused(p *probe) verdict {
 	if s := m.c.do(codec.SyncGroup, p.sv(), sreq).(*codec.SyncGroupResponse); s.ErrorCode != codec.None {
 		return fail("the setup's SyncGroup: "+s.ErrorCode.String(), "NONE")
 	}
+	synced := time.Now()
 	r, _ := p.upgradeJoin(p.conn(), m.group, false)
 	obs = "a Stable connect group of one; the ConsumerGroupHeartbeat join: " + hbString(r)
 	e := m.heartbeat()
 	obs += "; the classic member's Heartbeat " + e.String()
 	if r.ErrorCode == codec.None && e == codec.None {
 		notMixed(obs + ": the classic group went on beside the consumer group the join made")
+	}
+	if ok := r.ErrorCode == codec.GroupIDNotFound && e == codec.None; !ok && time.Since(synced) >= p.peer.ClassicSessionTimeout {
+		// The member's session may have ended, rightly, leaving an
+		// empty group the join replaces.
+		return tooSlowTo(fmt.Sprintf("the Heartbeat came %v after the SyncGroup, as long as the member's session: %s", time.Since(synced).Round(time.Millisecond), obs))
 	}
 	return want(r.ErrorCode == codec.GroupIDNotFound && e == codec.None, obs, "GROUP_ID_NOT_FOUND, the classic member's Heartbeat NONE")
 }

@@ -13,8 +13,8 @@ import (
 // casesMixedSync: A7.2's SyncGroup refusals.
 func casesMixedSync() []Case {
 	return []Case{
-		{Name: "A7.2/sync-inconsistent-protocol", Source: srcKafka40Mixed, Rule: "a classic member's SyncGroup v5+ at its epoch naming another protocol than its join's: INCONSISTENT_GROUP_PROTOCOL; then naming its own: NONE", run: caseMixedSyncInconsistentProtocol},
-		{Name: "A7.2/sync-rebalance-in-progress", Source: srcKafka40Mixed, Rule: "a classic member's SyncGroup at its epoch once the group epoch moved past it (another member joined) and it has nothing to revoke: REBALANCE_IN_PROGRESS, no assignment", run: caseMixedSyncRebalanceInProgress},
+		{Name: "A7.2/sync-inconsistent-protocol", Source: srcKafka40Mixed, Rule: "a classic member's SyncGroup v5+ at its epoch naming another protocol than its join's: INCONSISTENT_GROUP_PROTOCOL; then naming its own: NONE", run: inSessions(caseMixedSyncInconsistentProtocol)},
+		{Name: "A7.2/sync-rebalance-in-progress", Source: srcKafka40Mixed, Rule: "a classic member's SyncGroup at its epoch once the group epoch moved past it (another member joined) and it has nothing to revoke: REBALANCE_IN_PROGRESS, no assignment", run: inSessions(caseMixedSyncRebalanceInProgress)},
 	}
 }
 
