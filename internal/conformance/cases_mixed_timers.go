@@ -42,13 +42,14 @@ type mixedBeats struct {
 	gap          string
 }
 
-func (p *probe) mixedBeats(c *consumerMember, m *cmember, clock *sessionClock) *mixedBeats {
+// mixedBeats starts the heartbeats of c, whose last request was sent at
+// lastC, and of m, whose last was the clock's armed one.
+func (p *probe) mixedBeats(c *consumerMember, m *cmember, clock *sessionClock, lastC time.Time) *mixedBeats {
 	beat := p.peer.ClassicSessionTimeout / 4
 	if s := p.peer.SessionTimeout; s > 0 {
 		beat = min(beat, s/4)
 	}
-	now := time.Now()
-	return &mixedBeats{p: p, clock: clock, c: c, m: m, beat: max(beat, 10*time.Millisecond), lastC: now, lastM: now}
+	return &mixedBeats{p: p, clock: clock, c: c, m: m, beat: max(beat, 10*time.Millisecond), lastC: lastC, lastM: clock.sent}
 }
 
 // once heartbeats c, then m: m's code. A consumer heartbeat not NONE
@@ -99,23 +100,36 @@ func (b *mixedBeats) until(t time.Time, keep codec.ErrorCode) (codec.ErrorCode, 
 func caseMixedTimerRemoves(join bool) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		p.needsMixed()
+		joined := time.Now()
 		c := p.consumerMember(p.id("g"))
 		clock := p.sessionClock()
 		defer clock.stop()
 		var m *cmember
 		clock.arm(func() { m = p.mixedMember(c, "", join) })
-		b := p.mixedBeats(c, m, clock)
+		b := p.mixedBeats(c, m, clock, joined)
 		rebalance := time.Duration(p.classicRebalanceMs()) * time.Millisecond
 		obs := fmt.Sprintf("rebalance timeout %v; ", rebalance)
 		keep := codec.None
 		if join {
+			sent := time.Now()
 			if r := c.heartbeat([]string{absentTopic, absentTopic + "-2"}); r.ErrorCode != codec.None {
-				return fail("the consumer member's new subscription: "+hbString(r), "NONE")
+				obs += "the consumer member's new subscription: " + hbString(r)
+				if s := p.peer.SessionTimeout; s > 0 && sent.Sub(joined)+clock.stalls.Max() >= s {
+					// Silent since its join for a session: it may
+					// have expired, rightly.
+					return clock.tooSlow(fmt.Sprintf("the consumer member's heartbeat came %v after its join: %s", sent.Sub(joined).Round(time.Millisecond), obs))
+				}
+				return fail(obs, "NONE")
 			}
+			b.lastC = sent
 			obs += fmt.Sprintf("the consumer member's new subscription moved it to epoch %d; ", c.epoch)
 			clock.arm(func() {
 				if e := b.once(); e != codec.RebalanceInProgress {
-					panic(abort{fail(obs+"the classic member's Heartbeat "+e.String(), "REBALANCE_IN_PROGRESS: the group epoch moved past its own")})
+					obs += "the classic member's Heartbeat " + e.String()
+					if b.gap != "" {
+						panic(abort{clock.tooSlow(b.gap + ": " + obs)})
+					}
+					panic(abort{fail(obs, "REBALANCE_IN_PROGRESS: the group epoch moved past its own")})
 				}
 			})
 			keep = codec.RebalanceInProgress
@@ -145,12 +159,13 @@ func caseMixedTimerRemoves(join bool) func(p *probe) verdict {
 // past its SyncGroup; each Heartbeat must be NONE.
 func caseMixedHeartbeatKeepsSession(p *probe) verdict {
 	p.needsMixed()
+	joined := time.Now()
 	c := p.consumerMember(p.id("g"))
 	clock := p.sessionClock()
 	defer clock.stop()
 	var m *cmember
 	clock.arm(func() { m = p.mixedMember(c, "", true) })
-	b := p.mixedBeats(c, m, clock)
+	b := p.mixedBeats(c, m, clock, joined)
 	session := p.peer.ClassicSessionTimeout
 	end := func() time.Time { return clock.armed.Add(session + p.expiryMargin() + clock.stalls.Max()) }
 	e, n := b.until(end(), codec.None)
