@@ -24,8 +24,26 @@ import (
 // coordinator, generally available in Kafka 4.0.
 const srcKafka40Mixed = "KIP-848, Kafka 4.0"
 
-// casesMixed: A7.1, A7.2, A7.4 and A7.5.
+// casesMixed: A7's cases in the order of its subsections: the A7.1 and
+// A7.2 core here, A7.1's refusals and epochs (cases_mixed_join.go), A7.2's
+// SyncGroup refusals (cases_mixed_sync.go), the classic members' timers
+// (cases_mixed_timers.go), A7.3 and A7.4's refusal
+// (cases_mixed_switch.go).
 func casesMixed() []Case {
+	var out []Case
+	for _, section := range [][]Case{casesMixedCore(), casesMixedJoin(), casesMixedSync(), casesMixedTimers(), casesMixedSwitch()} {
+		out = append(out, section...)
+	}
+	slices.SortStableFunc(out, func(a, b Case) int {
+		sa, _, _ := strings.Cut(a.Name, "/")
+		sb, _, _ := strings.Cut(b.Name, "/")
+		return strings.Compare(sa, sb)
+	})
+	return out
+}
+
+// casesMixedCore: A7.1's join, A7.2's answers, A7.4 and A7.5.
+func casesMixedCore() []Case {
 	return []Case{
 		{Name: "A7.1/member-id-required", Source: srcKafka40Mixed, Rule: "a dynamic JoinGroup v4+ with MemberId \"\" to a consumer group with members: MEMBER_ID_REQUIRED with a member id that is a Kafka Uuid's text, and nothing kept (ConsumerGroupDescribe lists the consumer member alone)", run: caseMixedMemberIDRequired},
 		{Name: "A7.1/joined", Source: srcKafka40Mixed, Rule: "a classic JoinGroup to a consumer group with members makes a classic member of it, answered at once: NONE, GenerationId its member epoch, ProtocolType consumer, its protocol, Leader \"\", no members; ConsumerGroupDescribe lists it at that epoch (as a classic member from v1)", run: caseMixedJoined},
@@ -53,6 +71,38 @@ func (p *probe) needsMixed() {
 	if p.max(codec.ConsumerGroupHeartbeat) < 0 {
 		panic(abort{verdict{NotApplicable, "the broker serves no consumer groups, so no mixed ones: the case " + p.lacks(codec.ConsumerGroupHeartbeat), ""}})
 	}
+}
+
+// inSessions runs a mixed case whose members do not heartbeat while it
+// runs (judged: again when too slow). A FAIL, the setup's included, that
+// comes once the shorter of the two session timeouts could have run since
+// the case began may be a member's rightful expiry (and, for the consumer
+// member, the group's downgrade) on a loaded machine rather than the
+// broker's error: too slow to judge.
+func inSessions(run func(*probe) verdict) func(*probe) verdict {
+	return judged(func(p *probe) (v verdict) {
+		start := time.Now()
+		session := p.peer.ClassicSessionTimeout
+		if s := p.peer.SessionTimeout; s > 0 {
+			session = min(session, s)
+		}
+		late := func(v verdict) verdict {
+			if took := time.Since(start); v.status == Fail && took >= session {
+				return tooSlowTo(fmt.Sprintf("the case took %v, as long as a session (%v) its members did not heartbeat in: %s", took.Round(time.Millisecond), session, v.observed))
+			}
+			return v
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				a, ok := r.(abort)
+				if !ok {
+					panic(r)
+				}
+				v = late(a.v)
+			}
+		}()
+		return late(run(p))
+	})
 }
 
 // notMixedPrefix starts the observation of a notMixed verdict.

@@ -72,6 +72,15 @@
 //   - cases_mixed.go: mixed groups (A7): classic members of consumer
 //     groups, the upgrade and the downgrade; a broker that keeps the
 //     protocols apart is N/A (notMixed).
+//   - cases_mixed_join.go: a classic JoinGroup to a consumer group that
+//     is refused (size cap, protocols, static ids, metadata), and the
+//     group epoch a replacement keeps and a new subscription moves (A7.1).
+//   - cases_mixed_sync.go: a classic member's SyncGroup naming another
+//     protocol, or behind the group epoch (A7.2).
+//   - cases_mixed_timers.go: a classic member's join and sync timers
+//     (A7.1) and the session its Heartbeats keep (A7.2).
+//   - cases_mixed_switch.go: a member that changes protocol (A7.3), and
+//     the upgrade a classic group's protocol type forbids (A7.4).
 //   - expiry.go: the timing of a case that waits out a session.
 //   - ships.go: Ships, the releases that carry a case's rule.
 //   - hold.go: Holding, the release a broker is held to (named, or
