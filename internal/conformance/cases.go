@@ -145,7 +145,7 @@ func casesB44() []Case {
 		{Name: "B4.4/leave-moves-epoch", Source: srcKafka40, Rule: "a leave (epoch -1) that removes a member moves the group epoch on", run: caseLeaveMovesEpoch},
 		{Name: "B4.4/static-leave-unknown-instance", Source: srcKIP345On40, Rule: "a static leave (epoch -2) naming an instance nobody holds: UNKNOWN_MEMBER_ID", run: caseStaticLeaveUnknownInstance},
 		{Name: "B4.4/invalid-regex", Source: srcKafka40, Rule: "ConsumerGroupHeartbeat v1+ joining with a SubscribedTopicRegex that does not compile: INVALID_REGULAR_EXPRESSION, no member made", run: caseInvalidRegex},
-		{Name: "B4.4/invalid-regex-makes-no-group", Source: srcKafka40, Rule: "a join refused INVALID_REGULAR_EXPRESSION to a group id nobody uses leaves no group: ConsumerGroupDescribe of it is GROUP_ID_NOT_FOUND", run: caseInvalidRegexMakesNoGroup},
+		{Name: "B4.4/invalid-regex-makes-no-group", Source: srcKafka40, Rule: "a join subscribing by a regex that does not compile, to a group id nobody uses, once refused leaves no group: ConsumerGroupDescribe of it is GROUP_ID_NOT_FOUND", run: caseInvalidRegexMakesNoGroup},
 		{Name: "B4.4/static-leave-parks", Source: srcKafka40, Rule: "a static leave (epoch -2) answers epoch -2 and keeps the member, listed at epoch -2", run: caseStaticPark},
 		{Name: "B4.4/static-leave-drops-pending", Source: srcKafka40, Rule: "a static leave (epoch -2) drops the member's pending revocations: the member waiting for those partitions is given them at once", run: caseParkDropsPending},
 		{Name: "B4.4/static-takeover-of-parked", Source: srcKIP345On40, Rule: "a new member id joining with a parked member's instance replaces it", run: caseTakeover},
