@@ -95,6 +95,7 @@ func casesA3() []Case {
 func casesA5() []Case {
 	return []Case{
 		{Name: "A5.1/static-join-moves-epoch", Source: srcKafka40, Rule: "a new static member's join moves the group epoch on, as any new member's does", run: caseStaticJoinMovesEpoch},
+		{Name: "A5.1/subscription-switch-moves-epoch", Source: srcKafka40, Rule: "a member that switches its subscription to as many topics of other names moves the group epoch on: it is given a later epoch and the partitions of the topic it now subscribes to", run: caseSubscriptionSwitch},
 		{Name: "A5.3/null-owned-keeps-pending", Source: "KIP-848, Kafka 4.0", Rule: "a heartbeat with TopicPartitions null reports nothing: the partitions its member was asked to give up stay pending, and the member waiting for them is given none", run: caseNullOwnedKeepsPending},
 		{Name: "A5.3/still-revoking-keeps-assignment", Source: "KIP-848, Kafka 4.0", Rule: "a member still owning partitions it was asked to give up, when the target moves again, keeps its epoch and its assignment (its full heartbeats answer them) until it lets go", run: caseStillRevokingKeepsAssignment},
 		{Name: "A5.3/free-partitions-assigned", Source: "KIP-848, Kafka 4.0", Rule: "a member whose target holds partitions nobody owns and partitions another member still owns is given the free ones at once, none of the others", run: caseFreePartitionsAssigned},
@@ -144,6 +145,7 @@ func casesB44() []Case {
 		{Name: "B4.4/leave-moves-epoch", Source: srcKafka40, Rule: "a leave (epoch -1) that removes a member moves the group epoch on", run: caseLeaveMovesEpoch},
 		{Name: "B4.4/static-leave-unknown-instance", Source: srcKIP345On40, Rule: "a static leave (epoch -2) naming an instance nobody holds: UNKNOWN_MEMBER_ID", run: caseStaticLeaveUnknownInstance},
 		{Name: "B4.4/invalid-regex", Source: srcKafka40, Rule: "ConsumerGroupHeartbeat v1+ joining with a SubscribedTopicRegex that does not compile: INVALID_REGULAR_EXPRESSION, no member made", run: caseInvalidRegex},
+		{Name: "B4.4/invalid-regex-makes-no-group", Source: srcKafka40, Rule: "a join subscribing by a regex that does not compile, to a group id nobody uses, once refused leaves no group: ConsumerGroupDescribe of it is GROUP_ID_NOT_FOUND", run: caseInvalidRegexMakesNoGroup},
 		{Name: "B4.4/static-leave-parks", Source: srcKafka40, Rule: "a static leave (epoch -2) answers epoch -2 and keeps the member, listed at epoch -2", run: caseStaticPark},
 		{Name: "B4.4/static-leave-drops-pending", Source: srcKafka40, Rule: "a static leave (epoch -2) drops the member's pending revocations: the member waiting for those partitions is given them at once", run: caseParkDropsPending},
 		{Name: "B4.4/static-takeover-of-parked", Source: srcKIP345On40, Rule: "a new member id joining with a parked member's instance replaces it", run: caseTakeover},

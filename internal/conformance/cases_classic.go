@@ -51,6 +51,8 @@ func casesClassic() []Case {
 		{Name: "A6.4/heartbeat-consumer-group", Source: srcKafka40, Rule: "a classic Heartbeat naming a member of a consumer group: UNKNOWN_MEMBER_ID", run: caseClassicToConsumerGroup},
 		{Name: "A6.4/describe-consumer-group", Source: srcKafka40, Rule: "DescribeGroups of a consumer group answers as for a missing group (v6 GROUP_ID_NOT_FOUND, v0-v5 Dead)", run: caseDescribeConsumerGroup},
 		{Name: "A6.4/consumer-heartbeat-classic-group", Source: srcKafka40, Rule: "a ConsumerGroupHeartbeat at epoch > 0 to a classic group: GROUP_ID_NOT_FOUND", run: caseConsumerHeartbeatClassic},
+		{Name: "A6.4/join-replaces-consumer-group", Source: srcKafka40, Rule: "a JoinGroup with MemberId \"\" to a consumer group left with no member replaces it with a classic group: the join goes on as to a new group, answered NONE, the member leading alone", run: caseJoinReplacesConsumerGroup},
+		{Name: "A6.4/heartbeat-replaces-classic-group", Source: srcKafka40, Rule: "a ConsumerGroupHeartbeat join to a classic group left Empty replaces it with a consumer group: NONE, a member at epoch 1 or above", run: caseHeartbeatReplacesClassicGroup},
 		{Name: "B5/classic-member-v0-v2", Source: srcEvery, Rule: "LeaveGroup v0-v2 naming a classic member removes it: top-level NONE", run: caseClassicLeaveOld},
 		{Name: "B8.4/invalid-group-id", Source: srcEvery, Rule: "JoinGroup, SyncGroup and Heartbeat with GroupId \"\": INVALID_GROUP_ID", run: caseClassicEmptyGroupID},
 		{Name: "B8.4/invalid-session-timeout", Source: srcEvery, Rule: "JoinGroup with SessionTimeoutMs 1 (below group.min.session.timeout.ms): INVALID_SESSION_TIMEOUT", run: caseInvalidSessionTimeout},
@@ -539,6 +541,66 @@ func caseConsumerHeartbeatClassic(p *probe) verdict {
 	ms := p.stable(p.id("g"), 1)
 	r := ms[0].c.hb(p.hbv(), keepalive(ms[0].group, p.id("m"), 1))
 	return want(r.ErrorCode == codec.GroupIDNotFound, "ConsumerGroupHeartbeat at epoch 1 to the classic group: "+hbString(r), "GROUP_ID_NOT_FOUND")
+}
+
+// caseJoinReplacesConsumerGroup makes a consumer group of one member,
+// which leaves (epoch -1): the group stays, Empty. A classic member's
+// JoinGroup (MemberId "", again with the id MEMBER_ID_REQUIRED gives) must
+// then be taken as a join to a new classic group (A6.4: the empty consumer
+// group removed): NONE, the member leading a generation of its own.
+// INCONSISTENT_GROUP_PROTOCOL would leave the id to a group nobody is in.
+func caseJoinReplacesConsumerGroup(p *probe) verdict {
+	p.needsClassic()
+	p.needs(codec.ConsumerGroupHeartbeat)
+	c := p.conn()
+	g, mid := p.id("g"), p.id("m")
+	j := c.mustJoin(p.joinReq(g, mid))
+	id := mid
+	if j.MemberId.Valid {
+		id = j.MemberId.Value
+	}
+	if lr := c.hb(p.hbv(), leave(g, id, -1)); lr.ErrorCode != codec.None {
+		return fail("the setup's consumer member leaving (epoch -1): "+hbString(lr), "NONE")
+	}
+	m := p.member(g, "")
+	r, what := joinAnswer(m.joinAsNew(), p.classicWait())
+	return want(r != nil && r.ErrorCode == codec.None && r.Leader == r.MemberId && len(r.Members) == 1,
+		"a consumer group left with no member; a classic JoinGroup with MemberId \"\": "+what,
+		"NONE: the empty consumer group replaced by a classic group the member leads alone")
+}
+
+// caseHeartbeatReplacesClassicGroup forms a classic group of one member,
+// which leaves (LeaveGroup): the join phase that follows completes with
+// nobody at once, and the group is Empty, which DescribeGroups must show
+// within a join phase's wait (a group that never gets there fails: A6.3
+// and B8.7). A ConsumerGroupHeartbeat join must then
+// replace the empty classic group with a consumer group (A6.4): NONE and
+// a member epoch of 1 or more. GROUP_ID_NOT_FOUND would leave the id to a
+// group nobody is in.
+func caseHeartbeatReplacesClassicGroup(p *probe) verdict {
+	p.needsClassic()
+	p.needs(codec.ConsumerGroupHeartbeat)
+	p.needs(codec.LeaveGroup)
+	p.needs(codec.DescribeGroups)
+	m := p.stable(p.id("g"), 1)[0]
+	lr := m.c.leaveGroup(p.lv(), m.group, codec.LeaveGroupMember{MemberId: m.id})
+	if lr.ErrorCode != codec.None || len(lr.Members) > 0 && lr.Members[0].ErrorCode != codec.None {
+		return fail("the setup's classic member leaving: "+lgString(lr), "NONE")
+	}
+	var d codec.DescribeGroupsGroup
+	for deadline := time.Now().Add(p.classicWait()); ; time.Sleep(20 * time.Millisecond) {
+		if d = p.describeClassic(m.c, m.group, true, "", ""); d.GroupState == "Empty" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fail(fmt.Sprintf("the classic group its one member left, %v later: %s", p.classicWait(), dgString(d)),
+				"Empty (A6.3: the leave rebalances; B8.7: a join phase left with nobody completes at once), then a ConsumerGroupHeartbeat join NONE")
+		}
+	}
+	c := p.conn()
+	r := c.hb(p.hbv(), p.joinReq(m.group, p.id("m")))
+	return want(r.ErrorCode == codec.None && r.MemberEpoch >= 1, "the classic group left Empty; a ConsumerGroupHeartbeat join: "+hbString(r),
+		"NONE at member epoch 1 or above: the empty classic group replaced by a consumer group")
 }
 
 // --- B8.4: before the group ---

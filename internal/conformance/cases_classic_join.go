@@ -26,6 +26,7 @@ func casesClassicJoin() []Case {
 		{Name: "A6.2/replaced-completing", Source: srcKIP345Classic, Rule: "a static member's restart while the group awaits the leader's SyncGroup (CompletingRebalance) rebalances: the restart's JoinGroup waits and is answered at the next generation", run: caseReplacedRebalancing(true)},
 		{Name: "A6.2/replaced-preparing", Source: srcKIP345Classic, Rule: "a static member's restart while the group prepares a rebalance waits in the join phase like any member's JoinGroup: the phase then completes, answering it at the next generation", run: caseReplacedRebalancing(false)},
 		{Name: "A6.2/old-request-fenced", Source: srcKIP345Classic, Rule: "a static member's JoinGroup still waiting when a restart of its instance replaces it is answered FENCED_INSTANCE_ID", run: caseOldRequestFenced},
+		{Name: "A6.2/replaced-protocol-changes", Source: srcKIP345Classic, Rule: "a static member's restart into a Stable group with protocols that change the group's selected one rebalances: the restart's JoinGroup is answered at the next generation, with the protocol it now selects", run: caseReplacedProtocolChanges},
 		{Name: "A6.5/superseded-not-coordinator", Source: "KAFKA-20938, trunk only", Rule: "a member's JoinGroup waiting when a second JoinGroup of the same member arrives is answered NOT_COORDINATOR", run: caseSecondJoin(false)},
 		{Name: "B8.6/group-created", Source: srcEvery, Rule: "a new group is made at generation 0: its first join phase completes at generation 1", run: caseGroupCreated},
 		{Name: "B8.6/missing-group-not-made", Source: srcEvery, Rule: "a JoinGroup with a member id to a group that does not exist makes no group: DescribeGroups then finds none (Dead)", run: caseMissingGroupNotMade},
@@ -276,6 +277,32 @@ func caseOldRequestFenced(p *probe) verdict {
 	_, nwhat := joinAnswer(nh, p.classicWait())
 	obs += "; the restart's join: " + nwhat
 	return want(old != nil && old.ErrorCode == codec.FencedInstanceID, obs, "FENCED_INSTANCE_ID to the replaced member's waiting JoinGroup")
+}
+
+// caseReplacedProtocolChanges forms a group of one static member
+// offering range alone, then restarts it (MemberId "", its instance)
+// offering roundrobin first and range second. range stays a protocol
+// every member lists (so the join is taken), but the one member now votes
+// roundrobin: the selected protocol would change, so the restart must
+// rebalance (A6.2) and be answered at the next generation, its
+// ProtocolName roundrobin. A broker that answers at once at the current
+// generation leaves the group on a protocol nobody votes for.
+func caseReplacedProtocolChanges(p *probe) verdict {
+	p.needsJoin(5, "KIP-345")
+	s := p.member(p.id("g"), p.id("i"))
+	p.form(p.patient(s)...)
+	gen := s.gen
+	n := p.member(s.group, s.instance.Value)
+	p.patient(n)
+	req := n.joinReq()
+	req.Protocols = []codec.JoinGroupRequestProtocol{{Name: "roundrobin", Metadata: s.meta}, {Name: "range", Metadata: s.meta}}
+	r, what := joinAnswer(n.c.send(codec.JoinGroup, p.jv(), req), p.classicWait())
+	obs := fmt.Sprintf("a group of one static member at generation %d on range; its restart offering roundrobin, then range: %s", gen, what)
+	if r != nil {
+		obs += fmt.Sprintf(" protocol=%q", r.ProtocolName.Value)
+	}
+	return want(r != nil && r.ErrorCode == codec.None && r.GenerationId > gen && r.ProtocolName.Value == "roundrobin", obs,
+		fmt.Sprintf("NONE at a generation above %d (a rebalance, not an answer at once), protocol roundrobin", gen))
 }
 
 // --- A6.5 and B8.6: a member's second JoinGroup ---

@@ -20,6 +20,7 @@ func casesClassicSync() []Case {
 	return []Case{
 		{Name: "B8.8/unknown-group", Source: srcEvery, Rule: "SyncGroup to a group that does not exist: UNKNOWN_MEMBER_ID", run: caseSyncMissingGroup},
 		{Name: "B8.8/inconsistent-protocol", Source: "KIP-559, Kafka 2.5", Rule: "SyncGroup v5 of a member at its generation naming another ProtocolName, or another ProtocolType, than the group's: INCONSISTENT_GROUP_PROTOCOL", run: caseSyncInconsistentProtocol},
+		{Name: "B8.8/sync-replaced", Source: srcEvery, Rule: "a member's second SyncGroup while its first waits for the leader's takes the first's place: it waits, and the leader's SyncGroup answers it NONE with the member's bytes", run: caseSyncReplaced},
 		{Name: "B8.8/leader-assigns", Source: srcEvery, Rule: "after a rebalance of a Stable group, the leader's SyncGroup gives the waiting follower the bytes it assigns in this generation, not the last generation's", run: caseLeaderAssigns},
 		{Name: "B8.9/completing-rebalance-ok", Source: srcEvery, Rule: "a Heartbeat at the new generation while the group awaits the leader's SyncGroup (CompletingRebalance): NONE, from the leader and the follower", run: caseHeartbeatCompleting},
 		{Name: "B8.10/session-kept-waiting", Source: srcEvery, Rule: "a member whose SyncGroup waits for the leader's is not removed when its session timeout passes: the leader's SyncGroup, sent later, still answers it", Slow: true, run: caseSessionKeptWaiting},
@@ -89,6 +90,55 @@ func caseLeaderAssigns(p *probe) verdict {
 		l.gen, early, lr.ErrorCode, lNew, fr.ErrorCode, fNew, sameBytes(fr.Assignment, f.id))
 	return want(!early && lr.ErrorCode == codec.None && fr.ErrorCode == codec.None && lNew && fNew, obs,
 		"the follower's SyncGroup answered after the leader's, NONE, each member with the bytes the leader gave it in this generation")
+}
+
+// caseSyncReplaced brings a group of two (patient rebalance timeouts)
+// into CompletingRebalance; the follower's SyncGroup waits, and the
+// follower sends the same SyncGroup again on a connection of its own (a
+// client that timed out and retried); then the leader syncs. The second
+// SyncGroup must wait in the first's place and be answered, after the
+// leader's, NONE with the follower's bytes (B8.8). The first is not
+// judged: released Kafka never answers it, its trunk answers
+// NOT_COORDINATOR (A6.5).
+func caseSyncReplaced(p *probe) verdict {
+	p.needsClassic()
+	l, f := p.patientCompleting()
+	joined := time.Now()
+	// late: the sync phase's timer may have fired (a machine stalled
+	// past the members' rebalance timeout), which rightly ends the wait
+	// of any SyncGroup: no verdict then.
+	late := func() bool { return time.Since(joined) >= time.Duration(p.patientRebalanceMs())*time.Millisecond }
+	expected := "the second SyncGroup waiting until the leader's, then NONE with the follower's bytes"
+	first := f.c.send(codec.SyncGroup, p.sv(), f.syncReq(nil))
+	obs := fmt.Sprintf("generation %d; the follower's SyncGroup", f.gen)
+	if resp, err, ok := first.within(100 * time.Millisecond); ok {
+		if late() {
+			return tooSlowTo(obs + " answered after the sync phase's timer could have fired: " + syncAnswerString(resp, err))
+		}
+		return fail(obs+" answered before the leader's: "+syncAnswerString(resp, err), "the follower's SyncGroup waiting for the leader's")
+	}
+	again := p.member(f.group, "")
+	again.id, again.gen, again.proto = f.id, f.gen, f.proto
+	second := again.c.send(codec.SyncGroup, p.sv(), again.syncReq(nil))
+	obs += " waiting, its second"
+	if resp, err, ok := second.within(100 * time.Millisecond); ok {
+		if late() {
+			return tooSlowTo(obs + " answered after the sync phase's timer could have fired: " + syncAnswerString(resp, err))
+		}
+		return fail(obs+" answered before the leader's SyncGroup: "+syncAnswerString(resp, err), expected)
+	}
+	lr := l.c.do(codec.SyncGroup, p.sv(), l.syncReq(l.leaderAssignments())).(*codec.SyncGroupResponse)
+	obs += " waiting; the leader's SyncGroup " + lr.ErrorCode.String()
+	resp, err, ok := second.within(p.peer.Timeout)
+	if !ok {
+		return fail(fmt.Sprintf("%s; the second unanswered %v after it", obs, p.peer.Timeout), expected)
+	}
+	obs += "; then the second: " + syncAnswerString(resp, err)
+	good := err == nil && resp.(*codec.SyncGroupResponse).ErrorCode == codec.None && sameBytes(resp.(*codec.SyncGroupResponse).Assignment, f.id)
+	if !(good && lr.ErrorCode == codec.None) && late() {
+		return tooSlowTo("the leader's SyncGroup came after the sync phase's timer could have fired: " + obs)
+	}
+	return want(good && lr.ErrorCode == codec.None, obs, expected)
 }
 
 // --- B8.9: Heartbeat ---

@@ -53,6 +53,82 @@ func caseStaticJoinMovesEpoch(p *probe) verdict {
 		fmt.Sprintf("NONE and group epoch %d", before.GroupEpoch+1))
 }
 
+// caseSubscriptionSwitch joins a member subscribed to one topic the
+// broker lacks (a name of the case's own), then has it heartbeat
+// subscribed to the peer's topic instead: as many topics, other names. A
+// change of subscription moves the group epoch on and recomputes the
+// target (A5.1; Kafka compares the names, KIP-848), so within a few
+// heartbeats the member must be at a later epoch and assigned the
+// partitions of the topic it now subscribes to; alone in its group, it
+// owns nothing another member must give up first. A broker that compares
+// the subscriptions by their length leaves it at its epoch with nothing.
+func caseSubscriptionSwitch(p *probe) verdict {
+	c := p.conn()
+	g, mid := p.id("g"), p.id("m")
+	join := p.joinReq(g, mid)
+	join.SubscribedTopicNames = []string{p.id("missing-topic")}
+	j := c.mustJoin(join)
+	id := mid
+	if j.MemberId.Valid {
+		id = j.MemberId.Value
+	}
+	first := j.MemberEpoch
+	good := time.Now() // the last NONE answer: the member's session runs from it
+	sw := &codec.ConsumerGroupHeartbeatRequest{GroupId: g, MemberId: id, MemberEpoch: first, RebalanceTimeoutMs: -1,
+		SubscribedTopicNames: []string{p.peer.Topic}, TopicPartitions: []codec.ConsumerGroupHeartbeatTopicPartitions{}}
+	r := c.hb(p.hbv(), sw)
+	obs := fmt.Sprintf("joined at epoch %d subscribed to a topic the broker lacks (%s); subscribed to %s instead: %s", first, hbString(j), p.peer.Topic, hbString(r))
+	expected := fmt.Sprintf("NONE, and within %v an epoch above %d with partitions of %s assigned", p.peer.Timeout, first, p.peer.Topic)
+	epoch, assigned := r.MemberEpoch, 0
+	count := func(r *codec.ConsumerGroupHeartbeatResponse) {
+		if r.Assignment != nil {
+			assigned = 0
+			for _, t := range r.Assignment.TopicPartitions {
+				assigned += len(t.Partitions)
+			}
+		}
+	}
+	count(r)
+	interval := max(p.peer.HeartbeatInterval, 50*time.Millisecond)
+	for deadline := time.Now().Add(p.peer.Timeout); r.ErrorCode == codec.None && (epoch <= first || assigned == 0) && time.Now().Before(deadline); {
+		good = time.Now()
+		time.Sleep(interval)
+		if r = c.hb(p.hbv(), keepalive(g, id, epoch)); r.ErrorCode == codec.None {
+			epoch = r.MemberEpoch
+			count(r)
+		}
+	}
+	obs += fmt.Sprintf("; then: %s, at epoch %d with %d partitions", hbString(r), epoch, assigned)
+	if r.ErrorCode != codec.None && p.peer.SessionTimeout > 0 && time.Since(good) >= p.peer.SessionTimeout {
+		return tooSlowTo("a heartbeat came after the member's session could have ended: " + obs)
+	}
+	return want(r.ErrorCode == codec.None && epoch > first && assigned > 0, obs, expected)
+}
+
+// caseInvalidRegexMakesNoGroup: a join subscribing by a regex that does
+// not compile, to a group id nobody uses, is refused
+// (INVALID_REGULAR_EXPRESSION: B4.4/invalid-regex judges which error) and
+// must leave no group behind, whatever the error (Kafka makes a new group
+// only from the records of a join that succeeds): Describe of the id is
+// GROUP_ID_NOT_FOUND, not an Empty group. A broker that takes the join
+// made its group; B4.4/invalid-regex judges that, and this case is SKIP.
+func caseInvalidRegexMakesNoGroup(p *probe) verdict {
+	if !p.offers(codec.ConsumerGroupHeartbeat, 1) {
+		return skip("the broker does not offer ConsumerGroupHeartbeat v1 (INVALID_REGULAR_EXPRESSION is v1's)")
+	}
+	c := p.conn()
+	g := p.id("g")
+	join := p.joinReq(g, p.id("m"))
+	join.SubscribedTopicNames, join.SubscribedTopicRegex = nil, codec.Str("[")
+	r := c.hb(1, join)
+	if r.ErrorCode == codec.None {
+		return skip("the join subscribing by the regex \"[\" was answered " + hbString(r) + ": it made its group, rightly if it made a member (B4.4/invalid-regex judges the answer)")
+	}
+	d := c.describeFor(g, true, hbString(r), "")
+	return want(d.ErrorCode == codec.GroupIDNotFound, hbString(r)+"; then "+describeString(d)+" state "+fmt.Sprintf("%q", d.GroupState),
+		"GROUP_ID_NOT_FOUND: the refused join made no group")
+}
+
 // caseEpochOneAhead: a heartbeat one epoch ahead of the member's is
 // FENCED_MEMBER_EPOCH (A5.4: the bound of the check).
 func caseEpochOneAhead(p *probe) verdict {
