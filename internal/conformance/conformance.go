@@ -300,6 +300,13 @@ type Report struct {
 // nothing was checked. With no cases it only surveys the broker: what it
 // lists and serves, and the release it is held to (Report.Versions, Held).
 func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
+	return run(peer, cases, nil, opts)
+}
+
+// run is Run with each case's position in the run given (positions[i] for
+// cases[i]; nil: i), so a shard of a larger run (RunShards) spreads its
+// cases over a cluster's brokers as the whole run would.
+func run(peer Peer, cases []Case, positions []int, opts Options) (*Report, error) {
 	peer = peer.withDefaults()
 	b := opts.Broker
 	if b == nil {
@@ -358,7 +365,11 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 		}
 		n = b.negotiation
 		rep.Negotiation, rep.Versions, rep.Held = n.Notes, n.Versions, b.held
-		r, alive := runCase(ctx, peer, cl, i, c, n.Versions, b, opts)
+		pos := i
+		if positions != nil {
+			pos = positions[i]
+		}
+		r, alive := runCase(ctx, peer, cl, pos, c, n.Versions, b, opts)
 		rep.Results = append(rep.Results, r)
 		if opts.Progress != nil {
 			opts.Progress(r)
