@@ -151,8 +151,8 @@ func launchBrokers(n int) conformance.Launcher {
 	return conformance.CommandLauncher(fmt.Sprintf("%s --brokers %d --session-timeout %v --heartbeat-interval %v", rdmock, n, sessionTimeout, heartbeatInterval))
 }
 
-// mockShards is how many mocks (of n brokers each) a conformanceOf deals
-// its cases over, side by side (conformance.RunShards): the cases mostly
+// mockShards is how many mocks (of n brokers each) a conformanceOf runs
+// its cases on, side by side (conformance.RunShards): the cases mostly
 // wait on the mock's join phases (3 s for a new classic group, 5 s for a
 // rebalance) and sessions, and after each shard's first crash every case
 // waits for a fresh mock too. Each mock runs one case at a time, as in a
@@ -162,8 +162,8 @@ const mockShards = 8
 // conformanceOf runs cases against mocks of n brokers, a fresh one from
 // the first crash on, as check runs them by default (the newest Kafka
 // release: a rule no release ships is N/A), and holds the table to the
-// known findings of those cases. The cases are dealt over mockShards
-// mocks, each crash giving only its own mock's later cases fresh ones.
+// known findings of those cases. The cases run on mockShards mocks, a
+// crash giving only its own mock's later cases fresh ones.
 func conformanceOf(t *testing.T, n int, k *conformance.Known, cases []conformance.Case) []conformance.Result {
 	t.Helper()
 	var brokers []*conformance.Broker
