@@ -48,3 +48,16 @@ func TestRunShardsKeepsTheCasesOrder(t *testing.T) {
 		t.Errorf("the report lacks shard 0's holding (%v) or versions (%d apis)", rep.Held, len(rep.Versions))
 	}
 }
+
+// shardsPerRun is how many brokers of their own the long case lists of
+// these tests run on side by side (conformance.RunShards): their cases
+// mostly wait on sessions and join phases.
+const shardsPerRun = 4
+
+// runShards is conformance.Run of cases with opts over shardsPerRun
+// brokers, each started by start (it returns the broker's address).
+func runShards(start func() string, cases []conformance.Case, opts conformance.Options) (*conformance.Report, error) {
+	return conformance.RunShards(shardsPerRun, cases, func(int) (conformance.Shard, error) {
+		return conformance.Shard{Peer: peer(start()), Options: opts}, nil
+	})
+}
