@@ -81,6 +81,8 @@
 //   - crash.go: a broker that stops answering during a case.
 //   - broker.go: Broker and Launcher, a fresh broker after a crash
 //     (--broker-cmd).
+//   - shards.go: RunShards, a case list run on several brokers side by
+//     side (the tests' long lists, which mostly wait).
 //   - known.go: Known, the known-findings file (--known).
 //   - history.go: the fault-injected histories over TCP.
 package conformance

@@ -155,9 +155,11 @@ func launchBrokers(n int) conformance.Launcher {
 // its cases on, side by side (conformance.RunShards): the cases mostly
 // wait on the mock's join phases (3 s for a new classic group, 5 s for a
 // rebalance) and sessions, and after each shard's first crash every case
-// waits for a fresh mock too. Each mock runs one case at a time, as in a
-// single run.
-const mockShards = 8
+// waits for a fresh mock too: the one-broker run's longest case takes
+// up to a minute, and 16 mocks bring the run near it (8 took 150-210 s,
+// 16 about 80 s; a mock costs almost no CPU). Each mock runs one case at
+// a time, as in a single run.
+const mockShards = 16
 
 // conformanceOf runs cases against mocks of n brokers, a fresh one from
 // the first crash on, as check runs them by default (the newest Kafka
