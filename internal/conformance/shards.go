@@ -27,8 +27,9 @@ type Shard struct {
 // RunShards runs cases on n shards side by side, each taking the next case
 // of the list not yet taken when it is done with one (so a shard held up
 // by a slow case takes fewer), against the broker start(k) gives shard k,
-// called once per shard before any case runs. A case keeps its position in
-// the list (which picks its broker in a cluster when no group does). The
+// called once per shard before any case runs; an Options.Progress sees one
+// result at a time. A case keeps its position in the list (which picks its
+// broker in a cluster when no group does). The
 // report has the results in the cases' order; its negotiation and holding
 // are shard 0's; it stopped when a shard stopped (a shard's broker stopped
 // answering and it had no launcher: the other shards go on with the rest),
@@ -46,6 +47,17 @@ func RunShards(n int, cases []Case, start func(k int) (Shard, error)) (*Report, 
 	}
 	if len(cases) == 0 {
 		return Run(shards[0].Peer, nil, shards[0].Options)
+	}
+	// A Progress sees one result at a time, as in one run.
+	var progress sync.Mutex
+	for k := range shards {
+		if f := shards[k].Options.Progress; f != nil {
+			shards[k].Options.Progress = func(r Result) {
+				progress.Lock()
+				defer progress.Unlock()
+				f(r)
+			}
+		}
 	}
 	q := &sharedList{list: caseList{cases: cases}}
 	reps := make([]*Report, n)

@@ -16,12 +16,16 @@ func TestRunShardsKeepsTheCasesOrder(t *testing.T) {
 		t.Fatalf("%d cases: too few to deal over 4 shards", len(cases))
 	}
 	addrs := map[int]string{}
+	seen := 0 // each shard's Progress sees one result at a time (-race)
 	rep, err := conformance.RunShards(4, cases, func(k int) (conformance.Shard, error) {
 		addrs[k] = startServe(t)
-		return conformance.Shard{Peer: peer(addrs[k])}, nil
+		return conformance.Shard{Peer: peer(addrs[k]), Options: conformance.Options{Progress: func(conformance.Result) { seen++ }}}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if seen != len(cases) {
+		t.Errorf("Progress saw %d results of %d cases", seen, len(cases))
 	}
 	if len(addrs) != 4 {
 		t.Errorf("%d shards started, want 4", len(addrs))
