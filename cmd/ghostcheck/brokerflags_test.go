@@ -1,17 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/internal/conformance"
 	"github.com/ghostcheck/ghostcheck/internal/kfaketest"
 	"github.com/ghostcheck/ghostcheck/internal/nettest"
 )
@@ -45,27 +51,63 @@ func secureCluster(t *testing.T, password string) (*kfake.Cluster, []string) {
 	return c, []string{"--bootstrap", c.ListenAddrs()[0], "--tls-ca", pki.CAFile, "--sasl-mechanism", "SCRAM-SHA-512", "--sasl-user", "ghost", "--sasl-password-file", pw}
 }
 
+// tlsShards is how many checks each side of TestCheckOverTLSAndSCRAM
+// deals the cases over.
+const tlsShards = 4
+
+// caseShards deals the names of check's cases but the risky over n lists,
+// in turn, leaving out a name that starts with another (--cases runs it
+// with that one), so each case runs once.
+func caseShards(n int) [][]string {
+	var names []string
+	for _, c := range conformance.Select(nil, false, true) {
+		names = append(names, c.Name)
+	}
+	slices.Sort(names) // a name sorts after the names it starts with
+	out := make([][]string, n)
+	var given []string
+	for _, name := range names {
+		if slices.ContainsFunc(given, func(g string) bool { return strings.HasPrefix(name, g) }) {
+			continue // runs with g
+		}
+		k := len(given) % n
+		out[k] = append(out[k], name)
+		given = append(given, name)
+	}
+	return out
+}
+
 // checkCases runs check's cases against one cluster (every case but the
 // risky, unless args say which) and returns each case's status.
 func checkCases(t *testing.T, args ...string) map[string]string {
 	t.Helper()
+	got, err := checkStatuses(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// checkStatuses is checkCases, saying what went wrong instead of ending
+// the test (it may run in a goroutine of the test's).
+func checkStatuses(t *testing.T, args ...string) (map[string]string, error) {
 	args = append([]string{"check", "--risky=false", "--session-timeout", "800ms", "--heartbeat-interval", "100ms", "--max-group-size", "5",
 		"--histories", "0", "--json", "--out", t.TempDir()}, args...)
-	code, out, errOut := run(t, "", args...)
-	if code == 2 {
-		t.Fatalf("exit 2: %s", errOut)
+	var out, errOut bytes.Buffer
+	if code := Main(args, strings.NewReader(""), &out, &errOut); code == 2 {
+		return nil, fmt.Errorf("exit 2: %s", errOut.String())
 	}
 	var v struct {
 		Cases []struct{ Name, Status string }
 	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("%v:\n%s\n%s", err, out, errOut)
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		return nil, fmt.Errorf("%v:\n%s\n%s", err, out.String(), errOut.String())
 	}
 	got := map[string]string{}
 	for _, c := range v.Cases {
 		got[c.Name] = c.Status
 	}
-	return got
+	return got, nil
 }
 
 // check over TLS and SASL/SCRAM-SHA-512 against three kfake brokers passes
@@ -75,17 +117,51 @@ func checkCases(t *testing.T, args ...string) map[string]string {
 // ClientId cases judge the same first request). The cases run with 800 ms
 // sessions, so a loaded machine can make one miss a deadline on one side:
 // a case whose statuses differ is run again alone on both sides, twice at
-// most, and only a difference that stays is one.
+// most, and only a difference that stays is one. The cases mostly wait
+// (sessions, join phases), so both sides run at once, each dealt over
+// tlsShards checks side by side, each check against clusters of its own.
 func TestCheckOverTLSAndSCRAM(t *testing.T) {
-	_, secure := secureCluster(t, saslPassword)
-	plainArgs := []string{"--bootstrap", startKfakeCluster(t).ListenAddrs()[0]}
-	plain := checkCases(t, plainArgs...)
-	got := checkCases(t, secure...)
+	t.Parallel()
+	var secure, plainArgs []string
+	shards := caseShards(tlsShards)
+	plains, gots := make([]map[string]string, len(shards)), make([]map[string]string, len(shards))
+	errs := make([]error, 2*len(shards))
+	var wg sync.WaitGroup
+	for k, names := range shards {
+		only := "--cases=" + strings.Join(names, ",")
+		_, sec := secureCluster(t, saslPassword)
+		pl := []string{"--bootstrap", startKfakeCluster(t).ListenAddrs()[0]}
+		if k == 0 {
+			secure, plainArgs = sec, pl
+		}
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			plains[k], errs[2*k] = checkStatuses(t, append(slices.Clone(pl), only)...)
+		}()
+		go func() {
+			defer wg.Done()
+			gots[k], errs[2*k+1] = checkStatuses(t, append(slices.Clone(sec), only)...)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	plain, got := map[string]string{}, map[string]string{}
+	for k := range shards {
+		maps.Copy(plain, plains[k])
+		maps.Copy(got, gots[k])
+	}
 	if len(got) == 0 || len(got) != len(plain) {
 		t.Fatalf("%d cases over TLS and SASL, %d in plaintext", len(got), len(plain))
 	}
+	if want := len(conformance.Select(nil, false, true)); len(plain) != want {
+		t.Fatalf("%d cases in plaintext, want every case but the risky: %d", len(plain), want)
+	}
 	for name, st := range plain {
 		for try := 0; got[name] != st && try < 2; try++ {
+			t.Logf("%s: %s over TLS and SASL, %s in plaintext: run alone on both sides again", name, got[name], st)
 			only := "--cases=" + name
 			st = checkCases(t, append(plainArgs, only)...)[name]
 			got[name] = checkCases(t, append(slices.Clone(secure), only)...)[name]

@@ -90,6 +90,8 @@
 //   - crash.go: a broker that stops answering during a case.
 //   - broker.go: Broker and Launcher, a fresh broker after a crash
 //     (--broker-cmd).
+//   - shards.go: RunShards, a case list run on several brokers side by
+//     side (the tests' long lists, which mostly wait).
 //   - known.go: Known, the known-findings file (--known).
 //   - history.go: the fault-injected histories over TCP.
 package conformance
@@ -298,6 +300,9 @@ type Report struct {
 	Stopped string `json:"stopped,omitempty"`
 	// NotRun are the cases left out when it stopped.
 	NotRun []string `json:"notRun,omitempty"`
+	// positions are the Results' cases' positions in the run (a shard's
+	// run: in the whole run's list).
+	positions []int
 }
 
 // Run runs cases against the peer, in order, each on connections of its
@@ -309,6 +314,38 @@ type Report struct {
 // nothing was checked. With no cases it only surveys the broker: what it
 // lists and serves, and the release it is held to (Report.Versions, Held).
 func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
+	return run(peer, &caseList{cases: cases}, len(cases) == 0, opts)
+}
+
+// A queue hands a run its cases: the next one and its position in the
+// whole run (which picks its broker in a cluster when no group does), and
+// the cases a run that stops leaves out. Run's is its list; the shards of
+// RunShards share one.
+type queue interface {
+	next() (position int, c Case, ok bool)
+	// rest are the cases not yet handed out.
+	rest() []Case
+}
+
+// caseList is a queue of a list's cases, in order.
+type caseList struct {
+	cases []Case
+	i     int
+}
+
+func (l *caseList) next() (int, Case, bool) {
+	if l.i >= len(l.cases) {
+		return 0, Case{}, false
+	}
+	l.i++
+	return l.i - 1, l.cases[l.i-1], true
+}
+
+func (l *caseList) rest() []Case { return l.cases[l.i:] }
+
+// run is Run with its cases from q (survey: there are none, and the run
+// only surveys the broker).
+func run(peer Peer, q queue, survey bool, opts Options) (*Report, error) {
 	peer = peer.withDefaults()
 	b := opts.Broker
 	if b == nil {
@@ -326,7 +363,7 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 	}()
 	var n *wire.Negotiation
 	rep := &Report{}
-	if len(cases) == 0 {
+	if survey {
 		// No case: what the broker lists and serves, and the release it is
 		// held to, still decide the histories that follow (their protocol).
 		boot, err := b.next()
@@ -343,10 +380,14 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 		rep.Negotiation, rep.Versions, rep.Held = b.negotiation.Notes, b.negotiation.Versions, b.held
 		return rep, nil
 	}
-	for i, c := range cases {
+	for first := true; ; first = false {
+		i, c, ok := q.next()
+		if !ok {
+			break
+		}
 		boot, err := b.next()
 		if err != nil {
-			rep.stop(err.Error(), cases[i:])
+			rep.stop(err.Error(), append([]Case{c}, q.rest()...))
 			break
 		}
 		if cl == nil || b.fresh {
@@ -355,10 +396,10 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 				cl.Close()
 			}
 			if cl, err = connect(ctx, peer, boot); err != nil {
-				if i == 0 || errors.Is(err, wire.ErrAuth) {
+				if first || errors.Is(err, wire.ErrAuth) {
 					return nil, err
 				}
-				rep.stop(err.Error(), cases[i:])
+				rep.stop(err.Error(), append([]Case{c}, q.rest()...))
 				break
 			}
 		}
@@ -369,11 +410,12 @@ func Run(peer Peer, cases []Case, opts Options) (*Report, error) {
 		rep.Negotiation, rep.Versions, rep.Held = n.Notes, n.Versions, b.held
 		r, alive := runCase(ctx, peer, cl, i, c, n.Versions, b, opts)
 		rep.Results = append(rep.Results, r)
+		rep.positions = append(rep.positions, i)
 		if opts.Progress != nil {
 			opts.Progress(r)
 		}
 		if !alive && !b.crashed() {
-			rep.stop(fmt.Sprintf("the broker stopped answering during %s (give a command that starts one, --broker-cmd, to go on with a fresh broker per case)", c.Name), cases[i+1:])
+			rep.stop(fmt.Sprintf("the broker stopped answering during %s (give a command that starts one, --broker-cmd, to go on with a fresh broker per case)", c.Name), q.rest())
 			break
 		}
 	}

@@ -89,7 +89,7 @@ func TestKfakeConformance(t *testing.T) {
 	addr := startKfake(t)
 	k := kfakeKnown(t)
 	cases := conformance.Select(nil, false, true)
-	rep, err := conformance.Run(peer(addr), cases, asCheck(k))
+	rep, err := runShards(func() string { return startKfake(t) }, cases, asCheck(k))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +120,11 @@ func TestKfakeClusterConformance(t *testing.T) {
 	t.Parallel()
 	k := kfakeKnown(t)
 	cases := conformance.Select(nil, false, true)
-	one, err := conformance.Run(peer(startKfake(t)), cases, asCheck(k))
+	one, err := runShards(func() string { return startKfake(t) }, cases, asCheck(k))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := startKfakeCluster(t, 3)
-	rep, err := conformance.Run(peer(c.ListenAddrs()[0]), cases, asCheck(k))
+	rep, err := runShards(func() string { return startKfakeCluster(t, 3).ListenAddrs()[0] }, cases, asCheck(k))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +136,7 @@ func TestKfakeClusterConformance(t *testing.T) {
 	// deadline on one side on a loaded machine: a case whose results
 	// differ runs again alone on both sides, twice at most, and only a
 	// difference that stays is one.
-	one1 := peer(startKfake(t))
+	one1, c := peer(startKfake(t)), startKfakeCluster(t, 3)
 	for try := 0; try < 2; try++ {
 		again := 0
 		for i := range rep.Results {

@@ -96,8 +96,7 @@ func judgeable(t *testing.T, rs []conformance.Result) []conformance.Result {
 // so.
 func TestServePassesEveryCase(t *testing.T) {
 	t.Parallel()
-	addr := startServe(t)
-	rep, err := conformance.Run(peer(addr), conformance.Select(nil, true, true), conformance.Options{})
+	rep, err := runShards(func() string { return startServe(t) }, conformance.Select(nil, true, true), conformance.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

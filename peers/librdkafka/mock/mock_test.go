@@ -2,6 +2,7 @@ package mock_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/conformance"
+	"github.com/ghostcheck/ghostcheck/internal/nettest"
 	"github.com/ghostcheck/ghostcheck/plan"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
@@ -42,7 +44,12 @@ const (
 // rdmock is the command built for these tests.
 var rdmock string
 
+// The tests mostly wait (the mock's join phases, its sessions, a fresh
+// mock per case after a crash: a few seconds of CPU in twenty minutes of
+// waiting), so they run side by side, more at once than GOMAXPROCS
+// (nettest.ParallelWaits).
 func TestMain(m *testing.M) {
+	nettest.ParallelWaits()
 	dir, err := os.MkdirTemp("", "rdmock")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -101,6 +108,7 @@ func known(t testing.TB) *conformance.Known {
 // rdmock starts, prints its address, serves ApiVersions (the versions it
 // offers are what the findings rest on), and stops when its stdin closes.
 func TestRdmock(t *testing.T) {
+	t.Parallel()
 	b, err := launch()()
 	if err != nil {
 		t.Fatal(err)
@@ -143,26 +151,51 @@ func launchBrokers(n int) conformance.Launcher {
 	return conformance.CommandLauncher(fmt.Sprintf("%s --brokers %d --session-timeout %v --heartbeat-interval %v", rdmock, n, sessionTimeout, heartbeatInterval))
 }
 
+// mockShards is how many mocks (of n brokers each) a conformanceOf runs
+// its cases on, side by side (conformance.RunShards): the cases mostly
+// wait on the mock's join phases (3 s for a new classic group, 5 s for a
+// rebalance) and sessions, and after each shard's first crash every case
+// waits for a fresh mock too: the one-broker run's longest case takes
+// up to a minute, and 16 mocks bring the run near it (8 took 150-210 s,
+// 16 about 80 s; a mock costs almost no CPU). Each mock runs one case at
+// a time, as in a single run.
+const mockShards = 16
+
 // conformanceOf runs cases against mocks of n brokers, a fresh one from
 // the first crash on, as check runs them by default (the newest Kafka
 // release: a rule no release ships is N/A), and holds the table to the
-// known findings of those cases.
+// known findings of those cases. The cases run on mockShards mocks, a
+// crash giving only its own mock's later cases fresh ones.
 func conformanceOf(t *testing.T, n int, k *conformance.Known, cases []conformance.Case) []conformance.Result {
 	t.Helper()
-	b, err := conformance.NewBroker(nil, launchBrokers(n), 0)
+	var brokers []*conformance.Broker
+	defer func() {
+		for _, b := range brokers {
+			b.Close()
+		}
+	}()
+	out := t.TempDir()
+	rep, err := conformance.RunShards(mockShards, cases, func(int) (conformance.Shard, error) {
+		b, err := conformance.NewBroker(nil, launchBrokers(n), 0)
+		if err != nil {
+			return conformance.Shard{}, err
+		}
+		brokers = append(brokers, b)
+		return conformance.Shard{Peer: peer(b.Addr()), Options: conformance.Options{Known: k, Broker: b, Out: out, KafkaVersion: conformance.NewestRelease}}, nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
-	rep, err := conformance.Run(peer(b.Addr()), cases, conformance.Options{Known: k, Broker: b, Out: t.TempDir(), KafkaVersion: conformance.NewestRelease})
-	if err != nil {
-		t.Fatal(err)
+	launches := 0
+	for _, b := range brokers {
+		launches += b.Launches
 	}
 	var table strings.Builder
 	conformance.Table(&table, rep.Results)
 	c := conformance.Counts(rep.Results)
-	t.Logf("conformance of librdkafka's mock, %d brokers:\n%s\n%d cases: %d pass, %d fail, %d skip, %d crash, %d n/a; %d brokers started; ApiVersions: %s",
-		n, table.String(), len(rep.Results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash], c[conformance.NotApplicable], b.Launches, strings.Join(rep.Negotiation, "; "))
+	t.Logf("conformance of librdkafka's mock, %d brokers:\n%s\n%d cases: %d pass, %d fail, %d skip, %d crash, %d n/a; %d brokers started; ApiVersions: %s; slowest: %s",
+		n, table.String(), len(rep.Results), c[conformance.Pass], c[conformance.Fail], c[conformance.Skip], c[conformance.Crash], c[conformance.NotApplicable], launches, strings.Join(rep.Negotiation, "; "),
+		slowest(rep.Results, 8))
 	if len(rep.Results) != len(cases) || rep.Stopped != "" {
 		t.Fatalf("%d results of %d cases; stopped %q", len(rep.Results), len(cases), rep.Stopped)
 	}
@@ -184,6 +217,17 @@ func conformanceOf(t *testing.T, n int, k *conformance.Known, cases []conformanc
 	return rep.Results
 }
 
+// slowest names the n slowest cases of rs with their seconds.
+func slowest(rs []conformance.Result, n int) string {
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b conformance.Result) int { return cmp.Compare(b.Seconds, a.Seconds) })
+	var out []string
+	for _, r := range rs[:min(n, len(rs))] {
+		out = append(out, fmt.Sprintf("%s %.1fs", r.Name, r.Seconds))
+	}
+	return strings.Join(out, ", ")
+}
+
 // The conformance table against one mock broker, every case, the classic
 // group protocol's too (its findings L19-L29 and L34-L37, and KIP-394's
 // cases N/A: the mock makes a member at once, with no pending id), and
@@ -195,9 +239,23 @@ func conformanceOf(t *testing.T, n int, k *conformance.Known, cases []conformanc
 // (3 s for a new group, 5 s for a rebalance at the cases' 6 s sessions),
 // about 4 minutes in all, and routing is the consumer cases' to show.
 func TestMockConformance(t *testing.T) {
+	t.Parallel()
 	k := known(t)
-	one := conformanceOf(t, 1, k, conformance.Select(nil, true, true))
-	three := conformanceOf(t, 3, k, consumerCases())
+	// One broker and three side by side: both runs mostly wait.
+	var one, three []conformance.Result
+	t.Run("brokers", func(t *testing.T) {
+		t.Run("1", func(t *testing.T) {
+			t.Parallel()
+			one = conformanceOf(t, 1, k, conformance.Select(nil, true, true))
+		})
+		t.Run("3", func(t *testing.T) {
+			t.Parallel()
+			three = conformanceOf(t, 3, k, consumerCases())
+		})
+	})
+	if one == nil || three == nil {
+		return // a run that could not finish has said why
+	}
 	var oneConsumer []conformance.Result
 	for _, r := range one {
 		if !classicCase(r.Name) {
@@ -233,6 +291,7 @@ func TestMockConformance(t *testing.T) {
 // applied, the null member id of every leave (L15) known. Nothing else may
 // break, and the broker must survive every history.
 func TestMockHistories(t *testing.T) {
+	t.Parallel()
 	b, err := conformance.NewBroker(nil, launch(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -291,6 +350,7 @@ var crashes = []struct {
 }
 
 func TestMockCrashReproductions(t *testing.T) {
+	t.Parallel()
 	for _, c := range crashes {
 		t.Run(c.id+" "+c.what, func(t *testing.T) {
 			frame, err := hex.DecodeString(c.frame)
@@ -330,6 +390,7 @@ func TestMockCrashReproductions(t *testing.T) {
 // The same crashes through check: each is a CRASH whose frame is written
 // out and decodes to the request that was sent.
 func TestMockCrashFramesDecode(t *testing.T) {
+	t.Parallel()
 	b, err := conformance.NewBroker(nil, launch(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -431,6 +492,7 @@ func (m *mockControl) StartBroker(int32) error { return errors.New("not played a
 // reset: with the findings set aside as against one broker, nothing
 // breaks, and the moves are played.
 func TestMockClusterHistories(t *testing.T) {
+	t.Parallel()
 	m := startMockControl(t, 3)
 	if n := len(m.cl.Brokers()); n != 3 {
 		t.Fatalf("Metadata lists %d brokers, want 3", n)
