@@ -515,10 +515,7 @@ func caseClassicToConsumerGroup(p *probe) verdict {
 	c := p.conn()
 	g, mid := p.id("g"), p.id("m")
 	j := c.mustJoin(p.joinReq(g, mid))
-	id := mid
-	if j.MemberId.Valid {
-		id = j.MemberId.Value
-	}
+	id := memberIDOf(j, mid)
 	e := c.do(codec.Heartbeat, p.hv(), &codec.HeartbeatRequest{GroupId: g, GenerationId: j.MemberEpoch, MemberId: id}).(*codec.HeartbeatResponse).ErrorCode
 	return want(e == codec.UnknownMemberID, "classic heartbeat to the consumer group's member: "+e.String(), "UNKNOWN_MEMBER_ID")
 }
@@ -555,10 +552,7 @@ func caseJoinReplacesConsumerGroup(p *probe) verdict {
 	c := p.conn()
 	g, mid := p.id("g"), p.id("m")
 	j := c.mustJoin(p.joinReq(g, mid))
-	id := mid
-	if j.MemberId.Valid {
-		id = j.MemberId.Value
-	}
+	id := memberIDOf(j, mid)
 	if lr := c.hb(p.hbv(), leave(g, id, -1)); lr.ErrorCode != codec.None {
 		return fail("the setup's consumer member leaving (epoch -1): "+hbString(lr), "NONE")
 	}

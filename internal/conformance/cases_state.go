@@ -68,10 +68,7 @@ func caseSubscriptionSwitch(p *probe) verdict {
 	join := p.joinReq(g, mid)
 	join.SubscribedTopicNames = []string{p.id("missing-topic")}
 	j := c.mustJoin(join)
-	id := mid
-	if j.MemberId.Valid {
-		id = j.MemberId.Value
-	}
+	id := memberIDOf(j, mid)
 	first := j.MemberEpoch
 	good := time.Now() // the last NONE answer: the member's session runs from it
 	sw := &codec.ConsumerGroupHeartbeatRequest{GroupId: g, MemberId: id, MemberEpoch: first, RebalanceTimeoutMs: -1,

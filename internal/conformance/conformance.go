@@ -727,6 +727,15 @@ func static(r *codec.ConsumerGroupHeartbeatRequest, instance string) *codec.Cons
 }
 
 // mustJoin joins and aborts the case unless the join succeeds.
+// memberIDOf is the id a member that joined as mid goes by: the one the
+// answer gives (a v0 broker makes it), else its own.
+func memberIDOf(j *codec.ConsumerGroupHeartbeatResponse, mid string) string {
+	if j.MemberId.Valid {
+		return j.MemberId.Value
+	}
+	return mid
+}
+
 func (c *pconn) mustJoin(r *codec.ConsumerGroupHeartbeatRequest) *codec.ConsumerGroupHeartbeatResponse {
 	resp := c.hb(c.p.hbv(), r)
 	if resp.ErrorCode != codec.None {
