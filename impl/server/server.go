@@ -57,7 +57,11 @@ import (
 
 // Defaults of Config's limits.
 const (
-	DefaultMaxFrameSize   = 1 << 20
+	// DefaultMaxFrameSize is above Kafka's default telemetry.max.bytes
+	// (1 MiB, serve's TelemetryMaxBytes): a push over that limit is read
+	// and refused TELEMETRY_TOO_LARGE, as Kafka (socket.request.max.bytes
+	// 100 MiB) does, instead of closing the connection.
+	DefaultMaxFrameSize   = 2 << 20
 	DefaultFrameTimeout   = 10 * time.Second
 	DefaultIdleTimeout    = 10 * time.Minute // Kafka's connections.max.idle.ms
 	DefaultWriteTimeout   = 10 * time.Second

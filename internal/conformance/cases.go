@@ -180,6 +180,7 @@ func casesB6() []Case {
 		{Name: "B6/push-reserved-instance-id", Source: srcKIP714, Rule: "PushTelemetry v0 with the reserved client instance id 00...01 is INVALID_REQUEST", run: casePushReservedV0},
 		{Name: "B6/push-unknown-subscription", Source: srcKIP714, Rule: "PushTelemetry v0 naming another subscription id than the instance was given: UNKNOWN_SUBSCRIPTION_ID", run: casePushUnknownSubscription},
 		{Name: "B6/push-unsupported-compression", Source: srcKIP714, Rule: "PushTelemetry v0 with a compression type id that names no codec: UNSUPPORTED_COMPRESSION_TYPE", run: casePushUnsupportedCompression},
+		{Name: "B6/push-too-large", Source: srcKIP714, Rule: "PushTelemetry v0 with one byte of metrics more than the TelemetryMaxBytes its fetch gave: TELEMETRY_TOO_LARGE", run: casePushTooLarge},
 		{Name: "B6/push-throttled", Source: srcKIP714, Rule: "a second PushTelemetry within the push interval: THROTTLING_QUOTA_EXCEEDED", run: casePushThrottled},
 		{Name: "B6/get-throttled", Source: srcKIP714, Rule: "a second GetTelemetrySubscriptions within the push interval: THROTTLING_QUOTA_EXCEEDED", run: caseGetThrottled},
 		{Name: "B6/push-after-terminating", Source: srcKIP714, Rule: "a PushTelemetry after the instance's terminating push: INVALID_REQUEST", run: casePushAfterTerminating},

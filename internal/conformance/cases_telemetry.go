@@ -94,6 +94,25 @@ func caseGetThrottled(p *probe) verdict {
 	return want(r.ErrorCode == codec.ThrottlingQuotaExceeded, "a fetch NONE; a second at once: "+r.ErrorCode.String(), "THROTTLING_QUOTA_EXCEEDED")
 }
 
+// maxTooLargePush bounds the push casePushTooLarge makes: a broker that
+// allows more than this (Kafka's telemetry.max.bytes is 1 MiB by default)
+// is not sent a push over its limit.
+const maxTooLargePush = 8 << 20
+
+// casePushTooLarge: a push whose metrics are one byte over the
+// TelemetryMaxBytes the fetch gave is TELEMETRY_TOO_LARGE (Kafka checks
+// the size after the subscription id and the compression type, before it
+// reads the metrics, so bytes of zeros do).
+func casePushTooLarge(p *probe) verdict {
+	s := p.subscribe()
+	limit := s.sub.TelemetryMaxBytes
+	if limit <= 0 || limit >= maxTooLargePush {
+		return skip(fmt.Sprintf("the fetch gave TelemetryMaxBytes %d: a push over it would be 0 or above %d bytes", limit, maxTooLargePush))
+	}
+	code := s.push(func(r *codec.PushTelemetryRequest) { r.Metrics = make([]byte, limit+1) })
+	return want(code == codec.TelemetryTooLarge, fmt.Sprintf("TelemetryMaxBytes %d; a push of %d bytes of metrics: %s", limit, limit+1, code), "TELEMETRY_TOO_LARGE")
+}
+
 // casePushAfterTerminating: a push after the instance's terminating push
 // is INVALID_REQUEST (the instance said it was done).
 func casePushAfterTerminating(p *probe) verdict {

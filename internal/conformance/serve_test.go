@@ -182,6 +182,7 @@ func TestCasesCatchTheirMutants(t *testing.T) {
 		{impl.MutPushSubscriptionUnchecked, []string{"B6/push-unknown-subscription"}},
 		{impl.MutPushCompressionUnchecked, []string{"B6/push-unsupported-compression"}},
 		{impl.MutPushNotRecorded, []string{"B6/push-throttled"}},
+		{impl.MutPushTooLargeAccepted, []string{"B6/push-too-large"}},
 		{impl.MutGetNotRecorded, []string{"B6/get-throttled"}},
 		{impl.MutPushAfterTerminatingAccepted, []string{"B6/push-after-terminating"}},
 		{impl.MutRebalanceTimerRearmed, []string{"A5.6/rebalance-timeout-fences"}},
