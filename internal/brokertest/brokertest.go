@@ -182,7 +182,10 @@ func (p *Proxy) gone() bool {
 	return true
 }
 
-const maxFrame = 1 << 20
+// maxFrame bounds a frame either way: serve's own cap
+// (server.DefaultMaxFrameSize), which a push over Kafka's default
+// telemetry.max.bytes (1 MiB) fits in.
+const maxFrame = 2 << 20
 
 // Keeper is the proxy's Keeper (nil without Options.KeepClosedMembers).
 func (p *Proxy) Keeper() *Keeper { return p.keeper }
