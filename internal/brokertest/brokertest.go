@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl/server"
 	"github.com/ghostcheck/ghostcheck/wire"
 )
 
@@ -182,10 +183,9 @@ func (p *Proxy) gone() bool {
 	return true
 }
 
-// maxFrame bounds a frame either way: serve's own cap
-// (server.DefaultMaxFrameSize), which a push over Kafka's default
-// telemetry.max.bytes (1 MiB) fits in.
-const maxFrame = 2 << 20
+// maxFrame bounds a frame either way: serve's own cap, which a push over
+// Kafka's default telemetry.max.bytes (1 MiB) fits in.
+const maxFrame = server.DefaultMaxFrameSize
 
 // Keeper is the proxy's Keeper (nil without Options.KeepClosedMembers).
 func (p *Proxy) Keeper() *Keeper { return p.keeper }

@@ -76,17 +76,18 @@ func (b *mixedBeats) once() codec.ErrorCode {
 	return e
 }
 
-// until heartbeats both until t or until m's answer is not keep; it
-// returns m's last answer and how many Heartbeats answered keep.
-func (b *mixedBeats) until(t time.Time, keep codec.ErrorCode) (codec.ErrorCode, int) {
+// until heartbeats both until end() or until m's answer is not keep; it
+// returns m's last answer and how many Heartbeats answered keep. end is
+// asked again after every beat: a stall seen meanwhile lengthens the wait.
+func (b *mixedBeats) until(end func() time.Time, keep codec.ErrorCode) (codec.ErrorCode, int) {
 	n := 0
 	for {
 		e := b.once()
-		if e != keep || !time.Now().Before(t) {
+		if e != keep || !time.Now().Before(end()) {
 			return e, n
 		}
 		n++
-		time.Sleep(min(b.beat, max(time.Until(t), 0)))
+		time.Sleep(min(b.beat, max(time.Until(end()), 0)))
 	}
 }
 
@@ -139,12 +140,7 @@ func caseMixedTimerRemoves(join bool) func(p *probe) verdict {
 		}
 		// A stall seen meanwhile lengthens the wait.
 		end := func() time.Time { return clock.armed.Add(rebalance + p.expiryMargin() + clock.stalls.Max()) }
-		e, n := b.until(end(), keep)
-		for e == keep && time.Now().Before(end()) {
-			var more int
-			e, more = b.until(end(), keep)
-			n += more
-		}
+		e, n := b.until(end, keep)
 		at := time.Since(clock.armed).Round(time.Millisecond)
 		obs += fmt.Sprintf("%d more Heartbeats %s, then %s %v after the timer was armed", n, keep, e, at)
 		if b.gap != "" {
@@ -168,12 +164,7 @@ func caseMixedHeartbeatKeepsSession(p *probe) verdict {
 	b := p.mixedBeats(c, m, clock, joined)
 	session := p.peer.ClassicSessionTimeout
 	end := func() time.Time { return clock.armed.Add(session + p.expiryMargin() + clock.stalls.Max()) }
-	e, n := b.until(end(), codec.None)
-	for e == codec.None && time.Now().Before(end()) {
-		var more int
-		e, more = b.until(end(), codec.None)
-		n += more
-	}
+	e, n := b.until(end, codec.None)
 	obs := fmt.Sprintf("classic session %v; %d Heartbeats NONE, then %s %v after the SyncGroup", session, n, e, time.Since(clock.armed).Round(time.Millisecond))
 	if e != codec.None && b.gap != "" {
 		return clock.tooSlow(b.gap + ": " + obs)
