@@ -43,7 +43,7 @@ func (w *worker) startClassic(t *state, i int) error {
 	sl.c, sl.k, sl.live, sl.made, sl.sent = c, k, true, "", 0
 	sl.hb, sl.lv, sl.gm, sl.hbReq = outstanding{}, outstanding{}, outstanding{}, nil
 	sl.rec = record{inc: sl.inc, instance: c.InstanceID()}
-	sl.conns = append(sl.conns[:len(sl.conns):len(sl.conns)], w.newConn(sl, i, sl.inc))
+	sl.conns = append(sl.conns, w.newConn(sl, i, sl.inc))
 	return nil
 }
 
@@ -94,7 +94,6 @@ func (w *worker) endClassic(t *state, i int, clean bool, co *coord) error {
 	}
 	sl.live, sl.wants = false, false
 	sl.gm, sl.hb, sl.lv, sl.hbReq = outstanding{}, outstanding{}, outstanding{}, nil
-	sl.ownConns()
 	c := sl.current()
 	sl.conns[c].draining = true
 	sl.conns[c].resps = nil
@@ -211,7 +210,6 @@ func (w *worker) react(t *state, i int, re client.Reaction, co *coord) error {
 	if settle {
 		co = w.step(t)
 	}
-	sl.ownConns()
 	c := sl.current()
 	inc := sl.conns[c].inc
 	w.closeConn(t, co, sl, c)

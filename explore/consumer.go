@@ -87,7 +87,7 @@ func (w *worker) start(t *state, i int) error {
 	if id := c.MemberID(); id != "" {
 		sl.rec.ids = []string{id}
 	}
-	sl.conns = append(sl.conns[:len(sl.conns):len(sl.conns)], w.newConn(sl, i, sl.inc))
+	sl.conns = append(sl.conns, w.newConn(sl, i, sl.inc))
 	return nil
 }
 
@@ -123,7 +123,6 @@ func (w *worker) end(t *state, i int, clean bool) error {
 	sl.live, sl.wants = false, false
 	sl.hb, sl.lv = outstanding{}, outstanding{}
 	sl.rec.memberID = c.MemberID()
-	sl.ownConns()
 	k := sl.current()
 	sl.conns[k].draining = true
 	sl.conns[k].resps = nil

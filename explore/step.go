@@ -96,7 +96,6 @@ func (w *worker) step(t *state) *coord {
 // request the coordinator holds waits in t.held for its answer.
 func (w *worker) deliverRequest(t *state, i, k int, dup bool) error {
 	sl := t.mut(i)
-	sl.ownConns()
 	cn := &sl.conns[k]
 	m := cn.reqs[0]
 	if !dup {
@@ -164,7 +163,6 @@ func (w *worker) answer(t *state, i int, conn uint64, inc, n int, corr int32, ve
 			continue
 		}
 		if !cn.draining && sl.live && sl.inc == inc {
-			sl.ownConns()
 			cn = &sl.conns[k]
 			cn.resps = push(cn.resps, msg{seq: t.seq, n: n, corr: corr, version: version, resp: resp})
 			t.seq++
@@ -221,7 +219,7 @@ func (w *worker) closeConn(t *state, co *coord, sl *slot, k int) {
 	id, inc := sl.conns[k].id, sl.conns[k].inc
 	co.m.Disconnect(id)
 	co.i.Disconnect(id)
-	sl.conns = slices.Delete(slices.Clone(sl.conns), k, k+1)
+	sl.conns = slices.Delete(sl.conns, k, k+1)
 	owned := false
 	for j, h := range t.held {
 		if h.conn == id && h.inc == inc && t.slots[h.slot] == sl && !h.orphan {
@@ -238,7 +236,6 @@ func (w *worker) closeConn(t *state, co *coord, sl *slot, k int) {
 // process.
 func (w *worker) deliverAnswer(t *state, i, k int) error {
 	sl := t.mut(i)
-	sl.ownConns()
 	cn := &sl.conns[k]
 	m := cn.resps[0]
 	cn.resps = cn.resps[1:]
@@ -256,7 +253,6 @@ func (w *worker) deliverAnswer(t *state, i, k int) error {
 // request is lost closes.
 func (w *worker) lose(t *state, i, k, dir int) error {
 	sl := t.mut(i)
-	sl.ownConns()
 	cn := &sl.conns[k]
 	if dir == 1 {
 		cn.resps = cn.resps[1:]
@@ -274,7 +270,6 @@ func (w *worker) lose(t *state, i, k, dir int) error {
 // delay marks the head of a queue as one that may wait while time moves.
 func (w *worker) delay(t *state, i, k, dir int) {
 	sl := t.mut(i)
-	sl.ownConns()
 	cn := &sl.conns[k]
 	q := &cn.reqs
 	if dir == 1 {
@@ -333,9 +328,10 @@ func (w *worker) restartCoordinator(t *state) error {
 				co.i.Disconnect(cn.id)
 			}
 		}
-		sl.conns = nil
+		clear(sl.conns)
+		sl.conns = sl.conns[:0]
 		if sl.live {
-			sl.conns = []conn{w.newConn(sl, i, sl.inc)}
+			sl.conns = append(sl.conns, w.newConn(sl, i, sl.inc))
 			if sl.k != nil {
 				w.connectionLost(sl)
 			}
@@ -413,7 +409,6 @@ func (w *worker) newConn(sl *slot, i, inc int) conn {
 // returns its correlation id.
 func (w *worker) sendRequest(t *state, i int, req codec.Message, version int16) int32 {
 	sl := t.mut(i)
-	sl.ownConns()
 	cn := &sl.conns[sl.current()]
 	h := sl.c.Header(&cn.cc, req.Key(), version)
 	sl.sent++
