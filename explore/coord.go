@@ -267,13 +267,16 @@ func (w *worker) settle(t *state) error {
 	// The explorer's own look is no clause the clients' traffic reached.
 	co.m.SetClauseCounter(nil)
 	defer co.m.SetClauseCounter(w.hits)
-	h := codec.RequestHeader{RequestApiKey: codec.ConsumerGroupDescribe, RequestApiVersion: 1}
-	if err := w.describe(co, &h, &codec.ConsumerGroupDescribeRequest{GroupIds: w.groupIDs, IncludeAuthorizedOperations: true}); err != nil {
+	d := &w.describing
+	d.h = codec.RequestHeader{RequestApiKey: codec.ConsumerGroupDescribe, RequestApiVersion: 1}
+	d.consumer = codec.ConsumerGroupDescribeRequest{GroupIds: w.groupIDs, IncludeAuthorizedOperations: true}
+	if err := w.describe(co, &d.h, &d.consumer); err != nil {
 		return err
 	}
 	if w.classic {
-		h := codec.RequestHeader{RequestApiKey: codec.DescribeGroups, RequestApiVersion: 5}
-		return w.describe(co, &h, &codec.DescribeGroupsRequest{Groups: w.groupIDs, IncludeAuthorizedOperations: true})
+		d.h = codec.RequestHeader{RequestApiKey: codec.DescribeGroups, RequestApiVersion: 5}
+		d.classic = codec.DescribeGroupsRequest{Groups: w.groupIDs, IncludeAuthorizedOperations: true}
+		return w.describe(co, &d.h, &d.classic)
 	}
 	return nil
 }

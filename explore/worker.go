@@ -3,6 +3,7 @@ package explore
 import (
 	"slices"
 
+	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -29,12 +30,19 @@ type worker struct {
 	// search.
 	transitions, terminal uint64
 
-	menc, ienc []byte  // encoded answers, for lockstep
-	timers     []timer // the model's, for lockstep
-	enc        encoder
-	procs      []rules.Process
-	names      [][]string
-	evs        []event
+	menc, ienc []byte // encoded answers, for lockstep
+	// describing is the request settle asks both coordinators on every
+	// transition, kept here so that asking it allocates nothing.
+	describing struct {
+		h        codec.RequestHeader
+		consumer codec.ConsumerGroupDescribeRequest
+		classic  codec.DescribeGroupsRequest
+	}
+	timers []timer // the model's, for lockstep
+	enc    encoder
+	procs  []rules.Process
+	names  [][]string
+	evs    []event
 
 	// stateForm is how coordinators are encoded (form), and forming the
 	// one being encoded (its ids noted by formID).
