@@ -75,9 +75,12 @@ type slot struct {
 	due int64
 	// made is the member id the current process made (KIP-1082), which
 	// it must keep (StableMemberID).
-	made  string
-	rec   record   // the current process's
-	ended []record // earlier processes within their grace
+	made string
+	rec  record // the current process's
+	// ended are earlier processes within their grace: the slot's own,
+	// in endedArr while they fit, like conns.
+	ended    []record
+	endedArr [slotEnded]record
 	// conns are the slot's open connections: the current process's (not
 	// draining) and those of ended processes whose requests are still on
 	// their way. They are the slot's own (in connArr while they fit):
@@ -196,7 +199,7 @@ func (s *state) mut(i int) *slot {
 		c := s.pool.slot()
 		*c = *old
 		c.refs = 1
-		c.adoptConns()
+		c.adoptLists()
 		old.refs--
 		s.slots[i] = c
 		s.own |= 1 << i
@@ -270,15 +273,26 @@ func (sl *slot) ownClassic() *client.Classic {
 // current process's and a draining one or two of ended processes.
 const slotConns = 4
 
-// adoptConns gives a slot just copied from its parent's (mut) a
-// connection list of its own, in its connArr while it fits (the queues in
-// it stay shared: push and pop never write into them).
-func (sl *slot) adoptConns() {
-	if len(sl.conns) <= len(sl.connArr) {
-		sl.conns = append(sl.connArr[:0], sl.conns...)
-	} else {
-		sl.conns = slices.Clone(sl.conns)
+// slotEnded is how many ended processes' records a slot holds without
+// allocating.
+const slotEnded = 2
+
+// adoptLists gives a slot just copied from its parent's (mut) a
+// connection list and an ended list of its own, in its arrays while they
+// fit (the queues and id lists in them stay shared: push, pop and withID
+// never write into them).
+func (sl *slot) adoptLists() {
+	sl.conns = adopt(sl.connArr[:0], sl.conns)
+	sl.ended = adopt(sl.endedArr[:0], sl.ended)
+}
+
+// adopt copies list into arr (empty, in the slot) if it fits, else into a
+// new array.
+func adopt[T any](arr, list []T) []T {
+	if len(list) <= cap(arr) {
+		return append(arr, list...)
 	}
+	return slices.Clone(list)
 }
 
 // next makes room for the slot's next process: the last one's record is
@@ -286,7 +300,7 @@ func (sl *slot) adoptConns() {
 // processes moves on.
 func (sl *slot) next(now int64) {
 	if sl.c != nil && sl.accounts(&sl.rec, now) {
-		sl.ended = append(sl.ended[:len(sl.ended):len(sl.ended)], sl.rec)
+		sl.ended = append(sl.ended, sl.rec)
 	}
 	sl.inc++
 	sl.opened = 0
@@ -310,7 +324,6 @@ func (sl *slot) record(inc int) *record {
 	}
 	for k := range sl.ended {
 		if sl.ended[k].inc == inc {
-			sl.ended = slices.Clone(sl.ended)
 			return &sl.ended[k]
 		}
 	}

@@ -342,7 +342,6 @@ func (w *worker) restartCoordinator(t *state) error {
 			}
 		}
 		restartGrace(&sl.rec)
-		sl.ended = slices.Clone(sl.ended)
 		for k := range sl.ended {
 			restartGrace(&sl.ended[k])
 		}
@@ -384,7 +383,7 @@ func (w *worker) tick(t *state) error {
 		sl := t.mut(i)
 		over := func(r record) bool { return !sl.accounts(&r, t.now) }
 		if slices.ContainsFunc(sl.ended, over) {
-			sl.ended = slices.DeleteFunc(slices.Clone(sl.ended), over)
+			sl.ended = slices.DeleteFunc(sl.ended, over)
 		}
 	}
 	return w.settle(t)
