@@ -122,6 +122,16 @@ func (mm *mixedMachine) take(p *mixedProc, resp codec.Message) {
 	}
 }
 
+// clientMadeID is the member id a consumer process makes (KIP-1082), the
+// n-th: from another generator than the coordinator's (a ChaCha8 stream,
+// where cfg.NewID is a PCG one), so that the two never make one id, as
+// two random UUIDs never do. (They once shared the PCG stream: drawn the
+// same seed, the coordinator's first classic id was a consumer's id.)
+func clientMadeID(n uint64) string {
+	u, _ := model.RandomUUID(seededReader(n)) // a ChaCha8 reader never fails
+	return u.String()
+}
+
 func (mm *mixedMachine) pick(t *rapid.T) *mixedProc {
 	p := mm.procs[rapid.IntRange(0, len(mm.procs)-1).Draw(t, "proc")]
 	if p.waiting != 0 {
@@ -333,7 +343,7 @@ func mixedProperty(hits model.ClauseCounter) func(*rapid.T) {
 				p.instance = codec.Str(fmt.Sprintf("i%d", rapid.IntRange(0, 2).Draw(t, "instance")))
 			}
 			if !p.classic {
-				p.id, p.gen = model.SeededIDs(uint64(1000+i))().String(), 0
+				p.id, p.gen = clientMadeID(uint64(i)), 0
 			}
 			mm.procs = append(mm.procs, p)
 		}
@@ -351,7 +361,7 @@ func mixedProperty(hits model.ClauseCounter) func(*rapid.T) {
 					p.id, p.gen = "", -1
 				} else {
 					mm.d++
-					p.id, p.gen = model.SeededIDs(mm.d)().String(), 0
+					p.id, p.gen = clientMadeID(mm.d), 0
 				}
 			},
 			"advance": func(t *rapid.T) {
