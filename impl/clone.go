@@ -193,6 +193,7 @@ func (g *group) copyInto(ng *group, to, from *Coordinator) {
 	ng.free = append(ng.free[:0], g.free...)
 	ng.byHex, ng.byB64 = copyMap(ng.byHex, g.byHex), copyMap(ng.byB64, g.byB64)
 	ng.byStr, ng.strIDs = copyMap(ng.byStr, g.byStr), copyMap(ng.strIDs, g.strIDs)
+	ng.idText = append(ng.idText[:0], g.idText...) // strings never change: shared
 	g.insts.copyInto(&ng.insts)
 	g.racks.copyInto(&ng.racks)
 	g.clients.copyInto(&ng.clients)

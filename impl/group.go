@@ -111,6 +111,11 @@ type group struct {
 	byB64  map[[16]byte]uint32
 	byStr  map[string]uint32
 	strIDs map[uint32]string
+	// idText is the text of compact ids, by member index, "" where not
+	// made yet (idString).
+	idText []string
+	// byID is the array sortedMembers lists into, again and again.
+	byID []idEntry
 
 	insts   table[string, uint32] // instance id -> holder member index (val)
 	racks   table[string, struct{}]
