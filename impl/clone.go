@@ -230,7 +230,9 @@ func (g *group) copyInto(ng *group, to, from *Coordinator) {
 			break
 		}
 	}
-	ng.less = ng.keyLess
+	if ng.less == nil { // a recycled group's is bound to it already
+		ng.less = ng.keyLess
+	}
 	ng.mx = g.mx.clone()
 	g.copyClassicInto(ng)
 }
@@ -256,13 +258,15 @@ func (l *olist) copyInto(nl *olist) {
 	nl.valid, nl.n = l.valid, l.n
 }
 
-// copyMap makes dst a copy of src in dst's memory (nil when src is, as
-// the group makes its id maps at their first entry).
+// copyMap makes dst a copy of src in dst's memory. A nil src gives nil
+// only for a nil dst (the group makes its maps at their first entry): a
+// map dst holds is kept, emptied, for the entries to come, which a
+// recycled copy (CopyTo) would otherwise make again.
 func copyMap[K comparable, V any](dst, src map[K]V) map[K]V {
-	if src == nil {
-		return nil
-	}
 	if dst == nil {
+		if src == nil {
+			return nil
+		}
 		return maps.Clone(src)
 	}
 	clear(dst)

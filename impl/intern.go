@@ -29,7 +29,12 @@ func (t *table[K, V]) acquire(k K, mk func() V) uint32 {
 	}
 	if t.idx == nil {
 		t.idx = map[K]uint32{}
-		t.ents = make([]tentry[K, V], 1, 4)
+	}
+	if len(t.ents) == 0 { // a copy of an empty table keeps its array (copyInto)
+		if cap(t.ents) == 0 {
+			t.ents = make([]tentry[K, V], 0, 4)
+		}
+		t.ents = append(t.ents, tentry[K, V]{})
 	}
 	var r uint32
 	e := tentry[K, V]{key: k, refs: 1}
