@@ -40,25 +40,31 @@ func (c *Coordinator) Clone(clock Clock, newID func() codec.UUID) *Coordinator {
 // a coordinator's shard arrays are about 28 KB, and dst's groups, members
 // and connection contexts are reused for c's.
 func (c *Coordinator) CopyTo(dst *Coordinator) {
-	// dst's groups are recycled for c's, and its live list's array holds
-	// the new list: the groups move aside first (mostly a few).
-	var few [4]*group
-	spare := append(few[:0], dst.live.gs...)
-	for _, g := range spare {
+	// dst's groups, and the spares it kept, are recycled for c's, and its
+	// live list's array holds the new list: the groups move aside first
+	// (into the spares' array). Those c does not need stay spares, for the
+	// groups dst will make (makeGroup).
+	for _, g := range dst.live.gs {
 		delete(dst.groupShardOf(g.id).m, g.id)
 	}
+	spare := append(dst.spareGroups, dst.live.gs...)
+	dst.spareGroups = nil
 	dst.live.gs = dst.live.gs[:0]
 	for used := dst.teleUsed.Load(); used != 0; used &= used - 1 {
 		clear(dst.telemetry[bits.TrailingZeros64(used)].m)
 	}
-	c.copyTo(dst, spare)
+	spare = c.copyTo(dst, spare)
+	keep := min(len(spare), maxSpareGroups)
+	clear(spare[keep:cap(spare)]) // those it uses, and those beyond the bound
+	dst.spareGroups = spare[:keep]
 }
 
 // copyTo copies c's configuration and state into out, whose groups and
 // telemetry state are empty (its connection contexts are made c's);
-// spare are groups out held, whose memory it may reuse. out keeps its
-// clock and id source.
-func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
+// spare are groups out held, whose memory it may reuse, taken from the
+// end: it returns those it did not use. out keeps its clock and id
+// source.
+func (c *Coordinator) copyTo(out *Coordinator, spare []*group) []*group {
 	out.cfg = c.cfg
 	out.cfg.Clock, out.cfg.NewID = out.clock, out.ids.new
 	out.mut = c.mut
@@ -180,6 +186,7 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 			nm[id] = &v
 		}
 	}
+	return spare
 }
 
 // copyInto makes ng a copy of g for the coordinator to, whose timer

@@ -169,6 +169,50 @@ func newGroup(c *Coordinator, id string) *group {
 	return g
 }
 
+// reuse makes g the new group id of c, as newGroup makes one, in the
+// memory of the group g was: a spare of CopyTo's (Coordinator.spareGroups),
+// which nothing else holds. Its arrays and maps are kept, emptied, so
+// that a group made on a recycled copy (the explorer's first join into a
+// group) allocates little. Its version goes on counting, so that no
+// SnapshotCache could take it for the group it was.
+func (g *group) reuse(c *Coordinator, id string) {
+	old := &group{ // the memory kept: fields moved aside, as group holds a mutex
+		mem: g.mem, free: g.free, byHex: g.byHex, byB64: g.byB64, byStr: g.byStr, strIDs: g.strIDs,
+		idText: g.idText, byID: g.byID, insts: g.insts, racks: g.racks, clients: g.clients, subs: g.subs,
+		sides: g.sides, freeSides: g.freeSides, owner: g.owner, tgt: g.tgt, topicSubs: g.topicSubs,
+		rheap: g.rheap, oldHolders: g.oldHolders, less: g.less, ver: g.ver,
+	}
+	*g = group{c: c, id: id, registered: math.MaxInt64, less: old.less, ver: old.ver}
+	g.mem = append(old.mem[:0], member{})
+	g.free = old.free[:0]
+	g.byHex, g.byB64, g.byStr, g.strIDs = emptied(old.byHex), emptied(old.byB64), emptied(old.byStr), emptied(old.strIDs)
+	clear(old.idText)
+	g.idText = old.idText[:0]
+	clear(old.byID)
+	g.byID = old.byID[:0]
+	g.insts, g.racks, g.clients, g.subs = old.insts.emptied(), old.racks.emptied(), old.clients.emptied(), old.subs.emptied()
+	clear(old.sides)
+	g.sides = old.sides[:1]
+	if len(g.sides) == 0 {
+		g.sides = append(g.sides, side{})
+	}
+	g.freeSides = old.freeSides[:0]
+	g.owner = append(old.owner[:0], make([]uint32, c.nparts)...)
+	g.tgt = append(old.tgt[:0], make([]uint32, c.nparts)...)
+	g.topicSubs = append(old.topicSubs[:0], make([]olist, len(c.topics))...)
+	g.rheap, g.oldHolders = old.rheap[:0], old.oldHolders[:0]
+	if g.less == nil {
+		g.less = g.keyLess
+	}
+}
+
+// emptied is m cleared (nil stays nil: the group makes its maps at their
+// first entry).
+func emptied[K comparable, V any](m map[K]V) map[K]V {
+	clear(m)
+	return m
+}
+
 // stateName is the group state ConsumerGroupDescribe shows.
 func (g *group) stateName() string {
 	if g.count == 0 {

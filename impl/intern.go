@@ -67,5 +67,12 @@ func (t *table[K, V]) release(r uint32) {
 	t.free = append(t.free, r)
 }
 
+// emptied is the table without entries, in t's memory.
+func (t table[K, V]) emptied() table[K, V] {
+	clear(t.idx)
+	clear(t.ents)
+	return table[K, V]{idx: t.idx, ents: t.ents[:0], free: t.free[:0]}
+}
+
 // len is the number of live entries.
 func (t *table[K, V]) len() int { return len(t.idx) }
