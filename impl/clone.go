@@ -137,19 +137,28 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) []*group {
 		}
 	}
 	// The shards either coordinator made a map in (out keeps its maps).
+	// The contexts of out's connections c does not have are recycled for
+	// those of c's that out does not have (nothing else holds them: out
+	// is not in use), and those left over kept for the next copy
+	// (Coordinator.spareConns): a copy is made on every transition the
+	// explorer tries, from states whose clients connected at other times.
 	connsUsed := c.connsUsed.Load() | out.connsUsed.Load()
 	out.connsUsed.Store(connsUsed)
+	spareConns := out.spareConns
+	out.spareConns = nil
 	for used := connsUsed; used != 0; used &= used - 1 {
 		i := bits.TrailingZeros64(used)
 		m, nm := c.conns[i].m, out.conns[i].m
-		if len(m) == 0 && len(nm) == 0 {
-			continue
-		}
-		for id := range nm {
+		for id, ncs := range nm {
 			if _, ok := m[id]; !ok {
 				delete(nm, id)
+				spareConns = append(spareConns, ncs)
 			}
 		}
+	}
+	for used := connsUsed; used != 0; used &= used - 1 {
+		i := bits.TrailingZeros64(used)
+		m, nm := c.conns[i].m, out.conns[i].m
 		if len(m) == 0 {
 			continue
 		}
@@ -160,13 +169,21 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) []*group {
 		for id, cs := range m {
 			ncs := nm[id]
 			if ncs == nil {
-				ncs = &connState{}
+				if n := len(spareConns); n > 0 {
+					ncs, spareConns = spareConns[n-1], spareConns[:n-1]
+					*ncs = connState{}
+				} else {
+					ncs = &connState{}
+				}
 				nm[id] = ncs
 			}
 			ncs.first = cs.first
 			ncs.group.Store(newOf(cs.group.Load()))
 		}
 	}
+	keep := min(len(spareConns), maxSpareConns)
+	clear(spareConns[keep:cap(spareConns)]) // those in use, and those beyond the bound
+	out.spareConns = spareConns[:keep]
 	c.copyHeldTo(out, connsUsed)
 	teleUsed := c.teleUsed.Load() | out.teleUsed.Load()
 	out.teleUsed.Store(teleUsed)

@@ -8,7 +8,9 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -95,7 +97,16 @@ type Coordinator struct {
 	// holds them. spareMu guards the list (joins run concurrently).
 	spareMu     sync.Mutex
 	spareGroups []*group
+	// spareConns are connection contexts of the coordinator CopyTo copied
+	// over that the copy did not need (at most maxSpareConns), for the
+	// next copy's (only CopyTo, which has the coordinator to itself, uses
+	// them: a context a request holds is never recycled).
+	spareConns []*connState
 }
+
+// maxSpareConns bounds Coordinator.spareConns: the explorer's clients
+// use a few connections.
+const maxSpareConns = 8
 
 // maxSpareGroups bounds the groups a recycled coordinator keeps for the
 // groups it may make (Coordinator.spareGroups): a few, as an explorer's.
@@ -135,7 +146,7 @@ func (l *liveGroups) appendTo(dst []*group) []*group {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.sorted {
-		sort.Slice(l.gs, func(i, j int) bool { return l.gs[i].id < l.gs[j].id })
+		slices.SortFunc(l.gs, func(a, b *group) int { return strings.Compare(a.id, b.id) })
 		l.sorted = true
 	}
 	return append(dst, l.gs...)

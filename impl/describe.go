@@ -14,9 +14,21 @@ const groupOperations int32 = 1<<3 | 1<<6 | 1<<8 | 1<<10 | 1<<11
 // describe serves ConsumerGroupDescribe. Each group is read under its own
 // lock; a request naming several groups is not atomic across them.
 func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequest) *codec.ConsumerGroupDescribeResponse {
-	resp := &codec.ConsumerGroupDescribeResponse{}
-	if len(r.GroupIds) > 0 { // nil for none, as before
-		resp.Groups = make([]codec.DescribedGroup, 0, len(r.GroupIds))
+	var resp *codec.ConsumerGroupDescribeResponse
+	switch len(r.GroupIds) {
+	case 0:
+		resp = &codec.ConsumerGroupDescribeResponse{} // Groups nil, as before
+	case 1:
+		// The response and its one group in one allocation: the explorer
+		// describes its group after every step.
+		one := &struct {
+			resp  codec.ConsumerGroupDescribeResponse
+			group [1]codec.DescribedGroup
+		}{}
+		resp = &one.resp
+		resp.Groups = one.group[:0:1]
+	default:
+		resp = &codec.ConsumerGroupDescribeResponse{Groups: make([]codec.DescribedGroup, 0, len(r.GroupIds))}
 	}
 	for _, id := range r.GroupIds {
 		resp.Groups = append(resp.Groups, c.describeGroup(version, id, r.IncludeAuthorizedOperations))

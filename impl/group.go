@@ -116,6 +116,8 @@ type group struct {
 	idText []string
 	// byID is the array sortedMembers lists into, again and again.
 	byID []idEntry
+	// keyBuf is the buffer setSubscription writes its keys into.
+	keyBuf []byte
 
 	insts   table[string, uint32] // instance id -> holder member index (val)
 	racks   table[string, struct{}]
@@ -180,9 +182,9 @@ func (g *group) reuse(c *Coordinator, id string) {
 		mem: g.mem, free: g.free, byHex: g.byHex, byB64: g.byB64, byStr: g.byStr, strIDs: g.strIDs,
 		idText: g.idText, byID: g.byID, insts: g.insts, racks: g.racks, clients: g.clients, subs: g.subs,
 		sides: g.sides, freeSides: g.freeSides, owner: g.owner, tgt: g.tgt, topicSubs: g.topicSubs,
-		rheap: g.rheap, oldHolders: g.oldHolders, less: g.less, ver: g.ver,
+		rheap: g.rheap, oldHolders: g.oldHolders, less: g.less, ver: g.ver, keyBuf: g.keyBuf,
 	}
-	*g = group{c: c, id: id, registered: math.MaxInt64, less: old.less, ver: old.ver}
+	*g = group{c: c, id: id, registered: math.MaxInt64, less: old.less, ver: old.ver, keyBuf: old.keyBuf[:0]}
 	g.mem = append(old.mem[:0], member{})
 	g.free = old.free[:0]
 	g.byHex, g.byB64, g.byStr, g.strIDs = emptied(old.byHex), emptied(old.byB64), emptied(old.byStr), emptied(old.strIDs)
@@ -199,7 +201,15 @@ func (g *group) reuse(c *Coordinator, id string) {
 	g.freeSides = old.freeSides[:0]
 	g.owner = append(old.owner[:0], make([]uint32, c.nparts)...)
 	g.tgt = append(old.tgt[:0], make([]uint32, c.nparts)...)
-	g.topicSubs = append(old.topicSubs[:0], make([]olist, len(c.topics))...)
+	g.topicSubs = old.topicSubs[:cap(old.topicSubs)]
+	if n := len(c.topics); len(g.topicSubs) < n {
+		g.topicSubs = append(g.topicSubs, make([]olist, n-len(g.topicSubs))...)
+	} else {
+		g.topicSubs = g.topicSubs[:n]
+	}
+	for i := range g.topicSubs {
+		g.topicSubs[i].reset()
+	}
 	g.rheap, g.oldHolders = old.rheap[:0], old.oldHolders[:0]
 	if g.less == nil {
 		g.less = g.keyLess

@@ -53,6 +53,9 @@ func (t *table[K, V]) acquire(k K, mk func() V) uint32 {
 	return r
 }
 
+// retain raises r's count by one (r found by the caller).
+func (t *table[K, V]) retain(r uint32) { t.ents[r].refs++ }
+
 // release drops one reference to r (0 is ignored).
 func (t *table[K, V]) release(r uint32) {
 	if r == 0 {
