@@ -112,7 +112,14 @@ func (g *group) alloc(s string) uint32 {
 	}
 	u, f := parseID(s)
 	g.mem[mi] = member{id: u, form: f, flags: flLive, state: stStable, session: noDeadline}
-	if int(mi) < len(g.idText) {
+	if f != formStr {
+		// s is the compact id's text (parseID keeps only the canonical
+		// forms compact): kept, as idString would make it again.
+		if int(mi) >= len(g.idText) {
+			g.idText = append(g.idText, make([]string, len(g.mem)-len(g.idText))...)
+		}
+		g.idText[mi] = s
+	} else if int(mi) < len(g.idText) {
 		g.idText[mi] = "" // a freed slot's
 	}
 	switch f {
