@@ -25,7 +25,8 @@ func (c *Coordinator) Clone() *Coordinator { return c.CloneInto(new(Coordinator)
 // anything dst returned or held (nothing a coordinator returns shares its
 // memory: answers and snapshots are built apart); nil makes a new one.
 // Empty maps stay nil (their writers make them): most clones the explorer
-// makes have no telemetry and no held request.
+// makes have no telemetry and no held request. The connections' map of a
+// reused dst is kept, emptied: most clones open a connection.
 func (c *Coordinator) CloneInto(dst *Coordinator) *Coordinator {
 	if dst == nil {
 		dst = new(Coordinator)
@@ -51,7 +52,7 @@ func (c *Coordinator) CloneInto(dst *Coordinator) *Coordinator {
 		groups[id] = g.cloneInto(groups[id])
 	}
 	dst.groups = groups
-	if len(c.conns) > 0 { // nil when empty, as Clone leaves it
+	if len(c.conns) > 0 || conns != nil {
 		if conns == nil {
 			conns = make(map[uint64]string, len(c.conns))
 		} else {

@@ -202,7 +202,13 @@ func keyLess(a, b *member) bool {
 // is skipped whole, offset included: in A5 the offset step is one of the
 // steps "for each topic with subscribers". No stickiness, no randomness.
 func (c *Coordinator) computeTarget(g *group) {
-	g.target = make(map[string]partSet, len(g.members))
+	// The target is replaced whole: its map is reused (nothing outside the
+	// group holds it; a caller that needs the old target clones it first).
+	if g.target == nil {
+		g.target = make(map[string]partSet, len(g.members))
+	} else {
+		clear(g.target)
+	}
 	ms := make([]*member, 0, len(g.members))
 	for _, m := range g.members {
 		ms = append(ms, m)
