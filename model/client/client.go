@@ -78,17 +78,17 @@ type Client struct {
 	instanceID codec.UUID
 	memberID   string
 
-	state State
-	epoch int32
+	state    State
+	epoch    int32
+	needFull bool // the last heartbeat failed or went unanswered
 	// owned are the partitions the client owns: topics in id order, each
 	// topic's partitions sorted, in arrays of the client's own.
-	owned    []codec.ConsumerGroupHeartbeatTopicPartitions
-	needFull bool // the last heartbeat failed or went unanswered
+	owned []codec.ConsumerGroupHeartbeatTopicPartitions
 
 	hbVersion int16                  // negotiated
 	lgVersion int16                  // highest LeaveGroup version the broker speaks
+	corr      int32                  // the last correlation id used
 	maxSeen   []codec.ApiVersionsKey // the broker's last list (storage reused)
-	corr      int32
 
 	clientID string // the ClientId it sends (SetClientID changes it)
 	// The subscription: subGen counts changes (Resubscribe); ackedGen is
@@ -96,13 +96,13 @@ type Client struct {
 	// heartbeat in flight carries (-1: none). A heartbeat carries the
 	// subscription until it is acknowledged. clearNames and clearRegex
 	// clear the other kind of subscription when it changes kind.
-	subGen, ackedGen, sentGen int
+	subGen, ackedGen, sentGen int32
 	clearNames, clearRegex    bool
 	// sentOwned is what the last heartbeat reported as owned (ownedKey,
-	// for NullOwnedWhenUnchanged); empty after a join or a failure.
-	// nextKey is the buffer the next heartbeat's key is made in: the two
-	// swap when the heartbeat reports its owned partitions.
-	sentOwned, nextKey []byte
+	// for NullOwnedWhenUnchanged); empty after a join or a failure. The
+	// fields are in an order that packs them: the explorer (package
+	// explore) copies a client at every step it tries.
+	sentOwned []byte
 }
 
 // New makes a client process. The client instance id (and, for a

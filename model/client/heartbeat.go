@@ -45,10 +45,16 @@ func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 		}
 	default:
 		owned := c.Owned()
-		c.nextKey = appendOwnedKey(c.nextKey[:0], owned)
-		if c.needFull || !c.cfg.NullOwnedWhenUnchanged || !bytes.Equal(c.nextKey, c.sentOwned) {
+		// Only a client that sends null for unchanged partitions needs
+		// the key of what it sent (made on the stack, most of the time).
+		var buf [64]byte
+		key := buf[:0]
+		if c.cfg.NullOwnedWhenUnchanged {
+			key = appendOwnedKey(key, owned)
+		}
+		if c.needFull || !c.cfg.NullOwnedWhenUnchanged || !bytes.Equal(key, c.sentOwned) {
 			r.TopicPartitions = owned
-			c.sentOwned, c.nextKey = c.nextKey, c.sentOwned
+			c.sentOwned = append(c.sentOwned[:0], key...)
 		}
 		if c.needFull {
 			r.RebalanceTimeoutMs = c.cfg.RebalanceTimeoutMs
@@ -83,7 +89,7 @@ func (c *Client) subscription(r *codec.ConsumerGroupHeartbeatRequest) {
 // as comparable bytes, its key: each topic id and its partitions,
 // length-prefixed, after a mark that keeps it apart from the empty key
 // (nothing sent yet). It is made at every heartbeat, so it is built by
-// hand, in a buffer the client reuses, rather than printed.
+// hand, in a buffer of the caller's, rather than printed.
 func appendOwnedKey(b []byte, owned []codec.ConsumerGroupHeartbeatTopicPartitions) []byte {
 	b = append(b, 'o')
 	for _, t := range owned {

@@ -14,7 +14,6 @@ func (c *Client) Clone() *Client {
 	out.owned = slices.Clone(c.owned)     // OnHeartbeat replaces a topic's list in place
 	out.maxSeen = slices.Clone(c.maxSeen) // OnApiVersions reuses its storage
 	out.sentOwned = slices.Clone(c.sentOwned)
-	out.nextKey = nil // a buffer NextHeartbeat writes into
 	return &out
 }
 
