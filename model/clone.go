@@ -1,11 +1,11 @@
 package model
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"maps"
 	"slices"
-	"sort"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -237,7 +237,7 @@ func (c *Coordinator) AppendStateForm(b []byte, f StateForm) []byte {
 	for id := range c.telemetry {
 		tids = append(tids, id)
 	}
-	sort.Slice(tids, func(i, j int) bool { return string(tids[i][:]) < string(tids[j][:]) })
+	slices.SortFunc(tids, func(a, b codec.UUID) int { return bytes.Compare(a[:], b[:]) }) // no reflection
 	b = binary.AppendUvarint(b, uint64(len(tids)))
 	for _, id := range tids {
 		t := c.telemetry[id]
