@@ -436,10 +436,33 @@ func firstOfName(topics []Topic) []int32 {
 	return out
 }
 
-// heartbeatPartitions renders a set as a heartbeat's TopicPartitions, topics
-// in name order.
-func (c *Coordinator) heartbeatPartitions(s partSet) []codec.ConsumerGroupHeartbeatTopicPartitions {
-	out := make([]codec.ConsumerGroupHeartbeatTopicPartitions, 0, topicsIn(s))
+// heartbeatAssignment renders a set as a heartbeat's assignment, topics in
+// name order.
+func (c *Coordinator) heartbeatAssignment(s partSet) *codec.ConsumerGroupHeartbeatAssignment {
+	var a *codec.ConsumerGroupHeartbeatAssignment
+	if nt := topicsIn(s); nt == 1 {
+		// One topic, most often: the assignment and its list in one
+		// allocation.
+		one := &oneTopicAssignment{}
+		a = &one.assignment
+		a.TopicPartitions = one.topics[:0:1]
+	} else {
+		a = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: make([]codec.ConsumerGroupHeartbeatTopicPartitions, 0, nt)}
+	}
+	a.TopicPartitions = c.heartbeatPartitions(a.TopicPartitions, s)
+	return a
+}
+
+// oneTopicAssignment is a heartbeat's assignment of one topic, with its
+// list.
+type oneTopicAssignment struct {
+	assignment codec.ConsumerGroupHeartbeatAssignment
+	topics     [1]codec.ConsumerGroupHeartbeatTopicPartitions
+}
+
+// heartbeatPartitions appends a set to out as a heartbeat's
+// TopicPartitions, topics in name order.
+func (c *Coordinator) heartbeatPartitions(out []codec.ConsumerGroupHeartbeatTopicPartitions, s partSet) []codec.ConsumerGroupHeartbeatTopicPartitions {
 	// The topics' lists share one array, each capped at its end.
 	parts := make([]int32, len(s))
 	from := 0

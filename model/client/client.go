@@ -120,7 +120,14 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Regex != "" && cfg.HeartbeatVersion < 1 {
 		return nil, errors.New("client: a regex subscription needs ConsumerGroupHeartbeat v1")
 	}
-	c := &Client{cfg: &cfg, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion,
+	// The client and its configuration in one allocation (the explorer,
+	// package explore, starts a process at many of the steps it tries).
+	made := &struct {
+		client Client
+		cfg    Config
+	}{cfg: cfg}
+	c := &made.client
+	*c = Client{cfg: &made.cfg, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion,
 		clientID: cfg.ClientID, sentGen: -1}
 	id, err := newUUID(cfg.Rand)
 	if err != nil {
