@@ -264,7 +264,12 @@ func (c *Coordinator) computeTarget(g *group) {
 	total := 0
 	deal(func(owner int, _ tp) { share[owner]++; total++ })
 	all := make([]tp, 0, total)
-	parts := make([]partSet, len(ms))
+	var few [8]partSet // a group has few members: their parts on the stack
+	parts := few[:]
+	if len(ms) > len(few) {
+		parts = make([]partSet, len(ms))
+	}
+	parts = parts[:len(ms)]
 	for i, n := range share {
 		parts[i] = all[len(all) : len(all) : len(all)+n]
 		all = all[:len(all)+n]
