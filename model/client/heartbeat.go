@@ -20,7 +20,7 @@ import (
 func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 	r := &codec.ConsumerGroupHeartbeatRequest{
 		GroupId:            c.cfg.GroupID,
-		MemberId:           c.memberID,
+		MemberId:           c.ids.memberID,
 		MemberEpoch:        c.epoch,
 		RebalanceTimeoutMs: -1,
 	}
@@ -109,8 +109,8 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 	}
 	switch resp.ErrorCode {
 	case codec.None:
-		if c.memberID == "" && resp.MemberId.Valid {
-			c.memberID = resp.MemberId.Value // v0: the broker's id
+		if c.ids.memberID == "" && resp.MemberId.Valid {
+			c.setMemberID(resp.MemberId.Value) // v0: the broker's id
 		}
 		c.epoch = resp.MemberEpoch
 		if resp.Assignment != nil {
@@ -152,7 +152,7 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 		c.epoch = 0
 		c.state = Unjoined
 		if resp.ErrorCode == codec.UnknownMemberID && c.cfg.HeartbeatVersion < rules.MemberIDRequiredVersion {
-			c.memberID = ""
+			c.setMemberID("")
 		}
 	default:
 		// Retriable or not, the next attempt sends everything again.
@@ -181,7 +181,7 @@ func (c *Client) Leave(temporary bool) (*codec.ConsumerGroupHeartbeatRequest, in
 	}
 	r := &codec.ConsumerGroupHeartbeatRequest{
 		GroupId:            c.cfg.GroupID,
-		MemberId:           c.memberID,
+		MemberId:           c.ids.memberID,
 		MemberEpoch:        epoch,
 		RebalanceTimeoutMs: -1,
 	}
