@@ -83,7 +83,9 @@ type Client struct {
 	epoch    int32
 	needFull bool // the last heartbeat failed or went unanswered
 	// owned are the partitions the client owns: topics in id order, each
-	// topic's partitions sorted, in arrays of the client's own.
+	// topic's partitions sorted. The list is made anew at each change and
+	// never changed once made (OnHeartbeat builds it from nil): clones
+	// share it.
 	owned []codec.ConsumerGroupHeartbeatTopicPartitions
 
 	hbVersion int16                  // negotiated

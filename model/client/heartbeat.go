@@ -114,7 +114,7 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 		}
 		c.epoch = resp.MemberEpoch
 		if resp.Assignment != nil {
-			c.owned = nil
+			c.owned = nil // a new list: the clones share the old one
 			for _, t := range resp.Assignment.TopicPartitions {
 				if len(t.Partitions) == 0 {
 					continue

@@ -8,11 +8,11 @@ import (
 // Clone returns a copy of the client that shares nothing it changes: the
 // explorer (package explore) steps a copy for each transition it tries.
 // The configuration (its topic list, which Resubscribe replaces but never
-// changes in place, and its random source, read only by New) and the ids
-// (replaced whole when one changes) are shared.
+// changes in place, and its random source, read only by New), the ids
+// (replaced whole when one changes) and the owned partitions (a list
+// OnHeartbeat builds anew, never changed once built) are shared.
 func (c *Client) Clone() *Client {
 	out := *c
-	out.owned = slices.Clone(c.owned)     // OnHeartbeat replaces a topic's list in place
 	out.maxSeen = slices.Clone(c.maxSeen) // OnApiVersions reuses its storage
 	out.sentOwned = slices.Clone(c.sentOwned)
 	return &out
