@@ -85,7 +85,8 @@ func (c *Coordinator) copyHeldTo(out *Coordinator, used uint64) {
 // that is off. What no snapshot shows and decides when the group moves:
 // tests and the explorer (package explore) hold the two to each other.
 func (c *Coordinator) ClassicTimers(f func(group, key string, at int64)) {
-	for _, g := range c.live.list() {
+	var few [4]*group // mostly a few: no array made (the explorer asks after every step)
+	for _, g := range c.live.appendTo(few[:0]) {
 		g.mu.Lock()
 		if g.status == gLive && g.kind == kindClassic && g.cl != nil {
 			cl := g.cl

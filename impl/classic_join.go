@@ -322,7 +322,7 @@ func (g *group) makeClassic() {
 func (g *group) resetConsumer() {
 	f := newGroup(g.c, g.id)
 	g.epoch, g.mem, g.free, g.count = f.epoch, f.mem, f.free, f.count
-	g.byHex, g.byB64, g.byStr, g.strIDs = f.byHex, f.byB64, f.byStr, f.strIDs
+	g.byHex, g.byB64, g.byStr, g.strIDs, g.idText = f.byHex, f.byB64, f.byStr, f.strIDs, nil
 	g.insts, g.racks, g.clients, g.subs = f.insts, f.racks, f.clients, f.subs
 	g.sides, g.freeSides = f.sides, f.freeSides
 	g.owner, g.tgt, g.topicSubs = f.owner, f.tgt, f.topicSubs

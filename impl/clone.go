@@ -40,25 +40,31 @@ func (c *Coordinator) Clone(clock Clock, newID func() codec.UUID) *Coordinator {
 // a coordinator's shard arrays are about 28 KB, and dst's groups, members
 // and connection contexts are reused for c's.
 func (c *Coordinator) CopyTo(dst *Coordinator) {
-	// dst's groups are recycled for c's, and its live list's array holds
-	// the new list: the groups move aside first (mostly a few).
-	var few [4]*group
-	spare := append(few[:0], dst.live.gs...)
-	for _, g := range spare {
+	// dst's groups, and the spares it kept, are recycled for c's, and its
+	// live list's array holds the new list: the groups move aside first
+	// (into the spares' array). Those c does not need stay spares, for the
+	// groups dst will make (makeGroup).
+	for _, g := range dst.live.gs {
 		delete(dst.groupShardOf(g.id).m, g.id)
 	}
+	spare := append(dst.spareGroups, dst.live.gs...)
+	dst.spareGroups = nil
 	dst.live.gs = dst.live.gs[:0]
 	for used := dst.teleUsed.Load(); used != 0; used &= used - 1 {
 		clear(dst.telemetry[bits.TrailingZeros64(used)].m)
 	}
-	c.copyTo(dst, spare)
+	spare = c.copyTo(dst, spare)
+	keep := min(len(spare), maxSpareGroups)
+	clear(spare[keep:cap(spare)]) // those it uses, and those beyond the bound
+	dst.spareGroups = spare[:keep]
 }
 
 // copyTo copies c's configuration and state into out, whose groups and
 // telemetry state are empty (its connection contexts are made c's);
-// spare are groups out held, whose memory it may reuse. out keeps its
-// clock and id source.
-func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
+// spare are groups out held, whose memory it may reuse, taken from the
+// end: it returns those it did not use. out keeps its clock and id
+// source.
+func (c *Coordinator) copyTo(out *Coordinator, spare []*group) []*group {
 	out.cfg = c.cfg
 	out.cfg.Clock, out.cfg.NewID = out.clock, out.ids.new
 	out.mut = c.mut
@@ -131,19 +137,28 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 		}
 	}
 	// The shards either coordinator made a map in (out keeps its maps).
+	// The contexts of out's connections c does not have are recycled for
+	// those of c's that out does not have (nothing else holds them: out
+	// is not in use), and those left over kept for the next copy
+	// (Coordinator.spareConns): a copy is made on every transition the
+	// explorer tries, from states whose clients connected at other times.
 	connsUsed := c.connsUsed.Load() | out.connsUsed.Load()
 	out.connsUsed.Store(connsUsed)
+	spareConns := out.spareConns
+	out.spareConns = nil
 	for used := connsUsed; used != 0; used &= used - 1 {
 		i := bits.TrailingZeros64(used)
 		m, nm := c.conns[i].m, out.conns[i].m
-		if len(m) == 0 && len(nm) == 0 {
-			continue
-		}
-		for id := range nm {
+		for id, ncs := range nm {
 			if _, ok := m[id]; !ok {
 				delete(nm, id)
+				spareConns = append(spareConns, ncs)
 			}
 		}
+	}
+	for used := connsUsed; used != 0; used &= used - 1 {
+		i := bits.TrailingZeros64(used)
+		m, nm := c.conns[i].m, out.conns[i].m
 		if len(m) == 0 {
 			continue
 		}
@@ -154,13 +169,21 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 		for id, cs := range m {
 			ncs := nm[id]
 			if ncs == nil {
-				ncs = &connState{}
+				if n := len(spareConns); n > 0 {
+					ncs, spareConns = spareConns[n-1], spareConns[:n-1]
+					*ncs = connState{}
+				} else {
+					ncs = &connState{}
+				}
 				nm[id] = ncs
 			}
 			ncs.first = cs.first
 			ncs.group.Store(newOf(cs.group.Load()))
 		}
 	}
+	keep := min(len(spareConns), maxSpareConns)
+	clear(spareConns[keep:cap(spareConns)]) // those in use, and those beyond the bound
+	out.spareConns = spareConns[:keep]
 	c.copyHeldTo(out, connsUsed)
 	teleUsed := c.teleUsed.Load() | out.teleUsed.Load()
 	out.teleUsed.Store(teleUsed)
@@ -180,6 +203,7 @@ func (c *Coordinator) copyTo(out *Coordinator, spare []*group) {
 			nm[id] = &v
 		}
 	}
+	return spare
 }
 
 // copyInto makes ng a copy of g for the coordinator to, whose timer
@@ -193,6 +217,7 @@ func (g *group) copyInto(ng *group, to, from *Coordinator) {
 	ng.free = append(ng.free[:0], g.free...)
 	ng.byHex, ng.byB64 = copyMap(ng.byHex, g.byHex), copyMap(ng.byB64, g.byB64)
 	ng.byStr, ng.strIDs = copyMap(ng.byStr, g.byStr), copyMap(ng.strIDs, g.strIDs)
+	ng.idText = append(ng.idText[:0], g.idText...) // strings never change: shared
 	g.insts.copyInto(&ng.insts)
 	g.racks.copyInto(&ng.racks)
 	g.clients.copyInto(&ng.clients)
@@ -229,7 +254,9 @@ func (g *group) copyInto(ng *group, to, from *Coordinator) {
 			break
 		}
 	}
-	ng.less = ng.keyLess
+	if ng.less == nil { // a recycled group's is bound to it already
+		ng.less = ng.keyLess
+	}
 	ng.mx = g.mx.clone()
 	g.copyClassicInto(ng)
 }
@@ -255,13 +282,15 @@ func (l *olist) copyInto(nl *olist) {
 	nl.valid, nl.n = l.valid, l.n
 }
 
-// copyMap makes dst a copy of src in dst's memory (nil when src is, as
-// the group makes its id maps at their first entry).
+// copyMap makes dst a copy of src in dst's memory. A nil src gives nil
+// only for a nil dst (the group makes its maps at their first entry): a
+// map dst holds is kept, emptied, for the entries to come, which a
+// recycled copy (CopyTo) would otherwise make again.
 func copyMap[K comparable, V any](dst, src map[K]V) map[K]V {
-	if src == nil {
-		return nil
-	}
 	if dst == nil {
+		if src == nil {
+			return nil
+		}
 		return maps.Clone(src)
 	}
 	clear(dst)

@@ -8,7 +8,9 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -88,7 +90,27 @@ type Coordinator struct {
 	resume    []uint64
 	nResume   atomic.Int32
 	nReleased atomic.Int32
+
+	// spareGroups are groups of the coordinator CopyTo copied over that
+	// the copy did not need (at most maxSpareGroups): joinGroup makes a new
+	// group in one (group.reuse) rather than allocate it. Nothing else
+	// holds them. spareMu guards the list (joins run concurrently).
+	spareMu     sync.Mutex
+	spareGroups []*group
+	// spareConns are connection contexts of the coordinator CopyTo copied
+	// over that the copy did not need (at most maxSpareConns), for the
+	// next copy's (only CopyTo, which has the coordinator to itself, uses
+	// them: a context a request holds is never recycled).
+	spareConns []*connState
 }
+
+// maxSpareConns bounds Coordinator.spareConns: the explorer's clients
+// use a few connections.
+const maxSpareConns = 8
+
+// maxSpareGroups bounds the groups a recycled coordinator keeps for the
+// groups it may make (Coordinator.spareGroups): a few, as an explorer's.
+const maxSpareGroups = 4
 
 // groupShard maps group ids to groups. Groups are created once and removed
 // only as failed phantoms, so the lock is held just for the lookup.
@@ -124,7 +146,7 @@ func (l *liveGroups) appendTo(dst []*group) []*group {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.sorted {
-		sort.Slice(l.gs, func(i, j int) bool { return l.gs[i].id < l.gs[j].id })
+		slices.SortFunc(l.gs, func(a, b *group) int { return strings.Compare(a.id, b.id) })
 		l.sorted = true
 	}
 	return append(dst, l.gs...)
@@ -598,7 +620,7 @@ func (c *Coordinator) joinGroup(id string) *group {
 			s := c.groupShardOf(id)
 			s.mu.Lock()
 			if g = s.m[id]; g == nil {
-				g = newGroup(c, id)
+				g = c.makeGroup(id)
 				i := c.nextShard.Add(1) % nTimerShards
 				g.shard = &c.shards[i]
 				c.shardsUsed.Or(1 << i)
@@ -615,6 +637,23 @@ func (c *Coordinator) joinGroup(id string) *group {
 		}
 		g.mu.Unlock()
 	}
+}
+
+// makeGroup is newGroup, in a spare group's memory if c has one.
+func (c *Coordinator) makeGroup(id string) *group {
+	c.spareMu.Lock()
+	var g *group
+	if n := len(c.spareGroups); n > 0 {
+		g = c.spareGroups[n-1]
+		c.spareGroups[n-1] = nil
+		c.spareGroups = c.spareGroups[:n-1]
+	}
+	c.spareMu.Unlock()
+	if g == nil {
+		return newGroup(c, id)
+	}
+	g.reuse(c, id)
+	return g
 }
 
 // dropPhantom removes a phantom group whose join failed; g is locked.

@@ -14,7 +14,22 @@ const groupOperations int32 = 1<<3 | 1<<6 | 1<<8 | 1<<10 | 1<<11
 // describe serves ConsumerGroupDescribe. Each group is read under its own
 // lock; a request naming several groups is not atomic across them.
 func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequest) *codec.ConsumerGroupDescribeResponse {
-	resp := &codec.ConsumerGroupDescribeResponse{}
+	var resp *codec.ConsumerGroupDescribeResponse
+	switch len(r.GroupIds) {
+	case 0:
+		resp = &codec.ConsumerGroupDescribeResponse{} // Groups nil, as before
+	case 1:
+		// The response and its one group in one allocation: the explorer
+		// describes its group after every step.
+		one := &struct {
+			resp  codec.ConsumerGroupDescribeResponse
+			group [1]codec.DescribedGroup
+		}{}
+		resp = &one.resp
+		resp.Groups = one.group[:0:1]
+	default:
+		resp = &codec.ConsumerGroupDescribeResponse{Groups: make([]codec.DescribedGroup, 0, len(r.GroupIds))}
+	}
 	for _, id := range r.GroupIds {
 		resp.Groups = append(resp.Groups, c.describeGroup(version, id, r.IncludeAuthorizedOperations))
 	}
@@ -49,6 +64,19 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 	if len(members) > 0 { // nil for none, as before
 		out.Members = make([]codec.DescribedMember, 0, len(members))
 	}
+	// The members' assignments, targets and subscriptions are cut from
+	// three arrays, each made at its size: the explorer describes every
+	// group after every step.
+	var np, nt, nn int
+	for _, e := range members {
+		if s := g.sideOf(e.mi); s != nil {
+			np += len(s.assigned) + len(s.target)
+			nt += c.topicsIn(s.assigned) + c.topicsIn(s.target)
+		}
+		nn += len(g.subOf(e.mi).names)
+	}
+	a := describeArrays{parts: make([]int32, np), topics: make([]codec.DescribedTopicPartitions, nt)}
+	names := make([]string, nn)
 	for _, e := range members {
 		mi := e.mi
 		m := &g.mem[mi]
@@ -57,6 +85,11 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 		}
 		ck := g.clientOf(mi)
 		sub := g.subOf(mi)
+		var subscribed []string // nil when the member has none
+		if k := len(sub.names); k > 0 {
+			subscribed, names = names[:k:k], names[k:]
+			copy(subscribed, sub.names)
+		}
 		dm := codec.DescribedMember{
 			MemberId:             e.id,
 			InstanceId:           g.instanceOf(mi),
@@ -64,13 +97,13 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 			MemberEpoch:          m.epoch,
 			ClientId:             ck.id,
 			ClientHost:           ck.host,
-			SubscribedTopicNames: append([]string(nil), sub.names...),
+			SubscribedTopicNames: subscribed,
 			SubscribedTopicRegex: sub.regex,
 			MemberType:           codec.MemberTypeUnknown,
 		}
 		if s := g.sideOf(mi); s != nil {
-			dm.Assignment = c.describedPartitions(s.assigned)
-			dm.TargetAssignment = c.describedPartitions(s.target)
+			dm.Assignment = c.describedPartitions(s.assigned, &a)
+			dm.TargetAssignment = c.describedPartitions(s.target, &a)
 		}
 		if version >= 1 {
 			// KIP-1099: a classic member of a consumer group (A7.1) is
@@ -90,38 +123,52 @@ type idEntry struct {
 	mi uint32
 }
 
-// sortedMembers lists the live members in member-id order.
+// sortedMembers lists the live members in member-id order, in the
+// group's own array (group.byID): the list is good until the next call on
+// g, and is not to be kept (g is locked meanwhile).
 func (g *group) sortedMembers() []idEntry {
-	out := make([]idEntry, 0, g.count)
+	out := g.byID[:0]
 	for mi := 1; mi < len(g.mem); mi++ {
 		if g.mem[mi].flags&flLive != 0 {
 			out = append(out, idEntry{g.idString(uint32(mi)), uint32(mi)})
 		}
 	}
 	slices.SortFunc(out, func(a, b idEntry) int { return strings.Compare(a.id, b.id) })
+	g.byID = out
 	return out
 }
 
-// describedPartitions renders sorted partition indexes for
-// ConsumerGroupDescribe.
-func (c *Coordinator) describedPartitions(ps []int32) codec.DescribedAssignment {
-	if len(ps) == 0 {
-		return codec.DescribedAssignment{}
-	}
-	// The topics' lists share one array (each capped at its end), made at
-	// its size: two allocations per member described, not one per topic
-	// and its growth.
-	ntopics, ti := 0, -1
+// describeArrays are the arrays one group's described lists are cut
+// from: each list is capped at its end, so that appending to one cannot
+// reach the next.
+type describeArrays struct {
+	parts  []int32
+	topics []codec.DescribedTopicPartitions
+}
+
+// topicsIn is the number of topics the sorted partition indexes ps span.
+func (c *Coordinator) topicsIn(ps []int32) int {
+	n, ti := 0, -1
 	for _, p := range ps {
 		if t := c.topicOf(p); t != ti {
 			ti = t
-			ntopics++
+			n++
 		}
 	}
-	out := make([]codec.DescribedTopicPartitions, 0, ntopics)
-	parts := make([]int32, len(ps))
-	ti = -1
-	from := 0
+	return n
+}
+
+// describedPartitions renders sorted partition indexes for
+// ConsumerGroupDescribe, in lists cut from a (which has the room).
+func (c *Coordinator) describedPartitions(ps []int32, a *describeArrays) codec.DescribedAssignment {
+	if len(ps) == 0 {
+		return codec.DescribedAssignment{}
+	}
+	ntopics := c.topicsIn(ps)
+	out := a.topics[:0:ntopics]
+	parts := a.parts[:len(ps):len(ps)]
+	a.topics, a.parts = a.topics[ntopics:], a.parts[len(ps):]
+	ti, from := -1, 0
 	for i, p := range ps {
 		if t := c.topicOf(p); t != ti {
 			if ti >= 0 {

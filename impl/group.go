@@ -111,6 +111,13 @@ type group struct {
 	byB64  map[[16]byte]uint32
 	byStr  map[string]uint32
 	strIDs map[uint32]string
+	// idText is the text of compact ids, by member index, "" where not
+	// made yet (idString).
+	idText []string
+	// byID is the array sortedMembers lists into, again and again.
+	byID []idEntry
+	// keyBuf is the buffer setSubscription writes its keys into.
+	keyBuf []byte
 
 	insts   table[string, uint32] // instance id -> holder member index (val)
 	racks   table[string, struct{}]
@@ -162,6 +169,58 @@ func newGroup(c *Coordinator, id string) *group {
 	}
 	g.less = g.keyLess
 	return g
+}
+
+// reuse makes g the new group id of c, as newGroup makes one, in the
+// memory of the group g was: a spare of CopyTo's (Coordinator.spareGroups),
+// which nothing else holds. Its arrays and maps are kept, emptied, so
+// that a group made on a recycled copy (the explorer's first join into a
+// group) allocates little. Its version goes on counting, so that no
+// SnapshotCache could take it for the group it was.
+func (g *group) reuse(c *Coordinator, id string) {
+	old := &group{ // the memory kept: fields moved aside, as group holds a mutex
+		mem: g.mem, free: g.free, byHex: g.byHex, byB64: g.byB64, byStr: g.byStr, strIDs: g.strIDs,
+		idText: g.idText, byID: g.byID, insts: g.insts, racks: g.racks, clients: g.clients, subs: g.subs,
+		sides: g.sides, freeSides: g.freeSides, owner: g.owner, tgt: g.tgt, topicSubs: g.topicSubs,
+		rheap: g.rheap, oldHolders: g.oldHolders, less: g.less, ver: g.ver, keyBuf: g.keyBuf,
+	}
+	*g = group{c: c, id: id, registered: math.MaxInt64, less: old.less, ver: old.ver, keyBuf: old.keyBuf[:0]}
+	g.mem = append(old.mem[:0], member{})
+	g.free = old.free[:0]
+	g.byHex, g.byB64, g.byStr, g.strIDs = emptied(old.byHex), emptied(old.byB64), emptied(old.byStr), emptied(old.strIDs)
+	clear(old.idText)
+	g.idText = old.idText[:0]
+	clear(old.byID)
+	g.byID = old.byID[:0]
+	g.insts, g.racks, g.clients, g.subs = old.insts.emptied(), old.racks.emptied(), old.clients.emptied(), old.subs.emptied()
+	clear(old.sides)
+	g.sides = old.sides[:1]
+	if len(g.sides) == 0 {
+		g.sides = append(g.sides, side{})
+	}
+	g.freeSides = old.freeSides[:0]
+	g.owner = append(old.owner[:0], make([]uint32, c.nparts)...)
+	g.tgt = append(old.tgt[:0], make([]uint32, c.nparts)...)
+	g.topicSubs = old.topicSubs[:cap(old.topicSubs)]
+	if n := len(c.topics); len(g.topicSubs) < n {
+		g.topicSubs = append(g.topicSubs, make([]olist, n-len(g.topicSubs))...)
+	} else {
+		g.topicSubs = g.topicSubs[:n]
+	}
+	for i := range g.topicSubs {
+		g.topicSubs[i].reset()
+	}
+	g.rheap, g.oldHolders = old.rheap[:0], old.oldHolders[:0]
+	if g.less == nil {
+		g.less = g.keyLess
+	}
+}
+
+// emptied is m cleared (nil stays nil: the group makes its maps at their
+// first entry).
+func emptied[K comparable, V any](m map[K]V) map[K]V {
+	clear(m)
+	return m
 }
 
 // stateName is the group state ConsumerGroupDescribe shows.

@@ -450,9 +450,9 @@ func (g *group) applyFields(mi uint32, conn Conn, clientID string, r *codec.Cons
 		names, regex := cur.names, cur.regex
 		// Most heartbeats that carry names carry the same, in order (names
 		// are sorted, without repeats): they are compared as sent before a
-		// sorted copy is made.
+		// sorted copy is made, if they need one.
 		if rn := r.SubscribedTopicNames; rn != nil && !equalStrings(rn, names) {
-			n := uniqueSorted(rn)
+			n := sortedUnique(rn)
 			if !equalStrings(n, names) {
 				subscriptionChanged = len(n) != len(names) || !g.c.mut.Has(MutSubscriptionComparedByCount)
 				names = n
@@ -655,6 +655,28 @@ func (c *Coordinator) checkEpoch(g *group, mi uint32, r *codec.ConsumerGroupHear
 // heartbeatPartitions renders sorted partition indexes as a heartbeat's
 // TopicPartitions, reusing dst's slices.
 func (c *Coordinator) heartbeatPartitions(dst []codec.ConsumerGroupHeartbeatTopicPartitions, ps []int32) []codec.ConsumerGroupHeartbeatTopicPartitions {
+	if cap(dst) == 0 && len(ps) > 0 {
+		// A new response's lists, made at their sizes: the topics' from
+		// one array, each capped at its end, so that a reuse appending to
+		// one cannot reach the next.
+		nt := c.topicsIn(ps)
+		dst = make([]codec.ConsumerGroupHeartbeatTopicPartitions, nt)
+		parts := make([]int32, len(ps))
+		ti, k, from := -1, -1, 0
+		for i, p := range ps {
+			if t := c.topicOf(p); t != ti {
+				if k >= 0 {
+					dst[k].Partitions = parts[from:i:i]
+				}
+				ti, from = t, i
+				k++
+				dst[k].TopicId = c.topics[t].ID
+			}
+			parts[i] = p - c.base[ti]
+		}
+		dst[k].Partitions = parts[from:len(ps):len(ps)]
+		return dst
+	}
 	if dst == nil {
 		dst = []codec.ConsumerGroupHeartbeatTopicPartitions{}
 	}
@@ -682,6 +704,18 @@ func (c *Coordinator) heartbeatPartitions(dst []codec.ConsumerGroupHeartbeatTopi
 // topicOf is the topic index of global partition p.
 func (c *Coordinator) topicOf(p int32) int {
 	return sort.Search(len(c.base), func(i int) bool { return c.base[i] > p }) - 1
+}
+
+// sortedUnique is in sorted, without repeats: in itself when it is so
+// already (as clients send their subscriptions), not to be kept then (a
+// subscription made keeps a copy, setSubscription), else a sorted copy.
+func sortedUnique(in []string) []string {
+	for i := 1; i < len(in); i++ {
+		if in[i-1] >= in[i] {
+			return uniqueSorted(in)
+		}
+	}
+	return in
 }
 
 func uniqueSorted(in []string) []string {

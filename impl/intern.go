@@ -29,7 +29,12 @@ func (t *table[K, V]) acquire(k K, mk func() V) uint32 {
 	}
 	if t.idx == nil {
 		t.idx = map[K]uint32{}
-		t.ents = make([]tentry[K, V], 1, 4)
+	}
+	if len(t.ents) == 0 { // a copy of an empty table keeps its array (copyInto)
+		if cap(t.ents) == 0 {
+			t.ents = make([]tentry[K, V], 0, 4)
+		}
+		t.ents = append(t.ents, tentry[K, V]{})
 	}
 	var r uint32
 	e := tentry[K, V]{key: k, refs: 1}
@@ -48,6 +53,9 @@ func (t *table[K, V]) acquire(k K, mk func() V) uint32 {
 	return r
 }
 
+// retain raises r's count by one (r found by the caller).
+func (t *table[K, V]) retain(r uint32) { t.ents[r].refs++ }
+
 // release drops one reference to r (0 is ignored).
 func (t *table[K, V]) release(r uint32) {
 	if r == 0 {
@@ -60,6 +68,13 @@ func (t *table[K, V]) release(r uint32) {
 	delete(t.idx, e.key)
 	*e = tentry[K, V]{}
 	t.free = append(t.free, r)
+}
+
+// emptied is the table without entries, in t's memory.
+func (t table[K, V]) emptied() table[K, V] {
+	clear(t.idx)
+	clear(t.ents)
+	return table[K, V]{idx: t.idx, ents: t.ents[:0], free: t.free[:0]}
 }
 
 // len is the number of live entries.

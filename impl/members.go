@@ -16,14 +16,24 @@ func (g *group) find(s string) uint32 {
 	return g.byStr[s]
 }
 
-// idString is member mi's id.
+// idString is member mi's id. A compact id's text is made once and kept
+// (group.idText): Describe, Snapshot and Timers name every member each
+// time, and the explorer asks them after every step.
 func (g *group) idString(mi uint32) string {
 	m := &g.mem[mi]
 	if m.form == formStr {
 		return g.strIDs[mi]
 	}
+	if int(mi) < len(g.idText) && g.idText[mi] != "" {
+		return g.idText[mi]
+	}
 	var b [36]byte
-	return string(appendID(b[:0], &m.id, m.form))
+	s := string(appendID(b[:0], &m.id, m.form))
+	if int(mi) >= len(g.idText) {
+		g.idText = append(g.idText, make([]string, len(g.mem)-len(g.idText))...)
+	}
+	g.idText[mi] = s
+	return s
 }
 
 // appendIDTo appends member mi's id to dst without allocating for compact
@@ -102,6 +112,16 @@ func (g *group) alloc(s string) uint32 {
 	}
 	u, f := parseID(s)
 	g.mem[mi] = member{id: u, form: f, flags: flLive, state: stStable, session: noDeadline}
+	if f != formStr {
+		// s is the compact id's text (parseID keeps only the canonical
+		// forms compact): kept, as idString would make it again.
+		if int(mi) >= len(g.idText) {
+			g.idText = append(g.idText, make([]string, len(g.mem)-len(g.idText))...)
+		}
+		g.idText[mi] = s
+	} else if int(mi) < len(g.idText) {
+		g.idText[mi] = "" // a freed slot's
+	}
 	switch f {
 	case formHex:
 		if g.byHex == nil {
@@ -165,6 +185,9 @@ func (g *group) removeMember(mi uint32) {
 	}
 	g.dropClassic(mi)
 	*m = member{}
+	if int(mi) < len(g.idText) {
+		g.idText[mi] = ""
+	}
 	g.free = append(g.free, mi)
 	g.count--
 }

@@ -230,7 +230,7 @@ func (g *group) upgrade(op *cop) *hbError {
 			g.setRack(mi, subs[i].RackId.Value)
 		}
 		g.setClient(mi, cm.clientID, cm.host)
-		g.setSubscription(mi, uniqueSorted(subs[i].Topics), codec.Null)
+		g.setSubscription(mi, sortedUnique(subs[i].Topics), codec.Null)
 		if owned := c.partitionsByName(assignments[i].AssignedPartitions); len(owned) > 0 {
 			s := g.ensureSide(mi)
 			s.assigned, s.target = owned, slices.Clone(owned)
@@ -459,7 +459,7 @@ func (g *group) applyClassicFields(mi uint32, conn Conn, j joining, sub codec.Co
 	if j.rebalanceMs != -1 {
 		g.mem[mi].rto = j.rebalanceMs
 	}
-	names := uniqueSorted(sub.Topics)
+	names := sortedUnique(sub.Topics)
 	cur := g.subOf(mi)
 	if g.mem[mi].flags&flNames == 0 || !equalStrings(names, cur.names) {
 		changed = true

@@ -269,7 +269,8 @@ func (g *group) restartMixed(now int64) {
 // for one not running), as model.Coordinator.MixedTimers does (its session
 // is in Timers).
 func (c *Coordinator) MixedTimers(f func(group, member string, join, sync int64)) {
-	for _, g := range c.live.list() {
+	var few [4]*group // mostly a few: no array made (the explorer asks after every step)
+	for _, g := range c.live.appendTo(few[:0]) {
 		g.mu.Lock()
 		if g.status == gLive && g.kind == kindConsumer && g.mx != nil {
 			for _, e := range g.sortedMembers() {

@@ -65,7 +65,17 @@ func (l *olist) rebuild() {
 func (l *olist) insert(x uint32, less lessFunc) {
 	l.n++
 	if len(l.chunks) == 0 {
-		l.chunks = append(l.chunks, append(make([]uint32, 0, 8), x))
+		// A list emptied keeps its last chunk's array past its end
+		// (remove, reset): a topic's only subscriber leaving and another
+		// coming is common.
+		var c []uint32
+		if cap(l.chunks) > 0 {
+			c = l.chunks[:1][0][:0]
+		}
+		if cap(c) == 0 {
+			c = make([]uint32, 0, 8)
+		}
+		l.chunks = append(l.chunks, append(c, x))
 		l.valid = false
 		return
 	}
@@ -104,6 +114,9 @@ func (l *olist) remove(x uint32, less lessFunc) {
 		copy(l.chunks[ci:], l.chunks[ci+1:])
 		l.chunks[len(l.chunks)-1] = nil
 		l.chunks = l.chunks[:len(l.chunks)-1]
+		if len(l.chunks) == 0 {
+			l.chunks[:1][0] = c // kept for the next insert, nowhere else
+		}
 		l.valid = false
 		return
 	}
@@ -139,4 +152,16 @@ func (l *olist) each(f func(uint32)) {
 			f(x)
 		}
 	}
+}
+
+// reset empties l, keeping its first chunk's array past its end for the
+// next insert.
+func (l *olist) reset() {
+	if len(l.chunks) > 0 {
+		clear(l.chunks[1:])
+		l.chunks[0] = l.chunks[0][:0]
+		l.chunks = l.chunks[:0]
+	}
+	l.tree = l.tree[:0]
+	l.valid, l.n = false, 0
 }

@@ -76,7 +76,8 @@ type PendingSnapshot struct {
 // cannot show (pending revocations). Groups are read one at a time under
 // their own locks. It is meant for tests (it mirrors model.Snapshot).
 func (c *Coordinator) Snapshot() []GroupSnapshot {
-	live := c.live.list()
+	var few [4]*group // mostly a few: no array made
+	live := c.live.appendTo(few[:0])
 	out := make([]GroupSnapshot, 0, len(live))
 	for _, g := range live {
 		g.mu.Lock()
@@ -104,18 +105,26 @@ func (c *Coordinator) snapshotGroup(g *group) GroupSnapshot {
 	// One array holds every member's partitions (the snapshot runs after
 	// every round of a checked run); each member's lists are capped, so
 	// that appending to one cannot reach the next.
-	n := 0
+	// Their subscribed names share another.
+	n, nn := 0, 0
 	for _, e := range members {
 		if s := g.sideOf(e.mi); s != nil {
 			n += len(s.assigned) + len(s.pending) + len(s.target)
 		}
+		nn += len(g.subOf(e.mi).names)
 	}
 	parts := make([]TopicPartition, 0, n)
+	names := make([]string, nn)
 	for _, e := range members {
 		m := &g.mem[e.mi]
 		sub := g.subOf(e.mi)
+		subscribed := []string{} // never nil
+		if k := len(sub.names); k > 0 {
+			subscribed, names = names[:k:k], names[k:]
+			copy(subscribed, sub.names)
+		}
 		ms := MemberSnapshot{MemberID: e.id, InstanceID: g.instanceOf(e.mi).Value, Epoch: m.epoch,
-			SubscribedTopicNames: append([]string{}, sub.names...), SubscribedTopicRegex: sub.regex,
+			SubscribedTopicNames: subscribed, SubscribedTopicRegex: sub.regex,
 			ClassicProtocol: m.flags&flClassic != 0}
 		var assigned, pending, target []int32
 		if s := g.sideOf(e.mi); s != nil {

@@ -2,6 +2,7 @@ package impl
 
 import (
 	"regexp"
+	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -17,9 +18,8 @@ func (g *group) subOf(mi uint32) *subscription {
 
 var emptySubscription subscription
 
-// subscriptionKey encodes (names, regex) as an intern key.
-func subscriptionKey(names []string, regex codec.NullableString) string {
-	var b []byte
+// appendSubscriptionKey appends the intern key of (names, regex) to b.
+func appendSubscriptionKey(b []byte, names []string, regex codec.NullableString) []byte {
 	for _, n := range names {
 		b = append(b, byte(len(n)>>24), byte(len(n)>>16), byte(len(n)>>8), byte(len(n)))
 		b = append(b, n...)
@@ -30,17 +30,26 @@ func subscriptionKey(names []string, regex codec.NullableString) string {
 	} else {
 		b = append(b, 0)
 	}
-	return string(b)
+	return b
 }
 
 // setSubscription gives mi the subscription (names, regex) and moves it
-// between the topics' subscriber lists.
+// between the topics' subscriber lists. names (sorted, without repeats)
+// may be a request's: a subscription made keeps a copy. The key is
+// written into the group's buffer (keyBuf) and made a string only for a
+// subscription the group does not have yet.
 func (g *group) setSubscription(mi uint32, names []string, regex codec.NullableString) {
 	var r uint32
 	if len(names) > 0 || regex.Valid {
-		r = g.subs.acquire(subscriptionKey(names, regex), func() *subscription {
-			return &subscription{names: names, regex: regex, topics: g.c.resolveTopics(names, regex)}
-		})
+		g.keyBuf = appendSubscriptionKey(g.keyBuf[:0], names, regex)
+		if r = g.subs.idx[string(g.keyBuf)]; r != 0 {
+			g.subs.retain(r)
+		} else {
+			r = g.subs.acquire(string(g.keyBuf), func() *subscription {
+				names := slices.Clone(names)
+				return &subscription{names: names, regex: regex, topics: g.c.resolveTopics(names, regex)}
+			})
+		}
 	}
 	g.moveSubscription(mi, r)
 }

@@ -214,7 +214,8 @@ func (g *group) expire(now int64) {
 // show of a member but decides its future. Tests and the explorer
 // (package explore) hold the two to each other.
 func (c *Coordinator) Timers(f func(group, member string, session, rebalance int64)) {
-	for _, g := range c.live.list() {
+	var few [4]*group // mostly a few: no array made (the explorer asks after every step)
+	for _, g := range c.live.appendTo(few[:0]) {
 		g.mu.Lock()
 		if g.status == gLive {
 			for _, e := range g.sortedMembers() {

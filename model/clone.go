@@ -1,11 +1,11 @@
 package model
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"maps"
 	"slices"
-	"sort"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 )
@@ -25,7 +25,8 @@ func (c *Coordinator) Clone() *Coordinator { return c.CloneInto(new(Coordinator)
 // anything dst returned or held (nothing a coordinator returns shares its
 // memory: answers and snapshots are built apart); nil makes a new one.
 // Empty maps stay nil (their writers make them): most clones the explorer
-// makes have no telemetry and no held request.
+// makes have no telemetry and no held request. The connections' map of a
+// reused dst is kept, emptied: most clones open a connection.
 func (c *Coordinator) CloneInto(dst *Coordinator) *Coordinator {
 	if dst == nil {
 		dst = new(Coordinator)
@@ -51,7 +52,7 @@ func (c *Coordinator) CloneInto(dst *Coordinator) *Coordinator {
 		groups[id] = g.cloneInto(groups[id])
 	}
 	dst.groups = groups
-	if len(c.conns) > 0 { // nil when empty, as Clone leaves it
+	if len(c.conns) > 0 || conns != nil {
 		if conns == nil {
 			conns = make(map[uint64]string, len(c.conns))
 		} else {
@@ -236,7 +237,7 @@ func (c *Coordinator) AppendStateForm(b []byte, f StateForm) []byte {
 	for id := range c.telemetry {
 		tids = append(tids, id)
 	}
-	sort.Slice(tids, func(i, j int) bool { return string(tids[i][:]) < string(tids[j][:]) })
+	slices.SortFunc(tids, func(a, b codec.UUID) int { return bytes.Compare(a[:], b[:]) }) // no reflection
 	b = binary.AppendUvarint(b, uint64(len(tids)))
 	for _, id := range tids {
 		t := c.telemetry[id]

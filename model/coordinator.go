@@ -72,7 +72,7 @@ func NewCoordinator(cfg Config) *Coordinator {
 		cfg.NewID = SeededIDs(0)
 	}
 	topics := sortedTopics(cfg.Topics)
-	return &Coordinator{
+	c := &Coordinator{
 		cfg:         cfg,
 		topics:      topics,
 		firstOfName: firstOfName(topics),
@@ -80,6 +80,11 @@ func NewCoordinator(cfg Config) *Coordinator {
 		conns:       map[uint64]string{},
 		telemetry:   map[codec.UUID]*telemetryClient{},
 	}
+	// The versions are a function of the configuration: computed here,
+	// they are shared by every clone (a clone of a coordinator that has
+	// served nothing yet would otherwise compute its own).
+	c.advertised()
+	return c
 }
 
 // Now is the coordinator's logical time in milliseconds.

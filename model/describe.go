@@ -32,14 +32,27 @@ func groupState(g *group) string {
 
 // describe serves ConsumerGroupDescribe: exactly what each group holds.
 func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequest) *codec.ConsumerGroupDescribeResponse {
-	resp := &codec.ConsumerGroupDescribeResponse{}
-	if len(r.GroupIds) > 0 {
-		resp.Groups = make([]codec.DescribedGroup, 0, len(r.GroupIds))
+	var resp *codec.ConsumerGroupDescribeResponse
+	switch len(r.GroupIds) {
+	case 0:
+		resp = &codec.ConsumerGroupDescribeResponse{}
+	case 1: // most often (a run describes its group at every observation): one allocation
+		one := &describeOne{}
+		resp = &one.resp
+		resp.Groups = one.groups[:0:1]
+	default:
+		resp = &codec.ConsumerGroupDescribeResponse{Groups: make([]codec.DescribedGroup, 0, len(r.GroupIds))}
 	}
 	for _, id := range r.GroupIds {
 		resp.Groups = append(resp.Groups, c.describeGroup(version, id, r.IncludeAuthorizedOperations))
 	}
 	return resp
+}
+
+// describeOne is the answer to a Describe of one group, with its list.
+type describeOne struct {
+	resp   codec.ConsumerGroupDescribeResponse
+	groups [1]codec.DescribedGroup
 }
 
 func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) codec.DescribedGroup {

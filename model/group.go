@@ -202,7 +202,13 @@ func keyLess(a, b *member) bool {
 // is skipped whole, offset included: in A5 the offset step is one of the
 // steps "for each topic with subscribers". No stickiness, no randomness.
 func (c *Coordinator) computeTarget(g *group) {
-	g.target = make(map[string]partSet, len(g.members))
+	// The target is replaced whole: its map is reused (nothing outside the
+	// group holds it; a caller that needs the old target clones it first).
+	if g.target == nil {
+		g.target = make(map[string]partSet, len(g.members))
+	} else {
+		clear(g.target)
+	}
 	ms := make([]*member, 0, len(g.members))
 	for _, m := range g.members {
 		ms = append(ms, m)
@@ -258,7 +264,12 @@ func (c *Coordinator) computeTarget(g *group) {
 	total := 0
 	deal(func(owner int, _ tp) { share[owner]++; total++ })
 	all := make([]tp, 0, total)
-	parts := make([]partSet, len(ms))
+	var few [8]partSet // a group has few members: their parts on the stack
+	parts := few[:]
+	if len(ms) > len(few) {
+		parts = make([]partSet, len(ms))
+	}
+	parts = parts[:len(ms)]
 	for i, n := range share {
 		parts[i] = all[len(all) : len(all) : len(all)+n]
 		all = all[:len(all)+n]
@@ -430,10 +441,33 @@ func firstOfName(topics []Topic) []int32 {
 	return out
 }
 
-// heartbeatPartitions renders a set as a heartbeat's TopicPartitions, topics
-// in name order.
-func (c *Coordinator) heartbeatPartitions(s partSet) []codec.ConsumerGroupHeartbeatTopicPartitions {
-	out := make([]codec.ConsumerGroupHeartbeatTopicPartitions, 0, topicsIn(s))
+// heartbeatAssignment renders a set as a heartbeat's assignment, topics in
+// name order.
+func (c *Coordinator) heartbeatAssignment(s partSet) *codec.ConsumerGroupHeartbeatAssignment {
+	var a *codec.ConsumerGroupHeartbeatAssignment
+	if nt := topicsIn(s); nt == 1 {
+		// One topic, most often: the assignment and its list in one
+		// allocation.
+		one := &oneTopicAssignment{}
+		a = &one.assignment
+		a.TopicPartitions = one.topics[:0:1]
+	} else {
+		a = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: make([]codec.ConsumerGroupHeartbeatTopicPartitions, 0, nt)}
+	}
+	a.TopicPartitions = c.heartbeatPartitions(a.TopicPartitions, s)
+	return a
+}
+
+// oneTopicAssignment is a heartbeat's assignment of one topic, with its
+// list.
+type oneTopicAssignment struct {
+	assignment codec.ConsumerGroupHeartbeatAssignment
+	topics     [1]codec.ConsumerGroupHeartbeatTopicPartitions
+}
+
+// heartbeatPartitions appends a set to out as a heartbeat's
+// TopicPartitions, topics in name order.
+func (c *Coordinator) heartbeatPartitions(out []codec.ConsumerGroupHeartbeatTopicPartitions, s partSet) []codec.ConsumerGroupHeartbeatTopicPartitions {
 	// The topics' lists share one array, each capped at its end.
 	parts := make([]int32, len(s))
 	from := 0

@@ -314,7 +314,7 @@ func (c *Coordinator) joinOrHeartbeat(conn Conn, clientID string, r *codec.Consu
 	}
 	if fullRequest(r) || assignmentChanged {
 		c.hitAssignment(r, !assignmentChanged)
-		resp.Assignment = &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: c.heartbeatPartitions(m.assigned)}
+		resp.Assignment = c.heartbeatAssignment(m.assigned)
 	} else {
 		c.hit("A5.7/no-assignment")
 	}

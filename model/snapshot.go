@@ -21,6 +21,7 @@ func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 		slices.Sort(ids)
 	}
 	out := make([]rules.GroupSnapshot, 0, len(ids))
+	a := c.snapshotArrays(ids)
 	for _, id := range ids {
 		if cg := c.classic[id]; cg != nil {
 			out = append(out, cg.snapshot())
@@ -28,8 +29,9 @@ func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 		}
 		g := c.groups[id]
 		gs := rules.GroupSnapshot{GroupID: id, Epoch: g.epoch}
-		if len(g.members) > 0 {
-			gs.Members = make([]rules.MemberSnapshot, 0, len(g.members))
+		if k := len(g.members); k > 0 {
+			gs.Members = a.members[:0:k]
+			a.members = a.members[k:]
 		}
 		for _, m := range g.members {
 			gs.Members = append(gs.Members, rules.MemberSnapshot{
@@ -37,15 +39,56 @@ func (c *Coordinator) Snapshot() []rules.GroupSnapshot {
 				MemberID:             m.id,
 				InstanceID:           m.instanceID.Value,
 				Epoch:                m.epoch,
-				Assigned:             c.toTopicPartitions(m.assigned),
-				Pending:              c.toTopicPartitions(m.pending),
-				Target:               c.toTopicPartitions(g.target[m.id]),
-				SubscribedTopicNames: append([]string{}, m.subscribedNames...),
+				Assigned:             c.toTopicPartitions(m.assigned, a),
+				Pending:              c.toTopicPartitions(m.pending, a),
+				Target:               c.toTopicPartitions(g.target[m.id], a),
+				SubscribedTopicNames: a.names(m.subscribedNames),
 				SubscribedTopicRegex: m.subscribedRegex,
 			})
 		}
 		out = append(out, gs)
 	}
+	return out
+}
+
+// snapshotArrays are the arrays the consumer groups of one snapshot share
+// (the explorer, package explore, takes a snapshot at every step): their
+// members, their partition lists and their subscriptions are taken from
+// the front, each capped at its end. None is nil, so that an empty list
+// taken from them is empty, not nil.
+type snapshotArrays struct {
+	members  []rules.MemberSnapshot
+	parts    []rules.TopicPartition
+	subNames []string
+}
+
+// snapshotArrays makes the arrays of a snapshot of the groups ids, each at
+// its size.
+func (c *Coordinator) snapshotArrays(ids []string) *snapshotArrays {
+	var nm, np, nn int
+	for _, id := range ids {
+		g := c.groups[id]
+		if g == nil {
+			continue // a classic group
+		}
+		nm += len(g.members)
+		for _, m := range g.members {
+			np += len(m.assigned) + len(m.pending) + len(g.target[m.id])
+			nn += len(m.subscribedNames)
+		}
+	}
+	return &snapshotArrays{
+		members:  make([]rules.MemberSnapshot, nm),
+		parts:    make([]rules.TopicPartition, np),
+		subNames: make([]string, nn),
+	}
+}
+
+// names copies a subscription into a's names, never nil.
+func (a *snapshotArrays) names(s []string) []string {
+	out := a.subNames[:len(s):len(s)]
+	a.subNames = a.subNames[len(s):]
+	copy(out, s)
 	return out
 }
 
@@ -75,8 +118,11 @@ func (g *classicGroup) snapshot() rules.GroupSnapshot {
 	return gs
 }
 
-func (c *Coordinator) toTopicPartitions(s partSet) []rules.TopicPartition {
-	out := make([]rules.TopicPartition, 0, len(s))
+// toTopicPartitions renders a set for a snapshot, in an array taken from
+// a; never nil.
+func (c *Coordinator) toTopicPartitions(s partSet, a *snapshotArrays) []rules.TopicPartition {
+	out := a.parts[:0:len(s)]
+	a.parts = a.parts[len(s):]
 	for _, p := range s {
 		out = append(out, rules.TopicPartition{Topic: c.topics[p.topic].Name, Partition: p.partition})
 	}

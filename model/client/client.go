@@ -74,35 +74,55 @@ func (s State) String() string {
 type Client struct {
 	// cfg is shared by the clones of a client (Clone copies the pointer):
 	// it changes only in Resubscribe, which makes a copy first.
-	cfg        *Config
-	instanceID codec.UUID
-	memberID   string
+	cfg *Config
+	// ids are shared by the clones too; a change makes a new record
+	// (setMemberID, SetClientID), so that the clones keep theirs.
+	ids *processIDs
 
-	state State
-	epoch int32
-	// owned are the partitions the client owns: topics in id order, each
-	// topic's partitions sorted, in arrays of the client's own.
-	owned    []codec.ConsumerGroupHeartbeatTopicPartitions
+	state    State
+	epoch    int32
 	needFull bool // the last heartbeat failed or went unanswered
+	// owned are the partitions the client owns: topics in id order, each
+	// topic's partitions sorted. The list is made anew at each change and
+	// never changed once made (OnHeartbeat builds it from nil): clones
+	// share it.
+	owned []codec.ConsumerGroupHeartbeatTopicPartitions
 
 	hbVersion int16                  // negotiated
 	lgVersion int16                  // highest LeaveGroup version the broker speaks
+	corr      int32                  // the last correlation id used
 	maxSeen   []codec.ApiVersionsKey // the broker's last list (storage reused)
-	corr      int32
 
-	clientID string // the ClientId it sends (SetClientID changes it)
 	// The subscription: subGen counts changes (Resubscribe); ackedGen is
 	// the one a successful response acknowledged, sentGen the one the
 	// heartbeat in flight carries (-1: none). A heartbeat carries the
 	// subscription until it is acknowledged. clearNames and clearRegex
 	// clear the other kind of subscription when it changes kind.
-	subGen, ackedGen, sentGen int
+	subGen, ackedGen, sentGen int32
 	clearNames, clearRegex    bool
 	// sentOwned is what the last heartbeat reported as owned (ownedKey,
-	// for NullOwnedWhenUnchanged); empty after a join or a failure.
-	// nextKey is the buffer the next heartbeat's key is made in: the two
-	// swap when the heartbeat reports its owned partitions.
-	sentOwned, nextKey []byte
+	// for NullOwnedWhenUnchanged); empty after a join or a failure. The
+	// fields are in an order that packs them: the explorer (package
+	// explore) copies a client at every step it tries.
+	sentOwned []byte
+}
+
+// processIDs are what a client process is known by. They seldom change,
+// and the explorer (package explore) copies a client at every step it
+// tries: apart, they are not copied with it.
+type processIDs struct {
+	instanceID codec.UUID
+	memberID   string
+	clientID   string // the ClientId it sends (SetClientID changes it)
+}
+
+// setMemberID replaces the member id.
+func (c *Client) setMemberID(id string) {
+	if id != c.ids.memberID {
+		ids := *c.ids
+		ids.memberID = id
+		c.ids = &ids
+	}
 }
 
 // New makes a client process. The client instance id (and, for a
@@ -120,19 +140,27 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Regex != "" && cfg.HeartbeatVersion < 1 {
 		return nil, errors.New("client: a regex subscription needs ConsumerGroupHeartbeat v1")
 	}
-	c := &Client{cfg: &cfg, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion,
-		clientID: cfg.ClientID, sentGen: -1}
+	// The client and its configuration in one allocation (the explorer,
+	// package explore, starts a process at many of the steps it tries).
+	made := &struct {
+		client Client
+		cfg    Config
+		ids    processIDs
+	}{cfg: cfg, ids: processIDs{clientID: cfg.ClientID}}
+	c := &made.client
+	*c = Client{cfg: &made.cfg, ids: &made.ids, hbVersion: cfg.HeartbeatVersion, lgVersion: maxLeaveGroupVersion,
+		sentGen: -1}
 	id, err := newUUID(cfg.Rand)
 	if err != nil {
 		return nil, err
 	}
-	c.instanceID = codec.UUID(id)
+	made.ids.instanceID = codec.UUID(id)
 	if cfg.HeartbeatVersion >= rules.MemberIDRequiredVersion {
 		mid, err := newUUID(cfg.Rand)
 		if err != nil {
 			return nil, err
 		}
-		c.memberID = mid.String()
+		made.ids.memberID = mid.String()
 	}
 	return c, nil
 }
@@ -152,19 +180,23 @@ func newUUID(r io.Reader) (uuid.UUID, error) {
 }
 
 // InstanceID is the client instance id (KIP-1313).
-func (c *Client) InstanceID() codec.UUID { return c.instanceID }
+func (c *Client) InstanceID() codec.UUID { return c.ids.instanceID }
 
 // MemberID is the member id the client holds ("" for a v0 client that has
 // not learned one).
-func (c *Client) MemberID() string { return c.memberID }
+func (c *Client) MemberID() string { return c.ids.memberID }
 
 // ClientID is the ClientId the client sends now.
-func (c *Client) ClientID() string { return c.clientID }
+func (c *Client) ClientID() string { return c.ids.clientID }
 
 // SetClientID changes the ClientId the client sends from its next request
 // on: a KIP-1313 client on its next connection's first request, an
 // old-style one (ClientIDEveryRequest) on every request.
-func (c *Client) SetClientID(id string) { c.clientID = id }
+func (c *Client) SetClientID(id string) {
+	ids := *c.ids
+	ids.clientID = id
+	c.ids = &ids
+}
 
 // Resubscribe changes the subscription: to topic names, or (regex != "",
 // v1 only) to a regular expression. The next heartbeats carry it until a

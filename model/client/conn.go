@@ -19,11 +19,11 @@ func (c *Client) Header(conn *Conn, key codec.APIKey, version int16) codec.Reque
 	c.corr++
 	h := codec.RequestHeader{RequestApiKey: key, RequestApiVersion: version, CorrelationId: c.corr}
 	if conn.sent == 0 || c.cfg.ClientIDEveryRequest {
-		h.ClientId = codec.Str(c.clientID)
+		h.ClientId = codec.Str(c.ids.clientID)
 	}
 	conn.sent++
 	if hv, err := codec.RequestHeaderVersion(key, version); err == nil && hv >= 2 {
-		h.ClientInstanceId = codec.SomeUUID(c.instanceID)
+		h.ClientInstanceId = codec.SomeUUID(c.ids.instanceID)
 	}
 	return h
 }

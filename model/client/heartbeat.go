@@ -20,7 +20,7 @@ import (
 func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 	r := &codec.ConsumerGroupHeartbeatRequest{
 		GroupId:            c.cfg.GroupID,
-		MemberId:           c.memberID,
+		MemberId:           c.ids.memberID,
 		MemberEpoch:        c.epoch,
 		RebalanceTimeoutMs: -1,
 	}
@@ -45,10 +45,16 @@ func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 		}
 	default:
 		owned := c.Owned()
-		c.nextKey = appendOwnedKey(c.nextKey[:0], owned)
-		if c.needFull || !c.cfg.NullOwnedWhenUnchanged || !bytes.Equal(c.nextKey, c.sentOwned) {
+		// Only a client that sends null for unchanged partitions needs
+		// the key of what it sent (made on the stack, most of the time).
+		var buf [64]byte
+		key := buf[:0]
+		if c.cfg.NullOwnedWhenUnchanged {
+			key = appendOwnedKey(key, owned)
+		}
+		if c.needFull || !c.cfg.NullOwnedWhenUnchanged || !bytes.Equal(key, c.sentOwned) {
 			r.TopicPartitions = owned
-			c.sentOwned, c.nextKey = c.nextKey, c.sentOwned
+			c.sentOwned = append(c.sentOwned[:0], key...)
 		}
 		if c.needFull {
 			r.RebalanceTimeoutMs = c.cfg.RebalanceTimeoutMs
@@ -83,7 +89,7 @@ func (c *Client) subscription(r *codec.ConsumerGroupHeartbeatRequest) {
 // as comparable bytes, its key: each topic id and its partitions,
 // length-prefixed, after a mark that keeps it apart from the empty key
 // (nothing sent yet). It is made at every heartbeat, so it is built by
-// hand, in a buffer the client reuses, rather than printed.
+// hand, in a buffer of the caller's, rather than printed.
 func appendOwnedKey(b []byte, owned []codec.ConsumerGroupHeartbeatTopicPartitions) []byte {
 	b = append(b, 'o')
 	for _, t := range owned {
@@ -103,12 +109,12 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 	}
 	switch resp.ErrorCode {
 	case codec.None:
-		if c.memberID == "" && resp.MemberId.Valid {
-			c.memberID = resp.MemberId.Value // v0: the broker's id
+		if c.ids.memberID == "" && resp.MemberId.Valid {
+			c.setMemberID(resp.MemberId.Value) // v0: the broker's id
 		}
 		c.epoch = resp.MemberEpoch
 		if resp.Assignment != nil {
-			c.owned = nil
+			c.owned = nil // a new list: the clones share the old one
 			for _, t := range resp.Assignment.TopicPartitions {
 				if len(t.Partitions) == 0 {
 					continue
@@ -146,7 +152,7 @@ func (c *Client) OnHeartbeat(resp *codec.ConsumerGroupHeartbeatResponse) {
 		c.epoch = 0
 		c.state = Unjoined
 		if resp.ErrorCode == codec.UnknownMemberID && c.cfg.HeartbeatVersion < rules.MemberIDRequiredVersion {
-			c.memberID = ""
+			c.setMemberID("")
 		}
 	default:
 		// Retriable or not, the next attempt sends everything again.
@@ -175,7 +181,7 @@ func (c *Client) Leave(temporary bool) (*codec.ConsumerGroupHeartbeatRequest, in
 	}
 	r := &codec.ConsumerGroupHeartbeatRequest{
 		GroupId:            c.cfg.GroupID,
-		MemberId:           c.memberID,
+		MemberId:           c.ids.memberID,
 		MemberEpoch:        epoch,
 		RebalanceTimeoutMs: -1,
 	}

@@ -8,13 +8,13 @@ import (
 // Clone returns a copy of the client that shares nothing it changes: the
 // explorer (package explore) steps a copy for each transition it tries.
 // The configuration (its topic list, which Resubscribe replaces but never
-// changes in place, and its random source, read only by New) is shared.
+// changes in place, and its random source, read only by New), the ids
+// (replaced whole when one changes) and the owned partitions (a list
+// OnHeartbeat builds anew, never changed once built) are shared.
 func (c *Client) Clone() *Client {
 	out := *c
-	out.owned = slices.Clone(c.owned)     // OnHeartbeat replaces a topic's list in place
 	out.maxSeen = slices.Clone(c.maxSeen) // OnApiVersions reuses its storage
 	out.sentOwned = slices.Clone(c.sentOwned)
-	out.nextKey = nil // a buffer NextHeartbeat writes into
 	return &out
 }
 
@@ -32,7 +32,7 @@ func (c *Client) AppendState(b []byte) []byte {
 	b = binary.AppendVarint(b, int64(c.epoch))
 	b = binary.AppendVarint(b, int64(c.hbVersion))
 	b = binary.AppendVarint(b, int64(c.lgVersion))
-	b = appendString(b, c.clientID)
+	b = appendString(b, c.ids.clientID)
 	b = binary.AppendUvarint(b, uint64(len(c.cfg.Topics)))
 	for _, t := range c.cfg.Topics {
 		b = appendString(b, t)

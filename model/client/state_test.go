@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/ghostcheck/ghostcheck/codec"
@@ -42,6 +43,35 @@ func TestCloneSharesNothing(t *testing.T) {
 	}
 	if d := codectest.WireDiff(v, got, wantNext); d != "" {
 		t.Fatalf("the clone's next heartbeat is not what the original's would have been before it moved:\n%s", d)
+	}
+}
+
+// TestCloneKeepsItsIDs: the ids a clone shares with its original are
+// replaced, not changed, when the original's change (a v0 client forgets
+// its member id on UNKNOWN_MEMBER_ID; SetClientID).
+func TestCloneKeepsItsIDs(t *testing.T) {
+	for _, v := range []int16{0, 1} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			c := newClient(t, client.Config{ClientID: "c", GroupID: group1, Topics: []string{"a"}, HeartbeatVersion: v, Rand: seededReader(1)})
+			c.NextHeartbeat()
+			id := c.MemberID()
+			if v == 0 {
+				id = "broker-made"
+			}
+			c.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(id), MemberEpoch: 1, HeartbeatIntervalMs: 5000})
+			cl := c.Clone()
+
+			c.NextHeartbeat()
+			c.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnknownMemberID})
+			c.SetClientID("other")
+
+			if c.ClientID() != "other" || v == 0 && c.MemberID() != "" {
+				t.Fatalf("the original holds client id %q, member id %q: it did not move", c.ClientID(), c.MemberID())
+			}
+			if cl.ClientID() != "c" || cl.MemberID() != id {
+				t.Fatalf("the clone holds client id %q, member id %q after its original moved; want %q, %q", cl.ClientID(), cl.MemberID(), "c", id)
+			}
+		})
 	}
 }
 

@@ -8,7 +8,7 @@ import "github.com/ghostcheck/ghostcheck/codec"
 func (c *Client) GetTelemetrySubscriptions(version int16) *codec.GetTelemetrySubscriptionsRequest {
 	r := &codec.GetTelemetrySubscriptionsRequest{}
 	if version == 0 {
-		r.ClientInstanceId = c.instanceID
+		r.ClientInstanceId = c.ids.instanceID
 	}
 	return r
 }
@@ -17,7 +17,7 @@ func (c *Client) GetTelemetrySubscriptions(version int16) *codec.GetTelemetrySub
 func (c *Client) PushTelemetry(version int16, subscriptionID int32, terminating bool, metrics []byte) *codec.PushTelemetryRequest {
 	r := &codec.PushTelemetryRequest{SubscriptionId: subscriptionID, Terminating: terminating, Metrics: metrics}
 	if version == 0 {
-		r.ClientInstanceId = c.instanceID
+		r.ClientInstanceId = c.ids.instanceID
 	}
 	return r
 }

@@ -3,6 +3,7 @@ package rules
 import (
 	"maps"
 	"slices"
+	"strings"
 )
 
 // RuleStaticRestartKeepsAssignment is the rule StaticRestartTracker reports.
@@ -35,23 +36,33 @@ const (
 // cannot be told from such a pair. Targets are compared only where both
 // observations show one (Target non-nil).
 type StaticRestartTracker struct {
-	last map[string]GroupSnapshot
+	// last is each group's last observation, in group id order (a slice,
+	// not a map: the explorer, package explore, makes a tracker for each
+	// pair of states it checks, of a group or two).
+	last []GroupSnapshot
 }
 
 // Observe records groups and reports the first static rejoin that moved
 // the group epoch or another member's target.
 func (t *StaticRestartTracker) Observe(groups []GroupSnapshot) error {
-	if t.last == nil {
-		t.last = map[string]GroupSnapshot{}
-	}
 	var first error
 	for _, g := range groups {
-		if prev, ok := t.last[g.GroupID]; ok && first == nil {
-			first = checkStaticRejoins(prev, g)
+		i, seen := slices.BinarySearchFunc(t.last, g.GroupID, func(s GroupSnapshot, id string) int { return strings.Compare(s.GroupID, id) })
+		if !seen {
+			t.last = slices.Insert(t.last, i, g)
+			continue
 		}
-		t.last[g.GroupID] = g
+		if first == nil {
+			first = checkStaticRejoins(t.last[i], g)
+		}
+		t.last[i] = g
 	}
 	return first
+}
+
+// forget drops what the tracker knows of group.
+func (t *StaticRestartTracker) forget(group string) {
+	t.last = slices.DeleteFunc(t.last, func(g GroupSnapshot) bool { return g.GroupID == group })
 }
 
 // checkStaticRejoins holds one pair of observations of a group to the

@@ -100,7 +100,7 @@ func (t *EpochTracker) Forget(group string) {
 			delete(t.member, k)
 		}
 	}
-	delete(t.restarts.last, group)
+	t.restarts.forget(group)
 }
 
 // Knows reports whether the tracker has seen group.
