@@ -12,7 +12,7 @@ RACE_PKGS ?= $(shell $(GO) list ./impl/... ./driver/... ./check/... ./tcptarget/
 # cmd/ghostcheck and internal/conformance mostly wait beside them, instead of after the short packages.
 UNIT_FIRST ?= ./impl ./cmd/ghostcheck ./internal/conformance
 
-.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay peers mutate coverage pgo release-matrix
+.PHONY: run test vet fmt-check unit race fuzz fuzz-smoke bench build corpus-add replay peers mutate coverage pgo release-matrix explore-scaling
 
 ## run: the main job: a property run of the embedded coordinator, KIP-1082 clients vs v0 (see docs/running.md).
 run:
@@ -31,6 +31,12 @@ mutate:
 ## `go test` runs its fast subset (a few cases per release).
 release-matrix:
 	@mkdir -p out && GHOSTCHECK_RELEASE_MATRIX=$(CURDIR)/out/release-matrix.md $(GO) test -count=1 -timeout 30m -run '^TestReleaseMatrix$$' ./cmd/ghostcheck && cat out/release-matrix.md
+
+## explore-scaling: how `ghostcheck explore` scales from one core to two beside this machine's own floor (two
+## one-worker searches at once, one per core): ROUNDS rounds (default 2), each about 4 minutes of the default bound
+## on 2 cores; EXPLOREFLAGS for another bound (scripts/explore-scaling).
+explore-scaling:
+	@GO=$(GO) ROUNDS=$(ROUNDS) EXPLOREFLAGS="$(EXPLOREFLAGS)" ./scripts/explore-scaling
 
 ## coverage: `make run` with `run --coverage`: the statement coverage of model/ (with model/client and
 ## model/rules) and impl/ the run reaches, the model statements it did not, and how often the model applied
