@@ -142,8 +142,12 @@ func BenchmarkStep(b *testing.B) {
 // each of 1 or 2 goroutines runs the same work per operation (hash:
 // SHA-256 over a chained block, no memory; alloc: short-lived 64-byte
 // objects with a pointer, as a transition makes; chase: dependent reads
-// over 64 MiB). On one free core per goroutine units/s doubles from
-// workers=1 to workers=2:
+// over 64 MiB; search: a whole one-worker search of the default cut at
+// depth 12, as `ghostcheck explore` tunes the collector, so that two are
+// two independent searches in one process: what sharing the Go runtime
+// alone costs BenchmarkExplore's two workers, who share the search too).
+// On one free core per goroutine units/s doubles from workers=1 to
+// workers=2:
 //
 //	go test ./explore -run '^$' -bench ScalingFloor -count 6 > floor.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /workers floor.txt
@@ -175,6 +179,15 @@ func BenchmarkScalingFloor(b *testing.B) {
 			}
 			return l.v[0]
 		}},
+		{"search", func([]int64) int64 {
+			cfg := Default()
+			cfg.Depth, cfg.Workers = 12, 1
+			r, err := Run(cfg)
+			if err != nil || r.Violation != nil || !r.DepthBound {
+				panic(fmt.Sprintf("explore: the floor's search: %v %v", r.Summary(), err))
+			}
+			return int64(r.States)
+		}},
 		{"chase", func(buf []int64) int64 {
 			j, s := 0, int64(0)
 			for range 1_000_000 {
@@ -188,6 +201,9 @@ func BenchmarkScalingFloor(b *testing.B) {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", k.name, workers), func(b *testing.B) {
 				bufs := make([][]int64, workers)
+				if k.name == "search" {
+					defer TuneGC(4 << 30)()
+				}
 				if k.name == "chase" {
 					for i := range bufs {
 						bufs[i] = make([]int64, 8<<20)
