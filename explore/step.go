@@ -382,9 +382,7 @@ func (w *worker) tick(t *state) error {
 		}
 		sl := t.mut(i)
 		over := func(r record) bool { return !sl.accounts(&r, t.now) }
-		if slices.ContainsFunc(sl.ended, over) {
-			sl.ended = slices.DeleteFunc(sl.ended, over)
-		}
+		sl.ended = slices.DeleteFunc(sl.ended, over) // the slot's own (mut)
 	}
 	return w.settle(t)
 }

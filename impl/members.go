@@ -29,11 +29,16 @@ func (g *group) idString(mi uint32) string {
 	}
 	var b [36]byte
 	s := string(appendID(b[:0], &m.id, m.form))
+	g.keepIDText(mi, s)
+	return s
+}
+
+// keepIDText keeps s as member mi's id text (idString).
+func (g *group) keepIDText(mi uint32, s string) {
 	if int(mi) >= len(g.idText) {
 		g.idText = append(g.idText, make([]string, len(g.mem)-len(g.idText))...)
 	}
 	g.idText[mi] = s
-	return s
 }
 
 // appendIDTo appends member mi's id to dst without allocating for compact
@@ -115,10 +120,7 @@ func (g *group) alloc(s string) uint32 {
 	if f != formStr {
 		// s is the compact id's text (parseID keeps only the canonical
 		// forms compact): kept, as idString would make it again.
-		if int(mi) >= len(g.idText) {
-			g.idText = append(g.idText, make([]string, len(g.mem)-len(g.idText))...)
-		}
-		g.idText[mi] = s
+		g.keepIDText(mi, s)
 	} else if int(mi) < len(g.idText) {
 		g.idText[mi] = "" // a freed slot's
 	}
