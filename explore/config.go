@@ -3,6 +3,7 @@ package explore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -223,7 +224,16 @@ type Config struct {
 	NoSymmetry bool
 	// Progress, when set, is called about once a second with where the
 	// search is, from a goroutine of the explorer's.
-	Progress func(Progress)
+	Progress func(Progress) `json:"-"`
+	// StartWorker, when set, runs each of the Workers (breadth-first, two
+	// or more) as a process of its own rather than a goroutine: it starts
+	// one and returns its standard input (Write, and Close to let it go)
+	// and output (Read), with ServeWorker at the other end. Workers in one
+	// Go process share its heap, allocator and collector, which cost two
+	// workers on two cores a sixth of their speed or more; processes
+	// share only the machine (process.go). A search with a test's hooks
+	// (below) keeps its workers in process.
+	StartWorker func() (io.ReadWriteCloser, error) `json:"-"`
 
 	// extra is a test's invariant, checked on every state besides the
 	// rules'; onState, a test's look at every state found, and onEdge at

@@ -37,7 +37,8 @@ type Result struct {
 	Clauses model.ClauseHits
 	// Elapsed is the wall time, CPU the process's CPU time.
 	Elapsed, CPU time.Duration
-	// MemoryBytes is what the search kept: fingerprints and tree.
+	// MemoryBytes is what the search kept: fingerprints and tree (and a
+	// copy of both per worker process).
 	MemoryBytes int64
 	// Shard of Shards, and ShardDepth, the level where the shards split
 	// (-1: they never did; every shard explored everything).

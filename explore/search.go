@@ -37,6 +37,9 @@ type tree struct{ nodes []node }
 type child struct {
 	n  node
 	fp uint64
+	// terminal: the state enables no event (worker processes tell the
+	// search, which counts the new ones).
+	terminal bool
 }
 
 // progressEvery is how often Config.Progress is called.
@@ -75,6 +78,13 @@ type search struct {
 	// deepened is how many states iterative deepening's last search found
 	// (its own set, not seen): the progress line's count.
 	deepened atomic.Uint64
+
+	// processes is how many worker processes there are (process.go),
+	// sentNodes how many tree nodes they have, workerCPU the CPU time
+	// they spent.
+	sentNodes int
+	workerCPU time.Duration
+	processes int
 
 	mu      sync.Mutex
 	found   *Violation
@@ -187,24 +197,36 @@ func (s *search) violate(err error, path []event) {
 	case errors.As(err, &le):
 		v.Rule = ruleLinearizability
 	default:
-		s.mu.Lock()
-		if s.harness == nil {
-			s.harness = err
-		}
-		s.mu.Unlock()
-		s.halt("harness")
+		s.fail(err)
 		return
 	}
 	if s.cfg.keepGoing {
 		return
 	}
 	v.path = path
+	s.record(v)
+}
+
+// record keeps v, unless a violation was recorded before, and stops the
+// search.
+func (s *search) record(v *Violation) {
 	s.mu.Lock()
 	if s.found == nil {
 		s.found = v
 	}
 	s.mu.Unlock()
 	s.halt("violation")
+}
+
+// fail stops the search for a failure of the harness itself (the first
+// one stays): Run then returns it as its error.
+func (s *search) fail(err error) {
+	s.mu.Lock()
+	if s.harness == nil {
+		s.harness = err
+	}
+	s.mu.Unlock()
+	s.halt("harness")
 }
 
 // pathTo is the events from the root to tree node x.
@@ -224,7 +246,18 @@ func (s *search) pathTo(x uint32) []event {
 // bfs is the breadth-first search.
 func (s *search) bfs() (*Result, error) {
 	cfg := s.cfg
+	var procs []*procWorker
 	workers := make([]*worker, cfg.Workers)
+	if s.inProcesses() {
+		var err error
+		if procs, err = s.startWorkers(cfg.Workers); err != nil {
+			return nil, err
+		}
+		defer closeWorkers(procs)
+		s.processes = len(procs)
+		s.sentNodes = 1 // the root: each builds its own
+		workers = workers[:1]
+	}
 	for i := range workers {
 		workers[i] = newWorker(cfg)
 	}
@@ -242,6 +275,7 @@ func (s *search) bfs() (*Result, error) {
 	w0.discard(root)
 	levels := []uint64{1}
 	lo, hi := 0, 1
+	var fps []uint64 // the last level's fingerprints, for the worker processes
 	shardDepth := -1
 	depth := 0
 	for ; !s.stop.Load() && hi > lo; depth++ {
@@ -250,7 +284,16 @@ func (s *search) bfs() (*Result, error) {
 		if cfg.Depth > 0 && depth == cfg.Depth {
 			break
 		}
-		kids := s.expandLevel(workers, lo, hi, depth)
+		var kids []child
+		if procs != nil {
+			kids = s.expandLevelProcs(procs, fps, lo, hi, depth)
+			fps = fps[:0]
+			for _, k := range kids {
+				fps = append(fps, k.fp)
+			}
+		} else {
+			kids = s.expandLevel(workers, lo, hi, depth)
+		}
 		if s.stop.Load() {
 			break
 		}
@@ -277,6 +320,13 @@ func (s *search) bfs() (*Result, error) {
 			s.hits[c] += n
 		}
 	}
+	if procs != nil {
+		cpu, err := s.endWorkers(procs)
+		s.workerCPU = cpu
+		if err != nil {
+			s.fail(err)
+		}
+	}
 	if s.harness != nil {
 		return nil, s.harness
 	}
@@ -300,6 +350,14 @@ func (s *search) bfs() (*Result, error) {
 		res.Violation.Depth = len(res.Violation.path)
 	}
 	return res, nil
+}
+
+// inProcesses reports whether the workers are processes (process.go):
+// with Config.StartWorker, two workers or more, and none of a test's
+// hooks (which look at a worker's states).
+func (s *search) inProcesses() bool {
+	c := s.cfg
+	return c.StartWorker != nil && c.Workers > 1 && c.extra == nil && c.onState == nil && c.onEdge == nil && !c.keepGoing
 }
 
 // expandLevel expands tree nodes [lo, hi) at depth with the workers and
@@ -345,9 +403,10 @@ func (s *search) limits() {
 	}
 }
 
-// memory is what the search keeps: the fingerprints and the tree.
+// memory is what the search keeps: the fingerprints and the tree, and a
+// copy of both in each worker process.
 func (s *search) memory() int64 {
-	return s.seen.bytes.Load() + int64(cap(s.tree.nodes))*8
+	return (s.seen.bytes.Load() + int64(cap(s.tree.nodes))*8) * int64(1+s.processes)
 }
 
 // expandChunk expands tree nodes [from, to) at depth.
@@ -408,7 +467,7 @@ func (s *search) expand(w *worker, x uint32, st *state, out []child) []child {
 					return out
 				}
 			}
-			out = append(out, child{n: node{parent: x, ev: e}, fp: fp})
+			out = append(out, child{n: node{parent: x, ev: e}, fp: fp, terminal: terminal})
 			if s.cfg.onState != nil {
 				s.cfg.onState(w, t, fp)
 			}
@@ -426,7 +485,7 @@ func (s *search) result() *Result {
 		Transitions: s.transitions.Load(),
 		Terminal:    s.terminal.Load(),
 		Elapsed:     time.Since(s.start),
-		CPU:         cputime.Process() - s.cpu0,
+		CPU:         cputime.Process() - s.cpu0 + s.workerCPU,
 		MemoryBytes: s.memory(),
 		Clauses:     s.hits,
 		Violation:   s.found,

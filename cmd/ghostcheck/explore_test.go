@@ -45,6 +45,40 @@ func TestExploreDepthBound(t *testing.T) {
 	}
 }
 
+// Worker processes (the default with two workers) explore what workers in
+// one process do: the same states, transitions and clauses.
+func TestExploreWorkerProcesses(t *testing.T) {
+	summary := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "complete:") {
+				return l
+			}
+		}
+		return ""
+	}
+	code, procs, errOut := run(t, "", "explore", "--protocol", "mixed", "--depth", "9", "--workers", "2")
+	if code != exitOK || summary(procs) == "" || !strings.Contains(procs, ", 2 worker processes\n") {
+		t.Fatalf("worker processes: exit %d, want 0 and complete\n%s\n%s", code, procs, errOut)
+	}
+	code, inProc, errOut := run(t, "", "explore", "--protocol", "mixed", "--depth", "9", "--workers", "2", "--in-process")
+	if code != exitOK || summary(inProc) != summary(procs) || !strings.Contains(inProc, ", 2 workers in one process\n") {
+		t.Fatalf("in process: exit %d; want 0 and what worker processes found\nprocesses:  %s\nin process: %s\n%s", code, summary(procs), summary(inProc), errOut)
+	}
+	clauses := func(out string) string { return out[strings.Index(out, "clauses of"):] }
+	if clauses(procs) != clauses(inProc) {
+		t.Errorf("clauses differ:\nprocesses:  %s\nin process: %s", clauses(procs), clauses(inProc))
+	}
+}
+
+// A worker process given nothing on its input has nothing to do: it says
+// so and fails.
+func TestExploreWorkerWithoutASearch(t *testing.T) {
+	code, _, errOut := run(t, "", exploreWorkerCommand)
+	if code != exitFailed || !strings.Contains(errOut, "EOF") {
+		t.Errorf("exit %d, stderr %q; want %d and the end of input said", code, errOut, exitFailed)
+	}
+}
+
 // The classic protocol: a small bound is explored to the end, and a
 // classic planted bug's reproduce line names the protocol.
 func TestExploreClassic(t *testing.T) {

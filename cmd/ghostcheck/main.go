@@ -111,6 +111,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
+	if args[0] == exploreWorkerCommand {
+		return runExploreWorker(args[1:], stdin, stdout, stderr)
+	}
 	if c, ok := lookupCommand(args[0]); ok {
 		return c.run(args[1:], stdin, stdout, stderr)
 	}

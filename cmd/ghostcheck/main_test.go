@@ -9,6 +9,16 @@ import (
 	"testing"
 )
 
+// TestMain runs the test binary as `ghostcheck explore-worker` when a
+// test's explore starts its worker processes (os.Executable is the test
+// binary then), and the tests otherwise.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == exploreWorkerCommand {
+		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 // run calls Main as the binary would and returns its exit status and
 // output.
 func run(t *testing.T, stdin string, args ...string) (int, string, string) {
