@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/internal/cputime"
@@ -31,29 +32,39 @@ func benchConfig() Config {
 
 // BenchmarkExplore is one search of benchConfig per operation, on one
 // worker and on two, with the collector at Go's default and as
-// `ghostcheck explore` tunes it (TuneGC, for its default memory cap).
+// `ghostcheck explore` tunes it (TuneGC, for its default memory cap);
+// workers=2procs is two worker processes (this test binary again, as
+// TestMain's worker), as `ghostcheck explore` runs them.
 func BenchmarkExplore(b *testing.B) {
 	for _, c := range []struct {
 		workers int
 		gc      string
-	}{{1, "default"}, {2, "default"}, {1, "tuned"}, {2, "tuned"}} {
+		procs   bool
+	}{{1, "default", false}, {2, "default", false}, {1, "tuned", false}, {2, "tuned", false}, {2, "tuned", true}} {
 		workers := c.workers
-		b.Run(fmt.Sprintf("workers=%d/gc=%s", workers, c.gc), func(b *testing.B) {
+		name := fmt.Sprintf("workers=%d/gc=%s", workers, c.gc)
+		if c.procs {
+			name = fmt.Sprintf("workers=%dprocs/gc=%s", workers, c.gc)
+		}
+		b.Run(name, func(b *testing.B) {
 			if c.gc == "tuned" {
 				defer TuneGC(4 << 30)()
 			}
 			cfg := benchConfig()
 			cfg.Workers = workers
+			if c.procs {
+				cfg.StartWorker = testWorkerProcess(b)
+			}
 			var states uint64
-			cpu0 := cputime.Process()
+			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				r, err := Run(cfg)
 				if err != nil || r.Violation != nil || !r.DepthBound {
 					b.Fatalf("%v %v", r.Summary(), err)
 				}
 				states += r.States
+				cpu += r.CPU // the worker processes' too
 			}
-			cpu := cputime.Process() - cpu0
 			b.ReportMetric(float64(states)/float64(b.N), "states/op")
 			b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(states), "cpu-ns/state")

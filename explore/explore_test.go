@@ -3,6 +3,9 @@ package explore
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -16,7 +19,33 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain is the tests, or a worker process of a test's search
+// (testWorkerProcess): this test binary started again with
+// testWorkerEnv set.
+func TestMain(m *testing.M) {
+	if os.Getenv(testWorkerEnv) != "" {
+		defer TuneGC(4 << 30)()
+		if err := ServeWorker(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "explore test worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// testWorkerEnv marks a worker process started by testWorkerProcess.
+const testWorkerEnv = "GHOSTCHECK_EXPLORE_TEST_WORKER"
+
+// testWorkerProcess is Config.StartWorker with real processes: this test
+// binary, as TestMain's worker.
+func testWorkerProcess(tb testing.TB) func() (io.ReadWriteCloser, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return CommandWorker(exe, []string{"-test.run=^$"}, []string{testWorkerEnv + "=1"}, os.Stderr)
+}
 
 // small is d, or less under the race detector (ten times slower), so that
 // the tests stay seconds either way.

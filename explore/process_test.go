@@ -73,9 +73,13 @@ func TestWorkerProcessesExploreTheSameSpace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, workers := range []int{2, 3} {
+			for _, w := range []struct {
+				n     int
+				start func() (io.ReadWriteCloser, error)
+			}{{2, pipeWorker(t)}, {3, pipeWorker(t)}, {2, testWorkerProcess(t)}} {
+				workers := w.n
 				cfg := c.cfg
-				cfg.Workers, cfg.StartWorker = workers, pipeWorker(t)
+				cfg.Workers, cfg.StartWorker = workers, w.start
 				r, s, err := run(t.Context(), cfg)
 				if err != nil {
 					t.Fatal(err)

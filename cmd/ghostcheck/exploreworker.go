@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strconv"
-	"time"
 
 	"github.com/ghostcheck/ghostcheck/explore"
 )
@@ -48,52 +46,7 @@ func exploreWorkerStarter(memory int64, stderr io.Writer) func() (io.ReadWriteCl
 		if err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(exe, exploreWorkerCommand, "--memory", strconv.FormatInt(memory, 10))
-		cmd.Stderr = stderr
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			return nil, err
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			return nil, err
-		}
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		return &workerProcess{cmd: cmd, in: in, out: out}, nil
-	}
-}
-
-// workerProcess is a started explore-worker: Write to its input, Read
-// from its output.
-type workerProcess struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out io.ReadCloser
-}
-
-func (p *workerProcess) Read(b []byte) (int, error)  { return p.out.Read(b) }
-func (p *workerProcess) Write(b []byte) (int, error) { return p.in.Write(b) }
-
-// workerExitWait is how long Close waits for a worker to exit once its
-// input is closed (it finishes the chunk it is on, a few milliseconds)
-// before killing it.
-const workerExitWait = 10 * time.Second
-
-// Close ends the worker: its input closes, and it exits; one that has not
-// after workerExitWait is killed.
-func (p *workerProcess) Close() error {
-	_ = p.in.Close()
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
-	t := time.NewTimer(workerExitWait)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		_ = p.cmd.Process.Kill()
-		return fmt.Errorf("explore-worker did not exit %v after its input closed: killed (%v)", workerExitWait, <-done)
+		args := []string{exploreWorkerCommand, "--memory", strconv.FormatInt(memory, 10)}
+		return explore.CommandWorker(exe, args, nil, stderr)()
 	}
 }
