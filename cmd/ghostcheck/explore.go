@@ -448,7 +448,7 @@ func printExploreJSON(w io.Writer, ec exploreConfig, r *explore.Result, status i
 		Schema: "ghostcheck/explore/v1",
 		Options: map[string]any{"protocol": string(cfg.Protocol), "clients": len(cfg.Clients), "groups": ec.groups, "static": ec.static, "v0": ec.v0,
 			"nullOwned": ec.nullOwned, "regex": ec.regex, "ops": cfg.Ops, "admin": cfg.Admin, "faults": cfg.Faults.String(), "maxFaults": cfg.MaxFaults,
-			"depth": cfg.Depth, "partitions": cfg.Partitions, "mutant": ec.mutant, "strategy": string(cfg.Strategy), "workers": cfg.Workers, "in_process": ec.inProcess,
+			"depth": cfg.Depth, "partitions": cfg.Partitions, "mutant": ec.mutant, "strategy": string(cfg.Strategy), "workers": cfg.Workers, "inProcess": ec.inProcess,
 			"memoryBytes": cfg.MemoryBytes, "timeLimitSeconds": cfg.TimeLimit.Seconds(), "shard": ec.shard},
 		Config:  cfg.Describe(),
 		Summary: r.Summary(),
