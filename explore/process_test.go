@@ -60,6 +60,8 @@ func TestWorkerProcessesExploreTheSameSpace(t *testing.T) {
 	classic.Depth = small(12, 8)
 	mixed := static1(small(9, 6))
 	mixed.Protocol = Mixed
+	shard := static1(small(10, 7))
+	shard.Shard, shard.Shards = 1, 3
 	for _, c := range []struct {
 		name string
 		cfg  Config
@@ -67,6 +69,7 @@ func TestWorkerProcessesExploreTheSameSpace(t *testing.T) {
 		{"consumer", static1(small(10, 7))},
 		{"classic", classic},
 		{"mixed", mixed},
+		{"consumer, shard 1 of 3", shard},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			one, err := Run(c.cfg)
@@ -135,6 +138,20 @@ func TestWorkerProcessesFindTheShortestTrace(t *testing.T) {
 	}
 	if v.Rule != one.Violation.Rule || v.Depth != one.Violation.Depth || len(v.Trace) != v.Depth {
 		t.Errorf("worker processes: %s at depth %d (%d steps); one worker: %s at depth %d", v.Rule, v.Depth, len(v.Trace), one.Violation.Rule, one.Violation.Depth)
+	}
+}
+
+// TestWorkerProcessesStop: a search on worker processes stopped by its
+// time limit says so, and lets its workers go (goleak: no goroutine left).
+func TestWorkerProcessesStop(t *testing.T) {
+	cfg := static1(small(10, 7))
+	cfg.Workers, cfg.StartWorker, cfg.TimeLimit = 2, pipeWorker(t), time.Nanosecond
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stopped != "time" || r.Complete {
+		t.Errorf("%s; want stopped by the time limit", r.Summary())
 	}
 }
 
