@@ -9,7 +9,7 @@ import (
 
 // CommandWorker is a Config.StartWorker that starts the program at path
 // with args, a program that runs ServeWorker on its standard input and
-// output (`ghostcheck explore-worker`), with env added to this process's
+// output (the command's hidden explore-worker), with env added to this process's
 // environment and its standard error on stderr.
 func CommandWorker(path string, args, env []string, stderr io.Writer) func() (io.ReadWriteCloser, error) {
 	return func() (io.ReadWriteCloser, error) {

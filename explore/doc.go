@@ -99,6 +99,9 @@
 //   - fpset.go: the concurrent set of fingerprints.
 //   - worker.go: a worker: its root, the path it rebuilds states along.
 //   - search.go: breadth-first search, workers, shards, limits, progress.
+//   - process.go: workers as processes: the frames between the search and
+//     a worker (ServeWorker); command.go: a worker program started
+//     (CommandWorker).
 //   - gc.go: the collector tuned for a search (TuneGC), by a command.
 //   - iddfs.go: iterative deepening.
 //   - trace.go: a violation's trace in words.

@@ -259,7 +259,7 @@ const (
 // ServeWorker is a worker process's main: it takes the configuration and
 // the work of one search from r, writes what it finds to w, and returns
 // nil when the search lets go of it (the end frame, or r closing), or the
-// error that ended it. `ghostcheck explore-worker` is this on standard
+// error that ended it. The command's hidden explore-worker is this on standard
 // input and output.
 func ServeWorker(r io.Reader, w io.Writer) error {
 	c := newWire(r, w)

@@ -53,7 +53,8 @@
 //   - junit.go: the JUnit XML both write; reportout.go: the failure pages
 //     and the run's index.
 //   - serve.go, proxy.go, explore.go, replay.go, decode.go, members.go,
-//     demo.go, version.go, explain.go: the other commands, a file each.
+//     demo.go, version.go, explain.go: the other commands, a file each;
+//     exploreworker.go: explore's worker processes (a hidden command).
 package main
 
 import (
