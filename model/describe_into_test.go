@@ -24,7 +24,10 @@ type intoCheck struct {
 	consumer *codec.ConsumerGroupDescribeResponse
 	classic  *codec.DescribeGroupsResponse
 	snap     []rules.GroupSnapshot
-	states   int
+	// last is the last state's Snapshot: a snapshot taken into it fills
+	// an array of its exact length.
+	last   []rules.GroupSnapshot
+	states int
 }
 
 func newIntoCheck() *intoCheck {
@@ -64,6 +67,10 @@ func (ic *intoCheck) check(t *rapid.T, c *model.Coordinator) {
 	if !reflect.DeepEqual(ic.snap, want) {
 		t.Fatalf("state %d: SnapshotInto taken again gives\n%s\nSnapshot\n%s", ic.states, dump(ic.snap), dump(want))
 	}
+	if got := c.SnapshotInto(ic.last); !reflect.DeepEqual(got, want) {
+		t.Fatalf("state %d: SnapshotInto the last state's Snapshot gives\n%s\nSnapshot\n%s", ic.states, dump(got), dump(want))
+	}
+	ic.last = c.Snapshot()
 
 	ids := rapid.SliceOfN(rapid.SampledFrom(describedIDs), 0, 4).Draw(t, "described ids")
 	conn := model.Conn{ID: uint64(rapid.IntRange(1, 6).Draw(t, "describe conn")), Host: "/10.9.9.9"}

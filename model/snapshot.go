@@ -44,6 +44,13 @@ func (c *Coordinator) SnapshotInto(dst []rules.GroupSnapshot) []rules.GroupSnaps
 			continue
 		}
 		g := c.groups[id]
+		switch {
+		case len(g.members) == 0 && gs.Members != nil:
+			out = park(out, i)
+		case len(g.members) > 0 && gs.Members == nil:
+			unpark(out, i)
+		}
+		gs = &out[i] // park may have moved out
 		members := gs.Members
 		*gs = rules.GroupSnapshot{GroupID: id, Epoch: g.epoch}
 		if len(g.members) == 0 {
@@ -68,6 +75,40 @@ func (c *Coordinator) SnapshotInto(dst []rules.GroupSnapshot) []rules.GroupSnaps
 		}
 	}
 	return out
+}
+
+// park keeps the lists of out[i], whose group has no members now (its
+// Members must be nil), for a group that has some in a later snapshot
+// (unpark): out[i] is swapped with an element of out's array past its
+// end that holds none, made when there is none. A group in a state the
+// explorer reaches is often empty in the next one, and has members again
+// in the one after.
+func park(out []rules.GroupSnapshot, i int) []rules.GroupSnapshot {
+	all := out[:cap(out)]
+	for k := len(out); k < len(all); k++ {
+		if all[k].Members == nil {
+			all[i], all[k] = all[k], all[i]
+			return out
+		}
+	}
+	grown := make([]rules.GroupSnapshot, len(all)+1, 2*len(all)+1)
+	copy(grown, all)
+	k := len(all)
+	grown[i], grown[k] = grown[k], grown[i]
+	return grown[:len(out)]
+}
+
+// unpark gives out[i], whose group has members but whose element holds
+// no list for them, the lists of an element past out's end that holds
+// some (park), if one does.
+func unpark(out []rules.GroupSnapshot, i int) {
+	all := out[:cap(out)]
+	for k := len(out); k < len(all); k++ {
+		if all[k].Members != nil {
+			all[i], all[k] = all[k], all[i]
+			return
+		}
+	}
 }
 
 // snapshotArrays are what the consumer groups of one snapshot take their
