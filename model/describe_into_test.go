@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"reflect"
 	"testing"
@@ -28,10 +29,23 @@ type intoCheck struct {
 	// an array of its exact length.
 	last   []rules.GroupSnapshot
 	states int
+	// seen counts the cases compared (intoSeen), when not nil.
+	seen map[string]int
 }
+
+// intoSeen, when set, counts the cases the mixed runs' checks compare
+// (TestDescribeIntoReachesEveryCase).
+var intoSeen map[string]int
 
 func newIntoCheck() *intoCheck {
 	return &intoCheck{consumer: junkConsumerDescribe(), classic: junkDescribeGroups(), snap: junkSnapshot()}
+}
+
+// see counts a case compared.
+func (ic *intoCheck) see(format string, args ...any) {
+	if ic.seen != nil {
+		ic.seen[fmt.Sprintf(format, args...)]++
+	}
 }
 
 // describedIDs are the group ids a generated Describe asks about: the
@@ -71,6 +85,9 @@ func (ic *intoCheck) check(t *rapid.T, c *model.Coordinator) {
 		t.Fatalf("state %d: SnapshotInto the last state's Snapshot gives\n%s\nSnapshot\n%s", ic.states, dump(got), dump(want))
 	}
 	ic.last = c.Snapshot()
+	for _, g := range want {
+		ic.see("snapshot of a %v group with %d members", g.Kind, min(len(g.Members), 2))
+	}
 
 	ids := rapid.SliceOfN(rapid.SampledFrom(describedIDs), 0, 4).Draw(t, "described ids")
 	conn := model.Conn{ID: uint64(rapid.IntRange(1, 6).Draw(t, "describe conn")), Host: "/10.9.9.9"}
@@ -108,8 +125,10 @@ func (ic *intoCheck) compare(t *rapid.T, c *model.Coordinator, conn model.Conn, 
 		t.Fatalf("state %d: %v v%d: DescribeInto counts clauses %v, Handle %v", ic.states, h.RequestApiKey, h.RequestApiVersion, intoHits, freshHits)
 	}
 	if werr != nil {
+		ic.see("%v %v", h.RequestApiKey, werr)
 		return
 	}
+	ic.see("%v v%d", h.RequestApiKey, h.RequestApiVersion)
 	wb, werr := want.AppendTo(nil, h.RequestApiVersion)
 	b, err := dirty.AppendTo(nil, h.RequestApiVersion)
 	if werr != nil || err != nil || !bytes.Equal(b, wb) {
@@ -219,6 +238,83 @@ func TestDescribeIntoAndSnapshotIntoConsumerRuns(t *testing.T) {
 // held requests and conversions included (mixed_properties_test.go).
 func TestDescribeIntoAndSnapshotIntoMixedRuns(t *testing.T) {
 	rapid.Check(t, mixedPropertyChecking(nil, true))
+}
+
+// The generated runs compare every version of both apis, Describes held
+// behind a held request, and snapshots of both kinds of group, empty or
+// not, so that the comparisons hold for each. From a fixed seed: the
+// counts are the same every time.
+func TestDescribeIntoReachesEveryCase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few hundred generated runs")
+	}
+	seen := map[string]int{}
+	setRapidFlag(t, "rapid.checks", "200")
+	setRapidFlag(t, "rapid.seed", "7")
+	setRapidFlag(t, "rapid.nofailfile", "true")
+	rapid.Check(t, func(t *rapid.T) {
+		m := newMachine(t, rapid.Bool().Draw(t, "faults"))
+		m.into = newIntoCheck()
+		m.into.seen = seen
+		m.run(t)
+	})
+	mixed := mixedPropertyChecking(nil, true)
+	rapid.Check(t, func(t *rapid.T) { intoSeen = seen; mixed(t) })
+	intoSeen = nil
+	want := []string{
+		fmt.Sprintf("%v %v", codec.DescribeGroups, model.ErrParked),
+		fmt.Sprintf("%v %v", codec.ConsumerGroupDescribe, model.ErrParked),
+		"snapshot of a consumer group with 0 members", "snapshot of a consumer group with 2 members",
+		"snapshot of a classic group with 0 members", "snapshot of a classic group with 2 members",
+	}
+	for v := 0; v <= 1; v++ {
+		want = append(want, fmt.Sprintf("%v v%d", codec.ConsumerGroupDescribe, v))
+	}
+	for v := 0; v <= 6; v++ {
+		want = append(want, fmt.Sprintf("%v v%d", codec.DescribeGroups, v))
+	}
+	t.Logf("compared %v", seen)
+	for _, k := range want {
+		if seen[k] == 0 {
+			t.Errorf("never compared: %s (compared %v)", k, seen)
+		}
+	}
+}
+
+// A Describe at a version the coordinator does not serve is refused as
+// Handle refuses it (ErrUnsupportedRequest, the same clause), and leaves
+// the response as it was.
+func TestDescribeIntoUnsupportedVersion(t *testing.T) {
+	for _, tc := range []struct {
+		key  codec.APIKey
+		req  codec.Message
+		resp func() codec.Message
+	}{
+		{codec.ConsumerGroupDescribe, &codec.ConsumerGroupDescribeRequest{GroupIds: []string{"g"}}, func() codec.Message { return junkConsumerDescribe() }},
+		{codec.DescribeGroups, &codec.DescribeGroupsRequest{Groups: []string{"g"}}, func() codec.Message { return junkDescribeGroups() }},
+	} {
+		t.Run(tc.key.String(), func(t *testing.T) {
+			cfg := testConfig()
+			cfg.MaxVersions = map[codec.APIKey]int16{tc.key: 0}
+			fresh, into := model.NewCoordinator(cfg), model.NewCoordinator(cfg)
+			freshHits, intoHits := model.ClauseHits{}, model.ClauseHits{}
+			fresh.SetClauseCounter(freshHits)
+			into.SetClauseCounter(intoHits)
+			h := codec.RequestHeader{RequestApiKey: tc.key, RequestApiVersion: 1, ClientId: codec.Str("x")}
+			_, werr := fresh.Handle(model.Conn{ID: 1}, &h, tc.req)
+			resp := tc.resp()
+			err := into.DescribeInto(model.Conn{ID: 1}, &h, tc.req, resp)
+			if !errors.Is(werr, model.ErrUnsupportedRequest) || !errors.Is(err, model.ErrUnsupportedRequest) {
+				t.Fatalf("v1 above a cap of v0: DescribeInto says %v, Handle %v; want %v", err, werr, model.ErrUnsupportedRequest)
+			}
+			if !maps.Equal(freshHits, intoHits) || !bytes.Equal(fresh.AppendState(nil), into.AppendState(nil)) {
+				t.Fatalf("DescribeInto counts %v and leaves another state; Handle counts %v", intoHits, freshHits)
+			}
+			if !reflect.DeepEqual(resp, tc.resp()) {
+				t.Fatalf("a refused DescribeInto changed the response")
+			}
+		})
+	}
 }
 
 // A request other than a Describe, a response that does not match the

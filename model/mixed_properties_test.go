@@ -350,6 +350,7 @@ func mixedPropertyChecking(hits model.ClauseCounter, into bool) func(*rapid.T) {
 		mm := &mixedMachine{t: t, c: model.NewCoordinator(cfg)}
 		if into {
 			mm.into = newIntoCheck()
+			mm.into.seen = intoSeen
 		}
 		n := rapid.IntRange(2, 5).Draw(t, "processes")
 		for i := range n {
