@@ -116,11 +116,13 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 // answers again into the same response without allocating. An empty list
 // may then be empty where Handle's answer has nil; both encode alike.
 //
-// resp must be one DescribeInto or Handle filled, or decoded, or new:
-// none of its lists may share memory with another. Another request, or a
-// response of another kind or nil, is an error, and changes nothing. A
-// request held behind a held one (ErrParked) leaves resp as it was: its
-// answer comes, as Handle's would, through Released.
+// resp must be one DescribeInto or Handle filled, or one decoded
+// (without codec.DecodeOptions.NoCopy), or new: none of its lists may
+// share memory with another, nor with anything its caller still uses.
+// Another request, or a response of another kind or nil, is an error,
+// and changes nothing. A request held behind a held one (ErrParked)
+// leaves resp as it was: the coordinator keeps req, and its answer comes,
+// as Handle's would, in a new response through Released.
 func (c *Coordinator) DescribeInto(conn Conn, h *codec.RequestHeader, req codec.Message, resp codec.Message) error {
 	ok := false
 	switch r := req.(type) {
