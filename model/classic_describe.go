@@ -1,8 +1,6 @@
 package model
 
 import (
-	"slices"
-
 	"github.com/ghostcheck/ghostcheck/codec"
 )
 
@@ -11,44 +9,44 @@ import (
 // matches by GroupId). GroupId "" is looked up like any id. With
 // IncludeAuthorizedOperations (v3+), a group answered NONE carries the
 // operations the model allows everyone, as ConsumerGroupDescribe does.
-func (c *Coordinator) describeGroups(version int16, r *codec.DescribeGroupsRequest) *codec.DescribeGroupsResponse {
-	resp := &codec.DescribeGroupsResponse{}
-	if len(r.Groups) > 0 {
-		resp.Groups = make([]codec.DescribeGroupsGroup, 0, len(r.Groups))
-	}
-	for _, id := range r.Groups {
-		dg := c.describeClassic(version, id)
+// The answer is written into resp, whose lists are reused (refit).
+func (c *Coordinator) describeGroups(version int16, r *codec.DescribeGroupsRequest, resp *codec.DescribeGroupsResponse) {
+	groups := refit(resp.Groups, len(r.Groups))
+	*resp = codec.DescribeGroupsResponse{Groups: groups}
+	for i, id := range r.Groups {
+		dg := &groups[i]
+		c.describeClassic(version, id, dg)
 		if version >= 3 && r.IncludeAuthorizedOperations && dg.ErrorCode == codec.None {
 			dg.AuthorizedOperations = groupOperations
 		}
-		resp.Groups = append(resp.Groups, dg)
 	}
-	return resp
 }
 
-// describeClassic is one group of a DescribeGroups answer: a classic
-// group's state, protocol type and members (never pending ids), each with
-// its assignment; in Stable also the protocol and each member's metadata
-// for it. A group that is missing, or is a consumer group, is "Dead":
-// GROUP_ID_NOT_FOUND at v6, NONE without members below.
-func (c *Coordinator) describeClassic(version int16, id string) codec.DescribeGroupsGroup {
-	dg := codec.DescribeGroupsGroup{GroupId: id, AuthorizedOperations: codec.AuthorizedOperationsUnknown}
+// describeClassic writes one group of a DescribeGroups answer into dg: a
+// classic group's state, protocol type and members (never pending ids),
+// each with its assignment; in Stable also the protocol and each member's
+// metadata for it. A group that is missing, or is a consumer group, is
+// "Dead": GROUP_ID_NOT_FOUND at v6, NONE without members below.
+func (c *Coordinator) describeClassic(version int16, id string, dg *codec.DescribeGroupsGroup) {
+	members, msg := dg.Members, dg.ErrorMessage
+	// Members is kept, empty, for its array (nil and empty encode alike).
+	*dg = codec.DescribeGroupsGroup{GroupId: id, Members: members[:0], AuthorizedOperations: codec.AuthorizedOperationsUnknown}
 	g := c.classic[id]
 	if g == nil {
-		msg := "Group " + id + " not found."
+		rest := " not found."
 		if c.groups[id] != nil {
 			c.hit("A6.4/describe-consumer-group")
-			msg = "Group " + id + " is not a classic group."
+			rest = " is not a classic group."
 		}
 		dg.GroupState = "Dead"
 		if version >= 6 {
 			c.hit("B8.13/not-found-v6")
 			dg.ErrorCode = codec.GroupIDNotFound
-			dg.ErrorMessage = codec.Str(msg)
+			dg.ErrorMessage = groupMessage(msg, id, rest)
 		} else {
 			c.hit("B8.13/dead-v0-v5")
 		}
-		return dg
+		return
 	}
 	stable := g.state == classicStable
 	if stable {
@@ -59,16 +57,14 @@ func (c *Coordinator) describeClassic(version int16, id string) codec.DescribeGr
 	}
 	dg.GroupState = g.state.String()
 	dg.ProtocolType = g.protocolType
-	if len(g.members) > 0 {
-		dg.Members = make([]codec.DescribeGroupsMember, 0, len(g.members))
-	}
-	for _, m := range g.members {
-		dm := codec.DescribeGroupsMember{MemberId: m.id, GroupInstanceId: m.instance, ClientId: m.clientID,
-			ClientHost: m.host, MemberAssignment: slices.Clone(m.assignment)}
+	dg.Members = refit(members, len(g.members))
+	for i, m := range g.members {
+		dm := &dg.Members[i]
+		meta, assignment := dm.MemberMetadata, dm.MemberAssignment
+		*dm = codec.DescribeGroupsMember{MemberId: m.id, GroupInstanceId: m.instance, ClientId: m.clientID,
+			ClientHost: m.host, MemberAssignment: append(assignment[:0], m.assignment...), MemberMetadata: meta[:0]}
 		if stable {
-			dm.MemberMetadata = slices.Clone(m.metadata(g.protocol))
+			dm.MemberMetadata = append(dm.MemberMetadata, m.metadata(g.protocol)...)
 		}
-		dg.Members = append(dg.Members, dm)
 	}
-	return dg
 }

@@ -101,6 +101,47 @@ func (c *Coordinator) Config() Config { return c.cfg }
 // connection (parked.go). The answers to held requests come through
 // Released.
 func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+	return c.handle(conn, h, req, nil)
+}
+
+// DescribeInto answers a ConsumerGroupDescribe or DescribeGroups request
+// as Handle does (the same answer, encoded at any version; the same
+// effects on the connection's context, the same clauses counted, the same
+// errors), but writes the answer into resp: a
+// *codec.ConsumerGroupDescribeResponse or *codec.DescribeGroupsResponse,
+// the one that matches the request. resp's earlier contents are
+// overwritten, and its lists (groups, members, their assignments, topics,
+// partitions, subscriptions and bytes) reused where they are long enough:
+// a caller that describes at every step (the explorer, package explore)
+// answers again into the same response without allocating. An empty list
+// may then be empty where Handle's answer has nil; both encode alike.
+//
+// resp must be one DescribeInto or Handle filled, or one decoded
+// (without codec.DecodeOptions.NoCopy), or new: none of its lists may
+// share memory with another, nor with anything its caller still uses.
+// Another request, or a response of another kind or nil, is an error,
+// and changes nothing. A request held behind a held one (ErrParked)
+// leaves resp as it was: the coordinator keeps req, and its answer comes,
+// as Handle's would, in a new response through Released.
+func (c *Coordinator) DescribeInto(conn Conn, h *codec.RequestHeader, req codec.Message, resp codec.Message) error {
+	ok := false
+	switch r := req.(type) {
+	case *codec.ConsumerGroupDescribeRequest:
+		into, _ := resp.(*codec.ConsumerGroupDescribeResponse)
+		ok = r != nil && into != nil
+	case *codec.DescribeGroupsRequest:
+		into, _ := resp.(*codec.DescribeGroupsResponse)
+		ok = r != nil && into != nil
+	}
+	if !ok || h == nil {
+		return fmt.Errorf("model: DescribeInto answers a ConsumerGroupDescribe or DescribeGroups request into its response, not %T into %T", req, resp)
+	}
+	_, err := c.handle(conn, h, req, resp)
+	return err
+}
+
+// handle is Handle, answering into into when it is not nil (DescribeInto).
+func (c *Coordinator) handle(conn Conn, h *codec.RequestHeader, req, into codec.Message) (codec.Message, error) {
 	if req == nil || req.IsResponse() || req.Key() != h.RequestApiKey {
 		return nil, fmt.Errorf("model: request body does not match header %v", h.RequestApiKey)
 	}
@@ -109,15 +150,17 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 		hold.queue = append(hold.queue, heldRequest{conn: conn, header: *h, req: req})
 		return nil, ErrParked
 	}
-	resp, err := c.serve(conn, h, req)
+	resp, err := c.serve(conn, h, req, into)
 	if len(c.resume) > 0 {
 		c.resumeHeld()
 	}
 	return resp, err
 }
 
-// serve is Handle for a request its connection lets through.
-func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
+// serve is Handle for a request its connection lets through; a Describe
+// is answered into into when it is the response that matches it, else
+// into a new one.
+func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req, into codec.Message) (codec.Message, error) {
 	if !c.serves(h.RequestApiKey, h.RequestApiVersion) {
 		c.hit("B1.1/unsupported-request")
 		return nil, ErrUnsupportedRequest
@@ -129,7 +172,12 @@ func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message
 	case *codec.ConsumerGroupHeartbeatRequest:
 		return c.heartbeat(conn, clientID, h.RequestApiVersion, r)
 	case *codec.ConsumerGroupDescribeRequest:
-		return c.describe(h.RequestApiVersion, r), nil
+		resp, _ := into.(*codec.ConsumerGroupDescribeResponse)
+		if resp == nil {
+			resp = newDescribeResponse(len(r.GroupIds))
+		}
+		c.describe(h.RequestApiVersion, r, resp)
+		return resp, nil
 	case *codec.LeaveGroupRequest:
 		return c.leaveGroup(h.RequestApiVersion, r), nil
 	case *codec.GetTelemetrySubscriptionsRequest:
@@ -143,7 +191,12 @@ func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message
 	case *codec.HeartbeatRequest:
 		return c.classicHeartbeat(r), nil
 	case *codec.DescribeGroupsRequest:
-		return c.describeGroups(h.RequestApiVersion, r), nil
+		resp, _ := into.(*codec.DescribeGroupsResponse)
+		if resp == nil {
+			resp = &codec.DescribeGroupsResponse{}
+		}
+		c.describeGroups(h.RequestApiVersion, r, resp)
+		return resp, nil
 	}
 	return nil, ErrUnsupportedRequest
 }

@@ -495,33 +495,34 @@ func topicsIn(s partSet) int {
 	return n
 }
 
-// describeArrays are the arrays the assignments of one Describe answer
-// share: describedPartitions takes each list from their front, capped at
-// its end.
+// describeArrays are what the members of one described group take their
+// lists from (describeGroup) when the answer they are written into holds
+// none long enough: each is made on first need (take), at the size np,
+// nt or nn says all lists still to take need.
 type describeArrays struct {
-	parts  []int32
-	topics []codec.DescribedTopicPartitions
+	parts      []int32
+	topics     []codec.DescribedTopicPartitions
+	names      []string
+	np, nt, nn int
 }
 
-// describedPartitions renders a set for ConsumerGroupDescribe, in arrays
-// taken from a.
-func (c *Coordinator) describedPartitions(s partSet, a *describeArrays) codec.DescribedAssignment {
-	if len(s) == 0 {
-		return codec.DescribedAssignment{}
-	}
-	nt := topicsIn(s)
-	out := a.topics[:0:nt]
-	a.topics = a.topics[nt:]
-	parts := a.parts[:len(s):len(s)]
-	a.parts = a.parts[len(s):]
-	from := 0
+// describedPartitions renders a set for ConsumerGroupDescribe, its topics
+// in old's array and each topic's partitions in the one old's element
+// held, where they fit, or else in arrays taken from a.
+func (c *Coordinator) describedPartitions(s partSet, old []codec.DescribedTopicPartitions, a *describeArrays) []codec.DescribedTopicPartitions {
+	out := take(old, topicsIn(s), &a.topics, &a.nt)
+	from, k := 0, 0
 	for i, p := range s {
-		parts[i] = p.partition
 		if i+1 == len(s) || s[i+1].topic != p.topic {
 			t := &c.topics[p.topic]
-			out = append(out, codec.DescribedTopicPartitions{TopicId: t.ID, TopicName: t.Name, Partitions: parts[from : i+1 : i+1]})
-			from = i + 1
+			tp := &out[k]
+			parts := take(tp.Partitions, i+1-from, &a.parts, &a.np)
+			for j := range parts {
+				parts[j] = s[from+j].partition
+			}
+			*tp = codec.DescribedTopicPartitions{TopicId: t.ID, TopicName: t.Name, Partitions: parts}
+			from, k = i+1, k+1
 		}
 	}
-	return codec.DescribedAssignment{TopicPartitions: out}
+	return out
 }

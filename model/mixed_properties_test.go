@@ -54,6 +54,9 @@ type mixedMachine struct {
 	d     uint64
 	last  rules.GroupSnapshot
 	have  bool
+	// into, when set, holds DescribeInto and SnapshotInto to Handle and
+	// Snapshot at every check (describe_into_test.go).
+	into *intoCheck
 }
 
 func (mm *mixedMachine) send(p *mixedProc, version int16, req codec.Message) codec.Message {
@@ -233,6 +236,9 @@ func (mm *mixedMachine) act(t *rapid.T) {
 // check asserts the invariants against the step before.
 func (mm *mixedMachine) check(t *rapid.T, what string) {
 	mm.deliver()
+	if mm.into != nil {
+		mm.into.check(t, mm.c)
+	}
 	var g rules.GroupSnapshot
 	found := false
 	for _, s := range mm.c.Snapshot() {
@@ -326,6 +332,12 @@ func setRapidFlag(t *testing.T, name, value string) {
 }
 
 func mixedProperty(hits model.ClauseCounter) func(*rapid.T) {
+	return mixedPropertyChecking(hits, false)
+}
+
+// mixedPropertyChecking is mixedProperty, also holding DescribeInto and
+// SnapshotInto to Handle and Snapshot at every check (into).
+func mixedPropertyChecking(hits model.ClauseCounter, into bool) func(*rapid.T) {
 	return func(t *rapid.T) {
 		cfg := testConfig()
 		classicConfig(&cfg)
@@ -336,6 +348,10 @@ func mixedProperty(hits model.ClauseCounter) func(*rapid.T) {
 		cfg.InitialRebalanceDelayMs = rapid.SampledFrom([]int32{0, 3000}).Draw(t, "initial delay")
 		cfg.Clauses = hits
 		mm := &mixedMachine{t: t, c: model.NewCoordinator(cfg)}
+		if into {
+			mm.into = newIntoCheck()
+			mm.into.seen = intoSeen
+		}
 		n := rapid.IntRange(2, 5).Draw(t, "processes")
 		for i := range n {
 			p := &mixedProc{classic: rapid.Bool().Draw(t, "classic"), conn: uint64(i + 1), gen: -1}

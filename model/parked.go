@@ -172,7 +172,7 @@ func (c *Coordinator) resumeHeld() {
 		for h != nil && !h.active && len(h.queue) > 0 {
 			r := h.queue[0]
 			h.queue = h.queue[1:]
-			resp, err := c.serve(r.conn, &r.header, r.req)
+			resp, err := c.serve(r.conn, &r.header, r.req, nil)
 			switch {
 			case errors.Is(err, ErrParked):
 				// held again (hold made it active), or dropped at once

@@ -31,6 +31,9 @@ type machine struct {
 	// processes never share a source (the duplicate ids a shared or weak
 	// source makes are UniqueMemberIDs' to catch, librdkafka#5263).
 	seed uint64
+	// into, when set, holds DescribeInto and SnapshotInto to Handle and
+	// Snapshot after every check (describe_into_test.go).
+	into *intoCheck
 }
 
 func newMachine(t *rapid.T, faults bool) *machine {
@@ -238,6 +241,9 @@ func (m *machine) check(t *rapid.T) {
 		if own := p.client.MemberID(); !reflect.DeepEqual(p.allIDs, []string{own}) {
 			t.Fatalf("%s (member id %s) was given ids %v", p.name, own, p.allIDs)
 		}
+	}
+	if m.into != nil {
+		m.into.check(t, m.w.coord)
 	}
 }
 

@@ -7,9 +7,16 @@ import "encoding/binary"
 // it tries. The JoinGroup answer's members and the assignment are replaced
 // when they change, never written into, so the copy shares them; the
 // configuration's topic list, which Resubscribe replaces, too.
-func (c *Classic) Clone() *Classic {
-	out := *c
-	return &out
+func (c *Classic) Clone() *Classic { return c.CloneInto(nil) }
+
+// CloneInto is Clone made in dst's memory, for a caller that lets go of
+// dst: dst must be a consumer nobody uses any more; nil makes a new one.
+func (c *Classic) CloneInto(dst *Classic) *Classic {
+	if dst == nil {
+		dst = new(Classic)
+	}
+	*dst = *c
+	return dst
 }
 
 // AppendState appends a canonical encoding of everything that decides the

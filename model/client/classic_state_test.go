@@ -58,6 +58,26 @@ func TestClassicCloneSharesNothing(t *testing.T) {
 	}
 }
 
+// A clone into a consumer nobody uses is the clone Clone makes, without
+// allocating.
+func TestClassicCloneIntoIsClone(t *testing.T) {
+	c := leaderOf(t, "app-1", "app-2")
+	old := leaderOf(t, "app-3", "app-4")
+	into := c.CloneInto(old)
+	if into != old {
+		t.Fatal("CloneInto did not clone into dst")
+	}
+	if got, want := into.AppendState(nil, asIs), c.Clone().AppendState(nil, asIs); !bytes.Equal(got, want) {
+		t.Fatalf("CloneInto gives another consumer than Clone")
+	}
+	if n := testing.AllocsPerRun(10, func() { classicSink = c.CloneInto(into) }); n != 0 {
+		t.Fatalf("CloneInto allocates %v times, want none", n)
+	}
+}
+
+// classicSink keeps a clone from being optimised away.
+var classicSink *client.Classic
+
 func TestClassicAppendState(t *testing.T) {
 	a, b := leaderOf(t, "app-00000000-0000-0000-0000-000000000001", "app-00000000-0000-0000-0000-000000000002"),
 		leaderOf(t, "app-00000000-0000-0000-0000-000000000007", "app-00000000-0000-0000-0000-000000000009")

@@ -91,7 +91,7 @@ type Client struct {
 	hbVersion int16                  // negotiated
 	lgVersion int16                  // highest LeaveGroup version the broker speaks
 	corr      int32                  // the last correlation id used
-	maxSeen   []codec.ApiVersionsKey // the broker's last list (storage reused)
+	maxSeen   []codec.ApiVersionsKey // the broker's last list (shared by clones: replaced, never changed)
 
 	// The subscription: subGen counts changes (Resubscribe); ackedGen is
 	// the one a successful response acknowledged, sentGen the one the
@@ -101,7 +101,8 @@ type Client struct {
 	subGen, ackedGen, sentGen int32
 	clearNames, clearRegex    bool
 	// sentOwned is what the last heartbeat reported as owned (ownedKey,
-	// for NullOwnedWhenUnchanged); empty after a join or a failure. The
+	// for NullOwnedWhenUnchanged); empty after a join or a failure.
+	// Replaced when it changes, never written over: clones share it. The
 	// fields are in an order that packs them: the explorer (package
 	// explore) copies a client at every step it tries.
 	sentOwned []byte

@@ -1,6 +1,10 @@
 package client
 
-import "github.com/ghostcheck/ghostcheck/codec"
+import (
+	"slices"
+
+	"github.com/ghostcheck/ghostcheck/codec"
+)
 
 // Conn is the client's side of one connection: it knows whether the
 // connection has carried a request yet (KIP-1313: ClientId on the first
@@ -40,9 +44,12 @@ func (c *Client) OnApiVersions(resp *codec.ApiVersionsResponse) {
 	if resp.ErrorCode != codec.None {
 		return
 	}
-	// Every connection asks: the list's storage is reused (a map of a
-	// broker's dozen apis would allocate at each).
-	c.maxSeen = append(c.maxSeen[:0], resp.ApiKeys...)
+	// Every connection asks, and a broker answers the same list each
+	// time: it is kept, not copied, when it is the one held (clones share
+	// it, Clone). A new list is made anew, never written over.
+	if !slices.EqualFunc(c.maxSeen, resp.ApiKeys, sameVersions) {
+		c.maxSeen = slices.Clone(resp.ApiKeys)
+	}
 	c.hbVersion, c.lgVersion = c.cfg.HeartbeatVersion, maxLeaveGroupVersion
 	if m, ok := c.BrokerMaxVersion(codec.ConsumerGroupHeartbeat); ok && m < c.hbVersion {
 		c.hbVersion = m
@@ -64,4 +71,10 @@ func (c *Client) BrokerMaxVersion(key codec.APIKey) (int16, bool) {
 		}
 	}
 	return 0, false
+}
+
+// sameVersions reports whether two entries of a broker's list give one api
+// the same versions (all the client reads of them).
+func sameVersions(a, b codec.ApiVersionsKey) bool {
+	return a.ApiKey == b.ApiKey && a.MinVersion == b.MinVersion && a.MaxVersion == b.MaxVersion
 }

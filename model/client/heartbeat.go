@@ -36,7 +36,7 @@ func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 		r.RebalanceTimeoutMs = c.cfg.RebalanceTimeoutMs
 		c.subscription(r)
 		r.TopicPartitions = []codec.ConsumerGroupHeartbeatTopicPartitions{}
-		c.sentOwned = c.sentOwned[:0]
+		c.sentOwned = nil
 		if c.cfg.RackID != "" {
 			r.RackId = codec.Str(c.cfg.RackID)
 		}
@@ -54,7 +54,9 @@ func (c *Client) NextHeartbeat() (*codec.ConsumerGroupHeartbeatRequest, int16) {
 		}
 		if c.needFull || !c.cfg.NullOwnedWhenUnchanged || !bytes.Equal(key, c.sentOwned) {
 			r.TopicPartitions = owned
-			c.sentOwned = append(c.sentOwned[:0], key...)
+			if !bytes.Equal(key, c.sentOwned) {
+				c.sentOwned = bytes.Clone(key) // a new one: clones share the old
+			}
 		}
 		if c.needFull {
 			r.RebalanceTimeoutMs = c.cfg.RebalanceTimeoutMs

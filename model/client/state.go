@@ -2,20 +2,26 @@ package client
 
 import (
 	"encoding/binary"
-	"slices"
 )
 
 // Clone returns a copy of the client that shares nothing it changes: the
 // explorer (package explore) steps a copy for each transition it tries.
 // The configuration (its topic list, which Resubscribe replaces but never
 // changes in place, and its random source, read only by New), the ids
-// (replaced whole when one changes) and the owned partitions (a list
-// OnHeartbeat builds anew, never changed once built) are shared.
-func (c *Client) Clone() *Client {
-	out := *c
-	out.maxSeen = slices.Clone(c.maxSeen) // OnApiVersions reuses its storage
-	out.sentOwned = slices.Clone(c.sentOwned)
-	return &out
+// (replaced whole when one changes), the owned partitions (a list
+// OnHeartbeat builds anew, never changed once built), the broker's
+// version list and what the last heartbeat reported as owned (each
+// replaced when it changes) are shared: a clone is one allocation.
+func (c *Client) Clone() *Client { return c.CloneInto(nil) }
+
+// CloneInto is Clone made in dst's memory, for a caller that lets go of
+// dst: dst must be a client nobody uses any more; nil makes a new one.
+func (c *Client) CloneInto(dst *Client) *Client {
+	if dst == nil {
+		dst = new(Client)
+	}
+	*dst = *c
+	return dst
 }
 
 // AppendState appends a canonical encoding of everything that decides the

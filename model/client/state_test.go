@@ -19,30 +19,71 @@ func joinedAt3(t *testing.T, seed uint64) *client.Client {
 	return c
 }
 
+// TestCloneSharesNothing: moving the original every way it can move
+// (including what clones share until it is replaced: the broker's version
+// list, and what the last heartbeat reported as owned) leaves its clone's
+// state and next heartbeat as they were.
 func TestCloneSharesNothing(t *testing.T) {
+	for _, nullOwned := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NullOwnedWhenUnchanged=%v", nullOwned), func(t *testing.T) {
+			c := newClient(t, client.Config{ClientID: "c", GroupID: group1, InstanceID: "i1", Topics: []string{"a", "b"}, HeartbeatVersion: 1,
+				NullOwnedWhenUnchanged: nullOwned, Rand: seededReader(1)})
+			c.OnApiVersions(apiVersionsResponse(codec.None, []codec.ApiVersionsKey{{ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 1},
+				{ApiKey: codec.LeaveGroup, MaxVersion: 5}}))
+			c.NextHeartbeat()
+			c.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(c.MemberID()), MemberEpoch: 3, HeartbeatIntervalMs: 5000,
+				Assignment: &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: hbParts("a0 a1 b1")}})
+			c.NextHeartbeat() // reports a0 a1 b1
+			c.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(c.MemberID()), MemberEpoch: 3, HeartbeatIntervalMs: 5000})
+			cl := c.Clone()
+			state := cl.AppendState(nil)
+			wantNext, wantV := c.Clone().NextHeartbeat()
+
+			// Move the original on every way it can move.
+			c.NextHeartbeat()
+			c.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(c.MemberID()), MemberEpoch: 4, HeartbeatIntervalMs: 5000,
+				Assignment: &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: hbParts("a2 b0")}})
+			c.NextHeartbeat() // reports a2 b0
+			c.OnApiVersions(apiVersionsResponse(codec.None, []codec.ApiVersionsKey{{ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 0}}))
+			c.Resubscribe([]string{"b"}, "")
+			c.NextHeartbeat()
+			c.OnHeartbeatLost()
+
+			if got := cl.AppendState(nil); !bytes.Equal(got, state) {
+				t.Fatal("moving the original changed its clone's state")
+			}
+			got, v := cl.NextHeartbeat()
+			if v != wantV {
+				t.Fatalf("the clone's next heartbeat is v%d, want v%d", v, wantV)
+			}
+			if d := codectest.WireDiff(v, got, wantNext); d != "" {
+				t.Fatalf("the clone's next heartbeat is not what the original's would have been before it moved:\n%s", d)
+			}
+		})
+	}
+}
+
+// cloneSink keeps a clone from being optimised away.
+var cloneSink *client.Client
+
+// A clone into a client nobody uses is the clone Clone makes, and a clone
+// allocates once (the explorer copies a client at every step it tries).
+func TestCloneIntoIsClone(t *testing.T) {
 	c := joinedAt3(t, 1)
-	cl := c.Clone()
-	state := cl.AppendState(nil)
-	wantNext, wantV := c.Clone().NextHeartbeat()
-
-	// Move the original on every way it can move.
-	c.NextHeartbeat()
-	c.OnHeartbeat(&codec.ConsumerGroupHeartbeatResponse{MemberId: codec.Str(c.MemberID()), MemberEpoch: 4, HeartbeatIntervalMs: 5000,
-		Assignment: &codec.ConsumerGroupHeartbeatAssignment{TopicPartitions: hbParts("a2 b0")}})
-	c.OnApiVersions(apiVersionsResponse(codec.None, []codec.ApiVersionsKey{{ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 0}}))
-	c.Resubscribe([]string{"b"}, "")
-	c.NextHeartbeat()
-	c.OnHeartbeatLost()
-
-	if got := cl.AppendState(nil); !bytes.Equal(got, state) {
-		t.Fatal("moving the original changed its clone's state")
+	old := joinedAt3(t, 2)
+	old.OnApiVersions(apiVersionsResponse(codec.None, []codec.ApiVersionsKey{{ApiKey: codec.ConsumerGroupHeartbeat, MaxVersion: 0}}))
+	into := c.CloneInto(old)
+	if into != old {
+		t.Fatal("CloneInto did not clone into dst")
 	}
-	got, v := cl.NextHeartbeat()
-	if v != wantV {
-		t.Fatalf("the clone's next heartbeat is v%d, want v%d", v, wantV)
+	if got, want := into.AppendState(nil), c.Clone().AppendState(nil); !bytes.Equal(got, want) || into.MemberID() != c.MemberID() || into.InstanceID() != c.InstanceID() {
+		t.Fatalf("CloneInto gives another client than Clone")
 	}
-	if d := codectest.WireDiff(v, got, wantNext); d != "" {
-		t.Fatalf("the clone's next heartbeat is not what the original's would have been before it moved:\n%s", d)
+	if n := testing.AllocsPerRun(10, func() { cloneSink = c.Clone() }); n != 1 {
+		t.Fatalf("Clone allocates %v times, want once", n)
+	}
+	if n := testing.AllocsPerRun(10, func() { cloneSink = c.CloneInto(into) }); n != 0 {
+		t.Fatalf("CloneInto allocates %v times, want none", n)
 	}
 }
 

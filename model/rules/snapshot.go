@@ -288,13 +288,33 @@ func SnapshotFromDescribeGroups(resp *codec.DescribeGroupsResponse) []GroupSnaps
 // coordinators add what only they see (Classic's Waiting,
 // SessionTimeoutMs, New).
 func ClassicMemberSnapshot(memberID, instanceID string, assignment []byte) MemberSnapshot {
-	if len(assignment) == 0 {
-		assignment = nil
-	} else {
-		assignment = slices.Clone(assignment)
+	var ms MemberSnapshot
+	ClassicMemberSnapshotInto(&ms, memberID, instanceID, assignment)
+	return ms
+}
+
+// ClassicMemberSnapshotInto is ClassicMemberSnapshot written into ms's
+// memory: its lists and its Classic record are reused where they fit (a
+// coordinator's snapshot taken again into the same memory,
+// model.Coordinator.SnapshotInto); everything ms held is overwritten.
+func ClassicMemberSnapshotInto(ms *MemberSnapshot, memberID, instanceID string, assignment []byte) {
+	assigned, names, cm := ms.Assigned, ms.SubscribedTopicNames, ms.Classic
+	if cm == nil {
+		cm = new(ClassicMember)
 	}
-	return MemberSnapshot{MemberID: memberID, InstanceID: instanceID, Assigned: DecodeAssignment(assignment),
-		SubscribedTopicNames: []string{}, Classic: &ClassicMember{Assignment: assignment}}
+	var b []byte // nil when empty
+	if len(assignment) > 0 {
+		b = append(cm.Assignment[:0], assignment...)
+	}
+	*cm = ClassicMember{Assignment: b}
+	if assigned == nil {
+		assigned = []TopicPartition{}
+	}
+	if names == nil {
+		names = []string{}
+	}
+	*ms = MemberSnapshot{MemberID: memberID, InstanceID: instanceID, Assigned: appendAssignment(assigned[:0], b),
+		SubscribedTopicNames: names[:0], Classic: cm}
 }
 
 // DecodeAssignment reads a classic member's assignment bytes as a
@@ -304,7 +324,11 @@ func ClassicMemberSnapshot(memberID, instanceID string, assignment []byte) Membe
 // "consumer" may hold anything) assign nothing: the list is empty, never
 // nil.
 func DecodeAssignment(b []byte) []TopicPartition {
-	out := []TopicPartition{}
+	return appendAssignment([]TopicPartition{}, b)
+}
+
+// appendAssignment is DecodeAssignment appended to out, an empty list.
+func appendAssignment(out []TopicPartition, b []byte) []TopicPartition {
 	if len(b) == 0 {
 		return out
 	}
