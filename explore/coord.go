@@ -125,7 +125,7 @@ func (co *coord) retain() { co.refs++ }
 // worker keeps co to recycle (fork), unless it keeps enough already.
 func (w *worker) release(co *coord) {
 	if co.refs--; co.refs == 0 && len(w.spare) < maxFree {
-		co.snap, co.hasSnap = nil, false // its model and impl are stepped into again (fork)
+		co.hasSnap = false // its model and impl are stepped into again (fork)
 		w.spare = append(w.spare, co)
 	}
 }
@@ -136,7 +136,7 @@ const maxFree = 64
 // derive computes what the explorer reads of a coordinator after its
 // step; its form waits until asked for (form).
 func (w *worker) derive(co *coord) {
-	co.snap, co.hasSnap = nil, false
+	co.hasSnap = false
 	co.formed = false
 	co.next, co.hasNext = co.m.NextDeadline()
 }
@@ -172,7 +172,7 @@ func (w *worker) formRequest(b []byte, h *codec.RequestHeader, req codec.Message
 // groups is the model's snapshot.
 func (co *coord) groups() []rules.GroupSnapshot {
 	if !co.hasSnap {
-		co.snap, co.hasSnap = co.m.Snapshot(), true
+		co.snap, co.hasSnap = co.m.SnapshotInto(co.snap), true
 	}
 	return co.snap
 }
@@ -284,7 +284,11 @@ func (w *worker) settle(t *state) error {
 // describe asks both coordinators the same Describe, on a connection of
 // the explorer's own, and holds impl's answer to the model's.
 func (w *worker) describe(co *coord, h *codec.RequestHeader, req codec.Message) error {
-	mr, merr := co.m.Handle(model.Conn{ID: describeConn, Host: clientHost}, h, req)
+	var mr codec.Message = &w.mcons
+	if h.RequestApiKey == codec.DescribeGroups {
+		mr = &w.mclassic
+	}
+	merr := co.m.DescribeInto(model.Conn{ID: describeConn, Host: clientHost}, h, req, mr)
 	ir, ierr := co.i.Handle(impl.Conn{ID: describeConn, Host: clientHost}, h, req)
 	co.m.Disconnect(describeConn)
 	co.i.Disconnect(describeConn)

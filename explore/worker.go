@@ -31,6 +31,8 @@ type worker struct {
 	transitions, terminal uint64
 
 	menc, ienc []byte // encoded answers, for lockstep
+	mcons      codec.ConsumerGroupDescribeResponse
+	mclassic   codec.DescribeGroupsResponse
 	// describing is the request settle asks both coordinators on every
 	// transition, kept here so that asking it allocates nothing.
 	describing struct {
