@@ -388,18 +388,15 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 
 // serve is Handle without resuming the connections it unblocks.
 func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	served := c.serves(h.RequestApiKey, h.RequestApiVersion)
-	clientID, cs, held := c.admit(conn, h, req, served)
+	clientID, cs, err := c.open(conn, h, req)
 	switch {
-	case held:
-		return nil, ErrParked
-	case !served:
-		return nil, ErrUnsupportedRequest
-	case c.cfg.Unserved[h.RequestApiKey]:
+	case err == errUnserved:
 		if resp := unservedResponse(req); resp != nil {
 			return resp, nil
 		}
 		return nil, ErrUnsupportedRequest
+	case err != nil:
+		return nil, err
 	}
 	switch r := req.(type) {
 	case *codec.ApiVersionsRequest:
@@ -447,22 +444,44 @@ func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *co
 	if h.RequestApiKey != codec.ConsumerGroupHeartbeat {
 		return fmt.Errorf("impl: request body does not match header %v", h.RequestApiKey)
 	}
-	served := c.serves(codec.ConsumerGroupHeartbeat, h.RequestApiVersion)
-	clientID, cs, held := c.admit(conn, h, req, served)
+	clientID, cs, err := c.open(conn, h, req)
 	switch {
-	case held:
-		return ErrParked
-	case !served:
-		return ErrUnsupportedRequest
-	case c.cfg.Unserved[codec.ConsumerGroupHeartbeat]:
+	case err == errUnserved:
 		*resp = codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnsupportedVersion}
 		return nil
+	case err != nil:
+		return err
 	}
 	if c.heartbeat(conn, clientID, cs, h.RequestApiVersion, req, resp) {
 		return ErrUnsupportedRequest
 	}
 	c.maybeResume()
 	return nil
+}
+
+// errUnserved is open's word for a request of an api the coordinator
+// advertises but does not serve (Config.Unserved): each caller answers it
+// in its own form.
+var errUnserved = errors.New("impl: api advertised, not served")
+
+// open is what every request goes through first (Handle, HandleHeartbeat,
+// DescribeInto): admit, then the refusals. It returns ErrParked for a
+// request held behind another of its connection, ErrUnsupportedRequest
+// for one the coordinator does not serve, errUnserved for one of an api
+// Config.Unserved names, else the ClientId the request is attributed to
+// and its connection's context.
+func (c *Coordinator) open(conn Conn, h *codec.RequestHeader, req codec.Message) (string, *connState, error) {
+	served := c.serves(h.RequestApiKey, h.RequestApiVersion)
+	clientID, cs, held := c.admit(conn, h, req, served)
+	switch {
+	case held:
+		return "", nil, ErrParked
+	case !served:
+		return "", nil, ErrUnsupportedRequest
+	case c.cfg.Unserved[h.RequestApiKey]:
+		return clientID, cs, errUnserved
+	}
+	return clientID, cs, nil
 }
 
 // admit lets a request through its connection, under the connection's
@@ -733,9 +752,7 @@ func unservedResponse(req codec.Message) codec.Message {
 		return &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnsupportedVersion}
 	case *codec.ConsumerGroupDescribeRequest:
 		resp := &codec.ConsumerGroupDescribeResponse{Groups: make([]codec.DescribedGroup, 0, len(r.GroupIds))}
-		for _, g := range r.GroupIds {
-			resp.Groups = append(resp.Groups, codec.DescribedGroup{GroupId: g, ErrorCode: codec.UnsupportedVersion, AuthorizedOperations: codec.AuthorizedOperationsOmitted})
-		}
+		unservedDescribeInto(r, resp)
 		return resp
 	}
 	return nil
