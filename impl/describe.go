@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,6 +28,9 @@ const groupOperations int32 = 1<<3 | 1<<6 | 1<<8 | 1<<10 | 1<<11
 // left as it was; a request held behind another of its connection
 // (ErrParked) is answered through Released, in a response of its own.
 func (c *Coordinator) DescribeInto(conn Conn, h *codec.RequestHeader, req codec.Message, resp codec.Message) error {
+	if h == nil {
+		return errors.New("impl: DescribeInto without a request header")
+	}
 	if req == nil || req.IsResponse() || req.Key() != h.RequestApiKey {
 		return fmt.Errorf("impl: request body does not match header %v", h.RequestApiKey)
 	}
