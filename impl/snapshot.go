@@ -85,7 +85,10 @@ func (c *Coordinator) Snapshot() []GroupSnapshot { return c.SnapshotInto(nil) }
 // still read (a snapshot of Snapshot or SnapshotInto qualifies). A caller
 // that takes a snapshot after every step (the explorer) keeps the result
 // and hands it back: once the lists have the room, a snapshot allocates
-// nothing.
+// nothing (but the list of the groups to visit, beyond four). What nil
+// stands for drops the arrays it replaces: no group (all of dst), a group
+// without members (its members'), a consumer group where a classic one
+// was (its classic parts).
 func (c *Coordinator) SnapshotInto(dst []GroupSnapshot) []GroupSnapshot {
 	var few [4]*group // mostly a few: no array made
 	live := c.live.appendTo(few[:0])
