@@ -183,7 +183,14 @@ type connShard struct {
 	m  map[uint64]*connState
 	// holds are the shard's connections with a held request (parked.go).
 	holds map[uint64]*connHold
-	_     [32]byte // keep shards on separate cache lines
+	// spare is the context of the connection last closed (Disconnect),
+	// for the next new one's: the explorer opens and closes a connection
+	// for its describe of every state. A request of the closed
+	// connection still in flight may hold it; all it does with it is
+	// cache a group, which is good for any connection (connState.group
+	// is checked before use).
+	spare *connState
+	_     [24]byte // keep shards on separate cache lines
 }
 
 // timerShard is a heap of (deadline, group): a group is pushed when its
@@ -519,7 +526,13 @@ func (c *Coordinator) admit(conn Conn, h *codec.RequestHeader, req codec.Message
 	cs := s.m[conn.ID]
 	fresh := cs == nil
 	if fresh {
-		cs = &connState{first: h.ClientId.Value}
+		if cs = s.spare; cs != nil {
+			s.spare = nil
+			cs.group.Store(nil)
+		} else {
+			cs = &connState{}
+		}
+		cs.first = h.ClientId.Value
 		if c.mut.Has(MutFirstClientIDForgotten) {
 			cs.first = ""
 		}
@@ -529,11 +542,12 @@ func (c *Coordinator) admit(conn Conn, h *codec.RequestHeader, req codec.Message
 		}
 		s.m[conn.ID] = cs
 	}
+	first := cs.first // read under the lock: a closed connection's context is reused
 	s.mu.Unlock()
 	if h.ClientId.Valid && !(c.mut.Has(MutLaterClientIDIgnored) && !fresh) {
 		return h.ClientId.Value, cs, false
 	}
-	return cs.first, cs, false
+	return first, cs, false
 }
 
 // ConnClientID returns the ClientId the coordinator attributes to conn, and
@@ -560,7 +574,10 @@ func (c *Coordinator) Disconnect(connID uint64) {
 	}
 	s := &c.conns[connID%nConnShards]
 	s.mu.Lock()
-	delete(s.m, connID)
+	if cs := s.m[connID]; cs != nil {
+		delete(s.m, connID)
+		s.spare = cs
+	}
 	s.mu.Unlock()
 }
 
