@@ -100,7 +100,8 @@ type Coordinator struct {
 	// spareConns are connection contexts of the coordinator CopyTo copied
 	// over that the copy did not need (at most maxSpareConns), for the
 	// next copy's (only CopyTo, which has the coordinator to itself, uses
-	// them: a context a request holds is never recycled).
+	// them). A connection closed by Disconnect leaves its context to its
+	// shard's next new connection instead (connShard.spare).
 	spareConns []*connState
 }
 
