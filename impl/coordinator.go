@@ -100,7 +100,8 @@ type Coordinator struct {
 	// spareConns are connection contexts of the coordinator CopyTo copied
 	// over that the copy did not need (at most maxSpareConns), for the
 	// next copy's (only CopyTo, which has the coordinator to itself, uses
-	// them: a context a request holds is never recycled).
+	// them). A connection closed by Disconnect leaves its context to its
+	// shard's next new connection instead (connShard.spare).
 	spareConns []*connState
 }
 
@@ -183,7 +184,14 @@ type connShard struct {
 	m  map[uint64]*connState
 	// holds are the shard's connections with a held request (parked.go).
 	holds map[uint64]*connHold
-	_     [32]byte // keep shards on separate cache lines
+	// spare is the context of the connection last closed (Disconnect),
+	// for the next new one's: the explorer opens and closes a connection
+	// for its describe of every state. A request of the closed
+	// connection still in flight may hold it; all it does with it is
+	// cache a group, which is good for any connection (connState.group
+	// is checked before use).
+	spare *connState
+	_     [24]byte // keep shards on separate cache lines
 }
 
 // timerShard is a heap of (deadline, group): a group is pushed when its
@@ -383,23 +391,30 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 	}
 	resp, err := c.serve(conn, h, req)
 	c.maybeResume()
+	if observeState != nil {
+		observeState(c)
+	}
 	return resp, err
 }
 
+// observeState, when set, is called with the coordinator after every
+// request Handle or HandleHeartbeat serves and every Expire, nothing of it
+// locked: impl's tests set it (export_test.go) to look at every state the
+// equivalence property's generated sequences reach. It is never set
+// otherwise.
+var observeState func(*Coordinator)
+
 // serve is Handle without resuming the connections it unblocks.
 func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
-	served := c.serves(h.RequestApiKey, h.RequestApiVersion)
-	clientID, cs, held := c.admit(conn, h, req, served)
+	clientID, cs, err := c.open(conn, h, req)
 	switch {
-	case held:
-		return nil, ErrParked
-	case !served:
-		return nil, ErrUnsupportedRequest
-	case c.cfg.Unserved[h.RequestApiKey]:
+	case err == errUnserved:
 		if resp := unservedResponse(req); resp != nil {
 			return resp, nil
 		}
 		return nil, ErrUnsupportedRequest
+	case err != nil:
+		return nil, err
 	}
 	switch r := req.(type) {
 	case *codec.ApiVersionsRequest:
@@ -447,22 +462,47 @@ func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *co
 	if h.RequestApiKey != codec.ConsumerGroupHeartbeat {
 		return fmt.Errorf("impl: request body does not match header %v", h.RequestApiKey)
 	}
-	served := c.serves(codec.ConsumerGroupHeartbeat, h.RequestApiVersion)
-	clientID, cs, held := c.admit(conn, h, req, served)
+	clientID, cs, err := c.open(conn, h, req)
 	switch {
-	case held:
-		return ErrParked
-	case !served:
-		return ErrUnsupportedRequest
-	case c.cfg.Unserved[codec.ConsumerGroupHeartbeat]:
+	case err == errUnserved:
 		*resp = codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnsupportedVersion}
 		return nil
+	case err != nil:
+		return err
 	}
 	if c.heartbeat(conn, clientID, cs, h.RequestApiVersion, req, resp) {
 		return ErrUnsupportedRequest
 	}
 	c.maybeResume()
+	if observeState != nil {
+		observeState(c)
+	}
 	return nil
+}
+
+// errUnserved is open's word for a request of an api the coordinator
+// advertises but does not serve (Config.Unserved): each caller answers it
+// in its own form.
+var errUnserved = errors.New("impl: api advertised, not served")
+
+// open is what every request goes through first (Handle, HandleHeartbeat,
+// DescribeInto): admit, then the refusals. It returns ErrParked for a
+// request held behind another of its connection, ErrUnsupportedRequest
+// for one the coordinator does not serve, errUnserved for one of an api
+// Config.Unserved names, else the ClientId the request is attributed to
+// and its connection's context.
+func (c *Coordinator) open(conn Conn, h *codec.RequestHeader, req codec.Message) (string, *connState, error) {
+	served := c.serves(h.RequestApiKey, h.RequestApiVersion)
+	clientID, cs, held := c.admit(conn, h, req, served)
+	switch {
+	case held:
+		return "", nil, ErrParked
+	case !served:
+		return "", nil, ErrUnsupportedRequest
+	case c.cfg.Unserved[h.RequestApiKey]:
+		return clientID, cs, errUnserved
+	}
+	return clientID, cs, nil
 }
 
 // admit lets a request through its connection, under the connection's
@@ -487,7 +527,13 @@ func (c *Coordinator) admit(conn Conn, h *codec.RequestHeader, req codec.Message
 	cs := s.m[conn.ID]
 	fresh := cs == nil
 	if fresh {
-		cs = &connState{first: h.ClientId.Value}
+		if cs = s.spare; cs != nil {
+			s.spare = nil
+			cs.group.Store(nil)
+		} else {
+			cs = &connState{}
+		}
+		cs.first = h.ClientId.Value
 		if c.mut.Has(MutFirstClientIDForgotten) {
 			cs.first = ""
 		}
@@ -497,11 +543,12 @@ func (c *Coordinator) admit(conn Conn, h *codec.RequestHeader, req codec.Message
 		}
 		s.m[conn.ID] = cs
 	}
+	first := cs.first // read under the lock: a closed connection's context is reused
 	s.mu.Unlock()
 	if h.ClientId.Valid && !(c.mut.Has(MutLaterClientIDIgnored) && !fresh) {
 		return h.ClientId.Value, cs, false
 	}
-	return cs.first, cs, false
+	return first, cs, false
 }
 
 // ConnClientID returns the ClientId the coordinator attributes to conn, and
@@ -528,7 +575,10 @@ func (c *Coordinator) Disconnect(connID uint64) {
 	}
 	s := &c.conns[connID%nConnShards]
 	s.mu.Lock()
-	delete(s.m, connID)
+	if cs := s.m[connID]; cs != nil {
+		delete(s.m, connID)
+		s.spare = cs
+	}
 	s.mu.Unlock()
 }
 
@@ -563,6 +613,9 @@ func (c *Coordinator) Expire() {
 		}
 	}
 	c.maybeResume()
+	if observeState != nil {
+		observeState(c)
+	}
 }
 
 // liveGroup returns the consumer group with id, locked, or nil if there is
@@ -733,9 +786,7 @@ func unservedResponse(req codec.Message) codec.Message {
 		return &codec.ConsumerGroupHeartbeatResponse{ErrorCode: codec.UnsupportedVersion}
 	case *codec.ConsumerGroupDescribeRequest:
 		resp := &codec.ConsumerGroupDescribeResponse{Groups: make([]codec.DescribedGroup, 0, len(r.GroupIds))}
-		for _, g := range r.GroupIds {
-			resp.Groups = append(resp.Groups, codec.DescribedGroup{GroupId: g, ErrorCode: codec.UnsupportedVersion, AuthorizedOperations: codec.AuthorizedOperationsOmitted})
-		}
+		unservedDescribeInto(r, resp)
 		return resp
 	}
 	return nil

@@ -1,6 +1,8 @@
 package impl
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -11,14 +13,68 @@ import (
 // READ(3), DELETE(6), DESCRIBE(8), DESCRIBE_CONFIGS(10), ALTER_CONFIGS(11).
 const groupOperations int32 = 1<<3 | 1<<6 | 1<<8 | 1<<10 | 1<<11
 
-// describe serves ConsumerGroupDescribe. Each group is read under its own
-// lock; a request naming several groups is not atomic across them.
+// DescribeInto answers a ConsumerGroupDescribe or a DescribeGroups request
+// exactly as Handle does (the same effects on the connection's context,
+// the same errors, an answer that encodes byte for byte as Handle's at the
+// request's version), in resp: a *codec.ConsumerGroupDescribeResponse or a
+// *codec.DescribeGroupsResponse, the one of the request's api. Every field
+// of resp is written over; its lists and their nested lists are reused
+// where they have the room, so that asking again into the same resp
+// allocates (almost) nothing: the explorer describes every group after
+// every step it explores. resp's earlier contents, nested arrays included,
+// are gone, and resp must share no array with anything still read (an
+// answer of Handle or DescribeInto qualifies). Where Handle leaves a list
+// nil, resp may keep an empty one (the same encoding). On an error resp is
+// left as it was; a request held behind another of its connection
+// (ErrParked) is answered through Released, in a response of its own.
+func (c *Coordinator) DescribeInto(conn Conn, h *codec.RequestHeader, req codec.Message, resp codec.Message) error {
+	if h == nil {
+		return errors.New("impl: DescribeInto without a request header")
+	}
+	if req == nil || req.IsResponse() || req.Key() != h.RequestApiKey {
+		return fmt.Errorf("impl: request body does not match header %v", h.RequestApiKey)
+	}
+	ok := false
+	switch r := req.(type) {
+	case *codec.ConsumerGroupDescribeRequest:
+		rs, isCGD := resp.(*codec.ConsumerGroupDescribeResponse)
+		ok = r != nil && isCGD && rs != nil
+	case *codec.DescribeGroupsRequest:
+		rs, isDG := resp.(*codec.DescribeGroupsResponse)
+		ok = r != nil && isDG && rs != nil
+	default:
+		return fmt.Errorf("impl: DescribeInto answers ConsumerGroupDescribe and DescribeGroups, not %v", h.RequestApiKey)
+	}
+	if !ok {
+		return fmt.Errorf("impl: DescribeInto of %v into a %T", h.RequestApiKey, resp)
+	}
+	_, _, err := c.open(conn, h, req)
+	switch {
+	case err == errUnserved:
+		r, isCGD := req.(*codec.ConsumerGroupDescribeRequest)
+		if !isCGD {
+			err = ErrUnsupportedRequest // as unservedResponse has no answer for it
+			break
+		}
+		unservedDescribeInto(r, resp.(*codec.ConsumerGroupDescribeResponse))
+		err = nil
+	case err != nil:
+	default:
+		switch r := req.(type) {
+		case *codec.ConsumerGroupDescribeRequest:
+			c.describeInto(h.RequestApiVersion, r, resp.(*codec.ConsumerGroupDescribeResponse))
+		case *codec.DescribeGroupsRequest:
+			c.describeGroupsInto(h.RequestApiVersion, r, resp.(*codec.DescribeGroupsResponse))
+		}
+	}
+	c.maybeResume()
+	return err
+}
+
+// describe serves ConsumerGroupDescribe in a response of its own (Handle).
 func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequest) *codec.ConsumerGroupDescribeResponse {
 	var resp *codec.ConsumerGroupDescribeResponse
-	switch len(r.GroupIds) {
-	case 0:
-		resp = &codec.ConsumerGroupDescribeResponse{} // Groups nil, as before
-	case 1:
+	if len(r.GroupIds) == 1 {
 		// The response and its one group in one allocation: the explorer
 		// describes its group after every step.
 		one := &struct {
@@ -27,30 +83,120 @@ func (c *Coordinator) describe(version int16, r *codec.ConsumerGroupDescribeRequ
 		}{}
 		resp = &one.resp
 		resp.Groups = one.group[:0:1]
-	default:
-		resp = &codec.ConsumerGroupDescribeResponse{Groups: make([]codec.DescribedGroup, 0, len(r.GroupIds))}
+	} else {
+		resp = &codec.ConsumerGroupDescribeResponse{} // Groups made at their number (nil for none)
 	}
-	for _, id := range r.GroupIds {
-		resp.Groups = append(resp.Groups, c.describeGroup(version, id, r.IncludeAuthorizedOperations))
-	}
+	c.describeInto(version, r, resp)
 	return resp
 }
 
-func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) codec.DescribedGroup {
-	out := codec.DescribedGroup{GroupId: id, AuthorizedOperations: codec.AuthorizedOperationsOmitted}
+// describeInto serves ConsumerGroupDescribe into resp (DescribeInto). Each
+// group is read under its own lock; a request naming several groups is not
+// atomic across them.
+func (c *Coordinator) describeInto(version int16, r *codec.ConsumerGroupDescribeRequest, resp *codec.ConsumerGroupDescribeResponse) {
+	resp.ThrottleTimeMs, resp.UnknownTags = 0, nil
+	resp.Groups = resized(resp.Groups, len(r.GroupIds))
+	for i, id := range r.GroupIds {
+		c.describeGroupInto(version, id, r.IncludeAuthorizedOperations, &resp.Groups[i])
+	}
+}
+
+// unservedDescribeInto is unservedResponse's answer to a
+// ConsumerGroupDescribe, in resp.
+func unservedDescribeInto(r *codec.ConsumerGroupDescribeRequest, resp *codec.ConsumerGroupDescribeResponse) {
+	resp.ThrottleTimeMs, resp.UnknownTags = 0, nil
+	resp.Groups = resized(resp.Groups, len(r.GroupIds))
+	for i, id := range r.GroupIds {
+		out := &resp.Groups[i]
+		*out = codec.DescribedGroup{GroupId: id, ErrorCode: codec.UnsupportedVersion, AuthorizedOperations: codec.AuthorizedOperationsOmitted,
+			Members: out.Members[:0]}
+	}
+}
+
+// resized returns s at length n, in its own array when it has the room;
+// else in a new one that keeps s's elements (and through them their
+// arrays, for reuse). nil stays nil at length 0.
+func resized[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	out := make([]T, n)
+	copy(out, s[:cap(s)])
+	return out
+}
+
+// listPool gives the lists of one answer their arrays: a list goes in the
+// array of the list it replaces when that has the room, else it is cut
+// from one array made, at the first list that does not fit, at the size
+// of every list still to come. An answer made afresh thus makes one array
+// per kind of list, and one written over an earlier answer of its shape
+// makes none. The lists it cuts are capped, so that no list reaches
+// another's elements.
+type listPool[T any] struct {
+	left int // elements of the lists still to be taken
+	buf  []T
+}
+
+// take returns a list of n elements (their values are the caller's to
+// write), in old's array if it has the room; nil when n is 0 and old nil.
+func (p *listPool[T]) take(old []T, n int) []T {
+	p.left -= n
+	if n <= cap(old) {
+		return old[:n]
+	}
+	if len(p.buf) < n {
+		p.buf = make([]T, n+max(p.left, 0))
+	}
+	out := p.buf[:n:n]
+	p.buf = p.buf[n:]
+	return out
+}
+
+// missingMessage is the error message for id, which names no group of the
+// kind asked ("a consumer" or "a classic"), but one of the other kind when
+// otherKind: Kafka's, as old when old already says it.
+func missingMessage(old codec.NullableString, id string, otherKind bool, kind string) codec.NullableString {
+	if !otherKind {
+		return reusedMessage(old, msgGroup, id, msgNotFound)
+	}
+	return reusedMessage(old, msgGroup, id, " is not ", kind, " group.")
+}
+
+// reusedMessage is the concatenation of parts, as old when old already is
+// it (no string made).
+func reusedMessage(old codec.NullableString, parts ...string) codec.NullableString {
+	if old.Valid {
+		rest := old.Value
+		for _, p := range parts {
+			if !strings.HasPrefix(rest, p) {
+				return codec.Str(strings.Join(parts, ""))
+			}
+			rest = rest[len(p):]
+		}
+		if rest == "" {
+			return old
+		}
+	}
+	return codec.Str(strings.Join(parts, ""))
+}
+
+// describeGroupInto describes group id into out, reusing its lists.
+func (c *Coordinator) describeGroupInto(version int16, id string, includeOps bool, out *codec.DescribedGroup) {
+	oldMsg, oldMembers := out.ErrorMessage, out.Members
+	*out = codec.DescribedGroup{GroupId: id, AuthorizedOperations: codec.AuthorizedOperationsOmitted, Members: oldMembers[:0]}
 	if id == "" && !c.mut.Has(MutDescribeEmptyGroupNotFound) { // no trim (A3.3): "  " is a group that does not exist
 		out.ErrorCode = codec.InvalidGroupID
-		return out
+		return
 	}
 	g := c.readGroup(id, kindConsumer) // Describe changes nothing
 	if g == nil && c.mut.Has(MutDescribeMissingGroupDead) {
 		out.GroupState, out.AssignorName = "Dead", UniformAssignor
-		return out
+		return
 	}
 	if g == nil {
 		out.ErrorCode = codec.GroupIDNotFound
-		out.ErrorMessage = codec.Str(c.missing(id).msg)
-		return out
+		out.ErrorMessage = missingMessage(oldMsg, id, c.isClassic(id), "a consumer")
+		return
 	}
 	defer g.mu.Unlock()
 	out.GroupState = g.stateName()
@@ -61,36 +207,35 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 		out.AuthorizedOperations = groupOperations
 	}
 	members := g.sortedMembers()
-	if len(members) > 0 { // nil for none, as before
-		out.Members = make([]codec.DescribedMember, 0, len(members))
-	}
-	// The members' assignments, targets and subscriptions are cut from
-	// three arrays, each made at its size: the explorer describes every
-	// group after every step.
-	var np, nt, nn int
+	ms := resized(oldMembers, len(members)) // nil for none, as before
+	// The members' assignments, targets and subscriptions go in the
+	// arrays of the answer written over, or in three arrays made at the
+	// size of what does not fit there: the explorer describes every group
+	// after every step.
+	var a describeArrays
+	var names listPool[string]
 	for _, e := range members {
 		if s := g.sideOf(e.mi); s != nil {
-			np += len(s.assigned) + len(s.target)
-			nt += c.topicsIn(s.assigned) + c.topicsIn(s.target)
+			a.parts.left += len(s.assigned) + len(s.target)
+			a.topics.left += c.topicsIn(s.assigned) + c.topicsIn(s.target)
 		}
-		nn += len(g.subOf(e.mi).names)
+		names.left += len(g.subOf(e.mi).names)
 	}
-	a := describeArrays{parts: make([]int32, np), topics: make([]codec.DescribedTopicPartitions, nt)}
-	names := make([]string, nn)
+	k := 0
 	for _, e := range members {
 		mi := e.mi
 		m := &g.mem[mi]
 		if m.epoch == -2 && c.mut.Has(MutDescribeHidesParked) {
 			continue
 		}
+		dm := &ms[k]
+		k++
 		ck := g.clientOf(mi)
 		sub := g.subOf(mi)
-		var subscribed []string // nil when the member has none
-		if k := len(sub.names); k > 0 {
-			subscribed, names = names[:k:k], names[k:]
-			copy(subscribed, sub.names)
-		}
-		dm := codec.DescribedMember{
+		subscribed := names.take(dm.SubscribedTopicNames, len(sub.names)) // nil when the member has none
+		copy(subscribed, sub.names)
+		assignment, target := dm.Assignment.TopicPartitions, dm.TargetAssignment.TopicPartitions
+		*dm = codec.DescribedMember{
 			MemberId:             e.id,
 			InstanceId:           g.instanceOf(mi),
 			RackId:               g.rackOf(mi),
@@ -101,10 +246,12 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 			SubscribedTopicRegex: sub.regex,
 			MemberType:           codec.MemberTypeUnknown,
 		}
+		var assigned, targeted []int32
 		if s := g.sideOf(mi); s != nil {
-			dm.Assignment = c.describedPartitions(s.assigned, &a)
-			dm.TargetAssignment = c.describedPartitions(s.target, &a)
+			assigned, targeted = s.assigned, s.target
 		}
+		dm.Assignment.TopicPartitions = c.describedPartitions(assigned, assignment, &a)
+		dm.TargetAssignment.TopicPartitions = c.describedPartitions(targeted, target, &a)
 		if version >= 1 {
 			// KIP-1099: a classic member of a consumer group (A7.1) is
 			// described as one.
@@ -113,9 +260,8 @@ func (c *Coordinator) describeGroup(version int16, id string, includeOps bool) c
 				dm.MemberType = codec.MemberTypeClassic
 			}
 		}
-		out.Members = append(out.Members, dm)
 	}
-	return out
+	out.Members = ms[:k]
 }
 
 type idEntry struct {
@@ -138,12 +284,11 @@ func (g *group) sortedMembers() []idEntry {
 	return out
 }
 
-// describeArrays are the arrays one group's described lists are cut
-// from: each list is capped at its end, so that appending to one cannot
-// reach the next.
+// describeArrays give one group's described partitions and topics their
+// arrays.
 type describeArrays struct {
-	parts  []int32
-	topics []codec.DescribedTopicPartitions
+	parts  listPool[int32]
+	topics listPool[codec.DescribedTopicPartitions]
 }
 
 // topicsIn is the number of topics the sorted partition indexes ps span.
@@ -159,26 +304,24 @@ func (c *Coordinator) topicsIn(ps []int32) int {
 }
 
 // describedPartitions renders sorted partition indexes for
-// ConsumerGroupDescribe, in lists cut from a (which has the room).
-func (c *Coordinator) describedPartitions(ps []int32, a *describeArrays) codec.DescribedAssignment {
-	if len(ps) == 0 {
-		return codec.DescribedAssignment{}
-	}
-	ntopics := c.topicsIn(ps)
-	out := a.topics[:0:ntopics]
-	parts := a.parts[:len(ps):len(ps)]
-	a.topics, a.parts = a.topics[ntopics:], a.parts[len(ps):]
-	ti, from := -1, 0
-	for i, p := range ps {
-		if t := c.topicOf(p); t != ti {
-			if ti >= 0 {
-				out[len(out)-1].Partitions = parts[from:i:i]
-			}
-			ti, from = t, i
-			out = append(out, codec.DescribedTopicPartitions{TopicId: c.topics[t].ID, TopicName: c.topics[t].Name})
+// ConsumerGroupDescribe, in the arrays of old (the list it replaces,
+// whose topics' lists are reused too) or a's.
+func (c *Coordinator) describedPartitions(ps []int32, old []codec.DescribedTopicPartitions, a *describeArrays) []codec.DescribedTopicPartitions {
+	out := a.topics.take(old, c.topicsIn(ps))
+	k := 0
+	for from := 0; from < len(ps); k++ {
+		t := c.topicOf(ps[from])
+		to := from + 1
+		for to < len(ps) && c.topicOf(ps[to]) == t {
+			to++
 		}
-		parts[i] = p - c.base[ti]
+		tp := &out[k]
+		parts := a.parts.take(tp.Partitions, to-from)
+		for j, p := range ps[from:to] {
+			parts[j] = p - c.base[t]
+		}
+		*tp = codec.DescribedTopicPartitions{TopicId: c.topics[t].ID, TopicName: c.topics[t].Name, Partitions: parts}
+		from = to
 	}
-	out[len(out)-1].Partitions = parts[from:len(ps):len(ps)]
-	return codec.DescribedAssignment{TopicPartitions: out}
+	return out
 }

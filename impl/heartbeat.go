@@ -67,8 +67,16 @@ func (c *Coordinator) validate(version int16, r *codec.ConsumerGroupHeartbeatReq
 }
 
 func groupNotFound(id string) *hbError {
-	return &hbError{codec.GroupIDNotFound, fmt.Sprintf("Group %s not found.", id)}
+	return &hbError{codec.GroupIDNotFound, msgGroup + id + msgNotFound}
 }
+
+// The parts of the messages of a group that does not exist, or is of
+// another kind ("Group g is not a consumer group."), which Describe
+// answers build again only when they change (reusedMessage).
+const (
+	msgGroup    = "Group "
+	msgNotFound = " not found."
+)
 
 func unknownMember(memberID, groupID string) *hbError {
 	return &hbError{codec.UnknownMemberID, fmt.Sprintf("Member %s is not a member of group %s.", memberID, groupID)}
@@ -115,7 +123,7 @@ func (c *Coordinator) heartbeat(conn Conn, clientID string, cs *connState, versi
 // notConsumerGroup answers a ConsumerGroupHeartbeat that is not a join,
 // and ConsumerGroupDescribe, for a classic group (A6.4).
 func notConsumerGroup(id string) *hbError {
-	return &hbError{codec.GroupIDNotFound, "Group " + id + " is not a consumer group."}
+	return &hbError{codec.GroupIDNotFound, msgGroup + id + " is not a consumer group."}
 }
 
 // missing is the answer for a group id that names no consumer group: a

@@ -75,70 +75,108 @@ type PendingSnapshot struct {
 // Snapshot returns every group, in group id order, including what Describe
 // cannot show (pending revocations). Groups are read one at a time under
 // their own locks. It is meant for tests (it mirrors model.Snapshot).
-func (c *Coordinator) Snapshot() []GroupSnapshot {
+func (c *Coordinator) Snapshot() []GroupSnapshot { return c.SnapshotInto(nil) }
+
+// SnapshotInto is Snapshot written into dst's arrays: its list, its
+// groups' and members' lists, their classic parts. It returns what
+// Snapshot would (reflect.DeepEqual to it), so nil when there is no group,
+// and members nil for a group without any. dst's earlier contents, nested
+// lists included, are overwritten; dst must share no array with anything
+// still read (a snapshot of Snapshot or SnapshotInto qualifies). A caller
+// that takes a snapshot after every step (the explorer) keeps the result
+// and hands it back: once the lists have the room, a snapshot allocates
+// nothing (but the list of the groups to visit, beyond four). What nil
+// stands for drops the arrays it replaces: no group (all of dst), a group
+// without members (its members'), a consumer group where a classic one
+// was (its classic parts).
+func (c *Coordinator) SnapshotInto(dst []GroupSnapshot) []GroupSnapshot {
 	var few [4]*group // mostly a few: no array made
 	live := c.live.appendTo(few[:0])
-	out := make([]GroupSnapshot, 0, len(live))
+	out := resized(dst, len(live))
+	n := 0
 	for _, g := range live {
 		g.mu.Lock()
 		if g.status == gLive {
-			out = append(out, c.snapshotGroup(g))
+			c.snapshotGroupInto(g, &out[n])
+			n++
 		}
 		g.mu.Unlock()
 	}
-	if len(out) == 0 {
+	if n == 0 {
 		return nil // as before the list was made ahead
 	}
-	return out
+	return out[:n]
 }
 
-// snapshotGroup is g's snapshot; g is locked. What it shows of a member,
-// sameAsSnapshot compares in place: a field added here goes there too
-// (internal/targets' TestCachedSnapshotsAreFresh catches one that does not).
+// snapshotGroup is g's snapshot, in lists of its own; g is locked.
 func (c *Coordinator) snapshotGroup(g *group) GroupSnapshot {
+	var gs GroupSnapshot
+	c.snapshotGroupInto(g, &gs)
+	return gs
+}
+
+// snapshotGroupInto writes g's snapshot into gs, reusing its lists; g is
+// locked. What it shows of a member, sameAsSnapshot compares in place: a
+// field added here goes there too (internal/targets'
+// TestCachedSnapshotsAreFresh catches one that does not).
+func (c *Coordinator) snapshotGroupInto(g *group, gs *GroupSnapshot) {
 	if g.kind == kindClassic {
-		return g.cl.snapshot(g.id)
+		g.cl.snapshotInto(g.id, gs)
+		return
 	}
-	gs := GroupSnapshot{GroupID: g.id, Epoch: g.epoch}
 	members := g.sortedMembers()
-	gs.Members = make([]MemberSnapshot, 0, len(members))
-	// One array holds every member's partitions (the snapshot runs after
-	// every round of a checked run); each member's lists are capped, so
-	// that appending to one cannot reach the next.
-	// Their subscribed names share another.
-	n, nn := 0, 0
+	ms := resized(gs.Members, len(members))
+	*gs = GroupSnapshot{GroupID: g.id, Epoch: g.epoch}
+	// The members' lists go in those of the snapshot written over, or in
+	// one array for the partitions and one for the subscribed names, made
+	// at the size of what does not fit there (a snapshot made afresh makes
+	// just those two). Each list is capped, so that appending to one
+	// cannot reach the next.
+	var parts listPool[TopicPartition]
+	var names listPool[string]
 	for _, e := range members {
 		if s := g.sideOf(e.mi); s != nil {
-			n += len(s.assigned) + len(s.pending) + len(s.target)
+			parts.left += len(s.assigned) + len(s.pending) + len(s.target)
 		}
-		nn += len(g.subOf(e.mi).names)
+		names.left += len(g.subOf(e.mi).names)
 	}
-	parts := make([]TopicPartition, 0, n)
-	names := make([]string, nn)
-	for _, e := range members {
+	for j, e := range members {
 		m := &g.mem[e.mi]
+		ms := &ms[j]
 		sub := g.subOf(e.mi)
-		subscribed := []string{} // never nil
-		if k := len(sub.names); k > 0 {
-			subscribed, names = names[:k:k], names[k:]
-			copy(subscribed, sub.names)
+		subscribed := names.take(ms.SubscribedTopicNames, len(sub.names))
+		copy(subscribed, sub.names)
+		if subscribed == nil {
+			subscribed = []string{} // never nil
 		}
-		ms := MemberSnapshot{MemberID: e.id, InstanceID: g.instanceOf(e.mi).Value, Epoch: m.epoch,
-			SubscribedTopicNames: subscribed, SubscribedTopicRegex: sub.regex,
-			ClassicProtocol: m.flags&flClassic != 0}
 		var assigned, pending, target []int32
 		if s := g.sideOf(e.mi); s != nil {
 			assigned, pending, target = s.assigned, s.pending, s.target
 		}
-		parts, ms.Assigned = c.appendTopicPartitions(parts, assigned)
-		parts, ms.Pending = c.appendTopicPartitions(parts, pending)
-		parts, ms.Target = c.appendTopicPartitions(parts, target)
-		gs.Members = append(gs.Members, ms)
+		*ms = MemberSnapshot{MemberID: e.id, InstanceID: g.instanceOf(e.mi).Value, Epoch: m.epoch,
+			Assigned:             c.topicPartitionsInto(ms.Assigned, assigned, &parts),
+			Pending:              c.topicPartitionsInto(ms.Pending, pending, &parts),
+			Target:               c.topicPartitionsInto(ms.Target, target, &parts),
+			SubscribedTopicNames: subscribed, SubscribedTopicRegex: sub.regex,
+			ClassicProtocol: m.flags&flClassic != 0}
 	}
-	if len(gs.Members) == 0 {
-		gs.Members = nil // as Snapshot always gave a group without members
+	if len(members) > 0 {
+		gs.Members = ms // else nil, as Snapshot always gave a group without members
 	}
-	return gs
+}
+
+// topicPartitionsInto lists ps as topic partitions, in old's array or
+// one of parts (never nil).
+func (c *Coordinator) topicPartitionsInto(old []TopicPartition, ps []int32, parts *listPool[TopicPartition]) []TopicPartition {
+	out := parts.take(old, len(ps))
+	if out == nil {
+		return []TopicPartition{}
+	}
+	for i, p := range ps {
+		t := c.topicOf(p)
+		out[i] = TopicPartition{c.topics[t].Name, p - c.base[t]}
+	}
+	return out
 }
 
 // SnapshotCache takes snapshots of one coordinator again and again (a
@@ -269,18 +307,6 @@ func (c *Coordinator) samePartitions(ps []int32, tps []TopicPartition) bool {
 	return true
 }
 
-// appendTopicPartitions appends ps as topic partitions to parts (which
-// has the room) and returns parts and the appended part, capped (never
-// nil).
-func (c *Coordinator) appendTopicPartitions(parts []TopicPartition, ps []int32) ([]TopicPartition, []TopicPartition) {
-	from := len(parts)
-	for _, p := range ps {
-		t := c.topicOf(p)
-		parts = append(parts, TopicPartition{c.topics[t].Name, p - c.base[t]})
-	}
-	return parts, parts[from:len(parts):len(parts)]
-}
-
 // allGroups returns every group, phantoms included, in id order, by
 // visiting every shard (CheckInternal); liveGroups is the quick way to the
 // live ones.
@@ -298,30 +324,56 @@ func (c *Coordinator) allGroups() []*group {
 	return gs
 }
 
-// snapshot is a classic group's snapshot.
-func (g *classicGroup) snapshot(id string) GroupSnapshot {
-	cs := &ClassicSnapshot{State: g.state.String(), ProtocolType: g.protocolType, Protocol: g.protocol, Leader: g.leader}
-	gs := GroupSnapshot{GroupID: id, Epoch: g.generation, Classic: cs}
-	if len(g.members) > 0 {
-		gs.Members = make([]MemberSnapshot, 0, len(g.members))
+// snapshotInto writes a classic group's snapshot into gs, reusing its
+// lists and classic parts.
+func (g *classicGroup) snapshotInto(id string, gs *GroupSnapshot) {
+	cs := gs.Classic
+	if cs == nil {
+		cs = &ClassicSnapshot{}
 	}
-	for _, m := range g.members {
-		mc := &ClassicMemberSnapshot{SessionTimeoutMs: m.sessionMs, New: m.isNew, Assignment: slices.Clone(m.assignment)}
+	oldMembers, oldPending := gs.Members, cs.Pending
+	*cs = ClassicSnapshot{State: g.state.String(), ProtocolType: g.protocolType, Protocol: g.protocol, Leader: g.leader}
+	*gs = GroupSnapshot{GroupID: id, Epoch: g.generation, Classic: cs}
+	if len(g.members) > 0 { // else nil
+		gs.Members = resized(oldMembers, len(g.members))
+	}
+	for i, m := range g.members {
+		ms := &gs.Members[i]
+		mc := ms.Classic
+		if mc == nil {
+			mc = &ClassicMemberSnapshot{}
+		}
+		*mc = ClassicMemberSnapshot{SessionTimeoutMs: m.sessionMs, New: m.isNew, Assignment: bytesInto(mc.Assignment, m.assignment)}
 		switch {
 		case m.join.on:
 			mc.Waiting = "join"
 		case m.sync.on:
 			mc.Waiting = "sync"
 		}
-		ms := MemberSnapshot{MemberID: m.id, InstanceID: m.instance.Value, Classic: mc}
-		gs.Members = append(gs.Members, ms)
+		*ms = MemberSnapshot{MemberID: m.id, InstanceID: m.instance.Value, Classic: mc}
 	}
-	if len(g.pending) > 0 {
-		cs.Pending = make([]PendingSnapshot, 0, len(g.pending))
+	if len(g.pending) > 0 { // else nil
+		cs.Pending = oldPending[:0]
 		for id, at := range g.pending {
 			cs.Pending = append(cs.Pending, PendingSnapshot{id, at})
 		}
 		slices.SortFunc(cs.Pending, func(a, b PendingSnapshot) int { return strings.Compare(a.ID, b.ID) })
 	}
-	return gs
+}
+
+// bytesInto is a copy of b (nil for nil, as slices.Clone), in old's array
+// when it has the room.
+func bytesInto(old, b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if cap(old) < len(b) {
+		return slices.Clone(b)
+	}
+	out := old[:len(b)]
+	copy(out, b)
+	if out == nil {
+		return []byte{}
+	}
+	return out
 }
