@@ -190,7 +190,15 @@ func (w *worker) request(co *coord, now int64, n int, conn, d uint64, h *codec.R
 	var merr, ierr error
 	mn, in := w.drawIDs(n, h.RequestApiKey != codec.ConsumerGroupHeartbeat,
 		func() { mr, merr = co.m.Handle(model.Conn{ID: conn, Host: clientHost, Delivery: d}, &mh, req) },
-		func() { ir, ierr = co.i.Handle(impl.Conn{ID: conn, Host: clientHost, Delivery: d}, &ih, req) })
+		func() {
+			ic := impl.Conn{ID: conn, Host: clientHost, Delivery: d}
+			if hb, ok := req.(*codec.ConsumerGroupHeartbeatRequest); ok {
+				ierr = co.i.HandleHeartbeat(ic, &ih, hb, &w.answers.heartbeat)
+				ir = &w.answers.heartbeat
+				return
+			}
+			ir, ierr = co.i.Handle(ic, &ih, req)
+		})
 	if mn > maxIDs || in > maxIDs {
 		return nil, n, false, errTooManyIDs
 	}
@@ -251,8 +259,11 @@ func (w *worker) settle(t *state) error {
 		if d := classicDiff(co); d != "" {
 			return &lockstepError{d}
 		}
-	} else if d := snapshotDiff(co.groups(), co.i.Snapshot()); d != "" {
-		return &lockstepError{"impl holds other groups than the model: " + d}
+	} else {
+		w.answers.snapshot = co.i.SnapshotInto(w.answers.snapshot)
+		if d := snapshotDiff(co.groups(), w.answers.snapshot); d != "" {
+			return &lockstepError{"impl holds other groups than the model: " + d}
+		}
 	}
 	if d := w.timersDiff(co); d != "" {
 		return &lockstepError{d}
@@ -284,12 +295,12 @@ func (w *worker) settle(t *state) error {
 // describe asks both coordinators the same Describe, on a connection of
 // the explorer's own, and holds impl's answer to the model's.
 func (w *worker) describe(co *coord, h *codec.RequestHeader, req codec.Message) error {
-	var mr codec.Message = &w.mcons
+	var mr, ir codec.Message = &w.answers.modelConsumer, &w.answers.implConsumer
 	if h.RequestApiKey == codec.DescribeGroups {
-		mr = &w.mclassic
+		mr, ir = &w.answers.modelClassic, &w.answers.implClassic
 	}
 	merr := co.m.DescribeInto(model.Conn{ID: describeConn, Host: clientHost}, h, req, mr)
-	ir, ierr := co.i.Handle(impl.Conn{ID: describeConn, Host: clientHost}, h, req)
+	ierr := co.i.DescribeInto(impl.Conn{ID: describeConn, Host: clientHost}, h, req, ir)
 	co.m.Disconnect(describeConn)
 	co.i.Disconnect(describeConn)
 	if merr != nil || ierr != nil {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/ghostcheck/ghostcheck/codec"
+	"github.com/ghostcheck/ghostcheck/impl"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
 )
@@ -31,8 +32,15 @@ type worker struct {
 	transitions, terminal uint64
 
 	menc, ienc []byte // encoded answers, for lockstep
-	mcons      codec.ConsumerGroupDescribeResponse
-	mclassic   codec.DescribeGroupsResponse
+	// answers are what the coordinators answer the explorer's Describes
+	// and impl its heartbeats and snapshots in, reused from state to
+	// state: compared, encoded and dropped, never kept.
+	answers struct {
+		modelConsumer, implConsumer codec.ConsumerGroupDescribeResponse
+		modelClassic, implClassic   codec.DescribeGroupsResponse
+		heartbeat                   codec.ConsumerGroupHeartbeatResponse
+		snapshot                    []impl.GroupSnapshot
+	}
 	// describing is the request settle asks both coordinators on every
 	// transition, kept here so that asking it allocates nothing.
 	describing struct {
