@@ -481,19 +481,36 @@ func (s *search) expandLevelProcs(ps []*procWorker, fps []uint64, lo, hi, depth 
 				s.fail(fmt.Errorf("explore: worker process %d: %w", i, err))
 				return
 			}
-			for !s.stop.Load() {
+			// The chunks sent and not yet answered, oldest first.
+			type sent struct{ c, from, to int }
+			var queue []sent
+			take := func() error {
 				c := int(next.Add(1) - 1)
-				if c >= nchunks {
-					return
+				if s.stop.Load() || c >= nchunks {
+					return nil
 				}
 				from := lo + c*size
-				kids, err := s.expandRemote(p, from, min(from+size, hi), depth)
-				if err != nil {
-					s.fail(fmt.Errorf("explore: worker process %d: %w", i, err))
-					return
+				q := sent{c, from, min(from+size, hi)}
+				queue = append(queue, q)
+				return p.sendChunk(q.from, q.to, depth)
+			}
+			var err error
+			for k := 0; k < inFlight && err == nil; k++ {
+				err = take()
+			}
+			for err == nil && len(queue) > 0 {
+				q := queue[0]
+				queue = queue[1:]
+				var msg []byte
+				if msg, err = p.found(); err == nil {
+					if err = take(); err == nil { // the next chunk on its way first
+						outs[q.c], err = s.takeFound(msg, q.from, q.to)
+					}
 				}
-				outs[c] = kids
 				s.limits()
+			}
+			if err != nil {
+				s.fail(fmt.Errorf("explore: worker process %d: %w", i, err))
 			}
 		}()
 	}
@@ -524,15 +541,24 @@ func (s *search) levelFrame(fps []uint64, hi int) []byte {
 	return b
 }
 
-// expandRemote has worker p expand tree nodes [from, to) at depth, and
-// keeps of what it found the states new to the search.
-func (s *search) expandRemote(p *procWorker, from, to, depth int) ([]child, error) {
+// inFlight is how many chunks a worker process is sent ahead of their
+// answers: the next one waits in its pipe while it works, so that the
+// search's turn to read an answer (a wakeup, on cores the workers keep
+// busy) costs the worker nothing. Chunk frames are a few bytes: they
+// never fill a pipe.
+const inFlight = 2
+
+// sendChunk asks worker p to expand tree nodes [from, to) at depth.
+func (p *procWorker) sendChunk(from, to, depth int) error {
 	p.out = binary.AppendUvarint(p.out[:0], uint64(from))
 	p.out = binary.AppendUvarint(p.out, uint64(to))
 	p.out = binary.AppendUvarint(p.out, uint64(depth))
-	if err := p.send(frameChunk, p.out); err != nil {
-		return nil, err
-	}
+	return p.send(frameChunk, p.out)
+}
+
+// found reads worker p's answer to its oldest chunk (valid until the next
+// read).
+func (p *procWorker) found() ([]byte, error) {
 	kind, msg, err := p.recv()
 	if err != nil {
 		return nil, err
@@ -540,7 +566,7 @@ func (s *search) expandRemote(p *procWorker, from, to, depth int) ([]child, erro
 	if kind != frameFound {
 		return nil, fmt.Errorf("answered a chunk with a frame of kind %q", kind)
 	}
-	return s.takeFound(msg, from, to)
+	return msg, nil
 }
 
 // takeFound reads a found frame from the expansion of tree nodes [from,

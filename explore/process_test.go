@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -15,16 +16,23 @@ import (
 )
 
 // pipeWorker is Config.StartWorker with each worker a goroutine running
-// ServeWorker at the other end of two pipes: the protocol of process.go
-// without the processes (cmd/ghostcheck's tests start real ones).
+// ServeWorker at the other end of two pipes (the operating system's, with
+// their buffers, as between processes): the protocol of process.go
+// without the processes (testWorkerProcess starts real ones).
 func pipeWorker(t *testing.T) func() (io.ReadWriteCloser, error) {
 	return func() (io.ReadWriteCloser, error) {
-		toR, toW := io.Pipe()
-		fromR, fromW := io.Pipe()
+		toR, toW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		fromR, fromW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
 		done := make(chan error, 1)
 		go func() {
 			err := ServeWorker(toR, fromW)
-			fromW.CloseWithError(io.EOF)
+			fromW.Close()
 			toR.Close()
 			done <- err
 		}()
@@ -34,8 +42,7 @@ func pipeWorker(t *testing.T) func() (io.ReadWriteCloser, error) {
 
 type pipeConn struct {
 	t    *testing.T
-	r    *io.PipeReader
-	w    *io.PipeWriter
+	r, w *os.File
 	done chan error
 }
 
@@ -166,8 +173,14 @@ func TestWorkerProcessThatDies(t *testing.T) {
 			return pipeWorker(t)()
 		}
 		// Takes the configuration, then is gone.
-		toR, toW := io.Pipe()
-		fromR, fromW := io.Pipe()
+		toR, toW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		fromR, fromW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
 		done := make(chan error, 1)
 		go func() {
 			c := newWire(toR, fromW)
@@ -175,8 +188,8 @@ func TestWorkerProcessThatDies(t *testing.T) {
 			if err == nil {
 				err = c.send(frameOK, nil)
 			}
-			fromW.CloseWithError(io.EOF)
-			toR.CloseWithError(io.ErrClosedPipe)
+			fromW.Close()
+			toR.Close()
 			done <- err
 		}()
 		return &pipeConn{t: t, r: fromR, w: toW, done: done}, nil
