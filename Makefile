@@ -33,7 +33,7 @@ release-matrix:
 	@mkdir -p out && GHOSTCHECK_RELEASE_MATRIX=$(CURDIR)/out/release-matrix.md $(GO) test -count=1 -timeout 30m -run '^TestReleaseMatrix$$' ./cmd/ghostcheck && cat out/release-matrix.md
 
 ## explore-scaling: how `ghostcheck explore` scales from one core to two beside this machine's own floor (two
-## one-worker searches at once, one per core), two worker processes and two workers in one process: ROUNDS rounds
+## one-worker searches at once, one per core), two workers and two worker processes (--processes): ROUNDS rounds
 ## (default 2), each about 3 minutes of the default bound on 2 cores; EXPLOREFLAGS for another bound
 ## (scripts/explore-scaling).
 explore-scaling:

@@ -229,10 +229,10 @@ type Config struct {
 	// or more) as a process of its own rather than a goroutine: it starts
 	// one and returns its standard input (Write, and Close to let it go)
 	// and output (Read), with ServeWorker at the other end. Workers in one
-	// Go process share its heap, allocator and collector, which cost two
-	// workers on two cores a sixth of their speed or more; processes
-	// share only the machine (process.go). A search with a test's hooks
-	// (below) keeps its workers in process.
+	// Go process share its heap, allocator and collector; processes share
+	// only the machine, and each keeps a copy of the fingerprints and the
+	// tree (process.go). A search with a test's hooks (below) keeps its
+	// workers in process.
 	StartWorker func() (io.ReadWriteCloser, error) `json:"-"`
 
 	// extra is a test's invariant, checked on every state besides the

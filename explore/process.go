@@ -19,8 +19,9 @@ import (
 // Worker processes. With Config.StartWorker the breadth-first search runs
 // its workers as processes of their own, as `go test -fuzz` runs its
 // fuzzing workers: two workers in one Go process share its heap, its
-// allocator and its collector, and on two cores lost about a sixth of
-// what two cores give two independent processes doing the same work
+// allocator and its collector, which once cost them a sixth of what two
+// cores gave two independent processes doing the same work; with half
+// the allocation per state the two ways run alike on two cores
 // (docs/explore.md, Speed). What a search keeps is small and append-only
 // (fingerprints and the tree of 8-byte nodes), and a state is rebuilt
 // from the root by replay, so each worker process keeps a copy of both

@@ -248,7 +248,7 @@ func (s *search) bfs() (*Result, error) {
 	cfg := s.cfg
 	var procs []*procWorker
 	workers := make([]*worker, cfg.Workers)
-	if s.inProcesses() {
+	if s.processWorkers() {
 		var err error
 		if procs, err = s.startWorkers(cfg.Workers); err != nil {
 			return nil, err
@@ -352,10 +352,10 @@ func (s *search) bfs() (*Result, error) {
 	return res, nil
 }
 
-// inProcesses reports whether the workers are processes (process.go):
+// processWorkers reports whether the workers are processes (process.go):
 // with Config.StartWorker, two workers or more, and none of a test's
 // hooks (which look at a worker's states).
-func (s *search) inProcesses() bool {
+func (s *search) processWorkers() bool {
 	c := s.cfg
 	return c.StartWorker != nil && c.Workers > 1 && c.extra == nil && c.onState == nil && c.onEdge == nil && !c.keepGoing
 }

@@ -34,7 +34,7 @@ type exploreConfig struct {
 	nullOwned, regex                  bool
 	faults, protocol, strategy, shard string
 	mutant, memory, out               string
-	json, inProcess                   bool
+	json, processes                   bool
 }
 
 // exploreFiles are where a violation was written as a corpus history.
@@ -67,9 +67,9 @@ func exploreCtx(ctx context.Context, ec exploreConfig, stdout, stderr io.Writer)
 		}
 	}
 	if !ec.json {
-		fmt.Fprintf(stdout, "exploring: %s, %s\n", cfg.Describe(), workersSaid(cfg.Workers, ec.inProcess))
+		fmt.Fprintf(stdout, "exploring: %s, %s\n", cfg.Describe(), workersSaid(cfg.Workers, ec.processes))
 	}
-	if !ec.inProcess {
+	if ec.processes {
 		cfg.StartWorker = exploreWorkerStarter(cfg.MemoryBytes, stderr)
 	}
 	restoreGC := explore.TuneGC(cfg.MemoryBytes) // the collector less often, within --memory
@@ -94,14 +94,14 @@ func exploreCtx(ctx context.Context, ec exploreConfig, stdout, stderr io.Writer)
 }
 
 // workersSaid is how the search's workers run, in words.
-func workersSaid(n int, inProcess bool) string {
+func workersSaid(n int, processes bool) string {
 	switch {
 	case n == 1:
 		return "1 worker"
-	case inProcess:
-		return fmt.Sprintf("%d workers in one process", n)
+	case processes:
+		return fmt.Sprintf("%d worker processes", n)
 	}
-	return fmt.Sprintf("%d worker processes", n)
+	return fmt.Sprintf("%d workers", n)
 }
 
 // writeCounterexample writes the violation as a corpus history, with
@@ -175,7 +175,7 @@ func parseExploreFlags(args []string, stderr io.Writer) (exploreConfig, int) {
 	fs.StringVar(&ec.mutant, "mutant", "", "plant one of impl's bugs, to watch the explorer catch it: "+strings.Join(implMutants(), ", "))
 	fs.StringVar(&ec.strategy, "strategy", string(explore.BreadthFirst), "bfs (level by level, parallel) or iddfs (iterative deepening, one worker); both give a shortest trace")
 	fs.IntVar(&ec.cfg.Workers, "workers", runtime.GOMAXPROCS(0), "workers expanding states at once (bfs)")
-	fs.BoolVar(&ec.inProcess, "in-process", false, "run the workers as goroutines of this process, not processes of their own (goroutines share one heap and collector: slower on two cores and more)")
+	fs.BoolVar(&ec.processes, "processes", false, "run the workers as processes of their own, each with a copy of the fingerprints and tree, rather than goroutines sharing one heap and collector")
 	fs.StringVar(&ec.memory, "memory", "4GiB", "stop when the fingerprints and the search tree take more than this (e.g. 512MiB, 8GiB; 0: no cap)")
 	fs.DurationVar(&ec.cfg.TimeLimit, "time", 0, "stop after this long (0: no limit)")
 	fs.StringVar(&ec.shard, "shard", "", "i/n: explore shard i of n (0-based) of the search, for n jobs or machines")
@@ -448,7 +448,7 @@ func printExploreJSON(w io.Writer, ec exploreConfig, r *explore.Result, status i
 		Schema: "ghostcheck/explore/v1",
 		Options: map[string]any{"protocol": string(cfg.Protocol), "clients": len(cfg.Clients), "groups": ec.groups, "static": ec.static, "v0": ec.v0,
 			"nullOwned": ec.nullOwned, "regex": ec.regex, "ops": cfg.Ops, "admin": cfg.Admin, "faults": cfg.Faults.String(), "maxFaults": cfg.MaxFaults,
-			"depth": cfg.Depth, "partitions": cfg.Partitions, "mutant": ec.mutant, "strategy": string(cfg.Strategy), "workers": cfg.Workers, "inProcess": ec.inProcess,
+			"depth": cfg.Depth, "partitions": cfg.Partitions, "mutant": ec.mutant, "strategy": string(cfg.Strategy), "workers": cfg.Workers, "processes": ec.processes,
 			"memoryBytes": cfg.MemoryBytes, "timeLimitSeconds": cfg.TimeLimit.Seconds(), "shard": ec.shard},
 		Config:  cfg.Describe(),
 		Summary: r.Summary(),

@@ -45,8 +45,8 @@ func TestExploreDepthBound(t *testing.T) {
 	}
 }
 
-// Worker processes (the default with two workers) explore what workers in
-// one process do: the same states, transitions and clauses.
+// Worker processes (--processes) explore what workers in one process do:
+// the same states, transitions and clauses.
 func TestExploreWorkerProcesses(t *testing.T) {
 	summary := func(out string) string {
 		for _, l := range strings.Split(out, "\n") {
@@ -56,12 +56,12 @@ func TestExploreWorkerProcesses(t *testing.T) {
 		}
 		return ""
 	}
-	code, procs, errOut := run(t, "", "explore", "--protocol", "mixed", "--depth", "9", "--workers", "2")
+	code, procs, errOut := run(t, "", "explore", "--protocol", "mixed", "--depth", "9", "--workers", "2", "--processes")
 	if code != exitOK || summary(procs) == "" || !strings.Contains(procs, ", 2 worker processes\n") {
 		t.Fatalf("worker processes: exit %d, want 0 and complete\n%s\n%s", code, procs, errOut)
 	}
-	code, inProc, errOut := run(t, "", "explore", "--protocol", "mixed", "--depth", "9", "--workers", "2", "--in-process")
-	if code != exitOK || summary(inProc) != summary(procs) || !strings.Contains(inProc, ", 2 workers in one process\n") {
+	code, inProc, errOut := run(t, "", "explore", "--protocol", "mixed", "--depth", "9", "--workers", "2")
+	if code != exitOK || summary(inProc) != summary(procs) || !strings.Contains(inProc, ", 2 workers\n") {
 		t.Fatalf("in process: exit %d; want 0 and what worker processes found\nprocesses:  %s\nin process: %s\n%s", code, summary(procs), summary(inProc), errOut)
 	}
 	clauses := func(out string) string { return out[strings.Index(out, "clauses of"):] }

@@ -13,9 +13,9 @@ import (
 
 // `ghostcheck explore-worker`: one worker process of `ghostcheck explore`,
 // explore.ServeWorker on standard input and output. explore starts its
-// workers so (its --workers, unless --in-process): workers in one Go
-// process share its heap and collector, processes only the machine. Not a
-// command for people: help does not list it.
+// workers so with --processes: workers in one Go process share its heap
+// and collector, processes only the machine. Not a command for people:
+// help does not list it.
 
 // exploreWorkerCommand is the hidden subcommand.
 const exploreWorkerCommand = "explore-worker"
