@@ -20,6 +20,11 @@ import (
 // their buffers, as between processes): the protocol of process.go
 // without the processes (testWorkerProcess starts real ones).
 func pipeWorker(t *testing.T) func() (io.ReadWriteCloser, error) {
+	return pipeServing(t, ServeWorker)
+}
+
+// pipeServing is pipeWorker with serve in ServeWorker's place.
+func pipeServing(t *testing.T, serve func(io.Reader, io.Writer) error) func() (io.ReadWriteCloser, error) {
 	return func() (io.ReadWriteCloser, error) {
 		toR, toW, err := os.Pipe()
 		if err != nil {
@@ -31,7 +36,7 @@ func pipeWorker(t *testing.T) func() (io.ReadWriteCloser, error) {
 		}
 		done := make(chan error, 1)
 		go func() {
-			err := ServeWorker(toR, fromW)
+			err := serve(toR, fromW)
 			fromW.Close()
 			toR.Close()
 			done <- err
@@ -173,26 +178,14 @@ func TestWorkerProcessThatDies(t *testing.T) {
 			return pipeWorker(t)()
 		}
 		// Takes the configuration, then is gone.
-		toR, toW, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		fromR, fromW, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		done := make(chan error, 1)
-		go func() {
-			c := newWire(toR, fromW)
+		return pipeServing(t, func(r io.Reader, w io.Writer) error {
+			c := newWire(r, w)
 			_, _, err := c.recv()
 			if err == nil {
 				err = c.send(frameOK, nil)
 			}
-			fromW.Close()
-			toR.Close()
-			done <- err
-		}()
-		return &pipeConn{t: t, r: fromR, w: toW, done: done}, nil
+			return err
+		})()
 	}
 	r, err := Run(cfg)
 	if err == nil {

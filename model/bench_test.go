@@ -6,6 +6,7 @@ import (
 
 	"github.com/ghostcheck/ghostcheck/codec"
 	"github.com/ghostcheck/ghostcheck/driver"
+	"github.com/ghostcheck/ghostcheck/history"
 	"github.com/ghostcheck/ghostcheck/internal/targets"
 	"github.com/ghostcheck/ghostcheck/model"
 	"github.com/ghostcheck/ghostcheck/model/rules"
@@ -50,19 +51,7 @@ func BenchmarkHandle(b *testing.B) {
 		for _, res := range runs {
 			c := model.NewCoordinator(res.Plan.ModelConfig())
 			for j := range res.History {
-				op := &res.History[j]
-				if c.Now() < op.At {
-					c.Advance(op.At)
-				}
-				if op.Restart {
-					c.Restart()
-					continue
-				}
-				h := op.Header
-				h.ClientId = codec.Str(op.ClientID)
-				conn := uint64(op.ID) + 1<<40
-				_, _ = c.Handle(model.Conn{ID: conn, Host: op.Conn.Host}, &h, op.Request)
-				c.Disconnect(conn)
+				replayOp(c, &res.History[j])
 			}
 		}
 	}
@@ -76,19 +65,7 @@ var benchStates = sync.OnceValue(func() []benchState {
 	for _, res := range benchHistories() {
 		c := model.NewCoordinator(res.Plan.ModelConfig())
 		for j := range res.History {
-			op := &res.History[j]
-			if c.Now() < op.At {
-				c.Advance(op.At)
-			}
-			if op.Restart {
-				c.Restart()
-			} else {
-				h := op.Header
-				h.ClientId = codec.Str(op.ClientID)
-				conn := uint64(op.ID) + 1<<40
-				_, _ = c.Handle(model.Conn{ID: conn, Host: op.Conn.Host}, &h, op.Request)
-				c.Disconnect(conn)
-			}
+			replayOp(c, &res.History[j])
 			if j%5 == 4 {
 				s := benchState{c: c.Clone()}
 				for _, g := range c.Snapshot() {
@@ -100,6 +77,23 @@ var benchStates = sync.OnceValue(func() []benchState {
 	}
 	return out
 })
+
+// replayOp hands c a recorded operation at its time: a restart, or its
+// request on a connection of its own, closed after.
+func replayOp(c *model.Coordinator, op *history.Op) {
+	if c.Now() < op.At {
+		c.Advance(op.At)
+	}
+	if op.Restart {
+		c.Restart()
+		return
+	}
+	h := op.Header
+	h.ClientId = codec.Str(op.ClientID)
+	conn := uint64(op.ID) + 1<<40
+	_, _ = c.Handle(model.Conn{ID: conn, Host: op.Conn.Host}, &h, op.Request)
+	c.Disconnect(conn)
+}
 
 type benchState struct {
 	c   *model.Coordinator
