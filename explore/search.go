@@ -82,9 +82,9 @@ type search struct {
 	// processes is how many worker processes there are (process.go),
 	// sentNodes how many tree nodes they have, workerCPU the CPU time
 	// they spent.
+	processes int
 	sentNodes int
 	workerCPU time.Duration
-	processes int
 
 	mu      sync.Mutex
 	found   *Violation

@@ -41,12 +41,9 @@ func runExploreWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 // exploreWorkerStarter is explore.Config.StartWorker for the command: this
 // executable again, as explore-worker, its errors on stderr.
 func exploreWorkerStarter(memory int64, stderr io.Writer) func() (io.ReadWriteCloser, error) {
-	return func() (io.ReadWriteCloser, error) {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		args := []string{exploreWorkerCommand, "--memory", strconv.FormatInt(memory, 10)}
-		return explore.CommandWorker(exe, args, nil, stderr)()
+	exe, err := os.Executable()
+	if err != nil {
+		return func() (io.ReadWriteCloser, error) { return nil, err }
 	}
+	return explore.CommandWorker(exe, []string{exploreWorkerCommand, "--memory", strconv.FormatInt(memory, 10)}, nil, stderr)
 }
