@@ -391,18 +391,8 @@ func (c *Coordinator) Handle(conn Conn, h *codec.RequestHeader, req codec.Messag
 	}
 	resp, err := c.serve(conn, h, req)
 	c.maybeResume()
-	if observeState != nil {
-		observeState(c)
-	}
 	return resp, err
 }
-
-// observeState, when set, is called with the coordinator after every
-// request Handle or HandleHeartbeat serves and every Expire, nothing of it
-// locked: impl's tests set it (export_test.go) to look at every state the
-// equivalence property's generated sequences reach. It is never set
-// otherwise.
-var observeState func(*Coordinator)
 
 // serve is Handle without resuming the connections it unblocks.
 func (c *Coordinator) serve(conn Conn, h *codec.RequestHeader, req codec.Message) (codec.Message, error) {
@@ -474,9 +464,6 @@ func (c *Coordinator) HandleHeartbeat(conn Conn, h *codec.RequestHeader, req *co
 		return ErrUnsupportedRequest
 	}
 	c.maybeResume()
-	if observeState != nil {
-		observeState(c)
-	}
 	return nil
 }
 
@@ -613,9 +600,6 @@ func (c *Coordinator) Expire() {
 		}
 	}
 	c.maybeResume()
-	if observeState != nil {
-		observeState(c)
-	}
 }
 
 // liveGroup returns the consumer group with id, locked, or nil if there is

@@ -51,13 +51,11 @@ func describeHandle(c *impl.Coordinator, conn impl.Conn, h *codec.RequestHeader,
 }
 
 // intoChecker holds DescribeInto and SnapshotInto to Handle and Snapshot
-// in every state it is shown (impl.SetObserveState), in answers and
-// snapshots reused from state to state, so always dirty with another
+// in every state it is shown (equivtest's PropertyObserving), in answers
+// and snapshots reused from state to state, so always dirty with another
 // state's. It keeps what differs. The property runs on one goroutine, and
-// so does the checker (it is called again, for nothing, by its own
-// clones).
+// so does the checker.
 type intoChecker struct {
-	own      map[*impl.Coordinator]bool // the clones it made: not looked at
 	cgd      codec.ConsumerGroupDescribeResponse
 	dg       codec.DescribeGroupsResponse
 	snap     []impl.GroupSnapshot
@@ -74,9 +72,6 @@ func (k *intoChecker) fail(format string, args ...any) {
 }
 
 func (k *intoChecker) observe(c *impl.Coordinator) {
-	if k.own[c] {
-		return
-	}
 	k.n++
 	k.snap = c.SnapshotInto(k.snap)
 	if want := c.Snapshot(); !reflect.DeepEqual(k.snap, want) {
@@ -91,10 +86,8 @@ func (k *intoChecker) observe(c *impl.Coordinator) {
 		x := k.clone(c)
 		if i >= 0 {
 			x = c.CloneWithMutants(impl.NewManualClock(c.Now()), describeMutants[i])
-			k.own[x] = true
 		}
 		k.describeEvery(x, i)
-		delete(k.own, x)
 	}
 	// The first request of a connection, on two copies, one through each:
 	// the same error, the same context left behind, the same held
@@ -120,8 +113,6 @@ func (k *intoChecker) observe(c *impl.Coordinator) {
 	if ah, bh := heldOf(a), heldOf(b); ah != bh {
 		k.fail("connection %d after a describe: DescribeInto leaves held %s, Handle %s", conn.ID, bh, ah)
 	}
-	delete(k.own, a)
-	delete(k.own, b)
 }
 
 // describeMutants are the sets of mutants TestDescribeIntoAsHandle plants
@@ -166,9 +157,7 @@ func (k *intoChecker) describeEvery(x *impl.Coordinator, mutants int) {
 }
 
 func (k *intoChecker) clone(c *impl.Coordinator) *impl.Coordinator {
-	x := c.Clone(impl.NewManualClock(c.Now()), nil)
-	k.own[x] = true
-	return x
+	return c.Clone(impl.NewManualClock(c.Now()), nil)
 }
 
 // describeRequest is a describe of groups, and the response of its api to
@@ -213,9 +202,7 @@ func TestDescribeIntoAsHandle(t *testing.T) {
 	setFlag(t, "rapid.nofailfile", "true")
 	setFlag(t, "rapid.seed", "3")
 	setFlag(t, "rapid.shrinktime", "100ms")
-	k := &intoChecker{own: map[*impl.Coordinator]bool{}}
-	impl.SetObserveState(k.observe)
-	t.Cleanup(func() { impl.SetObserveState(nil) })
+	k := &intoChecker{}
 	for _, tc := range []struct {
 		name string
 		mut  []impl.Mutant
@@ -233,12 +220,12 @@ func TestDescribeIntoAsHandle(t *testing.T) {
 		}
 		for _, p := range []struct {
 			name     string
-			property func(impl.Mutants) func(*rapid.T)
-		}{{"consumer and classic", equivtest.Property}, {"mixed", equivtest.MixedProperty}} {
+			property func(impl.Mutants, func(*impl.Coordinator)) func(*rapid.T)
+		}{{"consumer and classic", equivtest.PropertyObserving}, {"mixed", equivtest.MixedPropertyObserving}} {
 			t.Run(tc.name+"/"+p.name, func(t *testing.T) {
 				before := k.n
 				r := &recorder{name: t.Name()}
-				rapid.Check(r, p.property(mut))
+				rapid.Check(r, p.property(mut, k.observe))
 				if len(tc.mut) == 0 && r.failed {
 					t.Fatalf("the equivalence property failed without mutants: %v", r.errors)
 				}

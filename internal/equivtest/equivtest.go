@@ -40,8 +40,21 @@ func Property(mut impl.Mutants) func(*rapid.T) {
 // applies into hits (nil counts nothing): what the generated operations
 // reach.
 func PropertyCounting(mut impl.Mutants, hits model.ClauseCounter) func(*rapid.T) {
+	return property(mut, hits, nil)
+}
+
+// PropertyObserving is Property with observe called with impl's
+// coordinator in every state a sequence reaches: after every step, before
+// the step's checks. A test looks at those states through it (impl's
+// DescribeInto against Handle), the property's own checks unchanged.
+func PropertyObserving(mut impl.Mutants, observe func(*impl.Coordinator)) func(*rapid.T) {
+	return property(mut, nil, observe)
+}
+
+func property(mut impl.Mutants, hits model.ClauseCounter, observe func(*impl.Coordinator)) func(*rapid.T) {
 	return func(t *rapid.T) {
 		h := newHarness(t, mut, hits)
+		h.observe = observe
 		t.Repeat(h.actions(rapid.IntRange(0, 3).Draw(t, "mode")))
 	}
 }
@@ -97,6 +110,8 @@ type harness struct {
 	// replacedSnap its snapshot then: it must not move.
 	replaced     *impl.Coordinator
 	replacedSnap []impl.GroupSnapshot
+	// observe, when set, is shown impl's coordinator after every step.
+	observe func(*impl.Coordinator)
 
 	// The classic side (classic.go): its processes and the member ids
 	// its answers carried; the numbering of deliveries, the version of
@@ -745,6 +760,9 @@ func (h *harness) clone(t *rapid.T) {
 // check compares what each coordinator holds, pending revocations
 // included, and what Describe shows of every group.
 func (h *harness) check(t *rapid.T) {
+	if h.observe != nil {
+		h.observe(h.i)
+	}
 	h.compareReleased(t)
 	ms, is := h.m.Snapshot(), targets.ModelSnapshot(h.i.Snapshot())
 	if !reflect.DeepEqual(ms, is) {

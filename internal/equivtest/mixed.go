@@ -28,8 +28,19 @@ func MixedProperty(mut impl.Mutants) func(*rapid.T) {
 // MixedPropertyCounting is MixedProperty with the model counting the
 // clauses it applies into hits.
 func MixedPropertyCounting(mut impl.Mutants, hits model.ClauseCounter) func(*rapid.T) {
+	return mixedProperty(mut, hits, nil)
+}
+
+// MixedPropertyObserving is MixedProperty with observe called as
+// PropertyObserving's is.
+func MixedPropertyObserving(mut impl.Mutants, observe func(*impl.Coordinator)) func(*rapid.T) {
+	return mixedProperty(mut, nil, observe)
+}
+
+func mixedProperty(mut impl.Mutants, hits model.ClauseCounter, observe func(*impl.Coordinator)) func(*rapid.T) {
 	return func(t *rapid.T) {
 		h := newHarness(t, mut, hits)
+		h.observe = observe
 		h.cfg.MigrationPolicy = rapid.SampledFrom([]model.MigrationPolicy{model.MigrationBidirectional, model.MigrationBidirectional,
 			model.MigrationBidirectional, model.MigrationUpgrade, model.MigrationDowngrade, model.MigrationDisabled}).Draw(t, "policy")
 		h.mixed = true
