@@ -71,6 +71,7 @@ func casesClassic() []Case {
 		{Name: "B8.8/follower-waits-for-leader", Source: srcEvery, Rule: "a follower's SyncGroup waits for the leader's, then gets the bytes the leader gave its id", run: caseSyncPhase(syncFollowerWaits)},
 		{Name: "B8.8/missing-assignment-empty", Source: srcEvery, Rule: "a member the leader's SyncGroup gives no entry gets empty bytes", run: caseSyncPhase(syncMissingEmpty)},
 		{Name: "B8.8/illegal-generation", Source: srcEvery, Rule: "SyncGroup at a generation other than the group's: ILLEGAL_GENERATION", run: caseSyncIllegalGeneration},
+		{Name: "B8.8/stable-current", Source: srcEvery, Rule: "in a Stable group, a follower's SyncGroup at its generation, sent after the leader's, gets the bytes the leader gave it at once", run: caseSyncStableCurrent},
 		{Name: "B8.8/rebalancing", Source: srcEvery, Rule: "SyncGroup while the group prepares a rebalance: REBALANCE_IN_PROGRESS", run: caseRebalancing(true)},
 		{Name: "B8.9/unknown-group", Source: srcEvery, Rule: "Heartbeat to a group that does not exist: UNKNOWN_MEMBER_ID", run: caseHeartbeatMissingGroup},
 		{Name: "B8.9/illegal-generation", Source: srcEvery, Rule: "Heartbeat at a generation other than the group's (above or below): ILLEGAL_GENERATION", run: caseHeartbeatIllegalGeneration},
@@ -887,6 +888,19 @@ func caseSyncIllegalGeneration(p *probe) verdict {
 	m.gen++
 	e := m.c.do(codec.SyncGroup, p.sv(), m.syncReq(nil)).(*codec.SyncGroupResponse).ErrorCode
 	return want(e == codec.IllegalGeneration, fmt.Sprintf("SyncGroup at generation %d (the group's %d): %s", m.gen, ms[0].gen, e), "ILLEGAL_GENERATION")
+}
+
+// caseSyncStableCurrent forms a Stable group of two, whose follower then
+// sends its SyncGroup at its generation again, as a client does whose
+// answer was lost: the group is Stable, so it gets the bytes the leader
+// gave it, at once (B8.8/stable-current).
+func caseSyncStableCurrent(p *probe) verdict {
+	p.needsClassic()
+	f := followerOf(p.stable(p.id("g"), 2))
+	r := f.c.do(codec.SyncGroup, p.sv(), f.syncReq(nil)).(*codec.SyncGroupResponse)
+	return want(r.ErrorCode == codec.None && sameBytes(r.Assignment, f.id),
+		fmt.Sprintf("the follower's SyncGroup again at generation %d: %s, its bytes %v", f.gen, r.ErrorCode, sameBytes(r.Assignment, f.id)),
+		"NONE and the bytes the leader gave it")
 }
 
 // caseRebalancing starts a rebalance (a follower rejoins with a changed

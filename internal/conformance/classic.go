@@ -358,6 +358,7 @@ func (p *probe) formOnce(ms []*cmember) (string, bool) {
 	stop := make(chan struct{})
 	var mu sync.Mutex
 	synced := map[*cmember]int32{}
+	order := &syncOrder{sent: map[int32]int{}}
 	errs := make(chan string, len(ms))
 	var fatal atomic.Bool
 	// aborts are the verdicts a client's routing ended the case with (a
@@ -378,7 +379,7 @@ func (p *probe) formOnce(ms []*cmember) (string, bool) {
 					errs <- short(m.id) + ": " + a.v.observed
 				}
 			}()
-			why, final := m.client(stop, func(gen int32) {
+			why, final := m.client(stop, order, func(gen int32) {
 				mu.Lock()
 				synced[m] = gen
 				mu.Unlock()
@@ -437,9 +438,63 @@ func (p *probe) formOnce(ms []*cmember) (string, bool) {
 	return "", false
 }
 
+// syncOrder has the leader of form's members send its SyncGroup after
+// the followers of its generation that form runs have sent theirs (a
+// little later still, for them to arrive first). Kafka answers SyncGroups
+// in any order (B8.8: a follower's waits for the leader's; after it, the
+// group is Stable and a follower's gets its assignment at once), but
+// librdkafka's mock completes the sync phase at the leader's SyncGroup and
+// answers a follower's that comes after it with an error and a null
+// assignment that does not parse (docs/findings.md's L44), so its client
+// joins again, which rebalances the group (L26): on a loaded machine,
+// where the leader's SyncGroup overtakes its followers', a group of three
+// would not settle. The order is the setup's, never what a case judges.
+type syncOrder struct {
+	mu   sync.Mutex
+	sent map[int32]int // followers' SyncGroups sent, by generation
+}
+
+// followerSends counts a follower's SyncGroup at gen, just before it goes.
+func (o *syncOrder) followerSends(gen int32) {
+	o.mu.Lock()
+	o.sent[gen]++
+	o.mu.Unlock()
+}
+
+// syncLag is how long a leader waits after its followers' SyncGroups went
+// for them to arrive before its own.
+const syncLag = 50 * time.Millisecond
+
+// leaderWaits holds the leader of gen until its followers (n of them)
+// have sent their SyncGroups and syncLag has passed, or for at most
+// bound (a follower that form does not run, or one that gave up, is not
+// waited for longer; form's bound, a quarter of the session, leaves the
+// sync phase time to complete); false when stop came first.
+func (o *syncOrder) leaderWaits(stop <-chan struct{}, gen int32, n int, bound time.Duration) bool {
+	deadline := time.Now().Add(bound)
+	for {
+		o.mu.Lock()
+		sent := o.sent[gen]
+		o.mu.Unlock()
+		wait := 5 * time.Millisecond
+		if sent >= n {
+			wait = syncLag
+		}
+		select {
+		case <-stop:
+			return false
+		case <-time.After(wait):
+		}
+		if sent >= n || time.Now().After(deadline) {
+			return true
+		}
+	}
+}
+
 // maxRedials bounds the new connections a setup's client opens after
 // answers that do not parse: against librdkafka's mock one such answer
-// can lead to the next (each rejoin rebalances its group, L26).
+// can lead to the next (each rejoin rebalances its group, L26, and a
+// SyncGroup the rebalance cuts short is answered so again, L28).
 const maxRedials = 20
 
 // redial gives m a new connection, as a client whose connection broke
@@ -471,7 +526,7 @@ const maxRestarts = 4
 // instance id), a JoinGroup answered REBALANCE_IN_PROGRESS is sent
 // again, up to maxRestarts times; but a member whose id the case judges
 // (keepID) gives up instead.
-func (m *cmember) client(stop <-chan struct{}, synced func(int32)) (why string, fatal bool) {
+func (m *cmember) client(stop <-chan struct{}, order *syncOrder, synced func(int32)) (why string, fatal bool) {
 	p := m.c.p
 	rt := func(key codec.APIKey, v int16, req codec.Message) (codec.Message, error) {
 		return m.c.try(m.c.header(key, v), req)
@@ -527,6 +582,11 @@ func (m *cmember) client(stop <-chan struct{}, synced func(int32)) (why string, 
 			var as []codec.SyncGroupRequestAssignment
 			if m.leader == m.id {
 				as = m.leaderAssignments()
+				if !order.leaderWaits(stop, m.gen, len(m.members)-1, p.peer.ClassicSessionTimeout/4) {
+					return "", false
+				}
+			} else {
+				order.followerSends(m.gen)
 			}
 			resp, err = rt(codec.SyncGroup, p.sv(), m.syncReq(as))
 			if err != nil {

@@ -29,7 +29,7 @@ import (
 // runs them. The mock aborts on some requests, so it never runs in this
 // test binary: each broker is cmd/rdmock, a child process, started afresh
 // after a crash. Its findings are testdata/mock.known (docs/findings.md's
-// L1-L37): a finding that stops reproducing, or a failure not recorded
+// L1-L39, L43, L44): a finding that stops reproducing, or a failure not recorded
 // there, fails these tests.
 
 // The timers every mock here runs with: short, so the histories take
@@ -229,7 +229,7 @@ func slowest(rs []conformance.Result, n int) string {
 }
 
 // The conformance table against one mock broker, every case, the classic
-// group protocol's too (its findings L19-L29 and L34-L37, and KIP-394's
+// group protocol's too (its findings L19-L29, L34-L39, L43 and L44, and KIP-394's
 // cases N/A: the mock makes a member at once, with no pending id), and
 // against three brokers the cases but the classic ones: the same
 // findings, every case the same status on three brokers as on one (no NOT_COORDINATOR judged),
