@@ -58,8 +58,10 @@
 // StableMemberID) and impl equal to the model: byte-identical answers,
 // equal snapshots, equal ConsumerGroupDescribe output, equal timers
 // (model.Timers: every member's session and rebalance deadline) and equal
-// connection contexts (a difference is reported as Linearizability). The
-// first violation found is at the smallest depth (breadth-first, or
+// connection contexts (a difference is reported as Linearizability). A v0
+// client's ghost (a member the coordinator made whose answer never reached
+// it: what KIP-1082 removed) is counted, not reported (Result.V0Ghosts);
+// QuiescentMembership still requires it gone. The first violation found is at the smallest depth (breadth-first, or
 // iterative deepening), with its trace.
 //
 // A state's fingerprint covers the model, not impl (impl's memory has no

@@ -18,6 +18,8 @@ func (s *search) iddfs() (*Result, error) {
 		seen = map[uint64]uint8{}
 		s.transitions.Store(0)
 		s.terminal.Store(0)
+		s.v0Ghosts.Store(0)
+		s.v0GhostDepth.Store(0)
 		s.depth.Store(int64(limit))
 		root := w.root()
 		seen[w.fingerprint(root)] = 0
@@ -104,6 +106,12 @@ func (s *search) dfs(w *worker, st *state, d, limit int, seen map[uint64]uint8, 
 				w.discard(t)
 				s.violate(err, append([]event(nil), *stack...))
 				return
+			}
+			if w.v0Ghost {
+				s.v0Ghosts.Add(1)
+				if old := s.v0GhostDepth.Load(); old == 0 || int64(d+1) < old {
+					s.v0GhostDepth.Store(int64(d + 1))
+				}
 			}
 		}
 		seen[fp] = uint8(d + 1)

@@ -26,6 +26,20 @@ import (
 // Client instance ids (KIP-1313) ride in headers only; the explorer makes
 // them distinct and never zero, and leaves them out of states.
 
+// coordinatorMadeConsumerID reports whether id is a consumer member id the
+// coordinator made, for a v0 join: Kafka's base64 form of a UUID (22
+// characters), not a KIP-1082 client's UUID text, nor a classic id.
+func coordinatorMadeConsumerID(id string) bool {
+	if len(id) != base64UUID || idNumber(id) == 0 {
+		return false
+	}
+	_, err := codec.ParseUUID(id)
+	return err == nil
+}
+
+// base64UUID is the length of a UUID in Kafka's base64 form.
+const base64UUID = 22
+
 // idNumber is the number of an id the explorer made (1..255), 0 for any
 // other string. A classic member id (prefix, "-", a UUID's text: A6.5)
 // carries it at the head of its UUID.

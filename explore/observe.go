@@ -104,8 +104,11 @@ func (w *worker) name(i, inc int) string {
 // says no event is enabled in it. As `ghostcheck run` judges them
 // (driver/observation.go): NoGhosts and OneMemberPerProcess as written on
 // the consumer groups, and on the classic groups the ghosts of KIP-394
-// (classicGhosts); the others on every group.
+// (classicGhosts); the others on every group. A ghost the coordinator
+// made for a v0 join is expected, not a violation (membership); w.v0Ghost
+// says whether s holds one.
 func (w *worker) checkState(s *state, terminal bool) error {
+	w.v0Ghost = false
 	o := w.observation(s)
 	consumer := o
 	if w.classic {
@@ -119,10 +122,8 @@ func (w *worker) checkState(s *state, terminal bool) error {
 			return err
 		}
 	}
-	for _, check := range []func(rules.Observation) error{rules.NoGhosts, rules.OneMemberPerProcess} {
-		if err := check(consumer); err != nil {
-			return err
-		}
+	if err := w.membership(consumer); err != nil {
+		return err
 	}
 	for _, check := range []func(rules.Observation) error{rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
 		if err := check(o); err != nil {
@@ -141,6 +142,54 @@ func (w *worker) checkState(s *state, terminal bool) error {
 		return w.cfg.extra(o)
 	}
 	return nil
+}
+
+// membership holds o's consumer groups to NoGhosts and
+// OneMemberPerProcess, but for the ghost KIP-1082 removed: a member whose
+// id the coordinator made for a ConsumerGroupHeartbeat v0 join (Kafka's
+// base64 form, never a KIP-1082 client's UUID text) and whose answer never
+// reached its process (lost, or its connection or process gone first) is
+// held by nobody until its session ends, and the process's retried join
+// makes it a second member. That is what v0 does, in every Kafka release,
+// so a v0 client's configuration finds it, as `ghostcheck run`'s v0
+// control does: when the two rules hold once the members the coordinator
+// made that no live process holds are set aside, the state is counted
+// (w.v0Ghost), not reported. Such a member must still be gone once its
+// session passes: QuiescentMembership holds every terminal state to it
+// (and lockstep holds impl to the model on every transition).
+func (w *worker) membership(o rules.Observation) error {
+	err := rules.NoGhosts(o)
+	if err == nil {
+		err = rules.OneMemberPerProcess(o)
+	}
+	if err == nil || !w.v0 {
+		return err
+	}
+	o.Groups = withoutV0Members(o)
+	if err := rules.NoGhosts(o); err != nil {
+		return err
+	}
+	if err := rules.OneMemberPerProcess(o); err != nil {
+		return err
+	}
+	w.v0Ghost = true
+	return nil
+}
+
+// withoutV0Members are o's groups without the members whose ids the
+// coordinator made for v0 joins and no live process holds.
+func withoutV0Members(o rules.Observation) []rules.GroupSnapshot {
+	held := func(id string) bool {
+		return slices.ContainsFunc(o.Processes, func(p rules.Process) bool { return p.Live && p.MemberID == id })
+	}
+	groups := make([]rules.GroupSnapshot, len(o.Groups))
+	for i, g := range o.Groups {
+		groups[i] = g
+		groups[i].Members = slices.DeleteFunc(slices.Clone(g.Members), func(m rules.MemberSnapshot) bool {
+			return coordinatorMadeConsumerID(m.MemberID) && !held(m.MemberID)
+		})
+	}
+	return groups
 }
 
 // checkTransition holds the move from s to t to the rules that compare two

@@ -36,7 +36,7 @@ import (
 //	chunk    tree nodes [from, to)  ->   expands them as a goroutine
 //	         the states new to its  <-   worker does (stateAt, expand):
 //	         copy, with fingerprint,     lockstep, transition rules, and
-//	         parent, event, terminal;    the invariants on every state its
+//	         parent, event, flags;       the invariants on every state its
 //	         transitions; a violation    copy did not hold
 //	         with its shortest path
 //	end                             ->
@@ -379,13 +379,26 @@ func appendFound(b []byte, transitions uint64, out []child) []byte {
 		b = binary.LittleEndian.AppendUint32(b, k.n.parent)
 		b = binary.LittleEndian.AppendUint32(b, uint32(k.n.ev))
 		b = binary.LittleEndian.AppendUint64(b, k.fp)
-		t := byte(0)
-		if k.terminal {
-			t = 1
-		}
-		b = append(b, t)
+		b = append(b, foundFlags(k))
 	}
 	return b
+}
+
+// A found state's flags.
+const (
+	flagTerminal = 1 << iota // no event enabled
+	flagV0Ghost              // holds a v0 ghost
+)
+
+func foundFlags(k child) byte {
+	var f byte
+	if k.terminal {
+		f |= flagTerminal
+	}
+	if k.v0Ghost {
+		f |= flagV0Ghost
+	}
+	return f
 }
 
 // procWorker is a worker process as the search sees it.
@@ -579,13 +592,17 @@ func (s *search) takeFound(msg []byte, from, to int) ([]child, error) {
 	var kids []child
 	for range cur.count("states", 17) {
 		k := child{n: node{parent: cur.u32("parent"), ev: event(cur.u32("event"))}, fp: cur.u64("fingerprint")}
-		k.terminal = cur.byte("terminal") == 1
+		flags := cur.byte("flags")
+		k.terminal, k.v0Ghost = flags&flagTerminal != 0, flags&flagV0Ghost != 0
 		if cur.err == nil && (k.n.parent < uint32(from) || k.n.parent >= uint32(to)) {
 			return nil, fmt.Errorf("explore: a state found from node %d, outside the chunk [%d, %d)", k.n.parent, from, to)
 		}
 		if cur.err == nil && s.seen.insert(k.fp) {
 			if k.terminal {
 				s.terminal.Add(1)
+			}
+			if k.v0Ghost {
+				s.v0Ghosts.Add(1)
 			}
 			kids = append(kids, k)
 		}

@@ -64,8 +64,8 @@ func (c *pipeConn) Close() error {
 }
 
 // TestWorkerProcessesExploreTheSameSpace: on worker processes the search
-// finds the states, transitions, terminal states, levels and clauses it
-// finds on one worker, for each protocol.
+// finds the states, transitions, terminal states, v0 ghosts, levels and
+// clauses it finds on one worker, for each protocol.
 func TestWorkerProcessesExploreTheSameSpace(t *testing.T) {
 	classic := twoDynamic()
 	classic.Protocol = Classic
@@ -74,6 +74,9 @@ func TestWorkerProcessesExploreTheSameSpace(t *testing.T) {
 	mixed.Protocol = Mixed
 	shard := static1(small(10, 7))
 	shard.Shard, shard.Shards = 1, 3
+	v0 := static1(small(10, 7))
+	v0.Clients = Clients(2, 1, 1, 1)
+	v0.Faults, v0.MaxFaults = LostResponse, 1
 	for _, c := range []struct {
 		name string
 		cfg  Config
@@ -82,11 +85,15 @@ func TestWorkerProcessesExploreTheSameSpace(t *testing.T) {
 		{"classic", classic},
 		{"mixed", mixed},
 		{"consumer, shard 1 of 3", shard},
+		{"consumer, a v0 client, lost answers (v0 ghosts counted)", v0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			one, err := Run(c.cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if v0 := c.cfg.Clients[len(c.cfg.Clients)-1].HeartbeatVersion == 0; v0 != (one.V0Ghosts > 0) {
+				t.Fatalf("one worker: %d states with a v0 ghost, with a v0 client %v", one.V0Ghosts, v0)
 			}
 			for _, w := range []struct {
 				n     int
@@ -103,6 +110,7 @@ func TestWorkerProcessesExploreTheSameSpace(t *testing.T) {
 					t.Fatalf("%d workers: the search ran %d worker processes", workers, s.processes)
 				}
 				if r.States != one.States || r.Transitions != one.Transitions || r.Terminal != one.Terminal ||
+					r.V0Ghosts != one.V0Ghosts || r.V0GhostDepth != one.V0GhostDepth ||
 					r.Complete != one.Complete || r.DepthBound != one.DepthBound || r.Depth != one.Depth {
 					t.Errorf("%d worker processes: %s\none worker:          %s", workers, r.Summary(), one.Summary())
 				}
@@ -247,7 +255,7 @@ func TestConfigCrossesTheWire(t *testing.T) {
 // naming where, never a panic and never an allocation of what a length
 // claims.
 func TestFramesRefuseGarbage(t *testing.T) {
-	found := appendFound(nil, 3, []child{{n: node{parent: 4, ev: 7}, fp: 99, terminal: true}})
+	found := appendFound(nil, 3, []child{{n: node{parent: 4, ev: 7}, fp: 99, terminal: true}, {n: node{parent: 4, ev: 8}, fp: 100, v0Ghost: true}})
 	found = append(found, foundNothing)
 	for _, c := range []struct {
 		name string
@@ -266,8 +274,9 @@ func TestFramesRefuseGarbage(t *testing.T) {
 		})
 	}
 	s := &search{cfg: &Config{}}
-	if kids, err := s.takeFound(found, 4, 5); err != nil || len(kids) != 1 || s.terminal.Load() != 1 || s.transitions.Load() != 3 {
-		t.Fatalf("a good found frame: %v, %d states, %d terminal, %d transitions", err, len(kids), s.terminal.Load(), s.transitions.Load())
+	if kids, err := s.takeFound(found, 4, 5); err != nil || len(kids) != 2 || s.terminal.Load() != 1 || s.v0Ghosts.Load() != 1 || s.transitions.Load() != 3 ||
+		!kids[0].terminal || kids[0].v0Ghost || kids[1].terminal || !kids[1].v0Ghost {
+		t.Fatalf("a good found frame: %v, %d states %+v, %d terminal, %d v0 ghosts, %d transitions", err, len(kids), kids, s.terminal.Load(), s.v0Ghosts.Load(), s.transitions.Load())
 	}
 	for cut := range len(found) {
 		s := &search{cfg: &Config{}}

@@ -26,6 +26,14 @@ type Result struct {
 	// Terminal the states with no event enabled (QuiescentMembership is
 	// checked there).
 	States, Transitions, Terminal uint64
+	// V0Ghosts counts the states found holding the ghost KIP-1082 removed:
+	// a member the coordinator made for a ConsumerGroupHeartbeat v0 join
+	// that no process holds (its answer lost, or its connection or process
+	// gone first). Expected of v0 clients, so no violation; each must be
+	// gone once its session passes (QuiescentMembership, at every terminal
+	// state). V0GhostDepth is the shallowest such state's depth (0: none).
+	V0Ghosts     uint64
+	V0GhostDepth int
 	// Frontier is how many states were left to expand when it ended.
 	Frontier int
 	// Levels counts the states first found at each depth.

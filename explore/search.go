@@ -37,9 +37,9 @@ type tree struct{ nodes []node }
 type child struct {
 	n  node
 	fp uint64
-	// terminal: the state enables no event (worker processes tell the
-	// search, which counts the new ones).
-	terminal bool
+	// terminal: the state enables no event; v0Ghost: it holds a v0 ghost
+	// (worker processes tell the search, which counts the new ones).
+	terminal, v0Ghost bool
 }
 
 // progressEvery is how often Config.Progress is called.
@@ -72,9 +72,14 @@ type search struct {
 
 	transitions atomic.Uint64
 	terminal    atomic.Uint64
-	depth       atomic.Int64
-	frontier    atomic.Int64
-	stop        atomic.Bool
+	// v0Ghosts counts the states found holding a v0 ghost (observe.go's
+	// membership), v0GhostDepth is the shallowest such state's depth (0:
+	// none yet).
+	v0Ghosts     atomic.Uint64
+	v0GhostDepth atomic.Int64
+	depth        atomic.Int64
+	frontier     atomic.Int64
+	stop         atomic.Bool
 	// deepened is how many states iterative deepening's last search found
 	// (its own set, not seen): the progress line's count.
 	deepened atomic.Uint64
@@ -297,6 +302,9 @@ func (s *search) bfs() (*Result, error) {
 		if s.stop.Load() {
 			break
 		}
+		if s.v0Ghosts.Load() > 0 {
+			s.v0GhostDepth.CompareAndSwap(0, int64(depth+1))
+		}
 		if cfg.Shards > 1 && shardDepth < 0 && len(kids) >= ShardLevelStates*cfg.Shards {
 			shardDepth = depth + 1
 			kept := kids[:0]
@@ -416,7 +424,8 @@ func (s *search) expandChunk(w *worker, from, to, depth int) []child {
 	defer func() {
 		s.transitions.Add(w.transitions)
 		s.terminal.Add(w.terminal)
-		w.transitions, w.terminal = 0, 0
+		s.v0Ghosts.Add(w.v0Ghosts)
+		w.transitions, w.terminal, w.v0Ghosts = 0, 0, 0
 	}()
 	var out []child
 	for x := from; x < to && !s.stop.Load(); x++ {
@@ -467,7 +476,10 @@ func (s *search) expand(w *worker, x uint32, st *state, out []child) []child {
 					return out
 				}
 			}
-			out = append(out, child{n: node{parent: x, ev: e}, fp: fp, terminal: terminal})
+			if w.v0Ghost {
+				w.v0Ghosts++
+			}
+			out = append(out, child{n: node{parent: x, ev: e}, fp: fp, terminal: terminal, v0Ghost: w.v0Ghost})
 			if s.cfg.onState != nil {
 				s.cfg.onState(w, t, fp)
 			}
@@ -480,17 +492,19 @@ func (s *search) expand(w *worker, x uint32, st *state, out []child) []child {
 // result is the counts of the search so far.
 func (s *search) result() *Result {
 	r := &Result{
-		Config:      s.cfg.Describe(),
-		States:      s.seen.len(),
-		Transitions: s.transitions.Load(),
-		Terminal:    s.terminal.Load(),
-		Elapsed:     time.Since(s.start),
-		CPU:         cputime.Process() - s.cpu0 + s.workerCPU,
-		MemoryBytes: s.memory(),
-		Clauses:     s.hits,
-		Violation:   s.found,
-		Shard:       s.cfg.Shard,
-		Shards:      s.cfg.Shards,
+		Config:       s.cfg.Describe(),
+		States:       s.seen.len(),
+		Transitions:  s.transitions.Load(),
+		Terminal:     s.terminal.Load(),
+		V0Ghosts:     s.v0Ghosts.Load(),
+		V0GhostDepth: int(s.v0GhostDepth.Load()),
+		Elapsed:      time.Since(s.start),
+		CPU:          cputime.Process() - s.cpu0 + s.workerCPU,
+		MemoryBytes:  s.memory(),
+		Clauses:      s.hits,
+		Violation:    s.found,
+		Shard:        s.cfg.Shard,
+		Shards:       s.cfg.Shards,
 	}
 	return r
 }

@@ -15,6 +15,7 @@ import (
 type worker struct {
 	cfg      *Config
 	classic  bool     // a client is classic
+	v0       bool     // a client speaks ConsumerGroupHeartbeat v0
 	class    []int    // each slot's symmetry class
 	groupIDs []string // the configuration's groups, by name
 	groups   []int    // and by number
@@ -27,9 +28,11 @@ type worker struct {
 	spare    []*coord // coords to recycle, their impls with them (release, fork)
 	pool     pool     // states and slots to recycle (discard, state.clone)
 
-	// transitions and terminal count the worker's since it last told the
-	// search.
-	transitions, terminal uint64
+	// transitions, terminal and v0Ghosts count the worker's since it last
+	// told the search; v0Ghost says the last state checkState passed holds
+	// a v0 ghost (observe.go).
+	transitions, terminal, v0Ghosts uint64
+	v0Ghost                         bool
 
 	menc, ienc []byte // encoded answers, for lockstep
 	// answers are what the coordinators answer the explorer's Describes
@@ -76,6 +79,7 @@ func newWorker(cfg *Config) *worker {
 	w.class = symmetryClasses(cfg.Clients)
 	for _, cl := range cfg.Clients {
 		w.classic = w.classic || cl.Classic
+		w.v0 = w.v0 || !cl.Classic && cl.HeartbeatVersion == 0
 	}
 	seen := map[string]bool{}
 	for i, cl := range cfg.Clients {

@@ -291,6 +291,10 @@ func printExplore(w io.Writer, ec exploreConfig, r *explore.Result, files *explo
 	if r.Shards > 1 {
 		fmt.Fprintf(w, "  shard %d of %d, split at depth %d (the shards' states overlap above it)\n", r.Shard, r.Shards, r.ShardDepth)
 	}
+	if r.V0Ghosts > 0 {
+		fmt.Fprintf(w, "  the ghost KIP-1082 removed, as expected of ConsumerGroupHeartbeat v0: %d states, first at depth %d, hold a member the coordinator made for a v0 join that no process holds; each is gone once its session passes (QuiescentMembership)\n",
+			r.V0Ghosts, r.V0GhostDepth)
+	}
 	applied, all := clausesApplied(r.Clauses)
 	fmt.Fprintf(w, "  clauses of docs/PROTOCOL.md applied: %d of %d", applied, len(all))
 	var never []string
@@ -410,6 +414,8 @@ type exploreResultJSON struct {
 	States             uint64   `json:"states"`
 	Transitions        uint64   `json:"transitions"`
 	Terminal           uint64   `json:"terminal"`
+	V0Ghosts           uint64   `json:"v0Ghosts"`
+	V0GhostDepth       int      `json:"v0GhostDepth"`
 	Frontier           int      `json:"frontier"`
 	Levels             []uint64 `json:"levels"`
 	Seconds            float64  `json:"seconds"`
@@ -453,7 +459,7 @@ func printExploreJSON(w io.Writer, ec exploreConfig, r *explore.Result, status i
 		Config:  cfg.Describe(),
 		Summary: r.Summary(),
 		Result: exploreResultJSON{Complete: r.Complete, DepthBound: r.DepthBound, Stopped: r.Stopped, Depth: r.Depth, States: r.States,
-			Transitions: r.Transitions, Terminal: r.Terminal, Frontier: r.Frontier, Levels: r.Levels, Seconds: r.Elapsed.Seconds(),
+			Transitions: r.Transitions, Terminal: r.Terminal, V0Ghosts: r.V0Ghosts, V0GhostDepth: r.V0GhostDepth, Frontier: r.Frontier, Levels: r.Levels, Seconds: r.Elapsed.Seconds(),
 			CPUSeconds: r.CPU.Seconds(), StatesPerSecond: perSecond(r.States, r.Elapsed), StatesPerCPUSecond: perSecond(r.States, r.CPU),
 			MemoryBytes: r.MemoryBytes, Shard: r.Shard, Shards: r.Shards, ShardDepth: r.ShardDepth},
 		ExitStatus: status,

@@ -24,6 +24,35 @@ func TestExploreCompleteExitsZero(t *testing.T) {
 	}
 }
 
+// A v0 client whose join's answer is lost leaves the ghost KIP-1082
+// removed: what v0 does, so the search completes, exits 0, and says how
+// many states held one (in words and in JSON), not a violation.
+func TestExploreV0GhostExpected(t *testing.T) {
+	args := []string{"explore", "--clients", "1", "--v0", "1", "--faults", "lost-response", "--workers", "1"}
+	code, out, errOut := run(t, "", args...)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"complete: every reachable state explored", "the ghost KIP-1082 removed, as expected of ConsumerGroupHeartbeat v0:", "first at depth 4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = run(t, "", append(args, "--json")...)
+	var got struct {
+		Result struct {
+			Complete     bool
+			V0Ghosts     uint64
+			V0GhostDepth int
+		}
+		Violation any
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != exitOK || !got.Result.Complete || got.Result.V0Ghosts == 0 ||
+		got.Result.V0GhostDepth != 4 || got.Violation != nil {
+		t.Fatalf("--json: exit %d, %+v (%v)\n%s\n%s", code, got, err, out, errOut)
+	}
+}
+
 // The command's default is explore.Default.
 func TestExploreDefaultIsThePackages(t *testing.T) {
 	ec, code := parseExploreFlags(nil, io.Discard)
