@@ -364,7 +364,7 @@ func caseHeaderTags(p *probe) verdict {
 func caseTelemetryV1(zero bool) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		if !p.offers(codec.GetTelemetrySubscriptions, 1) {
-			return skip(fmt.Sprintf("the broker offers GetTelemetrySubscriptions up to v%d (v1 is KIP-1313's)", p.max(codec.GetTelemetrySubscriptions)))
+			return skip(p.withoutKIP1313(codec.GetTelemetrySubscriptions))
 		}
 		c := p.conn()
 		h := c.header(codec.GetTelemetrySubscriptions, 1)
@@ -383,7 +383,7 @@ func caseTelemetryV1(zero bool) func(p *probe) verdict {
 
 func caseTelemetryV1Header(p *probe) verdict {
 	if !p.offers(codec.GetTelemetrySubscriptions, 1) {
-		return skip(fmt.Sprintf("the broker offers GetTelemetrySubscriptions up to v%d (v1 is KIP-1313's)", p.max(codec.GetTelemetrySubscriptions)))
+		return skip(p.withoutKIP1313(codec.GetTelemetrySubscriptions))
 	}
 	c := p.conn()
 	if err := c.hm.SetInstanceID(newInstance()); err != nil {

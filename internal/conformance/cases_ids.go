@@ -50,7 +50,7 @@ var reservedOne = codec.UUID{15: 1}
 func caseTelemetryHeaderID(key codec.APIKey, id codec.UUID) func(p *probe) verdict {
 	return func(p *probe) verdict {
 		if !p.offers(key, 1) {
-			return skip(fmt.Sprintf("the broker offers %v up to v%d (v1 is KIP-1313's)", key, p.max(key)))
+			return skip(p.withoutKIP1313(key))
 		}
 		c := p.conn()
 		h := c.header(key, 1)

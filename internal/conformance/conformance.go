@@ -674,6 +674,15 @@ func (p *probe) offered(key codec.APIKey) string {
 	return fmt.Sprintf("v%d-v%d", r[0], r[1])
 }
 
+// withoutKIP1313 says why a case of telemetry's v1 (KIP-1313's) skips:
+// the versions of key the broker offers, or that it offers none.
+func (p *probe) withoutKIP1313(key codec.APIKey) string {
+	if _, ok := p.versions[key]; !ok {
+		return fmt.Sprintf("the broker does not offer %v (v1 is KIP-1313's)", key)
+	}
+	return fmt.Sprintf("the broker offers %v %s (v1 is KIP-1313's)", key, p.offered(key))
+}
+
 // hbv is the ConsumerGroupHeartbeat version the suite uses: 1 (KIP-1082)
 // when offered.
 func (p *probe) hbv() int16 { return min(p.max(codec.ConsumerGroupHeartbeat), 1) }
