@@ -156,7 +156,10 @@ func (w *worker) checkState(s *state, terminal bool) error {
 // made that no live process holds are set aside, the state is counted
 // (w.v0Ghost), not reported. Such a member must still be gone once its
 // session passes: QuiescentMembership holds every terminal state to it
-// (and lockstep holds impl to the model on every transition).
+// (and lockstep holds impl to the model on every transition). The id's
+// form decides, not which process it was answered to: a v0 process that
+// closes with its join on its way has ended before the answer, which then
+// names no process's record.
 func (w *worker) membership(o rules.Observation) error {
 	err := rules.NoGhosts(o)
 	if err == nil {

@@ -299,11 +299,11 @@ func (s *search) bfs() (*Result, error) {
 		} else {
 			kids = s.expandLevel(workers, lo, hi, depth)
 		}
+		if s.v0Ghosts.Load() > 0 { // before a stop: the level's states were counted
+			s.v0GhostDepth.CompareAndSwap(0, int64(depth+1))
+		}
 		if s.stop.Load() {
 			break
-		}
-		if s.v0Ghosts.Load() > 0 {
-			s.v0GhostDepth.CompareAndSwap(0, int64(depth+1))
 		}
 		if cfg.Shards > 1 && shardDepth < 0 && len(kids) >= ShardLevelStates*cfg.Shards {
 			shardDepth = depth + 1

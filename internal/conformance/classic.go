@@ -582,7 +582,7 @@ func (m *cmember) client(stop <-chan struct{}, order *syncOrder, synced func(int
 			var as []codec.SyncGroupRequestAssignment
 			if m.leader == m.id {
 				as = m.leaderAssignments()
-				if !order.leaderWaits(stop, m.gen, len(m.members)-1, p.peer.ClassicSessionTimeout/4) {
+				if len(m.members) > 1 && !order.leaderWaits(stop, m.gen, len(m.members)-1, p.peer.ClassicSessionTimeout/4) {
 					return "", false
 				}
 			} else {

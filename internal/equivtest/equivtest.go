@@ -44,8 +44,8 @@ func PropertyCounting(mut impl.Mutants, hits model.ClauseCounter) func(*rapid.T)
 }
 
 // PropertyObserving is Property with observe called with impl's
-// coordinator in every state a sequence reaches: after every step, before
-// the step's checks. A test looks at those states through it (impl's
+// coordinator in the state after every step, before the step's checks
+// (not in the states within a step that serves several requests). A test looks at those states through it (impl's
 // DescribeInto against Handle), the property's own checks unchanged.
 func PropertyObserving(mut impl.Mutants, observe func(*impl.Coordinator)) func(*rapid.T) {
 	return property(mut, nil, observe)

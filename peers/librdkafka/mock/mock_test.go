@@ -29,7 +29,7 @@ import (
 // runs them. The mock aborts on some requests, so it never runs in this
 // test binary: each broker is cmd/rdmock, a child process, started afresh
 // after a crash. Its findings are testdata/mock.known (docs/findings.md's
-// L1-L39, L43, L44): a finding that stops reproducing, or a failure not recorded
+// L1-L40, L43, L44): a finding that stops reproducing, or a failure not recorded
 // there, fails these tests.
 
 // The timers every mock here runs with: short, so the histories take
