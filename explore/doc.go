@@ -61,8 +61,9 @@
 // connection contexts (a difference is reported as Linearizability). A v0
 // client's ghost (a member the coordinator made whose answer never reached
 // it: what KIP-1082 removed) is counted, not reported (Result.V0Ghosts);
-// QuiescentMembership still requires it gone. The first violation found is at the smallest depth (breadth-first, or
-// iterative deepening), with its trace.
+// QuiescentMembership still requires it gone. The first violation found
+// is at the smallest depth (breadth-first, or iterative deepening), with
+// its trace.
 //
 // A state's fingerprint covers the model, not impl (impl's memory has no
 // canonical form). That loses nothing: after every transition impl is held

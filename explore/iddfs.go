@@ -18,12 +18,11 @@ func (s *search) iddfs() (*Result, error) {
 		seen = map[uint64]uint8{}
 		s.transitions.Store(0)
 		s.terminal.Store(0)
-		s.v0Ghosts.Store(0)
-		s.v0GhostDepth.Store(0)
+		s.v0Ghosts, s.v0GhostDepth = 0, 0
 		s.depth.Store(int64(limit))
 		root := w.root()
 		seen[w.fingerprint(root)] = 0
-		if err := w.checkState(root, len(w.enabled(root, nil)) == 0); err != nil {
+		if _, err := w.checkState(root, len(w.enabled(root, nil)) == 0); err != nil {
 			s.violate(err, nil)
 			w.discard(root)
 			break
@@ -102,15 +101,16 @@ func (s *search) dfs(w *worker, st *state, d, limit int, seen map[uint64]uint8, 
 			if terminal {
 				s.terminal.Add(1)
 			}
-			if err := w.checkState(t, terminal); err != nil {
+			v0Ghost, err := w.checkState(t, terminal)
+			if err != nil {
 				w.discard(t)
 				s.violate(err, append([]event(nil), *stack...))
 				return
 			}
-			if w.v0Ghost {
-				s.v0Ghosts.Add(1)
-				if old := s.v0GhostDepth.Load(); old == 0 || int64(d+1) < old {
-					s.v0GhostDepth.Store(int64(d + 1))
+			if v0Ghost {
+				s.v0Ghosts++
+				if s.v0GhostDepth == 0 || d+1 < s.v0GhostDepth {
+					s.v0GhostDepth = d + 1
 				}
 			}
 		}

@@ -105,10 +105,9 @@ func (w *worker) name(i, inc int) string {
 // (driver/observation.go): NoGhosts and OneMemberPerProcess as written on
 // the consumer groups, and on the classic groups the ghosts of KIP-394
 // (classicGhosts); the others on every group. A ghost the coordinator
-// made for a v0 join is expected, not a violation (membership); w.v0Ghost
+// made for a v0 join is expected, not a violation (membership): v0Ghost
 // says whether s holds one.
-func (w *worker) checkState(s *state, terminal bool) error {
-	w.v0Ghost = false
+func (w *worker) checkState(s *state, terminal bool) (v0Ghost bool, err error) {
 	o := w.observation(s)
 	consumer := o
 	if w.classic {
@@ -119,29 +118,31 @@ func (w *worker) checkState(s *state, terminal bool) error {
 			}
 		}
 		if err := w.classicGhosts(s, o); err != nil {
-			return err
+			return false, err
 		}
 	}
-	if err := w.membership(consumer); err != nil {
-		return err
+	if v0Ghost, err = w.membership(consumer); err != nil {
+		return false, err
 	}
 	for _, check := range []func(rules.Observation) error{rules.UniqueMemberIDs, rules.NoZeroUUIDs} {
 		if err := check(o); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := rules.NoDoubleClientAssignment(o.Groups); err != nil {
-		return err
+		return false, err
 	}
 	if terminal {
 		if err := rules.QuiescentMembership(o); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if w.cfg.extra != nil {
-		return w.cfg.extra(o)
+		if err := w.cfg.extra(o); err != nil {
+			return false, err
+		}
 	}
-	return nil
+	return v0Ghost, nil
 }
 
 // membership holds o's consumer groups to NoGhosts and
@@ -154,29 +155,29 @@ func (w *worker) checkState(s *state, terminal bool) error {
 // so a v0 client's configuration finds it, as `ghostcheck run`'s v0
 // control does: when the two rules hold once the members the coordinator
 // made that no live process holds are set aside, the state is counted
-// (w.v0Ghost), not reported. Such a member must still be gone once its
+// (v0Ghost), not reported. Such a member must still be gone once its
 // session passes: QuiescentMembership holds every terminal state to it
 // (and lockstep holds impl to the model on every transition). The id's
 // form decides, not which process it was answered to: a v0 process that
 // closes with its join on its way has ended before the answer, which then
 // names no process's record.
-func (w *worker) membership(o rules.Observation) error {
-	err := rules.NoGhosts(o)
-	if err == nil {
-		err = rules.OneMemberPerProcess(o)
-	}
-	if err == nil || !w.v0 {
-		return err
+func (w *worker) membership(o rules.Observation) (v0Ghost bool, err error) {
+	if err = consumerMembership(o); err == nil || !w.v0 {
+		return false, err
 	}
 	o.Groups = withoutV0Members(o)
+	if err := consumerMembership(o); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// consumerMembership is NoGhosts, then OneMemberPerProcess.
+func consumerMembership(o rules.Observation) error {
 	if err := rules.NoGhosts(o); err != nil {
 		return err
 	}
-	if err := rules.OneMemberPerProcess(o); err != nil {
-		return err
-	}
-	w.v0Ghost = true
-	return nil
+	return rules.OneMemberPerProcess(o)
 }
 
 // withoutV0Members are o's groups without the members whose ids the

@@ -601,9 +601,6 @@ func (s *search) takeFound(msg []byte, from, to int) ([]child, error) {
 			if k.terminal {
 				s.terminal.Add(1)
 			}
-			if k.v0Ghost {
-				s.v0Ghosts.Add(1)
-			}
 			kids = append(kids, k)
 		}
 	}

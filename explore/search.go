@@ -72,14 +72,15 @@ type search struct {
 
 	transitions atomic.Uint64
 	terminal    atomic.Uint64
+	depth       atomic.Int64
+	frontier    atomic.Int64
+	stop        atomic.Bool
 	// v0Ghosts counts the states found holding a v0 ghost (observe.go's
 	// membership), v0GhostDepth is the shallowest such state's depth (0:
-	// none yet).
-	v0Ghosts     atomic.Uint64
-	v0GhostDepth atomic.Int64
-	depth        atomic.Int64
-	frontier     atomic.Int64
-	stop         atomic.Bool
+	// none yet); the search's own goroutine keeps them, from each level's
+	// new states (bfs) or as it goes (iddfs).
+	v0Ghosts     uint64
+	v0GhostDepth int
 	// deepened is how many states iterative deepening's last search found
 	// (its own set, not seen): the progress line's count.
 	deepened atomic.Uint64
@@ -274,7 +275,7 @@ func (s *search) bfs() (*Result, error) {
 	if cfg.onState != nil {
 		cfg.onState(w0, root, rootFP)
 	}
-	if err := w0.checkState(root, len(w0.enabled(root, nil)) == 0); err != nil {
+	if _, err := w0.checkState(root, len(w0.enabled(root, nil)) == 0); err != nil {
 		s.violate(err, nil)
 	}
 	w0.discard(root)
@@ -299,9 +300,7 @@ func (s *search) bfs() (*Result, error) {
 		} else {
 			kids = s.expandLevel(workers, lo, hi, depth)
 		}
-		if s.v0Ghosts.Load() > 0 { // before a stop: the level's states were counted
-			s.v0GhostDepth.CompareAndSwap(0, int64(depth+1))
-		}
+		s.countV0Ghosts(kids, depth+1) // before a stop: the level's states were found
 		if s.stop.Load() {
 			break
 		}
@@ -424,8 +423,7 @@ func (s *search) expandChunk(w *worker, from, to, depth int) []child {
 	defer func() {
 		s.transitions.Add(w.transitions)
 		s.terminal.Add(w.terminal)
-		s.v0Ghosts.Add(w.v0Ghosts)
-		w.transitions, w.terminal, w.v0Ghosts = 0, 0, 0
+		w.transitions, w.terminal = 0, 0
 	}()
 	var out []child
 	for x := from; x < to && !s.stop.Load(); x++ {
@@ -469,17 +467,15 @@ func (s *search) expand(w *worker, x uint32, st *state, out []child) []child {
 			if terminal {
 				w.terminal++
 			}
-			if err := w.checkState(t, terminal); err != nil {
+			v0Ghost, err := w.checkState(t, terminal)
+			if err != nil {
 				s.violate(err, append(s.pathTo(x), e))
 				if !s.cfg.keepGoing {
 					w.discard(t)
 					return out
 				}
 			}
-			if w.v0Ghost {
-				w.v0Ghosts++
-			}
-			out = append(out, child{n: node{parent: x, ev: e}, fp: fp, terminal: terminal, v0Ghost: w.v0Ghost})
+			out = append(out, child{n: node{parent: x, ev: e}, fp: fp, terminal: terminal, v0Ghost: v0Ghost})
 			if s.cfg.onState != nil {
 				s.cfg.onState(w, t, fp)
 			}
@@ -489,6 +485,19 @@ func (s *search) expand(w *worker, x uint32, st *state, out []child) []child {
 	return out
 }
 
+// countV0Ghosts counts the states of kids, new at depth, that hold a v0
+// ghost.
+func (s *search) countV0Ghosts(kids []child, depth int) {
+	for _, k := range kids {
+		if k.v0Ghost {
+			s.v0Ghosts++
+		}
+	}
+	if s.v0Ghosts > 0 && s.v0GhostDepth == 0 {
+		s.v0GhostDepth = depth
+	}
+}
+
 // result is the counts of the search so far.
 func (s *search) result() *Result {
 	r := &Result{
@@ -496,8 +505,8 @@ func (s *search) result() *Result {
 		States:       s.seen.len(),
 		Transitions:  s.transitions.Load(),
 		Terminal:     s.terminal.Load(),
-		V0Ghosts:     s.v0Ghosts.Load(),
-		V0GhostDepth: int(s.v0GhostDepth.Load()),
+		V0Ghosts:     s.v0Ghosts,
+		V0GhostDepth: s.v0GhostDepth,
 		Elapsed:      time.Since(s.start),
 		CPU:          cputime.Process() - s.cpu0 + s.workerCPU,
 		MemoryBytes:  s.memory(),

@@ -28,11 +28,9 @@ type worker struct {
 	spare    []*coord // coords to recycle, their impls with them (release, fork)
 	pool     pool     // states and slots to recycle (discard, state.clone)
 
-	// transitions, terminal and v0Ghosts count the worker's since it last
-	// told the search; v0Ghost says the last state checkState passed holds
-	// a v0 ghost (observe.go).
-	transitions, terminal, v0Ghosts uint64
-	v0Ghost                         bool
+	// transitions and terminal count the worker's since it last told the
+	// search.
+	transitions, terminal uint64
 
 	menc, ienc []byte // encoded answers, for lockstep
 	// answers are what the coordinators answer the explorer's Describes
